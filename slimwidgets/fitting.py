@@ -1,0 +1,246 @@
+"""``fit``: data + options -> an exactly optimized, re-checked scoring system."""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .data import Dataset, prepare_data
+from .formulation import Formulation, build_formulation
+from .scoring import ScoringSystem
+from .solve import Incumbent, SolveResult, solve_formulation
+from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, Spec, make_spec
+
+__all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "check_card", "find_conflicts"]
+
+
+class InfeasibleError(ValueError):
+    """No scoring system satisfies the constraints; ``conflicts`` names a clashing subset."""
+
+    def __init__(self, conflicts: list[str]):
+        self.conflicts = conflicts
+        listed = "; ".join(conflicts) if conflicts else "the coefficient boxes themselves"
+        super().__init__(f"no scoring system satisfies these constraints together: {listed}. Relax one of them.")
+
+
+class NoSolutionError(RuntimeError):
+    """The solver stopped (time limit or cancel) before finding any card."""
+
+
+def fit(
+    X: Any,
+    y: Any,
+    *,
+    positive: Any = None,
+    sample_weight: Any = None,
+    feature_names: Sequence[str] | None = None,
+    spec: Spec | None = None,
+    warm_start: ScoringSystem | None = None,
+    on_incumbent: Callable[[Incumbent], None] | None = None,
+    cancel: threading.Event | None = None,
+    **options: Any,
+) -> ScoringSystem:
+    """Learn a SLIM scoring system from ``X, y`` under operational constraints.
+
+    Parameters
+    ----------
+    X : DataFrame of numeric/bool columns, or a 2-D array (with ``feature_names``)
+    y : labels with exactly two values; ``positive`` picks the predicted class
+        (default: the larger label, e.g. 1 or True).
+    sample_weight : optional non-negative weights per row.
+    spec : a ready :class:`Spec` instead of keyword options.
+    warm_start : a previous card to start the solver from.
+    on_incumbent : called with every improving card while the solver runs.
+    cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
+    **options : the spec's options, see :func:`slimwidgets.make_spec`:
+        ``C0, max_size, max_fpr, min_tpr, signs, penalties, exclude, require,
+        coef_range, intercept_range, values, lock, constraints, class_weights,
+        missing, margin, time_limit, gap, threads, solver``.
+
+    Returns
+    -------
+    ScoringSystem
+        With ``status`` "optimal" only when proven; a time-limited solve
+        returns its best card with ``bound`` and ``gap``.
+
+    Raises
+    ------
+    InfeasibleError
+        When no card meets the constraints; its message names a clashing subset.
+
+    Examples
+    --------
+    >>> import pandas as pd, slimwidgets as sw
+    >>> X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0]})
+    >>> card = sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1)
+    >>> card.points, card.status
+    ({'a': 1}, 'optimal')
+    """
+    if spec is not None and options:
+        raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
+    spec = spec if spec is not None else make_spec(**options)
+    return fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
+
+
+def fit_dataset(
+    data: Dataset,
+    spec: Spec,
+    *,
+    warm_start: ScoringSystem | None = None,
+    on_incumbent: Callable[[Incumbent], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> ScoringSystem:
+    """:func:`fit` on an already prepared :class:`Dataset`."""
+    spec.check_data(data.feature_names, data.n_samples)
+    form = build_formulation(data, spec)
+    warm = None
+    if warm_start is not None:
+        by_name = dict(zip(warm_start.feature_names, warm_start.coefficients))
+        warm = (np.array([by_name.get(n, 0) for n in data.feature_names], dtype=float), warm_start.intercept)
+    result = solve_formulation(
+        form, time_limit=spec.time_limit, gap=spec.gap, threads=spec.threads, solver=spec.solver,
+        warm_start=warm, on_incumbent=on_incumbent, cancel=cancel,
+    )
+    if result.status == "infeasible":
+        raise InfeasibleError(find_conflicts(data, spec))
+    if result.coefficients is None:
+        raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
+    card = card_from_result(data, spec, form, result)
+    problems = check_card(card, data, spec)
+    if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
+        raise RuntimeError(f"internal error: the solver's card breaks {problems}")
+    return card
+
+
+def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult) -> ScoringSystem:
+    card = ScoringSystem(
+        data.feature_names, tuple(int(c) for c in result.coefficients), int(result.intercept),
+        positive=data.positive, negative=data.negative, status=result.status,
+        objective=result.objective, bound=result.bound, gap=result.gap,
+        solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
+        details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
+                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic},
+    )
+    metrics = card.metrics(data.X, np.where(data.y == 1, data.positive, data.negative), sample_weight=data.weight)
+    object.__setattr__(card, "train_metrics", metrics)
+    return card
+
+
+def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
+    """Every constraint of ``spec`` that ``card`` breaks on ``data`` (empty list: all hold)."""
+    problems: list[str] = []
+    coefs = dict(zip(card.feature_names, card.coefficients))
+    for name in data.feature_names:
+        v = coefs.get(name, 0)
+        lo, hi = spec.coef_ranges.get(name, spec.coef_range)
+        if name in spec.lock:
+            if v != spec.lock[name]:
+                problems.append(f"lock {name!r}={spec.lock[name]} (got {v})")
+            continue
+        if not lo <= v <= hi:
+            problems.append(f"points range of {name!r} ({v} not in {lo}..{hi})")
+        if name in spec.exclude and v != 0:
+            problems.append(f"exclude {name!r}")
+        if name in spec.require and v == 0:
+            problems.append(f"require {name!r}")
+        sign = spec.signs.get(name)
+        if (sign == "+" and v < 0) or (sign == "-" and v > 0):
+            problems.append(f"sign {sign} on {name!r}")
+        if name in spec.values and v not in spec.values[name]:
+            problems.append(f"values of {name!r} ({v})")
+    if not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]:
+        problems.append(f"intercept_range ({card.intercept})")
+    if spec.max_size is not None and card.size > spec.max_size:
+        problems.append(f"max_size={spec.max_size} (size {card.size})")
+    labels = np.where(data.y == 1, data.positive, data.negative)
+    m = card.metrics(data.X, labels, sample_weight=data.weight)
+    if spec.max_fpr is not None and m.fpr > spec.max_fpr + 1e-12:
+        problems.append(f"max_fpr={spec.max_fpr} (FPR {m.fpr:.4f})")
+    if spec.min_tpr is not None and m.tpr < spec.min_tpr - 1e-12:
+        problems.append(f"min_tpr={spec.min_tpr} (TPR {m.tpr:.4f})")
+    used = {n for n, v in coefs.items() if v != 0}
+    for c in spec.constraints:
+        if c.kind == "needs":
+            ok = not (used & set(c.features)) or set(c.targets) <= used
+        elif c.kind == "at_most":
+            ok = len(used & set(c.features)) <= c.k
+        else:
+            ok = len(used & set(c.features)) >= c.k
+        if not ok:
+            problems.append(c.describe())
+    return problems
+
+
+# -- infeasibility diagnosis -------------------------------------------------------------------
+def _relaxable(spec: Spec) -> list[tuple[str, Any, str]]:
+    """(field, key, description) of every constraint a user could drop."""
+    items: list[tuple[str, Any, str]] = []
+    if spec.max_fpr is not None:
+        items.append(("max_fpr", None, f"max_fpr={spec.max_fpr:g}"))
+    if spec.min_tpr is not None:
+        items.append(("min_tpr", None, f"min_tpr={spec.min_tpr:g}"))
+    if spec.max_size is not None:
+        items.append(("max_size", None, f"max_size={spec.max_size}"))
+    items += [("require", f, f"require {f!r}") for f in spec.require]
+    items += [("lock", f, f"lock {f!r}={v}") for f, v in spec.lock.items()]
+    items += [("signs", f, f"sign {s!r} on {f!r}") for f, s in spec.signs.items()]
+    items += [("values", f, f"values of {f!r} in {list(v)}") for f, v in spec.values.items()]
+    items += [("coef_ranges", f, f"points range of {f!r} {lo}..{hi}") for f, (lo, hi) in spec.coef_ranges.items()]
+    items += [("constraints", i, c.describe()) for i, c in enumerate(spec.constraints)]
+    if tuple(spec.coef_range) != DEFAULT_COEF_RANGE:
+        items.append(("coef_range", None, f"points range {spec.coef_range[0]}..{spec.coef_range[1]}"))
+    if tuple(spec.intercept_range) != DEFAULT_INTERCEPT_RANGE:
+        items.append(("intercept_range", None, f"intercept_range {spec.intercept_range[0]}..{spec.intercept_range[1]}"))
+    return items
+
+
+def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
+    d = spec.to_dict()
+    constraints = list(spec.constraints)
+    drop_idx = set()
+    for field_name, key, _ in dropped:
+        if field_name in ("max_fpr", "min_tpr", "max_size"):
+            d[field_name] = None
+        elif field_name == "coef_range":
+            d[field_name] = list(DEFAULT_COEF_RANGE)
+        elif field_name == "intercept_range":
+            d[field_name] = list(DEFAULT_INTERCEPT_RANGE)
+        elif field_name == "require":
+            d["require"] = [f for f in d["require"] if f != key]
+        elif field_name == "constraints":
+            drop_idx.add(key)
+        else:
+            d[field_name] = {k: v for k, v in d[field_name].items() if k != key}
+    d["constraints"] = [c for i, c in enumerate(constraints) if i not in drop_idx]
+    return make_spec(**d)
+
+
+def _feasible(data: Dataset, spec: Spec, time_limit: float) -> bool:
+    try:
+        spec.check_data(data.feature_names, data.n_samples)
+    except ValueError:
+        return False
+    form = build_formulation(data, spec)
+    result = solve_formulation(form, time_limit=time_limit, threads=spec.threads, feasibility_only=True)
+    return result.status != "infeasible"
+
+
+def find_conflicts(data: Dataset, spec: Spec, time_limit: float = 10.0) -> list[str]:
+    """A minimal set of constraints that cannot hold together (deletion filter).
+
+    Drop each constraint in turn; if the rest is still infeasible the dropped
+    one is not needed for the clash and stays out. What remains is irreducible:
+    removing any one of its members makes the problem feasible.
+    """
+    items = _relaxable(spec)
+    keep = list(items)
+    for item in items:
+        trial = [k for k in keep if k is not item]
+        dropped = [k for k in items if k not in trial]
+        if not _feasible(data, _without(spec, dropped), time_limit):
+            keep = trial
+    return [desc for _, _, desc in keep]

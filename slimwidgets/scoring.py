@@ -1,0 +1,375 @@
+"""The scoring system: points, a threshold rule, metrics, exports and JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from . import render
+from .data import labels_to_sign, prepare_features
+from .spec import Spec
+
+__all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "edited", "heuristic")
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Classification metrics of a card on one data set (weighted if weights were given)."""
+
+    n: float
+    tp: float
+    fp: float
+    tn: float
+    fn: float
+    size: int
+
+    @property
+    def error(self) -> float:
+        return (self.fp + self.fn) / self.n if self.n else math.nan
+
+    @property
+    def accuracy(self) -> float:
+        return 1.0 - self.error
+
+    @property
+    def tpr(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else math.nan
+
+    @property
+    def fpr(self) -> float:
+        return self.fp / (self.fp + self.tn) if self.fp + self.tn else math.nan
+
+    @property
+    def confusion(self) -> pd.DataFrame:
+        """Rows: true class; columns: predicted class."""
+        return pd.DataFrame(
+            [[self.tp, self.fn], [self.fp, self.tn]],
+            index=pd.Index(["positive", "negative"], name="true"),
+            columns=pd.Index(["positive", "negative"], name="predicted"),
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "n": self.n, "error": self.error, "tpr": self.tpr, "fpr": self.fpr, "size": self.size,
+            "tp": self.tp, "fp": self.fp, "tn": self.tn, "fn": self.fn,
+        }
+
+    def __str__(self) -> str:
+        return f"error {self.error:.1%} · TPR {self.tpr:.1%} · FPR {self.fpr:.1%} · {self.size} features"
+
+
+@dataclass(frozen=True, eq=False)
+class ScoringSystem:
+    """A scoring system: integer points per feature and a threshold rule.
+
+    Predict the positive class when ``score(x) > threshold``, where the score
+    adds ``points[j] * x[j]`` over the features and ``threshold = -intercept``.
+    Returned by :func:`slimwidgets.fit`; you rarely build one by hand.
+
+    Examples
+    --------
+    >>> card = ScoringSystem(("age>=60", "snoring"), (4, 2), -3, positive="OSA", negative="no OSA")
+    >>> card.points
+    {'age>=60': 4, 'snoring': 2}
+    >>> card.predict([[1, 0], [0, 1]]).tolist()
+    ['OSA', 'no OSA']
+    """
+
+    feature_names: tuple[str, ...]
+    coefficients: tuple[int, ...]
+    intercept: int
+    positive: Any = 1
+    negative: Any = 0
+    status: str = "heuristic"
+    objective: float | None = None
+    bound: float | None = None
+    gap: float | None = None
+    solve_time: float | None = None
+    solver: str | None = None
+    spec: Spec | None = None
+    train_metrics: Metrics | None = None
+    binary: tuple[bool, ...] | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        names = tuple(str(n) for n in self.feature_names)
+        if len(names) != len(self.coefficients):
+            raise ValueError(f"{len(names)} features but {len(self.coefficients)} coefficients")
+        coefs = []
+        for c in self.coefficients:
+            if isinstance(c, bool) or not isinstance(c, numbers.Real) or c != int(c):
+                raise TypeError(f"points must be integers, got {c!r}")
+            coefs.append(int(c))
+        if isinstance(self.intercept, bool) or not isinstance(self.intercept, numbers.Real) or self.intercept != int(self.intercept):
+            raise TypeError(f"the intercept must be an integer, got {self.intercept!r}")
+        object.__setattr__(self, "feature_names", names)
+        object.__setattr__(self, "coefficients", tuple(coefs))
+        object.__setattr__(self, "intercept", int(self.intercept))
+        if self.binary is not None:
+            object.__setattr__(self, "binary", tuple(bool(b) for b in self.binary))
+
+    # -- the card ----------------------------------------------------------------------------
+    @property
+    def points(self) -> dict[str, int]:
+        """Feature -> points, for the features the card uses, largest |points| first."""
+        used = [(n, c) for n, c in zip(self.feature_names, self.coefficients) if c != 0]
+        return dict(sorted(used, key=lambda nc: -abs(nc[1])))
+
+    @property
+    def threshold(self) -> int:
+        """Predict positive iff score > threshold."""
+        return -self.intercept
+
+    @property
+    def size(self) -> int:
+        return sum(1 for c in self.coefficients if c != 0)
+
+    # -- scoring -----------------------------------------------------------------------------
+    def _matrix(self, X: Any) -> np.ndarray:
+        if isinstance(X, pd.DataFrame):
+            missing = [n for n, c in zip(self.feature_names, self.coefficients) if c != 0 and n not in X.columns]
+            if missing:
+                raise KeyError(f"X lacks columns the card uses: {missing}")
+            used = [n for n, c in zip(self.feature_names, self.coefficients) if c != 0]
+            matrix, _ = prepare_features(X[used]) if used else (np.zeros((len(X), 0)), ())
+            full = np.zeros((len(X), len(self.feature_names)))
+            for k, n in enumerate(used):
+                full[:, self.feature_names.index(n)] = matrix[:, k]
+            return full
+        matrix, _ = prepare_features(X)
+        if matrix.shape[1] != len(self.feature_names):
+            raise ValueError(f"X has {matrix.shape[1]} columns; the card was built on {len(self.feature_names)} features")
+        return matrix
+
+    def score(self, X: Any) -> pd.Series | np.ndarray:
+        """Total points of each row (without the intercept)."""
+        values = self._matrix(X) @ np.asarray(self.coefficients, dtype=float)
+        values = values.astype(np.int64) if np.all(values == np.round(values)) else values
+        return pd.Series(values, index=X.index, name="score") if isinstance(X, pd.DataFrame) else values
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """score - threshold: positive means the positive class."""
+        return np.asarray(self.score(X)) - self.threshold
+
+    def predict(self, X: Any) -> pd.Series | np.ndarray:
+        """The predicted labels (the original label values)."""
+        positive = self.decision_function(X) > 0
+        labels = np.where(positive, np.array(self.positive, dtype=object), np.array(self.negative, dtype=object))
+        try:
+            labels = labels.astype(np.result_type(type(self.positive), type(self.negative)))
+        except TypeError:
+            pass
+        return pd.Series(labels, index=X.index, name="prediction") if isinstance(X, pd.DataFrame) else labels
+
+    def metrics(self, X: Any, y: Any, sample_weight: Any = None) -> Metrics:
+        """Error, TPR, FPR, size and confusion counts on ``X, y``."""
+        signs, _, _ = labels_to_sign(y, self.positive) if _has_both(y) else _one_class_signs(y, self.positive)
+        predicted = self.decision_function(X) > 0
+        if len(signs) != len(predicted):
+            raise ValueError(f"X has {len(predicted)} rows but y has {len(signs)} labels")
+        w = np.ones(len(signs)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        pos = signs == 1
+        return Metrics(
+            n=float(w.sum()),
+            tp=float(w[pos & predicted].sum()), fn=float(w[pos & ~predicted].sum()),
+            fp=float(w[~pos & predicted].sum()), tn=float(w[~pos & ~predicted].sum()),
+            size=self.size,
+        )
+
+    def with_points(self, points: Mapping[str, int] | None = None, intercept: int | None = None) -> "ScoringSystem":
+        """A copy with some points (or the intercept) edited by hand: status "edited"."""
+        coefs = list(self.coefficients)
+        for name, value in (points or {}).items():
+            if name not in self.feature_names:
+                raise KeyError(f"unknown feature {name!r}")
+            coefs[self.feature_names.index(name)] = value
+        return ScoringSystem(
+            self.feature_names, tuple(coefs), self.intercept if intercept is None else intercept,
+            positive=self.positive, negative=self.negative, status="edited", spec=self.spec,
+            binary=self.binary, solver=None,
+        )
+
+    # -- rendering ---------------------------------------------------------------------------
+    def _card_data(self) -> "render.CardData":
+        rows = tuple(self.points.items())
+        binary = self.binary or (True,) * len(self.feature_names)
+        kinds = tuple(binary[self.feature_names.index(n)] for n, _ in rows)
+        return render.CardData(rows=rows, threshold=self.threshold, positive=str(self.positive), binary=kinds, notes=self._notes())
+
+    def _notes(self) -> tuple[str, ...]:
+        notes = []
+        if self.train_metrics is not None:
+            notes.append(f"train: {self.train_metrics}")
+        notes.append(self.status_line())
+        return tuple(notes)
+
+    def status_line(self) -> str:
+        """One honest line on how this card was obtained."""
+        parts = [self.status.replace("_", " ")]
+        if self.status == "time_limit":
+            parts = ["stopped at time limit"]
+        if self.gap is not None and self.status != "optimal" and math.isfinite(self.gap):
+            parts.append(f"gap {self.gap:.1%}")
+        if self.solve_time is not None:
+            parts.append(f"{self.solve_time:.2f} s")
+        if self.solver:
+            parts.append(self.solver)
+        return " · ".join(parts)
+
+    def to_text(self) -> str:
+        return render.render_text(self._card_data())
+
+    def to_html(self) -> str:
+        return render.render_html(self._card_data())
+
+    def to_latex(self) -> str:
+        return render.render_latex(self._card_data())
+
+    def to_markdown(self) -> str:
+        return render.render_markdown(self._card_data())
+
+    def to_python(self, function_name: str = "predict") -> str:
+        """Source of a dependency-free Python module that scores a mapping row."""
+        return render.render_python(self._card_data(), function_name=function_name)
+
+    def to_sql(self, table: str = "patients") -> str:
+        return render.render_sql(self._card_data(), table=table)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        pts = ", ".join(f"{n!r}: {c}" for n, c in self.points.items())
+        return f"ScoringSystem({{{pts}}}, threshold={self.threshold}, status={self.status!r})"
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    # -- JSON -------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        from . import __version__
+
+        body = {
+            "schema_version": SCHEMA_VERSION,
+            "package": "slimwidgets",
+            "package_version": __version__,
+            "feature_names": list(self.feature_names),
+            "coefficients": list(self.coefficients),
+            "intercept": self.intercept,
+            "positive": self.positive,
+            "negative": self.negative,
+            "binary": None if self.binary is None else list(self.binary),
+            "status": self.status,
+            "objective": _finite(self.objective),
+            "bound": _finite(self.bound),
+            "gap": _finite(self.gap),
+            "solve_time": self.solve_time,
+            "solver": self.solver,
+            "spec": None if self.spec is None else self.spec.to_dict(),
+            "train_metrics": None if self.train_metrics is None else {
+                k: getattr(self.train_metrics, k) for k in ("n", "tp", "fp", "tn", "fn", "size")
+            },
+        }
+        body["checksum"] = _checksum(body)
+        return body
+
+    def to_json(self, path: str | None = None, indent: int | None = 2) -> str:
+        """JSON text (also written to ``path`` if given); reload with :meth:`from_json`."""
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: str, *, verify: bool = True) -> "ScoringSystem":
+        """Load a card from JSON text or a file path.
+
+        Raises ``ValueError`` naming what is wrong for malformed JSON, a wrong
+        schema, bad field types, and (with ``verify=True``) content that does
+        not match its checksum, i.e. a file edited after export.
+        """
+        text = text_or_path
+        if not text_or_path.lstrip().startswith("{"):
+            try:
+                with open(text_or_path, encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError as exc:
+                raise ValueError(f"not JSON and not a readable file: {exc}") from None
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"malformed JSON: {exc}") from None
+        return cls.from_dict(d, verify=verify)
+
+    @classmethod
+    def from_dict(cls, d: Any, *, verify: bool = True) -> "ScoringSystem":
+        if not isinstance(d, dict):
+            raise ValueError("a scoring system JSON must be an object")
+        if d.get("package") != "slimwidgets" or "schema_version" not in d:
+            raise ValueError("not a slimwidgets scoring system (no package/schema_version fields)")
+        if d["schema_version"] != SCHEMA_VERSION:
+            raise ValueError(f"schema_version {d['schema_version']!r} is not supported (this version reads {SCHEMA_VERSION})")
+        if verify and d.get("checksum") != _checksum({k: v for k, v in d.items() if k != "checksum"}):
+            raise ValueError("the scoring system's content does not match its checksum (edited after export?); pass verify=False to load it anyway")
+        required = ("feature_names", "coefficients", "intercept", "positive", "negative", "status")
+        missing = [k for k in required if k not in d]
+        if missing:
+            raise ValueError(f"missing fields: {missing}")
+        names, coefs = d["feature_names"], d["coefficients"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError("feature_names must be a list of strings")
+        if not isinstance(coefs, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in coefs):
+            raise ValueError("coefficients must be a list of integers")
+        if not isinstance(d["intercept"], int) or isinstance(d["intercept"], bool):
+            raise ValueError("intercept must be an integer")
+        if d["status"] not in STATUSES:
+            raise ValueError(f"unknown status {d['status']!r}")
+        for label in ("positive", "negative"):
+            if not isinstance(d[label], (str, int, float, bool)):
+                raise ValueError(f"{label} label must be a string or number")
+        try:
+            spec = None if d.get("spec") is None else Spec.from_dict(d["spec"])
+            tm = d.get("train_metrics")
+            metrics = None if tm is None else Metrics(**{k: tm[k] for k in ("n", "tp", "fp", "tn", "fn", "size")})
+            return cls(
+                tuple(names), tuple(coefs), d["intercept"], positive=d["positive"], negative=d["negative"],
+                status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
+                solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
+                binary=d.get("binary"),
+            )
+        except (TypeError, KeyError, ValueError) as exc:
+            raise ValueError(f"invalid scoring system: {exc}") from None
+
+
+def _finite(v: float | None) -> float | None:
+    return None if v is None or not math.isfinite(v) else float(v)
+
+
+def _checksum(body: dict) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _has_both(y: Any) -> bool:
+    values = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+    return len(pd.unique(values.ravel())) == 2
+
+
+def _one_class_signs(y: Any, positive: Any):
+    """Test sets may hold a single class; still map labels against the card's positive."""
+    values = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+    values = values.ravel()
+    if pd.isna(values).any():
+        raise ValueError("y has missing labels")
+    return np.where(values == positive, 1, -1).astype(np.int8), positive, None

@@ -1,0 +1,255 @@
+"""Run a solver on a :class:`~slimwidgets.formulation.Formulation`, honestly.
+
+HiGHS is driven through highspy directly: the arrays go in with one
+``passModel`` call, a previous card can be set as the starting incumbent,
+every improving incumbent can be reported while the solve runs, and another
+thread can stop it. CBC runs through PuLP. Status words:
+
+``optimal``      proven optimal (within the requested gap, which defaults to 0)
+``time_limit``   stopped by the time limit; the incumbent is returned with its bound and gap
+``interrupted``  stopped by ``cancel``; likewise
+``infeasible``   no card satisfies the constraints
+``no_solution``  stopped before any card was found
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .formulation import Formulation
+
+__all__ = ["SolveResult", "Incumbent", "solve_formulation", "SolverError"]
+
+
+class SolverError(RuntimeError):
+    """The solver failed (crashed, or returned something unusable)."""
+
+
+@dataclass(frozen=True)
+class Incumbent:
+    """An improving card found while a solve runs (paper-unit objective and bound)."""
+
+    coefficients: np.ndarray
+    intercept: int
+    objective: float
+    bound: float
+    elapsed: float
+
+    @property
+    def gap(self) -> float:
+        return _gap(self.objective, self.bound)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    status: str
+    coefficients: np.ndarray | None
+    intercept: int | None
+    objective: float | None  # recomputed exactly from the card, paper units
+    bound: float  # proven lower bound, paper units
+    gap: float
+    solve_time: float
+    solver: str
+    nodes: int = 0
+    message: str = ""
+
+
+def _gap(objective: float | None, bound: float) -> float:
+    if objective is None or not math.isfinite(bound):
+        return math.inf
+    diff = max(objective - bound, 0.0)
+    if diff <= 1e-12:
+        return 0.0
+    return diff / max(abs(objective), 1e-12)
+
+
+_scheduler_threads: list[int] = []
+_scheduler_lock = threading.Lock()
+
+
+def _card_from_columns(form: Formulation, x: np.ndarray) -> tuple[np.ndarray, int]:
+    coefs = form.fixed_lambda.copy()
+    free = form.col_lambda >= 0
+    coefs[free] = np.round(x[form.col_lambda[free]])
+    intercept = int(round(x[form.col_intercept]))
+    coefs = coefs.astype(np.int64)
+    # Remark 1's eps already makes optimal cards coprime; dividing by the gcd
+    # also makes any incumbent so (same predictions, same support, smaller L1),
+    # unless that would move a locked or range-bounded coefficient out of its box.
+    g = math.gcd(int(np.gcd.reduce(np.abs(coefs))) if coefs.size else 0, abs(intercept))
+    if g > 1:
+        cand, cand_b = coefs // g, intercept // g
+        lo, hi = form.extra["lo"], form.extra["hi"]
+        ilo, ihi = form.spec.intercept_range
+        if np.all((cand >= lo) & (cand <= hi)) and ilo <= cand_b <= ihi and form.full_solution(cand, cand_b) is not None:
+            coefs, intercept = cand, cand_b
+    return coefs, intercept
+
+
+def solve_formulation(
+    form: Formulation,
+    *,
+    time_limit: float | None = None,
+    gap: float = 0.0,
+    threads: int = 1,
+    solver: str = "highs",
+    warm_start: tuple[np.ndarray, int] | None = None,
+    on_incumbent: Callable[[Incumbent], None] | None = None,
+    cancel: threading.Event | None = None,
+    feasibility_only: bool = False,
+) -> SolveResult:
+    """Solve the program; see the module docstring for the status words."""
+    if solver == "cbc":
+        return _solve_cbc(form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only)
+    return _solve_highs(
+        form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
+        on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only,
+    )
+
+
+def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, cancel, feasibility_only) -> SolveResult:
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    with _scheduler_lock:
+        # HiGHS keeps one thread scheduler per process; changing its size needs a reset.
+        if _scheduler_threads and _scheduler_threads[-1] != threads:
+            highspy.Highs.resetGlobalScheduler(True)
+        _scheduler_threads[:] = [threads]
+    h.setOptionValue("threads", int(threads))
+    h.setOptionValue("random_seed", 0)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("mip_rel_gap", float(gap))
+    # Absolute gap well below eps (in scaled units) so "optimal" means exactly optimal.
+    h.setOptionValue("mip_abs_gap", float(min(1e-6, 0.1 * form.epsilon * form.scale)))
+    cost = np.zeros_like(form.cost) if feasibility_only else form.cost
+    if feasibility_only:
+        h.setOptionValue("mip_max_improving_sols", 1)
+    integrality = form.integer.astype(np.int32)
+    status = h.passModel(
+        form.n_cols, form.n_rows, form.nnz, 2, 1, 0.0,
+        cost, form.lower, form.upper, form.row_lower, form.row_upper,
+        form.start, form.index, form.value, integrality,
+    )
+    if status == highspy.HighsStatus.kError:
+        raise SolverError("HiGHS rejected the model")
+    if warm_start is not None:
+        x0 = form.full_solution(*warm_start)
+        if x0 is not None:
+            h.setSolution(_solution(highspy, x0))
+    t0 = time.perf_counter()
+    if on_incumbent is not None:
+        def report(e):
+            x = np.asarray(e.data_out.mip_solution)
+            coefs, b = _card_from_columns(form, x)
+            obj = form.objective_of(coefs, b)
+            bound = e.data_out.mip_dual_bound / form.scale + form.constant
+            on_incumbent(Incumbent(coefs, b, obj, min(bound, obj), time.perf_counter() - t0))
+        h.cbMipImprovingSolution.subscribe(report)
+    watcher = None
+    if cancel is not None:
+        h.HandleUserInterrupt = True
+        done = threading.Event()
+
+        def watch():
+            while not done.wait(0.02):
+                if cancel.is_set():
+                    h.cancelSolve()
+                    return
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+    try:
+        h.run()
+    finally:
+        if watcher is not None:
+            done.set()
+    elapsed = time.perf_counter() - t0
+    model_status = h.getModelStatus()
+    info = h.getInfo()
+    S = highspy.HighsModelStatus
+    has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    nodes = int(getattr(info, "mip_node_count", 0) or 0)
+    if model_status in (S.kInfeasible, S.kUnboundedOrInfeasible):
+        return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, "highs", nodes)
+    if model_status == S.kOptimal:
+        word = "optimal"
+    elif model_status == S.kTimeLimit:
+        word = "time_limit"
+    elif model_status == S.kInterrupt:
+        word = "interrupted"
+    elif model_status == S.kSolutionLimit:
+        word = "solution_limit"
+    else:
+        word = "error"
+    if not has_solution:
+        if word == "error":
+            raise SolverError(f"HiGHS stopped with status {h.modelStatusToString(model_status)!r} and no card")
+        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, elapsed, "highs", nodes)
+    x = np.asarray(h.getSolution().col_value)
+    coefs, intercept = _card_from_columns(form, x)
+    objective = form.objective_of(coefs, intercept)
+    solver_obj = info.objective_function_value / form.scale + form.constant
+    bound = info.mip_dual_bound / form.scale + form.constant if math.isfinite(info.mip_dual_bound) else -math.inf
+    if feasibility_only:
+        return SolveResult("feasible", coefs, intercept, objective, -math.inf, math.inf, elapsed, "highs", nodes)
+    if word == "optimal":
+        bound = max(bound, min(objective, solver_obj) - float(gap) * abs(objective))
+    bound = min(bound, objective)
+    g = _gap(objective, bound)
+    if word == "optimal" and objective > solver_obj + 1e-9 * max(1.0, abs(objective)):
+        # The exact re-evaluation disagrees with the solver (tolerances on badly
+        # scaled data): do not claim a proof we do not have.
+        word = "feasible"
+    if word == "optimal" and gap == 0 and g > 1e-9:
+        word = "feasible"
+    return SolveResult(word, coefs, intercept, objective, bound, g, elapsed, "highs", nodes)
+
+
+def _solution(highspy, x):
+    sol = highspy.HighsSolution()
+    sol.col_value = list(map(float, x))
+    sol.value_valid = True
+    return sol
+
+
+def _solve_cbc(form, *, time_limit, gap, threads, feasibility_only) -> SolveResult:
+    import pulp
+
+    prob, cols = form.to_pulp()
+    if feasibility_only:
+        prob.setObjective(pulp.LpAffineExpression())
+    cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap if gap > 0 else 0.0, threads=threads)
+    t0 = time.perf_counter()
+    try:
+        prob.solve(cmd)
+    except pulp.PulpSolverError as exc:
+        raise SolverError(f"CBC failed: {exc}. Try solver='highs'.") from None
+    elapsed = time.perf_counter() - t0
+    status = prob.status
+    sol_status = prob.sol_status
+    if status == pulp.LpStatusInfeasible:
+        return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, "cbc")
+    if sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
+        if status == pulp.LpStatusNotSolved and time_limit is not None:
+            return SolveResult("no_solution", None, None, None, -math.inf, math.inf, elapsed, "cbc")
+        raise SolverError(f"CBC returned status {pulp.LpStatus.get(status, status)!r} with no card")
+    x = np.array([v.varValue if v.varValue is not None else 0.0 for v in cols])
+    coefs, intercept = _card_from_columns(form, x)
+    objective = form.objective_of(coefs, intercept)
+    if feasibility_only:
+        return SolveResult("feasible", coefs, intercept, objective, -math.inf, math.inf, elapsed, "cbc")
+    if sol_status == pulp.LpSolutionOptimal:
+        # CBC through PuLP reports no bound; optimal means its gap test passed.
+        word, bound = "optimal", objective * (1 - gap)
+    else:
+        word = "time_limit"
+        bound = -math.inf
+    return SolveResult(word, coefs, intercept, objective, bound, _gap(objective, bound), elapsed, "cbc")

@@ -1,0 +1,462 @@
+"""The problem specification: everything a user asks of a scoring system.
+
+A :class:`Spec` is immutable and JSON-serializable. It is checked twice: on
+its own when built (types, ranges, options that contradict each other) and
+against a data set's feature names before a solve (unknown names).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import numbers
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec"]
+
+SOLVERS = ("highs", "cbc")
+DEFAULT_COEF_RANGE = (-10, 10)
+DEFAULT_INTERCEPT_RANGE = (-100, 100)
+
+
+@dataclass(frozen=True)
+class LogicalConstraint:
+    """A constraint on which features a card uses (the paper's sec. 3, on the alpha_j).
+
+    kinds: ``"needs"`` (every feature in ``features`` may be used only if every
+    feature in ``targets`` is used: if-then and hierarchy), ``"at_most"`` and
+    ``"at_least"`` (``k`` of ``features`` used).
+    """
+
+    kind: str
+    features: tuple[str, ...]
+    targets: tuple[str, ...] = ()
+    k: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("needs", "at_most", "at_least"):
+            raise ValueError(f"unknown constraint kind {self.kind!r}; use needs, at_most or at_least")
+        if not self.features or not all(isinstance(f, str) for f in self.features):
+            raise ValueError(f"constraint {self.kind!r} needs a non-empty list of feature names")
+        if self.kind == "needs":
+            if not self.targets or not all(isinstance(f, str) for f in self.targets):
+                raise ValueError("a 'needs' constraint needs the feature(s) it depends on")
+            if set(self.features) & set(self.targets):
+                raise ValueError(f"a feature cannot need itself: {sorted(set(self.features) & set(self.targets))}")
+        else:
+            if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool) or self.k < 0:
+                raise ValueError(f"{self.kind} needs a whole number k >= 0, got {self.k!r}")
+            if self.kind == "at_least" and self.k > len(self.features):
+                raise ValueError(f"at_least {self.k} of {len(self.features)} features can never hold")
+
+    def describe(self) -> str:
+        if self.kind == "needs":
+            return f"{' / '.join(self.features)} needs {' and '.join(self.targets)}"
+        word = "at most" if self.kind == "at_most" else "at least"
+        return f"{word} {self.k} of {', '.join(self.features)}"
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"kind": self.kind, "features": list(self.features)}
+        if self.kind == "needs":
+            out["targets"] = list(self.targets)
+        else:
+            out["k"] = int(self.k)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "LogicalConstraint":
+        if not isinstance(d, Mapping) or "kind" not in d or "features" not in d:
+            raise ValueError(f"a constraint must be a mapping with 'kind' and 'features', got {d!r}")
+        return cls(
+            kind=str(d["kind"]),
+            features=_names(d["features"], "constraint features"),
+            targets=_names(d.get("targets", ()), "constraint targets"),
+            k=d.get("k", 0),
+        )
+
+
+def _names(value: Any, what: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a feature name or a list of names, got {value!r}") from None
+    if not all(isinstance(v, str) for v in items):
+        raise TypeError(f"{what} must be feature names (strings), got {items!r}")
+    return items
+
+
+def needs(features: str | Sequence[str], targets: str | Sequence[str]) -> LogicalConstraint:
+    """If any of ``features`` is used, all of ``targets`` must be used (if-then).
+
+    Examples
+    --------
+    >>> needs(["heart_attack", "hypertension"], "stroke").describe()
+    'heart_attack / hypertension needs stroke'
+    """
+    return LogicalConstraint("needs", _names(features, "features"), _names(targets, "targets"))
+
+
+def hierarchy(leaf: str, nodes: str | Sequence[str]) -> LogicalConstraint:
+    """A leaf feature may be used only when every node above it is used."""
+    return needs(leaf, nodes)
+
+
+def at_most(k: int, features: Sequence[str]) -> LogicalConstraint:
+    """Use at most ``k`` of ``features`` (e.g. one of several correlated tests)."""
+    return LogicalConstraint("at_most", _names(features, "features"), k=k)
+
+
+def at_least(k: int, features: Sequence[str]) -> LogicalConstraint:
+    """Use at least ``k`` of ``features``."""
+    return LogicalConstraint("at_least", _names(features, "features"), k=k)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A SLIM problem: objective trade-offs, coefficient sets and operational constraints.
+
+    Build one with :func:`make_spec` (``fit`` does it for you); all fields are
+    plain JSON-able values. ``None`` means "automatic" for ``C0`` and ``margin``
+    and "no limit" for the caps.
+    """
+
+    C0: float | None = None
+    max_size: int | None = None
+    max_fpr: float | None = None
+    min_tpr: float | None = None
+    signs: Mapping[str, str] = field(default_factory=dict)
+    penalties: Mapping[str, float] = field(default_factory=dict)
+    exclude: tuple[str, ...] = ()
+    require: tuple[str, ...] = ()
+    coef_range: tuple[int, int] = DEFAULT_COEF_RANGE
+    coef_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    intercept_range: tuple[int, int] = DEFAULT_INTERCEPT_RANGE
+    values: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    lock: Mapping[str, int] = field(default_factory=dict)
+    constraints: tuple[LogicalConstraint, ...] = ()
+    class_weights: tuple[float, float] | str | None = None  # (negative, positive) or "balanced"
+    missing: Mapping[str, int] = field(default_factory=dict)
+    margin: float | None = None
+    time_limit: float | None = None
+    gap: float = 0.0
+    threads: int = 1
+    solver: str = "highs"
+
+    # -- serialization ----------------------------------------------------------------
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "constraints":
+                v = [c.to_dict() for c in v]
+            elif isinstance(v, Mapping):
+                v = {k: (list(x) if isinstance(x, tuple) else x) for k, x in v.items()}
+            elif isinstance(v, tuple):
+                v = list(v)
+            out[f.name] = v
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "Spec":
+        if not isinstance(d, Mapping):
+            raise ValueError("a spec must be a JSON object")
+        unknown = set(d) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown spec fields: {sorted(unknown)}")
+        kwargs = dict(d)
+        kwargs["constraints"] = [LogicalConstraint.from_dict(c) for c in d.get("constraints", [])]
+        return make_spec(**kwargs)
+
+    def key(self) -> str:
+        """A canonical string: equal specs have equal keys (for caches)."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def replace(self, **changes: Any) -> "Spec":
+        """A new spec with some options changed (validated again)."""
+        d = self.to_dict()
+        d.update(changes)
+        d["constraints"] = [c if isinstance(c, LogicalConstraint) else LogicalConstraint.from_dict(c) for c in d["constraints"]]
+        return make_spec(**d)
+
+    # -- checks against data -------------------------------------------------------------
+    def named_features(self) -> dict[str, list[str]]:
+        """Every option that names features -> the names it uses."""
+        named = {
+            "signs": list(self.signs),
+            "penalties": list(self.penalties),
+            "exclude": list(self.exclude),
+            "require": list(self.require),
+            "coef_range": list(self.coef_ranges),
+            "values": list(self.values),
+            "lock": list(self.lock),
+            "missing": list(self.missing),
+        }
+        for i, c in enumerate(self.constraints):
+            named[f"constraints[{i}]"] = list(c.features) + list(c.targets)
+        return named
+
+    def check_names(self, feature_names: Sequence[str]) -> None:
+        known = set(feature_names)
+        for option, names in self.named_features().items():
+            unknown = [n for n in names if n not in known]
+            if unknown:
+                hints = []
+                for n in unknown:
+                    close = difflib.get_close_matches(n, list(feature_names), n=1)
+                    hints.append(f"{n!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+                raise KeyError(f"{option} names unknown features: {', '.join(hints)}")
+
+    def check_data(self, feature_names: Sequence[str], n_samples: int) -> None:
+        self.check_names(feature_names)
+        for name, m in self.missing.items():
+            if m > n_samples:
+                raise ValueError(f"missing[{name!r}] = {m} is more than the {n_samples} rows")
+        fixed_used = {f for f, v in self.lock.items() if v != 0} | set(self.require)
+        if self.max_size is not None and len(fixed_used) > self.max_size:
+            raise ValueError(
+                f"max_size={self.max_size} clashes with {len(fixed_used)} features that must be used "
+                f"(require/lock): {sorted(fixed_used)}"
+            )
+
+    def feature_box(self, name: str) -> tuple[int, int]:
+        """Bounds of one coefficient after range, sign, values and lock."""
+        if name in self.exclude:
+            return (0, 0)
+        if name in self.lock:
+            return (self.lock[name], self.lock[name])
+        lo, hi = self.coef_ranges.get(name, self.coef_range)
+        if name in self.values:
+            lo, hi = max(lo, min(self.values[name])), min(hi, max(self.values[name]))
+        sign = self.signs.get(name)
+        if sign == "+":
+            lo = max(lo, 0)
+        elif sign == "-":
+            hi = min(hi, 0)
+        return (lo, hi)
+
+
+def _int_pair(value: Any, what: str) -> tuple[int, int]:
+    try:
+        lo, hi = value
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be a (low, high) pair of integers, got {value!r}") from None
+    for v in (lo, hi):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or v != int(v):
+            raise TypeError(f"{what} must hold integers, got {value!r}")
+    lo, hi = int(lo), int(hi)
+    if lo > hi:
+        raise ValueError(f"{what} is empty: low {lo} > high {hi}")
+    return lo, hi
+
+
+def _fraction(value: Any, what: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) <= 1:
+        raise ValueError(f"{what} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _nonneg(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{what} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def _mapping(value: Any, what: str) -> Mapping:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{what} must be a mapping feature -> value, got {type(value).__name__}")
+    for k in value:
+        if not isinstance(k, str):
+            raise TypeError(f"{what} keys must be feature names (strings), got {k!r}")
+    return value
+
+
+def _integer(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != int(value):
+        raise TypeError(f"{what} must be an integer, got {value!r}")
+    return int(value)
+
+
+def make_spec(
+    *,
+    C0: float | None = None,
+    max_size: int | None = None,
+    max_fpr: float | None = None,
+    min_tpr: float | None = None,
+    signs: Mapping[str, str] | None = None,
+    penalties: Mapping[str, float] | None = None,
+    exclude: Iterable[str] = (),
+    require: Iterable[str] = (),
+    coef_range: Any = DEFAULT_COEF_RANGE,
+    coef_ranges: Mapping[str, Any] | None = None,
+    intercept_range: Any = DEFAULT_INTERCEPT_RANGE,
+    values: Mapping[str, Iterable[int]] | None = None,
+    lock: Mapping[str, int] | None = None,
+    constraints: Iterable[LogicalConstraint | Mapping] = (),
+    class_weights: Any = None,
+    missing: Mapping[str, int] | None = None,
+    margin: float | None = None,
+    time_limit: float | None = None,
+    gap: float = 0.0,
+    threads: int = 1,
+    solver: str = "highs",
+) -> Spec:
+    """Validate user options into a :class:`Spec`; contradictions raise ``ValueError``.
+
+    ``coef_range`` is a (low, high) pair for every feature or a mapping
+    feature -> pair (features not named keep -10..10); ``coef_ranges`` is the
+    per-feature form used in JSON. ``signs`` values are ``"+"`` or ``"-"``
+    (``"free"`` and ``None`` mean no constraint). ``class_weights`` is a
+    (negative, positive) pair, a mapping {label-side: weight} with keys
+    ``"negative"``/``"positive"``, or ``"balanced"``.
+
+    Examples
+    --------
+    >>> make_spec(max_size=3, signs={"age": "+"}).max_size
+    3
+    """
+    per_feature: dict[str, tuple[int, int]] = {k: _int_pair(v, f"coef_range[{k!r}]") for k, v in _mapping(coef_ranges, "coef_ranges").items()}
+    if isinstance(coef_range, Mapping):
+        per_feature.update({k: _int_pair(v, f"coef_range[{k!r}]") for k, v in _mapping(coef_range, "coef_range").items()})
+        coef_range = DEFAULT_COEF_RANGE
+    coef_range = _int_pair(coef_range, "coef_range")
+    intercept_range = _int_pair(intercept_range, "intercept_range")
+
+    if C0 is not None:
+        C0 = _nonneg(C0, "C0")
+    if max_size is not None:
+        max_size = _integer(max_size, "max_size")
+        if max_size < 0:
+            raise ValueError(f"max_size must be >= 0, got {max_size}")
+    max_fpr = _fraction(max_fpr, "max_fpr")
+    min_tpr = _fraction(min_tpr, "min_tpr")
+
+    norm_signs: dict[str, str] = {}
+    for k, v in _mapping(signs, "signs").items():
+        if v in ("+", 1, "positive", "pos"):
+            norm_signs[k] = "+"
+        elif v in ("-", -1, "negative", "neg"):
+            norm_signs[k] = "-"
+        elif v in (None, "free", 0, ""):
+            continue
+        else:
+            raise ValueError(f"signs[{k!r}] must be '+', '-' or 'free', got {v!r}")
+    norm_pen = {k: _nonneg(v, f"penalties[{k!r}]") for k, v in _mapping(penalties, "penalties").items()}
+    exclude = _names(exclude, "exclude")
+    require = _names(require, "require")
+    norm_values: dict[str, tuple[int, ...]] = {}
+    for k, v in _mapping(values, "values").items():
+        try:
+            items = sorted({_integer(x, f"values[{k!r}]") for x in v})
+        except TypeError as exc:
+            if "must be an integer" in str(exc):
+                raise
+            raise TypeError(f"values[{k!r}] must be a list of integers, got {v!r}") from None
+        if not items:
+            raise ValueError(f"values[{k!r}] is empty")
+        norm_values[k] = tuple(items)
+    norm_lock = {k: _integer(v, f"lock[{k!r}]") for k, v in _mapping(lock, "lock").items()}
+    norm_missing = {k: _integer(v, f"missing[{k!r}]") for k, v in _mapping(missing, "missing").items()}
+    if any(m < 0 for m in norm_missing.values()):
+        raise ValueError("missing counts must be >= 0")
+    norm_constraints = tuple(
+        c if isinstance(c, LogicalConstraint) else LogicalConstraint.from_dict(c) for c in constraints
+    )
+    if class_weights is not None:
+        class_weights = _class_weights(class_weights)
+    if margin is not None:
+        margin = _nonneg(margin, "margin")
+        if margin == 0:
+            raise ValueError("margin must be > 0 (a zero margin would let a zero score count as correct)")
+    if time_limit is not None:
+        time_limit = _nonneg(time_limit, "time_limit")
+        if time_limit == 0:
+            raise ValueError("time_limit must be > 0 (or None for no limit)")
+    gap = _fraction(gap, "gap") or 0.0
+    threads = _integer(threads, "threads")
+    if threads < 1:
+        raise ValueError("threads must be >= 1")
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+
+    spec = Spec(
+        C0=C0, max_size=max_size, max_fpr=max_fpr, min_tpr=min_tpr,
+        signs=norm_signs, penalties=norm_pen, exclude=exclude, require=require,
+        coef_range=coef_range, coef_ranges=per_feature, intercept_range=intercept_range,
+        values=norm_values, lock=norm_lock, constraints=norm_constraints,
+        class_weights=class_weights, missing=norm_missing, margin=margin,
+        time_limit=time_limit, gap=gap, threads=threads, solver=solver,
+    )
+    _check_contradictions(spec)
+    return spec
+
+
+def _class_weights(value: Any) -> tuple[float, float] | str:
+    if isinstance(value, str):
+        if value != "balanced":
+            raise ValueError(f"class_weights must be 'balanced', a (negative, positive) pair or a mapping, got {value!r}")
+        return value
+    if isinstance(value, Mapping):
+        if set(value) != {"negative", "positive"}:
+            raise ValueError("class_weights mapping needs exactly the keys 'negative' and 'positive'")
+        value = (value["negative"], value["positive"])
+    try:
+        neg, pos = value
+    except (TypeError, ValueError):
+        raise TypeError(f"class_weights must be a (negative, positive) pair, got {value!r}") from None
+    neg, pos = _nonneg(neg, "class_weights"), _nonneg(pos, "class_weights")
+    if neg == 0 or pos == 0:
+        raise ValueError("class weights must be > 0")
+    return (neg, pos)
+
+
+def _check_contradictions(spec: Spec) -> None:
+    """Options that can never hold together, caught before any solve."""
+    excluded = set(spec.exclude)
+    both = excluded & set(spec.require)
+    if both:
+        raise ValueError(f"features both excluded and required: {sorted(both)}")
+    for name, v in spec.lock.items():
+        if name in excluded and v != 0:
+            raise ValueError(f"{name!r} is excluded but locked at {v} points")
+        if name in spec.require and v == 0:
+            raise ValueError(f"{name!r} is required but locked at 0 points")
+        sign = spec.signs.get(name)
+        if (sign == "+" and v < 0) or (sign == "-" and v > 0):
+            raise ValueError(f"{name!r} has sign {sign!r} but is locked at {v} points")
+        if name in spec.values and v not in spec.values[name]:
+            raise ValueError(f"{name!r} is locked at {v}, which is not among its allowed values {list(spec.values[name])}")
+        lo, hi = spec.coef_ranges.get(name, spec.coef_range)
+        if not lo <= v <= hi:
+            raise ValueError(f"{name!r} is locked at {v}, outside its points range {lo}..{hi}")
+    for name in set(spec.signs) | set(spec.values) | set(spec.coef_ranges) | excluded | set(spec.require):
+        if name in spec.lock:
+            continue
+        lo, hi = spec.coef_ranges.get(name, spec.coef_range)
+        allowed = [v for v in spec.values.get(name, range(lo, hi + 1)) if lo <= v <= hi]
+        sign = spec.signs.get(name)
+        if sign == "+":
+            allowed = [v for v in allowed if v >= 0]
+        elif sign == "-":
+            allowed = [v for v in allowed if v <= 0]
+        reason = f"range {lo}..{hi}" + (f", sign {sign!r}" if sign else "") + (
+            f", values {list(spec.values[name])}" if name in spec.values else ""
+        )
+        if not allowed:
+            raise ValueError(f"{name!r} has no allowed points value ({reason})")
+        if name in excluded and 0 not in allowed:
+            raise ValueError(f"{name!r} is excluded, but 0 points is not allowed by its {reason}")
+        if name in spec.require and not any(v != 0 for v in allowed):
+            raise ValueError(f"{name!r} is required, but only 0 points is allowed by its {reason}")
+    if spec.max_size is not None and len(set(spec.require)) > spec.max_size:
+        raise ValueError(f"max_size={spec.max_size} but {len(set(spec.require))} features are required")

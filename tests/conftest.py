@@ -1,0 +1,23 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # the brute-force oracle
+
+
+def shared_data_dir() -> Path:
+    env = os.environ.get("SLIMWIDGETS_DATA")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def paper_data():
+    """Loader for the paper's data sets in ../shared/data (or $SLIMWIDGETS_DATA)."""
+    from slimwidgets.datasets import load_paper_dataset
+
+    folder = shared_data_dir()
+    if not folder.is_dir():
+        pytest.fail(f"the paper's data sets are not at {folder}; set SLIMWIDGETS_DATA")
+    return lambda name: load_paper_dataset(name, folder=folder)
