@@ -52,6 +52,15 @@ class Dataset:
     negative: Any
     integer_valued: np.ndarray = field(repr=False)
     binary: np.ndarray = field(repr=False)
+    outcome: str | None = None
+
+    @property
+    def positive_name(self) -> str:
+        """How the card names its predicted class: the label, or the outcome column's name
+        when the labels are just 1/True (a Series named "malignant" gives "malignant")."""
+        if self.outcome is not None and self.positive in (1, True):
+            return self.outcome
+        return str(self.positive)
 
     @property
     def n_rows(self) -> int:
@@ -237,6 +246,7 @@ def prepare_data(
         negative=neg,
         integer_valued=integer,
         binary=binary,
+        outcome=None if getattr(y, "name", None) is None else str(y.name),
     )
 
 

@@ -122,6 +122,7 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
         positive=data.positive, negative=data.negative, status=result.status,
         objective=result.objective, bound=result.bound, gap=result.gap,
         solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
+        positive_name=data.positive_name,
         details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
                  "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic},
     )

@@ -99,6 +99,7 @@ class ScoringSystem:
     spec: Spec | None = None
     train_metrics: Metrics | None = None
     binary: tuple[bool, ...] | None = None
+    positive_name: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -196,7 +197,7 @@ class ScoringSystem:
         return ScoringSystem(
             self.feature_names, tuple(coefs), self.intercept if intercept is None else intercept,
             positive=self.positive, negative=self.negative, status="edited", spec=self.spec,
-            binary=self.binary, solver=None,
+            binary=self.binary, positive_name=self.positive_name, solver=None,
         )
 
     # -- rendering ---------------------------------------------------------------------------
@@ -204,7 +205,7 @@ class ScoringSystem:
         rows = tuple(self.points.items())
         binary = self.binary or (True,) * len(self.feature_names)
         kinds = tuple(binary[self.feature_names.index(n)] for n, _ in rows)
-        return render.CardData(rows=rows, threshold=self.threshold, positive=str(self.positive), binary=kinds, notes=self._notes())
+        return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive), binary=kinds, notes=self._notes())
 
     def _notes(self) -> tuple[str, ...]:
         notes = []
@@ -269,6 +270,7 @@ class ScoringSystem:
             "positive": self.positive,
             "negative": self.negative,
             "binary": None if self.binary is None else list(self.binary),
+            "positive_name": self.positive_name,
             "status": self.status,
             "objective": _finite(self.objective),
             "bound": _finite(self.bound),
@@ -346,7 +348,7 @@ class ScoringSystem:
                 tuple(names), tuple(coefs), d["intercept"], positive=d["positive"], negative=d["negative"],
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
-                binary=d.get("binary"),
+                binary=d.get("binary"), positive_name=d.get("positive_name"),
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None

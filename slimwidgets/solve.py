@@ -15,6 +15,8 @@ thread can stop it. CBC runs through PuLP. Status words:
 from __future__ import annotations
 
 import math
+import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -113,10 +115,38 @@ def solve_formulation(
     )
 
 
+_banner_lock = threading.Lock()
+_banner_done = False
+
+
+def _new_highs():
+    """A Highs object; the first one in a process prints a banner to fd 1, which we swallow."""
+    import highspy
+
+    global _banner_done
+    with _banner_lock:
+        if not _banner_done:
+            _banner_done = True
+            try:
+                sys.stdout.flush()
+                saved = os.dup(1)
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                try:
+                    return highspy.Highs()
+                finally:
+                    os.dup2(saved, 1)
+                    os.close(saved)
+                    os.close(devnull)
+            except OSError:
+                pass
+    return highspy.Highs()
+
+
 def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, cancel, feasibility_only) -> SolveResult:
     import highspy
 
-    h = highspy.Highs()
+    h = _new_highs()
     h.setOptionValue("output_flag", False)
     with _scheduler_lock:
         # HiGHS keeps one thread scheduler per process; changing its size needs a reset.
