@@ -109,6 +109,9 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
             raise ValueError("feature_names given together with a DataFrame whose columns differ")
         names = _as_names(X.columns)
         bad = [str(c) for c in X.columns if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
+        complex_cols = [str(c) for c in X.columns if pd.api.types.is_complex_dtype(X[c])]
+        if complex_cols:
+            raise TypeError(f"complex-valued columns: {complex_cols}; scoring systems need real-valued features")
         if bad:
             raise TypeError(
                 f"non-numeric columns: {bad}; encode them as numbers first (e.g. one 0/1 column per category)"
@@ -118,8 +121,13 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
         except (TypeError, ValueError) as exc:
             raise TypeError(f"X could not be converted to numbers: {exc}") from None
     else:
+        raw = np.asarray(X)
+        if np.iscomplexobj(raw):
+            raise TypeError("X holds complex numbers; scoring systems need real-valued features")
+        if raw.dtype.kind in "USO" and any(isinstance(v, (str, bytes)) for v in raw.ravel()):
+            raise TypeError("X holds text; encode it as numbers first (numeric strings are not parsed)")
         try:
-            matrix = np.asarray(X, dtype=np.float64)
+            matrix = np.asarray(raw, dtype=np.float64)
         except (TypeError, ValueError):
             raise TypeError("X must be numeric (a DataFrame of numeric/bool columns or a numeric array)") from None
         if matrix.ndim != 2:
@@ -158,12 +166,14 @@ def labels_to_sign(y: Any, positive: Any = None) -> tuple[np.ndarray, Any, Any]:
         raise ValueError("y is empty")
     if pd.isna(values).any():
         raise ValueError(f"y has {int(pd.isna(values).sum())} missing labels")
-    classes = pd.unique(values)
+    classes = [_plain(c) for c in pd.unique(values)]
     if len(classes) < 2:
         raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs examples of both classes")
     if len(classes) > 2:
-        shown = list(classes[:6])
+        shown = classes[:6]
         raise ValueError(f"y has {len(classes)} classes {shown}; scoring systems are binary classifiers")
+    if len({isinstance(c, str) for c in classes}) > 1:
+        raise ValueError(f"y mixes text and non-text labels {classes}; give both classes the same type")
     try:
         classes = sorted(classes)
     except TypeError:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import threading
+import time
+from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -11,10 +13,14 @@ import numpy as np
 from .data import Dataset, prepare_data
 from .formulation import Formulation, build_formulation
 from .scoring import ScoringSystem
-from .solve import Incumbent, SolveResult, solve_formulation
+from .search import local_search
+from .solve import Incumbent, SolveResult, _gap, solve_formulation
 from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, Spec, make_spec
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "check_card", "find_conflicts"]
+
+
+HEURISTIC_SECONDS = 0.3
 
 
 class InfeasibleError(ValueError):
@@ -96,19 +102,39 @@ def fit_dataset(
 ) -> ScoringSystem:
     """:func:`fit` on an already prepared :class:`Dataset`."""
     spec.check_data(data.feature_names, data.n_samples)
+    t0 = time.perf_counter()
     form = build_formulation(data, spec)
     warm = None
     if warm_start is not None:
         by_name = dict(zip(warm_start.feature_names, warm_start.coefficients))
-        warm = (np.array([by_name.get(n, 0) for n in data.feature_names], dtype=float), warm_start.intercept)
+        warm = np.array([by_name.get(n, 0) for n in data.feature_names], dtype=float)
+    # A fast local search gives a feasible card first (shown at once, warm start
+    # for the MIP, and the answer if the time limit hits before the MIP finds one).
+    budget = HEURISTIC_SECONDS if spec.time_limit is None else min(HEURISTIC_SECONDS, spec.time_limit / 4)
+    found = local_search(form, time_budget=budget, warm=warm)
+    start = None
+    if found.feasible:
+        start = (found.coefficients.astype(float), found.intercept)
+        if on_incumbent is not None:
+            on_incumbent(Incumbent(found.coefficients, found.intercept, found.objective, -math.inf, time.perf_counter() - t0))
+    time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.01)
     result = solve_formulation(
-        form, time_limit=spec.time_limit, gap=spec.gap, threads=spec.threads, solver=spec.solver,
-        warm_start=warm, on_incumbent=on_incumbent, cancel=cancel,
+        form, time_limit=time_left, gap=spec.gap, threads=spec.threads, solver=spec.solver,
+        warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
     )
     if result.status == "infeasible":
+        if found.feasible:
+            raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")
         raise InfeasibleError(find_conflicts(data, spec))
+    if found.feasible and (result.coefficients is None or found.objective < result.objective - 1e-12):
+        # The solver stopped without beating the local search: return that card, honestly labelled.
+        status = result.status if result.status != "no_solution" else ("interrupted" if cancel is not None and cancel.is_set() else "time_limit")
+        bound = min(result.bound, found.objective)
+        result = SolveResult(status, found.coefficients, found.intercept, found.objective, bound,
+                             _gap(found.objective, bound), result.solve_time, result.solver, result.nodes)
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
+    result = replace(result, solve_time=time.perf_counter() - t0)
     card = card_from_result(data, spec, form, result)
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec

@@ -63,6 +63,8 @@ class Formulation:
     scale: float
     lexicographic: str | None  # "tpr" / "fpr" when a cap makes one class dominate
     extra: dict[str, Any] = field(default_factory=dict)
+    caps: list[tuple[int, float]] = field(default_factory=list)  # (class, max weight of its margin errors)
+    allowed: list[np.ndarray] = field(default_factory=list)  # allowed points per feature
 
     @property
     def n_cols(self) -> int:
@@ -101,6 +103,41 @@ class Formulation:
         if np.any(x < self.lower - 1e-9) or np.any(x > self.upper + 1e-9):
             return None
         return x
+
+    def intercept_losses(self, coefficients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(intercepts, loss of each, inf where a cap breaks) over the whole intercept range."""
+        lo, hi = self.spec.intercept_range
+        b = np.arange(lo, hi + 1)
+        s = self.data.X @ np.asarray(coefficients, dtype=float)
+        wrong = self.data.y[:, None] * (s[:, None] + b[None, :]) < self.margin - 1e-9
+        loss = self.row_weight @ wrong
+        for cls, budget in self.caps:
+            mask = self.data.y == cls
+            loss = np.where(self.data.weight[mask] @ wrong[mask] > budget + 1e-9, np.inf, loss)
+        return b, loss
+
+    def canonical(self, coefficients: np.ndarray, intercept: int) -> tuple[np.ndarray, int]:
+        """The same card in its simplest form: divided by the gcd of its points when that
+        changes nothing, and, among intercepts that are equally good, one that makes the
+        points coprime, nearest the middle of the equally good range (the widest margin)."""
+        coefs = np.asarray(coefficients).astype(np.int64)
+        g = int(np.gcd.reduce(np.abs(coefs))) if coefs.size else 0
+        if g > 1:
+            cand = coefs // g
+            if all(cand[j] in self.allowed[j] for j in range(len(cand))):
+                b, loss = self.intercept_losses(cand)
+                if np.isfinite(loss).any() and self.objective_of(cand, int(b[np.argmin(loss)])) <= self.objective_of(coefs, intercept) + 1e-12:
+                    coefs, g = cand, 1
+        b, loss = self.intercept_losses(coefs)
+        here = loss[b == intercept]
+        if not here.size or not np.isfinite(here[0]):
+            return coefs, int(intercept)
+        ties = b[np.abs(loss - here[0]) <= 1e-12]
+        if g != 1:  # g == 0: no points, so only an intercept of +-1 is coprime
+            coprime = ties[np.gcd(ties, g) == 1]
+            ties = coprime if coprime.size else ties
+        middle = 0.5 * (ties.min() + ties.max())
+        return coefs, int(ties[np.argmin(np.abs(ties - middle) + 1e-9 * np.abs(ties))])
 
     def objective_of(self, coefficients: np.ndarray, intercept: int) -> float:
         """The paper's objective of a card, computed exactly from its predictions."""
@@ -215,6 +252,14 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     hi = np.where(required & (hi <= 0), np.minimum(hi, -1), hi)
     fixed = lo == hi
     free = ~fixed
+    allowed_values = []
+    for j, name in enumerate(names):
+        vals = np.arange(lo[j], hi[j] + 1)
+        if name in spec.values:
+            vals = vals[np.isin(vals, spec.values[name])]
+        if required[j]:
+            vals = vals[vals != 0]
+        allowed_values.append(vals.astype(np.int64))
     fixed_value = np.where(fixed, lo, 0)
     # Values sets that are not a plain interval around their own range need binaries.
     value_sets: dict[int, list[int]] = {}
@@ -346,13 +391,16 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         b.rows(start, index, value, margin - y[open_rows] * const[open_rows], np.full(len(open_rows), inf))
 
     # -- operational constraints on the loss variables -----------------------------------------------
+    caps: list[tuple[int, float]] = []
+
     def cap_row(cls: int, share: float) -> None:
         members = open_rows[y[open_rows] == cls]
-        total = float(data.weight[y == cls].sum())
-        budget = share * total - float(data.weight[(y == cls) & always_wrong].sum())
+        budget = share * float(data.weight[y == cls].sum())
         if np.all(data.weight == np.round(data.weight)):
             budget = math.floor(budget + 1e-9)
-        b.row(col_loss[members].tolist(), data.weight[members].tolist(), -inf, budget)
+        caps.append((cls, budget))
+        fixed_errors = float(data.weight[(y == cls) & always_wrong].sum())
+        b.row(col_loss[members].tolist(), data.weight[members].tolist(), -inf, budget - fixed_errors)
 
     if spec.max_fpr is not None:
         cap_row(-1, spec.max_fpr)
@@ -399,4 +447,5 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         fixed_lambda=fixed_value.astype(float), row_weight=row_weight, C0=C0, epsilon=epsilon,
         margin=margin, constant=constant_loss + C0_constant, scale=scale, lexicographic=lexicographic,
         extra={"beta": betas, "sign": signs, "value_cols": value_cols, "lo": lo, "hi": hi, "unit": unit},
+        caps=caps, allowed=allowed_values,
     )

@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import numbers
+import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -65,7 +66,8 @@ class Metrics:
         }
 
     def __str__(self) -> str:
-        return f"error {self.error:.1%} · TPR {self.tpr:.1%} · FPR {self.fpr:.1%} · {self.size} features"
+        noun = "feature" if self.size == 1 else "features"
+        return f"error {self.error:.1%} · TPR {self.tpr:.1%} · FPR {self.fpr:.1%} · {self.size} {noun}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,6 +106,8 @@ class ScoringSystem:
 
     def __post_init__(self) -> None:
         names = tuple(str(n) for n in self.feature_names)
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate feature names: {sorted({n for n in names if names.count(n) > 1})}")
         if len(names) != len(self.coefficients):
             raise ValueError(f"{len(names)} features but {len(self.coefficients)} coefficients")
         coefs = []
@@ -138,11 +142,14 @@ class ScoringSystem:
     # -- scoring -----------------------------------------------------------------------------
     def _matrix(self, X: Any) -> np.ndarray:
         if isinstance(X, pd.DataFrame):
-            missing = [n for n, c in zip(self.feature_names, self.coefficients) if c != 0 and n not in X.columns]
+            # Cards name features by str(column), so a column 0 is feature "0".
+            lookup = {str(c): c for c in X.columns}
+            lookup.update({c: c for c in X.columns if isinstance(c, str)})
+            missing = [n for n, c in zip(self.feature_names, self.coefficients) if c != 0 and n not in lookup]
             if missing:
                 raise KeyError(f"X lacks columns the card uses: {missing}")
             used = [n for n, c in zip(self.feature_names, self.coefficients) if c != 0]
-            matrix, _ = prepare_features(X[used]) if used else (np.zeros((len(X), 0)), ())
+            matrix, _ = prepare_features(X[[lookup[n] for n in used]]) if used else (np.zeros((len(X), 0)), ())
             full = np.zeros((len(X), len(self.feature_names)))
             for k, n in enumerate(used):
                 full[:, self.feature_names.index(n)] = matrix[:, k]
@@ -174,11 +181,20 @@ class ScoringSystem:
 
     def metrics(self, X: Any, y: Any, sample_weight: Any = None) -> Metrics:
         """Error, TPR, FPR, size and confusion counts on ``X, y``."""
+        foreign = [v for v in pd.unique(np.asarray(y, dtype=object).ravel())
+                   if not pd.isna(v) and not (v == self.positive or v == self.negative)]
+        if foreign:
+            raise ValueError(
+                f"y has labels {foreign[:6]} that are neither of the card's labels "
+                f"{self.positive!r} (positive) and {self.negative!r} (negative)"
+            )
         signs, _, _ = labels_to_sign(y, self.positive) if _has_both(y) else _one_class_signs(y, self.positive)
         predicted = self.decision_function(X) > 0
         if len(signs) != len(predicted):
             raise ValueError(f"X has {len(predicted)} rows but y has {len(signs)} labels")
-        w = np.ones(len(signs)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        w = np.ones(len(signs)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
+        if w.shape != signs.shape:
+            raise ValueError(f"sample_weight has {w.size} values for {len(signs)} rows")
         pos = signs == 1
         return Metrics(
             n=float(w.sum()),
@@ -301,8 +317,12 @@ class ScoringSystem:
         schema, bad field types, and (with ``verify=True``) content that does
         not match its checksum, i.e. a file edited after export.
         """
+        if isinstance(text_or_path, os.PathLike):
+            text_or_path = os.fspath(text_or_path)
+        if not isinstance(text_or_path, str):
+            raise TypeError(f"from_json expects JSON text or a file path, got {type(text_or_path).__name__}")
         text = text_or_path
-        if not text_or_path.lstrip().startswith("{"):
+        if not text_or_path.lstrip().startswith(("{", "[", "\"")):
             try:
                 with open(text_or_path, encoding="utf-8") as fh:
                     text = fh.read()
@@ -320,7 +340,7 @@ class ScoringSystem:
             raise ValueError("a scoring system JSON must be an object")
         if d.get("package") != "slimwidgets" or "schema_version" not in d:
             raise ValueError("not a slimwidgets scoring system (no package/schema_version fields)")
-        if d["schema_version"] != SCHEMA_VERSION:
+        if type(d["schema_version"]) is not int or d["schema_version"] != SCHEMA_VERSION:
             raise ValueError(f"schema_version {d['schema_version']!r} is not supported (this version reads {SCHEMA_VERSION})")
         if verify and d.get("checksum") != _checksum({k: v for k, v in d.items() if k != "checksum"}):
             raise ValueError("the scoring system's content does not match its checksum (edited after export?); pass verify=False to load it anyway")

@@ -79,19 +79,7 @@ def _card_from_columns(form: Formulation, x: np.ndarray) -> tuple[np.ndarray, in
     coefs = form.fixed_lambda.copy()
     free = form.col_lambda >= 0
     coefs[free] = np.round(x[form.col_lambda[free]])
-    intercept = int(round(x[form.col_intercept]))
-    coefs = coefs.astype(np.int64)
-    # Remark 1's eps already makes optimal cards coprime; dividing by the gcd
-    # also makes any incumbent so (same predictions, same support, smaller L1),
-    # unless that would move a locked or range-bounded coefficient out of its box.
-    g = math.gcd(int(np.gcd.reduce(np.abs(coefs))) if coefs.size else 0, abs(intercept))
-    if g > 1:
-        cand, cand_b = coefs // g, intercept // g
-        lo, hi = form.extra["lo"], form.extra["hi"]
-        ilo, ihi = form.spec.intercept_range
-        if np.all((cand >= lo) & (cand <= hi)) and ilo <= cand_b <= ihi and form.full_solution(cand, cand_b) is not None:
-            coefs, intercept = cand, cand_b
-    return coefs, intercept
+    return form.canonical(coefs, int(round(x[form.col_intercept])))
 
 
 def solve_formulation(
@@ -222,7 +210,8 @@ def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, ca
     if not has_solution:
         if word == "error":
             raise SolverError(f"HiGHS stopped with status {h.modelStatusToString(model_status)!r} and no card")
-        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, elapsed, "highs", nodes)
+        bound = info.mip_dual_bound / form.scale + form.constant if math.isfinite(info.mip_dual_bound) else -math.inf
+        return SolveResult("no_solution", None, None, None, bound, math.inf, elapsed, "highs", nodes)
     x = np.asarray(h.getSolution().col_value)
     coefs, intercept = _card_from_columns(form, x)
     objective = form.objective_of(coefs, intercept)

@@ -1,0 +1,5 @@
+"""``python -m slimwidgets``: the same command line as the ``slimwidgets`` script."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,585 @@
+"""The ``slimwidgets`` command line: fit a card from a CSV, fit the demo, show a saved card.
+
+Usage (``slimwidgets <command> --help`` lists every option)::
+
+    slimwidgets fit data.csv --target Y --max-size 5 --sign age=+ --json card.json
+    slimwidgets demo
+    slimwidgets show card.json --format markdown
+
+User errors (a missing file, an unknown column, a malformed option value,
+unusable data) print ``slimwidgets: error: <message>`` on stderr and exit
+with code 2; constraints that no card can satisfy exit with code 1 and name
+the clashing constraints. Only the standard library's ``argparse`` is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import difflib
+import os
+import io
+import json
+import math
+import re
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["main", "build_parser"]
+
+PROG = "slimwidgets"
+FORMATS = ("text", "markdown", "html", "latex", "python", "sql")
+# Formats whose output is code or markup: when printed to stdout, the status
+# line goes to stderr so that stdout stays valid (pipe it straight to a file).
+_CODE_FORMATS = ("html", "latex", "python", "sql")
+_RANGE_OPTIONS = ("--coef-range", "--intercept-range")
+_RANGE_RE = re.compile(r"^\s*([+-]?\d+)\s*:\s*([+-]?\d+)\s*$")
+
+EXIT_OK, EXIT_INFEASIBLE, EXIT_USAGE = 0, 1, 2
+
+
+class CliError(ValueError):
+    """A user error found by the command line itself (exit code 2)."""
+
+
+# -- parsing option values -----------------------------------------------------------------
+def _split_assignment(item: str, option: str) -> tuple[str, str]:
+    """``NAME=VALUE`` -> (NAME, VALUE), split on the LAST ``=`` (names may contain ``=``)."""
+    name, sep, value = item.rpartition("=")
+    if not sep:
+        raise CliError(f"{option} expects NAME=VALUE, got {item!r}")
+    if not name:
+        raise CliError(f"{option} {item!r} has no feature name before the '='")
+    if not value.strip():
+        raise CliError(f"{option} {item!r} has no value after the last '='")
+    return name, value.strip()
+
+
+def _assignments(items: Sequence[str] | None, option: str, convert: Callable[[str, str], Any]) -> dict[str, Any]:
+    """Repeated ``NAME=VALUE`` options -> {name: converted value}; the same name twice must agree."""
+    out: dict[str, Any] = {}
+    for item in items or ():
+        name, raw = _split_assignment(item, option)
+        value = convert(raw, f"{option} {item!r}")
+        if name in out and out[name] != value:
+            raise CliError(f"{option} gives {name!r} two different values: {out[name]!r} and {value!r}")
+        out[name] = value
+    return out
+
+
+def _sign_value(raw: str, what: str) -> str:
+    aliases = {"+": "+", "pos": "+", "positive": "+", "-": "-", "neg": "-", "negative": "-", "free": "free"}
+    try:
+        return aliases[raw.lower()]
+    except KeyError:
+        raise CliError(f"{what}: the sign must be '+', '-' or 'free', got {raw!r}") from None
+
+
+def _int_value(raw: str, what: str) -> int:
+    try:
+        return int(raw)
+    except ValueError:
+        raise CliError(f"{what}: points must be a whole number, got {raw!r}") from None
+
+
+def _float_value(raw: str, what: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise CliError(f"{what}: expected a number, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise CliError(f"{what}: expected a finite number, got {raw!r}")
+    return value
+
+
+def _range_value(raw: str, what: str) -> tuple[int, int]:
+    match = _RANGE_RE.match(raw)
+    if not match:
+        raise CliError(f"{what}: expected LOW:HIGH with whole numbers (e.g. -5:5), got {raw!r}")
+    lo, hi = int(match.group(1)), int(match.group(2))
+    if lo > hi:
+        raise CliError(f"{what}: the range is empty (low {lo} > high {hi})")
+    return lo, hi
+
+
+def _coef_ranges(items: Sequence[str] | None) -> tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]:
+    """``--coef-range LO:HI`` (every feature) and ``--coef-range NAME=LO:HI`` (one feature)."""
+    global_range: tuple[int, int] | None = None
+    per_feature: dict[str, tuple[int, int]] = {}
+    for item in items or ():
+        if "=" in item:
+            per_feature.update(_assignments([item], "--coef-range", _range_value))
+            continue
+        value = _range_value(item, f"--coef-range {item!r}")
+        if global_range is not None and value != global_range:
+            raise CliError(f"--coef-range is given twice for all features: {global_range} and {value}")
+        global_range = value
+    return global_range, per_feature
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _nonneg_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+# -- data ---------------------------------------------------------------------------------
+def read_csv(path: str, sep: str = ","):
+    """Read a CSV with pandas after normalizing CR and CRLF line endings ("-" reads stdin)."""
+    import pandas as pd
+
+    if path == "-":
+        text = sys.stdin.read()
+        where = "<stdin>"
+    else:
+        p = Path(path)
+        if not p.exists():
+            raise FileNotFoundError(f"{path}: no such file")
+        if p.is_dir():
+            raise CliError(f"{path} is a directory, not a CSV file")
+        raw = p.read_bytes()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise CliError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        where = path
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise CliError(f"{where} is empty")
+    if len(sep) != 1:
+        raise CliError(f"--sep must be a single character, got {sep!r}")
+    try:
+        header = next(iter(csv.reader(io.StringIO(text.split("\n", 1)[0]), delimiter=sep)), [])
+    except csv.Error as exc:
+        raise CliError(f"{where}: the header row could not be read as CSV ({exc})") from None
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        raise CliError(f"{where} has duplicate column names {dupes}; every column needs its own name")
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=sep)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise CliError(f"{where} could not be read as CSV: {str(exc).strip()}") from None
+    if frame.shape[0] == 0:
+        raise CliError(f"{where} has a header but no data rows")
+    return frame
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalar -> Python scalar (for messages and JSON)."""
+    return value.item() if hasattr(value, "item") and not isinstance(value, (str, bytes)) else value
+
+
+def _check_writable(*paths: str | None) -> None:
+    """Fail before a long solve, not after it, when an output folder does not exist."""
+    for path in paths:
+        if path and path != "-":
+            parent = Path(path).expanduser().resolve().parent
+            if not parent.is_dir():
+                raise CliError(f"cannot write {path}: the folder {str(parent)!r} does not exist")
+            if Path(path).is_dir():
+                raise CliError(f"cannot write {path}: it is a directory")
+
+
+def _match_label(raw: str, labels, target: str) -> Any:
+    """The label in ``labels`` that ``raw`` means: as given, then as int/float, then true/false."""
+    import pandas as pd
+
+    present = [_plain(v) for v in pd.unique(labels.dropna())]
+    candidates: list[Any] = [raw]
+    for convert in (int, float):
+        try:
+            candidates.append(convert(raw))
+        except ValueError:
+            pass
+    if raw.strip().lower() in ("true", "false"):
+        candidates.append(raw.strip().lower() == "true")
+    for candidate in candidates:
+        for value in present:
+            if isinstance(value, str) != isinstance(candidate, str):
+                continue
+            if value == candidate:
+                return value
+    shown = ", ".join(repr(v) for v in present[:8]) + (", ..." if len(present) > 8 else "")
+    raise CliError(f"--positive {raw!r} is not a label of column {target!r} (its labels: {shown})")
+
+
+def _unknown_column(name: str, columns: Sequence[str], path: str) -> CliError:
+    close = difflib.get_close_matches(name, list(columns), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    shown = ", ".join(repr(c) for c in list(columns)[:12]) + (", ..." if len(columns) > 12 else "")
+    return CliError(f"--target {name!r} is not a column of {path}{hint}; its columns: {shown}")
+
+
+# -- options -> fit keyword arguments ---------------------------------------------------------
+def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The engine options given on the command line (only those given, so defaults stay the engine's)."""
+    opts: dict[str, Any] = {}
+    for attr in ("max_fpr", "min_tpr", "max_size", "C0", "time_limit", "solver", "gap"):
+        value = getattr(args, attr, None)
+        if value is not None:
+            opts[attr] = value
+    signs = _assignments(getattr(args, "sign", None), "--sign", _sign_value)
+    if signs:
+        opts["signs"] = signs
+    lock = _assignments(getattr(args, "lock", None), "--lock", _int_value)
+    if lock:
+        opts["lock"] = lock
+    penalties = _assignments(getattr(args, "penalty", None), "--penalty", _float_value)
+    if penalties:
+        opts["penalties"] = penalties
+    if getattr(args, "exclude", None):
+        opts["exclude"] = list(dict.fromkeys(args.exclude))
+    if getattr(args, "require", None):
+        opts["require"] = list(dict.fromkeys(args.require))
+    global_range, per_feature = _coef_ranges(getattr(args, "coef_range", None))
+    if global_range is not None:
+        opts["coef_range"] = global_range
+    if per_feature:
+        opts["coef_ranges"] = per_feature
+    if getattr(args, "intercept_range", None) is not None:
+        opts["intercept_range"] = _range_value(args.intercept_range, f"--intercept-range {args.intercept_range!r}")
+    return opts
+
+
+def _named_features(opts: dict[str, Any]) -> dict[str, list[str]]:
+    named = {
+        "--sign": list(opts.get("signs", {})),
+        "--lock": list(opts.get("lock", {})),
+        "--penalty": list(opts.get("penalties", {})),
+        "--exclude": list(opts.get("exclude", [])),
+        "--require": list(opts.get("require", [])),
+        "--coef-range": list(opts.get("coef_ranges", {})),
+    }
+    return {k: v for k, v in named.items() if v}
+
+
+def _check_names(opts: dict[str, Any], features: Sequence[str], target: str) -> None:
+    """Unknown feature names in options, with a hint; caught here to name the CLI option."""
+    known = set(features)
+    for option, names in _named_features(opts).items():
+        for name in names:
+            if name == target:
+                raise CliError(f"{option} names {name!r}, which is the target column, not a feature")
+            if name not in known:
+                close = difflib.get_close_matches(name, list(features), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise CliError(f"{option} names an unknown feature {name!r}{hint}")
+
+
+# -- output -------------------------------------------------------------------------------------
+def status_line(card) -> str:
+    """One honest line: solver status, objective, optimality gap, time."""
+    status = card.status
+    if status == "optimal":
+        words = "optimal (proven)"
+    elif status == "time_limit":
+        words = "time_limit (best card found, NOT proven optimal)"
+    elif status == "interrupted":
+        words = "interrupted (best card found, NOT proven optimal)"
+    else:
+        words = status
+    parts = [f"status: {words}"]
+    parts.append("objective: n/a" if card.objective is None else f"objective: {card.objective:.6g}")
+    if card.gap is None or not math.isfinite(card.gap):
+        parts.append("gap: unknown")
+    else:
+        parts.append(f"gap: {card.gap:.2%}")
+    parts.append("time: n/a" if card.solve_time is None else f"time: {card.solve_time:.2f} s")
+    if card.solver:
+        parts.append(f"solver: {card.solver}")
+    return " | ".join(parts)
+
+
+def render(card, fmt: str) -> str:
+    renderers = {
+        "text": card.to_text, "markdown": card.to_markdown, "html": card.to_html,
+        "latex": card.to_latex, "python": card.to_python, "sql": card.to_sql,
+    }
+    return renderers[fmt]()
+
+
+def _emit(card, args: argparse.Namespace) -> None:
+    """Write the card (stdout or --out), the JSON (--json) and the status line."""
+    body = render(card, args.format)
+    if not body.endswith("\n"):
+        body += "\n"
+    json_path = getattr(args, "json", None)
+    if json_path:
+        card.to_json(json_path)
+    line = status_line(card)
+    if args.out:
+        Path(args.out).write_text(body, encoding="utf-8")
+        print(line)
+        print(f"card ({args.format}) written to {args.out}")
+    else:
+        sys.stdout.write(body)
+        print(line, file=sys.stderr if args.format in _CODE_FORMATS else sys.stdout)
+    if json_path:
+        print(f"card JSON written to {json_path}", file=sys.stderr if not args.out and args.format in _CODE_FORMATS else sys.stdout)
+
+
+def _fit_with_warnings(X, y, **kwargs):
+    """fit(), reporting the engine's data warnings as one-line messages, not source locations."""
+    import slimwidgets as sw
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", sw.DataWarning)
+        try:
+            return sw.fit(X, y, **kwargs)
+        finally:
+            for w in caught:
+                if issubclass(w.category, sw.DataWarning):
+                    print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+                else:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+# -- commands -------------------------------------------------------------------------------------
+def cmd_fit(args: argparse.Namespace) -> int:
+    opts = _spec_options(args)
+    _check_writable(args.out, args.json)
+    frame = read_csv(args.data, sep=args.sep)
+    columns = [str(c) for c in frame.columns]
+    frame.columns = columns
+    if args.target not in columns:
+        raise _unknown_column(args.target, columns, args.data)
+    y = frame[args.target]
+    n_missing = int(y.isna().sum())
+    if n_missing:
+        raise CliError(f"the target column {args.target!r} has {n_missing} empty cell(s); every row needs a label")
+    if y.nunique() < 2:
+        raise CliError(
+            f"the target column {args.target!r} has only one value ({_plain(y.iloc[0])!r}); "
+            "a classifier needs rows of both classes"
+        )
+    X = frame.drop(columns=[args.target])
+    if X.shape[1] == 0:
+        raise CliError(f"{args.data} has no feature columns besides the target {args.target!r}")
+    _check_names(opts, [str(c) for c in X.columns], args.target)
+    positive = None if args.positive is None else _match_label(args.positive, y, args.target)
+    card = _fit_with_warnings(X, y, positive=positive, **opts)
+    _emit(card, args)
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .datasets import load_demo
+
+    opts = _spec_options(args)
+    _check_writable(args.out, args.json)
+    X, y = load_demo()
+    opts.setdefault("max_size", 5)
+    opts.setdefault("time_limit", 30.0)
+    _check_names(opts, list(X.columns), str(y.name))
+    card = _fit_with_warnings(X, y, **opts)
+    _emit(card, args)
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .scoring import ScoringSystem
+
+    _check_writable(args.out)
+    path = Path(args.card)
+    if not path.exists():
+        raise FileNotFoundError(f"{args.card}: no such file")
+    if path.is_dir():
+        raise CliError(f"{args.card} is a directory, not a card JSON file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{args.card} is not UTF-8 text ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{args.card} is not valid JSON: {exc}") from None
+    try:
+        card = ScoringSystem.from_dict(data, verify=not args.no_verify)
+    except ValueError as exc:
+        message = str(exc)
+        if "checksum" in message:
+            message = f"{args.card}: its content does not match its checksum (edited after export?); use --no-verify to load it anyway"
+        raise CliError(f"{args.card}: {message}" if not message.startswith(args.card) else message) from None
+    _emit(card, args)
+    return EXIT_OK
+
+
+# -- the parser ---------------------------------------------------------------------------------
+def _add_output_options(p: argparse.ArgumentParser, *, json_option: bool = True) -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--format", choices=FORMATS, default="text",
+                   help="how to print the card (default: text). For html/latex/python/sql printed to stdout "
+                        "the status line goes to stderr, so stdout stays valid code")
+    g.add_argument("--out", metavar="FILE", help="write the card to FILE instead of stdout")
+    if json_option:
+        g.add_argument("--json", metavar="FILE", help="also write the card as JSON (reload it with 'slimwidgets show')")
+
+
+def _add_solver_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
+    g = p.add_argument_group("solver")
+    g.add_argument("--time-limit", dest="time_limit", type=_positive_float, metavar="SECONDS",
+                   help="stop the solver after SECONDS and return the best card so far with its gap"
+                        + (" (default: 30)" if demo else " (default: none)"))
+    g.add_argument("--solver", choices=("highs", "cbc"), help="the MIP solver (default: highs)")
+    g.add_argument("--gap", type=_fraction, metavar="FRACTION",
+                   help="stop when the relative optimality gap is at most FRACTION (default: 0, prove optimality)")
+
+
+def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
+    g = p.add_argument_group("the scoring system",
+                             "options naming a feature repeat; NAME=VALUE is split on the last '=' "
+                             "so feature names may contain '='")
+    g.add_argument("--max-size", dest="max_size", type=_nonneg_int, metavar="K",
+                   help="use at most K features" + (" (default: 5)" if demo else ""))
+    g.add_argument("--max-fpr", dest="max_fpr", type=_fraction, metavar="FRACTION",
+                   help="false positive rate at most FRACTION on the training data")
+    g.add_argument("--min-tpr", dest="min_tpr", type=_fraction, metavar="FRACTION",
+                   help="true positive rate at least FRACTION on the training data")
+    g.add_argument("--C0", dest="C0", type=_nonneg_float, metavar="C",
+                   help="accuracy traded for one fewer feature (default: the engine's automatic value)")
+    g.add_argument("--sign", action="append", metavar="NAME=SIGN", help="points of NAME must be + or - (or free)")
+    g.add_argument("--exclude", action="append", metavar="NAME", help="never use feature NAME")
+    g.add_argument("--require", action="append", metavar="NAME", help="always use feature NAME")
+    g.add_argument("--lock", action="append", metavar="NAME=POINTS", help="fix the points of NAME")
+    g.add_argument("--penalty", action="append", metavar="NAME=C",
+                   help="cost of using NAME, replacing C0 for that feature")
+    g.add_argument("--coef-range", dest="coef_range", action="append", metavar="LO:HI|NAME=LO:HI",
+                   help="allowed points, for every feature (LO:HI, default -10:10) or one feature (NAME=LO:HI)")
+    g.add_argument("--intercept-range", dest="intercept_range", metavar="LO:HI",
+                   help="allowed intercept (minus the threshold), default -100:100")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROG, allow_abbrev=False,
+        description="Learn exactly optimized integer scoring systems (SLIM) from the command line.",
+        epilog="exit codes: 0 success, 1 no scoring system meets the constraints, 2 usage or data error",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    fit = sub.add_parser("fit", allow_abbrev=False, help="learn a card from a CSV file",
+                         description="Learn a scoring system from a CSV: --target is y, every other column a numeric feature.")
+    fit.add_argument("data", metavar="DATA.csv", help="CSV file with a header row ('-' reads stdin)")
+    fit.add_argument("--target", required=True, metavar="COLUMN", help="the label column (two classes)")
+    fit.add_argument("--positive", metavar="LABEL",
+                     help="the label to predict (default: the larger label, e.g. 1 or True)")
+    fit.add_argument("--sep", default=",", metavar="CHAR", help="field separator (default: ',')")
+    _add_spec_options(fit)
+    _add_solver_options(fit)
+    _add_output_options(fit)
+    fit.set_defaults(handler=cmd_fit)
+
+    demo = sub.add_parser("demo", allow_abbrev=False, help="fit the bundled breast cancer demo (no download)",
+                          description="Fit scikit-learn's bundled breast cancer data, binarized (no download).")
+    _add_spec_options(demo, demo=True)
+    _add_solver_options(demo, demo=True)
+    _add_output_options(demo)
+    demo.set_defaults(handler=cmd_demo)
+
+    show = sub.add_parser("show", allow_abbrev=False, help="print a card saved with --json",
+                          description="Reload a card saved with --json and print it.")
+    show.add_argument("card", metavar="CARD.json")
+    show.add_argument("--no-verify", action="store_true", help="load the card even if its checksum does not match")
+    _add_output_options(show, json_option=False)
+    show.set_defaults(handler=cmd_show)
+    return parser
+
+
+def _join_negative_ranges(argv: list[str]) -> list[str]:
+    """argparse reads ``--coef-range -5:5`` as two options; glue such values to their option."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            out.extend(argv[i:])
+            break
+        if arg in _RANGE_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") and argv[i + 1][1:2].isdigit():
+            out.append(f"{arg}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+def _message(exc: BaseException) -> str:
+    # str(KeyError("x")) is "'x'": use the argument itself
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc) or type(exc).__name__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 1 infeasible, 2 user error)."""
+    from .fitting import InfeasibleError, NoSolutionError
+    from .solve import SolverError
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(_join_negative_ranges(argv))
+    except SystemExit as exc:  # --help, --version and usage errors (argparse already printed)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    try:
+        return args.handler(args)
+    except InfeasibleError as exc:
+        print(f"{PROG}: error: {_message(exc)}", file=sys.stderr)
+        return EXIT_INFEASIBLE
+    except (NoSolutionError, SolverError) as exc:
+        print(f"{PROG}: error: {_message(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # e.g. piped into `head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_INFEASIBLE
+    except (ValueError, TypeError, KeyError, OSError) as exc:
+        print(f"{PROG}: error: {_message(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
