@@ -154,10 +154,10 @@ class Formulation:
 
         prob = pulp.LpProblem("SLIM", pulp.LpMinimize)
         cols = [
-            pulp.LpVariable(
+            prob.add_variable(
                 name,
-                lowBound=None if math.isinf(lo) else lo,
-                upBound=None if math.isinf(hi) else hi,
+                None if math.isinf(lo) else float(lo),
+                None if math.isinf(hi) else float(hi),
                 cat=pulp.LpInteger if is_int else pulp.LpContinuous,
             )
             for name, lo, hi, is_int in zip(self.names, self.lower, self.upper, self.integer)

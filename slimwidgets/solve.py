@@ -19,6 +19,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -245,7 +246,13 @@ def _solve_cbc(form, *, time_limit, gap, threads, feasibility_only) -> SolveResu
     prob, cols = form.to_pulp()
     if feasibility_only:
         prob.setObjective(pulp.LpAffineExpression())
-    cmd = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, gapRel=gap if gap > 0 else 0.0, threads=threads)
+    options = dict(msg=False, timeLimit=time_limit, gapRel=gap if gap > 0 else 0.0, threads=threads)
+    cmd = pulp.COIN_CMD(**options)
+    if not cmd.available():
+        with warnings.catch_warnings():
+            # the CBC bundled with PuLP 3 is deprecated, but it is what most installs have
+            warnings.simplefilter("ignore", DeprecationWarning)
+            cmd = pulp.PULP_CBC_CMD(**options)
     t0 = time.perf_counter()
     try:
         prob.solve(cmd)

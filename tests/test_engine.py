@@ -1,0 +1,144 @@
+"""Engine behaviour on the paper's data: constraints, honest status, anytime, cancel, solvers."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import slimwidgets as sw
+from slimwidgets.data import prepare_data
+from slimwidgets.formulation import build_formulation
+from slimwidgets.search import local_search
+
+from brute import best_objective, enumerate_cards
+from test_exactness import BOX, random_operational_spec, tiny_problem
+
+
+def test_sleep_apnea_style_spec_on_breastcancer(paper_data):
+    """The paper's sec. 5 workflow: FPR <= 20 %, at most 5 features, sign constraints."""
+    X, y = paper_data("breastcancer")  # label 1 = malignant, although the column says Benign
+    signs = {c: "+" for c in X.columns}  # every cell measurement is a risk factor
+    signs["Mitoses"] = "-"  # and one deliberately odd sign, which must be obeyed too
+    card = sw.fit(X, y, max_fpr=0.2, max_size=5, signs=signs, time_limit=60)
+    m = card.metrics(X, y)
+    assert m.fpr <= 0.2
+    assert card.size <= 5
+    assert all(v > 0 for k, v in card.points.items() if k != "Mitoses")
+    assert card.points.get("Mitoses", 0) <= 0
+    assert sw.check_card(card, prepare_data(X, y), card.spec) == []
+    assert card.status in ("optimal", "time_limit")
+    assert m.tpr > 0.9  # a sensible card, not an empty one
+    # the printed rule and predict() agree on every row
+    assert ((card.score(X) > card.threshold) == (card.predict(X) == 1)).all()
+
+
+def test_time_limit_returns_incumbent_with_honest_gap(paper_data):
+    X, y = paper_data("heart")
+    card = sw.fit(X, y, C0=0.01, time_limit=1.0)
+    assert card.status == "time_limit"
+    assert card.gap is not None and card.gap > 0
+    assert card.bound <= card.objective
+    assert "time limit" in card.status_line()
+    assert sw.check_card(card, prepare_data(X, y), card.spec) == []
+
+
+def test_incumbents_stream_while_solving(paper_data):
+    X, y = paper_data("mammo")
+    seen = []
+    card = sw.fit(X, y, C0=0.01, on_incumbent=seen.append)
+    assert card.status == "optimal"
+    assert seen, "no incumbent was reported"
+    objs = [inc.objective for inc in seen]
+    assert all(b <= a + 1e-12 for a, b in zip(objs, objs[1:])), objs
+    assert card.objective <= objs[-1] + 1e-12
+    assert card.objective == pytest.approx(0.2281, abs=1e-4)  # the issue's best known value
+
+
+def test_cancel_stops_a_running_solve(paper_data):
+    X, y = paper_data("heart")
+    cancel = threading.Event()
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("card", sw.fit(X, y, C0=0.01, cancel=cancel)))
+    t.start()
+    t.join(1.0)
+    assert t.is_alive(), "heart at C0=0.01 should still be solving after 1 s"
+    cancel.set()
+    t.join(30)
+    assert not t.is_alive(), "the solve ignored the cancel request"
+    card = out["card"]
+    assert card.status == "interrupted"
+    assert math.isfinite(card.objective) and card.bound <= card.objective
+
+
+def test_warm_start_keeps_the_optimum(paper_data):
+    X, y = paper_data("bankruptcy")
+    first = sw.fit(X, y, C0=0.01)
+    again = sw.fit(X, y, C0=0.01, warm_start=first)
+    assert again.status == "optimal"
+    assert again.objective == pytest.approx(first.objective, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cbc_and_highs_agree(seed):
+    X, y, names = tiny_problem(7000 + seed)
+    spec = sw.make_spec(C0=0.02, **BOX)
+    a = sw.fit(X, y, feature_names=names, spec=spec)
+    b = sw.fit(X, y, feature_names=names, spec=spec.replace(solver="cbc"))
+    assert a.objective == pytest.approx(b.objective, abs=1e-9)
+    assert b.solver == "cbc" and b.status == "optimal"
+
+
+def test_pulp_model_is_the_same_program(paper_data):
+    """Formulation.to_pulp, solved by PuLP's own HiGHS interface, reaches the same optimum."""
+    import pulp
+
+    X, y = paper_data("bankruptcy")
+    data = prepare_data(X, y)
+    form = build_formulation(data, sw.make_spec(C0=0.01))
+    prob, cols = form.to_pulp()
+    prob.solve(pulp.HiGHS(msg=False))
+    assert prob.sol_status == pulp.LpSolutionOptimal
+    card = sw.fit(X, y, C0=0.01)
+    assert pulp.value(prob.objective) / form.scale + form.constant == pytest.approx(card.objective, abs=1e-9)
+
+
+def test_thread_count_can_change_between_solves():
+    X, y, names = tiny_problem(42)
+    a = sw.fit(X, y, feature_names=names, threads=2, **BOX)
+    b = sw.fit(X, y, feature_names=names, threads=1, **BOX)
+    assert a.objective == pytest.approx(b.objective) and a.status == b.status == "optimal"
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed):
+    rng = np.random.default_rng(9000 + seed)
+    X, y, names = tiny_problem(9000 + seed)
+    try:
+        spec = sw.make_spec(**random_operational_spec(rng, names))
+    except ValueError:
+        pytest.skip("contradictory options")
+    data = prepare_data(X, y, feature_names=names, warn=False)
+    found = local_search(build_formulation(data, spec), time_budget=0.2)
+    cards = enumerate_cards(X, y, names, spec)
+    if not found.feasible:
+        return  # allowed to fail to find a card; never allowed to return a bad one
+    lam, b = found.coefficients, found.intercept
+    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), b, positive=1, negative=-1)
+    assert sw.check_card(card, data, spec) == []
+    total = X @ lam + b
+    value = np.mean(y * total <= 0) + spec.C0 * int(np.count_nonzero(lam))
+    assert value >= best_objective(cards, spec.C0) - 1e-12
+
+
+def test_pandas_in_and_out(paper_data):
+    X, y = paper_data("bankruptcy")
+    X = X.set_index(pd.Index([f"firm{i}" for i in range(len(X))]))
+    card = sw.fit(X, y, C0=0.01)
+    pred = card.predict(X)
+    assert isinstance(pred, pd.Series) and (pred.index == X.index).all()
+    assert isinstance(card.score(X), pd.Series)
+    assert isinstance(card.metrics(X, y).confusion, pd.DataFrame)
