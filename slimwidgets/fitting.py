@@ -213,6 +213,7 @@ def _relaxable(spec: Spec) -> list[tuple[str, Any, str]]:
     if spec.max_size is not None:
         items.append(("max_size", None, f"max_size={spec.max_size}"))
     items += [("require", f, f"require {f!r}") for f in spec.require]
+    items += [("exclude", f, f"exclude {f!r}") for f in spec.exclude]
     items += [("lock", f, f"lock {f!r}={v}") for f, v in spec.lock.items()]
     items += [("signs", f, f"sign {s!r} on {f!r}") for f, s in spec.signs.items()]
     items += [("values", f, f"values of {f!r} in {list(v)}") for f, v in spec.values.items()]
@@ -236,8 +237,8 @@ def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
             d[field_name] = list(DEFAULT_COEF_RANGE)
         elif field_name == "intercept_range":
             d[field_name] = list(DEFAULT_INTERCEPT_RANGE)
-        elif field_name == "require":
-            d["require"] = [f for f in d["require"] if f != key]
+        elif field_name in ("require", "exclude"):
+            d[field_name] = [f for f in d[field_name] if f != key]
         elif field_name == "constraints":
             drop_idx.add(key)
         else:

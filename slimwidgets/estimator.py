@@ -1,0 +1,315 @@
+"""``SLIMClassifier``: the SLIM engine behind the scikit-learn estimator API.
+
+The estimator is a thin layer: it validates input the scikit-learn way,
+hands the data and its parameters to :func:`slimwidgets.fitting.fit`, and
+exposes the resulting :class:`~slimwidgets.scoring.ScoringSystem` as
+``coef_``/``intercept_`` so that the usual tools (``cross_val_score``,
+``Pipeline``, ``GridSearchCV``, ``clone``) work on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import fitting
+
+__all__ = ["SLIMClassifier"]
+
+# Parameters handed to the engine's spec unchanged (see slimwidgets.make_spec).
+_SPEC_PARAMS = (
+    "C0", "max_size", "max_fpr", "min_tpr", "signs", "penalties", "exclude", "require",
+    "coef_range", "intercept_range", "values", "lock", "constraints", "missing", "margin",
+    "time_limit", "gap", "threads", "solver",
+)
+
+
+class SLIMClassifier(ClassifierMixin, BaseEstimator):
+    """A SLIM scoring system as a scikit-learn binary classifier.
+
+    Fits integer points per feature and an integer intercept by solving the
+    SLIM integer program exactly (Ustun & Rudin), then predicts the positive
+    class ``classes_[1]`` when ``X @ coef_ + intercept_ > 0``, i.e. when the
+    total score exceeds the threshold ``-intercept_``.
+
+    Every parameter is stored as given and only checked in :meth:`fit`, by
+    :func:`slimwidgets.make_spec`; see it for the full meaning of each option.
+    Options that name features (``signs``, ``exclude``, ``lock``, ...) use the
+    DataFrame's column names, or ``"x0"``, ``"x1"``, ... for arrays.
+
+    Parameters
+    ----------
+    C0 : float or None, default=None
+        Cost of using one feature, in units of training error (one
+        misclassified sample of weight 1 costs 1/n). None makes all the
+        features together cost less than one error: the card minimizes the
+        error first and the number of features among cards of equal error.
+    max_size : int or None, default=None
+        Most features the scoring system may use.
+    max_fpr : float in [0, 1] or None, default=None
+        Largest false positive rate allowed on the training data.
+    min_tpr : float in [0, 1] or None, default=None
+        Smallest true positive rate allowed on the training data.
+    signs : dict or None, default=None
+        Feature name -> ``"+"`` or ``"-"``: the sign its points must have.
+    penalties : dict or None, default=None
+        Feature name -> its own ``C0``.
+    exclude : sequence of str, default=()
+        Features that must get 0 points.
+    require : sequence of str, default=()
+        Features that must get non-zero points.
+    coef_range : (int, int) or dict, default=(-10, 10)
+        Allowed points of every feature, or feature name -> (low, high).
+    intercept_range : (int, int), default=(-100, 100)
+        Allowed intercept (minus the threshold).
+    values : dict or None, default=None
+        Feature name -> the list of points values it may take.
+    lock : dict or None, default=None
+        Feature name -> fixed points.
+    constraints : sequence of LogicalConstraint, default=()
+        Logical constraints on which features are used, built with
+        :func:`slimwidgets.needs`, :func:`slimwidgets.at_most`, ...
+    class_weights : "balanced", (float, float), dict or None, default=None
+        Weights of the two classes in the training error: a
+        ``(negative, positive)`` pair, ``"balanced"``, a dict with keys
+        ``"negative"``/``"positive"``, or (as in scikit-learn) a dict keyed
+        by class labels, where a class left out weighs 1.
+    missing : dict or None, default=None
+        Feature name -> number of training rows where it was missing; adds
+        that share to the feature's cost (see :func:`slimwidgets.make_spec`).
+    margin : float or None, default=None
+        Margin of the loss constraints; None picks an exact one for integer
+        or few-decimal data and 0.1 otherwise.
+    time_limit : float or None, default=None
+        Seconds the solver may run. When it stops at the limit the best card
+        so far is kept (``status_ == "time_limit"``, ``gap_ > 0``); if it has
+        found none (nor has the engine's quick local search),
+        :class:`slimwidgets.NoSolutionError` is raised. A
+        solve cut by the clock depends on the machine's speed, so only
+        untimed (or finished) solves are reproducible.
+    gap : float, default=0.0
+        Relative optimality gap at which the solver may stop.
+    threads : int, default=1
+        Solver threads.
+    solver : {"highs", "cbc"}, default="highs"
+        The MIP solver.
+    warm_start : bool, default=False
+        When True and the estimator was fitted before, start the solver from
+        the previous ``scoring_system_`` (matched by feature name).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The two class labels, sorted; ``classes_[1]`` is the positive class.
+    coef_ : ndarray of shape (1, n_features_in_), int
+        Points of each feature.
+    intercept_ : ndarray of shape (1,), int
+        The intercept; the card's threshold is ``-intercept_[0]``.
+    scoring_system_ : ScoringSystem
+        The fitted card: print it, export it (``to_html``, ``to_python``,
+        ``to_json`` ...) or read its ``train_metrics``.
+    status_ : str
+        How the solve ended: ``"optimal"`` (proven), ``"time_limit"``,
+        ``"feasible"`` ...
+    gap_ : float
+        Relative gap between the card's objective and the solver's proven
+        bound; 0 for a proven optimum.
+    n_features_in_ : int
+        Number of features seen in :meth:`fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``X`` in :meth:`fit` was a DataFrame with string
+        column names.
+
+    Notes
+    -----
+    There is no ``predict_proba``: a scoring system is a threshold rule on an
+    integer score, and SLIM's objective (training error plus sparsity) says
+    nothing about how likely the positive class is at a given score. Any
+    probability attached to a score would be a separate calibration step, so
+    the estimator does not pretend to have one; use :meth:`decision_function`
+    wherever a ranking score is needed (e.g. ROC AUC).
+
+    Only binary classification is supported.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slimwidgets.estimator import SLIMClassifier
+    >>> X = pd.DataFrame({"fever": [1, 1, 0, 0, 1, 0], "cough": [0, 1, 0, 1, 1, 0]})
+    >>> y = ["yes", "yes", "no", "no", "yes", "no"]
+    >>> clf = SLIMClassifier(max_size=1).fit(X, y)
+    >>> clf.classes_.tolist(), clf.coef_.shape, clf.status_
+    (['no', 'yes'], (1, 2), 'optimal')
+    >>> list(clf.scoring_system_.points)
+    ['fever']
+    >>> new = pd.DataFrame({"fever": [1, 0], "cough": [1, 1]})
+    >>> clf.predict(new).tolist()
+    ['yes', 'no']
+    >>> (clf.decision_function(new) > 0).tolist()
+    [True, False]
+    """
+
+    def __init__(
+        self,
+        C0=None,
+        max_size=None,
+        max_fpr=None,
+        min_tpr=None,
+        signs=None,
+        penalties=None,
+        exclude=(),
+        require=(),
+        coef_range=(-10, 10),
+        intercept_range=(-100, 100),
+        values=None,
+        lock=None,
+        constraints=(),
+        class_weights=None,
+        missing=None,
+        margin=None,
+        time_limit=None,
+        gap=0.0,
+        threads=1,
+        solver="highs",
+        warm_start=False,
+    ):
+        self.C0 = C0
+        self.max_size = max_size
+        self.max_fpr = max_fpr
+        self.min_tpr = min_tpr
+        self.signs = signs
+        self.penalties = penalties
+        self.exclude = exclude
+        self.require = require
+        self.coef_range = coef_range
+        self.intercept_range = intercept_range
+        self.values = values
+        self.lock = lock
+        self.constraints = constraints
+        self.class_weights = class_weights
+        self.missing = missing
+        self.margin = margin
+        self.time_limit = time_limit
+        self.gap = gap
+        self.threads = threads
+        self.solver = solver
+        self.warm_start = warm_start
+
+    def fit(self, X, y, sample_weight=None):
+        """Solve the SLIM program on ``X, y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features without missing values (0/1 columns make the
+            most readable cards).
+        y : array-like of shape (n_samples,)
+            Labels with exactly two values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each row.
+
+        Returns
+        -------
+        self : SLIMClassifier
+
+        Raises
+        ------
+        ValueError
+            For one class or more than two classes, NaN/inf in ``X``, bad
+            options, or constraints that no card can meet
+            (:class:`slimwidgets.InfeasibleError`, naming a clashing subset).
+        slimwidgets.NoSolutionError
+            When ``time_limit`` ran out before the solver found any card.
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if len(classes) < 2:
+            raise ValueError(
+                f"y has only one class ({classes[0]!r}); SLIMClassifier needs examples of both classes"
+            )
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type != "binary" or len(classes) != 2:
+            shown = ", ".join(repr(c) for c in classes[:6]) + (", ..." if len(classes) > 6 else "")
+            raise ValueError(
+                f"Only binary classification is supported. The type of the target is {y_type}, "
+                f"with {len(classes)} classes ({shown}); a scoring system separates exactly two."
+            )
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if hasattr(self, "feature_names_in_"):
+            names = [str(n) for n in self.feature_names_in_]
+        else:
+            names = [f"x{j}" for j in range(X.shape[1])]
+
+        options = {p: getattr(self, p) for p in _SPEC_PARAMS}
+        options["class_weights"] = self._engine_class_weights(classes)
+        warm = None
+        if self.warm_start and getattr(self, "scoring_system_", None) is not None:
+            warm = self.scoring_system_
+        card = fitting.fit(
+            X, y, positive=classes[1], sample_weight=sample_weight, feature_names=names,
+            warm_start=warm, **options,
+        )
+
+        self.classes_ = classes
+        self.scoring_system_ = card
+        self.coef_ = np.asarray(card.coefficients, dtype=np.int64).reshape(1, -1)
+        self.intercept_ = np.array([card.intercept], dtype=np.int64)
+        self.status_ = card.status
+        self.gap_ = card.gap
+        return self
+
+    def _engine_class_weights(self, classes):
+        """``class_weights`` in the engine's form; a dict keyed by labels becomes a pair."""
+        cw = self.class_weights
+        if not isinstance(cw, Mapping) or set(cw) == {"negative", "positive"}:
+            return cw
+        known = {c.item() if isinstance(c, np.generic) else c for c in classes}
+        unknown = [k for k in cw if k not in known]
+        if unknown:
+            raise ValueError(
+                f"class_weights names labels that are not in y: {unknown}; the classes are {list(classes)} "
+                "(or use the keys 'negative' and 'positive')"
+            )
+        return (cw.get(classes[0], 1.0), cw.get(classes[1], 1.0))
+
+    def decision_function(self, X):
+        """Score minus threshold, ``X @ coef_[0] + intercept_[0]``; > 0 means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        return X @ self.coef_[0].astype(np.float64) + float(self.intercept_[0])
+
+    def predict(self, X):
+        """The predicted label of each row, one of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = False
+        return tags
