@@ -111,12 +111,19 @@ def fit_dataset(
     # A fast local search gives a feasible card first (shown at once, warm start
     # for the MIP, and the answer if the time limit hits before the MIP finds one).
     budget = HEURISTIC_SECONDS if spec.time_limit is None else min(HEURISTIC_SECONDS, spec.time_limit / 4)
-    found = local_search(form, time_budget=budget, warm=warm)
-    start = None
-    if found.feasible:
-        start = (found.coefficients.astype(float), found.intercept)
-        if on_incumbent is not None:
-            on_incumbent(Incumbent(found.coefficients, found.intercept, found.objective, -math.inf, time.perf_counter() - t0))
+    report = None
+    if on_incumbent is not None:
+        user_callback, best = on_incumbent, [math.inf]
+
+        def on_incumbent(inc: Incumbent) -> None:  # only ever better cards reach the caller
+            if inc.objective < best[0] - 1e-12:
+                best[0] = inc.objective
+                user_callback(inc)
+
+        def report(points, intercept, objective):
+            on_incumbent(Incumbent(points, intercept, objective, -math.inf, time.perf_counter() - t0))
+    found = local_search(form, time_budget=budget, warm=warm, on_improve=report)
+    start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
     time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.01)
     result = solve_formulation(
         form, time_limit=time_left, gap=spec.gap, threads=spec.threads, solver=spec.solver,

@@ -20,6 +20,7 @@ import math
 import time
 import warnings
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -67,6 +68,15 @@ class _Problem:
             self.logic.append((c.kind, [index[f] for f in c.features], [index[f] for f in c.targets], c.k))
         # A violation costs more than the worst objective (all rows wrong + every C0 + max L1).
         self.big = 10.0 * (float(self.w.sum()) + float(self.C0.sum()) + 1.0)
+        self.best_seen = math.inf
+        self.on_improve: Callable[[np.ndarray, int, float], None] | None = None
+
+    def offer(self, lam: np.ndarray, obj: float, b: int) -> None:
+        """Report a card the moment it beats every feasible card seen so far."""
+        if obj < self.big and obj < self.best_seen - 1e-12:
+            self.best_seen = obj
+            if self.on_improve is not None:
+                self.on_improve(lam.copy(), int(b), obj)
 
     # -- pieces of the objective ---------------------------------------------------------------
     def support_penalty(self, used: np.ndarray) -> float:
@@ -137,6 +147,7 @@ class _Problem:
     def descend(self, lam: np.ndarray, deadline: float) -> tuple[np.ndarray, float, int]:
         lam = lam.copy()
         obj, b = self.evaluate(lam)
+        self.offer(lam, obj, b)
         movable = np.flatnonzero(self.movable)
         improved = True
         while improved and time.perf_counter() < deadline:
@@ -150,8 +161,11 @@ class _Problem:
                     s = s + (v - lam[j]) * self.X[:, j]
                     lam[j] = v
                     obj, b, improved = val, bj, True
+                    self.offer(lam, obj, b)
             if not improved:
                 lam, obj, b, improved = self.swap(lam, obj, b, deadline)
+                if improved:
+                    self.offer(lam, obj, b)
         return lam, obj, b
 
     def swap(self, lam, obj, b, deadline):
@@ -217,11 +231,17 @@ def _starts(prob: _Problem, warm: np.ndarray | None):
 
 
 def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarray | None = None,
-                 kicks: int = 20, seed: int = 0) -> SearchResult:
-    """Best card found within ``time_budget`` seconds (deterministic for a seed)."""
+                 kicks: int = 20, seed: int = 0,
+                 on_improve: Callable[[np.ndarray, int, float], None] | None = None) -> SearchResult:
+    """Best card found within ``time_budget`` seconds (deterministic for a seed).
+
+    ``on_improve(points, intercept, objective)`` is called with every feasible
+    card that beats all earlier ones, the first of them within milliseconds.
+    """
     t0 = time.perf_counter()
     deadline = t0 + time_budget
     prob = _Problem(form)
+    prob.on_improve = on_improve
     best: tuple[float, np.ndarray, int] | None = None
     n_starts = 0
     for lam in _starts(prob, warm):

@@ -1,0 +1,18 @@
+"""The studio: an interactive scoring-system widget for Jupyter (needs the ``widgets`` extra).
+
+``Controller`` (spec editing, solve scheduling, cache, history, undo/redo, edit/lock,
+export) and the chart builders need no Jupyter; :class:`Studio` puts ipywidgets
+controls, the anywidget point table and Altair charts on top of them.
+"""
+
+from .controller import Controller, FeatureSettings, HistoryEntry, Status
+
+__all__ = ["Controller", "Status", "HistoryEntry", "FeatureSettings", "Studio"]
+
+
+def __getattr__(name):
+    if name == "Studio":
+        from .studio import Studio
+
+        return Studio
+    raise AttributeError(name)

@@ -1,0 +1,258 @@
+"""Background solve scheduling for the studio (plain threads, no Jupyter).
+
+Two workers run off the caller's thread:
+
+* :class:`SolveScheduler` runs the one solve the user is waiting for. Requests
+  are debounced; a new request supersedes the pending one and interrupts the
+  running one (its ``cancel`` event is set, which stops HiGHS within ~0.1 s).
+* :class:`BackgroundQueue` works through a plan of lower-priority solves (the
+  frontier and the sparsity path), one at a time; a new plan replaces the old
+  one and interrupts a solve that is no longer part of it.
+
+Both start their thread on demand and let it end after ``idle_exit`` seconds
+without work, so an abandoned studio leaves no thread behind; ``close()`` stops
+them at once. The threads hold only weak references to their owner's callback.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from typing import Any, Callable, Hashable, Sequence
+
+__all__ = ["SolveScheduler", "BackgroundQueue", "THREAD_PREFIX"]
+
+THREAD_PREFIX = "slimwidgets-"
+
+
+def _weak(fn: Callable) -> Callable[[], Callable | None]:
+    """A weak reference to a bound method (or a strong one to a plain function)."""
+    if hasattr(fn, "__self__") and hasattr(fn, "__func__"):
+        return weakref.WeakMethod(fn)
+    return lambda: fn
+
+
+class SolveScheduler:
+    """Debounced, newest-wins execution of ``run(job, cancel)`` on one worker thread."""
+
+    def __init__(self, run: Callable[[Any, threading.Event], None], *, debounce: float = 0.15,
+                 idle_exit: float = 20.0, name: str = "solver"):
+        self._run = _weak(run)
+        self.debounce = float(debounce)
+        self.idle_exit = float(idle_exit)
+        self.name = THREAD_PREFIX + name
+        self._cond = threading.Condition()
+        self._pending: tuple[Any, float] | None = None
+        self._cancel: threading.Event | None = None
+        self._running = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.runs = 0  # how many jobs were started (tests and benchmarks read it)
+        self.interrupted = 0
+
+    # -- public ---------------------------------------------------------------------------------
+    def submit(self, job: Any) -> None:
+        """Queue ``job``; it replaces a pending one and interrupts a running one."""
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the scheduler is closed")
+            self._pending = (job, time.monotonic())
+            if self._cancel is not None and not self._cancel.is_set():
+                self._cancel.set()
+                self.interrupted += 1
+            self._ensure_thread()
+            self._cond.notify_all()
+
+    def cancel(self) -> None:
+        """Drop the pending job and interrupt the running one."""
+        with self._cond:
+            self._pending = None
+            if self._cancel is not None and not self._cancel.is_set():
+                self._cancel.set()
+                self.interrupted += 1
+            self._cond.notify_all()
+
+    @property
+    def busy(self) -> bool:
+        with self._cond:
+            return self._running or self._pending is not None
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until nothing is pending or running; False on timeout."""
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._running or self._pending is not None:
+                left = None if end is None else end - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(left if left is None else min(left, 0.5))
+            return True
+
+    def close(self, timeout: float = 10.0) -> bool:
+        """Stop the worker (interrupting its solve); True when its thread has ended."""
+        with self._cond:
+            self._closed = True
+            self._pending = None
+            if self._cancel is not None:
+                self._cancel.set()
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self._thread
+
+    # -- worker ---------------------------------------------------------------------------------
+    def _ensure_thread(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
+            self._thread.start()
+
+    def _next_job(self):
+        """Wait for a job and its debounce period; None means: exit the thread."""
+        with self._cond:
+            idle_since = time.monotonic()
+            while True:
+                if self._closed:
+                    return None
+                if self._pending is None:
+                    if time.monotonic() - idle_since > self.idle_exit or self._run() is None:
+                        self._thread = None
+                        return None
+                    self._cond.wait(0.5)
+                    continue
+                job, t = self._pending
+                wait = t + self.debounce - time.monotonic()
+                if wait > 0:
+                    self._cond.wait(wait)
+                    continue
+                self._pending = None
+                self._cancel = threading.Event()
+                self._running = True
+                self.runs += 1
+                return job, self._cancel
+
+    def _loop(self) -> None:
+        while True:
+            got = self._next_job()
+            if got is None:
+                return
+            job, cancel = got
+            try:
+                run = self._run()
+                if run is not None:
+                    run(job, cancel)
+                del run
+            finally:
+                with self._cond:
+                    self._running = False
+                    self._cancel = None
+                    self._cond.notify_all()
+
+
+class BackgroundQueue:
+    """Runs ``run(item, cancel)`` for each item of a plan, in order, on one worker thread.
+
+    ``set_plan(items)`` replaces the plan: items already done are skipped, the
+    running item is interrupted unless it is still in the new plan.
+    """
+
+    def __init__(self, run: Callable[[Hashable, threading.Event], None], *, idle_exit: float = 20.0,
+                 name: str = "frontier"):
+        self._run = _weak(run)
+        self.idle_exit = float(idle_exit)
+        self.name = THREAD_PREFIX + name
+        self._cond = threading.Condition()
+        self._plan: list[Hashable] = []
+        self._done: set[Hashable] = set()
+        self._current: Hashable | None = None
+        self._cancel: threading.Event | None = None
+        self._closed = False
+        self._paused = False
+        self._thread: threading.Thread | None = None
+
+    def set_plan(self, items: Sequence[Hashable], done: Callable[[Hashable], bool] | None = None) -> None:
+        with self._cond:
+            if self._closed:
+                return
+            self._plan = [i for i in items if not (done is not None and done(i))]
+            if self._current is not None and self._current not in self._plan and self._cancel is not None:
+                self._cancel.set()
+            if self._plan:
+                self._ensure_thread()
+            self._cond.notify_all()
+
+    def pause(self, paused: bool = True) -> None:
+        """A paused queue starts no new item (the running one goes on)."""
+        with self._cond:
+            self._paused = paused
+            self._cond.notify_all()
+
+    @property
+    def remaining(self) -> int:
+        with self._cond:
+            return len(self._plan) + (self._current is not None)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._plan or self._current is not None:
+                left = None if end is None else end - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(0.5 if left is None else min(left, 0.5))
+            return True
+
+    def close(self, timeout: float = 10.0) -> bool:
+        with self._cond:
+            self._closed = True
+            self._plan = []
+            if self._cancel is not None:
+                self._cancel.set()
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self._thread
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
+            self._thread.start()
+
+    def _loop(self) -> None:
+        idle_since = time.monotonic()
+        while True:
+            with self._cond:
+                if self._closed:
+                    return
+                if not self._plan or self._paused:
+                    if time.monotonic() - idle_since > self.idle_exit or self._run() is None:
+                        self._thread = None
+                        return
+                    self._cond.wait(0.5)
+                    continue
+                item = self._plan.pop(0)
+                self._current = item
+                self._cancel = cancel = threading.Event()
+            try:
+                run = self._run()
+                if run is not None:
+                    run(item, cancel)
+                del run
+            finally:
+                with self._cond:
+                    self._current = None
+                    self._cancel = None
+                    idle_since = time.monotonic()
+                    self._cond.notify_all()
