@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import _kernels
 from .formulation import Formulation
 
 __all__ = ["local_search", "SearchResult"]
@@ -57,9 +58,16 @@ class _Problem:
         self.movable = np.array([len(v) > 1 for v in self.allowed])
         pos = self.y == 1
         self.pos, self.neg = pos, ~pos
+        self.wp, self.wn = np.ascontiguousarray(self.w[pos]), np.ascontiguousarray(self.w[~pos])
+        self.dp, self.dn = np.ascontiguousarray(d.weight[pos], dtype=float), np.ascontiguousarray(d.weight[~pos], dtype=float)
+        self.Wp, self.Dp = float(self.wp.sum()), float(self.dp.sum())
+        Xp, Xn = self.X[pos], self.X[~pos]
+        # rows (within each class) where each feature is non-zero, and the values there
+        self.nz_pos = [(np.flatnonzero(Xp[:, j]), Xp[Xp[:, j] != 0, j]) for j in range(self.P)]
+        self.nz_neg = [(np.flatnonzero(Xn[:, j]), Xn[Xn[:, j] != 0, j]) for j in range(self.P)]
         # caps count data weights of margin errors, as the MIP's cap rows do
-        self.caps = form.caps
-        self.data_weight = d.weight
+        self.pos_budget = next((float(b) for cls, b in form.caps if cls == 1), -1.0)  # -1: no cap
+        self.neg_budget = next((float(b) for cls, b in form.caps if cls == -1), -1.0)
         self.max_size = spec.max_size
         self.names = d.feature_names
         self.logic = []
@@ -96,42 +104,35 @@ class _Problem:
     def coef_cost(self, lam: np.ndarray) -> float:
         return float(self.C0[lam != 0].sum()) + self.eps * float(np.abs(lam[self.l1_mask]).sum())
 
-    def best_intercepts(self, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For each row of scores S (k x n): the best intercept and its loss (+ cap penalty)."""
-        k = S.shape[0]
-        R = self.R
-        offs = (np.arange(k) * (R + 1))[:, None]
-        # positive row correct iff b >= ceil(gamma - s); negative iff b <= floor(-gamma - s)
-        a = np.clip(np.ceil(self.gamma - S[:, self.pos] - 1e-9) - self.ilo, 0, R).astype(np.int64)
-        c = np.clip(np.floor(-self.gamma - S[:, self.neg] + 1e-9) - self.ilo + 1, 0, R).astype(np.int64)
-
-        def err_by_b(idx, weights, wrong_below):
-            counts = np.bincount((idx + offs).ravel(), weights=np.broadcast_to(weights, idx.shape).ravel(), minlength=k * (R + 1))
-            cum = np.cumsum(counts.reshape(k, R + 1), axis=1)[:, :R]
-            return (weights.sum() - cum) if wrong_below else cum
-
-        loss = err_by_b(a, self.w[self.pos], True) + err_by_b(c, self.w[self.neg], False)
-        for cls, budget in self.caps:
-            if cls == 1:
-                cnt = err_by_b(a, self.data_weight[self.pos], True)
-            else:
-                cnt = err_by_b(c, self.data_weight[self.neg], False)
-            excess = cnt - budget
-            loss = loss + np.where(excess > 1e-9, self.big * (1.0 + excess), 0.0)
-        best = np.argmin(loss, axis=1)
-        return best + self.ilo, loss[np.arange(k), best]
+    # Loss as a function of the intercept. A positive row is right iff b >= ceil(gamma - s),
+    # a negative row iff b <= floor(-gamma - s); so each row falls in one bin of the intercept
+    # range, and weighted histograms of the bins give the loss of every b in one scan.
+    def base(self, s: np.ndarray) -> dict:
+        """Bins and histograms of the current scores, reused by every coordinate move until one is taken."""
+        s_pos, s_neg = np.ascontiguousarray(s[self.pos]), np.ascontiguousarray(s[self.neg])
+        a, c, hp, hn, cp, cn = _kernels.histograms(s_pos, s_neg, self.wp, self.wn, self.dp, self.dn, self.gamma, self.ilo, self.R)
+        return {"s": s, "s_pos": s_pos, "s_neg": s_neg, "a": a, "c": c, "hp": hp, "hn": hn, "cp": cp, "cn": cn}
 
     def evaluate(self, lam: np.ndarray) -> tuple[float, int]:
-        s = self.X @ lam
-        b, loss = self.best_intercepts(s[None, :])
-        return float(loss[0]) + self.coef_cost(lam) + self.support_penalty(lam != 0), int(b[0])
+        base = self.base(self.X @ lam)
+        b, loss = _kernels.best_intercept(base["hp"], base["hn"], base["cp"], base["cn"], self.Wp, self.Dp,
+                                          self.ilo, self.R, self.pos_budget, self.neg_budget, self.big)
+        return float(loss) + self.coef_cost(lam) + self.support_penalty(lam != 0), int(b)
 
     # -- moves ----------------------------------------------------------------------------------
-    def best_value(self, lam: np.ndarray, s: np.ndarray, j: int) -> tuple[float, int, int]:
+    def best_value(self, lam: np.ndarray, base: dict, j: int) -> tuple[float, int, int]:
+        """Best allowed value of coefficient j (others fixed), each with its best intercept.
+
+        Only rows where feature j is non-zero change bins; the rest is reused from ``base``.
+        """
         vals = self.allowed[j]
-        delta = (vals - lam[j]).astype(float)
-        S = s[None, :] + delta[:, None] * self.X[:, j][None, :]
-        b, loss = self.best_intercepts(S)
+        rp, xp = self.nz_pos[j]
+        rn, xn = self.nz_neg[j]
+        b, loss = _kernels.coordinate_losses(
+            (vals - lam[j]).astype(np.float64), rp, xp, rn, xn, base["s_pos"], base["s_neg"], base["a"], base["c"],
+            self.wp, self.wn, self.dp, self.dn, base["hp"], base["hn"], base["cp"], base["cn"],
+            self.Wp, self.Dp, self.gamma, self.ilo, self.R, self.pos_budget, self.neg_budget, self.big,
+        )
         used = lam != 0
         extra = np.empty(len(vals))
         for flag in (False, True):
@@ -141,8 +142,8 @@ class _Problem:
         l1_rest = float(np.abs(lam[self.l1_mask]).sum()) - (abs(lam[j]) if self.l1_mask[j] else 0)
         l1 = l1_rest + (np.abs(vals) if self.l1_mask[j] else 0)
         total = loss + extra + self.eps * l1
-        k = int(np.argmin(total))
-        return float(total[k]), int(vals[k]), int(b[k])
+        best = int(np.argmin(total))
+        return float(total[best]), int(vals[best]), int(b[best])
 
     def descend(self, lam: np.ndarray, deadline: float) -> tuple[np.ndarray, float, int]:
         lam = lam.copy()
@@ -152,13 +153,13 @@ class _Problem:
         improved = True
         while improved and time.perf_counter() < deadline:
             improved = False
-            s = self.X @ lam
+            base = self.base(self.X @ lam)
             for j in movable:
                 if time.perf_counter() > deadline:
                     break
-                val, v, bj = self.best_value(lam, s, j)
+                val, v, bj = self.best_value(lam, base, j)
                 if val < obj - 1e-12 and v != lam[j]:
-                    s = s + (v - lam[j]) * self.X[:, j]
+                    base = self.base(base["s"] + (v - lam[j]) * self.X[:, j])
                     lam[j] = v
                     obj, b, improved = val, bj, True
                     self.offer(lam, obj, b)
@@ -175,11 +176,11 @@ class _Problem:
         for j in used:
             trial = lam.copy()
             trial[j] = 0
-            s = self.X @ trial
+            base = self.base(self.X @ trial)
             for k in unused:
                 if time.perf_counter() > deadline:
                     return lam, obj, b, False
-                val, v, bk = self.best_value(trial, s, k)
+                val, v, bk = self.best_value(trial, base, k)
                 if val < obj - 1e-12 and v != 0:
                     trial[k] = v
                     return trial, val, bk, True
@@ -208,13 +209,17 @@ def _starts(prob: _Problem, warm: np.ndarray | None):
         yield first
     if fresh(zero := snap(np.zeros(prob.P))):
         yield zero
+    yield from _logistic_starts(prob, snap, fresh)
+
+
+def _logistic_starts(prob: _Problem, snap, fresh):
+    """Rounded, scaled logistic regression: good supports, found in a few lbfgs steps."""
     if prob.n < 2 or len(np.unique(prob.y)) < 2:
         return
     from sklearn.linear_model import LogisticRegression  # imported late: it costs ~1 s at startup
 
     for C in (0.1, 1.0):
-        # rounded, scaled logistic regression (lbfgs: fast on tens of thousands of rows)
-        lr = LogisticRegression(C=C, max_iter=100)
+        lr = LogisticRegression(C=C, max_iter=15, tol=1e-3)  # a rough fit is all a start needs
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # a rough start is all we need

@@ -1,0 +1,122 @@
+"""Compiled inner loops of the local search (numba).
+
+``coordinate_losses`` is the hot spot: for one coefficient it tries every
+allowed value, moving only the rows where that feature is non-zero between
+intercept-histogram bins, and scans the intercept range for the best loss.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big):
+    """Best intercept index and its loss (+ cap penalty) from the four histograms."""
+    cum_hp = 0.0
+    cum_hn = 0.0
+    cum_cp = 0.0
+    cum_cn = 0.0
+    best = 0
+    best_loss = math.inf
+    for b in range(R):
+        cum_hp += hp[b]
+        cum_hn += hn[b]
+        cum_cp += cp[b]
+        cum_cn += cn[b]
+        loss = (Wp - cum_hp) + cum_hn
+        if pos_budget >= 0.0:
+            excess = (Dp - cum_cp) - pos_budget
+            if excess > 1e-9:
+                loss += big * (1.0 + excess)
+        if neg_budget >= 0.0:
+            excess = cum_cn - neg_budget
+            if excess > 1e-9:
+                loss += big * (1.0 + excess)
+        if loss < best_loss:
+            best_loss = loss
+            best = b
+    return best, best_loss
+
+
+@njit(cache=True)
+def _pos_bin(score, gamma, ilo, R):
+    v = math.ceil(gamma - score - 1e-9) - ilo
+    return 0 if v < 0 else (R if v > R else int(v))
+
+
+@njit(cache=True)
+def _neg_bin(score, gamma, ilo, R):
+    v = math.floor(-gamma - score + 1e-9) - ilo + 1
+    return 0 if v < 0 else (R if v > R else int(v))
+
+
+@njit(cache=True)
+def histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma, ilo, R):
+    """Bins of every row for the scores s, and the four weighted histograms."""
+    a = np.empty(s_pos.size, np.int64)
+    c = np.empty(s_neg.size, np.int64)
+    hp = np.zeros(R + 1)
+    hn = np.zeros(R + 1)
+    cp = np.zeros(R + 1)
+    cn = np.zeros(R + 1)
+    for i in range(s_pos.size):
+        a[i] = _pos_bin(s_pos[i], gamma, ilo, R)
+        hp[a[i]] += w_pos[i]
+        cp[a[i]] += d_pos[i]
+    for i in range(s_neg.size):
+        c[i] = _neg_bin(s_neg[i], gamma, ilo, R)
+        hn[c[i]] += w_neg[i]
+        cn[c[i]] += d_neg[i]
+    return a, c, hp, hn, cp, cn
+
+
+@njit(cache=True)
+def best_intercept(hp, hn, cp, cn, Wp, Dp, ilo, R, pos_budget, neg_budget, big):
+    b, loss = _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big)
+    return b + ilo, loss
+
+
+@njit(cache=True)
+def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
+                      hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big):
+    """For each delta: best intercept and loss after adding delta * x_j to every score."""
+    k = deltas.size
+    out_b = np.empty(k, np.int64)
+    out_loss = np.empty(k)
+    hp = np.empty(R + 1)
+    hn = np.empty(R + 1)
+    cp = np.empty(R + 1)
+    cn = np.empty(R + 1)
+    for t in range(k):
+        d = deltas[t]
+        hp[:] = hp0
+        hn[:] = hn0
+        cp[:] = cp0
+        cn[:] = cn0
+        if d != 0.0:
+            for q in range(rp.size):
+                i = rp[q]
+                new = _pos_bin(s_pos[i] + d * xp[q], gamma, ilo, R)
+                old = a[i]
+                if new != old:
+                    hp[old] -= w_pos[i]
+                    hp[new] += w_pos[i]
+                    cp[old] -= d_pos[i]
+                    cp[new] += d_pos[i]
+            for q in range(rn.size):
+                i = rn[q]
+                new = _neg_bin(s_neg[i] + d * xn[q], gamma, ilo, R)
+                old = c[i]
+                if new != old:
+                    hn[old] -= w_neg[i]
+                    hn[new] += w_neg[i]
+                    cn[old] -= d_neg[i]
+                    cn[new] += d_neg[i]
+        b, loss = _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big)
+        out_b[t] = b + ilo
+        out_loss[t] = loss
+    return out_b, out_loss
