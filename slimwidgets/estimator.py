@@ -95,7 +95,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         Relative optimality gap at which the solver may stop.
     threads : int, default=1
         Solver threads.
-    solver : {"highs", "cbc"}, default="highs"
+    solver : {"auto", "highs", "cbc", "enumerate"}, default="auto"
         The MIP solver.
     warm_start : bool, default=False
         When True and the estimator was fitted before, start the solver from
@@ -174,7 +174,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         time_limit=None,
         gap=0.0,
         threads=1,
-        solver="highs",
+        solver="auto",
         warm_start=False,
     ):
         self.C0 = C0

@@ -13,6 +13,7 @@ import numpy as np
 from .data import Dataset, prepare_data
 from .formulation import Formulation, build_formulation
 from .scoring import ScoringSystem
+from .exhaustive import enumeration_work, solve_by_enumeration
 from .search import local_search
 from .solve import Incumbent, SolveResult, _gap, solve_formulation
 from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, Spec, make_spec
@@ -21,6 +22,9 @@ __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "check_ca
 
 
 HEURISTIC_SECONDS = 0.3
+# solver="auto" walks every card instead of calling the MIP solver when that takes at most
+# about this many elementary steps (~0.1-0.5 s with the compiled kernel).
+ENUMERATION_WORK = 2e8
 
 
 class InfeasibleError(ValueError):
@@ -125,10 +129,24 @@ def fit_dataset(
     found = local_search(form, time_budget=budget, warm=warm, on_improve=report)
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
     time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.01)
-    result = solve_formulation(
-        form, time_limit=time_left, gap=spec.gap, threads=spec.threads, solver=spec.solver,
-        warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
-    )
+    result = None
+    upper = found.objective if found.feasible else math.inf
+    if spec.solver == "enumerate" or (spec.solver == "auto" and enumeration_work(form, upper) <= ENUMERATION_WORK):
+        deadline = None if time_left is None else time.perf_counter() + time_left
+        walked = solve_by_enumeration(form, upper, deadline=deadline)
+        if walked is not None and math.isfinite(walked.objective):
+            result = SolveResult("optimal", walked.coefficients, walked.intercept, walked.objective,
+                                 walked.objective, 0.0, walked.elapsed, "enumeration")
+        elif walked is not None:
+            result = SolveResult("infeasible", None, None, None, math.inf, math.inf, walked.elapsed, "enumeration")
+        else:
+            result = SolveResult("no_solution", None, None, None, -math.inf, math.inf, time_left or 0.0, "enumeration")
+    if result is None:
+        result = solve_formulation(
+            form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
+            solver="cbc" if spec.solver == "cbc" else "highs",
+            warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
+        )
     if result.status == "infeasible":
         if found.feasible:
             raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")

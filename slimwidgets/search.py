@@ -56,6 +56,7 @@ class _Problem:
         self.R = self.ihi - self.ilo + 1
         self.allowed = form.allowed
         self.movable = np.array([len(v) > 1 for v in self.allowed])
+        self.fixed_nonzero = np.array([len(v) == 1 and v[0] != 0 for v in self.allowed], dtype=bool)
         pos = self.y == 1
         self.pos, self.neg = pos, ~pos
         self.wp, self.wn = np.ascontiguousarray(self.w[pos]), np.ascontiguousarray(self.w[~pos])

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec"]
 
-SOLVERS = ("highs", "cbc")
+SOLVERS = ("auto", "highs", "cbc", "enumerate")
 DEFAULT_COEF_RANGE = (-10, 10)
 DEFAULT_INTERCEPT_RANGE = (-100, 100)
 
@@ -144,7 +144,7 @@ class Spec:
     time_limit: float | None = None
     gap: float = 0.0
     threads: int = 1
-    solver: str = "highs"
+    solver: str = "auto"
 
     # -- serialization ----------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -309,7 +309,7 @@ def make_spec(
     time_limit: float | None = None,
     gap: float = 0.0,
     threads: int = 1,
-    solver: str = "highs",
+    solver: str = "auto",
 ) -> Spec:
     """Validate user options into a :class:`Spec`; contradictions raise ``ValueError``.
 

@@ -14,6 +14,8 @@ from slimwidgets.fitting import fit_dataset
 from brute import best_objective, enumerate_cards
 
 BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
+# every proof path gets the brute-force tests: the MIP and the exhaustive walk
+SOLVERS = ["highs", "enumerate"]
 
 
 def tiny_problem(seed: int, n_features: int | None = None):
@@ -42,6 +44,7 @@ def assert_exact(card, X, y, names, spec, C0, weights=None):
     assert sum(abs(c) for c in card.coefficients) == cards["l1"][ties].min()
     assert gcd_all(list(card.coefficients) + [card.intercept]) == 1
     assert card.status == "optimal" and card.gap == 0
+    assert card.solver == {"highs": "highs", "enumerate": "enumeration"}.get(spec.solver, card.solver)
     assert sw.check_card(card, prepare_data(X, y, feature_names=names, warn=False), spec) == []
 
 
@@ -52,19 +55,21 @@ def cards_value(card, X, y, names, C0, weights=None):
     return loss + C0 * card.size
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(20))
-def test_plain_slim_matches_brute_force(seed):
+def test_plain_slim_matches_brute_force(seed, solver):
     X, y, names = tiny_problem(seed)
     C0 = [0.0, 0.01, 0.05, 0.2][seed % 4]
-    spec = sw.make_spec(C0=C0, **BOX)
+    spec = sw.make_spec(C0=C0, solver=solver, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert_exact(card, X, y, names, spec, C0)
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(12))
-def test_default_C0_loses_no_accuracy(seed):
+def test_default_C0_loses_no_accuracy(seed, solver):
     X, y, names = tiny_problem(100 + seed)
-    card = sw.fit(X, y, feature_names=names, **BOX)
+    card = sw.fit(X, y, feature_names=names, solver=solver, **BOX)
     cards = enumerate_cards(X, y, names, sw.make_spec(**BOX))
     # Remark 2: the default C0 picks the most accurate card, then the sparsest of those
     assert cards_value(card, X, y, names, 0.0) == pytest.approx(cards["loss"].min(), abs=1e-12)
@@ -99,11 +104,13 @@ def random_operational_spec(rng, names):
     return opts
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(30))
-def test_operational_constraints_match_brute_force(seed):
+def test_operational_constraints_match_brute_force(seed, solver):
     rng = np.random.default_rng(1000 + seed)
     X, y, names = tiny_problem(1000 + seed)
     opts = random_operational_spec(rng, names)
+    opts["solver"] = solver
     try:
         spec = sw.make_spec(**opts)
     except ValueError:
@@ -117,12 +124,13 @@ def test_operational_constraints_match_brute_force(seed):
     assert_exact(card, X, y, names, spec, spec.C0)
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(16))
-def test_fpr_cap_gives_the_most_sensitive_card(seed):
+def test_fpr_cap_gives_the_most_sensitive_card(seed, solver):
     X, y, names = tiny_problem(2000 + seed, n_features=3)
     cap = [0.0, 0.2, 0.34, 0.5][seed % 4]
     size = [None, 1, 2][seed % 3]
-    spec = sw.make_spec(max_fpr=cap, max_size=size, **BOX)
+    spec = sw.make_spec(max_fpr=cap, max_size=size, solver=solver, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     cards = enumerate_cards(X, y, names, spec)
     m = card.metrics(X, y)
@@ -132,11 +140,12 @@ def test_fpr_cap_gives_the_most_sensitive_card(seed):
         assert card.size <= size
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(8))
-def test_tpr_floor_gives_the_most_specific_card(seed):
+def test_tpr_floor_gives_the_most_specific_card(seed, solver):
     X, y, names = tiny_problem(3000 + seed, n_features=3)
     floor = [0.5, 0.8, 1.0, 0.3][seed % 4]
-    spec = sw.make_spec(min_tpr=floor, **BOX)
+    spec = sw.make_spec(min_tpr=floor, solver=solver, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     cards = enumerate_cards(X, y, names, spec)
     total = np.asarray(X, float) @ np.array(card.coefficients, float) + card.intercept
