@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 import time
 from dataclasses import dataclass
 
@@ -71,14 +72,17 @@ def _fixed_cost(prob: _Problem) -> float:
     return float(prob.C0[fixed].sum())
 
 
-def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf,
-                         deadline: float | None = None) -> EnumerationResult | None:
+def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadline: float | None = None,
+                         cancel: threading.Event | None = None) -> EnumerationResult | None:
     """The exact optimum of ``form`` by walking every card that could beat ``upper_bound``.
 
-    Returns None when ``deadline`` (a ``time.perf_counter()`` value) passes first.
+    Returns None when ``deadline`` (a ``time.perf_counter()`` value) passes or
+    ``cancel`` is set first.
     """
     t0 = time.perf_counter()
     prob = _Problem(form)
+    prob.deadline = math.inf if deadline is None else deadline
+    prob.cancel = cancel
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
     base_lam = np.array([prob.allowed[j][0] if len(prob.allowed[j]) == 1 else 0 for j in range(prob.P)], dtype=np.int64)
     required = [j for j in free if 0 not in prob.allowed[j]]
@@ -88,7 +92,7 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf,
     optional = [j for j in free if j not in required]
     for extra in range(0, max(K - len(required), -1) + 1):
         for chosen in itertools.combinations(optional, extra):
-            if deadline is not None and time.perf_counter() > deadline:
+            if prob.expired():
                 return None
             support = list(required) + list(chosen)
             used = base_lam != 0

@@ -126,21 +126,21 @@ def fit_dataset(
 
         def report(points, intercept, objective):
             on_incumbent(Incumbent(points, intercept, objective, -math.inf, time.perf_counter() - t0))
-    found = local_search(form, time_budget=budget, warm=warm, on_improve=report)
+    found = local_search(form, time_budget=budget, warm=warm, on_improve=report, cancel=cancel)
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
     time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.01)
     result = None
     upper = found.objective if found.feasible else math.inf
     if spec.solver == "enumerate" or (spec.solver == "auto" and enumeration_work(form, upper) <= ENUMERATION_WORK):
         deadline = None if time_left is None else time.perf_counter() + time_left
-        walked = solve_by_enumeration(form, upper, deadline=deadline)
+        walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel)
         if walked is not None and math.isfinite(walked.objective):
             result = SolveResult("optimal", walked.coefficients, walked.intercept, walked.objective,
                                  walked.objective, 0.0, walked.elapsed, "enumeration")
         elif walked is not None:
             result = SolveResult("infeasible", None, None, None, math.inf, math.inf, walked.elapsed, "enumeration")
         else:
-            result = SolveResult("no_solution", None, None, None, -math.inf, math.inf, time_left or 0.0, "enumeration")
+            result = SolveResult("no_solution", None, None, None, -math.inf, math.inf, time.perf_counter() - t0, "enumeration")
     if result is None:
         result = solve_formulation(
             form, time_limit=time_left, gap=spec.gap, threads=spec.threads,

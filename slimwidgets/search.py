@@ -17,6 +17,7 @@ penalty larger than any objective, and only a card with none is returned.
 from __future__ import annotations
 
 import math
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -78,6 +79,8 @@ class _Problem:
         # A violation costs more than the worst objective (all rows wrong + every C0 + max L1).
         self.big = 10.0 * (float(self.w.sum()) + float(self.C0.sum()) + 1.0)
         self.best_seen = math.inf
+        self.deadline = math.inf
+        self.cancel: threading.Event | None = None
         self.on_improve: Callable[[np.ndarray, int, float], None] | None = None
 
     def offer(self, lam: np.ndarray, obj: float, b: int) -> None:
@@ -146,17 +149,21 @@ class _Problem:
         best = int(np.argmin(total))
         return float(total[best]), int(vals[best]), int(b[best])
 
-    def descend(self, lam: np.ndarray, deadline: float) -> tuple[np.ndarray, float, int]:
+    def expired(self) -> bool:
+        """Out of time, or cancelled by the caller."""
+        return time.perf_counter() > self.deadline or (self.cancel is not None and self.cancel.is_set())
+
+    def descend(self, lam: np.ndarray) -> tuple[np.ndarray, float, int]:
         lam = lam.copy()
         obj, b = self.evaluate(lam)
         self.offer(lam, obj, b)
         movable = np.flatnonzero(self.movable)
         improved = True
-        while improved and time.perf_counter() < deadline:
+        while improved and not self.expired():
             improved = False
             base = self.base(self.X @ lam)
             for j in movable:
-                if time.perf_counter() > deadline:
+                if self.expired():
                     break
                 val, v, bj = self.best_value(lam, base, j)
                 if val < obj - 1e-12 and v != lam[j]:
@@ -165,12 +172,12 @@ class _Problem:
                     obj, b, improved = val, bj, True
                     self.offer(lam, obj, b)
             if not improved:
-                lam, obj, b, improved = self.swap(lam, obj, b, deadline)
+                lam, obj, b, improved = self.swap(lam, obj, b)
                 if improved:
                     self.offer(lam, obj, b)
         return lam, obj, b
 
-    def swap(self, lam, obj, b, deadline):
+    def swap(self, lam, obj, b):
         """Drop one used feature and re-optimize one unused one; first improvement wins."""
         used = [j for j in np.flatnonzero(lam != 0) if self.movable[j] and 0 in self.allowed[j]]
         unused = [j for j in np.flatnonzero(lam == 0) if self.movable[j]]
@@ -179,7 +186,7 @@ class _Problem:
             trial[j] = 0
             base = self.base(self.X @ trial)
             for k in unused:
-                if time.perf_counter() > deadline:
+                if self.expired():
                     return lam, obj, b, False
                 val, v, bk = self.best_value(trial, base, k)
                 if val < obj - 1e-12 and v != 0:
@@ -238,33 +245,34 @@ def _logistic_starts(prob: _Problem, snap, fresh):
 
 def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarray | None = None,
                  kicks: int = 20, seed: int = 0,
-                 on_improve: Callable[[np.ndarray, int, float], None] | None = None) -> SearchResult:
+                 on_improve: Callable[[np.ndarray, int, float], None] | None = None,
+                 cancel: threading.Event | None = None) -> SearchResult:
     """Best card found within ``time_budget`` seconds (deterministic for a seed).
 
     ``on_improve(points, intercept, objective)`` is called with every feasible
     card that beats all earlier ones, the first of them within milliseconds.
     """
     t0 = time.perf_counter()
-    deadline = t0 + time_budget
     prob = _Problem(form)
+    prob.deadline, prob.cancel = t0 + time_budget, cancel
     prob.on_improve = on_improve
     best: tuple[float, np.ndarray, int] | None = None
     n_starts = 0
     for lam in _starts(prob, warm):
-        if best is not None and time.perf_counter() > deadline:
+        if best is not None and prob.expired():
             break
-        lam, obj, b = prob.descend(lam, deadline)
+        lam, obj, b = prob.descend(lam)
         n_starts += 1
         if best is None or obj < best[0] - 1e-12:
             best = (obj, lam, b)
     rng = np.random.default_rng(seed)
     movable = np.flatnonzero(prob.movable)
     stale = 0
-    while movable.size and stale < kicks and time.perf_counter() < deadline:
+    while movable.size and stale < kicks and not prob.expired():
         lam = best[1].copy()
         for j in rng.choice(movable, size=min(2, movable.size), replace=False):
             lam[j] = rng.choice(prob.allowed[j])
-        lam, obj, b = prob.descend(lam, deadline)
+        lam, obj, b = prob.descend(lam)
         n_starts += 1
         if obj < best[0] - 1e-12:
             best, stale = (obj, lam, b), 0
