@@ -120,3 +120,68 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
         out_b[t] = b + ilo
         out_loss[t] = loss
     return out_b, out_loss
+
+
+@njit(cache=True)
+def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos, d_neg,
+                 Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, eps, l1_mask):
+    """Best card on one support: every combination of the allowed non-zero values.
+
+    X_pos/X_neg hold the support's columns (rows of each class), vals[t, :nvals[t]] the
+    allowed non-zero values of coordinate t, s0_* the scores of the fixed (locked)
+    points. The first k-1 coordinates run through all combinations (an odometer);
+    the last one is scored for all its values at once, as in ``coordinate_losses``.
+    Returns (best loss + eps * L1, value index per coordinate, intercept).
+    """
+    k = X_pos.shape[1]
+    idx = np.zeros(k, np.int64)
+    best_total = math.inf
+    best_idx = np.zeros(k, np.int64)
+    best_b = 0
+    n_p = s0_pos.size
+    n_n = s0_neg.size
+    s_pos = np.empty(n_p)
+    s_neg = np.empty(n_n)
+    last = k - 1
+    rp = np.flatnonzero(X_pos[:, last])
+    rn = np.flatnonzero(X_neg[:, last])
+    xp = X_pos[rp, last].copy()
+    xn = X_neg[rn, last].copy()
+    deltas = vals[last, :nvals[last]].astype(np.float64)
+    while True:
+        l1_head = 0.0
+        for i in range(n_p):
+            s_pos[i] = s0_pos[i]
+        for i in range(n_n):
+            s_neg[i] = s0_neg[i]
+        for t in range(last):
+            v = vals[t, idx[t]]
+            if l1_mask[t]:
+                l1_head += abs(v)
+            for i in range(n_p):
+                s_pos[i] += v * X_pos[i, t]
+            for i in range(n_n):
+                s_neg[i] += v * X_neg[i, t]
+        a, c, hp0, hn0, cp0, cn0 = histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma, ilo, R)
+        bs, losses = coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c,
+                                       w_pos, w_neg, d_pos, d_neg, hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R,
+                                       pos_budget, neg_budget, big)
+        for q in range(nvals[last]):
+            total = losses[q] + eps * (l1_head + (abs(deltas[q]) if l1_mask[last] else 0.0))
+            if total < best_total - 1e-12:
+                best_total = total
+                for t in range(last):
+                    best_idx[t] = idx[t]
+                best_idx[last] = q
+                best_b = bs[q]
+        # advance the odometer over the first k-1 coordinates
+        t = 0
+        while t < last:
+            idx[t] += 1
+            if idx[t] < nvals[t]:
+                break
+            idx[t] = 0
+            t += 1
+        if t == last:
+            break
+    return best_total, best_idx, best_b

@@ -49,32 +49,45 @@ def _max_support(prob: _Problem, free: list[int], upper_bound: float, fixed_cost
     return max(k, 0)
 
 
-def enumeration_work(form: Formulation, upper_bound: float) -> float:
-    """Rough count of elementary steps a full enumeration would take (to decide whether to try)."""
+def _supports(prob: _Problem, K: int):
+    """Every support (list of movable features) of size <= K that meets the support constraints."""
+    free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
+    required = [j for j in free if 0 not in prob.allowed[j]]
+    optional = [j for j in free if j not in required]
+    for extra in range(0, K - len(required) + 1):
+        for chosen in itertools.combinations(optional, extra):
+            support = required + list(chosen)
+            used = prob.fixed_nonzero.copy()
+            used[support] = True
+            if prob.support_penalty(used) == 0:
+                yield support
+
+
+def _limits(prob: _Problem, upper_bound: float, max_features: int | None) -> int:
+    free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
+    K = _max_support(prob, free, upper_bound, float(prob.C0[prob.fixed_nonzero].sum()))
+    return K if max_features is None else min(K, max_features)
+
+
+def enumeration_work(form: Formulation, upper_bound: float, max_features: int | None = None) -> float:
+    """Rough count of elementary steps to walk every support of size <= K (to decide whether to try)."""
     prob = _Problem(form)
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
-    K = _max_support(prob, free, upper_bound, _fixed_cost(prob))
-    rows = prob.n + prob.R
+    K = _limits(prob, upper_bound, max_features)
+    per_row = prob.n + prob.R
     work = 0.0
     for k in range(0, K + 1):
-        # every support of size k; all values of its first k-1 coordinates; one kernel call each
-        per_support = 1.0
-        for _ in range(max(k - 1, 0)):
-            per_support *= 20.0
-        work += math.comb(len(free), k) * per_support * rows * (21 if k else 1)
-        if work > 1e12:
+        combos = float(np.prod([21.0] * max(k - 1, 0)))  # values of the first k-1 coordinates
+        work += math.comb(len(free), k) * combos * (k * prob.n + 21 * per_row)
+        if work > 1e13:
             break
     return work
 
 
-def _fixed_cost(prob: _Problem) -> float:
-    fixed = prob.fixed_nonzero
-    return float(prob.C0[fixed].sum())
-
-
 def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadline: float | None = None,
-                         cancel: threading.Event | None = None) -> EnumerationResult | None:
-    """The exact optimum of ``form`` by walking every card that could beat ``upper_bound``.
+                         cancel: threading.Event | None = None, max_features: int | None = None) -> EnumerationResult | None:
+    """The best card with at most ``max_features`` movable features (all, by default) that
+    could beat ``upper_bound``, by walking every one; exact for that class of cards.
 
     Returns None when ``deadline`` (a ``time.perf_counter()`` value) passes or
     ``cancel`` is set first.
@@ -83,51 +96,40 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
     prob = _Problem(form)
     prob.deadline = math.inf if deadline is None else deadline
     prob.cancel = cancel
-    free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
-    base_lam = np.array([prob.allowed[j][0] if len(prob.allowed[j]) == 1 else 0 for j in range(prob.P)], dtype=np.int64)
-    required = [j for j in free if 0 not in prob.allowed[j]]
-    K = _max_support(prob, free, upper_bound, _fixed_cost(prob))
+    base_lam = np.array([v[0] if len(v) == 1 else 0 for v in prob.allowed], dtype=np.int64)
+    s0 = prob.X @ base_lam
+    s0_pos, s0_neg = np.ascontiguousarray(s0[prob.pos]), np.ascontiguousarray(s0[prob.neg])
+    Xp, Xn = prob.X[prob.pos], prob.X[prob.neg]
     best = (math.inf, base_lam, 0)
     cards = 0
-    optional = [j for j in free if j not in required]
-    for extra in range(0, max(K - len(required), -1) + 1):
-        for chosen in itertools.combinations(optional, extra):
-            if prob.expired():
-                return None
-            support = list(required) + list(chosen)
-            used = base_lam != 0
-            used[support] = True
-            if prob.support_penalty(used) > 0:
-                continue  # breaks max_size or a logical constraint
-            if not support:
-                obj, b = prob.evaluate(base_lam)
-                cards += 1
-                if obj < best[0] - 1e-12:
-                    best = (obj, base_lam.copy(), b)
-                continue
-            head, last = support[:-1], support[-1]
-            nonzero = [prob.allowed[j][prob.allowed[j] != 0] for j in head]
-            last_vals = prob.allowed[last][prob.allowed[last] != 0]
-            fixed_cost = float(prob.C0[used].sum())
-            l1_mask = prob.l1_mask
-            for values in itertools.product(*nonzero):
-                lam = base_lam.copy()
-                lam[head] = values
-                base = prob.base(prob.X @ lam)
-                rp, xp = prob.nz_pos[last]
-                rn, xn = prob.nz_neg[last]
-                bs, losses = _kernels.coordinate_losses(
-                    last_vals.astype(np.float64), rp, xp, rn, xn, base["s_pos"], base["s_neg"], base["a"], base["c"],
-                    prob.wp, prob.wn, prob.dp, prob.dn, base["hp"], base["hn"], base["cp"], base["cn"],
-                    prob.Wp, prob.Dp, prob.gamma, prob.ilo, prob.R, prob.pos_budget, prob.neg_budget, prob.big,
-                )
-                l1 = float(np.abs(lam[l1_mask]).sum()) + (np.abs(last_vals) if l1_mask[last] else 0)
-                totals = losses + fixed_cost + prob.eps * l1
-                cards += len(last_vals)
-                k = int(np.argmin(totals))
-                if totals[k] < best[0] - 1e-12:
-                    lam[last] = last_vals[k]
-                    best = (float(totals[k]), lam, int(bs[k]))
+    for support in _supports(prob, _limits(prob, upper_bound, max_features)):
+        if prob.expired():
+            return None
+        used = prob.fixed_nonzero.copy()
+        used[support] = True
+        fixed_cost = float(prob.C0[used].sum()) + prob.eps * float(np.abs(base_lam[prob.l1_mask]).sum())
+        if not support:
+            obj, b = prob.evaluate(base_lam)
+            cards += 1
+            if obj < best[0] - 1e-12:
+                best = (obj, base_lam.copy(), b)
+            continue
+        nonzero = [prob.allowed[j][prob.allowed[j] != 0] for j in support]
+        width = max(len(v) for v in nonzero)
+        vals = np.zeros((len(support), width))
+        for t, v in enumerate(nonzero):
+            vals[t, : len(v)] = v
+        nvals = np.array([len(v) for v in nonzero], dtype=np.int64)
+        total, idx, b = _kernels.walk_support(
+            np.ascontiguousarray(Xp[:, support]), np.ascontiguousarray(Xn[:, support]), vals, nvals, s0_pos, s0_neg,
+            prob.wp, prob.wn, prob.dp, prob.dn, prob.Wp, prob.Dp, prob.gamma, prob.ilo, prob.R,
+            prob.pos_budget, prob.neg_budget, prob.big, prob.eps, prob.l1_mask[support].copy(),
+        )
+        cards += int(np.prod(nvals))
+        if total + fixed_cost < best[0] - 1e-12:
+            lam = base_lam.copy()
+            lam[support] = [nonzero[t][idx[t]] for t in range(len(support))]
+            best = (total + fixed_cost, lam, int(b))
     obj, lam, b = best
     if not obj < prob.big:
         return EnumerationResult(lam, b, math.inf, cards, time.perf_counter() - t0)
