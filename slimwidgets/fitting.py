@@ -86,8 +86,11 @@ def fit(
     >>> import pandas as pd, slimwidgets as sw
     >>> X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0]})
     >>> card = sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1)
-    >>> card.points, card.status
-    ({'a': 1}, 'optimal')
+    >>> card.points, card.threshold, card.status
+    ({'a': 2}, 1, 'optimal')
+
+    A zero total counts as an error, as in the paper, so binary data often gets
+    even points and an odd threshold (the paper's own cards look like this).
     """
     if spec is not None and options:
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
