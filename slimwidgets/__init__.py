@@ -10,15 +10,37 @@ The engine (everything importable from here) needs no Jupyter:
 __version__ = "0.1.0"
 
 from .data import DataWarning, Dataset, prepare_data
-from .estimator import SLIMClassifier
 from .fitting import InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
+from .frontier import clear_cache, roc_frontier, size_path
+from .reduction import ReductionResult, reduce_data
+from .risk import risk_table, wilson_interval
 from .scoring import Metrics, ScoringSystem
 from .solve import Incumbent, SolverError
 from .spec import LogicalConstraint, Spec, at_least, at_most, hierarchy, make_spec, needs
+from .theory import generalization_bound, resolution_bound, round_to_resolution
+
+# scikit-learn costs about a second to import: load the parts that need it on first use.
+_LAZY = {
+    "SLIMClassifier": "estimator", "Binarizer": "binarize", "binarize": "binarize",
+    "rounded_logistic": "baselines", "cross_validate": "validation", "CVResult": "validation",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'slimwidgets' has no attribute {name!r}")
 
 __all__ = [
     "fit", "SLIMClassifier", "ScoringSystem", "Metrics", "Spec", "make_spec", "LogicalConstraint",
     "needs", "hierarchy", "at_most", "at_least", "Dataset", "prepare_data", "DataWarning",
     "InfeasibleError", "NoSolutionError", "SolverError", "Incumbent", "check_card", "find_conflicts",
+    "roc_frontier", "size_path", "clear_cache", "cross_validate", "CVResult", "binarize", "Binarizer",
+    "risk_table", "wilson_interval", "resolution_bound", "round_to_resolution", "generalization_bound",
+    "rounded_logistic", "reduce_data", "ReductionResult",
     "__version__",
 ]

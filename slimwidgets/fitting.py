@@ -132,24 +132,8 @@ def fit_dataset(
     found = local_search(form, time_budget=budget, warm=warm, on_improve=report, cancel=cancel)
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
     time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.01)
-    result = None
     upper = found.objective if found.feasible else math.inf
-    if spec.solver == "enumerate" or (spec.solver == "auto" and enumeration_work(form, upper) <= ENUMERATION_WORK):
-        deadline = None if time_left is None else time.perf_counter() + time_left
-        walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel)
-        if walked is not None and math.isfinite(walked.objective):
-            result = SolveResult("optimal", walked.coefficients, walked.intercept, walked.objective,
-                                 walked.objective, 0.0, walked.elapsed, "enumeration")
-        elif walked is not None:
-            result = SolveResult("infeasible", None, None, None, math.inf, math.inf, walked.elapsed, "enumeration")
-        else:
-            result = SolveResult("no_solution", None, None, None, -math.inf, math.inf, time.perf_counter() - t0, "enumeration")
-    if result is None:
-        result = solve_formulation(
-            form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
-            solver="cbc" if spec.solver == "cbc" else "highs",
-            warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
-        )
+    result = _prove(form, spec, upper, start, time_left, on_incumbent, cancel)
     if result.status == "infeasible":
         if found.feasible:
             raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")
@@ -168,6 +152,27 @@ def fit_dataset(
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
     return card
+
+
+def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
+           on_incumbent, cancel) -> SolveResult:
+    """Find and prove the optimum: walk every card when the box is small, else run the MIP."""
+    walk = spec.solver == "enumerate" or (spec.solver == "auto" and enumeration_work(form, upper) <= ENUMERATION_WORK)
+    if not walk:
+        return solve_formulation(
+            form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
+            solver="cbc" if spec.solver == "cbc" else "highs",
+            warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
+        )
+    t0 = time.perf_counter()
+    deadline = None if time_left is None else t0 + time_left
+    walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel)
+    if walked is None:
+        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, time.perf_counter() - t0, "enumeration")
+    if not math.isfinite(walked.objective):
+        return SolveResult("infeasible", None, None, None, math.inf, math.inf, walked.elapsed, "enumeration")
+    return SolveResult("optimal", walked.coefficients, walked.intercept, walked.objective,
+                       walked.objective, 0.0, walked.elapsed, "enumeration")
 
 
 def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult) -> ScoringSystem:

@@ -126,8 +126,9 @@ class Formulation:
             cand = coefs // g
             if all(cand[j] in self.allowed[j] for j in range(len(cand))):
                 b, loss = self.intercept_losses(cand)
-                if np.isfinite(loss).any() and self.objective_of(cand, int(b[np.argmin(loss)])) <= self.objective_of(coefs, intercept) + 1e-12:
-                    coefs, g = cand, 1
+                cand_b = int(b[np.argmin(loss)])
+                if np.isfinite(loss).any() and self.objective_of(cand, cand_b) <= self.objective_of(coefs, intercept) + 1e-12:
+                    coefs, intercept, g = cand, cand_b, 1
         b, loss = self.intercept_losses(coefs)
         here = loss[b == intercept]
         if not here.size or not np.isfinite(here[0]):

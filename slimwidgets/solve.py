@@ -108,7 +108,27 @@ _banner_lock = threading.Lock()
 _banner_done = False
 
 
-def _new_highs():
+def new_highs(threads: int = 1):
+    """A quiet ``highspy.Highs`` set to ``threads``, for every HiGHS run in the package.
+
+    HiGHS keeps one thread scheduler per process, sized by its first run; a run
+    with another ``threads`` value fails with status "Not Set" unless the
+    scheduler is reset first, so all runs go through this bookkeeping.
+    """
+    import highspy
+
+    h = _quiet_highs()
+    h.setOptionValue("output_flag", False)
+    with _scheduler_lock:
+        if _scheduler_threads and _scheduler_threads[-1] != threads:
+            highspy.Highs.resetGlobalScheduler(True)
+        _scheduler_threads[:] = [threads]
+    h.setOptionValue("threads", int(threads))
+    h.setOptionValue("random_seed", 0)
+    return h
+
+
+def _quiet_highs():
     """A Highs object; the first one in a process prints a banner to fd 1, which we swallow."""
     import highspy
 
@@ -135,15 +155,7 @@ def _new_highs():
 def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, cancel, feasibility_only) -> SolveResult:
     import highspy
 
-    h = _new_highs()
-    h.setOptionValue("output_flag", False)
-    with _scheduler_lock:
-        # HiGHS keeps one thread scheduler per process; changing its size needs a reset.
-        if _scheduler_threads and _scheduler_threads[-1] != threads:
-            highspy.Highs.resetGlobalScheduler(True)
-        _scheduler_threads[:] = [threads]
-    h.setOptionValue("threads", int(threads))
-    h.setOptionValue("random_seed", 0)
+    h = new_highs(threads)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", float(gap))

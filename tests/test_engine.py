@@ -142,3 +142,22 @@ def test_pandas_in_and_out(paper_data):
     assert isinstance(pred, pd.Series) and (pred.index == X.index).all()
     assert isinstance(card.score(X), pd.Series)
     assert isinstance(card.metrics(X, y).confusion, pd.DataFrame)
+
+
+def test_canonical_form_never_worsens_a_card():
+    """Dividing by the gcd must come with the best intercept for the divided points."""
+    data = prepare_data(pd.DataFrame({"a": [0, 0, 1, 1], "b": [1, 1, 0, 0]}), [0, 1, 0, 1])
+    form = build_formulation(data, sw.make_spec(C0=0.02, coef_range=(-3, 3), intercept_range=(-3, 3)))
+    before = form.objective_of(np.array([2, 0]), -1)
+    points, intercept = form.canonical(np.array([2, 0]), -1)
+    assert form.objective_of(points, intercept) <= before + 1e-12
+
+
+def test_every_highs_run_shares_the_thread_bookkeeping(paper_data):
+    """A HiGHS run elsewhere in the package must not break the next solve (scheduler size)."""
+    from slimwidgets.solve import new_highs, solve_formulation
+
+    X, y = paper_data("bankruptcy")
+    form = build_formulation(prepare_data(X, y), sw.make_spec(C0=0.01))
+    new_highs(threads=2).run()
+    assert solve_formulation(form, threads=1).status == "optimal"

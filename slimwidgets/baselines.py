@@ -1,0 +1,113 @@
+"""A teaching baseline: L1-regularized logistic regression, scaled and rounded to points.
+
+Rounding a real-valued model is how many scoring systems were made by hand.
+:func:`rounded_logistic` does it in the simplest reasonable way so that one can
+put its card next to SLIM's and see what rounding loses (accuracy, or
+sparsity, or both) compared with optimizing over integer points directly.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .data import prepare_data
+from .scoring import ScoringSystem
+from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, _int_pair
+
+__all__ = ["rounded_logistic"]
+
+
+def rounded_logistic(
+    X: Any,
+    y: Any,
+    C: float = 1.0,
+    scale: float = 10,
+    *,
+    coef_range: Any = DEFAULT_COEF_RANGE,
+    intercept_range: Any = DEFAULT_INTERCEPT_RANGE,
+    positive: Any = None,
+    sample_weight: Any = None,
+    class_weight: Any = None,
+) -> ScoringSystem:
+    """Fit L1 logistic regression, then scale and round its coefficients to integer points.
+
+    The coefficients ρ and intercept b of an L1-penalized logistic regression
+    (scikit-learn, liblinear, inverse penalty strength ``C``) are multiplied
+    by ``scale / max_j |ρ_j|`` (so the largest coefficient becomes ``scale``
+    points), rounded to the nearest integers and clipped into ``coef_range``
+    and ``intercept_range`` (a ``RuntimeWarning`` names what was clipped). The card predicts the positive class when
+    ``points·x + intercept > 0``, as every :class:`ScoringSystem` does.
+
+    Parameters
+    ----------
+    X, y : training data, as for :func:`slimwidgets.fit` (duplicate rows are
+        collapsed into weights first, which gives the same regression).
+    C : inverse L1 penalty of the regression (smaller: sparser).
+    scale : points given to the largest coefficient (> 0).
+    coef_range, intercept_range : the integer boxes, as in :func:`slimwidgets.fit`.
+    positive, sample_weight : as in :func:`slimwidgets.fit`.
+    class_weight : passed to scikit-learn (e.g. ``"balanced"``).
+
+    Returns
+    -------
+    ScoringSystem
+        With ``status="heuristic"``, its training metrics, and in ``details``
+        the raw coefficients, intercept and the scale factor used.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0, 0, 1]})
+    >>> card = rounded_logistic(X, [1, 1, 0, 0, 1, 0, 0, 1], C=10, scale=5)
+    >>> card.status, max(abs(v) for v in card.points.values())
+    ('heuristic', 5)
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    if isinstance(C, bool) or not isinstance(C, (int, float)) or not C > 0:
+        raise ValueError(f"C must be a number > 0, got {C!r}")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0 or not np.isfinite(scale):
+        raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
+    lo, hi = _int_pair(coef_range, "coef_range")
+    ilo, ihi = _int_pair(intercept_range, "intercept_range")
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    model = LogisticRegression(
+        C=float(C), l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
+        class_weight=class_weight, max_iter=10_000,
+    )
+    model.fit(data.X, data.y, sample_weight=data.weight)
+    rho = model.coef_.ravel().astype(float)
+    b = float(model.intercept_[0])
+    biggest = float(np.abs(rho).max())
+    if biggest == 0.0:
+        factor = 0.0
+        points = np.zeros(len(rho), dtype=np.int64)
+        intercept = 1 if b > 0 else -1  # the constant model: predict the favoured class
+    else:
+        factor = float(scale) / biggest
+        raw_points, raw_intercept = np.rint(rho * factor), float(np.rint(b * factor))
+        points = np.clip(raw_points, lo, hi).astype(np.int64)
+        intercept = int(np.clip(raw_intercept, ilo, ihi))
+        clipped = [n for n, r, p in zip(data.feature_names, raw_points, points) if r != p]
+        if raw_intercept != intercept:
+            clipped.append("(intercept)")
+        if clipped:
+            warnings.warn(
+                f"rounded values fell outside the box and were clipped: {clipped}; "
+                "the card may be much worse than the regression (that is part of what rounding loses)",
+                RuntimeWarning, stacklevel=2,
+            )
+    intercept = int(np.clip(intercept, ilo, ihi))
+    card = ScoringSystem(
+        data.feature_names, tuple(int(v) for v in points), intercept,
+        positive=data.positive, negative=data.negative, status="heuristic",
+        binary=tuple(data.binary), positive_name=data.positive_name, solver="rounded L1 logistic regression",
+        details={"C": float(C), "scale": float(scale), "factor": factor, "raw_coefficients": rho.tolist(),
+                 "raw_intercept": b, "n_samples": data.n_samples},
+    )
+    labels = np.where(data.y == 1, data.positive, data.negative)
+    object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))
+    return card

@@ -1,0 +1,463 @@
+"""Sweeps of SLIM fits: the ROC frontier (best TPR per FPR cap) and the size path.
+
+Each point of a sweep is one exact :func:`slimwidgets.fit`. Sequential sweeps
+warm-start every solve from its neighbour's card (a card that is feasible for
+the next, looser constraint), parallel sweeps run through :mod:`joblib` (so
+any joblib backend, e.g. Dask or Ray set with ``joblib.parallel_config``, can
+run them), and every result is kept in an in-memory cache keyed by the data's
+fingerprint and the spec's canonical key, so a repeated sweep is instant.
+
+A point whose constraints cannot be met becomes a row with status
+``"infeasible"``; a point whose solve stops before any card is found becomes a
+row with status ``"no_solution"``. Neither raises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import MutableMapping
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .data import Dataset, prepare_data
+from .fitting import InfeasibleError, NoSolutionError, fit_dataset
+from .scoring import ScoringSystem
+from .spec import Spec, make_spec
+
+__all__ = ["roc_frontier", "size_path", "clear_cache", "data_fingerprint", "DEFAULT_FPRS"]
+
+#: The default FPR caps of :func:`roc_frontier`: 5 %, 10 %, ..., 95 % (19 points).
+DEFAULT_FPRS: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 20))
+
+_CACHE_MAX = 4096
+
+
+class _LRUCache(MutableMapping):
+    """A small thread-safe LRU mapping used as the default sweep cache."""
+
+    def __init__(self, maxsize: int = _CACHE_MAX) -> None:
+        self._d: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        self.maxsize = maxsize
+
+    def __getitem__(self, key):
+        with self._lock:
+            value = self._d[key]
+            self._d.move_to_end(key)
+            return value
+
+    def __setitem__(self, key, value) -> None:
+        with self._lock:
+            self._d[key] = value
+            self._d.move_to_end(key)
+            while len(self._d) > self.maxsize:
+                self._d.popitem(last=False)
+
+    def __delitem__(self, key) -> None:
+        with self._lock:
+            del self._d[key]
+
+    def __iter__(self):
+        return iter(list(self._d))
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+
+_DEFAULT_CACHE = _LRUCache()
+
+
+def clear_cache() -> None:
+    """Empty the default in-memory cache shared by :func:`roc_frontier` and :func:`size_path`."""
+    _DEFAULT_CACHE.clear()
+
+
+def data_fingerprint(data: Dataset) -> str:
+    """A sha256 of everything in a prepared data set that a fit depends on.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slimwidgets import prepare_data
+    >>> a = prepare_data(pd.DataFrame({"x": [0, 1, 1]}), [0, 1, 1])
+    >>> b = prepare_data(pd.DataFrame({"x": [1, 0, 1]}), [1, 0, 1])
+    >>> data_fingerprint(a) == data_fingerprint(b)   # same rows, other order
+    True
+    """
+    h = hashlib.sha256()
+    h.update(repr((data.feature_names, data.positive, data.negative, data.outcome, data.n_samples)).encode())
+    for arr in (data.X, data.y, data.weight):
+        a = np.ascontiguousarray(arr, dtype=np.float64)
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+# -- one point ------------------------------------------------------------------------------------
+def _solve_point(data: Dataset, spec: Spec, warm: ScoringSystem | None) -> dict:
+    """Fit one point; never raises for infeasible or unsolved points (a row instead)."""
+    try:
+        card = fit_dataset(data, spec, warm_start=warm)
+    except InfeasibleError as exc:
+        return {"status": "infeasible", "card": None, "message": str(exc)}
+    except NoSolutionError as exc:
+        return {"status": "no_solution", "card": None, "message": str(exc)}
+    return {"status": card.status, "card": card, "message": ""}
+
+
+def _row(outcome: dict, data: Dataset) -> dict:
+    card = outcome["card"]
+    row = {
+        "tpr": math.nan, "fpr": math.nan, "error": math.nan, "size": pd.NA,
+        "status": outcome["status"], "gap": math.nan, "objective": math.nan,
+        "bound": math.nan, "solve_time": math.nan, "card": card, "message": outcome["message"],
+    }
+    if card is not None:
+        m = card.train_metrics
+        if m is None:  # cards from fit_dataset always carry metrics; be defensive
+            labels = np.where(data.y == 1, data.positive, data.negative)
+            m = card.metrics(data.X, labels, sample_weight=data.weight)
+        row.update(
+            tpr=m.tpr, fpr=m.fpr, error=m.error, size=card.size,
+            gap=math.nan if card.gap is None else card.gap,
+            objective=math.nan if card.objective is None else card.objective,
+            bound=math.nan if card.bound is None else card.bound,
+            solve_time=math.nan if card.solve_time is None else card.solve_time,
+        )
+    return row
+
+
+# -- progress -------------------------------------------------------------------------------------
+def _in_notebook() -> bool:
+    shell = sys.modules.get("IPython")
+    if shell is None:
+        return False
+    try:
+        ip = shell.get_ipython()  # type: ignore[attr-defined]
+    except Exception:  # pragma: no cover - IPython internals
+        return False
+    return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
+
+
+def _progress_bar(progress: bool | None, total: int, desc: str):
+    """A tqdm bar, or None. ``progress=None``: auto (a terminal or notebook and >= 4 solves)."""
+    if progress is False or total == 0:
+        return None
+    if progress is None:
+        interactive = _in_notebook() or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
+        if not interactive or total < 4:
+            return None
+    elif progress is not True:
+        raise TypeError(f"progress must be True, False or None (auto), got {progress!r}")
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if progress is True:
+            raise ImportError("progress=True needs tqdm: pip install tqdm") from None
+        return None
+    return tqdm(total=total, desc=desc, unit="fit", leave=False)
+
+
+# -- the sweep engine -----------------------------------------------------------------------------
+def _resolve_cache(cache: Any) -> MutableMapping | None:
+    if cache is None or cache is True:
+        return _DEFAULT_CACHE
+    if cache is False:
+        return None
+    if isinstance(cache, MutableMapping):
+        return cache
+    raise TypeError(f"cache must be None/True (shared cache), False (no cache) or a dict-like, got {type(cache).__name__}")
+
+
+def _sweep(
+    data: Dataset,
+    specs: list[Spec],
+    *,
+    n_jobs: int | None,
+    backend: str | None,
+    progress: bool | None,
+    cache: Any,
+    warm_start: ScoringSystem | None,
+    desc: str,
+) -> list[dict]:
+    """Fit every spec (in the given order, which must make each card feasible for the next)."""
+    store = _resolve_cache(cache)
+    fp = data_fingerprint(data)
+    keys = [(fp, s.key()) for s in specs]
+    outcomes: list[dict | None] = [None] * len(specs)
+    cached = [False] * len(specs)
+    if store is not None:
+        for k, key in enumerate(keys):
+            try:
+                outcomes[k] = store[key]
+                cached[k] = True
+            except KeyError:
+                pass
+    todo = [k for k in range(len(specs)) if outcomes[k] is None]
+    bar = _progress_bar(progress, len(todo), desc)
+    try:
+        if n_jobs is None or n_jobs == 1 or len(todo) <= 1:
+            warm = warm_start
+            for k in range(len(specs)):
+                if outcomes[k] is None:
+                    outcomes[k] = _solve_point(data, specs[k], warm)
+                    if store is not None:
+                        store[keys[k]] = outcomes[k]
+                    if bar is not None:
+                        bar.update(1)
+                card = outcomes[k]["card"]
+                if card is not None:
+                    warm = card
+        else:
+            from joblib import Parallel, delayed
+
+            parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
+            for k, outcome in parallel(delayed(_indexed_solve)(k, data, specs[k], warm_start) for k in todo):
+                outcomes[k] = outcome
+                if store is not None:
+                    store[keys[k]] = outcome
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    rows = []
+    for k, outcome in enumerate(outcomes):
+        assert outcome is not None
+        row = _row(outcome, data)
+        row["cached"] = cached[k]
+        rows.append(row)
+    return rows
+
+
+def _indexed_solve(k: int, data: Dataset, spec: Spec, warm: ScoringSystem | None) -> tuple[int, dict]:
+    return k, _solve_point(data, spec, warm)
+
+
+def _check_n_jobs(n_jobs: Any) -> None:
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be None, a positive integer or -1 (all cores), got {n_jobs!r}")
+
+
+def _base_spec(spec_options: dict, forbidden: Sequence[str], func: str) -> Spec:
+    clash = [k for k in forbidden if k in spec_options]
+    if clash:
+        raise TypeError(f"{func} sets {clash[0]!r} itself for every point; do not pass it as an option")
+    return make_spec(**spec_options)
+
+
+def _fractions(values: Iterable[Any], what: str) -> list[float]:
+    try:
+        out = [float(v) for v in values]
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be a list of numbers in [0, 1]") from None
+    if not out:
+        raise ValueError(f"{what} is empty")
+    bad = [v for v in out if not 0.0 <= v <= 1.0 or math.isnan(v)]
+    if bad:
+        raise ValueError(f"{what} must lie in [0, 1]; got {bad[:5]}")
+    return sorted(set(out))
+
+
+_COLUMNS_TAIL = ["tpr", "fpr", "error", "size", "status", "gap", "objective", "bound", "solve_time", "cached", "message", "card"]
+
+
+def roc_frontier(
+    X: Any,
+    y: Any,
+    fprs: Iterable[float] = DEFAULT_FPRS,
+    *,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+    progress: bool | None = None,
+    cache: Any = None,
+    positive: Any = None,
+    sample_weight: Any = None,
+    warm_start: ScoringSystem | None = None,
+    **spec_options: Any,
+) -> pd.DataFrame:
+    """The most sensitive scoring system under each false-positive-rate cap.
+
+    One exact fit per cap with ``max_fpr=cap`` (the paper's loss-constrained
+    program of sec. 2.3: each card has the highest training TPR among cards
+    whose training FPR is at most the cap, counting a zero total as a false
+    positive).
+
+    Parameters
+    ----------
+    X, y : training data, as for :func:`slimwidgets.fit`.
+    fprs : FPR caps in [0, 1]; duplicates are dropped and rows come out in
+        increasing order. Default: 5 %, 10 %, ..., 95 %.
+    n_jobs : None (sequential, each solve warm-started from the previous
+        cap's card) or the number of parallel joblib workers (-1: all cores).
+    backend : a joblib backend name (``"loky"``, ``"threading"``, ...); None
+        uses the backend active in ``joblib.parallel_config`` (local
+        processes by default), so a Dask or Ray cluster registered with
+        joblib runs the sweep unchanged.
+    progress : True / False, or None to show a tqdm bar only in a terminal or
+        notebook when at least 4 solves are needed.
+    cache : None/True for the shared in-memory cache (see :func:`clear_cache`),
+        False for none, or your own dict.
+    positive, sample_weight : as for :func:`slimwidgets.fit`.
+    warm_start : a card to start the first (smallest-cap) solve from.
+    **spec_options : any other :func:`slimwidgets.make_spec` option
+        (``time_limit`` is per point). ``max_fpr`` is set by the sweep.
+
+    Returns
+    -------
+    DataFrame
+        One row per cap: ``max_fpr, tpr, tpr_max, fpr, error, size, status, gap,
+        objective, bound, solve_time, cached, message, card`` (``card`` is the
+        :class:`ScoringSystem`, None when the cap is infeasible). Training
+        metrics. ``status`` is the card's ("optimal" only with a proof) or
+        "infeasible" / "no_solution". ``tpr_max`` is the highest TPR any card
+        under the cap can have by the solver's proven bound: ``tpr == tpr_max``
+        means the TPR is optimal even when a time limit left a ``gap`` in the
+        (lexicographic) objective, e.g. in its FPR tie-break.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0, 0, 1]})
+    >>> y = [1, 1, 0, 0, 1, 0, 0, 1]
+    >>> front = roc_frontier(X, y, fprs=[0.0, 0.25, 0.5], progress=False, cache=False)
+    >>> print(front[["max_fpr", "tpr", "fpr", "status"]].to_string(index=False))
+     max_fpr  tpr  fpr  status
+        0.00 0.50 0.00 optimal
+        0.25 0.75 0.25 optimal
+        0.50 1.00 0.50 optimal
+    """
+    _check_n_jobs(n_jobs)
+    caps = _fractions(fprs, "fprs")
+    base = _base_spec(spec_options, ("max_fpr",), "roc_frontier")
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    specs = [base.replace(max_fpr=c) for c in caps]
+    rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
+                  warm_start=warm_start, desc="ROC frontier")
+    for row, spec in zip(rows, specs):
+        row["tpr_max"] = _tpr_upper_bound(data, spec, row)
+    frame = pd.DataFrame(rows)
+    frame.insert(0, "max_fpr", caps)
+    cols = ["max_fpr"] + _COLUMNS_TAIL
+    cols.insert(cols.index("tpr") + 1, "tpr_max")
+    return frame[cols]
+
+
+def _tpr_upper_bound(data: Dataset, spec: Spec, row: dict) -> float:
+    """The highest training TPR any card under the cap can still have, from the solver's bound.
+
+    Under a cap alone the objective is lexicographic: one positive error costs
+    more than all other terms together, so a proven bound B on the objective
+    means at least floor(B / u) positive errors, u the cost of one positive
+    sample. (The relative ``gap`` of the whole objective says little about
+    the TPR; this does.) NaN when unavailable (weighted classes, no card).
+    """
+    card = row["card"]
+    if row["status"] == "infeasible":
+        return math.nan
+    if card is None or card.bound is None or not math.isfinite(card.bound):
+        return 1.0 if card is not None else math.nan
+    from .formulation import build_formulation
+
+    form = build_formulation(data, spec)
+    if form.lexicographic != "tpr":
+        return math.nan
+    pos = data.y == 1
+    per_sample = form.row_weight[pos] / data.weight[pos]
+    if per_sample.size == 0 or not np.allclose(per_sample, per_sample[0], rtol=1e-12, atol=0):
+        return math.nan
+    if not np.all(data.weight == np.round(data.weight)):
+        return math.nan
+    errors = math.floor(card.bound / per_sample[0] + 1e-9)
+    return max(0.0, 1.0 - errors / float(data.weight[pos].sum()))
+
+
+def size_path(
+    X: Any,
+    y: Any,
+    sizes: Iterable[int] | None = None,
+    C0s: Iterable[float] | None = None,
+    *,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+    progress: bool | None = None,
+    cache: Any = None,
+    positive: Any = None,
+    sample_weight: Any = None,
+    warm_start: ScoringSystem | None = None,
+    **spec_options: Any,
+) -> pd.DataFrame:
+    """Training error against model size: one exact fit per ``max_size`` or per ``C0``.
+
+    Give ``sizes`` (fits with ``max_size=s``: the most accurate card with at
+    most ``s`` features) or ``C0s`` (fits with ``C0=c``: the paper's
+    accuracy/sparsity trade-off, sec. 2), not both. Default: sizes
+    0, 1, ..., min(P, 10).
+
+    Sequential runs go from the sparsest point to the densest, each solve
+    warm-started from the previous card. ``n_jobs``, ``backend``,
+    ``progress``, ``cache``, ``positive``, ``sample_weight`` and
+    ``warm_start`` work as in :func:`roc_frontier`.
+
+    Returns
+    -------
+    DataFrame
+        One row per point, with the swept parameter first (``max_size`` or
+        ``C0``), then ``tpr, fpr, error, size, status, gap, objective, bound,
+        solve_time, cached, message, card``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0, 0, 1]})
+    >>> y = [1, 1, 0, 0, 1, 0, 0, 1]
+    >>> path = size_path(X, y, sizes=[0, 1, 2], progress=False, cache=False)
+    >>> print(path[["max_size", "size", "error"]].to_string(index=False))
+     max_size  size  error
+            0     0   0.50
+            1     1   0.25
+            2     1   0.25
+    """
+    _check_n_jobs(n_jobs)
+    if sizes is not None and C0s is not None:
+        raise TypeError("give sizes= or C0s=, not both")
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    if C0s is not None:
+        try:
+            values = [float(c) for c in C0s]
+        except (TypeError, ValueError):
+            raise TypeError("C0s must be a list of non-negative numbers") from None
+        if not values:
+            raise ValueError("C0s is empty")
+        if any(not math.isfinite(c) or c < 0 for c in values):
+            raise ValueError(f"C0s must be finite and >= 0, got {values}")
+        values = sorted(set(values), reverse=True)  # sparsest first
+        base = _base_spec(spec_options, ("C0",), "size_path")
+        specs = [base.replace(C0=c) for c in values]
+        param = "C0"
+    else:
+        if sizes is None:
+            values = list(range(0, min(data.n_features, 10) + 1))
+        else:
+            try:
+                values = sorted({int(s) for s in sizes})
+            except (TypeError, ValueError):
+                raise TypeError("sizes must be a list of non-negative integers") from None
+            if not values:
+                raise ValueError("sizes is empty")
+            if values[0] < 0:
+                raise ValueError(f"sizes must be >= 0, got {values[0]}")
+        base = _base_spec(spec_options, ("max_size",), "size_path")
+        specs = [base.replace(max_size=s) for s in values]
+        param = "max_size"
+    rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
+                  warm_start=warm_start, desc="size path")
+    frame = pd.DataFrame(rows)
+    frame.insert(0, param, values)
+    return frame[[param] + _COLUMNS_TAIL]
