@@ -27,6 +27,10 @@ _LAZY = {
 
 
 def __getattr__(name: str):
+    if name == "Studio":  # the widget layer loads only when asked for
+        from .widgets import Studio
+
+        return Studio
     if name in _LAZY:
         import importlib
 
@@ -36,7 +40,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'slimwidgets' has no attribute {name!r}")
 
 __all__ = [
-    "fit", "SLIMClassifier", "ScoringSystem", "Metrics", "Spec", "make_spec", "LogicalConstraint",
+    "fit", "Studio", "SLIMClassifier", "ScoringSystem", "Metrics", "Spec", "make_spec", "LogicalConstraint",
     "needs", "hierarchy", "at_most", "at_least", "Dataset", "prepare_data", "DataWarning",
     "InfeasibleError", "NoSolutionError", "SolverError", "Incumbent", "check_card", "find_conflicts",
     "roc_frontier", "size_path", "clear_cache", "cross_validate", "CVResult", "binarize", "Binarizer",

@@ -11,8 +11,8 @@ settled states. A second worker fills in the FPR-cap frontier and the
 sparsity path in the background, through the same cache.
 
 Views subscribe with ``controller.subscribe(callback)``; the callback receives
-an event name (``"card"``, ``"spec"``, ``"frontier"``) and may run on a worker
-thread.
+the set of what changed (``"card"``, ``"spec"``, ``"frontier"``) and may run on a
+worker thread.
 """
 
 from __future__ import annotations
@@ -142,17 +142,20 @@ def card_roc(card: ScoringSystem, data: Dataset) -> pd.DataFrame:
     scores = data.X @ np.asarray(card.coefficients, dtype=float)
     pos = data.y == 1
     wp, wn = float(data.weight[pos].sum()), float(data.weight[~pos].sum())
-    cuts = np.unique(scores)
-    thresholds = np.concatenate([cuts[::-1], [cuts.min() - 1]])  # nothing positive ... everything positive
-    rows = []
-    for t in thresholds:
-        pred = scores > t
-        rows.append((float(t), float(data.weight[pred & ~pos].sum() / wn), float(data.weight[pred & pos].sum() / wp)))
-    frame = pd.DataFrame(rows, columns=["threshold", "fpr", "tpr"])
-    # the card's threshold is an integer; mark the operating point
-    pred = scores > card.threshold
+    cuts = np.unique(scores)  # ascending
+    # weight of each class at each distinct score, then "score > t" counts by suffix sums
+    idx = np.searchsorted(cuts, scores)
+    tp_at = np.bincount(idx, weights=np.where(pos, data.weight, 0.0), minlength=len(cuts))
+    fp_at = np.bincount(idx, weights=np.where(pos, 0.0, data.weight), minlength=len(cuts))
+    above_tp = np.concatenate([np.cumsum(tp_at[::-1])[::-1][1:], [0.0]])  # strictly above cuts[k]
+    above_fp = np.concatenate([np.cumsum(fp_at[::-1])[::-1][1:], [0.0]])
+    thresholds = np.concatenate([cuts[::-1], [cuts[0] - 1]])  # nothing positive ... everything positive
+    tpr = np.concatenate([above_tp[::-1], [tp_at.sum()]]) / wp
+    fpr = np.concatenate([above_fp[::-1], [fp_at.sum()]]) / wn
+    frame = pd.DataFrame({"threshold": thresholds, "fpr": fpr, "tpr": tpr})
+    pred = scores > card.threshold  # the card's own operating point
     own = (float(data.weight[pred & ~pos].sum() / wn), float(data.weight[pred & pos].sum() / wp))
-    frame["current"] = [(abs(f - own[0]) < 1e-12 and abs(t - own[1]) < 1e-12) for f, t in zip(frame.fpr, frame.tpr)]
+    frame["current"] = (np.abs(frame.fpr - own[0]) < 1e-12) & (np.abs(frame.tpr - own[1]) < 1e-12)
     return frame
 
 
@@ -255,10 +258,11 @@ class Controller:
     def subscribe(self, callback: Callable[[str], None]) -> None:
         self._listeners.append(callback)
 
-    def _emit(self, event: str) -> None:
+    def _emit(self, *events: str) -> None:
+        """Tell every subscriber what changed: a set of "spec", "card", "frontier"."""
         for cb in list(self._listeners):
             try:
-                cb(event)
+                cb(set(events))
             except Exception:  # a broken view must not kill the solver thread
                 import traceback
                 traceback.print_exc()
@@ -311,11 +315,10 @@ class Controller:
                 self._settle(hit, spec, "cache" if action == "solve" else action)
             else:
                 self._scheduler.submit((self._gen, spec, action))
-                started = time.time()
-                self._card_solving(None, Status("solving", "solving…", started=started))
-        self._emit("spec")
-        self._emit("card")
-        self._plan_background()
+                del self._states[self._cursor + 1:]  # a new request drops the redo tail
+                # the previous card stays on screen (dimmed) until the first incumbent arrives
+                self.status = Status("solving", "solving…", started=time.time())
+        self._plan_background(also=("spec", "card"))
 
     def update(self, **changes: Any) -> Spec:
         """Change global options (``max_fpr=0.2``, ``max_size=None``, ``C0``, ``coef_range``,
@@ -406,7 +409,7 @@ class Controller:
         text = "edited (not optimized)"
         if base is not None and base.train_metrics is not None:
             c = edit_cost(edited.train_metrics, base.train_metrics)
-            text += f" · vs optimum: error {_fmt_pts(c['error'])} · TPR {_fmt_pts(c['tpr'])} · FPR {_fmt_pts(c['fpr'])}"
+            text += f" · error {_fmt_pts(c['error'])} vs the solved card"
         broken = check_card(edited, self.data, self.spec)
         if broken:
             text += " · breaks " + "; ".join(broken)
@@ -470,9 +473,7 @@ class Controller:
         self.history.append(HistoryEntry(state.card, state.spec, action, state.status, state.base))
 
     def _after_jump(self) -> None:
-        self._emit("spec")
-        self._emit("card")
-        self._plan_background()
+        self._plan_background(also=("spec", "card"))
 
     def load(self, what: str | Spec | ScoringSystem) -> None:
         """Show a card: a spec key (e.g. a clicked frontier point), a Spec, or a ScoringSystem."""
@@ -652,7 +653,12 @@ class Controller:
                                                 time.time() - started, started=started))
             self._emit("card")
 
-        result = cached if cached is not None else self._solve(spec, cancel, on_incumbent)
+        # the solve the user waits for comes first: no new background solve starts meanwhile
+        self._background.pause(True)
+        try:
+            result = cached if cached is not None else self._solve(spec, cancel, on_incumbent)
+        finally:
+            self._background.pause(False)
         if result is None:
             return
         self._store(spec, result)
@@ -675,8 +681,10 @@ class Controller:
             out += frontier[i:i + 1] + path[i:i + 1]
         return out
 
-    def _plan_background(self) -> None:
+    def _plan_background(self, also: tuple[str, ...] = ()) -> None:
         if not self._frontier_on or self._closed:
+            if also:
+                self._emit(*also)
             return
         with self._lock:
             spec = self.spec
@@ -686,7 +694,7 @@ class Controller:
                 hit = self._cache.get(key)
                 if hit is not None:
                     self._record_point(kind, key, param, hit)
-        self._emit("frontier")
+        self._emit("frontier", *also)
         self._background.set_plan(plan, done=lambda item: item[1] in self._cache)
 
     def _background_job(self, item, cancel: threading.Event) -> None:

@@ -1,0 +1,166 @@
+"""In-browser latency of the studio: from a control change to the updated card.
+
+Starts JupyterLab on 127.0.0.1 and Debian's headless Chromium (offline), renders
+the studio on each data set, and moves the max-FPR slider one step at a time with
+the keyboard. For each move it times, inside the page (performance.now()):
+
+* first card: the key press until the table shows a card solved for the new position
+  (the first incumbent, or the cached card);
+* settled: until that card is final (optimal / stopped at time limit);
+
+for new positions (solved: debounce + solve + render) and for positions seen before
+(cache hits). Prints median and p95 per data set as a Markdown table.
+
+    python benchmarks/studio_latency.py [--moves 10] [--time-limit 5] [--datasets breastcancer mammo]
+
+Needs: `bash scripts/setup_browser_tests.sh` and the paper's data (SLIMWIDGETS_DATA or ../shared/data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
+sys.path.insert(0, str(HERE))
+
+from lab import CHROMIUM, CHROMIUM_ARGS, SETUP_HINT, Kernel, have_chromium, notebook, start_lab  # noqa: E402
+
+MEASURE = """async ({expect, timeout, key}) => {
+  const view = document.querySelector('.sw-card-view');
+  const handle = document.querySelector('.sw-max-fpr .noUi-handle');
+  const spec = () => (view.querySelector('.sw-spec') || {}).textContent || '';
+  const state = () => view.querySelector('.sw-card').dataset.state;
+  const t0 = performance.now();
+  let first = null;
+  const done = new Promise((resolve) => {
+    const check = () => {
+      const now = performance.now() - t0;
+      const shown = spec().includes(expect);
+      if (first === null && shown) first = now;
+      if (shown && state() !== 'solving') { resolve({first, settled: now}); return true; }
+      if (now > timeout) { resolve({first, settled: null}); return true; }
+      return false;
+    };
+    const obs = new MutationObserver(() => { if (check()) obs.disconnect(); });
+    obs.observe(view, {subtree: true, childList: true, attributes: true, characterData: true});
+    setTimeout(() => { check(); obs.disconnect(); }, timeout + 50);
+  });
+  handle.focus();
+  handle.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
+  return await done;
+}"""
+
+
+def pct(values: list[float], q: float) -> float:
+    xs = sorted(values)
+    if not xs:
+        return float("nan")
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def fmt(values: list[float]) -> str:
+    if not values:
+        return "–"
+    return f"{statistics.median(values) / 1000:.2f} s / {pct(values, 0.95) / 1000:.2f} s"
+
+
+def settle(k: Kernel, timeout: float = 120) -> None:
+    end = time.monotonic() + timeout
+    while not k.value("not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"):
+        if time.monotonic() > end:
+            raise TimeoutError("the studio did not settle")
+        time.sleep(0.1)
+
+
+def run_dataset(page, server, name: str, moves: int, time_limit: float, start: float) -> dict:
+    nb = f"latency_{name}.ipynb"
+    (server.root / nb).write_text(json.dumps(notebook([
+        "import os\nfrom slimwidgets.datasets import load_paper_dataset\nfrom slimwidgets.widgets import Studio\n"
+        f"X, y = load_paper_dataset({name!r}, os.environ['SLIMWIDGETS_DATA'])\n"
+        f"studio = Studio(X, y, max_fpr={start}, time_limit={time_limit}, frontier=False)\nstudio"])))
+    page.goto(f"{server.url}/lab/workspaces/latency-{name}/tree/{nb}")  # a fresh workspace: this notebook only
+    page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
+    k = Kernel(server, server.kernel_id(nb))
+    try:
+        page.click(".jp-Notebook .jp-Cell .cm-content")
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_selector(".sw-card-view .sw-card .sw-spec", timeout=120_000)
+        settle(k)
+        page.wait_for_timeout(500)
+        out = {"new_first": [], "new_settled": [], "cached_first": [], "statuses": []}
+        value = start
+        timeout = 1000 * (time_limit * 3 + 30)
+        for _ in range(moves):  # new positions: each one is solved
+            value = round(value + 0.01, 2)
+            r = page.evaluate(MEASURE, {"expect": f"max FPR {100 * value:.0f} % ·", "timeout": timeout, "key": "ArrowRight"})
+            if r["first"] is not None:
+                out["new_first"].append(r["first"])
+            if r["settled"] is not None:
+                out["new_settled"].append(r["settled"])
+            settle(k)
+            out["statuses"].append(k.value("studio.scoring_system.status"))
+        for _ in range(moves):  # back over the same positions: cache hits
+            value = round(value - 0.01, 2)
+            r = page.evaluate(MEASURE, {"expect": f"max FPR {100 * value:.0f} % ·", "timeout": timeout, "key": "ArrowLeft"})
+            if r["settled"] is not None:
+                out["cached_first"].append(r["settled"])
+            settle(k)
+        k.run("studio.close()")
+        return out
+    finally:
+        k.close()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--moves", type=int, default=10)
+    ap.add_argument("--time-limit", type=float, default=5.0)
+    ap.add_argument("--start", type=float, default=0.10, help="max FPR the studio starts at")
+    ap.add_argument("--datasets", nargs="+", default=["breastcancer", "mammo"])
+    args = ap.parse_args(argv)
+    if not have_chromium():
+        print(f"Chromium is not installed at {CHROMIUM}: {SETUP_HINT}", file=sys.stderr)
+        return 2
+    data = os.environ.get("SLIMWIDGETS_DATA") or str(HERE.parents[1] / "shared" / "data")
+    from playwright.sync_api import sync_playwright
+
+    root = Path(tempfile.mkdtemp(prefix="studio-latency-"))
+    server = start_lab(root, env={"SLIMWIDGETS_DATA": data})
+    rows = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            for name in args.datasets:
+                page = browser.new_page(viewport={"width": 1440, "height": 1100})
+                r = run_dataset(page, server, name, args.moves, args.time_limit, args.start)
+                page.close()
+                statuses = ", ".join(f"{s} ×{r['statuses'].count(s)}" for s in sorted(set(r["statuses"])))
+                rows.append((name, fmt(r["new_first"]), fmt(r["new_settled"]), fmt(r["cached_first"]), statuses))
+                print(f"{name}: done ({statuses})", file=sys.stderr)
+            browser.close()
+    finally:
+        server.stop()
+    print(f"Studio latency, key press on the max-FPR slider -> card in the page; {args.moves} new positions and "
+          f"{args.moves} cached ones per data set; time limit {args.time_limit:g} s per solve; debounce 0.15 s; "
+          f"{os.cpu_count()} cores, {platform.python_version()}, headless Chromium, JupyterLab.\n")
+    print("| data set | first card for a new position (median / p95) | settled card (median / p95) | "
+          "cached position (median / p95) | final statuses |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+// DOM of the point table. Pure functions of the state sent by Python: every number shown
+// comes from the `card` and `status` traits, which Python builds from the ScoringSystem.
+
+const STATE_CLASS = {
+  solving: "solving", optimal: "optimal", time_limit: "limit", feasible: "limit",
+  interrupted: "limit", edited: "edited", infeasible: "bad", invalid: "bad", error: "bad", idle: "idle",
+};
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("data-")) node.setAttribute(k, String(v));
+    else if (k in node) node[k] = v;
+    else node.setAttribute(k, String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A small padlock icon (no emoji font needed), closed when `locked`. */
+export function padlock(locked) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 16 16");
+  svg.setAttribute("width", "13");
+  svg.setAttribute("height", "13");
+  svg.setAttribute("aria-hidden", "true");
+  const body = document.createElementNS(SVG, "rect");
+  for (const [k, v] of Object.entries({ x: "3", y: "7", width: "10", height: "8", rx: "1.5", fill: "currentColor" })) body.setAttribute(k, v);
+  const shackle = document.createElementNS(SVG, "path");
+  shackle.setAttribute("d", locked ? "M5 7V5a3 3 0 0 1 6 0v2" : "M5 7V5a3 3 0 0 1 6 0");
+  shackle.setAttribute("fill", "none");
+  shackle.setAttribute("stroke", "currentColor");
+  shackle.setAttribute("stroke-width", "1.6");
+  if (!locked) shackle.setAttribute("transform", "translate(3 -1)");
+  svg.append(shackle, body);
+  return svg;
+}
+
+export function statusLine(status) {
+  const state = (status && status.state) || "idle";
+  const line = el("div", { class: `sw-status sw-${STATE_CLASS[state] || "idle"}`, "data-state": state },
+    el("span", { class: "sw-dot", "aria-hidden": "true" }),
+    el("span", { class: "sw-status-text", text: (status && status.text) || "" }),
+    state === "solving" ? el("span", { class: "sw-clock" }) : null);
+  return line;
+}
+
+/** Keys typed in a cell stay in it (no notebook shortcuts); Enter commits the value. */
+export function guardKeys(input) {
+  input.addEventListener("keydown", (ev) => {
+    ev.stopPropagation();
+    if (ev.key === "Enter") {
+      ev.preventDefault();
+      input.dispatchEvent(new Event("change"));
+    }
+  });
+  return input;
+}
+
+/** Parse what a user typed into a points cell: a whole number, or null when it is not one. */
+export function parsePoints(text) {
+  const t = String(text).trim().replace("\u2212", "-");
+  if (!/^[+-]?\d+$/.test(t)) return null;
+  const v = Number(t);
+  return Number.isSafeInteger(v) ? v : null;
+}
+
+/** Build the table; `send(request)` is called with {op, feature?, value?}. */
+export function cardTable(card, status, send) {
+  const root = el("div", { class: "sw-card-body" });
+  if (!card) {
+    root.append(el("div", { class: "sw-empty", text: status && status.state === "solving" ? "solving…" : "no card to show" }));
+    return root;
+  }
+  const editable = !!card.editable;
+  const thr = el("input", {
+    class: "sw-threshold", type: "text", inputMode: "numeric", value: String(card.threshold),
+    disabled: !editable, "aria-label": "threshold", "data-feature": "__threshold__",
+  });
+  guardKeys(thr);
+  thr.addEventListener("change", () => {
+    const v = parsePoints(thr.value);
+    if (v === null) { thr.value = String(card.threshold); thr.classList.add("sw-invalid"); return; }
+    if (v !== card.threshold) send({ op: "threshold", value: v });
+  });
+  root.append(el("div", { class: "sw-rule" }, "PREDICT ", el("b", { text: String(card.positive).toUpperCase() }), " IF SCORE > ", thr));
+
+  const table = el("table", { class: "sw-table" });
+  table.append(el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: "feature" }),
+    el("th", { text: "points" }), el("th", { text: "" }))));
+  const body = el("tbody");
+  let n = 0;
+  for (const row of card.rows) {
+    const used = row.points !== 0;
+    if (used) n += 1;
+    const input = el("input", {
+      class: "sw-points", type: "text", inputMode: "numeric", value: String(row.points),
+      disabled: !editable, "aria-label": `points of ${row.name}`, "data-feature": row.name,
+    });
+    guardKeys(input);
+    input.addEventListener("change", () => {
+      const v = parsePoints(input.value);
+      if (v === null) { input.value = String(row.points); input.classList.add("sw-invalid"); return; }
+      if (v !== row.points) send({ op: "edit", feature: row.name, value: v });
+    });
+    const locked = row.locked !== null && row.locked !== undefined;
+    const lockBtn = el("button", {
+      class: "sw-lock" + (locked ? " sw-locked" : ""), type: "button", disabled: !editable && !locked,
+      title: locked ? `locked at ${row.locked}: click to unlock` : "lock this value for the next solves",
+      "aria-pressed": locked ? "true" : "false", "data-feature": row.name,
+    }, padlock(locked));
+    lockBtn.addEventListener("click", () => {
+      send(locked ? { op: "unlock", feature: row.name } : { op: "lock", feature: row.name });
+    });
+    const label = row.binary ? row.name : `× ${row.name}`;
+    body.append(el("tr", {
+      class: [used ? "sw-used" : "sw-unused", row.edited ? "sw-edited-row" : ""].join(" ").trim(),
+      "data-feature": row.name,
+    }, el("td", { class: "sw-num", text: used ? `${n}.` : "" }), el("td", { class: "sw-name", text: label, title: row.name }),
+    el("td", {}, input), el("td", {}, lockBtn)));
+  }
+  table.append(body);
+  root.append(table);
+  if (card.metrics_text) root.append(el("div", { class: "sw-metrics", text: card.metrics_text }));
+  if (card.cost_text) root.append(el("div", { class: "sw-cost", text: card.cost_text }));
+  if (card.spec_text) root.append(el("div", { class: "sw-spec", text: card.spec_text }));
+  return root;
+}
+
+/** Replace `host`'s content, keeping the focus (and caret) of an input the user is in. */
+export function swap(host, node) {
+  const active = host.ownerDocument.activeElement;
+  const key = active && host.contains(active) ? active.getAttribute("data-feature") : null;
+  const tag = active ? active.tagName : null;
+  const cls = active ? active.className : null;
+  host.replaceChildren(node);
+  if (key && tag) {
+    const twin = [...host.querySelectorAll(`${tag.toLowerCase()}[data-feature]`)]
+      .find((n) => n.getAttribute("data-feature") === key && n.className.split(" ")[0] === cls.split(" ")[0]);
+    if (twin && !twin.disabled) twin.focus();
+  }
+}

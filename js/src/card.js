@@ -1,0 +1,44 @@
+// anywidget view of the studio's point table and status line.
+import { cardTable, statusLine, swap, el } from "./card-dom.js";
+
+function render({ model, el: host }) {
+  const root = el("div", { class: "sw-card" });
+  const statusHost = el("div", { class: "sw-status-host" });
+  const bodyHost = el("div", { class: "sw-body-host" });
+  root.append(statusHost, bodyHost);
+  host.append(root);
+  let nonce = 0;
+  const send = (request) => {
+    nonce += 1;
+    model.set("request", { ...request, nonce: `${Date.now()}-${nonce}` });
+    model.save_changes();
+  };
+  const drawStatus = () => {
+    const status = model.get("status") || {};
+    statusHost.replaceChildren(statusLine(status));
+    root.setAttribute("data-state", status.state || "idle");
+  };
+  const drawCard = () => {
+    const card = model.get("card");
+    root.classList.toggle("sw-previous", !!(card && card.is_previous));
+    root.setAttribute("data-card-id", card ? String(card.id) : "");
+    swap(bodyHost, cardTable(card, model.get("status"), send));
+  };
+  // a ticking clock while a solve runs (wall time since the solve started)
+  const timer = setInterval(() => {
+    const status = model.get("status") || {};
+    const clock = statusHost.querySelector(".sw-clock");
+    if (clock && status.started) clock.textContent = ` · running ${(Date.now() / 1000 - status.started).toFixed(1)} s`;
+  }, 250);
+  drawStatus();
+  drawCard();
+  model.on("change:status", drawStatus);
+  model.on("change:card", drawCard);
+  return () => {
+    clearInterval(timer);
+    model.off("change:status", drawStatus);
+    model.off("change:card", drawCard);
+  };
+}
+
+export default { render };

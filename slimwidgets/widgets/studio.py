@@ -1,0 +1,488 @@
+"""The studio widget: ipywidgets controls, the anywidget point table, Altair charts.
+
+All state lives in a :class:`~slimwidgets.widgets.controller.Controller`; this
+module only turns control changes into controller calls and controller events
+into trait values. The two anywidget views (``static/card.js`` and
+``static/chart.js``, built from ``js/``) draw what the traits say; the chart
+view carries its own copy of Vega, so charts render with no network.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import ipywidgets as W
+import pandas as pd
+import traitlets as T
+
+from ..scoring import ScoringSystem
+from ..spec import Spec
+from . import charts
+from .controller import EXPORT_FORMATS, Controller, HistoryEntry, card_roc
+
+__all__ = ["Studio", "CardView", "ChartView", "card_payload"]
+
+STATIC = Path(__file__).parent / "static"
+
+
+def _bundle(name: str) -> Path:
+    path = STATIC / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the studio's front-end bundle {path} is missing: build it with "
+            "`bash scripts/setup_browser_tests.sh` (or `cd js && npm ci && npm run build`)"
+        )
+    return path
+
+
+class CardView(anywidget.AnyWidget):
+    """The editable point table and the status line."""
+
+    _esm = _bundle("card.js")
+    _css = _bundle("card.css")
+    card = T.Dict(allow_none=True, default_value=None).tag(sync=True)
+    status = T.Dict().tag(sync=True)
+    request = T.Dict().tag(sync=True)  # set by the front end: {op, feature?, value?, nonce}
+
+
+class ChartView(anywidget.AnyWidget):
+    """One Vega-Lite chart; ``datasets`` rows are swapped in place when they change."""
+
+    _esm = _bundle("chart.js")
+    spec = T.Dict().tag(sync=True)
+    datasets = T.Dict().tag(sync=True)
+    clicked = T.Dict().tag(sync=True)  # set by the front end: {key, nonce}
+
+
+def _pct(v: float | None) -> str:
+    return "–" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
+
+
+def spec_summary(spec: Spec | None) -> str:
+    """One line naming the options a card was solved under."""
+    if spec is None:
+        return ""
+    parts = [
+        "max FPR " + ("none" if spec.max_fpr is None else f"{100 * spec.max_fpr:.0f} %"),
+        "max size " + ("none" if spec.max_size is None else str(spec.max_size)),
+        "C0 " + ("auto" if spec.C0 is None else f"{spec.C0:g}"),
+        f"points {spec.coef_range[0]}…{spec.coef_range[1]}",
+    ]
+    if spec.time_limit is not None:
+        parts.append(f"limit {spec.time_limit:g} s")
+    if spec.lock:
+        parts.append("locked " + ", ".join(f"{k}={v}" for k, v in spec.lock.items()))
+    return "solved for: " + " · ".join(parts)
+
+
+_ids = itertools.count(1)
+
+
+def card_payload(controller: Controller) -> dict | None:
+    """What the point table shows, all of it read from the controller's current card."""
+    card = controller.card
+    if card is None:
+        return None
+    base = controller.base_card
+    spec = controller.spec
+    coefs = dict(zip(card.feature_names, card.coefficients))
+    base_coefs = dict(zip(base.feature_names, base.coefficients)) if base is not None else coefs
+    binary = dict(zip(card.feature_names, card.binary or (True,) * len(card.feature_names)))
+    order = list(card.points) + [n for n in card.feature_names if coefs[n] == 0]
+    rows = [{"name": n, "points": coefs[n], "binary": binary[n], "locked": spec.lock.get(n),
+             "edited": card.status == "edited" and coefs[n] != base_coefs.get(n, 0)} for n in order]
+    cost = controller.edit_cost()
+    cost_text = None
+    if cost is not None:
+        cost_text = (f"edit vs optimum: error {cost['error']:+.1f} pt · TPR {cost['tpr']:+.1f} pt · "
+                     f"FPR {cost['fpr']:+.1f} pt · size {cost['size']:+d}").replace("+-", "−").replace("-", "−")
+    m = card.train_metrics
+    metrics = None if m is None else (f"train: error {_pct(m.error)} · TPR {_pct(m.tpr)} · FPR {_pct(m.fpr)} · "
+                                      f"{m.size} feature{'s' if m.size != 1 else ''}")
+    previous = card.spec is not None and card.spec.key() != spec.key()
+    return {
+        "id": next(_ids), "positive": card.positive_name or str(card.positive), "threshold": card.threshold,
+        "rows": rows, "metrics_text": metrics, "cost_text": cost_text, "spec_text": spec_summary(card.spec),
+        "editable": controller.status.state != "solving", "is_previous": previous, "status": card.status,
+        "max_fpr": None if card.spec is None else card.spec.max_fpr,
+    }
+
+
+class Studio(W.VBox):
+    """Interactive SLIM studio: edit the problem, watch the card re-solve live.
+
+    >>> studio = Studio(X, y, max_fpr=0.2, max_size=5)    # doctest: +SKIP
+    >>> studio                                           # renders the widget  # doctest: +SKIP
+    >>> studio.scoring_system                            # the card on screen  # doctest: +SKIP
+
+    Options are those of :func:`slimwidgets.fit` (``time_limit`` defaults to 5 s per
+    solve). ``frontier=False`` skips the background frontier and path solves.
+    """
+
+    def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
+                 frontier: bool = True, positive: Any = None, sample_weight: Any = None, **options: Any):
+        self._ui_lock = threading.RLock()
+        self._roc_of: ScoringSystem | None = None
+        self._roc = None
+        self._syncing = False
+        self._closed = False
+        self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
+                                     sample_weight=sample_weight, start=False, **options)
+        c = self.controller
+        names = c.data.feature_names
+        s = c.spec
+        style = {"description_width": "88px"}
+        wide = W.Layout(width="300px")
+
+        # -- global controls -------------------------------------------------------------------
+        self.fpr_slider = W.FloatSlider(value=0.2 if s.max_fpr is None else s.max_fpr, min=0.0, max=1.0, step=0.01,
+                                        description="max FPR", readout_format=".0%", continuous_update=True,
+                                        disabled=s.max_fpr is None, style=style, layout=wide)
+        self.fpr_none = W.Checkbox(value=s.max_fpr is None, description="no cap", indent=False, layout=W.Layout(width="80px"))
+        top = max(1, len(names))
+        self.size_slider = W.IntSlider(value=top if s.max_size is None else min(s.max_size, top), min=0, max=top,
+                                       description="max size", continuous_update=True, disabled=s.max_size is None,
+                                       style=style, layout=wide)
+        self.size_none = W.Checkbox(value=s.max_size is None, description="no limit", indent=False, layout=W.Layout(width="80px"))
+        self.c0_text = W.Text(value="" if s.C0 is None else f"{s.C0:g}", placeholder="auto", description="C0",
+                              continuous_update=False, style=style, layout=W.Layout(width="200px"))
+        self.range_slider = W.IntRangeSlider(value=tuple(s.coef_range), min=-20, max=20, step=1, description="points",
+                                             continuous_update=False, style=style, layout=wide)
+        self.time_text = W.BoundedFloatText(value=s.time_limit if s.time_limit is not None else 60.0, min=0.1, max=3600,
+                                            step=0.5, description="time limit s", style=style, layout=W.Layout(width="200px"))
+        for w, cls in ((self.fpr_slider, "sw-max-fpr"), (self.fpr_none, "sw-max-fpr-none"), (self.size_slider, "sw-max-size"),
+                       (self.size_none, "sw-max-size-none"), (self.c0_text, "sw-c0"), (self.range_slider, "sw-coef-range"),
+                       (self.time_text, "sw-time-limit")):
+            w.add_class(cls)
+        self.fpr_slider.observe(self._on_fpr, "value")
+        self.fpr_none.observe(self._on_fpr, "value")
+        self.size_slider.observe(self._on_size, "value")
+        self.size_none.observe(self._on_size, "value")
+        self.c0_text.observe(self._on_c0, "value")
+        self.range_slider.observe(self._on_range, "value")
+        self.time_text.observe(self._on_time, "value")
+
+        # -- feature panel -------------------------------------------------------------------------
+        self.feature_rows: dict[str, dict[str, W.Widget]] = {}
+        cells: list[W.Widget] = [W.HTML(f"<b>{h}</b>") for h in ("feature", "use", "sign", "penalty C0ⱼ", "points range")]
+        for name in names:
+            f = c.feature(name)
+            row = {
+                "use": W.Dropdown(options=["auto", "exclude", "require"], value=f.use, layout=W.Layout(width="90px")),
+                "sign": W.Dropdown(options=[("free", "free"), ("+", "+"), ("−", "-")], value=f.sign, layout=W.Layout(width="70px")),
+                "penalty": W.Text(value="" if f.penalty is None else f"{f.penalty:g}", placeholder="C0",
+                                  continuous_update=False, layout=W.Layout(width="70px")),
+                "range": W.IntRangeSlider(value=f.points_range, min=-20, max=20, continuous_update=False,
+                                          readout=True, style={"description_width": "0px"},
+                                          layout=W.Layout(width="250px")),
+            }
+            for key, w in row.items():
+                w.add_class(f"sw-feature-{key}")
+                w.observe(lambda ch, name=name, key=key: self._on_feature(name, key, ch), "value")
+            self.feature_rows[name] = row
+            label = W.HTML(f"<span title='{html.escape(name, quote=True)}'>{html.escape(name)}</span>",
+                           layout=W.Layout(width="160px", overflow="hidden"))
+            cells += [label, row["use"], row["sign"], row["penalty"], row["range"]]
+        self.feature_panel = W.GridBox(cells, layout=W.Layout(
+            grid_template_columns="160px 92px 72px 72px 255px", grid_gap="1px 4px", max_height="300px",
+            overflow="auto", border="1px solid #ddd", padding="2px"))
+        self.feature_panel.add_class("sw-features")
+
+        # -- toolbar: undo / redo / export -------------------------------------------------------------
+        self.undo_button = W.Button(description="undo", icon="undo", layout=W.Layout(width="80px"))
+        self.redo_button = W.Button(description="redo", icon="repeat", layout=W.Layout(width="80px"))
+        self.undo_button.on_click(lambda _: self.undo())
+        self.redo_button.on_click(lambda _: self.redo())
+        self.undo_button.add_class("sw-undo")
+        self.redo_button.add_class("sw-redo")
+        self.export_format = W.Dropdown(options=[("JSON", "json"), ("HTML", "html"), ("LaTeX", "latex"),
+                                                 ("Markdown", "markdown"), ("Python", "python")],
+                                        value="json", layout=W.Layout(width="110px"))
+        self.export_path = W.Text(value="scoring_system.json", layout=W.Layout(width="220px"))
+        self.export_button = W.Button(description="Export", icon="download", layout=W.Layout(width="90px"))
+        self.export_format.observe(self._on_export_format, "value")
+        self.export_button.on_click(lambda _: self._export_clicked())
+        self.export_format.add_class("sw-export-format")
+        self.export_path.add_class("sw-export-path")
+        self.export_button.add_class("sw-export")
+        self.message = W.HTML("")
+        self.message.add_class("sw-message")
+
+        # -- views ---------------------------------------------------------------------------------
+        self.card_view = CardView()
+        self.card_view.add_class("sw-card-view")
+        self.card_view.observe(self._on_request, "request")
+        self.roc_view = ChartView()
+        self.roc_view.add_class("sw-roc")
+        self.path_view = ChartView()
+        self.path_view.add_class("sw-path")
+        self.roc_view.observe(self._on_click, "clicked")
+        self.path_view.observe(self._on_click, "clicked")
+
+        controls = W.VBox([
+            W.HBox([self.fpr_slider, self.fpr_none]), W.HBox([self.size_slider, self.size_none]),
+            W.HBox([self.c0_text, self.time_text]), self.range_slider, self.feature_panel,
+        ], layout=W.Layout(width="700px", min_width="700px"))
+        toolbar = W.HBox([self.undo_button, self.redo_button, W.HTML("&nbsp;"), self.export_format,
+                          self.export_path, self.export_button, self.message],
+                         layout=W.Layout(align_items="center", flex_flow="row wrap"))
+        super().__init__([
+            toolbar,
+            W.HBox([controls, self.card_view], layout=W.Layout(align_items="flex-start")),
+            W.HBox([self.roc_view, self.path_view]),
+        ])
+        self.add_class("sw-studio")
+        self._refresh_charts()
+        c.subscribe(self._on_event)
+        c.set_spec(c.spec)
+
+    # -- the public face ---------------------------------------------------------------------------------
+    @property
+    def scoring_system(self) -> ScoringSystem | None:
+        """The card on screen (an incumbent while a solve runs; None when infeasible)."""
+        return self.controller.card
+
+    @property
+    def history(self) -> list[HistoryEntry]:
+        """Every settled card shown, in order, with its spec and how it came."""
+        return list(self.controller.history)
+
+    @property
+    def spec(self) -> Spec:
+        return self.controller.spec
+
+    @property
+    def status(self) -> str:
+        return self.controller.status.text
+
+    def wait(self, timeout: float | None = 60.0) -> bool:
+        """Block until the current spec is settled (for scripts; not needed in a notebook)."""
+        return self.controller.wait(timeout)
+
+    def undo(self) -> bool:
+        return self._guard(self.controller.undo)
+
+    def redo(self) -> bool:
+        return self._guard(self.controller.redo)
+
+    def export(self, fmt: str = "json", path: str | None = None) -> tuple[Path, str]:
+        """Write the card on screen as json/html/latex/markdown/python; returns (path, reload line)."""
+        return self.controller.export(fmt, path)
+
+    def close(self) -> None:
+        """Stop the solver threads and close every widget of the studio."""
+        if self._closed:
+            return
+        self._closed = True
+        self.controller.close()
+        widgets = [self.fpr_slider, self.fpr_none, self.size_slider, self.size_none, self.c0_text, self.range_slider,
+                   self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
+                   self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel]
+        for row in self.feature_rows.values():
+            widgets += list(row.values())
+        boxes = [w for w in self._descendants() if w not in widgets]
+        for w in widgets + boxes:
+            try:
+                w.close()
+            except Exception:
+                pass
+        super().close()
+
+    def _descendants(self):
+        out, todo = [], list(self.children)
+        while todo:
+            w = todo.pop()
+            out.append(w)
+            todo += list(getattr(w, "children", ()))
+        return out
+
+    def __del__(self) -> None:
+        try:
+            self.controller.close(0)
+        except Exception:
+            pass
+
+    # -- controls -> controller -----------------------------------------------------------------------
+    def _guard(self, fn, *args, **kwargs):
+        try:
+            out = fn(*args, **kwargs)
+        except (ValueError, TypeError, KeyError, RuntimeError) as exc:
+            msg = exc.args[0] if exc.args else str(exc)
+            self.message.value = f"<span style='color:#a8192e'>{html.escape(str(msg))}</span>"
+            self._sync_controls()
+            return None
+        self.message.value = ""
+        return out
+
+    def _on_fpr(self, _change) -> None:
+        if self._syncing:
+            return
+        self.fpr_slider.disabled = self.fpr_none.value
+        self._guard(self.controller.update, max_fpr=None if self.fpr_none.value else round(self.fpr_slider.value, 4))
+
+    def _on_size(self, _change) -> None:
+        if self._syncing:
+            return
+        self.size_slider.disabled = self.size_none.value
+        self._guard(self.controller.update, max_size=None if self.size_none.value else int(self.size_slider.value))
+
+    def _on_c0(self, change) -> None:
+        if self._syncing:
+            return
+        text = change["new"].strip()
+        if text.lower() in ("", "auto"):
+            self._guard(self.controller.update, C0=None)
+            return
+        try:
+            value = float(text)
+        except ValueError:
+            self._guard(lambda: (_ for _ in ()).throw(ValueError(f"C0 must be a number >= 0 or 'auto', got {text!r}")))
+            return
+        self._guard(self.controller.update, C0=value)
+
+    def _on_range(self, change) -> None:
+        if not self._syncing:
+            self._guard(self.controller.update, coef_range=list(change["new"]))
+
+    def _on_time(self, change) -> None:
+        if not self._syncing:
+            self._guard(self.controller.update, time_limit=float(change["new"]))
+
+    def _on_feature(self, name: str, key: str, change) -> None:
+        if self._syncing:
+            return
+        new = change["new"]
+        if key == "use":
+            self._guard(self.controller.set_feature, name, use=new)
+        elif key == "sign":
+            self._guard(self.controller.set_feature, name, sign=new)
+        elif key == "range":
+            self._guard(self.controller.set_feature, name, points_range=new)
+        elif key == "penalty":
+            text = new.strip()
+            if text.lower() in ("", "auto", "c0"):
+                self._guard(self.controller.set_feature, name, penalty=None)
+            else:
+                try:
+                    value = float(text)
+                except ValueError:
+                    self._guard(lambda: (_ for _ in ()).throw(ValueError(f"the penalty of {name!r} must be a number, got {text!r}")))
+                    return
+                self._guard(self.controller.set_feature, name, penalty=value)
+
+    def _on_request(self, change) -> None:
+        req = change["new"] or {}
+        op = req.get("op")
+        if op == "edit":
+            self._guard(self.controller.edit, {req["feature"]: req["value"]})
+        elif op == "threshold":
+            self._guard(self.controller.edit, threshold=req["value"])
+        elif op == "lock":
+            self._guard(self.controller.lock, req["feature"])
+        elif op == "unlock":
+            self._guard(self.controller.unlock, req["feature"])
+        elif op == "undo":
+            self.undo()
+        elif op == "redo":
+            self.redo()
+        self._refresh_card()  # the table must show the truth even when a request was refused
+
+    def _on_click(self, change) -> None:
+        key = (change["new"] or {}).get("key")
+        if key:
+            self._guard(self.controller.load, key)
+
+    def _on_export_format(self, change) -> None:
+        stem = Path(self.export_path.value or "scoring_system").with_suffix("")
+        self.export_path.value = str(stem) + EXPORT_FORMATS[change["new"]]
+
+    def _export_clicked(self) -> None:
+        got = self._guard(self.controller.export, self.export_format.value, self.export_path.value or None)
+        if got is not None:
+            path, line = got
+            self.message.value = (f"wrote <code>{html.escape(str(path))}</code> · reload: "
+                                  f"<code class='sw-reload'>{html.escape(line)}</code>")
+
+    # -- controller -> views ------------------------------------------------------------------------
+    def _on_event(self, events: set[str]) -> None:
+        if self._closed:
+            return
+        if "spec" in events:
+            self._sync_controls()
+        if "card" in events:
+            self._refresh_card()
+        if "card" in events or "frontier" in events:
+            self._refresh_charts()
+
+    def _refresh_card(self) -> None:
+        with self._ui_lock:
+            c = self.controller
+            payload = card_payload(c)
+            with self.card_view.hold_sync():
+                self.card_view.status = c.status.to_dict()
+                self.card_view.card = payload
+            self.undo_button.disabled = not c.can_undo
+            self.redo_button.disabled = not c.can_redo
+
+    def chart_frames(self) -> dict[str, pd.DataFrame]:
+        """The DataFrames both charts are drawn from (all from the controller's state)."""
+        c = self.controller
+        card = c.card
+        frontier = c.frontier_points()
+        path = c.path_points()
+        empty = pd.DataFrame(columns=["tpr", "fpr", "error", "size", "status"])
+        if card is not None and card.train_metrics is not None:
+            m = card.train_metrics
+            point = pd.DataFrame([{"tpr": m.tpr, "fpr": m.fpr, "error": m.error, "size": m.size, "status": card.status}])
+            if self._roc_of is not card:  # the card's own ROC, computed once per card
+                self._roc_of, self._roc = card, card_roc(card, c.data)
+            roc = self._roc
+        else:
+            point, roc = empty, pd.DataFrame(columns=["threshold", "fpr", "tpr"])
+        cap = pd.DataFrame({"cap": [] if c.spec.max_fpr is None else [c.spec.max_fpr]})
+        return {"frontier": frontier, "roc": roc, "card": point, "cap": cap, "path": path}
+
+    def _refresh_charts(self) -> None:
+        with self._ui_lock:
+            f = self.chart_frames()
+            if not self.roc_view.spec:  # the structure never changes: build the charts once
+                self.roc_view.spec, _ = charts.split_datasets(charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"]))
+                self.path_view.spec, _ = charts.split_datasets(charts.sparsity_chart(f["path"], f["card"]))
+            roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
+            path_data = charts.sparsity_datasets(f["path"], f["card"])
+            for view, data in ((self.roc_view, roc_data), (self.path_view, path_data)):
+                if view.datasets != data:
+                    view.datasets = data
+
+    def _sync_controls(self) -> None:
+        """Show the current spec in every control (after undo, redo, load, or a refused value)."""
+        with self._ui_lock:
+            s = self.controller.spec
+            self._syncing = True
+            try:
+                self.fpr_none.value = s.max_fpr is None
+                self.fpr_slider.disabled = s.max_fpr is None
+                if s.max_fpr is not None:
+                    self.fpr_slider.value = s.max_fpr
+                self.size_none.value = s.max_size is None
+                self.size_slider.disabled = s.max_size is None
+                if s.max_size is not None:
+                    self.size_slider.value = min(s.max_size, self.size_slider.max)
+                self.c0_text.value = "" if s.C0 is None else f"{s.C0:g}"
+                self.range_slider.value = tuple(s.coef_range)
+                if s.time_limit is not None:
+                    self.time_text.value = s.time_limit
+                for name, row in self.feature_rows.items():
+                    f = self.controller.feature(name)
+                    row["use"].value = f.use
+                    row["sign"].value = f.sign
+                    row["penalty"].value = "" if f.penalty is None else f"{f.penalty:g}"
+                    row["range"].value = tuple(f.points_range)
+            finally:
+                self._syncing = False

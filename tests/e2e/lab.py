@@ -1,0 +1,174 @@
+"""Helpers of the browser tests: a JupyterLab server, a kernel client, offline Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts" / "e2e"
+CHROMIUM = os.environ.get("SLIMWIDGETS_CHROMIUM", "/usr/bin/chromium")
+SETUP_HINT = "run `bash scripts/setup_browser_tests.sh` (installs Debian's chromium, builds the front-end bundle)"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-default-apps", "--disable-extensions", "--metrics-recording-only", "--mute-audio",
+    # offline for sure: no host name resolves except the local server's
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def notebook(cells: list[str]) -> dict:
+    return {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": uuid.uuid4().hex[:8], "metadata": {},
+                   "outputs": [], "source": src} for src in cells],
+        "metadata": {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+                     "language_info": {"name": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+
+
+@dataclass
+class LabServer:
+    url: str
+    root: Path
+    proc: subprocess.Popen
+    log: Path
+
+    def get(self, path: str):
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            return json.loads(r.read())
+
+    def kernel_id(self, notebook_path: str, timeout: float = 60) -> str:
+        end = time.monotonic() + timeout
+        sessions = []
+        while time.monotonic() < end:
+            sessions = self.get("/api/sessions")
+            for s in sessions:
+                if s.get("path") == notebook_path and s.get("kernel"):
+                    return s["kernel"]["id"]
+            time.sleep(0.2)
+        raise TimeoutError(f"no kernel for {notebook_path} (sessions: {sessions}); server log: {self.log}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait(5)
+
+
+def start_lab(root: Path, env: dict | None = None, timeout: float = 90) -> LabServer:
+    port = free_port()
+    state = root.parent / (root.name + "-state")
+    for sub in ("config", "data-runtime", "workspaces", "settings"):
+        (state / sub).mkdir(parents=True, exist_ok=True)
+    full_env = {**os.environ, **(env or {}),
+                "JUPYTER_CONFIG_DIR": str(state / "config"), "JUPYTER_RUNTIME_DIR": str(state / "data-runtime"),
+                "PYTHONUNBUFFERED": "1"}
+    # no "get notified about Jupyter news?" toast over the page
+    (state / "config" / "labconfig").mkdir(parents=True, exist_ok=True)
+    (state / "config" / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+    log = ARTIFACTS / "jupyterlab.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}", "--IdentityProvider.token=",
+        "--ServerApp.password=", "--ServerApp.open_browser=False", "--ServerApp.disable_check_xsrf=True",
+        f"--LabApp.workspaces_dir={state / 'workspaces'}", f"--LabApp.user_settings_dir={state / 'settings'}",
+        "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    fh = open(log, "w")
+    proc = subprocess.Popen(cmd, cwd=root, env=full_env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+    server = LabServer(f"http://127.0.0.1:{port}", root, proc, log)
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited ({proc.returncode}); see {log}:\n{log.read_text()[-3000:]}")
+        try:
+            server.get("/api/status")
+            return server
+        except OSError:
+            time.sleep(0.25)
+    server.stop()
+    raise TimeoutError(f"JupyterLab did not answer within {timeout} s; see {log}")
+
+
+class Kernel:
+    """Runs code in a notebook's kernel over the server's websocket (beside the page's own connection)."""
+
+    def __init__(self, server: LabServer, kernel_id: str):
+        import websocket
+
+        self.session = uuid.uuid4().hex
+        url = server.url.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels?session_id={self.session}"
+        self.ws = websocket.create_connection(url, timeout=120)
+
+    def run(self, code: str, timeout: float = 120) -> str:
+        """Execute ``code``; returns its stdout; raises with the traceback on error."""
+        msg_id = uuid.uuid4().hex
+        msg = {"header": {"msg_id": msg_id, "username": "e2e", "session": self.session, "msg_type": "execute_request",
+                          "version": "5.3", "date": ""},
+               "parent_header": {}, "metadata": {}, "channel": "shell",
+               "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
+                           "allow_stdin": False, "stop_on_error": True}}
+        self.ws.send(json.dumps(msg))
+        out, error, idle, replied = [], None, False, False
+        end = time.monotonic() + timeout
+        while not (idle and replied):
+            self.ws.settimeout(max(0.1, end - time.monotonic()))
+            if time.monotonic() > end:
+                raise TimeoutError(f"kernel did not finish: {code[:200]}")
+            reply = json.loads(self.ws.recv())
+            if reply.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = reply["header"]["msg_type"]
+            content = reply["content"]
+            if kind == "stream":
+                out.append(content["text"])
+            elif kind == "error":
+                error = "\n".join(content.get("traceback", [])) or content.get("evalue")
+            elif kind == "status" and content.get("execution_state") == "idle":
+                idle = True
+            elif kind == "execute_reply":
+                replied = True
+        if error:
+            raise AssertionError(f"kernel error running {code[:200]!r}:\n{error}")
+        return "".join(out)
+
+    def value(self, expr: str):
+        """The JSON value of an expression evaluated in the kernel."""
+        return json.loads(self.run(f"import json as _j; print(_j.dumps({expr}))").strip().splitlines()[-1])
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def have_chromium() -> bool:
+    return Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is not None

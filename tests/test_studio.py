@@ -1,0 +1,588 @@
+"""The studio's controller and widget layer, without a browser.
+
+The widget tests drive the traits the way the front end does (``set_state``) and
+check that everything the views are sent agrees with ``studio.scoring_system``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import runpy
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import slimwidgets as sw
+from slimwidgets.datasets import load_demo
+from slimwidgets.widgets.controller import Controller, card_roc, train_metrics
+from slimwidgets.widgets.scheduler import THREAD_PREFIX, BackgroundQueue, SolveScheduler
+
+
+@pytest.fixture(scope="module")
+def small():
+    X, y = load_demo(n_features=5)
+    return X, y
+
+
+@pytest.fixture
+def make(small):
+    made = []
+
+    def factory(**kw):
+        kw.setdefault("time_limit", 1.0)
+        kw.setdefault("frontier", False)
+        c = Controller(*small, **kw)
+        made.append(c)
+        return c
+
+    yield factory
+    for c in made:
+        assert c.close(), "a controller left a worker thread running"
+
+
+def no_studio_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith(THREAD_PREFIX)]
+
+
+def settle(c, timeout=30):
+    assert c.wait(timeout), f"no result within {timeout} s: {c.status.text}"
+
+
+# -- the scheduler on its own ----------------------------------------------------------------------
+def test_scheduler_debounces_and_newest_wins():
+    ran, started = [], threading.Event()
+
+    def run(job, cancel):
+        ran.append(job)
+        started.set()
+
+    s = SolveScheduler(run, debounce=0.1)
+    for i in range(20):
+        s.submit(i)
+    assert s.wait_idle(5)
+    assert ran == [19]
+    assert s.close()
+    assert s.thread is None or not s.thread.is_alive()
+
+
+def test_scheduler_interrupts_a_superseded_job():
+    seen = []
+
+    def run(job, cancel):
+        t0 = time.monotonic()
+        cancel.wait(10)
+        seen.append((job, cancel.is_set(), time.monotonic() - t0))
+
+    s = SolveScheduler(run, debounce=0.0)
+    s.submit("slow")
+    time.sleep(0.2)
+    s.submit("next")
+    time.sleep(0.2)
+    s.cancel()
+    assert s.wait_idle(5)
+    assert seen[0][0] == "slow" and seen[0][1] and seen[0][2] < 1
+    assert s.close()
+
+
+def test_background_queue_replaces_its_plan():
+    done = []
+
+    def run(item, cancel):
+        time.sleep(0.02)
+        done.append(item)
+
+    q = BackgroundQueue(run)
+    q.set_plan(list(range(5)))
+    q.set_plan(["a", "b"])
+    assert q.wait_idle(5)
+    assert done[-2:] == ["a", "b"] and len(done) <= 3
+    assert q.close()
+
+
+# -- solving -------------------------------------------------------------------------------------
+def test_first_card_settles_and_is_honest(make, small):
+    c = make()
+    settle(c)
+    card = c.card
+    assert card is not None and card.status in ("optimal", "time_limit")
+    assert c.status.state == card.status
+    if card.status == "optimal":
+        assert c.status.text.startswith("optimal")
+    else:
+        assert c.status.text.startswith("stopped at time limit (1 s) · gap ")
+    assert c.history[-1].card is card and c.history[-1].spec == c.spec
+    X, y = small
+    m = card.metrics(X, y)
+    assert (m.tp, m.fp, m.tn, m.fn) == (card.train_metrics.tp, card.train_metrics.fp, card.train_metrics.tn, card.train_metrics.fn)
+
+
+def test_max_fpr_change_resolves_under_the_cap(make):
+    c = make()
+    settle(c)
+    c.update(max_fpr=0.05)
+    assert c.status.state == "solving"
+    settle(c)
+    assert c.card.spec.max_fpr == 0.05
+    assert c.card.train_metrics.fpr <= 0.05 + 1e-12
+    assert sw.check_card(c.card, c.data, c.spec) == []
+
+
+def test_cache_makes_going_back_instant(make):
+    c = make()
+    settle(c)
+    first = c.card
+    c.update(max_size=2)
+    settle(c)
+    solves = c.solve_count
+    t0 = time.perf_counter()
+    c.update(max_size=None)
+    assert time.perf_counter() - t0 < 0.5
+    assert c.status.state != "solving" and c.card is first  # shown at once, from the cache
+    assert c.history[-1].action == "cache"
+    assert c.solve_count == solves
+
+
+def test_storm_of_updates_ends_on_the_last_spec_and_never_shows_stale_cards(make):
+    c = make(debounce=0.15)
+    settle(c)
+    shown = []
+
+    def listen(events):
+        if "card" in events and c.card is not None:
+            shown.append((c.spec.key(), c.card.spec.key(), c.status.state, c.card))
+
+    c.subscribe(listen)
+    caps = [round(0.02 + 0.01 * i, 2) for i in range(30)]
+    runs_before = c._scheduler.runs
+    for cap in caps:
+        c.update(max_fpr=cap)
+        time.sleep(0.005)
+    settle(c)
+    assert c.card.spec.max_fpr == caps[-1]
+    assert c.spec.max_fpr == caps[-1]
+    assert c._scheduler.runs - runs_before <= 3  # debounced: not one solve per move
+    last = c.spec.key()
+    # a settled card always belongs to the spec of the moment; incumbents stream only for it
+    for current, of_card, state, card in shown:
+        if state != "solving":
+            assert of_card == current
+        elif card.status == "feasible":
+            assert of_card == current
+    assert shown[-1][1] == last
+    assert [h.spec.max_fpr for h in c.history[-1:]] == [caps[-1]]
+
+
+def test_superseded_solve_is_interrupted(small):
+    X, y = load_demo(n_features=10)
+    c = Controller(X, y, time_limit=60, frontier=False, debounce=0.0)
+    try:
+        deadline = time.monotonic() + 10
+        while c.card is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert c.status.state == "solving"  # the 10-feature demo takes seconds to prove
+        t0 = time.monotonic()
+        c.update(time_limit=0.5, max_size=1)
+        settle(c, 20)
+        assert time.monotonic() - t0 < 5, "the superseded 60 s solve was not interrupted"
+        assert c._scheduler.interrupted >= 1
+        assert c.card.spec.max_size == 1
+        assert all(h.spec.time_limit == 0.5 for h in c.history)  # the interrupted solve never settled
+    finally:
+        assert c.close()
+    assert no_studio_threads() == []
+
+
+def test_incumbents_stream_while_solving(small):
+    X, y = load_demo(n_features=10)
+    c = Controller(X, y, time_limit=3, frontier=False)
+    seen = []
+    c.subscribe(lambda ev: seen.append((c.status.state, c.card.status if c.card else None)))
+    try:
+        settle(c)
+    finally:
+        c.close()
+    assert ("solving", "feasible") in seen  # at least one incumbent was shown before the end
+    assert seen[-1][0] in ("optimal", "time_limit")
+
+
+def test_infeasible_names_the_clash(make):
+    c = make()
+    settle(c)
+    c.update(max_fpr=0.0, min_tpr=1.0)
+    settle(c)
+    assert c.card is None
+    assert c.status.state == "infeasible"
+    assert set(c.status.conflicts) == {"max_fpr=0", "min_tpr=1"}
+    assert "max_fpr=0" in c.status.text and "min_tpr=1" in c.status.text
+    assert c.history[-1].card is None
+
+
+def test_contradictory_options_raise_at_once(make):
+    c = make()
+    settle(c)
+    before = c.spec
+    names = list(c.data.feature_names)
+    with pytest.raises(ValueError, match="max_size=2"):
+        c.update(require=names[:3], max_size=2)
+    assert c.spec == before and c.status.state != "solving"
+
+
+def test_invalid_values_raise_at_once_and_change_nothing(make):
+    c = make()
+    settle(c)
+    before = c.spec
+    with pytest.raises(ValueError):
+        c.update(max_fpr=1.5)
+    with pytest.raises(ValueError):
+        c.set_feature(c.data.feature_names[0], sign="up")
+    assert c.spec == before
+
+
+def test_feature_panel_settings_reach_the_spec(make):
+    c = make()
+    settle(c)
+    a, b, d, e = c.data.feature_names[:4]
+    c.set_feature(a, use="exclude")
+    c.set_feature(b, sign="-")
+    c.set_feature(d, penalty=0.5)
+    c.set_feature(e, points_range=(0, 3))
+    settle(c)
+    s = c.spec
+    assert a in s.exclude and s.signs[b] == "-" and s.penalties[d] == 0.5 and tuple(s.coef_ranges[e]) == (0, 3)
+    assert c.feature(a).use == "exclude" and c.feature(b).sign == "-" and c.feature(e).points_range == (0, 3)
+    coefs = dict(zip(c.card.feature_names, c.card.coefficients))
+    assert coefs[a] == 0 and coefs[b] <= 0 and 0 <= coefs[e] <= 3
+    c.set_feature(a, use="require")
+    settle(c)
+    assert dict(zip(c.card.feature_names, c.card.coefficients))[a] != 0
+    c.set_feature(d, penalty=None)
+    assert d not in c.spec.penalties
+
+
+def test_edit_reevaluates_without_solving(make, small):
+    c = make()
+    settle(c)
+    solved = c.card
+    name = c.data.feature_names[0]
+    old = dict(zip(solved.feature_names, solved.coefficients))[name]
+    solves = c.solve_count
+    edited = c.edit({name: old + 3})
+    assert c.solve_count == solves and c.status.state == "edited"
+    assert edited.status == "edited" and c.card is edited and c.base_card is solved
+    X, y = small
+    m = edited.metrics(X, y)
+    assert (m.tp, m.fp) == (edited.train_metrics.tp, edited.train_metrics.fp)
+    cost = c.edit_cost()
+    assert math.isclose(cost["error"], 100 * (edited.train_metrics.error - solved.train_metrics.error))
+    assert c.status.text.startswith("edited (not optimized) · error ") and "vs the solved card" in c.status.text
+    # the threshold too, and edits accumulate against the same solved card
+    c.edit(threshold=edited.threshold + 1)
+    assert c.card.threshold == edited.threshold + 1 and c.base_card is solved
+    assert dict(zip(c.card.feature_names, c.card.coefficients))[name] == old + 3
+    assert [h.action for h in c.history[-2:]] == ["edit", "edit"]
+    with pytest.raises(TypeError):
+        c.edit({name: 1.5})
+
+
+def test_lock_turns_an_edit_into_a_constraint(make):
+    c = make()
+    settle(c)
+    name = c.data.feature_names[1]
+    c.edit({name: 4})
+    c.lock(name)
+    assert c.spec.lock == {name: 4}
+    settle(c)
+    assert c.card.status != "edited"
+    assert dict(zip(c.card.feature_names, c.card.coefficients))[name] == 4
+    assert c.history[-1].action == "lock"
+    c.unlock(name)
+    assert c.spec.lock == {}
+
+
+def test_undo_redo_walk_the_history(make):
+    c = make()
+    settle(c)
+    s0, k0 = c.spec, c.card
+    c.update(max_size=1)
+    settle(c)
+    s1, k1 = c.spec, c.card
+    name = c.data.feature_names[0]
+    k2 = c.edit({name: 2})
+    assert c.undo() and c.card is k1 and c.spec == s1
+    assert c.undo() and c.card is k0 and c.spec == s0
+    assert not c.undo()
+    assert c.redo() and c.card is k1
+    assert c.redo() and c.card is k2 and c.status.state == "edited"
+    assert not c.redo()
+    assert [h.action for h in c.history][-4:] == ["undo", "undo", "redo", "redo"]
+    # a new action after an undo drops the redo tail
+    c.undo()
+    c.update(max_size=2)
+    assert not c.can_redo
+
+
+def test_undo_while_solving_abandons_the_pending_solve(make):
+    c = make(debounce=0.5)
+    settle(c)
+    k0 = c.card
+    c.update(max_size=1)
+    assert c.status.state == "solving"
+    assert c.undo()
+    assert c.card is k0 and c.spec.max_size is None and c.status.state != "solving"
+    time.sleep(0.8)
+    assert c.card is k0  # the abandoned solve never shows up
+
+
+def test_export_every_format_and_reload(make, tmp_path):
+    c = make()
+    settle(c)
+    card = c.card
+    for fmt in ("json", "html", "latex", "markdown", "python"):
+        path, line = c.export(fmt, tmp_path / f"card.{fmt}")
+        assert path.exists() and path.stat().st_size > 0
+        assert str(path) in line
+    path, line = c.export("json", tmp_path / "card.json")
+    assert line == f"card = slimwidgets.ScoringSystem.from_json({str(path)!r})"
+    ns = {"slimwidgets": sw}
+    exec(line, ns)
+    assert ns["card"].points == card.points and ns["card"].threshold == card.threshold
+    path, line = c.export("python", tmp_path / "card.py")
+    ns = {"runpy": runpy}
+    exec(line, ns)
+    row = dict(zip(card.feature_names, [1] * len(card.feature_names)))
+    assert bool(ns["predict"](row)) == bool(sum(card.coefficients) > card.threshold)
+    # an edited card exports as edited
+    c.edit({c.data.feature_names[0]: 7})
+    path, _ = c.export("json", tmp_path / "edited.json")
+    assert sw.ScoringSystem.from_json(str(path)).status == "edited"
+    with pytest.raises(ValueError):
+        c.export("pdf")
+
+
+def test_load_a_card_or_a_spec(make, small):
+    c = make()
+    settle(c)
+    first = c.card
+    other = sw.fit(*small, max_size=1, time_limit=1)
+    c.load(other)
+    assert c.card is other and c.spec == other.spec and c.history[-1].action == "load"
+    c.load(first.spec.key())  # a spec key, as a clicked chart point sends it
+    assert c.card is first and c.status.state != "solving"
+
+
+def test_frontier_and_path_fill_in_through_the_cache(small):
+    c = Controller(*small, time_limit=0.5, fpr_caps=(0.05, 0.2), max_path_size=2)
+    try:
+        settle(c)
+        assert c.wait_background(60)
+        f, p = c.frontier_points(), c.path_points()
+        assert sorted(f["cap"].dropna()) == [0.05, 0.2] and f["cap"].isna().sum() == 1
+        assert list(p["max_size"]) == [1, 2]
+        for row in f.itertuples():
+            if row.cap is not None and not (isinstance(row.cap, float) and math.isnan(row.cap)):
+                assert row.fpr <= row.cap + 1e-12
+        assert (p["size"] <= p["max_size"]).all()
+        # clicking a point loads its card from the cache, at once
+        key = f.loc[f["cap"] == 0.05, "key"].iloc[0]
+        solves = c.solve_count
+        c.load(key)
+        assert c.status.state != "solving" and c.card.spec.max_fpr == 0.05 and c.solve_count == solves
+        tpr = f.loc[f["cap"] == 0.05, "tpr"].iloc[0]
+        assert c.card.train_metrics.tpr == tpr
+    finally:
+        assert c.close()
+
+
+def test_card_roc_matches_brute_force(make):
+    c = make()
+    settle(c)
+    card, d = c.card, c.data
+    roc = card_roc(card, d)
+    scores = d.X @ np.asarray(card.coefficients, float)
+    pos = d.y == 1
+    for t, fpr, tpr in zip(roc.threshold, roc.fpr, roc.tpr):
+        pred = scores > t
+        assert math.isclose(tpr, d.weight[pred & pos].sum() / d.weight[pos].sum())
+        assert math.isclose(fpr, d.weight[pred & ~pos].sum() / d.weight[~pos].sum())
+    own = roc[roc.current].iloc[0]
+    m = train_metrics(card, d)
+    assert math.isclose(own.tpr, m.tpr) and math.isclose(own.fpr, m.fpr)
+    assert (roc.fpr.iloc[0], roc.tpr.iloc[0]) == (0.0, 0.0) and (roc.fpr.iloc[-1], roc.tpr.iloc[-1]) == (1.0, 1.0)
+
+
+def test_close_leaves_no_thread(small):
+    before = {t.ident for t in threading.enumerate()}
+    c = Controller(*small, time_limit=30, fpr_caps=(0.1,), max_path_size=1)
+    time.sleep(0.5)
+    assert c.threads()
+    assert c.close(5)
+    time.sleep(0.2)
+    left = [t for t in threading.enumerate() if t.ident not in before]
+    assert left == [], f"threads left running: {[t.name for t in left]}"
+    with pytest.raises(RuntimeError):
+        c.update(max_size=1)
+
+
+def test_idle_workers_end_by_themselves(small):
+    c = Controller(*small, time_limit=0.5, frontier=False)
+    c._scheduler.idle_exit = 0.3
+    settle(c)
+    deadline = time.monotonic() + 5
+    while c.threads() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert c.threads() == []
+    c.update(max_size=1)  # and come back on demand
+    settle(c)
+    assert c.card.spec.max_size == 1
+    c.close()
+
+
+# -- the widget layer, driven as the front end does ----------------------------------------------------
+
+@pytest.fixture
+def studio(small):
+    from slimwidgets.widgets import Studio
+
+    s = Studio(*small, time_limit=1.0, frontier=False)
+    yield s
+    s.close()
+    assert s.controller.closed
+
+
+def assert_views_agree(st):
+    """Every number the views are sent comes from studio.scoring_system."""
+    card = st.scoring_system
+    payload = st.card_view.card
+    assert st.card_view.status["text"] == st.controller.status.text
+    if card is None:
+        assert payload is None
+        return
+    coefs = dict(zip(card.feature_names, card.coefficients))
+    assert payload["threshold"] == card.threshold
+    assert {r["name"]: r["points"] for r in payload["rows"]} == coefs
+    assert [r["name"] for r in payload["rows"][:card.size]] == list(card.points)
+    m = card.train_metrics
+    assert f"TPR {100 * m.tpr:.1f} %" in payload["metrics_text"] and f"FPR {100 * m.fpr:.1f} %" in payload["metrics_text"]
+    point = st.roc_view.datasets["card"][0]
+    assert math.isclose(point["tpr"], m.tpr) and math.isclose(point["fpr"], m.fpr)
+    assert st.path_view.datasets["path_card"][0]["error"] == pytest.approx(m.error)
+
+
+def test_studio_renders_the_solved_card(studio):
+    assert studio.wait(30)
+    assert_views_agree(studio)
+    assert studio.roc_view.spec["layer"] and studio.path_view.spec["layer"]
+    assert all("values" not in layer["data"] for layer in studio.roc_view.spec["layer"])
+    assert studio.history[-1].card is studio.scoring_system
+
+
+def test_studio_slider_storm_via_set_state(studio):
+    assert studio.wait(30)
+    studio.fpr_none.set_state({"value": False})
+    for i in range(30):
+        studio.fpr_slider.set_state({"value": 0.05 + 0.01 * i})
+    assert studio.wait(30)
+    assert studio.scoring_system.spec.max_fpr == pytest.approx(0.34)
+    assert studio.card_view.card["max_fpr"] == pytest.approx(0.34)
+    assert studio.roc_view.datasets["cap"] == [{"cap": pytest.approx(0.34)}]
+    assert_views_agree(studio)
+
+
+def test_studio_controls_reach_the_spec(studio):
+    assert studio.wait(30)
+    name = studio.controller.data.feature_names[0]
+    studio.feature_rows[name]["use"].set_state({"index": 1})  # selection widgets sync an index
+    studio.size_none.set_state({"value": False})
+    studio.size_slider.set_state({"value": 2})
+    studio.c0_text.set_state({"value": "0.01"})
+    studio.range_slider.set_state({"value": [-5, 5]})
+    studio.time_text.set_state({"value": 0.5})
+    assert studio.wait(30)
+    s = studio.spec
+    assert name in s.exclude and s.max_size == 2 and s.C0 == 0.01 and tuple(s.coef_range) == (-5, 5) and s.time_limit == 0.5
+    studio.c0_text.set_state({"value": "lots"})
+    assert "C0 must be" in studio.message.value and studio.c0_text.value == "0.01"
+    assert_views_agree(studio)
+
+
+def test_studio_edit_lock_undo_via_the_table(studio, tmp_path):
+    assert studio.wait(30)
+    solved = studio.scoring_system
+    name = studio.controller.data.feature_names[2]
+    studio.card_view.set_state({"request": {"op": "edit", "feature": name, "value": 5, "nonce": "a"}})
+    edited = studio.scoring_system
+    assert edited.status == "edited" and dict(zip(edited.feature_names, edited.coefficients))[name] == 5
+    row = next(r for r in studio.card_view.card["rows"] if r["name"] == name)
+    assert row["edited"] and studio.card_view.card["cost_text"].startswith("edit vs optimum")
+    assert studio.card_view.status["state"] == "edited"
+    assert_views_agree(studio)
+    studio.card_view.set_state({"request": {"op": "lock", "feature": name, "nonce": "b"}})
+    assert studio.spec.lock == {name: 5}
+    assert studio.wait(30)
+    assert dict(zip(studio.scoring_system.feature_names, studio.scoring_system.coefficients))[name] == 5
+    row = next(r for r in studio.card_view.card["rows"] if r["name"] == name)
+    assert row["locked"] == 5
+    studio.undo_button.click()
+    assert studio.scoring_system is edited and studio.spec.lock == {}
+    studio.undo_button.click()
+    assert studio.scoring_system is solved
+    assert_views_agree(studio)
+    studio.redo_button.click()
+    assert studio.scoring_system is edited
+    # a refused edit leaves the table showing the truth
+    studio.card_view.set_state({"request": {"op": "edit", "feature": "no such feature", "value": 1, "nonce": "c"}})
+    assert "unknown feature" in studio.message.value
+    assert_views_agree(studio)
+    # export from the toolbar shows the line that reloads the file
+    studio.export_format.set_state({"index": 0})
+    studio.export_path.set_state({"value": str(tmp_path / "studio.json")})
+    studio.export_button.click()
+    assert "from_json" in studio.message.value
+    assert sw.ScoringSystem.from_json(str(tmp_path / "studio.json")).points == edited.points
+
+
+def test_studio_chart_click_loads_that_card(small):
+    from slimwidgets.widgets import Studio
+
+    st = Studio(*small, time_limit=0.5, debounce=0.05)
+    st.controller.fpr_caps = (0.1,)
+    st.controller.max_path_size = 1
+    try:
+        assert st.wait(30)
+        st.controller.set_spec(st.spec)  # re-plan with the smaller plan
+        assert st.controller.wait_background(60)
+        assert st.roc_view.datasets["frontier"] and st.path_view.datasets["path"]
+        key = st.roc_view.datasets["frontier"][0]["key"]
+        st.roc_view.set_state({"clicked": {"key": key, "nonce": "1"}})
+        assert st.scoring_system.spec.key() == key and st.fpr_slider.value == pytest.approx(st.scoring_system.spec.max_fpr or 0.2)
+        assert st.controller.wait_background(60)  # the path of the loaded card's cap fills in
+        key = st.path_view.datasets["path"][0]["key"]
+        st.path_view.set_state({"clicked": {"key": key, "nonce": "2"}})
+        assert st.scoring_system.spec.max_size == 1 and st.size_slider.value == 1 and not st.size_none.value
+        assert_views_agree(st)
+    finally:
+        st.close()
+    assert no_studio_threads() == []
+
+
+def test_chart_builders_are_pure_and_split_cleanly():
+    import pandas as pd
+
+    from slimwidgets.widgets import charts
+
+    frontier = pd.DataFrame({"key": ["k"], "cap": [0.1], "tpr": [0.5], "fpr": [0.08], "error": [0.2], "size": [2],
+                             "status": ["optimal"]})
+    a = charts.roc_chart(frontier, None, None, pd.DataFrame({"cap": [0.1]}))
+    b = charts.roc_chart(frontier, None, None, pd.DataFrame({"cap": [0.1]}))
+    assert a.to_dict() == b.to_dict()
+    spec, data = charts.split_datasets(a)
+    assert set(data) == {"cap", "roc", "frontier", "card"} and data["frontier"][0]["key"] == "k"
+    assert json.dumps(spec).count('"values"') == 0
+    empty_spec, _ = charts.split_datasets(charts.roc_chart(None, None, None, None))
+    assert empty_spec == spec  # the structure does not depend on the data
+    nan = pd.DataFrame({"key": ["k"], "cap": [float("nan")], "tpr": [0.5], "fpr": [0.1], "error": [0.2], "size": [1],
+                        "status": ["optimal"]})
+    assert charts.roc_datasets(nan, None, None, None)["frontier"][0]["cap"] is None
