@@ -124,14 +124,15 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
 
 @njit(cache=True)
 def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos, d_neg,
-                 Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, eps, l1_mask):
+                 Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, eps, l1_mask, vcost):
     """Best card on one support: every combination of the allowed non-zero values.
 
     X_pos/X_neg hold the support's columns (rows of each class), vals[t, :nvals[t]] the
     allowed non-zero values of coordinate t, s0_* the scores of the fixed (locked)
     points. The first k-1 coordinates run through all combinations (an odometer);
     the last one is scored for all its values at once, as in ``coordinate_losses``.
-    Returns (best loss + eps * L1, value index per coordinate, intercept).
+    vcost[t, q] is a cost of value q of coordinate t (PILM tiers; zeros otherwise).
+    Returns (best loss + eps * L1 + value costs, value index per coordinate, intercept).
     """
     k = X_pos.shape[1]
     idx = np.zeros(k, np.int64)
@@ -150,6 +151,7 @@ def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos,
     deltas = vals[last, :nvals[last]].astype(np.float64)
     while True:
         l1_head = 0.0
+        cost_head = 0.0
         for i in range(n_p):
             s_pos[i] = s0_pos[i]
         for i in range(n_n):
@@ -158,6 +160,7 @@ def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos,
             v = vals[t, idx[t]]
             if l1_mask[t]:
                 l1_head += abs(v)
+            cost_head += vcost[t, idx[t]]
             for i in range(n_p):
                 s_pos[i] += v * X_pos[i, t]
             for i in range(n_n):
@@ -167,7 +170,7 @@ def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos,
                                        w_pos, w_neg, d_pos, d_neg, hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R,
                                        pos_budget, neg_budget, big)
         for q in range(nvals[last]):
-            total = losses[q] + eps * (l1_head + (abs(deltas[q]) if l1_mask[last] else 0.0))
+            total = losses[q] + eps * (l1_head + (abs(deltas[q]) if l1_mask[last] else 0.0)) + (cost_head + vcost[last, q])
             if total < best_total - 1e-12:
                 best_total = total
                 for t in range(last):

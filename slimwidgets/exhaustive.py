@@ -7,6 +7,11 @@ walked support by support: all values of the support's first coordinates are
 fixed in turn, and the compiled coordinate move scores every value of the last
 coordinate at once, each with its best intercept. Walking every candidate is
 itself the proof of optimality.
+
+The sec. 7 options fit the same walk: rules per group is a filter on supports,
+group and rule penalties a cost per support, tier costs a cost per value (added
+inside the compiled walk), and sign agreement splits a support's walk into one
+walk per sign of each group it touches (the mixed-sign cards are never walked).
 """
 
 from __future__ import annotations
@@ -35,9 +40,26 @@ class EnumerationResult:
     elapsed: float
 
 
+def _use_costs(prob: _Problem, free: list[int]) -> np.ndarray:
+    """A lower bound on what using each free feature adds to a card's penalty.
+
+    C0_j, plus its cheapest non-zero value's tier cost, plus for a group member
+    the smaller of the group and rule penalties (a group with k members in use
+    costs C_f + C_t (k - 1) >= k min(C_f, C_t)).
+    """
+    costs = prob.C0[free].astype(float).copy()
+    for t, j in enumerate(free):
+        nonzero = prob.allowed[j] != 0
+        if prob.has_tiers and nonzero.any():
+            costs[t] += float(prob.value_cost[j][nonzero].min())
+        if prob.group_id[j] >= 0:
+            costs[t] += min(prob.form.group_penalty, prob.form.rule_penalty)
+    return costs
+
+
 def _max_support(prob: _Problem, free: list[int], upper_bound: float, fixed_cost: float) -> int:
     """Largest number of free features a card can use and still beat ``upper_bound``."""
-    costs = np.sort(prob.C0[free])
+    costs = np.sort(_use_costs(prob, free))
     total, k = fixed_cost, 0
     for c in costs:
         if total + c > upper_bound + 1e-12:
@@ -63,6 +85,43 @@ def _supports(prob: _Problem, K: int):
                 yield support
 
 
+def _value_lists(prob: _Problem, support: list[int], base_lam: np.ndarray):
+    """(non-zero values, their tier costs) per support coordinate; with sign agreement, one
+    such pair of lists per choice of sign for every group the support could mix."""
+    nonzero = [prob.allowed[j] != 0 for j in support]
+    values = [prob.allowed[j][m] for j, m in zip(support, nonzero)]
+    costs = [prob.value_cost[j][m] for j, m in zip(support, nonzero)]
+    if not prob.signs_agree:
+        yield values, costs
+        return
+    choices: list[list[tuple[int, int]]] = []  # per group touched: (group, sign) options
+    for g in sorted({int(prob.group_id[j]) for j in support if prob.group_id[j] >= 0}):
+        members = prob.groups[g]
+        fixed = prob.orient[members] * base_lam[members]
+        signs = set(np.sign(fixed[fixed != 0]).astype(int).tolist())
+        if len(signs) > 1:
+            return  # locked members disagree: no card on this support
+        in_support = sum(1 for j in support if prob.group_id[j] == g)
+        if signs:
+            choices.append([(g, signs.pop())])
+        elif in_support >= 2:
+            choices.append([(g, 1), (g, -1)])
+    for pattern in itertools.product(*choices):
+        sign_of = dict(pattern)
+        v_out, c_out = [], []
+        for j, v, c in zip(support, values, costs):
+            s = sign_of.get(int(prob.group_id[j]))
+            if s is not None:
+                keep = prob.orient[j] * v * s > 0
+                v, c = v[keep], c[keep]
+            if not len(v):
+                break
+            v_out.append(v)
+            c_out.append(c)
+        else:
+            yield v_out, c_out
+
+
 def _limits(prob: _Problem, upper_bound: float, max_features: int | None) -> int:
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
     K = _max_support(prob, free, upper_bound, float(prob.C0[prob.fixed_nonzero].sum()))
@@ -75,10 +134,12 @@ def enumeration_work(form: Formulation, upper_bound: float, max_features: int | 
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
     K = _limits(prob, upper_bound, max_features)
     per_row = prob.n + prob.R
+    # values per coordinate: 21 for the usual box (kept as the floor), more for wide PILM boxes
+    width = max([21.0] + [float(len(prob.allowed[j])) for j in free])
     work = 0.0
     for k in range(0, K + 1):
-        combos = float(np.prod([21.0] * max(k - 1, 0)))  # values of the first k-1 coordinates
-        work += math.comb(len(free), k) * combos * (k * prob.n + 21 * per_row)
+        combos = float(np.prod([width] * max(k - 1, 0)))  # values of the first k-1 coordinates
+        work += math.comb(len(free), k) * combos * (k * prob.n + width * per_row)
         if work > 1e13:
             break
     return work
@@ -107,29 +168,31 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
             return None
         used = prob.fixed_nonzero.copy()
         used[support] = True
-        fixed_cost = float(prob.C0[used].sum()) + prob.eps * float(np.abs(base_lam[prob.l1_mask]).sum())
+        fixed_cost = prob.support_cost(used) + prob.eps * float(np.abs(base_lam[prob.l1_mask]).sum())
         if not support:
             obj, b = prob.evaluate(base_lam)
             cards += 1
             if obj < best[0] - 1e-12:
                 best = (obj, base_lam.copy(), b)
             continue
-        nonzero = [prob.allowed[j][prob.allowed[j] != 0] for j in support]
-        width = max(len(v) for v in nonzero)
-        vals = np.zeros((len(support), width))
-        for t, v in enumerate(nonzero):
-            vals[t, : len(v)] = v
-        nvals = np.array([len(v) for v in nonzero], dtype=np.int64)
-        total, idx, b = _kernels.walk_support(
-            np.ascontiguousarray(Xp[:, support]), np.ascontiguousarray(Xn[:, support]), vals, nvals, s0_pos, s0_neg,
-            prob.wp, prob.wn, prob.dp, prob.dn, prob.Wp, prob.Dp, prob.gamma, prob.ilo, prob.R,
-            prob.pos_budget, prob.neg_budget, prob.big, prob.eps, prob.l1_mask[support].copy(),
-        )
-        cards += int(np.prod(nvals))
-        if total + fixed_cost < best[0] - 1e-12:
-            lam = base_lam.copy()
-            lam[support] = [nonzero[t][idx[t]] for t in range(len(support))]
-            best = (total + fixed_cost, lam, int(b))
+        for nonzero, costs in _value_lists(prob, support, base_lam):
+            width = max(len(v) for v in nonzero)
+            vals = np.zeros((len(support), width))
+            vcost = np.zeros((len(support), width))
+            for t, (v, c) in enumerate(zip(nonzero, costs)):
+                vals[t, : len(v)] = v
+                vcost[t, : len(c)] = c
+            nvals = np.array([len(v) for v in nonzero], dtype=np.int64)
+            total, idx, b = _kernels.walk_support(
+                np.ascontiguousarray(Xp[:, support]), np.ascontiguousarray(Xn[:, support]), vals, nvals, s0_pos, s0_neg,
+                prob.wp, prob.wn, prob.dp, prob.dn, prob.Wp, prob.Dp, prob.gamma, prob.ilo, prob.R,
+                prob.pos_budget, prob.neg_budget, prob.big, prob.eps, prob.l1_mask[support].copy(), vcost,
+            )
+            cards += int(np.prod(nvals))
+            if total + fixed_cost < best[0] - 1e-12:
+                lam = base_lam.copy()
+                lam[support] = [nonzero[t][idx[t]] for t in range(len(support))]
+                best = (total + fixed_cost, lam, int(b))
     obj, lam, b = best
     if not obj < prob.big:
         return EnumerationResult(lam, b, math.inf, cards, time.perf_counter() - t0)

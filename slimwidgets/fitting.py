@@ -12,7 +12,7 @@ import numpy as np
 
 from .data import Dataset, prepare_data
 from .formulation import Formulation, build_formulation
-from .scoring import ScoringSystem
+from .scoring import FAMILIES, ScoringSystem
 from .exhaustive import enumeration_work, solve_by_enumeration
 from .search import local_search
 from .solve import Incumbent, SolveResult, _gap, solve_formulation
@@ -68,7 +68,10 @@ def fit(
     **options : the spec's options, see :func:`slimwidgets.make_spec`:
         ``C0, max_size, max_fpr, min_tpr, signs, penalties, exclude, require,
         coef_range, intercept_range, values, lock, constraints, class_weights,
-        missing, margin, time_limit, gap, threads, solver``.
+        missing, margin, time_limit, gap, threads, solver``, and those of the
+        paper's specialized models (sec. 7): ``tiers, groups, group_penalty,
+        rule_penalty, max_rules_per_group, group_signs_agree, group_reversed``
+        (see :mod:`slimwidgets.families` for PILM, M-of-N tables and TILM).
 
     Returns
     -------
@@ -106,8 +109,15 @@ def fit_dataset(
     warm_start: ScoringSystem | None = None,
     on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None,
+    family: str = "slim",
 ) -> ScoringSystem:
-    """:func:`fit` on an already prepared :class:`Dataset`."""
+    """:func:`fit` on an already prepared :class:`Dataset`.
+
+    ``family`` labels the card (``"slim"``, or one of the sec. 7 models built by
+    :mod:`slimwidgets.families`); :func:`check_card` verifies its extra rules.
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     spec.check_data(data.feature_names, data.n_samples)
     t0 = time.perf_counter()
     form = build_formulation(data, spec)
@@ -137,7 +147,7 @@ def fit_dataset(
     if result.status == "infeasible":
         if found.feasible:
             raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")
-        raise InfeasibleError(find_conflicts(data, spec))
+        raise InfeasibleError(find_conflicts(data, spec, cancel=cancel))
     if found.feasible and (result.coefficients is None or found.objective < result.objective - 1e-12):
         # The solver stopped without beating the local search: return that card, honestly labelled.
         status = result.status if result.status != "no_solution" else ("interrupted" if cancel is not None and cancel.is_set() else "time_limit")
@@ -147,7 +157,7 @@ def fit_dataset(
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
     result = replace(result, solve_time=time.perf_counter() - t0)
-    card = card_from_result(data, spec, form, result)
+    card = card_from_result(data, spec, form, result, family=family)
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
@@ -175,13 +185,14 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
                        walked.objective, 0.0, walked.elapsed, "enumeration")
 
 
-def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult) -> ScoringSystem:
+def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult,
+                     family: str = "slim") -> ScoringSystem:
     card = ScoringSystem(
         data.feature_names, tuple(int(c) for c in result.coefficients), int(result.intercept),
         positive=data.positive, negative=data.negative, status=result.status,
         objective=result.objective, bound=result.bound, gap=result.gap,
         solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
-        positive_name=data.positive_name,
+        positive_name=data.positive_name, family=family,
         details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
                  "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic},
     )
@@ -212,6 +223,8 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
             problems.append(f"sign {sign} on {name!r}")
         if name in spec.values and v not in spec.values[name]:
             problems.append(f"values of {name!r} ({v})")
+        if spec.tiers and abs(v) > spec.tiers[-1][0]:
+            problems.append(f"tiers: {name!r} has {v} points, beyond the last tier ({spec.tiers[-1][0]})")
     if not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]:
         problems.append(f"intercept_range ({card.intercept})")
     if spec.max_size is not None and card.size > spec.max_size:
@@ -232,6 +245,22 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
             ok = len(used & set(c.features)) >= c.k
         if not ok:
             problems.append(c.describe())
+    reversed_ = set(spec.group_reversed)
+    for g, members in spec.groups.items():
+        in_use = [n for n in members if coefs.get(n, 0) != 0]
+        if spec.max_rules_per_group is not None and len(in_use) > spec.max_rules_per_group:
+            problems.append(f"max_rules_per_group={spec.max_rules_per_group} (group {g!r} uses {len(in_use)})")
+        if spec.group_signs_agree:
+            oriented = [(-1 if n in reversed_ else 1) * coefs[n] for n in in_use]
+            if any(v > 0 for v in oriented) and any(v < 0 for v in oriented):
+                problems.append(f"group_signs_agree (group {g!r} mixes signs)")
+    if card.family == "m_of_n":
+        pts = [v for v in card.coefficients if v != 0]
+        if len(set(pts)) > 1 or any(v < 0 for v in pts):
+            problems.append(f"m_of_n: every rule in the table must carry the same positive points (got {sorted(set(pts))})")
+        non_binary = [n for n, b in zip(data.feature_names, data.binary) if not b and coefs.get(n, 0) != 0]
+        if non_binary:
+            problems.append(f"m_of_n: rules must be 0/1 features, not {non_binary}")
     return problems
 
 
@@ -252,6 +281,10 @@ def _relaxable(spec: Spec) -> list[tuple[str, Any, str]]:
     items += [("values", f, f"values of {f!r} in {list(v)}") for f, v in spec.values.items()]
     items += [("coef_ranges", f, f"points range of {f!r} {lo}..{hi}") for f, (lo, hi) in spec.coef_ranges.items()]
     items += [("constraints", i, c.describe()) for i, c in enumerate(spec.constraints)]
+    if spec.max_rules_per_group is not None:
+        items.append(("max_rules_per_group", None, f"max_rules_per_group={spec.max_rules_per_group}"))
+    if spec.group_signs_agree:
+        items.append(("group_signs_agree", None, "group_signs_agree"))
     if tuple(spec.coef_range) != DEFAULT_COEF_RANGE:
         items.append(("coef_range", None, f"points range {spec.coef_range[0]}..{spec.coef_range[1]}"))
     if tuple(spec.intercept_range) != DEFAULT_INTERCEPT_RANGE:
@@ -264,8 +297,10 @@ def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
     constraints = list(spec.constraints)
     drop_idx = set()
     for field_name, key, _ in dropped:
-        if field_name in ("max_fpr", "min_tpr", "max_size"):
+        if field_name in ("max_fpr", "min_tpr", "max_size", "max_rules_per_group"):
             d[field_name] = None
+        elif field_name == "group_signs_agree":
+            d[field_name] = False
         elif field_name == "coef_range":
             d[field_name] = list(DEFAULT_COEF_RANGE)
         elif field_name == "intercept_range":
@@ -280,28 +315,33 @@ def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
     return make_spec(**d)
 
 
-def _feasible(data: Dataset, spec: Spec, time_limit: float) -> bool:
+def _feasible(data: Dataset, spec: Spec, time_limit: float, cancel: threading.Event | None) -> bool:
     try:
         spec.check_data(data.feature_names, data.n_samples)
     except ValueError:
         return False
     form = build_formulation(data, spec)
-    result = solve_formulation(form, time_limit=time_limit, threads=spec.threads, feasibility_only=True)
+    result = solve_formulation(form, time_limit=time_limit, threads=spec.threads, feasibility_only=True, cancel=cancel)
     return result.status != "infeasible"
 
 
-def find_conflicts(data: Dataset, spec: Spec, time_limit: float = 10.0) -> list[str]:
+def find_conflicts(data: Dataset, spec: Spec, time_limit: float = 10.0,
+                   cancel: threading.Event | None = None) -> list[str]:
     """A minimal set of constraints that cannot hold together (deletion filter).
 
     Drop each constraint in turn; if the rest is still infeasible the dropped
     one is not needed for the clash and stays out. What remains is irreducible:
-    removing any one of its members makes the problem feasible.
+    removing any one of its members makes the problem feasible. If ``cancel``
+    is set midway, the set found so far is returned: it still clashes, but may
+    not be minimal.
     """
     items = _relaxable(spec)
     keep = list(items)
     for item in items:
+        if cancel is not None and cancel.is_set():
+            break
         trial = [k for k in keep if k is not item]
         dropped = [k for k in items if k not in trial]
-        if not _feasible(data, _without(spec, dropped), time_limit):
+        if not _feasible(data, _without(spec, dropped), time_limit, cancel):
             keep = trial
     return [desc for _, _, desc in keep]

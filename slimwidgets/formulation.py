@@ -9,6 +9,30 @@ model for CBC or for users who want to inspect or extend the program.
 Objective, in the paper's units (an unweighted error costs 1/N)::
 
     sum_i w_i z_i + sum_j C0_j alpha_j + eps * sum_j |lambda_j|
+      + sum_j sum_r (C_r - C_{r-1}) t_{j,r}                  (PILM tiers, sec. 7.1)
+      + sum_g (C_f nu_g + C_t tau_g)                          (TILM groups, sec. 7.2.2)
+
+The sec. 7 parts are present only when the spec asks for them:
+
+* tiers ``(b_1, C_1), ..., (b_R, C_R)``: alpha_j carries the first tier's cost
+  (as C0_j) and, for r >= 2, a binary t_{j,r} with
+  ``|lambda_j| <= b_{r-1} + (Lambda_j - b_{r-1}) t_{j,r}`` carries the step
+  ``C_r - C_{r-1}``: it must be 1 exactly when |lambda_j| > b_{r-1}, so a
+  value in tier r pays C_r in all.
+* groups: nu_g >= alpha_j for each member (group in use), tau_g >= sum_j
+  alpha_j - nu_g with tau_g >= 0 (members beyond the first),
+  ``sum_j alpha_j <= R_max`` and, for sign agreement, a binary delta_g with
+  ``o_j lambda_j <= U_j delta_g`` and ``o_j lambda_j >= L_j (1 - delta_g)``
+  (o_j = -1 for reversed members, [L_j, U_j] the box of o_j lambda_j). The
+  paper writes ``T_j nu_j = sum_t alpha_{j,t}``, ``tau_j = sum_t
+  alpha_{j,t} - 1`` and ``tau_j <= R_max + 1``, which as printed would
+  force every rule of a used feature on, make tau negative for an unused
+  one and allow R_max + 2 rules; the rows above give the intended
+  nu_j = 1[any rule used], tau_j = max(0, rules - 1) (their costs push
+  both down to these values) and at most R_max rules.
+* a "needs" target or an "at_least" member gets rows that make alpha_j = 1
+  imply lambda_j != 0 (otherwise alpha_j = 1, lambda_j = 0 would satisfy
+  the constraint with a card that breaks it).
 
 HiGHS sees it multiplied by ``scale`` = 1 / (smallest loss increment) so that
 its absolute gap tolerance sits well below eps.
@@ -65,6 +89,15 @@ class Formulation:
     extra: dict[str, Any] = field(default_factory=dict)
     caps: list[tuple[int, float]] = field(default_factory=list)  # (class, max weight of its margin errors)
     allowed: list[np.ndarray] = field(default_factory=list)  # allowed points per feature
+    # sec. 7: extra cost of each allowed value over C0_j (PILM tiers), aligned with ``allowed``
+    value_cost: list[np.ndarray] = field(default_factory=list)
+    tier_steps: tuple[tuple[int, float], ...] = ()  # (|points| above which, extra cost)
+    groups: list[np.ndarray] = field(default_factory=list)  # member feature indices per group
+    group_penalty: float = 0.0
+    rule_penalty: float = 0.0
+    max_rules: int | None = None
+    signs_agree: bool = False
+    orientation: np.ndarray | None = None  # per feature: -1 for reversed group members, else 1
 
     @property
     def n_cols(self) -> int:
@@ -97,6 +130,19 @@ class Formulation:
         for j, cols in self.extra.get("value_cols", {}).items():
             for v, col in cols.items():
                 x[col] = float(coefficients[j] == v)
+        for j, cols in self.extra.get("tier_cols", {}).items():
+            for above, col in cols:
+                x[col] = float(abs(coefficients[j]) > above)
+        used = coefficients != 0
+        for g, cols in self.extra.get("group_cols", {}).items():
+            members = self.groups[g]
+            k = int(used[members].sum())
+            if "nu" in cols:
+                x[cols["nu"]] = float(k > 0)
+            if "tau" in cols:
+                x[cols["tau"]] = float(max(k - 1, 0))
+            if "delta" in cols:
+                x[cols["delta"]] = float(not np.any(self.orientation[members] * coefficients[members] < 0))
         margins = self.data.y * (self.data.X @ coefficients + intercept)
         rows = self.col_loss >= 0
         x[self.col_loss[rows]] = (margins[rows] < self.margin - 1e-9).astype(float)
@@ -146,7 +192,26 @@ class Formulation:
         margins = self.data.y * (self.data.X @ coefficients + intercept)
         loss = float(self.row_weight[margins < self.margin - 1e-9].sum())
         used = coefficients != 0
-        return loss + float(self.C0[used].sum()) + self.epsilon * float(np.abs(coefficients[self.col_lambda >= 0]).sum())
+        value = loss + float(self.C0[used].sum()) + self.epsilon * float(np.abs(coefficients[self.col_lambda >= 0]).sum())
+        if self.tier_steps:
+            value += self.tier_cost(coefficients)
+        if self.groups:
+            value += self.group_cost(used)
+        return value
+
+    def tier_cost(self, coefficients: np.ndarray) -> float:
+        """The tiers' extra cost (over C0_j) of the free coefficients' values."""
+        size = np.abs(np.asarray(coefficients, dtype=float)[self.col_lambda >= 0])
+        return float(sum(step * np.count_nonzero(size > above) for above, step in self.tier_steps))
+
+    def group_cost(self, used: np.ndarray) -> float:
+        """group_penalty per group in use + rule_penalty per member in use beyond a group's first."""
+        total = 0.0
+        for members in self.groups:
+            k = int(np.count_nonzero(used[members]))
+            if k:
+                total += self.group_penalty + self.rule_penalty * (k - 1)
+        return total
 
     # -- PuLP ---------------------------------------------------------------------------
     def to_pulp(self):
@@ -293,16 +358,39 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         base = row_weight
     unit = loss_unit(base)
     n_free = int(free.sum())
-    C0_default = spec.C0 if spec.C0 is not None else 0.9 * unit / max(n_free, 1)
+    if spec.C0 is not None:
+        C0_default = spec.C0
+    elif spec.tiers:
+        C0_default = spec.tiers[0][1]  # the first tier's cost is the cost of using a feature
+    else:
+        C0_default = 0.9 * unit / max(n_free, 1)
     C0 = np.array([spec.penalties.get(n, C0_default) + spec.missing.get(n, 0) / data.n_samples for n in names])
     C0[~free] = 0.0
+    # PILM: a value in tier r >= 2 pays the steps C_r - C_{r-1} on top of C0_j.
+    tier_steps = tuple((int(spec.tiers[r - 1][0]), float(spec.tiers[r][1] - spec.tiers[r - 1][1]))
+                       for r in range(1, len(spec.tiers)) if spec.tiers[r][1] > spec.tiers[r - 1][1])
+    value_cost = []
+    for j in range(P):
+        size = np.abs(allowed_values[j]) if free[j] else np.zeros(len(allowed_values[j]), dtype=np.int64)
+        value_cost.append(np.array([sum(step for above, step in tier_steps if m > above) for m in size.tolist()], dtype=float))
+    group_index = {n: j for j, n in enumerate(names)}
+    groups = [np.array([group_index[n] for n in members], dtype=np.int64) for members in spec.groups.values()]
+    orientation = np.ones(P)
+    for n in spec.group_reversed:
+        orientation[group_index[n]] = -1.0
     l1_max = float(np.maximum(np.abs(lo), np.abs(hi))[free].sum()) or 1.0
-    positive_C0 = C0[free & (C0 > 0)]
-    epsilon = 0.9 * min(unit, float(positive_C0.min()) if positive_C0.size else unit) / l1_max
+    # Remark 1, generalized: eps * (largest L1) stays below the smallest loss step and below
+    # every positive cost a card can pay (C0_j, each tier step, the group and rule penalties).
+    costs = [unit] + C0[free & (C0 > 0)].tolist() + [step for _, step in tier_steps]
+    if groups:
+        costs += [c for c in (spec.group_penalty, spec.rule_penalty) if c > 0]
+    epsilon = 0.9 * min(costs) / l1_max
     if lexicographic is not None:
         # One error in the capped-for class must cost more than everything else.
         dominant = (y == 1) if lexicographic == "tpr" else (y == -1)
         rest = float(base.sum()) + float(C0.sum()) + epsilon * l1_max
+        rest += sum(float(c.max()) for c in value_cost if c.size)
+        rest += sum(spec.group_penalty + spec.rule_penalty * max(len(m) - 1, 0) for m in groups)
         step = loss_unit(row_weight[dominant])
         row_weight = np.where(dominant, row_weight * (rest + unit) / step, row_weight)
     scale = 1.0 / unit
@@ -353,6 +441,104 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
                 b.lower[col_alpha[j]] = 1.0
         else:  # always used
             b.row(cols, [1.0] * len(cols), 1.0, 1.0)
+
+    # alpha_j >= 1[lambda_j != 0] is all the costs need: they push alpha_j down. A constraint that
+    # rewards alpha_j = 1 (the target of "needs", a member of "at_least") could instead be met by
+    # alpha_j = 1 with lambda_j = 0, a card that breaks it; there alpha_j = 1 must force
+    # lambda_j != 0: lambda_j >= alpha_j, lambda_j <= -alpha_j, or, when both signs are open, a
+    # side binary s_j (1: lambda_j >= 1, 0: lambda_j <= -1) that binds only when alpha_j = 1.
+    rewarded: set[str] = set()
+    for c in spec.constraints:
+        if c.kind == "needs":
+            rewarded.update(c.targets)
+        elif c.kind == "at_least":
+            rewarded.update(c.features)
+    for name in sorted(rewarded):
+        j = names.index(name)
+        if col_alpha[j] < 0 or b.lower[col_alpha[j]] >= 1.0 or j in value_sets:
+            continue  # no alpha, alpha fixed at 1 with lambda_j != 0 enforced, or alpha = sum of value binaries
+        if lo[j] >= 0:
+            b.row([col_lambda[j], col_alpha[j]], [1.0, -1.0], 0.0, inf)
+        elif hi[j] <= 0:
+            b.row([col_lambda[j], col_alpha[j]], [1.0, 1.0], -inf, 0.0)
+        else:
+            signs[j] = side = b.col(f"sign_{j}", 0.0, 1.0, True)
+            b.row([col_lambda[j], side, col_alpha[j]], [1.0, -float(1 - lo[j]), -float(1 - lo[j])], float(2 * lo[j] - 1), inf)
+            b.row([col_lambda[j], side, col_alpha[j]], [1.0, -float(hi[j] + 1), float(hi[j] + 1)], -inf, float(hi[j]))
+
+    # -- PILM tiers: t_{j,r} = 1 iff |lambda_j| > b_{r-1}, each carrying its step ---------------
+    tier_cols: dict[int, list[tuple[int, int]]] = {}
+    for j in np.flatnonzero(free):
+        cols = []
+        for above, step in tier_steps:
+            up, down = float(hi[j]), float(-lo[j])  # largest lambda_j and largest -lambda_j
+            if max(up, down) <= above:
+                continue  # no allowed value reaches this tier
+            if lo[j] > above or hi[j] < -above:  # always in it: a fixed column holds the constant
+                cols.append((above, b.col(f"tier_{j}_{above}", 1.0, 1.0, True, step * scale)))
+                continue
+            t = b.col(f"tier_{j}_{above}", 0.0, 1.0, True, step * scale)
+            if up > above:  # lambda_j <= above + (up - above) t
+                b.row([col_lambda[j], t], [1.0, -(up - above)], -inf, float(above))
+            if down > above:  # -lambda_j <= above + (down - above) t
+                b.row([col_lambda[j], t], [-1.0, -(down - above)], -inf, float(above))
+            if cols:  # tiers nest: t_{j,r} <= t_{j,r-1}
+                b.row([t, cols[-1][1]], [1.0, -1.0], -inf, 0.0)
+            elif col_alpha[j] >= 0:
+                b.row([t, col_alpha[j]], [1.0, -1.0], -inf, 0.0)
+            cols.append((above, t))
+        if cols:
+            tier_cols[j] = cols
+
+    # -- TILM groups: nu_g (in use), tau_g (members beyond the first), R_max, delta_g (signs) ----------
+    group_cols: dict[int, dict[str, int]] = {}
+    for g, members in enumerate(groups):
+        alphas = [int(col_alpha[j]) for j in members if col_alpha[j] >= 0]
+        on = int(sum(1 for j in members if always_used[j]))  # members used by every card
+        if on + len(alphas) == 0:
+            continue
+        cols_g: dict[str, int] = {}
+        if spec.group_penalty > 0 or (spec.rule_penalty > 0 and alphas and on == 0):
+            if on:  # nu_g = 1 for every card: a fixed column keeps the constant in one place
+                cols_g["nu"] = b.col(f"nu_{g}", 1.0, 1.0, True, spec.group_penalty * scale)
+            else:
+                cols_g["nu"] = b.col(f"nu_{g}", 0.0, 1.0, True, spec.group_penalty * scale)
+                for a in alphas:  # alpha_j <= nu_g
+                    b.row([a, cols_g["nu"]], [1.0, -1.0], -inf, 0.0)
+                b.row(alphas + [cols_g["nu"]], [1.0] * len(alphas) + [-1.0], 0.0, inf)  # nu_g <= sum alpha
+        if spec.rule_penalty > 0 and on + len(alphas) >= 2:
+            top = float(on + len(alphas) - 1)
+            cols_g["tau"] = b.col(f"tau_{g}", 0.0, top, False, spec.rule_penalty * scale)
+            # tau_g >= sum alpha + on - nu_g  (nu_g = 1 when on > 0, so: - 1)
+            if on:
+                b.row([cols_g["tau"]] + alphas, [1.0] + [-1.0] * len(alphas), float(on - 1), inf)
+            else:
+                b.row([cols_g["tau"]] + alphas + [cols_g["nu"]], [1.0] + [-1.0] * len(alphas) + [1.0], 0.0, inf)
+        if spec.max_rules_per_group is not None and len(alphas) + on > spec.max_rules_per_group:
+            b.row(alphas, [1.0] * len(alphas), -inf, float(spec.max_rules_per_group - on))
+        if spec.group_signs_agree and len(members) >= 2:
+            # the box of o_j lambda_j, per member; only groups that could mix signs need delta_g
+            boxes = []
+            for j in members:
+                o = orientation[j]
+                a_lo, a_hi = sorted((o * lo[j], o * hi[j]))
+                boxes.append((j, o, float(a_lo), float(a_hi)))
+            if any(a_hi > 0 for _, _, _, a_hi in boxes) and any(a_lo < 0 for _, _, a_lo, _ in boxes):
+                delta = b.col(f"delta_{g}", 0.0, 1.0, True)
+                cols_g["delta"] = delta
+                for j, o, a_lo, a_hi in boxes:
+                    if free[j]:
+                        if a_hi > 0:  # o lambda_j <= a_hi * delta
+                            b.row([col_lambda[j], delta], [o, -a_hi], -inf, 0.0)
+                        if a_lo < 0:  # o lambda_j >= a_lo * (1 - delta)
+                            b.row([col_lambda[j], delta], [o, a_lo], a_lo, inf)
+                    elif fixed_value[j] != 0:  # a locked member decides the sign
+                        if o * fixed_value[j] > 0:
+                            b.lower[delta] = 1.0
+                        else:
+                            b.upper[delta] = 0.0
+        if cols_g:
+            group_cols[g] = cols_g
 
     # -- loss rows: y_i (lambda_0 + x_i . lambda) + M_i z_i >= margin --------------------------
     X = data.X
@@ -447,6 +633,9 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         col_intercept=i0, col_lambda=col_lambda, col_alpha=col_alpha, col_loss=col_loss,
         fixed_lambda=fixed_value.astype(float), row_weight=row_weight, C0=C0, epsilon=epsilon,
         margin=margin, constant=constant_loss + C0_constant, scale=scale, lexicographic=lexicographic,
-        extra={"beta": betas, "sign": signs, "value_cols": value_cols, "lo": lo, "hi": hi, "unit": unit},
-        caps=caps, allowed=allowed_values,
+        extra={"beta": betas, "sign": signs, "value_cols": value_cols, "lo": lo, "hi": hi, "unit": unit,
+               "tier_cols": tier_cols, "group_cols": group_cols},
+        caps=caps, allowed=allowed_values, value_cost=value_cost, tier_steps=tier_steps,
+        groups=groups, group_penalty=spec.group_penalty, rule_penalty=spec.rule_penalty,
+        max_rules=spec.max_rules_per_group, signs_agree=spec.group_signs_agree, orientation=orientation,
     )

@@ -52,7 +52,7 @@ from .spec import Spec, make_spec
 
 __all__ = ["reduce_data", "ReductionResult", "lp_relaxation"]
 
-_UNSUPPORTED = ("max_fpr", "min_tpr", "class_weights", "missing")
+_UNSUPPORTED = ("max_fpr", "min_tpr", "class_weights", "missing", "tiers", "groups", "group_penalty", "rule_penalty")
 
 
 # -- the LP relaxation ------------------------------------------------------------------------------

@@ -15,6 +15,13 @@ The card layout follows the score card of Ustun & Rudin's SLIM paper::
     2.  2 points × Bare Nuclei           + .....
     3.  Mitoses               -1 point   + .....
         ADD POINTS FROM ROWS 1–3         = SCORE
+
+An M-of-N rule table (``family="m_of_n"``, the paper's sec. 7.2.1) is drawn
+as its rules under one headline, without points::
+
+    PREDICT BENIGN IF AT LEAST 5 OF THE FOLLOWING 8 RULES ARE TRUE
+    1.  UniformityOfCellSize >= 3
+    ...
 """
 
 from __future__ import annotations
@@ -78,6 +85,9 @@ class CardData:
         binary: one flag per row; ``True`` for a 0/1 feature ("name ... 4
             points"), ``False`` for a count/real feature ("4 points × name").
         notes: footer lines (status, metrics), shown as plain text.
+        family: ``"slim"`` (a score card) or another model family; only
+            ``"m_of_n"`` changes the drawing (an M-of-N rule table, when every
+            row has the same positive points).
 
     The constructor validates and normalises its input: names must be
     ``str`` and unique, points and threshold must be integers (numpy integers
@@ -96,6 +106,7 @@ class CardData:
     positive: str
     binary: tuple[bool, ...]
     notes: tuple[str, ...] = ()
+    family: str = "slim"
 
     def __post_init__(self) -> None:
         rows = []
@@ -121,6 +132,7 @@ class CardData:
             "notes",
             tuple(_exact_str(n, "note", coerce=True) for n in self.notes),
         )
+        set_field(self, "family", _exact_str(self.family, "family", coerce=False))
 
 
 # --------------------------------------------------------------------------
@@ -148,6 +160,38 @@ def _total(n_rows: int, dash: str) -> str:
 
 
 _EMPTY = "no features: SCORE = 0"
+
+
+def _rule_table(card: CardData) -> tuple[int, int] | None:
+    """(M, N) when ``card`` is drawn as an M-of-N rule table, else None.
+
+    Every row carries the same p > 0 points, so the score is p times the number
+    k of true rules, and ``p k > threshold`` holds iff ``k >= threshold // p + 1``.
+    """
+    if card.family != "m_of_n":
+        return None
+    points = {p for _, p in card.rows}
+    if len(points) > 1 or any(p <= 0 for p in points):
+        return None
+    p = points.pop() if points else 1
+    return max(card.threshold // p + 1, 0), len(card.rows)
+
+
+def _rule_title(card: CardData, escape: Callable[[str], str], m: int, n: int) -> str:
+    """The headline of an M-of-N table (the class name upper-cased before escaping)."""
+    cls = escape(card.positive.upper())
+    if m == 0:
+        return "PREDICT %s FOR EVERY CASE" % cls
+    if m > n:
+        return "NEVER PREDICT %s" % cls
+    if n == 1:
+        return "PREDICT %s IF THE FOLLOWING RULE IS TRUE" % cls
+    return "PREDICT %s IF AT LEAST %d OF THE FOLLOWING %d RULES ARE TRUE" % (cls, m, n)
+
+
+def _table_rules(card: CardData, m: int, n: int) -> list[str]:
+    """The rule names to list under the headline (none when they cannot matter)."""
+    return [name for name, _ in card.rows] if 1 <= m <= n else []
 
 
 # --------------------------------------------------------------------------
@@ -203,6 +247,15 @@ def render_text(card: CardData) -> str:
             ADD POINTS FROM ROWS 1–2  = SCORE
         status: optimal
     """
+    table = _rule_table(card)
+    if table is not None:
+        lines = [_rule_title(card, _text_escape, *table)]
+        rules = _table_rules(card, *table)
+        num_w = len("%d." % len(rules)) if rules else 0
+        for i, name in enumerate(rules):
+            lines.append("%s  %s" % (("%d." % (i + 1)).ljust(num_w), _text_escape(name)))
+        lines.extend(_text_escape(note) for note in card.notes)
+        return "\n".join(line.rstrip() for line in lines)
     lines = [_title(card, _text_escape)]
     if not card.rows:
         lines.append(_EMPTY)
@@ -259,6 +312,8 @@ def render_html(card: CardData) -> str:
         True
     """
     esc = _html_escape
+    table = _rule_table(card)
+    title = _title(card, esc, "&gt;") if table is None else _rule_title(card, esc, *table)
     parts = [
         '<div class="slimwidgets-card" style="display:inline-block;'
         "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;"
@@ -266,9 +321,17 @@ def render_html(card: CardData) -> str:
         '<table style="border-collapse:collapse;border:none;">',
         '<caption style="caption-side:top;text-align:left;font-weight:bold;'
         'padding:2px 8px;">%s</caption>'
-        % _title(card, esc, "&gt;"),
+        % title,
     ]
-    if not card.rows:
+    if table is not None:
+        rules = _table_rules(card, *table)
+        if rules:
+            parts.append("<tbody>")
+            for i, name in enumerate(rules):
+                parts.append('<tr><td style="%s">%d.</td><td style="%s">%s</td></tr>'
+                             % (_RIGHT, i + 1, _CELL, esc(name)))
+            parts.append("</tbody>")
+    elif not card.rows:
         parts.append(
             '<tbody><tr><td colspan="4" style="%s">%s</td></tr></tbody>'
             % (_CELL, _EMPTY)
@@ -354,6 +417,19 @@ def render_latex(card: CardData) -> str:
          & \\multicolumn{2}{l}{ADD POINTS FROM ROW 1} & $=$ SCORE \\\\
         \\end{tabular}
     """
+    table = _rule_table(card)
+    if table is not None:
+        lines = [
+            r"\begin{tabular}{rl}",
+            r"\multicolumn{2}{l}{\textbf{%s}} \\" % _rule_title(card, _latex_escape, *table),
+            r"\hline",
+        ]
+        for i, name in enumerate(_table_rules(card, *table)):
+            lines.append(r"%d. & %s \\" % (i + 1, _latex_escape(name)))
+        for note in card.notes:
+            lines.append(r"\multicolumn{2}{l}{%s} \\" % _latex_escape(note))
+        lines.append(r"\end{tabular}")
+        return "\n".join(lines)
     title = _title(card, _latex_escape, "$>$")
     lines = [
         r"\begin{tabular}{rllr}",
@@ -423,6 +499,17 @@ def render_markdown(card: CardData) -> str:
         | 2. | 1 point × c | | + ..... |
         | | ADD POINTS FROM ROWS 1–2 | | = SCORE |
     """
+    table = _rule_table(card)
+    if table is not None:
+        lines = ["**%s**" % _rule_title(card, _markdown_escape, *table)]
+        rules = _table_rules(card, *table)
+        if rules:
+            lines.append("")
+        for i, name in enumerate(rules):
+            lines.append("%d. %s" % (i + 1, _markdown_escape(name)))
+        for note in card.notes:
+            lines.extend(["", _markdown_escape(note)])
+        return "\n".join(lines)
     lines = ["**%s**" % _title(card, _markdown_escape), ""]
     if not card.rows:
         lines.append(_EMPTY)

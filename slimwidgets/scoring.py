@@ -17,10 +17,13 @@ from . import render
 from .data import labels_to_sign, prepare_features
 from .spec import Spec
 
-__all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION"]
+__all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION", "FAMILIES"]
 
 SCHEMA_VERSION = 1
 STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "edited", "heuristic")
+#: Model families (the paper's sec. 7): plain SLIM, personalized (tiered) penalties,
+#: M-of-N rule tables and threshold-rule models. JSON without the field means "slim".
+FAMILIES = ("slim", "pilm", "m_of_n", "tilm")
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,11 @@ class ScoringSystem:
     binary: tuple[bool, ...] | None = None
     positive_name: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    family: str = "slim"
 
     def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"unknown model family {self.family!r}; expected one of {FAMILIES}")
         names = tuple(str(n) for n in self.feature_names)
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate feature names: {sorted({n for n in names if names.count(n) > 1})}")
@@ -138,6 +144,17 @@ class ScoringSystem:
     @property
     def size(self) -> int:
         return sum(1 for c in self.coefficients if c != 0)
+
+    @property
+    def m_of_n(self) -> tuple[int, int] | None:
+        """(M, N) when the card reads as an M-of-N rule table: predict the positive class
+        iff at least M of its N rules hold. None unless every used feature carries the
+        same positive points (any card of family ``"m_of_n"`` does)."""
+        pts = set(self.points.values())
+        if len(pts) > 1 or any(p <= 0 for p in pts):
+            return None
+        p = pts.pop() if pts else 1
+        return max(self.threshold // p + 1, 0), self.size
 
     # -- scoring -----------------------------------------------------------------------------
     def _matrix(self, X: Any) -> np.ndarray:
@@ -213,7 +230,7 @@ class ScoringSystem:
         return ScoringSystem(
             self.feature_names, tuple(coefs), self.intercept if intercept is None else intercept,
             positive=self.positive, negative=self.negative, status="edited", spec=self.spec,
-            binary=self.binary, positive_name=self.positive_name, solver=None,
+            binary=self.binary, positive_name=self.positive_name, solver=None, family=self.family,
         )
 
     # -- rendering ---------------------------------------------------------------------------
@@ -221,7 +238,8 @@ class ScoringSystem:
         rows = tuple(self.points.items())
         binary = self.binary or (True,) * len(self.feature_names)
         kinds = tuple(binary[self.feature_names.index(n)] for n, _ in rows)
-        return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive), binary=kinds, notes=self._notes())
+        return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive), binary=kinds,
+                               notes=self._notes(), family=self.family)
 
     def _notes(self) -> tuple[str, ...]:
         notes = []
@@ -298,6 +316,8 @@ class ScoringSystem:
                 k: getattr(self.train_metrics, k) for k in ("n", "tp", "fp", "tn", "fn", "size")
             },
         }
+        if self.family != "slim":  # absent means "slim": plain cards export exactly as before
+            body["family"] = self.family
         body["checksum"] = _checksum(body)
         return body
 
@@ -360,6 +380,9 @@ class ScoringSystem:
         for label in ("positive", "negative"):
             if not isinstance(d[label], (str, int, float, bool)):
                 raise ValueError(f"{label} label must be a string or number")
+        family = d.get("family", "slim")
+        if family not in FAMILIES:
+            raise ValueError(f"unknown model family {family!r}; this version reads {list(FAMILIES)}")
         try:
             spec = None if d.get("spec") is None else Spec.from_dict(d["spec"])
             tm = d.get("train_metrics")
@@ -368,7 +391,7 @@ class ScoringSystem:
                 tuple(names), tuple(coefs), d["intercept"], positive=d["positive"], negative=d["negative"],
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
-                binary=d.get("binary"), positive_name=d.get("positive_name"),
+                binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None

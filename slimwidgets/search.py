@@ -10,8 +10,11 @@ intercept (a weighted sweep over the intercept range). Swap moves (drop one
 used feature, add another) escape the local optima of single moves. Starts:
 the empty card, the caller's warm start, and rounded, scaled logistic
 regression solutions. Constraints (boxes, signs, values, locks, requires, size,
-FPR/TPR caps, logical constraints) hold inside the search: violations carry a
-penalty larger than any objective, and only a card with none is returned.
+FPR/TPR caps, logical constraints, rules per group, sign agreement within a
+group) hold inside the search: violations carry a penalty larger than any
+objective, and only a card with none is returned. The objective is the
+formulation's, term for term: PILM tier costs are a cost per value, TILM group
+and rule penalties a cost per support.
 """
 
 from __future__ import annotations
@@ -76,8 +79,19 @@ class _Problem:
         index = {n: j for j, n in enumerate(d.feature_names)}
         for c in spec.constraints:
             self.logic.append((c.kind, [index[f] for f in c.features], [index[f] for f in c.targets], c.k))
-        # A violation costs more than the worst objective (all rows wrong + every C0 + max L1).
-        self.big = 10.0 * (float(self.w.sum()) + float(self.C0.sum()) + 1.0)
+        # sec. 7: per-value costs (tiers) and groups
+        self.value_cost = form.value_cost
+        self.has_tiers = bool(form.tier_steps)
+        self.groups = form.groups
+        self.group_id = np.full(self.P, -1, dtype=np.int64)
+        for g, members in enumerate(self.groups):
+            self.group_id[members] = g
+        self.orient = form.orientation if form.orientation is not None else np.ones(self.P)
+        self.max_rules = form.max_rules
+        self.signs_agree = form.signs_agree and bool(self.groups)
+        family_max = sum(float(c.max()) for c in self.value_cost if c.size) + (form.group_cost(np.ones(self.P, bool)) if self.groups else 0.0)
+        # A violation costs more than the worst objective (all rows wrong + every penalty + max L1).
+        self.big = 10.0 * (float(self.w.sum()) + float(self.C0.sum()) + family_max + 1.0)
         self.best_seen = math.inf
         self.deadline = math.inf
         self.cancel: threading.Event | None = None
@@ -103,10 +117,33 @@ class _Problem:
                 v += max(0, int(used[feats].sum()) - k)
             else:
                 v += max(0, k - int(used[feats].sum()))
+        if self.max_rules is not None:
+            for members in self.groups:
+                v += max(0, int(np.count_nonzero(used[members])) - self.max_rules)
         return v * self.big
 
+    def support_cost(self, used: np.ndarray) -> float:
+        """Costs that depend only on which features are used: C0_j, group and rule penalties."""
+        cost = float(self.C0[used].sum())
+        if self.groups:
+            cost += self.form.group_cost(used)
+        return cost
+
+    def sign_violations(self, lam: np.ndarray) -> int:
+        """Groups whose (oriented) points have both signs."""
+        if not self.signs_agree:
+            return 0
+        bad = 0
+        for members in self.groups:
+            o = self.orient[members] * lam[members]
+            bad += bool((o > 0).any() and (o < 0).any())
+        return bad
+
     def coef_cost(self, lam: np.ndarray) -> float:
-        return float(self.C0[lam != 0].sum()) + self.eps * float(np.abs(lam[self.l1_mask]).sum())
+        cost = self.support_cost(lam != 0) + self.eps * float(np.abs(lam[self.l1_mask]).sum())
+        if self.has_tiers:
+            cost += self.form.tier_cost(lam)
+        return cost
 
     # Loss as a function of the intercept. A positive row is right iff b >= ceil(gamma - s),
     # a negative row iff b <= floor(-gamma - s); so each row falls in one bin of the intercept
@@ -121,7 +158,7 @@ class _Problem:
         base = self.base(self.X @ lam)
         b, loss = _kernels.best_intercept(base["hp"], base["hn"], base["cp"], base["cn"], self.Wp, self.Dp,
                                           self.ilo, self.R, self.pos_budget, self.neg_budget, self.big)
-        return float(loss) + self.coef_cost(lam) + self.support_penalty(lam != 0), int(b)
+        return float(loss) + self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * self.sign_violations(lam), int(b)
 
     # -- moves ----------------------------------------------------------------------------------
     def best_value(self, lam: np.ndarray, base: dict, j: int) -> tuple[float, int, int]:
@@ -141,13 +178,33 @@ class _Problem:
         extra = np.empty(len(vals))
         for flag in (False, True):
             used[j] = flag
-            extra[(vals != 0) == flag] = self.support_penalty(used) + float(self.C0[used].sum())
+            extra[(vals != 0) == flag] = self.support_penalty(used) + self.support_cost(used)
         used[j] = lam[j] != 0
         l1_rest = float(np.abs(lam[self.l1_mask]).sum()) - (abs(lam[j]) if self.l1_mask[j] else 0)
         l1 = l1_rest + (np.abs(vals) if self.l1_mask[j] else 0)
         total = loss + extra + self.eps * l1
+        if self.has_tiers:
+            own = self.value_cost[j][np.searchsorted(vals, lam[j])] if lam[j] in vals else 0.0
+            total = total + (self.form.tier_cost(lam) - own) + self.value_cost[j]
+        if self.signs_agree:
+            total = total + self.big * self._sign_violations_by_value(lam, j, vals)
         best = int(np.argmin(total))
         return float(total[best]), int(vals[best]), int(b[best])
+
+    def _sign_violations_by_value(self, lam: np.ndarray, j: int, vals: np.ndarray) -> np.ndarray:
+        """Sign violations of the whole card for each value of coefficient j (others fixed)."""
+        without = lam.copy()
+        without[j] = 0
+        rest = self.sign_violations(without)
+        g = self.group_id[j]
+        if g < 0:
+            return np.full(len(vals), float(rest))
+        others = self.groups[g][self.groups[g] != j]
+        o = self.orient[others] * lam[others]
+        up, down = bool((o > 0).any()), bool((o < 0).any())
+        mine = self.orient[j] * vals
+        mixed = ((mine > 0) | up) & ((mine < 0) | down)
+        return rest - float(up and down) + mixed.astype(float)
 
     def expired(self) -> bool:
         """Out of time, or cancelled by the caller."""

@@ -17,6 +17,12 @@ from typing import Any, Iterable, Mapping, Sequence
 __all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec"]
 
 SOLVERS = ("auto", "highs", "cbc", "enumerate")
+# Defaults of the options for the paper's specialized models (sec. 7): a spec that leaves
+# them all here is plain SLIM, and serializes without them.
+FAMILY_DEFAULTS: dict[str, Any] = {
+    "tiers": (), "groups": {}, "group_penalty": 0.0, "rule_penalty": 0.0,
+    "max_rules_per_group": None, "group_signs_agree": False, "group_reversed": (),
+}
 DEFAULT_COEF_RANGE = (-10, 10)
 DEFAULT_INTERCEPT_RANGE = (-100, 100)
 
@@ -145,13 +151,27 @@ class Spec:
     gap: float = 0.0
     threads: int = 1
     solver: str = "auto"
+    # -- the specialized models of the paper's sec. 7 (PILM, TILM); off by default -------------
+    tiers: tuple[tuple[int, float], ...] = ()  # (largest |points| of the tier, cost of a value in it)
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # group -> member features
+    group_penalty: float = 0.0  # cost of every group with at least one member used
+    rule_penalty: float = 0.0  # cost of every used member of a group beyond its first
+    max_rules_per_group: int | None = None
+    group_signs_agree: bool = False  # within a group all points >= 0 or all <= 0 (see group_reversed)
+    group_reversed: tuple[str, ...] = ()  # members whose points count with the opposite sign there
 
     # -- serialization ----------------------------------------------------------------
     def to_dict(self) -> dict:
+        """Plain JSON values. The sec. 7 options appear only when set, so a plain SLIM
+        spec serializes (and keys caches) exactly as it did before they existed."""
         out: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name == "constraints":
+            if f.name in FAMILY_DEFAULTS and v == FAMILY_DEFAULTS[f.name]:
+                continue
+            if f.name == "tiers":
+                v = [[int(b), float(c)] for b, c in v]
+            elif f.name == "constraints":
                 v = [c.to_dict() for c in v]
             elif isinstance(v, Mapping):
                 v = {k: (list(x) if isinstance(x, tuple) else x) for k, x in v.items()}
@@ -200,6 +220,10 @@ class Spec:
         }
         for i, c in enumerate(self.constraints):
             named[f"constraints[{i}]"] = list(c.features) + list(c.targets)
+        if self.groups:
+            named["groups"] = [n for members in self.groups.values() for n in members]
+        if self.group_reversed:
+            named["group_reversed"] = list(self.group_reversed)
         return named
 
     def check_names(self, feature_names: Sequence[str]) -> None:
@@ -226,7 +250,7 @@ class Spec:
             )
 
     def feature_box(self, name: str) -> tuple[int, int]:
-        """Bounds of one coefficient after range, sign, values and lock."""
+        """Bounds of one coefficient after range, sign, values, lock and tiers."""
         if name in self.exclude:
             return (0, 0)
         if name in self.lock:
@@ -239,6 +263,9 @@ class Spec:
             lo = max(lo, 0)
         elif sign == "-":
             hi = min(hi, 0)
+        if self.tiers:  # no value lies beyond the last tier
+            top = self.tiers[-1][0]
+            lo, hi = max(lo, -top), min(hi, top)
         return (lo, hi)
 
 
@@ -310,6 +337,13 @@ def make_spec(
     gap: float = 0.0,
     threads: int = 1,
     solver: str = "auto",
+    tiers: Iterable[Any] | None = None,
+    groups: Mapping[str, Iterable[str]] | None = None,
+    group_penalty: float = 0.0,
+    rule_penalty: float = 0.0,
+    max_rules_per_group: int | None = None,
+    group_signs_agree: bool = False,
+    group_reversed: Iterable[str] = (),
 ) -> Spec:
     """Validate user options into a :class:`Spec`; contradictions raise ``ValueError``.
 
@@ -319,6 +353,30 @@ def make_spec(
     (``"free"`` and ``None`` mean no constraint). ``class_weights`` is a
     (negative, positive) pair, a mapping {label-side: weight} with keys
     ``"negative"``/``"positive"``, or ``"balanced"``.
+
+    Options of the paper's specialized models (sec. 7), all off by default:
+
+    ``tiers``
+        PILM's personalized penalty: ``[(10, 0.01), (100, 0.05)]`` makes a
+        coefficient with |points| in 1..10 cost 0.01 and one in 11..100 cost
+        0.05; no coefficient goes beyond the last bound. Bounds increase and
+        costs never decrease. The first tier's cost plays the role of ``C0``
+        (give one or the other); ``penalties[f]`` replaces it for feature f,
+        whose higher tiers keep their extra cost over the first.
+    ``groups``
+        group name -> its member features (disjoint), e.g. the threshold rules
+        ``age >= 40``, ``age >= 60`` of one original feature ``age`` (TILM).
+    ``group_penalty``, ``rule_penalty``
+        a group with k >= 1 members in use costs
+        ``group_penalty + rule_penalty * (k - 1)``, on top of the members'
+        own ``C0`` (TILM's C_f and C_t; set ``C0=0`` for the paper's TILM).
+    ``max_rules_per_group``
+        at most this many members of each group in use.
+    ``group_signs_agree``
+        within each group the points are all >= 0 or all <= 0, where members
+        listed in ``group_reversed`` count with the opposite sign (a rule
+        ``age < 40`` points the other way from ``age >= 60``; giving both the
+        same direction keeps the score monotone in age).
 
     Examples
     --------
@@ -389,6 +447,37 @@ def make_spec(
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
 
+    norm_tiers = _tiers(tiers)
+    if norm_tiers and C0 is not None:
+        raise ValueError("give C0 or tiers, not both: the first tier's cost is the cost of using a feature")
+    norm_groups: dict[str, tuple[str, ...]] = {}
+    owner: dict[str, str] = {}
+    for g, members in _mapping(groups, "groups").items():
+        items = _names(members, f"groups[{g!r}]")
+        if not items:
+            raise ValueError(f"groups[{g!r}] is empty")
+        if len(set(items)) != len(items):
+            raise ValueError(f"groups[{g!r}] lists a feature twice")
+        for n in items:
+            if n in owner:
+                raise ValueError(f"{n!r} is in two groups ({owner[n]!r} and {g!r}); groups must be disjoint")
+            owner[n] = g
+        norm_groups[str(g)] = items
+    group_penalty = _nonneg(group_penalty, "group_penalty")
+    rule_penalty = _nonneg(rule_penalty, "rule_penalty")
+    if max_rules_per_group is not None:
+        max_rules_per_group = _integer(max_rules_per_group, "max_rules_per_group")
+        if max_rules_per_group < 1:
+            raise ValueError(f"max_rules_per_group must be >= 1, got {max_rules_per_group}")
+    if not isinstance(group_signs_agree, bool):
+        raise TypeError(f"group_signs_agree must be True or False, got {group_signs_agree!r}")
+    group_reversed = _names(group_reversed, "group_reversed")
+    stray = [n for n in group_reversed if n not in owner]
+    if stray:
+        raise ValueError(f"group_reversed names features in no group: {stray}")
+    if not norm_groups and (group_penalty or rule_penalty or max_rules_per_group is not None or group_signs_agree):
+        raise ValueError("group_penalty, rule_penalty, max_rules_per_group and group_signs_agree need groups")
+
     spec = Spec(
         C0=C0, max_size=max_size, max_fpr=max_fpr, min_tpr=min_tpr,
         signs=norm_signs, penalties=norm_pen, exclude=exclude, require=require,
@@ -396,9 +485,35 @@ def make_spec(
         values=norm_values, lock=norm_lock, constraints=norm_constraints,
         class_weights=class_weights, missing=norm_missing, margin=margin,
         time_limit=time_limit, gap=gap, threads=threads, solver=solver,
+        tiers=norm_tiers, groups=norm_groups, group_penalty=group_penalty, rule_penalty=rule_penalty,
+        max_rules_per_group=max_rules_per_group, group_signs_agree=group_signs_agree,
+        group_reversed=tuple(dict.fromkeys(group_reversed)),
     )
     _check_contradictions(spec)
     return spec
+
+
+def _tiers(value: Any) -> tuple[tuple[int, float], ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes, Mapping)):
+        raise TypeError(f"tiers must be a list of (largest |points|, cost) pairs, got {value!r}")
+    out: list[tuple[int, float]] = []
+    for item in value:
+        try:
+            bound, cost = item
+        except (TypeError, ValueError):
+            raise TypeError(f"each tier must be a (largest |points|, cost) pair, got {item!r}") from None
+        bound = _integer(bound, "a tier's largest |points|")
+        cost = _nonneg(cost, "a tier's cost")
+        if bound < 1:
+            raise ValueError(f"a tier's largest |points| must be >= 1, got {bound}")
+        if out and bound <= out[-1][0]:
+            raise ValueError(f"tier bounds must increase, got {out[-1][0]} then {bound}")
+        if out and cost < out[-1][1]:
+            raise ValueError(f"tier costs must not decrease (larger points are less interpretable), got {out[-1][1]} then {cost}")
+        out.append((bound, cost))
+    return tuple(out)
 
 
 def _class_weights(value: Any) -> tuple[float, float] | str:
@@ -439,6 +554,8 @@ def _check_contradictions(spec: Spec) -> None:
         lo, hi = spec.coef_ranges.get(name, spec.coef_range)
         if not lo <= v <= hi:
             raise ValueError(f"{name!r} is locked at {v}, outside its points range {lo}..{hi}")
+        if spec.tiers and abs(v) > spec.tiers[-1][0]:
+            raise ValueError(f"{name!r} is locked at {v}, beyond the last tier (|points| <= {spec.tiers[-1][0]})")
     for name in set(spec.signs) | set(spec.values) | set(spec.coef_ranges) | excluded | set(spec.require):
         if name in spec.lock:
             continue
@@ -449,9 +566,11 @@ def _check_contradictions(spec: Spec) -> None:
             allowed = [v for v in allowed if v >= 0]
         elif sign == "-":
             allowed = [v for v in allowed if v <= 0]
+        if spec.tiers:
+            allowed = [v for v in allowed if abs(v) <= spec.tiers[-1][0]]
         reason = f"range {lo}..{hi}" + (f", sign {sign!r}" if sign else "") + (
             f", values {list(spec.values[name])}" if name in spec.values else ""
-        )
+        ) + (f", tiers up to {spec.tiers[-1][0]}" if spec.tiers else "")
         if not allowed:
             raise ValueError(f"{name!r} has no allowed points value ({reason})")
         if name in excluded and 0 not in allowed:
@@ -460,3 +579,13 @@ def _check_contradictions(spec: Spec) -> None:
             raise ValueError(f"{name!r} is required, but only 0 points is allowed by its {reason}")
     if spec.max_size is not None and len(set(spec.require)) > spec.max_size:
         raise ValueError(f"max_size={spec.max_size} but {len(set(spec.require))} features are required")
+    reversed_ = set(spec.group_reversed)
+    for g, members in spec.groups.items():
+        used = [n for n in members if n in spec.require or spec.lock.get(n, 0) != 0]
+        if spec.max_rules_per_group is not None and len(used) > spec.max_rules_per_group:
+            raise ValueError(f"max_rules_per_group={spec.max_rules_per_group} but group {g!r} must use {len(used)} "
+                             f"features (require/lock): {used}")
+        if spec.group_signs_agree:
+            oriented = {(-1 if n in reversed_ else 1) * spec.lock[n] > 0 for n in members if spec.lock.get(n, 0) != 0}
+            if len(oriented) > 1:
+                raise ValueError(f"group {g!r} must agree in sign, but its locked points disagree")

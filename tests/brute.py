@@ -3,6 +3,11 @@
 Written independently of the formulation: it knows only the paper's definitions.
 A row is an error when y * (intercept + x . points) <= 0 (a zero score is an error,
 as in the paper); FPR caps count negatives with a score >= 0.
+
+The specialized models of sec. 7 are read from the spec just as directly: no value
+beyond the last tier, at most ``max_rules_per_group`` members of a group in use, one
+sign per group (reversed members flipped), and :func:`penalty` prices each card with
+its tier costs and its group and rule penalties.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ def allowed_values(spec, name):
         vals = [v for v in vals if v <= 0]
     if name in spec.require:
         vals = [v for v in vals if v != 0]
+    if spec.tiers:
+        vals = [v for v in vals if abs(v) <= spec.tiers[-1][0]]
     return vals
 
 
@@ -56,6 +63,14 @@ def enumerate_cards(X, y, names, spec, weights=None):
             keep &= used[:, idx].sum(axis=1) <= c.k
         else:
             keep &= used[:, idx].sum(axis=1) >= c.k
+    for members in spec.groups.values():
+        idx = [names.index(f) for f in members]
+        if spec.max_rules_per_group is not None:
+            keep &= used[:, idx].sum(axis=1) <= spec.max_rules_per_group
+        if spec.group_signs_agree:
+            flip = np.array([-1.0 if f in spec.group_reversed else 1.0 for f in members])
+            oriented = grid[:, idx] * flip
+            keep &= ~((oriented > 0).any(axis=1) & (oriented < 0).any(axis=1))
     grid, used = grid[keep], used[keep]
     scores = X @ grid.T  # rows x cards
     total = scores[:, :, None] + intercepts[None, None, :]  # rows x cards x intercepts
@@ -89,3 +104,39 @@ def best_objective(cards, C0):
     if len(cards["loss"]) == 0:
         return math.inf
     return float((cards["loss"] + C0 * cards["size"]).min())
+
+
+def penalty(points, names, spec, C0):
+    """Per card (rows of ``points``): what its coefficients cost, by the paper's sec. 7.
+
+    A non-zero value costs ``C0`` (a number, or one per feature), or with tiers the
+    cost of its tier, where ``penalties[f]`` stands in for the first tier's cost of
+    f; each group with k >= 1 members in use adds group_penalty + rule_penalty (k - 1).
+    """
+    points = np.atleast_2d(np.asarray(points, dtype=float))
+    C0 = np.broadcast_to(np.asarray(C0, dtype=float), (len(names),))
+    total = np.zeros(len(points))
+    for j, name in enumerate(names):
+        for k, v in enumerate(points[:, j]):
+            if v == 0:
+                continue
+            if spec.tiers:
+                cost = next(c for b, c in spec.tiers if abs(v) <= b)
+                if name in spec.penalties:
+                    cost += spec.penalties[name] - spec.tiers[0][1]
+                total[k] += cost
+            else:
+                total[k] += C0[j]
+    for members in spec.groups.values():
+        idx = [names.index(f) for f in members]
+        in_use = (points[:, idx] != 0).sum(axis=1)
+        total += np.where(in_use > 0, spec.group_penalty + spec.rule_penalty * np.maximum(in_use - 1, 0), 0.0)
+    return total
+
+
+def card_value(card, X, y, names, spec, C0, weights=None):
+    """Loss + :func:`penalty` of one card, computed from its own predictions."""
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
+    total = np.asarray(X, float) @ np.array(card.coefficients, float) + card.intercept
+    loss = (w * (np.asarray(y) * total <= 0)).sum() / w.sum()
+    return loss + float(penalty([card.coefficients], names, spec, C0)[0])
