@@ -1,5 +1,8 @@
 """Compiled inner loops of the local search (numba).
 
+They release the GIL, so a search can run on one core while HiGHS (which also
+releases it) runs on the other, and the kernel's main thread stays responsive.
+
 ``coordinate_losses`` is the hot spot: for one coefficient it tries every
 allowed value, moving only the rows where that feature is non-zero between
 intercept-histogram bins, and scans the intercept range for the best loss.
@@ -13,7 +16,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big):
     """Best intercept index and its loss (+ cap penalty) from the four histograms."""
     cum_hp = 0.0
@@ -42,19 +45,19 @@ def _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big):
     return best, best_loss
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pos_bin(score, gamma, ilo, R):
     v = math.ceil(gamma - score - 1e-9) - ilo
     return 0 if v < 0 else (R if v > R else int(v))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _neg_bin(score, gamma, ilo, R):
     v = math.floor(-gamma - score + 1e-9) - ilo + 1
     return 0 if v < 0 else (R if v > R else int(v))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma, ilo, R):
     """Bins of every row for the scores s, and the four weighted histograms."""
     a = np.empty(s_pos.size, np.int64)
@@ -74,13 +77,13 @@ def histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma, ilo, R):
     return a, c, hp, hn, cp, cn
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def best_intercept(hp, hn, cp, cn, Wp, Dp, ilo, R, pos_budget, neg_budget, big):
     b, loss = _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big)
     return b + ilo, loss
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
                       hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big):
     """For each delta: best intercept and loss after adding delta * x_j to every score."""
@@ -122,7 +125,7 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
     return out_b, out_loss
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos, d_neg,
                  Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, eps, l1_mask, vcost):
     """Best card on one support: every combination of the allowed non-zero values.

@@ -130,12 +130,13 @@ def fit_dataset(
     budget = HEURISTIC_SECONDS if spec.time_limit is None else min(HEURISTIC_SECONDS, spec.time_limit / 4)
     report = None
     if on_incumbent is not None:
-        user_callback, best = on_incumbent, [math.inf]
+        user_callback, best, lock = on_incumbent, [math.inf], threading.Lock()
 
         def on_incumbent(inc: Incumbent) -> None:  # only ever better cards reach the caller
-            if inc.objective < best[0] - 1e-12:
-                best[0] = inc.objective
-                user_callback(inc)
+            with lock:  # the MIP and the search report from different threads
+                if inc.objective < best[0] - 1e-12:
+                    best[0] = inc.objective
+                    user_callback(inc)
 
         def report(points, intercept, objective):
             on_incumbent(Incumbent(points, intercept, objective, -math.inf, time.perf_counter() - t0))
@@ -143,7 +144,7 @@ def fit_dataset(
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
     time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.01)
     upper = found.objective if found.feasible else math.inf
-    result = _prove(form, spec, upper, start, time_left, on_incumbent, cancel)
+    result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel)
     if result.status == "infeasible":
         if found.feasible:
             raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")
@@ -164,16 +165,54 @@ def fit_dataset(
     return card
 
 
+class _Either:
+    """Set when either of two events is (an Event-like for the search's stop check)."""
+
+    def __init__(self, a: threading.Event, b: threading.Event | None):
+        self.a, self.b = a, b
+
+    def is_set(self) -> bool:
+        return self.a.is_set() or (self.b is not None and self.b.is_set())
+
+
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
-           on_incumbent, cancel) -> SolveResult:
-    """Find and prove the optimum: walk every card when the box is small, else run the MIP."""
+           on_incumbent, report, cancel) -> SolveResult:
+    """Find and prove the optimum: walk every card when the box is small, else run the MIP.
+
+    A time-limited HiGHS run gets the local search beside it on a second thread
+    (both release the GIL): the MIP works on the bound, the search on the card,
+    and the better card is kept with the MIP's bound.
+    """
     walk = spec.solver == "enumerate" or (spec.solver == "auto" and enumeration_work(form, upper) <= ENUMERATION_WORK)
     if not walk:
-        return solve_formulation(
-            form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
-            solver="cbc" if spec.solver == "cbc" else "highs",
-            warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
-        )
+        side = None
+        if time_left is not None and spec.solver != "cbc" and start is not None:
+            done = threading.Event()
+            found: list = []
+            side = threading.Thread(
+                target=lambda: found.append(local_search(
+                    form, time_budget=time_left, warm=start[0], kicks=10**6, seed=1,
+                    on_improve=report, cancel=_Either(done, cancel))),
+                name="slimwidgets-search", daemon=True)
+            side.start()
+        try:
+            result = solve_formulation(
+                form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
+                solver="cbc" if spec.solver == "cbc" else "highs",
+                warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
+            )
+        finally:
+            if side is not None:
+                done.set()
+                side.join()
+        if side is not None and found and found[0].feasible and result.status != "optimal" and (
+                result.coefficients is None or found[0].objective < result.objective - 1e-12):
+            bound = min(result.bound, found[0].objective)
+            status = result.status if result.status != "no_solution" else (
+                "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
+            result = SolveResult(status, found[0].coefficients, found[0].intercept, found[0].objective, bound,
+                                 _gap(found[0].objective, bound), result.solve_time, result.solver, result.nodes)
+        return result
     t0 = time.perf_counter()
     deadline = None if time_left is None else t0 + time_left
     walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel)

@@ -161,3 +161,15 @@ def test_every_highs_run_shares_the_thread_bookkeeping(paper_data):
     form = build_formulation(prepare_data(X, y), sw.make_spec(C0=0.01))
     new_highs(threads=2).run()
     assert solve_formulation(form, threads=1).status == "optimal"
+
+
+def test_time_limited_runs_search_beside_the_mip_and_leave_no_thread(paper_data):
+    X, y = paper_data("mushroom")
+    data = prepare_data(X, y, warn=False)
+    spec = sw.make_spec(C0=0.01, time_limit=3.0)
+    quick = local_search(build_formulation(data, spec), time_budget=0.3)
+    card = sw.fit(X, y, spec=spec)
+    assert card.objective <= quick.objective + 1e-12
+    assert card.bound <= card.objective and card.status == "time_limit"
+    assert not [t for t in threading.enumerate() if t.name == "slimwidgets-search"]
+    assert sw.check_card(card, data, spec) == []
