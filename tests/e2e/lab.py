@@ -1,4 +1,4 @@
-"""Helpers of the browser tests: a JupyterLab server, a kernel client, offline Chromium."""
+"""Helpers of the browser tests: a JupyterLab (or Notebook 7) server, a kernel client, offline Chromium."""
 
 from __future__ import annotations
 
@@ -44,12 +44,24 @@ def notebook(cells: list[str]) -> dict:
     }
 
 
+# the front ends start_lab can serve: (python -m module, name in messages, log file, page of a notebook)
+APPS = {
+    "lab": ("jupyterlab", "JupyterLab", "jupyterlab.log", "/lab/tree/{}"),
+    "notebook": ("notebook", "Jupyter Notebook", "notebook7.log", "/notebooks/{}"),
+}
+
+
 @dataclass
 class LabServer:
     url: str
     root: Path
     proc: subprocess.Popen
     log: Path
+    app: str = "lab"
+
+    def notebook_url(self, notebook_path: str) -> str:
+        """The page that opens ``notebook_path`` (relative to the root) in this server's front end."""
+        return self.url + APPS[self.app][3].format(notebook_path)
 
     def get(self, path: str):
         with urllib.request.urlopen(self.url + path, timeout=10) as r:
@@ -66,6 +78,23 @@ class LabServer:
             time.sleep(0.2)
         raise TimeoutError(f"no kernel for {notebook_path} (sessions: {sessions}); server log: {self.log}")
 
+    def shutdown(self, timeout: float = 20) -> int:
+        """Shut down through ``POST /api/shutdown`` (which stops its kernels first); return the exit code.
+
+        Falls back to :meth:`stop` when the server does not exit within ``timeout`` s.
+        """
+        if self.proc.poll() is None:
+            req = urllib.request.Request(self.url + "/api/shutdown", data=b"", method="POST")
+            try:
+                urllib.request.urlopen(req, timeout=timeout).close()
+            except OSError:
+                pass  # the server may drop the connection as it goes
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.stop()
+        return self.proc.returncode
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
@@ -80,7 +109,13 @@ class LabServer:
                     self.proc.wait(5)
 
 
-def start_lab(root: Path, env: dict | None = None, timeout: float = 90) -> LabServer:
+def start_lab(root: Path, env: dict | None = None, timeout: float = 90, app: str = "lab",
+              log_name: str | None = None) -> LabServer:
+    """Start ``jupyter lab`` (``app="lab"``) or Notebook 7 (``app="notebook"``) on 127.0.0.1, no token.
+
+    The server's output goes to ``ARTIFACTS / log_name`` (by default jupyterlab.log or notebook7.log).
+    """
+    module, name, default_log, _ = APPS[app]
     port = free_port()
     state = root.parent / (root.name + "-state")
     for sub in ("config", "data-runtime", "workspaces", "settings"):
@@ -88,17 +123,19 @@ def start_lab(root: Path, env: dict | None = None, timeout: float = 90) -> LabSe
     full_env = {**os.environ, **(env or {}),
                 "JUPYTER_CONFIG_DIR": str(state / "config"), "JUPYTER_RUNTIME_DIR": str(state / "data-runtime"),
                 "PYTHONUNBUFFERED": "1"}
-    # no "get notified about Jupyter news?" toast over the page
+    # no "get notified about Jupyter news?" toast over the page (Notebook 7 reads the same file)
     (state / "config" / "labconfig").mkdir(parents=True, exist_ok=True)
     (state / "config" / "labconfig" / "page_config.json").write_text(json.dumps(
         {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
-    log = ARTIFACTS / "jupyterlab.log"
+    log = ARTIFACTS / (log_name or default_log)
     log.parent.mkdir(parents=True, exist_ok=True)
+    # Notebook 7 loads the jupyterlab server extension too: the LabApp options hold for both
+    front = "LabApp" if app == "lab" else "JupyterNotebookApp"
     cmd = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        sys.executable, "-m", module, "--no-browser", "--ip=127.0.0.1", f"--port={port}",
         "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}", "--IdentityProvider.token=",
         "--ServerApp.password=", "--ServerApp.open_browser=False", "--ServerApp.disable_check_xsrf=True",
-        f"--LabApp.workspaces_dir={state / 'workspaces'}", f"--LabApp.user_settings_dir={state / 'settings'}",
+        f"--{front}.workspaces_dir={state / 'workspaces'}", f"--{front}.user_settings_dir={state / 'settings'}",
         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         "--LabApp.extension_manager=readonly",
     ]
@@ -106,18 +143,18 @@ def start_lab(root: Path, env: dict | None = None, timeout: float = 90) -> LabSe
         cmd.append("--allow-root")
     fh = open(log, "w")
     proc = subprocess.Popen(cmd, cwd=root, env=full_env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
-    server = LabServer(f"http://127.0.0.1:{port}", root, proc, log)
+    server = LabServer(f"http://127.0.0.1:{port}", root, proc, log, app)
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if proc.poll() is not None:
-            raise RuntimeError(f"JupyterLab exited ({proc.returncode}); see {log}:\n{log.read_text()[-3000:]}")
+            raise RuntimeError(f"{name} exited ({proc.returncode}); see {log}:\n{log.read_text()[-3000:]}")
         try:
             server.get("/api/status")
             return server
         except OSError:
             time.sleep(0.25)
     server.stop()
-    raise TimeoutError(f"JupyterLab did not answer within {timeout} s; see {log}")
+    raise TimeoutError(f"{name} did not answer within {timeout} s; see {log}")
 
 
 class Kernel:
@@ -129,6 +166,7 @@ class Kernel:
         self.session = uuid.uuid4().hex
         url = server.url.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels?session_id={self.session}"
         self.ws = websocket.create_connection(url, timeout=120)
+        self.stderr: list[str] = []  # what the kernel wrote to stderr (warnings) while running our code
 
     def run(self, code: str, timeout: float = 120) -> str:
         """Execute ``code``; returns its stdout; raises with the traceback on error."""
@@ -150,8 +188,8 @@ class Kernel:
                 continue
             kind = reply["header"]["msg_type"]
             content = reply["content"]
-            if kind == "stream":
-                out.append(content["text"])
+            if kind == "stream":  # a warning (stderr) is not part of the result
+                (out if content.get("name") == "stdout" else self.stderr).append(content["text"])
             elif kind == "error":
                 error = "\n".join(content.get("traceback", [])) or content.get("evalue")
             elif kind == "status" and content.get("execution_state") == "idle":
