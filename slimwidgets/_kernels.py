@@ -191,3 +191,23 @@ def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos,
         if t == last:
             break
     return best_total, best_idx, best_b
+
+
+_compiled = False
+
+
+def ensure_compiled() -> None:
+    """Compile (or load from numba's cache) every kernel now, so that the first
+    solve's time limit is spent solving, not compiling (several seconds when cold)."""
+    global _compiled
+    if _compiled:
+        return
+    z = np.zeros(1)
+    i = np.zeros(1, np.int64)
+    a, c, hp, hn, cp, cn = histograms(z, z, z, z, z, z, 1.0, 0, 2)
+    best_intercept(hp, hn, cp, cn, 0.0, 0.0, 0, 2, -1.0, -1.0, 1.0)
+    coordinate_losses(z, i, z, i, z, z, z, a, c, z, z, z, z, hp, hn, cp, cn, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0, 1.0)
+    m = np.ones((1, 1))
+    walk_support(m, m, m, np.ones(1, np.int64), z, z, z, z, z, z, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0, 1.0, 0.0,
+                 np.ones(1, np.bool_), np.zeros((1, 1)))
+    _compiled = True

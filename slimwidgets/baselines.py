@@ -74,9 +74,15 @@ def rounded_logistic(
     lo, hi = _int_pair(coef_range, "coef_range")
     ilo, ihi = _int_pair(intercept_range, "intercept_range")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    # scikit-learn >= 1.8 spells the L1 penalty l1_ratio=1; older releases need penalty="l1"
+    # (they ignore l1_ratio and would silently fit an L2 model). liblinear shuffles: fix its seed.
+    import sklearn
+
+    major, minor = (int(part) for part in sklearn.__version__.split(".")[:2])
+    l1 = {"l1_ratio": 1.0} if (major, minor) >= (1, 8) else {"penalty": "l1"}
     model = LogisticRegression(
-        C=float(C), l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0,
-        class_weight=class_weight, max_iter=10_000,
+        C=float(C), solver="liblinear", intercept_scaling=100.0,
+        class_weight=class_weight, max_iter=10_000, random_state=0, **l1,
     )
     model.fit(data.X, data.y, sample_weight=data.weight)
     rho = model.coef_.ravel().astype(float)
