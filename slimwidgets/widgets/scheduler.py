@@ -33,21 +33,58 @@ def _weak(fn: Callable) -> Callable[[], Callable | None]:
     return lambda: fn
 
 
-class SolveScheduler:
+class _Worker:
+    """One lazily started daemon thread that runs ``run(item, cancel)``; ``close`` interrupts it."""
+
+    def __init__(self, run: Callable[[Any, threading.Event], None], idle_exit: float, name: str):
+        self._run = _weak(run)
+        self.idle_exit = float(idle_exit)
+        self.name = THREAD_PREFIX + name
+        self._cond = threading.Condition()
+        self._cancel: threading.Event | None = None
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def _drop_queue(self) -> None:
+        """Forget queued work (called under the lock when closing)."""
+        raise NotImplementedError
+
+    def _loop(self) -> None:
+        raise NotImplementedError
+
+    def close(self, timeout: float = 10.0) -> bool:
+        """Stop the worker (interrupting its run); True when its thread has ended."""
+        with self._cond:
+            self._closed = True
+            self._drop_queue()
+            if self._cancel is not None:
+                self._cancel.set()
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        return self._thread
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
+            self._thread.start()
+
+
+class SolveScheduler(_Worker):
     """Debounced, newest-wins execution of ``run(job, cancel)`` on one worker thread."""
 
     def __init__(self, run: Callable[[Any, threading.Event], None], *, debounce: float = 0.15,
                  idle_exit: float = 20.0, name: str = "solver"):
-        self._run = _weak(run)
+        super().__init__(run, idle_exit, name)
         self.debounce = float(debounce)
-        self.idle_exit = float(idle_exit)
-        self.name = THREAD_PREFIX + name
-        self._cond = threading.Condition()
         self._pending: tuple[Any, float] | None = None
-        self._cancel: threading.Event | None = None
         self._running = False
-        self._closed = False
-        self._thread: threading.Thread | None = None
         self.runs = 0  # how many jobs were started (tests and benchmarks read it)
         self.interrupted = 0
 
@@ -89,29 +126,10 @@ class SolveScheduler:
                 self._cond.wait(left if left is None else min(left, 0.5))
             return True
 
-    def close(self, timeout: float = 10.0) -> bool:
-        """Stop the worker (interrupting its solve); True when its thread has ended."""
-        with self._cond:
-            self._closed = True
-            self._pending = None
-            if self._cancel is not None:
-                self._cancel.set()
-            self._cond.notify_all()
-            thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
-            return not thread.is_alive()
-        return True
-
-    @property
-    def thread(self) -> threading.Thread | None:
-        return self._thread
+    def _drop_queue(self) -> None:
+        self._pending = None
 
     # -- worker ---------------------------------------------------------------------------------
-    def _ensure_thread(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
-            self._thread.start()
 
     def _next_job(self):
         """Wait for a job and its debounce period; None means: exit the thread."""
@@ -155,7 +173,7 @@ class SolveScheduler:
                     self._cond.notify_all()
 
 
-class BackgroundQueue:
+class BackgroundQueue(_Worker):
     """Runs ``run(item, cancel)`` for each item of a plan, in order, on one worker thread.
 
     ``set_plan(items)`` replaces the plan: items already done are skipped, the
@@ -164,17 +182,11 @@ class BackgroundQueue:
 
     def __init__(self, run: Callable[[Hashable, threading.Event], None], *, idle_exit: float = 20.0,
                  name: str = "frontier"):
-        self._run = _weak(run)
-        self.idle_exit = float(idle_exit)
-        self.name = THREAD_PREFIX + name
-        self._cond = threading.Condition()
+        super().__init__(run, idle_exit, name)
         self._plan: list[Hashable] = []
         self._done: set[Hashable] = set()
         self._current: Hashable | None = None
-        self._cancel: threading.Event | None = None
-        self._closed = False
         self._paused = False
-        self._thread: threading.Thread | None = None
 
     def set_plan(self, items: Sequence[Hashable], done: Callable[[Hashable], bool] | None = None) -> None:
         with self._cond:
@@ -208,27 +220,8 @@ class BackgroundQueue:
                 self._cond.wait(0.5 if left is None else min(left, 0.5))
             return True
 
-    def close(self, timeout: float = 10.0) -> bool:
-        with self._cond:
-            self._closed = True
-            self._plan = []
-            if self._cancel is not None:
-                self._cancel.set()
-            self._cond.notify_all()
-            thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
-            return not thread.is_alive()
-        return True
-
-    @property
-    def thread(self) -> threading.Thread | None:
-        return self._thread
-
-    def _ensure_thread(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
-            self._thread.start()
+    def _drop_queue(self) -> None:
+        self._plan = []
 
     def _loop(self) -> None:
         idle_since = time.monotonic()
