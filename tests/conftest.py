@@ -1,4 +1,3 @@
-import os
 import sys
 from pathlib import Path
 
@@ -7,9 +6,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # the brute-force oracle
 
 
-def shared_data_dir() -> Path:
-    env = os.environ.get("SLIMWIDGETS_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+from shared_data import shared_data_dir  # noqa: E402  (a module of its own: tests/e2e has a conftest too)
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ deselect with ``-m "not notebooks and not binder"`` for a quick run.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from shared_data import shared_data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -80,19 +80,8 @@ def _text_outputs(cell) -> str:
     return "".join(parts)
 
 
-def _shared_data_dir() -> Path:
-    """``shared_data_dir()`` of tests/conftest.py, the folder the ``paper_data`` fixture reads.
-
-    Imported by path: in a whole-suite run the module name ``conftest`` may belong to tests/e2e/.
-    """
-    spec = importlib.util.spec_from_file_location("_slimwidgets_tests_conftest", Path(__file__).with_name("conftest.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.shared_data_dir()
-
-
 def _data_dir() -> Path:
-    folder = _shared_data_dir()
+    folder = shared_data_dir()
     if not folder.is_dir():
         pytest.fail(f"the paper's data sets are not at {folder}; set SLIMWIDGETS_DATA")
     return folder

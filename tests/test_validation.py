@@ -103,7 +103,7 @@ def no_network(monkeypatch, tmp_path):
 
 
 def test_load_from_env_folder_matches_paper_loader(monkeypatch, paper_data):
-    from conftest import shared_data_dir
+    from shared_data import shared_data_dir
 
     monkeypatch.setenv("SLIMWIDGETS_DATA", str(shared_data_dir()))
     monkeypatch.setattr(ds, "_fetch", lambda *a: pytest.fail("must not download"))
@@ -115,7 +115,7 @@ def test_load_from_env_folder_matches_paper_loader(monkeypatch, paper_data):
 
 
 def test_local_checksums_match_the_pinned_ones():
-    from conftest import shared_data_dir
+    from shared_data import shared_data_dir
 
     for name, digest in ds.SHA256.items():
         assert ds._sha256((shared_data_dir() / f"{name}_processed.csv").read_bytes()) == digest
@@ -134,7 +134,7 @@ def test_offline_error_is_clear(no_network, tmp_path):
 
 
 def test_download_is_verified_and_cached(no_network, monkeypatch):
-    from conftest import shared_data_dir
+    from shared_data import shared_data_dir
 
     good = (shared_data_dir() / "haberman_processed.csv").read_bytes()
     served = []
