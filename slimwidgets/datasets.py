@@ -74,10 +74,7 @@ def load_paper_dataset(name: str, folder: str | os.PathLike | None = None) -> tu
     path = path / f"{name}_processed.csv"
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist")
-    text = path.read_text().replace("\r\n", "\n").replace("\r", "\n")
-    frame = pd.read_csv(io.StringIO(text))
-    y = frame.iloc[:, 0].astype(int).rename(_POSITIVE_NAME[name])
-    return frame.iloc[:, 1:], y
+    return _parse(path.read_text(), name)
 
 
 # -- load(): local folder, user cache, or a verified download ------------------------------------------
