@@ -237,9 +237,25 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
         details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
                  "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic},
     )
-    metrics = card.metrics(data.X, np.where(data.y == 1, data.positive, data.negative), sample_weight=data.weight)
+    labels = np.where(data.y == 1, data.positive, data.negative)
+    metrics = card.metrics(data.X, labels, sample_weight=data.weight)
     object.__setattr__(card, "train_metrics", metrics)
+    object.__setattr__(card, "risk", _risk_rows(card, data, labels))
     return card
+
+
+RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this many distinct totals
+
+
+def _risk_rows(card: ScoringSystem, data: Dataset, labels: np.ndarray) -> tuple | None:
+    """Observed event rate per total score on the training rows (None for too many scores)."""
+    from .risk import risk_table
+
+    if len(np.unique(data.X @ np.asarray(card.coefficients, dtype=float))) > RISK_MAX_SCORES:
+        return None
+    table = risk_table(card, data.X, labels, sample_weight=data.weight)
+    return tuple((float(score), float(r["count"]), float(r["events"]), float(r["rate"]), float(r["lower"]), float(r["upper"]))
+                 for score, r in table.iterrows())
 
 
 def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:

@@ -661,3 +661,54 @@ def render_sql(card: CardData, table: str = "patients") -> str:
         "  %s AS score\n"
         "FROM %s;" % (total, card.threshold, total, table_sql)
     )
+
+
+# -- risk per score -------------------------------------------------------------------------------
+# Rows are (score, count, events, rate, lower, upper): numbers only, formatted here, so no
+# untrusted text can reach these tables.
+RiskRows = tuple[tuple[float, float, float, float, float, float], ...]
+
+
+def _risk_cells(row) -> tuple[str, str, str, str]:
+    score, count, events, rate, lower, upper = row
+    return (f"{score:g}", f"{count:g}", f"{events:g}", f"{100 * rate:.1f} % ({100 * lower:.1f}–{100 * upper:.1f} %)")
+
+
+def risk_text(rows: RiskRows) -> str:
+    """The observed event rate at each total score (Wilson 95 % interval), as plain text."""
+    if not rows:
+        return ""
+    lines = ["", "", "RISK BY SCORE (training data)", f"{'score':>7}  {'rows':>7}  {'events':>7}  observed rate (95 % CI)"]
+    for row in rows:
+        score, count, events, rate = _risk_cells(row)
+        lines.append(f"{score:>7}  {count:>7}  {events:>7}  {rate}")
+    return "\n".join(lines)
+
+
+def risk_html(rows: RiskRows) -> str:
+    if not rows:
+        return ""
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in _risk_cells(row)) + "</tr>" for row in rows)
+    return ('<table class="sw-risk" style="border-collapse:collapse;margin-top:6px;font-size:12px">'
+            "<caption>Risk by score (training data)</caption>"
+            "<tr><th>score</th><th>rows</th><th>events</th><th>observed rate (95 % CI)</th></tr>" + body + "</table>")
+
+
+def risk_markdown(rows: RiskRows) -> str:
+    if not rows:
+        return ""
+    lines = ["", "", "**Risk by score** (training data)", "", "| score | rows | events | observed rate (95 % CI) |", "|---|---|---|---|"]
+    lines += ["| " + " | ".join(_risk_cells(row)) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def risk_latex(rows: RiskRows) -> str:
+    if not rows:
+        return ""
+    lines = ["", "", r"\begin{tabular}{rrrl}", r"\multicolumn{4}{l}{\textbf{RISK BY SCORE} (training data)} \\",
+             r"score & rows & events & observed rate (95 \% CI) \\ \hline"]
+    for row in rows:
+        score, count, events, rate = _risk_cells(row)
+        lines.append(f"{score} & {count} & {events} & {rate.replace('%', chr(92) + '%')} \\\\")
+    lines.append(r"\end{tabular}")
+    return "\n".join(lines)

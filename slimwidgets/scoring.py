@@ -107,6 +107,9 @@ class ScoringSystem:
     positive_name: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
     family: str = "slim"
+    # Observed event rate per total score on the training data: (score, rows, events, rate,
+    # lower, upper) with a Wilson 95 % interval; printed under the card and kept in its JSON.
+    risk: tuple[tuple[float, float, float, float, float, float], ...] | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -262,16 +265,16 @@ class ScoringSystem:
         return " · ".join(parts)
 
     def to_text(self) -> str:
-        return render.render_text(self._card_data())
+        return render.render_text(self._card_data()) + render.risk_text(self.risk or ())
 
     def to_html(self) -> str:
-        return render.render_html(self._card_data())
+        return render.render_html(self._card_data()) + render.risk_html(self.risk or ())
 
     def to_latex(self) -> str:
-        return render.render_latex(self._card_data())
+        return render.render_latex(self._card_data()) + render.risk_latex(self.risk or ())
 
     def to_markdown(self) -> str:
-        return render.render_markdown(self._card_data())
+        return render.render_markdown(self._card_data()) + render.risk_markdown(self.risk or ())
 
     def to_python(self, function_name: str = "predict") -> str:
         """Source of a dependency-free Python module that scores a mapping row."""
@@ -318,6 +321,8 @@ class ScoringSystem:
         }
         if self.family != "slim":  # absent means "slim": plain cards export exactly as before
             body["family"] = self.family
+        if self.risk is not None:
+            body["risk"] = [list(row) for row in self.risk]
         body["checksum"] = _checksum(body)
         return body
 
@@ -392,9 +397,21 @@ class ScoringSystem:
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
+                risk=_risk_rows(d.get("risk")),
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
+
+
+def _risk_rows(value: Any) -> tuple | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(
+        isinstance(row, list) and len(row) == 6
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in row) for row in value
+    ):
+        raise ValueError("risk must be a list of [score, rows, events, rate, lower, upper] number lists")
+    return tuple(tuple(float(v) for v in row) for row in value)
 
 
 def _finite(v: float | None) -> float | None:

@@ -451,3 +451,28 @@ def test_hostile_names_survive_json(hostile, tmp_path):
     assert back.points == card.points
     assert back.predict(X).tolist() == card.predict(X).tolist()
     assert back.spec.require == tuple(HOSTILE)
+
+
+def test_cards_carry_their_risk_by_score_in_every_export():
+    """The issue's 'risk per score ... on the card and in exports'."""
+    from slimwidgets.datasets import load_demo
+
+    X, y = load_demo()
+    card = sw.fit(X, y, max_size=3, time_limit=20)
+    table = sw.risk_table(card, X, y)
+    assert card.risk is not None and len(card.risk) == len(table)
+    for row, (score, expected) in zip(card.risk, table.iterrows()):
+        assert row[0] == score and row[1] == expected["count"] and row[2] == expected["events"]
+        assert row[3:] == pytest.approx((expected["rate"], expected["lower"], expected["upper"]))
+    assert "RISK BY SCORE" in card.to_text() and "Risk by score" in card.to_markdown()
+    assert 'class="sw-risk"' in card.to_html() and "RISK BY SCORE" in card.to_latex()
+    again = sw.ScoringSystem.from_json(card.to_json())
+    assert again.risk == card.risk and again.to_text() == card.to_text()
+    edited = json.loads(card.to_json())
+    edited["risk"][0][2] += 1  # a hand-edited risk table no longer matches the checksum
+    with pytest.raises(ValueError, match="checksum"):
+        sw.ScoringSystem.from_json(json.dumps(edited))
+    edited["risk"] = [["a"]]
+    with pytest.raises(ValueError, match="risk"):
+        sw.ScoringSystem.from_dict(edited, verify=False)
+    assert card.with_points({"perimeter >= 86.2": 5}).risk is None  # stale after an edit
