@@ -264,17 +264,21 @@ class ScoringSystem:
             parts.append(self.solver)
         return " · ".join(parts)
 
+    def _risk_rows(self) -> tuple:
+        # Rule tables count rules, not points: their risk-by-score table would read wrongly.
+        return (self.risk or ()) if self.family in ("slim", "pilm", "tilm") else ()
+
     def to_text(self) -> str:
-        return render.render_text(self._card_data()) + render.risk_text(self.risk or ())
+        return render.render_text(self._card_data()) + render.risk_text(self._risk_rows())
 
     def to_html(self) -> str:
-        return render.render_html(self._card_data()) + render.risk_html(self.risk or ())
+        return render.render_html(self._card_data()) + render.risk_html(self._risk_rows())
 
     def to_latex(self) -> str:
-        return render.render_latex(self._card_data()) + render.risk_latex(self.risk or ())
+        return render.render_latex(self._card_data()) + render.risk_latex(self._risk_rows())
 
     def to_markdown(self) -> str:
-        return render.render_markdown(self._card_data()) + render.risk_markdown(self.risk or ())
+        return render.render_markdown(self._card_data()) + render.risk_markdown(self._risk_rows())
 
     def to_python(self, function_name: str = "predict") -> str:
         """Source of a dependency-free Python module that scores a mapping row."""
