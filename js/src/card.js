@@ -1,5 +1,6 @@
 // anywidget view of the studio's point table and status line.
 import { cardTable, statusLine, swap, el } from "./card-dom.js";
+import { holdSliderKeys } from "./slider-keys.js";
 
 function render({ model, el: host }) {
   const root = el("div", { class: "sw-card" });
@@ -30,12 +31,15 @@ function render({ model, el: host }) {
     const clock = statusHost.querySelector(".sw-clock");
     if (clock && status.started) clock.textContent = ` · running ${(Date.now() / 1000 - status.started).toFixed(1)} s`;
   }, 250);
+  // the studio's slider handles get their arrow keys in Notebook 7 too (see slider-keys.js)
+  const releaseSliderKeys = holdSliderKeys();
   drawStatus();
   drawCard();
   model.on("change:status", drawStatus);
   model.on("change:card", drawCard);
   return () => {
     clearInterval(timer);
+    releaseSliderKeys();
     model.off("change:status", drawStatus);
     model.off("change:card", drawCard);
   };

@@ -5,11 +5,12 @@ see the card table and both charts drawn, move the max-FPR slider with one key p
 the card re-solved for the new cap, close the studio and shut the server down.
 Screenshots go to test-artifacts/e2e/, the server's log to test-artifacts/e2e/notebook7-<test>.log.
 
-Arrow keys do not reach an ipywidgets slider in Notebook 7: the application handles
-shortcuts in the capture phase (JupyterLab handles them as the key bubbles up), and in
-command mode ArrowLeft/Right/Up/Down are notebook shortcuts, so the slider never sees
-them. PageUp/PageDown/Home/End are no shortcuts there and do reach it; the main test
-uses PageDown, and ``test_arrow_keys_move_the_fpr_slider`` records the arrow-key problem.
+Arrow keys on a slider: Notebook 7 runs its shortcuts from a capture-phase listener on the
+document (JupyterLab from a bubble-phase one), and in command mode ArrowLeft/Right/Up/Down
+are notebook shortcuts whose selector matches the focused slider handle, so without help
+the slider never sees them. The card view's bundle lets them through (js/src/slider-keys.js);
+``test_arrow_keys_move_the_fpr_slider`` checks that all four move the slider and re-solve
+the card, and that outside the slider the arrow keys still move between cells.
 
 The conftest's ``page`` and ``kernel_for`` fixtures talk to the server of the fixture
 named ``lab``; this module overrides it with a Notebook 7 server (one per test).
@@ -63,9 +64,10 @@ def lab(tmp_path_factory, chromium_path, request):
     server.shutdown()  # a no-op when the test has shut it down already
 
 
-def open_and_run(lab, page, kernel_for, cell: str):
-    """Open a one-cell notebook in Notebook 7, wait for its kernel, run the cell; return the kernel client."""
-    (lab.root / NOTEBOOK).write_text(json.dumps(notebook([cell])))
+def open_and_run(lab, page, kernel_for, cell: str, *more: str):
+    """Open a notebook of ``cell`` (and ``more`` cells) in Notebook 7, wait for its kernel, run the first cell;
+    return the kernel client."""
+    (lab.root / NOTEBOOK).write_text(json.dumps(notebook([cell, *more])))
     page.goto(lab.notebook_url(NOTEBOOK))
     page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
     app = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent)")
@@ -173,26 +175,55 @@ def test_studio_in_notebook7(lab, page, kernel_for, shot):
     assert time.monotonic() - t0 < 60, f"took {time.monotonic() - t0:.0f} s"
 
 
-class ArrowKeySwallowed(AssertionError):
-    """The known Notebook 7 problem, kept apart from any other failure of the test below."""
+def wait_value(k, expr: str, want: float, what: str, timeout: float = 30) -> None:
+    end = time.monotonic() + timeout
+    while abs((k.value(expr) or 0) - want) > 1e-9:
+        assert time.monotonic() < end, f"{what}: {expr} is {k.value(expr)}, not {want}"
+        time.sleep(0.1)
 
 
-@pytest.mark.xfail(strict=True, raises=ArrowKeySwallowed,
-                   reason="Notebook 7 takes ArrowLeft/Right/Up/Down as notebook shortcuts before an ipywidgets "
-                          "slider sees them (JupyterLab lets the slider have them first); see the module docstring")
-def test_arrow_keys_move_the_fpr_slider(lab, page, kernel_for):
-    k = open_and_run(lab, page, kernel_for, CELL.replace("time_limit=1.0)", "time_limit=1.0, frontier=False)"))
+def active_cell(page) -> int:
+    return page.evaluate("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]"
+                         ".findIndex(c => c.classList.contains('jp-mod-active'))")
+
+
+def test_arrow_keys_move_the_fpr_slider(lab, page, kernel_for, shot):
+    k = open_and_run(lab, page, kernel_for, CELL.replace("time_limit=1.0)", "time_limit=1.0, frontier=False)"),
+                     "1 + 1")
     handle = page.locator(".sw-max-fpr .noUi-handle").first
     handle.wait_for(timeout=60_000)
     try:
-        handle.focus()
-        page.keyboard.press("ArrowLeft")  # one step: 20 % -> 19 % (as it does in JupyterLab)
-        end = time.monotonic() + 2  # it takes well under a second where the key gets through
-        while k.value("studio.fpr_slider.value") == 0.2 and time.monotonic() < end:
-            time.sleep(0.1)
-        value = k.value("studio.fpr_slider.value")
-        if value == 0.2:
-            raise ArrowKeySwallowed("ArrowLeft did not move the max-FPR slider")
-        assert value == 0.19
+        first = settled_card(page, k)
+        assert first["max_fpr"] == 0.2 and "max FPR 20 %" in first["spec"]
+        handle.focus()  # its cell becomes the active one, in command mode
+        assert active_cell(page) == 0
+
+        # -- ArrowLeft: one step, 20 % -> 19 %, and the card is re-solved for it ----------------------------
+        page.keyboard.press("ArrowLeft")
+        wait_value(k, "studio.fpr_slider.value", 0.19, "ArrowLeft did not move the max-FPR slider")
+        wait_value(k, "studio.spec.max_fpr", 0.19, "the slider moved but the spec did not follow")
+        moved = settled_card(page, k)
+        assert "max FPR 19 %" in moved["spec"], moved["spec"]
+        assert page.locator(".sw-max-fpr .widget-readout").inner_text() == "19%"
+
+        # -- the other three: +1 +1 +1 -1 step, 19 % -> 21 % (a swallowed key would leave another value) --------
+        for key in ("ArrowRight", "ArrowUp", "ArrowUp", "ArrowDown"):
+            page.keyboard.press(key)
+        wait_value(k, "studio.fpr_slider.value", 0.21, "ArrowRight/Up/Down did not all move the slider")
+        wait_value(k, "studio.spec.max_fpr", 0.21, "the slider moved but the spec did not follow")
+        moved = settled_card(page, k)
+        assert "max FPR 21 %" in moved["spec"], moved["spec"]
+        assert page.locator(".sw-max-fpr .widget-readout").inner_text() == "21%"
+        assert k.value("studio.history[-1].spec.max_fpr") == pytest.approx(0.21)
+        # none of the keys ran a notebook command (the last one, ArrowDown, would have activated the second cell)
+        assert active_cell(page) == 0
+        shot(page, "arrow-keys-21")
+
+        # -- outside the slider the arrow keys are still the notebook's: ArrowDown goes to the next cell ------
+        page.locator(".jp-Notebook .jp-Cell").nth(0).focus()  # the active cell itself, in command mode
+        page.keyboard.press("ArrowDown")
+        page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
+                               ".classList.contains('jp-mod-active')", timeout=10_000)
+        assert k.value("studio.fpr_slider.value") == pytest.approx(0.21)
     finally:
         k.run("studio.close()")
