@@ -129,17 +129,30 @@ def _limits(prob: _Problem, upper_bound: float, max_features: int | None) -> int
 
 
 def enumeration_work(form: Formulation, upper_bound: float, max_features: int | None = None) -> float:
-    """Rough count of elementary steps to walk every support of size <= K (to decide whether to try)."""
+    """Rough count of elementary steps to walk every support of size <= K (to decide whether to try).
+
+    Per support: every value of its first k-1 coordinates, times one pass over the rows (or
+    the cells of rows that agree on the support, see ``_Cells``) and one histogram scan over
+    the intercepts its scores can reach (``_intercept_window``) per value of the last one.
+    """
     prob = _Problem(form)
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
     K = _limits(prob, upper_bound, max_features)
-    per_row = prob.n + prob.R
+    n = prob.n
     # values per coordinate: 21 for the usual box (kept as the floor), more for wide PILM boxes
     width = max([21.0] + [float(len(prob.allowed[j])) for j in free])
+    cells = not np.any(prob.fixed_nonzero)
+    levels = sorted((len(np.unique(prob.X[:, j])) for j in free), reverse=True)
+    reach = sorted((float(np.abs(prob.allowed[j]).max() * np.abs(prob.X[:, j]).max()) for j in free), reverse=True)
     work = 0.0
     for k in range(0, K + 1):
+        rows = float(n)
+        if cells:
+            rows = min(rows, float(np.prod(levels[:k])))
+        bins = min(float(prob.R), 2.0 * (sum(reach[:k]) + abs(prob.gamma) + 2) + 1)
         combos = float(np.prod([width] * max(k - 1, 0)))  # values of the first k-1 coordinates
-        work += math.comb(len(free), k) * combos * (k * prob.n + width * per_row)
+        per_support = (4.0 * k * n if cells else 0.0) + combos * (k * rows + width * (rows + 5.0 * bins))
+        work += math.comb(len(free), k) * per_support
         if work > 1e13:
             break
     return work
@@ -161,6 +174,9 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
     s0 = prob.X @ base_lam
     s0_pos, s0_neg = np.ascontiguousarray(s0[prob.pos]), np.ascontiguousarray(s0[prob.neg])
     Xp, Xn = prob.X[prob.pos], prob.X[prob.neg]
+    # Without locked points every row's score depends only on its values on the support, so
+    # rows that agree there can be walked as one weighted cell (few cells on binary data).
+    cells = _Cells(prob) if not np.any(s0) else None
     best = (math.inf, base_lam, 0)
     cards = 0
     for support in _supports(prob, _limits(prob, upper_bound, max_features)):
@@ -183,9 +199,14 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
                 vals[t, : len(v)] = v
                 vcost[t, : len(c)] = c
             nvals = np.array([len(v) for v in nonzero], dtype=np.int64)
+            rows = cells.project(support) if cells is not None else None
+            if rows is None:
+                rows = (np.ascontiguousarray(Xp[:, support]), np.ascontiguousarray(Xn[:, support]), s0_pos, s0_neg,
+                        prob.wp, prob.wn, prob.dp, prob.dn)
+            ilo, R = _intercept_window(prob, rows, vals)
             total, idx, b = _kernels.walk_support(
-                np.ascontiguousarray(Xp[:, support]), np.ascontiguousarray(Xn[:, support]), vals, nvals, s0_pos, s0_neg,
-                prob.wp, prob.wn, prob.dp, prob.dn, prob.Wp, prob.Dp, prob.gamma, prob.ilo, prob.R,
+                rows[0], rows[1], vals, nvals, rows[2], rows[3], rows[4], rows[5], rows[6], rows[7],
+                prob.Wp, prob.Dp, prob.gamma, ilo, R,
                 prob.pos_budget, prob.neg_budget, prob.big, prob.eps, prob.l1_mask[support].copy(), vcost,
             )
             cards += int(np.prod(nvals))
@@ -198,3 +219,65 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
         return EnumerationResult(lam, b, math.inf, cards, time.perf_counter() - t0)
     lam, b = form.canonical(lam, b)
     return EnumerationResult(lam, int(b), form.objective_of(lam, b), cards, time.perf_counter() - t0)
+
+
+class _Cells:
+    """Rows grouped by their values on a support: one weighted cell per distinct pattern.
+
+    Each column's values are coded 0..m_j-1 once; a support's pattern is then a mixed-radix
+    number, and four weighted bincounts give the cells' weights in one vectorised pass.
+    """
+
+    def __init__(self, prob: _Problem):
+        X = prob.X
+        self.n = X.shape[0]
+        self.levels, codes = [], np.empty(X.shape, dtype=np.int64)
+        for j in range(X.shape[1]):
+            levels, codes[:, j] = np.unique(X[:, j], return_inverse=True)
+            self.levels.append(levels)
+        self.codes = codes
+        pos = prob.pos
+        self.weights = [np.where(pos, prob.w, 0.0), np.where(pos, 0.0, prob.w),
+                        np.where(pos, prob.form.data.weight, 0.0), np.where(pos, 0.0, prob.form.data.weight)]
+
+    def project(self, support: list[int]):
+        """(X_pos, X_neg, s0_pos, s0_neg, w_pos, w_neg, d_pos, d_neg) of the cells, or None
+        when grouping would not shrink the rows by much."""
+        sizes = [len(self.levels[j]) for j in support]
+        n_keys = int(np.prod(sizes, dtype=np.float64)) if sizes else 1
+        if n_keys > self.n // 2:
+            return None
+        key = np.zeros(self.n, dtype=np.int64)
+        for j, m in zip(support, sizes):
+            key = key * m + self.codes[:, j]
+        wp, wn, dp, dn = (np.bincount(key, weights=w, minlength=n_keys) for w in self.weights)
+        out = []
+        for has, w, d in ((wp + dp > 0, wp, dp), (wn + dn > 0, wn, dn)):
+            k = np.flatnonzero(has)
+            X = np.empty((k.size, len(support)))
+            rest = k.copy()
+            for t in range(len(support) - 1, -1, -1):
+                X[:, t] = self.levels[support[t]][rest % sizes[t]]
+                rest //= sizes[t]
+            out.append((X, np.ascontiguousarray(w[k]), np.ascontiguousarray(d[k])))
+        (Xp, wp, dp), (Xn, wn, dn) = out
+        return Xp, Xn, np.zeros(len(Xp)), np.zeros(len(Xn)), wp, wn, dp, dn
+
+
+def _intercept_window(prob: _Problem, rows, vals: np.ndarray) -> tuple[int, int]:
+    """The part of the intercept range where the loss can change for this support.
+
+    Every score lies within +-smax, so below ``-smax - margin`` every row is predicted
+    negative and above ``smax + margin`` positive: the loss is flat outside, and the
+    walk's histograms need only the bins in between (exact, and far fewer on small data).
+    """
+    Xp, Xn, s0p, s0n = rows[:4]
+    width = np.abs(vals).max(axis=1) if vals.size else np.zeros(0)
+    col_max = np.maximum(np.abs(Xp).max(axis=0, initial=0.0), np.abs(Xn).max(axis=0, initial=0.0))
+    s0 = max(np.abs(s0p).max(initial=0.0), np.abs(s0n).max(initial=0.0))
+    smax = s0 + float(width @ col_max) + abs(prob.gamma) + 2
+    lo = max(prob.ilo, int(math.floor(-smax)))
+    hi = min(prob.ilo + prob.R - 1, int(math.ceil(smax)))
+    if lo > hi:
+        return prob.ilo, prob.R
+    return lo, hi - lo + 1

@@ -14,6 +14,7 @@ from . import _kernels
 from .data import Dataset, prepare_data
 from .formulation import Formulation, build_formulation
 from .scoring import FAMILIES, ScoringSystem
+from .decomposition import size_split, solve_by_size
 from .exhaustive import enumeration_work, solve_by_enumeration
 from .search import local_search
 from .solve import Incumbent, SolveResult, _gap, solve_formulation
@@ -177,44 +178,72 @@ class _Either:
         return self.a.is_set() or (self.b is not None and self.b.is_set())
 
 
+class _SideSearch:
+    """The local search on a second thread beside a time-limited solve (both release the
+    GIL): the solver works on the bound, the search on the card. ``best`` is its latest
+    card as (points, intercept, objective)."""
+
+    def __init__(self, form: Formulation, start, time_left: float, report, cancel):
+        self.best: tuple[np.ndarray, int, float] | None = None
+        self._done = threading.Event()
+
+        def on_improve(points, intercept, objective):
+            self.best = (points, int(intercept), objective)
+            if report is not None:
+                report(points, intercept, objective)
+        self._thread = threading.Thread(
+            target=lambda: local_search(form, time_budget=time_left, warm=start[0], kicks=10**6, seed=1,
+                                        on_improve=on_improve, cancel=_Either(self._done, cancel)),
+            name="slimwidgets-search", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> tuple[np.ndarray, int, float] | None:
+        self._done.set()
+        self._thread.join()
+        return self.best
+
+
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
            on_incumbent, report, cancel) -> SolveResult:
-    """Find and prove the optimum: walk every card when the box is small, else run the MIP.
-
-    A time-limited HiGHS run gets the local search beside it on a second thread
-    (both release the GIL): the MIP works on the bound, the search on the card,
-    and the better card is kept with the MIP's bound.
+    """Find and prove the optimum: walk every card when the box is small; walk the small
+    cards and run one MIP per larger size when only a few sizes can beat the incumbent
+    (:mod:`slimwidgets.decomposition`); else run one MIP over the whole box. A
+    time-limited solve has the local search beside it (``_SideSearch``); the better card
+    is kept, with the solver's bound.
     """
     walk = spec.solver == "enumerate" or (spec.solver == "auto" and enumeration_work(form, upper) <= ENUMERATION_WORK)
-    if not walk:
-        side = None
-        if time_left is not None and spec.solver != "cbc" and start is not None:
-            done = threading.Event()
-            found: list = []
-            side = threading.Thread(
-                target=lambda: found.append(local_search(
-                    form, time_budget=time_left, warm=start[0], kicks=10**6, seed=1,
-                    on_improve=report, cancel=_Either(done, cancel))),
-                name="slimwidgets-search", daemon=True)
-            side.start()
-        try:
+    split = None
+    if not walk and spec.solver == "auto" and spec.gap == 0 and start is not None:
+        split = size_split(form, upper)
+    if walk and split is None:
+        return _walk(form, upper, time_left, cancel)
+    side = None
+    if time_left is not None and spec.solver != "cbc" and start is not None:
+        side = _SideSearch(form, start, time_left, report, cancel)
+    try:
+        if split is not None:
+            result = solve_by_size(form, upper, start, split, time_left=time_left, threads=spec.threads,
+                                   cancel=cancel, on_incumbent=on_incumbent,
+                                   latest=None if side is None else (lambda: side.best))
+        else:
             result = solve_formulation(
                 form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
                 solver="cbc" if spec.solver == "cbc" else "highs",
                 warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
             )
-        finally:
-            if side is not None:
-                done.set()
-                side.join()
-        if side is not None and found and found[0].feasible and result.status != "optimal" and (
-                result.coefficients is None or found[0].objective < result.objective - 1e-12):
-            bound = min(result.bound, found[0].objective)
-            status = result.status if result.status != "no_solution" else (
-                "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
-            result = SolveResult(status, found[0].coefficients, found[0].intercept, found[0].objective, bound,
-                                 _gap(found[0].objective, bound), result.solve_time, result.solver, result.nodes)
-        return result
+    finally:
+        found = None if side is None else side.stop()
+    if found is not None and result.status != "optimal" and (
+            result.coefficients is None or found[2] < result.objective - 1e-12):
+        bound = min(result.bound, found[2])
+        status = result.status if result.status != "no_solution" else (
+            "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
+        result = SolveResult(status, found[0], found[1], found[2], bound, _gap(found[2], bound),
+                             result.solve_time, result.solver, result.nodes)
+    return result
+
+
+def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> SolveResult:
     t0 = time.perf_counter()
     deadline = None if time_left is None else t0 + time_left
     walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel)

@@ -41,7 +41,7 @@ its absolute gap tolerance sits well below eps.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import reduce
 from typing import Any
@@ -214,6 +214,33 @@ class Formulation:
         return total
 
     # -- PuLP ---------------------------------------------------------------------------
+    def always_used(self) -> int:
+        """How many movable features every card uses (their sign is forced, so no alpha column)."""
+        return int(np.count_nonzero((self.col_lambda >= 0) & (self.col_alpha < 0)))
+
+    def restricted(self, n_used: int, below: float) -> "Formulation":
+        """This program limited to cards that use exactly ``n_used`` movable features and
+        whose objective (paper units) is below ``below``, for proofs by model size.
+
+        The cutoff sits one HiGHS absolute gap below ``below`` (the tolerance that
+        "optimal" has everywhere in this package), so "infeasible" means no such card
+        beats ``below`` by more than that.
+        """
+        alpha = self.col_alpha[self.col_alpha >= 0].astype(np.int32)
+        k = n_used - self.always_used()
+        cut = (below - self.constant) * self.scale - min(1e-6, 0.1 * self.epsilon * self.scale)
+        costly = np.flatnonzero(self.cost).astype(np.int32)
+        offset = int(self.start[-1])
+        start = np.concatenate([self.start, [offset + alpha.size, offset + alpha.size + costly.size]]).astype(np.int32)
+        return replace(
+            self,
+            start=start,
+            index=np.concatenate([self.index, alpha, costly]).astype(np.int32),
+            value=np.concatenate([self.value, np.ones(alpha.size), self.cost[costly]]),
+            row_lower=np.concatenate([self.row_lower, [float(k), -math.inf]]),
+            row_upper=np.concatenate([self.row_upper, [float(k), cut]]),
+        )
+
     def to_pulp(self):
         """The same program as a ``pulp.LpProblem`` (objective in HiGHS's scaled units)."""
         import pulp

@@ -14,8 +14,37 @@ from slimwidgets.fitting import fit_dataset
 from brute import best_objective, enumerate_cards
 
 BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
-# every proof path gets the brute-force tests: the MIP and the exhaustive walk
-SOLVERS = ["highs", "enumerate"]
+# every proof path gets the brute-force tests: the MIP, the exhaustive walk, and the proof by
+# model size (walk the small cards, one cut-off MIP per larger size), which "auto" picks on
+# larger problems; here it is forced (see ``by_size``)
+SOLVERS = ["highs", "enumerate", "by_size"]
+EXPECTED_SOLVER = {"highs": "highs", "enumerate": "enumeration"}
+FORCED = {"by_size": False}  # set while a "by_size" test runs
+
+
+def spec_solver(solver: str) -> str:
+    return "auto" if solver == "by_size" else solver
+
+
+@pytest.fixture(autouse=True)
+def by_size(request, monkeypatch):
+    """For solver "by_size": make "auto" take the proof by model size on these tiny problems,
+    walking cards of up to 0 or 1 features (by seed) and giving every larger size a MIP."""
+    params = getattr(request.node, "callspec", None)
+    if params is None or params.params.get("solver") != "by_size":
+        return
+    from slimwidgets import decomposition, fitting
+
+    walked = params.params.get("seed", 0) % 2
+
+    def forced(form, upper):
+        if not math.isfinite(upper):
+            return None
+        K = decomposition._limits(decomposition._Problem(form), upper, None)
+        return min(walked, K), K
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "size_split", forced)
+    monkeypatch.setitem(FORCED, "by_size", True)
 
 
 def tiny_problem(seed: int, n_features: int | None = None):
@@ -44,7 +73,8 @@ def assert_exact(card, X, y, names, spec, C0, weights=None):
     assert sum(abs(c) for c in card.coefficients) == cards["l1"][ties].min()
     assert gcd_all(list(card.coefficients) + [card.intercept]) == 1
     assert card.status == "optimal" and card.gap == 0
-    assert card.solver == {"highs": "highs", "enumerate": "enumeration"}.get(spec.solver, card.solver)
+    expected = "enumeration+highs" if FORCED["by_size"] else EXPECTED_SOLVER.get(spec.solver, card.solver)
+    assert card.solver == expected
     assert sw.check_card(card, prepare_data(X, y, feature_names=names, warn=False), spec) == []
 
 
@@ -60,7 +90,7 @@ def cards_value(card, X, y, names, C0, weights=None):
 def test_plain_slim_matches_brute_force(seed, solver):
     X, y, names = tiny_problem(seed)
     C0 = [0.0, 0.01, 0.05, 0.2][seed % 4]
-    spec = sw.make_spec(C0=C0, solver=solver, **BOX)
+    spec = sw.make_spec(C0=C0, solver=spec_solver(solver), **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert_exact(card, X, y, names, spec, C0)
 
@@ -69,7 +99,7 @@ def test_plain_slim_matches_brute_force(seed, solver):
 @pytest.mark.parametrize("seed", range(12))
 def test_default_C0_loses_no_accuracy(seed, solver):
     X, y, names = tiny_problem(100 + seed)
-    card = sw.fit(X, y, feature_names=names, solver=solver, **BOX)
+    card = sw.fit(X, y, feature_names=names, solver=spec_solver(solver), **BOX)
     cards = enumerate_cards(X, y, names, sw.make_spec(**BOX))
     # Remark 2: the default C0 picks the most accurate card, then the sparsest of those
     assert cards_value(card, X, y, names, 0.0) == pytest.approx(cards["loss"].min(), abs=1e-12)
@@ -110,7 +140,7 @@ def test_operational_constraints_match_brute_force(seed, solver):
     rng = np.random.default_rng(1000 + seed)
     X, y, names = tiny_problem(1000 + seed)
     opts = random_operational_spec(rng, names)
-    opts["solver"] = solver
+    opts["solver"] = spec_solver(solver)
     try:
         spec = sw.make_spec(**opts)
     except ValueError:
@@ -130,7 +160,7 @@ def test_fpr_cap_gives_the_most_sensitive_card(seed, solver):
     X, y, names = tiny_problem(2000 + seed, n_features=3)
     cap = [0.0, 0.2, 0.34, 0.5][seed % 4]
     size = [None, 1, 2][seed % 3]
-    spec = sw.make_spec(max_fpr=cap, max_size=size, solver=solver, **BOX)
+    spec = sw.make_spec(max_fpr=cap, max_size=size, solver=spec_solver(solver), **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     cards = enumerate_cards(X, y, names, spec)
     m = card.metrics(X, y)
@@ -145,7 +175,7 @@ def test_fpr_cap_gives_the_most_sensitive_card(seed, solver):
 def test_tpr_floor_gives_the_most_specific_card(seed, solver):
     X, y, names = tiny_problem(3000 + seed, n_features=3)
     floor = [0.5, 0.8, 1.0, 0.3][seed % 4]
-    spec = sw.make_spec(min_tpr=floor, solver=solver, **BOX)
+    spec = sw.make_spec(min_tpr=floor, solver=spec_solver(solver), **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     cards = enumerate_cards(X, y, names, spec)
     total = np.asarray(X, float) @ np.array(card.coefficients, float) + card.intercept
@@ -190,7 +220,7 @@ def test_preference_penalties_and_missing_counts_match_brute_force(seed, solver)
     rng = np.random.default_rng(seed)
     penalties = {names[0]: float(rng.choice([0.0, 0.05, 0.3]))}
     missing = {names[1]: int(rng.integers(0, len(y)))}
-    spec = sw.make_spec(C0=0.03, penalties=penalties, missing=missing, solver=solver, **BOX)
+    spec = sw.make_spec(C0=0.03, penalties=penalties, missing=missing, solver=spec_solver(solver), **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     C0 = np.array([penalties[names[0]], 0.03 + missing[names[1]] / len(y), 0.03])
     cards = enumerate_cards(X, y, names, spec)
@@ -205,7 +235,7 @@ def test_preference_penalties_and_missing_counts_match_brute_force(seed, solver)
 def test_class_weights_match_brute_force(seed, solver):
     X, y, names = tiny_problem(6500 + seed, n_features=3)
     weights = [(1.0, 3.0), (2.0, 1.0), "balanced"][seed % 3]
-    spec = sw.make_spec(C0=0.02, class_weights=weights, solver=solver, **BOX)
+    spec = sw.make_spec(C0=0.02, class_weights=weights, solver=spec_solver(solver), **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     if weights == "balanced":  # the paper's W+ = N-/N, W- = N+/N
         weights = (np.mean(y == 1), np.mean(y == -1))
@@ -217,3 +247,94 @@ def test_class_weights_match_brute_force(seed, solver):
     total = X @ np.array(card.coefficients, float) + card.intercept
     got = (w * (y * total <= 0)).sum() / len(y) + 0.02 * card.size
     assert got == pytest.approx(best, abs=1e-12)
+
+
+def _empty_card(form):
+    """The card with no points and its best intercept: a poor but feasible start."""
+    b, loss = form.intercept_losses(np.zeros(len(form.allowed)))
+    start = (np.zeros(len(form.allowed)), int(b[np.argmin(loss)]))
+    return start, form.objective_of(*start)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed):
+    """Every size above the walked ones must be searched by its own MIP: starting from the empty
+    card, the optimum (which uses features) can only come from the walk or those MIPs."""
+    from slimwidgets.decomposition import solve_by_size
+    from slimwidgets.exhaustive import _limits
+    from slimwidgets.formulation import build_formulation
+    from slimwidgets.fitting import card_from_result
+    from slimwidgets.search import _Problem, local_search
+
+    rng = np.random.default_rng(7000 + seed)
+    X, y, names = tiny_problem(7000 + seed, n_features=3)
+    opts = random_operational_spec(rng, names) if seed % 3 == 0 else dict(BOX, C0=float(rng.choice([0.0, 0.01, 0.05])))
+    try:
+        spec = sw.make_spec(**opts)
+    except ValueError:
+        pytest.skip("contradictory options are rejected up front (tested elsewhere)")
+    data = prepare_data(X, y, feature_names=names, warn=False)
+    form = build_formulation(data, spec)
+    cards = enumerate_cards(X, y, names, spec)
+    if len(cards["loss"]) == 0:
+        pytest.skip("no card meets these constraints")
+    if seed % 3:  # no locks or required features: the empty card is feasible
+        start, upper = _empty_card(form)
+    else:  # a quick feasible card
+        found = local_search(form, time_budget=0.01)
+        start, upper = (found.coefficients, found.intercept), found.objective
+    K = _limits(_Problem(form), upper, None)
+    walked = min(seed % 3, K)  # walk up to 0, 1 or 2 features, MIPs for the rest
+    result = solve_by_size(form, upper, start, (walked, K))
+    assert result.status == "optimal" and result.gap == 0
+    assert result.solver == "enumeration+highs"
+    total = X @ result.coefficients + result.intercept
+    got = np.mean(y * total <= 0) + spec.C0 * np.count_nonzero(result.coefficients)
+    assert got == pytest.approx(best_objective(cards, spec.C0), abs=1e-12)
+    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(result.objective, abs=1e-12)
+    card = card_from_result(data, spec, form, result)
+    assert sw.check_card(card, data, spec) == []
+
+
+class _CancelAfter:
+    """An Event-like that reads as set from its ``calls``-th check on (a deterministic stop)."""
+
+    def __init__(self, calls: int):
+        self.left = calls
+
+    def is_set(self) -> bool:
+        self.left -= 1
+        return self.left < 0
+
+    def set(self) -> None:
+        self.left = -1
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_stopped_proof_by_size_reports_a_valid_bound(seed):
+    """Stopped at any point (in the walk, between sizes, or out of time), the bound still holds
+    for every card and the card is the start or better."""
+    from slimwidgets.decomposition import solve_by_size
+    from slimwidgets.exhaustive import _limits
+    from slimwidgets.formulation import build_formulation
+    from slimwidgets.search import _Problem
+
+    X, y, names = tiny_problem(7500 + seed, n_features=3)
+    spec = sw.make_spec(C0=0.02, **BOX)
+    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
+    start, upper = _empty_card(form)
+    K = _limits(_Problem(form), upper, None)
+    if seed % 4 == 3:
+        result = solve_by_size(form, upper, start, (0, K), time_left=0.0)
+    else:
+        # the walk of cards with up to one feature checks once per support (4 here): stop inside
+        # it, just after it, or one check later
+        result = solve_by_size(form, upper, start, (min(1, K), K), cancel=_CancelAfter([0, 4, 5][seed % 4]))
+    best = best_objective(enumerate_cards(X, y, names, spec), 0.02)
+    assert result.bound <= best + 1e-12
+    assert best - 1e-12 <= result.objective <= upper + 1e-12
+    if result.status == "optimal":
+        assert result.objective == pytest.approx(best, abs=1e-12)
+    else:
+        assert result.status == ("time_limit" if seed % 4 == 3 else "interrupted")
+        assert result.bound > -math.inf or seed % 4 in (0, 3)  # stopped inside the walk: nothing proven
