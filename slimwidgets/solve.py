@@ -7,7 +7,8 @@ thread can stop it. CBC runs through PuLP. Status words:
 
 ``optimal``      proven optimal (within the requested gap, which defaults to 0)
 ``time_limit``   stopped by the time limit; the incumbent is returned with its bound and gap
-``interrupted``  stopped by ``cancel``; likewise
+``interrupted``  stopped by ``cancel``; likewise (a solve that may be cancelled runs in a
+                 child process, see :mod:`slimwidgets.worker`)
 ``infeasible``   no card satisfies the constraints
 ``no_solution``  stopped before any card was found
 """
@@ -98,6 +99,16 @@ def solve_formulation(
     """Solve the program; see the module docstring for the status words."""
     if solver == "cbc":
         return _solve_cbc(form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only)
+    if cancel is not None:
+        from . import worker
+
+        if worker.available():  # a cancellable solve runs where it can be killed at once
+            result = worker.solve_in_child(
+                form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
+                on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only,
+            )
+            if result is not None:
+                return result
     return _solve_highs(
         form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
         on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only,

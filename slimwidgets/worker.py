@@ -1,0 +1,240 @@
+"""HiGHS in a child process, for solves that another thread may cancel.
+
+HiGHS looks at its interrupt flag only at some points: during presolve, cut rounds and root
+heuristics it can run for seconds without looking (up to ~4 s was seen on mushroom), so a
+superseded solve in the studio kept a core busy that long. A solve in a child process can
+always be stopped: ``cancel`` first asks HiGHS to stop, and a child that has not answered
+within ``STOP_GRACE`` seconds is killed. The cards it had already reported are kept, so the
+caller gets the best of them, labelled ``interrupted``, with the last bound it reported.
+The same holds for a time limit that HiGHS overruns.
+
+One spare child is kept started, so a solve does not wait for Python and HiGHS to load
+(about 0.9 s). A child that finished its solve normally serves the next one.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .formulation import Formulation
+from .solve import Incumbent, SolveResult, SolverError, _gap
+
+__all__ = ["solve_in_child", "prestart", "available", "STOP_GRACE"]
+
+#: seconds a child may take to stop by itself after ``cancel`` before it is killed
+STOP_GRACE = 0.05
+_POLL = 0.01
+
+
+class _StopFlag:
+    """The child's view of the parent's stop requests: set while a byte waits on the channel."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+
+    def is_set(self) -> bool:
+        return self.conn.poll()
+
+    def clear(self) -> None:
+        while self.conn.poll():
+            self.conn.recv_bytes()
+
+
+def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - runs in the child process
+    """The child's loop: one solve per message, incumbents and the result sent back."""
+    from .solve import _solve_highs
+
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        stop.clear()
+        form, options = job
+
+        def report(inc: Incumbent) -> None:
+            conn.send(("incumbent", inc))
+        try:
+            result = _solve_highs(form, on_incumbent=report, cancel=stop, **options)
+            conn.send(("result", result))
+        except Exception as exc:  # noqa: BLE001 - sent to the parent, which raises it
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+class _Child:
+    """A solver process started with ``python -m slimwidgets.worker``: a fresh interpreter that
+    imports only this package (never the caller's ``__main__``, unlike multiprocessing's spawn,
+    which would re-run a user's script that lacks a main guard)."""
+
+    def __init__(self) -> None:
+        parent_job, child_job = socket.socketpair()
+        parent_stop, child_stop = socket.socketpair()
+        env = dict(os.environ)
+        # the child must import this very copy of the package, wherever the caller found it
+        here = str(Path(__file__).resolve().parents[1])
+        env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        fds = (child_job.fileno(), child_stop.fileno())
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "slimwidgets.worker", str(fds[0]), str(fds[1])],
+                pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
+            )
+        finally:
+            child_job.close()
+            child_stop.close()
+        self.conn = Connection(parent_job.detach())
+        self.stop_conn = Connection(parent_stop.detach())
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def ask_to_stop(self) -> None:
+        self.stop_conn.send_bytes(b"stop")
+
+    def kill(self) -> None:
+        """Stop the process at once (an idle child has nothing to save; a busy one is the point)."""
+        self.process.kill()
+        self.process.wait()
+        self.conn.close()
+        self.stop_conn.close()
+
+
+_lock = threading.Lock()
+_spare: _Child | None = None
+_starting: threading.Thread | None = None
+_broken: str | None = None  # why children cannot be started here (then solves run in-process)
+
+
+def _start_spare() -> None:
+    global _spare, _broken
+    try:
+        child = _Child()
+    except Exception as exc:  # noqa: BLE001 - e.g. no permission to start processes
+        _broken = f"{type(exc).__name__}: {exc}"
+        return
+    with _lock:
+        if _spare is None:
+            _spare = child
+            return
+    child.kill()
+
+
+def prestart() -> None:
+    """Start the spare child in the background (the studio calls this when it opens)."""
+    global _starting
+    with _lock:
+        if _spare is not None or _broken is not None or (_starting is not None and _starting.is_alive()):
+            return
+        _starting = threading.Thread(target=_start_spare, name="slimwidgets-spawn", daemon=True)
+        _starting.start()
+
+
+def _take() -> _Child | None:
+    """The spare child (waiting for it if it is starting), and start the next spare."""
+    global _spare
+    starting = _starting
+    if starting is not None:
+        starting.join()
+    with _lock:
+        child, _spare = _spare, None
+    if child is None or not child.alive():
+        _start_spare()
+        with _lock:
+            child, _spare = _spare, None
+    prestart()
+    return child
+
+
+def _give_back(child: _Child) -> None:
+    global _spare
+    with _lock:
+        if _spare is None and child.alive():
+            _spare = child
+            return
+    child.kill()
+
+
+def available() -> bool:
+    """Whether solves can run in a child process here (False after a failed start)."""
+    return os.name == "posix" and _broken is None and os.environ.get("SLIMWIDGETS_INPROCESS", "") in ("", "0")
+
+
+def solve_in_child(
+    form: Formulation,
+    *,
+    time_limit: float | None,
+    gap: float,
+    threads: int,
+    warm_start: tuple[np.ndarray, int] | None,
+    on_incumbent: Callable[[Incumbent], None] | None,
+    cancel: threading.Event,
+    feasibility_only: bool = False,
+) -> SolveResult | None:
+    """Run HiGHS on ``form`` in the spare child; None if no child could be started."""
+    child = _take()
+    if child is None:
+        if _broken is not None:
+            warnings.warn(f"solving in-process: cannot start a solver process ({_broken})", RuntimeWarning,
+                          stacklevel=3)
+        return None
+    options = dict(time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
+                   feasibility_only=feasibility_only)
+    t0 = time.perf_counter()
+    last: Incumbent | None = None
+    asked_at: float | None = None
+    why = "interrupted"
+    try:
+        child.conn.send((form, options))
+        while True:
+            if child.conn.poll(_POLL):
+                kind, payload = child.conn.recv()
+                if kind == "incumbent":
+                    last = payload
+                    if on_incumbent is not None:
+                        on_incumbent(payload)
+                    continue
+                if kind == "error":
+                    child.kill()
+                    raise SolverError(payload)
+                _give_back(child)
+                return payload
+            now = time.perf_counter()
+            if asked_at is None:
+                overrun = time_limit is not None and now - t0 > time_limit + STOP_GRACE
+                if cancel.is_set() or overrun:
+                    why = "interrupted" if cancel.is_set() else "time_limit"
+                    child.ask_to_stop()
+                    asked_at = now
+            elif now - asked_at > STOP_GRACE:
+                break
+            if not child.alive():
+                raise SolverError("the HiGHS process stopped unexpectedly")
+    except (EOFError, OSError) as exc:
+        child.kill()
+        raise SolverError(f"lost the HiGHS process: {exc}") from None
+    child.kill()
+    elapsed = time.perf_counter() - t0
+    if last is None:
+        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, elapsed, "highs",
+                           message="stopped by killing the solver process")
+    bound = min(last.bound, last.objective)
+    return SolveResult(why, last.coefficients, last.intercept, last.objective, bound, _gap(last.objective, bound),
+                       elapsed, "highs", message="stopped by killing the solver process")
+
+
+if __name__ == "__main__":  # pragma: no cover - the child process
+    _serve(Connection(int(sys.argv[1])), _StopFlag(Connection(int(sys.argv[2]))))

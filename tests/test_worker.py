@@ -1,0 +1,112 @@
+"""Cancellable HiGHS solves run in a child process that can be killed (slimwidgets.worker)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import slimwidgets as sw
+from slimwidgets import worker
+from slimwidgets.data import prepare_data
+from slimwidgets.formulation import build_formulation
+from slimwidgets.solve import _solve_highs, solve_formulation
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def hard_form(seed: int = 0, n: int = 400, p: int = 14):
+    """Noisy random data with a small C0: HiGHS needs many seconds to prove anything here."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, p))
+    y = (X[:, :4].sum(axis=1) + rng.normal(0, 1.2, size=n) > 2).astype(int)
+    return build_formulation(prepare_data(X, y, warn=False), sw.make_spec(C0=0.002))
+
+
+def easy_form(seed: int):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(30, 3))
+    y = rng.integers(0, 2, size=30)
+    y[:2] = [0, 1]
+    return build_formulation(prepare_data(X, y, warn=False), sw.make_spec(C0=0.01, coef_range=(-3, 3)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_solve_in_the_child_equals_the_solve_in_process(seed):
+    form = easy_form(seed)
+    here = _solve_highs(form, time_limit=None, gap=0.0, threads=1, warm_start=None, on_incumbent=None,
+                        cancel=None, feasibility_only=False)
+    seen = []
+    there = worker.solve_in_child(form, time_limit=None, gap=0.0, threads=1, warm_start=None,
+                                  on_incumbent=seen.append, cancel=threading.Event())
+    assert there is not None and there.status == here.status == "optimal"
+    assert there.objective == pytest.approx(here.objective, abs=1e-12)
+    assert seen and seen[-1].objective == pytest.approx(there.objective, abs=1e-12)  # incumbents streamed back
+
+
+def test_a_cancelled_solve_is_killed_and_returns_its_last_card(monkeypatch):
+    monkeypatch.setattr(worker, "STOP_GRACE", 0.0)  # no grace: the child is killed, never asked twice
+    form = hard_form()
+    cancel, seen, first = threading.Event(), [], threading.Event()
+
+    def on_incumbent(inc):
+        seen.append(inc)
+        first.set()
+    box = {}
+    thread = threading.Thread(target=lambda: box.setdefault("r", solve_formulation(
+        form, time_limit=120, cancel=cancel, on_incumbent=on_incumbent)))
+    thread.start()
+    assert first.wait(60), "no incumbent within a minute"
+    cancel.set()
+    thread.join(60)
+    assert not thread.is_alive()
+    result = box["r"]
+    assert result.status == "interrupted"
+    assert result.message == "stopped by killing the solver process"
+    assert result.objective == pytest.approx(seen[-1].objective, abs=1e-12)
+    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(result.objective, abs=1e-12)
+    assert result.bound <= result.objective
+    # the killed process is gone; the next solve gets a fresh child and works
+    nxt = solve_formulation(easy_form(0), cancel=threading.Event())
+    assert nxt.status == "optimal"
+
+
+def test_a_time_limit_that_highs_overruns_is_enforced(monkeypatch):
+    """The parent stops a child that runs past its time limit: status time_limit, not a hang."""
+    monkeypatch.setattr(worker, "STOP_GRACE", 0.0)
+    result = solve_formulation(hard_form(1), time_limit=0.5, cancel=threading.Event())
+    assert result.status in ("time_limit", "no_solution")
+    assert result.gap > 0
+
+
+def test_a_script_without_a_main_guard_is_not_run_again():
+    """The child is `python -m slimwidgets.worker`: it never imports the caller's script (spawn
+    would re-run a script that lacks `if __name__ == "__main__"`)."""
+    script = textwrap.dedent("""
+        import threading
+        import numpy as np
+        import slimwidgets as sw
+        print("script ran", flush=True)
+        rng = np.random.default_rng(0)
+        X = rng.integers(0, 2, size=(200, 10)); y = (X[:, 0] + X[:, 1] + rng.normal(0, 1, 200) > 1).astype(int)
+        card = sw.fit(X, y, C0=0.002, time_limit=1.0, cancel=threading.Event())
+        print("fitted", card.status, flush=True)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("script ran") == 1
+    assert "fitted" in out.stdout
+
+
+def test_solves_run_in_process_when_asked(monkeypatch):
+    monkeypatch.setenv("SLIMWIDGETS_INPROCESS", "1")
+    assert not worker.available()
+    result = solve_formulation(easy_form(1), cancel=threading.Event())
+    assert result.status == "optimal" and result.message == ""
