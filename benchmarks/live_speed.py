@@ -90,10 +90,11 @@ def main(argv=None) -> int:
         target = BEST_KNOWN[name]
         cells = [f"{obj:.4f}{' ✓' if obj <= target + 5e-5 else ''}" for obj, _ in curve]
         rows_quality.append([name, f"{target:.4f}"] + cells)
-        # max-accuracy C0 within 5 s, against the paper's train error and size
-        card = fit_dataset(data, sw.make_spec(time_limit=5.0))
-        m = card.metrics(X, y)
+        # max-accuracy C0 within 5 s, against the paper's train error at no larger size: the
+        # paper's size is the max_size constraint (what a user asking for that would set)
         paper_err, paper_size, weighted = PAPER_TRAIN[name]
+        card = fit_dataset(data, sw.make_spec(time_limit=5.0, max_size=paper_size))
+        m = card.metrics(X, y)
         ok = m.error * 100 <= paper_err + 0.05 and card.size <= paper_size
         rows_maxacc.append([name, f"{m.error:.1%} / {card.size}", f"{paper_err:.1f} %{' (weighted)' if weighted else ''} / {paper_size}",
                             "✓" if ok else "✗", card.status])
@@ -108,7 +109,7 @@ def main(argv=None) -> int:
     print(markdown_table(["data", "rows → distinct", "first card"], rows_first))
     print("\n### Best objective of the local search by time (C0 = 0.01; ✓ = best known reached)\n")
     print(markdown_table(["data", "best known"] + [f"{c:g} s" for c in CHECKPOINTS], rows_quality))
-    print("\n### Max-accuracy C0 within 5 s: train error / size against the paper\n")
+    print("\n### Max-accuracy C0 within 5 s, max_size = the paper's size: train error / size against the paper\n")
     print(markdown_table(["data", "ours", "paper", "as good", "status"], rows_maxacc))
     if rows_proof:
         print(f"\n### Proofs at C0 = 0.01 within {args.proof_limit:g} s, and stop latency of a cancelled solve\n")

@@ -24,7 +24,7 @@ from typing import Callable
 
 import numpy as np
 
-from .exhaustive import _limits, _use_costs, enumeration_work, solve_by_enumeration
+from .exhaustive import _limits, _use_costs, solve_by_enumeration, work_by_size
 from .formulation import Formulation
 from .search import _Problem
 from .solve import Incumbent, SolveResult, _gap, solve_formulation
@@ -42,10 +42,10 @@ def size_split(form: Formulation, upper: float) -> tuple[int, int] | None:
     None when more than ``MAX_SIZE_MIPS`` sizes would be left for MIPs."""
     if not math.isfinite(upper):
         return None
-    prob = _Problem(form)
-    K = _limits(prob, upper, None)
+    works = work_by_size(form, upper)
+    K = _limits(_Problem(form), upper, None)
     k = 0
-    while k < K and enumeration_work(form, upper, max_features=k + 1) <= WALK_WORK:
+    while k < min(K, len(works) - 1) and works[k + 1] <= WALK_WORK:
         k += 1
     if K - k > MAX_SIZE_MIPS:
         return None
@@ -130,6 +130,7 @@ def solve_by_size(
         if part.coefficients is not None and part.objective < best[2] - 1e-12:
             best = (part.coefficients, part.intercept, part.objective)
         if part.status not in ("optimal", "infeasible"):
-            return result(stopped(), min(part.bound, floor_after))
+            # a MIP stopped before its first bound still has its size's cheapest penalties
+            return result(stopped(), min(max(part.bound, _size_floor(prob, size)), floor_after))
         size += 1
     return result("optimal", math.inf)

@@ -28,7 +28,7 @@ from . import _kernels
 from .formulation import Formulation
 from .search import _Problem
 
-__all__ = ["enumeration_work", "solve_by_enumeration", "EnumerationResult"]
+__all__ = ["enumeration_work", "work_by_size", "solve_by_enumeration", "EnumerationResult"]
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,9 @@ def _limits(prob: _Problem, upper_bound: float, max_features: int | None) -> int
     return K if max_features is None else min(K, max_features)
 
 
-def enumeration_work(form: Formulation, upper_bound: float, max_features: int | None = None) -> float:
-    """Rough count of elementary steps to walk every support of size <= K (to decide whether to try).
+def work_by_size(form: Formulation, upper_bound: float) -> list[float]:
+    """Rough count of elementary steps to walk every support of size <= k, for k = 0, 1, ..., K
+    (cumulative; the list stops early once it passes 1e13).
 
     Per support: every value of its first k-1 coordinates, times one pass over the rows (or
     the cells of rows that agree on the support, see ``_Cells``) and one histogram scan over
@@ -137,14 +138,19 @@ def enumeration_work(form: Formulation, upper_bound: float, max_features: int | 
     """
     prob = _Problem(form)
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
-    K = _limits(prob, upper_bound, max_features)
+    K = _limits(prob, upper_bound, None)
     n = prob.n
     # values per coordinate: 21 for the usual box (kept as the floor), more for wide PILM boxes
     width = max([21.0] + [float(len(prob.allowed[j])) for j in free])
     cells = not np.any(prob.fixed_nonzero)
-    levels = sorted((len(np.unique(prob.X[:, j])) for j in free), reverse=True)
-    reach = sorted((float(np.abs(prob.allowed[j]).max() * np.abs(prob.X[:, j]).max()) for j in free), reverse=True)
-    work = 0.0
+    X = prob.X[:, free]
+    low, high = X.min(axis=0, initial=0.0), X.max(axis=0, initial=0.0)
+    small = np.all(X == np.round(X), axis=0) & (high - low < 64)
+    # distinct values per column, counted cheaply (small integers: the range; else assume all differ)
+    levels = sorted(np.where(small, np.minimum(high - low + 1, n), n).tolist(), reverse=True)
+    top_points = np.array([float(np.abs(prob.allowed[j]).max()) for j in free])
+    reach = sorted((top_points * np.abs(X).max(axis=0, initial=0.0)).tolist(), reverse=True)
+    work, out = 0.0, []
     for k in range(0, K + 1):
         rows = float(n)
         if cells:
@@ -153,9 +159,16 @@ def enumeration_work(form: Formulation, upper_bound: float, max_features: int | 
         combos = float(np.prod([width] * max(k - 1, 0)))  # values of the first k-1 coordinates
         per_support = (4.0 * k * n if cells else 0.0) + combos * (k * rows + width * (rows + 5.0 * bins))
         work += math.comb(len(free), k) * per_support
+        out.append(work)
         if work > 1e13:
             break
-    return work
+    return out
+
+
+def enumeration_work(form: Formulation, upper_bound: float, max_features: int | None = None) -> float:
+    """:func:`work_by_size` for every card with at most ``max_features`` features (all, by default)."""
+    works = work_by_size(form, upper_bound)
+    return works[-1] if max_features is None else works[min(max_features, len(works) - 1)]
 
 
 def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadline: float | None = None,
@@ -232,8 +245,13 @@ class _Cells:
         X = prob.X
         self.n = X.shape[0]
         self.levels, codes = [], np.empty(X.shape, dtype=np.int64)
+        low, high = X.min(axis=0, initial=0.0), X.max(axis=0, initial=0.0)
+        small = np.all(X == np.round(X), axis=0) & (high - low < 64)
         for j in range(X.shape[1]):
-            levels, codes[:, j] = np.unique(X[:, j], return_inverse=True)
+            if small[j]:  # small integers (binary, counts) code as offsets: no sort needed
+                levels, codes[:, j] = np.arange(low[j], high[j] + 1), X[:, j] - low[j]
+            else:
+                levels, codes[:, j] = np.unique(X[:, j], return_inverse=True)
             self.levels.append(levels)
         self.codes = codes
         pos = prob.pos

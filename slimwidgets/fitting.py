@@ -193,7 +193,8 @@ class _SideSearch:
                 report(points, intercept, objective)
         self._thread = threading.Thread(
             target=lambda: local_search(form, time_budget=time_left, warm=start[0], kicks=10**6, seed=1,
-                                        on_improve=on_improve, cancel=_Either(self._done, cancel)),
+                                        on_improve=on_improve, cancel=_Either(self._done, cancel),
+                                        logistic_starts=False),
             name="slimwidgets-search", daemon=True)
         self._thread.start()
 

@@ -153,14 +153,27 @@ class Formulation:
     def intercept_losses(self, coefficients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(intercepts, loss of each, inf where a cap breaks) over the whole intercept range."""
         lo, hi = self.spec.intercept_range
-        b = np.arange(lo, hi + 1)
+        b = np.arange(lo, hi + 1, dtype=float)
         s = self.data.X @ np.asarray(coefficients, dtype=float)
-        wrong = self.data.y[:, None] * (s[:, None] + b[None, :]) < self.margin - 1e-9
-        loss = self.row_weight @ wrong
+        pos = self.data.y == 1
+        # A row is wrong when y (s + b) < margin: a positive row for b below m - s, a negative
+        # one for b above -m - s. Sorted thresholds and cumulative weights give every b at once.
+        above = self.margin - 1e-9 - s[pos]  # positive rows are wrong for b < these
+        below = -self.margin + 1e-9 - s[~pos]  # negative rows are wrong for b > these
+        order_p, order_n = np.argsort(above), np.argsort(below)
+        above, below = above[order_p], below[order_n]
+        n_ok_p = np.searchsorted(above, b, side="right")  # positives with threshold <= b are right
+        n_wrong_n = np.searchsorted(below, b, side="left")  # negatives with threshold < b are wrong
+
+        def wrong_weight(w: np.ndarray) -> np.ndarray:
+            cp = np.concatenate([[0.0], np.cumsum(w[pos][order_p])])
+            cn = np.concatenate([[0.0], np.cumsum(w[~pos][order_n])])
+            return (cp[-1] - cp[n_ok_p]) + cn[n_wrong_n]
+        loss = wrong_weight(self.row_weight)
         for cls, budget in self.caps:
-            mask = self.data.y == cls
-            loss = np.where(self.data.weight[mask] @ wrong[mask] > budget + 1e-9, np.inf, loss)
-        return b, loss
+            d = np.where(self.data.y == cls, self.data.weight, 0.0)
+            loss = np.where(wrong_weight(d) > budget + 1e-9, np.inf, loss)
+        return b.astype(np.int64), loss
 
     def canonical(self, coefficients: np.ndarray, intercept: int) -> tuple[np.ndarray, int]:
         """The same card in its simplest form: divided by the gcd of its points when that

@@ -252,7 +252,7 @@ class _Problem:
         return lam, obj, b, False
 
 
-def _starts(prob: _Problem, warm: np.ndarray | None):
+def _starts(prob: _Problem, warm: np.ndarray | None, logistic: bool = True):
     """Starting cards, cheapest first (a generator: later ones are built only if time allows)."""
 
     def snap(target: np.ndarray) -> np.ndarray:
@@ -274,7 +274,8 @@ def _starts(prob: _Problem, warm: np.ndarray | None):
         yield first
     if fresh(zero := snap(np.zeros(prob.P))):
         yield zero
-    yield from _logistic_starts(prob, snap, fresh)
+    if logistic:
+        yield from _logistic_starts(prob, snap, fresh)
 
 
 def _logistic_starts(prob: _Problem, snap, fresh):
@@ -303,8 +304,11 @@ def _logistic_starts(prob: _Problem, snap, fresh):
 def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarray | None = None,
                  kicks: int = 20, seed: int = 0,
                  on_improve: Callable[[np.ndarray, int, float], None] | None = None,
-                 cancel: threading.Event | None = None) -> SearchResult:
+                 cancel: threading.Event | None = None, logistic_starts: bool = True) -> SearchResult:
     """Best card found within ``time_budget`` seconds (deterministic for a seed).
+
+    ``logistic_starts=False`` skips the starts from logistic regression (a search that
+    resumes from an earlier search's card has had them; the fit cannot be interrupted).
 
     ``on_improve(points, intercept, objective)`` is called with every feasible
     card that beats all earlier ones, the first of them within milliseconds.
@@ -315,7 +319,7 @@ def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarra
     prob.on_improve = on_improve
     best: tuple[float, np.ndarray, int] | None = None
     n_starts = 0
-    for lam in _starts(prob, warm):
+    for lam in _starts(prob, warm, logistic_starts):
         if best is not None and prob.expired():
             break
         lam, obj, b = prob.descend(lam)
