@@ -173,3 +173,31 @@ def test_time_limited_runs_search_beside_the_mip_and_leave_no_thread(paper_data)
     assert card.bound <= card.objective and card.status == "time_limit"
     assert not [t for t in threading.enumerate() if t.name == "slimwidgets-search"]
     assert sw.check_card(card, data, spec) == []
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_intercept_losses_match_the_definition_at_every_intercept(seed):
+    """The sorted-threshold sweep gives, for every intercept, the weighted loss of its wrong rows
+    (y (score + b) below the margin) and inf where an FPR / TPR cap breaks."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(5, 40)), int(rng.integers(1, 4))
+    X = rng.integers(0, 3, size=(n, p)) if seed % 2 else rng.normal(size=(n, p)).round(2)
+    y = rng.choice([0, 1], size=n)
+    y[:2] = [0, 1]
+    opts = dict(C0=0.01, coef_range=(-3, 3), intercept_range=(-8, 8))
+    if seed % 3 == 0:
+        opts["max_fpr"] = 0.3
+    if seed % 5 == 0:
+        opts["min_tpr"] = 0.6
+    form = build_formulation(prepare_data(X, y, warn=False), sw.make_spec(**opts))
+    points = rng.integers(-3, 4, size=p).astype(float)
+    b, loss = form.intercept_losses(points)
+    assert list(b) == list(range(-8, 9))
+    d = form.data
+    for t, intercept in enumerate(b):
+        wrong = d.y * (d.X @ points + intercept) < form.margin - 1e-9
+        expected = float(form.row_weight[wrong].sum())
+        for cls, budget in form.caps:
+            if d.weight[wrong & (d.y == cls)].sum() > budget + 1e-9:
+                expected = math.inf
+        assert loss[t] == pytest.approx(expected, abs=1e-12)
