@@ -17,28 +17,43 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big):
-    """Best intercept index and its loss (+ cap penalty) from the four histograms."""
+def _loss_at(cum_hp, cum_hn, cum_cp, cum_cn, Wp, Dp, pos_budget, neg_budget, big):
+    loss = (Wp - cum_hp) + cum_hn
+    if pos_budget >= 0.0:
+        excess = (Dp - cum_cp) - pos_budget
+        if excess > 1e-9:
+            loss += big * (1.0 + excess)
+    if neg_budget >= 0.0:
+        excess = cum_cn - neg_budget
+        if excess > 1e-9:
+            loss += big * (1.0 + excess)
+    return loss
+
+
+@njit(cache=True, nogil=True)
+def _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big, lo=0, hi=-1):
+    """Best intercept index and its loss (+ cap penalty) from the four histograms.
+
+    With every row's bin in [lo, hi], only index 0 and the indices lo..hi need a look: below
+    lo nothing is counted yet (the same loss as index 0) and above hi nothing changes, so the
+    result, first best included, is that of a scan over every index (hi = -1: all of them).
+    """
+    if hi < 0 or hi > R - 1:
+        hi = R - 1
+    best = 0
+    best_loss = math.inf
+    if lo > 0:
+        best_loss = _loss_at(0.0, 0.0, 0.0, 0.0, Wp, Dp, pos_budget, neg_budget, big)
     cum_hp = 0.0
     cum_hn = 0.0
     cum_cp = 0.0
     cum_cn = 0.0
-    best = 0
-    best_loss = math.inf
-    for b in range(R):
+    for b in range(lo, hi + 1):
         cum_hp += hp[b]
         cum_hn += hn[b]
         cum_cp += cp[b]
         cum_cn += cn[b]
-        loss = (Wp - cum_hp) + cum_hn
-        if pos_budget >= 0.0:
-            excess = (Dp - cum_cp) - pos_budget
-            if excess > 1e-9:
-                loss += big * (1.0 + excess)
-        if neg_budget >= 0.0:
-            excess = cum_cn - neg_budget
-            if excess > 1e-9:
-                loss += big * (1.0 + excess)
+        loss = _loss_at(cum_hp, cum_hn, cum_cp, cum_cn, Wp, Dp, pos_budget, neg_budget, big)
         if loss < best_loss:
             best_loss = loss
             best = b
@@ -85,8 +100,19 @@ def best_intercept(hp, hn, cp, cn, Wp, Dp, ilo, R, pos_budget, neg_budget, big):
 
 @njit(cache=True, nogil=True)
 def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
-                      hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big):
-    """For each delta: best intercept and loss after adding delta * x_j to every score."""
+                      hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, single=0.0):
+    """For each delta: best intercept and loss after adding delta * x_j to every score.
+
+    Only the bins between the lowest and highest occupied one are copied and scanned (the
+    moved rows' new bins widen that window): the result is that of a full scan.
+    ``single`` != 0 says that x_j is ``single`` on every moved row and that scores, margin and
+    deltas are integers: then see ``_shifted_losses``.
+    """
+    if single != 0.0 and rp.size + rn.size > 64:
+        out = _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
+                              hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big)
+        if out[0].size:
+            return out
     k = deltas.size
     out_b = np.empty(k, np.int64)
     out_loss = np.empty(k)
@@ -94,16 +120,42 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
     hn = np.empty(R + 1)
     cp = np.empty(R + 1)
     cn = np.empty(R + 1)
+    lo0 = R + 1
+    hi0 = -1
+    for b in range(R + 1):
+        if hp0[b] != 0.0 or hn0[b] != 0.0 or cp0[b] != 0.0 or cn0[b] != 0.0:
+            if b < lo0:
+                lo0 = b
+            hi0 = b
+    new_p = np.empty(rp.size, np.int64)
+    new_n = np.empty(rn.size, np.int64)
     for t in range(k):
         d = deltas[t]
-        hp[:] = hp0
-        hn[:] = hn0
-        cp[:] = cp0
-        cn[:] = cn0
+        lo = lo0
+        hi = hi0
+        if d != 0.0:
+            for q in range(rp.size):
+                new = _pos_bin(s_pos[rp[q]] + d * xp[q], gamma, ilo, R)
+                new_p[q] = new
+                lo = min(lo, new)
+                hi = max(hi, new)
+            for q in range(rn.size):
+                new = _neg_bin(s_neg[rn[q]] + d * xn[q], gamma, ilo, R)
+                new_n[q] = new
+                lo = min(lo, new)
+                hi = max(hi, new)
+        if hi < lo:  # no weight anywhere
+            lo = 0
+            hi = 0
+        for b in range(lo, hi + 1):
+            hp[b] = hp0[b]
+            hn[b] = hn0[b]
+            cp[b] = cp0[b]
+            cn[b] = cn0[b]
         if d != 0.0:
             for q in range(rp.size):
                 i = rp[q]
-                new = _pos_bin(s_pos[i] + d * xp[q], gamma, ilo, R)
+                new = new_p[q]
                 old = a[i]
                 if new != old:
                     hp[old] -= w_pos[i]
@@ -112,14 +164,100 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
                     cp[new] += d_pos[i]
             for q in range(rn.size):
                 i = rn[q]
-                new = _neg_bin(s_neg[i] + d * xn[q], gamma, ilo, R)
+                new = new_n[q]
                 old = c[i]
                 if new != old:
                     hn[old] -= w_neg[i]
                     hn[new] += w_neg[i]
                     cn[old] -= d_neg[i]
                     cn[new] += d_neg[i]
-        b, loss = _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big)
+        b, loss = _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big, lo, hi)
+        out_b[t] = b + ilo
+        out_loss[t] = loss
+    return out_b, out_loss
+
+
+@njit(cache=True, nogil=True)
+def _clamp(v, R):
+    return 0 if v < 0 else (R if v > R else v)
+
+
+@njit(cache=True, nogil=True)
+def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
+                    hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big):
+    """``coordinate_losses`` when every moved row has the same x_j (a binary rule) and all is integral.
+
+    Adding delta * x_j then moves every moved row's unclamped bin by the same integer, so the
+    moved rows are binned once (by unclamped bin) and each delta only adds that small histogram,
+    shifted, to the histograms of the other rows: per delta the cost is the span of the moved
+    rows' bins, not their number. Returns empty arrays when the span is too wide to pay.
+    """
+    k = deltas.size
+    lo_raw = 1 << 62
+    hi_raw = -(1 << 62)
+    raw_p = np.empty(rp.size, np.int64)
+    raw_n = np.empty(rn.size, np.int64)
+    for q in range(rp.size):
+        raw_p[q] = math.ceil(gamma - s_pos[rp[q]] - 1e-9) - ilo
+        lo_raw = min(lo_raw, raw_p[q])
+        hi_raw = max(hi_raw, raw_p[q])
+    for q in range(rn.size):
+        raw_n[q] = math.floor(-gamma - s_neg[rn[q]] + 1e-9) - ilo + 1
+        lo_raw = min(lo_raw, raw_n[q])
+        hi_raw = max(hi_raw, raw_n[q])
+    span = hi_raw - lo_raw + 1
+    if span > 4 * (R + 1) or span > rp.size + rn.size:
+        return np.empty(0, np.int64), np.empty(0)
+    # the other rows' histograms, and the moved rows' own, by unclamped bin
+    hp_rest = hp0.copy()
+    hn_rest = hn0.copy()
+    cp_rest = cp0.copy()
+    cn_rest = cn0.copy()
+    sp = np.zeros(span)
+    sn = np.zeros(span)
+    scp = np.zeros(span)
+    scn = np.zeros(span)
+    for q in range(rp.size):
+        i = rp[q]
+        hp_rest[a[i]] -= w_pos[i]
+        cp_rest[a[i]] -= d_pos[i]
+        sp[raw_p[q] - lo_raw] += w_pos[i]
+        scp[raw_p[q] - lo_raw] += d_pos[i]
+    for q in range(rn.size):
+        i = rn[q]
+        hn_rest[c[i]] -= w_neg[i]
+        cn_rest[c[i]] -= d_neg[i]
+        sn[raw_n[q] - lo_raw] += w_neg[i]
+        scn[raw_n[q] - lo_raw] += d_neg[i]
+    lo0 = R + 1
+    hi0 = -1
+    for b in range(R + 1):
+        if hp_rest[b] != 0.0 or hn_rest[b] != 0.0 or cp_rest[b] != 0.0 or cn_rest[b] != 0.0:
+            if b < lo0:
+                lo0 = b
+            hi0 = b
+    out_b = np.empty(k, np.int64)
+    out_loss = np.empty(k)
+    hp = np.empty(R + 1)
+    hn = np.empty(R + 1)
+    cp = np.empty(R + 1)
+    cn = np.empty(R + 1)
+    for t in range(k):
+        shift = int(round(deltas[t] * single))  # scores rise by this, so bins fall by it
+        lo = min(lo0, _clamp(lo_raw - shift, R))
+        hi = max(hi0, _clamp(hi_raw - shift, R))
+        for b in range(lo, hi + 1):
+            hp[b] = hp_rest[b]
+            hn[b] = hn_rest[b]
+            cp[b] = cp_rest[b]
+            cn[b] = cn_rest[b]
+        for r in range(span):
+            b = _clamp(r + lo_raw - shift, R)
+            hp[b] += sp[r]
+            hn[b] += sn[r]
+            cp[b] += scp[r]
+            cn[b] += scn[r]
+        b, loss = _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big, lo, hi)
         out_b[t] = b + ilo
         out_loss[t] = loss
     return out_b, out_loss
@@ -127,7 +265,7 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
 
 @njit(cache=True, nogil=True)
 def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos, d_neg,
-                 Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, eps, l1_mask, vcost):
+                 Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, eps, l1_mask, vcost, single=0.0):
     """Best card on one support: every combination of the allowed non-zero values.
 
     X_pos/X_neg hold the support's columns (rows of each class), vals[t, :nvals[t]] the
@@ -135,6 +273,7 @@ def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos,
     points. The first k-1 coordinates run through all combinations (an odometer);
     the last one is scored for all its values at once, as in ``coordinate_losses``.
     vcost[t, q] is a cost of value q of coordinate t (PILM tiers; zeros otherwise).
+    ``single`` is passed on to ``coordinate_losses`` for the last coordinate.
     Returns (best loss + eps * L1 + value costs, value index per coordinate, intercept).
     """
     k = X_pos.shape[1]
@@ -171,7 +310,7 @@ def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos,
         a, c, hp0, hn0, cp0, cn0 = histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma, ilo, R)
         bs, losses = coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c,
                                        w_pos, w_neg, d_pos, d_neg, hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R,
-                                       pos_budget, neg_budget, big)
+                                       pos_budget, neg_budget, big, single)
         for q in range(nvals[last]):
             total = losses[q] + eps * (l1_head + (abs(deltas[q]) if l1_mask[last] else 0.0)) + (cost_head + vcost[last, q])
             if total < best_total - 1e-12:
@@ -206,8 +345,14 @@ def ensure_compiled() -> None:
     i = np.zeros(1, np.int64)
     a, c, hp, hn, cp, cn = histograms(z, z, z, z, z, z, 1.0, 0, 2)
     best_intercept(hp, hn, cp, cn, 0.0, 0.0, 0, 2, -1.0, -1.0, 1.0)
-    coordinate_losses(z, i, z, i, z, z, z, a, c, z, z, z, z, hp, hn, cp, cn, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0, 1.0)
+    coordinate_losses(z, i, z, i, z, z, z, a, c, z, z, z, z, hp, hn, cp, cn, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0, 1.0, 0.0)
     m = np.ones((1, 1))
     walk_support(m, m, m, np.ones(1, np.int64), z, z, z, z, z, z, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0, 1.0, 0.0,
-                 np.ones(1, np.bool_), np.zeros((1, 1)))
+                 np.ones(1, np.bool_), np.zeros((1, 1)), 0.0)
+    # the shifted path of coordinate_losses (more than 64 moved rows of one value)
+    n = 80
+    zn, rows = np.zeros(n), np.arange(n, dtype=np.int64)
+    a, c, hp, hn, cp, cn = histograms(zn, zn, np.ones(n), np.ones(n), zn, zn, 1.0, -2, 5)
+    coordinate_losses(np.ones(1), rows, np.ones(n), rows, np.ones(n), zn, zn, a, c, np.ones(n), np.ones(n), zn, zn,
+                      hp, hn, cp, cn, float(n), 0.0, 1.0, -2, 5, -1.0, -1.0, 1e6, 1.0)
     _compiled = True

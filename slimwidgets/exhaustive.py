@@ -221,6 +221,7 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
                 rows[0], rows[1], vals, nvals, rows[2], rows[3], rows[4], rows[5], rows[6], rows[7],
                 prob.Wp, prob.Dp, prob.gamma, ilo, R,
                 prob.pos_budget, prob.neg_budget, prob.big, prob.eps, prob.l1_mask[support].copy(), vcost,
+                prob.single[support[-1]],
             )
             cards += int(np.prod(nvals))
             if total + fixed_cost < best[0] - 1e-12:

@@ -70,6 +70,14 @@ class _Problem:
         # rows (within each class) where each feature is non-zero, and the values there
         self.nz_pos = [(np.flatnonzero(Xp[:, j]), Xp[Xp[:, j] != 0, j]) for j in range(self.P)]
         self.nz_neg = [(np.flatnonzero(Xn[:, j]), Xn[Xn[:, j] != 0, j]) for j in range(self.P)]
+        # Per feature: its one non-zero value when it has only one (a binary rule) and every score
+        # and the margin are integers; the compiled coordinate move then shifts whole histograms.
+        integral = bool(np.all(self.X == np.round(self.X))) and float(self.gamma).is_integer()
+        self.single = np.zeros(self.P)
+        for j in range(self.P):
+            nz = self.X[self.X[:, j] != 0, j]
+            if integral and nz.size and np.all(nz == nz[0]):
+                self.single[j] = nz[0]
         # caps count data weights of margin errors, as the MIP's cap rows do
         self.pos_budget = next((float(b) for cls, b in form.caps if cls == 1), -1.0)  # -1: no cap
         self.neg_budget = next((float(b) for cls, b in form.caps if cls == -1), -1.0)
@@ -173,6 +181,7 @@ class _Problem:
             (vals - lam[j]).astype(np.float64), rp, xp, rn, xn, base["s_pos"], base["s_neg"], base["a"], base["c"],
             self.wp, self.wn, self.dp, self.dn, base["hp"], base["hn"], base["cp"], base["cn"],
             self.Wp, self.Dp, self.gamma, self.ilo, self.R, self.pos_budget, self.neg_budget, self.big,
+            self.single[j],
         )
         used = lam != 0
         extra = np.empty(len(vals))
