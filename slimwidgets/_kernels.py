@@ -99,6 +99,40 @@ def best_intercept(hp, hn, cp, cn, Wp, Dp, ilo, R, pos_budget, neg_budget, big):
 
 
 @njit(cache=True, nogil=True)
+def _occupied(hp, hn, cp, cn, R):
+    """The lowest and highest bin holding any weight (R + 1, -1 when none does)."""
+    lo = R + 1
+    hi = -1
+    for b in range(R + 1):
+        if hp[b] != 0.0 or hn[b] != 0.0 or cp[b] != 0.0 or cn[b] != 0.0:
+            if b < lo:
+                lo = b
+            hi = b
+    return lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _buffers(k, R):
+    """Outputs for k deltas (intercept, loss) and four working histograms."""
+    return (np.empty(k, np.int64), np.empty(k), np.empty(R + 1), np.empty(R + 1), np.empty(R + 1),
+            np.empty(R + 1))
+
+
+@njit(cache=True, nogil=True)
+def _move_rows(h, ch, rows, old_bins, new_bins, w, d):
+    """Move rows[q] from bin old_bins[rows[q]] to new_bins[q] in the histograms h (w) and ch (d)."""
+    for q in range(rows.size):
+        i = rows[q]
+        new = new_bins[q]
+        old = old_bins[i]
+        if new != old:
+            h[old] -= w[i]
+            h[new] += w[i]
+            ch[old] -= d[i]
+            ch[new] += d[i]
+
+
+@njit(cache=True, nogil=True)
 def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
                       hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, single=0.0):
     """For each delta: best intercept and loss after adding delta * x_j to every score.
@@ -114,19 +148,8 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
         if out[0].size:
             return out
     k = deltas.size
-    out_b = np.empty(k, np.int64)
-    out_loss = np.empty(k)
-    hp = np.empty(R + 1)
-    hn = np.empty(R + 1)
-    cp = np.empty(R + 1)
-    cn = np.empty(R + 1)
-    lo0 = R + 1
-    hi0 = -1
-    for b in range(R + 1):
-        if hp0[b] != 0.0 or hn0[b] != 0.0 or cp0[b] != 0.0 or cn0[b] != 0.0:
-            if b < lo0:
-                lo0 = b
-            hi0 = b
+    out_b, out_loss, hp, hn, cp, cn = _buffers(k, R)
+    lo0, hi0 = _occupied(hp0, hn0, cp0, cn0, R)
     new_p = np.empty(rp.size, np.int64)
     new_n = np.empty(rn.size, np.int64)
     for t in range(k):
@@ -153,24 +176,8 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
             cp[b] = cp0[b]
             cn[b] = cn0[b]
         if d != 0.0:
-            for q in range(rp.size):
-                i = rp[q]
-                new = new_p[q]
-                old = a[i]
-                if new != old:
-                    hp[old] -= w_pos[i]
-                    hp[new] += w_pos[i]
-                    cp[old] -= d_pos[i]
-                    cp[new] += d_pos[i]
-            for q in range(rn.size):
-                i = rn[q]
-                new = new_n[q]
-                old = c[i]
-                if new != old:
-                    hn[old] -= w_neg[i]
-                    hn[new] += w_neg[i]
-                    cn[old] -= d_neg[i]
-                    cn[new] += d_neg[i]
+            _move_rows(hp, cp, rp, a, new_p, w_pos, d_pos)
+            _move_rows(hn, cn, rn, c, new_n, w_neg, d_neg)
         b, loss = _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big, lo, hi)
         out_b[t] = b + ilo
         out_loss[t] = loss
@@ -180,6 +187,20 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
 @njit(cache=True, nogil=True)
 def _clamp(v, R):
     return 0 if v < 0 else (R if v > R else v)
+
+
+@njit(cache=True, nogil=True)
+def _take_out(h, ch, rows, bins, raw, lo_raw, span, w, d):
+    """Remove rows from the histograms h (w) and ch (d); return their own, by unclamped bin."""
+    own = np.zeros(span)
+    own_d = np.zeros(span)
+    for q in range(rows.size):
+        i = rows[q]
+        h[bins[i]] -= w[i]
+        ch[bins[i]] -= d[i]
+        own[raw[q] - lo_raw] += w[i]
+        own_d[raw[q] - lo_raw] += d[i]
+    return own, own_d
 
 
 @njit(cache=True, nogil=True)
@@ -213,35 +234,10 @@ def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_
     hn_rest = hn0.copy()
     cp_rest = cp0.copy()
     cn_rest = cn0.copy()
-    sp = np.zeros(span)
-    sn = np.zeros(span)
-    scp = np.zeros(span)
-    scn = np.zeros(span)
-    for q in range(rp.size):
-        i = rp[q]
-        hp_rest[a[i]] -= w_pos[i]
-        cp_rest[a[i]] -= d_pos[i]
-        sp[raw_p[q] - lo_raw] += w_pos[i]
-        scp[raw_p[q] - lo_raw] += d_pos[i]
-    for q in range(rn.size):
-        i = rn[q]
-        hn_rest[c[i]] -= w_neg[i]
-        cn_rest[c[i]] -= d_neg[i]
-        sn[raw_n[q] - lo_raw] += w_neg[i]
-        scn[raw_n[q] - lo_raw] += d_neg[i]
-    lo0 = R + 1
-    hi0 = -1
-    for b in range(R + 1):
-        if hp_rest[b] != 0.0 or hn_rest[b] != 0.0 or cp_rest[b] != 0.0 or cn_rest[b] != 0.0:
-            if b < lo0:
-                lo0 = b
-            hi0 = b
-    out_b = np.empty(k, np.int64)
-    out_loss = np.empty(k)
-    hp = np.empty(R + 1)
-    hn = np.empty(R + 1)
-    cp = np.empty(R + 1)
-    cn = np.empty(R + 1)
+    sp, scp = _take_out(hp_rest, cp_rest, rp, a, raw_p, lo_raw, span, w_pos, d_pos)
+    sn, scn = _take_out(hn_rest, cn_rest, rn, c, raw_n, lo_raw, span, w_neg, d_neg)
+    lo0, hi0 = _occupied(hp_rest, hn_rest, cp_rest, cn_rest, R)
+    out_b, out_loss, hp, hn, cp, cn = _buffers(k, R)
     for t in range(k):
         shift = int(round(deltas[t] * single))  # scores rise by this, so bins fall by it
         lo = min(lo0, _clamp(lo_raw - shift, R))
