@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 import warnings
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Callable
@@ -35,21 +36,34 @@ __all__ = ["solve_in_child", "prestart", "available", "STOP_GRACE"]
 
 #: seconds a child may take to stop by itself after ``cancel`` before it is killed
 STOP_GRACE = 0.05
+#: seconds past its time limit before a child is asked to stop (HiGHS usually stops itself)
+OVERRUN_GRACE = 0.05
 _POLL = 0.01
 
 
 class _StopFlag:
-    """The child's view of the parent's stop requests: set while a byte waits on the channel."""
+    """The child's view of the parent's stop requests for the job it is running.
+
+    Each request names its job, so a request that arrives after its job ended (or before the
+    child took the job) stops that job and no other. A closed channel (the parent is gone)
+    stops everything.
+    """
 
     def __init__(self, conn: Connection):
         self.conn = conn
+        self.job = b""
+        self.hit = False
+
+    def start(self, job: bytes) -> None:
+        self.job, self.hit = job, False
 
     def is_set(self) -> bool:
-        return self.conn.poll()
-
-    def clear(self) -> None:
-        while self.conn.poll():
-            self.conn.recv_bytes()
+        while not self.hit and self.conn.poll():
+            try:
+                self.hit = self.conn.recv_bytes() == self.job
+            except (EOFError, OSError):
+                self.hit = True
+        return self.hit
 
 
 def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - runs in the child process
@@ -63,8 +77,8 @@ def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - run
             return
         if job is None:
             return
-        stop.clear()
-        form, options = job
+        job_id, form, options = job
+        stop.start(job_id)
 
         def report(inc: Incumbent) -> None:
             conn.send(("incumbent", inc))
@@ -98,12 +112,17 @@ class _Child:
             child_stop.close()
         self.conn = Connection(parent_job.detach())
         self.stop_conn = Connection(parent_stop.detach())
+        self.jobs = 0  # jobs sent; the newest one's number names its stop requests
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def send_job(self, form: Formulation, options: dict) -> None:
+        self.jobs += 1
+        self.conn.send((str(self.jobs).encode(), form, options))
+
     def ask_to_stop(self) -> None:
-        self.stop_conn.send_bytes(b"stop")
+        self.stop_conn.send_bytes(str(self.jobs).encode())
 
     def kill(self) -> None:
         """Stop the process at once (an idle child has nothing to save; a busy one is the point)."""
@@ -198,7 +217,7 @@ def solve_in_child(
     asked_at: float | None = None
     why = "interrupted"
     try:
-        child.conn.send((form, options))
+        child.send_job(form, options)
         while True:
             if child.conn.poll(_POLL):
                 kind, payload = child.conn.recv()
@@ -211,10 +230,13 @@ def solve_in_child(
                     child.kill()
                     raise SolverError(payload)
                 _give_back(child)
+                if asked_at is not None and why == "time_limit" and payload.status == "interrupted":
+                    # we stopped it for running past its time limit: say so, as in-process HiGHS would
+                    payload = replace(payload, status="time_limit")
                 return payload
             now = time.perf_counter()
             if asked_at is None:
-                overrun = time_limit is not None and now - t0 > time_limit + STOP_GRACE
+                overrun = time_limit is not None and now - t0 > time_limit + OVERRUN_GRACE
                 if cancel.is_set() or overrun:
                     why = "interrupted" if cancel.is_set() else "time_limit"
                     child.ask_to_stop()

@@ -85,6 +85,17 @@ def test_a_time_limit_that_highs_overruns_is_enforced(monkeypatch):
     assert result.gap > 0
 
 
+def test_a_child_stopped_for_its_time_limit_reports_time_limit(monkeypatch):
+    """Asked to stop because its time was up (here: before HiGHS's own limit), a child that stops
+    by itself says "interrupted"; the caller must see "time_limit", or the studio would take the
+    result for a superseded solve and never show it."""
+    monkeypatch.setattr(worker, "OVERRUN_GRACE", -0.3)  # ask 0.3 s before the limit
+    monkeypatch.setattr(worker, "STOP_GRACE", 30.0)  # and never kill
+    result = solve_formulation(hard_form(2), time_limit=0.6, cancel=threading.Event())
+    assert result.status == "time_limit"
+    assert result.message == ""  # it stopped by itself
+
+
 def test_a_script_without_a_main_guard_is_not_run_again():
     """The child is `python -m slimwidgets.worker`: it never imports the caller's script (spawn
     would re-run a script that lacks `if __name__ == "__main__"`)."""
