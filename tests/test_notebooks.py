@@ -1,10 +1,11 @@
 """The notebooks in notebooks/ and the Binder environment in binder/.
 
 * every notebook is stored without outputs (and without saved widget state);
-* every notebook runs top to bottom in a fresh kernel, as nbmake would run it, but with nbclient
-  directly so that it is part of the normal ``python -m pytest`` run; the kernel imports this
-  checkout and reads the paper's data from ``SLIMWIDGETS_DATA`` (the ``shared_data_dir()`` folder);
-* the notebooks that need the paper's data say so, without crashing, when the data are missing;
+* every notebook runs top to bottom in a fresh kernel under nbmake (a pytest run of its own, on a
+  copy of the notebook whose outputs are then read back); the kernel imports this checkout and
+  reads the paper's data from ``SLIMWIDGETS_DATA`` (the ``shared_data_dir()`` folder);
+* the notebooks that need the paper's data say so, without crashing, when the data are missing
+  (partial runs, through nbclient directly);
 * ``scripts/check_binder.sh`` (fresh venv + binder/requirements.txt + binder/postBuild + notebook 1).
 
 Markers: ``notebooks`` (execution, about 3 minutes in all) and ``binder`` (about 2-4 minutes);
@@ -14,6 +15,7 @@ deselect with ``-m "not notebooks and not binder"`` for a quick run.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -117,12 +119,26 @@ def test_data_cell_is_tagged(name):
 
 
 # -- execution -----------------------------------------------------------------------------------------
+def _run_nbmake(path: Path, data_dir: Path, work: Path):
+    """Run ``path`` with nbmake (``pytest --nbmake``) on a copy in ``work``; returns the executed
+    notebook and the seconds taken. The copy keeps the notebook's outputs (``--overwrite``)."""
+    copy = work / path.name
+    shutil.copy(path, copy)
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbmake", "--overwrite", "--nbmake-timeout=600", "-q",
+         "-p", "no:cacheprovider", "--rootdir", str(work), str(copy)],
+        env=_kernel_env(data_dir), cwd=work, capture_output=True, text=True, timeout=900)
+    seconds = time.perf_counter() - started
+    assert proc.returncode == 0, f"nbmake failed on {path.name}:\n{(proc.stdout + proc.stderr)[-4000:]}"
+    return nbformat.read(copy, as_version=4), seconds
+
+
 @pytest.mark.notebooks
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids)
-def test_notebook_runs(path, record_property):
+def test_notebook_runs(path, record_property, tmp_path):
     data_dir = _data_dir()
-    nb = nbformat.read(path, as_version=4)
-    seconds = _execute(nb, data_dir)
+    nb, seconds = _run_nbmake(path, data_dir, tmp_path)
     record_property("seconds", round(seconds, 1))
     text = "\n".join(_text_outputs(c) for c in nb.cells if c.cell_type == "code")
     assert NO_DATA not in text, f"{path.name} did not find the paper's data in {data_dir}"
