@@ -204,6 +204,8 @@ def solve_in_child(
     feasibility_only: bool = False,
 ) -> SolveResult | None:
     """Run HiGHS on ``form`` in the spare child; None if no child could be started."""
+    if cancel.is_set():  # superseded before it started: nothing to run
+        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs")
     child = _take()
     if child is None:
         if _broken is not None:
