@@ -79,6 +79,7 @@ def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - run
             return
         job_id, form, options = job
         stop.start(job_id)
+        conn.send(("started", None))  # the time limit counts from here, not from the parent's send
 
         def report(inc: Incumbent) -> None:
             conn.send(("incumbent", inc))
@@ -223,6 +224,9 @@ def solve_in_child(
         while True:
             if child.conn.poll(_POLL):
                 kind, payload = child.conn.recv()
+                if kind == "started":  # a child that was still loading starts the clock only now
+                    t0 = time.perf_counter()
+                    continue
                 if kind == "incumbent":
                     last = payload
                     if on_incumbent is not None:
