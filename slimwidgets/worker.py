@@ -8,8 +8,10 @@ within ``STOP_GRACE`` seconds is killed. The cards it had already reported are k
 caller gets the best of them, labelled ``interrupted``, with the last bound it reported.
 The same holds for a time limit that HiGHS overruns.
 
-One spare child is kept started, so a solve does not wait for Python and HiGHS to load
-(about 0.9 s). A child that finished its solve normally serves the next one.
+A spare child is kept started, so a solve does not wait for Python and HiGHS to load (about
+0.9 s), and a child that finished its solve normally serves the next one (up to two are kept
+idle: the studio solves on two threads). Children run in their own session, out of reach of a
+Ctrl-C aimed at the caller.
 """
 
 from __future__ import annotations
@@ -107,6 +109,9 @@ class _Child:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "slimwidgets.worker", str(fds[0]), str(fds[1])],
                 pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
+                # its own session: a Ctrl-C or kernel interrupt aimed at the caller's process
+                # group must not kill the solver (a closed pipe still stops it if the caller dies)
+                start_new_session=True,
             )
         finally:
             child_job.close()
@@ -134,56 +139,65 @@ class _Child:
 
 
 _lock = threading.Lock()
-_spare: _Child | None = None
+_idle: list[_Child] = []  # started children waiting for a job
 _starting: threading.Thread | None = None
 _broken: str | None = None  # why children cannot be started here (then solves run in-process)
+#: idle children kept: one per thread that solves at once (the studio's solver and its frontier)
+POOL_SIZE = 2
 
 
 def _start_spare() -> None:
-    global _spare, _broken
+    global _broken
     try:
         child = _Child()
     except Exception as exc:  # noqa: BLE001 - e.g. no permission to start processes
         _broken = f"{type(exc).__name__}: {exc}"
         return
-    with _lock:
-        if _spare is None:
-            _spare = child
-            return
-    child.kill()
+    _give_back(child)
 
 
 def prestart() -> None:
-    """Start the spare child in the background (the studio calls this when it opens)."""
+    """Start a spare child in the background unless one is idle or starting (the studio
+    calls this when it opens, and every solve after taking a child)."""
     global _starting
     with _lock:
-        if _spare is not None or _broken is not None or (_starting is not None and _starting.is_alive()):
+        if _idle or _broken is not None or (_starting is not None and _starting.is_alive()):
             return
         _starting = threading.Thread(target=_start_spare, name="slimwidgets-spawn", daemon=True)
         _starting.start()
 
 
-def _take() -> _Child | None:
-    """The spare child (waiting for it if it is starting), and start the next spare."""
-    global _spare
-    starting = _starting
-    if starting is not None:
-        starting.join()
+def _pop_idle() -> _Child | None:
     with _lock:
-        child, _spare = _spare, None
-    if child is None or not child.alive():
+        while _idle:
+            child = _idle.pop()
+            if child.alive():
+                return child
+            child.kill()
+    return None
+
+
+def _take() -> _Child | None:
+    """An idle child (waiting for one that is starting, else starting one), and a spare
+    started in the background for the next solve."""
+    child = _pop_idle()
+    if child is None:
+        starting = _starting
+        if starting is not None:
+            starting.join()
+        child = _pop_idle()
+    if child is None:
         _start_spare()
-        with _lock:
-            child, _spare = _spare, None
+        child = _pop_idle()
     prestart()
     return child
 
 
 def _give_back(child: _Child) -> None:
-    global _spare
+    """Keep a child that finished its job for the next one (up to ``POOL_SIZE`` idle)."""
     with _lock:
-        if _spare is None and child.alive():
-            _spare = child
+        if len(_idle) < POOL_SIZE and child.alive():
+            _idle.append(child)
             return
     child.kill()
 
