@@ -33,16 +33,18 @@ __all__ = ["solve_by_size", "size_split"]
 
 #: at most this many sizes get a MIP of their own; beyond it one MIP over the box is used
 MAX_SIZE_MIPS = 4
-#: elementary steps (see ``enumeration_work``) the walk of the small sizes may take (~2-4 s)
+#: elementary steps (see ``work_by_size``) the walk of the small sizes may take (~2-4 s)
 WALK_WORK = 1.2e9
 
 
-def size_split(form: Formulation, upper: float) -> tuple[int, int] | None:
+def size_split(form: Formulation, upper: float, works: list[float] | None = None) -> tuple[int, int] | None:
     """``(k, K)``: walk cards of up to k movable features, one MIP for each size k+1..K;
-    None when more than ``MAX_SIZE_MIPS`` sizes would be left for MIPs."""
+    None when more than ``MAX_SIZE_MIPS`` sizes would be left for MIPs. ``works`` is
+    ``work_by_size(form, upper)`` when the caller has it already."""
     if not math.isfinite(upper):
         return None
-    works = work_by_size(form, upper)
+    if works is None:
+        works = work_by_size(form, upper)
     K = _limits(_Problem(form), upper, None)
     k = 0
     while k < min(K, len(works) - 1) and works[k + 1] <= WALK_WORK:

@@ -28,7 +28,7 @@ from . import _kernels
 from .formulation import Formulation
 from .search import _Problem
 
-__all__ = ["enumeration_work", "work_by_size", "solve_by_enumeration", "EnumerationResult"]
+__all__ = ["work_by_size", "solve_by_enumeration", "EnumerationResult"]
 
 
 @dataclass(frozen=True)
@@ -143,13 +143,11 @@ def work_by_size(form: Formulation, upper_bound: float) -> list[float]:
     # values per coordinate: 21 for the usual box (kept as the floor), more for wide PILM boxes
     width = max([21.0] + [float(len(prob.allowed[j])) for j in free])
     cells = not np.any(prob.fixed_nonzero)
-    X = prob.X[:, free]
-    low, high = X.min(axis=0, initial=0.0), X.max(axis=0, initial=0.0)
-    small = np.all(X == np.round(X), axis=0) & (high - low < 64)
+    low, high = prob.col_low[free], prob.col_high[free]
     # distinct values per column, counted cheaply (small integers: the range; else assume all differ)
-    levels = sorted(np.where(small, np.minimum(high - low + 1, n), n).tolist(), reverse=True)
+    levels = sorted(np.where(_small_integers(prob)[free], np.minimum(high - low + 1, n), n).tolist(), reverse=True)
     top_points = np.array([float(np.abs(prob.allowed[j]).max()) for j in free])
-    reach = sorted((top_points * np.abs(X).max(axis=0, initial=0.0)).tolist(), reverse=True)
+    reach = sorted((top_points * np.maximum(np.abs(low), np.abs(high))).tolist(), reverse=True)
     work, out = 0.0, []
     for k in range(0, K + 1):
         rows = float(n)
@@ -163,12 +161,6 @@ def work_by_size(form: Formulation, upper_bound: float) -> list[float]:
         if work > 1e13:
             break
     return out
-
-
-def enumeration_work(form: Formulation, upper_bound: float, max_features: int | None = None) -> float:
-    """:func:`work_by_size` for every card with at most ``max_features`` features (all, by default)."""
-    works = work_by_size(form, upper_bound)
-    return works[-1] if max_features is None else works[min(max_features, len(works) - 1)]
 
 
 def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadline: float | None = None,
@@ -235,6 +227,11 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
     return EnumerationResult(lam, int(b), form.objective_of(lam, b), cards, time.perf_counter() - t0)
 
 
+def _small_integers(prob: _Problem) -> np.ndarray:
+    """Columns of integers spanning fewer than 64 values (binary rules, small counts)."""
+    return prob.col_integer & (prob.col_high - prob.col_low < 64)
+
+
 class _Cells:
     """Rows grouped by their values on a support: one weighted cell per distinct pattern.
 
@@ -246,8 +243,7 @@ class _Cells:
         X = prob.X
         self.n = X.shape[0]
         self.levels, codes = [], np.empty(X.shape, dtype=np.int64)
-        low, high = X.min(axis=0, initial=0.0), X.max(axis=0, initial=0.0)
-        small = np.all(X == np.round(X), axis=0) & (high - low < 64)
+        low, high, small = prob.col_low, prob.col_high, _small_integers(prob)
         for j in range(X.shape[1]):
             if small[j]:  # small integers (binary, counts) code as offsets: no sort needed
                 levels, codes[:, j] = np.arange(low[j], high[j] + 1), X[:, j] - low[j]

@@ -15,7 +15,7 @@ from .data import Dataset, prepare_data
 from .formulation import Formulation, build_formulation
 from .scoring import FAMILIES, ScoringSystem
 from .decomposition import size_split, solve_by_size
-from .exhaustive import enumeration_work, solve_by_enumeration
+from .exhaustive import solve_by_enumeration, work_by_size
 from .search import local_search
 from .solve import Incumbent, SolveResult, _gap, solve_formulation
 from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, Spec, make_spec
@@ -212,12 +212,12 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     time-limited solve has the local search beside it (``_SideSearch``); the better card
     is kept, with the solver's bound.
     """
-    walk = spec.solver == "enumerate" or (spec.solver == "auto" and enumeration_work(form, upper) <= ENUMERATION_WORK)
-    split = None
-    if not walk and spec.solver == "auto" and spec.gap == 0 and start is not None:
-        split = size_split(form, upper)
-    if walk and split is None:
+    works = work_by_size(form, upper) if spec.solver == "auto" else None
+    if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
         return _walk(form, upper, time_left, cancel)
+    split = None
+    if works is not None and spec.gap == 0 and start is not None:
+        split = size_split(form, upper, works)
     side = None
     if time_left is not None and spec.solver != "cbc" and start is not None:
         side = _SideSearch(form, start, time_left, report, cancel)

@@ -226,7 +226,7 @@ class Formulation:
                 total += self.group_penalty + self.rule_penalty * (k - 1)
         return total
 
-    # -- PuLP ---------------------------------------------------------------------------
+    # -- proofs by model size ------------------------------------------------------------
     def always_used(self) -> int:
         """How many movable features every card uses (their sign is forced, so no alpha column)."""
         return int(np.count_nonzero((self.col_lambda >= 0) & (self.col_alpha < 0)))
@@ -254,6 +254,7 @@ class Formulation:
             row_upper=np.concatenate([self.row_upper, [float(k), cut]]),
         )
 
+    # -- PuLP ---------------------------------------------------------------------------
     def to_pulp(self):
         """The same program as a ``pulp.LpProblem`` (objective in HiGHS's scaled units)."""
         import pulp

@@ -70,12 +70,16 @@ class _Problem:
         # rows (within each class) where each feature is non-zero, and the values there
         self.nz_pos = [(np.flatnonzero(Xp[:, j]), Xp[Xp[:, j] != 0, j]) for j in range(self.P)]
         self.nz_neg = [(np.flatnonzero(Xn[:, j]), Xn[Xn[:, j] != 0, j]) for j in range(self.P)]
+        # Per column: its range, and whether it holds only integers (the walk codes small-integer
+        # columns by offset, and its work estimate counts their values by the range).
+        self.col_low, self.col_high = self.X.min(axis=0, initial=0.0), self.X.max(axis=0, initial=0.0)
+        self.col_integer = np.all(self.X == np.round(self.X), axis=0)
         # Per feature: its one non-zero value when it has only one (a binary rule) and every score
         # and the margin are integers; the compiled coordinate move then shifts whole histograms.
-        integral = bool(np.all(self.X == np.round(self.X))) and float(self.gamma).is_integer()
+        integral = bool(self.col_integer.all()) and float(self.gamma).is_integer()
         self.single = np.zeros(self.P)
         for j in range(self.P):
-            nz = self.X[self.X[:, j] != 0, j]
+            nz = np.concatenate([self.nz_pos[j][1], self.nz_neg[j][1]])
             if integral and nz.size and np.all(nz == nz[0]):
                 self.single[j] = nz[0]
         # caps count data weights of margin errors, as the MIP's cap rows do

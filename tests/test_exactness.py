@@ -37,7 +37,7 @@ def by_size(request, monkeypatch):
 
     walked = params.params.get("seed", 0) % 2
 
-    def forced(form, upper):
+    def forced(form, upper, works=None):
         if not math.isfinite(upper):
             return None
         K = decomposition._limits(decomposition._Problem(form), upper, None)

@@ -210,3 +210,17 @@ class Kernel:
 
 def have_chromium() -> bool:
     return Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is not None
+
+
+def card_in_page(page) -> dict:
+    """What the card view shows: state, status line, points per feature, threshold, spec and metrics."""
+    return page.evaluate("""() => {
+        const root = document.querySelector('.sw-card-view .sw-card');
+        const points = {};
+        for (const i of root.querySelectorAll('input.sw-points')) points[i.dataset.feature] = Number(i.value);
+        const thr = root.querySelector('.sw-threshold');
+        return {state: root.dataset.state, status: root.querySelector('.sw-status-text').textContent,
+                points, threshold: thr ? Number(thr.value) : null,
+                spec: (root.querySelector('.sw-spec') || {}).textContent || '',
+                metrics: (root.querySelector('.sw-metrics') || {}).textContent || ''};
+    }""")

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from lab import notebook
+from lab import card_in_page, notebook
 
 NOTEBOOK = "studio.ipynb"
 SETUP_CELL = """\
@@ -25,19 +25,6 @@ studio = Studio(X, y, max_fpr=0.2, time_limit=1.0)
 studio"""
 
 SETTLED = "not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"
-
-
-def dom_card(page) -> dict:
-    return page.evaluate("""() => {
-        const root = document.querySelector('.sw-card-view .sw-card');
-        const points = {};
-        for (const i of root.querySelectorAll('input.sw-points')) points[i.dataset.feature] = Number(i.value);
-        const thr = root.querySelector('.sw-threshold');
-        return {state: root.dataset.state, status: root.querySelector('.sw-status-text').textContent,
-                points, threshold: thr ? Number(thr.value) : null,
-                spec: (root.querySelector('.sw-spec') || {}).textContent || '',
-                metrics: (root.querySelector('.sw-metrics') || {}).textContent || ''};
-    }""")
 
 
 def kernel_card(k) -> dict:
@@ -57,7 +44,7 @@ def settle(page, k, timeout: float = 90) -> dict:
     page.wait_for_function(
         "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && s.textContent === t; }",
         arg=truth["status"], timeout=30_000)
-    shown = dom_card(page)
+    shown = card_in_page(page)
     assert shown["points"] == truth["points"], "the table disagrees with studio.scoring_system"
     assert shown["threshold"] == truth["threshold"]
     assert shown["state"] == truth["state"]
@@ -128,7 +115,7 @@ def test_studio_in_jupyterlab(studio_page, shot):
     wait_kernel(k, "studio.spec.max_fpr is not None and studio.spec.max_fpr < 0.1")
     dragged = settle(page, k)
     assert dragged["max_fpr"] < 0.1
-    assert f"max FPR {100 * dragged['max_fpr']:.0f} %" in dom_card(page)["spec"]
+    assert f"max FPR {100 * dragged['max_fpr']:.0f} %" in card_in_page(page)["spec"]
     page.wait_for_function("h => document.querySelector('.sw-roc svg').innerHTML !== h", arg=roc0["html"], timeout=30_000)
     page.wait_for_function("h => document.querySelector('.sw-path svg').innerHTML !== h", arg=path0["html"], timeout=60_000)
     roc1, path1 = chart_state(page, "sw-roc"), chart_state(page, "sw-path")
@@ -146,7 +133,7 @@ def test_studio_in_jupyterlab(studio_page, shot):
     wait_kernel(k, f"abs((studio.spec.max_fpr or 0) - {target}) < 1e-9")
     stormed = settle(page, k)
     assert stormed["max_fpr"] == pytest.approx(target)
-    assert f"max FPR {100 * target:.0f} %" in dom_card(page)["spec"]
+    assert f"max FPR {100 * target:.0f} %" in card_in_page(page)["spec"]
     assert k.value("studio.controller._scheduler.runs") - runs_before <= 10, "the storm was not debounced"
     # no solve of a superseded position is left running
     assert k.value("studio.controller._scheduler.busy") is False

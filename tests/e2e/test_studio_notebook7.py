@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from lab import notebook, start_lab
+from lab import card_in_page, notebook, start_lab
 
 NOTEBOOK = "studio_nb7.ipynb"
 CELL = """\
@@ -80,18 +80,6 @@ def open_and_run(lab, page, kernel_for, cell: str, *more: str):
     return k
 
 
-def page_card(page) -> dict:
-    """What the card view shows: state, status line, points per feature, threshold, spec line."""
-    return page.evaluate("""() => {
-        const card = document.querySelector('.sw-card-view .sw-card');
-        const points = {};
-        for (const i of card.querySelectorAll('table.sw-table input.sw-points')) points[i.dataset.feature] = Number(i.value);
-        const thr = card.querySelector('.sw-threshold');
-        return {state: card.dataset.state, status: card.querySelector('.sw-status-text').textContent, points,
-                threshold: thr ? Number(thr.value) : null, spec: (card.querySelector('.sw-spec') || {}).textContent || ''};
-    }""")
-
-
 def settled_card(page, k, timeout: float = 60) -> dict:
     """Wait for the kernel to settle and the page to show its card; check they agree and return it."""
     end = time.monotonic() + timeout
@@ -102,7 +90,7 @@ def settled_card(page, k, timeout: float = 60) -> dict:
     page.wait_for_function(
         "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && s.textContent === t; }",
         arg=truth["status"], timeout=20_000)
-    shown = page_card(page)
+    shown = card_in_page(page)
     assert shown["points"] == truth["points"], "the table disagrees with studio.scoring_system"
     assert shown["threshold"] == truth["threshold"] and shown["state"] == truth["state"]
     return {**truth, "spec": shown["spec"]}
