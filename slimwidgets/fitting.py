@@ -147,7 +147,7 @@ def fit_dataset(
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
     time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.01)
     upper = found.objective if found.feasible else math.inf
-    result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel)
+    result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel, not found.all_starts)
     if result.status == "infeasible":
         if found.feasible:
             raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")
@@ -183,7 +183,7 @@ class _SideSearch:
     GIL): the solver works on the bound, the search on the card. ``best`` is its latest
     card as (points, intercept, objective)."""
 
-    def __init__(self, form: Formulation, start, time_left: float, report, cancel):
+    def __init__(self, form: Formulation, start, time_left: float, report, cancel, linear_starts: bool):
         self.best: tuple[np.ndarray, int, float] | None = None
         self._done = threading.Event()
 
@@ -194,7 +194,7 @@ class _SideSearch:
         self._thread = threading.Thread(
             target=lambda: local_search(form, time_budget=time_left, warm=start[0], kicks=10**6, seed=1,
                                         on_improve=on_improve, cancel=_Either(self._done, cancel),
-                                        logistic_starts=False),
+                                        zero_start=False, linear_starts=linear_starts),
             name="slimwidgets-search", daemon=True)
         self._thread.start()
 
@@ -205,12 +205,13 @@ class _SideSearch:
 
 
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
-           on_incumbent, report, cancel) -> SolveResult:
+           on_incumbent, report, cancel, more_starts: bool = False) -> SolveResult:
     """Find and prove the optimum: walk every card when the box is small; walk the small
     cards and run one MIP per larger size when only a few sizes can beat the incumbent
     (:mod:`slimwidgets.decomposition`); else run one MIP over the whole box. A
     time-limited solve has the local search beside it (``_SideSearch``); the better card
-    is kept, with the solver's bound.
+    is kept, with the solver's bound. ``more_starts``: the first search ran out of time
+    before trying every start, so the side search tries them.
     """
     works = work_by_size(form, upper) if spec.solver == "auto" else None
     if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
@@ -220,7 +221,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         split = size_split(form, upper, works)
     side = None
     if time_left is not None and spec.solver != "cbc" and start is not None:
-        side = _SideSearch(form, start, time_left, report, cancel)
+        side = _SideSearch(form, start, time_left, report, cancel, more_starts)
     try:
         if split is not None:
             result = solve_by_size(form, upper, start, split, time_left=time_left, threads=spec.threads,

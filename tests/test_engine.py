@@ -134,6 +134,48 @@ def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed):
     assert value >= best_objective(cards, spec.C0) - 1e-12
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_linear_starts_stay_in_the_box_and_under_the_size_cap(seed):
+    """Rounded classifier starts use allowed points only and at most max_size features
+    (required ones kept), whatever the scale."""
+    from slimwidgets.search import _Problem, _starts
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 6)) * rng.choice([0.1, 1, 100], size=6)
+    y = (X[:, 0] + X[:, 1] / 10 + rng.normal(size=60) > 0).astype(int)
+    names = [f"f{j}" for j in range(6)]
+    spec = sw.make_spec(max_size=int(rng.integers(1, 4)), require=["f5"] if seed % 2 else [],
+                        signs={"f0": "-"} if seed % 3 == 0 else {}, values={"f1": [0, 2, 7]})
+    prob = _Problem(build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec))
+    prob.deadline = math.inf
+    starts = list(_starts(prob, None, zero=False))
+    again = list(_starts(prob, None, zero=False))
+    assert starts and [a.tolist() for a in starts] == [a.tolist() for a in again]  # deterministic
+    for lam in starts:
+        assert all(v in allowed for v, allowed in zip(lam, prob.allowed))
+        assert np.count_nonzero(lam) <= spec.max_size
+        if spec.require:
+            assert lam[5] != 0
+
+
+def test_swap_trades_a_feature_for_a_better_one_at_the_size_cap():
+    """At max_size no single move can add a feature; the ranked swap must still find the
+    one trade that improves the card."""
+    from slimwidgets.search import _Problem
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(200, 8)).astype(float)
+    y = np.where(X[:, 6] == 1, 1, 0)
+    y[:20] = X[:20, 2]  # column 2 agrees with the label on 110 rows or so, column 6 on 180
+    prob = _Problem(build_formulation(prepare_data(X, y, warn=False), sw.make_spec(max_size=1)))
+    prob.deadline = math.inf
+    lam = np.zeros(8, dtype=np.int64)
+    lam[2] = 2
+    obj, b = prob.evaluate(lam)
+    swapped, val, _, improved = prob.swap(lam, obj, b)
+    assert improved and val < obj and np.flatnonzero(swapped).tolist() == [6]
+
+
 def test_pandas_in_and_out(paper_data):
     X, y = paper_data("bankruptcy")
     X = X.set_index(pd.Index([f"firm{i}" for i in range(len(X))]))
