@@ -302,6 +302,28 @@ def loss_unit(weights: np.ndarray) -> float:
     return max(g, floor)
 
 
+def value_step(unit: float, costs: list[float]) -> float:
+    """Smallest positive difference between two values of (loss + penalties), whose
+    values are integer combinations of the loss step ``unit`` and the ``costs``: their
+    gcd, ``unit / q`` with q the lcm of the denominators of cost / unit. A ratio that is
+    no fraction with a denominator up to 10^6 gets the floor ``unit * 1e-6``, as
+    :func:`loss_unit` does.
+
+    >>> value_step(1 / 12, [0.05])  # 0.05 = (3/5) / 12, so every value is a multiple of 1/60
+    0.016666666666666666
+    """
+    q = 1
+    for c in costs:
+        ratio = c / unit
+        f = Fraction(ratio).limit_denominator(10**6)
+        if abs(float(f) - ratio) > 1e-9 * max(1.0, ratio):
+            return unit * 1e-6
+        q = q * f.denominator // math.gcd(q, f.denominator)
+        if q > 10**6:
+            return unit * 1e-6
+    return unit / q
+
+
 class _Builder:
     """Accumulates columns and rows; rows are (indices, values, lower, upper) blocks."""
 
@@ -404,7 +426,9 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     elif spec.tiers:
         C0_default = spec.tiers[0][1]  # the first tier's cost is the cost of using a feature
     else:
-        C0_default = 0.9 * unit / max(n_free, 1)
+        # Remark 2 (C0 * P below one error: no accuracy traded for sparsity); 1/(n+1) of the
+        # loss step, rather than any smaller fraction, keeps eps (above) as large as it can be
+        C0_default = unit / (n_free + 1)
     C0 = np.array([spec.penalties.get(n, C0_default) + spec.missing.get(n, 0) / data.n_samples for n in names])
     C0[~free] = 0.0
     # PILM: a value in tier r >= 2 pays the steps C_r - C_{r-1} on top of C0_j.
@@ -420,12 +444,14 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     for n in spec.group_reversed:
         orientation[group_index[n]] = -1.0
     l1_max = float(np.maximum(np.abs(lo), np.abs(hi))[free].sum()) or 1.0
-    # Remark 1, generalized: eps * (largest L1) stays below the smallest loss step and below
-    # every positive cost a card can pay (C0_j, each tier step, the group and rule penalties).
-    costs = [unit] + C0[free & (C0 > 0)].tolist() + [step for _, step in tier_steps]
+    # Remark 1, made true: eps * (largest L1) stays below the smallest positive difference
+    # between two values of loss + penalties. Remark 1's min(1/N, C0) is not enough: with
+    # N = 12 and C0 = 0.05, one error less for one feature more gains 1/12 - 0.05 = 0.033,
+    # less than its eps * L1 can be, and the paper's eps would trade that accuracy away.
+    costs = C0[free & (C0 > 0)].tolist() + [step for _, step in tier_steps]
     if groups:
         costs += [c for c in (spec.group_penalty, spec.rule_penalty) if c > 0]
-    epsilon = 0.9 * min(costs) / l1_max
+    epsilon = 0.9 * value_step(unit, costs) / l1_max
     if lexicographic is not None:
         # One error in the capped-for class must cost more than everything else.
         dominant = (y == 1) if lexicographic == "tpr" else (y == -1)
@@ -675,6 +701,7 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         fixed_lambda=fixed_value.astype(float), row_weight=row_weight, C0=C0, epsilon=epsilon,
         margin=margin, constant=constant_loss + C0_constant, scale=scale, lexicographic=lexicographic,
         extra={"beta": betas, "sign": signs, "value_cols": value_cols, "lo": lo, "hi": hi, "unit": unit,
+               "C0_default": C0_default,
                "tier_cols": tier_cols, "group_cols": group_cols},
         caps=caps, allowed=allowed_values, value_cost=value_cost, tier_steps=tier_steps,
         groups=groups, group_penalty=spec.group_penalty, rule_penalty=spec.rule_penalty,

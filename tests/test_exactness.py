@@ -184,6 +184,19 @@ def test_tpr_floor_gives_the_most_specific_card(seed, solver):
     assert card.metrics(X, y).tpr >= floor - 1e-12
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_eps_never_trades_an_error_for_a_feature(solver):
+    """Remark 1's eps < min(1/N, C0) / max L1 is not enough: here one error less for one
+    feature more gains 1/12 - 0.05 = 0.033, less than that eps times the card's L1 (0.045),
+    and the paper's eps made the empty card win. eps now stays below the gcd (1/60)."""
+    X = np.array([[2], [2], [1], [2], [1], [2], [2], [2], [2], [1], [1], [1]])
+    y = np.array([1, -1, -1, 1, 1, -1, 1, 1, 1, 1, -1, -1])
+    spec = sw.make_spec(C0=0.05, values={"f0": [0, 2]}, solver=spec_solver(solver), **BOX)
+    card = sw.fit(X, y, feature_names=["f0"], spec=spec)
+    assert card.points == {"f0": 2}
+    assert_exact(card, X, y, ["f0"], spec, 0.05)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_collapsing_duplicate_rows_keeps_the_optimum(seed):
     X, y, names = tiny_problem(4000 + seed)
