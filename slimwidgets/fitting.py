@@ -16,6 +16,7 @@ from .formulation import Formulation, build_formulation
 from .scoring import FAMILIES, ScoringSystem
 from .decomposition import size_split, solve_by_size
 from .exhaustive import solve_by_enumeration, work_by_size
+from .pools import pool_search
 from .search import local_search
 from .solve import Incumbent, SolveResult, _gap, solve_formulation
 from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, Spec, make_spec
@@ -179,9 +180,10 @@ class _Either:
 
 
 class _SideSearch:
-    """The local search on a second thread beside a time-limited solve (both release the
-    GIL): the solver works on the bound, the search on the card. ``best`` is its latest
-    card as (points, intercept, objective)."""
+    """Primal heuristics on a second thread beside a time-limited solve (both release the
+    GIL): the solver works on the bound, this thread on the card. It solves feature-pool
+    MIPs (:mod:`slimwidgets.pools`) for up to half the time, then runs the local search.
+    ``best`` is its latest card as (points, intercept, objective)."""
 
     def __init__(self, form: Formulation, start, time_left: float, report, cancel, linear_starts: bool):
         self.best: tuple[np.ndarray, int, float] | None = None
@@ -191,11 +193,16 @@ class _SideSearch:
             self.best = (points, int(intercept), objective)
             if report is not None:
                 report(points, intercept, objective)
-        self._thread = threading.Thread(
-            target=lambda: local_search(form, time_budget=time_left, warm=start[0], kicks=10**6, seed=1,
-                                        on_improve=on_improve, cancel=_Either(self._done, cancel),
-                                        zero_start=False, linear_starts=linear_starts),
-            name="slimwidgets-search", daemon=True)
+        def run():
+            stop = _Either(self._done, cancel)
+            t0 = time.perf_counter()
+            # pool MIPs first (they find what the search's moves cannot reach), then the search
+            pooled = pool_search(form, (start[0], start[1], form.objective_of(*start)),
+                                 deadline=t0 + time_left / 2, cancel=stop, on_improve=on_improve)
+            warm = start[0] if pooled is None else pooled[0]
+            local_search(form, time_budget=time_left - (time.perf_counter() - t0), warm=warm, kicks=10**6,
+                         seed=1, on_improve=on_improve, cancel=stop, zero_start=False, linear_starts=linear_starts)
+        self._thread = threading.Thread(target=run, name="slimwidgets-search", daemon=True)
         self._thread.start()
 
     def stop(self) -> tuple[np.ndarray, int, float] | None:
