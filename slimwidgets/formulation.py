@@ -426,9 +426,11 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     elif spec.tiers:
         C0_default = spec.tiers[0][1]  # the first tier's cost is the cost of using a feature
     else:
-        # Remark 2 (C0 * P below one error: no accuracy traded for sparsity); 1/(n+1) of the
-        # loss step, rather than any smaller fraction, keeps eps (above) as large as it can be
-        C0_default = unit / (n_free + 1)
+        # Remark 2: C0 times the most features a card can use stays below one error, so no
+        # accuracy is traded for sparsity; 1/(m+1) of the loss step, rather than any smaller
+        # fraction, keeps eps (below) as large as it can be
+        most = n_free if spec.max_size is None else min(n_free, spec.max_size)
+        C0_default = unit / (most + 1)
     C0 = np.array([spec.penalties.get(n, C0_default) + spec.missing.get(n, 0) / data.n_samples for n in names])
     C0[~free] = 0.0
     # PILM: a value in tier r >= 2 pays the steps C_r - C_{r-1} on top of C0_j.

@@ -46,6 +46,8 @@ __all__ = ["PoolCard", "solve_pool", "pool_search", "feature_ranking"]
 
 #: a pool's program is worth a MIP when its rows merge to at most this many
 POOL_ROWS = 600
+#: a pool with more than this share of the movable features is left to the whole solve
+POOL_SHARE = 2 / 3
 #: pool sizes tried, beyond the incumbent's support (grown while rows stay few)
 POOL_SIZES = (12, 18, 27, 40, 60)
 #: L1-logistic penalties (liblinear C), weakest last, that rank the features
@@ -153,11 +155,14 @@ def pool_search(form: Formulation, incumbent: tuple[np.ndarray, int, float] | No
     (points, intercept, objective), if it beats ``incumbent``. ``on_improve`` hears each
     improvement at once."""
     best = incumbent
+    movable = {j for j, vals in enumerate(form.allowed) if len(vals) > 1}
     ranking = feature_ranking(form, deadline, cancel)
     support = set() if incumbent is None else set(np.flatnonzero(incumbent[0]).tolist())
     tried: set[frozenset] = set()
     for size in POOL_SIZES:
         pool = frozenset(support | set(ranking[:size]))
+        if len(pool) > POOL_SHARE * len(movable):
+            break  # (nearly) the whole problem, which the caller's solve has
         if pool in tried or not pool:
             continue
         tried.add(pool)

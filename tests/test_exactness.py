@@ -185,6 +185,20 @@ def test_tpr_floor_gives_the_most_specific_card(seed, solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("seed", range(12))
+def test_default_C0_under_a_size_cap_loses_no_accuracy(seed, solver):
+    """With max_size the default C0 counts only the features a card can use (a larger C0,
+    still below one error for all of them): the most accurate card of that size, then the sparsest."""
+    X, y, names = tiny_problem(150 + seed, n_features=3)
+    spec = sw.make_spec(max_size=1 + seed % 2, solver=spec_solver(solver), **BOX)
+    card = sw.fit(X, y, feature_names=names, spec=spec)
+    cards = enumerate_cards(X, y, names, spec)
+    assert cards_value(card, X, y, names, 0.0) == pytest.approx(cards["loss"].min(), abs=1e-12)
+    best_loss = np.isclose(cards["loss"], cards["loss"].min(), atol=1e-12)
+    assert card.size == cards["size"][best_loss].min() and card.size <= spec.max_size
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_eps_never_trades_an_error_for_a_feature(solver):
     """Remark 1's eps < min(1/N, C0) / max L1 is not enough: here one error less for one
     feature more gains 1/12 - 0.05 = 0.033, less than that eps times the card's L1 (0.045),

@@ -102,12 +102,25 @@ def test_pool_search_improves_a_poor_card_and_reports_it():
 
 
 def test_pool_search_returns_none_when_it_cannot_improve():
+    rng = np.random.default_rng(10)
+    X = rng.integers(0, 2, size=(300, 20)).astype(float)
+    y = ((X[:, 3] + X[:, 5] + (rng.random(300) < 0.1)) >= 1).astype(int)
+    spec = sw.make_spec(C0=0.01, max_size=2)
+    best = sw.fit(X, y, spec=spec)
+    assert best.status == "optimal"
+    form = build_formulation(prepare_data(X, y, warn=False), spec)
+    lam = np.array(best.coefficients, dtype=float)
+    assert pool_search(form, (lam, best.intercept, best.objective), deadline=time.perf_counter() + 10) is None
+
+
+def test_a_pool_of_every_feature_is_left_to_the_whole_solve():
+    """On a few features the first pool is the whole problem: the caller's MIP has it."""
     X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 5, dtype=float)
     y = np.array([1, 0, 1, 0] * 5)
     form = build_formulation(prepare_data(X, y, warn=False), sw.make_spec(C0=0.01, **BOX))
-    best = sw.fit(X, y, C0=0.01, **BOX)
-    lam = np.array(best.coefficients, dtype=float)
-    assert pool_search(form, (lam, best.intercept, best.objective), deadline=time.perf_counter() + 10) is None
+    poor = (np.zeros(2), 1, form.objective_of(np.zeros(2), 1))
+    assert pool_search(form, poor, deadline=time.perf_counter() + 10) is None
+    assert solve_pool(form, [0, 1]).objective < poor[2]  # although the pool would improve it
 
 
 def test_mushroom_max_accuracy_card_is_found_by_a_pool(paper_data):
