@@ -347,7 +347,7 @@ def _linear_starts(prob: _Problem, snap):
     if top == 0:
         return
     sample_weight = prob.w / prob.w.mean()
-    directions = []  # unit-scaled coefficients of each fit
+    first = True
     for kind, penalty, C in _LINEAR_FITS:
         if prob.expired():
             return
@@ -365,8 +365,8 @@ def _linear_starts(prob: _Problem, snap):
         largest = float(np.abs(coef).max())
         if largest <= 0:
             continue
-        directions.append(coef / largest)
-        if len(directions) == 1:
+        if first:
+            first = False
             for scale in _FIXED_SCALES:
                 yield _cut_to_size(prob, snap(coef / largest * scale), coef)
         best = None
