@@ -73,6 +73,7 @@ def solve_by_size(
     cancel: threading.Event | None = None,
     on_incumbent: Callable[[Incumbent], None] | None = None,
     latest: Callable[[], tuple[np.ndarray, int, float] | None] | None = None,
+    on_bound: Callable[[float], None] | None = None,
 ) -> SolveResult:
     """Solve by walking sizes <= k and one cut-off MIP per size k+1..K (see the module).
 
@@ -81,6 +82,7 @@ def solve_by_size(
     bound that is the smallest of: the stopped size's MIP bound and the cheapest penalties
     of each size not reached. ``latest`` returns the newest card of a search running
     beside (points, intercept, objective), if any: each size's cutoff uses the best card so far.
+    ``on_bound`` hears the bound on the whole problem as a size's MIP raises it.
     """
     t0 = time.perf_counter()
     deadline = None if time_left is None else t0 + time_left
@@ -128,7 +130,9 @@ def solve_by_size(
             if on_incumbent is not None:  # the sub-MIP's bound covers its size only
                 on_incumbent(Incumbent(inc.coefficients, inc.intercept, inc.objective,
                                        min(inc.bound, floor_after), time.perf_counter() - t0))
-        part = solve_formulation(sub, time_limit=left, threads=threads, on_incumbent=report, cancel=cancel)
+        rise = None if on_bound is None else (lambda b, floor_after=floor_after: on_bound(min(b, floor_after)))
+        part = solve_formulation(sub, time_limit=left, threads=threads, on_incumbent=report, cancel=cancel,
+                                 on_bound=rise)
         if part.coefficients is not None and part.objective < best[2] - 1e-12:
             best = (part.coefficients, part.intercept, part.objective)
         if part.status not in ("optimal", "infeasible"):

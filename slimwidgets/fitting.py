@@ -132,15 +132,22 @@ def fit_dataset(
     # A fast local search gives a feasible card first (shown at once, warm start
     # for the MIP, and the answer if the time limit hits before the MIP finds one).
     budget = HEURISTIC_SECONDS if spec.time_limit is None else min(HEURISTIC_SECONDS, spec.time_limit / 4)
-    report = None
+    report = note_bound = None
     if on_incumbent is not None:
-        user_callback, best, lock = on_incumbent, [math.inf], threading.Lock()
+        user_callback, best, bound, lock = on_incumbent, [math.inf], [-math.inf], threading.Lock()
 
         def on_incumbent(inc: Incumbent) -> None:  # only ever better cards reach the caller
             with lock:  # the MIP and the search report from different threads
+                # Every bound reported holds for the whole problem, and stays valid: a card
+                # from the search carries the best one seen, not the -inf it was sent with.
+                bound[0] = max(bound[0], inc.bound)
                 if inc.objective < best[0] - 1e-12:
                     best[0] = inc.objective
-                    user_callback(inc)
+                    user_callback(replace(inc, bound=min(bound[0], inc.objective)))
+
+        def note_bound(value: float) -> None:
+            with lock:
+                bound[0] = max(bound[0], value)
 
         def report(points, intercept, objective):
             on_incumbent(Incumbent(points, intercept, objective, -math.inf, time.perf_counter() - t0))
@@ -148,7 +155,8 @@ def fit_dataset(
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
     time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.01)
     upper = found.objective if found.feasible else math.inf
-    result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel, not found.all_starts)
+    result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel, not found.all_starts,
+                    note_bound)
     if result.status == "infeasible":
         if found.feasible:
             raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")
@@ -212,13 +220,14 @@ class _SideSearch:
 
 
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
-           on_incumbent, report, cancel, more_starts: bool = False) -> SolveResult:
+           on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
     """Find and prove the optimum: walk every card when the box is small; walk the small
     cards and run one MIP per larger size when only a few sizes can beat the incumbent
     (:mod:`slimwidgets.decomposition`); else run one MIP over the whole box. A
     time-limited solve has the local search beside it (``_SideSearch``); the better card
     is kept, with the solver's bound. ``more_starts``: the first search ran out of time
-    before trying every start, so the side search tries them.
+    before trying every start, so the side search tries them. ``on_bound`` hears every rise
+    of the proven bound on the whole problem.
     """
     works = work_by_size(form, upper) if spec.solver == "auto" else None
     if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
@@ -232,13 +241,14 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     try:
         if split is not None:
             result = solve_by_size(form, upper, start, split, time_left=time_left, threads=spec.threads,
-                                   cancel=cancel, on_incumbent=on_incumbent,
+                                   cancel=cancel, on_incumbent=on_incumbent, on_bound=on_bound,
                                    latest=None if side is None else (lambda: side.best))
         else:
             result = solve_formulation(
                 form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
                 solver="cbc" if spec.solver == "cbc" else "highs",
                 warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
+                on_bound=None if spec.solver == "cbc" else on_bound,
             )
     finally:
         found = None if side is None else side.stop()

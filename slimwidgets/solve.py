@@ -95,8 +95,12 @@ def solve_formulation(
     on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None,
     feasibility_only: bool = False,
+    on_bound: Callable[[float], None] | None = None,
 ) -> SolveResult:
-    """Solve the program; see the module docstring for the status words."""
+    """Solve the program; see the module docstring for the status words.
+
+    ``on_bound(bound)`` hears HiGHS's proven lower bound (paper units) each time it rises.
+    """
     if solver == "cbc":
         return _solve_cbc(form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only)
     if cancel is not None:
@@ -105,13 +109,13 @@ def solve_formulation(
         if worker.available():  # a cancellable solve runs where it can be killed at once
             result = worker.solve_in_child(
                 form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
-                on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only,
+                on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only, on_bound=on_bound,
             )
             if result is not None:
                 return result
     return _solve_highs(
         form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
-        on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only,
+        on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only, on_bound=on_bound,
     )
 
 
@@ -163,7 +167,8 @@ def _quiet_highs():
     return highspy.Highs()
 
 
-def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, cancel, feasibility_only) -> SolveResult:
+def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, cancel, feasibility_only,
+                 on_bound=None) -> SolveResult:
     import highspy
 
     h = new_highs(threads)
@@ -196,6 +201,17 @@ def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, ca
             bound = e.data_out.mip_dual_bound / form.scale + form.constant
             on_incumbent(Incumbent(coefs, b, obj, min(bound, obj), time.perf_counter() - t0))
         h.cbMipImprovingSolution.subscribe(report)
+    if on_bound is not None:
+        shown = [-math.inf]
+
+        def rise(e):  # HiGHS calls this ~100 times a second during the tree search
+            bound = e.data_out.mip_dual_bound
+            if math.isfinite(bound):
+                bound = bound / form.scale + form.constant
+                if bound > shown[0] + 1e-12:
+                    shown[0] = bound
+                    on_bound(bound)
+        h.cbMipInterrupt.subscribe(rise)
     watcher = None
     if cancel is not None:
         h.HandleUserInterrupt = True

@@ -85,8 +85,11 @@ def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - run
 
         def report(inc: Incumbent) -> None:
             conn.send(("incumbent", inc))
+
+        def rise(bound: float) -> None:
+            conn.send(("bound", bound))
         try:
-            result = _solve_highs(form, on_incumbent=report, cancel=stop, **options)
+            result = _solve_highs(form, on_incumbent=report, on_bound=rise, cancel=stop, **options)
             conn.send(("result", result))
         except Exception as exc:  # noqa: BLE001 - sent to the parent, which raises it
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -217,8 +220,11 @@ def solve_in_child(
     on_incumbent: Callable[[Incumbent], None] | None,
     cancel: threading.Event,
     feasibility_only: bool = False,
+    on_bound: Callable[[float], None] | None = None,
 ) -> SolveResult | None:
-    """Run HiGHS on ``form`` in the spare child; None if no child could be started."""
+    """Run HiGHS on ``form`` in the spare child; None if no child could be started. The child
+    streams incumbents and bounds; a child killed after a stop request leaves its last
+    incumbent with the best bound it sent."""
     if cancel.is_set():  # superseded before it started: nothing to run
         return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs")
     child = _take()
@@ -231,6 +237,7 @@ def solve_in_child(
                    feasibility_only=feasibility_only)
     t0 = time.perf_counter()
     last: Incumbent | None = None
+    streamed = -math.inf  # the best bound the child has sent
     asked_at: float | None = None
     why = "interrupted"
     try:
@@ -245,6 +252,11 @@ def solve_in_child(
                     last = payload
                     if on_incumbent is not None:
                         on_incumbent(payload)
+                    continue
+                if kind == "bound":
+                    streamed = max(streamed, payload)
+                    if on_bound is not None:
+                        on_bound(payload)
                     continue
                 if kind == "error":
                     child.kill()
@@ -271,9 +283,9 @@ def solve_in_child(
     child.kill()
     elapsed = time.perf_counter() - t0
     if last is None:
-        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, elapsed, "highs",
+        return SolveResult("no_solution", None, None, None, streamed, math.inf, elapsed, "highs",
                            message="stopped by killing the solver process")
-    bound = min(last.bound, last.objective)
+    bound = min(max(last.bound, streamed), last.objective)
     return SolveResult(why, last.coefficients, last.intercept, last.objective, bound, _gap(last.objective, bound),
                        elapsed, "highs", message="stopped by killing the solver process")
 

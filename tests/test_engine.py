@@ -58,6 +58,32 @@ def test_incumbents_stream_while_solving(paper_data):
     assert card.objective == pytest.approx(0.2281, abs=1e-4)  # the issue's best known value
 
 
+@pytest.mark.parametrize("in_child", [False, True])
+def test_the_solver_streams_its_rising_bound(paper_data, in_child):
+    from slimwidgets.solve import solve_formulation
+
+    X, y = paper_data("heart")
+    form = build_formulation(prepare_data(X, y), sw.make_spec(C0=0.01))
+    heard = []
+    result = solve_formulation(form, time_limit=2.0, on_bound=heard.append,
+                               cancel=threading.Event() if in_child else None)
+    assert heard, "no bound was streamed"
+    assert heard == sorted(heard) and all(math.isfinite(b) for b in heard)
+    assert result.status == "time_limit" and heard[-1] <= result.bound + 1e-9 <= result.objective + 1e-9
+
+
+def test_every_incumbent_carries_the_best_bound_seen(paper_data):
+    """Cards from the search and the pools beside a time-limited MIP know no bound of their
+    own; they are reported with the best bound the MIP has streamed so far."""
+    X, y = paper_data("mushroom")
+    seen = []
+    card = sw.fit(X, y, max_size=7, time_limit=6.0, on_incumbent=seen.append)
+    bounds = [inc.bound for inc in seen]
+    assert all(b >= a for a, b in zip(bounds, bounds[1:])), bounds
+    assert all(inc.bound <= inc.objective for inc in seen)
+    assert card.bound >= bounds[-1] - 1e-12
+
+
 def test_cancel_stops_a_running_solve(paper_data):
     X, y = paper_data("heart")
     cancel = threading.Event()
