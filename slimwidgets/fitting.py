@@ -193,7 +193,8 @@ class _SideSearch:
     MIPs (:mod:`slimwidgets.pools`) for up to half the time, then runs the local search.
     ``best`` is its latest card as (points, intercept, objective)."""
 
-    def __init__(self, form: Formulation, start, time_left: float, report, cancel, linear_starts: bool):
+    def __init__(self, form: Formulation, start, upper: float, time_left: float, report, cancel,
+                 linear_starts: bool):
         self.best: tuple[np.ndarray, int, float] | None = None
         self._done = threading.Event()
 
@@ -205,7 +206,7 @@ class _SideSearch:
             stop = _Either(self._done, cancel)
             t0 = time.perf_counter()
             # pool MIPs first (they find what the search's moves cannot reach), then the search
-            pooled = pool_search(form, (start[0], start[1], form.objective_of(*start)),
+            pooled = pool_search(form, (start[0], start[1], upper),
                                  deadline=t0 + time_left / 2, cancel=stop, on_improve=on_improve)
             warm = start[0] if pooled is None else pooled[0]
             local_search(form, time_budget=time_left - (time.perf_counter() - t0), warm=warm, kicks=10**6,
@@ -237,7 +238,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         split = size_split(form, upper, works)
     side = None
     if time_left is not None and spec.solver != "cbc" and start is not None:
-        side = _SideSearch(form, start, time_left, report, cancel, more_starts)
+        side = _SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
         if split is not None:
             result = solve_by_size(form, upper, start, split, time_left=time_left, threads=spec.threads,

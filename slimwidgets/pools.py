@@ -39,6 +39,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .data import Dataset
 from .formulation import Formulation, build_formulation
 from .solve import solve_formulation
 
@@ -64,17 +65,30 @@ class PoolCard:
     rows: int  # merged rows of the pool's program
 
 
-def _pool_formulation(form: Formulation, pool: np.ndarray) -> Formulation | None:
-    """The program with every feature outside ``pool`` (a boolean mask) held at 0 and the
-    rows merged on the pool's features; None when the spec cannot exclude the others."""
-    data, spec = form.data, form.spec
-    keyed = np.column_stack([data.X[:, pool], data.y])
+def _pool_mask(form: Formulation, pool: Sequence[int] | np.ndarray) -> np.ndarray:
+    """The pool's features (indices) and those every card uses, as a boolean mask."""
+    mask = _forced(form)
+    mask[np.asarray(pool, dtype=np.int64)] = True
+    return mask
+
+
+def _merged_data(form: Formulation, mask: np.ndarray) -> Dataset:
+    """The data with every feature outside ``mask`` at 0 and rows that then agree merged."""
+    data = form.data
+    keyed = np.column_stack([data.X[:, mask], data.y])
     merged, inverse = np.unique(keyed, axis=0, return_inverse=True)
     X = np.zeros((merged.shape[0], data.n_features))
-    X[:, pool] = merged[:, :-1]
-    pool_data = replace(data, X=X, y=merged[:, -1].astype(np.int8),
-                        weight=np.bincount(inverse.ravel(), weights=data.weight, minlength=merged.shape[0]))
-    outside = [n for n, inside in zip(data.feature_names, pool) if not inside]
+    X[:, mask] = merged[:, :-1]
+    return replace(data, X=X, y=merged[:, -1].astype(np.int8),
+                   weight=np.bincount(inverse.ravel(), weights=data.weight, minlength=merged.shape[0]))
+
+
+def _solve_merged(form: Formulation, mask: np.ndarray, pool_data: Dataset, *, time_limit: float | None,
+                  warm_start: tuple[np.ndarray, int] | None, cancel) -> PoolCard | None:
+    """The program with every feature outside ``mask`` held at 0, on ``pool_data``; None when
+    the spec cannot exclude the others, the program has no card or the solve found none."""
+    spec = form.spec
+    outside = [n for n, inside in zip(form.data.feature_names, mask) if not inside]
     pins = {"margin": form.margin}  # the margin and C0 default depend on the data; keep the whole problem's
     if spec.C0 is None and not spec.tiers:
         pins["C0"] = float(form.extra["C0_default"])
@@ -82,13 +96,14 @@ def _pool_formulation(form: Formulation, pool: np.ndarray) -> Formulation | None
         pool_spec = spec.replace(exclude=sorted(set(spec.exclude) | set(outside)), **pins)
     except ValueError:  # e.g. a lock or a values set that forbids 0 outside the pool
         return None
-    return build_formulation(pool_data, pool_spec)
-
-
-def merged_rows(form: Formulation, pool: np.ndarray) -> int:
-    """How many rows the pool's program would have."""
-    keyed = np.column_stack([form.data.X[:, pool], form.data.y])
-    return int(np.unique(keyed, axis=0).shape[0])
+    if warm_start is not None and np.any(np.asarray(warm_start[0])[~mask] != 0):
+        warm_start = None
+    result = solve_formulation(build_formulation(pool_data, pool_spec), time_limit=time_limit,
+                               warm_start=warm_start, cancel=cancel)
+    if result.coefficients is None:
+        return None
+    points, intercept = form.canonical(np.asarray(result.coefficients), int(result.intercept))
+    return PoolCard(points, int(intercept), form.objective_of(points, intercept), result.status, pool_data.n_rows)
 
 
 def solve_pool(form: Formulation, pool: Sequence[int] | np.ndarray, *, time_limit: float | None = None,
@@ -96,24 +111,14 @@ def solve_pool(form: Formulation, pool: Sequence[int] | np.ndarray, *, time_limi
                cancel: threading.Event | None = None) -> PoolCard | None:
     """The best card (within ``time_limit``) that uses only the features in ``pool``
     (indices); None when the pool's program has no card or the solve found none."""
-    mask = np.zeros(form.data.n_features, dtype=bool)
-    mask[np.asarray(pool, dtype=np.int64)] = True
-    mask |= _forced(form)
-    sub = _pool_formulation(form, mask)
-    if sub is None:
-        return None
-    if warm_start is not None and np.any(np.asarray(warm_start[0])[~mask] != 0):
-        warm_start = None
-    result = solve_formulation(sub, time_limit=time_limit, warm_start=warm_start, cancel=cancel)
-    if result.coefficients is None:
-        return None
-    points, intercept = form.canonical(np.asarray(result.coefficients), int(result.intercept))
-    return PoolCard(points, int(intercept), form.objective_of(points, intercept), result.status, sub.data.n_rows)
+    mask = _pool_mask(form, pool)
+    return _solve_merged(form, mask, _merged_data(form, mask), time_limit=time_limit,
+                         warm_start=warm_start, cancel=cancel)
 
 
 def _forced(form: Formulation) -> np.ndarray:
     """Features every card uses (locked to non-zero points, or 0 not allowed)."""
-    return np.array([0 not in vals or fixed != 0 for vals, fixed in zip(form.allowed, form.fixed_lambda)])
+    return np.array([0 not in vals or fixed != 0 for vals, fixed in zip(form.allowed, form.fixed_lambda)], dtype=bool)
 
 
 def feature_ranking(form: Formulation, deadline: float = math.inf, cancel=None) -> list[int]:
@@ -169,13 +174,13 @@ def pool_search(form: Formulation, incumbent: tuple[np.ndarray, int, float] | No
         left = deadline - time.perf_counter()
         if left <= 0.05 or (cancel is not None and cancel.is_set()):
             break
-        mask = np.zeros(form.data.n_features, dtype=bool)
-        mask[sorted(pool)] = True
-        if merged_rows(form, mask) > POOL_ROWS:
+        mask = _pool_mask(form, sorted(pool))
+        pool_data = _merged_data(form, mask)
+        if pool_data.n_rows > POOL_ROWS:
             break  # bigger pools only merge fewer rows
         warm = None if best is None else (best[0], best[1])
         # half of what is left: a pool that cannot be solved in time leaves room for the next
-        found = solve_pool(form, sorted(pool), time_limit=left / 2, warm_start=warm, cancel=cancel)
+        found = _solve_merged(form, mask, pool_data, time_limit=left / 2, warm_start=warm, cancel=cancel)
         if found is not None and (best is None or found.objective < best[2] - 1e-12):
             best = (found.coefficients, found.intercept, found.objective)
             if on_improve is not None:

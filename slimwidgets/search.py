@@ -61,6 +61,7 @@ class _Problem:
         self.R = self.ihi - self.ilo + 1
         self.allowed = form.allowed
         self.movable = np.array([len(v) > 1 for v in self.allowed])
+        self.droppable = self.movable & np.array([0 in v for v in self.allowed], dtype=bool)  # may go to 0 points
         self.fixed_nonzero = np.array([len(v) == 1 and v[0] != 0 for v in self.allowed], dtype=bool)
         pos = self.y == 1
         self.pos, self.neg = pos, ~pos
@@ -256,8 +257,8 @@ class _Problem:
         added alone with the size cap lifted, the other dropped alone) and only the
         ``SWAP_PAIRS`` per feature most promising are tried. Kicks cover what this misses.
         """
-        used = [j for j in np.flatnonzero(lam != 0) if self.movable[j] and 0 in self.allowed[j]]
-        unused = [j for j in np.flatnonzero(lam == 0) if self.movable[j]]
+        used = np.flatnonzero((lam != 0) & self.droppable).tolist()
+        unused = np.flatnonzero((lam == 0) & self.movable).tolist()
         if not used or not unused:
             return lam, obj, b, False
         base = self.base(self.X @ lam)
@@ -382,7 +383,7 @@ def _cut_to_size(prob: _Problem, lam: np.ndarray, coef: np.ndarray) -> np.ndarra
     """Keep the ``max_size`` features with the largest fitted coefficients (where 0 is allowed)."""
     if prob.max_size is None or np.count_nonzero(lam) <= prob.max_size:
         return lam
-    droppable = np.flatnonzero((lam != 0) & prob.movable & np.array([0 in v for v in prob.allowed]))
+    droppable = np.flatnonzero((lam != 0) & prob.droppable)
     kept = np.count_nonzero(lam) - droppable.size  # fixed or required features stay
     room = max(prob.max_size - kept, 0)
     order = droppable[np.argsort(-np.abs(coef[droppable]), kind="stable")]

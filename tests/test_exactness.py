@@ -107,6 +107,15 @@ def test_default_C0_loses_no_accuracy(seed, solver):
     assert card.size == cards["size"][best_loss].min()
 
 
+def spec_or_skip(**opts):
+    """The spec, or a skipped test when the random options contradict each other (make_spec
+    rejects those up front; that is tested elsewhere)."""
+    try:
+        return sw.make_spec(**opts)
+    except ValueError:
+        pytest.skip("contradictory options are rejected up front (tested elsewhere)")
+
+
 def random_operational_spec(rng, names):
     opts = dict(BOX, C0=float(rng.choice([0.01, 0.05])))
     free = list(names)
@@ -141,10 +150,7 @@ def test_operational_constraints_match_brute_force(seed, solver):
     X, y, names = tiny_problem(1000 + seed)
     opts = random_operational_spec(rng, names)
     opts["solver"] = spec_solver(solver)
-    try:
-        spec = sw.make_spec(**opts)
-    except ValueError:
-        pytest.skip("contradictory options are rejected up front (tested elsewhere)")
+    spec = spec_or_skip(**opts)
     cards = enumerate_cards(X, y, names, spec)
     if len(cards["loss"]) == 0:
         with pytest.raises(sw.InfeasibleError):
@@ -296,10 +302,7 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed):
     rng = np.random.default_rng(7000 + seed)
     X, y, names = tiny_problem(7000 + seed, n_features=3)
     opts = random_operational_spec(rng, names) if seed % 3 == 0 else dict(BOX, C0=float(rng.choice([0.0, 0.01, 0.05])))
-    try:
-        spec = sw.make_spec(**opts)
-    except ValueError:
-        pytest.skip("contradictory options are rejected up front (tested elsewhere)")
+    spec = spec_or_skip(**opts)
     data = prepare_data(X, y, feature_names=names, warn=False)
     form = build_formulation(data, spec)
     cards = enumerate_cards(X, y, names, spec)
