@@ -16,10 +16,10 @@ import time
 import numpy as np
 
 import slimwidgets as sw
-from slimwidgets.data import prepare_data
-from slimwidgets.fitting import fit_dataset
-from slimwidgets.formulation import build_formulation
-from slimwidgets.search import local_search
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.fitting import fit_dataset
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.solvers.search import local_search
 
 from common import ORDER, PAPER_TRAIN, load, markdown_table
 

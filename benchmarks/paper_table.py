@@ -15,8 +15,8 @@ import sys
 import time
 
 import slimwidgets as sw
-from slimwidgets.data import prepare_data
-from slimwidgets.formulation import build_formulation
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.formulation import build_formulation
 
 from common import ORDER, PAPER_TRAIN, load, markdown_table
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import slimwidgets as sw  # noqa: E402
 from common import load, markdown_table  # noqa: E402
-from slimwidgets.reduction import reduce_data  # noqa: E402
+from slimwidgets.toolbox.reduction import reduce_data  # noqa: E402
 
 
 def main() -> None:

@@ -9,21 +9,21 @@ The engine (everything importable from here) needs no Jupyter:
 
 __version__ = "0.1.0"
 
-from .data import DataWarning, Dataset, prepare_data
-from .families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
-from .fitting import InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
-from .frontier import clear_cache, roc_frontier, size_path
-from .reduction import ReductionResult, reduce_data
-from .risk import risk_table, wilson_interval
-from .scoring import Metrics, ScoringSystem
-from .solve import Incumbent, SolverError
-from .spec import LogicalConstraint, Spec, at_least, at_most, hierarchy, make_spec, needs
-from .theory import generalization_bound, resolution_bound, round_to_resolution
+from .core.data import DataWarning, Dataset, prepare_data
+from .toolbox.families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
+from .core.fitting import InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
+from .toolbox.frontier import clear_cache, roc_frontier, size_path
+from .toolbox.reduction import ReductionResult, reduce_data
+from .toolbox.risk import risk_table, wilson_interval
+from .core.scoring import Metrics, ScoringSystem
+from .solvers.base import Incumbent, SolverError
+from .core.spec import LogicalConstraint, Spec, at_least, at_most, hierarchy, make_spec, needs
+from .toolbox.theory import generalization_bound, resolution_bound, round_to_resolution
 
 # scikit-learn costs about a second to import: load the parts that need it on first use.
 _LAZY = {
-    "SLIMClassifier": "estimator", "Binarizer": "binarize", "binarize": "binarize",
-    "rounded_logistic": "baselines", "cross_validate": "validation", "CVResult": "validation",
+    "SLIMClassifier": "toolbox.estimator", "Binarizer": "toolbox.binarize", "binarize": "toolbox.binarize",
+    "rounded_logistic": "toolbox.baselines", "cross_validate": "toolbox.validation", "CVResult": "toolbox.validation",
 }
 
 

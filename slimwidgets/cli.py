@@ -403,7 +403,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .scoring import ScoringSystem
+    from .core.scoring import ScoringSystem
 
     _check_writable(args.out)
     path = Path(args.card)
@@ -542,8 +542,8 @@ def _message(exc: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 infeasible, 2 user error)."""
-    from .fitting import InfeasibleError, NoSolutionError
-    from .solve import SolverError
+    from .core.fitting import InfeasibleError, NoSolutionError
+    from .solvers.base import SolverError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()

@@ -8,7 +8,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 import slimwidgets as sw
-from slimwidgets.baselines import rounded_logistic
+from slimwidgets.toolbox.baselines import rounded_logistic
 
 
 def test_points_are_the_scaled_rounded_regression(paper_data):

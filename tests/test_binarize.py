@@ -8,7 +8,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
 
 import slimwidgets as sw
-from slimwidgets.binarize import Binarizer, binarize
+from slimwidgets.toolbox.binarize import Binarizer, binarize
 
 
 def frame():

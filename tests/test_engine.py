@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.data import prepare_data
-from slimwidgets.formulation import build_formulation
-from slimwidgets.search import local_search
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.solvers.search import local_search
 
 from brute import best_objective, enumerate_cards
 from test_exactness import BOX, random_operational_spec, spec_or_skip, tiny_problem
@@ -60,7 +60,7 @@ def test_incumbents_stream_while_solving(paper_data):
 
 @pytest.mark.parametrize("in_child", [False, True])
 def test_the_solver_streams_its_rising_bound(paper_data, in_child):
-    from slimwidgets.solve import solve_formulation
+    from slimwidgets.solvers.mip import solve_formulation
 
     X, y = paper_data("heart")
     form = build_formulation(prepare_data(X, y), sw.make_spec(C0=0.01))
@@ -161,7 +161,7 @@ def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed):
 def test_linear_starts_stay_in_the_box_and_under_the_size_cap(seed):
     """Rounded classifier starts use allowed points only and at most max_size features
     (required ones kept), whatever the scale."""
-    from slimwidgets.search import _Problem, _starts
+    from slimwidgets.solvers.search import _Problem, _starts
 
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(60, 6)) * rng.choice([0.1, 1, 100], size=6)
@@ -184,7 +184,7 @@ def test_linear_starts_stay_in_the_box_and_under_the_size_cap(seed):
 def test_swap_trades_a_feature_for_a_better_one_at_the_size_cap():
     """At max_size no single move can add a feature; the ranked swap must still find the
     one trade that improves the card."""
-    from slimwidgets.search import _Problem
+    from slimwidgets.solvers.search import _Problem
 
     rng = np.random.default_rng(3)
     X = rng.integers(0, 2, size=(200, 8)).astype(float)
@@ -220,7 +220,8 @@ def test_canonical_form_never_worsens_a_card():
 
 def test_every_highs_run_shares_the_thread_bookkeeping(paper_data):
     """A HiGHS run elsewhere in the package must not break the next solve (scheduler size)."""
-    from slimwidgets.solve import new_highs, solve_formulation
+    from slimwidgets.solvers.highs import new_highs
+    from slimwidgets.solvers.mip import solve_formulation
 
     X, y = paper_data("bankruptcy")
     form = build_formulation(prepare_data(X, y), sw.make_spec(C0=0.01))

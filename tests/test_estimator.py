@@ -20,10 +20,10 @@ from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import slimwidgets
-import slimwidgets.estimator as estimator_module
-from slimwidgets import fitting
+import slimwidgets.toolbox.estimator as estimator_module
+from slimwidgets.core import fitting
 from slimwidgets.datasets import load_demo
-from slimwidgets.estimator import SLIMClassifier
+from slimwidgets.toolbox.estimator import SLIMClassifier
 
 pytestmark = pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
 

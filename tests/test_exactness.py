@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.data import prepare_data
-from slimwidgets.fitting import fit_dataset
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.fitting import fit_dataset
 
 from brute import best_objective, enumerate_cards
 
@@ -33,7 +33,8 @@ def by_size(request, monkeypatch):
     params = getattr(request.node, "callspec", None)
     if params is None or params.params.get("solver") != "by_size":
         return
-    from slimwidgets import decomposition, fitting
+    from slimwidgets.core import fitting
+    from slimwidgets.solvers import decomposition
 
     walked = params.params.get("seed", 0) % 2
 
@@ -293,11 +294,11 @@ def _empty_card(form):
 def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed):
     """Every size above the walked ones must be searched by its own MIP: starting from the empty
     card, the optimum (which uses features) can only come from the walk or those MIPs."""
-    from slimwidgets.decomposition import solve_by_size
-    from slimwidgets.exhaustive import _limits
-    from slimwidgets.formulation import build_formulation
-    from slimwidgets.fitting import card_from_result
-    from slimwidgets.search import _Problem, local_search
+    from slimwidgets.solvers.decomposition import solve_by_size
+    from slimwidgets.solvers.exhaustive import _limits
+    from slimwidgets.core.formulation import build_formulation
+    from slimwidgets.core.fitting import card_from_result
+    from slimwidgets.solvers.search import _Problem, local_search
 
     rng = np.random.default_rng(7000 + seed)
     X, y, names = tiny_problem(7000 + seed, n_features=3)
@@ -344,10 +345,10 @@ class _CancelAfter:
 def test_a_stopped_proof_by_size_reports_a_valid_bound(seed):
     """Stopped at any point (in the walk, between sizes, or out of time), the bound still holds
     for every card and the card is the start or better."""
-    from slimwidgets.decomposition import solve_by_size
-    from slimwidgets.exhaustive import _limits
-    from slimwidgets.formulation import build_formulation
-    from slimwidgets.search import _Problem
+    from slimwidgets.solvers.decomposition import solve_by_size
+    from slimwidgets.solvers.exhaustive import _limits
+    from slimwidgets.core.formulation import build_formulation
+    from slimwidgets.solvers.search import _Problem
 
     X, y, names = tiny_problem(7500 + seed, n_features=3)
     spec = sw.make_spec(C0=0.02, **BOX)

@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.binarize import binarize
-from slimwidgets.data import prepare_data
+from slimwidgets.toolbox.binarize import binarize
+from slimwidgets.core.data import prepare_data
 from slimwidgets.datasets import load_paper_dataset
-from slimwidgets.families import fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
-from slimwidgets.formulation import build_formulation
-from slimwidgets.scoring import ScoringSystem
-from slimwidgets.search import local_search
+from slimwidgets.toolbox.families import fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.core.scoring import ScoringSystem
+from slimwidgets.solvers.search import local_search
 
 from brute import card_value, enumerate_cards, penalty
 from test_exactness import gcd_all, tiny_problem

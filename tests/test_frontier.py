@@ -9,9 +9,9 @@ import pytest
 
 import brute
 from slimwidgets import make_spec
-from slimwidgets import frontier as fr
-from slimwidgets.frontier import clear_cache, data_fingerprint, roc_frontier, size_path
-from slimwidgets.data import prepare_data
+from slimwidgets.toolbox import frontier as fr
+from slimwidgets.toolbox.frontier import clear_cache, data_fingerprint, roc_frontier, size_path
+from slimwidgets.core.data import prepare_data
 
 SMALL = dict(coef_range=(-2, 2), intercept_range=(-4, 4))
 

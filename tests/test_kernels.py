@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from slimwidgets import _kernels as K
+from slimwidgets.solvers import _kernels as K
 
 
 def random_case(rng, value):

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.data import prepare_data
-from slimwidgets.fitting import check_card
-from slimwidgets.formulation import build_formulation
-from slimwidgets.pools import feature_ranking, pool_search, solve_pool
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.fitting import check_card
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.solvers.pools import feature_ranking, pool_search, solve_pool
 
 from brute import best_objective, enumerate_cards
 from test_exactness import BOX, random_operational_spec, spec_or_skip, tiny_problem

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.formulation import build_formulation
-from slimwidgets.reduction import ReductionResult, reduce_data
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.toolbox.reduction import ReductionResult, reduce_data
 
 OPTS = dict(C0=0.001, coef_range=(-3, 3), intercept_range=(-5, 5))
 

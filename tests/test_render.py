@@ -1,4 +1,4 @@
-"""Tests for slimwidgets.render: layout of every format, and hostile names."""
+"""Tests for slimwidgets.export: layout of every format, and hostile names."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from slimwidgets.render import (
+from slimwidgets.export import (
     CardData,
     render_html,
     render_latex,

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.risk import risk_table, wilson_interval
+from slimwidgets.toolbox.risk import risk_table, wilson_interval
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 import re
 import sqlite3
 
@@ -13,7 +12,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.scoring import SCHEMA_VERSION, ScoringSystem, _checksum
+from slimwidgets.core.scoring import SCHEMA_VERSION, ScoringSystem, _checksum
 
 SMALL = {"coef_range": (-3, 3)}
 RULE = re.compile(r"^PREDICT (.+) IF SCORE > (-?\d+)$")

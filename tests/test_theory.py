@@ -4,12 +4,11 @@ import itertools
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression
 
 import slimwidgets as sw
-from slimwidgets.theory import (
+from slimwidgets.toolbox.theory import (
     farey_count, generalization_bound, hypothesis_count, resolution_bound, round_to_resolution,
 )
 

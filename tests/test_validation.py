@@ -8,7 +8,7 @@ import pytest
 from sklearn.model_selection import StratifiedKFold
 
 import slimwidgets as sw
-from slimwidgets.validation import CVResult, cross_validate
+from slimwidgets.toolbox.validation import CVResult, cross_validate
 
 
 @pytest.fixture(scope="module")

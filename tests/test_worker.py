@@ -1,4 +1,4 @@
-"""Cancellable HiGHS solves run in a child process that can be killed (slimwidgets.worker)."""
+"""Cancellable HiGHS solves run in a child process that can be killed (slimwidgets.solvers.worker)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
-from slimwidgets import worker
-from slimwidgets.data import prepare_data
-from slimwidgets.formulation import build_formulation
-from slimwidgets.solve import _solve_highs, solve_formulation
+from slimwidgets.solvers import worker
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.solvers.highs import solve_highs
+from slimwidgets.solvers.mip import solve_formulation
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,7 +42,7 @@ def easy_form(seed: int):
 @pytest.mark.parametrize("seed", range(4))
 def test_a_solve_in_the_child_equals_the_solve_in_process(seed):
     form = easy_form(seed)
-    here = _solve_highs(form, time_limit=None, gap=0.0, threads=1, warm_start=None, on_incumbent=None,
+    here = solve_highs(form, time_limit=None, gap=0.0, threads=1, warm_start=None, on_incumbent=None,
                         cancel=None, feasibility_only=False)
     seen = []
     there = worker.solve_in_child(form, time_limit=None, gap=0.0, threads=1, warm_start=None,
@@ -107,7 +108,7 @@ def test_a_child_stopped_for_its_time_limit_reports_time_limit(monkeypatch):
 
 
 def test_a_script_without_a_main_guard_is_not_run_again():
-    """The child is `python -m slimwidgets.worker`: it never imports the caller's script (spawn
+    """The child is `python -m slimwidgets.solvers.worker`: it never imports the caller's script (spawn
     would re-run a script that lacks `if __name__ == "__main__"`)."""
     script = textwrap.dedent("""
         import threading

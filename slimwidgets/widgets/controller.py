@@ -28,11 +28,11 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..data import Dataset, prepare_data
-from ..fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
-from ..scoring import Metrics, ScoringSystem
-from ..solve import Incumbent
-from ..spec import Spec, make_spec
+from ..core.data import Dataset, prepare_data
+from ..core.fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
+from ..core.scoring import Metrics, ScoringSystem
+from ..solvers.base import Incumbent
+from ..core.spec import Spec, make_spec
 from .scheduler import BackgroundQueue, SolveScheduler
 
 __all__ = [

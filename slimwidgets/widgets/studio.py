@@ -21,8 +21,8 @@ import ipywidgets as W
 import pandas as pd
 import traitlets as T
 
-from ..scoring import ScoringSystem
-from ..spec import Spec
+from ..core.scoring import ScoringSystem
+from ..core.spec import Spec
 from . import charts
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, card_roc
 

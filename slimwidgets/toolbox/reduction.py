@@ -43,12 +43,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import Dataset, prepare_data, prepare_features
-from .fitting import card_from_result, check_card
-from .formulation import Formulation, build_formulation
-from .scoring import ScoringSystem
-from .solve import SolveResult, _gap
-from .spec import Spec, make_spec
+from ..core.data import Dataset, prepare_data, prepare_features
+from ..core.fitting import card_from_result, check_card
+from ..core.formulation import Formulation, build_formulation
+from ..core.scoring import ScoringSystem
+from ..solvers.base import SolveResult, relative_gap
+from ..core.spec import Spec, make_spec
 
 __all__ = ["reduce_data", "ReductionResult", "lp_relaxation"]
 
@@ -59,7 +59,7 @@ _UNSUPPORTED = ("max_fpr", "min_tpr", "class_weights", "missing", "tiers", "grou
 def _new_lp(form: Formulation):
     import highspy
 
-    from .solve import new_highs
+    from ..solvers.highs import new_highs
 
     h = new_highs(threads=1)
     status = h.passModel(
@@ -121,7 +121,7 @@ def _solve_mip(form: Formulation, *, time_limit: float | None, gap: float) -> So
     if word == "optimal":
         bound = max(bound, objective - float(gap) * abs(objective)) if gap else objective
     bound = min(bound, objective)
-    return SolveResult(word, coefs.astype(np.int64), intercept, objective, bound, _gap(objective, bound), elapsed, "highs")
+    return SolveResult(word, coefs.astype(np.int64), intercept, objective, bound, relative_gap(objective, bound), elapsed, "highs")
 
 
 def lp_relaxation(form: Formulation) -> tuple[float, np.ndarray]:
@@ -280,7 +280,7 @@ class ReductionResult:
             fixed_loss = float(full_form.row_weight[wrong].sum()) if wrong else 0.0
             l1_max = float(np.maximum(np.abs(form.extra["lo"]), np.abs(form.extra["hi"])).sum())
             bound = min(objective, (result.bound - form.epsilon * l1_max) / ratio + fixed_loss)
-        final = SolveResult(result.status, coefs, intercept, objective, bound, _gap(objective, bound),
+        final = SolveResult(result.status, coefs, intercept, objective, bound, relative_gap(objective, bound),
                             time.perf_counter() - t0, result.solver, result.nodes)
         card = card_from_result(full, spec, full_form, final)
         problems = check_card(card, full, spec)
@@ -401,7 +401,7 @@ def reduce_data(
                 raise ValueError(f"the all-zero card is not feasible here ({problems}); use width='heuristic'")
             reference = form.objective_of(np.zeros(data.n_features), 0)
         elif width == "heuristic":
-            from .search import local_search
+            from ..solvers.search import local_search
 
             found = local_search(form, time_budget=0.3)
             if not found.feasible:

@@ -25,10 +25,10 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .data import Dataset, prepare_data
-from .fitting import InfeasibleError, NoSolutionError, fit_dataset
-from .scoring import ScoringSystem
-from .spec import Spec, make_spec
+from ..core.data import Dataset, prepare_data
+from ..core.fitting import InfeasibleError, NoSolutionError, fit_dataset
+from ..core.scoring import ScoringSystem
+from ..core.spec import Spec, make_spec
 
 __all__ = ["roc_frontier", "size_path", "clear_cache", "data_fingerprint", "DEFAULT_FPRS"]
 
@@ -363,7 +363,7 @@ def _tpr_upper_bound(data: Dataset, spec: Spec, row: dict) -> float:
         return math.nan
     if card is None or card.bound is None or not math.isfinite(card.bound):
         return 1.0 if card is not None else math.nan
-    from .formulation import build_formulation
+    from ..core.formulation import build_formulation
 
     form = build_formulation(data, spec)
     if form.lexicographic != "tpr":

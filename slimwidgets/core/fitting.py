@@ -10,15 +10,16 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import _kernels
+from ..solvers import _kernels
 from .data import Dataset, prepare_data
 from .formulation import Formulation, build_formulation
 from .scoring import FAMILIES, ScoringSystem
-from .decomposition import size_split, solve_by_size
-from .exhaustive import solve_by_enumeration, work_by_size
-from .pools import pool_search
-from .search import local_search
-from .solve import Incumbent, SolveResult, _gap, solve_formulation
+from ..solvers.decomposition import size_split, solve_by_size
+from ..solvers.exhaustive import solve_by_enumeration, work_by_size
+from ..solvers.pools import pool_search
+from ..solvers.search import local_search
+from ..solvers.base import Incumbent, SolveResult, relative_gap
+from ..solvers.mip import solve_formulation
 from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, Spec, make_spec
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "check_card", "find_conflicts"]
@@ -74,7 +75,7 @@ def fit(
         missing, margin, time_limit, gap, threads, solver``, and those of the
         paper's specialized models (sec. 7): ``tiers, groups, group_penalty,
         rule_penalty, max_rules_per_group, group_signs_agree, group_reversed``
-        (see :mod:`slimwidgets.families` for PILM, M-of-N tables and TILM).
+        (see :mod:`slimwidgets.toolbox.families` for PILM, M-of-N tables and TILM).
 
     Returns
     -------
@@ -117,7 +118,7 @@ def fit_dataset(
     """:func:`fit` on an already prepared :class:`Dataset`.
 
     ``family`` labels the card (``"slim"``, or one of the sec. 7 models built by
-    :mod:`slimwidgets.families`); :func:`check_card` verifies its extra rules.
+    :mod:`slimwidgets.toolbox.families`); :func:`check_card` verifies its extra rules.
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
@@ -166,7 +167,7 @@ def fit_dataset(
         status = result.status if result.status != "no_solution" else ("interrupted" if cancel is not None and cancel.is_set() else "time_limit")
         bound = min(result.bound, found.objective)
         result = SolveResult(status, found.coefficients, found.intercept, found.objective, bound,
-                             _gap(found.objective, bound), result.solve_time, result.solver, result.nodes)
+                             relative_gap(found.objective, bound), result.solve_time, result.solver, result.nodes)
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
     result = replace(result, solve_time=time.perf_counter() - t0)
@@ -190,7 +191,7 @@ class _Either:
 class _SideSearch:
     """Primal heuristics on a second thread beside a time-limited solve (both release the
     GIL): the solver works on the bound, this thread on the card. It solves feature-pool
-    MIPs (:mod:`slimwidgets.pools`) for up to half the time, then runs the local search.
+    MIPs (:mod:`slimwidgets.solvers.pools`) for up to half the time, then runs the local search.
     ``best`` is its latest card as (points, intercept, objective)."""
 
     def __init__(self, form: Formulation, start, upper: float, time_left: float, report, cancel,
@@ -224,7 +225,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
            on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
     """Find and prove the optimum: walk every card when the box is small; walk the small
     cards and run one MIP per larger size when only a few sizes can beat the incumbent
-    (:mod:`slimwidgets.decomposition`); else run one MIP over the whole box. A
+    (:mod:`slimwidgets.solvers.decomposition`); else run one MIP over the whole box. A
     time-limited solve has the local search beside it (``_SideSearch``); the better card
     is kept, with the solver's bound. ``more_starts``: the first search ran out of time
     before trying every start, so the side search tries them. ``on_bound`` hears every rise
@@ -258,7 +259,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         bound = min(result.bound, found[2])
         status = result.status if result.status != "no_solution" else (
             "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
-        result = SolveResult(status, found[0], found[1], found[2], bound, _gap(found[2], bound),
+        result = SolveResult(status, found[0], found[1], found[2], bound, relative_gap(found[2], bound),
                              result.solve_time, result.solver, result.nodes)
     return result
 
@@ -298,7 +299,7 @@ RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this m
 
 def _risk_rows(card: ScoringSystem, data: Dataset, labels: np.ndarray) -> tuple | None:
     """Observed event rate per total score on the training rows (None for too many scores)."""
-    from .risk import risk_table
+    from ..toolbox.risk import risk_table
 
     if len(np.unique(data.X @ np.asarray(card.coefficients, dtype=float))) > RISK_MAX_SCORES:
         return None

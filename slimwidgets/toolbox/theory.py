@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from .data import labels_to_sign, prepare_features
-from .scoring import ScoringSystem
+from ..core.data import labels_to_sign, prepare_features
+from ..core.scoring import ScoringSystem
 
 __all__ = [
     "ResolutionBound", "resolution_bound", "round_to_resolution",

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from . import render
+from .. import export as render
 from .data import labels_to_sign, prepare_features
 from .spec import Spec
 
@@ -299,7 +299,7 @@ class ScoringSystem:
 
     # -- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        from . import __version__
+        from .. import __version__
 
         body = {
             "schema_version": SCHEMA_VERSION,

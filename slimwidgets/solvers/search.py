@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from . import _kernels
-from .formulation import Formulation
+from ..core.formulation import Formulation
 
 __all__ = ["local_search", "SearchResult"]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels
-from .formulation import Formulation
+from ..core.formulation import Formulation
 from .search import _Problem
 
 __all__ = ["work_by_size", "solve_by_enumeration", "EnumerationResult"]

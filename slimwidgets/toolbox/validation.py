@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import labels_to_sign, prepare_features
-from .fitting import fit
-from .scoring import ScoringSystem
-from .spec import make_spec
+from ..core.data import labels_to_sign, prepare_features
+from ..core.fitting import fit
+from ..core.scoring import ScoringSystem
+from ..core.spec import make_spec
 
 __all__ = ["cross_validate", "CVResult"]
 
@@ -103,7 +103,7 @@ def cross_validate(
     folds : number of folds K (>= 2; each class needs at least K rows).
     seed : shuffles rows before splitting (None: no shuffle, folds in row order).
     n_jobs, backend : run the K + 1 fits through joblib (see
-        :func:`slimwidgets.frontier.roc_frontier`); None: sequentially.
+        :func:`slimwidgets.toolbox.frontier.roc_frontier`); None: sequentially.
     positive, sample_weight : as for :func:`slimwidgets.fit`; with weights,
         all errors and rates are weighted.
 

@@ -31,8 +31,8 @@ from typing import Callable
 
 import numpy as np
 
-from .formulation import Formulation
-from .solve import Incumbent, SolveResult, SolverError, _gap
+from ..core.formulation import Formulation
+from .base import Incumbent, SolveResult, SolverError, relative_gap
 
 __all__ = ["solve_in_child", "prestart", "available", "STOP_GRACE"]
 
@@ -70,7 +70,7 @@ class _StopFlag:
 
 def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - runs in the child process
     """The child's loop: one solve per message, incumbents and the result sent back."""
-    from .solve import _solve_highs
+    from .highs import solve_highs
 
     while True:
         try:
@@ -89,14 +89,14 @@ def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - run
         def rise(bound: float) -> None:
             conn.send(("bound", bound))
         try:
-            result = _solve_highs(form, on_incumbent=report, on_bound=rise, cancel=stop, **options)
+            result = solve_highs(form, on_incumbent=report, on_bound=rise, cancel=stop, **options)
             conn.send(("result", result))
         except Exception as exc:  # noqa: BLE001 - sent to the parent, which raises it
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
 class _Child:
-    """A solver process started with ``python -m slimwidgets.worker``: a fresh interpreter that
+    """A solver process started with ``python -m slimwidgets.solvers.worker``: a fresh interpreter that
     imports only this package (never the caller's ``__main__``, unlike multiprocessing's spawn,
     which would re-run a user's script that lacks a main guard)."""
 
@@ -105,12 +105,12 @@ class _Child:
         parent_stop, child_stop = socket.socketpair()
         env = dict(os.environ)
         # the child must import this very copy of the package, wherever the caller found it
-        here = str(Path(__file__).resolve().parents[1])
+        here = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
         fds = (child_job.fileno(), child_stop.fileno())
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "slimwidgets.worker", str(fds[0]), str(fds[1])],
+                [sys.executable, "-m", "slimwidgets.solvers.worker", str(fds[0]), str(fds[1])],
                 pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
                 # its own session: a Ctrl-C or kernel interrupt aimed at the caller's process
                 # group must not kill the solver (a closed pipe still stops it if the caller dies)
@@ -286,7 +286,7 @@ def solve_in_child(
         return SolveResult("no_solution", None, None, None, streamed, math.inf, elapsed, "highs",
                            message="stopped by killing the solver process")
     bound = min(max(last.bound, streamed), last.objective)
-    return SolveResult(why, last.coefficients, last.intercept, last.objective, bound, _gap(last.objective, bound),
+    return SolveResult(why, last.coefficients, last.intercept, last.objective, bound, relative_gap(last.objective, bound),
                        elapsed, "highs", message="stopped by killing the solver process")
 
 

@@ -16,9 +16,9 @@ mushroom's zero-error card with 7 features within the 5 s of a max-accuracy run
 Examples
 --------
 >>> import numpy as np, slimwidgets as sw
->>> from slimwidgets.data import prepare_data
->>> from slimwidgets.formulation import build_formulation
->>> from slimwidgets.pools import solve_pool
+>>> from slimwidgets.core.data import prepare_data
+>>> from slimwidgets.core.formulation import build_formulation
+>>> from slimwidgets.solvers.pools import solve_pool
 >>> rng = np.random.default_rng(0)
 >>> X = rng.integers(0, 2, size=(300, 12)).astype(float)
 >>> y = ((X[:, 0] + X[:, 1] + X[:, 2]) >= 2).astype(int)
@@ -39,9 +39,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .data import Dataset
-from .formulation import Formulation, build_formulation
-from .solve import solve_formulation
+from ..core.data import Dataset
+from ..core.formulation import Formulation, build_formulation
+from .mip import solve_formulation
 
 __all__ = ["PoolCard", "solve_pool", "pool_search", "feature_ranking"]
 

@@ -1,8 +1,8 @@
 """``SLIMClassifier``: the SLIM engine behind the scikit-learn estimator API.
 
 The estimator is a thin layer: it validates input the scikit-learn way,
-hands the data and its parameters to :func:`slimwidgets.fitting.fit`, and
-exposes the resulting :class:`~slimwidgets.scoring.ScoringSystem` as
+hands the data and its parameters to :func:`slimwidgets.core.fitting.fit`, and
+exposes the resulting :class:`~slimwidgets.core.scoring.ScoringSystem` as
 ``coef_``/``intercept_`` so that the usual tools (``cross_val_score``,
 ``Pipeline``, ``GridSearchCV``, ``clone``) work on it.
 """
@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import fitting
+from ..core import fitting
 
 __all__ = ["SLIMClassifier"]
 
@@ -138,7 +138,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> import pandas as pd
-    >>> from slimwidgets.estimator import SLIMClassifier
+    >>> from slimwidgets.toolbox.estimator import SLIMClassifier
     >>> X = pd.DataFrame({"fever": [1, 1, 0, 0, 1, 0], "cough": [0, 1, 0, 1, 1, 0]})
     >>> y = ["yes", "yes", "no", "no", "yes", "no"]
     >>> clf = SLIMClassifier(max_size=1).fit(X, y)

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .data import prepare_data
-from .scoring import ScoringSystem
-from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, _int_pair
+from ..core.data import prepare_data
+from ..core.scoring import ScoringSystem
+from ..core.spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, _int_pair
 
 __all__ = ["rounded_logistic"]
 

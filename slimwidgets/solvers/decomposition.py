@@ -25,9 +25,10 @@ from typing import Callable
 import numpy as np
 
 from .exhaustive import _limits, _use_costs, solve_by_enumeration, work_by_size
-from .formulation import Formulation
+from ..core.formulation import Formulation
 from .search import _Problem
-from .solve import Incumbent, SolveResult, _gap, solve_formulation
+from .base import Incumbent, SolveResult, relative_gap
+from .mip import solve_formulation
 
 __all__ = ["solve_by_size", "size_split"]
 
@@ -96,7 +97,7 @@ def solve_by_size(
     def result(status: str, bound: float) -> SolveResult:
         obj = best[2]
         bound = obj if status == "optimal" else min(bound, obj)
-        return SolveResult(status, best[0], best[1], obj, bound, _gap(obj, bound), time.perf_counter() - t0,
+        return SolveResult(status, best[0], best[1], obj, bound, relative_gap(obj, bound), time.perf_counter() - t0,
                            "enumeration+highs")
 
     walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel, max_features=k)

@@ -1,17 +1,6 @@
-"""Run a solver on a :class:`~slimwidgets.formulation.Formulation`, honestly.
-
-HiGHS is driven through highspy directly: the arrays go in with one
-``passModel`` call, a previous card can be set as the starting incumbent,
-every improving incumbent can be reported while the solve runs, and another
-thread can stop it. CBC runs through PuLP. Status words:
-
-``optimal``      proven optimal (within the requested gap, which defaults to 0)
-``time_limit``   stopped by the time limit; the incumbent is returned with its bound and gap
-``interrupted``  stopped by ``cancel``; likewise (a solve that may be cancelled runs in a
-                 child process, see :mod:`slimwidgets.worker`)
-``infeasible``   no card satisfies the constraints
-``no_solution``  stopped before any card was found
-"""
+"""HiGHS in this process, through highspy: one ``passModel`` call, a previous card as the
+starting incumbent, every improving card and rising bound reported while it runs, and a stop
+from another thread (HiGHS obeys it only at some points; see :mod:`.worker`)."""
 
 from __future__ import annotations
 
@@ -20,107 +9,26 @@ import os
 import sys
 import threading
 import time
-import warnings
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from .formulation import Formulation
+from ..core.formulation import Formulation
+from .base import Incumbent, SolveResult, SolverError, relative_gap
 
-__all__ = ["SolveResult", "Incumbent", "solve_formulation", "SolverError"]
+__all__ = ["new_highs", "solve_highs", "card_from_columns"]
 
-
-class SolverError(RuntimeError):
-    """The solver failed (crashed, or returned something unusable)."""
-
-
-@dataclass(frozen=True)
-class Incumbent:
-    """An improving card found while a solve runs (paper-unit objective and bound)."""
-
-    coefficients: np.ndarray
-    intercept: int
-    objective: float
-    bound: float
-    elapsed: float
-
-    @property
-    def gap(self) -> float:
-        return _gap(self.objective, self.bound)
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    status: str
-    coefficients: np.ndarray | None
-    intercept: int | None
-    objective: float | None  # recomputed exactly from the card, paper units
-    bound: float  # proven lower bound, paper units
-    gap: float
-    solve_time: float
-    solver: str
-    nodes: int = 0
-    message: str = ""
-
-
-def _gap(objective: float | None, bound: float) -> float:
-    if objective is None or not math.isfinite(bound):
-        return math.inf
-    diff = max(objective - bound, 0.0)
-    if diff <= 1e-12:
-        return 0.0
-    return diff / max(abs(objective), 1e-12)
-
-
+# HiGHS keeps one thread scheduler per process (see new_highs); its first Highs() prints a banner.
 _scheduler_threads: list[int] = []
 _scheduler_lock = threading.Lock()
+_banner_lock = threading.Lock()
+_banner_done = False
 
 
-def _card_from_columns(form: Formulation, x: np.ndarray) -> tuple[np.ndarray, int]:
+def card_from_columns(form: Formulation, x: np.ndarray) -> tuple[np.ndarray, int]:
     coefs = form.fixed_lambda.copy()
     free = form.col_lambda >= 0
     coefs[free] = np.round(x[form.col_lambda[free]])
     return form.canonical(coefs, int(round(x[form.col_intercept])))
-
-
-def solve_formulation(
-    form: Formulation,
-    *,
-    time_limit: float | None = None,
-    gap: float = 0.0,
-    threads: int = 1,
-    solver: str = "highs",
-    warm_start: tuple[np.ndarray, int] | None = None,
-    on_incumbent: Callable[[Incumbent], None] | None = None,
-    cancel: threading.Event | None = None,
-    feasibility_only: bool = False,
-    on_bound: Callable[[float], None] | None = None,
-) -> SolveResult:
-    """Solve the program; see the module docstring for the status words.
-
-    ``on_bound(bound)`` hears HiGHS's proven lower bound (paper units) each time it rises.
-    """
-    if solver == "cbc":
-        return _solve_cbc(form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only)
-    if cancel is not None:
-        from . import worker
-
-        if worker.available():  # a cancellable solve runs where it can be killed at once
-            result = worker.solve_in_child(
-                form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
-                on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only, on_bound=on_bound,
-            )
-            if result is not None:
-                return result
-    return _solve_highs(
-        form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
-        on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only, on_bound=on_bound,
-    )
-
-
-_banner_lock = threading.Lock()
-_banner_done = False
 
 
 def new_highs(threads: int = 1):
@@ -167,7 +75,7 @@ def _quiet_highs():
     return highspy.Highs()
 
 
-def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, cancel, feasibility_only,
+def solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, cancel, feasibility_only,
                  on_bound=None) -> SolveResult:
     import highspy
 
@@ -196,7 +104,7 @@ def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, ca
     if on_incumbent is not None:
         def report(e):
             x = np.asarray(e.data_out.mip_solution)
-            coefs, b = _card_from_columns(form, x)
+            coefs, b = card_from_columns(form, x)
             obj = form.objective_of(coefs, b)
             bound = e.data_out.mip_dual_bound / form.scale + form.constant
             on_incumbent(Incumbent(coefs, b, obj, min(bound, obj), time.perf_counter() - t0))
@@ -253,7 +161,7 @@ def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, ca
         bound = info.mip_dual_bound / form.scale + form.constant if math.isfinite(info.mip_dual_bound) else -math.inf
         return SolveResult("no_solution", None, None, None, bound, math.inf, elapsed, "highs", nodes)
     x = np.asarray(h.getSolution().col_value)
-    coefs, intercept = _card_from_columns(form, x)
+    coefs, intercept = card_from_columns(form, x)
     objective = form.objective_of(coefs, intercept)
     solver_obj = info.objective_function_value / form.scale + form.constant
     bound = info.mip_dual_bound / form.scale + form.constant if math.isfinite(info.mip_dual_bound) else -math.inf
@@ -262,7 +170,7 @@ def _solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, ca
     if word == "optimal":
         bound = max(bound, min(objective, solver_obj) - float(gap) * abs(objective))
     bound = min(bound, objective)
-    g = _gap(objective, bound)
+    g = relative_gap(objective, bound)
     if word == "optimal" and objective > solver_obj + 1e-9 * max(1.0, abs(objective)):
         # The exact re-evaluation disagrees with the solver (tolerances on badly
         # scaled data): do not claim a proof we do not have.
@@ -278,43 +186,3 @@ def _solution(highspy, x):
     sol.value_valid = True
     return sol
 
-
-def _solve_cbc(form, *, time_limit, gap, threads, feasibility_only) -> SolveResult:
-    import pulp
-
-    prob, cols = form.to_pulp()
-    if feasibility_only:
-        prob.setObjective(pulp.LpAffineExpression())
-    options = dict(msg=False, timeLimit=time_limit, gapRel=gap if gap > 0 else 0.0, threads=threads)
-    cmd = pulp.COIN_CMD(**options)
-    if not cmd.available():
-        with warnings.catch_warnings():
-            # the CBC bundled with PuLP 3 is deprecated, but it is what most installs have
-            warnings.simplefilter("ignore", DeprecationWarning)
-            cmd = pulp.PULP_CBC_CMD(**options)
-    t0 = time.perf_counter()
-    try:
-        prob.solve(cmd)
-    except pulp.PulpSolverError as exc:
-        raise SolverError(f"CBC failed: {exc}. Try solver='highs'.") from None
-    elapsed = time.perf_counter() - t0
-    status = prob.status
-    sol_status = prob.sol_status
-    if status == pulp.LpStatusInfeasible:
-        return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, "cbc")
-    if sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
-        if status == pulp.LpStatusNotSolved and time_limit is not None:
-            return SolveResult("no_solution", None, None, None, -math.inf, math.inf, elapsed, "cbc")
-        raise SolverError(f"CBC returned status {pulp.LpStatus.get(status, status)!r} with no card")
-    x = np.array([v.varValue if v.varValue is not None else 0.0 for v in cols])
-    coefs, intercept = _card_from_columns(form, x)
-    objective = form.objective_of(coefs, intercept)
-    if feasibility_only:
-        return SolveResult("feasible", coefs, intercept, objective, -math.inf, math.inf, elapsed, "cbc")
-    if sol_status == pulp.LpSolutionOptimal:
-        # CBC through PuLP reports no bound; optimal means its gap test passed.
-        word, bound = "optimal", objective * (1 - gap)
-    else:
-        word = "time_limit"
-        bound = -math.inf
-    return SolveResult(word, coefs, intercept, objective, bound, _gap(objective, bound), elapsed, "cbc")

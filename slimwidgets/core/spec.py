@@ -11,7 +11,7 @@ import difflib
 import json
 import math
 import numbers
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec"]

@@ -8,14 +8,13 @@ observed event rate and a Wilson score interval for it.
 
 from __future__ import annotations
 
-import math
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .scoring import ScoringSystem
+from ..core.scoring import ScoringSystem
 
 __all__ = ["risk_table", "wilson_interval"]
 

@@ -9,7 +9,7 @@
   per feature used (C_f), a cost per extra rule of a feature (C_t), a cap on
   rules per feature and one sign for all rules of a feature.
 
-Each function builds a :class:`~slimwidgets.spec.Spec` (the options are general:
+Each function builds a :class:`~slimwidgets.core.spec.Spec` (the options are general:
 ``tiers``, ``groups``, ``group_penalty``, ``rule_penalty``,
 ``max_rules_per_group``, ``group_signs_agree``, ``group_reversed``) and solves
 it with the same engine as :func:`slimwidgets.fit`: the same local search,
@@ -24,10 +24,10 @@ import math
 import re
 from typing import Any, Mapping, Sequence
 
-from .data import prepare_data
-from .fitting import fit_dataset
-from .scoring import ScoringSystem
-from .spec import DEFAULT_INTERCEPT_RANGE, make_spec
+from ..core.data import prepare_data
+from ..core.fitting import fit_dataset
+from ..core.scoring import ScoringSystem
+from ..core.spec import DEFAULT_INTERCEPT_RANGE, make_spec
 
 __all__ = ["fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS"]
 
@@ -117,7 +117,7 @@ def fit_m_of_n(X: Any, y: Any, C0: float | None = None, **options: Any) -> Scori
 
     Parameters
     ----------
-    X : 0/1 features only (e.g. the output of :func:`slimwidgets.binarize`).
+    X : 0/1 features only (e.g. the output of :func:`slimwidgets.toolbox.binarize`).
     y : labels, as for :func:`slimwidgets.fit`.
     C0 : the least gain in training accuracy a rule must bring (default: the
         engine's, which never gives up accuracy to drop a rule).
@@ -231,7 +231,7 @@ def fit_tilm(
 
     Parameters
     ----------
-    X : 0/1 rule columns, e.g. ``slimwidgets.binarize(frame, ...)``.
+    X : 0/1 rule columns, e.g. ``slimwidgets.toolbox.binarize(frame, ...)``.
     y : labels, as for :func:`slimwidgets.fit`.
     groups : original feature -> its rule columns. None: inferred from names
         such as ``age >= 60`` / ``age < 40`` (see :func:`threshold_groups`).

@@ -1,0 +1,189 @@
+"""The card as every format sees it, and the layout rules the formats share.
+
+Every renderer in :mod:`slimwidgets.export` is pure: it takes a :class:`CardData` and returns a
+string.  Feature names, the class name and the notes are *untrusted*: they
+may contain anything (quotes, markup, newlines, SQL).  Each output format
+therefore has its own private escaping helper, and the code generators
+(:func:`render_python`, :func:`render_sql`) only ever emit names as quoted
+literals or quoted identifiers.  Points and the threshold are validated to be
+integers and are always written with ``%d``.
+
+The card layout follows the score card of Ustun & Rudin's SLIM paper::
+
+    PREDICT MALIGNANT IF SCORE > 3
+    1.  Clump Thickness        4 points    .....
+    2.  2 points × Bare Nuclei           + .....
+    3.  Mitoses               -1 point   + .....
+        ADD POINTS FROM ROWS 1–3         = SCORE
+
+An M-of-N rule table (``family="m_of_n"``, the paper's sec. 7.2.1) is drawn
+as its rules under one headline, without points::
+
+    PREDICT BENIGN IF AT LEAST 5 OF THE FOLLOWING 8 RULES ARE TRUE
+    1.  UniformityOfCellSize >= 3
+    ...
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["CardData", "RiskRows", "headline", "total_line", "points_label", "rule_table", "rule_headline",
+           "table_rules", "risk_cells", "exact_str", "exact_int", "EMPTY_CARD"]
+
+
+def exact_str(value: object, what: str, *, coerce: bool) -> str:
+    """Return ``value`` as an exact ``str`` (never a subclass).
+
+    A ``str`` subclass could override ``__repr__``/``__str__``; copying it to
+    a plain ``str`` means later ``repr()`` calls behave normally.
+    """
+    if not isinstance(value, str):
+        if not coerce:
+            raise TypeError(f"{what} must be a str, got {type(value).__name__}")
+        value = str(value)
+    return str.__str__(value)
+
+
+def exact_int(value: object, what: str) -> int:
+    """Return ``value`` as an exact ``int``; reject bools, floats, strings."""
+    if isinstance(value, bool) or type(value).__name__ in ("bool_", "bool"):
+        raise TypeError(f"{what} must be an integer, not a boolean")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(
+            f"{what} must be an integer, got {type(value).__name__}"
+        ) from None
+    return int.__int__(number)
+
+
+@dataclass(frozen=True)
+class CardData:
+    """Everything needed to draw one scoring system.
+
+    Attributes:
+        rows: ``(feature name, points)`` pairs in display order.
+        threshold: predict the positive class iff the total score > threshold.
+        positive: name of the positive class, e.g. ``"Malignant"``.
+        binary: one flag per row; ``True`` for a 0/1 feature ("name ... 4
+            points"), ``False`` for a count/real feature ("4 points × name").
+        notes: footer lines (status, metrics), shown as plain text.
+        family: ``"slim"`` (a score card) or another model family; only
+            ``"m_of_n"`` changes the drawing (an M-of-N rule table, when every
+            row has the same positive points).
+
+    The constructor validates and normalises its input: names must be
+    ``str`` and unique, points and threshold must be integers (numpy integers
+    are accepted, ``bool`` and floats raise :class:`TypeError`), and
+    ``binary`` must have one entry per row.  Sequences become tuples.
+
+    Examples:
+        >>> card = CardData(rows=[("Mitoses", 2)], threshold=1,
+        ...                 positive="Malignant", binary=[True])
+        >>> card.rows
+        (('Mitoses', 2),)
+    """
+
+    rows: tuple[tuple[str, int], ...]
+    threshold: int
+    positive: str
+    binary: tuple[bool, ...]
+    notes: tuple[str, ...] = ()
+    family: str = "slim"
+
+    def __post_init__(self) -> None:
+        rows = []
+        for i, row in enumerate(self.rows, start=1):
+            name, points = row
+            name = exact_str(name, f"name of row {i}", coerce=False)
+            rows.append((name, exact_int(points, f"points of row {i} ({name!r})")))
+        names = [name for name, _ in rows]
+        if len(set(names)) != len(names):
+            raise ValueError("feature names must be unique")
+        binary = tuple(bool(flag) for flag in self.binary)
+        if len(binary) != len(rows):
+            raise ValueError(
+                f"binary has {len(binary)} entries but there are {len(rows)} rows"
+            )
+        set_field = object.__setattr__  # the dataclass is frozen
+        set_field(self, "rows", tuple(rows))
+        set_field(self, "threshold", exact_int(self.threshold, "threshold"))
+        set_field(self, "positive", exact_str(self.positive, "positive", coerce=True))
+        set_field(self, "binary", binary)
+        set_field(
+            self,
+            "notes",
+            tuple(exact_str(n, "note", coerce=True) for n in self.notes),
+        )
+        set_field(self, "family", exact_str(self.family, "family", coerce=False))
+
+
+
+def points_label(points: int) -> str:
+    """``1 -> '1 point'``, ``-1 -> '-1 point'``, ``4 -> '4 points'``."""
+    return "%d point%s" % (points, "" if abs(points) == 1 else "s")
+
+
+def headline(card: CardData, escape: Callable[[str], str], gt: str = ">") -> str:
+    """``PREDICT <POSITIVE> IF SCORE > <T>``; ``escape`` is the format's helper.
+
+    The class name is upper-cased *before* escaping, never after.
+    """
+    return "PREDICT %s IF SCORE %s %d" % (
+        escape(card.positive.upper()), gt, card.threshold)
+
+
+def total_line(n_rows: int, dash: str) -> str:
+    if n_rows == 1:
+        return "ADD POINTS FROM ROW 1"
+    return "ADD POINTS FROM ROWS 1%s%d" % (dash, n_rows)
+
+
+EMPTY_CARD = "no features: SCORE = 0"
+
+
+def rule_table(card: CardData) -> tuple[int, int] | None:
+    """(M, N) when ``card`` is drawn as an M-of-N rule table, else None.
+
+    Every row carries the same p > 0 points, so the score is p times the number
+    k of true rules, and ``p k > threshold`` holds iff ``k >= threshold // p + 1``.
+    """
+    if card.family != "m_of_n":
+        return None
+    points = {p for _, p in card.rows}
+    if len(points) > 1 or any(p <= 0 for p in points):
+        return None
+    p = points.pop() if points else 1
+    return max(card.threshold // p + 1, 0), len(card.rows)
+
+
+def rule_headline(card: CardData, escape: Callable[[str], str], m: int, n: int) -> str:
+    """The headline of an M-of-N table (the class name upper-cased before escaping)."""
+    cls = escape(card.positive.upper())
+    if m == 0:
+        return "PREDICT %s FOR EVERY CASE" % cls
+    if m > n:
+        return "NEVER PREDICT %s" % cls
+    if n == 1:
+        return "PREDICT %s IF THE FOLLOWING RULE IS TRUE" % cls
+    return "PREDICT %s IF AT LEAST %d OF THE FOLLOWING %d RULES ARE TRUE" % (cls, m, n)
+
+
+def table_rules(card: CardData, m: int, n: int) -> list[str]:
+    """The rule names to list under the headline (none when they cannot matter)."""
+    return [name for name, _ in card.rows] if 1 <= m <= n else []
+
+
+# Risk per score. Rows are (score, count, events, rate, lower, upper): numbers only, formatted here, so no
+# untrusted text can reach these tables.
+RiskRows = tuple[tuple[float, float, float, float, float, float], ...]
+
+
+def risk_cells(row) -> tuple[str, str, str, str]:
+    score, count, events, rate, lower, upper = row
+    return (f"{score:g}", f"{count:g}", f"{events:g}", f"{100 * rate:.1f} % ({100 * lower:.1f}–{100 * upper:.1f} %)")
+
+

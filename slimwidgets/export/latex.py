@@ -1,0 +1,115 @@
+"""The card as a LaTeX tabular, every name escaped."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from .card import (
+    CardData, RiskRows, headline, points_label, risk_cells, rule_headline, rule_table, table_rules,
+    total_line,
+)
+
+
+_LATEX_MAP = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    # These print as other glyphs in the default OT1 font encoding.
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+
+
+def _latex_escape(s: str) -> str:
+    """Escape TeX specials; control characters (newlines too) become spaces."""
+    out = []
+    for ch in s:
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            out.append(" ")
+        else:
+            out.append(_LATEX_MAP.get(ch, ch))
+    return "".join(out)
+
+
+def render_latex(card: CardData) -> str:
+    """Render the card as a LaTeX ``tabular`` (no preamble needed).
+
+    Names are escaped so that e.g. ``$\\input{x}$`` prints literally.
+    Non-ASCII names need a Unicode-capable setup (pdfLaTeX handles accented
+    Latin letters by default; CJK needs XeLaTeX/LuaLaTeX or a CJK package).
+
+    Examples:
+        >>> card = CardData((("a_b", 4),), 2, "Yes", (True,))
+        >>> print(render_latex(card))
+        \\begin{tabular}{rllr}
+        \\multicolumn{4}{l}{\\textbf{PREDICT YES IF SCORE $>$ 2}} \\\\
+        \\hline
+        1. & a\\_b & 4 points & \\ldots \\\\
+        \\hline
+         & \\multicolumn{2}{l}{ADD POINTS FROM ROW 1} & $=$ SCORE \\\\
+        \\end{tabular}
+    """
+    table = rule_table(card)
+    if table is not None:
+        lines = [
+            r"\begin{tabular}{rl}",
+            r"\multicolumn{2}{l}{\textbf{%s}} \\" % rule_headline(card, _latex_escape, *table),
+            r"\hline",
+        ]
+        for i, name in enumerate(table_rules(card, *table)):
+            lines.append(r"%d. & %s \\" % (i + 1, _latex_escape(name)))
+        for note in card.notes:
+            lines.append(r"\multicolumn{2}{l}{%s} \\" % _latex_escape(note))
+        lines.append(r"\end{tabular}")
+        return "\n".join(lines)
+    title = headline(card, _latex_escape, "$>$")
+    lines = [
+        r"\begin{tabular}{rllr}",
+        r"\multicolumn{4}{l}{\textbf{%s}} \\" % title,
+        r"\hline",
+    ]
+    if not card.rows:
+        lines.append(r"\multicolumn{4}{l}{no features: SCORE $=$ 0} \\")
+    else:
+        for i, ((name, points), flag) in enumerate(zip(card.rows, card.binary)):
+            plus = r"\ldots" if i == 0 else r"$+$ \ldots"
+            if flag:
+                middle = "%s & %s" % (_latex_escape(name), points_label(points))
+            else:
+                middle = r"\multicolumn{2}{l}{%s $\times$ %s}" % (
+                    points_label(points), _latex_escape(name))
+            lines.append(r"%d. & %s & %s \\" % (i + 1, middle, plus))
+        lines.append(r"\hline")
+        lines.append(
+            r" & \multicolumn{2}{l}{%s} & $=$ SCORE \\"
+            % total_line(len(card.rows), "--")
+        )
+    for note in card.notes:
+        lines.append(r"\multicolumn{4}{l}{%s} \\" % _latex_escape(note))
+    lines.append(r"\end{tabular}")
+    return "\n".join(lines)
+
+
+
+# The usual markdown punctuation, plus "~" (GFM strikethrough) and "$"
+# (GitHub renders $...$ as math).
+
+
+def risk_latex(rows: RiskRows) -> str:
+    if not rows:
+        return ""
+    lines = ["", "", r"\begin{tabular}{rrrl}", r"\multicolumn{4}{l}{\textbf{RISK BY SCORE} (training data)} \\",
+             r"score & rows & events & observed rate (95 \% CI) \\ \hline"]
+    for row in rows:
+        score, count, events, rate = risk_cells(row)
+        lines.append(f"{score} & {count} & {events} & {rate.replace('%', chr(92) + '%')} \\\\")
+    lines.append(r"\end{tabular}")
+    return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""The card as a Markdown table, every name escaped."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from .card import (
+    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_cells, rule_headline, rule_table,
+    table_rules, total_line,
+)
+
+
+_MARKDOWN_SPECIALS = set("\\`*_{}[]()#+-.!|<>~$")
+
+
+def _markdown_escape(s: str) -> str:
+    """Backslash-escape markdown punctuation, ``&`` -> ``&amp;``, no newlines."""
+    out = []
+    for ch in s:
+        if ch == "&":
+            out.append("&amp;")
+        elif ch in _MARKDOWN_SPECIALS:
+            out.append("\\" + ch)
+        elif unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            out.append(" ")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def render_markdown(card: CardData) -> str:
+    """Render the card as a GitHub-flavoured markdown table.
+
+    Names cannot break the table (``|`` is escaped, newlines become spaces)
+    or inject HTML (``<`` and ``&`` are neutralised).
+
+    Examples:
+        >>> card = CardData((("a|b", 4), ("c", 1)), 2, "Yes", (True, False))
+        >>> print(render_markdown(card))
+        **PREDICT YES IF SCORE > 2**
+        <BLANKLINE>
+        | # | Feature | Points | |
+        |--:|:--|--:|:--|
+        | 1. | a\\|b | 4 points | ..... |
+        | 2. | 1 point × c | | + ..... |
+        | | ADD POINTS FROM ROWS 1–2 | | = SCORE |
+    """
+    table = rule_table(card)
+    if table is not None:
+        lines = ["**%s**" % rule_headline(card, _markdown_escape, *table)]
+        rules = table_rules(card, *table)
+        if rules:
+            lines.append("")
+        for i, name in enumerate(rules):
+            lines.append("%d. %s" % (i + 1, _markdown_escape(name)))
+        for note in card.notes:
+            lines.extend(["", _markdown_escape(note)])
+        return "\n".join(lines)
+    lines = ["**%s**" % headline(card, _markdown_escape), ""]
+    if not card.rows:
+        lines.append(EMPTY_CARD)
+    else:
+        lines.append("| # | Feature | Points | |")
+        lines.append("|--:|:--|--:|:--|")
+        for i, ((name, points), flag) in enumerate(zip(card.rows, card.binary)):
+            plus = "....." if i == 0 else "+ ....."
+            if flag:
+                middle = "%s | %s" % (_markdown_escape(name), points_label(points))
+            else:
+                middle = "%s × %s |" % (points_label(points), _markdown_escape(name))
+            lines.append("| %d. | %s | %s |" % (i + 1, middle, plus))
+        lines.append("| | %s | | = SCORE |" % total_line(len(card.rows), "–"))
+    for note in card.notes:
+        lines.extend(["", _markdown_escape(note)])
+    return "\n".join(lines)
+
+
+
+# Names the generated module defines itself; the prediction function must not
+# shadow them (``score`` would otherwise recurse into itself).
+
+
+def risk_markdown(rows: RiskRows) -> str:
+    if not rows:
+        return ""
+    lines = ["", "", "**Risk by score** (training data)", "", "| score | rows | events | observed rate (95 % CI) |", "|---|---|---|---|"]
+    lines += ["| " + " | ".join(risk_cells(row)) + " |" for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,47 @@
+"""The card as a SQL query; names only ever appear as quoted identifiers."""
+
+from __future__ import annotations
+
+from .card import CardData, exact_str
+
+
+def _sql_identifier(s: str) -> str:
+    """Double-quote an SQL identifier, doubling embedded quotes."""
+    if "\x00" in s:
+        raise ValueError(f"SQL identifiers cannot contain NUL: {s!r}")
+    return '"%s"' % s.replace('"', '""')
+
+
+def render_sql(card: CardData, table: str = "patients") -> str:
+    """Return a ``SELECT`` adding ``prediction`` and ``score`` columns.
+
+    Every column and the table are double-quoted identifiers (standard SQL;
+    SQLite, PostgreSQL, DuckDB...).  The class name and notes are not
+    emitted at all.
+
+    Raises:
+        ValueError: a feature name or ``table`` contains a NUL character.
+
+    Examples:
+        >>> card = CardData((("Age", 2), ('a"b', -1)), 0, "Yes", (False, True))
+        >>> print(render_sql(card, "t"))
+        SELECT *,
+          CASE WHEN (2 * "Age" + -1 * "a""b") > 0 THEN 1 ELSE 0 END AS prediction,
+          (2 * "Age" + -1 * "a""b") AS score
+        FROM "t";
+    """
+    table_sql = _sql_identifier(exact_str(table, "table", coerce=False))
+    if card.rows:
+        # Terms are joined with " + " so a negative point never forms "--".
+        total = "(%s)" % " + ".join(
+            "%d * %s" % (points, _sql_identifier(name))
+            for name, points in card.rows
+        )
+    else:
+        total = "0"
+    return (
+        "SELECT *,\n"
+        "  CASE WHEN %s > %d THEN 1 ELSE 0 END AS prediction,\n"
+        "  %s AS score\n"
+        "FROM %s;" % (total, card.threshold, total, table_sql)
+    )

@@ -1,0 +1,64 @@
+"""What every solver hands back to the fit driver: a result, its incumbents, its errors.
+
+Status words of :class:`SolveResult`:
+
+``optimal``      proven optimal (within the requested gap, which defaults to 0)
+``time_limit``   stopped by the time limit; the incumbent is returned with its bound and gap
+``interrupted``  stopped by ``cancel``; likewise
+``infeasible``   no card satisfies the constraints
+``no_solution``  stopped before any card was found
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["SolverError", "Incumbent", "SolveResult", "relative_gap"]
+
+
+class SolverError(RuntimeError):
+    """The solver failed (crashed, or returned something unusable)."""
+
+
+@dataclass(frozen=True)
+class Incumbent:
+    """An improving card found while a solve runs (paper-unit objective and bound)."""
+
+    coefficients: np.ndarray
+    intercept: int
+    objective: float
+    bound: float
+    elapsed: float
+
+    @property
+    def gap(self) -> float:
+        return relative_gap(self.objective, self.bound)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    status: str
+    coefficients: np.ndarray | None
+    intercept: int | None
+    objective: float | None  # recomputed exactly from the card, paper units
+    bound: float  # proven lower bound, paper units
+    gap: float
+    solve_time: float
+    solver: str
+    nodes: int = 0
+    message: str = ""
+
+
+def relative_gap(objective: float | None, bound: float) -> float:
+    if objective is None or not math.isfinite(bound):
+        return math.inf
+    diff = max(objective - bound, 0.0)
+    if diff <= 1e-12:
+        return 0.0
+    return diff / max(abs(objective), 1e-12)
+
+
+_scheduler_threads: list[int] = []
