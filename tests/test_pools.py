@@ -5,7 +5,6 @@ improves a card and obeys every constraint."""
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -89,7 +88,7 @@ def test_pool_search_improves_a_poor_card_and_reports_it():
     poor[0] = 1
     start = (poor, -1, form.objective_of(poor, -1))
     heard = []
-    best = pool_search(form, start, deadline=time.perf_counter() + 20,
+    best = pool_search(form, start, deadline=math.inf,
                        on_improve=lambda lam, b, obj: heard.append(obj))
     assert best is not None and best[2] < start[2] and heard[-1] == best[2]
     assert heard == sorted(heard, reverse=True)
@@ -107,7 +106,7 @@ def test_pool_search_returns_none_when_it_cannot_improve():
     assert best.status == "optimal"
     form = build_formulation(prepare_data(X, y, warn=False), spec)
     lam = np.array(best.coefficients, dtype=float)
-    assert pool_search(form, (lam, best.intercept, best.objective), deadline=time.perf_counter() + 10) is None
+    assert pool_search(form, (lam, best.intercept, best.objective), deadline=math.inf) is None
 
 
 def test_a_pool_of_every_feature_is_left_to_the_whole_solve():
@@ -116,17 +115,18 @@ def test_a_pool_of_every_feature_is_left_to_the_whole_solve():
     y = np.array([1, 0, 1, 0] * 5)
     form = build_formulation(prepare_data(X, y, warn=False), sw.make_spec(C0=0.01, **BOX))
     poor = (np.zeros(2), 1, form.objective_of(np.zeros(2), 1))
-    assert pool_search(form, poor, deadline=time.perf_counter() + 10) is None
+    assert pool_search(form, poor, deadline=math.inf) is None
     assert solve_pool(form, [0, 1]).objective < poor[2]  # although the pool would improve it
 
 
 def test_mushroom_max_accuracy_card_is_found_by_a_pool(paper_data):
     """The case the pools exist for: 7 features, zero training errors (the local search stops
-    at a few errors; the whole MIP needs ~30 s)."""
+    at a few errors; the whole MIP needs ~30 s). No deadline: what is found must not depend
+    on the machine's load."""
     X, y = paper_data("mushroom")
     data = prepare_data(X, y, warn=False)
     form = build_formulation(data, sw.make_spec(max_size=7))
-    best = pool_search(form, None, deadline=time.perf_counter() + 60)
+    best = pool_search(form, None, deadline=math.inf)
     card = sw.ScoringSystem(data.feature_names, tuple(int(v) for v in best[0]), best[1],
                             positive=data.positive, negative=data.negative)
     assert card.size <= 7 and card.metrics(X, y).error == 0
