@@ -80,14 +80,14 @@ def resolution_bound(X: Any, y: Any, coef: Any, *, intercept: float | None = Non
                      positive: Any = None) -> ResolutionBound:
     """The resolution Λ of Theorem 1 (k = 1) or of its k-th margin corollary.
 
-    Theorem 1 (Minimum Margin Resolution Bound): with X_max = max_i ||x_i||₂
-    and gamma_min = min_i |ρ·x_i| / ||ρ||₂, if ``Λ > X_max sqrt(P) / (2 gamma_min)``
+    Theorem 1 (Minimum Margin Resolution Bound): with ``X_max = max_i ||x_i||₂``
+    and ``gamma_min = min_i |ρ·x_i| / ||ρ||₂``, if ``Λ > X_max sqrt(P) / (2 gamma_min)``
     then some λ in {-Λ, ..., Λ}^P makes no more training errors than ρ.
 
     Corollary (k-th margin): with gamma_(k) the k-th smallest margin, I_(k)
     the rows with a margin *below* gamma_(k) and X_(k) the largest norm
     outside I_(k), ``Λ > X_(k) sqrt(P) / (2 gamma_(k))`` guarantees at most
-    |I_(k)| <= k - 1 extra errors. (The paper writes "<= gamma_(k)" for
+    ``|I_(k)| <= k - 1`` extra errors. (The paper writes "<= gamma_(k)" for
     I_(k); read that way the k-th row itself is dropped, k = 1 would not
     reduce to Theorem 1, and the proof would only give k extra errors. We use
     the strict reading, for which the proof's argument holds as stated; ties
@@ -237,28 +237,28 @@ def generalization_bound(
     train_error: float | None = None,
     delta: float = 0.05,
 ) -> GeneralizationBound:
-    """Occam's-razor bounds on the test error of SLIM cards (paper sec. 3.2).
+    """Occam's-razor bounds on the test error of SLIM cards (the paper's section 3.2).
 
     All three theorems have the form (with probability >= 1 - δ over the
     N training rows, for *every* f in the class at once)::
 
         R_true(f) <= R_emp(f) + sqrt((log|H| - log δ) / (2N))
 
-    and differ in |H|:
+    and differ in the size ``|H|`` of the class:
 
-    * Theorem 2 (any finite coefficient set L): |H| = |L|. Pass
+    * Theorem 2 (any finite coefficient set L): ``|H| = |L|``. Pass
       ``coef_set_size``, or ``Lambda`` and ``n_features`` for the box
-      {-Λ..Λ}^P, |L| = (2Λ+1)^P (times ``n_intercepts`` if the intercept is
+      {-Λ..Λ}^P, ``|L| = (2Λ+1)^P`` (times ``n_intercepts`` if the intercept is
       counted separately).
     * Theorem 3 (sparse discrete classifiers): SLIM's optimum with trade-off
-      C0 has ||λ||₀ <= floor(1/C0), so |H| = Σ_{s <= floor(1/C0)} C(P,s)(2Λ)^s.
+      C0 has ||λ||₀ <= floor(1/C0), so ``|H| = Σ_{s <= floor(1/C0)} C(P,s)(2Λ)^s``.
       Pass ``C0``, or an integer ``model``: a size cap fixed *before* seeing
       the data (e.g. ``max_size``) bounds the class the same way. (A card's
       own size is chosen by the data and is not a valid cap.)
-    * Theorem 4 (coprime coefficients): ``coprime=True``, |H| = |C_{P,Λ}|,
+    * Theorem 4 (coprime coefficients): ``coprime=True``, ``|H| = |C_{P,Λ}|``,
       the Farey points of level Λ in dimension P (:func:`farey_count`).
 
-    With a :class:`ScoringSystem` ``model``, P, Λ (the largest |points| its
+    With a :class:`ScoringSystem` ``model``, P, Λ (the largest ``|points|`` its
     spec allows), the intercept count (its spec's intercept range), the size
     cap (its spec's ``max_size`` and floor(1/C0), whichever is smaller), N
     and the training error come from the card; keywords override them.
