@@ -135,7 +135,7 @@ class ScoringSystem:
     # -- the card ----------------------------------------------------------------------------
     @property
     def points(self) -> dict[str, int]:
-        """Feature -> points, for the features the card uses, largest |points| first."""
+        """Feature -> points, for the features the card uses, largest absolute points first."""
         used = [(n, c) for n, c in zip(self.feature_names, self.coefficients) if c != 0]
         return dict(sorted(used, key=lambda nc: -abs(nc[1])))
 

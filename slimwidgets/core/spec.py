@@ -29,7 +29,7 @@ DEFAULT_INTERCEPT_RANGE = (-100, 100)
 
 @dataclass(frozen=True)
 class LogicalConstraint:
-    """A constraint on which features a card uses (the paper's sec. 3, on the alpha_j).
+    """A constraint on which features a card uses (the paper's section 3, on the alpha_j).
 
     kinds: ``"needs"`` (every feature in ``features`` may be used only if every
     feature in ``targets`` is used: if-then and hierarchy), ``"at_most"`` and
@@ -358,7 +358,7 @@ def make_spec(
 
     ``tiers``
         PILM's personalized penalty: ``[(10, 0.01), (100, 0.05)]`` makes a
-        coefficient with |points| in 1..10 cost 0.01 and one in 11..100 cost
+        coefficient with ``|points|`` in 1..10 cost 0.01 and one in 11..100 cost
         0.05; no coefficient goes beyond the last bound. Bounds increase and
         costs never decrease. The first tier's cost plays the role of ``C0``
         (give one or the other); ``penalties[f]`` replaces it for feature f,

@@ -64,27 +64,37 @@ def exact_int(value: object, what: str) -> int:
 class CardData:
     """Everything needed to draw one scoring system.
 
-    Attributes:
-        rows: ``(feature name, points)`` pairs in display order.
-        threshold: predict the positive class iff the total score > threshold.
-        positive: name of the positive class, e.g. ``"Malignant"``.
-        binary: one flag per row; ``True`` for a 0/1 feature ("name ... 4
-            points"), ``False`` for a count/real feature ("4 points × name").
-        notes: footer lines (status, metrics), shown as plain text.
-        family: ``"slim"`` (a score card) or another model family; only
-            ``"m_of_n"`` changes the drawing (an M-of-N rule table, when every
-            row has the same positive points).
+    Attributes
+    ----------
+    rows : tuple of (str, int)
+        ``(feature name, points)`` pairs in display order.
+    threshold : int
+        Predict the positive class iff the total score > threshold.
+    positive : str
+        Name of the positive class, e.g. ``"Malignant"``.
+    binary : tuple of bool
+        One flag per row; ``True`` for a 0/1 feature ("name ... 4 points"),
+        ``False`` for a count/real feature ("4 points × name").
+    notes : tuple of str
+        Footer lines (status, metrics), shown as plain text.
+    family : str
+        ``"slim"`` (a score card) or another model family; only ``"m_of_n"``
+        changes the drawing (an M-of-N rule table, when every row has the
+        same positive points).
 
+    Notes
+    -----
     The constructor validates and normalises its input: names must be
     ``str`` and unique, points and threshold must be integers (numpy integers
     are accepted, ``bool`` and floats raise :class:`TypeError`), and
     ``binary`` must have one entry per row.  Sequences become tuples.
 
-    Examples:
-        >>> card = CardData(rows=[("Mitoses", 2)], threshold=1,
-        ...                 positive="Malignant", binary=[True])
-        >>> card.rows
-        (('Mitoses', 2),)
+    Examples
+    --------
+    >>> card = CardData(rows=[("Mitoses", 2)], threshold=1,
+    ...                 positive="Malignant", binary=[True])
+    >>> card.rows
+    (('Mitoses', 2),)
     """
 
     rows: tuple[tuple[str, int], ...]

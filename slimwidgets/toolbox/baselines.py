@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.data import prepare_data
+from ..core.data import Dataset, prepare_data
 from ..core.scoring import ScoringSystem
 from ..core.spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, _int_pair
 
@@ -65,48 +65,15 @@ def rounded_logistic(
     >>> card.status, max(abs(v) for v in card.points.values())
     ('heuristic', 5)
     """
-    from sklearn.linear_model import LogisticRegression
-
     if isinstance(C, bool) or not isinstance(C, (int, float)) or not C > 0:
         raise ValueError(f"C must be a number > 0, got {C!r}")
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0 or not np.isfinite(scale):
         raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
-    lo, hi = _int_pair(coef_range, "coef_range")
-    ilo, ihi = _int_pair(intercept_range, "intercept_range")
+    coef_box = _int_pair(coef_range, "coef_range")
+    intercept_box = _int_pair(intercept_range, "intercept_range")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
-    # scikit-learn >= 1.8 spells the L1 penalty l1_ratio=1; older releases need penalty="l1"
-    # (they ignore l1_ratio and would silently fit an L2 model). liblinear shuffles: fix its seed.
-    import sklearn
-
-    major, minor = (int(part) for part in sklearn.__version__.split(".")[:2])
-    l1 = {"l1_ratio": 1.0} if (major, minor) >= (1, 8) else {"penalty": "l1"}
-    model = LogisticRegression(
-        C=float(C), solver="liblinear", intercept_scaling=100.0,
-        class_weight=class_weight, max_iter=10_000, random_state=0, **l1,
-    )
-    model.fit(data.X, data.y, sample_weight=data.weight)
-    rho = model.coef_.ravel().astype(float)
-    b = float(model.intercept_[0])
-    biggest = float(np.abs(rho).max())
-    if biggest == 0.0:
-        factor = 0.0
-        points = np.zeros(len(rho), dtype=np.int64)
-        intercept = 1 if b > 0 else -1  # the constant model: predict the favoured class
-    else:
-        factor = float(scale) / biggest
-        raw_points, raw_intercept = np.rint(rho * factor), float(np.rint(b * factor))
-        points = np.clip(raw_points, lo, hi).astype(np.int64)
-        intercept = int(np.clip(raw_intercept, ilo, ihi))
-        clipped = [n for n, r, p in zip(data.feature_names, raw_points, points) if r != p]
-        if raw_intercept != intercept:
-            clipped.append("(intercept)")
-        if clipped:
-            warnings.warn(
-                f"rounded values fell outside the box and were clipped: {clipped}; "
-                "the card may be much worse than the regression (that is part of what rounding loses)",
-                RuntimeWarning, stacklevel=2,
-            )
-    intercept = int(np.clip(intercept, ilo, ihi))
+    rho, b = _l1_logistic(data, float(C), class_weight)
+    factor, points, intercept = _scale_and_round(rho, b, float(scale), coef_box, intercept_box, data.feature_names)
     card = ScoringSystem(
         data.feature_names, tuple(int(v) for v in points), intercept,
         positive=data.positive, negative=data.negative, status="heuristic",
@@ -117,3 +84,46 @@ def rounded_logistic(
     labels = np.where(data.y == 1, data.positive, data.negative)
     object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))
     return card
+
+
+def _l1_logistic(data: Dataset, C: float, class_weight: Any) -> tuple[np.ndarray, float]:
+    """Coefficients and intercept of L1 logistic regression (liblinear) on the distinct rows."""
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+
+    # scikit-learn >= 1.8 spells the L1 penalty l1_ratio=1; older releases need penalty="l1"
+    # (they ignore l1_ratio and would silently fit an L2 model). liblinear shuffles: fix its seed.
+    major, minor = (int(part) for part in sklearn.__version__.split(".")[:2])
+    l1 = {"l1_ratio": 1.0} if (major, minor) >= (1, 8) else {"penalty": "l1"}
+    model = LogisticRegression(
+        C=C, solver="liblinear", intercept_scaling=100.0,
+        class_weight=class_weight, max_iter=10_000, random_state=0, **l1,
+    )
+    model.fit(data.X, data.y, sample_weight=data.weight)
+    return model.coef_.ravel().astype(float), float(model.intercept_[0])
+
+
+def _scale_and_round(rho: np.ndarray, b: float, scale: float, coef_box: tuple[int, int],
+                     intercept_box: tuple[int, int], names: Any) -> tuple[float, np.ndarray, int]:
+    """The factor that gives the largest coefficient ``scale`` points, and the rounded, clipped card.
+
+    Warns (``RuntimeWarning``) naming every value that clipping changed.
+    """
+    biggest = float(np.abs(rho).max())
+    if biggest == 0.0:
+        # the constant model: predict the favoured class
+        return 0.0, np.zeros(len(rho), dtype=np.int64), int(np.clip(1 if b > 0 else -1, *intercept_box))
+    factor = scale / biggest
+    raw_points, raw_intercept = np.rint(rho * factor), float(np.rint(b * factor))
+    points = np.clip(raw_points, *coef_box).astype(np.int64)
+    intercept = int(np.clip(raw_intercept, *intercept_box))
+    clipped = [n for n, r, p in zip(names, raw_points, points) if r != p]
+    if raw_intercept != intercept:
+        clipped.append("(intercept)")
+    if clipped:
+        warnings.warn(
+            f"rounded values fell outside the box and were clipped: {clipped}; "
+            "the card may be much worse than the regression (that is part of what rounding loses)",
+            RuntimeWarning, stacklevel=3,  # the caller of rounded_logistic
+        )
+    return factor, points, intercept

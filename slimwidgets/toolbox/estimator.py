@@ -105,7 +105,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (2,)
         The two class labels, sorted; ``classes_[1]`` is the positive class.
-    coef_ : ndarray of shape (1, n_features_in_), int
+    coef_ : ndarray of shape (1, n_features), int
         Points of each feature.
     intercept_ : ndarray of shape (1,), int
         The intercept; the card's threshold is ``-intercept_[0]``.
@@ -120,7 +120,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         bound; 0 for a proven optimum.
     n_features_in_ : int
         Number of features seen in :meth:`fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Column names, when ``X`` in :meth:`fit` was a DataFrame with string
         column names.
 

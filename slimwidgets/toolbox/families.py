@@ -31,7 +31,7 @@ from ..core.spec import DEFAULT_INTERCEPT_RANGE, make_spec
 
 __all__ = ["fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS"]
 
-#: The paper's PILM example: |points| 1..10 cost 0.01, 11..100 cost 0.05.
+#: The paper's PILM example: ``|points|`` 1..10 cost 0.01, 11..100 cost 0.05.
 PAPER_TIERS = ((10, 0.01), (100, 0.05))
 
 # Keyword arguments of fit() that are about the data or the run, not the spec.
@@ -62,13 +62,13 @@ def _refuse(options: Mapping[str, Any], keys: Sequence[str], family: str, why: s
 
 # -- PILM --------------------------------------------------------------------------------------
 def fit_pilm(X: Any, y: Any, tiers: Sequence[tuple[int, float]] = PAPER_TIERS, **options: Any) -> ScoringSystem:
-    """A PILM scoring system (sec. 7.1): the cost of a coefficient grows with its size.
+    """A PILM scoring system (section 7.1): the cost of a coefficient grows with its size.
 
     Parameters
     ----------
     X, y : as for :func:`slimwidgets.fit`.
     tiers : ``[(b_1, C_1), ..., (b_R, C_R)]`` with increasing bounds and
-        non-decreasing costs: a coefficient with |points| in ``b_{r-1}+1 .. b_r``
+        non-decreasing costs: a coefficient with ``|points|`` in ``b_{r-1}+1 .. b_r``
         costs ``C_r`` (``b_0 = 0``); 0 points cost nothing and no coefficient
         goes beyond ``b_R``. C_r is the least gain in training accuracy that a
         coefficient from tier r must bring.
@@ -101,7 +101,7 @@ def fit_pilm(X: Any, y: Any, tiers: Sequence[tuple[int, float]] = PAPER_TIERS, *
 
 # -- M-of-N rule tables --------------------------------------------------------------------------
 def fit_m_of_n(X: Any, y: Any, C0: float | None = None, **options: Any) -> ScoringSystem:
-    """An M-of-N rule table (sec. 7.2.1): predict the positive class iff at least M of N rules hold.
+    """An M-of-N rule table (section 7.2.1): predict the positive class iff at least M of N rules hold.
 
     The rules are the 0/1 columns of ``X``; the table picks N of them and M
     to minimize training error + ``C0`` per rule, exactly.
@@ -221,7 +221,7 @@ def fit_tilm(
     signs_agree: bool = True,
     **options: Any,
 ) -> ScoringSystem:
-    """A TILM scoring system (sec. 7.2.2) on threshold rules of the original features.
+    """A TILM scoring system (section 7.2.2) on threshold rules of the original features.
 
     The objective is training error + ``C_f`` per original feature used +
     ``C_t`` per rule of a feature beyond its first + a tiny L1 term, subject

@@ -429,35 +429,41 @@ def size_path(
         raise TypeError("give sizes= or C0s=, not both")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     if C0s is not None:
-        try:
-            values = [float(c) for c in C0s]
-        except (TypeError, ValueError):
-            raise TypeError("C0s must be a list of non-negative numbers") from None
-        if not values:
-            raise ValueError("C0s is empty")
-        if any(not math.isfinite(c) or c < 0 for c in values):
-            raise ValueError(f"C0s must be finite and >= 0, got {values}")
-        values = sorted(set(values), reverse=True)  # sparsest first
-        base = _base_spec(spec_options, ("C0",), "size_path")
-        specs = [base.replace(C0=c) for c in values]
-        param = "C0"
+        param, values = "C0", _C0_values(C0s)
     else:
-        if sizes is None:
-            values = list(range(0, min(data.n_features, 10) + 1))
-        else:
-            try:
-                values = sorted({int(s) for s in sizes})
-            except (TypeError, ValueError):
-                raise TypeError("sizes must be a list of non-negative integers") from None
-            if not values:
-                raise ValueError("sizes is empty")
-            if values[0] < 0:
-                raise ValueError(f"sizes must be >= 0, got {values[0]}")
-        base = _base_spec(spec_options, ("max_size",), "size_path")
-        specs = [base.replace(max_size=s) for s in values]
-        param = "max_size"
+        param, values = "max_size", _size_values(sizes, data.n_features)
+    base = _base_spec(spec_options, (param,), "size_path")
+    specs = [base.replace(**{param: v}) for v in values]
     rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
                   warm_start=warm_start, desc="size path")
     frame = pd.DataFrame(rows)
     frame.insert(0, param, values)
     return frame[[param] + _COLUMNS_TAIL]
+
+
+def _C0_values(C0s: Iterable[Any]) -> list[float]:
+    """The distinct C0s, checked, sparsest (largest) first."""
+    try:
+        values = [float(c) for c in C0s]
+    except (TypeError, ValueError):
+        raise TypeError("C0s must be a list of non-negative numbers") from None
+    if not values:
+        raise ValueError("C0s is empty")
+    if any(not math.isfinite(c) or c < 0 for c in values):
+        raise ValueError(f"C0s must be finite and >= 0, got {values}")
+    return sorted(set(values), reverse=True)
+
+
+def _size_values(sizes: Iterable[Any] | None, n_features: int) -> list[int]:
+    """The distinct sizes, checked, smallest first (default 0, 1, ..., min(P, 10))."""
+    if sizes is None:
+        return list(range(0, min(n_features, 10) + 1))
+    try:
+        values = sorted({int(s) for s in sizes})
+    except (TypeError, ValueError):
+        raise TypeError("sizes must be a list of non-negative integers") from None
+    if not values:
+        raise ValueError("sizes is empty")
+    if values[0] < 0:
+        raise ValueError(f"sizes must be >= 0, got {values[0]}")
+    return values

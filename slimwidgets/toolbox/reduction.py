@@ -292,18 +292,13 @@ class ReductionResult:
         """``form`` plus one linear row per removed distinct row, on its fixed side."""
         if not rows:
             return form
-        full = self._full
-        free = form.col_lambda >= 0
-        fixed_part = full.X[:, ~free] @ form.fixed_lambda[~free] if (~free).any() else np.zeros(full.n_rows)
+        fixed_part = _fixed_part(form, self._full)
         starts, index, value, lo, hi = [0], [], [], [], []
         for i in rows:
-            yi = float(full.y[i])
-            cols = [form.col_intercept] + [int(c) for c, x in zip(form.col_lambda[free], full.X[i, free]) if x != 0]
-            vals = [yi] + [yi * float(x) for x in full.X[i, free] if x != 0]
-            index += cols
-            value += vals
+            cols, vals, const = _row_terms(form, self._full, i, fixed_part)
+            index += cols.tolist()
+            value += vals.tolist()
             starts.append(len(index))
-            const = yi * float(fixed_part[i])
             if self._fixed[i] == 1:
                 lo.append(self._margin - const)
                 hi.append(math.inf)
@@ -372,65 +367,99 @@ def reduce_data(
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     spec.check_data(data.feature_names, data.n_samples)
     form = build_formulation(data, spec)
-    gamma = form.margin
-    step = _grid_step(data) if spec.margin is None or _grid_step(data) is not None else None
-    if step is not None:
-        wrong_bound = (math.ceil(gamma / step - 1e-9) - 1) * step  # largest grid value below gamma
-    else:
-        wrong_bound = gamma  # closed: removes fewer rows, never wrongly
-
+    wrong_bound = _wrong_bound(data, form.margin)
     h = _new_lp(form)
     status, lp_scaled, x_lp = _run_lp(h)
-    n_lp = 1
     if status != "optimal":
         raise ValueError("the LP relaxation is infeasible, so no card satisfies these constraints")
     lp_obj = lp_scaled / form.scale + form.constant
+    reference = _reference_objective(width, data, spec, form)
+    eps = float(width) if reference is None else max(reference - lp_obj, 0.0)
+    fixed, n_flips = _fix_rows(h, form, data, x_lp, wrong_bound, level=lp_obj + eps, width=eps)
+    return ReductionResult(
+        **_split_caller_rows(X, y, data, fixed, sample_weight),
+        fraction_distinct_removed=len(fixed) / data.n_rows,
+        lp_objective=lp_obj, level=lp_obj + eps, width=eps, reference_objective=reference, spec=spec,
+        n_lp=1 + n_flips, seconds=time.perf_counter() - t0,
+        _full=data, _fixed=fixed, _wrong_bound=wrong_bound, _margin=form.margin,
+    )
 
-    reference = None
+
+def _wrong_bound(data: Dataset, gamma: float) -> float:
+    """The largest y·score that counts as "wrong": the grid value below the margin γ, else γ itself.
+
+    On a grid (integer data, or few decimals) every score of the IP is a
+    multiple of the step; without one, the closed bound γ removes fewer rows,
+    never wrongly.
+    """
+    step = _grid_step(data)
+    if step is None:
+        return gamma
+    return (math.ceil(gamma / step - 1e-9) - 1) * step
+
+
+def _reference_objective(width: Any, data: Dataset, spec: Spec, form: Formulation) -> float | None:
+    """The objective of the card that sets the level set's width, or None for a numeric width."""
     if isinstance(width, ScoringSystem):
         problems = check_card(width, data, spec)
         if problems:
             raise ValueError(f"the card given as width breaks the constraints: {problems}")
         by_name = dict(zip(width.feature_names, width.coefficients))
-        reference = form.objective_of(np.array([by_name.get(n, 0) for n in data.feature_names], float), width.intercept)
-    elif isinstance(width, str):
+        return form.objective_of(np.array([by_name.get(n, 0) for n in data.feature_names], float), width.intercept)
+    if isinstance(width, str):
         if width == "trivial":
             zero = ScoringSystem(data.feature_names, (0,) * data.n_features, 0)
             problems = check_card(zero, data, spec)
             if problems:
                 raise ValueError(f"the all-zero card is not feasible here ({problems}); use width='heuristic'")
-            reference = form.objective_of(np.zeros(data.n_features), 0)
-        elif width == "heuristic":
+            return form.objective_of(np.zeros(data.n_features), 0)
+        if width == "heuristic":
             from ..solvers.search import local_search
 
             found = local_search(form, time_budget=0.3)
             if not found.feasible:
                 raise ValueError("the local search found no feasible card; give width= a card or a number")
-            reference = found.objective
-        else:
-            raise ValueError(f"width must be a number, 'heuristic', 'trivial' or a ScoringSystem, got {width!r}")
-    else:
-        if isinstance(width, bool) or not isinstance(width, (int, float)) or not math.isfinite(width) or width < 0:
-            raise ValueError(f"width must be a finite number >= 0, got {width!r}")
-    eps = float(width) if reference is None else max(reference - lp_obj, 0.0)
-    level = lp_obj + eps
+            return found.objective
+        raise ValueError(f"width must be a number, 'heuristic', 'trivial' or a ScoringSystem, got {width!r}")
+    if isinstance(width, bool) or not isinstance(width, (int, float)) or not math.isfinite(width) or width < 0:
+        raise ValueError(f"width must be a finite number >= 0, got {width!r}")
+    return None
+
+
+def _fixed_part(form: Formulation, data: Dataset) -> np.ndarray:
+    """Each distinct row's score from the features whose points the spec fixes."""
+    free = form.col_lambda >= 0
+    return data.X[:, ~free] @ form.fixed_lambda[~free] if (~free).any() else np.zeros(data.n_rows)
+
+
+def _row_terms(form: Formulation, data: Dataset, i: int, fixed_part: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """y_i·score_i as a linear row: its columns, their coefficients and its constant."""
+    free = form.col_lambda >= 0
+    yi = float(data.y[i])
+    nz = np.flatnonzero(data.X[i, free])
+    cols = np.concatenate([[form.col_intercept], form.col_lambda[free][nz]]).astype(np.int32)
+    vals = np.concatenate([[yi], yi * data.X[i, free][nz]])
+    return cols, vals, yi * float(fixed_part[i])
+
+
+def _fix_rows(h, form: Formulation, data: Dataset, x_lp: np.ndarray, wrong_bound: float, *,
+              level: float, width: float) -> tuple[dict[int, int], int]:
+    """Algorithm 1's loop: the distinct rows that every card in the level set puts on one side.
+
+    Returns ``{row: +1 (correct) or -1 (wrong)}`` and the number of LPs solved.
+    A side is tried only when the LP optimum does not plainly lie on it already.
+    """
+    gamma = form.margin
     level_scaled = (level - form.constant) * form.scale
     tol = 1e-6 * max(1.0, abs(level_scaled))
-
-    # signed margins of the LP optimum
     free = form.col_lambda >= 0
     coefs = form.fixed_lambda.copy()
     coefs[free] = x_lp[form.col_lambda[free]]
-    t_lp = data.y * (data.X @ coefs + x_lp[form.col_intercept])
-    fixed_part = data.X[:, ~free] @ form.fixed_lambda[~free] if (~free).any() else np.zeros(data.n_rows)
-    base_rows = h.getNumRow()
+    t_lp = data.y * (data.X @ coefs + x_lp[form.col_intercept])  # signed margins of the LP optimum
+    fixed_part = _fixed_part(form, data)
     fixed: dict[int, int] = {}
+    n_lp = 0
     for i in range(data.n_rows):
-        yi = float(data.y[i])
-        nz = np.flatnonzero(data.X[i, free])
-        cols = np.concatenate([[form.col_intercept], form.col_lambda[free][nz]]).astype(np.int32)
-        vals = np.concatenate([[yi], yi * data.X[i, free][nz]])
-        const = yi * float(fixed_part[i])
         z = int(form.col_loss[i])
         if z < 0:  # the coefficient box alone fixes this row's side: no LP needed
             fixed[i] = 1 if t_lp[i] >= gamma - 1e-7 else -1
@@ -442,30 +471,45 @@ def reduce_data(
             sides.append(-1)  # not plainly wrong: try forcing wrong
         outside = []
         for side in sides:
-            # Every card with row i on this side has an IP point with z_i = 0 (correct: then
-            # the big-M row gives y_i score_i >= gamma) or z_i = 1 and y_i score_i <= the
-            # largest score below gamma (wrong); the LP over that set bounds them all.
-            if side == 1:
-                h.changeColBounds(z, 0.0, 0.0)
-                st, obj, _ = _run_lp(h)
-            else:
-                h.changeColBounds(z, 1.0, 1.0)
-                h.addRow(-math.inf, wrong_bound - const, len(cols), cols, vals)
-                st, obj, _ = _run_lp(h)
-                h.deleteRows(1, np.array([base_rows], dtype=np.int32))
-            h.changeColBounds(z, float(form.lower[z]), float(form.upper[z]))
             n_lp += 1
-            if st == "infeasible" or obj > level_scaled + tol:
+            if _forced_lp(h, form, data, i, side, wrong_bound, fixed_part) > level_scaled + tol:
                 outside.append(side)
         if len(outside) == 2:
             raise ValueError(
-                f"width {eps:.6g} is too small: no card lies in the level set (row {i} fits neither side); "
+                f"width {width:.6g} is too small: no card lies in the level set (row {i} fits neither side); "
                 "it must be at least Z(optimal card) - Z_LP"
             )
         if len(outside) == 1:
             fixed[i] = -outside[0]
+    return fixed, n_lp
 
-    # map distinct rows back to the caller's rows
+
+def _forced_lp(h, form: Formulation, data: Dataset, i: int, side: int, wrong_bound: float,
+               fixed_part: np.ndarray) -> float:
+    """The LP's optimum (scaled units; inf if infeasible) with row ``i`` forced to ``side``.
+
+    Every card with row i on this side has an IP point with z_i = 0 (correct:
+    then the big-M row gives y_i score_i >= γ) or z_i = 1 and y_i score_i <=
+    the largest score below γ (wrong); the LP over that set bounds them all.
+    ``h`` is left as it was found.
+    """
+    z = int(form.col_loss[i])
+    if side == 1:
+        h.changeColBounds(z, 0.0, 0.0)
+        _, objective, _ = _run_lp(h)
+    else:
+        cols, vals, const = _row_terms(form, data, i, fixed_part)
+        n_rows = h.getNumRow()
+        h.changeColBounds(z, 1.0, 1.0)
+        h.addRow(-math.inf, wrong_bound - const, len(cols), cols, vals)
+        _, objective, _ = _run_lp(h)
+        h.deleteRows(1, np.array([n_rows], dtype=np.int32))
+    h.changeColBounds(z, float(form.lower[z]), float(form.upper[z]))
+    return objective
+
+
+def _split_caller_rows(X: Any, y: Any, data: Dataset, fixed: dict[int, int], sample_weight: Any) -> dict:
+    """The caller's rows split into kept and removed, from the fixed distinct rows."""
     matrix, names = prepare_features(X)
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(matrix, columns=list(names))
     values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
@@ -473,19 +517,15 @@ def reduce_data(
     sign = np.where(labels.to_numpy() == data.positive, 1, -1)
     lookup = {tuple(row) + (int(s),): k for k, (row, s) in enumerate(zip(data.X.tolist(), data.y.tolist()))}
     distinct = np.array([lookup.get(tuple(r) + (int(s),), -1) for r, s in zip(matrix.tolist(), sign.tolist())])
-    removed_mask = np.array([d in fixed or d < 0 for d in distinct])
+    removed_mask = np.array([d in fixed or d < 0 for d in distinct])  # d < 0: a row of zero weight
     w = np.ones(len(distinct)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
     side_words = pd.Series(
         ["zero weight" if d < 0 else ("correct" if fixed[d] == 1 else "wrong") for d in distinct[removed_mask]],
         index=frame.index[removed_mask], name="side",
     )
-    return ReductionResult(
+    return dict(
         X=frame.loc[~removed_mask], y=labels.loc[~removed_mask],
         sample_weight=None if sample_weight is None else w[~removed_mask],
         removed=frame.index[removed_mask], kept=frame.index[~removed_mask], removed_side=side_words,
         fraction_removed=float(w[removed_mask].sum() / w.sum()),
-        fraction_distinct_removed=len(fixed) / data.n_rows,
-        lp_objective=lp_obj, level=level, width=eps, reference_objective=reference, spec=spec,
-        n_lp=n_lp, seconds=time.perf_counter() - t0,
-        _full=data, _fixed=fixed, _wrong_bound=wrong_bound, _margin=gamma,
     )

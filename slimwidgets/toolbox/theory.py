@@ -80,14 +80,14 @@ def resolution_bound(X: Any, y: Any, coef: Any, *, intercept: float | None = Non
                      positive: Any = None) -> ResolutionBound:
     """The resolution Λ of Theorem 1 (k = 1) or of its k-th margin corollary.
 
-    Theorem 1 (Minimum Margin Resolution Bound): with X_max = max_i ||x_i||₂
-    and gamma_min = min_i |ρ·x_i| / ||ρ||₂, if ``Λ > X_max sqrt(P) / (2 gamma_min)``
+    Theorem 1 (Minimum Margin Resolution Bound): with ``X_max = max_i ||x_i||₂``
+    and ``gamma_min = min_i |ρ·x_i| / ||ρ||₂``, if ``Λ > X_max sqrt(P) / (2 gamma_min)``
     then some λ in {-Λ, ..., Λ}^P makes no more training errors than ρ.
 
     Corollary (k-th margin): with gamma_(k) the k-th smallest margin, I_(k)
     the rows with a margin *below* gamma_(k) and X_(k) the largest norm
     outside I_(k), ``Λ > X_(k) sqrt(P) / (2 gamma_(k))`` guarantees at most
-    |I_(k)| <= k - 1 extra errors. (The paper writes "<= gamma_(k)" for
+    ``|I_(k)| <= k - 1`` extra errors. (The paper writes "<= gamma_(k)" for
     I_(k); read that way the k-th row itself is dropped, k = 1 would not
     reduce to Theorem 1, and the proof would only give k extra errors. We use
     the strict reading, for which the proof's argument holds as stated; ties
@@ -237,28 +237,28 @@ def generalization_bound(
     train_error: float | None = None,
     delta: float = 0.05,
 ) -> GeneralizationBound:
-    """Occam's-razor bounds on the test error of SLIM cards (paper sec. 3.2).
+    """Occam's-razor bounds on the test error of SLIM cards (the paper's section 3.2).
 
     All three theorems have the form (with probability >= 1 - δ over the
     N training rows, for *every* f in the class at once)::
 
         R_true(f) <= R_emp(f) + sqrt((log|H| - log δ) / (2N))
 
-    and differ in |H|:
+    and differ in the size ``|H|`` of the class:
 
-    * Theorem 2 (any finite coefficient set L): |H| = |L|. Pass
+    * Theorem 2 (any finite coefficient set L): ``|H| = |L|``. Pass
       ``coef_set_size``, or ``Lambda`` and ``n_features`` for the box
-      {-Λ..Λ}^P, |L| = (2Λ+1)^P (times ``n_intercepts`` if the intercept is
+      {-Λ..Λ}^P, ``|L| = (2Λ+1)^P`` (times ``n_intercepts`` if the intercept is
       counted separately).
     * Theorem 3 (sparse discrete classifiers): SLIM's optimum with trade-off
-      C0 has ||λ||₀ <= floor(1/C0), so |H| = Σ_{s <= floor(1/C0)} C(P,s)(2Λ)^s.
+      C0 has ||λ||₀ <= floor(1/C0), so ``|H| = Σ_{s <= floor(1/C0)} C(P,s)(2Λ)^s``.
       Pass ``C0``, or an integer ``model``: a size cap fixed *before* seeing
       the data (e.g. ``max_size``) bounds the class the same way. (A card's
       own size is chosen by the data and is not a valid cap.)
-    * Theorem 4 (coprime coefficients): ``coprime=True``, |H| = |C_{P,Λ}|,
+    * Theorem 4 (coprime coefficients): ``coprime=True``, ``|H| = |C_{P,Λ}|``,
       the Farey points of level Λ in dimension P (:func:`farey_count`).
 
-    With a :class:`ScoringSystem` ``model``, P, Λ (the largest |points| its
+    With a :class:`ScoringSystem` ``model``, P, Λ (the largest ``|points|`` its
     spec allows), the intercept count (its spec's intercept range), the size
     cap (its spec's ``max_size`` and floor(1/C0), whichever is smaller), N
     and the training error come from the card; keywords override them.
@@ -275,25 +275,14 @@ def generalization_bound(
         raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
     size_cap = None
     if isinstance(model, ScoringSystem):
-        spec = model.spec
-        if n_features is None:
-            n_features = len(model.feature_names)
-        if Lambda is None:
-            lo, hi = spec.coef_range if spec is not None else (-10, 10)
-            ranges = [spec.coef_ranges.get(f, (lo, hi)) for f in model.feature_names] if spec is not None else [(lo, hi)]
-            Lambda = max(max(abs(a), abs(b)) for a, b in ranges)
-        if n_intercepts is None and spec is not None:
-            n_intercepts = spec.intercept_range[1] - spec.intercept_range[0] + 1
-        if n is None:
-            n = model.details.get("n_samples") or (int(model.train_metrics.n) if model.train_metrics is not None else None)
-        if train_error is None and model.train_metrics is not None:
-            train_error = model.train_metrics.error
-        if C0 is None and spec is not None:
-            c0s = model.details.get("C0")
-            c0 = spec.C0 if spec.C0 is not None else (min(c0s) if c0s else None)
-            C0 = c0 if c0 and c0 > 0 else None
-        if spec is not None and spec.max_size is not None:
-            size_cap = spec.max_size
+        read = _read_card(model)  # keywords override what the card says
+        n = read["n"] if n is None else n
+        Lambda = read["Lambda"] if Lambda is None else Lambda
+        n_features = read["n_features"] if n_features is None else n_features
+        C0 = read["C0"] if C0 is None else C0
+        n_intercepts = read["n_intercepts"] if n_intercepts is None else n_intercepts
+        train_error = read["train_error"] if train_error is None else train_error
+        size_cap = read["size_cap"]
     elif model is not None:
         if isinstance(model, bool) or not isinstance(model, (int, np.integer)) or model < 0:
             raise TypeError(f"model must be a ScoringSystem or a non-negative integer size cap, got {model!r}")
@@ -306,31 +295,61 @@ def generalization_bound(
             raise ValueError(f"C0 must be > 0, got {C0!r}")
         cap = math.floor(1 / C0)
         size_cap = cap if size_cap is None else min(size_cap, cap)
-
-    if coef_set_size is not None:
-        if int(coef_set_size) < 1:
-            raise ValueError("coef_set_size must be >= 1")
-        count, theorem = int(coef_set_size), "Theorem 2"
-        desc = f"finite coefficient set, |L| = {count}"
-    else:
-        if Lambda is None or n_features is None:
-            raise ValueError("give coef_set_size, or Lambda and n_features (or a ScoringSystem)")
-        Lambda, P = int(Lambda), int(n_features)
-        if Lambda < 1 or P < 1:
-            raise ValueError("Lambda and n_features must be >= 1")
-        if coprime:
-            count, theorem = farey_count(P, Lambda), "Theorem 4"
-            desc = f"coprime coefficients bounded by {Lambda} in dimension {P}: |C_(P,Λ)| Farey points"
-        elif size_cap is not None and size_cap < P:
-            count, theorem = hypothesis_count(P, Lambda, size_cap, n_intercepts), "Theorem 3"
-            desc = f"at most {size_cap} of {P} features, points in -{Lambda}..{Lambda}"
-        else:
-            count, theorem = hypothesis_count(P, Lambda, None, n_intercepts), "Theorem 2"
-            desc = f"box -{Lambda}..{Lambda} in dimension {P}"
-        if n_intercepts > 1 and not coprime:
-            desc += f", {n_intercepts} intercepts"
+    count, theorem, desc = _class_size(coef_set_size, Lambda, n_features, size_cap, n_intercepts, coprime)
     log_h = math.log(count)
     complexity = math.sqrt((log_h - math.log(delta)) / (2 * int(n)))
     err = math.nan if train_error is None else float(train_error)
     return GeneralizationBound(theorem=theorem, n=int(n), delta=float(delta), log_class_size=log_h,
                                complexity=complexity, train_error=err, bound=err + complexity, description=desc)
+
+
+def _read_card(card: ScoringSystem) -> dict:
+    """What a card says about its class: n, Λ, P, C0, the intercept count, its error and size cap."""
+    spec = card.spec
+    if spec is not None:
+        lo, hi = spec.coef_range
+        ranges = [spec.coef_ranges.get(f, (lo, hi)) for f in card.feature_names]
+    else:
+        ranges = [(-10, 10)]
+    C0 = None
+    if spec is not None:
+        c0s = card.details.get("C0")
+        c0 = spec.C0 if spec.C0 is not None else (min(c0s) if c0s else None)
+        C0 = c0 if c0 and c0 > 0 else None
+    metrics = card.train_metrics
+    return dict(
+        n=card.details.get("n_samples") or (int(metrics.n) if metrics is not None else None),
+        Lambda=max((max(abs(a), abs(b)) for a, b in ranges), default=0),
+        n_features=len(card.feature_names),
+        C0=C0,
+        n_intercepts=None if spec is None else spec.intercept_range[1] - spec.intercept_range[0] + 1,
+        train_error=None if metrics is None else metrics.error,
+        size_cap=None if spec is None else spec.max_size,
+    )
+
+
+def _class_size(coef_set_size: int | None, Lambda: int | None, n_features: int | None, size_cap: int | None,
+                n_intercepts: int, coprime: bool) -> tuple[int, str, str]:
+    """|H| for the theorem that applies, the theorem's name and a description of the class."""
+    if coef_set_size is not None:
+        if int(coef_set_size) < 1:
+            raise ValueError("coef_set_size must be >= 1")
+        count = int(coef_set_size)
+        return count, "Theorem 2", f"finite coefficient set, |L| = {count}"
+    if Lambda is None or n_features is None:
+        raise ValueError("give coef_set_size, or Lambda and n_features (or a ScoringSystem)")
+    Lambda, P = int(Lambda), int(n_features)
+    if Lambda < 1 or P < 1:
+        raise ValueError("Lambda and n_features must be >= 1")
+    if coprime:
+        return (farey_count(P, Lambda), "Theorem 4",
+                f"coprime coefficients bounded by {Lambda} in dimension {P}: |C_(P,Λ)| Farey points")
+    if size_cap is not None and size_cap < P:
+        count, theorem = hypothesis_count(P, Lambda, size_cap, n_intercepts), "Theorem 3"
+        desc = f"at most {size_cap} of {P} features, points in -{Lambda}..{Lambda}"
+    else:
+        count, theorem = hypothesis_count(P, Lambda, None, n_intercepts), "Theorem 2"
+        desc = f"box -{Lambda}..{Lambda} in dimension {P}"
+    if n_intercepts > 1:
+        desc += f", {n_intercepts} intercepts"
+    return count, theorem, desc

@@ -1,4 +1,4 @@
-"""The studio: an interactive scoring-system widget for Jupyter (needs the ``widgets`` extra).
+"""The studio: an interactive scoring-system widget for JupyterLab 4 and Notebook 7.
 
 ``Controller`` (spec editing, solve scheduling, cache, history, undo/redo, edit/lock,
 export) and the chart builders need no Jupyter; :class:`Studio` puts ipywidgets
