@@ -770,7 +770,7 @@ def test_incumbents_reach_the_view_through_the_throttle():
     assert no_studio_threads() == []
 
 
-def test_reload_line_runs_as_shown_with_any_path(make, tmp_path):
+def test_reload_line_runs_as_shown_with_any_path(make, tmp_path, monkeypatch):
     c = make()
     settle(c)
     odd = tmp_path / "it's \"odd\"; import os.json"
@@ -781,6 +781,11 @@ def test_reload_line_runs_as_shown_with_any_path(make, tmp_path):
         ns: dict = {}
         exec(line, ns)  # runs as shown in an empty namespace
     path, line = c.export("json", odd)
+    ns = {}
+    exec(line, ns)
+    assert ns["card"].points == c.card.points
+    monkeypatch.chdir(tmp_path)  # a relative name that looks like JSON text is still read as a file
+    _, line = c.export("json", '{"a": 1}.json')
     ns = {}
     exec(line, ns)
     assert ns["card"].points == c.card.points

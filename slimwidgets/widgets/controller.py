@@ -786,7 +786,10 @@ class Controller:
             folder = path.parent
             reason = f"the folder {str(folder)!r} does not exist" if not folder.is_dir() else exc.strerror or str(exc)
             raise OSError(f"could not write {str(path)!r}: {reason}") from None
-        p = repr(str(path))  # a Python literal: quotes and backslashes in the path stay inert
+        shown = str(path)
+        if shown.lstrip()[:1] in ('{', '[', '"'):  # from_json would read such a text as JSON, not as a file name
+            shown = os.path.join(".", shown)
+        p = repr(shown)  # a Python literal: quotes and backslashes in the path stay inert
         line = {
             "json": f"import slimwidgets; card = slimwidgets.ScoringSystem.from_json({p})",
             "html": f"import IPython.display; IPython.display.HTML(filename={p})",
