@@ -329,6 +329,8 @@ class ScoringSystem:
             body["family"] = self.family
         if self.risk is not None:
             body["risk"] = [list(row) for row in self.risk]
+        if self.details.get("limits") is not None:  # how the bound reads in the user's units
+            body["limits"] = dict(self.details["limits"])
         if self.validation_metrics is not None:  # absent without held-out rows: plain cards export as before
             body["validation_metrics"] = _metric_counts(self.validation_metrics)
         body["checksum"] = _checksum(body)
@@ -406,7 +408,7 @@ class ScoringSystem:
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
-                risk=_risk_rows(d.get("risk")), validation_metrics=validation,
+                risk=_risk_rows(d.get("risk")), details=_limits(d.get("limits")), validation_metrics=validation,
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
@@ -428,6 +430,16 @@ def _risk_rows(value: Any) -> tuple | None:
     ):
         raise ValueError("risk must be a list of [score, rows, events, rate, lower, upper] number lists")
     return tuple(tuple(float(v) for v in row) for row in value)
+
+
+def _limits(value: Any) -> dict:
+    if value is None:
+        return {}
+    from .status import LimitScale
+
+    if not isinstance(value, dict):
+        raise ValueError("limits must be an object")
+    return {"limits": LimitScale.from_dict(value).to_dict()}
 
 
 def _finite(v: float | None) -> float | None:
