@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.core.status import NO_BOUND, describe, details_text
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.controller import Controller, card_roc, train_metrics
 from slimwidgets.widgets.scheduler import THREAD_PREFIX, BackgroundQueue, SolveScheduler
@@ -108,10 +109,13 @@ def test_first_card_settles_and_is_honest(make, small):
     card = c.card
     assert card is not None and card.status in ("optimal", "time_limit")
     assert c.status.state == card.status
-    if card.status == "optimal":
-        assert c.status.text.startswith("optimal")
-    else:
-        assert c.status.text.startswith("stopped at time limit (1 s) · ")
+    # the line is the card's status in the user's units; solver figures only in the details
+    described = describe(card)
+    assert c.status.text == described.headline and c.status.proven == described.proven
+    assert c.status.details == details_text(described) and "objective" in c.status.details
+    assert "objective" not in c.status.text and "gap" not in c.status.text
+    if card.status != "optimal":
+        assert "no bound" not in c.status.text and ("proven" in c.status.text or NO_BOUND in c.status.text)
     assert c.history[-1].card is card and c.history[-1].spec == c.spec
     X, y = small
     m = card.metrics(X, y)
@@ -920,3 +924,36 @@ def test_studio_shows_train_and_validation_side_by_side(small):
         assert_views_agree(st)
     finally:
         st.close()
+
+
+# -- issue #10: the status line in the user's units -------------------------------------------------------
+def test_status_under_a_cap_speaks_tpr_and_held_out_figures(small):
+    X, y = small
+    c = Controller(X, y, holdout=0.25, random_state=0, max_fpr=0.2, time_limit=1.0, frontier=False, start=False)
+    states = []
+    c.subscribe(lambda ev: states.append(c.status))
+    try:
+        c.set_spec(c.spec)
+        settle(c)
+    finally:
+        assert c.close()
+    card, status = c.card, c.status
+    assert status.text.startswith(f"TPR {100 * card.train_metrics.tpr:.1f} % at FPR ")
+    assert "held-out TPR" in status.text and status.level in ("ok", "warn")
+    assert status.text == describe(card, validation=card.validation_metrics).headline
+    for s in states:  # incumbents speak the same language while the solve runs
+        if s.state == "solving" and s.text != "solving…":
+            assert s.text.startswith("solving… · TPR ") and "incumbent" not in s.text and "gap" not in s.text
+    assert c.status.to_dict()["level"] == status.level and c.status.to_dict()["details"] == status.details
+
+
+def test_a_degenerate_card_is_called_out_and_a_failure_is_red(make):
+    c = make()
+    settle(c)
+    nobody = sw.ScoringSystem(c.data.feature_names, (0,) * c.data.n_features, -1, positive=c.data.positive,
+                              negative=c.data.negative, status="optimal", spec=c.spec)
+    c.load(nobody)  # threshold 1, every total 0: predicts the negative class for everyone
+    assert c.status.level == "warn" and "for every training row" in c.status.text and c.status.warning
+    c.update(max_fpr=0.0, min_tpr=1.0)
+    settle(c)
+    assert c.status.state == "infeasible" and c.status.level == "error"

@@ -45,6 +45,8 @@ from ..core.fitting import InfeasibleError, NoSolutionError, check_card, fit_dat
 from ..core.scoring import Metrics, ScoringSystem
 from ..solvers.base import Incumbent
 from ..core.spec import Spec, make_spec
+from ..core.formulation import build_formulation
+from ..core.status import describe, details_text, limit_scale
 from .scheduler import BackgroundQueue, SolveScheduler, Throttle
 
 __all__ = [
@@ -61,7 +63,6 @@ FPR_CAPS = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
 MAX_PATH_SIZE = 10
 # Incumbents reach the view at most this often (seconds): ~4 a second can still be read.
 INCUMBENT_INTERVAL = 0.25
-NO_BOUND = "no bound yet"  # the one wording for a solve without a proven limit
 
 EXPORT_FORMATS = {
     "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py",
@@ -71,7 +72,11 @@ EXPORT_FORMATS = {
 # -- value objects ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Status:
-    """What the status line says; ``text`` is the line itself."""
+    """What the status line says; ``text`` is the line itself, in the user's units
+    (:func:`~slimwidgets.core.status.describe`): ``level`` is its colour (ok | warn |
+    error), ``details`` the raw solver figures for a details view, ``warning`` the
+    degenerate-card message, ``proven`` whether what the line calls best is proven.
+    """
 
     state: str  # idle | solving | optimal | time_limit | feasible | interrupted | infeasible | invalid | edited | error
     text: str
@@ -81,13 +86,18 @@ class Status:
     elapsed: float | None = None
     conflicts: tuple[str, ...] = ()
     started: float | None = None  # time.time() when the running solve began
+    level: str = "ok"
+    details: str = ""
+    warning: str | None = None
+    proven: bool = False
 
     def to_dict(self) -> dict:
         def fin(v):
             return None if v is None or not math.isfinite(v) else float(v)
         return {"state": self.state, "text": self.text, "objective": fin(self.objective), "bound": fin(self.bound),
                 "gap": fin(self.gap), "elapsed": fin(self.elapsed), "conflicts": list(self.conflicts),
-                "started": self.started}
+                "started": self.started, "level": self.level, "details": self.details, "warning": self.warning,
+                "proven": self.proven}
 
 
 @dataclass(frozen=True)
@@ -343,34 +353,22 @@ def _fmt_pts(v: float) -> str:
     return f"{v:+.1f} pt".replace("-", "\u2212")
 
 
-def _fmt_obj(v: float | None) -> str:
-    return "–" if v is None or not math.isfinite(v) else f"{v:.4g}"
+def status_of(card: ScoringSystem, *, solving_since: float | None = None) -> Status:
+    """The status line of a card: :func:`describe`'s headline (with the held-out figures
+    the card carries), its degenerate-card warning, and the solver figures as details.
+    ``solving_since`` (a ``time.time()``) marks an incumbent of a running solve."""
+    cs = describe(card, validation=card.validation_metrics)
+    text = cs.headline if cs.warning is None else f"{cs.headline} · {cs.warning}"
+    common = dict(objective=card.objective, bound=card.bound, gap=card.gap, details=details_text(cs),
+                  warning=cs.warning, proven=cs.proven)
+    if solving_since is not None:  # a passing incumbent: no warning yet, the settled card gets one
+        return Status("solving", "solving… · " + cs.headline, elapsed=time.time() - solving_since,
+                      started=solving_since, **common)
+    return Status(card.status, text, elapsed=card.solve_time, level=cs.level, **common)
 
 
-def _fmt_gap(g: float | None) -> str:
-    return f"{100 * g:.1f} %"
-
-
-def _gap_text(g: float | None) -> str:
-    return NO_BOUND if g is None or not math.isfinite(g) else f"gap {_fmt_gap(g)}"
-
-
-def status_of(card: ScoringSystem, spec: Spec) -> Status:
-    """The status line of a settled card."""
-    t = card.solve_time
-    elapsed = "" if t is None else f" · {t:.2f} s"
-    if card.status == "optimal":
-        text = f"optimal · gap 0 %{elapsed}"
-    elif card.status == "time_limit":
-        limit = "" if spec.time_limit is None else f" ({spec.time_limit:g} s)"
-        text = f"stopped at time limit{limit} · {_gap_text(card.gap)}{elapsed}"
-    elif card.status == "interrupted":
-        text = f"interrupted · {_gap_text(card.gap)}{elapsed}"
-    elif card.status == "edited":
-        text = "edited (not optimized)"
-    else:
-        text = f"{card.status.replace('_', ' ')} · {_gap_text(card.gap)}{elapsed}"
-    return Status(card.status, text, card.objective, card.bound, card.gap, card.solve_time)
+def _failure(state: str, text: str, conflicts: tuple[str, ...] = ()) -> "_Failure":
+    return _Failure(Status(state, text, conflicts=conflicts, level="error"))
 
 
 def _spec_distance(a: dict, b: dict) -> int:
@@ -443,6 +441,7 @@ class Controller:
         self._frontier: dict[str, dict] = {}  # cache key -> point record
         self._plan_now: list[tuple[str, str, Any]] = []
         self._roc: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
+        self._scales: dict[str, dict | None] = {}  # spec key -> limit scale of its objective (see _limits)
         self._scheduler = SolveScheduler(self._solve_job, debounce=debounce)
         self._background = BackgroundQueue(self._background_job)
         self.incumbent_interval = INCUMBENT_INTERVAL
@@ -648,7 +647,10 @@ class Controller:
         broken = check_card(edited, self.data, self.spec)
         if broken:
             text += " · breaks " + "; ".join(broken)
-        return Status("edited", text)
+        warning = describe(edited).warning
+        if warning:
+            text += " · " + warning
+        return Status("edited", text, level="warn" if broken or warning else "ok", warning=warning)
 
     def lock(self, name: str, value: int | None = None) -> Spec:
         """Fix a feature's points (default: its value on the card) for the next solves.
@@ -744,7 +746,7 @@ class Controller:
                 self._gen += 1
                 self._scheduler.cancel()
                 self.spec = spec
-                status = status_of(card, spec) if card.status != "edited" else self._edited_status(card, None)
+                status = status_of(card) if card.status != "edited" else self._edited_status(card, None)
                 self._push(card, spec, status, "load", None)
                 self._say(notice, "warning" if broken else "info")
             self._after_jump()
@@ -858,7 +860,7 @@ class Controller:
             self.status = result.status
             self._say("these settings have no card: kept the previous card and settings", "error")
             return True
-        self._push(result, spec, status_of(result, spec), action, None)
+        self._push(result, spec, status_of(result), action, None)
         watch, self._watch = self._watch, None
         if watch is not None and watch[0] == self._gen and _same_card(watch[2], result):
             self._say(watch[1])
@@ -892,9 +894,18 @@ class Controller:
             positive=d.positive, negative=d.negative, status="feasible", objective=inc.objective,
             bound=inc.bound if math.isfinite(inc.bound) else None, gap=inc.gap if math.isfinite(inc.gap) else None,
             solve_time=inc.elapsed, solver=spec.solver, spec=spec, binary=tuple(d.binary),
-            positive_name=d.positive_name,
+            positive_name=d.positive_name, details={"limits": self._limits(spec)},
         )
         return self.measured(card)
+
+    def _limits(self, spec: Spec) -> dict | None:
+        """How a bound of ``spec``'s objective reads in the user's units (as ``fit`` stores it
+        in a card's details), so an incumbent's status can say what is proven so far."""
+        key = spec.key()
+        if key not in self._scales:
+            scale = limit_scale(build_formulation(self.data, spec))
+            self._scales[key] = None if scale is None else scale.to_dict()
+        return self._scales[key]
 
     def _solve(self, spec: Spec, cancel: threading.Event,
                on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | _Failure | None:
@@ -905,17 +916,17 @@ class Controller:
         except InfeasibleError as exc:
             if cancel.is_set():
                 return None
-            return _Failure(Status("infeasible", "infeasible: these constraints clash: " + "; ".join(exc.conflicts),
-                                   conflicts=tuple(exc.conflicts)))
+            return _failure("infeasible", "infeasible: these constraints clash: " + "; ".join(exc.conflicts),
+                            tuple(exc.conflicts))
         except NoSolutionError as exc:
             if cancel.is_set():
                 return None
-            return _Failure(Status("error", f"no card: {exc}"))
+            return _failure("error", f"no card: {exc}")
         except (ValueError, KeyError) as exc:
             msg = exc.args[0] if exc.args else str(exc)
-            return _Failure(Status("infeasible", f"infeasible: {msg}", conflicts=(str(msg),)))
+            return _failure("infeasible", f"infeasible: {msg}", (str(msg),))
         except Exception as exc:  # a solver failure must surface, never hang the studio
-            return _Failure(Status("error", f"error: {type(exc).__name__}: {exc}"))
+            return _failure("error", f"error: {type(exc).__name__}: {exc}")
         if card.status == "interrupted" or cancel.is_set():
             return None
         return self.measured(card)
@@ -937,8 +948,7 @@ class Controller:
 
         def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
             card = self._incumbent_card(spec, inc)
-            status = Status("solving", _solving_text(inc), inc.objective, inc.bound, inc.gap,
-                            time.time() - started, started=started)
+            status = status_of(card, solving_since=started)
             with self._lock:
                 if gen != self._gen or finished.is_set():
                     return
@@ -1114,10 +1124,3 @@ def _by_set(points: pd.DataFrame) -> pd.DataFrame:
 
 def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
     return a is not None and b is not None and a.coefficients == b.coefficients and a.intercept == b.intercept
-
-
-def _solving_text(inc: Incumbent) -> str:
-    # the view runs its own clock for the elapsed time, so the text carries none
-    if inc.bound is None or not math.isfinite(inc.bound):
-        return f"solving… · incumbent {_fmt_obj(inc.objective)} · {NO_BOUND}"
-    return f"solving… · incumbent {_fmt_obj(inc.objective)} · bound {_fmt_obj(inc.bound)} · {_gap_text(inc.gap)}"
