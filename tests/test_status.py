@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from html.parser import HTMLParser
 from dataclasses import replace
+from html.parser import HTMLParser
 
 import brute
 import numpy as np
