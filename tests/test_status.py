@@ -331,3 +331,11 @@ def test_degenerate_card_is_amber_in_html_and_said_in_text():
         card = sw.fit(X, y, max_size=2)
     assert "warning: predicts" in str(card)
     assert 'class="sw-note sw-warn"' in card._repr_html_() and "#8a5300" in card._repr_html_()
+
+
+def test_size_path_reports_the_proven_lowest_error():
+    X, y = tiny(0)
+    path = sw.size_path(X, y, sizes=[0, 1, 2], progress=False, cache=False, **SMALL)
+    for _, row in path.iterrows():
+        lowest = brute_cards(X, y, make_spec(max_size=row.max_size, **SMALL))["loss"].min()
+        assert row.status == "optimal" and row.error_min == pytest.approx(lowest)

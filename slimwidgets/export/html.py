@@ -112,11 +112,12 @@ def risk_html(rows: RiskRows) -> str:
             "<tr><th>score</th><th>rows</th><th>events</th><th>observed rate (95 % CI)</th></tr>" + body + "</table>")
 
 
+# Class selectors only: shown inside a notebook by mistake, the page's own styles are untouched.
 _PRINT_CSS = """
-body { margin: 2em; font-family: system-ui, sans-serif; }
+.sw-document { margin: 2em; font-family: system-ui, sans-serif; }
 .sw-risk td, .sw-risk th { padding: 2px 8px; text-align: right; border-bottom: 1px solid #ddd; }
 @media print {
-  body { margin: 0; }
+  .sw-document { margin: 0; }
   .slimwidgets-card { border-color: #000; break-inside: avoid; page-break-inside: avoid; }
   .sw-risk { break-inside: avoid; page-break-inside: avoid; }
   .sw-note { color: #000 !important; }
@@ -147,9 +148,9 @@ def render_document(card: CardData, risk: RiskRows = (), title: str | None = Non
         "<title>%s</title>" % _html_escape(title),
         "<style>%s</style>" % _PRINT_CSS,
         "</head>",
-        "<body>",
+        '<body>\n<main class="sw-document">',
         render_html(card) + risk_html(risk),
-        "</body>",
+        "</main>\n</body>",
         "</html>",
         "",
     ])
