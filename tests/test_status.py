@@ -339,3 +339,24 @@ def test_size_path_reports_the_proven_lowest_error():
     for _, row in path.iterrows():
         lowest = brute_cards(X, y, make_spec(max_size=row.max_size, **SMALL))["loss"].min()
         assert row.status == "optimal" and row.error_min == pytest.approx(lowest)
+
+
+def test_estimator_and_package_root_share_the_warning():
+    assert sw.DegenerateCardWarning is DegenerateCardWarning and sw.describe is describe
+    assert issubclass(DegenerateCardWarning, UserWarning)
+    X, y = one_sided(100, 3, 1, seed=0)
+    with pytest.warns(DegenerateCardWarning, match="for every training row"):
+        sw.SLIMClassifier(max_size=2).fit(X, y)
+
+
+def test_fractional_weights_give_a_sound_limit():
+    X, y = tiny(2)
+    w = np.linspace(0.5, 1.5, len(y))
+    spec = make_spec(max_fpr=0.3, **SMALL)
+    card = sw.fit(X, y, sample_weight=w, spec=spec)
+    ysign = np.where(np.asarray(y) == 1, 1, -1)
+    cards = brute.enumerate_cards(X.to_numpy(), ysign, list(X.columns), spec, weights=w)
+    best = cards["tpr"].max()
+    for fraction in (0.0, 0.5, 0.9, 1.0):
+        limit = proven_limit(weaker(card, fraction * card.objective))
+        assert limit is None or limit[1] >= best - 1e-9
