@@ -16,6 +16,7 @@ import pandas as pd
 from .. import export as render
 from .data import labels_to_sign, prepare_features
 from .spec import Spec
+from .status import describe, details_text, percent
 
 __all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION", "FAMILIES"]
 
@@ -70,7 +71,7 @@ class Metrics:
 
     def __str__(self) -> str:
         noun = "feature" if self.size == 1 else "features"
-        return f"error {self.error:.1%} · TPR {self.tpr:.1%} · FPR {self.fpr:.1%} · {self.size} {noun}"
+        return f"error {percent(self.error)} · TPR {percent(self.tpr)} · FPR {percent(self.fpr)} · {self.size} {noun}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,6 +111,8 @@ class ScoringSystem:
     # Observed event rate per total score on the training data: (score, rows, events, rate,
     # lower, upper) with a Wilson 95 % interval; printed under the card and kept in its JSON.
     risk: tuple[tuple[float, float, float, float, float, float], ...] | None = None
+    # Metrics on held-out rows (the studio's validation set), when there are any.
+    validation_metrics: Metrics | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -241,28 +244,21 @@ class ScoringSystem:
         rows = tuple(self.points.items())
         binary = self.binary or (True,) * len(self.feature_names)
         kinds = tuple(binary[self.feature_names.index(n)] for n, _ in rows)
-        return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive), binary=kinds,
-                               notes=self._notes(), family=self.family)
-
-    def _notes(self) -> tuple[str, ...]:
-        notes = []
-        if self.train_metrics is not None:
-            notes.append(f"train: {self.train_metrics}")
-        notes.append(self.status_line())
-        return tuple(notes)
+        status = describe(self, validation=self.validation_metrics)
+        notes = [] if self.train_metrics is None else [f"train: {self.train_metrics}"]
+        if self.validation_metrics is not None:
+            notes.append(f"validation: {self.validation_metrics}")
+        notes.append(status.headline)
+        if status.warning:
+            notes.append(f"warning: {status.warning}")
+        return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive),
+                               binary=kinds, notes=tuple(notes), family=self.family, level=status.level,
+                               details=details_text(status))
 
     def status_line(self) -> str:
-        """One honest line on how this card was obtained."""
-        parts = [self.status.replace("_", " ")]
-        if self.status == "time_limit":
-            parts = ["stopped at time limit"]
-        if self.gap is not None and self.status != "optimal" and math.isfinite(self.gap):
-            parts.append(f"gap {self.gap:.1%}")
-        if self.solve_time is not None:
-            parts.append(f"{self.solve_time:.2f} s")
-        if self.solver:
-            parts.append(self.solver)
-        return " · ".join(parts)
+        """What the card is and what is proven about it, in the user's units (see
+        :func:`slimwidgets.describe`), e.g. ``"error 12.1 % · proven lowest"``."""
+        return describe(self, validation=self.validation_metrics).headline
 
     def _risk_rows(self) -> tuple:
         # Rule tables count rules, not points: their risk-by-score table would read wrongly.
@@ -271,8 +267,12 @@ class ScoringSystem:
     def to_text(self) -> str:
         return render.render_text(self._card_data()) + render.risk_text(self._risk_rows())
 
-    def to_html(self) -> str:
-        return render.render_html(self._card_data()) + render.risk_html(self._risk_rows())
+    def to_html(self, document: bool = True) -> str:
+        """The card as a standalone HTML document (doctype, charset, title, print styles,
+        risk table); ``document=False`` gives the fragment a notebook shows."""
+        if not document:
+            return render.render_html(self._card_data()) + render.risk_html(self._risk_rows())
+        return render.render_document(self._card_data(), self._risk_rows())
 
     def to_latex(self) -> str:
         return render.render_latex(self._card_data()) + render.risk_latex(self._risk_rows())
@@ -295,7 +295,7 @@ class ScoringSystem:
         return f"ScoringSystem({{{pts}}}, threshold={self.threshold}, status={self.status!r})"
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        return self.to_html(document=False)
 
     # -- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -319,14 +319,16 @@ class ScoringSystem:
             "solve_time": self.solve_time,
             "solver": self.solver,
             "spec": None if self.spec is None else self.spec.to_dict(),
-            "train_metrics": None if self.train_metrics is None else {
-                k: getattr(self.train_metrics, k) for k in ("n", "tp", "fp", "tn", "fn", "size")
-            },
+            "train_metrics": None if self.train_metrics is None else _metric_counts(self.train_metrics),
         }
         if self.family != "slim":  # absent means "slim": plain cards export exactly as before
             body["family"] = self.family
         if self.risk is not None:
             body["risk"] = [list(row) for row in self.risk]
+        if self.details.get("limits") is not None:  # how the bound reads in the user's units
+            body["limits"] = dict(self.details["limits"])
+        if self.validation_metrics is not None:  # absent without held-out rows: plain cards export as before
+            body["validation_metrics"] = _metric_counts(self.validation_metrics)
         body["checksum"] = _checksum(body)
         return body
 
@@ -394,17 +396,25 @@ class ScoringSystem:
             raise ValueError(f"unknown model family {family!r}; this version reads {list(FAMILIES)}")
         try:
             spec = None if d.get("spec") is None else Spec.from_dict(d["spec"])
-            tm = d.get("train_metrics")
-            metrics = None if tm is None else Metrics(**{k: tm[k] for k in ("n", "tp", "fp", "tn", "fn", "size")})
+            tm, vm = d.get("train_metrics"), d.get("validation_metrics")
+            metrics = None if tm is None else Metrics(**{k: tm[k] for k in _COUNTS})
+            validation = None if vm is None else Metrics(**{k: vm[k] for k in _COUNTS})
             return cls(
                 tuple(names), tuple(coefs), d["intercept"], positive=d["positive"], negative=d["negative"],
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
-                risk=_risk_rows(d.get("risk")),
+                risk=_risk_rows(d.get("risk")), details=_limits(d.get("limits")), validation_metrics=validation,
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
+
+
+_COUNTS = ("n", "tp", "fp", "tn", "fn", "size")
+
+
+def _metric_counts(m: Metrics) -> dict:
+    return {k: getattr(m, k) for k in _COUNTS}
 
 
 def _risk_rows(value: Any) -> tuple | None:
@@ -416,6 +426,16 @@ def _risk_rows(value: Any) -> tuple | None:
     ):
         raise ValueError("risk must be a list of [score, rows, events, rate, lower, upper] number lists")
     return tuple(tuple(float(v) for v in row) for row in value)
+
+
+def _limits(value: Any) -> dict:
+    if value is None:
+        return {}
+    from .status import LimitScale
+
+    if not isinstance(value, dict):
+        raise ValueError("limits must be an object")
+    return {"limits": LimitScale.from_dict(value).to_dict()}
 
 
 def _finite(v: float | None) -> float | None:
