@@ -55,14 +55,18 @@ class CardStatus:
 
     Attributes
     ----------
-    headline : the line to show, e.g. ``"error 12.1 % · proven lowest"``.
-    level : ``"ok"``, ``"warn"`` (a degenerate card, or nothing proven) or ``"error"``
-        (never produced by :func:`describe`; for callers that report a failure in the
-        same place).
-    proven : whether what the headline claims as best is proven.
-    warning : the degenerate-card message with a suggestion, else None.
-    details : raw solver figures for a details view: ``status, objective, bound, gap,
-        solver, seconds, limit, limit_of``.
+    headline : str
+        The line to show, e.g. ``"error 12.1 % · proven lowest"``.
+    level : str
+        ``"ok"``, ``"warn"`` (a degenerate card, or nothing proven) or ``"error"`` (never
+        produced by :func:`describe`; for callers that report a failure in the same place).
+    proven : bool
+        Whether what the headline claims as best is proven.
+    warning : str or None
+        The degenerate-card message with a suggestion, else None.
+    details : dict
+        Raw solver figures for a details view: status, objective, bound, gap, solver,
+        seconds, limit, limit_of.
     """
 
     headline: str
