@@ -309,6 +309,7 @@ def test_html_export_is_a_standalone_document_with_everything_escaped():
     assert tags.count("title") == 1 and page.title.startswith("PREDICT <B>SICK</B> IF SCORE")
     assert "script" not in tags and "img" not in tags and "b" not in tags  # names stay text
     assert "@media print" in doc and "sw-risk" in doc and 'class="slimwidgets-card"' in doc
+    assert {"name": "generator", "content": f"slimwidgets {sw.__version__}"} in [a for t, a in page.tags if t == "meta"]
     assert "http://" not in doc and "https://" not in doc  # nothing fetched
     fragment = card._repr_html_()
     assert fragment.startswith("<div") and "<!DOCTYPE" not in fragment and "<title>" not in fragment
