@@ -309,6 +309,7 @@ def test_html_export_is_a_standalone_document_with_everything_escaped():
     assert tags.count("title") == 1 and page.title.startswith("PREDICT <B>SICK</B> IF SCORE")
     assert "script" not in tags and "img" not in tags and "b" not in tags  # names stay text
     assert "@media print" in doc and "sw-risk" in doc and 'class="slimwidgets-card"' in doc
+    assert {"name": "generator", "content": f"slimwidgets {sw.__version__}"} in [a for t, a in page.tags if t == "meta"]
     assert "http://" not in doc and "https://" not in doc  # nothing fetched
     fragment = card._repr_html_()
     assert fragment.startswith("<div") and "<!DOCTYPE" not in fragment and "<title>" not in fragment
@@ -360,3 +361,13 @@ def test_fractional_weights_give_a_sound_limit():
     for fraction in (0.0, 0.5, 0.9, 1.0):
         limit = proven_limit(weaker(card, fraction * card.objective))
         assert limit is None or limit[1] >= best - 1e-9
+
+
+def test_real_valued_data_claims_only_its_objective():
+    rng = np.random.default_rng(3)  # four decimals: no exact margin, the paper's 0.1 is used
+    X = pd.DataFrame({"a": rng.random(40).round(4), "b": rng.integers(0, 2, 40)})
+    y = pd.Series((X.a + 0.3 * X.b + rng.normal(0, 0.2, 40) > 0.7).astype(int))
+    card = sw.fit(X, y, max_fpr=0.3, coef_range=(-3, 3), intercept_range=(-6, 6))
+    assert card.status == "optimal" and card.details["limits"] is None
+    s = describe(card)
+    assert s.headline.endswith("· optimal for its objective (proven)") and s.proven

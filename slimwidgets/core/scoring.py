@@ -272,7 +272,9 @@ class ScoringSystem:
         risk table); ``document=False`` gives the fragment a notebook shows."""
         if not document:
             return render.render_html(self._card_data()) + render.risk_html(self._risk_rows())
-        return render.render_document(self._card_data(), self._risk_rows())
+        from .. import __version__
+
+        return render.render_document(self._card_data(), self._risk_rows(), generator=f"slimwidgets {__version__}")
 
     def to_latex(self) -> str:
         return render.render_latex(self._card_data()) + render.risk_latex(self._risk_rows())

@@ -338,10 +338,13 @@ def _claim(card: ScoringSystem, m: Metrics, kind: str, limit: tuple[str, float] 
     best_word = "best" if kind == "tpr" else "lowest"
     at_limit = limit is not None and limit[0] == kind and (
         value >= limit[1] - 1e-12 if kind == "tpr" else value <= limit[1] + 1e-12)
-    if at_limit or (card.status == "optimal" and kind != "error" and limit is None and not weighted):
+    # Without a scale the loss counts margin errors (real data), not the card's errors.
+    exact = bool((card.details or {}).get("limits"))
+    lexicographic_optimum = card.status == "optimal" and kind != "error" and exact and not weighted
+    if at_limit or lexicographic_optimum:
         return _join(f"proven {best_word}", where, qualifier), True, True
     if card.status == "optimal":
-        objective = "the class-weighted error" if weighted else "error + size penalty"
+        objective = ("the class-weighted error" if weighted else "error + size penalty") if exact else "its objective"
         text = f"optimal for {objective} (proven)"
         if limit is not None and limit[0] == kind and _informative(kind, limit[1]):
             text += " · " + _limit_phrase(kind, value, limit[1], where, qualifier)

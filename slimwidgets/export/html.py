@@ -126,9 +126,11 @@ _PRINT_CSS = """
 """
 
 
-def render_document(card: CardData, risk: RiskRows = (), title: str | None = None) -> str:
+def render_document(card: CardData, risk: RiskRows = (), title: str | None = None,
+                    generator: str = "slimwidgets") -> str:
     """The card (and its risk table) as a complete HTML5 document: doctype, UTF-8 charset,
-    an escaped title, print styles. Nothing is loaded from elsewhere.
+    an escaped title, print styles, ``generator`` (the package and version) in a meta tag.
+    Nothing is loaded from elsewhere.
 
     Examples:
         >>> doc = render_document(CardData((("<b>", 3),), 0, "Yes", (True,)), title="a <card>")
@@ -144,7 +146,7 @@ def render_document(card: CardData, risk: RiskRows = (), title: str | None = Non
         "<head>",
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<meta name="generator" content="slimwidgets">',
+        '<meta name="generator" content="%s">' % _html_escape(generator),
         "<title>%s</title>" % _html_escape(title),
         "<style>%s</style>" % _PRINT_CSS,
         "</head>",
