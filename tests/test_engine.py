@@ -14,8 +14,8 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.search import local_search
 
-from brute import best_objective, enumerate_cards
-from test_exactness import BOX, random_operational_spec, spec_or_skip, tiny_problem
+from brute import best_objective, enumerate_cards, row_errors
+from test_exactness import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
 
 
 def test_sleep_apnea_style_spec_on_breastcancer(paper_data):
@@ -139,22 +139,30 @@ def test_thread_count_can_change_between_solves():
     assert a.objective == pytest.approx(b.objective) and a.status == b.status == "optimal"
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("seed", range(25))
-def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed):
+def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed, zero_score):
     rng = np.random.default_rng(9000 + seed)
     X, y, names = tiny_problem(9000 + seed)
-    spec = spec_or_skip(**random_operational_spec(rng, names))
+    spec = spec_or_skip(zero_score=zero_score, **random_operational_spec(rng, names))
     data = prepare_data(X, y, feature_names=names, warn=False)
-    found = local_search(build_formulation(data, spec), time_budget=0.2)
+    form = build_formulation(data, spec)
+    found = local_search(form, time_budget=0.2)
     cards = enumerate_cards(X, y, names, spec)
     if not found.feasible:
         return  # allowed to fail to find a card; never allowed to return a bad one
     lam, b = found.coefficients, found.intercept
-    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), b, positive=1, negative=-1)
+    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), b, positive=1, negative=-1,
+                            zero_score=zero_score)
     assert sw.check_card(card, data, spec) == []
     total = X @ lam + b
-    value = np.mean(y * total <= 0) + spec.C0 * int(np.count_nonzero(lam))
+    value = np.mean(row_errors(total, y, zero_score)) + spec.C0 * int(np.count_nonzero(lam))
     assert value >= best_objective(cards, spec.C0) - 1e-12
+    # the objective it reports is the card's, by the brute-force oracle's rule (eps * L1 aside)
+    free = form.col_lambda >= 0
+    locked = int(np.count_nonzero(~free & (form.fixed_lambda != 0)))  # fixed points: their C0 is a constant
+    assert found.objective - form.epsilon * np.abs(lam[free]).sum() == pytest.approx(
+        value - spec.C0 * locked, abs=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(12))

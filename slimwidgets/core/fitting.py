@@ -72,7 +72,7 @@ def fit(
     **options : the spec's options, see :func:`slimwidgets.make_spec`:
         ``C0, max_size, max_fpr, min_tpr, signs, penalties, exclude, require,
         coef_range, intercept_range, values, lock, constraints, class_weights,
-        missing, margin, time_limit, gap, threads, solver``, and those of the
+        missing, margin, zero_score, time_limit, gap, threads, solver``, and those of the
         paper's specialized models (sec. 7): ``tiers, groups, group_penalty,
         rule_penalty, max_rules_per_group, group_signs_agree, group_reversed``
         (see :mod:`slimwidgets.toolbox.families` for PILM, M-of-N tables and TILM).
@@ -94,10 +94,13 @@ def fit(
     >>> X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0]})
     >>> card = sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1)
     >>> card.points, card.threshold, card.status
-    ({'a': 2}, 1, 'optimal')
+    ({'a': 1}, 1, 'optimal')
 
-    A zero total counts as an error, as in the paper, so binary data often gets
-    even points and an odd threshold (the paper's own cards look like this).
+    The card predicts the positive class iff score >= threshold, and is trained
+    with exactly that rule, so it comes in its smallest form. ``zero_score="error"``
+    trains with the paper's rule instead (a zero total is an error for either
+    class; the card then predicts score > threshold, and binary data often gets
+    even points and an odd threshold, as the paper's own cards do).
     """
     if spec is not None and options:
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
@@ -283,7 +286,7 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
         positive=data.positive, negative=data.negative, status=result.status,
         objective=result.objective, bound=result.bound, gap=result.gap,
         solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
-        positive_name=data.positive_name, family=family,
+        positive_name=data.positive_name, family=family, zero_score=spec.zero_score,
         details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
                  "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic},
     )

@@ -82,7 +82,8 @@ class Formulation:
     row_weight: np.ndarray
     C0: np.ndarray  # per feature
     epsilon: float
-    margin: float
+    margin: float  # a negative row is right iff its total <= -margin (and, under "error", a positive one iff >= margin)
+    positive_margin: float  # a positive row is right iff its total >= this: 0, or margin under zero_score="error"
     constant: float  # loss of rows that are misclassified by every card in the box
     scale: float
     lexicographic: str | None  # "tpr" / "fpr" when a cap makes one class dominate
@@ -98,6 +99,17 @@ class Formulation:
     max_rules: int | None = None
     signs_agree: bool = False
     orientation: np.ndarray | None = None  # per feature: -1 for reversed group members, else 1
+
+    @property
+    def row_margins(self) -> np.ndarray:
+        """Per data row, the least ``y * total`` that counts as right: ``positive_margin``
+        for positives, ``margin`` for negatives."""
+        return np.where(self.data.y == 1, self.positive_margin, self.margin)
+
+    def wrong_rows(self, coefficients: np.ndarray, intercept: int) -> np.ndarray:
+        """Which data rows a card gets wrong, by the program's rule (one tolerance for all)."""
+        totals = self.data.X @ np.asarray(coefficients, dtype=float) + intercept
+        return self.data.y * totals < self.row_margins - 1e-9
 
     @property
     def n_cols(self) -> int:
@@ -143,9 +155,8 @@ class Formulation:
                 x[cols["tau"]] = float(max(k - 1, 0))
             if "delta" in cols:
                 x[cols["delta"]] = float(not np.any(self.orientation[members] * coefficients[members] < 0))
-        margins = self.data.y * (self.data.X @ coefficients + intercept)
         rows = self.col_loss >= 0
-        x[self.col_loss[rows]] = (margins[rows] < self.margin - 1e-9).astype(float)
+        x[self.col_loss[rows]] = self.wrong_rows(coefficients, intercept)[rows].astype(float)
         if np.any(x < self.lower - 1e-9) or np.any(x > self.upper + 1e-9):
             return None
         return x
@@ -156,9 +167,9 @@ class Formulation:
         b = np.arange(lo, hi + 1, dtype=float)
         s = self.data.X @ np.asarray(coefficients, dtype=float)
         pos = self.data.y == 1
-        # A row is wrong when y (s + b) < margin: a positive row for b below m - s, a negative
+        # A row is wrong when y (s + b) < its margin: a positive row for b below m+ - s, a negative
         # one for b above -m - s. Sorted thresholds and cumulative weights give every b at once.
-        above = self.margin - 1e-9 - s[pos]  # positive rows are wrong for b < these
+        above = self.positive_margin - 1e-9 - s[pos]  # positive rows are wrong for b < these
         below = -self.margin + 1e-9 - s[~pos]  # negative rows are wrong for b > these
         order_p, order_n = np.argsort(above), np.argsort(below)
         above, below = above[order_p], below[order_n]
@@ -202,8 +213,7 @@ class Formulation:
     def objective_of(self, coefficients: np.ndarray, intercept: int) -> float:
         """The paper's objective of a card, computed exactly from its predictions."""
         coefficients = np.asarray(coefficients, dtype=float)
-        margins = self.data.y * (self.data.X @ coefficients + intercept)
-        loss = float(self.row_weight[margins < self.margin - 1e-9].sum())
+        loss = float(self.row_weight[self.wrong_rows(coefficients, intercept)].sum())
         used = coefficients != 0
         value = loss + float(self.C0[used].sum()) + self.epsilon * float(np.abs(coefficients[self.col_lambda >= 0]).sum())
         if self.tier_steps:
@@ -465,6 +475,7 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     scale = 1.0 / unit
 
     margin = spec.margin if spec.margin is not None else data.default_margin()
+    positive_margin = margin if spec.zero_score == "error" else 0.0
 
     b = _Builder()
     i0 = b.col("intercept", spec.intercept_range[0], spec.intercept_range[1], True)
@@ -609,7 +620,10 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         if cols_g:
             group_cols[g] = cols_g
 
-    # -- loss rows: y_i (lambda_0 + x_i . lambda) + M_i z_i >= margin --------------------------
+    # -- loss rows: y_i (lambda_0 + x_i . lambda) + M_i z_i >= m_i ------------------------------
+    # m_i = margin for negatives (on data whose scores are multiples of the margin, total <= -margin
+    # is exactly total < 0); for positives 0 (total >= 0: the default "score >= threshold"), or
+    # margin under the paper's rule, where a zero total is an error for either class.
     X = data.X
     const = X[:, fixed] @ fixed_value[fixed].astype(float)  # contribution of locked points
     Xf = X[:, free]
@@ -617,8 +631,9 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     yX = y[:, None] * Xf
     best = np.maximum(yX * lo_f, yX * hi_f).sum(axis=1) + np.maximum(y * spec.intercept_range[0], y * spec.intercept_range[1]) + y * const
     worst = np.minimum(yX * lo_f, yX * hi_f).sum(axis=1) + np.minimum(y * spec.intercept_range[0], y * spec.intercept_range[1]) + y * const
-    always_wrong = best < margin - 1e-9
-    always_right = worst >= margin - 1e-9
+    need = np.where(y == 1, positive_margin, margin)
+    always_wrong = best < need - 1e-9
+    always_right = worst >= need - 1e-9
     open_rows = np.flatnonzero(~always_wrong & ~always_right)
     col_loss = np.full(data.n_rows, -1, dtype=np.int64)
     first_z = len(b.names)
@@ -643,8 +658,8 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         index[pos] = col_lambda[np.flatnonzero(free)][nz_c]
         value[pos] = sub[nz_r, nz_c]
         index[start[1:] - 1] = col_loss[open_rows]
-        value[start[1:] - 1] = margin - worst[open_rows]  # M_i = margin + max wrongness
-        b.rows(start, index, value, margin - y[open_rows] * const[open_rows], np.full(len(open_rows), inf))
+        value[start[1:] - 1] = need[open_rows] - worst[open_rows]  # M_i = m_i + max wrongness
+        b.rows(start, index, value, need[open_rows] - y[open_rows] * const[open_rows], np.full(len(open_rows), inf))
 
     # -- operational constraints on the loss variables -----------------------------------------------
     caps: list[tuple[int, float]] = []
@@ -701,7 +716,7 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         start=start, index=index, value=value, row_lower=row_lower, row_upper=row_upper,
         col_intercept=i0, col_lambda=col_lambda, col_alpha=col_alpha, col_loss=col_loss,
         fixed_lambda=fixed_value.astype(float), row_weight=row_weight, C0=C0, epsilon=epsilon,
-        margin=margin, constant=constant_loss + C0_constant, scale=scale, lexicographic=lexicographic,
+        margin=margin, positive_margin=positive_margin, constant=constant_loss + C0_constant, scale=scale, lexicographic=lexicographic,
         extra={"beta": betas, "sign": signs, "value_cols": value_cols, "lo": lo, "hi": hi, "unit": unit,
                "C0_default": C0_default,
                "tier_cols": tier_cols, "group_cols": group_cols},

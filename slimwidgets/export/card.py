@@ -10,7 +10,7 @@ integers and are always written with ``%d``.
 
 The card layout follows the score card of Ustun & Rudin's SLIM paper::
 
-    PREDICT MALIGNANT IF SCORE > 3
+    PREDICT MALIGNANT IF SCORE ≥ 4
     1.  Clump Thickness        4 points    .....
     2.  2 points × Bare Nuclei           + .....
     3.  Mitoses               -1 point   + .....
@@ -30,7 +30,7 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["CardData", "RiskRows", "headline", "total_line", "points_label", "rule_table", "rule_headline",
+__all__ = ["CardData", "RiskRows", "RULES", "headline", "m_of_n_count", "total_line", "points_label", "rule_table", "rule_headline",
            "table_rules", "risk_cells", "exact_str", "exact_int", "EMPTY_CARD"]
 
 
@@ -66,7 +66,9 @@ class CardData:
 
     Attributes:
         rows: ``(feature name, points)`` pairs in display order.
-        threshold: predict the positive class iff the total score > threshold.
+        threshold: predict the positive class iff the total score >= threshold
+            (``rule=">="``, the default), or > threshold (``rule=">"``: cards
+            made under the paper's convention that a zero total is an error).
         positive: name of the positive class, e.g. ``"Malignant"``.
         binary: one flag per row; ``True`` for a 0/1 feature ("name ... 4
             points"), ``False`` for a count/real feature ("4 points × name").
@@ -93,8 +95,11 @@ class CardData:
     binary: tuple[bool, ...]
     notes: tuple[str, ...] = ()
     family: str = "slim"
+    rule: str = ">="
 
     def __post_init__(self) -> None:
+        if self.rule not in RULES:
+            raise ValueError(f"rule must be one of {RULES}, got {self.rule!r}")
         rows = []
         for i, row in enumerate(self.rows, start=1):
             name, points = row
@@ -127,13 +132,14 @@ def points_label(points: int) -> str:
     return "%d point%s" % (points, "" if abs(points) == 1 else "s")
 
 
-def headline(card: CardData, escape: Callable[[str], str], gt: str = ">") -> str:
-    """``PREDICT <POSITIVE> IF SCORE > <T>``; ``escape`` is the format's helper.
+def headline(card: CardData, escape: Callable[[str], str], gt: str = ">", ge: str = "≥") -> str:
+    """``PREDICT <POSITIVE> IF SCORE ≥ <T>`` (or ``> <T>`` for the paper's rule); ``escape``
+    is the format's helper, ``gt`` and ``ge`` its signs for > and >=.
 
     The class name is upper-cased *before* escaping, never after.
     """
     return "PREDICT %s IF SCORE %s %d" % (
-        escape(card.positive.upper()), gt, card.threshold)
+        escape(card.positive.upper()), ge if card.rule == ">=" else gt, card.threshold)
 
 
 def total_line(n_rows: int, dash: str) -> str:
@@ -143,13 +149,14 @@ def total_line(n_rows: int, dash: str) -> str:
 
 
 EMPTY_CARD = "no features: SCORE = 0"
+RULES = (">=", ">")  # how a card compares its score with its threshold to predict positive
 
 
 def rule_table(card: CardData) -> tuple[int, int] | None:
     """(M, N) when ``card`` is drawn as an M-of-N rule table, else None.
 
     Every row carries the same p > 0 points, so the score is p times the number
-    k of true rules, and ``p k > threshold`` holds iff ``k >= threshold // p + 1``.
+    k of true rules; see :func:`m_of_n_count`.
     """
     if card.family != "m_of_n":
         return None
@@ -157,7 +164,19 @@ def rule_table(card: CardData) -> tuple[int, int] | None:
     if len(points) > 1 or any(p <= 0 for p in points):
         return None
     p = points.pop() if points else 1
-    return max(card.threshold // p + 1, 0), len(card.rows)
+    return m_of_n_count(card.threshold, p, card.rule), len(card.rows)
+
+
+def m_of_n_count(threshold: int, p: int, rule: str) -> int:
+    """The least number M of true rules, each worth ``p`` > 0 points, that predicts positive:
+    ``p k >= threshold`` iff ``k >= ceil(threshold / p)``; ``p k > threshold`` iff
+    ``k >= threshold // p + 1``.
+
+    >>> m_of_n_count(3, 1, ">="), m_of_n_count(5, 2, ">")
+    (3, 3)
+    """
+    m = -(-threshold // p) if rule == ">=" else threshold // p + 1
+    return max(m, 0)
 
 
 def rule_headline(card: CardData, escape: Callable[[str], str], m: int, n: int) -> str:
