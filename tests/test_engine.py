@@ -33,7 +33,7 @@ def test_sleep_apnea_style_spec_on_breastcancer(paper_data):
     assert card.status in ("optimal", "time_limit")
     assert m.tpr > 0.9  # a sensible card, not an empty one
     # the printed rule and predict() agree on every row
-    assert ((card.score(X) > card.threshold) == (card.predict(X) == 1)).all()
+    assert ((card.score(X) >= card.threshold) == (card.predict(X) == 1)).all()
 
 
 def test_time_limit_returns_incumbent_with_honest_gap(paper_data):
@@ -263,13 +263,14 @@ def test_time_limited_runs_search_beside_the_mip_and_leave_no_thread(paper_data)
 @pytest.mark.parametrize("seed", range(40))
 def test_intercept_losses_match_the_definition_at_every_intercept(seed):
     """The sorted-threshold sweep gives, for every intercept, the weighted loss of its wrong rows
-    (y (score + b) below the margin) and inf where an FPR / TPR cap breaks."""
+    (y (score + b) below the row's margin: 0 for positives under the default rule) and inf
+    where an FPR / TPR cap breaks."""
     rng = np.random.default_rng(seed)
     n, p = int(rng.integers(5, 40)), int(rng.integers(1, 4))
     X = rng.integers(0, 3, size=(n, p)) if seed % 2 else rng.normal(size=(n, p)).round(2)
     y = rng.choice([0, 1], size=n)
     y[:2] = [0, 1]
-    opts = dict(C0=0.01, coef_range=(-3, 3), intercept_range=(-8, 8))
+    opts = dict(C0=0.01, coef_range=(-3, 3), intercept_range=(-8, 8), zero_score=RULES[seed % 2 - (seed % 7 == 0)])
     if seed % 3 == 0:
         opts["max_fpr"] = 0.3
     if seed % 5 == 0:
@@ -280,7 +281,8 @@ def test_intercept_losses_match_the_definition_at_every_intercept(seed):
     assert list(b) == list(range(-8, 9))
     d = form.data
     for t, intercept in enumerate(b):
-        wrong = d.y * (d.X @ points + intercept) < form.margin - 1e-9
+        margin = np.where(d.y == 1, 0.0 if form.spec.zero_score == "positive" else form.margin, form.margin)
+        wrong = d.y * (d.X @ points + intercept) < margin - 1e-9
         expected = float(form.row_weight[wrong].sum())
         for cls, budget in form.caps:
             if d.weight[wrong & (d.y == cls)].sum() > budget + 1e-9:

@@ -16,6 +16,7 @@ from .formulation import Formulation, build_formulation
 from .scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
+from ..solvers.polish import polish
 from ..solvers.pools import pool_search
 from ..solvers.search import local_search
 from ..solvers.base import Incumbent, SolveResult, relative_gap
@@ -29,6 +30,9 @@ HEURISTIC_SECONDS = 0.3
 # solver="auto" walks every card instead of calling the MIP solver when that takes at most
 # about this many elementary steps (~0.1-0.5 s with the compiled kernel).
 ENUMERATION_WORK = 2e8
+# Among cards with the returned card's objective, return the one whose score separates the
+# classes most widely (solvers/polish.py): never changes the objective, the status or the bound.
+POLISH_TIES = True
 
 
 class InfeasibleError(ValueError):
@@ -81,7 +85,10 @@ def fit(
     -------
     ScoringSystem
         With ``status`` "optimal" only when proven; a time-limited solve
-        returns its best card with ``bound`` and ``gap``.
+        returns its best card with ``bound`` and ``gap``. Among the cards with
+        the returned objective it prefers the one whose score separates the
+        classes most widely (the lowest logistic loss of the score, see
+        :mod:`slimwidgets.solvers.polish`); that never changes the objective.
 
     Raises
     ------
@@ -173,6 +180,9 @@ def fit_dataset(
                              relative_gap(found.objective, bound), result.solve_time, result.solver, result.nodes)
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
+    if POLISH_TIES:
+        points, intercept = polish(form, result.coefficients, result.intercept)
+        result = replace(result, coefficients=points, intercept=intercept)
     result = replace(result, solve_time=time.perf_counter() - t0)
     card = card_from_result(data, spec, form, result, family=family)
     problems = check_card(card, data, spec)
