@@ -395,3 +395,17 @@ def test_a_stopped_proof_by_size_reports_a_valid_bound(seed, zero_score):
     else:
         assert result.status == ("time_limit" if seed % 4 == 3 else "interrupted")
         assert result.bound > -math.inf or seed % 4 in (0, 3)  # stopped inside the walk: nothing proven
+
+
+@pytest.mark.parametrize("zero_score", RULES)
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("seed", range(6))
+def test_decimal_features_match_brute_force(seed, solver, zero_score):
+    """Real-valued columns on a decimal grid: the margin (here 0.1) makes "total < 0" and, under
+    the paper's rule, "total > 0" exact, so the optimum is brute force's under both rules."""
+    X, y, names = tiny_problem(12000 + seed)
+    X = X * 0.5 + (np.arange(len(y))[:, None] % 2) * 0.3  # values like 0.3, 0.5, 0.8: one decimal
+    spec = sw.make_spec(C0=0.01, solver=spec_solver(solver), zero_score=zero_score, **BOX)
+    card = sw.fit(X, y, feature_names=names, spec=spec)
+    assert card.details["margin"] == pytest.approx(0.1)
+    assert_exact(card, X, y, names, spec, 0.01)
