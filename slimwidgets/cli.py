@@ -242,7 +242,7 @@ def _unknown_column(name: str, columns: Sequence[str], path: str) -> CliError:
 def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
     """The engine options given on the command line (only those given, so defaults stay the engine's)."""
     opts: dict[str, Any] = {}
-    for attr in ("max_fpr", "min_tpr", "max_size", "C0", "time_limit", "solver", "gap"):
+    for attr in ("max_fpr", "min_tpr", "max_size", "C0", "time_limit", "solver", "gap", "zero_score"):
         value = getattr(args, attr, None)
         if value is not None:
             opts[attr] = value
@@ -464,6 +464,9 @@ def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None
                    help="allowed points, for every feature (LO:HI, default -10:10) or one feature (NAME=LO:HI)")
     g.add_argument("--intercept-range", dest="intercept_range", metavar="LO:HI",
                    help="allowed intercept (minus the threshold), default -100:100")
+    g.add_argument("--zero-score", dest="zero_score", choices=("positive", "error"),
+                   help="what a total exactly at the threshold predicts: positive (default: the card says "
+                        "'SCORE >= T') or error (the paper's rule: a zero total is an error, 'SCORE > T')")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,8 +1,12 @@
 """Brute-force enumeration of every card in a small coefficient box (the test oracle).
 
-Written independently of the formulation: it knows only the paper's definitions.
-A row is an error when y * (intercept + x . points) <= 0 (a zero score is an error,
-as in the paper); FPR caps count negatives with a score >= 0.
+Written independently of the formulation: it knows only the definitions. With the
+total t = intercept + x . points, under ``spec.zero_score``:
+
+* ``"positive"`` (the default): a card predicts positive iff t >= 0, and a row is an
+  error iff that prediction is wrong; FPR caps count the negatives predicted positive.
+* ``"error"`` (the paper's): a row is an error when y * t <= 0 (a zero total is an error
+  for either class); FPR caps count negatives with t >= 0, TPR counts positives with t > 0.
 
 The specialized models of sec. 7 are read from the spec just as directly: no value
 beyond the last tier, at most ``max_rules_per_group`` members of a group in use, one
@@ -74,12 +78,11 @@ def enumerate_cards(X, y, names, spec, weights=None):
     grid, used = grid[keep], used[keep]
     scores = X @ grid.T  # rows x cards
     total = scores[:, :, None] + intercepts[None, None, :]  # rows x cards x intercepts
-    margin = y[:, None, None] * total
-    err = margin <= 0
+    err = row_errors(total, y[:, None, None], spec.zero_score)
     pos, neg = y == 1, y == -1
     wpos, wneg = w[pos].sum(), w[neg].sum()
-    fp_paper = (w[neg, None, None] * (total[neg] >= 0)).sum(axis=0) / wneg
-    tp = (w[pos, None, None] * (total[pos] > 0)).sum(axis=0) / wpos
+    fp_paper = (w[neg, None, None] * err[neg]).sum(axis=0) / wneg
+    tp = (w[pos, None, None] * ~err[pos]).sum(axis=0) / wpos
     loss = (w[:, None, None] * err).sum(axis=0) / w.sum()
     ok = np.ones(loss.shape, dtype=bool)
     if spec.max_fpr is not None:
@@ -97,6 +100,13 @@ def enumerate_cards(X, y, names, spec, weights=None):
         "tpr": tp[ci, bi],
         "fpr_paper": fp_paper[ci, bi],
     }
+
+
+def row_errors(total, y, zero_score="positive"):
+    """Which rows a card with these totals (intercept + x . points) gets wrong."""
+    if zero_score == "error":
+        return y * total <= 0
+    return (total >= 0) != (y == 1)
 
 
 def best_objective(cards, C0):
@@ -138,5 +148,5 @@ def card_value(card, X, y, names, spec, C0, weights=None):
     """Loss + :func:`penalty` of one card, computed from its own predictions."""
     w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
     total = np.asarray(X, float) @ np.array(card.coefficients, float) + card.intercept
-    loss = (w * (np.asarray(y) * total <= 0)).sum() / w.sum()
+    loss = (w * row_errors(total, np.asarray(y), spec.zero_score)).sum() / w.sum()
     return loss + float(penalty([card.coefficients], names, spec, C0)[0])

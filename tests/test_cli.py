@@ -125,8 +125,21 @@ def test_fit_honours_sign_lock_and_max_size(tmp_path, capsys, newline):
     assert points.get("a") == 3
     assert points.get("c", 0) >= 0
     assert 1 <= len(points) <= 2
-    assert "PREDICT Y IF SCORE >" in out
+    assert "PREDICT Y IF SCORE ≥" in out
     assert out.strip().splitlines()[-1].startswith("details: solver status optimal")
+
+
+def test_zero_score_option_gives_the_papers_rule(tmp_path, capsys):
+    path = write_csv(make_frame(), tmp_path / "data.csv", "\n")
+    card_json = tmp_path / "card.json"
+    code, out, err = run(["fit", str(path), "--target", "Y", "--max-size", "2", "--zero-score", "error",
+                          "--json", str(card_json)], capsys)
+    assert code == 0, err
+    assert "PREDICT Y IF SCORE >" in out and "≥" not in out.splitlines()[0]
+    card = sw.ScoringSystem.from_json(str(card_json))
+    assert card.zero_score == card.spec.zero_score == "error"
+    code, _, err = run(["fit", str(path), "--target", "Y", "--zero-score", "never"], capsys)
+    assert code == 2 and "--zero-score" in err
 
 
 def test_cr_and_lf_files_give_the_same_card(tmp_path, capsys):
@@ -191,7 +204,7 @@ def test_code_formats_keep_stdout_clean(tmp_path, capsys, csv_path):
     card_md = tmp_path / "card.md"
     code, out, err = run(["fit", str(csv_path), "--target", "Y", "--format", "markdown", "--out", str(card_md)], capsys)
     assert code == 0, err
-    assert "**PREDICT Y IF SCORE >" in card_md.read_text(encoding="utf-8")
+    assert "**PREDICT Y IF SCORE ≥" in card_md.read_text(encoding="utf-8")
     assert out.startswith("status: error ") and "PREDICT" not in out
 
 
@@ -207,9 +220,9 @@ def test_cap_status_reads_in_tpr_and_a_degenerate_card_is_called_out(tmp_path, c
     code, out, err = run(["fit", str(path), "--target", "Y", "--json", str(tmp_path / "rare.json")], capsys)
     assert code == 0, err
     warning = [line for line in err.splitlines() if "warning" in line]
-    assert warning == [f"slimwidgets: warning: the card predicts \"0\" for every training row: no training row "
-                       f"reaches its threshold. Try class_weights=\"balanced\", min_tpr (for example "
-                       f"min_tpr=0.8), or a looser max_fpr."]
+    assert warning == ["slimwidgets: warning: the card predicts \"0\" for every training row: no training row "
+                       "reaches its threshold. Try class_weights=\"balanced\", min_tpr (for example "
+                       "min_tpr=0.8), or a looser max_fpr."]
     assert "Traceback" not in err and "DegenerateCardWarning" not in err
     code, _, err = run(["show", str(tmp_path / "rare.json")], capsys)  # a reloaded card says so too
     assert code == 0 and err.count("for every training row") == 1
@@ -241,7 +254,7 @@ def test_show_other_format_and_tampered_card(tmp_path, capsys, csv_path):
     assert main(["fit", str(csv_path), "--target", "Y", "--json", str(card_json)]) == 0
     capsys.readouterr()
     code, out, err = run(["show", str(card_json), "--format", "markdown"], capsys)
-    assert code == 0 and out.startswith("**PREDICT Y IF SCORE >"), err
+    assert code == 0 and out.startswith("**PREDICT Y IF SCORE ≥"), err
     data = json.loads(card_json.read_text(encoding="utf-8"))
     data["intercept"] -= 1
     card_json.write_text(json.dumps(data), encoding="utf-8")

@@ -15,8 +15,8 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.search import local_search
 
-from brute import best_objective, enumerate_cards
-from test_exactness import BOX, random_operational_spec, spec_or_skip, tiny_problem
+from brute import best_objective, enumerate_cards, row_errors
+from test_exactness import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
 
 
 def test_sleep_apnea_style_spec_on_breastcancer(paper_data):
@@ -34,7 +34,7 @@ def test_sleep_apnea_style_spec_on_breastcancer(paper_data):
     assert card.status in ("optimal", "time_limit")
     assert m.tpr > 0.9  # a sensible card, not an empty one
     # the printed rule and predict() agree on every row
-    assert ((card.score(X) > card.threshold) == (card.predict(X) == 1)).all()
+    assert ((card.score(X) >= card.threshold) == (card.predict(X) == 1)).all()
 
 
 def test_time_limit_returns_incumbent_with_honest_gap(paper_data):
@@ -142,22 +142,30 @@ def test_thread_count_can_change_between_solves():
     assert a.objective == pytest.approx(b.objective) and a.status == b.status == "optimal"
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("seed", range(25))
-def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed):
+def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed, zero_score):
     rng = np.random.default_rng(9000 + seed)
     X, y, names = tiny_problem(9000 + seed)
-    spec = spec_or_skip(**random_operational_spec(rng, names))
+    spec = spec_or_skip(zero_score=zero_score, **random_operational_spec(rng, names))
     data = prepare_data(X, y, feature_names=names, warn=False)
-    found = local_search(build_formulation(data, spec), time_budget=0.2)
+    form = build_formulation(data, spec)
+    found = local_search(form, time_budget=0.2)
     cards = enumerate_cards(X, y, names, spec)
     if not found.feasible:
         return  # allowed to fail to find a card; never allowed to return a bad one
     lam, b = found.coefficients, found.intercept
-    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), b, positive=1, negative=-1)
+    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), b, positive=1, negative=-1,
+                            zero_score=zero_score)
     assert sw.check_card(card, data, spec) == []
     total = X @ lam + b
-    value = np.mean(y * total <= 0) + spec.C0 * int(np.count_nonzero(lam))
+    value = np.mean(row_errors(total, y, zero_score)) + spec.C0 * int(np.count_nonzero(lam))
     assert value >= best_objective(cards, spec.C0) - 1e-12
+    # the objective it reports is the card's, by the brute-force oracle's rule (eps * L1 aside)
+    free = form.col_lambda >= 0
+    locked = int(np.count_nonzero(~free & (form.fixed_lambda != 0)))  # fixed points: their C0 is a constant
+    assert found.objective - form.epsilon * np.abs(lam[free]).sum() == pytest.approx(
+        value - spec.C0 * locked, abs=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -258,13 +266,14 @@ def test_time_limited_runs_search_beside_the_mip_and_leave_no_thread(paper_data)
 @pytest.mark.parametrize("seed", range(40))
 def test_intercept_losses_match_the_definition_at_every_intercept(seed):
     """The sorted-threshold sweep gives, for every intercept, the weighted loss of its wrong rows
-    (y (score + b) below the margin) and inf where an FPR / TPR cap breaks."""
+    (y (score + b) below the row's margin: 0 for positives under the default rule) and inf
+    where an FPR / TPR cap breaks."""
     rng = np.random.default_rng(seed)
     n, p = int(rng.integers(5, 40)), int(rng.integers(1, 4))
     X = rng.integers(0, 3, size=(n, p)) if seed % 2 else rng.normal(size=(n, p)).round(2)
     y = rng.choice([0, 1], size=n)
     y[:2] = [0, 1]
-    opts = dict(C0=0.01, coef_range=(-3, 3), intercept_range=(-8, 8))
+    opts = dict(C0=0.01, coef_range=(-3, 3), intercept_range=(-8, 8), zero_score=RULES[seed % 2 - (seed % 7 == 0)])
     if seed % 3 == 0:
         opts["max_fpr"] = 0.3
     if seed % 5 == 0:
@@ -275,7 +284,8 @@ def test_intercept_losses_match_the_definition_at_every_intercept(seed):
     assert list(b) == list(range(-8, 9))
     d = form.data
     for t, intercept in enumerate(b):
-        wrong = d.y * (d.X @ points + intercept) < form.margin - 1e-9
+        margin = np.where(d.y == 1, 0.0 if form.spec.zero_score == "positive" else form.margin, form.margin)
+        wrong = d.y * (d.X @ points + intercept) < margin - 1e-9
         expected = float(form.row_weight[wrong].sum())
         for cls, budget in form.caps:
             if d.weight[wrong & (d.y == cls)].sum() > budget + 1e-9:

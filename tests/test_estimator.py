@@ -65,7 +65,8 @@ def test_init_signature_matches_the_documented_defaults():
     expected = dict(
         C0=None, max_size=None, max_fpr=None, min_tpr=None, signs=None, penalties=None, exclude=(), require=(),
         coef_range=(-10, 10), intercept_range=(-100, 100), values=None, lock=None, constraints=(),
-        class_weights=None, missing=None, margin=None, time_limit=None, gap=0.0, threads=1, solver="auto",
+        class_weights=None, missing=None, margin=None, zero_score="positive", time_limit=None, gap=0.0, threads=1,
+        solver="auto",
         warm_start=False,
     )
     params = inspect.signature(SLIMClassifier.__init__).parameters
@@ -118,8 +119,9 @@ def test_fit_predict_on_demo_agrees_with_the_card(demo, demo_fit):
     np.testing.assert_array_equal(pred, np.asarray(card.predict(X)))
     decision = clf.decision_function(X)
     assert decision.shape == (len(X),)
-    np.testing.assert_array_equal(decision, np.asarray(card.decision_function(X)))
-    np.testing.assert_array_equal(decision, X.to_numpy() @ clf.coef_[0] + clf.intercept_[0])
+    total = X.to_numpy() @ clf.coef_[0] + clf.intercept_[0]
+    np.testing.assert_array_equal(total, np.asarray(card.decision_function(X)))
+    np.testing.assert_array_equal(decision, np.where(total >= 0, total + 0.5, total - 0.5))
     np.testing.assert_array_equal(decision > 0, pred == clf.classes_[1])
     assert clf.score(X, y) == pytest.approx(card.train_metrics.accuracy)
     assert clf.score(X, y) > 0.85
@@ -326,3 +328,19 @@ def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", slimwidgets.DataWarning)
         check(estimator)
+
+
+@pytest.mark.parametrize("zero_score", ["positive", "error"])
+def test_zero_score_reaches_the_card_and_the_sign_convention_holds(zero_score):
+    X, y01 = toy()
+    clf = SLIMClassifier(max_size=1, zero_score=zero_score).fit(X, y01)
+    card = clf.scoring_system_
+    assert card.zero_score == card.spec.zero_score == zero_score
+    assert clone(clf).get_params()["zero_score"] == zero_score
+    total = np.asarray(card.decision_function(X), dtype=float)
+    if zero_score == "error":
+        np.testing.assert_array_equal(clf.decision_function(X), total)
+    np.testing.assert_array_equal(clf.decision_function(X) > 0, clf.predict(X) == clf.classes_[1])
+    # the default rule gives the smallest card: a lone rule scores 1 point
+    if zero_score == "positive":
+        assert set(card.points.values()) == {1}

@@ -11,7 +11,7 @@ import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.fitting import fit_dataset
 
-from brute import best_objective, enumerate_cards
+from brute import best_objective, enumerate_cards, row_errors
 
 BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
 # every proof path gets the brute-force tests: the MIP, the exhaustive walk, and the proof by
@@ -20,6 +20,9 @@ BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
 SOLVERS = ["highs", "enumerate", "by_size"]
 EXPECTED_SOLVER = {"highs": "highs", "enumerate": "enumeration"}
 FORCED = {"by_size": False}  # set while a "by_size" test runs
+# both rules for a total exactly at the threshold: "positive" (the default, score >= threshold)
+# and the paper's "error" (a zero total is an error, score > threshold)
+RULES = ["positive", "error"]
 
 
 def spec_solver(solver: str) -> str:
@@ -67,7 +70,7 @@ def gcd_all(values):
 def assert_exact(card, X, y, names, spec, C0, weights=None):
     cards = enumerate_cards(X, y, names, spec, weights)
     best = best_objective(cards, C0)
-    got = cards_value(card, X, y, names, C0, weights)
+    got = cards_value(card, X, y, names, C0, weights, spec.zero_score)
     assert got == pytest.approx(best, abs=1e-12), (card.points, card.intercept)
     # eps only breaks ties, towards the smallest L1 norm, hence coprime points
     ties = np.isclose(cards["loss"] + C0 * cards["size"], best, rtol=0, atol=1e-12)
@@ -76,34 +79,45 @@ def assert_exact(card, X, y, names, spec, C0, weights=None):
     assert card.status == "optimal" and card.gap == 0
     expected = "enumeration+highs" if FORCED["by_size"] else EXPECTED_SOLVER.get(spec.solver, card.solver)
     assert card.solver == expected
+    assert card.zero_score == spec.zero_score
     assert sw.check_card(card, prepare_data(X, y, feature_names=names, warn=False), spec) == []
+    # the card's own predictions are the rule it was trained with: its errors are the oracle's
+    predicted = np.asarray(card.predict(X)) == card.positive
+    total = np.asarray(X, float) @ np.array(card.coefficients, float) + card.intercept
+    wrong = row_errors(total, y, spec.zero_score)
+    if spec.zero_score == "positive":
+        assert np.array_equal(wrong, predicted != (y == 1))
+    else:
+        assert np.array_equal(wrong, (predicted != (y == 1)) | (total == 0))
 
 
-def cards_value(card, X, y, names, C0, weights=None):
+def cards_value(card, X, y, names, C0, weights=None, zero_score="positive"):
     w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
     total = np.asarray(X, float) @ np.array(card.coefficients, float) + card.intercept
-    loss = (w * (y * total <= 0)).sum() / w.sum()
+    loss = (w * row_errors(total, y, zero_score)).sum() / w.sum()
     return loss + C0 * card.size
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(20))
-def test_plain_slim_matches_brute_force(seed, solver):
+def test_plain_slim_matches_brute_force(seed, solver, zero_score):
     X, y, names = tiny_problem(seed)
     C0 = [0.0, 0.01, 0.05, 0.2][seed % 4]
-    spec = sw.make_spec(C0=C0, solver=spec_solver(solver), **BOX)
+    spec = sw.make_spec(C0=C0, solver=spec_solver(solver), zero_score=zero_score, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert_exact(card, X, y, names, spec, C0)
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(12))
-def test_default_C0_loses_no_accuracy(seed, solver):
+def test_default_C0_loses_no_accuracy(seed, solver, zero_score):
     X, y, names = tiny_problem(100 + seed)
-    card = sw.fit(X, y, feature_names=names, solver=spec_solver(solver), **BOX)
-    cards = enumerate_cards(X, y, names, sw.make_spec(**BOX))
+    card = sw.fit(X, y, feature_names=names, solver=spec_solver(solver), zero_score=zero_score, **BOX)
+    cards = enumerate_cards(X, y, names, sw.make_spec(zero_score=zero_score, **BOX))
     # Remark 2: the default C0 picks the most accurate card, then the sparsest of those
-    assert cards_value(card, X, y, names, 0.0) == pytest.approx(cards["loss"].min(), abs=1e-12)
+    assert cards_value(card, X, y, names, 0.0, zero_score=zero_score) == pytest.approx(cards["loss"].min(), abs=1e-12)
     best_loss = np.isclose(cards["loss"], cards["loss"].min(), atol=1e-12)
     assert card.size == cards["size"][best_loss].min()
 
@@ -144,13 +158,15 @@ def random_operational_spec(rng, names):
     return opts
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(30))
-def test_operational_constraints_match_brute_force(seed, solver):
+def test_operational_constraints_match_brute_force(seed, solver, zero_score):
     rng = np.random.default_rng(1000 + seed)
     X, y, names = tiny_problem(1000 + seed)
     opts = random_operational_spec(rng, names)
     opts["solver"] = spec_solver(solver)
+    opts["zero_score"] = zero_score
     spec = spec_or_skip(**opts)
     cards = enumerate_cards(X, y, names, spec)
     if len(cards["loss"]) == 0:
@@ -161,13 +177,14 @@ def test_operational_constraints_match_brute_force(seed, solver):
     assert_exact(card, X, y, names, spec, spec.C0)
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(16))
-def test_fpr_cap_gives_the_most_sensitive_card(seed, solver):
+def test_fpr_cap_gives_the_most_sensitive_card(seed, solver, zero_score):
     X, y, names = tiny_problem(2000 + seed, n_features=3)
     cap = [0.0, 0.2, 0.34, 0.5][seed % 4]
     size = [None, 1, 2][seed % 3]
-    spec = sw.make_spec(max_fpr=cap, max_size=size, solver=spec_solver(solver), **BOX)
+    spec = sw.make_spec(max_fpr=cap, max_size=size, solver=spec_solver(solver), zero_score=zero_score, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     cards = enumerate_cards(X, y, names, spec)
     m = card.metrics(X, y)
@@ -177,30 +194,32 @@ def test_fpr_cap_gives_the_most_sensitive_card(seed, solver):
         assert card.size <= size
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(8))
-def test_tpr_floor_gives_the_most_specific_card(seed, solver):
+def test_tpr_floor_gives_the_most_specific_card(seed, solver, zero_score):
     X, y, names = tiny_problem(3000 + seed, n_features=3)
     floor = [0.5, 0.8, 1.0, 0.3][seed % 4]
-    spec = sw.make_spec(min_tpr=floor, solver=spec_solver(solver), **BOX)
+    spec = sw.make_spec(min_tpr=floor, solver=spec_solver(solver), zero_score=zero_score, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     cards = enumerate_cards(X, y, names, spec)
     total = np.asarray(X, float) @ np.array(card.coefficients, float) + card.intercept
-    fpr_paper = np.mean(total[y == -1] >= 0)
+    fpr_paper = np.mean(row_errors(total, y, zero_score)[y == -1])
     assert fpr_paper == pytest.approx(cards["fpr_paper"].min(), abs=1e-12)
     assert card.metrics(X, y).tpr >= floor - 1e-12
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(12))
-def test_default_C0_under_a_size_cap_loses_no_accuracy(seed, solver):
+def test_default_C0_under_a_size_cap_loses_no_accuracy(seed, solver, zero_score):
     """With max_size the default C0 counts only the features a card can use (a larger C0,
     still below one error for all of them): the most accurate card of that size, then the sparsest."""
     X, y, names = tiny_problem(150 + seed, n_features=3)
-    spec = sw.make_spec(max_size=1 + seed % 2, solver=spec_solver(solver), **BOX)
+    spec = sw.make_spec(max_size=1 + seed % 2, solver=spec_solver(solver), zero_score=zero_score, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     cards = enumerate_cards(X, y, names, spec)
-    assert cards_value(card, X, y, names, 0.0) == pytest.approx(cards["loss"].min(), abs=1e-12)
+    assert cards_value(card, X, y, names, 0.0, zero_score=zero_score) == pytest.approx(cards["loss"].min(), abs=1e-12)
     best_loss = np.isclose(cards["loss"], cards["loss"].min(), atol=1e-12)
     assert card.size == cards["size"][best_loss].min() and card.size <= spec.max_size
 
@@ -212,21 +231,22 @@ def test_eps_never_trades_an_error_for_a_feature(solver):
     and the paper's eps made the empty card win. eps now stays below the gcd (1/60)."""
     X = np.array([[2], [2], [1], [2], [1], [2], [2], [2], [2], [1], [1], [1]])
     y = np.array([1, -1, -1, 1, 1, -1, 1, 1, 1, 1, -1, -1])
-    spec = sw.make_spec(C0=0.05, values={"f0": [0, 2]}, solver=spec_solver(solver), **BOX)
+    spec = sw.make_spec(C0=0.05, values={"f0": [0, 2]}, solver=spec_solver(solver), zero_score="error", **BOX)
     card = sw.fit(X, y, feature_names=["f0"], spec=spec)
     assert card.points == {"f0": 2}
     assert_exact(card, X, y, ["f0"], spec, 0.05)
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("seed", range(8))
-def test_collapsing_duplicate_rows_keeps_the_optimum(seed):
+def test_collapsing_duplicate_rows_keeps_the_optimum(seed, zero_score):
     X, y, names = tiny_problem(4000 + seed)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(y), size=3 * len(y))  # heavy duplication
     Xd, yd = X[idx], y[idx]
     if len(set(yd)) < 2:
         pytest.skip("resample hit one class")
-    spec = sw.make_spec(C0=0.02, **BOX)
+    spec = sw.make_spec(C0=0.02, zero_score=zero_score, **BOX)
     collapsed = prepare_data(Xd, yd, feature_names=names, warn=False)
     full = prepare_data(Xd, yd, feature_names=names, warn=False, collapse=False)
     assert collapsed.n_rows < full.n_rows
@@ -235,41 +255,45 @@ def test_collapsing_duplicate_rows_keeps_the_optimum(seed):
     assert_exact(a, Xd, yd, names, spec, 0.02)
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("seed", range(6))
-def test_integer_sample_weights_equal_repeated_rows(seed):
+def test_integer_sample_weights_equal_repeated_rows(seed, zero_score):
     X, y, names = tiny_problem(5000 + seed)
     w = np.random.default_rng(seed).integers(1, 4, size=len(y))
-    spec = sw.make_spec(C0=0.02, **BOX)
+    spec = sw.make_spec(C0=0.02, zero_score=zero_score, **BOX)
     weighted = sw.fit(X, y, feature_names=names, sample_weight=w, spec=spec)
     repeated = sw.fit(np.repeat(X, w, axis=0), np.repeat(y, w), feature_names=names, spec=spec)
     assert weighted.objective == pytest.approx(repeated.objective, abs=1e-12)
     assert_exact(weighted, X, y, names, spec, 0.02, weights=w)
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(8))
-def test_preference_penalties_and_missing_counts_match_brute_force(seed, solver):
+def test_preference_penalties_and_missing_counts_match_brute_force(seed, solver, zero_score):
     """Per-feature C0_j (the paper's preferences), and C0_j = C0 + M/N for imputed features."""
     X, y, names = tiny_problem(6000 + seed, n_features=3)
     rng = np.random.default_rng(seed)
     penalties = {names[0]: float(rng.choice([0.0, 0.05, 0.3]))}
     missing = {names[1]: int(rng.integers(0, len(y)))}
-    spec = sw.make_spec(C0=0.03, penalties=penalties, missing=missing, solver=spec_solver(solver), **BOX)
+    spec = sw.make_spec(C0=0.03, penalties=penalties, missing=missing, solver=spec_solver(solver),
+                        zero_score=zero_score, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     C0 = np.array([penalties[names[0]], 0.03 + missing[names[1]] / len(y), 0.03])
     cards = enumerate_cards(X, y, names, spec)
     values = cards["loss"] + (cards["points"] != 0) @ C0
     total = X @ np.array(card.coefficients, float) + card.intercept
-    got = np.mean(y * total <= 0) + (np.array(card.coefficients) != 0) @ C0
+    got = np.mean(row_errors(total, y, zero_score)) + (np.array(card.coefficients) != 0) @ C0
     assert got == pytest.approx(values.min(), abs=1e-12)
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(8))
-def test_class_weights_match_brute_force(seed, solver):
+def test_class_weights_match_brute_force(seed, solver, zero_score):
     X, y, names = tiny_problem(6500 + seed, n_features=3)
     weights = [(1.0, 3.0), (2.0, 1.0), "balanced"][seed % 3]
-    spec = sw.make_spec(C0=0.02, class_weights=weights, solver=spec_solver(solver), **BOX)
+    spec = sw.make_spec(C0=0.02, class_weights=weights, solver=spec_solver(solver), zero_score=zero_score, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     if weights == "balanced":  # the paper's W+ = N-/N, W- = N+/N
         weights = (np.mean(y == 1), np.mean(y == -1))
@@ -279,7 +303,7 @@ def test_class_weights_match_brute_force(seed, solver):
     scale = w.sum() / len(y)
     best = (cards["loss"] * scale + 0.02 * cards["size"]).min()
     total = X @ np.array(card.coefficients, float) + card.intercept
-    got = (w * (y * total <= 0)).sum() / len(y) + 0.02 * card.size
+    got = (w * row_errors(total, y, zero_score)).sum() / len(y) + 0.02 * card.size
     assert got == pytest.approx(best, abs=1e-12)
 
 
@@ -290,8 +314,9 @@ def _empty_card(form):
     return start, form.objective_of(*start)
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("seed", range(24))
-def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed):
+def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     """Every size above the walked ones must be searched by its own MIP: starting from the empty
     card, the optimum (which uses features) can only come from the walk or those MIPs."""
     from slimwidgets.solvers.decomposition import solve_by_size
@@ -303,7 +328,7 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed):
     rng = np.random.default_rng(7000 + seed)
     X, y, names = tiny_problem(7000 + seed, n_features=3)
     opts = random_operational_spec(rng, names) if seed % 3 == 0 else dict(BOX, C0=float(rng.choice([0.0, 0.01, 0.05])))
-    spec = spec_or_skip(**opts)
+    spec = spec_or_skip(zero_score=zero_score, **opts)
     data = prepare_data(X, y, feature_names=names, warn=False)
     form = build_formulation(data, spec)
     cards = enumerate_cards(X, y, names, spec)
@@ -320,7 +345,7 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed):
     assert result.status == "optimal" and result.gap == 0
     assert result.solver == "enumeration+highs"
     total = X @ result.coefficients + result.intercept
-    got = np.mean(y * total <= 0) + spec.C0 * np.count_nonzero(result.coefficients)
+    got = np.mean(row_errors(total, y, zero_score)) + spec.C0 * np.count_nonzero(result.coefficients)
     assert got == pytest.approx(best_objective(cards, spec.C0), abs=1e-12)
     assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(result.objective, abs=1e-12)
     card = card_from_result(data, spec, form, result)
@@ -341,8 +366,9 @@ class _CancelAfter:
         self.left = -1
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("seed", range(12))
-def test_a_stopped_proof_by_size_reports_a_valid_bound(seed):
+def test_a_stopped_proof_by_size_reports_a_valid_bound(seed, zero_score):
     """Stopped at any point (in the walk, between sizes, or out of time), the bound still holds
     for every card and the card is the start or better."""
     from slimwidgets.solvers.decomposition import solve_by_size
@@ -351,7 +377,7 @@ def test_a_stopped_proof_by_size_reports_a_valid_bound(seed):
     from slimwidgets.solvers.search import _Problem
 
     X, y, names = tiny_problem(7500 + seed, n_features=3)
-    spec = sw.make_spec(C0=0.02, **BOX)
+    spec = sw.make_spec(C0=0.02, zero_score=zero_score, **BOX)
     form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
     start, upper = _empty_card(form)
     K = _limits(_Problem(form), upper, None)
@@ -369,3 +395,17 @@ def test_a_stopped_proof_by_size_reports_a_valid_bound(seed):
     else:
         assert result.status == ("time_limit" if seed % 4 == 3 else "interrupted")
         assert result.bound > -math.inf or seed % 4 in (0, 3)  # stopped inside the walk: nothing proven
+
+
+@pytest.mark.parametrize("zero_score", RULES)
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("seed", range(6))
+def test_decimal_features_match_brute_force(seed, solver, zero_score):
+    """Real-valued columns on a decimal grid: the margin (here 0.1) makes "total < 0" and, under
+    the paper's rule, "total > 0" exact, so the optimum is brute force's under both rules."""
+    X, y, names = tiny_problem(12000 + seed)
+    X = X * 0.5 + (np.arange(len(y))[:, None] % 2) * 0.3  # values like 0.3, 0.5, 0.8: one decimal
+    spec = sw.make_spec(C0=0.01, solver=spec_solver(solver), zero_score=zero_score, **BOX)
+    card = sw.fit(X, y, feature_names=names, spec=spec)
+    assert card.details["margin"] == pytest.approx(0.1)
+    assert_exact(card, X, y, names, spec, 0.01)

@@ -40,7 +40,8 @@ def assert_family_exact(card, X, y, names, spec, C0=0.0):
     assert got == pytest.approx(best, abs=1e-12), (card.points, card.intercept, got, best)
     ties = np.isclose(values, best, rtol=0, atol=1e-12)
     assert sum(abs(c) for c in card.coefficients) == cards["l1"][ties].min()
-    assert gcd_all(list(card.coefficients) + [card.intercept]) == 1
+    if card.size or card.family != "m_of_n":  # an empty table's threshold is 0: "every case is positive"
+        assert gcd_all(list(card.coefficients) + [card.intercept]) == 1
     assert card.status == "optimal" and card.gap == 0
     assert card.solver == {"highs": "highs", "enumerate": "enumeration"}[spec.solver]
     data = prepare_data(X, y, feature_names=names, warn=False)
@@ -73,7 +74,8 @@ def test_pilm_matches_brute_force(seed, solver):
 
 
 def pilm_data():
-    """Label = x1 OR (x2 AND x3): exact only with points (4, 2, 2) and threshold 3."""
+    """Label = x1 OR (x2 AND x3): exact only with points (4, 2, 2) and threshold 3 under the
+    paper's rule (a zero total is an error); (2, 1, 1) and score >= 2 under the default."""
     rows = np.array(list(itertools.product([0, 1], repeat=3)))
     y = np.where(rows[:, 0] | (rows[:, 1] & rows[:, 2]), 1, -1)
     return rows, y, ["x1", "x2", "x3"]
@@ -86,10 +88,11 @@ def test_pilm_pays_for_a_big_coefficient_only_when_it_gains_more_than_its_tier(s
     # wrong on the row (0, 1, 1): 1 error in 8. The exact card needs 4 points on x1,
     # which moves x1 to the second tier: worth it iff 1/8 > C_2 + C_1 (the exact card
     # also uses x2 and x3 at 0.01 each, against the one feature of "x1 alone").
-    cheap = fit_pilm(X, y, feature_names=names, tiers=[(2, 0.01), (4, 0.05)], solver=solver)
+    # (Under the paper's rule, where the exact card needs twice the points.)
+    cheap = fit_pilm(X, y, feature_names=names, tiers=[(2, 0.01), (4, 0.05)], solver=solver, zero_score="error")
     assert cheap.points == {"x1": 4, "x2": 2, "x3": 2} and cheap.threshold == 3
     assert cheap.metrics(X, y).error == 0
-    dear = fit_pilm(X, y, feature_names=names, tiers=[(2, 0.01), (4, 0.2)], solver=solver)
+    dear = fit_pilm(X, y, feature_names=names, tiers=[(2, 0.01), (4, 0.2)], solver=solver, zero_score="error")
     assert dear.points == {"x1": 2} and dear.metrics(X, y).error == pytest.approx(1 / 8)
     for card in (cheap, dear):
         assert card.family == "pilm" and card.status == "optimal"
@@ -97,11 +100,16 @@ def test_pilm_pays_for_a_big_coefficient_only_when_it_gains_more_than_its_tier(s
     # the objectives say why: 0 + 0.05 + 0.02 against 1/8 + 0.01 (each + eps * L1)
     assert cheap.objective - cheap.details["epsilon"] * 8 == pytest.approx(0.07)
     assert dear.objective - dear.details["epsilon"] * 2 == pytest.approx(0.125 + 0.01)
+    # under the default rule the exact card fits in the cheap tier: no trade-off to make
+    small = fit_pilm(X, y, feature_names=names, tiers=[(2, 0.01), (4, 0.2)], solver=solver)
+    assert small.points == {"x1": 2, "x2": 1, "x3": 1} and small.threshold == 2
+    assert small.metrics(X, y).error == 0
+    assert_family_exact(small, X, y, names, small.spec)
 
 
 def test_pilm_tier_steps_and_epsilon_in_the_formulation():
     X, y, names = pilm_data()
-    spec = sw.make_spec(tiers=[(2, 0.01), (4, 0.05), (9, 0.06)], coef_range=(-9, 9))
+    spec = sw.make_spec(tiers=[(2, 0.01), (4, 0.05), (9, 0.06)], coef_range=(-9, 9), zero_score="error")
     form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
     # epsilon * (largest L1) stays below the smallest cost step (0.06 - 0.05)
     assert form.epsilon * 27 < 0.01 + 1e-15
@@ -132,7 +140,8 @@ def m_of_n_brute(X, y, C0):
 
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize("seed", range(8))
-def test_m_of_n_matches_brute_force(seed, solver):
+@pytest.mark.parametrize("zero_score", ["positive", "error"])
+def test_m_of_n_matches_brute_force(seed, solver, zero_score):
     rng = np.random.default_rng(8000 + seed)
     n, p = int(rng.integers(8, 16)), int(rng.integers(3, 6))
     X = rng.integers(0, 2, size=(n, p))
@@ -140,8 +149,9 @@ def test_m_of_n_matches_brute_force(seed, solver):
     y[0], y[1] = 1, -1
     names = [f"rule{j}" for j in range(p)]
     C0 = half_errors(n, int(rng.choice([0, 1, 3])))[0]
-    card = fit_m_of_n(X, y, C0=C0, feature_names=names, solver=solver)
+    card = fit_m_of_n(X, y, C0=C0, feature_names=names, solver=solver, zero_score=zero_score)
     assert card.family == "m_of_n" and card.status == "optimal"
+    assert set(card.points.values()) <= {1 if zero_score == "positive" else 2}
     M, N = card.m_of_n
     # the table's own reading, straight from its rules
     count = X[:, [names.index(r) for r in card.points]].sum(axis=1) if N else np.zeros(n)
@@ -177,7 +187,7 @@ def test_m_of_n_renders_as_a_rule_table():
     # a hand edit that breaks the equal points falls back to the score card
     edited = card.with_points({names[0]: 3})
     assert edited.family == "m_of_n" and edited.m_of_n is None
-    assert edited.to_text().startswith("PREDICT 1 IF SCORE >")
+    assert edited.to_text().startswith("PREDICT 1 IF SCORE ≥")
     assert sw.check_card(edited, prepare_data(X, y, feature_names=names, warn=False), card.spec)
 
 

@@ -16,13 +16,15 @@ def random_case(rng, value):
     s_neg = rng.integers(-30, 30, n_n).astype(float)
     w_pos, w_neg = rng.random(n_p), rng.random(n_n)
     d_pos, d_neg = rng.integers(1, 3, n_p).astype(float), rng.integers(1, 3, n_n).astype(float)
-    a, c, hp, hn, cp, cn = K.histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, 1.0, ilo, R)
+    gamma_pos = float(rng.choice([0.0, 1.0]))  # "score >= threshold", or the paper's zero-is-an-error rule
+    a, c, hp, hn, cp, cn = K.histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma_pos, 1.0, ilo, R)
     rp = np.sort(rng.choice(n_p, int(rng.integers(40, n_p)), replace=False)).astype(np.int64)
     rn = np.sort(rng.choice(n_n, int(rng.integers(40, n_n)), replace=False)).astype(np.int64)
     pos_budget = float(rng.choice([-1.0, float(rng.integers(0, 40))]))
     neg_budget = float(rng.choice([-1.0, float(rng.integers(0, 40))]))
     return (rp, np.full(rp.size, value), rn, np.full(rn.size, value), s_pos, s_neg, a, c, w_pos, w_neg,
-            d_pos, d_neg, hp, hn, cp, cn, w_pos.sum(), d_pos.sum(), 1.0, ilo, R, pos_budget, neg_budget, 1e6)
+            d_pos, d_neg, hp, hn, cp, cn, w_pos.sum(), d_pos.sum(), gamma_pos, 1.0, ilo, R, pos_budget, neg_budget,
+            1e6)
 
 
 @pytest.mark.parametrize("seed", range(60))

@@ -16,7 +16,7 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.pools import feature_ranking, pool_search, solve_pool
 
 from brute import best_objective, enumerate_cards
-from test_exactness import BOX, random_operational_spec, spec_or_skip, tiny_problem
+from test_exactness import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
 
 
 def _pool_optimum(X, y, names, spec, pool, C0):
@@ -27,14 +27,15 @@ def _pool_optimum(X, y, names, spec, pool, C0):
     return best_objective({k: v[inside] for k, v in cards.items()}, C0)
 
 
+@pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("seed", range(30))
-def test_a_pool_gives_the_brute_force_best_card_on_its_features(seed):
+def test_a_pool_gives_the_brute_force_best_card_on_its_features(seed, zero_score):
     rng = np.random.default_rng(4000 + seed)
     X, y, names = tiny_problem(4000 + seed, n_features=int(rng.integers(3, 5)))
     opts = random_operational_spec(rng, names)
     if seed % 3 == 0:
         opts.pop("C0")  # the default C0 depends on the free features: the pool must keep the whole one
-    spec = spec_or_skip(**opts)
+    spec = spec_or_skip(zero_score=zero_score, **opts)
     data = prepare_data(X, y, feature_names=names, warn=False)
     form = build_formulation(data, spec)
     pool = sorted(rng.choice(len(names), size=int(rng.integers(1, len(names))), replace=False).tolist())
@@ -49,7 +50,8 @@ def test_a_pool_gives_the_brute_force_best_card_on_its_features(seed):
     assert found is not None and found.status == "optimal"
     lam = found.coefficients
     assert set(np.flatnonzero(lam)) <= set(pool) | set(forced)
-    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), found.intercept, positive=1, negative=-1)
+    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), found.intercept, positive=1, negative=-1,
+                            zero_score=zero_score)
     assert check_card(card, data, spec) == []
     # same objective as the whole problem prices it; eps * L1 is below every loss step, and
     # the program leaves out the constant C0 of locked features

@@ -19,17 +19,24 @@ def small(seed, n=60, p=3):
     return X, y
 
 
-def sides_of(card, X, y, margin=1):
-    t = np.where(y == 1, 1, -1) * (card.score(X).to_numpy() - card.threshold)
-    return np.where(t >= margin, "correct", "wrong")
+def sides_of(card, X, y):
+    """Each row's side under the card's rule: under the paper's, a zero total is wrong for both classes."""
+    total = card.score(X).to_numpy() - card.threshold
+    right = card.predicts_positive(total) == (y.to_numpy() == 1)
+    if card.zero_score == "error":
+        right &= total != 0
+    return np.where(right, "correct", "wrong")
 
 
-@pytest.mark.parametrize("seed, removes", [(0, False), (1, True), (3, False), (4, True)])
-def test_reduced_optimum_is_the_full_optimum(seed, removes):
+@pytest.mark.parametrize("seed, zero_score, removes", [
+    (0, "error", False), (1, "error", True), (3, "error", False), (4, "error", True),
+    (0, "positive", True), (1, "positive", True), (3, "positive", True), (4, "positive", True)])
+def test_reduced_optimum_is_the_full_optimum(seed, zero_score, removes):
     X, y = small(seed)
-    full = sw.fit(X, y, **OPTS)
+    opts = dict(OPTS, zero_score=zero_score)
+    full = sw.fit(X, y, **opts)
     assert full.status == "optimal"
-    red = reduce_data(X, y, width=full, **OPTS)  # epsilon_min: the tightest safe width
+    red = reduce_data(X, y, width=full, **opts)  # epsilon_min: the tightest safe width
     assert isinstance(red, ReductionResult)
     assert len(red.removed) + len(red.kept) == len(X) and len(red.X) == len(red.kept)
     assert (red.fraction_removed > 0.1) == removes
@@ -46,7 +53,7 @@ def test_reduced_optimum_is_the_full_optimum(seed, removes):
         return  # everything (or a whole class) fixed: the optimum is determined by the sides alone
     plain = sw.fit(red.X, red.y, sample_weight=red.sample_weight, **red.fit_options)
     if red.respects(plain):
-        form = build_formulation(sw.prepare_data(X, y), sw.make_spec(**OPTS))
+        form = build_formulation(sw.prepare_data(X, y), sw.make_spec(**opts))
         objective = form.objective_of(np.array(plain.coefficients, dtype=float), plain.intercept)
         assert objective == pytest.approx(full.objective, abs=1e-12)
 

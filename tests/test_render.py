@@ -8,6 +8,7 @@ import re
 import sqlite3
 import unicodedata
 from html.parser import HTMLParser
+from dataclasses import replace
 
 import pytest
 
@@ -132,7 +133,7 @@ def test_sequences_are_normalised_to_tuples():
 def test_text_normal_card():
     out = render_text(normal_card())
     lines = out.split("\n")
-    assert lines[0] == "PREDICT MALIGNANT IF SCORE > 3"
+    assert lines[0] == "PREDICT MALIGNANT IF SCORE ≥ 3"
     assert lines[1].startswith("1.  Clump Thickness")
     assert lines[1].rstrip().endswith("4 points    .....")
     assert "+" not in lines[1]
@@ -163,7 +164,7 @@ def test_single_row_total_line():
 def test_html_normal_card():
     out = render_html(normal_card())
     assert out.startswith("<div") and out.rstrip().endswith("</div>")
-    assert "PREDICT MALIGNANT IF SCORE &gt; 3" in out
+    assert "PREDICT MALIGNANT IF SCORE &ge; 3" in out
     for text in ("Clump Thickness", "4 points", "2 points &times; Bare Nuclei",
                  "Mitoses", "-1 point", "ADD POINTS FROM ROWS 1&ndash;3",
                  "status: optimal"):
@@ -174,7 +175,7 @@ def test_html_normal_card():
 def test_latex_normal_card():
     out = render_latex(normal_card())
     assert out.startswith(r"\begin{tabular}") and out.endswith(r"\end{tabular}")
-    assert "PREDICT MALIGNANT IF SCORE $>$ 3" in out
+    assert r"PREDICT MALIGNANT IF SCORE $\geq$ 3" in out
     assert r"1. & Clump Thickness & 4 points & \ldots \\" in out
     assert r"\multicolumn{2}{l}{2 points $\times$ Bare Nuclei}" in out
     assert "-1 point" in out
@@ -184,7 +185,7 @@ def test_latex_normal_card():
 
 def test_markdown_normal_card():
     out = render_markdown(normal_card())
-    assert out.startswith("**PREDICT MALIGNANT IF SCORE > 3**")
+    assert out.startswith("**PREDICT MALIGNANT IF SCORE ≥ 3**")
     assert "| 1. | Clump Thickness | 4 points | ..... |" in out
     assert "| 2. | 2 points × Bare Nuclei | | + ..... |" in out
     assert "| 3. | Mitoses | -1 point | + ..... |" in out
@@ -203,7 +204,9 @@ def test_python_normal_card():
     assert ns["score"](row) == 4 + 6 - 1
     assert ns["predict"](row) == 1
     row = {"Clump Thickness": 0, "Bare Nuclei": 2, "Mitoses": 1}
-    assert ns["score"](row) == 3 and ns["predict"](row) == 0
+    assert ns["score"](row) == 3 and ns["predict"](row) == 1  # score >= THRESHOLD
+    row = {"Clump Thickness": 0, "Bare Nuclei": 1, "Mitoses": 0}
+    assert ns["score"](row) == 2 and ns["predict"](row) == 0
 
 
 def test_python_custom_function_name_and_pandas_row():
@@ -221,11 +224,30 @@ def test_sql_normal_card():
     total = '(4 * "Clump Thickness" + 2 * "Bare Nuclei" + -1 * "Mitoses")'
     assert out == (
         "SELECT *,\n"
-        f"  CASE WHEN {total} > 3 THEN 1 ELSE 0 END AS prediction,\n"
+        f"  CASE WHEN {total} >= 3 THEN 1 ELSE 0 END AS prediction,\n"
         f"  {total} AS score\n"
         'FROM "patients";'
     )
     assert "Malignant" not in out and "--" not in out
+
+
+def test_the_papers_rule_renders_strictly_in_every_format():
+    """Cards made under zero_score="error" predict score > threshold, and say so everywhere."""
+    card = replace(normal_card(), rule=">")
+    assert render_text(card).startswith("PREDICT MALIGNANT IF SCORE > 3")
+    assert "PREDICT MALIGNANT IF SCORE &gt; 3" in render_html(card)
+    assert "PREDICT MALIGNANT IF SCORE $>$ 3" in render_latex(card)
+    assert render_markdown(card).startswith("**PREDICT MALIGNANT IF SCORE > 3**")
+    assert "> 3 THEN 1" in render_sql(card)
+    ns: dict = {}
+    exec(render_python(card), ns)
+    assert ns["predict"]({"Clump Thickness": 0, "Bare Nuclei": 2, "Mitoses": 1}) == 0  # score 3, not > 3
+    assert ns["predict"]({"Clump Thickness": 1, "Bare Nuclei": 0, "Mitoses": 0}) == 1
+
+
+def test_an_unknown_rule_is_refused():
+    with pytest.raises(ValueError, match="rule"):
+        replace(normal_card(), rule="> 0 OR 1=1 --")
 
 
 # ---------------------------------------------------------------------------
@@ -378,7 +400,7 @@ def test_sql_hostile_names_in_sqlite(threshold):
         values = HOSTILE_ROWS[record["id"]]
         expected = _expected_score(values)
         assert record["score"] == expected
-        assert record["prediction"] == int(expected > threshold)
+        assert record["prediction"] == int(expected >= threshold)
         # SELECT * still returns the original hostile columns.
         assert record[HOSTILE[0]] == values[0]
     tables = [r[0] for r in conn.execute(
@@ -506,7 +528,7 @@ def test_latex_hostile_names_are_escaped():
     lines = out.split("\n")
     # Newlines in names and notes do not add lines.
     assert len(lines) == 3 + len(HOSTILE) + 2 + len(card.notes) + 1
-    safe_math = ("$>$", "$+$", "$=$", r"$\times$")
+    safe_math = ("$>$", r"$\geq$", "$+$", "$=$", r"$\times$")
     for line in lines:
         stripped = line
         for token in safe_math:
@@ -595,13 +617,13 @@ def test_empty_card_renders(render):
 
 def test_empty_card_display_formats():
     card = empty_card(threshold=-1)
-    assert render_text(card) == "PREDICT YES IF SCORE > -1\nno features: SCORE = 0"
+    assert render_text(card) == "PREDICT YES IF SCORE ≥ -1\nno features: SCORE = 0"
     assert "no features: SCORE = 0" in render_html(card)
     assert "no features: SCORE $=$ 0" in render_latex(card)
     assert "no features: SCORE = 0" in render_markdown(card)
 
 
-@pytest.mark.parametrize("threshold, expected", [(-1, 1), (0, 0), (3, 0)])
+@pytest.mark.parametrize("threshold, expected", [(-1, 1), (0, 1), (1, 0), (3, 0)])
 def test_empty_card_python_and_sql(threshold, expected):
     ns: dict = {}
     exec(render_python(empty_card(threshold)), ns)

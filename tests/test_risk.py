@@ -56,7 +56,9 @@ def test_risk_table_hand_example():
     assert t["count"].tolist() == [3, 1, 1, 3]
     assert t["events"].tolist() == [1, 0, 1, 2]
     assert t["rate"].tolist() == pytest.approx([1 / 3, 0.0, 1.0, 2 / 3])
-    assert t["predicted"].tolist() == [False, False, True, True]  # score > 1
+    assert t["predicted"].tolist() == [False, True, True, True]  # score >= 1
+    strict = sw.ScoringSystem(("a", "b"), (2, 1), -1, positive="sick", negative="well", zero_score="error")
+    assert risk_table(strict, X, y)["predicted"].tolist() == [False, False, True, True]  # score > 1
     lo, hi = wilson_interval(1, 3)
     assert (t.loc[0, "lower"], t.loc[0, "upper"]) == (pytest.approx(float(lo)), pytest.approx(float(hi)))
     # 1/3 at 95 %: z^2 = 3.841459, centre = (1/3 + .640243)/2.280486 = .426916,

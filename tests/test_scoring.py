@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,8 @@ import slimwidgets as sw
 from slimwidgets.core.scoring import SCHEMA_VERSION, ScoringSystem, _checksum
 
 SMALL = {"coef_range": (-3, 3)}
-RULE = re.compile(r"^PREDICT (.+) IF SCORE > (-?\d+)$")
+DATA = Path(__file__).parent / "data"
+RULE = re.compile(r"^PREDICT (.+) IF SCORE ≥ (-?\d+)$")
 
 
 def make_xy() -> tuple[pd.DataFrame, pd.Series]:
@@ -74,7 +76,7 @@ def test_predict_score_and_decision_follow_the_printed_rule(card, xy):
     expected_score = hand_score(card, X)
     assert card.score(X).tolist() == expected_score
     assert card.decision_function(X).tolist() == [s - threshold for s in expected_score]
-    expected = ["sick" if s > threshold else "well" for s in expected_score]
+    expected = ["sick" if s >= threshold else "well" for s in expected_score]
     assert card.predict(X).tolist() == expected
     # arrays give the same answers
     arr = X.to_numpy()
@@ -117,14 +119,24 @@ def test_predict_input_errors(card, xy):
         card.predict(bad)
 
 
-def test_threshold_is_strict_by_hand():
+def test_threshold_is_inclusive_by_hand():
     card = ScoringSystem(("a", "b"), (2, -1), -1, positive="yes", negative="no")
-    assert card.threshold == 1
-    assert str(card).splitlines()[0] == "PREDICT YES IF SCORE > 1"
+    assert card.threshold == 1 and card.zero_score == "positive"
+    assert str(card).splitlines()[0] == "PREDICT YES IF SCORE ≥ 1"
     X = pd.DataFrame({"a": [1, 1, 0, 0], "b": [0, 1, 0, 1]})
     assert card.score(X).tolist() == [2, 1, 0, -1]
     assert card.decision_function(X).tolist() == [1, 0, -1, -2]
+    assert card.predict(X).tolist() == ["yes", "yes", "no", "no"]  # a score equal to T is positive
+
+
+def test_threshold_is_strict_under_the_papers_rule():
+    card = ScoringSystem(("a", "b"), (2, -1), -1, positive="yes", negative="no", zero_score="error")
+    assert str(card).splitlines()[0] == "PREDICT YES IF SCORE > 1"
+    X = pd.DataFrame({"a": [1, 1, 0, 0], "b": [0, 1, 0, 1]})
     assert card.predict(X).tolist() == ["yes", "no", "no", "no"]  # a score equal to T is negative
+    assert card.with_points({"b": -2}).zero_score == "error"  # an edit keeps the rule
+    with pytest.raises(ValueError, match="zero_score"):
+        ScoringSystem(("a",), (1,), 0, zero_score="maybe")
 
 
 def test_hand_built_card_validation():
@@ -270,6 +282,35 @@ def test_json_of_edited_and_bool_cards(card, xy):
     back = ScoringSystem.from_json(bool_card.to_json())
     assert back.positive is True and back.negative is False
     assert_same_card(bool_card, back, X)
+
+
+def test_a_schema_1_file_loads_and_predicts_as_it_did(xy):
+    """tests/data/card_schema_v1.json was written by slimwidgets before cards carried
+    ``zero_score``; its threshold meant "score > threshold" (the paper's rule)."""
+    X, _ = xy
+    old = ScoringSystem.from_json(str(DATA / "card_schema_v1.json"))
+    assert old.zero_score == "error" and old.spec.zero_score == "error"
+    assert old.points == {"age>=60": 2, "visits": 2, "female": -2} and old.threshold == 3
+    hand = ["sick" if s > 3 else "well" for s in hand_score(old, X)]
+    assert old.predict(X).tolist() == hand
+    assert str(old).splitlines()[0] == "PREDICT SICK IF SCORE > 3"
+    again = ScoringSystem.from_json(old.to_json())  # written back as the current schema, rule kept
+    assert json.loads(old.to_json())["schema_version"] == SCHEMA_VERSION
+    assert again.zero_score == "error" and again.predict(X).tolist() == hand
+    # refitting from its spec solves the problem that made it (the paper's rule)
+    refit = sw.fit(X, xy[1], positive="sick", spec=old.spec)
+    assert refit.objective == pytest.approx(old.objective, abs=1e-12)
+
+
+@pytest.mark.parametrize("zero_score", ["positive", "error"])
+def test_json_carries_the_rule(xy, zero_score):
+    X, y = xy
+    card = sw.fit(X, y, positive="sick", zero_score=zero_score, **SMALL)
+    doc = json.loads(card.to_json())
+    assert doc["zero_score"] == zero_score == doc["spec"]["zero_score"]
+    back = ScoringSystem.from_json(card.to_json())
+    assert back.zero_score == zero_score
+    assert_same_card(card, back, X)
 
 
 def test_malformed_json(card):

@@ -362,7 +362,7 @@ def test_export_every_format_and_reload(make, tmp_path):
     ns = {}
     exec(line, ns)
     row = dict(zip(card.feature_names, [1] * len(card.feature_names)))
-    assert bool(ns["predict"](row)) == bool(sum(card.coefficients) > card.threshold)
+    assert bool(ns["predict"](row)) == bool(sum(card.coefficients) >= card.threshold)
     # an edited card exports as edited
     c.edit({c.data.feature_names[0]: 7})
     path, _ = c.export("json", tmp_path / "edited.json")
@@ -413,7 +413,7 @@ def test_card_roc_matches_brute_force(make):
     scores = d.X @ np.asarray(card.coefficients, float)
     pos = d.y == 1
     for t, fpr, tpr in zip(roc.threshold, roc.fpr, roc.tpr):
-        pred = scores > t
+        pred = card.predicts_positive(scores - t)  # "score >= t" (the card's own rule)
         assert math.isclose(tpr, d.weight[pred & pos].sum() / d.weight[pos].sum())
         assert math.isclose(fpr, d.weight[pred & ~pos].sum() / d.weight[~pos].sum())
     own = roc[roc.current].iloc[0]
@@ -470,7 +470,7 @@ def assert_views_agree(st):
         assert payload is None
         return
     coefs = dict(zip(card.feature_names, card.coefficients))
-    assert payload["threshold"] == card.threshold
+    assert payload["threshold"] == card.threshold and payload["rule"] == card.rule == ">="
     assert {r["name"]: r["points"] for r in payload["rows"]} == coefs
     assert [r["name"] for r in payload["rows"][:card.size]] == list(card.points)
     m = card.train_metrics

@@ -91,7 +91,9 @@ export function cardTable(card, status, send) {
     if (v === null) { thr.value = String(card.threshold); thr.classList.add("sw-invalid"); return; }
     if (v !== card.threshold) send({ op: "threshold", value: v });
   });
-  root.append(el("div", { class: "sw-rule" }, "PREDICT ", el("b", { text: String(card.positive).toUpperCase() }), " IF SCORE > ", thr));
+  // ">" only for cards made under the paper's rule (a zero total is an error); else "score >= threshold"
+  const sign = card.rule === ">" ? " IF SCORE > " : " IF SCORE \u2265 ";
+  root.append(el("div", { class: "sw-rule" }, "PREDICT ", el("b", { text: String(card.positive).toUpperCase() }), sign, thr));
 
   const table = el("table", { class: "sw-table" });
   table.append(el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: "feature" }),

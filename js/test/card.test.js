@@ -36,7 +36,7 @@ describe("the point table", () => {
     const pts = [...host.querySelectorAll("input.sw-points")].map((i) => [i.dataset.feature, i.value]);
     expect(pts).toEqual([["BareNuclei", "4"], ["Mitoses", "-2"], ["Unused", "0"]]);
     expect(host.querySelector(".sw-threshold").value).toBe("3");
-    expect(host.querySelector(".sw-rule").textContent).toContain("PREDICT MALIGNANT IF SCORE >");
+    expect(host.querySelector(".sw-rule").textContent).toContain("PREDICT MALIGNANT IF SCORE \u2265");
     expect(host.querySelector(".sw-metrics").textContent).toBe(card().metrics_text);
     expect(host.querySelector(".sw-status").dataset.state).toBe("optimal");
     expect(host.querySelector(".sw-status-text").textContent).toBe("optimal · gap 0 % · 0.20 s");
@@ -70,6 +70,11 @@ describe("the point table", () => {
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
     expect(model.get("request")).toMatchObject({ op: "edit", feature: "Mitoses", value: -3 });
     expect(leaked).toBe(0);
+  });
+
+  it("writes a card made under the paper's rule with a strict '>'", () => {
+    view.render({ model: fakeModel({ card: card({ rule: ">" }), status: {}, request: {} }), el: host });
+    expect(host.querySelector(".sw-rule").textContent).toContain("PREDICT MALIGNANT IF SCORE >");
   });
 
   it("sends threshold, lock and unlock requests", () => {

@@ -17,6 +17,7 @@ from .formulation import Formulation, build_formulation
 from .scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
+from ..solvers.polish import polish
 from ..solvers.pools import pool_search
 from ..solvers.search import local_search
 from ..solvers.base import Incumbent, SolveResult, relative_gap
@@ -31,6 +32,9 @@ HEURISTIC_SECONDS = 0.3
 # solver="auto" walks every card instead of calling the MIP solver when that takes at most
 # about this many elementary steps (~0.1-0.5 s with the compiled kernel).
 ENUMERATION_WORK = 2e8
+# Among cards with the returned card's objective, return the one whose score separates the
+# classes most widely (solvers/polish.py): never changes the objective, the status or the bound.
+POLISH_TIES = True
 
 
 class InfeasibleError(ValueError):
@@ -74,7 +78,7 @@ def fit(
     **options : the spec's options, see :func:`slimwidgets.make_spec`:
         ``C0, max_size, max_fpr, min_tpr, signs, penalties, exclude, require,
         coef_range, intercept_range, values, lock, constraints, class_weights,
-        missing, margin, time_limit, gap, threads, solver``, and those of the
+        missing, margin, zero_score, time_limit, gap, threads, solver``, and those of the
         paper's specialized models (sec. 7): ``tiers, groups, group_penalty,
         rule_penalty, max_rules_per_group, group_signs_agree, group_reversed``
         (see :mod:`slimwidgets.toolbox.families` for PILM, M-of-N tables and TILM).
@@ -83,7 +87,10 @@ def fit(
     -------
     ScoringSystem
         With ``status`` "optimal" only when proven; a time-limited solve
-        returns its best card with ``bound`` and ``gap``.
+        returns its best card with ``bound`` and ``gap``. Among the cards with
+        the returned objective it prefers the one whose score separates the
+        classes most widely (the lowest logistic loss of the score, see
+        :mod:`slimwidgets.solvers.polish`); that never changes the objective.
 
     Raises
     ------
@@ -102,10 +109,13 @@ def fit(
     >>> X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0]})
     >>> card = sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1)
     >>> card.points, card.threshold, card.status
-    ({'a': 2}, 1, 'optimal')
+    ({'a': 1}, 1, 'optimal')
 
-    A zero total counts as an error, as in the paper, so binary data often gets
-    even points and an odd threshold (the paper's own cards look like this).
+    The card predicts the positive class iff score >= threshold, and is trained
+    with exactly that rule, so it comes in its smallest form. ``zero_score="error"``
+    trains with the paper's rule instead (a zero total is an error for either
+    class; the card then predicts score > threshold, and binary data often gets
+    even points and an odd threshold, as the paper's own cards do).
     """
     if spec is not None and options:
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
@@ -183,6 +193,9 @@ def fit_dataset(
                              relative_gap(found.objective, bound), result.solve_time, result.solver, result.nodes)
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
+    if POLISH_TIES:
+        points, intercept = polish(form, result.coefficients, result.intercept)
+        result = replace(result, coefficients=points, intercept=intercept)
     result = replace(result, solve_time=time.perf_counter() - t0)
     card = card_from_result(data, spec, form, result, family=family)
     problems = check_card(card, data, spec)
@@ -296,7 +309,7 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
         positive=data.positive, negative=data.negative, status=result.status,
         objective=result.objective, bound=result.bound, gap=result.gap,
         solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
-        positive_name=data.positive_name, family=family,
+        positive_name=data.positive_name, family=family, zero_score=spec.zero_score,
         details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
                  "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic,
                  "limits": _limits(form)},

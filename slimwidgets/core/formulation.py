@@ -82,7 +82,8 @@ class Formulation:
     row_weight: np.ndarray
     C0: np.ndarray  # per feature
     epsilon: float
-    margin: float
+    margin: float  # a negative row is right iff its total <= -margin (and, under "error", a positive one iff >= margin)
+    positive_margin: float  # a positive row is right iff its total >= this: 0, or margin under zero_score="error"
     constant: float  # loss of rows that are misclassified by every card in the box
     scale: float
     lexicographic: str | None  # "tpr" / "fpr" when a cap makes one class dominate
@@ -98,6 +99,17 @@ class Formulation:
     max_rules: int | None = None
     signs_agree: bool = False
     orientation: np.ndarray | None = None  # per feature: -1 for reversed group members, else 1
+
+    @property
+    def row_margins(self) -> np.ndarray:
+        """Per data row, the least ``y * total`` that counts as right: ``positive_margin``
+        for positives, ``margin`` for negatives."""
+        return np.where(self.data.y == 1, self.positive_margin, self.margin)
+
+    def wrong_rows(self, coefficients: np.ndarray, intercept: int) -> np.ndarray:
+        """Which data rows a card gets wrong, by the program's rule (one tolerance for all)."""
+        totals = self.data.X @ np.asarray(coefficients, dtype=float) + intercept
+        return self.data.y * totals < self.row_margins - 1e-9
 
     @property
     def n_cols(self) -> int:
@@ -143,9 +155,8 @@ class Formulation:
                 x[cols["tau"]] = float(max(k - 1, 0))
             if "delta" in cols:
                 x[cols["delta"]] = float(not np.any(self.orientation[members] * coefficients[members] < 0))
-        margins = self.data.y * (self.data.X @ coefficients + intercept)
         rows = self.col_loss >= 0
-        x[self.col_loss[rows]] = (margins[rows] < self.margin - 1e-9).astype(float)
+        x[self.col_loss[rows]] = self.wrong_rows(coefficients, intercept)[rows].astype(float)
         if np.any(x < self.lower - 1e-9) or np.any(x > self.upper + 1e-9):
             return None
         return x
@@ -156,9 +167,9 @@ class Formulation:
         b = np.arange(lo, hi + 1, dtype=float)
         s = self.data.X @ np.asarray(coefficients, dtype=float)
         pos = self.data.y == 1
-        # A row is wrong when y (s + b) < margin: a positive row for b below m - s, a negative
+        # A row is wrong when y (s + b) < its margin: a positive row for b below m+ - s, a negative
         # one for b above -m - s. Sorted thresholds and cumulative weights give every b at once.
-        above = self.margin - 1e-9 - s[pos]  # positive rows are wrong for b < these
+        above = self.positive_margin - 1e-9 - s[pos]  # positive rows are wrong for b < these
         below = -self.margin + 1e-9 - s[~pos]  # negative rows are wrong for b > these
         order_p, order_n = np.argsort(above), np.argsort(below)
         above, below = above[order_p], below[order_n]
@@ -202,8 +213,7 @@ class Formulation:
     def objective_of(self, coefficients: np.ndarray, intercept: int) -> float:
         """The paper's objective of a card, computed exactly from its predictions."""
         coefficients = np.asarray(coefficients, dtype=float)
-        margins = self.data.y * (self.data.X @ coefficients + intercept)
-        loss = float(self.row_weight[margins < self.margin - 1e-9].sum())
+        loss = float(self.row_weight[self.wrong_rows(coefficients, intercept)].sum())
         used = coefficients != 0
         value = loss + float(self.C0[used].sum()) + self.epsilon * float(np.abs(coefficients[self.col_lambda >= 0]).sum())
         if self.tier_steps:
@@ -363,45 +373,78 @@ class _Builder:
         return (cat(starts, np.int32), cat(indices, np.int32), cat(values, float), cat(los, float), cat(his, float))
 
 
-def build_formulation(data: Dataset, spec: Spec) -> Formulation:
-    """Build the SLIM IP for ``spec`` on ``data`` (names already checked)."""
-    P = data.n_features
-    names = data.feature_names
-    N = data.total_weight
-    inf = math.inf
+@dataclass(eq=False)
+class _Boxes:
+    """Per feature: the box [lo, hi] of its points after every option, which points are
+    fixed (lo == hi) or required (0 not allowed), the allowed values, and the values sets
+    that are no plain interval (they need binaries)."""
 
-    # -- coefficient boxes -----------------------------------------------------------------
-    lo = np.zeros(P, dtype=np.int64)
-    hi = np.zeros(P, dtype=np.int64)
-    for j, name in enumerate(names):
-        lo[j], hi[j] = spec.feature_box(name)
+    lo: np.ndarray
+    hi: np.ndarray
+    required: np.ndarray
+    fixed: np.ndarray
+    free: np.ndarray
+    allowed: list[np.ndarray]
+    fixed_value: np.ndarray
+    value_sets: dict[int, list[int]]
+
+    @property
+    def always_used(self) -> np.ndarray:
+        """Features every card uses: a box that excludes 0, or a fixed non-zero value."""
+        return (self.free & ((self.lo > 0) | (self.hi < 0))) | (self.fixed & (self.fixed_value != 0))
+
+
+def _boxes(data: Dataset, spec: Spec) -> _Boxes:
+    names = data.feature_names
+    box = np.array([spec.feature_box(name) for name in names], dtype=np.int64).reshape(len(names), 2)
+    lo, hi = box[:, 0], box[:, 1]
     required = np.array([n in spec.require for n in names])
     # A required feature with a known sign just loses 0 from its box.
     lo = np.where(required & (lo >= 0), np.maximum(lo, 1), lo)
     hi = np.where(required & (hi <= 0), np.minimum(hi, -1), hi)
     fixed = lo == hi
-    free = ~fixed
-    allowed_values = []
+    allowed = []
     for j, name in enumerate(names):
         vals = np.arange(lo[j], hi[j] + 1)
         if name in spec.values:
             vals = vals[np.isin(vals, spec.values[name])]
         if required[j]:
             vals = vals[vals != 0]
-        allowed_values.append(vals.astype(np.int64))
-    fixed_value = np.where(fixed, lo, 0)
+        allowed.append(vals.astype(np.int64))
     # Values sets that are not a plain interval around their own range need binaries.
     value_sets: dict[int, list[int]] = {}
-    for name, allowed in spec.values.items():
+    for name, values in spec.values.items():
         j = names.index(name)
         if fixed[j]:
             continue
-        inside = [v for v in allowed if lo[j] <= v <= hi[j]]
+        inside = [v for v in values if lo[j] <= v <= hi[j]]
         if inside != list(range(lo[j], hi[j] + 1)):
             value_sets[j] = inside
+    return _Boxes(lo, hi, required, fixed, ~fixed, allowed, np.where(fixed, lo, 0), value_sets)
 
-    # -- objective weights -----------------------------------------------------------------
-    y = data.y
+
+@dataclass(eq=False)
+class _Costs:
+    """The objective's prices in paper units (an unweighted error costs 1/N) and the scale
+    HiGHS sees them in."""
+
+    row_weight: np.ndarray
+    unit: float  # smallest loss step
+    lexicographic: str | None
+    C0: np.ndarray
+    C0_default: float
+    tier_steps: tuple[tuple[int, float], ...]
+    value_cost: list[np.ndarray]
+    groups: list[np.ndarray]
+    orientation: np.ndarray
+    epsilon: float
+    scale: float
+
+
+def _row_weights(data: Dataset, spec: Spec) -> tuple[np.ndarray, str | None, np.ndarray]:
+    """(weight of each row's error, "tpr"/"fpr" when one cap makes a class dominate, the
+    weights of the rows whose loss steps set the unit)."""
+    y, N = data.y, data.total_weight
     w = data.weight.astype(float) / N
     if spec.class_weights == "balanced":
         cw_neg, cw_pos = data.class_weight_total(1) / N, data.class_weight_total(-1) / N
@@ -414,38 +457,44 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         lexicographic = "tpr" if spec.max_fpr is not None else "fpr"
     row_weight = w * np.where(y == 1, cw_pos, cw_neg)
     if lexicographic == "tpr":
-        base = row_weight[y == -1]
-    elif lexicographic == "fpr":
-        base = row_weight[y == 1]
-    else:
-        base = row_weight
-    unit = loss_unit(base)
-    n_free = int(free.sum())
+        return row_weight, lexicographic, row_weight[y == -1]
+    if lexicographic == "fpr":
+        return row_weight, lexicographic, row_weight[y == 1]
+    return row_weight, lexicographic, row_weight
+
+
+def _default_C0(spec: Spec, unit: float, n_free: int) -> float:
     if spec.C0 is not None:
-        C0_default = spec.C0
-    elif spec.tiers:
-        C0_default = spec.tiers[0][1]  # the first tier's cost is the cost of using a feature
-    else:
-        # Remark 2: C0 times the most features a card can use stays below one error, so no
-        # accuracy is traded for sparsity; 1/(m+1) of the loss step, rather than any smaller
-        # fraction, keeps eps (below) as large as it can be
-        most = n_free if spec.max_size is None else min(n_free, spec.max_size)
-        C0_default = unit / (most + 1)
+        return spec.C0
+    if spec.tiers:
+        return spec.tiers[0][1]  # the first tier's cost is the cost of using a feature
+    # Remark 2: C0 times the most features a card can use stays below one error, so no
+    # accuracy is traded for sparsity; 1/(m+1) of the loss step, rather than any smaller
+    # fraction, keeps eps (below) as large as it can be
+    most = n_free if spec.max_size is None else min(n_free, spec.max_size)
+    return unit / (most + 1)
+
+
+def _costs(data: Dataset, spec: Spec, box: _Boxes) -> _Costs:
+    names, free = data.feature_names, box.free
+    row_weight, lexicographic, base = _row_weights(data, spec)
+    unit = loss_unit(base)
+    C0_default = _default_C0(spec, unit, int(free.sum()))
     C0 = np.array([spec.penalties.get(n, C0_default) + spec.missing.get(n, 0) / data.n_samples for n in names])
     C0[~free] = 0.0
     # PILM: a value in tier r >= 2 pays the steps C_r - C_{r-1} on top of C0_j.
     tier_steps = tuple((int(spec.tiers[r - 1][0]), float(spec.tiers[r][1] - spec.tiers[r - 1][1]))
                        for r in range(1, len(spec.tiers)) if spec.tiers[r][1] > spec.tiers[r - 1][1])
     value_cost = []
-    for j in range(P):
-        size = np.abs(allowed_values[j]) if free[j] else np.zeros(len(allowed_values[j]), dtype=np.int64)
+    for j, vals in enumerate(box.allowed):
+        size = np.abs(vals) if free[j] else np.zeros(len(vals), dtype=np.int64)
         value_cost.append(np.array([sum(step for above, step in tier_steps if m > above) for m in size.tolist()], dtype=float))
-    group_index = {n: j for j, n in enumerate(names)}
-    groups = [np.array([group_index[n] for n in members], dtype=np.int64) for members in spec.groups.values()]
-    orientation = np.ones(P)
+    index = {n: j for j, n in enumerate(names)}
+    groups = [np.array([index[n] for n in members], dtype=np.int64) for members in spec.groups.values()]
+    orientation = np.ones(len(names))
     for n in spec.group_reversed:
-        orientation[group_index[n]] = -1.0
-    l1_max = float(np.maximum(np.abs(lo), np.abs(hi))[free].sum()) or 1.0
+        orientation[index[n]] = -1.0
+    l1_max = float(np.maximum(np.abs(box.lo), np.abs(box.hi))[free].sum()) or 1.0
     # Remark 1, made true: eps * (largest L1) stays below the smallest positive difference
     # between two values of loss + penalties. Remark 1's min(1/N, C0) is not enough: with
     # N = 12 and C0 = 0.05, one error less for one feature more gains 1/12 - 0.05 = 0.033,
@@ -456,66 +505,87 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     epsilon = 0.9 * value_step(unit, costs) / l1_max
     if lexicographic is not None:
         # One error in the capped-for class must cost more than everything else.
-        dominant = (y == 1) if lexicographic == "tpr" else (y == -1)
+        dominant = (data.y == 1) if lexicographic == "tpr" else (data.y == -1)
         rest = float(base.sum()) + float(C0.sum()) + epsilon * l1_max
         rest += sum(float(c.max()) for c in value_cost if c.size)
         rest += sum(spec.group_penalty + spec.rule_penalty * max(len(m) - 1, 0) for m in groups)
         step = loss_unit(row_weight[dominant])
         row_weight = np.where(dominant, row_weight * (rest + unit) / step, row_weight)
-    scale = 1.0 / unit
+    return _Costs(row_weight, unit, lexicographic, C0, C0_default, tier_steps, value_cost, groups, orientation,
+                  epsilon, 1.0 / unit)
 
-    margin = spec.margin if spec.margin is not None else data.default_margin()
 
-    b = _Builder()
-    i0 = b.col("intercept", spec.intercept_range[0], spec.intercept_range[1], True)
-    col_lambda = np.full(P, -1, dtype=np.int64)
-    col_alpha = np.full(P, -1, dtype=np.int64)
-    betas: dict[int, int] = {}
-    signs: dict[int, int] = {}
-    value_cols: dict[int, dict[int, int]] = {}
-    for j in np.flatnonzero(free):
+@dataclass(eq=False)
+class _Columns:
+    """Where the builders put each variable (-1: none, the value is a constant)."""
+
+    intercept: int
+    col_lambda: np.ndarray
+    col_alpha: np.ndarray
+    betas: dict[int, int] = field(default_factory=dict)
+    signs: dict[int, int] = field(default_factory=dict)
+    value_cols: dict[int, dict[int, int]] = field(default_factory=dict)
+    tier_cols: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    group_cols: dict[int, dict[str, int]] = field(default_factory=dict)
+
+
+def _coefficient_columns(b: "_Builder", spec: Spec, box: _Boxes, costs: _Costs) -> _Columns:
+    """The intercept, lambda_j, and per free feature alpha_j = 1[lambda_j != 0] (l0 rows),
+    beta_j = |lambda_j| (l1 rows) and, for a required feature of either sign, its sign."""
+    lo, hi, eps, scale = box.lo, box.hi, costs.epsilon, costs.scale
+    cols = _Columns(b.col("intercept", spec.intercept_range[0], spec.intercept_range[1], True),
+                    np.full(len(lo), -1, dtype=np.int64), np.full(len(lo), -1, dtype=np.int64))
+    free = np.flatnonzero(box.free)
+    for j in free:
         # |lambda_j| is linear when the sign is known: put eps on lambda itself.
-        l1_cost = epsilon if lo[j] >= 0 else (-epsilon if hi[j] <= 0 else 0.0)
-        col_lambda[j] = b.col(f"lambda_{j}", float(lo[j]), float(hi[j]), True, l1_cost * scale)
-    for j in np.flatnonzero(free):
+        l1_cost = eps if lo[j] >= 0 else (-eps if hi[j] <= 0 else 0.0)
+        cols.col_lambda[j] = b.col(f"lambda_{j}", float(lo[j]), float(hi[j]), True, l1_cost * scale)
+    lam, alpha = cols.col_lambda, cols.col_alpha
+    for j in free:
         if lo[j] > 0 or hi[j] < 0:
             continue  # always used: alpha_j = 1 is a constant
-        col_alpha[j] = b.col(f"alpha_{j}", 0.0, 1.0, True, C0[j] * scale)
+        alpha[j] = b.col(f"alpha_{j}", 0.0, 1.0, True, costs.C0[j] * scale)
         if hi[j] > 0:  # lambda_j <= hi * alpha_j
-            b.row([col_lambda[j], col_alpha[j]], [1.0, -float(hi[j])], -inf, 0.0)
+            b.row([lam[j], alpha[j]], [1.0, -float(hi[j])], -math.inf, 0.0)
         if lo[j] < 0:  # lambda_j >= lo * alpha_j
-            b.row([col_lambda[j], col_alpha[j]], [1.0, -float(lo[j])], 0.0, inf)
+            b.row([lam[j], alpha[j]], [1.0, -float(lo[j])], 0.0, math.inf)
         if lo[j] < 0 < hi[j]:
-            betas[j] = b.col(f"beta_{j}", 0.0, float(max(-lo[j], hi[j])), False, epsilon * scale)
-            b.row([betas[j], col_lambda[j]], [1.0, -1.0], 0.0, inf)
-            b.row([betas[j], col_lambda[j]], [1.0, 1.0], 0.0, inf)
-        if required[j]:
+            beta = cols.betas[j] = b.col(f"beta_{j}", 0.0, float(max(-lo[j], hi[j])), False, eps * scale)
+            b.row([beta, lam[j]], [1.0, -1.0], 0.0, math.inf)
+            b.row([beta, lam[j]], [1.0, 1.0], 0.0, math.inf)
+        if box.required[j]:
             # lambda_j != 0 with a free sign: s_j = 1 -> lambda >= 1, s_j = 0 -> lambda <= -1.
-            if j not in value_sets:
-                signs[j] = b.col(f"sign_{j}", 0.0, 1.0, True)
-                b.row([col_lambda[j], signs[j]], [1.0, -float(1 - lo[j])], float(lo[j]), inf)
-                b.row([col_lambda[j], signs[j]], [1.0, -float(hi[j] + 1)], -inf, -1.0)
-            b.lower[col_alpha[j]] = 1.0
-    # The constant C0 of features that are always used goes into the objective constant.
-    always_used = (free & ((lo > 0) | (hi < 0))) | (fixed & (fixed_value != 0))
-    C0_constant = float(C0[free & ((lo > 0) | (hi < 0))].sum())
-    for j, allowed in value_sets.items():
-        nonzero = [v for v in allowed if v != 0]
-        value_cols[j] = {v: b.col(f"value_{j}_{v}", 0.0, 1.0, True) for v in nonzero}
-        cols = list(value_cols[j].values())
-        b.row([col_lambda[j]] + cols, [1.0] + [-float(v) for v in nonzero], 0.0, 0.0)
-        if col_alpha[j] >= 0:
-            b.row(cols + [col_alpha[j]], [1.0] * len(cols) + [-1.0], 0.0, 0.0)
-            if 0 not in allowed:  # the feature must be used
-                b.lower[col_alpha[j]] = 1.0
-        else:  # always used
-            b.row(cols, [1.0] * len(cols), 1.0, 1.0)
+            if j not in box.value_sets:
+                sign = cols.signs[j] = b.col(f"sign_{j}", 0.0, 1.0, True)
+                b.row([lam[j], sign], [1.0, -float(1 - lo[j])], float(lo[j]), math.inf)
+                b.row([lam[j], sign], [1.0, -float(hi[j] + 1)], -math.inf, -1.0)
+            b.lower[alpha[j]] = 1.0
+    return cols
 
-    # alpha_j >= 1[lambda_j != 0] is all the costs need: they push alpha_j down. A constraint that
-    # rewards alpha_j = 1 (the target of "needs", a member of "at_least") could instead be met by
-    # alpha_j = 1 with lambda_j = 0, a card that breaks it; there alpha_j = 1 must force
-    # lambda_j != 0: lambda_j >= alpha_j, lambda_j <= -alpha_j, or, when both signs are open, a
-    # side binary s_j (1: lambda_j >= 1, 0: lambda_j <= -1) that binds only when alpha_j = 1.
+
+def _value_set_columns(b: "_Builder", box: _Boxes, cols: _Columns) -> None:
+    """lambda_j = sum_v v u_{j,v} over binaries u_{j,v}, one per allowed non-zero value."""
+    for j, allowed in box.value_sets.items():
+        nonzero = [v for v in allowed if v != 0]
+        cols.value_cols[j] = {v: b.col(f"value_{j}_{v}", 0.0, 1.0, True) for v in nonzero}
+        us = list(cols.value_cols[j].values())
+        b.row([cols.col_lambda[j]] + us, [1.0] + [-float(v) for v in nonzero], 0.0, 0.0)
+        alpha = cols.col_alpha[j]
+        if alpha >= 0:
+            b.row(us + [alpha], [1.0] * len(us) + [-1.0], 0.0, 0.0)
+            if 0 not in allowed:  # the feature must be used
+                b.lower[alpha] = 1.0
+        else:  # always used
+            b.row(us, [1.0] * len(us), 1.0, 1.0)
+
+
+def _rewarded_alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: _Boxes, cols: _Columns) -> None:
+    """alpha_j >= 1[lambda_j != 0] is all the costs need: they push alpha_j down. A constraint that
+    rewards alpha_j = 1 (the target of "needs", a member of "at_least") could instead be met by
+    alpha_j = 1 with lambda_j = 0, a card that breaks it; there alpha_j = 1 must force
+    lambda_j != 0: lambda_j >= alpha_j, lambda_j <= -alpha_j, or, when both signs are open, a
+    side binary s_j (1: lambda_j >= 1, 0: lambda_j <= -1) that binds only when alpha_j = 1."""
+    lo, hi, lam, alpha = box.lo, box.hi, cols.col_lambda, cols.col_alpha
     rewarded: set[str] = set()
     for c in spec.constraints:
         if c.kind == "needs":
@@ -524,45 +594,49 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
             rewarded.update(c.features)
     for name in sorted(rewarded):
         j = names.index(name)
-        if col_alpha[j] < 0 or b.lower[col_alpha[j]] >= 1.0 or j in value_sets:
+        if alpha[j] < 0 or b.lower[alpha[j]] >= 1.0 or j in box.value_sets:
             continue  # no alpha, alpha fixed at 1 with lambda_j != 0 enforced, or alpha = sum of value binaries
         if lo[j] >= 0:
-            b.row([col_lambda[j], col_alpha[j]], [1.0, -1.0], 0.0, inf)
+            b.row([lam[j], alpha[j]], [1.0, -1.0], 0.0, math.inf)
         elif hi[j] <= 0:
-            b.row([col_lambda[j], col_alpha[j]], [1.0, 1.0], -inf, 0.0)
+            b.row([lam[j], alpha[j]], [1.0, 1.0], -math.inf, 0.0)
         else:
-            signs[j] = side = b.col(f"sign_{j}", 0.0, 1.0, True)
-            b.row([col_lambda[j], side, col_alpha[j]], [1.0, -float(1 - lo[j]), -float(1 - lo[j])], float(2 * lo[j] - 1), inf)
-            b.row([col_lambda[j], side, col_alpha[j]], [1.0, -float(hi[j] + 1), float(hi[j] + 1)], -inf, float(hi[j]))
+            cols.signs[j] = side = b.col(f"sign_{j}", 0.0, 1.0, True)
+            b.row([lam[j], side, alpha[j]], [1.0, -float(1 - lo[j]), -float(1 - lo[j])], float(2 * lo[j] - 1), math.inf)
+            b.row([lam[j], side, alpha[j]], [1.0, -float(hi[j] + 1), float(hi[j] + 1)], -math.inf, float(hi[j]))
 
-    # -- PILM tiers: t_{j,r} = 1 iff |lambda_j| > b_{r-1}, each carrying its step ---------------
-    tier_cols: dict[int, list[tuple[int, int]]] = {}
-    for j in np.flatnonzero(free):
-        cols = []
-        for above, step in tier_steps:
+
+def _tier_columns(b: "_Builder", box: _Boxes, costs: _Costs, cols: _Columns) -> None:
+    """PILM tiers: t_{j,r} = 1 iff |lambda_j| > b_{r-1}, each carrying its step."""
+    lo, hi, lam, scale = box.lo, box.hi, cols.col_lambda, costs.scale
+    for j in np.flatnonzero(box.free):
+        tiers = []
+        for above, step in costs.tier_steps:
             up, down = float(hi[j]), float(-lo[j])  # largest lambda_j and largest -lambda_j
             if max(up, down) <= above:
                 continue  # no allowed value reaches this tier
             if lo[j] > above or hi[j] < -above:  # always in it: a fixed column holds the constant
-                cols.append((above, b.col(f"tier_{j}_{above}", 1.0, 1.0, True, step * scale)))
+                tiers.append((above, b.col(f"tier_{j}_{above}", 1.0, 1.0, True, step * scale)))
                 continue
             t = b.col(f"tier_{j}_{above}", 0.0, 1.0, True, step * scale)
             if up > above:  # lambda_j <= above + (up - above) t
-                b.row([col_lambda[j], t], [1.0, -(up - above)], -inf, float(above))
+                b.row([lam[j], t], [1.0, -(up - above)], -math.inf, float(above))
             if down > above:  # -lambda_j <= above + (down - above) t
-                b.row([col_lambda[j], t], [-1.0, -(down - above)], -inf, float(above))
-            if cols:  # tiers nest: t_{j,r} <= t_{j,r-1}
-                b.row([t, cols[-1][1]], [1.0, -1.0], -inf, 0.0)
-            elif col_alpha[j] >= 0:
-                b.row([t, col_alpha[j]], [1.0, -1.0], -inf, 0.0)
-            cols.append((above, t))
-        if cols:
-            tier_cols[j] = cols
+                b.row([lam[j], t], [-1.0, -(down - above)], -math.inf, float(above))
+            if tiers:  # tiers nest: t_{j,r} <= t_{j,r-1}
+                b.row([t, tiers[-1][1]], [1.0, -1.0], -math.inf, 0.0)
+            elif cols.col_alpha[j] >= 0:
+                b.row([t, cols.col_alpha[j]], [1.0, -1.0], -math.inf, 0.0)
+            tiers.append((above, t))
+        if tiers:
+            cols.tier_cols[j] = tiers
 
-    # -- TILM groups: nu_g (in use), tau_g (members beyond the first), R_max, delta_g (signs) ----------
-    group_cols: dict[int, dict[str, int]] = {}
-    for g, members in enumerate(groups):
-        alphas = [int(col_alpha[j]) for j in members if col_alpha[j] >= 0]
+
+def _group_columns(b: "_Builder", spec: Spec, box: _Boxes, costs: _Costs, cols: _Columns) -> None:
+    """TILM groups: nu_g (in use), tau_g (members beyond the first), R_max, delta_g (signs)."""
+    always_used, scale = box.always_used, costs.scale
+    for g, members in enumerate(costs.groups):
+        alphas = [int(cols.col_alpha[j]) for j in members if cols.col_alpha[j] >= 0]
         on = int(sum(1 for j in members if always_used[j]))  # members used by every card
         if on + len(alphas) == 0:
             continue
@@ -573,62 +647,77 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
             else:
                 cols_g["nu"] = b.col(f"nu_{g}", 0.0, 1.0, True, spec.group_penalty * scale)
                 for a in alphas:  # alpha_j <= nu_g
-                    b.row([a, cols_g["nu"]], [1.0, -1.0], -inf, 0.0)
-                b.row(alphas + [cols_g["nu"]], [1.0] * len(alphas) + [-1.0], 0.0, inf)  # nu_g <= sum alpha
+                    b.row([a, cols_g["nu"]], [1.0, -1.0], -math.inf, 0.0)
+                b.row(alphas + [cols_g["nu"]], [1.0] * len(alphas) + [-1.0], 0.0, math.inf)  # nu_g <= sum alpha
         if spec.rule_penalty > 0 and on + len(alphas) >= 2:
             top = float(on + len(alphas) - 1)
             cols_g["tau"] = b.col(f"tau_{g}", 0.0, top, False, spec.rule_penalty * scale)
             # tau_g >= sum alpha + on - nu_g  (nu_g = 1 when on > 0, so: - 1)
             if on:
-                b.row([cols_g["tau"]] + alphas, [1.0] + [-1.0] * len(alphas), float(on - 1), inf)
+                b.row([cols_g["tau"]] + alphas, [1.0] + [-1.0] * len(alphas), float(on - 1), math.inf)
             else:
-                b.row([cols_g["tau"]] + alphas + [cols_g["nu"]], [1.0] + [-1.0] * len(alphas) + [1.0], 0.0, inf)
+                b.row([cols_g["tau"]] + alphas + [cols_g["nu"]], [1.0] + [-1.0] * len(alphas) + [1.0], 0.0, math.inf)
         if spec.max_rules_per_group is not None and len(alphas) + on > spec.max_rules_per_group:
-            b.row(alphas, [1.0] * len(alphas), -inf, float(spec.max_rules_per_group - on))
+            b.row(alphas, [1.0] * len(alphas), -math.inf, float(spec.max_rules_per_group - on))
         if spec.group_signs_agree and len(members) >= 2:
-            # the box of o_j lambda_j, per member; only groups that could mix signs need delta_g
-            boxes = []
-            for j in members:
-                o = orientation[j]
-                a_lo, a_hi = sorted((o * lo[j], o * hi[j]))
-                boxes.append((j, o, float(a_lo), float(a_hi)))
-            if any(a_hi > 0 for _, _, _, a_hi in boxes) and any(a_lo < 0 for _, _, a_lo, _ in boxes):
-                delta = b.col(f"delta_{g}", 0.0, 1.0, True)
+            delta = _group_sign_rows(b, g, members, box, costs, cols)
+            if delta is not None:
                 cols_g["delta"] = delta
-                for j, o, a_lo, a_hi in boxes:
-                    if free[j]:
-                        if a_hi > 0:  # o lambda_j <= a_hi * delta
-                            b.row([col_lambda[j], delta], [o, -a_hi], -inf, 0.0)
-                        if a_lo < 0:  # o lambda_j >= a_lo * (1 - delta)
-                            b.row([col_lambda[j], delta], [o, a_lo], a_lo, inf)
-                    elif fixed_value[j] != 0:  # a locked member decides the sign
-                        if o * fixed_value[j] > 0:
-                            b.lower[delta] = 1.0
-                        else:
-                            b.upper[delta] = 0.0
         if cols_g:
-            group_cols[g] = cols_g
+            cols.group_cols[g] = cols_g
 
-    # -- loss rows: y_i (lambda_0 + x_i . lambda) + M_i z_i >= margin --------------------------
-    X = data.X
-    const = X[:, fixed] @ fixed_value[fixed].astype(float)  # contribution of locked points
-    Xf = X[:, free]
+
+def _group_sign_rows(b: "_Builder", g: int, members: np.ndarray, box: _Boxes, costs: _Costs,
+                     cols: _Columns) -> int | None:
+    """delta_g = 1: every o_j lambda_j >= 0, else every one <= 0; None when the boxes cannot mix signs."""
+    boxes = []  # the box of o_j lambda_j, per member
+    for j in members:
+        o = costs.orientation[j]
+        a_lo, a_hi = sorted((o * box.lo[j], o * box.hi[j]))
+        boxes.append((j, o, float(a_lo), float(a_hi)))
+    if not (any(a_hi > 0 for _, _, _, a_hi in boxes) and any(a_lo < 0 for _, _, a_lo, _ in boxes)):
+        return None
+    delta = b.col(f"delta_{g}", 0.0, 1.0, True)
+    for j, o, a_lo, a_hi in boxes:
+        if box.free[j]:
+            if a_hi > 0:  # o lambda_j <= a_hi * delta
+                b.row([cols.col_lambda[j], delta], [o, -a_hi], -math.inf, 0.0)
+            if a_lo < 0:  # o lambda_j >= a_lo * (1 - delta)
+                b.row([cols.col_lambda[j], delta], [o, a_lo], a_lo, math.inf)
+        elif box.fixed_value[j] != 0:  # a locked member decides the sign
+            if o * box.fixed_value[j] > 0:
+                b.lower[delta] = 1.0
+            else:
+                b.upper[delta] = 0.0
+    return delta
+
+
+def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: _Boxes, costs: _Costs, cols: _Columns,
+               need: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """y_i (lambda_0 + x_i . lambda) + M_i z_i >= m_i for the rows some card gets right and some
+    wrong; (loss column per row (-1: none), rows every card gets wrong, rows with a loss column).
+
+    m_i (``need``) is the margin for negatives (on data whose scores are multiples of the margin,
+    total <= -margin is exactly total < 0); for positives 0 (total >= 0: the default "score >=
+    threshold"), or the margin under the paper's rule, where a zero total is an error for
+    either class.
+    """
+    X, y, free, lo, hi = data.X, data.y, box.free, box.lo, box.hi
+    const = X[:, box.fixed] @ box.fixed_value[box.fixed].astype(float)  # contribution of locked points
     lo_f, hi_f = lo[free].astype(float), hi[free].astype(float)
-    yX = y[:, None] * Xf
-    best = np.maximum(yX * lo_f, yX * hi_f).sum(axis=1) + np.maximum(y * spec.intercept_range[0], y * spec.intercept_range[1]) + y * const
-    worst = np.minimum(yX * lo_f, yX * hi_f).sum(axis=1) + np.minimum(y * spec.intercept_range[0], y * spec.intercept_range[1]) + y * const
-    always_wrong = best < margin - 1e-9
-    always_right = worst >= margin - 1e-9
-    open_rows = np.flatnonzero(~always_wrong & ~always_right)
+    yX = y[:, None] * X[:, free]
+    ilo, ihi = spec.intercept_range
+    best = np.maximum(yX * lo_f, yX * hi_f).sum(axis=1) + np.maximum(y * ilo, y * ihi) + y * const
+    worst = np.minimum(yX * lo_f, yX * hi_f).sum(axis=1) + np.minimum(y * ilo, y * ihi) + y * const
+    always_wrong = best < need - 1e-9
+    open_rows = np.flatnonzero(~always_wrong & ~(worst >= need - 1e-9))
     col_loss = np.full(data.n_rows, -1, dtype=np.int64)
-    first_z = len(b.names)
-    for k, i in enumerate(open_rows):
-        col_loss[i] = first_z + k
+    col_loss[open_rows] = len(b.names) + np.arange(len(open_rows))
     b.names.extend(f"loss_{i}" for i in open_rows)
     b.lower.extend([0.0] * len(open_rows))
     b.upper.extend([1.0] * len(open_rows))
     b.integer.extend([True] * len(open_rows))
-    b.cost.extend((row_weight[open_rows] * scale).tolist())
+    b.cost.extend((costs.row_weight[open_rows] * costs.scale).tolist())
     if len(open_rows):
         sub = yX[open_rows]
         nz_r, nz_c = np.nonzero(sub)
@@ -638,16 +727,20 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         value = np.empty(start[-1])
         # position of each feature entry inside its row: after the intercept slot
         pos = start[nz_r] + 1 + (np.arange(len(nz_r)) - np.concatenate([[0], np.cumsum(counts - 2)])[nz_r])
-        index[start[:-1]] = i0
+        index[start[:-1]] = cols.intercept
         value[start[:-1]] = y[open_rows]
-        index[pos] = col_lambda[np.flatnonzero(free)][nz_c]
+        index[pos] = cols.col_lambda[np.flatnonzero(free)][nz_c]
         value[pos] = sub[nz_r, nz_c]
         index[start[1:] - 1] = col_loss[open_rows]
-        value[start[1:] - 1] = margin - worst[open_rows]  # M_i = margin + max wrongness
-        b.rows(start, index, value, margin - y[open_rows] * const[open_rows], np.full(len(open_rows), inf))
+        value[start[1:] - 1] = need[open_rows] - worst[open_rows]  # M_i = m_i + max wrongness
+        b.rows(start, index, value, need[open_rows] - y[open_rows] * const[open_rows], np.full(len(open_rows), math.inf))
+    return col_loss, always_wrong, open_rows
 
-    # -- operational constraints on the loss variables -----------------------------------------------
-    caps: list[tuple[int, float]] = []
+
+def _cap_rows(b: "_Builder", data: Dataset, spec: Spec, col_loss: np.ndarray, always_wrong: np.ndarray,
+              open_rows: np.ndarray) -> list[tuple[int, float]]:
+    """The FPR cap and TPR floor: the data weight of one class's errors stays within a budget."""
+    y, caps = data.y, []
 
     def cap_row(cls: int, share: float) -> None:
         members = open_rows[y[open_rows] == cls]
@@ -656,27 +749,32 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
             budget = math.floor(budget + 1e-9)
         caps.append((cls, budget))
         fixed_errors = float(data.weight[(y == cls) & always_wrong].sum())
-        b.row(col_loss[members].tolist(), data.weight[members].tolist(), -inf, budget - fixed_errors)
+        b.row(col_loss[members].tolist(), data.weight[members].tolist(), -math.inf, budget - fixed_errors)
 
     if spec.max_fpr is not None:
         cap_row(-1, spec.max_fpr)
     if spec.min_tpr is not None:
         cap_row(1, 1.0 - spec.min_tpr)
+    return caps
 
-    # -- operational constraints on alpha -------------------------------------------------------
+
+def _alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: _Boxes, cols: _Columns) -> None:
+    """Operational constraints on which features are used: the size cap, needs, at most, at least."""
+    always_used = box.always_used
+
     def alpha_terms(feats) -> tuple[list[int], float]:
-        cols, constant = [], 0.0
+        terms, constant = [], 0.0
         for n in feats:
             j = names.index(n)
-            if col_alpha[j] >= 0:
-                cols.append(int(col_alpha[j]))
+            if cols.col_alpha[j] >= 0:
+                terms.append(int(cols.col_alpha[j]))
             elif always_used[j]:
                 constant += 1.0
-        return cols, constant
+        return terms, constant
 
     if spec.max_size is not None:
-        cols, constant = alpha_terms(names)
-        b.row(cols, [1.0] * len(cols), -inf, spec.max_size - constant)
+        terms, constant = alpha_terms(names)
+        b.row(terms, [1.0] * len(terms), -math.inf, spec.max_size - constant)
     for c in spec.constraints:
         if c.kind == "needs":
             for f in c.features:
@@ -684,28 +782,51 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
                 for t in c.targets:
                     tcols, tconst = alpha_terms([t])
                     # alpha_f <= alpha_t
-                    b.row(fcols + tcols, [1.0] * len(fcols) + [-1.0] * len(tcols), -inf, tconst - fconst)
+                    b.row(fcols + tcols, [1.0] * len(fcols) + [-1.0] * len(tcols), -math.inf, tconst - fconst)
         else:
-            cols, constant = alpha_terms(c.features)
+            terms, constant = alpha_terms(c.features)
             if c.kind == "at_most":
-                b.row(cols, [1.0] * len(cols), -inf, c.k - constant)
+                b.row(terms, [1.0] * len(terms), -math.inf, c.k - constant)
             else:
-                b.row(cols, [1.0] * len(cols), c.k - constant, inf)
+                b.row(terms, [1.0] * len(terms), c.k - constant, math.inf)
+
+
+def build_formulation(data: Dataset, spec: Spec) -> Formulation:
+    """Build the SLIM IP for ``spec`` on ``data`` (names already checked), one constraint
+    group at a time (columns and rows in this order)."""
+    names = data.feature_names
+    box = _boxes(data, spec)
+    costs = _costs(data, spec, box)
+    margin = spec.margin if spec.margin is not None else data.default_margin()
+    positive_margin = margin if spec.zero_score == "error" else 0.0
+    b = _Builder()
+    cols = _coefficient_columns(b, spec, box, costs)
+    _value_set_columns(b, box, cols)
+    _rewarded_alpha_rows(b, spec, names, box, cols)
+    _tier_columns(b, box, costs, cols)
+    _group_columns(b, spec, box, costs, cols)
+    need = np.where(data.y == 1, positive_margin, margin)
+    col_loss, always_wrong, open_rows = _loss_rows(b, data, spec, box, costs, cols, need)
+    caps = _cap_rows(b, data, spec, col_loss, always_wrong, open_rows)
+    _alpha_rows(b, spec, names, box, cols)
 
     start, index, value, row_lower, row_upper = b.csr()
-    constant_loss = float(row_weight[always_wrong].sum())
+    # The constant C0 of features that are always used goes into the objective constant.
+    C0_constant = float(costs.C0[box.free & ((box.lo > 0) | (box.hi < 0))].sum())
     return Formulation(
         data=data, spec=spec,
         cost=np.asarray(b.cost), lower=np.asarray(b.lower), upper=np.asarray(b.upper),
         integer=np.asarray(b.integer), names=b.names,
         start=start, index=index, value=value, row_lower=row_lower, row_upper=row_upper,
-        col_intercept=i0, col_lambda=col_lambda, col_alpha=col_alpha, col_loss=col_loss,
-        fixed_lambda=fixed_value.astype(float), row_weight=row_weight, C0=C0, epsilon=epsilon,
-        margin=margin, constant=constant_loss + C0_constant, scale=scale, lexicographic=lexicographic,
-        extra={"beta": betas, "sign": signs, "value_cols": value_cols, "lo": lo, "hi": hi, "unit": unit,
-               "C0_default": C0_default,
-               "tier_cols": tier_cols, "group_cols": group_cols},
-        caps=caps, allowed=allowed_values, value_cost=value_cost, tier_steps=tier_steps,
-        groups=groups, group_penalty=spec.group_penalty, rule_penalty=spec.rule_penalty,
-        max_rules=spec.max_rules_per_group, signs_agree=spec.group_signs_agree, orientation=orientation,
+        col_intercept=cols.intercept, col_lambda=cols.col_lambda, col_alpha=cols.col_alpha, col_loss=col_loss,
+        fixed_lambda=box.fixed_value.astype(float), row_weight=costs.row_weight, C0=costs.C0,
+        epsilon=costs.epsilon, margin=margin, positive_margin=positive_margin,
+        constant=float(costs.row_weight[always_wrong].sum()) + C0_constant, scale=costs.scale,
+        lexicographic=costs.lexicographic,
+        extra={"beta": cols.betas, "sign": cols.signs, "value_cols": cols.value_cols, "lo": box.lo, "hi": box.hi,
+               "unit": costs.unit, "C0_default": costs.C0_default,
+               "tier_cols": cols.tier_cols, "group_cols": cols.group_cols},
+        caps=caps, allowed=box.allowed, value_cost=costs.value_cost, tier_steps=costs.tier_steps,
+        groups=costs.groups, group_penalty=spec.group_penalty, rule_penalty=spec.rule_penalty,
+        max_rules=spec.max_rules_per_group, signs_agree=spec.group_signs_agree, orientation=costs.orientation,
     )

@@ -15,12 +15,15 @@ import pandas as pd
 
 from .. import export as render
 from .data import labels_to_sign, prepare_features
-from .spec import Spec
+from .spec import ZERO_SCORES, Spec
 from .status import describe, details_text, percent
 
 __all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION", "FAMILIES"]
 
-SCHEMA_VERSION = 1
+#: 2: cards carry ``zero_score`` (what a total at the threshold predicts). Version 1 files
+#: predate it and meant "positive iff score > threshold": they load as ``zero_score="error"``.
+SCHEMA_VERSION = 2
+READABLE_SCHEMAS = (1, 2)
 STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "edited", "heuristic")
 #: Model families (the paper's sec. 7): plain SLIM, personalized (tiered) penalties,
 #: M-of-N rule tables and threshold-rule models. JSON without the field means "slim".
@@ -78,15 +81,18 @@ class Metrics:
 class ScoringSystem:
     """A scoring system: integer points per feature and a threshold rule.
 
-    Predict the positive class when ``score(x) > threshold``, where the score
-    adds ``points[j] * x[j]`` over the features and ``threshold = -intercept``.
+    The score adds ``points[j] * x[j]`` over the features, ``threshold =
+    -intercept``, and the card predicts the positive class when
+    ``score(x) >= threshold`` (``zero_score="positive"``, the default), or, for
+    cards made under the paper's convention (``zero_score="error"``, and every
+    card read from a version-1 JSON file), when ``score(x) > threshold``.
     Returned by :func:`slimwidgets.fit`; you rarely build one by hand.
 
     Examples
     --------
-    >>> card = ScoringSystem(("age>=60", "snoring"), (4, 2), -3, positive="OSA", negative="no OSA")
-    >>> card.points
-    {'age>=60': 4, 'snoring': 2}
+    >>> card = ScoringSystem(("age>=60", "snoring"), (2, 1), -2, positive="OSA", negative="no OSA")
+    >>> card.points, card.threshold
+    ({'age>=60': 2, 'snoring': 1}, 2)
     >>> card.predict([[1, 0], [0, 1]]).tolist()
     ['OSA', 'no OSA']
     """
@@ -113,8 +119,13 @@ class ScoringSystem:
     risk: tuple[tuple[float, float, float, float, float, float], ...] | None = None
     # Metrics on held-out rows (the studio's validation set), when there are any.
     validation_metrics: Metrics | None = None
+    # What a total exactly at the threshold predicts: "positive" (score >= threshold) or
+    # "error" (the paper's rule: score > threshold). See :data:`slimwidgets.core.spec.ZERO_SCORES`.
+    zero_score: str = "positive"
 
     def __post_init__(self) -> None:
+        if self.zero_score not in ZERO_SCORES:
+            raise ValueError(f"zero_score must be one of {ZERO_SCORES}, got {self.zero_score!r}")
         if self.family not in FAMILIES:
             raise ValueError(f"unknown model family {self.family!r}; expected one of {FAMILIES}")
         names = tuple(str(n) for n in self.feature_names)
@@ -144,8 +155,23 @@ class ScoringSystem:
 
     @property
     def threshold(self) -> int:
-        """Predict positive iff score > threshold."""
+        """``-intercept``: the card predicts positive iff score >= threshold (score >
+        threshold when ``zero_score == "error"``, the paper's convention)."""
         return -self.intercept
+
+    @property
+    def rule(self) -> str:
+        """The comparison of score and threshold that predicts positive: ``">="`` or ``">"``."""
+        return ">=" if self.zero_score == "positive" else ">"
+
+    def predicts_positive(self, decision: Any) -> np.ndarray:
+        """Which values of ``score - threshold`` the card calls positive (its rule, exactly).
+
+        >>> ScoringSystem(("a",), (1,), -1).predicts_positive([-1, 0, 1]).tolist()
+        [False, True, True]
+        """
+        decision = np.asarray(decision)
+        return decision >= 0 if self.zero_score == "positive" else decision > 0
 
     @property
     def size(self) -> int:
@@ -160,7 +186,7 @@ class ScoringSystem:
         if len(pts) > 1 or any(p <= 0 for p in pts):
             return None
         p = pts.pop() if pts else 1
-        return max(self.threshold // p + 1, 0), self.size
+        return render.m_of_n_count(self.threshold, p, self.rule), self.size
 
     # -- scoring -----------------------------------------------------------------------------
     def _matrix(self, X: Any) -> np.ndarray:
@@ -189,12 +215,13 @@ class ScoringSystem:
         return pd.Series(values, index=X.index, name="score") if isinstance(X, pd.DataFrame) else values
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """score - threshold: positive means the positive class."""
+        """score - threshold: the card predicts the positive class where this is >= 0
+        (> 0 when ``zero_score == "error"``)."""
         return np.asarray(self.score(X)) - self.threshold
 
     def predict(self, X: Any) -> pd.Series | np.ndarray:
         """The predicted labels (the original label values)."""
-        positive = self.decision_function(X) > 0
+        positive = self.predicts_positive(self.decision_function(X))
         labels = np.where(positive, np.array(self.positive, dtype=object), np.array(self.negative, dtype=object))
         try:
             labels = labels.astype(np.result_type(type(self.positive), type(self.negative)))
@@ -212,7 +239,7 @@ class ScoringSystem:
                 f"{self.positive!r} (positive) and {self.negative!r} (negative)"
             )
         signs, _, _ = labels_to_sign(y, self.positive) if _has_both(y) else _one_class_signs(y, self.positive)
-        predicted = self.decision_function(X) > 0
+        predicted = self.predicts_positive(self.decision_function(X))
         if len(signs) != len(predicted):
             raise ValueError(f"X has {len(predicted)} rows but y has {len(signs)} labels")
         w = np.ones(len(signs)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
@@ -237,6 +264,7 @@ class ScoringSystem:
             self.feature_names, tuple(coefs), self.intercept if intercept is None else intercept,
             positive=self.positive, negative=self.negative, status="edited", spec=self.spec,
             binary=self.binary, positive_name=self.positive_name, solver=None, family=self.family,
+            zero_score=self.zero_score,
         )
 
     # -- rendering ---------------------------------------------------------------------------
@@ -253,7 +281,7 @@ class ScoringSystem:
             notes.append(f"warning: {status.warning}")
         return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive),
                                binary=kinds, notes=tuple(notes), family=self.family, level=status.level,
-                               details=details_text(status))
+                               details=details_text(status), rule=self.rule)
 
     def status_line(self) -> str:
         """What the card is and what is proven about it, in the user's units (see
@@ -294,7 +322,7 @@ class ScoringSystem:
 
     def __repr__(self) -> str:
         pts = ", ".join(f"{n!r}: {c}" for n, c in self.points.items())
-        return f"ScoringSystem({{{pts}}}, threshold={self.threshold}, status={self.status!r})"
+        return f"ScoringSystem({{{pts}}}, score {self.rule} {self.threshold}, status={self.status!r})"
 
     def _repr_html_(self) -> str:
         return self.to_html(document=False)
@@ -310,6 +338,7 @@ class ScoringSystem:
             "feature_names": list(self.feature_names),
             "coefficients": list(self.coefficients),
             "intercept": self.intercept,
+            "zero_score": self.zero_score,
             "positive": self.positive,
             "negative": self.negative,
             "binary": None if self.binary is None else list(self.binary),
@@ -373,8 +402,9 @@ class ScoringSystem:
             raise ValueError("a scoring system JSON must be an object")
         if d.get("package") != "slimwidgets" or "schema_version" not in d:
             raise ValueError("not a slimwidgets scoring system (no package/schema_version fields)")
-        if type(d["schema_version"]) is not int or d["schema_version"] != SCHEMA_VERSION:
-            raise ValueError(f"schema_version {d['schema_version']!r} is not supported (this version reads {SCHEMA_VERSION})")
+        version = d["schema_version"]
+        if type(version) is not int or version not in READABLE_SCHEMAS:
+            raise ValueError(f"schema_version {version!r} is not supported (this version reads {list(READABLE_SCHEMAS)})")
         if verify and d.get("checksum") != _checksum({k: v for k, v in d.items() if k != "checksum"}):
             raise ValueError("the scoring system's content does not match its checksum (edited after export?); pass verify=False to load it anyway")
         required = ("feature_names", "coefficients", "intercept", "positive", "negative", "status")
@@ -396,8 +426,16 @@ class ScoringSystem:
         family = d.get("family", "slim")
         if family not in FAMILIES:
             raise ValueError(f"unknown model family {family!r}; this version reads {list(FAMILIES)}")
+        # version 1 cards predate zero_score and predict score > threshold: carry that rule,
+        # into their spec too, so that a refit from it solves the problem that made the card
+        zero_score = "error" if version == 1 else d.get("zero_score", "positive")
+        if zero_score not in ZERO_SCORES:
+            raise ValueError(f"zero_score must be one of {list(ZERO_SCORES)}, got {zero_score!r}")
         try:
-            spec = None if d.get("spec") is None else Spec.from_dict(d["spec"])
+            spec_dict = d.get("spec")
+            if version == 1 and isinstance(spec_dict, dict):
+                spec_dict = {**spec_dict, "zero_score": "error"}
+            spec = None if spec_dict is None else Spec.from_dict(spec_dict)
             tm, vm = d.get("train_metrics"), d.get("validation_metrics")
             metrics = None if tm is None else Metrics(**{k: tm[k] for k in _COUNTS})
             validation = None if vm is None else Metrics(**{k: vm[k] for k in _COUNTS})
@@ -407,6 +445,7 @@ class ScoringSystem:
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
                 risk=_risk_rows(d.get("risk")), details=_limits(d.get("limits")), validation_metrics=validation,
+                zero_score=zero_score,
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None

@@ -25,6 +25,11 @@ FAMILY_DEFAULTS: dict[str, Any] = {
 }
 DEFAULT_COEF_RANGE = (-10, 10)
 DEFAULT_INTERCEPT_RANGE = (-100, 100)
+#: What a total exactly at the threshold predicts. "positive": the card predicts the positive
+#: class iff score >= threshold, and training uses exactly that rule (the default: every card
+#: in its smallest form). "error": the paper's convention (sec. 2.1), where a total of zero
+#: (score - threshold = 0) is an error whatever the class, so cards predict score > threshold.
+ZERO_SCORES = ("positive", "error")
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,7 @@ class Spec:
     class_weights: tuple[float, float] | str | None = None  # (negative, positive) or "balanced"
     missing: Mapping[str, int] = field(default_factory=dict)
     margin: float | None = None
+    zero_score: str = "positive"  # see ZERO_SCORES
     time_limit: float | None = None
     gap: float = 0.0
     threads: int = 1
@@ -333,6 +339,7 @@ def make_spec(
     class_weights: Any = None,
     missing: Mapping[str, int] | None = None,
     margin: float | None = None,
+    zero_score: str = "positive",
     time_limit: float | None = None,
     gap: float = 0.0,
     threads: int = 1,
@@ -353,6 +360,15 @@ def make_spec(
     (``"free"`` and ``None`` mean no constraint). ``class_weights`` is a
     (negative, positive) pair, a mapping {label-side: weight} with keys
     ``"negative"``/``"positive"``, or ``"balanced"``.
+
+    ``zero_score`` says what a total exactly at the threshold predicts:
+    ``"positive"`` (default) gives cards that predict the positive class iff
+    ``score >= threshold``, trained with exactly that rule (positives need
+    ``score >= threshold``, negatives ``score <= threshold - 1`` on integer
+    data), so every card comes in its smallest form. ``"error"`` is the
+    paper's convention (sec. 2.1): a total of zero counts as an error for
+    either class and cards predict ``score > threshold``; use it to
+    reproduce the paper's tables.
 
     Options of the paper's specialized models (sec. 7), all off by default:
 
@@ -436,6 +452,8 @@ def make_spec(
         margin = _nonneg(margin, "margin")
         if margin == 0:
             raise ValueError("margin must be > 0 (a zero margin would let a zero score count as correct)")
+    if zero_score not in ZERO_SCORES:
+        raise ValueError(f"zero_score must be one of {ZERO_SCORES}, got {zero_score!r}")
     if time_limit is not None:
         time_limit = _nonneg(time_limit, "time_limit")
         if time_limit == 0:
@@ -484,7 +502,7 @@ def make_spec(
         coef_range=coef_range, coef_ranges=per_feature, intercept_range=intercept_range,
         values=norm_values, lock=norm_lock, constraints=norm_constraints,
         class_weights=class_weights, missing=norm_missing, margin=margin,
-        time_limit=time_limit, gap=gap, threads=threads, solver=solver,
+        zero_score=zero_score, time_limit=time_limit, gap=gap, threads=threads, solver=solver,
         tiers=norm_tiers, groups=norm_groups, group_penalty=group_penalty, rule_penalty=rule_penalty,
         max_rules_per_group=max_rules_per_group, group_signs_agree=group_signs_agree,
         group_reversed=tuple(dict.fromkeys(group_reversed)),

@@ -10,7 +10,7 @@ integers and are always written with ``%d``.
 
 The card layout follows the score card of Ustun & Rudin's SLIM paper::
 
-    PREDICT MALIGNANT IF SCORE > 3
+    PREDICT MALIGNANT IF SCORE ≥ 4
     1.  Clump Thickness        4 points    .....
     2.  2 points × Bare Nuclei           + .....
     3.  Mitoses               -1 point   + .....
@@ -30,7 +30,7 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["CardData", "RiskRows", "headline", "total_line", "points_label", "rule_table", "rule_headline",
+__all__ = ["CardData", "RiskRows", "RULES", "headline", "m_of_n_count", "total_line", "points_label", "rule_table", "rule_headline",
            "table_rules", "risk_cells", "exact_str", "exact_int", "EMPTY_CARD"]
 
 
@@ -72,7 +72,9 @@ class CardData:
     rows : tuple of (str, int)
         ``(feature name, points)`` pairs in display order.
     threshold : int
-        Predict the positive class iff the total score > threshold.
+        Predict the positive class iff the total score >= threshold (``rule=">="``, the
+        default), or > threshold (``rule=">"``: cards made under the paper's convention that
+        a zero total is an error).
     positive : str
         Name of the positive class, e.g. ``"Malignant"``.
     binary : tuple of bool
@@ -90,6 +92,8 @@ class CardData:
         ``"slim"`` (a score card) or another model family; only ``"m_of_n"``
         changes the drawing (an M-of-N rule table, when every row has the
         same positive points).
+    rule : str
+        ``">="`` or ``">"``, see ``threshold``.
 
     Notes
     -----
@@ -114,8 +118,11 @@ class CardData:
     family: str = "slim"
     level: str = "ok"
     details: str = ""
+    rule: str = ">="
 
     def __post_init__(self) -> None:
+        if self.rule not in RULES:
+            raise ValueError(f"rule must be one of {RULES}, got {self.rule!r}")
         rows = []
         for i, row in enumerate(self.rows, start=1):
             name, points = row
@@ -151,13 +158,14 @@ def points_label(points: int) -> str:
     return "%d point%s" % (points, "" if abs(points) == 1 else "s")
 
 
-def headline(card: CardData, escape: Callable[[str], str], gt: str = ">") -> str:
-    """``PREDICT <POSITIVE> IF SCORE > <T>``; ``escape`` is the format's helper.
+def headline(card: CardData, escape: Callable[[str], str], gt: str = ">", ge: str = "≥") -> str:
+    """``PREDICT <POSITIVE> IF SCORE ≥ <T>`` (or ``> <T>`` for the paper's rule); ``escape``
+    is the format's helper, ``gt`` and ``ge`` its signs for > and >=.
 
     The class name is upper-cased *before* escaping, never after.
     """
     return "PREDICT %s IF SCORE %s %d" % (
-        escape(card.positive.upper()), gt, card.threshold)
+        escape(card.positive.upper()), ge if card.rule == ">=" else gt, card.threshold)
 
 
 def total_line(n_rows: int, dash: str) -> str:
@@ -167,13 +175,14 @@ def total_line(n_rows: int, dash: str) -> str:
 
 
 EMPTY_CARD = "no features: SCORE = 0"
+RULES = (">=", ">")  # how a card compares its score with its threshold to predict positive
 
 
 def rule_table(card: CardData) -> tuple[int, int] | None:
     """(M, N) when ``card`` is drawn as an M-of-N rule table, else None.
 
     Every row carries the same p > 0 points, so the score is p times the number
-    k of true rules, and ``p k > threshold`` holds iff ``k >= threshold // p + 1``.
+    k of true rules; see :func:`m_of_n_count`.
     """
     if card.family != "m_of_n":
         return None
@@ -181,7 +190,19 @@ def rule_table(card: CardData) -> tuple[int, int] | None:
     if len(points) > 1 or any(p <= 0 for p in points):
         return None
     p = points.pop() if points else 1
-    return max(card.threshold // p + 1, 0), len(card.rows)
+    return m_of_n_count(card.threshold, p, card.rule), len(card.rows)
+
+
+def m_of_n_count(threshold: int, p: int, rule: str) -> int:
+    """The least number M of true rules, each worth ``p`` > 0 points, that predicts positive:
+    ``p k >= threshold`` iff ``k >= ceil(threshold / p)``; ``p k > threshold`` iff
+    ``k >= threshold // p + 1``.
+
+    >>> m_of_n_count(3, 1, ">="), m_of_n_count(5, 2, ">")
+    (3, 3)
+    """
+    m = -(-threshold // p) if rule == ">=" else threshold // p + 1
+    return max(m, 0)
 
 
 def rule_headline(card: CardData, escape: Callable[[str], str], m: int, n: int) -> str:

@@ -33,7 +33,7 @@ def render_html(card: CardData) -> str:
     """
     esc = _html_escape
     table = rule_table(card)
-    title = headline(card, esc, "&gt;") if table is None else rule_headline(card, esc, *table)
+    title = headline(card, esc, "&gt;", "&ge;") if table is None else rule_headline(card, esc, *table)
     parts = [
         '<div class="slimwidgets-card" style="display:inline-block;'
         "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;"

@@ -50,7 +50,7 @@ def render_latex(card: CardData) -> str:
         >>> card = CardData((("a_b", 4),), 2, "Yes", (True,))
         >>> print(render_latex(card))
         \\begin{tabular}{rllr}
-        \\multicolumn{4}{l}{\\textbf{PREDICT YES IF SCORE $>$ 2}} \\\\
+        \\multicolumn{4}{l}{\\textbf{PREDICT YES IF SCORE $\\geq$ 2}} \\\\
         \\hline
         1. & a\\_b & 4 points & \\ldots \\\\
         \\hline
@@ -70,7 +70,7 @@ def render_latex(card: CardData) -> str:
             lines.append(r"\multicolumn{2}{l}{%s} \\" % _latex_escape(note))
         lines.append(r"\end{tabular}")
         return "\n".join(lines)
-    title = headline(card, _latex_escape, "$>$")
+    title = headline(card, _latex_escape, "$>$", r"$\geq$")
     lines = [
         r"\begin{tabular}{rllr}",
         r"\multicolumn{4}{l}{\textbf{%s}} \\" % title,

@@ -37,7 +37,7 @@ def render_markdown(card: CardData) -> str:
     Examples:
         >>> card = CardData((("a|b", 4), ("c", 1)), 2, "Yes", (True, False))
         >>> print(render_markdown(card))
-        **PREDICT YES IF SCORE > 2**
+        **PREDICT YES IF SCORE ≥ 2**
         <BLANKLINE>
         | # | Feature | Points | |
         |--:|:--|--:|:--|

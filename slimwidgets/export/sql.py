@@ -26,7 +26,7 @@ def render_sql(card: CardData, table: str = "patients") -> str:
         >>> card = CardData((("Age", 2), ('a"b', -1)), 0, "Yes", (False, True))
         >>> print(render_sql(card, "t"))
         SELECT *,
-          CASE WHEN (2 * "Age" + -1 * "a""b") > 0 THEN 1 ELSE 0 END AS prediction,
+          CASE WHEN (2 * "Age" + -1 * "a""b") >= 0 THEN 1 ELSE 0 END AS prediction,
           (2 * "Age" + -1 * "a""b") AS score
         FROM "t";
     """
@@ -41,7 +41,7 @@ def render_sql(card: CardData, table: str = "patients") -> str:
         total = "0"
     return (
         "SELECT *,\n"
-        "  CASE WHEN %s > %d THEN 1 ELSE 0 END AS prediction,\n"
+        "  CASE WHEN %s %s %d THEN 1 ELSE 0 END AS prediction,\n"
         "  %s AS score\n"
-        "FROM %s;" % (total, card.threshold, total, table_sql)
+        "FROM %s;" % (total, card.rule, card.threshold, total, table_sql)
     )

@@ -53,7 +53,7 @@ def render_text(card: CardData) -> str:
         >>> card = CardData((("Bare Nuclei", 2), ("Mitoses", -1)), 1,
         ...                 "Malignant", (False, True), ("status: optimal",))
         >>> print(render_text(card))
-        PREDICT MALIGNANT IF SCORE > 1
+        PREDICT MALIGNANT IF SCORE ≥ 1
         1.  2 points × Bare Nuclei      .....
         2.  Mitoses         -1 point  + .....
             ADD POINTS FROM ROWS 1–2  = SCORE

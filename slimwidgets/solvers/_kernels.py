@@ -6,6 +6,10 @@ releases it) runs on the other, and the kernel's main thread stays responsive.
 ``coordinate_losses`` is the hot spot: for one coefficient it tries every
 allowed value, moving only the rows where that feature is non-zero between
 intercept-histogram bins, and scans the intercept range for the best loss.
+
+A positive row is right iff its total ``score + intercept >= gamma_pos`` and a negative one
+iff it is ``<= -gamma_neg`` (the formulation's ``positive_margin`` and ``margin``): with the
+default rule gamma_pos = 0, under the paper's (a zero total is an error) gamma_pos = gamma_neg.
 """
 
 from __future__ import annotations
@@ -61,19 +65,19 @@ def _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big, lo=0, hi=-1):
 
 
 @njit(cache=True, nogil=True)
-def _pos_bin(score, gamma, ilo, R):
-    v = math.ceil(gamma - score - 1e-9) - ilo
+def _pos_bin(score, gamma_pos, ilo, R):
+    v = math.ceil(gamma_pos - score - 1e-9) - ilo
     return 0 if v < 0 else (R if v > R else int(v))
 
 
 @njit(cache=True, nogil=True)
-def _neg_bin(score, gamma, ilo, R):
-    v = math.floor(-gamma - score + 1e-9) - ilo + 1
+def _neg_bin(score, gamma_neg, ilo, R):
+    v = math.floor(-gamma_neg - score + 1e-9) - ilo + 1
     return 0 if v < 0 else (R if v > R else int(v))
 
 
 @njit(cache=True, nogil=True)
-def histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma, ilo, R):
+def histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma_pos, gamma_neg, ilo, R):
     """Bins of every row for the scores s, and the four weighted histograms."""
     a = np.empty(s_pos.size, np.int64)
     c = np.empty(s_neg.size, np.int64)
@@ -82,11 +86,11 @@ def histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma, ilo, R):
     cp = np.zeros(R + 1)
     cn = np.zeros(R + 1)
     for i in range(s_pos.size):
-        a[i] = _pos_bin(s_pos[i], gamma, ilo, R)
+        a[i] = _pos_bin(s_pos[i], gamma_pos, ilo, R)
         hp[a[i]] += w_pos[i]
         cp[a[i]] += d_pos[i]
     for i in range(s_neg.size):
-        c[i] = _neg_bin(s_neg[i], gamma, ilo, R)
+        c[i] = _neg_bin(s_neg[i], gamma_neg, ilo, R)
         hn[c[i]] += w_neg[i]
         cn[c[i]] += d_neg[i]
     return a, c, hp, hn, cp, cn
@@ -134,7 +138,8 @@ def _move_rows(h, ch, rows, old_bins, new_bins, w, d):
 
 @njit(cache=True, nogil=True)
 def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
-                      hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, single=0.0):
+                      hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big,
+                      single=0.0):
     """For each delta: best intercept and loss after adding delta * x_j to every score.
 
     Only the bins between the lowest and highest occupied one are copied and scanned (the
@@ -144,7 +149,7 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
     """
     if single != 0.0 and rp.size + rn.size > 64:
         out = _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
-                              hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big)
+                              hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big)
         if out[0].size:
             return out
     k = deltas.size
@@ -158,12 +163,12 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
         hi = hi0
         if d != 0.0:
             for q in range(rp.size):
-                new = _pos_bin(s_pos[rp[q]] + d * xp[q], gamma, ilo, R)
+                new = _pos_bin(s_pos[rp[q]] + d * xp[q], gamma_pos, ilo, R)
                 new_p[q] = new
                 lo = min(lo, new)
                 hi = max(hi, new)
             for q in range(rn.size):
-                new = _neg_bin(s_neg[rn[q]] + d * xn[q], gamma, ilo, R)
+                new = _neg_bin(s_neg[rn[q]] + d * xn[q], gamma_neg, ilo, R)
                 new_n[q] = new
                 lo = min(lo, new)
                 hi = max(hi, new)
@@ -205,7 +210,7 @@ def _take_out(h, ch, rows, bins, raw, lo_raw, span, w, d):
 
 @njit(cache=True, nogil=True)
 def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
-                    hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big):
+                    hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big):
     """``coordinate_losses`` when every moved row has the same x_j (a binary rule) and all is integral.
 
     Adding delta * x_j then moves every moved row's unclamped bin by the same integer, so the
@@ -219,11 +224,11 @@ def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_
     raw_p = np.empty(rp.size, np.int64)
     raw_n = np.empty(rn.size, np.int64)
     for q in range(rp.size):
-        raw_p[q] = math.ceil(gamma - s_pos[rp[q]] - 1e-9) - ilo
+        raw_p[q] = math.ceil(gamma_pos - s_pos[rp[q]] - 1e-9) - ilo
         lo_raw = min(lo_raw, raw_p[q])
         hi_raw = max(hi_raw, raw_p[q])
     for q in range(rn.size):
-        raw_n[q] = math.floor(-gamma - s_neg[rn[q]] + 1e-9) - ilo + 1
+        raw_n[q] = math.floor(-gamma_neg - s_neg[rn[q]] + 1e-9) - ilo + 1
         lo_raw = min(lo_raw, raw_n[q])
         hi_raw = max(hi_raw, raw_n[q])
     span = hi_raw - lo_raw + 1
@@ -261,7 +266,8 @@ def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_
 
 @njit(cache=True, nogil=True)
 def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos, d_neg,
-                 Wp, Dp, gamma, ilo, R, pos_budget, neg_budget, big, eps, l1_mask, vcost, single=0.0):
+                 Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big, eps, l1_mask, vcost,
+                 single=0.0):
     """Best card on one support: every combination of the allowed non-zero values.
 
     X_pos/X_neg hold the support's columns (rows of each class), vals[t, :nvals[t]] the
@@ -303,9 +309,10 @@ def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos,
                 s_pos[i] += v * X_pos[i, t]
             for i in range(n_n):
                 s_neg[i] += v * X_neg[i, t]
-        a, c, hp0, hn0, cp0, cn0 = histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma, ilo, R)
+        a, c, hp0, hn0, cp0, cn0 = histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma_pos, gamma_neg, ilo, R)
         bs, losses = coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c,
-                                       w_pos, w_neg, d_pos, d_neg, hp0, hn0, cp0, cn0, Wp, Dp, gamma, ilo, R,
+                                       w_pos, w_neg, d_pos, d_neg, hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg,
+                                       ilo, R,
                                        pos_budget, neg_budget, big, single)
         for q in range(nvals[last]):
             total = losses[q] + eps * (l1_head + (abs(deltas[q]) if l1_mask[last] else 0.0)) + (cost_head + vcost[last, q])
@@ -339,16 +346,17 @@ def ensure_compiled() -> None:
         return
     z = np.zeros(1)
     i = np.zeros(1, np.int64)
-    a, c, hp, hn, cp, cn = histograms(z, z, z, z, z, z, 1.0, 0, 2)
+    a, c, hp, hn, cp, cn = histograms(z, z, z, z, z, z, 0.0, 1.0, 0, 2)
     best_intercept(hp, hn, cp, cn, 0.0, 0.0, 0, 2, -1.0, -1.0, 1.0)
-    coordinate_losses(z, i, z, i, z, z, z, a, c, z, z, z, z, hp, hn, cp, cn, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0, 1.0, 0.0)
+    coordinate_losses(z, i, z, i, z, z, z, a, c, z, z, z, z, hp, hn, cp, cn, 0.0, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0, 1.0,
+                      0.0)
     m = np.ones((1, 1))
-    walk_support(m, m, m, np.ones(1, np.int64), z, z, z, z, z, z, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0, 1.0, 0.0,
+    walk_support(m, m, m, np.ones(1, np.int64), z, z, z, z, z, z, 0.0, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0, 1.0, 0.0,
                  np.ones(1, np.bool_), np.zeros((1, 1)), 0.0)
     # the shifted path of coordinate_losses (more than 64 moved rows of one value)
     n = 80
     zn, rows = np.zeros(n), np.arange(n, dtype=np.int64)
-    a, c, hp, hn, cp, cn = histograms(zn, zn, np.ones(n), np.ones(n), zn, zn, 1.0, -2, 5)
+    a, c, hp, hn, cp, cn = histograms(zn, zn, np.ones(n), np.ones(n), zn, zn, 0.0, 1.0, -2, 5)
     coordinate_losses(np.ones(1), rows, np.ones(n), rows, np.ones(n), zn, zn, a, c, np.ones(n), np.ones(n), zn, zn,
-                      hp, hn, cp, cn, float(n), 0.0, 1.0, -2, 5, -1.0, -1.0, 1e6, 1.0)
+                      hp, hn, cp, cn, float(n), 0.0, 0.0, 1.0, -2, 5, -1.0, -1.0, 1e6, 1.0)
     _compiled = True

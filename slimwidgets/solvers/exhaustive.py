@@ -153,7 +153,7 @@ def work_by_size(form: Formulation, upper_bound: float) -> list[float]:
         rows = float(n)
         if cells:
             rows = min(rows, float(np.prod(levels[:k])))
-        bins = min(float(prob.R), 2.0 * (sum(reach[:k]) + abs(prob.gamma) + 2) + 1)
+        bins = min(float(prob.R), 2.0 * (sum(reach[:k]) + max(abs(prob.gamma_pos), abs(prob.gamma_neg)) + 2) + 1)
         combos = float(np.prod([width] * max(k - 1, 0)))  # values of the first k-1 coordinates
         per_support = (4.0 * k * n if cells else 0.0) + combos * (k * rows + width * (rows + 5.0 * bins))
         work += math.comb(len(free), k) * per_support
@@ -211,7 +211,7 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
             ilo, R = _intercept_window(prob, rows, vals)
             total, idx, b = _kernels.walk_support(
                 rows[0], rows[1], vals, nvals, rows[2], rows[3], rows[4], rows[5], rows[6], rows[7],
-                prob.Wp, prob.Dp, prob.gamma, ilo, R,
+                prob.Wp, prob.Dp, prob.gamma_pos, prob.gamma_neg, ilo, R,
                 prob.pos_budget, prob.neg_budget, prob.big, prob.eps, prob.l1_mask[support].copy(), vcost,
                 prob.single[support[-1]],
             )
@@ -290,7 +290,7 @@ def _intercept_window(prob: _Problem, rows, vals: np.ndarray) -> tuple[int, int]
     width = np.abs(vals).max(axis=1) if vals.size else np.zeros(0)
     col_max = np.maximum(np.abs(Xp).max(axis=0, initial=0.0), np.abs(Xn).max(axis=0, initial=0.0))
     s0 = max(np.abs(s0p).max(initial=0.0), np.abs(s0n).max(initial=0.0))
-    smax = s0 + float(width @ col_max) + abs(prob.gamma) + 2
+    smax = s0 + float(width @ col_max) + max(abs(prob.gamma_pos), abs(prob.gamma_neg)) + 2
     lo = max(prob.ilo, int(math.floor(-smax)))
     hi = min(prob.ilo + prob.R - 1, int(math.ceil(smax)))
     if lo > hi:

@@ -53,7 +53,8 @@ class _Problem:
         self.y = d.y
         self.n, self.P = d.X.shape
         self.w = form.row_weight
-        self.gamma = form.margin
+        # a positive row is right iff its total >= gamma_pos, a negative one iff it is <= -gamma_neg
+        self.gamma_pos, self.gamma_neg = form.positive_margin, form.margin
         self.C0 = form.C0
         self.eps = form.epsilon
         self.l1_mask = form.col_lambda >= 0
@@ -78,7 +79,7 @@ class _Problem:
         self.col_integer = np.all(self.X == np.round(self.X), axis=0)
         # Per feature: its one non-zero value when it has only one (a binary rule) and every score
         # and the margin are integers; the compiled coordinate move then shifts whole histograms.
-        integral = bool(self.col_integer.all()) and float(self.gamma).is_integer()
+        integral = bool(self.col_integer.all()) and float(self.gamma_pos).is_integer() and float(self.gamma_neg).is_integer()
         self.single = np.zeros(self.P)
         for j in range(self.P):
             nz = np.concatenate([self.nz_pos[j][1], self.nz_neg[j][1]])
@@ -159,13 +160,14 @@ class _Problem:
             cost += self.form.tier_cost(lam)
         return cost
 
-    # Loss as a function of the intercept. A positive row is right iff b >= ceil(gamma - s),
-    # a negative row iff b <= floor(-gamma - s); so each row falls in one bin of the intercept
+    # Loss as a function of the intercept. A positive row is right iff b >= ceil(gamma_pos - s),
+    # a negative row iff b <= floor(-gamma_neg - s); so each row falls in one bin of the intercept
     # range, and weighted histograms of the bins give the loss of every b in one scan.
     def base(self, s: np.ndarray) -> dict:
         """Bins and histograms of the current scores, reused by every coordinate move until one is taken."""
         s_pos, s_neg = np.ascontiguousarray(s[self.pos]), np.ascontiguousarray(s[self.neg])
-        a, c, hp, hn, cp, cn = _kernels.histograms(s_pos, s_neg, self.wp, self.wn, self.dp, self.dn, self.gamma, self.ilo, self.R)
+        a, c, hp, hn, cp, cn = _kernels.histograms(s_pos, s_neg, self.wp, self.wn, self.dp, self.dn,
+                                                   self.gamma_pos, self.gamma_neg, self.ilo, self.R)
         return {"s": s, "s_pos": s_pos, "s_neg": s_neg, "a": a, "c": c, "hp": hp, "hn": hn, "cp": cp, "cn": cn}
 
     def evaluate(self, lam: np.ndarray) -> tuple[float, int]:
@@ -186,7 +188,7 @@ class _Problem:
         b, loss = _kernels.coordinate_losses(
             (vals - lam[j]).astype(np.float64), rp, xp, rn, xn, base["s_pos"], base["s_neg"], base["a"], base["c"],
             self.wp, self.wn, self.dp, self.dn, base["hp"], base["hn"], base["cp"], base["cn"],
-            self.Wp, self.Dp, self.gamma, self.ilo, self.R, self.pos_budget, self.neg_budget, self.big,
+            self.Wp, self.Dp, self.gamma_pos, self.gamma_neg, self.ilo, self.R, self.pos_budget, self.neg_budget, self.big,
             self.single[j],
         )
         used = lam != 0

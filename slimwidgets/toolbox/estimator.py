@@ -24,7 +24,7 @@ __all__ = ["SLIMClassifier"]
 _SPEC_PARAMS = (
     "C0", "max_size", "max_fpr", "min_tpr", "signs", "penalties", "exclude", "require",
     "coef_range", "intercept_range", "values", "lock", "constraints", "missing", "margin",
-    "time_limit", "gap", "threads", "solver",
+    "zero_score", "time_limit", "gap", "threads", "solver",
 )
 
 
@@ -33,8 +33,9 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
 
     Fits integer points per feature and an integer intercept by solving the
     SLIM integer program exactly (Ustun & Rudin), then predicts the positive
-    class ``classes_[1]`` when ``X @ coef_ + intercept_ > 0``, i.e. when the
-    total score exceeds the threshold ``-intercept_``.
+    class ``classes_[1]`` when ``X @ coef_ + intercept_ >= 0``, i.e. when the
+    total score reaches the threshold ``-intercept_`` (``> 0`` with
+    ``zero_score="error"``, the paper's rule).
 
     Every parameter is stored as given and only checked in :meth:`fit`, by
     :func:`slimwidgets.make_spec`; see it for the full meaning of each option.
@@ -84,6 +85,11 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     margin : float or None, default=None
         Margin of the loss constraints; None picks an exact one for integer
         or few-decimal data and 0.1 otherwise.
+    zero_score : {"positive", "error"}, default="positive"
+        What a total exactly at the threshold predicts: "positive" (predict
+        ``classes_[1]`` iff score >= threshold, trained with exactly that
+        rule: cards in their smallest form), or the paper's "error" (a zero
+        total is an error for either class; predict iff score > threshold).
     time_limit : float or None, default=None
         Seconds the solver may run. When it stops at the limit the best card
         so far is kept (``status_ == "time_limit"``, ``gap_ > 0``); if it has
@@ -151,6 +157,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     ['yes', 'no']
     >>> (clf.decision_function(new) > 0).tolist()
     [True, False]
+    >>> clf.scoring_system_.threshold, clf.decision_function(new).tolist()  # score 1 and 0
+    (1, [0.5, -1.5])
     """
 
     def __init__(
@@ -171,6 +179,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         class_weights=None,
         missing=None,
         margin=None,
+        zero_score="positive",
         time_limit=None,
         gap=0.0,
         threads=1,
@@ -193,6 +202,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         self.class_weights = class_weights
         self.missing = missing
         self.margin = margin
+        self.zero_score = zero_score
         self.time_limit = time_limit
         self.gap = gap
         self.threads = threads
@@ -279,7 +289,13 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         return (cw.get(classes[0], 1.0), cw.get(classes[1], 1.0))
 
     def decision_function(self, X):
-        """Score minus threshold, ``X @ coef_[0] + intercept_[0]``; > 0 means ``classes_[1]``.
+        """> 0 exactly where the card predicts ``classes_[1]``, as scikit-learn expects.
+
+        With the paper's rule (``zero_score="error"``) it is the score minus the
+        threshold, ``X @ coef_[0] + intercept_[0]``. With the default rule a total
+        of exactly 0 predicts ``classes_[1]``, so totals t >= 0 become t + 1/2 and
+        totals t < 0 become t - 1/2: the same order of rows (ROC curves, AUC), the
+        sign of the prediction, and ``abs(value) - 1/2`` is the distance to the threshold.
 
         Parameters
         ----------
@@ -291,7 +307,10 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
-        return X @ self.coef_[0].astype(np.float64) + float(self.intercept_[0])
+        total = X @ self.coef_[0].astype(np.float64) + float(self.intercept_[0])
+        if self.scoring_system_.zero_score == "error":
+            return total
+        return np.where(self.scoring_system_.predicts_positive(total), total + 0.5, total - 0.5)
 
     def predict(self, X):
         """The predicted label of each row, one of ``classes_``.

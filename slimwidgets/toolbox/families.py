@@ -83,7 +83,7 @@ def fit_pilm(X: Any, y: Any, tiers: Sequence[tuple[int, float]] = PAPER_TIERS, *
     >>> X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0]})
     >>> card = fit_pilm(X, [1, 1, 0, 0, 1, 0], tiers=[(1, 0.05), (5, 0.2)])
     >>> card.points, card.family
-    ({'a': 2}, 'pilm')
+    ({'a': 1}, 'pilm')
     """
     run, opts = _split(dict(options))
     if opts.get("C0") is not None:
@@ -106,14 +106,15 @@ def fit_m_of_n(X: Any, y: Any, C0: float | None = None, **options: Any) -> Scori
     The rules are the 0/1 columns of ``X``; the table picks N of them and M
     to minimize training error + ``C0`` per rule, exactly.
 
-    In the card every rule carries 2 points and the threshold is ``2M - 1``:
-    with the paper's 1 point per rule and a threshold of ``M - 1``, a row with
-    exactly M - 1 true rules would score 0 and, under the paper's convention
-    that a zero score is an error (sec. 2.1), count as an error whichever its
-    class, although the table classifies it as negative. With even points and
-    an odd threshold no row ever scores 0, so the objective minimized is the
-    table's true training error. :attr:`ScoringSystem.m_of_n` gives (M, N); the
-    text, HTML, LaTeX and markdown renderings draw the table.
+    In the card every rule carries 1 point and the threshold is ``M`` (predict
+    positive iff score >= M), the table itself. Under the paper's rule
+    (``zero_score="error"``) the paper's 1 point per rule and threshold
+    ``M - 1`` would make a row with exactly M - 1 true rules score 0 and
+    count as an error whichever its class, although the table classifies it
+    as negative; there every rule carries 2 points and the threshold is
+    ``2M - 1``, so no row ever scores 0 and the objective minimized is the
+    table's true training error. :attr:`ScoringSystem.m_of_n` gives (M, N);
+    the text, HTML, LaTeX and markdown renderings draw the table.
 
     Parameters
     ----------
@@ -146,10 +147,11 @@ def fit_m_of_n(X: Any, y: Any, C0: float | None = None, **options: Any) -> Scori
         raise ValueError(f"an M-of-N table needs 0/1 rules; binarize these columns first: {non_binary}")
     P = data.n_features
     opts["C0"] = C0
-    opts["coef_range"] = (0, 2)
-    opts["values"] = {n: (0, 2) for n in data.feature_names}
-    # threshold 2M - 1 for M = 0..P (M = 0: every case is positive)
-    opts["intercept_range"] = (1 - 2 * P, 1)
+    p = 2 if opts.get("zero_score") == "error" else 1  # points per rule
+    opts["coef_range"] = (0, p)
+    opts["values"] = {n: (0, p) for n in data.feature_names}
+    # threshold M (or 2M - 1 under the paper's rule) for M = 0..P (M = 0: every case is positive)
+    opts["intercept_range"] = (-P, 0) if p == 1 else (1 - 2 * P, 1)
     return _solve(X, y, run, opts, "m_of_n", data=data)
 
 
@@ -251,7 +253,7 @@ def fit_tilm(
     ...                   "smoker": [1, 0, 0, 1, 0, 0]})
     >>> card = fit_tilm(X, [0, 0, 1, 1, 1, 0], C_f=0.02, C_t=0.01)
     >>> card.points, card.family
-    ({'age >= 50': 2}, 'tilm')
+    ({'age >= 50': 1}, 'tilm')
     """
     run, opts = _split(dict(options))
     for k in ("groups", "group_penalty", "rule_penalty", "max_rules_per_group", "group_signs_agree", "group_reversed"):

@@ -13,10 +13,11 @@ Z_LP(f̃*) <= Z(f*) <= Z(f̂) for any feasible card f̂, so the width
 ε = Z(f̂) - Z_LP(f̃*) satisfies the level-set condition (ε_max of the paper
 comes from the all-zero card, ε_min from an optimal one).
 
-"Side" of a row: correct when y_i·score_i >= γ (the program's margin), wrong
+"Side" of a row: correct when y_i·score_i >= γ_i (the program's margin of the
+row: γ for negatives; 0 for positives, or γ under the paper's rule), wrong
 otherwise. When the data lie on a grid (integers, or few decimals) the IP's
-scores do too, and "wrong" is y_i·score_i <= the largest grid value below γ;
-otherwise we use the closed y_i·score_i <= γ, which only removes fewer rows.
+scores do too, and "wrong" is y_i·score_i <= the largest grid value below γ_i;
+otherwise we use the closed y_i·score_i <= γ_i, which only removes fewer rows.
 
 Two details the paper leaves implicit, handled here:
 
@@ -185,7 +186,8 @@ class ReductionResult:
     seconds: float
     _full: Dataset = field(repr=False, default=None)  # type: ignore[assignment]
     _fixed: dict = field(repr=False, default_factory=dict)  # distinct row -> +1 (correct) / -1 (wrong)
-    _wrong_bound: float = field(repr=False, default=0.0)
+    _wrong_bound: np.ndarray = field(repr=False, default=None)  # type: ignore[assignment]  # per distinct row
+    _needs: np.ndarray = field(repr=False, default=None)  # type: ignore[assignment]  # per distinct row: its gamma_i
     _margin: float = field(repr=False, default=1.0)
 
     def __repr__(self) -> str:
@@ -224,9 +226,9 @@ class ReductionResult:
         coefs = np.array([by_name.get(n, 0) for n in self._full.feature_names], dtype=float)
         for i, side in self._fixed.items():
             t = self._full.y[i] * (self._full.X[i] @ coefs + card.intercept)
-            if side == 1 and t < self._margin - 1e-9:
+            if side == 1 and t < self._needs[i] - 1e-9:
                 return False
-            if side == -1 and t > self._wrong_bound + 1e-9:
+            if side == -1 and t > self._wrong_bound[i] + 1e-9:
                 return False
         return True
 
@@ -300,11 +302,11 @@ class ReductionResult:
             value += vals.tolist()
             starts.append(len(index))
             if self._fixed[i] == 1:
-                lo.append(self._margin - const)
+                lo.append(self._needs[i] - const)
                 hi.append(math.inf)
             else:
                 lo.append(-math.inf)
-                hi.append(self._wrong_bound - const)
+                hi.append(self._wrong_bound[i] - const)
         offset = form.nnz
         return replace(
             form,
@@ -367,7 +369,8 @@ def reduce_data(
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     spec.check_data(data.feature_names, data.n_samples)
     form = build_formulation(data, spec)
-    wrong_bound = _wrong_bound(data, form.margin)
+    needs = form.row_margins  # gamma_i of each distinct row
+    wrong_bound = _wrong_bound(data, needs)
     h = _new_lp(form)
     status, lp_scaled, x_lp = _run_lp(h)
     if status != "optimal":
@@ -381,21 +384,22 @@ def reduce_data(
         fraction_distinct_removed=len(fixed) / data.n_rows,
         lp_objective=lp_obj, level=lp_obj + eps, width=eps, reference_objective=reference, spec=spec,
         n_lp=1 + n_flips, seconds=time.perf_counter() - t0,
-        _full=data, _fixed=fixed, _wrong_bound=wrong_bound, _margin=form.margin,
+        _full=data, _fixed=fixed, _wrong_bound=wrong_bound, _needs=needs, _margin=form.margin,
     )
 
 
-def _wrong_bound(data: Dataset, gamma: float) -> float:
-    """The largest y·score that counts as "wrong": the grid value below the margin γ, else γ itself.
+def _wrong_bound(data: Dataset, needs: np.ndarray) -> np.ndarray:
+    """Per row, the largest y·score that counts as "wrong": the grid value below its margin γ_i,
+    else γ_i itself.
 
     On a grid (integer data, or few decimals) every score of the IP is a
-    multiple of the step; without one, the closed bound γ removes fewer rows,
+    multiple of the step; without one, the closed bound γ_i removes fewer rows,
     never wrongly.
     """
     step = _grid_step(data)
     if step is None:
-        return gamma
-    return (math.ceil(gamma / step - 1e-9) - 1) * step
+        return needs.copy()
+    return (np.ceil(needs / step - 1e-9) - 1) * step
 
 
 def _reference_objective(width: Any, data: Dataset, spec: Spec, form: Formulation) -> float | None:
@@ -408,7 +412,7 @@ def _reference_objective(width: Any, data: Dataset, spec: Spec, form: Formulatio
         return form.objective_of(np.array([by_name.get(n, 0) for n in data.feature_names], float), width.intercept)
     if isinstance(width, str):
         if width == "trivial":
-            zero = ScoringSystem(data.feature_names, (0,) * data.n_features, 0)
+            zero = ScoringSystem(data.feature_names, (0,) * data.n_features, 0, zero_score=spec.zero_score)
             problems = check_card(zero, data, spec)
             if problems:
                 raise ValueError(f"the all-zero card is not feasible here ({problems}); use width='heuristic'")
@@ -442,14 +446,14 @@ def _row_terms(form: Formulation, data: Dataset, i: int, fixed_part: np.ndarray)
     return cols, vals, yi * float(fixed_part[i])
 
 
-def _fix_rows(h, form: Formulation, data: Dataset, x_lp: np.ndarray, wrong_bound: float, *,
+def _fix_rows(h, form: Formulation, data: Dataset, x_lp: np.ndarray, wrong_bound: np.ndarray, *,
               level: float, width: float) -> tuple[dict[int, int], int]:
     """Algorithm 1's loop: the distinct rows that every card in the level set puts on one side.
 
     Returns ``{row: +1 (correct) or -1 (wrong)}`` and the number of LPs solved.
     A side is tried only when the LP optimum does not plainly lie on it already.
     """
-    gamma = form.margin
+    needs = form.row_margins
     level_scaled = (level - form.constant) * form.scale
     tol = 1e-6 * max(1.0, abs(level_scaled))
     free = form.col_lambda >= 0
@@ -462,12 +466,12 @@ def _fix_rows(h, form: Formulation, data: Dataset, x_lp: np.ndarray, wrong_bound
     for i in range(data.n_rows):
         z = int(form.col_loss[i])
         if z < 0:  # the coefficient box alone fixes this row's side: no LP needed
-            fixed[i] = 1 if t_lp[i] >= gamma - 1e-7 else -1
+            fixed[i] = 1 if t_lp[i] >= needs[i] - 1e-7 else -1
             continue
         sides = []
-        if t_lp[i] < gamma - 1e-7 or x_lp[z] > 1e-7:
+        if t_lp[i] < needs[i] - 1e-7 or x_lp[z] > 1e-7:
             sides.append(1)  # the LP optimum is not plainly correct: try forcing correct
-        if t_lp[i] > wrong_bound + 1e-7 or x_lp[z] < 1 - 1e-7:
+        if t_lp[i] > wrong_bound[i] + 1e-7 or x_lp[z] < 1 - 1e-7:
             sides.append(-1)  # not plainly wrong: try forcing wrong
         outside = []
         for side in sides:
@@ -484,13 +488,13 @@ def _fix_rows(h, form: Formulation, data: Dataset, x_lp: np.ndarray, wrong_bound
     return fixed, n_lp
 
 
-def _forced_lp(h, form: Formulation, data: Dataset, i: int, side: int, wrong_bound: float,
+def _forced_lp(h, form: Formulation, data: Dataset, i: int, side: int, wrong_bound: np.ndarray,
                fixed_part: np.ndarray) -> float:
     """The LP's optimum (scaled units; inf if infeasible) with row ``i`` forced to ``side``.
 
     Every card with row i on this side has an IP point with z_i = 0 (correct:
-    then the big-M row gives y_i score_i >= γ) or z_i = 1 and y_i score_i <=
-    the largest score below γ (wrong); the LP over that set bounds them all.
+    then the big-M row gives y_i score_i >= γ_i) or z_i = 1 and y_i score_i <=
+    the largest score below γ_i (wrong); the LP over that set bounds them all.
     ``h`` is left as it was found.
     """
     z = int(form.col_loss[i])
@@ -501,7 +505,7 @@ def _forced_lp(h, form: Formulation, data: Dataset, i: int, side: int, wrong_bou
         cols, vals, const = _row_terms(form, data, i, fixed_part)
         n_rows = h.getNumRow()
         h.changeColBounds(z, 1.0, 1.0)
-        h.addRow(-math.inf, wrong_bound - const, len(cols), cols, vals)
+        h.addRow(-math.inf, wrong_bound[i] - const, len(cols), cols, vals)
         _, objective, _ = _run_lp(h)
         h.deleteRows(1, np.array([n_rows], dtype=np.int32))
     h.changeColBounds(z, float(form.lower[z]), float(form.upper[z]))

@@ -83,7 +83,8 @@ def risk_table(
     DataFrame
         Indexed by ``score`` (every total seen in ``X``, ascending), with
         columns ``count, events, rate, lower, upper, predicted`` (``predicted``:
-        the card predicts the positive class at this score, score > threshold).
+        the card predicts the positive class at this score: score >= threshold, or
+        score > threshold for cards under the paper's rule).
 
     Examples
     --------
@@ -94,7 +95,7 @@ def risk_table(
            count  events  rate  predicted
     score
     0          2       1   0.5      False
-    1          1       0   0.0      False
+    1          1       0   0.0       True
     2          1       1   1.0       True
     3          2       1   0.5       True
     """
@@ -125,5 +126,5 @@ def risk_table(
     lo, hi = wilson_interval(table["events"].to_numpy(), table["count"].to_numpy(), confidence)
     table["lower"] = lo
     table["upper"] = hi
-    table["predicted"] = table.index.to_numpy() > card.threshold
+    table["predicted"] = card.predicts_positive(table.index.to_numpy() - card.threshold)
     return table

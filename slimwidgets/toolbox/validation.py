@@ -120,7 +120,7 @@ def cross_validate(
     >>> y = [1, 0] * 10
     >>> cv = cross_validate(X, y, folds=5)
     >>> float(cv.summary.loc["test_error", "mean"]), cv.final.points, cv.final.threshold
-    (0.0, {'a': 2}, 1)
+    (0.0, {'a': 1}, 1)
     """
     from sklearn.model_selection import StratifiedKFold
 

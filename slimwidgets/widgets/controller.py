@@ -314,7 +314,8 @@ def spec_changes(old: Spec, new: Spec) -> list[str]:
 
 
 def card_roc(card: ScoringSystem, data: Dataset) -> pd.DataFrame:
-    """The card's own ROC: (FPR, TPR) of "predict positive if score > t" for every threshold t.
+    """The card's own ROC: (FPR, TPR) of "predict positive if score >= t" for every threshold t
+    ("score > t" for a card made under the paper's rule, ``zero_score="error"``).
 
     Rows run from the strictest threshold (nothing positive) to the loosest
     (everything positive); ``current`` marks the card's own threshold.
@@ -329,11 +330,14 @@ def card_roc(card: ScoringSystem, data: Dataset) -> pd.DataFrame:
     fp_at = np.bincount(idx, weights=np.where(pos, 0.0, data.weight), minlength=len(cuts))
     above_tp = np.concatenate([np.cumsum(tp_at[::-1])[::-1][1:], [0.0]])  # strictly above cuts[k]
     above_fp = np.concatenate([np.cumsum(fp_at[::-1])[::-1][1:], [0.0]])
-    thresholds = np.concatenate([cuts[::-1], [cuts[0] - 1]])  # nothing positive ... everything positive
+    if card.rule == ">=":  # "score > cuts[k]" is "score >= cuts[k + 1]" (or >= max + 1: nothing)
+        thresholds = np.concatenate([[cuts[-1] + 1], cuts[::-1]]) if len(cuts) else np.zeros(1)
+    else:
+        thresholds = np.concatenate([cuts[::-1], [cuts[0] - 1]])  # nothing positive ... everything positive
     tpr = np.concatenate([above_tp[::-1], [tp_at.sum()]]) / wp
     fpr = np.concatenate([above_fp[::-1], [fp_at.sum()]]) / wn
     frame = pd.DataFrame({"threshold": thresholds, "fpr": fpr, "tpr": tpr})
-    pred = scores > card.threshold  # the card's own operating point
+    pred = card.predicts_positive(scores - card.threshold)  # the card's own operating point
     own = (float(data.weight[pred & ~pos].sum() / wn), float(data.weight[pred & pos].sum() / wp))
     frame["current"] = (np.abs(frame.fpr - own[0]) < 1e-12) & (np.abs(frame.tpr - own[1]) < 1e-12)
     return frame
@@ -894,7 +898,7 @@ class Controller:
             positive=d.positive, negative=d.negative, status="feasible", objective=inc.objective,
             bound=inc.bound if math.isfinite(inc.bound) else None, gap=inc.gap if math.isfinite(inc.gap) else None,
             solve_time=inc.elapsed, solver=spec.solver, spec=spec, binary=tuple(d.binary),
-            positive_name=d.positive_name, details={"limits": self._limits(spec)},
+            positive_name=d.positive_name, details={"limits": self._limits(spec)}, zero_score=spec.zero_score,
         )
         return self.measured(card)
 

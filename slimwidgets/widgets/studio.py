@@ -103,6 +103,7 @@ def card_payload(controller: Controller) -> dict | None:
     previous = card.spec is not None and card.spec.key() != spec.key()
     return {
         "id": next(_ids), "positive": card.positive_name or str(card.positive), "threshold": card.threshold,
+        "rule": card.rule,
         "rows": rows, "metrics_text": metrics, "cost_text": cost_text, "spec_text": describe_spec(card.spec),
         "metrics": table, "editable": True, "is_previous": previous, "status": card.status,
         "max_fpr": None if card.spec is None else card.spec.max_fpr,
