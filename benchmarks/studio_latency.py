@@ -7,6 +7,8 @@ the keyboard. For each move it times, inside the page (performance.now()):
 * first card: the key press until the table shows a card solved for the new position
   (the first incumbent, or the cached card);
 * settled: until that card is final (optimal / stopped at time limit);
+* proven: until the status line says the card's TPR is the best possible under the new cap
+  ("… proven best under this cap"), the promise a clinician acts on;
 
 for new positions (solved: debounce + solve + render) and for positions seen before
 (cache hits). Prints median and p95 per data set as a Markdown table.
@@ -39,15 +41,18 @@ MEASURE = """async ({expect, timeout, key}) => {
   const handle = document.querySelector('.sw-max-fpr .noUi-handle');
   const spec = () => (view.querySelector('.sw-spec') || {}).textContent || '';
   const state = () => view.querySelector('.sw-card').dataset.state;
+  const headline = () => (view.querySelector('.sw-status-text') || {}).textContent || '';
   const t0 = performance.now();
   let first = null;
+  let proven = null;
   const done = new Promise((resolve) => {
     const check = () => {
       const now = performance.now() - t0;
       const shown = spec().includes(expect);
       if (first === null && shown) first = now;
-      if (shown && state() !== 'solving') { resolve({first, settled: now}); return true; }
-      if (now > timeout) { resolve({first, settled: null}); return true; }
+      if (proven === null && shown && headline().includes('proven best')) proven = now;
+      if (shown && state() !== 'solving') { resolve({first, proven, settled: now}); return true; }
+      if (now > timeout) { resolve({first, proven, settled: null}); return true; }
       return false;
     };
     const obs = new MutationObserver(() => { if (check()) obs.disconnect(); });
@@ -98,7 +103,7 @@ def run_dataset(page, server, name: str, moves: int, time_limit: float, start: f
         page.wait_for_selector(".sw-card-view .sw-card .sw-spec", timeout=120_000)
         settle(k)
         page.wait_for_timeout(500)
-        out = {"new_first": [], "new_settled": [], "cached_first": [], "statuses": []}
+        out = {"new_first": [], "new_proven": [], "new_settled": [], "cached_first": [], "statuses": [], "unproven": 0}
         value = start
         timeout = 1000 * (time_limit * 3 + 30)
         for _ in range(moves):  # new positions: each one is solved
@@ -108,6 +113,10 @@ def run_dataset(page, server, name: str, moves: int, time_limit: float, start: f
                 out["new_first"].append(r["first"])
             if r["settled"] is not None:
                 out["new_settled"].append(r["settled"])
+            if r["proven"] is not None:
+                out["new_proven"].append(r["proven"])
+            else:
+                out["unproven"] += 1
             settle(k)
             out["statuses"].append(k.value("studio.scoring_system.status"))
         for _ in range(moves):  # back over the same positions: cache hits
@@ -146,7 +155,8 @@ def main(argv=None) -> int:
                 r = run_dataset(page, server, name, args.moves, args.time_limit, args.start)
                 page.close()
                 statuses = ", ".join(f"{s} ×{r['statuses'].count(s)}" for s in sorted(set(r["statuses"])))
-                rows.append((name, fmt(r["new_first"]), fmt(r["new_settled"]), fmt(r["cached_first"]), statuses))
+                proven = f"{fmt(r['new_proven'])} ({args.moves - r['unproven']} of {args.moves})"
+                rows.append((name, fmt(r["new_first"]), proven, fmt(r["new_settled"]), fmt(r["cached_first"]), statuses))
                 print(f"{name}: done ({statuses})", file=sys.stderr)
             browser.close()
     finally:
@@ -154,9 +164,9 @@ def main(argv=None) -> int:
     print(f"Studio latency, key press on the max-FPR slider -> card in the page; {args.moves} new positions and "
           f"{args.moves} cached ones per data set; time limit {args.time_limit:g} s per solve; debounce 0.15 s; "
           f"{os.cpu_count()} cores, {platform.python_version()}, headless Chromium, JupyterLab.\n")
-    print("| data set | first card for a new position (median / p95) | settled card (median / p95) | "
-          "cached position (median / p95) | final statuses |")
-    print("|---|---|---|---|---|")
+    print("| data set | first card for a new position (median / p95) | \"proven best TPR\" shown (median / p95, "
+          "positions where it was) | settled card (median / p95) | cached position (median / p95) | final statuses |")
+    print("|---|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
     return 0
