@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+import warnings
 from dataclasses import replace
 from typing import Any, Callable, Sequence
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from ..solvers import _kernels
 from .data import Dataset, prepare_data
-from .formulation import Formulation, build_formulation
+from .formulation import Formulation, build_formulation, intercept_box
 from .scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
@@ -20,9 +21,10 @@ from ..solvers.pools import pool_search
 from ..solvers.search import local_search
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
-from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, Spec, make_spec
+from .spec import DEFAULT_COEF_RANGE, Spec, make_spec
 
-__all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "check_card", "find_conflicts"]
+__all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
+           "box_limits"]
 
 
 HEURISTIC_SECONDS = 0.3
@@ -42,6 +44,10 @@ class InfeasibleError(ValueError):
 
 class NoSolutionError(RuntimeError):
     """The solver stopped (time limit or cancel) before finding any card."""
+
+
+class BoxWarning(UserWarning):
+    """A box (points or intercept range) limits the card: a wider one may give a better card."""
 
 
 def fit(
@@ -175,6 +181,8 @@ def fit_dataset(
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
+    for note in card.details["limits"]:
+        warnings.warn(note, BoxWarning, stacklevel=3)
     return card
 
 
@@ -285,13 +293,40 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
         solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
         positive_name=data.positive_name, family=family,
         details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
-                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic},
+                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic,
+                 "intercept_range": form.intercept_box,
+                 # M-of-N tables and PILM set their boxes themselves: only a user's box can limit
+                 "limits": tuple(box_limits(form, result.coefficients, int(result.intercept))
+                                 if family in ("slim", "tilm") else ())},
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     metrics = card.metrics(data.X, labels, sample_weight=data.weight)
     object.__setattr__(card, "train_metrics", metrics)
     object.__setattr__(card, "risk", _risk_rows(card, data, labels))
     return card
+
+
+def box_limits(form: Formulation, coefficients, intercept: int) -> list[str]:
+    """Boxes the card sits at the end of, where a wider box could give another card: the
+    intercept box (the user's, or a derived one cut at its size limit) and the points
+    ranges the user set. Empty for a card no box limits.
+
+    A derived intercept box reaches every intercept that changes a prediction, so it
+    never shows here unless it was cut.
+    """
+    notes: list[str] = []
+    spec, (ilo, ihi) = form.spec, form.intercept_box
+    free_lo, free_hi = intercept_box(replace(spec, intercept_range=None), form.data.X,
+                                     form.extra["lo"], form.extra["hi"], form.margin)
+    if (intercept == ilo and ilo > free_lo) or (intercept == ihi and ihi < free_hi):
+        notes.append(f"the intercept is at the end of its range {ilo}..{ihi}: a wider intercept_range may give a better card")
+    user_set = set(spec.coef_ranges) if tuple(spec.coef_range) == DEFAULT_COEF_RANGE else set(form.data.feature_names)
+    for name, v in zip(form.data.feature_names, np.asarray(coefficients).astype(int).tolist()):
+        lo, hi = spec.feature_box(name)
+        if name in user_set and name not in spec.lock and ((v < 0 and v == lo) or (v > 0 and v == hi)):
+            notes.append(f"the points of {name!r} ({v}) are at the end of their range {lo}..{hi}: "
+                         "a wider range may give a better card")
+    return notes
 
 
 RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this many distinct totals
@@ -332,7 +367,7 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
             problems.append(f"values of {name!r} ({v})")
         if spec.tiers and abs(v) > spec.tiers[-1][0]:
             problems.append(f"tiers: {name!r} has {v} points, beyond the last tier ({spec.tiers[-1][0]})")
-    if not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]:
+    if spec.intercept_range is not None and not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]:
         problems.append(f"intercept_range ({card.intercept})")
     if spec.max_size is not None and card.size > spec.max_size:
         problems.append(f"max_size={spec.max_size} (size {card.size})")
@@ -394,7 +429,7 @@ def _relaxable(spec: Spec) -> list[tuple[str, Any, str]]:
         items.append(("group_signs_agree", None, "group_signs_agree"))
     if tuple(spec.coef_range) != DEFAULT_COEF_RANGE:
         items.append(("coef_range", None, f"points range {spec.coef_range[0]}..{spec.coef_range[1]}"))
-    if tuple(spec.intercept_range) != DEFAULT_INTERCEPT_RANGE:
+    if spec.intercept_range is not None:
         items.append(("intercept_range", None, f"intercept_range {spec.intercept_range[0]}..{spec.intercept_range[1]}"))
     return items
 
@@ -411,7 +446,7 @@ def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
         elif field_name == "coef_range":
             d[field_name] = list(DEFAULT_COEF_RANGE)
         elif field_name == "intercept_range":
-            d[field_name] = list(DEFAULT_INTERCEPT_RANGE)
+            d[field_name] = None
         elif field_name in ("require", "exclude"):
             d[field_name] = [f for f in d[field_name] if f != key]
         elif field_name == "constraints":

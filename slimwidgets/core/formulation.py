@@ -150,9 +150,14 @@ class Formulation:
             return None
         return x
 
+    @property
+    def intercept_box(self) -> tuple[int, int]:
+        """The intercept's (low, high): the spec's, or the one derived from the data."""
+        return int(self.lower[self.col_intercept]), int(self.upper[self.col_intercept])
+
     def intercept_losses(self, coefficients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(intercepts, loss of each, inf where a cap breaks) over the whole intercept range."""
-        lo, hi = self.spec.intercept_range
+        lo, hi = self.intercept_box
         b = np.arange(lo, hi + 1, dtype=float)
         s = self.data.X @ np.asarray(coefficients, dtype=float)
         pos = self.data.y == 1
@@ -291,6 +296,39 @@ def _gcd_fraction(values: np.ndarray) -> Fraction:
     num = reduce(math.gcd, (f.numerator for f in fracs))
     den = reduce(lambda a, b: a * b // math.gcd(a, b), (f.denominator for f in fracs))
     return Fraction(num, den)
+
+
+#: half-width past which a derived intercept box is cut (its histograms would not fit in memory);
+#: a card whose intercept then sits at an end is told it may be limited (see fitting.box_notes)
+AUTO_INTERCEPT_LIMIT = 10**6
+
+
+def intercept_box(spec: Spec, X: np.ndarray, lo: np.ndarray, hi: np.ndarray, margin: float) -> tuple[int, int]:
+    """The intercept box: the user's, or one derived from the data and the points boxes.
+
+    Every card in the points box gives each row a score in [s_min, s_max]; an intercept
+    past -s_min + margin already predicts every row positive and one below -s_max - margin
+    every row negative, so moving further changes no prediction: the derived box never binds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slimwidgets.core.spec import make_spec
+    >>> X = np.array([[0.0, 120.0], [1.0, 80.0]])
+    >>> intercept_box(make_spec(), X, np.array([-10, -10]), np.array([10, 10]), 1.0)
+    (-1202, 1202)
+    >>> intercept_box(make_spec(intercept_range=(-5, 5)), X, np.array([-10, -10]), np.array([10, 10]), 1.0)
+    (-5, 5)
+    """
+    if spec.intercept_range is not None:
+        return int(spec.intercept_range[0]), int(spec.intercept_range[1])
+    lo_f, hi_f = lo.astype(float), hi.astype(float)
+    s_min = np.minimum(X * lo_f, X * hi_f).sum(axis=1).min(initial=0.0)
+    s_max = np.maximum(X * lo_f, X * hi_f).sum(axis=1).max(initial=0.0)
+    reach = math.ceil(abs(margin)) + 1
+    low = max(math.floor(-s_max) - reach, -AUTO_INTERCEPT_LIMIT)
+    high = min(math.ceil(-s_min) + reach, AUTO_INTERCEPT_LIMIT)
+    return int(low), int(high)
 
 
 def loss_unit(weights: np.ndarray) -> float:
@@ -467,7 +505,8 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     margin = spec.margin if spec.margin is not None else data.default_margin()
 
     b = _Builder()
-    i0 = b.col("intercept", spec.intercept_range[0], spec.intercept_range[1], True)
+    ilo, ihi = intercept_box(spec, data.X, lo, hi, margin)
+    i0 = b.col("intercept", ilo, ihi, True)
     col_lambda = np.full(P, -1, dtype=np.int64)
     col_alpha = np.full(P, -1, dtype=np.int64)
     betas: dict[int, int] = {}
@@ -615,8 +654,9 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     Xf = X[:, free]
     lo_f, hi_f = lo[free].astype(float), hi[free].astype(float)
     yX = y[:, None] * Xf
-    best = np.maximum(yX * lo_f, yX * hi_f).sum(axis=1) + np.maximum(y * spec.intercept_range[0], y * spec.intercept_range[1]) + y * const
-    worst = np.minimum(yX * lo_f, yX * hi_f).sum(axis=1) + np.minimum(y * spec.intercept_range[0], y * spec.intercept_range[1]) + y * const
+    yb = y[:, None] * np.array([float(ilo), float(ihi)])  # floats: int8 labels times a wide box overflow
+    best = np.maximum(yX * lo_f, yX * hi_f).sum(axis=1) + yb.max(axis=1) + y * const
+    worst = np.minimum(yX * lo_f, yX * hi_f).sum(axis=1) + yb.min(axis=1) + y * const
     always_wrong = best < margin - 1e-9
     always_right = worst >= margin - 1e-9
     open_rows = np.flatnonzero(~always_wrong & ~always_right)

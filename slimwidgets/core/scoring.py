@@ -249,6 +249,7 @@ class ScoringSystem:
         if self.train_metrics is not None:
             notes.append(f"train: {self.train_metrics}")
         notes.append(self.status_line())
+        notes.extend(self.details.get("limits", ()))  # boxes the card sits at the end of
         return tuple(notes)
 
     def status_line(self) -> str:
@@ -327,6 +328,8 @@ class ScoringSystem:
             body["family"] = self.family
         if self.risk is not None:
             body["risk"] = [list(row) for row in self.risk]
+        if self.details.get("limits"):  # absent when no box limits the card
+            body["limits"] = list(self.details["limits"])
         body["checksum"] = _checksum(body)
         return body
 
@@ -401,10 +404,18 @@ class ScoringSystem:
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
-                risk=_risk_rows(d.get("risk")),
+                risk=_risk_rows(d.get("risk")), details=_limits(d.get("limits")),
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
+
+
+def _limits(value: Any) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("limits must be a list of strings")
+    return {"limits": tuple(value)}
 
 
 def _risk_rows(value: Any) -> tuple | None:

@@ -57,7 +57,7 @@ class _Problem:
         self.C0 = form.C0
         self.eps = form.epsilon
         self.l1_mask = form.col_lambda >= 0
-        self.ilo, self.ihi = spec.intercept_range
+        self.ilo, self.ihi = form.intercept_box
         self.R = self.ihi - self.ilo + 1
         self.allowed = form.allowed
         self.movable = np.array([len(v) > 1 for v in self.allowed])

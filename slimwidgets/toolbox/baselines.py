@@ -72,7 +72,8 @@ def rounded_logistic(
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0 or not np.isfinite(scale):
         raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
     lo, hi = _int_pair(coef_range, "coef_range")
-    ilo, ihi = _int_pair(intercept_range, "intercept_range")
+    # no range given: no clip (like fit's derived box, which never binds)
+    ilo, ihi = (-np.inf, np.inf) if intercept_range is None else _int_pair(intercept_range, "intercept_range")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     # scikit-learn >= 1.8 spells the L1 penalty l1_ratio=1; older releases need penalty="l1"
     # (they ignore l1_ratio and would silently fit an L2 model). liblinear shuffles: fix its seed.

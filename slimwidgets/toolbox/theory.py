@@ -282,8 +282,9 @@ def generalization_bound(
             lo, hi = spec.coef_range if spec is not None else (-10, 10)
             ranges = [spec.coef_ranges.get(f, (lo, hi)) for f in model.feature_names] if spec is not None else [(lo, hi)]
             Lambda = max(max(abs(a), abs(b)) for a, b in ranges)
-        if n_intercepts is None and spec is not None:
-            n_intercepts = spec.intercept_range[1] - spec.intercept_range[0] + 1
+        box = model.details.get("intercept_range") or (spec.intercept_range if spec is not None else None)
+        if n_intercepts is None and box is not None:
+            n_intercepts = box[1] - box[0] + 1
         if n is None:
             n = model.details.get("n_samples") or (int(model.train_metrics.n) if model.train_metrics is not None else None)
         if train_error is None and model.train_metrics is not None:
