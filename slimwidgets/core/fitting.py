@@ -61,6 +61,7 @@ def fit(
     warm_start: ScoringSystem | None = None,
     on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None,
+    on_bound: Callable[[float], None] | None = None,
     **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
@@ -75,6 +76,8 @@ def fit(
     warm_start : a previous card to start the solver from.
     on_incumbent : called with every improving card while the solver runs.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
+    on_bound : called with the proven lower bound on the objective each time it rises
+        (needs ``on_incumbent``).
     **options : the spec's options, see :func:`slimwidgets.make_spec`:
         ``C0, max_size, max_fpr, min_tpr, signs, penalties, exclude, require,
         coef_range, intercept_range, values, lock, constraints, class_weights,
@@ -109,7 +112,7 @@ def fit(
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
     spec = spec if spec is not None else make_spec(**options)
-    return fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
+    return fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
 
 
 def fit_dataset(
@@ -120,6 +123,7 @@ def fit_dataset(
     on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None,
     family: str = "slim",
+    on_bound: Callable[[float], None] | None = None,
 ) -> ScoringSystem:
     """:func:`fit` on an already prepared :class:`Dataset`.
 
@@ -154,7 +158,10 @@ def fit_dataset(
 
         def note_bound(value: float) -> None:
             with lock:
+                rose = value > bound[0]
                 bound[0] = max(bound[0], value)
+            if rose and on_bound is not None:
+                on_bound(value)
 
         def report(points, intercept, objective):
             on_incumbent(Incumbent(points, intercept, objective, -math.inf, time.perf_counter() - t0))
