@@ -406,7 +406,7 @@ class _Progress:
         return f"{metrics} · {proven}"
 
 
-def _solve_interruptibly(data, spec, progress: _Progress | None):
+def _solve_interruptibly(data, spec, progress: _Progress | None, started: float):
     """fit_dataset on a thread, so that Ctrl-C (SIGINT) reaches the main thread at once while
     the solver runs in compiled code: the first one sets ``cancel`` (the fit returns its best
     card, "interrupted"), a second raises KeyboardInterrupt. Returns (card, interrupted)."""
@@ -416,7 +416,7 @@ def _solve_interruptibly(data, spec, progress: _Progress | None):
 
     def work() -> None:
         try:
-            box["card"] = fit_dataset(data, spec, cancel=cancel,
+            box["card"] = fit_dataset(data, spec, cancel=cancel, _started=started,
                                       on_incumbent=None if progress is None else progress.on_incumbent,
                                       on_bound=None if progress is None else progress.on_bound)
         except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
@@ -451,14 +451,17 @@ def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, **opt
     one-line messages, not source locations. Returns (card, interrupted)."""
     import slimwidgets as sw
     from .core.data import prepare_data
+    from .core.fitting import _warm_up
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", sw.DataWarning)
         warnings.simplefilter("always", sw.BoxWarning)
         try:
+            _warm_up()  # a first compile is announced, and not charged to the time limit
+            started = time.perf_counter()
             data = prepare_data(X, y, positive=positive)
             spec = sw.make_spec(**options)
-            return _solve_interruptibly(data, spec, None if quiet else _Progress(data, spec))
+            return _solve_interruptibly(data, spec, None if quiet else _Progress(data, spec), started)
         finally:
             for w in caught:
                 if issubclass(w.category, (sw.DataWarning, sw.BoxWarning)):

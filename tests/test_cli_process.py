@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from slimwidgets.cli import DEFAULT_TIME_LIMIT, build_parser, main
 
@@ -94,8 +93,7 @@ def test_progress_goes_to_stderr_and_quiet_silences_it(tmp_path, capsys):
     assert "best so far" not in err
 
 
-@pytest.mark.parametrize("solver", ["auto"])
-def test_a_progress_line_in_users_units(solver):
+def test_a_progress_line_in_users_units():
     """The line built from a card found while solving: metrics and what is proven."""
     from slimwidgets.cli import _Progress
     from slimwidgets.core.data import prepare_data
@@ -104,7 +102,7 @@ def test_a_progress_line_in_users_units(solver):
 
     X = np.array([[1, 0], [1, 1], [0, 0], [0, 1]])
     data = prepare_data(X, [1, 1, 0, 0], warn=False)
-    prog = _Progress(data, make_spec(solver=solver))
+    prog = _Progress(data, make_spec())
     inc = Incumbent(np.array([2, 0]), -1, 0.01, 0.004, 0.1)
     text = prog.describe(inc, 0.004)
     assert text.startswith("error 0.0% · TPR 100.0% · FPR 0.0% · 1 feature")

@@ -264,7 +264,12 @@ class _Problem:
         base = self.base(self.X @ lam)
         cap, self.max_size = self.max_size, None
         try:
-            added = np.array([self.best_value(lam, base, k)[0] for k in unused])
+            added = []
+            for k in unused:
+                if self.expired():
+                    return lam, obj, b, False
+                added.append(self.best_value(lam, base, k)[0])
+            added = np.array(added)
         finally:
             self.max_size = cap
         trials, dropped = [], np.empty(len(used))
@@ -372,6 +377,8 @@ def _linear_starts(prob: _Problem, snap):
                 yield _cut_to_size(prob, snap(coef / largest * scale), coef)
         best = None
         for scale in np.geomspace(0.5, 4 * top, _SCALES) / largest:
+            if prob.expired():  # each try is a full evaluation: seconds on large data
+                return
             lam = _cut_to_size(prob, snap(coef * scale), coef)
             obj, _ = prob.evaluate(lam)
             if best is None or obj < best[0]:
