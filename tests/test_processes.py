@@ -153,19 +153,21 @@ for _, pids, status in results:
 
 
 def test_a_dask_worker_that_ran_a_fit_shuts_down_cleanly():
-    """A sweep's worker: its fits are done, idle children remain; all are gone with it."""
+    """A worker that ran a fit (idle children remain) and left one running in a thread: the
+    search in that thread stops at the exit, and every child is gone with the worker."""
     pytest.importorskip("distributed")
     out = run_script(WORKER_TASK + """
 if __name__ == "__main__":
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as client:
-            _, pids, status = client.submit(task, 0, False).result()
+            _, pids, status = client.submit(task, 0, True).result()
     assert status in ("optimal", "time_limit"), status
     print("PIDS", *pids, flush=True)
 """)
     assert out.returncode == 0, out.stderr
-    assert "Traceback" not in out.stderr, out.stderr
+    # Dask itself may log a missed heartbeat on a loaded machine: nothing may come from here
+    assert "slimwidgets" not in out.stderr and "BrokenPipeError" not in out.stderr, out.stderr
     # The nanny's "Worker process still alive after 4.0 seconds, killing" is a wall-clock
     # verdict (a loaded machine alone can pass 4 s in the interpreter's teardown), so it is not
     # asserted here; a worker kept alive by this package's children or threads would hang the

@@ -30,6 +30,7 @@ import numpy as np
 
 from . import _kernels
 from ..core.formulation import Formulation
+from .base import exiting
 
 __all__ = ["local_search", "SearchResult"]
 
@@ -223,7 +224,8 @@ class _Problem:
 
     def expired(self) -> bool:
         """Out of time, or cancelled by the caller."""
-        return time.perf_counter() > self.deadline or (self.cancel is not None and self.cancel.is_set())
+        return (time.perf_counter() > self.deadline or exiting.is_set()
+                or (self.cancel is not None and self.cancel.is_set()))
 
     def descend(self, lam: np.ndarray) -> tuple[np.ndarray, float, int]:
         lam = lam.copy()
