@@ -101,3 +101,27 @@ def test_the_derived_box_is_wide_enough_for_every_row():
     lo, hi = form.intercept_box
     s = np.abs(X.to_numpy()).sum(axis=1) * 3
     assert lo <= -s.max() - form.margin and hi >= s.max() + form.margin
+
+
+def test_a_user_box_that_limits_the_card_without_touching_it_is_said_so(monkeypatch):
+    """Raw amounts in the hundreds: within -100..100 the amount can hardly carry points, and
+    the card's intercept sits inside the box; a search over the derived box shows a better
+    card. The solver gets a tenth of the limit and the search the rest, so that the search
+    ends by itself (its kicks run out) and the outcome depends on no clock."""
+    from slimwidgets.core import fitting
+
+    monkeypatch.setattr(fitting, "PROBE_SECONDS", 300.0)
+    monkeypatch.setattr(fitting, "FINISH_SHARE", 0.9)
+    monkeypatch.setattr(fitting, "FINISH_SECONDS", 1e9)
+    rng = np.random.default_rng(0)
+    n = 300
+    amount, age, months = rng.gamma(2, 300, n).round(), rng.integers(19, 75, n), rng.integers(4, 72, n)
+    y = ((amount / 100 + months / 10 - age / 20 + rng.normal(0, 1, n)) > 3).astype(int)
+    X = pd.DataFrame({"amount": amount, "age": age, "months": months})
+    card = sw.fit(X, y, intercept_range=(-100, 100), time_limit=60)
+    assert -100 < card.intercept < 100
+    notes = [note for note in card.details["limits"] if note.startswith("intercept_range -100..100 limits the card")]
+    assert len(notes) == 1, card.details["limits"]
+    better = float(notes[0].split("reaches error ")[1].split("%")[0]) / 100
+    assert better < card.train_metrics.error
+    assert sw.fit(X, y, time_limit=5).details["limits"] == ()  # the derived box: nothing to say

@@ -33,6 +33,8 @@ HEURISTIC_SECONDS = 0.3
 FINISH_SHARE, FINISH_SECONDS = 0.1, 0.5
 # seconds below which the search beside the solver is not started (building it alone takes that)
 SIDE_SEARCH_MIN = 0.2
+# seconds a search over a wider intercept box may take to show that the user's box limits the card
+PROBE_SECONDS = 0.2
 # solver="auto" walks every card instead of calling the MIP solver when that takes at most
 # about this many elementary steps (~0.1-0.5 s with the compiled kernel).
 ENUMERATION_WORK = 2e8
@@ -204,7 +206,11 @@ def fit_dataset(
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
     result = replace(result, solve_time=time.perf_counter() - t0)
-    card = card_from_result(data, spec, form, result, family=family)
+    probe = None
+    if family in ("slim", "tilm") and not (cancel is not None and cancel.is_set()):
+        left = PROBE_SECONDS if spec.time_limit is None else spec.time_limit - (time.perf_counter() - t0) - 0.1
+        probe = _wider_intercept_probe(form, result, min(PROBE_SECONDS, left))
+    card = card_from_result(data, spec, form, result, family=family, probe=probe)
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
@@ -314,7 +320,7 @@ def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> S
 
 
 def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult,
-                     family: str = "slim") -> ScoringSystem:
+                     family: str = "slim", probe: str | None = None) -> ScoringSystem:
     card = ScoringSystem(
         data.feature_names, tuple(int(c) for c in result.coefficients), int(result.intercept),
         positive=data.positive, negative=data.negative, status=result.status,
@@ -326,7 +332,7 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
                  "intercept_range": form.intercept_box,
                  # M-of-N tables and PILM set their boxes themselves: only a user's box can limit
                  "limits": tuple(box_limits(form, result.coefficients, int(result.intercept))
-                                 if family in ("slim", "tilm") else ())},
+                                 if family in ("slim", "tilm") else ()) + ((probe,) if probe else ())},
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     metrics = card.metrics(data.X, labels, sample_weight=data.weight)
@@ -356,6 +362,28 @@ def box_limits(form: Formulation, coefficients, intercept: int) -> list[str]:
             notes.append(f"the points of {name!r} ({v}) are at the end of their range {lo}..{hi}: "
                          "a wider range may give a better card")
     return notes
+
+
+def _wider_intercept_probe(form: Formulation, result: SolveResult, budget: float) -> str | None:
+    """A user's intercept box can limit a card without the card's intercept at its end: raw
+    columns need intercepts in the thousands to use their points at all. A short local
+    search over the derived box (which never binds), started from the card, tells: a better
+    card there is named, in the user's units. None when none was found (or no time)."""
+    spec, (ilo, ihi) = form.spec, form.intercept_box
+    if spec.intercept_range is None or budget < 0.05:
+        return None
+    wide = build_formulation(form.data, replace(spec, intercept_range=None))
+    if wide.intercept_box == (ilo, ihi) or result.intercept in (ilo, ihi):  # not narrower, or said already
+        return None
+    found = local_search(wide, time_budget=budget, warm=np.asarray(result.coefficients, dtype=float))
+    if not found.feasible or found.objective >= result.objective - 1e-12:
+        return None
+    data = form.data
+    better = ScoringSystem(data.feature_names, tuple(int(c) for c in found.coefficients), int(found.intercept),
+                           positive=data.positive, negative=data.negative)
+    metrics = better.metrics(data.X, np.where(data.y == 1, data.positive, data.negative), sample_weight=data.weight)
+    return (f"intercept_range {ilo}..{ihi} limits the card: with a wider range (intercept {found.intercept}) "
+            f"a card reaches {metrics}")
 
 
 RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this many distinct totals
