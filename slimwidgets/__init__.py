@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 
 from .core.data import DataWarning, Dataset, prepare_data
 from .toolbox.families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
-from .core.fitting import InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
+from .core.fitting import BoxWarning, InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
 from .toolbox.frontier import clear_cache, roc_frontier, size_path
 from .toolbox.reduction import ReductionResult, reduce_data
 from .toolbox.risk import risk_table, wilson_interval
@@ -43,7 +43,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "fit", "Studio", "SLIMClassifier", "ScoringSystem", "Metrics", "Spec", "make_spec", "LogicalConstraint",
-    "needs", "hierarchy", "at_most", "at_least", "Dataset", "prepare_data", "DataWarning",
+    "needs", "hierarchy", "at_most", "at_least", "Dataset", "prepare_data", "DataWarning", "BoxWarning",
     "DegenerateCardWarning", "describe", "CardStatus",
     "InfeasibleError", "NoSolutionError", "SolverError", "Incumbent", "check_card", "find_conflicts",
     "roc_frontier", "size_path", "clear_cache", "cross_validate", "CVResult", "binarize", "Binarizer",

@@ -10,6 +10,12 @@ User errors (a missing file, an unknown column, a malformed option value,
 unusable data) print ``slimwidgets: error: <message>`` on stderr and exit
 with code 2; constraints that no card can satisfy exit with code 1 and name
 the clashing constraints. Only the standard library's ``argparse`` is used.
+
+``fit`` and ``demo`` stop at a time limit (60 s and 30 s unless given), print
+their progress to stderr (the best card so far and what is proven, at most one
+line a second), and stop within a second on Ctrl-C: the best card found is
+printed with status "interrupted", ``--json`` is written, and the exit code
+is 130. A second Ctrl-C stops at once, without a card.
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ import io
 import json
 import math
 import re
+import signal
 import sys
+import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -40,6 +49,9 @@ _RANGE_OPTIONS = ("--coef-range", "--intercept-range")
 _RANGE_RE = re.compile(r"^\s*([+-]?\d+)\s*:\s*([+-]?\d+)\s*$")
 
 EXIT_OK, EXIT_INFEASIBLE, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
+DEFAULT_TIME_LIMIT, DEMO_TIME_LIMIT = 60.0, 30.0
+PROGRESS_EVERY = 1.0  # seconds between progress lines at most
 
 
 class CliError(ValueError):
@@ -336,18 +348,116 @@ def _emit(card, args: argparse.Namespace) -> None:
         print(f"card JSON written to {json_path}", file=sys.stderr if not args.out and args.format in _CODE_FORMATS else sys.stdout)
 
 
-def _fit_with_warnings(X, y, **kwargs):
-    """fit(), reporting the engine's data warnings as one-line messages, not source locations."""
+class _Progress:
+    """Progress on stderr while a fit runs: the best card so far in the user's units and what
+    is proven about it, at most one line every ``PROGRESS_EVERY`` seconds and none in the first
+    one. The solver threads report; the main thread prints (``tick``)."""
+
+    def __init__(self, data, spec, stream=None):
+        import numpy as np
+
+        self.data, self.stream = data, stream or sys.stderr
+        self.labels = np.where(data.y == 1, data.positive, data.negative)
+        # under one cap the objective weighs one class far above the rest: its bound says
+        # nothing in points of error, so only a finished proof is reported there
+        self.capped = spec.class_weights is None and (spec.max_fpr is None) != (spec.min_tpr is None)
+        self.lock = threading.Lock()
+        self.best, self.bound, self.fresh = None, -math.inf, False
+        # the first line after a second: a fit that ends sooner prints only its card
+        self.t0 = self.shown_at = time.perf_counter()
+
+    def on_incumbent(self, inc) -> None:
+        with self.lock:
+            self.best, self.bound, self.fresh = inc, max(self.bound, inc.bound), True
+
+    def on_bound(self, value: float) -> None:
+        with self.lock:
+            if value > self.bound:
+                self.bound, self.fresh = value, True
+
+    def tick(self) -> None:
+        now = time.perf_counter()
+        with self.lock:
+            if not self.fresh or self.best is None or now - self.shown_at < PROGRESS_EVERY:
+                return
+            inc, bound, self.fresh, self.shown_at = self.best, self.bound, False, now
+        print(f"{PROG}: {now - self.t0:.1f} s · best so far: {self.describe(inc, bound)}", file=self.stream, flush=True)
+
+    def describe(self, inc, bound: float) -> str:
+        from .core.scoring import ScoringSystem
+
+        card = ScoringSystem(self.data.feature_names, tuple(int(c) for c in inc.coefficients), int(inc.intercept),
+                             positive=self.data.positive, negative=self.data.negative)
+        metrics = card.metrics(self.data.X, self.labels, sample_weight=self.data.weight)
+        if bound >= inc.objective - 1e-9 * max(1.0, abs(inc.objective)):
+            proven = "proven the best possible"
+        elif self.capped or not math.isfinite(bound):
+            proven = "not proven the best yet"
+        else:  # the objective is error + the cost of each feature used, as fractions
+            proven = f"proven: no card is better by more than {inc.objective - bound:.1%} (error + size cost)"
+        return f"{metrics} · {proven}"
+
+
+def _solve_interruptibly(data, spec, progress: _Progress | None, started: float):
+    """fit_dataset on a thread, so that Ctrl-C (SIGINT) reaches the main thread at once while
+    the solver runs in compiled code: the first one sets ``cancel`` (the fit returns its best
+    card, "interrupted"), a second raises KeyboardInterrupt. Returns (card, interrupted)."""
+    from .core.fitting import fit_dataset
+
+    cancel, box = threading.Event(), {}
+
+    def work() -> None:
+        try:
+            box["card"] = fit_dataset(data, spec, cancel=cancel, _started=started,
+                                      on_incumbent=None if progress is None else progress.on_incumbent,
+                                      on_bound=None if progress is None else progress.on_bound)
+        except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
+            box["error"] = exc
+
+    def on_sigint(signum, frame) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
+        print(f"{PROG}: interrupted: stopping with the best card found (Ctrl-C again to quit at once)",
+              file=sys.stderr, flush=True)
+
+    thread = threading.Thread(target=work, name="slimwidgets-fit", daemon=True)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, on_sigint) if main_thread else None
+    try:
+        thread.start()
+        while thread.is_alive():
+            thread.join(0.1)
+            if progress is not None:
+                progress.tick()
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
+    if "error" in box:
+        raise box["error"]
+    return box["card"], cancel.is_set()
+
+
+def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, **options):
+    """Fit with progress and Ctrl-C handling, reporting the engine's data and box warnings as
+    one-line messages, not source locations. Returns (card, interrupted)."""
     import slimwidgets as sw
+    from .core.data import prepare_data
+    from .core.fitting import _warm_up
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", sw.DataWarning)
         warnings.simplefilter("ignore", sw.DegenerateCardWarning)  # _emit says it, also for 'show'
+        warnings.simplefilter("always", sw.BoxWarning)
         try:
-            return sw.fit(X, y, **kwargs)
+            _warm_up()  # a first compile is announced, and not charged to the time limit
+            started = time.perf_counter()
+            data = prepare_data(X, y, positive=positive)
+            spec = sw.make_spec(**options)
+            return _solve_interruptibly(data, spec, None if quiet else _Progress(data, spec), started)
         finally:
             for w in caught:
-                if issubclass(w.category, sw.DataWarning):
+                if issubclass(w.category, (sw.DataWarning, sw.BoxWarning)):
                     print(f"{PROG}: warning: {w.message}", file=sys.stderr)
                 else:
                     warnings.showwarning(w.message, w.category, w.filename, w.lineno)
@@ -376,9 +486,10 @@ def cmd_fit(args: argparse.Namespace) -> int:
         raise CliError(f"{args.data} has no feature columns besides the target {args.target!r}")
     _check_names(opts, [str(c) for c in X.columns], args.target)
     positive = None if args.positive is None else _match_label(args.positive, y, args.target)
-    card = _fit_with_warnings(X, y, positive=positive, **opts)
+    opts.setdefault("time_limit", DEFAULT_TIME_LIMIT)
+    card, interrupted = _fit_with_warnings(X, y, positive=positive, quiet=args.quiet, **opts)
     _emit(card, args)
-    return EXIT_OK
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -388,11 +499,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     _check_writable(args.out, args.json)
     X, y = load_demo()
     opts.setdefault("max_size", 5)
-    opts.setdefault("time_limit", 30.0)
+    opts.setdefault("time_limit", DEMO_TIME_LIMIT)
     _check_names(opts, list(X.columns), str(y.name))
-    card = _fit_with_warnings(X, y, **opts)
+    card, interrupted = _fit_with_warnings(X, y, quiet=args.quiet, **opts)
     _emit(card, args)
-    return EXIT_OK
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -435,11 +546,14 @@ def _add_output_options(p: argparse.ArgumentParser, *, json_option: bool = True)
 def _add_solver_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
     g = p.add_argument_group("solver")
     g.add_argument("--time-limit", dest="time_limit", type=_positive_float, metavar="SECONDS",
-                   help="stop the solver after SECONDS and return the best card so far with its gap"
-                        + (" (default: 30)" if demo else " (default: none)"))
+                   help="stop after SECONDS and print the best card found, with what is proven about it "
+                        f"(default: {DEMO_TIME_LIMIT if demo else DEFAULT_TIME_LIMIT:g}); Ctrl-C stops earlier "
+                        "the same way (status 'interrupted', exit code 130)")
     g.add_argument("--solver", choices=("auto", "highs", "cbc", "enumerate"), help="auto (default): enumerate small boxes, else HiGHS")
     g.add_argument("--gap", type=_fraction, metavar="FRACTION",
                    help="stop when the relative optimality gap is at most FRACTION (default: 0, prove optimality)")
+    g.add_argument("--quiet", action="store_true",
+                   help="print no progress lines on stderr while solving")
 
 
 def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
@@ -463,7 +577,8 @@ def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None
     g.add_argument("--coef-range", dest="coef_range", action="append", metavar="LO:HI|NAME=LO:HI",
                    help="allowed points, for every feature (LO:HI, default -10:10) or one feature (NAME=LO:HI)")
     g.add_argument("--intercept-range", dest="intercept_range", metavar="LO:HI",
-                   help="allowed intercept (minus the threshold), default -100:100")
+                   help="allowed intercept (minus the threshold); default: derived from the data, "
+                        "wide enough never to limit the card")
     g.add_argument("--zero-score", dest="zero_score", choices=("positive", "error"),
                    help="what a total exactly at the threshold predicts: positive (default: the card says "
                         "'SCORE >= T') or error (the paper's rule: a zero total is an error, 'SCORE > T')")
@@ -475,7 +590,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, allow_abbrev=False,
         description="Learn exactly optimized integer scoring systems (SLIM) from the command line.",
-        epilog="exit codes: 0 success, 1 no scoring system meets the constraints, 2 usage or data error",
+        epilog="exit codes: 0 success, 1 no scoring system meets the constraints, 2 usage or data error, "
+               "130 interrupted by Ctrl-C (the best card found is printed)",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -537,7 +653,7 @@ def _message(exc: BaseException) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 infeasible, 2 user error)."""
+    """Run the command line; returns the exit code (0 ok, 1 infeasible, 2 user error, 130 Ctrl-C)."""
     from .core.fitting import InfeasibleError, NoSolutionError
     from .solvers.base import SolverError
 
@@ -564,7 +680,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

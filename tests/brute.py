@@ -53,7 +53,11 @@ def enumerate_cards(X, y, names, spec, weights=None):
     y = np.asarray(y)
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
     grid = np.array(list(itertools.product(*[allowed_values(spec, n) for n in names])), dtype=float)
-    intercepts = np.arange(spec.intercept_range[0], spec.intercept_range[1] + 1, dtype=float)
+    if spec.intercept_range is not None:
+        intercepts = np.arange(spec.intercept_range[0], spec.intercept_range[1] + 1, dtype=float)
+    else:  # every intercept that changes a prediction, from the scores of the whole grid
+        scores = X @ grid.T
+        intercepts = np.arange(np.floor(-scores.max()) - 2, np.ceil(-scores.min()) + 3, dtype=float)
     used = grid != 0
     keep = np.ones(len(grid), dtype=bool)
     if spec.max_size is not None:

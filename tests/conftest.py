@@ -18,3 +18,12 @@ def paper_data():
     if not folder.is_dir():
         pytest.fail(f"the paper's data sets are not at {folder}; set SLIMWIDGETS_DATA")
     return lambda name: load_paper_dataset(name, folder=folder)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """Compile (or load from numba's cache) the search kernels before any test captures
+    stderr: a first compile announces itself there (see tests/test_compile_cache.py)."""
+    from slimwidgets.solvers import _kernels
+
+    _kernels.ensure_compiled()

@@ -60,7 +60,7 @@ def run_process(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(
         [sys.executable, "-m", "slimwidgets", *args],
-        capture_output=True, text=True, cwd=REPO, env=env, timeout=120,
+        capture_output=True, text=True, cwd=REPO, env=env, timeout=600,  # against a hang only
     )
 
 
@@ -87,7 +87,9 @@ def test_unconstrained_card_uses_the_features_the_options_will_restrict():
 
 
 # -- demo, version, entry point -------------------------------------------------------------------
-def test_demo_as_subprocess_prints_an_optimal_card():
+def test_demo_as_subprocess_prints_a_valid_card_with_an_honest_status():
+    """The demo's proof takes 2-30 s depending on the machine's load: the card and the honesty
+    of its status are asserted, not that the proof finished within the demo's time limit."""
     proc = run_process("demo")
     assert proc.returncode == 0, proc.stderr
     assert "PREDICT" in proc.stdout

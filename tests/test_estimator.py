@@ -64,7 +64,7 @@ def toy():
 def test_init_signature_matches_the_documented_defaults():
     expected = dict(
         C0=None, max_size=None, max_fpr=None, min_tpr=None, signs=None, penalties=None, exclude=(), require=(),
-        coef_range=(-10, 10), intercept_range=(-100, 100), values=None, lock=None, constraints=(),
+        coef_range=(-10, 10), intercept_range=None, values=None, lock=None, constraints=(),
         class_weights=None, missing=None, margin=None, zero_score="positive", time_limit=None, gap=0.0, threads=1,
         solver="auto",
         warm_start=False,

@@ -47,7 +47,7 @@ def no_studio_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith(THREAD_PREFIX)]
 
 
-def settle(c, timeout=30):
+def settle(c, timeout=300):  # against a hang only: no proof is timed
     assert c.wait(timeout), f"no result within {timeout} s: {c.status.text}"
 
 

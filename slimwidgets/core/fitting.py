@@ -13,7 +13,7 @@ import numpy as np
 
 from ..solvers import _kernels
 from .data import Dataset, prepare_data
-from .formulation import Formulation, build_formulation
+from .formulation import Formulation, build_formulation, intercept_box
 from .scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
@@ -23,12 +23,20 @@ from ..solvers.search import local_search
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
 from .status import DegenerateCardWarning, degeneracy, limit_scale
-from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, Spec, make_spec
+from .spec import DEFAULT_COEF_RANGE, Spec, make_spec
 
-__all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "check_card", "find_conflicts"]
+__all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
+           "box_limits"]
 
 
 HEURISTIC_SECONDS = 0.3
+# kept from the time limit for building and checking the card after the solvers stop
+# (0.05-0.3 s on the paper's data sets, more on a loaded machine)
+FINISH_SHARE, FINISH_SECONDS = 0.1, 0.5
+# seconds below which the search beside the solver is not started (building it alone takes that)
+SIDE_SEARCH_MIN = 0.2
+# seconds a search over a wider intercept box may take to show that the user's box limits the card
+PROBE_SECONDS = 0.2
 # solver="auto" walks every card instead of calling the MIP solver when that takes at most
 # about this many elementary steps (~0.1-0.5 s with the compiled kernel).
 ENUMERATION_WORK = 2e8
@@ -50,6 +58,10 @@ class NoSolutionError(RuntimeError):
     """The solver stopped (time limit or cancel) before finding any card."""
 
 
+class BoxWarning(UserWarning):
+    """A box (points or intercept range) limits the card: a wider one may give a better card."""
+
+
 def fit(
     X: Any,
     y: Any,
@@ -61,6 +73,7 @@ def fit(
     warm_start: ScoringSystem | None = None,
     on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None,
+    on_bound: Callable[[float], None] | None = None,
     **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
@@ -75,6 +88,8 @@ def fit(
     warm_start : a previous card to start the solver from.
     on_incumbent : called with every improving card while the solver runs.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
+    on_bound : called with the proven lower bound on the objective each time it rises
+        (needs ``on_incumbent``).
     **options : the spec's options, see :func:`slimwidgets.make_spec`:
         ``C0, max_size, max_fpr, min_tpr, signs, penalties, exclude, require,
         coef_range, intercept_range, values, lock, constraints, class_weights,
@@ -119,13 +134,25 @@ def fit(
     """
     if spec is not None and options:
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
+    _warm_up()
+    started = time.perf_counter()  # the time limit covers reading the data too
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
     spec = spec if spec is not None else make_spec(**options)
-    card = fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
+    card = fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound,
+                       _started=started)
     problem = degeneracy(card)
     if problem is not None:  # sweeps call fit_dataset: a cap of 0 % may rightly say "no" to all
         warnings.warn(problem, DegenerateCardWarning, stacklevel=2)
     return card
+
+
+def _warm_up() -> None:
+    """What a process pays once, before any clock starts: compiling (or loading) the search
+    kernels, announced when it compiles, and importing scikit-learn's linear models (about
+    1 s, 2-3 s on a loaded machine), whose fits seed the local search."""
+    _kernels.ensure_compiled()
+    import sklearn.linear_model  # noqa: F401
+    import sklearn.svm  # noqa: F401
 
 
 def fit_dataset(
@@ -136,6 +163,8 @@ def fit_dataset(
     on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None,
     family: str = "slim",
+    on_bound: Callable[[float], None] | None = None,
+    _started: float | None = None,
 ) -> ScoringSystem:
     """:func:`fit` on an already prepared :class:`Dataset`.
 
@@ -145,8 +174,8 @@ def fit_dataset(
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     spec.check_data(data.feature_names, data.n_samples)
-    _kernels.ensure_compiled()  # once per process, before the clock starts
-    t0 = time.perf_counter()
+    _warm_up()
+    t0 = time.perf_counter() if _started is None else _started
     form = build_formulation(data, spec)
     warm = None
     if warm_start is not None:
@@ -171,13 +200,18 @@ def fit_dataset(
 
         def note_bound(value: float) -> None:
             with lock:
+                rose = value > bound[0]
                 bound[0] = max(bound[0], value)
+            if rose and on_bound is not None:
+                on_bound(value)
 
         def report(points, intercept, objective):
             on_incumbent(Incumbent(points, intercept, objective, -math.inf, time.perf_counter() - t0))
     found = local_search(form, time_budget=budget, warm=warm, on_improve=report, cancel=cancel)
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
-    time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.01)
+    # the solvers stop early enough to leave the card's own checks and figures inside the limit
+    time_left = None if spec.time_limit is None else max(
+        spec.time_limit - min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) - (time.perf_counter() - t0), 0.01)
     upper = found.objective if found.feasible else math.inf
     result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel, not found.all_starts,
                     note_bound)
@@ -197,10 +231,16 @@ def fit_dataset(
         points, intercept = polish(form, result.coefficients, result.intercept)
         result = replace(result, coefficients=points, intercept=intercept)
     result = replace(result, solve_time=time.perf_counter() - t0)
-    card = card_from_result(data, spec, form, result, family=family)
+    probe = None
+    if family in ("slim", "tilm") and not (cancel is not None and cancel.is_set()):
+        left = PROBE_SECONDS if spec.time_limit is None else spec.time_limit - (time.perf_counter() - t0) - 0.1
+        probe = _wider_intercept_probe(form, result, min(PROBE_SECONDS, left))
+    card = card_from_result(data, spec, form, result, family=family, probe=probe)
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
+    for note in card.details["box_limits"]:
+        warnings.warn(note, BoxWarning, stacklevel=3)
     return card
 
 
@@ -257,6 +297,8 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     before trying every start, so the side search tries them. ``on_bound`` hears every rise
     of the proven bound on the whole problem.
     """
+    if time_left is not None and time_left <= 0.01:  # the time is up: the first search's card answers
+        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "local search")
     works = work_by_size(form, upper) if spec.solver == "auto" else None
     if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
         return _walk(form, upper, time_left, cancel)
@@ -264,7 +306,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     if works is not None and spec.gap == 0 and start is not None:
         split = size_split(form, upper, works)
     side = None
-    if time_left is not None and spec.solver != "cbc" and start is not None:
+    if time_left is not None and time_left > SIDE_SEARCH_MIN and spec.solver != "cbc" and start is not None:
         side = _SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
         if split is not None:
@@ -303,7 +345,7 @@ def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> S
 
 
 def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult,
-                     family: str = "slim") -> ScoringSystem:
+                     family: str = "slim", probe: str | None = None) -> ScoringSystem:
     card = ScoringSystem(
         data.feature_names, tuple(int(c) for c in result.coefficients), int(result.intercept),
         positive=data.positive, negative=data.negative, status=result.status,
@@ -312,7 +354,10 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
         positive_name=data.positive_name, family=family, zero_score=spec.zero_score,
         details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
                  "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic,
-                 "limits": _limits(form)},
+                 "limits": _limits(form), "intercept_range": form.intercept_box,
+                 # M-of-N tables and PILM set their boxes themselves: only a user's box can limit
+                 "box_limits": tuple(box_limits(form, result.coefficients, int(result.intercept))
+                                     if family in ("slim", "tilm") else ()) + ((probe,) if probe else ())},
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     metrics = card.metrics(data.X, labels, sample_weight=data.weight)
@@ -325,6 +370,51 @@ def _limits(form: Formulation) -> dict | None:
     """How the card's bound reads in the user's units (see :func:`~.status.describe`)."""
     scale = limit_scale(form)
     return None if scale is None else scale.to_dict()
+
+
+def box_limits(form: Formulation, coefficients, intercept: int) -> list[str]:
+    """Boxes the card sits at the end of, where a wider box could give another card: the
+    intercept box (the user's, or a derived one cut at its size limit) and the points
+    ranges the user set. Empty for a card no box limits.
+
+    A derived intercept box reaches every intercept that changes a prediction, so it
+    never shows here unless it was cut.
+    """
+    notes: list[str] = []
+    spec, (ilo, ihi) = form.spec, form.intercept_box
+    free_lo, free_hi = intercept_box(replace(spec, intercept_range=None), form.data.X,
+                                     form.extra["lo"], form.extra["hi"], form.margin)
+    if (intercept == ilo and ilo > free_lo) or (intercept == ihi and ihi < free_hi):
+        notes.append(f"the intercept is at the end of its range {ilo}..{ihi}: a wider intercept_range may give a better card")
+    user_set = set(spec.coef_ranges) if tuple(spec.coef_range) == DEFAULT_COEF_RANGE else set(form.data.feature_names)
+    for name, v in zip(form.data.feature_names, np.asarray(coefficients).astype(int).tolist()):
+        lo, hi = spec.feature_box(name)
+        if name in user_set and name not in spec.lock and ((v < 0 and v == lo) or (v > 0 and v == hi)):
+            notes.append(f"the points of {name!r} ({v}) are at the end of their range {lo}..{hi}: "
+                         "a wider range may give a better card")
+    return notes
+
+
+def _wider_intercept_probe(form: Formulation, result: SolveResult, budget: float) -> str | None:
+    """A user's intercept box can limit a card without the card's intercept at its end: raw
+    columns need intercepts in the thousands to use their points at all. A short local
+    search over the derived box (which never binds), started from the card, tells: a better
+    card there is named, in the user's units. None when none was found (or no time)."""
+    spec, (ilo, ihi) = form.spec, form.intercept_box
+    if spec.intercept_range is None or budget < 0.05:
+        return None
+    wide = build_formulation(form.data, replace(spec, intercept_range=None))
+    if wide.intercept_box == (ilo, ihi) or result.intercept in (ilo, ihi):  # not narrower, or said already
+        return None
+    found = local_search(wide, time_budget=budget, warm=np.asarray(result.coefficients, dtype=float))
+    if not found.feasible or found.objective >= result.objective - 1e-12:
+        return None
+    data = form.data
+    better = ScoringSystem(data.feature_names, tuple(int(c) for c in found.coefficients), int(found.intercept),
+                           positive=data.positive, negative=data.negative)
+    metrics = better.metrics(data.X, np.where(data.y == 1, data.positive, data.negative), sample_weight=data.weight)
+    return (f"intercept_range {ilo}..{ihi} limits the card: with a wider range (intercept {found.intercept}) "
+            f"a card reaches {metrics}")
 
 
 RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this many distinct totals
@@ -365,7 +455,7 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
             problems.append(f"values of {name!r} ({v})")
         if spec.tiers and abs(v) > spec.tiers[-1][0]:
             problems.append(f"tiers: {name!r} has {v} points, beyond the last tier ({spec.tiers[-1][0]})")
-    if not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]:
+    if spec.intercept_range is not None and not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]:
         problems.append(f"intercept_range ({card.intercept})")
     if spec.max_size is not None and card.size > spec.max_size:
         problems.append(f"max_size={spec.max_size} (size {card.size})")
@@ -427,7 +517,7 @@ def _relaxable(spec: Spec) -> list[tuple[str, Any, str]]:
         items.append(("group_signs_agree", None, "group_signs_agree"))
     if tuple(spec.coef_range) != DEFAULT_COEF_RANGE:
         items.append(("coef_range", None, f"points range {spec.coef_range[0]}..{spec.coef_range[1]}"))
-    if tuple(spec.intercept_range) != DEFAULT_INTERCEPT_RANGE:
+    if spec.intercept_range is not None:
         items.append(("intercept_range", None, f"intercept_range {spec.intercept_range[0]}..{spec.intercept_range[1]}"))
     return items
 
@@ -444,7 +534,7 @@ def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
         elif field_name == "coef_range":
             d[field_name] = list(DEFAULT_COEF_RANGE)
         elif field_name == "intercept_range":
-            d[field_name] = list(DEFAULT_INTERCEPT_RANGE)
+            d[field_name] = None
         elif field_name in ("require", "exclude"):
             d[field_name] = [f for f in d[field_name] if f != key]
         elif field_name == "constraints":

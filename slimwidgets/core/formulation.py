@@ -161,9 +161,14 @@ class Formulation:
             return None
         return x
 
+    @property
+    def intercept_box(self) -> tuple[int, int]:
+        """The intercept's (low, high): the spec's, or the one derived from the data."""
+        return int(self.lower[self.col_intercept]), int(self.upper[self.col_intercept])
+
     def intercept_losses(self, coefficients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(intercepts, loss of each, inf where a cap breaks) over the whole intercept range."""
-        lo, hi = self.spec.intercept_range
+        lo, hi = self.intercept_box
         b = np.arange(lo, hi + 1, dtype=float)
         s = self.data.X @ np.asarray(coefficients, dtype=float)
         pos = self.data.y == 1
@@ -301,6 +306,39 @@ def _gcd_fraction(values: np.ndarray) -> Fraction:
     num = reduce(math.gcd, (f.numerator for f in fracs))
     den = reduce(lambda a, b: a * b // math.gcd(a, b), (f.denominator for f in fracs))
     return Fraction(num, den)
+
+
+#: half-width past which a derived intercept box is cut (its histograms would not fit in memory);
+#: a card whose intercept then sits at an end is told it may be limited (see fitting.box_notes)
+AUTO_INTERCEPT_LIMIT = 10**6
+
+
+def intercept_box(spec: Spec, X: np.ndarray, lo: np.ndarray, hi: np.ndarray, margin: float) -> tuple[int, int]:
+    """The intercept box: the user's, or one derived from the data and the points boxes.
+
+    Every card in the points box gives each row a score in [s_min, s_max]; an intercept
+    past -s_min + margin already predicts every row positive and one below -s_max - margin
+    every row negative, so moving further changes no prediction: the derived box never binds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slimwidgets.core.spec import make_spec
+    >>> X = np.array([[0.0, 120.0], [1.0, 80.0]])
+    >>> intercept_box(make_spec(), X, np.array([-10, -10]), np.array([10, 10]), 1.0)
+    (-1202, 1202)
+    >>> intercept_box(make_spec(intercept_range=(-5, 5)), X, np.array([-10, -10]), np.array([10, 10]), 1.0)
+    (-5, 5)
+    """
+    if spec.intercept_range is not None:
+        return int(spec.intercept_range[0]), int(spec.intercept_range[1])
+    lo_f, hi_f = lo.astype(float), hi.astype(float)
+    s_min = np.minimum(X * lo_f, X * hi_f).sum(axis=1).min(initial=0.0)
+    s_max = np.maximum(X * lo_f, X * hi_f).sum(axis=1).max(initial=0.0)
+    reach = math.ceil(abs(margin)) + 1
+    low = max(math.floor(-s_max) - reach, -AUTO_INTERCEPT_LIMIT)
+    high = min(math.ceil(-s_min) + reach, AUTO_INTERCEPT_LIMIT)
+    return int(low), int(high)
 
 
 def loss_unit(weights: np.ndarray) -> float:
@@ -529,11 +567,12 @@ class _Columns:
     group_cols: dict[int, dict[str, int]] = field(default_factory=dict)
 
 
-def _coefficient_columns(b: "_Builder", spec: Spec, box: _Boxes, costs: _Costs) -> _Columns:
+def _coefficient_columns(b: "_Builder", spec: Spec, box: _Boxes, costs: _Costs,
+                         intercept: tuple[int, int]) -> _Columns:
     """The intercept, lambda_j, and per free feature alpha_j = 1[lambda_j != 0] (l0 rows),
     beta_j = |lambda_j| (l1 rows) and, for a required feature of either sign, its sign."""
     lo, hi, eps, scale = box.lo, box.hi, costs.epsilon, costs.scale
-    cols = _Columns(b.col("intercept", spec.intercept_range[0], spec.intercept_range[1], True),
+    cols = _Columns(b.col("intercept", intercept[0], intercept[1], True),
                     np.full(len(lo), -1, dtype=np.int64), np.full(len(lo), -1, dtype=np.int64))
     free = np.flatnonzero(box.free)
     for j in free:
@@ -706,9 +745,10 @@ def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: _Boxes, costs: _Co
     const = X[:, box.fixed] @ box.fixed_value[box.fixed].astype(float)  # contribution of locked points
     lo_f, hi_f = lo[free].astype(float), hi[free].astype(float)
     yX = y[:, None] * X[:, free]
-    ilo, ihi = spec.intercept_range
-    best = np.maximum(yX * lo_f, yX * hi_f).sum(axis=1) + np.maximum(y * ilo, y * ihi) + y * const
-    worst = np.minimum(yX * lo_f, yX * hi_f).sum(axis=1) + np.minimum(y * ilo, y * ihi) + y * const
+    # floats: int8 labels times a wide intercept box overflow
+    yb = y[:, None] * np.array([b.lower[cols.intercept], b.upper[cols.intercept]], dtype=float)
+    best = np.maximum(yX * lo_f, yX * hi_f).sum(axis=1) + yb.max(axis=1) + y * const
+    worst = np.minimum(yX * lo_f, yX * hi_f).sum(axis=1) + yb.min(axis=1) + y * const
     always_wrong = best < need - 1e-9
     open_rows = np.flatnonzero(~always_wrong & ~(worst >= need - 1e-9))
     col_loss = np.full(data.n_rows, -1, dtype=np.int64)
@@ -800,7 +840,7 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     margin = spec.margin if spec.margin is not None else data.default_margin()
     positive_margin = margin if spec.zero_score == "error" else 0.0
     b = _Builder()
-    cols = _coefficient_columns(b, spec, box, costs)
+    cols = _coefficient_columns(b, spec, box, costs, intercept_box(spec, data.X, box.lo, box.hi, margin))
     _value_set_columns(b, box, cols)
     _rewarded_alpha_rows(b, spec, names, box, cols)
     _tier_columns(b, box, costs, cols)

@@ -279,6 +279,7 @@ class ScoringSystem:
         notes.append(status.headline)
         if status.warning:
             notes.append(f"warning: {status.warning}")
+        notes.extend(self.details.get("box_limits", ()))  # boxes the card sits at the end of
         return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive),
                                binary=kinds, notes=tuple(notes), family=self.family, level=status.level,
                                details=details_text(status), rule=self.rule)
@@ -360,6 +361,8 @@ class ScoringSystem:
             body["limits"] = dict(self.details["limits"])
         if self.validation_metrics is not None:  # absent without held-out rows: plain cards export as before
             body["validation_metrics"] = _metric_counts(self.validation_metrics)
+        if self.details.get("box_limits"):  # absent when no box limits the card
+            body["box_limits"] = list(self.details["box_limits"])
         body["checksum"] = _checksum(body)
         return body
 
@@ -444,8 +447,8 @@ class ScoringSystem:
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
-                risk=_risk_rows(d.get("risk")), details=_limits(d.get("limits")), validation_metrics=validation,
-                zero_score=zero_score,
+                risk=_risk_rows(d.get("risk")), details={**_limits(d.get("limits")), **_box_limits(d.get("box_limits"))},
+                validation_metrics=validation, zero_score=zero_score,
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
@@ -456,6 +459,14 @@ _COUNTS = ("n", "tp", "fp", "tn", "fn", "size")
 
 def _metric_counts(m: Metrics) -> dict:
     return {k: getattr(m, k) for k in _COUNTS}
+
+
+def _box_limits(value: Any) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("box_limits must be a list of strings")
+    return {"box_limits": tuple(value)}
 
 
 def _risk_rows(value: Any) -> tuple | None:

@@ -24,7 +24,9 @@ FAMILY_DEFAULTS: dict[str, Any] = {
     "max_rules_per_group": None, "group_signs_agree": False, "group_reversed": (),
 }
 DEFAULT_COEF_RANGE = (-10, 10)
-DEFAULT_INTERCEPT_RANGE = (-100, 100)
+# None: the intercept box is derived from the data and the points boxes, wide enough that it
+# never binds (see formulation.intercept_box); a box the user sets may bind, and the card says so.
+DEFAULT_INTERCEPT_RANGE = None
 #: What a total exactly at the threshold predicts. "positive": the card predicts the positive
 #: class iff score >= threshold, and training uses exactly that rule (the default: every card
 #: in its smallest form). "error": the paper's convention (sec. 2.1), where a total of zero
@@ -131,8 +133,9 @@ class Spec:
     """A SLIM problem: objective trade-offs, coefficient sets and operational constraints.
 
     Build one with :func:`make_spec` (``fit`` does it for you); all fields are
-    plain JSON-able values. ``None`` means "automatic" for ``C0`` and ``margin``
-    and "no limit" for the caps.
+    plain JSON-able values. ``None`` means "automatic" for ``C0``, ``margin`` and
+    ``intercept_range`` (a box derived from the data that never binds) and "no
+    limit" for the caps.
     """
 
     C0: float | None = None
@@ -145,7 +148,7 @@ class Spec:
     require: tuple[str, ...] = ()
     coef_range: tuple[int, int] = DEFAULT_COEF_RANGE
     coef_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
-    intercept_range: tuple[int, int] = DEFAULT_INTERCEPT_RANGE
+    intercept_range: tuple[int, int] | None = DEFAULT_INTERCEPT_RANGE
     values: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     lock: Mapping[str, int] = field(default_factory=dict)
     constraints: tuple[LogicalConstraint, ...] = ()
@@ -404,7 +407,8 @@ def make_spec(
         per_feature.update({k: _int_pair(v, f"coef_range[{k!r}]") for k, v in _mapping(coef_range, "coef_range").items()})
         coef_range = DEFAULT_COEF_RANGE
     coef_range = _int_pair(coef_range, "coef_range")
-    intercept_range = _int_pair(intercept_range, "intercept_range")
+    if intercept_range is not None:
+        intercept_range = _int_pair(intercept_range, "intercept_range")
 
     if C0 is not None:
         C0 = _nonneg(C0, "C0")

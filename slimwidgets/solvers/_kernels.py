@@ -10,17 +10,37 @@ intercept-histogram bins, and scans the intercept range for the best loss.
 A positive row is right iff its total ``score + intercept >= gamma_pos`` and a negative one
 iff it is ``<= -gamma_neg`` (the formulation's ``positive_margin`` and ``margin``): with the
 default rule gamma_pos = 0, under the paper's (a zero total is an error) gamma_pos = gamma_neg.
+
+Compiling them takes 5-30 s; numba caches the machine code (beside this file, or under
+``NUMBA_CACHE_DIR``), so only the first process pays, and :func:`ensure_compiled` says so on
+stderr when it does. Where no cache folder is writable the kernels compile in every process.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
-from numba import njit
+from numba import njit as _numba_njit
+
+#: said on stderr when the kernels are compiled rather than loaded from the cache
+COMPILE_NOTE = "slimwidgets: compiling the search kernels, once: ~20 s (later runs load them from the cache)"
+COMPILE_NOTE_NO_CACHE = "slimwidgets: compiling the search kernels: ~20 s (no writable cache folder: in every process)"
 
 
-@njit(cache=True, nogil=True)
+def njit(**options):
+    """numba's ``njit`` with its on-disk cache where a cache folder is writable (numba refuses
+    ``cache=True`` at decoration when none is: then the kernel compiles in each process)."""
+    def decorate(func):
+        try:
+            return _numba_njit(cache=True, **options)(func)
+        except RuntimeError:  # "cannot cache function ...: no locator available"
+            return _numba_njit(**options)(func)
+    return decorate
+
+
+@njit(nogil=True)
 def _loss_at(cum_hp, cum_hn, cum_cp, cum_cn, Wp, Dp, pos_budget, neg_budget, big):
     loss = (Wp - cum_hp) + cum_hn
     if pos_budget >= 0.0:
@@ -34,7 +54,7 @@ def _loss_at(cum_hp, cum_hn, cum_cp, cum_cn, Wp, Dp, pos_budget, neg_budget, big
     return loss
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big, lo=0, hi=-1):
     """Best intercept index and its loss (+ cap penalty) from the four histograms.
 
@@ -64,19 +84,19 @@ def _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big, lo=0, hi=-1):
     return best, best_loss
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _pos_bin(score, gamma_pos, ilo, R):
     v = math.ceil(gamma_pos - score - 1e-9) - ilo
     return 0 if v < 0 else (R if v > R else int(v))
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _neg_bin(score, gamma_neg, ilo, R):
     v = math.floor(-gamma_neg - score + 1e-9) - ilo + 1
     return 0 if v < 0 else (R if v > R else int(v))
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma_pos, gamma_neg, ilo, R):
     """Bins of every row for the scores s, and the four weighted histograms."""
     a = np.empty(s_pos.size, np.int64)
@@ -96,13 +116,13 @@ def histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma_pos, gamma_neg, i
     return a, c, hp, hn, cp, cn
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def best_intercept(hp, hn, cp, cn, Wp, Dp, ilo, R, pos_budget, neg_budget, big):
     b, loss = _scan(hp, hn, cp, cn, Wp, Dp, R, pos_budget, neg_budget, big)
     return b + ilo, loss
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _occupied(hp, hn, cp, cn, R):
     """The lowest and highest bin holding any weight (R + 1, -1 when none does)."""
     lo = R + 1
@@ -115,14 +135,14 @@ def _occupied(hp, hn, cp, cn, R):
     return lo, hi
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _buffers(k, R):
     """Outputs for k deltas (intercept, loss) and four working histograms."""
     return (np.empty(k, np.int64), np.empty(k), np.empty(R + 1), np.empty(R + 1), np.empty(R + 1),
             np.empty(R + 1))
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _move_rows(h, ch, rows, old_bins, new_bins, w, d):
     """Move rows[q] from bin old_bins[rows[q]] to new_bins[q] in the histograms h (w) and ch (d)."""
     for q in range(rows.size):
@@ -136,7 +156,7 @@ def _move_rows(h, ch, rows, old_bins, new_bins, w, d):
             ch[new] += d[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
                       hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big,
                       single=0.0):
@@ -189,12 +209,12 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
     return out_b, out_loss
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _clamp(v, R):
     return 0 if v < 0 else (R if v > R else v)
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _take_out(h, ch, rows, bins, raw, lo_raw, span, w, d):
     """Remove rows from the histograms h (w) and ch (d); return their own, by unclamped bin."""
     own = np.zeros(span)
@@ -208,7 +228,7 @@ def _take_out(h, ch, rows, bins, raw, lo_raw, span, w, d):
     return own, own_d
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
                     hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big):
     """``coordinate_losses`` when every moved row has the same x_j (a binary rule) and all is integral.
@@ -264,7 +284,7 @@ def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_
     return out_b, out_loss
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos, d_neg,
                  Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big, eps, l1_mask, vcost,
                  single=0.0):
@@ -344,6 +364,11 @@ def ensure_compiled() -> None:
     global _compiled
     if _compiled:
         return
+    # the smallest kernel first: whether it came from the cache tells whether the rest will
+    _loss_at(0.0, 0.0, 0.0, 0.0, 1.0, 1.0, -1.0, -1.0, 1.0)
+    stats = _loss_at.stats
+    if stats.cache_path is None or sum(stats.cache_misses.values()) > 0:
+        print(COMPILE_NOTE if stats.cache_path is not None else COMPILE_NOTE_NO_CACHE, file=sys.stderr, flush=True)
     z = np.zeros(1)
     i = np.zeros(1, np.int64)
     a, c, hp, hn, cp, cn = histograms(z, z, z, z, z, z, 0.0, 1.0, 0, 2)

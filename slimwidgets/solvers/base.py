@@ -11,12 +11,19 @@ Status words of :class:`SolveResult`:
 
 from __future__ import annotations
 
+import atexit
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SolverError", "Incumbent", "SolveResult", "relative_gap"]
+__all__ = ["SolverError", "Incumbent", "SolveResult", "relative_gap", "exiting"]
+
+#: set when the interpreter starts to exit: searches still running in daemon threads (a fit
+#: abandoned by its caller) stop at their next look at the clock, so the exit is not held up
+exiting = threading.Event()
+atexit.register(exiting.set)
 
 
 class SolverError(RuntimeError):

@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -76,7 +77,24 @@ def _quiet_highs():
 
 
 def solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, cancel, feasibility_only,
-                 on_bound=None) -> SolveResult:
+                on_bound=None) -> SolveResult:
+    """Run HiGHS on ``form`` in this process; see :mod:`slimwidgets.solvers.mip` for the status
+    words. ``on_incumbent`` hears every improving card, ``on_bound`` every rise of the bound
+    (paper units), and a set ``cancel`` asks HiGHS to stop."""
+    h = _load(form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
+              feasibility_only=feasibility_only)
+    t0 = time.perf_counter()
+    _subscribe(h, form, on_incumbent, on_bound, t0)
+    stop_watching = _watch(h, cancel)
+    try:
+        h.run()
+    finally:
+        stop_watching()
+    return _result(h, form, gap, feasibility_only, time.perf_counter() - t0)
+
+
+def _load(form: Formulation, *, time_limit, gap, threads, warm_start, feasibility_only):
+    """A Highs object holding the program, its options and the warm start."""
     import highspy
 
     h = new_highs(threads)
@@ -100,13 +118,21 @@ def solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, can
         x0 = form.full_solution(*warm_start)
         if x0 is not None:
             h.setSolution(_solution(highspy, x0))
-    t0 = time.perf_counter()
+    return h
+
+
+def _paper_units(form: Formulation, solver_value: float) -> float:
+    return solver_value / form.scale + form.constant
+
+
+def _subscribe(h, form: Formulation, on_incumbent, on_bound, t0: float) -> None:
+    """Report improving cards and rising bounds, in paper units, while HiGHS runs."""
     if on_incumbent is not None:
         def report(e):
             x = np.asarray(e.data_out.mip_solution)
             coefs, b = card_from_columns(form, x)
             obj = form.objective_of(coefs, b)
-            bound = e.data_out.mip_dual_bound / form.scale + form.constant
+            bound = _paper_units(form, e.data_out.mip_dual_bound)
             on_incumbent(Incumbent(coefs, b, obj, min(bound, obj), time.perf_counter() - t0))
         h.cbMipImprovingSolution.subscribe(report)
     if on_bound is not None:
@@ -115,58 +141,55 @@ def solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, can
         def rise(e):  # HiGHS calls this ~100 times a second during the tree search
             bound = e.data_out.mip_dual_bound
             if math.isfinite(bound):
-                bound = bound / form.scale + form.constant
+                bound = _paper_units(form, bound)
                 if bound > shown[0] + 1e-12:
                     shown[0] = bound
                     on_bound(bound)
         h.cbMipInterrupt.subscribe(rise)
-    watcher = None
-    if cancel is not None:
-        h.HandleUserInterrupt = True
-        done = threading.Event()
 
-        def watch():
-            while not done.wait(0.02):
-                if cancel.is_set():
-                    h.cancelSolve()
-                    return
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
-    try:
-        h.run()
-    finally:
-        if watcher is not None:
-            done.set()
-    elapsed = time.perf_counter() - t0
-    model_status = h.getModelStatus()
-    info = h.getInfo()
+
+def _watch(h, cancel) -> Callable[[], None]:
+    """Ask HiGHS to stop once ``cancel`` is set (a thread looks every 20 ms); returns the
+    function that ends the watching."""
+    if cancel is None:
+        return lambda: None
+    h.HandleUserInterrupt = True
+    done = threading.Event()
+
+    def watch():
+        while not done.wait(0.02):
+            if cancel.is_set():
+                h.cancelSolve()
+                return
+    threading.Thread(target=watch, daemon=True).start()
+    return done.set
+
+
+_STATUS_WORDS = {"kOptimal": "optimal", "kTimeLimit": "time_limit", "kInterrupt": "interrupted",
+                 "kSolutionLimit": "solution_limit"}
+
+
+def _result(h, form: Formulation, gap: float, feasibility_only: bool, elapsed: float) -> SolveResult:
+    """The finished run as a SolveResult: the card re-evaluated exactly, and "optimal" only
+    when that exact value agrees with the solver's proof."""
+    import highspy
+
+    model_status, info = h.getModelStatus(), h.getInfo()
     S = highspy.HighsModelStatus
-    has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
     nodes = int(getattr(info, "mip_node_count", 0) or 0)
     if model_status in (S.kInfeasible, S.kUnboundedOrInfeasible):
         return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, "highs", nodes)
-    if model_status == S.kOptimal:
-        word = "optimal"
-    elif model_status == S.kTimeLimit:
-        word = "time_limit"
-    elif model_status == S.kInterrupt:
-        word = "interrupted"
-    elif model_status == S.kSolutionLimit:
-        word = "solution_limit"
-    else:
-        word = "error"
-    if not has_solution:
+    word = next((w for name, w in _STATUS_WORDS.items() if model_status == getattr(S, name)), "error")
+    bound = _paper_units(form, info.mip_dual_bound) if math.isfinite(info.mip_dual_bound) else -math.inf
+    if info.primal_solution_status != 2:  # no kSolutionStatusFeasible card
         if word == "error":
             raise SolverError(f"HiGHS stopped with status {h.modelStatusToString(model_status)!r} and no card")
-        bound = info.mip_dual_bound / form.scale + form.constant if math.isfinite(info.mip_dual_bound) else -math.inf
         return SolveResult("no_solution", None, None, None, bound, math.inf, elapsed, "highs", nodes)
-    x = np.asarray(h.getSolution().col_value)
-    coefs, intercept = card_from_columns(form, x)
+    coefs, intercept = card_from_columns(form, np.asarray(h.getSolution().col_value))
     objective = form.objective_of(coefs, intercept)
-    solver_obj = info.objective_function_value / form.scale + form.constant
-    bound = info.mip_dual_bound / form.scale + form.constant if math.isfinite(info.mip_dual_bound) else -math.inf
     if feasibility_only:
         return SolveResult("feasible", coefs, intercept, objective, -math.inf, math.inf, elapsed, "highs", nodes)
+    solver_obj = _paper_units(form, info.objective_function_value)
     if word == "optimal":
         bound = max(bound, min(objective, solver_obj) - float(gap) * abs(objective))
     bound = min(bound, objective)

@@ -30,6 +30,7 @@ import numpy as np
 
 from . import _kernels
 from ..core.formulation import Formulation
+from .base import exiting
 
 __all__ = ["local_search", "SearchResult"]
 
@@ -58,7 +59,7 @@ class _Problem:
         self.C0 = form.C0
         self.eps = form.epsilon
         self.l1_mask = form.col_lambda >= 0
-        self.ilo, self.ihi = spec.intercept_range
+        self.ilo, self.ihi = form.intercept_box
         self.R = self.ihi - self.ilo + 1
         self.allowed = form.allowed
         self.movable = np.array([len(v) > 1 for v in self.allowed])
@@ -225,7 +226,8 @@ class _Problem:
 
     def expired(self) -> bool:
         """Out of time, or cancelled by the caller."""
-        return time.perf_counter() > self.deadline or (self.cancel is not None and self.cancel.is_set())
+        return (time.perf_counter() > self.deadline or exiting.is_set()
+                or (self.cancel is not None and self.cancel.is_set()))
 
     def descend(self, lam: np.ndarray) -> tuple[np.ndarray, float, int]:
         lam = lam.copy()
@@ -266,7 +268,12 @@ class _Problem:
         base = self.base(self.X @ lam)
         cap, self.max_size = self.max_size, None
         try:
-            added = np.array([self.best_value(lam, base, k)[0] for k in unused])
+            added = []
+            for k in unused:
+                if self.expired():
+                    return lam, obj, b, False
+                added.append(self.best_value(lam, base, k)[0])
+            added = np.array(added)
         finally:
             self.max_size = cap
         trials, dropped = [], np.empty(len(used))
@@ -374,6 +381,8 @@ def _linear_starts(prob: _Problem, snap):
                 yield _cut_to_size(prob, snap(coef / largest * scale), coef)
         best = None
         for scale in np.geomspace(0.5, 4 * top, _SCALES) / largest:
+            if prob.expired():  # each try is a full evaluation: seconds on large data
+                return
             lam = _cut_to_size(prob, snap(coef * scale), coef)
             obj, _ = prob.evaluate(lam)
             if best is None or obj < best[0]:

@@ -12,10 +12,15 @@ A spare child is kept started, so a solve does not wait for Python and HiGHS to 
 0.9 s), and a child that finished its solve normally serves the next one (up to two are kept
 idle: the studio solves on two threads). Children run in their own session, out of reach of a
 Ctrl-C aimed at the caller.
+
+Nothing outlives the caller: a child whose parent is gone (its pipes closed) stops its solve and
+exits without a word, and at the caller's exit every child still running is killed and reaped
+(``atexit``), so a script, a CLI run or a joblib/Dask worker that ran a fit ends promptly.
 """
 
 from __future__ import annotations
 
+import atexit
 import math
 import os
 import socket
@@ -69,7 +74,8 @@ class _StopFlag:
 
 
 def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - runs in the child process
-    """The child's loop: one solve per message, incumbents and the result sent back."""
+    """The child's loop: one solve per message, incumbents and the result sent back. A closed
+    pipe (the parent is gone) ends it: see ``_child_main``."""
     from .highs import solve_highs
 
     while True:
@@ -81,18 +87,47 @@ def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - run
             return
         job_id, form, options = job
         stop.start(job_id)
-        conn.send(("started", None))  # the time limit counts from here, not from the parent's send
+        # the time limit counts from the parent's call: a child still loading when the job came
+        # spends its own time (CLOCK_MONOTONIC is one clock for every process on the machine)
+        deadline = options.pop("deadline")
+        options["time_limit"] = None if deadline is None else max(deadline - time.monotonic(), 0.01)
 
         def report(inc: Incumbent) -> None:
-            conn.send(("incumbent", inc))
+            _send_or_stop(conn, stop, ("incumbent", inc))
 
         def rise(bound: float) -> None:
-            conn.send(("bound", bound))
+            _send_or_stop(conn, stop, ("bound", bound))
         try:
             result = solve_highs(form, on_incumbent=report, on_bound=rise, cancel=stop, **options)
             conn.send(("result", result))
         except Exception as exc:  # noqa: BLE001 - sent to the parent, which raises it
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _send_or_stop(conn: Connection, stop: _StopFlag, message) -> None:  # pragma: no cover - child
+    """Send from inside a HiGHS callback, where an exception would be lost: a parent that is
+    gone stops the solve instead, and the loop then ends on its closed pipe."""
+    try:
+        conn.send(message)
+    except OSError:
+        stop.hit = True
+
+
+def _child_main(argv: list[str]) -> None:  # pragma: no cover - the child process
+    """Serve until the parent says stop or goes away; a parent that went away (a broken or
+    reset pipe, end of file) is the normal end of a child's life, not an error to print."""
+    try:
+        _serve(Connection(int(argv[1])), _StopFlag(Connection(int(argv[2]))))
+    except (OSError, EOFError):
+        pass
+    except BaseException:  # a bug: say so, then exit like any other end
+        import traceback
+
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
+    # no interpreter teardown: HiGHS's threads and a half-sent pipe have nothing to flush
+    os._exit(0)
 
 
 class _Child:
@@ -122,6 +157,8 @@ class _Child:
         self.conn = Connection(parent_job.detach())
         self.stop_conn = Connection(parent_stop.detach())
         self.jobs = 0  # jobs sent; the newest one's number names its stop requests
+        with _live_lock:
+            _live.add(self)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -135,6 +172,10 @@ class _Child:
 
     def kill(self) -> None:
         """Stop the process at once (an idle child has nothing to save; a busy one is the point)."""
+        with _live_lock:  # once: the solve's thread and the exit's reaper may both get here
+            if self not in _live:
+                return
+            _live.discard(self)
         self.process.kill()
         self.process.wait()
         self.conn.close()
@@ -142,6 +183,9 @@ class _Child:
 
 
 _lock = threading.Lock()
+_live_lock = threading.Lock()  # apart from _lock: kill() runs while _lock is held
+_live: set[_Child] = set()  # every child not yet killed, idle or busy (reaped at exit)
+_closing = False  # set at the caller's exit: no child is started or kept after it
 _idle: list[_Child] = []  # started children waiting for a job
 _starting: threading.Thread | None = None
 _broken: str | None = None  # why children cannot be started here (then solves run in-process)
@@ -149,8 +193,22 @@ _broken: str | None = None  # why children cannot be started here (then solves r
 POOL_SIZE = 2
 
 
+@atexit.register
+def _reap_all() -> None:
+    """At the caller's exit: kill and reap every child, idle or busy (a busy one's solve is
+    abandoned with its caller), and start none after."""
+    global _closing
+    _closing = True
+    with _live_lock:
+        children = list(_live)
+    for child in children:
+        child.kill()
+
+
 def _start_spare() -> None:
     global _broken
+    if _closing:
+        return
     try:
         child = _Child()
     except Exception as exc:  # noqa: BLE001 - e.g. no permission to start processes
@@ -164,7 +222,7 @@ def prestart() -> None:
     calls this when it opens, and every solve after taking a child)."""
     global _starting
     with _lock:
-        if _idle or _broken is not None or (_starting is not None and _starting.is_alive()):
+        if _closing or _idle or _broken is not None or (_starting is not None and _starting.is_alive()):
             return
         _starting = threading.Thread(target=_start_spare, name="slimwidgets-spawn", daemon=True)
         _starting.start()
@@ -199,7 +257,7 @@ def _take() -> _Child | None:
 def _give_back(child: _Child) -> None:
     """Keep a child that finished its job for the next one (up to ``POOL_SIZE`` idle)."""
     with _lock:
-        if len(_idle) < POOL_SIZE and child.alive():
+        if not _closing and len(_idle) < POOL_SIZE and child.alive():
             _idle.append(child)
             return
     child.kill()
@@ -227,15 +285,21 @@ def solve_in_child(
     incumbent with the best bound it sent."""
     if cancel.is_set():  # superseded before it started: nothing to run
         return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs")
+    if _closing:
+        # the caller is exiting: no child, and no in-process HiGHS either, whose threads
+        # would hold the interpreter's exit until the solve ends
+        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs",
+                           message="not solved: the process is exiting")
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     child = _take()
     if child is None:
         if _broken is not None:
             warnings.warn(f"solving in-process: cannot start a solver process ({_broken})", RuntimeWarning,
                           stacklevel=3)
         return None
-    options = dict(time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
-                   feasibility_only=feasibility_only)
-    t0 = time.perf_counter()
+    options = dict(gap=gap, threads=threads, warm_start=warm_start, feasibility_only=feasibility_only,
+                   deadline=deadline)
     last: Incumbent | None = None
     streamed = -math.inf  # the best bound the child has sent
     asked_at: float | None = None
@@ -245,9 +309,6 @@ def solve_in_child(
         while True:
             if child.conn.poll(_POLL):
                 kind, payload = child.conn.recv()
-                if kind == "started":  # a child that was still loading starts the clock only now
-                    t0 = time.perf_counter()
-                    continue
                 if kind == "incumbent":
                     last = payload
                     if on_incumbent is not None:
@@ -276,10 +337,13 @@ def solve_in_child(
             elif now - asked_at > STOP_GRACE:
                 break
             if not child.alive():
+                if _closing:  # killed by _reap_all: the caller is exiting, no one to tell
+                    break
                 raise SolverError("the HiGHS process stopped unexpectedly")
     except (EOFError, OSError) as exc:
         child.kill()
-        raise SolverError(f"lost the HiGHS process: {exc}") from None
+        if not _closing:
+            raise SolverError(f"lost the HiGHS process: {exc}") from None
     child.kill()
     elapsed = time.perf_counter() - t0
     if last is None:
@@ -291,4 +355,4 @@ def solve_in_child(
 
 
 if __name__ == "__main__":  # pragma: no cover - the child process
-    _serve(Connection(int(sys.argv[1])), _StopFlag(Connection(int(sys.argv[2]))))
+    _child_main(sys.argv)

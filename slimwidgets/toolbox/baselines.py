@@ -70,7 +70,8 @@ def rounded_logistic(
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0 or not np.isfinite(scale):
         raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
     coef_box = _int_pair(coef_range, "coef_range")
-    intercept_box = _int_pair(intercept_range, "intercept_range")
+    # no range given: no clip (like fit's derived box, which never binds)
+    intercept_box = (-np.inf, np.inf) if intercept_range is None else _int_pair(intercept_range, "intercept_range")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     rho, b = _l1_logistic(data, float(C), class_weight)
     factor, points, intercept = _scale_and_round(rho, b, float(scale), coef_box, intercept_box, data.feature_names)
@@ -104,7 +105,7 @@ def _l1_logistic(data: Dataset, C: float, class_weight: Any) -> tuple[np.ndarray
 
 
 def _scale_and_round(rho: np.ndarray, b: float, scale: float, coef_box: tuple[int, int],
-                     intercept_box: tuple[int, int], names: Any) -> tuple[float, np.ndarray, int]:
+                     intercept_box: tuple[float, float], names: Any) -> tuple[float, np.ndarray, int]:
     """The factor that gives the largest coefficient ``scale`` points, and the rounded, clipped card.
 
     Warns (``RuntimeWarning``) naming every value that clipping changed.

@@ -65,8 +65,9 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         Features that must get non-zero points.
     coef_range : (int, int) or dict, default=(-10, 10)
         Allowed points of every feature, or feature name -> (low, high).
-    intercept_range : (int, int), default=(-100, 100)
-        Allowed intercept (minus the threshold).
+    intercept_range : (int, int) or None, default=None
+        Allowed intercept (minus the threshold); None derives a box from the
+        data that never binds.
     values : dict or None, default=None
         Feature name -> the list of points values it may take.
     lock : dict or None, default=None
@@ -172,7 +173,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         exclude=(),
         require=(),
         coef_range=(-10, 10),
-        intercept_range=(-100, 100),
+        intercept_range=None,
         values=None,
         lock=None,
         constraints=(),

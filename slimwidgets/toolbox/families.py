@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 from ..core.data import prepare_data
 from ..core.fitting import fit_dataset
 from ..core.scoring import ScoringSystem
-from ..core.spec import DEFAULT_INTERCEPT_RANGE, make_spec
+from ..core.spec import make_spec
 
 __all__ = ["fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS"]
 
@@ -74,8 +74,7 @@ def fit_pilm(X: Any, y: Any, tiers: Sequence[tuple[int, float]] = PAPER_TIERS, *
         coefficient from tier r must bring.
     **options : any other option of :func:`slimwidgets.fit` except ``C0`` (the
         first tier's cost plays its role; ``penalties[f]`` replaces it for f).
-        ``coef_range`` defaults to ``(-b_R, b_R)`` and ``intercept_range`` to
-        ``(-10 b_R, 10 b_R)`` (at least the usual -100..100).
+        ``coef_range`` defaults to ``(-b_R, b_R)``.
 
     Examples
     --------
@@ -93,8 +92,6 @@ def fit_pilm(X: Any, y: Any, tiers: Sequence[tuple[int, float]] = PAPER_TIERS, *
         raise ValueError("fit_pilm needs at least one tier")
     top = spec_tiers[-1][0]
     opts.setdefault("coef_range", (-top, top))
-    wide = max(DEFAULT_INTERCEPT_RANGE[1], 10 * top)
-    opts.setdefault("intercept_range", (-wide, wide))
     opts["tiers"] = spec_tiers
     return _solve(X, y, run, opts, "pilm")
 

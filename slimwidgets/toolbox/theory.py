@@ -317,12 +317,13 @@ def _read_card(card: ScoringSystem) -> dict:
         c0 = spec.C0 if spec.C0 is not None else (min(c0s) if c0s else None)
         C0 = c0 if c0 and c0 > 0 else None
     metrics = card.train_metrics
+    box = card.details.get("intercept_range") or (spec.intercept_range if spec is not None else None)
     return dict(
         n=card.details.get("n_samples") or (int(metrics.n) if metrics is not None else None),
         Lambda=max((max(abs(a), abs(b)) for a, b in ranges), default=0),
         n_features=len(card.feature_names),
         C0=C0,
-        n_intercepts=None if spec is None else spec.intercept_range[1] - spec.intercept_range[0] + 1,
+        n_intercepts=None if box is None else box[1] - box[0] + 1,
         train_error=None if metrics is None else metrics.error,
         size_cap=None if spec is None else spec.max_size,
     )

@@ -1,0 +1,112 @@
+"""`slimwidgets fit` as a user runs it: a default time limit, progress on stderr, and Ctrl-C
+that stops the solve and still prints (and saves) the best card found, exit code 130.
+
+Run for real: ``python -m slimwidgets`` in a subprocess, a real SIGINT. Nothing here is timed;
+the waits are generous bounds against a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from slimwidgets.cli import DEFAULT_TIME_LIMIT, main
+
+REPO = Path(__file__).resolve().parents[1]
+HANG = 600
+
+
+def hard_csv(path: Path) -> Path:
+    """Noisy labels and 14 binary features: with a small C0, no proof comes for minutes."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(400, 14))
+    y = (X[:, :4].sum(axis=1) + rng.normal(0, 1.2, size=400) > 2).astype(int)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(14)])
+    frame["Y"] = y
+    frame.to_csv(path, index=False)
+    return path
+
+
+def start(*args: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-m", "slimwidgets", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+
+
+def test_fit_has_a_default_time_limit_stated_in_help(capsys):
+    assert main(["fit", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"(default: {DEFAULT_TIME_LIMIT:g})" in text and "exit code 130" in text
+
+
+def test_ctrl_c_prints_and_saves_the_best_card_and_exits_130(tmp_path):
+    data, card_json = hard_csv(tmp_path / "hard.csv"), tmp_path / "card.json"
+    proc = start("fit", str(data), "--target", "Y", "--C0", "0.001", "--time-limit", "600", "--json", str(card_json))
+    progress = []
+    try:
+        for line in proc.stderr:  # wait for the first progress line: a card is known by then
+            progress.append(line)
+            if "best so far:" in line:
+                break
+        assert progress and "best so far:" in progress[-1], "".join(progress)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=HANG)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = "".join(progress) + err
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    # the progress line speaks in the user's units
+    first = progress[-1]
+    assert "error" in first and "TPR" in first and "FPR" in first and "feature" in first
+    assert "interrupted" in err
+    assert "PREDICT Y IF SCORE" in out
+    status = [line for line in out.splitlines() if line.startswith("status:")]
+    assert status and status[0].startswith("status: interrupted"), out
+    saved = json.loads(card_json.read_text())
+    assert saved["status"] == "interrupted"
+    printed = {line.split(".", 1)[1].split()[0] for line in out.splitlines() if line[:1].isdigit() and "point" in line}
+    assert printed == {n for n, c in zip(saved["feature_names"], saved["coefficients"]) if c}
+
+
+def test_progress_goes_to_stderr_and_quiet_silences_it(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.integers(0, 2, size=(60, 3)), columns=["a", "b", "c"])
+    frame["Y"] = (frame.a + frame.b + (rng.random(60) < 0.2) > 1).astype(int)
+    path = tmp_path / "small.csv"
+    frame.to_csv(path, index=False)
+    saved = tmp_path / "card.json"
+    assert main(["fit", str(path), "--target", "Y", "--json", str(saved)]) == 0
+    out, err = capsys.readouterr()
+    assert "best so far" not in out and "status: optimal" in out
+    assert json.loads(saved.read_text())["spec"]["time_limit"] == DEFAULT_TIME_LIMIT  # the default applied
+    assert main(["fit", str(path), "--target", "Y", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "best so far" not in err
+
+
+def test_a_progress_line_in_users_units():
+    """The line built from a card found while solving: metrics and what is proven."""
+    from slimwidgets.cli import _Progress
+    from slimwidgets.core.data import prepare_data
+    from slimwidgets.core.spec import make_spec
+    from slimwidgets.solvers.base import Incumbent
+
+    X = np.array([[1, 0], [1, 1], [0, 0], [0, 1]])
+    data = prepare_data(X, [1, 1, 0, 0], warn=False)
+    prog = _Progress(data, make_spec())
+    inc = Incumbent(np.array([2, 0]), -1, 0.01, 0.004, 0.1)
+    text = prog.describe(inc, 0.004)
+    assert text.startswith("error 0.0% · TPR 100.0% · FPR 0.0% · 1 feature")
+    assert "no card is better by more than 0.6%" in text
+    assert "proven the best possible" in prog.describe(inc, 0.01)
+    capped = _Progress(data, make_spec(max_fpr=0.1))
+    assert "not proven the best yet" in capped.describe(inc, 0.004)
