@@ -356,11 +356,14 @@ class _Progress:
     def __init__(self, data, spec, stream=None):
         import numpy as np
 
-        self.data, self.stream = data, stream or sys.stderr
+        from .core.formulation import build_formulation
+        from .core.status import limit_scale
+
+        self.data, self.spec, self.stream = data, spec, stream or sys.stderr
         self.labels = np.where(data.y == 1, data.positive, data.negative)
-        # under one cap the objective weighs one class far above the rest: its bound says
-        # nothing in points of error, so only a finished proof is reported there
-        self.capped = spec.class_weights is None and (spec.max_fpr is None) != (spec.min_tpr is None)
+        # how a bound reads in the user's units, as fit stores it on its cards
+        scale = limit_scale(build_formulation(data, spec))
+        self.limits = None if scale is None else scale.to_dict()
         self.lock = threading.Lock()
         self.best, self.bound, self.fresh = None, -math.inf, False
         # the first line after a second: a fit that ends sooner prints only its card
@@ -384,18 +387,23 @@ class _Progress:
         print(f"{PROG}: {now - self.t0:.1f} s · best so far: {self.describe(inc, bound)}", file=self.stream, flush=True)
 
     def describe(self, inc, bound: float) -> str:
-        from .core.scoring import ScoringSystem
+        """The headline of the card found so far, in the same words as the final card's."""
+        from dataclasses import replace
 
-        card = ScoringSystem(self.data.feature_names, tuple(int(c) for c in inc.coefficients), int(inc.intercept),
-                             positive=self.data.positive, negative=self.data.negative)
-        metrics = card.metrics(self.data.X, self.labels, sample_weight=self.data.weight)
-        if bound >= inc.objective - 1e-9 * max(1.0, abs(inc.objective)):
-            proven = "proven the best possible"
-        elif self.capped or not math.isfinite(bound):
-            proven = "not proven the best yet"
-        else:  # the objective is error + the cost of each feature used, as fractions
-            proven = f"proven: no card is better by more than {inc.objective - bound:.1%} (error + size cost)"
-        return f"{metrics} · {proven}"
+        from .core.scoring import ScoringSystem
+        from .core.status import describe
+        from .solvers.base import relative_gap
+
+        bound = min(bound, inc.objective) if math.isfinite(bound) else None
+        card = ScoringSystem(
+            self.data.feature_names, tuple(int(c) for c in inc.coefficients), int(inc.intercept),
+            positive=self.data.positive, negative=self.data.negative, status="feasible",
+            objective=inc.objective, bound=bound, gap=None if bound is None else relative_gap(inc.objective, bound),
+            solve_time=time.perf_counter() - self.t0, spec=self.spec, binary=tuple(self.data.binary),
+            positive_name=self.data.positive_name, details={"limits": self.limits}, zero_score=self.spec.zero_score,
+        )
+        card = replace(card, train_metrics=card.metrics(self.data.X, self.labels, sample_weight=self.data.weight))
+        return describe(card).headline
 
 
 def _solve_interruptibly(data, spec, progress: _Progress | None, started: float):

@@ -66,11 +66,11 @@ def test_ctrl_c_prints_and_saves_the_best_card_and_exits_130(tmp_path):
     assert "Traceback" not in err
     # the progress line speaks in the user's units
     first = progress[-1]
-    assert "error" in first and "TPR" in first and "FPR" in first and "feature" in first
+    assert "best so far: error " in first and "%" in first and "gap" not in first
     assert "interrupted" in err
     assert "PREDICT Y IF SCORE" in out
-    status = [line for line in out.splitlines() if line.startswith("status:")]
-    assert status and status[0].startswith("status: interrupted"), out
+    details = [line for line in out.splitlines() if line.startswith("details:")]
+    assert details and details[0].startswith("details: solver status interrupted"), out
     saved = json.loads(card_json.read_text())
     assert saved["status"] == "interrupted"
     printed = {line.split(".", 1)[1].split()[0] for line in out.splitlines() if line[:1].isdigit() and "point" in line}
@@ -86,7 +86,7 @@ def test_progress_goes_to_stderr_and_quiet_silences_it(tmp_path, capsys):
     saved = tmp_path / "card.json"
     assert main(["fit", str(path), "--target", "Y", "--json", str(saved)]) == 0
     out, err = capsys.readouterr()
-    assert "best so far" not in out and "status: optimal" in out
+    assert "best so far" not in out and "details: solver status optimal" in out
     assert json.loads(saved.read_text())["spec"]["time_limit"] == DEFAULT_TIME_LIMIT  # the default applied
     assert main(["fit", str(path), "--target", "Y", "--quiet"]) == 0
     out, err = capsys.readouterr()
@@ -104,9 +104,8 @@ def test_a_progress_line_in_users_units():
     data = prepare_data(X, [1, 1, 0, 0], warn=False)
     prog = _Progress(data, make_spec())
     inc = Incumbent(np.array([2, 0]), -1, 0.01, 0.004, 0.1)
-    text = prog.describe(inc, 0.004)
-    assert text.startswith("error 0.0% · TPR 100.0% · FPR 0.0% · 1 feature")
-    assert "no card is better by more than 0.6%" in text
-    assert "proven the best possible" in prog.describe(inc, 0.01)
+    text = prog.describe(inc, 0.004)  # the final card's words, from the same describe()
+    assert text.startswith("error 0.0 % · ") and "proven" in text and "gap" not in text
+    assert "proven lowest" in prog.describe(inc, 0.01)  # the bound reached the card
     capped = _Progress(data, make_spec(max_fpr=0.1))
-    assert "not proven the best yet" in capped.describe(inc, 0.004)
+    assert capped.describe(inc, 0.004).startswith("TPR 100.0 % at FPR 0.0 %")
