@@ -387,8 +387,7 @@ class Controller:
             card = self._card
             if card is None:
                 raise RuntimeError("there is no card to edit")
-            if self.status.state == "solving":
-                raise RuntimeError("wait for the solve to finish before editing points")
+            # an edit while a solve runs supersedes it: the card on screen (an incumbent) is edited
             for name, v in (points or {}).items():
                 self._known(name)
                 if isinstance(v, bool) or not isinstance(v, (int, np.integer)) and not (isinstance(v, float) and v.is_integer()):

@@ -13,6 +13,7 @@ import html
 import itertools
 import math
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,29 @@ def spec_summary(spec: Spec | None) -> str:
 _ids = itertools.count(1)
 
 
+# Widths come from the notebook: every row of the studio is a wrapping flexbox, and a control
+# grows from a basis instead of holding a fixed pixel width (see Studio._arrange and card.css).
+def _grow(basis: str, min_width: str = "0", max_width: str = "none") -> W.Layout:
+    return W.Layout(flex=f"1 1 {basis}", width="auto", min_width=min_width, max_width=max_width)
+
+
+def _fixed() -> W.Layout:
+    return W.Layout(flex="0 0 auto", width="auto")
+
+
+def _cell() -> W.Layout:
+    """A cell of the feature grid: as wide as its column, which may shrink."""
+    return W.Layout(width="auto", min_width="0")
+
+
+def _row(children: list[W.Widget], cls: str, **layout: str) -> W.Box:
+    """A row that wraps onto more lines when the notebook is narrow."""
+    box = W.Box(children, layout=W.Layout(**{"display": "flex", "flex_flow": "row wrap", "align_items": "center",
+                                             "overflow": "visible", **layout}))
+    box.add_class(cls)
+    return box
+
+
 def card_payload(controller: Controller) -> dict | None:
     """What the point table shows, all of it read from the controller's current card."""
     card = controller.card
@@ -109,9 +133,66 @@ def card_payload(controller: Controller) -> dict | None:
     return {
         "id": next(_ids), "positive": card.positive_name or str(card.positive), "threshold": card.threshold,
         "rows": rows, "metrics_text": metrics, "cost_text": cost_text, "spec_text": spec_summary(card.spec),
-        "editable": controller.status.state != "solving", "is_previous": previous, "status": card.status,
+        "editable": True, "is_previous": previous, "status": card.status,
         "max_fpr": None if card.spec is None else card.spec.max_fpr,
     }
+
+
+class Throttle:
+    """Call ``fn`` at most once per ``interval`` seconds.
+
+    A call inside the interval is deferred to its end, and calls that come meanwhile merge
+    into that one (``fn`` reads the state it shows when it runs, so the newest wins).
+    :meth:`now` calls at once and drops a deferred call; :meth:`cancel` only drops it.
+
+    >>> calls = []
+    >>> t = Throttle(lambda: calls.append(1), interval=60)
+    >>> t(); t(); t()          # the first runs, the other two merge into one deferred call
+    >>> len(calls)
+    1
+    >>> t.cancel()
+    """
+
+    def __init__(self, fn, interval: float):
+        self.fn, self.interval = fn, interval
+        self._lock = threading.Lock()
+        self._last = -math.inf
+        self._timer: threading.Timer | None = None
+
+    def __call__(self) -> None:
+        with self._lock:
+            wait = self._last + self.interval - time.monotonic()
+            if wait > 0:
+                if self._timer is None:
+                    self._timer = threading.Timer(wait, self._deferred)
+                    self._timer.daemon = True
+                    self._timer.start()
+                return
+            self._last = time.monotonic()
+        self.fn()
+
+    def now(self) -> None:
+        with self._lock:
+            self._drop()
+            self._last = time.monotonic()
+        self.fn()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _deferred(self) -> None:
+        with self._lock:
+            if self._timer is None:  # dropped by now() or cancel() meanwhile
+                return
+            self._timer = None
+            self._last = time.monotonic()
+        self.fn()
 
 
 class Studio(W.VBox):
@@ -125,6 +206,9 @@ class Studio(W.VBox):
     solve). ``frontier=False`` skips the background frontier and path solves.
     """
 
+    #: incumbents of a running solve are drawn at most this often (seconds); settled cards at once
+    redraw_interval = 0.25
+
     def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
                  frontier: bool = True, positive: Any = None, sample_weight: Any = None, **options: Any):
         self._ui_lock = threading.RLock()
@@ -132,30 +216,31 @@ class Studio(W.VBox):
         self._roc = None
         self._syncing = False
         self._closed = False
+        self._incumbents = Throttle(self._redraw, self.redraw_interval)
         self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
                                      sample_weight=sample_weight, start=False, **options)
         c = self.controller
         names = c.data.feature_names
         s = c.spec
         style = {"description_width": "88px"}
-        wide = W.Layout(width="300px")
+        wide = _grow("320px", "260px", "460px")
 
         # -- global controls -------------------------------------------------------------------
         self.fpr_slider = W.FloatSlider(value=0.2 if s.max_fpr is None else s.max_fpr, min=0.0, max=1.0, step=0.01,
                                         description="max FPR", readout_format=".0%", continuous_update=True,
                                         disabled=s.max_fpr is None, style=style, layout=wide)
-        self.fpr_none = W.Checkbox(value=s.max_fpr is None, description="no cap", indent=False, layout=W.Layout(width="80px"))
+        self.fpr_none = W.Checkbox(value=s.max_fpr is None, description="no cap", indent=False, layout=_fixed())
         top = max(1, len(names))
         self.size_slider = W.IntSlider(value=top if s.max_size is None else min(s.max_size, top), min=0, max=top,
                                        description="max size", continuous_update=True, disabled=s.max_size is None,
                                        style=style, layout=wide)
-        self.size_none = W.Checkbox(value=s.max_size is None, description="no limit", indent=False, layout=W.Layout(width="80px"))
+        self.size_none = W.Checkbox(value=s.max_size is None, description="no limit", indent=False, layout=_fixed())
         self.c0_text = W.Text(value="" if s.C0 is None else f"{s.C0:g}", placeholder="auto", description="C0",
-                              continuous_update=False, style=style, layout=W.Layout(width="200px"))
+                              continuous_update=False, style=style, layout=_grow("180px", "150px", "260px"))
         self.range_slider = W.IntRangeSlider(value=tuple(s.coef_range), min=-20, max=20, step=1, description="points",
                                              continuous_update=False, style=style, layout=wide)
         self.time_text = W.BoundedFloatText(value=s.time_limit if s.time_limit is not None else 60.0, min=0.1, max=3600,
-                                            step=0.5, description="time limit s", style=style, layout=W.Layout(width="200px"))
+                                            step=0.5, description="time limit s", style=style, layout=_grow("180px", "150px", "260px"))
         for w, cls in ((self.fpr_slider, "sw-max-fpr"), (self.fpr_none, "sw-max-fpr-none"), (self.size_slider, "sw-max-size"),
                        (self.size_none, "sw-max-size-none"), (self.c0_text, "sw-c0"), (self.range_slider, "sw-coef-range"),
                        (self.time_text, "sw-time-limit")):
@@ -170,42 +255,46 @@ class Studio(W.VBox):
 
         # -- feature panel -------------------------------------------------------------------------
         self.feature_rows: dict[str, dict[str, W.Widget]] = {}
-        cells: list[W.Widget] = [W.HTML(f"<b>{h}</b>") for h in ("feature", "use", "sign", "penalty C0ⱼ", "points range")]
+        cells: list[W.Widget] = [W.HTML(f"<b>{h}</b>") for h in ("feature", "use", "sign", "penalty", "points range")]
+        for head in cells:
+            head.add_class("sw-fhead")  # sticky while the panel scrolls (card.css)
         for name in names:
             f = c.feature(name)
             row = {
-                "use": W.Dropdown(options=["auto", "exclude", "require"], value=f.use, layout=W.Layout(width="90px")),
-                "sign": W.Dropdown(options=[("free", "free"), ("+", "+"), ("−", "-")], value=f.sign, layout=W.Layout(width="70px")),
+                "use": W.Dropdown(options=["auto", "exclude", "require"], value=f.use, layout=_cell()),
+                "sign": W.Dropdown(options=[("free", "free"), ("+", "+"), ("−", "-")], value=f.sign, layout=_cell()),
                 "penalty": W.Text(value="" if f.penalty is None else f"{f.penalty:g}", placeholder="C0",
-                                  continuous_update=False, layout=W.Layout(width="70px")),
+                                  continuous_update=False, layout=_cell()),
                 "range": W.IntRangeSlider(value=f.points_range, min=-20, max=20, continuous_update=False,
                                           readout=True, style={"description_width": "0px"},
-                                          layout=W.Layout(width="250px")),
+                                          layout=_cell()),
             }
             for key, w in row.items():
                 w.add_class(f"sw-feature-{key}")
                 w.observe(lambda ch, name=name, key=key: self._on_feature(name, key, ch), "value")
             self.feature_rows[name] = row
-            label = W.HTML(f"<span title='{html.escape(name, quote=True)}'>{html.escape(name)}</span>",
-                           layout=W.Layout(width="160px", overflow="hidden"))
+            label = W.HTML(f"<span class='sw-fname' title='{html.escape(name, quote=True)}'>{html.escape(name)}</span>",
+                           layout=_cell())
             cells += [label, row["use"], row["sign"], row["penalty"], row["range"]]
+        # columns share the width the notebook gives; names shrink first (cut with "…", full text on hover)
         self.feature_panel = W.GridBox(cells, layout=W.Layout(
-            grid_template_columns="160px 92px 72px 72px 255px", grid_gap="1px 4px", max_height="300px",
-            overflow="auto", border="1px solid #ddd", padding="2px"))
+            grid_template_columns="minmax(6em, 2fr) minmax(5.6em, 1fr) minmax(4.2em, 0.7fr) minmax(4em, 0.7fr) "
+                                  "minmax(120px, 3fr)",
+            grid_gap="1px 4px", max_height="300px", overflow="auto", padding="0 2px 2px"))
         self.feature_panel.add_class("sw-features")
 
         # -- toolbar: undo / redo / export -------------------------------------------------------------
-        self.undo_button = W.Button(description="undo", icon="undo", layout=W.Layout(width="80px"))
-        self.redo_button = W.Button(description="redo", icon="repeat", layout=W.Layout(width="80px"))
+        self.undo_button = W.Button(description="undo", icon="undo", layout=_fixed())
+        self.redo_button = W.Button(description="redo", icon="repeat", layout=_fixed())
         self.undo_button.on_click(lambda _: self.undo())
         self.redo_button.on_click(lambda _: self.redo())
         self.undo_button.add_class("sw-undo")
         self.redo_button.add_class("sw-redo")
         self.export_format = W.Dropdown(options=[("JSON", "json"), ("HTML", "html"), ("LaTeX", "latex"),
                                                  ("Markdown", "markdown"), ("Python", "python")],
-                                        value="json", layout=W.Layout(width="110px"))
-        self.export_path = W.Text(value="scoring_system.json", layout=W.Layout(width="220px"))
-        self.export_button = W.Button(description="Export", icon="download", layout=W.Layout(width="90px"))
+                                        value="json", layout=_fixed())
+        self.export_path = W.Text(value="scoring_system.json", layout=_grow("160px", "120px", "360px"))
+        self.export_button = W.Button(description="Export", icon="download", layout=_fixed())
         self.export_format.observe(self._on_export_format, "value")
         self.export_button.on_click(lambda _: self._export_clicked())
         self.export_format.add_class("sw-export-format")
@@ -225,22 +314,31 @@ class Studio(W.VBox):
         self.roc_view.observe(self._on_click, "clicked")
         self.path_view.observe(self._on_click, "clicked")
 
-        controls = W.VBox([
-            W.HBox([self.fpr_slider, self.fpr_none]), W.HBox([self.size_slider, self.size_none]),
-            W.HBox([self.c0_text, self.time_text]), self.range_slider, self.feature_panel,
-        ], layout=W.Layout(width="700px", min_width="700px"))
-        toolbar = W.HBox([self.undo_button, self.redo_button, W.HTML("&nbsp;"), self.export_format,
-                          self.export_path, self.export_button, self.message],
-                         layout=W.Layout(align_items="center", flex_flow="row wrap"))
-        super().__init__([
-            toolbar,
-            W.HBox([controls, self.card_view], layout=W.Layout(align_items="flex-start")),
-            W.HBox([self.roc_view, self.path_view]),
-        ])
+        super().__init__(self._arrange(len(names)))
         self.add_class("sw-studio")
         self._refresh_charts()
         c.subscribe(self._on_event)
         c.set_spec(c.spec)
+
+    def _arrange(self, n_features: int) -> list[W.Widget]:
+        """The studio's rows, card first: the status line and the card at the top left with the
+        charts beside it (or below it when the notebook is narrow), then the controls, the
+        toolbar and the feature panel, each wrapping at any width."""
+        self.card_view.layout = W.Layout(flex="1 1 340px", min_width="280px", max_width="620px")
+        charts = _row([self.roc_view, self.path_view], "sw-charts", flex="1 1 340px", align_items="flex-start",
+                      min_width="0", grid_gap="14px 16px")
+        top = _row([self.card_view, charts], "sw-top", align_items="flex-start", grid_gap="8px 16px")
+        pair = {"flex": "1 1 360px", "max_width": "560px", "flex_flow": "row nowrap"}
+        controls = _row([_row([self.fpr_slider, self.fpr_none], "sw-pair", **pair),
+                         _row([self.size_slider, self.size_none], "sw-pair", **pair),
+                         self.range_slider, self.c0_text, self.time_text], "sw-controls", grid_gap="2px 16px")
+        toolbar = _row([self.undo_button, self.redo_button, self.export_format, self.export_path, self.export_button,
+                        self.message], "sw-toolbar", grid_gap="2px 6px")
+        self.message.layout = W.Layout(flex="1 1 100%", min_width="0")
+        features = W.Accordion([self.feature_panel], selected_index=0,
+                               titles=(f"features ({n_features}): use · sign · penalty · points range",))
+        features.add_class("sw-features-box")
+        return [top, controls, toolbar, features]
 
     # -- the public face ---------------------------------------------------------------------------------
     @property
@@ -280,6 +378,7 @@ class Studio(W.VBox):
         if self._closed:
             return
         self._closed = True
+        self._incumbents.cancel()
         self.controller.close()
         widgets = [self.fpr_slider, self.fpr_none, self.size_slider, self.size_none, self.c0_text, self.range_slider,
                    self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
@@ -415,9 +514,16 @@ class Studio(W.VBox):
             return
         if "spec" in events:
             self._sync_controls()
-        if "card" in events:
+        if "card" in events and self.controller.status.state == "solving":
+            self._incumbents()  # a stream of incumbents: a calm redraw, at most ~4 times a second
+        elif "card" in events:
+            self._incumbents.now()
+        elif "frontier" in events:
+            self._refresh_charts()
+
+    def _redraw(self) -> None:
+        if not self._closed:
             self._refresh_card()
-        if "card" in events or "frontier" in events:
             self._refresh_charts()
 
     def _refresh_card(self) -> None:

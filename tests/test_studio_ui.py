@@ -1,0 +1,238 @@
+"""The studio's look, without a browser: calm incumbents, edits during a solve, layout by flex/grid,
+chart legends and one sparsity point per size, and Altair charts drawn offline in notebooks.
+
+The browser tests in tests/e2e/ check the same things on screen (test_studio_layout.py,
+test_notebooks_offline.py); these pin them at the Python level.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from slimwidgets.datasets import load_demo
+from slimwidgets.widgets.controller import Controller, Status, train_metrics
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def small():
+    return load_demo(n_features=5)
+
+
+def wait_for(check, timeout: float = 30.0, what: str = "a condition") -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+# -- calm redraws ------------------------------------------------------------------------------------
+def test_throttle_merges_a_burst_into_one_deferred_call():
+    from slimwidgets.widgets.studio import Throttle
+
+    calls: list[float] = []
+    done = threading.Event()
+    t = Throttle(lambda: (calls.append(time.monotonic()), done.set()), interval=0.25)
+    t()
+    assert len(calls) == 1  # the first call of a burst runs at once
+    done.clear()
+    for _ in range(50):
+        t()
+    assert len(calls) == 1  # the rest wait for the end of the interval ...
+    assert done.wait(10)
+    time.sleep(0.3)
+    assert len(calls) == 2  # ... and merge into one call
+    assert calls[1] - calls[0] >= 0.25 - 0.01
+    t()  # well after the interval: at once again
+    assert len(calls) == 3
+    t()
+    t.now()  # now() runs at once and drops the deferred call
+    time.sleep(0.35)
+    assert len(calls) == 4
+
+
+def test_incumbents_reach_the_views_at_most_four_times_a_second(small):
+    """A stream of 40 incumbents in 0.4 s: the card view gets a few of them, spaced by the
+    redraw interval, and the settled card at once."""
+    from slimwidgets.widgets import Studio
+
+    st = Studio(*small, time_limit=1.0, frontier=False)
+    try:
+        assert st.wait(60)
+        c = st.controller
+        solved = c.card
+        shown: list[tuple[float, int]] = []
+        st.card_view.observe(lambda ch: shown.append((time.monotonic(), (ch["new"] or {}).get("threshold"))), "card")
+        name = c.data.feature_names[0]
+        for i in range(40):  # what on_incumbent does for each incumbent of a solve
+            inc = solved.with_points({name: i % 7}, intercept=-i)
+            inc = replace(inc, status="feasible", train_metrics=train_metrics(inc, c.data))
+            with c._lock:
+                c._card_solving(inc, Status("solving", f"solving… incumbent {i}", started=time.time()))
+            c._emit("card")
+            time.sleep(0.01)
+        wait_for(lambda: shown and shown[-1][1] == 39, 10, "the last incumbent on screen")
+        times = [t for t, _ in shown]
+        assert 2 <= len(shown) <= 40 // 10, f"{len(shown)} redraws for 40 incumbents"
+        assert all(b - a >= st.redraw_interval - 0.01 for a, b in zip(times, times[1:])), times
+        # a settled card is drawn at once, not held back by the throttle
+        with c._lock:
+            c._push(solved, c.spec, Status("optimal", "settled"), "solve", None)
+        c._emit("card")
+        assert st.card_view.card["threshold"] == solved.threshold and st.card_view.status["text"] == "settled"
+    finally:
+        st.close()
+
+
+def test_an_edit_during_a_solve_supersedes_it():
+    X, y = load_demo(n_features=10)
+    c = Controller(X, y, time_limit=60, frontier=False, debounce=0.0)
+    try:
+        wait_for(lambda: c.card is not None and c.status.state == "solving", 60, "a first incumbent")
+        incumbent = c.card
+        name = c.data.feature_names[0]
+        old = dict(zip(incumbent.feature_names, incumbent.coefficients))[name]
+        edited = c.edit({name: old + 1})
+        assert c.status.state == "edited" and c.card is edited and c.base_card is incumbent
+        wait_for(lambda: not c._scheduler.busy, 30, "the superseded solve to stop")
+        assert c.card is edited and c.history[-1].action == "edit"  # no late result replaced the edit
+    finally:
+        assert c.close()
+
+
+def test_point_cells_stay_editable_while_solving(small):
+    from slimwidgets.widgets.studio import card_payload
+
+    c = Controller(*small, time_limit=1.0, frontier=False)
+    try:
+        assert c.wait(60)
+        c.update(max_fpr=0.1)  # solving again, with the previous card on screen
+        assert card_payload(c)["editable"] is True
+    finally:
+        c.close()
+
+
+# -- layout: card first, widths from the notebook ----------------------------------------------------------
+def _widgets(root):
+    todo, out = [root], []
+    while todo:
+        w = todo.pop()
+        out.append(w)
+        todo += list(getattr(w, "children", ()))
+    return out
+
+
+def test_layout_is_flex_and_grid_with_the_card_first(small):
+    from slimwidgets.widgets import Studio
+
+    st = Studio(*small, time_limit=1.0, frontier=False)
+    try:
+        rows = list(st.children)
+        top = rows[0]
+        assert top.children[0] is st.card_view, "the card is not the first thing in the studio"
+        assert top.layout.flex_flow == "row wrap"
+        fixed = []
+        for w in _widgets(st):
+            lay = w.layout
+            if lay.width and lay.width.endswith("px"):
+                fixed.append((type(w).__name__, lay.width))
+        assert fixed == [], f"fixed pixel widths: {fixed}"
+        cols = st.feature_panel.layout.grid_template_columns
+        assert cols.count("minmax(") == 5 and "fr" in cols
+        assert all(part.startswith("minmax(") for part in cols.replace(") ", ")|").split("|"))
+    finally:
+        st.close()
+
+
+def test_feature_names_keep_their_full_text_on_hover_and_stay_text():
+    from slimwidgets.widgets import Studio
+
+    X, y = load_demo(n_features=3)
+    evil = 'radius <b>≥</b> 13.4 & "more"'
+    X = X.rename(columns={X.columns[0]: evil})
+    st = Studio(X, y, time_limit=0.5, frontier=False)
+    try:
+        labels = [w for w in _widgets(st.feature_panel) if "sw-fname" in getattr(w, "value", "")]
+        assert len(labels) == 3
+        label = next(w.value for w in labels if "radius" in w.value)
+        assert f"title='{html.escape(evil, quote=True)}'" in label and "<b>" not in label
+    finally:
+        st.close()
+
+
+# -- charts ----------------------------------------------------------------------------------------------
+def test_roc_chart_has_a_legend_for_every_layer():
+    from slimwidgets.widgets import charts
+
+    spec = charts.roc_chart(None, None, None, None).to_dict()
+    names = [charts.FRONTIER, charts.THIS_CARD, charts.CARD_ROC, charts.CAP]
+    for layer in spec["layer"]:
+        color = layer["encoding"]["color"]
+        assert color["scale"]["domain"] == names and color["legend"]["orient"] == "bottom"
+        series = [t["calculate"] for t in layer["transform"] if t.get("as") == "series"]
+        assert len(series) == 1 and series[0].strip("'") in names
+    assert {t["calculate"].strip("'") for layer in spec["layer"] for t in layer["transform"]} == set(names)
+
+
+def test_sparsity_chart_shows_one_point_per_size():
+    from slimwidgets.widgets import charts
+
+    # max sizes 3..7 all gave 3-feature cards: five points would stack on size 3
+    path = pd.DataFrame({"key": [f"k{m}" for m in range(1, 8)], "max_size": range(1, 8),
+                         "size": [1, 2, 3, 3, 3, 3, 3], "error": [0.3, 0.2, 0.12, 0.1, 0.1, 0.1, 0.1],
+                         "tpr": [0.5] * 7, "fpr": [0.1] * 7, "status": ["optimal"] * 7})
+    rows = charts.sparsity_datasets(path, None)["path"]
+    assert [r["size"] for r in rows] == [1, 2, 3]
+    best3 = rows[2]
+    assert best3["key"] == "k4" and best3["error"] == 0.1 and best3["max_sizes"] == "3–7"
+    assert charts.sparsity_datasets(None, None)["path"] == []
+
+
+# -- Altair charts in notebooks, offline ----------------------------------------------------------------
+def test_altair_charts_render_with_the_bundled_vega():
+    import altair as alt
+
+    from slimwidgets.widgets import use_bundled_vega
+    from slimwidgets.widgets.studio import STATIC, ChartView
+
+    before = alt.renderers.active
+    try:
+        use_bundled_vega()
+        chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(x="x:Q", y="y:Q")
+        bundle = chart._repr_mimebundle_()
+        bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+        assert "text/html" not in bundle  # no <script src=cdn...>
+        from ipywidgets.widgets.widget import _instances
+
+        view = _instances[bundle["application/vnd.jupyter.widget-view+json"]["model_id"]]
+        assert isinstance(view, ChartView)
+        assert view.spec == chart.to_dict()
+    finally:
+        alt.renderers.enable(before)
+    shipped = (STATIC / "chart.js").read_text()
+    assert "cdn.jsdelivr" not in shipped and "unpkg.com" not in shipped
+
+
+def _code(name: str) -> list[str]:
+    nb = json.loads((ROOT / "notebooks" / name).read_text())
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")))
+def test_notebooks_draw_altair_offline_and_keep_the_studio(name):
+    cells = _code(name)
+    charts = [k for k, s in enumerate(cells) if "alt.Chart(" in s]
+    if charts:
+        enabled = [k for k, s in enumerate(cells) if "use_bundled_vega()" in s]
+        assert enabled and enabled[0] <= charts[0], f"{name} draws Altair charts before use_bundled_vega()"
+    if any("Studio(" in s for s in cells):  # Run All must leave the studio alive
+        assert not any("studio.close()" in s for s in cells), f"{name} closes its studio"
