@@ -275,11 +275,11 @@ class Studio(W.VBox):
             self.feature_rows[name] = row
             label = W.HTML(f"<span class='sw-fname' title='{html.escape(name, quote=True)}'>{html.escape(name)}</span>",
                            layout=_cell())
+            label.add_class("sw-flabel")
             cells += [label, row["use"], row["sign"], row["penalty"], row["range"]]
-        # columns share the width the notebook gives; names shrink first (cut with "…", full text on hover)
+        # the grid's columns are in card.css: they share the width the notebook gives, and on a
+        # narrow notebook each name takes a line of its own above its controls
         self.feature_panel = W.GridBox(cells, layout=W.Layout(
-            grid_template_columns="minmax(6em, 2fr) minmax(5.6em, 1fr) minmax(4.2em, 0.7fr) minmax(4em, 0.7fr) "
-                                  "minmax(120px, 3fr)",
             grid_gap="1px 4px", max_height="300px", overflow="auto", padding="0 2px 2px"))
         self.feature_panel.add_class("sw-features")
 
