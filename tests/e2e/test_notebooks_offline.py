@@ -35,7 +35,7 @@ STATE = """() => {
     errors: [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
       .map((e) => e.textContent).filter((t) => /Traceback|Error/.test(t)).map((t) => t.slice(0, 500)),
     charts: charts.length,
-    drawn: charts.filter((c) => c.querySelector('svg g.mark-symbol path, svg g.mark-line path, svg g.mark-rule line')).length,
+    drawn: charts.filter((c) => c.querySelector('svg g.mark-symbol.role-mark path, svg g.mark-line.role-mark path, svg g.mark-rule.role-mark line')).length,
     chartErrors: [...document.querySelectorAll('.sw-chart-error')].map((e) => e.textContent),
     loadError: document.body.innerText.includes('Error loading script'),
     vegaEmbed: document.querySelectorAll('.vega-embed').length,

@@ -56,8 +56,8 @@ def chart_state(page, cls: str) -> dict:
         const box = document.querySelector(`.${cls} .sw-chart`);
         const svg = box && box.querySelector('svg');
         return {renders: box ? box.dataset.renders : null, updates: box ? Number(box.dataset.updates || 0) : 0,
-                symbols: svg ? svg.querySelectorAll('g.mark-symbol path').length : 0,
-                lines: svg ? svg.querySelectorAll('g.mark-line path').length : 0,
+                symbols: svg ? svg.querySelectorAll('g.mark-symbol.role-mark path').length : 0,
+                lines: svg ? svg.querySelectorAll('g.mark-line.role-mark path').length : 0,
                 html: svg ? svg.innerHTML : ''};
     }""", cls)
 
@@ -102,8 +102,8 @@ def test_studio_in_jupyterlab(studio_page, shot):
     # -- it renders: the card, both charts, all offline ----------------------------------------------
     first = settle(page, k)
     assert first["max_fpr"] == 0.2
-    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol path').length > 0", timeout=30_000)
-    page.wait_for_function("() => document.querySelectorAll('.sw-path svg g.mark-symbol path').length > 0", timeout=60_000)
+    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0", timeout=30_000)
+    page.wait_for_function("() => document.querySelectorAll('.sw-path svg g.mark-symbol.role-mark path').length > 0", timeout=60_000)
     roc0, path0 = chart_state(page, "sw-roc"), chart_state(page, "sw-path")
     assert roc0["renders"] == "1" and path0["renders"] == "1"
     assert roc0["lines"] >= 1  # the card's own ROC
@@ -141,10 +141,10 @@ def test_studio_in_jupyterlab(studio_page, shot):
     shot(page, "storm")
 
     # -- click a frontier point: its card loads (from the cache) -----------------------------------------------
-    page.wait_for_function("""() => [...document.querySelectorAll('.sw-roc svg g.mark-symbol path')]
+    page.wait_for_function("""() => [...document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path')]
         .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key).length >= 3""", timeout=90_000)
     cap = page.evaluate("""current => {
-        const pts = [...document.querySelectorAll('.sw-roc svg g.mark-symbol path')]
+        const pts = [...document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path')]
             .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key && p.__data__.datum.cap !== null
                          && p.__data__.datum.size > 0 && Math.abs(p.__data__.datum.cap - current) > 1e-9)
             .sort((a, b) => b.__data__.datum.cap - a.__data__.datum.cap);

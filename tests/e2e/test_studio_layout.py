@@ -101,7 +101,7 @@ def open_studio(lab, page, kernel_for):
     end = time.monotonic() + 90
     while not k.value("studio.wait(1)"):
         assert time.monotonic() < end, "the studio did not settle"
-    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol path').length > 0", timeout=30_000)
+    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0", timeout=30_000)
     return k
 
 
