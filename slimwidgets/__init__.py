@@ -16,6 +16,7 @@ from .toolbox.frontier import clear_cache, roc_frontier, size_path
 from .toolbox.reduction import ReductionResult, reduce_data
 from .toolbox.risk import risk_table, wilson_interval
 from .core.scoring import Metrics, ScoringSystem
+from .core.status import CardStatus, DegenerateCardWarning, describe
 from .solvers.base import Incumbent, SolverError
 from .core.spec import LogicalConstraint, Spec, at_least, at_most, hierarchy, make_spec, needs
 from .toolbox.theory import generalization_bound, resolution_bound, round_to_resolution
@@ -43,6 +44,7 @@ def __getattr__(name: str):
 __all__ = [
     "fit", "Studio", "SLIMClassifier", "ScoringSystem", "Metrics", "Spec", "make_spec", "LogicalConstraint",
     "needs", "hierarchy", "at_most", "at_least", "Dataset", "prepare_data", "DataWarning",
+    "DegenerateCardWarning", "describe", "CardStatus",
     "InfeasibleError", "NoSolutionError", "SolverError", "Incumbent", "check_card", "find_conflicts",
     "roc_frontier", "size_path", "clear_cache", "cross_validate", "CVResult", "binarize", "Binarizer",
     "risk_table", "wilson_interval", "resolution_bound", "round_to_resolution", "generalization_bound",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import runpy
 import threading
 import time
 
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.core.status import NO_BOUND, describe, details_text
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.controller import Controller, card_roc, train_metrics
 from slimwidgets.widgets.scheduler import THREAD_PREFIX, BackgroundQueue, SolveScheduler
@@ -109,10 +109,13 @@ def test_first_card_settles_and_is_honest(make, small):
     card = c.card
     assert card is not None and card.status in ("optimal", "time_limit")
     assert c.status.state == card.status
-    if card.status == "optimal":
-        assert c.status.text.startswith("optimal")
-    else:
-        assert c.status.text.startswith("stopped at time limit (1 s) · gap ")
+    # the line is the card's status in the user's units; solver figures only in the details
+    described = describe(card)
+    assert c.status.text == described.headline and c.status.proven == described.proven
+    assert c.status.details == details_text(described) and "objective" in c.status.details
+    assert "objective" not in c.status.text and "gap" not in c.status.text
+    if card.status != "optimal":
+        assert "no bound" not in c.status.text and ("proven" in c.status.text or NO_BOUND in c.status.text)
     assert c.history[-1].card is card and c.history[-1].spec == c.spec
     X, y = small
     m = card.metrics(X, y)
@@ -208,16 +211,22 @@ def test_incumbents_stream_while_solving(small):
     assert seen[-1][0] in ("optimal", "time_limit")
 
 
-def test_infeasible_names_the_clash(make):
+def test_infeasible_names_the_clash_and_keeps_the_previous_state(make):
     c = make()
     settle(c)
+    before_spec, before_card, undo_depth = c.spec, c.card, c._cursor
+    events = []
+    c.subscribe(events.append)
     c.update(max_fpr=0.0, min_tpr=1.0)
     settle(c)
-    assert c.card is None
     assert c.status.state == "infeasible"
     assert set(c.status.conflicts) == {"max_fpr=0", "min_tpr=1"}
     assert "max_fpr=0" in c.status.text and "min_tpr=1" in c.status.text
-    assert c.history[-1].card is None
+    assert c.history[-1].card is None and c.history[-1].spec.min_tpr == 1.0  # the failure is on record
+    # ... and the previous card and settings are back on screen, with the error in place
+    assert c.card is before_card and c.spec == before_spec and c._cursor == undo_depth
+    assert c.notice_level == "error" and c.notice == "these settings have no card: kept the previous card and settings"
+    assert any("spec" in e for e in events[1:])  # the controls are told to show the old settings again
 
 
 def test_contradictory_options_raise_at_once(make):
@@ -310,7 +319,7 @@ def test_undo_redo_walk_the_history(make):
     settle(c)
     s1, k1 = c.spec, c.card
     name = c.data.feature_names[0]
-    k2 = c.edit({name: 2})
+    k2 = c.edit({name: k1.points.get(name, 0) + 1})
     assert c.undo() and c.card is k1 and c.spec == s1
     assert c.undo() and c.card is k0 and c.spec == s0
     assert not c.undo()
@@ -345,12 +354,12 @@ def test_export_every_format_and_reload(make, tmp_path):
         assert path.exists() and path.stat().st_size > 0
         assert str(path) in line
     path, line = c.export("json", tmp_path / "card.json")
-    assert line == f"card = slimwidgets.ScoringSystem.from_json({str(path)!r})"
-    ns = {"slimwidgets": sw}
+    assert line == f"import slimwidgets; card = slimwidgets.ScoringSystem.from_json({str(path)!r})"
+    ns = {}  # the line runs as shown, whatever the notebook imported
     exec(line, ns)
     assert ns["card"].points == card.points and ns["card"].threshold == card.threshold
     path, line = c.export("python", tmp_path / "card.py")
-    ns = {"runpy": runpy}
+    ns = {}
     exec(line, ns)
     row = dict(zip(card.feature_names, [1] * len(card.feature_names)))
     assert bool(ns["predict"](row)) == bool(sum(card.coefficients) > card.threshold)
@@ -586,3 +595,365 @@ def test_chart_builders_are_pure_and_split_cleanly():
     nan = pd.DataFrame({"key": ["k"], "cap": [float("nan")], "tpr": [0.5], "fpr": [0.1], "error": [0.2], "size": [1],
                         "status": ["optimal"]})
     assert charts.roc_datasets(nan, None, None, None)["frontier"][0]["cap"] is None
+
+
+# -- issue #10: nothing lost silently ---------------------------------------------------------------------
+def test_required_features_plan_the_path_from_their_number(small):
+    """Two required features: no false "max_size=1 but 2 features are required", and the path fills in."""
+    c = Controller(*small, time_limit=0.5, fpr_caps=(0.1,), max_path_size=3)
+    try:
+        settle(c)
+        a, b = c.data.feature_names[:2]
+        c.update(require=[a, b])  # used to raise after applying the change
+        c.update(max_fpr=0.2)  # and so did every later change
+        settle(c)
+        assert c.status.state in ("optimal", "time_limit") and c.card.spec.require == (a, b)
+        assert [p for kind, _, p in c._plan_now if kind == "size"] == [2, 3]
+        assert c.wait_background(60)
+        assert list(c.path_points()["max_size"]) == [2, 3]
+    finally:
+        assert c.close()
+
+
+def test_a_refused_update_changes_nothing(make):
+    c = make()
+    settle(c)
+    before, card, entries = c.spec, c.card, len(c.history)
+    a, b, d = c.data.feature_names[:3]
+    with pytest.raises(ValueError, match="max_size=2"):
+        c.update(lock={a: 1, b: 1, d: 1}, max_size=2)  # three features forced in, at most two allowed
+    assert c.spec == before and c.card is card and c.status.state != "solving" and len(c.history) == entries
+
+
+def test_solved_for_lists_every_active_constraint():
+    from slimwidgets.core.spec import at_most, make_spec, needs
+    from slimwidgets.widgets.controller import describe_spec
+
+    spec = make_spec(max_fpr=0.2, min_tpr=0.8, max_size=4, C0=0.01, coef_range=(-5, 5), exclude=["e"],
+                     require=["r"], signs={"s": "-"}, penalties={"p": 0.5}, lock={"l": 3},
+                     coef_ranges={"q": (0, 3)}, constraints=[needs("n", "m"), at_most(1, ["u", "v"])],
+                     class_weights="balanced", time_limit=5)
+    text = describe_spec(spec)
+    for part in ("max FPR 20 %", "min TPR 80 %", "size ≤ 4", "C0 0.01", "points −5…5", "exclude e", "require r",
+                 "sign s −", "penalty p 0.5", "lock l = 3", "points of q 0…3", "n needs m", "at most 1 of u, v",
+                 "class weights balanced", "limit 5 s"):
+        assert part in text, (part, text)
+    assert describe_spec(make_spec()) == "solved for: C0 auto · points −10…10"
+
+
+def test_lock_of_an_excluded_feature_says_what_it_dropped(make):
+    c = make()
+    settle(c)
+    a = c.data.feature_names[0]
+    c.set_feature(a, use="exclude")
+    settle(c)
+    c.edit({a: 3})
+    c.lock(a)
+    assert c.spec.lock == {a: 3} and a not in c.spec.exclude
+    assert c.notice == f"locked {a!r} at 3 points: dropped its exclusion"
+    settle(c)
+    c.set_feature(a, use="exclude")  # and the other way round
+    assert a in c.spec.exclude and a not in c.spec.lock
+    assert c.notice == f"excluded {a!r}: dropped its lock at 3 points"
+    # a lock its sign forbids is refused, and nothing changes
+    b = c.data.feature_names[1]
+    c.set_feature(b, sign="+")
+    settle(c)
+    before = c.spec
+    with pytest.raises(ValueError, match="sign"):
+        c.lock(b, -2)
+    assert c.spec == before
+
+
+def test_loading_a_card_that_breaks_a_lock_says_what_changed(make):
+    c = make()
+    settle(c)
+    first = c.card
+    name = c.data.feature_names[0]
+    value = first.points.get(name, 0) + 1
+    c.lock(name, value)
+    settle(c)
+    c.load(first.spec.key())  # e.g. a frontier point drawn before the lock
+    assert c.card is first and name not in c.spec.lock
+    assert f"dropped lock {name} = {value}" in c.notice
+    c.load(c.history[-2].spec)  # back to the locked card: the lock is added again
+    assert f"added lock {name} = {value}" in c.notice
+
+
+def test_a_penalty_that_changes_nothing_says_so(make):
+    c = make(max_size=2)
+    settle(c)
+    card = c.card
+    unused = next(n for n in c.data.feature_names if n not in card.points)
+    c.set_feature(unused, penalty=0.5)
+    settle(c)
+    assert c.card.points == card.points
+    assert c.notice == f"the penalty of {unused!r} (0.5) changed nothing: the card is the same"
+    used = next(iter(card.points))
+    c.set_feature(used, penalty=5.0)  # far above what the feature is worth: the card changes
+    settle(c)
+    assert used not in c.card.points and c.notice == ""
+
+
+def test_one_edit_is_one_undo_step(make):
+    """Enter in a point cell sends the same edit twice (its own change event, then the browser's on blur):
+    the second records nothing."""
+    c = make()
+    settle(c)
+    solved = c.card
+    name = c.data.feature_names[0]
+    value = solved.points.get(name, 0) + 2
+    entries = len(c.history)
+    edited = c.edit({name: value})
+    assert c.edit({name: value}) is edited
+    assert len(c.history) == entries + 1
+    assert c.undo() and c.card is solved
+
+
+def test_edits_supersede_a_running_solve():
+    X, y = load_demo(n_features=10)
+    c = Controller(X, y, time_limit=60, frontier=False, debounce=0.0)
+    try:
+        deadline = time.monotonic() + 20
+        while c.card is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert c.status.state == "solving" and c.card is not None  # an incumbent is on screen
+        incumbent = c.card
+        name = c.data.feature_names[0]
+        edited = c.edit({name: incumbent.points.get(name, 0) + 1})
+        assert c.status.state == "edited" and c.base_card is incumbent
+        assert c.notice == "the edit stopped the running solve"
+        assert c._scheduler.wait_idle(10) and c._scheduler.interrupted >= 1
+        assert c.card is edited  # the stopped solve never replaces the edit
+    finally:
+        assert c.close()
+
+
+def test_throttle_delivers_at_most_one_per_interval_and_always_the_last():
+    from slimwidgets.widgets.scheduler import Throttle
+
+    now, timers, got = [0.0], [], []
+
+    class FakeTimer:
+        def __init__(self, delay, fn):
+            self.at, self.fn, self.cancelled = now[0] + delay, fn, False
+            timers.append(self)
+
+        def cancel(self):
+            self.cancelled = True
+
+    t = Throttle(got.append, 0.25, clock=lambda: now[0], start_timer=FakeTimer)
+    for i in range(20):  # 20 incumbents in 0.19 s
+        t.offer(i)
+        now[0] += 0.01
+    assert got == [0] and len(timers) == 1 and timers[0].at == pytest.approx(0.25)
+    now[0] = timers[0].at
+    timers[0].fn()
+    assert got == [0, 19]  # the newest one, when the interval is up
+    t.offer(20)  # within the interval again: waits
+    assert got == [0, 19]
+    t.stop()  # the final card replaces it
+    assert timers[-1].cancelled and got == [0, 19]
+    t.offer(21)
+    assert got == [0, 19]
+
+
+def test_incumbents_reach_the_view_through_the_throttle():
+    X, y = load_demo(n_features=10)
+    c = Controller(X, y, time_limit=3, frontier=False, start=False)
+    c.incumbent_interval = 3600.0  # one incumbent, then only the settled card
+    shown = []
+    c.subscribe(lambda ev: "card" in ev and shown.append((c.status.state, c.card)))
+    try:
+        c.set_spec(c.spec)
+        settle(c)
+    finally:
+        assert c.close()
+    assert len([s for s, card in shown if s == "solving" and card is not None]) <= 1
+    assert shown[-1][0] in ("optimal", "time_limit")
+    assert no_studio_threads() == []
+
+
+def test_reload_line_runs_as_shown_with_any_path(make, tmp_path, monkeypatch):
+    c = make()
+    settle(c)
+    odd = tmp_path / "it's \"odd\"; import os.json"
+    for fmt in ("json", "html", "markdown", "python", "latex"):
+        path, line = c.export(fmt, odd.with_suffix(".x" + fmt))
+        if fmt in ("html", "markdown"):
+            pytest.importorskip("IPython")
+        ns: dict = {}
+        exec(line, ns)  # runs as shown in an empty namespace
+    path, line = c.export("json", odd)
+    ns = {}
+    exec(line, ns)
+    assert ns["card"].points == c.card.points
+    monkeypatch.chdir(tmp_path)  # a relative name that looks like JSON text is still read as a file
+    _, line = c.export("json", '{"a": 1}.json')
+    ns = {}
+    exec(line, ns)
+    assert ns["card"].points == c.card.points
+
+
+def test_export_into_a_missing_folder_says_so_and_changes_nothing(make, tmp_path):
+    c = make()
+    settle(c)
+    card, entries = c.card, len(c.history)
+    with pytest.raises(OSError, match="does not exist"):
+        c.export("json", tmp_path / "no such folder" / "card.json")
+    assert c.card is card and len(c.history) == entries
+
+
+# -- issue #10: held-out truth ------------------------------------------------------------------------
+def test_validation_figures_next_to_training_figures(small, tmp_path):
+    X, y = small
+    X_tr, y_tr, X_va, y_va = X.iloc[:400], y.iloc[:400], X.iloc[400:], y.iloc[400:]
+    c = Controller(X_tr, y_tr, validation=(X_va[list(X.columns[::-1])], y_va), time_limit=0.5,
+                   fpr_caps=(0.1,), max_path_size=2)
+    try:
+        settle(c)
+        card = c.card
+        m = card.metrics(X_va, y_va)
+        v = card.validation_metrics
+        assert (v.tp, v.fp, v.tn, v.fn) == (m.tp, m.fp, m.tn, m.fn)  # columns in another order are matched by name
+        assert c.history[-1].validation_metrics is v and "validation: error" in repr(c.history[-1])
+        path, _ = c.export("json", tmp_path / "card.json")
+        again = sw.ScoringSystem.from_json(str(path))
+        assert again.validation_metrics == v
+        assert "validation: error" in card.to_text()
+        assert c.wait_background(60)
+        f = c.chart_frames()
+        assert list(f["card"]["set"]) == ["train", "validation"]
+        assert f["card"]["tpr"].iloc[1] == pytest.approx(v.tpr)
+        front = f["frontier"]
+        assert set(front["set"]) == {"train", "validation"}
+        assert (front["set"] == "train").sum() == (front["set"] == "validation").sum() == len(c.frontier_points())
+        for key, rows in front.groupby("key"):
+            loaded = c._cache[key]
+            val = rows[rows["set"] == "validation"].iloc[0]
+            assert val["tpr"] == pytest.approx(loaded.validation_metrics.tpr)
+        c.edit({c.data.feature_names[0]: 9})  # edited cards are measured on both sets at once
+        assert c.card.validation_metrics == c.card.metrics(X_va, y_va)
+    finally:
+        assert c.close()
+
+
+def test_holdout_is_a_stratified_reproducible_split(small):
+    X, y = small
+    a = Controller(X, y, holdout=0.25, random_state=0, frontier=False, start=False)
+    b = Controller(X, y, holdout=0.25, random_state=0, frontier=False, start=False)
+    try:
+        assert a.validation.n_samples == math.ceil(0.25 * len(y)) and a.data.n_samples + a.validation.n_samples == len(y)
+        share = float(np.mean(y))
+        val_share = a.validation.weight[a.validation.y == 1].sum() / a.validation.n_samples
+        assert abs(val_share - share) < 0.01  # stratified: the class balance is kept
+        assert np.array_equal(a.validation.X, b.validation.X) and np.array_equal(a.validation.weight, b.validation.weight)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_bad_validation_data_is_refused_clearly(small):
+    X, y = small
+    with pytest.raises(ValueError, match="missing"):
+        Controller(X, y, validation=(X.drop(columns=X.columns[0]), y), start=False)
+    with pytest.raises(ValueError, match="not the training labels"):
+        Controller(X, y, validation=(X, y.map({True: "yes", False: "no"})), start=False)
+    with pytest.raises(ValueError, match="validation data: .*one class"):
+        Controller(X, y, validation=(X[y], y[y]), start=False)
+    with pytest.raises(TypeError, match="not both"):
+        Controller(X, y, validation=(X, y), holdout=0.2, start=False)
+    with pytest.raises(ValueError, match="holdout"):
+        Controller(X, y, holdout=1.5, start=False)
+
+
+# -- issue #10 in the widget ------------------------------------------------------------------------------
+def test_studio_min_tpr_control_and_the_solved_for_line(studio):
+    assert studio.wait(30)
+    name = studio.controller.data.feature_names[0]
+    studio.feature_rows[name]["use"].set_state({"index": 1})  # exclude
+    studio.tpr_none.set_state({"value": False})
+    studio.tpr_slider.set_state({"value": 0.9})
+    assert studio.wait(30)
+    assert studio.spec.min_tpr == pytest.approx(0.9) and name in studio.spec.exclude
+    assert studio.scoring_system.train_metrics.tpr >= 0.9 - 1e-12
+    text = studio.card_view.card["spec_text"]
+    assert "min TPR 90 %" in text and f"exclude {name}" in text
+    studio.undo()
+    assert studio.tpr_none.value and studio.tpr_slider.disabled  # the control shows the undone spec
+
+
+def test_studio_failed_export_replaces_the_old_message(studio, tmp_path):
+    assert studio.wait(30)
+    studio.export_path.set_state({"value": str(tmp_path / "card.json")})
+    studio.export_button.click()
+    assert "wrote" in studio.message.value
+    card = studio.scoring_system
+    studio.export_path.set_state({"value": str(tmp_path / "missing" / "card.json")})
+    studio.export_button.click()
+    assert "wrote" not in studio.message.value and "does not exist" in studio.message.value
+    assert studio.scoring_system is card
+
+
+def test_studio_enter_twice_is_one_undo_step_and_cells_stay_editable(studio):
+    assert studio.wait(30)
+    solved = studio.scoring_system
+    name = studio.controller.data.feature_names[3]
+    value = solved.points.get(name, 0) + 2
+    for nonce in ("enter", "change"):  # what the cell sends for one edit committed with Enter
+        studio.card_view.set_state({"request": {"op": "edit", "feature": name, "value": value, "nonce": nonce}})
+    studio.undo_button.click()
+    assert studio.scoring_system is solved
+    studio.controller.update(max_size=2)
+    assert studio.controller.status.state == "solving" and studio.card_view.card["editable"]
+
+
+def test_studio_shows_train_and_validation_side_by_side(small):
+    from slimwidgets.widgets import Studio
+
+    X, y = small
+    st = Studio(X, y, holdout=0.25, random_state=0, time_limit=0.5, frontier=False)
+    try:
+        assert st.wait(30)
+        card = st.scoring_system
+        payload = st.card_view.card
+        assert [r["set"] for r in payload["metrics"]] == ["train", "validation"]
+        assert payload["metrics"][1]["tpr"] == pytest.approx(card.validation_metrics.tpr)
+        assert "validation: error" in payload["metrics_text"]
+        assert [r["set"] for r in st.chart_frames()["card"].to_dict("records")] == ["train", "validation"]
+        assert_views_agree(st)
+    finally:
+        st.close()
+
+
+# -- issue #10: the status line in the user's units -------------------------------------------------------
+def test_status_under_a_cap_speaks_tpr_and_held_out_figures(small):
+    X, y = small
+    c = Controller(X, y, holdout=0.25, random_state=0, max_fpr=0.2, time_limit=1.0, frontier=False, start=False)
+    states = []
+    c.subscribe(lambda ev: states.append(c.status))
+    try:
+        c.set_spec(c.spec)
+        settle(c)
+    finally:
+        assert c.close()
+    card, status = c.card, c.status
+    assert status.text.startswith(f"TPR {100 * card.train_metrics.tpr:.1f} % at FPR ")
+    assert "held-out TPR" in status.text and status.level in ("ok", "warn")
+    assert status.text == describe(card, validation=card.validation_metrics).headline
+    for s in states:  # incumbents speak the same language while the solve runs
+        if s.state == "solving" and s.text != "solving…":
+            assert s.text.startswith("solving… · TPR ") and "incumbent" not in s.text and "gap" not in s.text
+    assert c.status.to_dict()["level"] == status.level and c.status.to_dict()["details"] == status.details
+
+
+def test_a_degenerate_card_is_called_out_and_a_failure_is_red(make):
+    c = make()
+    settle(c)
+    nobody = sw.ScoringSystem(c.data.feature_names, (0,) * c.data.n_features, -1, positive=c.data.positive,
+                              negative=c.data.negative, status="optimal", spec=c.spec)
+    c.load(nobody)  # threshold 1, every total 0: predicts the negative class for everyone
+    assert c.status.level == "warn" and "for every training row" in c.status.text and c.status.warning
+    c.update(max_fpr=0.0, min_tpr=1.0)
+    settle(c)
+    assert c.status.state == "infeasible" and c.status.level == "error"

@@ -1,5 +1,7 @@
-"""The studio's look, without a browser: calm incumbents, edits during a solve, layout by flex/grid,
-chart legends and one sparsity point per size, and Altair charts drawn offline in notebooks.
+"""The studio's look, without a browser: layout by flex/grid with the card first, feature
+names with their full text on hover, chart legends and one sparsity point per size, and
+Altair charts drawn offline in notebooks. (Calm incumbents and edits during a solve are
+the controller's: tests/test_studio.py.)
 
 The browser tests in tests/e2e/ check the same things on screen (test_studio_layout.py,
 test_notebooks_offline.py); these pin them at the Python level.
@@ -10,16 +12,12 @@ from __future__ import annotations
 import html
 import json
 import re
-import threading
-import time
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from slimwidgets.datasets import load_demo
-from slimwidgets.widgets.controller import Controller, Status, train_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,99 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def small():
     return load_demo(n_features=5)
-
-
-def wait_for(check, timeout: float = 30.0, what: str = "a condition") -> None:
-    end = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        time.sleep(0.02)
-
-
-# -- calm redraws ------------------------------------------------------------------------------------
-def test_throttle_merges_a_burst_into_one_deferred_call():
-    from slimwidgets.widgets.studio import Throttle
-
-    calls: list[float] = []
-    done = threading.Event()
-    t = Throttle(lambda: (calls.append(time.monotonic()), done.set()), interval=0.25)
-    t()
-    assert len(calls) == 1  # the first call of a burst runs at once
-    done.clear()
-    for _ in range(50):
-        t()
-    assert len(calls) == 1  # the rest wait for the end of the interval ...
-    assert done.wait(10)
-    time.sleep(0.3)
-    assert len(calls) == 2  # ... and merge into one call
-    assert calls[1] - calls[0] >= 0.25 - 0.01
-    t()  # well after the interval: at once again
-    assert len(calls) == 3
-    t()
-    t.now()  # now() runs at once and drops the deferred call
-    time.sleep(0.35)
-    assert len(calls) == 4
-
-
-def test_incumbents_reach_the_views_at_most_four_times_a_second(small):
-    """A stream of 40 incumbents in 0.4 s: the card view gets a few of them, spaced by the
-    redraw interval, and the settled card at once."""
-    from slimwidgets.widgets import Studio
-
-    st = Studio(*small, time_limit=1.0, frontier=False)
-    try:
-        assert st.wait(60)
-        c = st.controller
-        solved = c.card
-        shown: list[tuple[float, int]] = []
-        st.card_view.observe(lambda ch: shown.append((time.monotonic(), (ch["new"] or {}).get("threshold"))), "card")
-        name = c.data.feature_names[0]
-        for i in range(40):  # what on_incumbent does for each incumbent of a solve
-            inc = solved.with_points({name: i % 7}, intercept=-i)
-            inc = replace(inc, status="feasible", train_metrics=train_metrics(inc, c.data))
-            with c._lock:
-                c._card_solving(inc, Status("solving", f"solving… incumbent {i}", started=time.time()))
-            c._emit("card")
-            time.sleep(0.01)
-        wait_for(lambda: shown and shown[-1][1] == 39, 10, "the last incumbent on screen")
-        times = [t for t, _ in shown]
-        assert 2 <= len(shown) <= 40 // 10, f"{len(shown)} redraws for 40 incumbents"
-        assert all(b - a >= st.redraw_interval - 0.01 for a, b in zip(times, times[1:])), times
-        # a settled card is drawn at once, not held back by the throttle
-        with c._lock:
-            c._push(solved, c.spec, Status("optimal", "settled"), "solve", None)
-        c._emit("card")
-        assert st.card_view.card["threshold"] == solved.threshold and st.card_view.status["text"] == "settled"
-    finally:
-        st.close()
-
-
-def test_an_edit_during_a_solve_supersedes_it():
-    X, y = load_demo(n_features=10)
-    c = Controller(X, y, time_limit=60, frontier=False, debounce=0.0)
-    try:
-        wait_for(lambda: c.card is not None and c.status.state == "solving", 60, "a first incumbent")
-        incumbent = c.card
-        name = c.data.feature_names[0]
-        old = dict(zip(incumbent.feature_names, incumbent.coefficients))[name]
-        edited = c.edit({name: old + 1})
-        assert c.status.state == "edited" and c.card is edited and c.base_card is incumbent
-        wait_for(lambda: not c._scheduler.busy, 30, "the superseded solve to stop")
-        assert c.card is edited and c.history[-1].action == "edit"  # no late result replaced the edit
-    finally:
-        assert c.close()
-
-
-def test_point_cells_stay_editable_while_solving(small):
-    from slimwidgets.widgets.studio import card_payload
-
-    c = Controller(*small, time_limit=1.0, frontier=False)
-    try:
-        assert c.wait(60)
-        c.update(max_fpr=0.1)  # solving again, with the previous card on screen
-        assert card_payload(c)["editable"] is True
-    finally:
-        c.close()
 
 
 # -- layout: card first, widths from the notebook ----------------------------------------------------------

@@ -85,13 +85,22 @@ class Dataset:
         have at most three decimals the scores are multiples of 10^-k and
         gamma = 10^-k is still exact. Otherwise we use the paper's 0.1.
         """
+        step = self.score_step()
+        return 0.1 if step is None else step
+
+    def score_step(self) -> float | None:
+        """The step every total score is a multiple of (1 or 10^-k), None when there is none.
+
+        A margin in (0, step] makes the loss count exactly the misclassified rows, so a
+        bound on the loss is a bound on errors (:mod:`slimwidgets.core.status` relies on it).
+        """
         if bool(np.all(self.integer_valued)):
             return 1.0
         for k in (1, 2, 3):
             scaled = self.X * 10**k
             if np.all(np.abs(scaled - np.round(scaled)) < 1e-9 * np.maximum(1.0, np.abs(scaled))):
                 return 10.0**-k
-        return 0.1
+        return None
 
 
 def _as_names(columns: Sequence[Any]) -> tuple[str, ...]:

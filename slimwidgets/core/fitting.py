@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+import warnings
 from dataclasses import replace
 from typing import Any, Callable, Sequence
 
@@ -20,6 +21,7 @@ from ..solvers.pools import pool_search
 from ..solvers.search import local_search
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
+from .status import DegenerateCardWarning, degeneracy, limit_scale
 from .spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, Spec, make_spec
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "check_card", "find_conflicts"]
@@ -88,6 +90,12 @@ def fit(
     InfeasibleError
         When no card meets the constraints; its message names a clashing subset.
 
+    Warns
+    -----
+    DegenerateCardWarning
+        When the card predicts one class for every training row (its message says
+        what to change, e.g. ``class_weights="balanced"`` or ``min_tpr``).
+
     Examples
     --------
     >>> import pandas as pd, slimwidgets as sw
@@ -103,7 +111,11 @@ def fit(
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
     spec = spec if spec is not None else make_spec(**options)
-    return fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
+    card = fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
+    problem = degeneracy(card)
+    if problem is not None:  # sweeps call fit_dataset: a cap of 0 % may rightly say "no" to all
+        warnings.warn(problem, DegenerateCardWarning, stacklevel=2)
+    return card
 
 
 def fit_dataset(
@@ -285,13 +297,20 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
         solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
         positive_name=data.positive_name, family=family,
         details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
-                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic},
+                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic,
+                 "limits": _limits(form)},
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     metrics = card.metrics(data.X, labels, sample_weight=data.weight)
     object.__setattr__(card, "train_metrics", metrics)
     object.__setattr__(card, "risk", _risk_rows(card, data, labels))
     return card
+
+
+def _limits(form: Formulation) -> dict | None:
+    """How the card's bound reads in the user's units (see :func:`~.status.describe`)."""
+    scale = limit_scale(form)
+    return None if scale is None else scale.to_dict()
 
 
 RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this many distinct totals

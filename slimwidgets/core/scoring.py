@@ -110,6 +110,8 @@ class ScoringSystem:
     # Observed event rate per total score on the training data: (score, rows, events, rate,
     # lower, upper) with a Wilson 95 % interval; printed under the card and kept in its JSON.
     risk: tuple[tuple[float, float, float, float, float, float], ...] | None = None
+    # Metrics on held-out rows (the studio's validation set), when there are any.
+    validation_metrics: Metrics | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -248,6 +250,8 @@ class ScoringSystem:
         notes = []
         if self.train_metrics is not None:
             notes.append(f"train: {self.train_metrics}")
+        if self.validation_metrics is not None:
+            notes.append(f"validation: {self.validation_metrics}")
         notes.append(self.status_line())
         return tuple(notes)
 
@@ -319,14 +323,16 @@ class ScoringSystem:
             "solve_time": self.solve_time,
             "solver": self.solver,
             "spec": None if self.spec is None else self.spec.to_dict(),
-            "train_metrics": None if self.train_metrics is None else {
-                k: getattr(self.train_metrics, k) for k in ("n", "tp", "fp", "tn", "fn", "size")
-            },
+            "train_metrics": None if self.train_metrics is None else _metric_counts(self.train_metrics),
         }
         if self.family != "slim":  # absent means "slim": plain cards export exactly as before
             body["family"] = self.family
         if self.risk is not None:
             body["risk"] = [list(row) for row in self.risk]
+        if self.details.get("limits") is not None:  # how the bound reads in the user's units
+            body["limits"] = dict(self.details["limits"])
+        if self.validation_metrics is not None:  # absent without held-out rows: plain cards export as before
+            body["validation_metrics"] = _metric_counts(self.validation_metrics)
         body["checksum"] = _checksum(body)
         return body
 
@@ -394,17 +400,25 @@ class ScoringSystem:
             raise ValueError(f"unknown model family {family!r}; this version reads {list(FAMILIES)}")
         try:
             spec = None if d.get("spec") is None else Spec.from_dict(d["spec"])
-            tm = d.get("train_metrics")
-            metrics = None if tm is None else Metrics(**{k: tm[k] for k in ("n", "tp", "fp", "tn", "fn", "size")})
+            tm, vm = d.get("train_metrics"), d.get("validation_metrics")
+            metrics = None if tm is None else Metrics(**{k: tm[k] for k in _COUNTS})
+            validation = None if vm is None else Metrics(**{k: vm[k] for k in _COUNTS})
             return cls(
                 tuple(names), tuple(coefs), d["intercept"], positive=d["positive"], negative=d["negative"],
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
-                risk=_risk_rows(d.get("risk")),
+                risk=_risk_rows(d.get("risk")), details=_limits(d.get("limits")), validation_metrics=validation,
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
+
+
+_COUNTS = ("n", "tp", "fp", "tn", "fn", "size")
+
+
+def _metric_counts(m: Metrics) -> dict:
+    return {k: getattr(m, k) for k in _COUNTS}
 
 
 def _risk_rows(value: Any) -> tuple | None:
@@ -416,6 +430,16 @@ def _risk_rows(value: Any) -> tuple | None:
     ):
         raise ValueError("risk must be a list of [score, rows, events, rate, lower, upper] number lists")
     return tuple(tuple(float(v) for v in row) for row in value)
+
+
+def _limits(value: Any) -> dict:
+    if value is None:
+        return {}
+    from .status import LimitScale
+
+    if not isinstance(value, dict):
+        raise ValueError("limits must be an object")
+    return {"limits": LimitScale.from_dict(value).to_dict()}
 
 
 def _finite(v: float | None) -> float | None:

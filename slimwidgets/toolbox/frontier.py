@@ -29,6 +29,7 @@ from ..core.data import Dataset, prepare_data
 from ..core.fitting import InfeasibleError, NoSolutionError, fit_dataset
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
+from ..core.status import proven_limit
 
 __all__ = ["roc_frontier", "size_path", "clear_cache", "data_fingerprint", "DEFAULT_FPRS"]
 
@@ -340,8 +341,8 @@ def roc_frontier(
     specs = [base.replace(max_fpr=c) for c in caps]
     rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
                   warm_start=warm_start, desc="ROC frontier")
-    for row, spec in zip(rows, specs):
-        row["tpr_max"] = _tpr_upper_bound(data, spec, row)
+    for row in rows:
+        row["tpr_max"] = _tpr_upper_bound(row)
     frame = pd.DataFrame(rows)
     frame.insert(0, "max_fpr", caps)
     cols = ["max_fpr"] + _COLUMNS_TAIL
@@ -349,33 +350,17 @@ def roc_frontier(
     return frame[cols]
 
 
-def _tpr_upper_bound(data: Dataset, spec: Spec, row: dict) -> float:
-    """The highest training TPR any card under the cap can still have, from the solver's bound.
-
-    Under a cap alone the objective is lexicographic: one positive error costs
-    more than all other terms together, so a proven bound B on the objective
-    means at least floor(B / u) positive errors, u the cost of one positive
-    sample. (The relative ``gap`` of the whole objective says little about
-    the TPR; this does.) NaN when unavailable (weighted classes, no card).
-    """
+def _tpr_upper_bound(row: dict) -> float:
+    """The highest training TPR any card under the cap can still have, from the solver's
+    bound (read by :func:`slimwidgets.core.status.proven_limit`); 1 without a bound, NaN
+    when the bound says nothing about the TPR (class weights) or there is no card."""
     card = row["card"]
-    if row["status"] == "infeasible":
+    if card is None:
         return math.nan
-    if card is None or card.bound is None or not math.isfinite(card.bound):
-        return 1.0 if card is not None else math.nan
-    from ..core.formulation import build_formulation
-
-    form = build_formulation(data, spec)
-    if form.lexicographic != "tpr":
-        return math.nan
-    pos = data.y == 1
-    per_sample = form.row_weight[pos] / data.weight[pos]
-    if per_sample.size == 0 or not np.allclose(per_sample, per_sample[0], rtol=1e-12, atol=0):
-        return math.nan
-    if not np.all(data.weight == np.round(data.weight)):
-        return math.nan
-    errors = math.floor(card.bound / per_sample[0] + 1e-9)
-    return max(0.0, 1.0 - errors / float(data.weight[pos].sum()))
+    if card.bound is None or not math.isfinite(card.bound):
+        return 1.0
+    limit = proven_limit(card)
+    return limit[1] if limit is not None and limit[0] == "tpr" else math.nan
 
 
 def size_path(

@@ -10,14 +10,26 @@ solve. Every settled card is appended to :attr:`history`; undo / redo walk the
 settled states. A second worker fills in the FPR-cap frontier and the
 sparsity path in the background, through the same cache.
 
+With held-out rows (``validation=(X_val, y_val)`` or ``holdout=0.25``) every card
+carries its validation metrics next to its training metrics, and the frontier
+and path carry both curves.
+
+Nothing is lost silently: a value that cannot be applied raises before anything
+changes; a spec that turns out infeasible keeps the previous card and settings
+on screen and names the clash; an action that had to change something else
+(locking an excluded feature, loading a card solved under other settings, a
+penalty that changed nothing) says so in :attr:`Controller.notice`.
+
 Views subscribe with ``controller.subscribe(callback)``; the callback receives
-the set of what changed (``"card"``, ``"spec"``, ``"frontier"``) and may run on a
-worker thread.
+the set of what changed (``"card"``, ``"spec"``, ``"frontier"``, ``"notice"``) and
+may run on a worker thread.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import numbers
 import os
 import threading
 import time
@@ -33,11 +45,14 @@ from ..core.fitting import InfeasibleError, NoSolutionError, check_card, fit_dat
 from ..core.scoring import Metrics, ScoringSystem
 from ..solvers.base import Incumbent
 from ..core.spec import Spec, make_spec
-from .scheduler import BackgroundQueue, SolveScheduler
+from ..core.formulation import build_formulation
+from ..core.status import describe, details_text, limit_scale
+from .scheduler import BackgroundQueue, SolveScheduler, Throttle
 
 __all__ = [
     "Controller", "Status", "HistoryEntry", "FeatureSettings", "EXPORT_FORMATS", "FPR_CAPS",
-    "DEFAULT_TIME_LIMIT", "card_roc", "edit_cost",
+    "DEFAULT_TIME_LIMIT", "card_roc", "edit_cost", "describe_spec", "spec_changes", "prepare_validation",
+    "split_holdout", "INCUMBENT_INTERVAL",
 ]
 
 DEFAULT_TIME_LIMIT = 5.0
@@ -46,6 +61,8 @@ SIGNS = ("free", "+", "-")
 # FPR caps of the background frontier (slider positions, so dragging there is a cache hit).
 FPR_CAPS = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
 MAX_PATH_SIZE = 10
+# Incumbents reach the view at most this often (seconds): ~4 a second can still be read.
+INCUMBENT_INTERVAL = 0.25
 
 EXPORT_FORMATS = {
     "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py",
@@ -55,7 +72,11 @@ EXPORT_FORMATS = {
 # -- value objects ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Status:
-    """What the status line says; ``text`` is the line itself."""
+    """What the status line says; ``text`` is the line itself, in the user's units
+    (:func:`~slimwidgets.core.status.describe`): ``level`` is its colour (ok | warn |
+    error), ``details`` the raw solver figures for a details view, ``warning`` the
+    degenerate-card message, ``proven`` whether what the line calls best is proven.
+    """
 
     state: str  # idle | solving | optimal | time_limit | feasible | interrupted | infeasible | invalid | edited | error
     text: str
@@ -65,13 +86,18 @@ class Status:
     elapsed: float | None = None
     conflicts: tuple[str, ...] = ()
     started: float | None = None  # time.time() when the running solve began
+    level: str = "ok"
+    details: str = ""
+    warning: str | None = None
+    proven: bool = False
 
     def to_dict(self) -> dict:
         def fin(v):
             return None if v is None or not math.isfinite(v) else float(v)
         return {"state": self.state, "text": self.text, "objective": fin(self.objective), "bound": fin(self.bound),
                 "gap": fin(self.gap), "elapsed": fin(self.elapsed), "conflicts": list(self.conflicts),
-                "started": self.started}
+                "started": self.started, "level": self.level, "details": self.details, "warning": self.warning,
+                "proven": self.proven}
 
 
 @dataclass(frozen=True)
@@ -85,9 +111,19 @@ class HistoryEntry:
     base: ScoringSystem | None = None  # for an edited card: the solved card it was edited from
     time: float = field(default_factory=time.time)
 
+    @property
+    def train_metrics(self) -> Metrics | None:
+        return None if self.card is None else self.card.train_metrics
+
+    @property
+    def validation_metrics(self) -> Metrics | None:
+        """The card's metrics on the held-out rows (None without validation data)."""
+        return None if self.card is None else self.card.validation_metrics
+
     def __repr__(self) -> str:
         card = "no card" if self.card is None else repr(self.card)
-        return f"HistoryEntry({self.action}: {card}; {self.status.text})"
+        held_out = "" if self.validation_metrics is None else f"; validation: {self.validation_metrics}"
+        return f"HistoryEntry({self.action}: {card}; {self.status.text}{held_out})"
 
 
 @dataclass(frozen=True)
@@ -129,8 +165,152 @@ def _labels(data: Dataset) -> np.ndarray:
 
 
 def train_metrics(card: ScoringSystem, data: Dataset) -> Metrics:
-    """Weighted metrics on the collapsed training rows (what ``fit`` reports)."""
+    """Weighted metrics of ``card`` on the collapsed rows of ``data`` (for the training
+    rows, what ``fit`` reports; the same for held-out rows)."""
     return card.metrics(data.X, _labels(data), sample_weight=data.weight)
+
+
+# -- held-out rows -------------------------------------------------------------------------------
+def split_holdout(X: Any, y: Any, fraction: Any, *, sample_weight: Any = None,
+                  random_state: Any = None) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """A stratified split: (X_train, y_train, w_train, X_val, y_val, w_val).
+
+    ``fraction`` of the rows of each class are held out (scikit-learn's
+    ``train_test_split`` with ``stratify=y``); weights (or None) follow their rows.
+
+    Examples
+    --------
+    >>> X_tr, y_tr, _, X_va, y_va, _ = split_holdout([[0], [1]] * 4, [0, 1] * 4, 0.25, random_state=0)
+    >>> len(y_tr), sorted(y_va)
+    (6, [0, 1])
+    """
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction < 1:
+        raise ValueError(f"holdout must be a fraction between 0 and 1 (e.g. 0.25), got {fraction!r}")
+    from sklearn.model_selection import train_test_split
+
+    labels = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+    parts = [X, y] + ([] if sample_weight is None else [np.asarray(sample_weight, dtype=float)])
+    try:
+        split = train_test_split(*parts, test_size=float(fraction), stratify=labels, random_state=random_state)
+    except ValueError as exc:
+        raise ValueError(f"holdout={fraction:g} cannot hold out rows of both classes: {exc}") from None
+    w_train, w_val = (split[4], split[5]) if sample_weight is not None else (None, None)
+    return split[0], split[2], w_train, split[1], split[3], w_val
+
+
+def prepare_validation(X: Any, y: Any, train: Dataset, *, sample_weight: Any = None) -> Dataset:
+    """Check held-out rows against the training data and prepare them like it.
+
+    ``X`` must have the training columns (a DataFrame may list them in another
+    order) and ``y`` only the training labels; both classes must be present.
+    """
+    names = train.feature_names
+    if isinstance(X, pd.DataFrame):
+        by_name = {str(c): c for c in X.columns}
+        missing = [n for n in names if n not in by_name]
+        extra = [c for c in by_name if c not in names]
+        if missing or extra:
+            raise ValueError(f"validation X must have the training columns: missing {missing}, not in training {extra}")
+        X = X[[by_name[n] for n in names]]
+    values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y, dtype=object)
+    foreign = [v for v in pd.unique(values.ravel()) if not pd.isna(v) and not (v == train.positive or v == train.negative)]
+    if foreign:
+        raise ValueError(f"validation y has labels {foreign[:6]} that are not the training labels "
+                         f"{train.positive!r} and {train.negative!r}")
+    try:
+        return prepare_data(X, y, positive=train.positive, sample_weight=sample_weight,
+                            feature_names=None if isinstance(X, pd.DataFrame) else names, warn=False)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"validation data: {exc.args[0] if exc.args else exc}") from None
+
+
+# -- the "solved for" line ---------------------------------------------------------------------------
+def _pct_text(v: float) -> str:
+    return f"{100 * v:.4g} %"
+
+
+def _range_text(pair) -> str:
+    lo, hi = pair
+    return f"{lo}…{hi}".replace("-", "\u2212")
+
+
+def _spec_items(spec: Spec) -> dict[str, tuple[str, str]]:
+    """Every active option of ``spec``: a key -> (group label, fragment).
+
+    Per-feature options have one key per feature, so :func:`spec_changes` can
+    name exactly which lock or exclusion went; :func:`describe_spec` joins the
+    fragments of a group ("require a, b").
+    """
+    items: dict[str, tuple[str, str]] = {}
+    if spec.max_fpr is not None:
+        items["max_fpr"] = ("max FPR", _pct_text(spec.max_fpr))
+    if spec.min_tpr is not None:
+        items["min_tpr"] = ("min TPR", _pct_text(spec.min_tpr))
+    if spec.max_size is not None:
+        items["max_size"] = ("size \u2264", str(spec.max_size))
+    items["C0"] = ("C0", "auto" if spec.C0 is None else f"{spec.C0:g}")
+    items["coef_range"] = ("points", _range_text(spec.coef_range))
+    for name in spec.require:
+        items[f"require:{name}"] = ("require", name)
+    for name in spec.exclude:
+        items[f"exclude:{name}"] = ("exclude", name)
+    for name, sign in spec.signs.items():
+        items[f"sign:{name}"] = ("sign", f"{name} " + ("\u2212" if sign == "-" else "+"))
+    for name, penalty in spec.penalties.items():
+        items[f"penalty:{name}"] = ("penalty", f"{name} {penalty:g}")
+    for name, value in spec.lock.items():
+        items[f"lock:{name}"] = ("lock", f"{name} = {value}".replace("= -", "= \u2212"))
+    for name, pair in spec.coef_ranges.items():
+        items[f"range:{name}"] = ("points of", f"{name} {_range_text(pair)}")
+    for name, allowed in spec.values.items():
+        items[f"values:{name}"] = ("values of", f"{name} {{{', '.join(map(str, allowed))}}}")
+    for c in spec.constraints:
+        items[f"constraint:{c.describe()}"] = ("", c.describe())
+    if spec.class_weights is not None:
+        weights = spec.class_weights if isinstance(spec.class_weights, str) else \
+            f"negative {spec.class_weights[0]:g} : positive {spec.class_weights[1]:g}"
+        items["class_weights"] = ("class weights", weights)
+    if spec.tiers:
+        items["tiers"] = ("tiers", ", ".join(f"|points| \u2264 {b} cost {c:g}" for b, c in spec.tiers))
+    for group, members in spec.groups.items():
+        items[f"group:{group}"] = ("group", f"{group} ({', '.join(members)})")
+    if spec.max_rules_per_group is not None:
+        items["max_rules_per_group"] = ("rules per group \u2264", str(spec.max_rules_per_group))
+    if spec.time_limit is not None:
+        items["time_limit"] = ("limit", f"{spec.time_limit:g} s")
+    return items
+
+
+def describe_spec(spec: Spec | None) -> str:
+    """The "solved for" line: every active constraint and option of ``spec``.
+
+    Examples
+    --------
+    >>> from slimwidgets.core.spec import make_spec
+    >>> describe_spec(make_spec(max_fpr=0.2, require=["a", "b"], lock={"c": -2}, time_limit=5))
+    'solved for: max FPR 20 % · C0 auto · points \u221210…10 · require a, b · lock c = \u22122 · limit 5 s'
+    """
+    if spec is None:
+        return ""
+    joined: dict[str, tuple[str, list[str]]] = {}  # group label (or the item's own key) -> fragments
+    for key, (label, fragment) in _spec_items(spec).items():
+        joined.setdefault(label or key, (label, []))[1].append(fragment)
+    return "solved for: " + " · ".join(f"{label} {', '.join(frags)}".strip() for label, frags in joined.values())
+
+
+def spec_changes(old: Spec, new: Spec) -> list[str]:
+    """What going from ``old`` to ``new`` changes, in the words of the "solved for" line."""
+    a, b = _spec_items(old), _spec_items(new)
+    out = []
+    for key in dict.fromkeys(list(a) + list(b)):
+        if key in a and key in b:
+            if a[key] != b[key]:
+                out.append(f"{a[key][0]} {a[key][1]} \u2192 {b[key][1]}".strip())
+        elif key in a:
+            out.append(f"dropped {a[key][0]} {a[key][1]}".replace("  ", " "))
+        else:
+            out.append(f"added {b[key][0]} {b[key][1]}".replace("  ", " "))
+    return out
 
 
 def card_roc(card: ScoringSystem, data: Dataset) -> pd.DataFrame:
@@ -173,30 +353,22 @@ def _fmt_pts(v: float) -> str:
     return f"{v:+.1f} pt".replace("-", "\u2212")
 
 
-def _fmt_obj(v: float | None) -> str:
-    return "–" if v is None or not math.isfinite(v) else f"{v:.4g}"
+def status_of(card: ScoringSystem, *, solving_since: float | None = None) -> Status:
+    """The status line of a card: :func:`describe`'s headline (with the held-out figures
+    the card carries), its degenerate-card warning, and the solver figures as details.
+    ``solving_since`` (a ``time.time()``) marks an incumbent of a running solve."""
+    cs = describe(card, validation=card.validation_metrics)
+    text = cs.headline if cs.warning is None else f"{cs.headline} · {cs.warning}"
+    common = dict(objective=card.objective, bound=card.bound, gap=card.gap, details=details_text(cs),
+                  warning=cs.warning, proven=cs.proven)
+    if solving_since is not None:  # a passing incumbent: no warning yet, the settled card gets one
+        return Status("solving", "solving… · " + cs.headline, elapsed=time.time() - solving_since,
+                      started=solving_since, **common)
+    return Status(card.status, text, elapsed=card.solve_time, level=cs.level, **common)
 
 
-def _fmt_gap(g: float | None) -> str:
-    return "–" if g is None or not math.isfinite(g) else f"{100 * g:.1f} %"
-
-
-def status_of(card: ScoringSystem, spec: Spec) -> Status:
-    """The status line of a settled card."""
-    t = card.solve_time
-    elapsed = "" if t is None else f" · {t:.2f} s"
-    if card.status == "optimal":
-        text = f"optimal · gap 0 %{elapsed}"
-    elif card.status == "time_limit":
-        limit = "" if spec.time_limit is None else f" ({spec.time_limit:g} s)"
-        text = f"stopped at time limit{limit} · gap {_fmt_gap(card.gap)}{elapsed}"
-    elif card.status == "interrupted":
-        text = f"interrupted · gap {_fmt_gap(card.gap)}{elapsed}"
-    elif card.status == "edited":
-        text = "edited (not optimized)"
-    else:
-        text = f"{card.status.replace('_', ' ')} · gap {_fmt_gap(card.gap)}{elapsed}"
-    return Status(card.status, text, card.objective, card.bound, card.gap, card.solve_time)
+def _failure(state: str, text: str, conflicts: tuple[str, ...] = ()) -> "_Failure":
+    return _Failure(Status(state, text, conflicts=conflicts, level="error"))
 
 
 def _spec_distance(a: dict, b: dict) -> int:
@@ -212,27 +384,44 @@ class Controller:
     X, y : the training data (as for :func:`slimwidgets.fit`).
     spec : a starting :class:`Spec`; or keyword options for :func:`make_spec`
         (``time_limit`` defaults to 5 s per solve).
+    validation : ``(X_val, y_val)`` held-out rows; every card is measured on them too.
+    holdout : instead of ``validation``, hold out this fraction of ``X, y``
+        (stratified by class, shuffled with ``random_state``).
     debounce : seconds a control must rest before its spec is solved.
     frontier : compute the FPR-cap frontier and the sparsity path in the background.
     """
 
     def __init__(self, X: Any = None, y: Any = None, *, data: Dataset | None = None, spec: Spec | None = None,
-                 positive: Any = None, sample_weight: Any = None, debounce: float = 0.15,
-                 frontier: bool = True, fpr_caps=FPR_CAPS, max_path_size: int = MAX_PATH_SIZE,
-                 start: bool = True, **options: Any):
+                 positive: Any = None, sample_weight: Any = None, validation: Any = None, holdout: Any = None,
+                 random_state: Any = None, debounce: float = 0.15, frontier: bool = True, fpr_caps=FPR_CAPS,
+                 max_path_size: int = MAX_PATH_SIZE, start: bool = True, **options: Any):
+        if validation is not None and holdout is not None:
+            raise TypeError("give validation=(X_val, y_val) or holdout=fraction, not both")
+        if holdout is not None:
+            if data is not None or X is None or y is None:
+                raise TypeError("holdout= splits X and y: give them (not a prepared data=)")
+            X, y, sample_weight, X_val, y_val, w_val = split_holdout(X, y, holdout, sample_weight=sample_weight,
+                                                                     random_state=random_state)
         if data is None:
             if X is None or y is None:
                 raise TypeError("give X and y (or a prepared data=)")
             data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+        self.validation: Dataset | None = None  # the held-out rows, prepared like the training rows
+        if holdout is not None:
+            self.validation = prepare_validation(X_val, y_val, data, sample_weight=w_val)
+        elif validation is not None:
+            if not isinstance(validation, (tuple, list)) or len(validation) != 2:
+                raise TypeError("validation must be a pair (X_val, y_val)")
+            self.validation = prepare_validation(*validation, data)
         if spec is not None and options:
             raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
         if spec is None:
             options.setdefault("time_limit", DEFAULT_TIME_LIMIT)
             spec = make_spec(**options)
-        spec.check_names(data.feature_names)
+        spec.check_data(data.feature_names, data.n_samples)
         self.data = data
         self._lock = threading.RLock()
-        self._listeners: list[Callable[[str], None]] = []
+        self._listeners: list[Callable[[set], None]] = []
         self._cache: dict[str, ScoringSystem | _Failure] = {}
         self._cache_order: list[str] = []
         self._gen = 0
@@ -240,6 +429,9 @@ class Controller:
         self._card: ScoringSystem | None = None
         self._base: ScoringSystem | None = None  # solved card behind an edited one
         self.status = Status("idle", "no card yet")
+        self.notice = ""  # what the last action changed besides what was asked, or why it failed
+        self.notice_level = "info"  # info | warning | error
+        self._watch: tuple[int, str, ScoringSystem] | None = None  # (generation, what, card before): see _settle
         self.history: list[HistoryEntry] = []
         self._states: list[_Settled] = []
         self._cursor = -1
@@ -247,25 +439,33 @@ class Controller:
         self.fpr_caps = tuple(fpr_caps)
         self.max_path_size = int(max_path_size)
         self._frontier: dict[str, dict] = {}  # cache key -> point record
+        self._plan_now: list[tuple[str, str, Any]] = []
+        self._roc: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
+        self._scales: dict[str, dict | None] = {}  # spec key -> limit scale of its objective (see _limits)
         self._scheduler = SolveScheduler(self._solve_job, debounce=debounce)
         self._background = BackgroundQueue(self._background_job)
+        self.incumbent_interval = INCUMBENT_INTERVAL
         self._closed = False
         self.solve_count = 0  # solves actually started
         if start:
             self.set_spec(spec)
 
     # -- observers --------------------------------------------------------------------------------
-    def subscribe(self, callback: Callable[[str], None]) -> None:
+    def subscribe(self, callback: Callable[[set], None]) -> None:
         self._listeners.append(callback)
 
     def _emit(self, *events: str) -> None:
-        """Tell every subscriber what changed: a set of "spec", "card", "frontier"."""
+        """Tell every subscriber what changed: a set of "spec", "card", "frontier", "notice"."""
         for cb in list(self._listeners):
             try:
                 cb(set(events))
             except Exception:  # a broken view must not kill the solver thread
                 import traceback
                 traceback.print_exc()
+
+    def _say(self, text: str, level: str = "info") -> None:
+        """Set the notice (call under the lock; the caller emits "notice")."""
+        self.notice, self.notice_level = text, level
 
     # -- the current card ---------------------------------------------------------------------------
     @property
@@ -299,16 +499,34 @@ class Controller:
             return []
         return check_card(self._card, self.data, self.spec)
 
+    def measured(self, card: ScoringSystem) -> ScoringSystem:
+        """``card`` with its training metrics and, with held-out rows, its validation metrics."""
+        changes: dict[str, Metrics] = {}
+        if card.train_metrics is None:
+            changes["train_metrics"] = train_metrics(card, self.data)
+        if self.validation is not None and card.validation_metrics is None:
+            changes["validation_metrics"] = train_metrics(card, self.validation)
+        return replace(card, **changes) if changes else card
+
     # -- spec editing -----------------------------------------------------------------------------
-    def set_spec(self, spec: Spec, action: str = "solve") -> None:
-        """Show the card of ``spec``: from the cache at once, else solve it in the background."""
+    def set_spec(self, spec: Spec, action: str = "solve", *, notice: str = "",
+                 watch: tuple[str, ScoringSystem | None] | None = None) -> None:
+        """Show the card of ``spec``: from the cache at once, else solve it in the background.
+
+        A spec the data cannot have (unknown names, more features locked or
+        required than ``max_size``) raises before anything changes. ``notice``
+        tells the user what this action changed besides what was asked;
+        ``watch=(what, card)`` says so when the new card equals ``card``.
+        """
         if not isinstance(spec, Spec):
             raise TypeError(f"expected a Spec, got {type(spec).__name__}")
-        spec.check_names(self.data.feature_names)
+        spec.check_data(self.data.feature_names, self.data.n_samples)
         with self._lock:
             self._check_open()
             self._gen += 1
             self.spec = spec
+            self._say(notice)
+            self._watch = None if watch is None or watch[1] is None else (self._gen, *watch)
             hit = self._cache.get(spec.key())
             if hit is not None:
                 self._scheduler.cancel()
@@ -318,11 +536,11 @@ class Controller:
                 del self._states[self._cursor + 1:]  # a new request drops the redo tail
                 # the previous card stays on screen (dimmed) until the first incumbent arrives
                 self.status = Status("solving", "solving…", started=time.time())
-        self._plan_background(also=("spec", "card"))
+        self._plan_background(also=("spec", "card", "notice"))
 
     def update(self, **changes: Any) -> Spec:
-        """Change global options (``max_fpr=0.2``, ``max_size=None``, ``C0``, ``coef_range``,
-        ``time_limit``...); invalid values raise ``ValueError`` and change nothing."""
+        """Change global options (``max_fpr=0.2``, ``min_tpr=0.8``, ``max_size=None``, ``C0``,
+        ``coef_range``, ``time_limit``...); invalid values raise ``ValueError`` and change nothing."""
         spec = self.spec.replace(**changes)
         self.set_spec(spec)
         return spec
@@ -339,19 +557,25 @@ class Controller:
 
     def set_feature(self, name: str, *, use: str | None = None, sign: str | None = None,
                     penalty: float | None | str = "keep", points_range: Any = None) -> Spec:
-        """Change one feature's row of the panel; re-solves. ``penalty=None`` means the global C0."""
+        """Change one feature's row of the panel; re-solves. ``penalty=None`` means the global C0.
+
+        Excluding a feature locked at non-zero points (or requiring one locked at 0)
+        drops the lock and says so in :attr:`notice`; a penalty change that leaves
+        the card as it was says that too, once the card is solved.
+        """
         self._known(name)
         s = self.spec
         changes: dict[str, Any] = {}
-        lock = dict(s.lock)
+        dropped = ""
         if use is not None:
             if use not in USES:
                 raise ValueError(f"use must be one of {USES}, got {use!r}")
-            exclude = [f for f in s.exclude if f != name] + ([name] if use == "exclude" else [])
-            require = [f for f in s.require if f != name] + ([name] if use == "require" else [])
-            changes.update(exclude=exclude, require=require)
-            if use != "auto":
-                lock.pop(name, None)
+            changes["exclude"] = [f for f in s.exclude if f != name] + ([name] if use == "exclude" else [])
+            changes["require"] = [f for f in s.require if f != name] + ([name] if use == "require" else [])
+            locked = s.lock.get(name)
+            if locked is not None and ((use == "exclude" and locked != 0) or (use == "require" and locked == 0)):
+                changes["lock"] = {k: v for k, v in s.lock.items() if k != name}
+                dropped = f"{use}d {name!r}: dropped its lock at {locked} points"
         if sign is not None:
             sign = {"−": "-", "–": "-"}.get(sign, sign)
             if sign not in SIGNS:
@@ -360,20 +584,24 @@ class Controller:
             if sign != "free":
                 signs[name] = sign
             changes["signs"] = signs
+        watch = None
         if penalty != "keep":
             penalties = {k: v for k, v in s.penalties.items() if k != name}
             if penalty is not None:
                 penalties[name] = penalty
             changes["penalties"] = penalties
+            if penalties != dict(s.penalties):
+                what = "the global C0" if penalty is None else f"{penalty:g}"
+                watch = (f"the penalty of {name!r} ({what}) changed nothing: the card is the same", self._card)
         if points_range is not None:
             lo, hi = points_range
             ranges = {k: list(v) for k, v in s.coef_ranges.items() if k != name}
             if (int(lo), int(hi)) != tuple(s.coef_range):
                 ranges[name] = [int(lo), int(hi)]
             changes["coef_ranges"] = ranges
-        if lock != dict(s.lock):
-            changes["lock"] = lock
-        return self.update(**changes)
+        spec = s.replace(**changes)
+        self.set_spec(spec, notice=dropped, watch=watch)
+        return spec
 
     def _known(self, name: str) -> None:
         if name not in self.data.feature_names:
@@ -381,27 +609,34 @@ class Controller:
 
     # -- edit and lock -----------------------------------------------------------------------------
     def edit(self, points: Mapping[str, int] | None = None, threshold: int | None = None) -> ScoringSystem:
-        """Edit points (and/or the threshold) of the card on screen: no solve, status "edited"."""
+        """Edit points (and/or the threshold) of the card on screen: no solve, status "edited".
+
+        An edit while a solve runs stops it (the edit is the newer wish). An edit
+        that changes nothing (the same value sent twice) records nothing.
+        """
+        for name, v in (points or {}).items():
+            self._known(name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) and not (isinstance(v, float) and v.is_integer()):
+                raise TypeError(f"points must be whole numbers, got {v!r} for {name!r}")
+        if threshold is not None and (isinstance(threshold, bool) or int(threshold) != threshold):
+            raise TypeError(f"the threshold must be a whole number, got {threshold!r}")
         with self._lock:
             self._check_open()
             card = self._card
             if card is None:
                 raise RuntimeError("there is no card to edit")
-            # an edit while a solve runs supersedes it: the card on screen (an incumbent) is edited
-            for name, v in (points or {}).items():
-                self._known(name)
-                if isinstance(v, bool) or not isinstance(v, (int, np.integer)) and not (isinstance(v, float) and v.is_integer()):
-                    raise TypeError(f"points must be whole numbers, got {v!r} for {name!r}")
-            if threshold is not None and (isinstance(threshold, bool) or int(threshold) != threshold):
-                raise TypeError(f"the threshold must be a whole number, got {threshold!r}")
-            base = self._base if card.status == "edited" else card
             edited = card.with_points({k: int(v) for k, v in (points or {}).items()},
                                       intercept=None if threshold is None else -int(threshold))
-            edited = replace(edited, train_metrics=train_metrics(edited, self.data))
+            if edited.coefficients == card.coefficients and edited.intercept == card.intercept:
+                return card  # nothing changed: no second undo step for one edit
+            solving = self.status.state == "solving"
+            base = self._base if card.status == "edited" else card
+            edited = self.measured(edited)
             self._gen += 1
             self._scheduler.cancel()
             self._push(edited, self.spec, self._edited_status(edited, base), "edit", base)
-        self._emit("card")
+            self._say("the edit stopped the running solve" if solving else "")
+        self._emit("card", "notice")
         return edited
 
     def _edited_status(self, edited: ScoringSystem, base: ScoringSystem | None) -> Status:
@@ -412,22 +647,35 @@ class Controller:
         broken = check_card(edited, self.data, self.spec)
         if broken:
             text += " · breaks " + "; ".join(broken)
-        return Status("edited", text)
+        warning = describe(edited).warning
+        if warning:
+            text += " · " + warning
+        return Status("edited", text, level="warn" if broken or warning else "ok", warning=warning)
 
     def lock(self, name: str, value: int | None = None) -> Spec:
-        """Fix a feature's points (default: its value on the card) for the next solves."""
+        """Fix a feature's points (default: its value on the card) for the next solves.
+
+        Locking an excluded feature at non-zero points drops the exclusion (and a
+        required one at 0 drops the requirement); :attr:`notice` says so. A lock
+        that clashes with the feature's sign or range is refused (``ValueError``).
+        """
         self._known(name)
         if value is None:
             if self._card is None:
                 raise RuntimeError("there is no card to lock a value from")
             value = dict(zip(self._card.feature_names, self._card.coefficients))[name]
+        value = int(value)
         s = self.spec
-        lock = {**s.lock, name: int(value)}
-        changes: dict[str, Any] = {"lock": lock,
-                                   "exclude": [f for f in s.exclude if f != name],
-                                   "require": [f for f in s.require if f != name]}
-        spec = s.replace(**changes)
-        self.set_spec(spec, action="lock")
+        exclude, require, dropped = list(s.exclude), list(s.require), []
+        if name in exclude and value != 0:
+            exclude.remove(name)
+            dropped.append("dropped its exclusion")
+        if name in require and value == 0:
+            require.remove(name)
+            dropped.append("dropped its requirement")
+        spec = s.replace(lock={**s.lock, name: value}, exclude=exclude, require=require)
+        notice = f"locked {name!r} at {value} points: " + " and ".join(dropped) if dropped else ""
+        self.set_spec(spec, action="lock", notice=notice)
         return spec
 
     def unlock(self, name: str) -> Spec:
@@ -469,32 +717,60 @@ class Controller:
         self._scheduler.cancel()
         self.spec = state.spec
         self._card, self._base, self.status = state.card, state.base, state.status
+        self._say("")
         self.history.append(HistoryEntry(state.card, state.spec, action, state.status, state.base))
 
     def _after_jump(self) -> None:
-        self._plan_background(also=("spec", "card"))
+        self._plan_background(also=("spec", "card", "notice"))
 
     def load(self, what: str | Spec | ScoringSystem) -> None:
-        """Show a card: a spec key (e.g. a clicked frontier point), a Spec, or a ScoringSystem."""
+        """Show a card: a spec key (e.g. a clicked frontier point), a Spec, or a ScoringSystem.
+
+        When the loaded card was solved under other settings than the current
+        ones, :attr:`notice` lists what changed (e.g. a lock it dropped).
+        """
         if isinstance(what, ScoringSystem):
+            if tuple(what.feature_names) != tuple(self.data.feature_names):
+                raise ValueError("the card was built on other features than the studio's data")
+            spec = what.spec if what.spec is not None else self.spec
+            spec.check_data(self.data.feature_names, self.data.n_samples)
+            card = what if what.train_metrics is not None else replace(what, train_metrics=train_metrics(what, self.data))
+            if self.validation is not None:  # measured on this studio's held-out rows, whatever it carried
+                card = replace(card, validation_metrics=train_metrics(card, self.validation))
             with self._lock:
-                if tuple(what.feature_names) != tuple(self.data.feature_names):
-                    raise ValueError("the card was built on other features than the studio's data")
-                spec = what.spec if what.spec is not None else self.spec
-                card = what if what.train_metrics is not None else replace(what, train_metrics=train_metrics(what, self.data))
+                self._check_open()
+                notice = self._load_notice(spec)
+                broken = check_card(card, self.data, spec)
+                if broken:
+                    notice = "; ".join(filter(None, [notice, "the loaded card breaks " + "; ".join(broken)]))
                 self._gen += 1
                 self._scheduler.cancel()
                 self.spec = spec
-                status = status_of(card, spec) if card.status != "edited" else self._edited_status(card, None)
+                status = status_of(card) if card.status != "edited" else self._edited_status(card, None)
                 self._push(card, spec, status, "load", None)
+                self._say(notice, "warning" if broken else "info")
             self._after_jump()
             return
-        spec = Spec.from_dict(__import__("json").loads(what)) if isinstance(what, str) else what
-        self.set_spec(spec, action="load")
+        if isinstance(what, str):
+            try:
+                spec = Spec.from_dict(json.loads(what))
+            except json.JSONDecodeError:
+                raise ValueError(f"not a spec key: {what[:60]!r}") from None
+        else:
+            spec = what
+        self.set_spec(spec, action="load", notice=self._load_notice(spec))
+
+    def _load_notice(self, spec: Spec) -> str:
+        changes = spec_changes(self.spec, spec)
+        return "loaded a card solved for other settings: " + "; ".join(changes) if changes else ""
 
     # -- export -----------------------------------------------------------------------------------
     def export(self, fmt: str = "json", path: str | os.PathLike | None = None) -> tuple[Path, str]:
-        """Write the card on screen; returns (path, the one line of Python that reloads it)."""
+        """Write the card on screen; returns (path, the line of Python that reloads it).
+
+        The line carries its own import, so it runs as shown in any namespace.
+        A file that cannot be written raises ``OSError`` naming the path and why.
+        """
         card = self._card
         if card is None:
             raise RuntimeError("there is no card to export")
@@ -506,14 +782,22 @@ class Controller:
             "json": card.to_json, "html": card.to_html, "latex": card.to_latex,
             "markdown": card.to_markdown, "python": card.to_python,
         }[fmt]()
-        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-        p = str(path)
+        try:
+            path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        except OSError as exc:
+            folder = path.parent
+            reason = f"the folder {str(folder)!r} does not exist" if not folder.is_dir() else exc.strerror or str(exc)
+            raise OSError(f"could not write {str(path)!r}: {reason}") from None
+        shown = str(path)
+        if shown.lstrip()[:1] in ('{', '[', '"'):  # from_json would read such a text as JSON, not as a file name
+            shown = os.path.join(".", shown)
+        p = repr(shown)  # a Python literal: quotes and backslashes in the path stay inert
         line = {
-            "json": f"card = slimwidgets.ScoringSystem.from_json({p!r})",
-            "html": f"IPython.display.HTML(filename={p!r})",
-            "latex": f"latex = open({p!r}, encoding='utf-8').read()",
-            "markdown": f"IPython.display.Markdown(filename={p!r})",
-            "python": f"predict = runpy.run_path({p!r})['predict']",
+            "json": f"import slimwidgets; card = slimwidgets.ScoringSystem.from_json({p})",
+            "html": f"import IPython.display; IPython.display.HTML(filename={p})",
+            "latex": f"latex = open({p}, encoding='utf-8').read()",
+            "markdown": f"import IPython.display; IPython.display.Markdown(filename={p})",
+            "python": f"import runpy; predict = runpy.run_path({p})['predict']",
         }[fmt]
         return path, line
 
@@ -563,11 +847,24 @@ class Controller:
     def _card_solving(self, card: ScoringSystem | None, status: Status) -> None:
         self._card, self._base, self.status = card, None, status
 
-    def _settle(self, result: ScoringSystem | _Failure, spec: Spec, action: str) -> None:
+    def _settle(self, result: ScoringSystem | _Failure, spec: Spec, action: str) -> bool:
+        """Show a finished solve (under the lock); True when a failure put the previous state back."""
         if isinstance(result, _Failure):
-            self._push(None, spec, result.status, action, None)
-        else:
-            self._push(result, spec, status_of(result, spec), action, None)
+            self.history.append(HistoryEntry(None, spec, action, result.status))
+            if self._cursor < 0:  # nothing to go back to
+                self._push(None, spec, result.status, action, None)
+                return False
+            # the previous card and settings stay; the status names what failed
+            state = self._states[self._cursor]
+            self.spec, self._card, self._base = state.spec, state.card, state.base
+            self.status = result.status
+            self._say("these settings have no card: kept the previous card and settings", "error")
+            return True
+        self._push(result, spec, status_of(result), action, None)
+        watch, self._watch = self._watch, None
+        if watch is not None and watch[0] == self._gen and _same_card(watch[2], result):
+            self._say(watch[1])
+        return False
 
     def _push(self, card, spec, status, action, base) -> None:
         self._card, self._base, self.status = card, base, status
@@ -597,9 +894,18 @@ class Controller:
             positive=d.positive, negative=d.negative, status="feasible", objective=inc.objective,
             bound=inc.bound if math.isfinite(inc.bound) else None, gap=inc.gap if math.isfinite(inc.gap) else None,
             solve_time=inc.elapsed, solver=spec.solver, spec=spec, binary=tuple(d.binary),
-            positive_name=d.positive_name,
+            positive_name=d.positive_name, details={"limits": self._limits(spec)},
         )
-        return replace(card, train_metrics=train_metrics(card, d))
+        return self.measured(card)
+
+    def _limits(self, spec: Spec) -> dict | None:
+        """How a bound of ``spec``'s objective reads in the user's units (as ``fit`` stores it
+        in a card's details), so an incumbent's status can say what is proven so far."""
+        key = spec.key()
+        if key not in self._scales:
+            scale = limit_scale(build_formulation(self.data, spec))
+            self._scales[key] = None if scale is None else scale.to_dict()
+        return self._scales[key]
 
     def _solve(self, spec: Spec, cancel: threading.Event,
                on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | _Failure | None:
@@ -610,20 +916,20 @@ class Controller:
         except InfeasibleError as exc:
             if cancel.is_set():
                 return None
-            return _Failure(Status("infeasible", "infeasible: these constraints clash: " + "; ".join(exc.conflicts),
-                                   conflicts=tuple(exc.conflicts)))
+            return _failure("infeasible", "infeasible: these constraints clash: " + "; ".join(exc.conflicts),
+                            tuple(exc.conflicts))
         except NoSolutionError as exc:
             if cancel.is_set():
                 return None
-            return _Failure(Status("error", f"no card: {exc}"))
+            return _failure("error", f"no card: {exc}")
         except (ValueError, KeyError) as exc:
             msg = exc.args[0] if exc.args else str(exc)
-            return _Failure(Status("infeasible", f"infeasible: {msg}", conflicts=(str(msg),)))
+            return _failure("infeasible", f"infeasible: {msg}", (str(msg),))
         except Exception as exc:  # a solver failure must surface, never hang the studio
-            return _Failure(Status("error", f"error: {type(exc).__name__}: {exc}"))
+            return _failure("error", f"error: {type(exc).__name__}: {exc}")
         if card.status == "interrupted" or cancel.is_set():
             return None
-        return card
+        return self.measured(card)
 
     def _store(self, spec: Spec, result) -> None:
         with self._lock:
@@ -638,42 +944,63 @@ class Controller:
             return
         cached = self._cache.get(spec.key())
         started = time.time()
+        finished = threading.Event()  # set (under the lock) once the solve's own result is shown
+
+        def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
+            card = self._incumbent_card(spec, inc)
+            status = status_of(card, solving_since=started)
+            with self._lock:
+                if gen != self._gen or finished.is_set():
+                    return
+                self._card_solving(card, status)
+            self._emit("card")
+
+        throttle = Throttle(show, self.incumbent_interval)
 
         def on_incumbent(inc: Incumbent) -> None:
-            if gen != self._gen or cancel.is_set():
-                return
-            card = self._incumbent_card(spec, inc)
-            text = (f"solving… · incumbent {_fmt_obj(inc.objective)} · bound {_fmt_obj(inc.bound)} · "
-                    f"gap {_fmt_gap(inc.gap)} · {time.time() - started:.1f} s")
-            with self._lock:
-                if gen != self._gen:
-                    return
-                self._card_solving(card, Status("solving", text, inc.objective, inc.bound, inc.gap,
-                                                time.time() - started, started=started))
-            self._emit("card")
+            if gen == self._gen and not cancel.is_set():
+                throttle.offer(inc)
 
         # the solve the user waits for comes first: no new background solve starts meanwhile
         self._background.pause(True)
         try:
             result = cached if cached is not None else self._solve(spec, cancel, on_incumbent)
         finally:
+            throttle.stop()
             self._background.pause(False)
         if result is None:
             return
         self._store(spec, result)
         with self._lock:
+            finished.set()
             if gen != self._gen:
                 return
-            self._settle(result, spec, action)
-        self._emit("card")
+            reverted = self._settle(result, spec, action)
+        if reverted:
+            self._plan_background(also=("spec", "card", "notice"))
+        else:
+            self._emit("card", "notice")
         self._frontier_point(spec, result)
 
     # -- internals: the background frontier and path ------------------------------------------------
     def _plan(self, spec: Spec) -> list[tuple[str, str, Any]]:
-        """(kind, spec key, parameter) of every frontier and path point for ``spec``."""
-        frontier = [("fpr", spec.replace(max_fpr=c).key(), c) for c in self.fpr_caps] + [("fpr", spec.replace(max_fpr=None).key(), None)]
-        top = min(self.max_path_size, self.data.n_features)
-        path = [("size", spec.replace(max_size=k).key(), k) for k in range(1, top + 1)]
+        """(kind, spec key, parameter) of every frontier and path point for ``spec``.
+
+        The path starts at the number of features the spec forces in (required or
+        locked at non-zero points): a smaller size is not a card of this spec.
+        """
+        def key(**change: Any) -> str | None:
+            try:
+                return spec.replace(**change).key()
+            except (ValueError, TypeError):  # a point this spec cannot have: no point, no error
+                return None
+
+        caps = list(self.fpr_caps) + [None]
+        frontier = [("fpr", k, c) for c in caps if (k := key(max_fpr=c)) is not None]
+        forced = len(set(spec.require) | {f for f, v in spec.lock.items() if v != 0})
+        first = max(1, forced)
+        top = min(max(self.max_path_size, first), self.data.n_features)
+        path = [("size", k, n) for n in range(first, top + 1) if (k := key(max_size=n)) is not None]
         # interleave, so both charts fill in together
         out: list = []
         for i in range(max(len(frontier), len(path))):
@@ -700,14 +1027,13 @@ class Controller:
         kind, key, param = item
         if key in self._cache:
             return
-        import json
         spec = Spec.from_dict(json.loads(key))
         result = self._solve(spec, cancel)
         if result is None:
             return
         self._store(spec, result)
         with self._lock:
-            if item not in getattr(self, "_plan_now", []):
+            if item not in self._plan_now:
                 return
             self._record_point(kind, key, param, result)
         self._emit("frontier")
@@ -716,7 +1042,7 @@ class Controller:
         """An interactive solve that is also a point of the current plan fills it in."""
         key = spec.key()
         with self._lock:
-            hits = [item for item in getattr(self, "_plan_now", []) if item[1] == key]
+            hits = [item for item in self._plan_now if item[1] == key]
             for kind, k, param in hits:
                 self._record_point(kind, k, param, result)
         if hits:
@@ -727,13 +1053,16 @@ class Controller:
         if isinstance(result, _Failure):
             rec.update(feasible=False, status=result.status.state)
         else:
-            m = result.train_metrics
+            m, v = result.train_metrics, result.validation_metrics
             rec.update(feasible=True, status=result.status, tpr=m.tpr, fpr=m.fpr, error=m.error,
                        size=result.size, objective=result.objective, gap=result.gap)
+            if v is not None:
+                rec.update(val_tpr=v.tpr, val_fpr=v.fpr, val_error=v.error)
         self._frontier[(kind, key)] = rec
 
     def frontier_points(self) -> pd.DataFrame:
-        """The FPR-cap frontier of the current spec so far: one row per solved cap."""
+        """The FPR-cap frontier of the current spec so far: one row per solved cap
+        (with held-out rows, also ``val_tpr``, ``val_fpr``, ``val_error``)."""
         return self._points("fpr", "cap")
 
     def path_points(self) -> pd.DataFrame:
@@ -742,11 +1071,56 @@ class Controller:
 
     def _points(self, kind: str, param_name: str) -> pd.DataFrame:
         with self._lock:
-            plan = [item for item in getattr(self, "_plan_now", []) if item[0] == kind]
+            plan = [item for item in self._plan_now if item[0] == kind]
             rows = [self._frontier.get((k, key)) for k, key, _ in plan]
         rows = [dict(r) for r in rows if r is not None and r.get("feasible")]
         cols = ["key", param_name, "tpr", "fpr", "error", "size", "status", "gap"]
+        if self.validation is not None:
+            cols += ["val_tpr", "val_fpr", "val_error"]
         if not rows:
             return pd.DataFrame(columns=cols)
         frame = pd.DataFrame(rows).rename(columns={"param": param_name})
-        return frame[cols].reset_index(drop=True)
+        return frame.reindex(columns=cols).reset_index(drop=True)
+
+    # -- what the charts draw ------------------------------------------------------------------------
+    def chart_frames(self) -> dict[str, pd.DataFrame]:
+        """The DataFrames the studio's charts are drawn from, all from the current state.
+
+        ``frontier``, ``path`` and ``card`` have a ``set`` column: "train" rows
+        first, then (with held-out rows) the same points measured on "validation".
+        ``roc`` is the card's own ROC on the training rows; ``cap`` the current cap.
+        """
+        card = self._card
+        if card is not None and card.train_metrics is not None:
+            rows = [_point_row(card.train_metrics, card.status, "train")]
+            if card.validation_metrics is not None:
+                rows.append(_point_row(card.validation_metrics, card.status, "validation"))
+            point = pd.DataFrame(rows)
+            if self._roc[0] is not card:  # the card's own ROC, computed once per card
+                self._roc = (card, card_roc(card, self.data).assign(set="train"))
+            roc = self._roc[1]
+        else:
+            point = pd.DataFrame(columns=["tpr", "fpr", "error", "size", "status", "set"])
+            roc = pd.DataFrame(columns=["threshold", "fpr", "tpr", "set"])
+        cap = pd.DataFrame({"cap": [] if self.spec.max_fpr is None else [self.spec.max_fpr]})
+        return {"frontier": _by_set(self.frontier_points()), "roc": roc, "card": point, "cap": cap,
+                "path": _by_set(self.path_points())}
+
+
+def _point_row(m: Metrics, status: str, which: str) -> dict:
+    return {"tpr": m.tpr, "fpr": m.fpr, "error": m.error, "size": m.size, "status": status, "set": which}
+
+
+def _by_set(points: pd.DataFrame) -> pd.DataFrame:
+    """Points with val_* columns -> one "train" row and one "validation" row per point."""
+    held = ["val_tpr", "val_fpr", "val_error"]
+    train = points.drop(columns=[c for c in held if c in points]).assign(set="train")
+    if "val_tpr" not in points or len(points) == 0:
+        return train
+    validation = points.drop(columns=["tpr", "fpr", "error"]).rename(
+        columns={"val_tpr": "tpr", "val_fpr": "fpr", "val_error": "error"}).assign(set="validation")
+    return pd.concat([train, validation[train.columns]], ignore_index=True)
+
+
+def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
+    return a is not None and b is not None and a.coefficients == b.coefficients and a.intercept == b.intercept

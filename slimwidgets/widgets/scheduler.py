@@ -9,6 +9,10 @@ Two workers run off the caller's thread:
   frontier and the sparsity path), one at a time; a new plan replaces the old
   one and interrupts a solve that is no longer part of it.
 
+:class:`Throttle` passes a running solve's incumbents on to the view at most a
+few times a second (a solver can find ten cards in a second; a card that
+flashes by cannot be read), always delivering the newest one in the end.
+
 Both start their thread on demand and let it end after ``idle_exit`` seconds
 without work, so an abandoned studio leaves no thread behind; ``close()`` stops
 them at once. The threads hold only weak references to their owner's callback.
@@ -21,7 +25,7 @@ import time
 import weakref
 from typing import Any, Callable, Hashable, Sequence
 
-__all__ = ["SolveScheduler", "BackgroundQueue", "THREAD_PREFIX"]
+__all__ = ["SolveScheduler", "BackgroundQueue", "Throttle", "THREAD_PREFIX"]
 
 THREAD_PREFIX = "slimwidgets-"
 
@@ -253,3 +257,82 @@ class BackgroundQueue(_Worker):
                     self._cancel = None
                     idle_since = time.monotonic()
                     self._cond.notify_all()
+
+
+def _timer_thread(delay: float, fn: Callable[[], None]) -> threading.Timer:
+    timer = threading.Timer(max(0.0, delay), fn)
+    timer.name = THREAD_PREFIX + "throttle"
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+class Throttle:
+    """Calls ``deliver(item)`` at most once per ``interval`` seconds; the newest item always arrives.
+
+    An item offered within ``interval`` of the last delivery waits; a newer one
+    replaces it, and a timer delivers the waiting item when the interval is up.
+    ``stop()`` drops the waiting item (the caller shows its final result instead).
+    ``clock`` and ``start_timer(delay, fn) -> object with cancel()`` can be
+    replaced, so tests need no wall clock.
+
+    Examples
+    --------
+    >>> got = []
+    >>> t = Throttle(got.append, interval=60.0)
+    >>> t.offer(1); t.offer(2); t.offer(3)   # 2 and 3 arrive within the interval
+    >>> got                                  # 3 waits for the timer, 2 is skipped
+    [1]
+    >>> t.stop()
+    """
+
+    def __init__(self, deliver: Callable[[Any], None], interval: float = 0.25, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 start_timer: Callable[[float, Callable[[], None]], Any] = _timer_thread):
+        self._deliver = deliver
+        self.interval = float(interval)
+        self._clock = clock
+        self._start_timer = start_timer
+        self._lock = threading.Lock()
+        self._last = -float("inf")
+        self._waiting: tuple[Any] | None = None
+        self._timer: Any = None  # the timer of the waiting item
+        self._started: Any = None  # the last timer started (it may still be delivering)
+        self._stopped = False
+        self.delivered = 0
+
+    def offer(self, item: Any) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            now = self._clock()
+            if self._timer is None and now - self._last >= self.interval:
+                self._last = now
+                self.delivered += 1
+            else:
+                self._waiting = (item,)
+                if self._timer is None:
+                    self._timer = self._started = self._start_timer(self._last + self.interval - now, self._flush)
+                return
+        self._deliver(item)
+
+    def _flush(self) -> None:
+        with self._lock:
+            self._timer = None
+            if self._stopped or self._waiting is None:
+                return
+            (item,), self._waiting = self._waiting, None
+            self._last = self._clock()
+            self.delivered += 1
+        self._deliver(item)
+
+    def stop(self) -> None:
+        """Deliver nothing more (a waiting item is dropped, the timer cancelled)."""
+        with self._lock:
+            self._stopped = True
+            self._waiting = None
+            timer, started, self._timer = self._timer, self._started, None
+        if timer is not None:
+            timer.cancel()
+        if isinstance(started, threading.Thread) and started is not threading.current_thread():
+            started.join(1.0)  # a closed studio leaves no thread behind

@@ -13,7 +13,6 @@ import html
 import itertools
 import math
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ import traitlets as T
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from . import charts
-from .controller import EXPORT_FORMATS, Controller, HistoryEntry, card_roc
+from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
 
 __all__ = ["Studio", "CardView", "ChartView", "card_payload"]
 
@@ -65,21 +64,12 @@ def _pct(v: float | None) -> str:
     return "–" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
 
 
-def spec_summary(spec: Spec | None) -> str:
-    """One line naming the options a card was solved under."""
-    if spec is None:
-        return ""
-    parts = [
-        "max FPR " + ("none" if spec.max_fpr is None else f"{100 * spec.max_fpr:.0f} %"),
-        "max size " + ("none" if spec.max_size is None else str(spec.max_size)),
-        "C0 " + ("auto" if spec.C0 is None else f"{spec.C0:g}"),
-        f"points {spec.coef_range[0]}…{spec.coef_range[1]}",
-    ]
-    if spec.time_limit is not None:
-        parts.append(f"limit {spec.time_limit:g} s")
-    if spec.lock:
-        parts.append("locked " + ", ".join(f"{k}={v}" for k, v in spec.lock.items()))
-    return "solved for: " + " · ".join(parts)
+def _finite(v: float) -> float | None:
+    return float(v) if math.isfinite(v) else None
+
+
+def _metrics_text(which: str, m) -> str:
+    return f"{which}: error {_pct(m.error)} · TPR {_pct(m.tpr)} · FPR {_pct(m.fpr)}"
 
 
 _ids = itertools.count(1)
@@ -126,73 +116,20 @@ def card_payload(controller: Controller) -> dict | None:
     if cost is not None:
         cost_text = (f"edit vs optimum: error {cost['error']:+.1f} pt · TPR {cost['tpr']:+.1f} pt · "
                      f"FPR {cost['fpr']:+.1f} pt · size {cost['size']:+d}").replace("+-", "−").replace("-", "−")
-    m = card.train_metrics
-    metrics = None if m is None else (f"train: error {_pct(m.error)} · TPR {_pct(m.tpr)} · FPR {_pct(m.fpr)} · "
-                                      f"{m.size} feature{'s' if m.size != 1 else ''}")
+    m, v = card.train_metrics, card.validation_metrics
+    metrics = None if m is None else " · ".join(
+        [_metrics_text("train", m)] + ([] if v is None else [_metrics_text("validation", v)])
+        + [f"{m.size} feature{'s' if m.size != 1 else ''}"])
+    # train and held-out figures side by side, for a view that draws them as a table
+    table = [{"set": which, **{k: _finite(getattr(x, k)) for k in ("error", "tpr", "fpr", "n")}}
+             for which, x in (("train", m), ("validation", v)) if x is not None]
     previous = card.spec is not None and card.spec.key() != spec.key()
     return {
         "id": next(_ids), "positive": card.positive_name or str(card.positive), "threshold": card.threshold,
-        "rows": rows, "metrics_text": metrics, "cost_text": cost_text, "spec_text": spec_summary(card.spec),
-        "editable": True, "is_previous": previous, "status": card.status,
+        "rows": rows, "metrics_text": metrics, "cost_text": cost_text, "spec_text": describe_spec(card.spec),
+        "metrics": table, "editable": True, "is_previous": previous, "status": card.status,
         "max_fpr": None if card.spec is None else card.spec.max_fpr,
     }
-
-
-class Throttle:
-    """Call ``fn`` at most once per ``interval`` seconds.
-
-    A call inside the interval is deferred to its end, and calls that come meanwhile merge
-    into that one (``fn`` reads the state it shows when it runs, so the newest wins).
-    :meth:`now` calls at once and drops a deferred call; :meth:`cancel` only drops it.
-
-    >>> calls = []
-    >>> t = Throttle(lambda: calls.append(1), interval=60)
-    >>> t(); t(); t()          # the first runs, the other two merge into one deferred call
-    >>> len(calls)
-    1
-    >>> t.cancel()
-    """
-
-    def __init__(self, fn, interval: float):
-        self.fn, self.interval = fn, interval
-        self._lock = threading.Lock()
-        self._last = -math.inf
-        self._timer: threading.Timer | None = None
-
-    def __call__(self) -> None:
-        with self._lock:
-            wait = self._last + self.interval - time.monotonic()
-            if wait > 0:
-                if self._timer is None:
-                    self._timer = threading.Timer(wait, self._deferred)
-                    self._timer.daemon = True
-                    self._timer.start()
-                return
-            self._last = time.monotonic()
-        self.fn()
-
-    def now(self) -> None:
-        with self._lock:
-            self._drop()
-            self._last = time.monotonic()
-        self.fn()
-
-    def cancel(self) -> None:
-        with self._lock:
-            self._drop()
-
-    def _drop(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-
-    def _deferred(self) -> None:
-        with self._lock:
-            if self._timer is None:  # dropped by now() or cancel() meanwhile
-                return
-            self._timer = None
-            self._last = time.monotonic()
-        self.fn()
 
 
 class Studio(W.VBox):
@@ -204,21 +141,20 @@ class Studio(W.VBox):
 
     Options are those of :func:`slimwidgets.fit` (``time_limit`` defaults to 5 s per
     solve). ``frontier=False`` skips the background frontier and path solves.
+    ``validation=(X_val, y_val)``, or ``holdout=0.25`` with ``random_state`` (a
+    stratified split of ``X, y``), shows every card's held-out figures next to
+    its training figures.
     """
 
-    #: incumbents of a running solve are drawn at most this often (seconds); settled cards at once
-    redraw_interval = 0.25
-
     def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
-                 frontier: bool = True, positive: Any = None, sample_weight: Any = None, **options: Any):
+                 frontier: bool = True, positive: Any = None, sample_weight: Any = None, validation: Any = None,
+                 holdout: Any = None, random_state: Any = None, **options: Any):
         self._ui_lock = threading.RLock()
-        self._roc_of: ScoringSystem | None = None
-        self._roc = None
         self._syncing = False
         self._closed = False
-        self._incumbents = Throttle(self._redraw, self.redraw_interval)
         self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
-                                     sample_weight=sample_weight, start=False, **options)
+                                     sample_weight=sample_weight, validation=validation, holdout=holdout,
+                                     random_state=random_state, start=False, **options)
         c = self.controller
         names = c.data.feature_names
         s = c.spec
@@ -230,6 +166,10 @@ class Studio(W.VBox):
                                         description="max FPR", readout_format=".0%", continuous_update=True,
                                         disabled=s.max_fpr is None, style=style, layout=wide)
         self.fpr_none = W.Checkbox(value=s.max_fpr is None, description="no cap", indent=False, layout=_fixed())
+        self.tpr_slider = W.FloatSlider(value=0.8 if s.min_tpr is None else s.min_tpr, min=0.0, max=1.0, step=0.01,
+                                        description="min TPR", readout_format=".0%", continuous_update=True,
+                                        disabled=s.min_tpr is None, style=style, layout=wide)
+        self.tpr_none = W.Checkbox(value=s.min_tpr is None, description="no floor", indent=False, layout=_fixed())
         top = max(1, len(names))
         self.size_slider = W.IntSlider(value=top if s.max_size is None else min(s.max_size, top), min=0, max=top,
                                        description="max size", continuous_update=True, disabled=s.max_size is None,
@@ -241,12 +181,15 @@ class Studio(W.VBox):
                                              continuous_update=False, style=style, layout=wide)
         self.time_text = W.BoundedFloatText(value=s.time_limit if s.time_limit is not None else 60.0, min=0.1, max=3600,
                                             step=0.5, description="time limit s", style=style, layout=_grow("180px", "150px", "260px"))
-        for w, cls in ((self.fpr_slider, "sw-max-fpr"), (self.fpr_none, "sw-max-fpr-none"), (self.size_slider, "sw-max-size"),
+        for w, cls in ((self.fpr_slider, "sw-max-fpr"), (self.fpr_none, "sw-max-fpr-none"), (self.tpr_slider, "sw-min-tpr"),
+                       (self.tpr_none, "sw-min-tpr-none"), (self.size_slider, "sw-max-size"),
                        (self.size_none, "sw-max-size-none"), (self.c0_text, "sw-c0"), (self.range_slider, "sw-coef-range"),
                        (self.time_text, "sw-time-limit")):
             w.add_class(cls)
         self.fpr_slider.observe(self._on_fpr, "value")
         self.fpr_none.observe(self._on_fpr, "value")
+        self.tpr_slider.observe(self._on_tpr, "value")
+        self.tpr_none.observe(self._on_tpr, "value")
         self.size_slider.observe(self._on_size, "value")
         self.size_none.observe(self._on_size, "value")
         self.c0_text.observe(self._on_c0, "value")
@@ -330,6 +273,7 @@ class Studio(W.VBox):
         top = _row([self.card_view, charts], "sw-top", align_items="flex-start", grid_gap="8px 16px")
         pair = {"flex": "1 1 360px", "max_width": "560px", "flex_flow": "row nowrap"}
         controls = _row([_row([self.fpr_slider, self.fpr_none], "sw-pair", **pair),
+                         _row([self.tpr_slider, self.tpr_none], "sw-pair", **pair),
                          _row([self.size_slider, self.size_none], "sw-pair", **pair),
                          self.range_slider, self.c0_text, self.time_text], "sw-controls", grid_gap="2px 16px")
         toolbar = _row([self.undo_button, self.redo_button, self.export_format, self.export_path, self.export_button,
@@ -378,9 +322,8 @@ class Studio(W.VBox):
         if self._closed:
             return
         self._closed = True
-        self._incumbents.cancel()
         self.controller.close()
-        widgets = [self.fpr_slider, self.fpr_none, self.size_slider, self.size_none, self.c0_text, self.range_slider,
+        widgets = [self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none, self.c0_text, self.range_slider,
                    self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
                    self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel]
         for row in self.feature_rows.values():
@@ -411,19 +354,32 @@ class Studio(W.VBox):
     def _guard(self, fn, *args, **kwargs):
         try:
             out = fn(*args, **kwargs)
-        except (ValueError, TypeError, KeyError, RuntimeError) as exc:
-            msg = exc.args[0] if exc.args else str(exc)
-            self.message.value = f"<span style='color:#a8192e'>{html.escape(str(msg))}</span>"
+        except (ValueError, TypeError, KeyError, RuntimeError, OSError) as exc:
+            msg = exc.args[-1] if isinstance(exc, OSError) and exc.args else exc.args[0] if exc.args else str(exc)
+            self.message.value = f"<span class='sw-error' style='color:#a8192e'>{html.escape(str(msg))}</span>"
             self._sync_controls()
             return None
-        self.message.value = ""
+        self._show_notice()
         return out
+
+    def _show_notice(self) -> None:
+        """The message line says what the last action changed besides what was asked (or nothing)."""
+        c = self.controller
+        color = {"error": "#a8192e", "warning": "#8a5a00"}.get(c.notice_level, "#555")
+        self.message.value = "" if not c.notice else (
+            f"<span class='sw-notice sw-{c.notice_level}' style='color:{color}'>{html.escape(c.notice)}</span>")
 
     def _on_fpr(self, _change) -> None:
         if self._syncing:
             return
         self.fpr_slider.disabled = self.fpr_none.value
         self._guard(self.controller.update, max_fpr=None if self.fpr_none.value else round(self.fpr_slider.value, 4))
+
+    def _on_tpr(self, _change) -> None:
+        if self._syncing:
+            return
+        self.tpr_slider.disabled = self.tpr_none.value
+        self._guard(self.controller.update, min_tpr=None if self.tpr_none.value else round(self.tpr_slider.value, 4))
 
     def _on_size(self, _change) -> None:
         if self._syncing:
@@ -514,16 +470,11 @@ class Studio(W.VBox):
             return
         if "spec" in events:
             self._sync_controls()
-        if "card" in events and self.controller.status.state == "solving":
-            self._incumbents()  # a stream of incumbents: a calm redraw, at most ~4 times a second
-        elif "card" in events:
-            self._incumbents.now()
-        elif "frontier" in events:
-            self._refresh_charts()
-
-    def _redraw(self) -> None:
-        if not self._closed:
+        if "notice" in events:
+            self._show_notice()
+        if "card" in events:
             self._refresh_card()
+        if "card" in events or "frontier" in events:
             self._refresh_charts()
 
     def _refresh_card(self) -> None:
@@ -537,22 +488,8 @@ class Studio(W.VBox):
             self.redo_button.disabled = not c.can_redo
 
     def chart_frames(self) -> dict[str, pd.DataFrame]:
-        """The DataFrames both charts are drawn from (all from the controller's state)."""
-        c = self.controller
-        card = c.card
-        frontier = c.frontier_points()
-        path = c.path_points()
-        empty = pd.DataFrame(columns=["tpr", "fpr", "error", "size", "status"])
-        if card is not None and card.train_metrics is not None:
-            m = card.train_metrics
-            point = pd.DataFrame([{"tpr": m.tpr, "fpr": m.fpr, "error": m.error, "size": m.size, "status": card.status}])
-            if self._roc_of is not card:  # the card's own ROC, computed once per card
-                self._roc_of, self._roc = card, card_roc(card, c.data)
-            roc = self._roc
-        else:
-            point, roc = empty, pd.DataFrame(columns=["threshold", "fpr", "tpr"])
-        cap = pd.DataFrame({"cap": [] if c.spec.max_fpr is None else [c.spec.max_fpr]})
-        return {"frontier": frontier, "roc": roc, "card": point, "cap": cap, "path": path}
+        """The DataFrames both charts are drawn from (see :meth:`Controller.chart_frames`)."""
+        return self.controller.chart_frames()
 
     def _refresh_charts(self) -> None:
         with self._ui_lock:
@@ -576,6 +513,10 @@ class Studio(W.VBox):
                 self.fpr_slider.disabled = s.max_fpr is None
                 if s.max_fpr is not None:
                     self.fpr_slider.value = s.max_fpr
+                self.tpr_none.value = s.min_tpr is None
+                self.tpr_slider.disabled = s.min_tpr is None
+                if s.min_tpr is not None:
+                    self.tpr_slider.value = s.min_tpr
                 self.size_none.value = s.max_size is None
                 self.size_slider.disabled = s.max_size is None
                 if s.max_size is not None:

@@ -1,0 +1,254 @@
+"""Card status in the user's units (issue #10 items 2, 3): every headline branch from real
+solves, the limits checked against brute force, degenerate cards called out."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import replace
+
+import brute
+import numpy as np
+import pandas as pd
+import pytest
+from test_frontier import SMALL, tiny
+
+import slimwidgets as sw
+from slimwidgets import make_spec
+from slimwidgets.core.status import (
+    NO_BOUND,
+    CardStatus,
+    DegenerateCardWarning,
+    LimitScale,
+    degeneracy,
+    describe,
+    details_text,
+    percent,
+    proven_limit,
+    seconds,
+)
+from slimwidgets.datasets import load_demo
+
+
+def brute_cards(X, y, spec):
+    ysign = np.where(np.asarray(y) == 1, 1, -1)
+    return brute.enumerate_cards(X.to_numpy(), ysign, list(X.columns), spec)
+
+
+def weaker(card, bound):
+    """The same card as if the solver had stopped with a (valid) smaller bound."""
+    return replace(card, status="time_limit", bound=bound, gap=(card.objective - bound) / card.objective)
+
+
+# -- limits against brute force ------------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_tpr_limit_is_tight_at_the_optimum_and_sound_below_it(seed):
+    X, y = tiny(seed)
+    spec = make_spec(max_fpr=0.25, **SMALL)
+    card = sw.fit(X, y, spec=spec)
+    best = brute_cards(X, y, spec)["tpr"].max()
+    kind, tpr_max = proven_limit(card)
+    assert card.status == "optimal" and kind == "tpr"
+    assert tpr_max == pytest.approx(best)
+    for fraction in (0.0, 0.3, 0.6, 0.9, 0.99):
+        _, limit = proven_limit(weaker(card, fraction * card.objective))
+        assert limit >= best - 1e-12  # a weaker bound never claims less than the truth
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_error_limit_is_tight_at_the_optimum_and_sound_below_it(seed):
+    X, y = tiny(seed)
+    spec = make_spec(**SMALL)
+    card = sw.fit(X, y, spec=spec)
+    lowest = brute_cards(X, y, spec)["loss"].min()  # the paper's count: a zero total is an error
+    kind, error_min = proven_limit(card)
+    assert kind == "error" and error_min == pytest.approx(lowest)
+    for fraction in (0.0, 0.5, 0.9):
+        assert proven_limit(weaker(card, fraction * card.objective))[1] <= lowest + 1e-12
+
+
+def test_error_limit_with_a_size_penalty_stays_sound():
+    X, y = tiny(4, n=30)
+    spec = make_spec(C0=0.05, **SMALL)  # a feature costs more than an error here
+    card = sw.fit(X, y, spec=spec)
+    lowest = brute_cards(X, y, spec)["loss"].min()
+    kind, error_min = proven_limit(card)
+    assert kind == "error" and error_min <= lowest + 1e-12
+
+
+def test_fpr_limit_under_a_tpr_floor():
+    X, y = tiny(1)
+    spec = make_spec(min_tpr=0.8, **SMALL)
+    card = sw.fit(X, y, spec=spec)
+    cards = brute_cards(X, y, spec)
+    kind, fpr_min = proven_limit(card)
+    assert kind == "fpr"
+    assert fpr_min == pytest.approx(cards["fpr_paper"].min())
+    head = describe(card).headline
+    assert head.startswith("FPR ") and "at TPR" in head and "proven lowest at this TPR floor" in head
+
+
+# -- headline branches --------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def demo():
+    return load_demo()
+
+
+@pytest.fixture(scope="module")
+def capped(demo):
+    X, y = demo
+    return sw.fit(X, y, max_fpr=0.2, max_size=3)
+
+
+def test_cap_proven_best(capped):
+    s = describe(capped)
+    m = capped.train_metrics
+    assert capped.status == "optimal"
+    assert s.headline == f"TPR {percent(m.tpr)} at FPR {percent(m.fpr)} · proven best under this cap"
+    assert (s.level, s.proven, s.warning) == ("ok", True, None)
+    assert "gap" not in s.headline and "bound" not in s.headline and "incumbent" not in s.headline
+    assert s.details["status"] == "optimal" and s.details["limit_of"] == "tpr"
+
+
+def test_cap_unproven_shows_the_proven_tpr_limit(capped):
+    m = capped.train_metrics
+    card = weaker(capped, 0.5 * capped.objective)
+    s = describe(card)
+    limit = proven_limit(card)[1]
+    assert m.tpr < limit < 1
+    assert s.headline == (f"TPR {percent(m.tpr)} at FPR {percent(m.fpr)} · best possible under this cap "
+                          f"≤ {percent(limit, m.tpr)} (proven)")
+    assert (s.level, s.proven) == ("ok", False)
+    assert s.details["gap"] == pytest.approx(0.5) and s.details["status"] == "time_limit"
+
+
+def test_nothing_proven_reads_no_bound(capped):
+    card = replace(capped, status="time_limit", bound=None, gap=None, solve_time=5.04)
+    s = describe(card)
+    assert s.headline.endswith(f"· best found in 5.0 s, {NO_BOUND}")
+    assert (s.level, s.proven) == ("warn", False)
+    # a bound too weak to limit the TPR also proves nothing in the user's units
+    assert describe(replace(card, bound=0.0)).headline.endswith(NO_BOUND)
+
+
+def test_no_cap_proven_lowest_and_unproven(demo):
+    X, y = demo
+    card = sw.fit(X, y, max_size=2)
+    m = card.train_metrics
+    s = describe(card)
+    assert s.headline.startswith(f"error {percent(m.error)} · proven lowest")
+    assert s.proven and s.level == "ok"
+    low = weaker(card, 0.8 * card.objective)
+    limit = proven_limit(low)[1]
+    assert 0 < limit < m.error
+    head = describe(low).headline
+    assert head.startswith(f"error {percent(m.error)} · proven lowest possible ≥ {percent(limit, m.error)}")
+    assert not describe(low).proven
+
+
+def test_heuristic_card_has_no_bound(demo):
+    X, y = demo
+    card = sw.rounded_logistic(X, y, C=0.05)
+    s = describe(card)
+    assert card.status == "heuristic" and card.bound is None
+    assert s.headline.startswith(f"error {percent(card.train_metrics.error)} · best found in ")
+    assert s.headline.endswith(NO_BOUND) and s.level == "warn" and not s.proven
+
+
+def test_edited_card_claims_nothing(capped):
+    name = next(iter(capped.points))
+    edited = capped.with_points({name: capped.points[name] + 1})
+    assert describe(edited).headline == "edited by hand · no training figures"
+    X, y = load_demo()
+    s = describe(replace(edited, train_metrics=edited.metrics(X, y)))
+    assert s.headline.startswith("TPR ") and "edited by hand" in s.headline and NO_BOUND in s.headline
+    assert (s.level, s.proven) == ("warn", False)
+
+
+def test_validation_figures_are_appended(demo, capped):
+    X, y = demo
+    v = capped.metrics(X.iloc[:100], y.iloc[:100])
+    s = describe(capped, validation=v)
+    assert s.headline.endswith(f" · held-out TPR {percent(v.tpr)} at FPR {percent(v.fpr)}")
+    card = sw.fit(X, y, max_size=1)
+    v = card.metrics(X.iloc[:100], y.iloc[:100])
+    assert describe(card, validation=v).headline.endswith(f" · held-out error {percent(v.error)}")
+
+
+def test_limits_survive_json(capped):
+    card = weaker(capped, 0.5 * capped.objective)
+    back = sw.ScoringSystem.from_json(card.to_json())
+    assert describe(back).headline == describe(card).headline
+
+
+# -- degenerate cards ----------------------------------------------------------------------
+def one_sided(n, n_rare, rare, seed):
+    """Features that do not separate the classes and ``n_rare`` rows of class ``rare``."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 2, size=(n, 3)), columns=["a", "b", "c"])
+    return X, pd.Series(np.r_[np.full(n_rare, rare), np.full(n - n_rare, 1 - rare)])
+
+
+def test_card_that_no_row_reaches_is_called_out():
+    X, y = one_sided(100, 3, 1, seed=0)  # 3 % positives: the best card says "no" to all
+    with pytest.warns(DegenerateCardWarning, match='class_weights="balanced"'):
+        card = sw.fit(X, y, max_size=2)
+    s = describe(card)
+    assert card.train_metrics.tp + card.train_metrics.fp == 0
+    assert s.level == "warn" and s.warning.startswith('predicts "0" for every training row')
+    assert "no training row reaches its threshold" in s.warning and "min_tpr" in s.warning
+    assert card.status == "optimal"  # still optimal, and still amber
+
+
+def test_card_that_every_row_reaches_is_called_out():
+    X, y = one_sided(60, 2, 0, seed=1)
+    with pytest.warns(DegenerateCardWarning, match="every training row reaches its threshold"):
+        card = sw.fit(X, y, max_size=2)
+    assert "max_fpr" in degeneracy(card)
+
+
+def test_balanced_weights_avoid_the_empty_card():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 200)
+    y = ((a == 1) & (rng.random(200) < 0.15)).astype(int)
+    X = pd.DataFrame({"a": a, "b": rng.integers(0, 2, 200)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateCardWarning)
+        card = sw.fit(X, y, class_weights="balanced", max_size=1)
+    assert degeneracy(card) is None and describe(card).warning is None
+
+
+def test_degeneracy_without_training_figures():
+    never = sw.ScoringSystem(("a", "b"), (2, 1), -5, positive="sick", negative="well", binary=(True, True))
+    assert degeneracy(never).startswith('predicts "well" for every row: no row can reach its threshold')
+    always = sw.ScoringSystem(("a",), (-1,), 3, positive="sick", negative="well", binary=(True,))
+    assert degeneracy(always).startswith('predicts "sick" for every row')
+    fine = sw.ScoringSystem(("a",), (2,), -1, binary=(True,))
+    assert degeneracy(fine) is None
+    real = sw.ScoringSystem(("a",), (2,), -50, binary=(False,))
+    assert degeneracy(real) is None  # a real-valued feature: the range of totals is unknown
+
+
+def test_frontier_warns_nothing_and_reports_tpr_max():
+    X, y = tiny(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateCardWarning)
+        front = sw.roc_frontier(X, y, fprs=[0.0, 0.5], progress=False, cache=False, **SMALL)
+    assert (front.tpr_max >= front.tpr - 1e-12).all()
+
+
+# -- formatting ------------------------------------------------------------------------------
+def test_numbers_in_user_units():
+    assert percent(0.953) == "95.3 %" and percent(0.97101, 0.97149) == "97.10 %"
+    assert seconds(5.04) == "5.0 s" and seconds(0.347) == "0.35 s"
+    d = CardStatus("", "ok", True, None, {"status": "time_limit", "objective": 0.25, "bound": 0.2, "gap": 0.2,
+                                          "solver": "highs", "seconds": 5.0})
+    assert details_text(d) == "solver status time limit · objective 0.25 · bound 0.2 · gap 20.0 % · highs · 5.0 s"
+    d.details["bound"] = -math.inf
+    assert f"bound: {NO_BOUND}" in details_text(d) and "gap" not in details_text(d)
+
+
+def test_scale_round_trips():
+    s = LimitScale("tpr", 2.0, 1.5, 10.0, True, False)
+    assert LimitScale.from_dict(s.to_dict()) == s
+    assert s.limit(None) is None and s.limit(4.0) == pytest.approx(0.8)
