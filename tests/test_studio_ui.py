@@ -148,3 +148,20 @@ def test_notebooks_draw_altair_offline_and_keep_the_studio(name):
         assert enabled and enabled[0] <= charts[0], f"{name} draws Altair charts before use_bundled_vega()"
     if any("Studio(" in s for s in cells):  # Run All must leave the studio alive
         assert not any("studio.close()" in s for s in cells), f"{name} closes its studio"
+
+
+def test_charts_draw_held_out_points_as_their_own_series():
+    from slimwidgets.widgets import charts
+
+    spec = charts.roc_chart(None, None, None, None, held_out=True).to_dict()
+    domain = spec["layer"][0]["encoding"]["color"]["scale"]["domain"]
+    assert charts.FRONTIER + charts.HELD_OUT in domain and charts.THIS_CARD + charts.HELD_OUT in domain
+    assert charts.CARD_ROC + charts.HELD_OUT not in domain  # the card's own ROC is on the training rows only
+    assert "(train)" not in json.dumps(spec["layer"][0]["encoding"])
+    # the sparsity chart keeps, for each size, the card chosen on training error, and its held-out twin
+    path = pd.DataFrame({"key": ["a", "b", "c", "a", "b", "c"], "max_size": [1, 2, 3] * 2, "size": [1, 2, 2] * 2,
+                         "error": [0.3, 0.1, 0.2, 0.3, 0.25, 0.05], "tpr": [0.5] * 6, "fpr": [0.1] * 6,
+                         "status": ["optimal"] * 6, "set": ["train"] * 3 + ["validation"] * 3})
+    rows = charts.sparsity_datasets(path, None)["path"]
+    assert [(r["set"], r["key"], r["max_sizes"]) for r in rows] == [
+        ("train", "a", "1"), ("train", "b", "2–3"), ("validation", "a", "1"), ("validation", "b", "2–3")]

@@ -495,8 +495,10 @@ class Studio(W.VBox):
         with self._ui_lock:
             f = self.chart_frames()
             if not self.roc_view.spec:  # the structure never changes: build the charts once
-                self.roc_view.spec, _ = charts.split_datasets(charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"]))
-                self.path_view.spec, _ = charts.split_datasets(charts.sparsity_chart(f["path"], f["card"]))
+                held_out = self.controller.validation is not None
+                self.roc_view.spec, _ = charts.split_datasets(
+                    charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out))
+                self.path_view.spec, _ = charts.split_datasets(charts.sparsity_chart(f["path"], f["card"], held_out=held_out))
             roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
             path_data = charts.sparsity_datasets(f["path"], f["card"])
             for view, data in ((self.roc_view, roc_data), (self.path_view, path_data)):
