@@ -193,10 +193,10 @@ def test_studio_in_jupyterlab(studio_page, shot):
     page.wait_for_timeout(300)
     page.locator("button.sw-export").click()
     reload_line = page.locator(".sw-message code.sw-reload").inner_text(timeout=30_000)
-    assert reload_line == "card = slimwidgets.ScoringSystem.from_json('exported_card.json')"
+    assert reload_line == "import slimwidgets; card = slimwidgets.ScoringSystem.from_json('exported_card.json')"
     assert (page.blocked_requests == [])
     page.click(".jp-Notebook .jp-Cell:last-child .cm-content")
-    page.keyboard.insert_text("import slimwidgets\n" + reload_line +
+    page.keyboard.insert_text(reload_line +  # runs as shown: it carries its import
                               "\nprint('reloaded', card.points == studio.scoring_system.points, card.status)")
     page.keyboard.press("Shift+Enter")
     page.wait_for_selector(".jp-OutputArea-output:has-text('reloaded True edited')", timeout=60_000)
