@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lab import REPO
+from lab import REPO, open_notebook
 
 NOTEBOOKS = REPO / "notebooks"
 # the quickstart draws the studio's two charts; the others draw one chart per cell that builds one
@@ -62,10 +62,7 @@ def test_notebook_charts_offline(name, lab, page, kernel_for, shot):
     shutil.copy(NOTEBOOKS / name, lab.root / name)
     want = expected_charts(NOTEBOOKS / name)
     assert want > 0
-    page.goto(lab.notebook_url(name) + "?reset")  # a fresh workspace: no tab of an earlier test
-    page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
-    k = kernel_for(name)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    k = open_notebook(lab, page, kernel_for, name)
     run_all(page)
     end = time.monotonic() + RUN_ALL_TIMEOUT
     state = page.evaluate(STATE)

@@ -5,10 +5,9 @@ point into one (Enter) supersedes the solve: the kernel shows the edited card an
 
 from __future__ import annotations
 
-import json
 import time
 
-from lab import card_in_page, notebook
+from lab import card_in_page, open_notebook, run_first_cell
 
 NOTEBOOK = "calm.ipynb"
 CELL = """\
@@ -30,14 +29,8 @@ WATCH = """() => {
 
 def test_incumbents_are_calm_and_an_edit_supersedes_the_solve(lab, page, kernel_for, shot, data_env):
     assert data_env, "the paper's data (SLIMWIDGETS_DATA) are needed for a long solve"
-    (lab.root / NOTEBOOK).write_text(json.dumps(notebook([CELL])))
-    page.goto(lab.notebook_url(NOTEBOOK) + "?reset")
-    page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
-    k = kernel_for(NOTEBOOK)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
-    page.click(".jp-Notebook .jp-Cell .cm-content")
-    page.keyboard.press("Shift+Enter")
-    page.wait_for_selector(".sw-card-view input.sw-points", timeout=90_000)
+    k = open_notebook(lab, page, kernel_for, NOTEBOOK, [CELL])
+    run_first_cell(page)
     try:
         assert k.value("studio.wait(90)")
         page.evaluate(WATCH)

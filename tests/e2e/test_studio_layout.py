@@ -10,12 +10,11 @@ A screenshot of each width goes to test-artifacts/e2e/ (look at them).
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
 
-from lab import notebook, start_lab
+from lab import open_notebook, run_first_cell, start_lab
 
 NOTEBOOK = "layout.ipynb"
 CELL = """\
@@ -89,15 +88,9 @@ def side_panel(page, want_open: bool) -> None:
 
 
 def open_studio(lab, page, kernel_for):
-    (lab.root / NOTEBOOK).write_text(json.dumps(notebook([CELL])))
     page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
-    page.goto(lab.notebook_url(NOTEBOOK))
-    page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
-    k = kernel_for(NOTEBOOK)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
-    page.click(".jp-Notebook .jp-Cell .cm-content")
-    page.keyboard.press("Shift+Enter")
-    page.wait_for_selector(".sw-card-view table.sw-table input.sw-points", timeout=90_000)
+    k = open_notebook(lab, page, kernel_for, NOTEBOOK, [CELL])
+    run_first_cell(page)
     end = time.monotonic() + 90
     while not k.value("studio.wait(1)"):
         assert time.monotonic() < end, "the studio did not settle"
