@@ -159,10 +159,25 @@ export function cardTable(card, status, send) {
   }
   table.append(body);
   root.append(table);
-  if (card.metrics_text) root.append(el("div", { class: "sw-metrics", text: card.metrics_text }));
+  const figures = Array.isArray(card.metrics) && card.metrics.length > 1 ? figuresTable(card.metrics, n) : null;
+  if (figures) root.append(figures);
+  else if (card.metrics_text) root.append(el("div", { class: "sw-metrics", text: card.metrics_text }));
   if (card.cost_text) root.append(el("div", { class: "sw-cost", text: card.cost_text }));
   if (card.spec_text) root.append(el("div", { class: "sw-spec", text: card.spec_text }));
   return root;
+}
+
+const pct = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)} %`);
+const SET_NAME = { train: "train", validation: "held-out" };
+
+/** Train and held-out figures side by side: one row per set of rows, as Python measured them. */
+export function figuresTable(rows, size) {
+  const table = el("table", { class: "sw-figures" },
+    el("thead", {}, el("tr", {}, ...["", "error", "TPR", "FPR", "rows"].map((h) => el("th", { text: h })))),
+    el("tbody", {}, ...rows.map((r) => el("tr", { "data-set": r.set },
+      el("th", { text: SET_NAME[r.set] || r.set }), el("td", { text: pct(r.error) }), el("td", { text: pct(r.tpr) }),
+      el("td", { text: pct(r.fpr) }), el("td", { text: r.n === null || r.n === undefined ? "–" : String(r.n) })))));
+  return el("div", { class: "sw-metrics" }, table, el("div", { text: `${size} feature${size === 1 ? "" : "s"}` }));
 }
 
 /**

@@ -158,6 +158,17 @@ describe("the point table", () => {
     expect(host.querySelector("input[data-feature=BareNuclei]").value).toBe("2");
   });
 
+  it("puts train and held-out figures side by side when there are held-out rows", () => {
+    const metrics = [{ set: "train", error: 0.12, tpr: 1, fpr: 0.191, n: 426 }, { set: "validation", error: 0.21, tpr: 0.981, fpr: 0.322, n: 143 }];
+    const node = cardTable(card({ metrics }), { state: "optimal" }, () => {});
+    const rows = [...node.querySelectorAll(".sw-metrics table.sw-figures tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent));
+    expect(rows).toEqual([["train", "12.0 %", "100.0 %", "19.1 %", "426"], ["held-out", "21.0 %", "98.1 %", "32.2 %", "143"]]);
+    expect(node.querySelector(".sw-metrics").textContent).toContain("2 features");
+    // train only: the one-line summary
+    const plain = cardTable(card({ metrics: [metrics[0]] }), { state: "optimal" }, () => {});
+    expect(plain.querySelector(".sw-metrics").textContent).toBe(card().metrics_text);
+  });
+
   it("shows the card's own rule sign when Python sends one", () => {
     const node = cardTable(card({ rule_op: "≥" }), { state: "optimal" }, () => {});
     expect(node.querySelector(".sw-rule").textContent).toContain("IF SCORE ≥");

@@ -1,7 +1,7 @@
 """The card first, at every width: the studio's layout in JupyterLab 4 and Notebook 7.
 
 At 800, 1000, 1280 and 1600 px of window width (JupyterLab with its file browser open, and
-closed at the narrowest; Notebook 7 as it opens) the status line and the whole card (points,
+closed; Notebook 7 as it opens), for a studio with held-out rows, the status line and the whole card (points,
 locks, threshold, metrics) lie inside the visible notebook area with no horizontal scrolling
 anywhere around them; the card comes first (top left); the feature panel's header stays in
 view while the panel scrolls; every feature name that is cut carries its full text on hover.
@@ -21,7 +21,7 @@ CELL = """\
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets import Studio
 X, y = load_demo()
-studio = Studio(X, y, max_fpr=0.2, time_limit=1.0, frontier=False)
+studio = Studio(X, y, max_fpr=0.2, time_limit=1.0, frontier=False, holdout=0.25, random_state=0)
 studio"""
 WIDTHS = (800, 1000, 1280, 1600)
 HEIGHT = 1000
