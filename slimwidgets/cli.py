@@ -27,6 +27,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .core.status import degeneracy, describe, details_text
+
 __all__ = ["main", "build_parser"]
 
 PROG = "slimwidgets"
@@ -294,26 +296,13 @@ def _check_names(opts: dict[str, Any], features: Sequence[str], target: str) -> 
 
 # -- output -------------------------------------------------------------------------------------
 def status_line(card) -> str:
-    """One honest line: solver status, objective, optimality gap, time."""
-    status = card.status
-    if status == "optimal":
-        words = "optimal (proven)"
-    elif status == "time_limit":
-        words = "time_limit (best card found, NOT proven optimal)"
-    elif status == "interrupted":
-        words = "interrupted (best card found, NOT proven optimal)"
-    else:
-        words = status
-    parts = [f"status: {words}"]
-    parts.append("objective: n/a" if card.objective is None else f"objective: {card.objective:.6g}")
-    if card.gap is None or not math.isfinite(card.gap):
-        parts.append("gap: unknown")
-    else:
-        parts.append(f"gap: {card.gap:.2%}")
-    parts.append("time: n/a" if card.solve_time is None else f"time: {card.solve_time:.2f} s")
-    if card.solver:
-        parts.append(f"solver: {card.solver}")
-    return " | ".join(parts)
+    """What the card is and what is proven about it, in the user's units (one line)."""
+    return f"status: {describe(card).headline}"
+
+
+def details_line(card) -> str:
+    """The solver's raw figures (status word, objective, bound, gap, time), labelled as such."""
+    return f"details: {details_text(describe(card))}"
 
 
 def render(card, fmt: str) -> str:
@@ -332,7 +321,7 @@ def _emit(card, args: argparse.Namespace) -> None:
     json_path = getattr(args, "json", None)
     if json_path:
         card.to_json(json_path)
-    line = status_line(card)
+    line = status_line(card) + "\n" + details_line(card)
     if args.out:
         Path(args.out).write_text(body, encoding="utf-8")
         print(line)
@@ -340,6 +329,9 @@ def _emit(card, args: argparse.Namespace) -> None:
     else:
         sys.stdout.write(body)
         print(line, file=sys.stderr if args.format in _CODE_FORMATS else sys.stdout)
+    problem = degeneracy(card)
+    if problem is not None:  # fit's DegenerateCardWarning, said once, for fitted and loaded cards
+        print(f"{PROG}: warning: the card {problem}", file=sys.stderr)
     if json_path:
         print(f"card JSON written to {json_path}", file=sys.stderr if not args.out and args.format in _CODE_FORMATS else sys.stdout)
 
@@ -350,6 +342,7 @@ def _fit_with_warnings(X, y, **kwargs):
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", sw.DataWarning)
+        warnings.simplefilter("ignore", sw.DegenerateCardWarning)  # _emit says it, also for 'show'
         try:
             return sw.fit(X, y, **kwargs)
         finally:

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.core.status import details_text
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.search import local_search
@@ -42,7 +43,9 @@ def test_time_limit_returns_incumbent_with_honest_gap(paper_data):
     assert card.status == "time_limit"
     assert card.gap is not None and card.gap > 0
     assert card.bound <= card.objective
-    assert "time limit" in card.status_line()
+    status = sw.describe(card)  # honest: nothing claimed as best, the stop in the details
+    assert not status.proven and "optimal" not in status.headline
+    assert "time limit" in details_text(status)
     assert sw.check_card(card, prepare_data(X, y), card.spec) == []
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import replace
+from html.parser import HTMLParser
 
 import brute
 import numpy as np
@@ -252,3 +253,110 @@ def test_scale_round_trips():
     s = LimitScale("tpr", 2.0, 1.5, 10.0, True, False)
     assert LimitScale.from_dict(s.to_dict()) == s
     assert s.limit(None) is None and s.limit(4.0) == pytest.approx(0.8)
+
+
+def test_incumbents_carry_the_scale(demo):
+    X, y = demo
+    seen = []
+    card = sw.fit(X, y, max_fpr=0.2, max_size=3, on_incumbent=seen.append)
+    assert seen and all(inc.limits == card.details["limits"] for inc in seen)
+    last = seen[-1]  # a card built from an incumbent reads its bound the same way
+    live = replace(card, status="feasible", bound=last.bound, details={"limits": last.limits})
+    assert proven_limit(live) is not None or not math.isfinite(last.bound)
+
+
+# -- the card in every format -----------------------------------------------------------------
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.decl, self.tags, self.title, self._in_title = [], [], "", False
+
+    def handle_decl(self, decl):
+        self.decl.append(decl)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._in_title = tag == "title"
+
+    def handle_endtag(self, tag):
+        self._in_title = False
+
+    def handle_data(self, data):
+        if self._in_title:
+            self.title += data
+
+
+HOSTILE = '</title><script>alert("x")</script> & ü'
+
+
+def hostile_card():
+    X, _ = one_sided(100, 3, 1, seed=0)
+    X = X.rename(columns={"a": HOSTILE, "b": "<img src=x onerror=alert(1)>"})
+    rng = np.random.default_rng(2)
+    y = pd.Series(np.where(rng.random(100) < 0.3, "<b>sick</b>", "well"))
+    return sw.fit(X, y, positive="<b>sick</b>", max_size=2)
+
+
+def test_html_export_is_a_standalone_document_with_everything_escaped():
+    card = hostile_card()
+    doc = card.to_html()
+    page = Page()
+    page.feed(doc)
+    page.close()
+    assert page.decl == ["DOCTYPE html"]
+    tags = [t for t, _ in page.tags]
+    assert tags[:3] == ["html", "head", "meta"] and page.tags[2][1] == {"charset": "utf-8"}
+    assert tags.count("title") == 1 and page.title.startswith("PREDICT <B>SICK</B> IF SCORE")
+    assert "script" not in tags and "img" not in tags and "b" not in tags  # names stay text
+    assert "@media print" in doc and "sw-risk" in doc and 'class="slimwidgets-card"' in doc
+    assert "http://" not in doc and "https://" not in doc  # nothing fetched
+    fragment = card._repr_html_()
+    assert fragment.startswith("<div") and "<!DOCTYPE" not in fragment and "<title>" not in fragment
+    assert fragment in doc  # one drawing of the card, shared
+
+
+def test_status_in_every_format(capped):
+    head = describe(capped).headline
+    for text in (str(capped), capped.to_markdown().replace("\\", ""), capped.to_text()):
+        assert head in text  # (Markdown backslash-escapes its punctuation)
+    assert head.replace("%", "\\%") in capped.to_latex()
+    html = capped._repr_html_()
+    assert "<details" in html and "solver status optimal" in html
+    assert "solver status" not in str(capped) and "gap" not in str(capped)
+
+
+def test_degenerate_card_is_amber_in_html_and_said_in_text():
+    X, y = one_sided(100, 3, 1, seed=0)
+    with pytest.warns(DegenerateCardWarning):
+        card = sw.fit(X, y, max_size=2)
+    assert "warning: predicts" in str(card)
+    assert 'class="sw-note sw-warn"' in card._repr_html_() and "#8a5300" in card._repr_html_()
+
+
+def test_size_path_reports_the_proven_lowest_error():
+    X, y = tiny(0)
+    path = sw.size_path(X, y, sizes=[0, 1, 2], progress=False, cache=False, **SMALL)
+    for _, row in path.iterrows():
+        lowest = brute_cards(X, y, make_spec(max_size=row.max_size, **SMALL))["loss"].min()
+        assert row.status == "optimal" and row.error_min == pytest.approx(lowest)
+
+
+def test_estimator_and_package_root_share_the_warning():
+    assert sw.DegenerateCardWarning is DegenerateCardWarning and sw.describe is describe
+    assert issubclass(DegenerateCardWarning, UserWarning)
+    X, y = one_sided(100, 3, 1, seed=0)
+    with pytest.warns(DegenerateCardWarning, match="for every training row"):
+        sw.SLIMClassifier(max_size=2).fit(X, y)
+
+
+def test_fractional_weights_give_a_sound_limit():
+    X, y = tiny(2)
+    w = np.linspace(0.5, 1.5, len(y))
+    spec = make_spec(max_fpr=0.3, **SMALL)
+    card = sw.fit(X, y, sample_weight=w, spec=spec)
+    ysign = np.where(np.asarray(y) == 1, 1, -1)
+    cards = brute.enumerate_cards(X.to_numpy(), ysign, list(X.columns), spec, weights=w)
+    best = cards["tpr"].max()
+    for fraction in (0.0, 0.5, 0.9, 1.0):
+        limit = proven_limit(weaker(card, fraction * card.objective))
+        assert limit is None or limit[1] >= best - 1e-9

@@ -779,12 +779,12 @@ def test_reload_line_runs_as_shown_with_any_path(make, tmp_path, monkeypatch):
     settle(c)
     odd = tmp_path / "it's \"odd\"; import os.json"
     for fmt in ("json", "html", "markdown", "python", "latex"):
-        path, line = c.export(fmt, odd.with_suffix(".x" + fmt))
+        _, line = c.export(fmt, odd.with_suffix(".x" + fmt))
         if fmt in ("html", "markdown"):
             pytest.importorskip("IPython")
         ns: dict = {}
         exec(line, ns)  # runs as shown in an empty namespace
-    path, line = c.export("json", odd)
+    _, line = c.export("json", odd)
     ns = {}
     exec(line, ns)
     assert ns["card"].points == c.card.points

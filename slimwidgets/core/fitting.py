@@ -148,6 +148,7 @@ def fit_dataset(
     report = note_bound = None
     if on_incumbent is not None:
         user_callback, best, bound, lock = on_incumbent, [math.inf], [-math.inf], threading.Lock()
+        limits = _limits(form)
 
         def on_incumbent(inc: Incumbent) -> None:  # only ever better cards reach the caller
             with lock:  # the MIP and the search report from different threads
@@ -156,7 +157,7 @@ def fit_dataset(
                 bound[0] = max(bound[0], inc.bound)
                 if inc.objective < best[0] - 1e-12:
                     best[0] = inc.objective
-                    user_callback(replace(inc, bound=min(bound[0], inc.objective)))
+                    user_callback(replace(inc, bound=min(bound[0], inc.objective), limits=limits))
 
         def note_bound(value: float) -> None:
             with lock:

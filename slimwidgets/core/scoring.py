@@ -16,6 +16,7 @@ import pandas as pd
 from .. import export as render
 from .data import labels_to_sign, prepare_features
 from .spec import Spec
+from .status import describe, details_text, percent
 
 __all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION", "FAMILIES"]
 
@@ -70,7 +71,7 @@ class Metrics:
 
     def __str__(self) -> str:
         noun = "feature" if self.size == 1 else "features"
-        return f"error {self.error:.1%} · TPR {self.tpr:.1%} · FPR {self.fpr:.1%} · {self.size} {noun}"
+        return f"error {percent(self.error)} · TPR {percent(self.tpr)} · FPR {percent(self.fpr)} · {self.size} {noun}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,30 +244,21 @@ class ScoringSystem:
         rows = tuple(self.points.items())
         binary = self.binary or (True,) * len(self.feature_names)
         kinds = tuple(binary[self.feature_names.index(n)] for n, _ in rows)
-        return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive), binary=kinds,
-                               notes=self._notes(), family=self.family)
-
-    def _notes(self) -> tuple[str, ...]:
-        notes = []
-        if self.train_metrics is not None:
-            notes.append(f"train: {self.train_metrics}")
+        status = describe(self, validation=self.validation_metrics)
+        notes = [] if self.train_metrics is None else [f"train: {self.train_metrics}"]
         if self.validation_metrics is not None:
             notes.append(f"validation: {self.validation_metrics}")
-        notes.append(self.status_line())
-        return tuple(notes)
+        notes.append(status.headline)
+        if status.warning:
+            notes.append(f"warning: {status.warning}")
+        return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive),
+                               binary=kinds, notes=tuple(notes), family=self.family, level=status.level,
+                               details=details_text(status))
 
     def status_line(self) -> str:
-        """One honest line on how this card was obtained."""
-        parts = [self.status.replace("_", " ")]
-        if self.status == "time_limit":
-            parts = ["stopped at time limit"]
-        if self.gap is not None and self.status != "optimal" and math.isfinite(self.gap):
-            parts.append(f"gap {self.gap:.1%}")
-        if self.solve_time is not None:
-            parts.append(f"{self.solve_time:.2f} s")
-        if self.solver:
-            parts.append(self.solver)
-        return " · ".join(parts)
+        """What the card is and what is proven about it, in the user's units (see
+        :func:`slimwidgets.describe`), e.g. ``"error 12.1 % · proven lowest"``."""
+        return describe(self, validation=self.validation_metrics).headline
 
     def _risk_rows(self) -> tuple:
         # Rule tables count rules, not points: their risk-by-score table would read wrongly.
@@ -275,8 +267,12 @@ class ScoringSystem:
     def to_text(self) -> str:
         return render.render_text(self._card_data()) + render.risk_text(self._risk_rows())
 
-    def to_html(self) -> str:
-        return render.render_html(self._card_data()) + render.risk_html(self._risk_rows())
+    def to_html(self, document: bool = True) -> str:
+        """The card as a standalone HTML document (doctype, charset, title, print styles,
+        risk table); ``document=False`` gives the fragment a notebook shows."""
+        if not document:
+            return render.render_html(self._card_data()) + render.risk_html(self._risk_rows())
+        return render.render_document(self._card_data(), self._risk_rows())
 
     def to_latex(self) -> str:
         return render.render_latex(self._card_data()) + render.risk_latex(self._risk_rows())
@@ -299,7 +295,7 @@ class ScoringSystem:
         return f"ScoringSystem({{{pts}}}, threshold={self.threshold}, status={self.status!r})"
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        return self.to_html(document=False)
 
     # -- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict:

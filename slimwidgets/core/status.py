@@ -101,7 +101,7 @@ class LimitScale:
         """The proven limit (TPR ≤, FPR ≥ or error ≥ it, as a fraction) from ``bound``."""
         if bound is None or not math.isfinite(bound) or self.total <= 0 or self.per_error <= 0:
             return None
-        if self.kind == "tpr" and self.others_max < self.per_error:
+        if self.kind == "tpr" and self.whole and self.others_max < self.per_error:
             # Lexicographic: the objective is per_error * (missed positives) + less than one
             # per_error, so floor(B / per_error) misses are proven; exact at B = optimum.
             count = math.floor(bound / self.per_error + 1e-9)

@@ -60,6 +60,9 @@ def exact_int(value: object, what: str) -> int:
     return int.__int__(number)
 
 
+LEVELS = ("ok", "warn", "error")
+
+
 @dataclass(frozen=True)
 class CardData:
     """Everything needed to draw one scoring system.
@@ -71,6 +74,10 @@ class CardData:
         binary: one flag per row; ``True`` for a 0/1 feature ("name ... 4
             points"), ``False`` for a count/real feature ("4 points × name").
         notes: footer lines (status, metrics), shown as plain text.
+        level: ``"ok"``, or ``"warn"`` / ``"error"`` to draw the card's status in
+            amber / red where the format has colour (HTML).
+        details: raw solver figures, shown only in a details view (HTML's
+            ``<details>``); every other format leaves them out.
         family: ``"slim"`` (a score card) or another model family; only
             ``"m_of_n"`` changes the drawing (an M-of-N rule table, when every
             row has the same positive points).
@@ -93,6 +100,8 @@ class CardData:
     binary: tuple[bool, ...]
     notes: tuple[str, ...] = ()
     family: str = "slim"
+    level: str = "ok"
+    details: str = ""
 
     def __post_init__(self) -> None:
         rows = []
@@ -119,6 +128,9 @@ class CardData:
             tuple(exact_str(n, "note", coerce=True) for n in self.notes),
         )
         set_field(self, "family", exact_str(self.family, "family", coerce=False))
+        if self.level not in LEVELS:
+            raise ValueError(f"level must be one of {LEVELS}, got {self.level!r}")
+        set_field(self, "details", exact_str(self.details, "details", coerce=True))
 
 
 

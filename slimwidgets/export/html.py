@@ -1,4 +1,5 @@
-"""The card as an HTML fragment (for notebooks), every name escaped."""
+"""The card in HTML, every name escaped: a fragment for notebooks (:func:`render_html`)
+and a standalone document to save, print or mail (:func:`render_document`)."""
 
 from __future__ import annotations
 
@@ -77,12 +78,29 @@ def render_html(card: CardData) -> str:
             % (_CELL, _CELL, total_line(len(card.rows), "&ndash;"), _CELL)
         )
     parts.append("</table>")
-    for note in card.notes:
-        parts.append(
-            '<div style="padding:2px 8px;color:#555;">%s</div>' % esc(note)
-        )
+    parts.extend(_footer(card))
     parts.append("</div>")
     return "\n".join(parts)
+
+
+# Amber and red that keep their contrast on white (WCAG AA for normal text).
+_LEVEL_COLOUR = {"ok": "#555", "warn": "#8a5300", "error": "#b00020"}
+
+
+def _footer(card: CardData) -> list[str]:
+    """The notes (status in the card's level colour) and the raw figures behind a disclosure."""
+    colour = _LEVEL_COLOUR[card.level]
+    parts = [
+        '<div class="sw-note sw-%s" style="padding:2px 8px;color:%s;">%s</div>'
+        % (card.level, "#555" if note.startswith("train:") else colour, _html_escape(note))
+        for note in card.notes
+    ]
+    if card.details:
+        parts.append(
+            '<details class="sw-details" style="padding:2px 8px;color:#555;">'
+            "<summary>solver details</summary>%s</details>" % _html_escape(card.details)
+        )
+    return parts
 
 
 def risk_html(rows: RiskRows) -> str:
@@ -92,3 +110,47 @@ def risk_html(rows: RiskRows) -> str:
     return ('<table class="sw-risk" style="border-collapse:collapse;margin-top:6px;font-size:12px">'
             "<caption>Risk by score (training data)</caption>"
             "<tr><th>score</th><th>rows</th><th>events</th><th>observed rate (95 % CI)</th></tr>" + body + "</table>")
+
+
+# Class selectors only: shown inside a notebook by mistake, the page's own styles are untouched.
+_PRINT_CSS = """
+.sw-document { margin: 2em; font-family: system-ui, sans-serif; }
+.sw-risk td, .sw-risk th { padding: 2px 8px; text-align: right; border-bottom: 1px solid #ddd; }
+@media print {
+  .sw-document { margin: 0; }
+  .slimwidgets-card { border-color: #000; break-inside: avoid; page-break-inside: avoid; }
+  .sw-risk { break-inside: avoid; page-break-inside: avoid; }
+  .sw-note { color: #000 !important; }
+  details.sw-details > summary { list-style: none; }
+}
+"""
+
+
+def render_document(card: CardData, risk: RiskRows = (), title: str | None = None) -> str:
+    """The card (and its risk table) as a complete HTML5 document: doctype, UTF-8 charset,
+    an escaped title, print styles. Nothing is loaded from elsewhere.
+
+    Examples:
+        >>> doc = render_document(CardData((("<b>", 3),), 0, "Yes", (True,)), title="a <card>")
+        >>> doc.startswith("<!DOCTYPE html>") and "<title>a &lt;card&gt;</title>" in doc
+        True
+    """
+    if title is None:
+        table = rule_table(card)
+        title = headline(card, str) if table is None else rule_headline(card, str, *table)
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="generator" content="slimwidgets">',
+        "<title>%s</title>" % _html_escape(title),
+        "<style>%s</style>" % _PRINT_CSS,
+        "</head>",
+        '<body>\n<main class="sw-document">',
+        render_html(card) + risk_html(risk),
+        "</main>\n</body>",
+        "</html>",
+        "",
+    ])

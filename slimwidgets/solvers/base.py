@@ -32,6 +32,9 @@ class Incumbent:
     objective: float
     bound: float
     elapsed: float
+    # How the bound reads in the user's units (a LimitScale dict, see core/status.py): put it
+    # in a card's details["limits"] and describe() states the proven TPR / FPR / error limit.
+    limits: dict | None = None
 
     @property
     def gap(self) -> float:

@@ -342,7 +342,7 @@ def roc_frontier(
     rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
                   warm_start=warm_start, desc="ROC frontier")
     for row in rows:
-        row["tpr_max"] = _tpr_upper_bound(row)
+        row["tpr_max"] = _proven(row, "tpr", 1.0)
     frame = pd.DataFrame(rows)
     frame.insert(0, "max_fpr", caps)
     cols = ["max_fpr"] + _COLUMNS_TAIL
@@ -350,17 +350,18 @@ def roc_frontier(
     return frame[cols]
 
 
-def _tpr_upper_bound(row: dict) -> float:
-    """The highest training TPR any card under the cap can still have, from the solver's
-    bound (read by :func:`slimwidgets.core.status.proven_limit`); 1 without a bound, NaN
-    when the bound says nothing about the TPR (class weights) or there is no card."""
+def _proven(row: dict, kind: str, unbounded: float) -> float:
+    """What the solver's bound proves about every card of this point (read by
+    :func:`slimwidgets.core.status.proven_limit`): the highest TPR (``kind="tpr"``) or the
+    lowest error (``"error"``) any card can have; ``unbounded`` without a bound, NaN when the
+    bound says nothing about it (e.g. class weights) or there is no card."""
     card = row["card"]
     if card is None:
         return math.nan
     if card.bound is None or not math.isfinite(card.bound):
-        return 1.0
+        return unbounded
     limit = proven_limit(card)
-    return limit[1] if limit is not None and limit[0] == "tpr" else math.nan
+    return limit[1] if limit is not None and limit[0] == kind else math.nan
 
 
 def size_path(
@@ -394,8 +395,11 @@ def size_path(
     -------
     DataFrame
         One row per point, with the swept parameter first (``max_size`` or
-        ``C0``), then ``tpr, fpr, error, size, status, gap, objective, bound,
-        solve_time, cached, message, card``.
+        ``C0``), then ``tpr, fpr, error, error_min, size, status, gap, objective,
+        bound, solve_time, cached, message, card``. ``error_min`` is the lowest
+        training error any card of the point can have by the solver's proven
+        bound (``error == error_min``: proven lowest, even when a time limit left
+        a ``gap``; NaN under class weights).
 
     Examples
     --------
@@ -443,6 +447,10 @@ def size_path(
         param = "max_size"
     rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
                   warm_start=warm_start, desc="size path")
+    for row in rows:
+        row["error_min"] = _proven(row, "error", 0.0)
     frame = pd.DataFrame(rows)
     frame.insert(0, param, values)
-    return frame[[param] + _COLUMNS_TAIL]
+    cols = [param] + _COLUMNS_TAIL
+    cols.insert(cols.index("error") + 1, "error_min")
+    return frame[cols]

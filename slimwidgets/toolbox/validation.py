@@ -67,7 +67,7 @@ class CVResult:
         statuses = ", ".join(f"{html.escape(str(st))}: {n}" for st, n in self.folds["status"].value_counts().items())
         return (
             f"<div><b>{k}-fold stratified cross-validation</b>{table}"
-            f"<p>fold statuses — {statuses}</p><p><b>Final model (all data)</b></p>{self.final.to_html()}</div>"
+            f"<p>fold statuses — {statuses}</p><p><b>Final model (all data)</b></p>{self.final.to_html(document=False)}</div>"
         )
 
 

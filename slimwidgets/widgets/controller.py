@@ -42,11 +42,11 @@ import pandas as pd
 
 from ..core.data import Dataset, prepare_data
 from ..core.fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
-from ..core.scoring import Metrics, ScoringSystem
-from ..solvers.base import Incumbent
-from ..core.spec import Spec, make_spec
 from ..core.formulation import build_formulation
+from ..core.scoring import Metrics, ScoringSystem
+from ..core.spec import Spec, make_spec
 from ..core.status import describe, details_text, limit_scale
+from ..solvers.base import Incumbent
 from .scheduler import BackgroundQueue, SolveScheduler, Throttle
 
 __all__ = [
@@ -359,15 +359,15 @@ def status_of(card: ScoringSystem, *, solving_since: float | None = None) -> Sta
     ``solving_since`` (a ``time.time()``) marks an incumbent of a running solve."""
     cs = describe(card, validation=card.validation_metrics)
     text = cs.headline if cs.warning is None else f"{cs.headline} · {cs.warning}"
-    common = dict(objective=card.objective, bound=card.bound, gap=card.gap, details=details_text(cs),
-                  warning=cs.warning, proven=cs.proven)
+    common = {"objective": card.objective, "bound": card.bound, "gap": card.gap, "details": details_text(cs),
+              "warning": cs.warning, "proven": cs.proven}
     if solving_since is not None:  # a passing incumbent: no warning yet, the settled card gets one
         return Status("solving", "solving… · " + cs.headline, elapsed=time.time() - solving_since,
                       started=solving_since, **common)
     return Status(card.status, text, elapsed=card.solve_time, level=cs.level, **common)
 
 
-def _failure(state: str, text: str, conflicts: tuple[str, ...] = ()) -> "_Failure":
+def _failure(state: str, text: str, conflicts: tuple[str, ...] = ()) -> _Failure:
     return _Failure(Status(state, text, conflicts=conflicts, level="error"))
 
 

@@ -323,8 +323,8 @@ class Studio(W.VBox):
             return
         self._closed = True
         self.controller.close()
-        widgets = [self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none, self.c0_text, self.range_slider,
-                   self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
+        widgets = [self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
+                   self.c0_text, self.range_slider, self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
                    self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel]
         for row in self.feature_rows.values():
             widgets += list(row.values())
