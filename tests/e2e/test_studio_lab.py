@@ -7,12 +7,11 @@ export and reload. Screenshots of every step go to test-artifacts/e2e/.
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
 
-from lab import card_in_page, notebook
+from lab import card_in_page, open_notebook, run_first_cell
 
 NOTEBOOK = "studio.ipynb"
 SETUP_CELL = """\
@@ -81,14 +80,9 @@ def wait_kernel(k, expr: str, timeout: float = 60) -> None:
 
 @pytest.fixture
 def studio_page(lab, page, kernel_for, shot):
-    (lab.root / NOTEBOOK).write_text(json.dumps(notebook([SETUP_CELL])))
-    page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator, .jp-KernelStatus", timeout=30_000)
-    k = kernel_for(NOTEBOOK)
-    page.click(".jp-Notebook .jp-Cell .cm-content")
-    page.keyboard.press("Shift+Enter")
-    page.wait_for_selector(".sw-card-view .sw-card", timeout=90_000)
+    # a fresh workspace: other tests on this server leave their notebooks open
+    k = open_notebook(lab, page, kernel_for, NOTEBOOK, [SETUP_CELL])
+    run_first_cell(page, ".sw-card-view .sw-card")
     yield page, k
     try:
         k.run("studio.close()")
