@@ -44,13 +44,36 @@ export function padlock(locked) {
   return svg;
 }
 
+/**
+ * The status line: the headline in the user's units, amber when its level is "warn", and the
+ * solver's own figures (objective, bound, gap) folded away in a details element.
+ */
 export function statusLine(status) {
-  const state = (status && status.state) || "idle";
-  const line = el("div", { class: `sw-status sw-${STATE_CLASS[state] || "idle"}`, "data-state": state },
-    el("span", { class: "sw-dot", "aria-hidden": "true" }),
-    el("span", { class: "sw-status-text", text: (status && status.text) || "" }),
-    state === "solving" ? el("span", { class: "sw-clock" }) : null);
+  const s = status || {};
+  const state = s.state || "idle";
+  const warn = s.level === "warn";
+  const details = detailLines(s.details);
+  const line = el("div", {
+    class: `sw-status sw-${STATE_CLASS[state] || "idle"}${warn ? " sw-warn" : ""}`, "data-state": state,
+    "data-level": s.level || null,
+  },
+  el("span", { class: "sw-dot", "aria-hidden": "true" }),
+  el("span", { class: "sw-status-text", text: s.headline || s.text || "" }),
+  state === "solving" ? el("span", { class: "sw-clock" }) : null);
+  if (s.warning) line.append(el("div", { class: "sw-status-warning", text: s.warning }));
+  if (details.length) {
+    line.append(el("details", { class: "sw-status-details" }, el("summary", { text: "solver details" }),
+      ...details.map((d) => el("div", { text: d }))));
+  }
   return line;
+}
+
+/** Details as lines: a string, a list of strings, or {label: value} pairs. */
+export function detailLines(details) {
+  if (!details) return [];
+  if (typeof details === "string") return [details];
+  if (Array.isArray(details)) return details.map(String);
+  return Object.entries(details).map(([k, v]) => `${k}: ${v === null || v === undefined ? "–" : v}`);
 }
 
 /** Keys typed in a cell stay in it (no notebook shortcuts); Enter commits the value. */
@@ -82,14 +105,17 @@ export function cardTable(card, status, send) {
   }
   const editable = !!card.editable;
   const thr = el("input", {
-    class: "sw-threshold", type: "text", inputMode: "numeric", value: String(card.threshold),
+    class: "sw-threshold", type: "text", inputMode: "numeric", defaultValue: String(card.threshold), value: String(card.threshold),
     disabled: !editable, "aria-label": "threshold", "data-feature": "__threshold__",
   });
   guardKeys(thr);
   thr.addEventListener("change", () => {
     const v = parsePoints(thr.value);
     if (v === null) { thr.value = String(card.threshold); thr.classList.add("sw-invalid"); return; }
-    if (v !== card.threshold) send({ op: "threshold", value: v });
+    if (v !== card.threshold && thr.dataset.sent !== String(v)) {
+      thr.dataset.sent = String(v);
+      send({ op: "threshold", value: v });
+    }
   });
   // ">" only for cards made under the paper's rule (a zero total is an error); else "score >= threshold"
   const sign = card.rule === ">" ? " IF SCORE > " : " IF SCORE \u2265 ";
@@ -104,14 +130,18 @@ export function cardTable(card, status, send) {
     const used = row.points !== 0;
     if (used) n += 1;
     const input = el("input", {
-      class: "sw-points", type: "text", inputMode: "numeric", value: String(row.points),
+      class: "sw-points", type: "text", inputMode: "numeric", defaultValue: String(row.points), value: String(row.points),
       disabled: !editable, "aria-label": `points of ${row.name}`, "data-feature": row.name,
     });
     guardKeys(input);
     input.addEventListener("change", () => {
       const v = parsePoints(input.value);
       if (v === null) { input.value = String(row.points); input.classList.add("sw-invalid"); return; }
-      if (v !== row.points) send({ op: "edit", feature: row.name, value: v });
+      // Enter commits, and the browser's own change event on blur would commit the same value again
+      if (v !== row.points && input.dataset.sent !== String(v)) {
+        input.dataset.sent = String(v);
+        send({ op: "edit", feature: row.name, value: v });
+      }
     });
     const locked = row.locked !== null && row.locked !== undefined;
     const lockBtn = el("button", {
@@ -127,26 +157,52 @@ export function cardTable(card, status, send) {
       class: [used ? "sw-used" : "sw-unused", row.edited ? "sw-edited-row" : ""].join(" ").trim(),
       "data-feature": row.name,
     }, el("td", { class: "sw-num", text: used ? `${n}.` : "" }), el("td", { class: "sw-name", text: label, title: row.name }),
-    el("td", {}, input), el("td", {}, lockBtn)));
+    el("td", { class: "sw-cell" }, input), el("td", { class: "sw-cell" }, lockBtn)));
   }
   table.append(body);
   root.append(table);
-  if (card.metrics_text) root.append(el("div", { class: "sw-metrics", text: card.metrics_text }));
+  const figures = Array.isArray(card.metrics) && card.metrics.length > 1 ? figuresTable(card.metrics, n) : null;
+  if (figures) root.append(figures);
+  else if (card.metrics_text) root.append(el("div", { class: "sw-metrics", text: card.metrics_text }));
   if (card.cost_text) root.append(el("div", { class: "sw-cost", text: card.cost_text }));
   if (card.spec_text) root.append(el("div", { class: "sw-spec", text: card.spec_text }));
   return root;
 }
 
-/** Replace `host`'s content, keeping the focus (and caret) of an input the user is in. */
+const pct = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)} %`);
+const SET_NAME = { train: "train", validation: "held-out" };
+
+/** Train and held-out figures side by side: one row per set of rows, as Python measured them. */
+export function figuresTable(rows, size) {
+  const table = el("table", { class: "sw-figures" },
+    el("thead", {}, el("tr", {}, ...["", "error", "TPR", "FPR", "rows"].map((h) => el("th", { text: h })))),
+    el("tbody", {}, ...rows.map((r) => el("tr", { "data-set": r.set },
+      el("th", { text: SET_NAME[r.set] || r.set }), el("td", { text: pct(r.error) }), el("td", { text: pct(r.tpr) }),
+      el("td", { text: pct(r.fpr) }), el("td", { text: r.n === null || r.n === undefined ? "–" : String(r.n) })))));
+  return el("div", { class: "sw-metrics" }, table, el("div", { text: `${size} feature${size === 1 ? "" : "s"}` }));
+}
+
+/**
+ * Replace `host`'s content, keeping the focus of an input the user is in, and what they have
+ * typed there but not yet committed (a new incumbent may arrive while they type).
+ */
 export function swap(host, node) {
   const active = host.ownerDocument.activeElement;
   const key = active && host.contains(active) ? active.getAttribute("data-feature") : null;
   const tag = active ? active.tagName : null;
   const cls = active ? active.className : null;
+  const typing = key && tag === "INPUT" && active.value !== active.defaultValue && active.dataset.sent === undefined
+    ? { value: active.value, start: active.selectionStart, end: active.selectionEnd } : null;
   host.replaceChildren(node);
   if (key && tag) {
     const twin = [...host.querySelectorAll(`${tag.toLowerCase()}[data-feature]`)]
       .find((n) => n.getAttribute("data-feature") === key && n.className.split(" ")[0] === cls.split(" ")[0]);
-    if (twin && !twin.disabled) twin.focus();
+    if (twin && !twin.disabled) {
+      if (typing) {
+        twin.value = typing.value;
+        twin.setSelectionRange(typing.start, typing.end);
+      }
+      twin.focus();
+    }
   }
 }

@@ -18,8 +18,15 @@ function render({ model, el: host }) {
     const datasets = model.get("datasets") || {};
     if (view) { view.finalize(); view = null; }
     if (!spec || !Object.keys(spec).length) { box.replaceChildren(); return; }
-    const vgSpec = compile(withDatasets(spec, datasets)).spec;
-    const next = new vega.View(vega.parse(vgSpec), { renderer: "svg", container: box, hover: true });
+    let next;
+    try {
+      next = new vega.View(vega.parse(compile(withDatasets(spec, datasets)).spec),
+        { renderer: "svg", container: box, hover: true });
+    } catch (err) { // say why instead of leaving a blank space
+      box.replaceChildren(Object.assign(document.createElement("div"),
+        { className: "sw-chart-error", textContent: `this chart could not be drawn: ${err.message || err}` }));
+      return;
+    }
     next.addEventListener("click", (_event, item) => {
       const key = clickedKey(item);
       if (key) {

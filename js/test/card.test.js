@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeEach } from "vitest";
 import view from "../src/card.js";
-import { parsePoints, cardTable, statusLine } from "../src/card-dom.js";
+import { parsePoints, cardTable, statusLine, detailLines } from "../src/card-dom.js";
 import { fakeModel } from "./fake-model.js";
 
 const card = (over = {}) => ({
@@ -114,6 +114,66 @@ describe("the point table", () => {
     expect(host.querySelector(".sw-clock")).not.toBeNull();
   });
 
+  it("keeps the cells editable while a solve runs, when Python says so", () => {
+    const model = fakeModel({ card: card({ status: "feasible" }), status: { state: "solving", text: "solving…" }, request: {} });
+    view.render({ model, el: host });
+    expect([...host.querySelectorAll("input.sw-points")].some((i) => i.disabled)).toBe(false);
+    const input = host.querySelector("input[data-feature=BareNuclei]");
+    input.value = "5";
+    input.dispatchEvent(new Event("change"));
+    expect(model.get("request")).toMatchObject({ op: "edit", feature: "BareNuclei", value: 5 });
+  });
+
+  it("records one edit for Enter followed by the browser's own change on blur", () => {
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    view.render({ model, el: host });
+    const input = host.querySelector("input[data-feature=BareNuclei]");
+    input.value = "6";
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    input.dispatchEvent(new Event("change")); // what the browser fires when the cell loses focus
+    expect(model.saved).toHaveLength(1);
+    const thr = host.querySelector(".sw-threshold");
+    thr.value = "4";
+    thr.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    thr.dispatchEvent(new Event("change"));
+    expect(model.saved).toHaveLength(2);
+    input.value = "7"; // a different value is a new edit
+    input.dispatchEvent(new Event("change"));
+    expect(model.saved).toHaveLength(3);
+  });
+
+  it("keeps what the user is typing when a new incumbent arrives", () => {
+    const model = fakeModel({ card: card({ status: "feasible" }), status: { state: "solving", text: "solving…" }, request: {} });
+    view.render({ model, el: host });
+    const input = host.querySelector("input[data-feature=Mitoses]");
+    input.focus();
+    input.value = "-12";
+    input.setSelectionRange(2, 2);
+    model.push("card", card({ id: 2, status: "feasible",
+      rows: card().rows.map((r) => (r.name === "BareNuclei" ? { ...r, points: 9 } : r)) }));
+    const twin = host.querySelector("input[data-feature=Mitoses]");
+    expect(twin).not.toBe(input);
+    expect(twin.value).toBe("-12");
+    expect(document.activeElement).toBe(twin);
+    expect(twin.selectionStart).toBe(2);
+    expect(host.querySelector("input[data-feature=BareNuclei]").value).toBe("9");
+    // an untouched focused cell shows the new value
+    host.querySelector("input[data-feature=BareNuclei]").focus();
+    model.push("card", card({ id: 3, rows: card().rows.map((r) => (r.name === "BareNuclei" ? { ...r, points: 2 } : r)) }));
+    expect(host.querySelector("input[data-feature=BareNuclei]").value).toBe("2");
+  });
+
+  it("puts train and held-out figures side by side when there are held-out rows", () => {
+    const metrics = [{ set: "train", error: 0.12, tpr: 1, fpr: 0.191, n: 426 }, { set: "validation", error: 0.21, tpr: 0.981, fpr: 0.322, n: 143 }];
+    const node = cardTable(card({ metrics }), { state: "optimal" }, () => {});
+    const rows = [...node.querySelectorAll(".sw-metrics table.sw-figures tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent));
+    expect(rows).toEqual([["train", "12.0 %", "100.0 %", "19.1 %", "426"], ["held-out", "21.0 %", "98.1 %", "32.2 %", "143"]]);
+    expect(node.querySelector(".sw-metrics").textContent).toContain("2 features");
+    // train only: the one-line summary
+    const plain = cardTable(card({ metrics: [metrics[0]] }), { state: "optimal" }, () => {});
+    expect(plain.querySelector(".sw-metrics").textContent).toBe(card().metrics_text);
+  });
+
   it("shows the infeasible status and no table when there is no card", () => {
     const model = fakeModel({ card: null, status: { state: "infeasible", text: "infeasible: these constraints clash: max_fpr=0; min_tpr=1" }, request: {} });
     const cleanup = view.render({ model, el: host });
@@ -130,5 +190,32 @@ describe("the point table", () => {
     expect(node.querySelector("img")).toBeNull();
     expect(node.querySelector(".sw-name").textContent).toBe("<img src=x onerror=alert(1)>");
     expect(statusLine({ state: "error", text: "<b>x</b>" }).querySelector("b")).toBeNull();
+  });
+});
+
+describe("the status line", () => {
+  it("puts the headline first, in amber for a warning, and the solver's figures in a details element", () => {
+    const line = statusLine({ state: "time_limit", text: "stopped at time limit · gap 100 %",
+      headline: "TPR 95.3 % at FPR 19.6 % · best possible under this cap ≤ 97.1 % (proven)", level: "warn",
+      warning: "no patient reaches the threshold", details: { objective: 9.481, bound: 0.0014, gap: "100.0 %" } });
+    expect(line.querySelector(".sw-status-text").textContent).toBe("TPR 95.3 % at FPR 19.6 % · best possible under this cap ≤ 97.1 % (proven)");
+    expect(line.classList.contains("sw-warn")).toBe(true);
+    expect(line.dataset.level).toBe("warn");
+    expect(line.querySelector(".sw-status-warning").textContent).toBe("no patient reaches the threshold");
+    const details = line.querySelector("details.sw-status-details");
+    expect(details.open).toBe(false);
+    expect([...details.querySelectorAll("div")].map((d) => d.textContent)).toEqual(["objective: 9.481", "bound: 0.0014", "gap: 100.0 %"]);
+  });
+  it("falls back to the plain text, with no details element when there are none", () => {
+    const line = statusLine({ state: "optimal", text: "optimal · gap 0 %" });
+    expect(line.querySelector(".sw-status-text").textContent).toBe("optimal · gap 0 %");
+    expect(line.classList.contains("sw-warn")).toBe(false);
+    expect(line.querySelector("details")).toBeNull();
+  });
+  it("reads details as text, a list or pairs", () => {
+    expect(detailLines("a")).toEqual(["a"]);
+    expect(detailLines(["a", 2])).toEqual(["a", "2"]);
+    expect(detailLines({ bound: null })).toEqual(["bound: –"]);
+    expect(detailLines(null)).toEqual([]);
   });
 });

@@ -83,6 +83,22 @@ describe("the chart view", () => {
     cleanup();
   });
 
+  it("draws a whole Altair chart (data inline, no named data sets) and says why when it cannot", async () => {
+    const host = document.createElement("div");
+    document.body.append(host);
+    const altair = { $schema: "https://vega.github.io/schema/vega-lite/v6.json", datasets: { "data-1": rows(4) },
+      data: { name: "data-1" }, mark: { type: "point" },
+      encoding: { x: { field: "fpr", type: "quantitative" }, y: { field: "tpr", type: "quantitative" } } };
+    const model = fakeModel({ spec: altair, datasets: {}, clicked: {} });
+    view.render({ model, el: host });
+    const box = host.querySelector(".sw-chart");
+    await until(() => box.dataset.renders === "1");
+    expect(box.querySelectorAll("g.mark-symbol path").length).toBe(4);
+    model.push("spec", { mark: "no such mark", encoding: {} });
+    await until(() => box.querySelector(".sw-chart-error") !== null);
+    expect(box.querySelector(".sw-chart-error").textContent).toMatch(/^this chart could not be drawn: /);
+  });
+
   it("sends the key of a clicked frontier point", async () => {
     const host = document.createElement("div");
     document.body.append(host);

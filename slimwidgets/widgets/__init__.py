@@ -7,7 +7,7 @@ controls, the anywidget point table and Altair charts on top of them.
 
 from .controller import Controller, FeatureSettings, HistoryEntry, Status
 
-__all__ = ["Controller", "Status", "HistoryEntry", "FeatureSettings", "Studio"]
+__all__ = ["Controller", "Status", "HistoryEntry", "FeatureSettings", "Studio", "use_bundled_vega"]
 
 
 def __getattr__(name):
@@ -15,4 +15,8 @@ def __getattr__(name):
         from .studio import Studio
 
         return Studio
+    if name == "use_bundled_vega":  # Altair charts in notebooks, drawn offline
+        from .charts import use_bundled_vega
+
+        return use_bundled_vega
     raise AttributeError(name)

@@ -1,4 +1,5 @@
-"""Altair chart builders of the studio: pure functions of DataFrames.
+"""Altair chart builders of the studio (pure functions of DataFrames), and an Altair renderer
+that draws any chart with the Vega bundled in this package, so notebooks need no CDN.
 
 Every layer reads a *named* inline data set (``frontier``, ``roc``, ``card``,
 ``cap``, ``path``, ``path_card``), so a view can swap the rows of one data set
@@ -15,12 +16,30 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-__all__ = ["roc_chart", "sparsity_chart", "roc_datasets", "sparsity_datasets", "split_datasets", "records"]
+__all__ = ["roc_chart", "sparsity_chart", "roc_datasets", "sparsity_datasets", "split_datasets", "records",
+           "best_by_size", "render_offline", "use_bundled_vega"]
 
 WIDTH, HEIGHT = 330, 230
 FRONTIER_COLOR = "#1f5fa8"
 CARD_COLOR = "#d1495b"
 ROC_COLOR = "#8a8a8a"
+CAP_COLOR = "#e07b00"
+
+# What each layer is, as its legend says it; the legend draws each with its own symbol.
+FRONTIER, THIS_CARD, CARD_ROC, CAP = "best TPR per FPR cap", "this card", "this card, other thresholds", "max FPR cap"
+BEST_BY_SIZE = "best card of each size"
+HELD_OUT = " (held-out)"  # the same series measured on the validation rows (the frames' set column)
+_SYMBOL = {FRONTIER: "circle", BEST_BY_SIZE: "circle", THIS_CARD: "diamond", CARD_ROC: "stroke", CAP: "stroke"}
+_LIGHTER = {FRONTIER_COLOR: "#8fb8e6", CARD_COLOR: "#f2a2ac"}
+
+
+def _legend(series: dict[str, str], held_out: bool, measured: tuple[str, ...]) -> dict[str, str]:
+    """{series name: colour}, with a lighter held-out twin of each ``measured`` series."""
+    out = dict(series)
+    if held_out:
+        for name in measured:
+            out[name + HELD_OUT] = _LIGHTER[series[name]]
+    return out
 
 
 def records(frame: pd.DataFrame | None, columns: list[str]) -> list[dict]:
@@ -48,11 +67,25 @@ def _pct(field: str, title: str, **kw) -> alt.Tooltip:
     return alt.Tooltip(f"{field}:Q", title=title, format=".1%", **kw)
 
 
-FRONTIER_COLS = ["key", "cap", "tpr", "fpr", "error", "size", "status"]
+def _series(chart: alt.Chart, name: str, legend: dict[str, str]) -> alt.Chart:
+    """Colour ``chart`` as the series ``name`` of a legend shared by every layer ({name: colour})."""
+    legend_kw = {"orient": "bottom", "columns": 2, "labelLimit": 240, "symbolStrokeWidth": 2, "symbolOpacity": 1,
+                 "columnPadding": 14, "title": None}
+    color = alt.Color("series:N", scale=alt.Scale(domain=list(legend), range=list(legend.values())),
+                      legend=alt.Legend(**legend_kw))
+    # the shape scale (same field, same domain) merges into the colour legend: a line is drawn as a stroke
+    shape = alt.Shape("series:N", scale=alt.Scale(domain=list(legend), range=[_SYMBOL[n.removesuffix(HELD_OUT)] for n in legend]),
+                      legend=alt.Legend(**legend_kw))
+    held = f" + (datum.set === 'validation' ? {HELD_OUT!r} : '')" if name + HELD_OUT in legend else ""
+    chart = chart.transform_calculate(series=repr(name) + held).encode(color=color)
+    return chart.encode(shape=shape) if chart.mark.type == "point" else chart
+
+
+FRONTIER_COLS = ["key", "cap", "tpr", "fpr", "error", "size", "status", "set"]
 ROC_COLS = ["threshold", "fpr", "tpr"]
-CARD_COLS = ["tpr", "fpr", "error", "size", "status"]
+CARD_COLS = ["tpr", "fpr", "error", "size", "status", "set"]
 CAP_COLS = ["cap"]
-PATH_COLS = ["key", "max_size", "tpr", "fpr", "error", "size", "status"]
+PATH_COLS = ["key", "max_size", "tpr", "fpr", "error", "size", "status", "max_sizes", "set"]
 
 
 def roc_datasets(frontier: pd.DataFrame | None, roc: pd.DataFrame | None, card: pd.DataFrame | None,
@@ -62,65 +95,105 @@ def roc_datasets(frontier: pd.DataFrame | None, roc: pd.DataFrame | None, card: 
             "frontier": records(frontier, FRONTIER_COLS), "card": records(card, CARD_COLS)}
 
 
+def best_by_size(path: pd.DataFrame | None) -> pd.DataFrame | None:
+    """One row per model size: the card of lowest training error among those of that size.
+
+    Along the path max_size = 1, 2, ... the cards stop growing once a larger size no longer
+    pays, so several max sizes give the same size (and often the same card); drawn as they
+    are they stack on one point. The row kept is the smallest max size that reached that
+    error (clicking it loads that card); ``max_sizes`` says which max sizes gave that size.
+    Held-out rows (``set`` "validation") are kept for the same cards, chosen on training error.
+
+    >>> import pandas as pd
+    >>> path = pd.DataFrame({"key": list("abcd"), "max_size": [1, 2, 3, 4], "size": [1, 2, 2, 2],
+    ...                      "error": [0.2, 0.1, 0.1, 0.1]})
+    >>> best_by_size(path)[["key", "size", "max_sizes"]].to_dict("records")
+    [{'key': 'a', 'size': 1, 'max_sizes': '1'}, {'key': 'b', 'size': 2, 'max_sizes': '2–4'}]
+    """
+    if path is None or len(path) == 0 or "size" not in path:
+        return path
+    held = path["set"].eq("validation") if "set" in path else pd.Series(False, index=path.index)
+    rows = []
+    for _, group in path[~held].dropna(subset=["size", "error"]).groupby("size", sort=True):
+        best = group.sort_values(["error", "max_size"], kind="stable").iloc[0].copy()
+        lo, hi = int(group["max_size"].min()), int(group["max_size"].max())
+        best["max_sizes"] = str(lo) if lo == hi else f"{lo}–{hi}"
+        rows.append(best)
+    if not rows:
+        return path.iloc[:0]
+    best = pd.DataFrame(rows).reset_index(drop=True)
+    twins = path[held].merge(best[["key", "max_sizes"]], on="key")  # the same cards on the held-out rows
+    return pd.concat([best, twins[best.columns]], ignore_index=True) if len(twins) else best
+
+
 def sparsity_datasets(path: pd.DataFrame | None, card: pd.DataFrame | None) -> dict[str, list]:
-    """The rows of each named data set of :func:`sparsity_chart`."""
-    return {"path": records(path, PATH_COLS), "path_card": records(card, CARD_COLS)}
+    """The rows of each named data set of :func:`sparsity_chart` (one path point per size)."""
+    return {"path": records(best_by_size(path), PATH_COLS), "path_card": records(card, CARD_COLS)}
 
 
 def roc_chart(frontier: pd.DataFrame | None, roc: pd.DataFrame | None, card: pd.DataFrame | None,
-              cap: pd.DataFrame | None) -> alt.LayerChart:
+              cap: pd.DataFrame | None, held_out: bool = False) -> alt.LayerChart:
     """The ROC plane: the FPR-cap frontier (best train TPR per cap), the card's own ROC
     over its score thresholds, the card as a point, and the current cap as a rule.
 
     ``frontier``: columns key, cap, tpr, fpr, error, size, status (one row per solved cap);
     ``roc``: threshold, fpr, tpr; ``card``: one row with tpr, fpr, error, size, status;
-    ``cap``: zero or one row with the current cap.
+    ``cap``: zero or one row with the current cap. With ``held_out``, rows of ``frontier``
+    and ``card`` whose ``set`` is "validation" are drawn as their own, lighter series.
     """
     d = roc_datasets(frontier, roc, card, cap)
-    x = alt.X("fpr:Q", title="false positive rate (train)", scale=alt.Scale(domain=[0, 1], nice=False),
+    legend = _legend({FRONTIER: FRONTIER_COLOR, THIS_CARD: CARD_COLOR, CARD_ROC: ROC_COLOR, CAP: CAP_COLOR},
+                     held_out, (FRONTIER, THIS_CARD))
+    rows = "" if held_out else " (train)"
+    x = alt.X("fpr:Q", title=f"false positive rate{rows}", scale=alt.Scale(domain=[0, 1], nice=False),
               axis=alt.Axis(format="%"))
-    y = alt.Y("tpr:Q", title="true positive rate (train)", scale=alt.Scale(domain=[0, 1], nice=False),
+    y = alt.Y("tpr:Q", title=f"true positive rate{rows}", scale=alt.Scale(domain=[0, 1], nice=False),
               axis=alt.Axis(format="%"))
-    cap_rule = alt.Chart(_data("cap", d)).mark_rule(strokeDash=[4, 3], color=FRONTIER_COLOR, opacity=0.6).encode(
-        x=alt.X("cap:Q", scale=alt.Scale(domain=[0, 1], nice=False)))
-    own_roc = alt.Chart(_data("roc", d)).mark_line(color=ROC_COLOR, strokeWidth=1.5, interpolate="step-after").encode(
-        x=x, y=y, order=alt.Order("threshold:Q", sort="descending"))
-    front_line = alt.Chart(_data("frontier", d)).mark_line(color=FRONTIER_COLOR, opacity=0.5).encode(
-        x=x, y=y, order="fpr:Q")
-    front_pts = alt.Chart(_data("frontier", d)).mark_point(
-        filled=True, size=70, color=FRONTIER_COLOR, cursor="pointer").encode(
+    measured_on = [alt.Tooltip("set:N", title="rows")] if held_out else []
+    cap_rule = _series(alt.Chart(_data("cap", d)).mark_rule(strokeDash=[4, 3], opacity=0.8).encode(
+        x=alt.X("cap:Q", scale=alt.Scale(domain=[0, 1], nice=False))), CAP, legend)
+    own_roc = _series(alt.Chart(_data("roc", d)).mark_line(strokeWidth=1.5, interpolate="step-after").encode(
+        x=x, y=y, order=alt.Order("threshold:Q", sort="descending")), CARD_ROC, legend)
+    front_line = _series(alt.Chart(_data("frontier", d)).mark_line(opacity=0.5).encode(
+        x=x, y=y, order="fpr:Q"), FRONTIER, legend)
+    front_pts = _series(alt.Chart(_data("frontier", d)).mark_point(
+        filled=True, size=70, opacity=1, cursor="pointer"), FRONTIER, legend).encode(
         x=x, y=y,
         tooltip=[alt.Tooltip("cap:Q", title="max FPR cap", format=".0%"), _pct("tpr", "TPR"), _pct("fpr", "FPR"),
-                 alt.Tooltip("size:Q", title="features"), alt.Tooltip("status:N", title="status")])
-    me = alt.Chart(_data("card", d)).mark_point(
-        shape="diamond", filled=True, size=160, color=CARD_COLOR, stroke="white", strokeWidth=1).encode(
+                 alt.Tooltip("size:Q", title="features"), alt.Tooltip("status:N", title="status")] + measured_on)
+    me = _series(alt.Chart(_data("card", d)).mark_point(
+        shape="diamond", filled=True, size=160, opacity=1, stroke="white", strokeWidth=1), THIS_CARD, legend).encode(
         x=x, y=y, tooltip=[_pct("tpr", "TPR"), _pct("fpr", "FPR"), alt.Tooltip("size:Q", title="features"),
-                           alt.Tooltip("status:N", title="status")])
+                           alt.Tooltip("status:N", title="status")] + measured_on)
     return alt.layer(cap_rule, own_roc, front_line, front_pts, me).properties(
-        width=WIDTH, height=HEIGHT, title="ROC plane: frontier by FPR cap · this card")
+        width=WIDTH, height=HEIGHT, title="ROC plane (train and held-out)" if held_out else "ROC plane (train)")
 
 
-def sparsity_chart(path: pd.DataFrame | None, card: pd.DataFrame | None) -> alt.LayerChart:
-    """Train error against model size along the path max_size = 1, 2, ...
+def sparsity_chart(path: pd.DataFrame | None, card: pd.DataFrame | None, held_out: bool = False) -> alt.LayerChart:
+    """Train error against model size: the best card of each size along the path max_size = 1, 2, ...
 
     ``path``: columns key, max_size, tpr, fpr, error, size, status; ``card``: one row.
+    With ``held_out``, rows whose ``set`` is "validation" are drawn as their own series.
     """
     d = sparsity_datasets(path, card)
+    legend = _legend({BEST_BY_SIZE: FRONTIER_COLOR, THIS_CARD: CARD_COLOR}, held_out, (BEST_BY_SIZE, THIS_CARD))
     x = alt.X("size:Q", title="features used", scale=alt.Scale(domainMin=0, nice=False, zero=True),
               axis=alt.Axis(tickMinStep=1, format="d"))
-    y = alt.Y("error:Q", title="train error", scale=alt.Scale(zero=True), axis=alt.Axis(format="%"))
-    line = alt.Chart(_data("path", d)).mark_line(color=FRONTIER_COLOR, opacity=0.5).encode(
-        x=x, y=y, order="max_size:Q")
-    pts = alt.Chart(_data("path", d)).mark_point(
-        filled=True, size=70, color=FRONTIER_COLOR, cursor="pointer").encode(
-        x=x, y=y, tooltip=[alt.Tooltip("max_size:Q", title="max size"), alt.Tooltip("size:Q", title="features"),
+    y = alt.Y("error:Q", title="error" if held_out else "train error", scale=alt.Scale(zero=True),
+              axis=alt.Axis(format="%"))
+    line = _series(alt.Chart(_data("path", d)).mark_line(opacity=0.5).encode(
+        x=x, y=y, order="size:Q"), BEST_BY_SIZE, legend)
+    pts = _series(alt.Chart(_data("path", d)).mark_point(
+        filled=True, size=70, opacity=1, cursor="pointer"), BEST_BY_SIZE, legend).encode(
+        x=x, y=y, tooltip=[alt.Tooltip("max_sizes:N", title="best for max size"), alt.Tooltip("size:Q", title="features"),
                            _pct("error", "error"), _pct("tpr", "TPR"), _pct("fpr", "FPR"),
                            alt.Tooltip("status:N", title="status")])
-    me = alt.Chart(_data("path_card", d)).mark_point(
-        shape="diamond", filled=True, size=160, color=CARD_COLOR, stroke="white", strokeWidth=1).encode(
+    me = _series(alt.Chart(_data("path_card", d)).mark_point(
+        shape="diamond", filled=True, size=160, opacity=1, stroke="white", strokeWidth=1), THIS_CARD, legend).encode(
         x=x, y=y, tooltip=[_pct("error", "error"), alt.Tooltip("size:Q", title="features"),
                            alt.Tooltip("status:N", title="status")])
-    return alt.layer(line, pts, me).properties(width=WIDTH, height=HEIGHT, title="sparsity: train error by size")
+    title = "sparsity: error by size (train and held-out)" if held_out else "sparsity: train error by size"
+    return alt.layer(line, pts, me).properties(width=WIDTH, height=HEIGHT, title=title)
 
 
 def split_datasets(chart: alt.TopLevelMixin | dict) -> tuple[dict, dict[str, list]]:
@@ -149,3 +222,32 @@ def split_datasets(chart: alt.TopLevelMixin | dict) -> tuple[dict, dict[str, lis
     top = spec.pop("datasets", None) or {}
     datasets.update({k: v for k, v in top.items() if k not in datasets})
     return spec, datasets
+
+
+# -- any Altair chart, drawn offline ---------------------------------------------------------------------
+def render_offline(spec: dict, **metadata: Any) -> dict:
+    """Altair renderer: the chart as a widget drawn by the Vega bundled in ``static/chart.js``.
+
+    Altair 5.4+ renders with Vega fetched from a CDN unless told otherwise, which leaves every
+    chart blank on a network that blocks CDNs; this one fetches nothing. Enable it with
+    :func:`use_bundled_vega` (or ``alt.renderers.enable("slimwidgets")``).
+    """
+    from .studio import ChartView  # needs anywidget; imported only when a chart is shown
+
+    return ChartView(spec=spec)._repr_mimebundle_()
+
+
+alt.renderers.register("slimwidgets", render_offline)
+
+
+def use_bundled_vega() -> None:
+    """Draw every Altair chart of this kernel with the Vega bundled in slimwidgets (no internet).
+
+    >>> import altair as alt
+    >>> previous = alt.renderers.active
+    >>> use_bundled_vega()
+    >>> alt.renderers.active
+    'slimwidgets'
+    >>> _ = alt.renderers.enable(previous)
+    """
+    alt.renderers.enable("slimwidgets")

@@ -75,6 +75,29 @@ def _metrics_text(which: str, m) -> str:
 _ids = itertools.count(1)
 
 
+# Widths come from the notebook: every row of the studio is a wrapping flexbox, and a control
+# grows from a basis instead of holding a fixed pixel width (see Studio._arrange and card.css).
+def _grow(basis: str, min_width: str = "0", max_width: str = "none") -> W.Layout:
+    return W.Layout(flex=f"1 1 {basis}", width="auto", min_width=min_width, max_width=max_width)
+
+
+def _fixed() -> W.Layout:
+    return W.Layout(flex="0 0 auto", width="auto")
+
+
+def _cell() -> W.Layout:
+    """A cell of the feature grid: as wide as its column, which may shrink."""
+    return W.Layout(width="auto", min_width="0")
+
+
+def _row(children: list[W.Widget], cls: str, **layout: str) -> W.Box:
+    """A row that wraps onto more lines when the notebook is narrow."""
+    box = W.Box(children, layout=W.Layout(**{"display": "flex", "flex_flow": "row wrap", "align_items": "center",
+                                             "overflow": "visible", **layout}))
+    box.add_class(cls)
+    return box
+
+
 def card_payload(controller: Controller) -> dict | None:
     """What the point table shows, all of it read from the controller's current card."""
     card = controller.card
@@ -137,29 +160,28 @@ class Studio(W.VBox):
         names = c.data.feature_names
         s = c.spec
         style = {"description_width": "88px"}
-        wide = W.Layout(width="300px")
+        wide = _grow("320px", "260px", "460px")
 
         # -- global controls -------------------------------------------------------------------
         self.fpr_slider = W.FloatSlider(value=0.2 if s.max_fpr is None else s.max_fpr, min=0.0, max=1.0, step=0.01,
                                         description="max FPR", readout_format=".0%", continuous_update=True,
                                         disabled=s.max_fpr is None, style=style, layout=wide)
-        self.fpr_none = W.Checkbox(value=s.max_fpr is None, description="no cap", indent=False, layout=W.Layout(width="80px"))
+        self.fpr_none = W.Checkbox(value=s.max_fpr is None, description="no cap", indent=False, layout=_fixed())
         self.tpr_slider = W.FloatSlider(value=0.8 if s.min_tpr is None else s.min_tpr, min=0.0, max=1.0, step=0.01,
                                         description="min TPR", readout_format=".0%", continuous_update=True,
                                         disabled=s.min_tpr is None, style=style, layout=wide)
-        self.tpr_none = W.Checkbox(value=s.min_tpr is None, description="no floor", indent=False,
-                                   layout=W.Layout(width="80px"))
+        self.tpr_none = W.Checkbox(value=s.min_tpr is None, description="no floor", indent=False, layout=_fixed())
         top = max(1, len(names))
         self.size_slider = W.IntSlider(value=top if s.max_size is None else min(s.max_size, top), min=0, max=top,
                                        description="max size", continuous_update=True, disabled=s.max_size is None,
                                        style=style, layout=wide)
-        self.size_none = W.Checkbox(value=s.max_size is None, description="no limit", indent=False, layout=W.Layout(width="80px"))
+        self.size_none = W.Checkbox(value=s.max_size is None, description="no limit", indent=False, layout=_fixed())
         self.c0_text = W.Text(value="" if s.C0 is None else f"{s.C0:g}", placeholder="auto", description="C0",
-                              continuous_update=False, style=style, layout=W.Layout(width="200px"))
+                              continuous_update=False, style=style, layout=_grow("180px", "150px", "260px"))
         self.range_slider = W.IntRangeSlider(value=tuple(s.coef_range), min=-20, max=20, step=1, description="points",
                                              continuous_update=False, style=style, layout=wide)
         self.time_text = W.BoundedFloatText(value=s.time_limit if s.time_limit is not None else 60.0, min=0.1, max=3600,
-                                            step=0.5, description="time limit s", style=style, layout=W.Layout(width="200px"))
+                                            step=0.5, description="time limit s", style=style, layout=_grow("180px", "150px", "260px"))
         for w, cls in ((self.fpr_slider, "sw-max-fpr"), (self.fpr_none, "sw-max-fpr-none"), (self.tpr_slider, "sw-min-tpr"),
                        (self.tpr_none, "sw-min-tpr-none"), (self.size_slider, "sw-max-size"),
                        (self.size_none, "sw-max-size-none"), (self.c0_text, "sw-c0"), (self.range_slider, "sw-coef-range"),
@@ -177,42 +199,46 @@ class Studio(W.VBox):
 
         # -- feature panel -------------------------------------------------------------------------
         self.feature_rows: dict[str, dict[str, W.Widget]] = {}
-        cells: list[W.Widget] = [W.HTML(f"<b>{h}</b>") for h in ("feature", "use", "sign", "penalty C0ⱼ", "points range")]
+        cells: list[W.Widget] = [W.HTML(f"<b>{h}</b>") for h in ("feature", "use", "sign", "penalty", "points range")]
+        for head in cells:
+            head.add_class("sw-fhead")  # sticky while the panel scrolls (card.css)
         for name in names:
             f = c.feature(name)
             row = {
-                "use": W.Dropdown(options=["auto", "exclude", "require"], value=f.use, layout=W.Layout(width="90px")),
-                "sign": W.Dropdown(options=[("free", "free"), ("+", "+"), ("−", "-")], value=f.sign, layout=W.Layout(width="70px")),
+                "use": W.Dropdown(options=["auto", "exclude", "require"], value=f.use, layout=_cell()),
+                "sign": W.Dropdown(options=[("free", "free"), ("+", "+"), ("−", "-")], value=f.sign, layout=_cell()),
                 "penalty": W.Text(value="" if f.penalty is None else f"{f.penalty:g}", placeholder="C0",
-                                  continuous_update=False, layout=W.Layout(width="70px")),
+                                  continuous_update=False, layout=_cell()),
                 "range": W.IntRangeSlider(value=f.points_range, min=-20, max=20, continuous_update=False,
                                           readout=True, style={"description_width": "0px"},
-                                          layout=W.Layout(width="250px")),
+                                          layout=_cell()),
             }
             for key, w in row.items():
                 w.add_class(f"sw-feature-{key}")
                 w.observe(lambda ch, name=name, key=key: self._on_feature(name, key, ch), "value")
             self.feature_rows[name] = row
-            label = W.HTML(f"<span title='{html.escape(name, quote=True)}'>{html.escape(name)}</span>",
-                           layout=W.Layout(width="160px", overflow="hidden"))
+            label = W.HTML(f"<span class='sw-fname' title='{html.escape(name, quote=True)}'>{html.escape(name)}</span>",
+                           layout=_cell())
+            label.add_class("sw-flabel")
             cells += [label, row["use"], row["sign"], row["penalty"], row["range"]]
+        # the grid's columns are in card.css: they share the width the notebook gives, and on a
+        # narrow notebook each name takes a line of its own above its controls
         self.feature_panel = W.GridBox(cells, layout=W.Layout(
-            grid_template_columns="160px 92px 72px 72px 255px", grid_gap="1px 4px", max_height="300px",
-            overflow="auto", border="1px solid #ddd", padding="2px"))
+            grid_gap="1px 4px", max_height="300px", overflow="auto", padding="0 2px 2px"))
         self.feature_panel.add_class("sw-features")
 
         # -- toolbar: undo / redo / export -------------------------------------------------------------
-        self.undo_button = W.Button(description="undo", icon="undo", layout=W.Layout(width="80px"))
-        self.redo_button = W.Button(description="redo", icon="repeat", layout=W.Layout(width="80px"))
+        self.undo_button = W.Button(description="undo", icon="undo", layout=_fixed())
+        self.redo_button = W.Button(description="redo", icon="repeat", layout=_fixed())
         self.undo_button.on_click(lambda _: self.undo())
         self.redo_button.on_click(lambda _: self.redo())
         self.undo_button.add_class("sw-undo")
         self.redo_button.add_class("sw-redo")
         self.export_format = W.Dropdown(options=[("JSON", "json"), ("HTML", "html"), ("LaTeX", "latex"),
                                                  ("Markdown", "markdown"), ("Python", "python")],
-                                        value="json", layout=W.Layout(width="110px"))
-        self.export_path = W.Text(value="scoring_system.json", layout=W.Layout(width="220px"))
-        self.export_button = W.Button(description="Export", icon="download", layout=W.Layout(width="90px"))
+                                        value="json", layout=_fixed())
+        self.export_path = W.Text(value="scoring_system.json", layout=_grow("160px", "120px", "360px"))
+        self.export_button = W.Button(description="Export", icon="download", layout=_fixed())
         self.export_format.observe(self._on_export_format, "value")
         self.export_button.on_click(lambda _: self._export_clicked())
         self.export_format.add_class("sw-export-format")
@@ -232,23 +258,32 @@ class Studio(W.VBox):
         self.roc_view.observe(self._on_click, "clicked")
         self.path_view.observe(self._on_click, "clicked")
 
-        controls = W.VBox([
-            W.HBox([self.fpr_slider, self.fpr_none]), W.HBox([self.tpr_slider, self.tpr_none]),
-            W.HBox([self.size_slider, self.size_none]),
-            W.HBox([self.c0_text, self.time_text]), self.range_slider, self.feature_panel,
-        ], layout=W.Layout(width="700px", min_width="700px"))
-        toolbar = W.HBox([self.undo_button, self.redo_button, W.HTML("&nbsp;"), self.export_format,
-                          self.export_path, self.export_button, self.message],
-                         layout=W.Layout(align_items="center", flex_flow="row wrap"))
-        super().__init__([
-            toolbar,
-            W.HBox([controls, self.card_view], layout=W.Layout(align_items="flex-start")),
-            W.HBox([self.roc_view, self.path_view]),
-        ])
+        super().__init__(self._arrange(len(names)))
         self.add_class("sw-studio")
         self._refresh_charts()
         c.subscribe(self._on_event)
         c.set_spec(c.spec)
+
+    def _arrange(self, n_features: int) -> list[W.Widget]:
+        """The studio's rows, card first: the status line and the card at the top left with the
+        charts beside it (or below it when the notebook is narrow), then the controls, the
+        toolbar and the feature panel, each wrapping at any width."""
+        self.card_view.layout = W.Layout(flex="1 1 340px", min_width="280px", max_width="620px")
+        charts = _row([self.roc_view, self.path_view], "sw-charts", flex="1 1 340px", align_items="flex-start",
+                      min_width="0", grid_gap="14px 16px")
+        top = _row([self.card_view, charts], "sw-top", align_items="flex-start", grid_gap="8px 16px")
+        pair = {"flex": "1 1 360px", "max_width": "560px", "flex_flow": "row nowrap"}
+        controls = _row([_row([self.fpr_slider, self.fpr_none], "sw-pair", **pair),
+                         _row([self.tpr_slider, self.tpr_none], "sw-pair", **pair),
+                         _row([self.size_slider, self.size_none], "sw-pair", **pair),
+                         self.range_slider, self.c0_text, self.time_text], "sw-controls", grid_gap="2px 16px")
+        toolbar = _row([self.undo_button, self.redo_button, self.export_format, self.export_path, self.export_button,
+                        self.message], "sw-toolbar", grid_gap="2px 6px")
+        self.message.layout = W.Layout(flex="1 1 100%", min_width="0")
+        features = W.Accordion([self.feature_panel], selected_index=0,
+                               titles=(f"features ({n_features}): use · sign · penalty · points range",))
+        features.add_class("sw-features-box")
+        return [top, controls, toolbar, features]
 
     # -- the public face ---------------------------------------------------------------------------------
     @property
@@ -461,8 +496,10 @@ class Studio(W.VBox):
         with self._ui_lock:
             f = self.chart_frames()
             if not self.roc_view.spec:  # the structure never changes: build the charts once
-                self.roc_view.spec, _ = charts.split_datasets(charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"]))
-                self.path_view.spec, _ = charts.split_datasets(charts.sparsity_chart(f["path"], f["card"]))
+                held_out = self.controller.validation is not None
+                self.roc_view.spec, _ = charts.split_datasets(
+                    charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out))
+                self.path_view.spec, _ = charts.split_datasets(charts.sparsity_chart(f["path"], f["card"], held_out=held_out))
             roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
             path_data = charts.sparsity_datasets(f["path"], f["card"])
             for view, data in ((self.roc_view, roc_data), (self.path_view, path_data)):

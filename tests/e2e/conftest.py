@@ -1,13 +1,14 @@
 """Fixtures of the browser tests: JupyterLab on 127.0.0.1 and Debian's Chromium, offline.
 
 Chromium resolves no host name but the local one, and every request the page makes
-to anything but the local server is recorded, so a chart that needed a CDN would stay
+to anything but the local server is recorded and aborted, so a chart that needed a CDN would stay
 blank and the test would say so.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
@@ -17,6 +18,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from lab import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, SETUP_HINT, Kernel, have_chromium, start_lab  # noqa: E402
+
+NOT_LOCAL = re.compile(r"^(?!(https?|wss?)://(127\.0\.0\.1|localhost)[:/])[a-z]+://")
 
 
 def pytest_configure(config):
@@ -113,6 +116,8 @@ def page(browser, lab, request):
             blocked.append(request.url)
 
     context.on("request", record)
+    # ... and aborted: a route for non-local addresses only, so local traffic never waits on a handler
+    context.route(NOT_LOCAL, lambda route: route.abort())
     pg = context.new_page()
     pg.blocked_requests = blocked
     errors: list[str] = []

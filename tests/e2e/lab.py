@@ -224,3 +224,22 @@ def card_in_page(page) -> dict:
                 spec: (root.querySelector('.sw-spec') || {}).textContent || '',
                 metrics: (root.querySelector('.sw-metrics') || {}).textContent || ''};
     }""")
+
+
+def open_notebook(server: LabServer, page, kernel_for, name: str, cells: list[str] | None = None) -> Kernel:
+    """Open notebook ``name`` (written from ``cells`` first, when given) in a fresh workspace and
+    wait for its kernel to be idle; return a client of that kernel."""
+    if cells is not None:
+        (server.root / name).write_text(json.dumps(notebook(cells)))
+    page.goto(server.notebook_url(name) + "?reset")  # no tab of an earlier test in JupyterLab
+    page.wait_for_selector(".jp-Notebook .jp-CodeCell .cm-content", timeout=90_000)  # a markdown cell's is hidden
+    k = kernel_for(name)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    return k
+
+
+def run_first_cell(page, ready: str = ".sw-card-view input.sw-points") -> None:
+    """Run the notebook's first cell (Shift+Enter) and wait for ``ready`` to appear."""
+    page.click(".jp-Notebook .jp-Cell .cm-content")
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_selector(ready, timeout=90_000)

@@ -7,12 +7,11 @@ export and reload. Screenshots of every step go to test-artifacts/e2e/.
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
 
-from lab import card_in_page, notebook
+from lab import card_in_page, open_notebook, run_first_cell
 
 NOTEBOOK = "studio.ipynb"
 SETUP_CELL = """\
@@ -56,8 +55,8 @@ def chart_state(page, cls: str) -> dict:
         const box = document.querySelector(`.${cls} .sw-chart`);
         const svg = box && box.querySelector('svg');
         return {renders: box ? box.dataset.renders : null, updates: box ? Number(box.dataset.updates || 0) : 0,
-                symbols: svg ? svg.querySelectorAll('g.mark-symbol path').length : 0,
-                lines: svg ? svg.querySelectorAll('g.mark-line path').length : 0,
+                symbols: svg ? svg.querySelectorAll('g.mark-symbol.role-mark path').length : 0,
+                lines: svg ? svg.querySelectorAll('g.mark-line.role-mark path').length : 0,
                 html: svg ? svg.innerHTML : ''};
     }""", cls)
 
@@ -81,14 +80,9 @@ def wait_kernel(k, expr: str, timeout: float = 60) -> None:
 
 @pytest.fixture
 def studio_page(lab, page, kernel_for, shot):
-    (lab.root / NOTEBOOK).write_text(json.dumps(notebook([SETUP_CELL])))
-    page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator, .jp-KernelStatus", timeout=30_000)
-    k = kernel_for(NOTEBOOK)
-    page.click(".jp-Notebook .jp-Cell .cm-content")
-    page.keyboard.press("Shift+Enter")
-    page.wait_for_selector(".sw-card-view .sw-card", timeout=90_000)
+    # a fresh workspace: other tests on this server leave their notebooks open
+    k = open_notebook(lab, page, kernel_for, NOTEBOOK, [SETUP_CELL])
+    run_first_cell(page, ".sw-card-view .sw-card")
     yield page, k
     try:
         k.run("studio.close()")
@@ -102,8 +96,8 @@ def test_studio_in_jupyterlab(studio_page, shot):
     # -- it renders: the card, both charts, all offline ----------------------------------------------
     first = settle(page, k)
     assert first["max_fpr"] == 0.2
-    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol path').length > 0", timeout=30_000)
-    page.wait_for_function("() => document.querySelectorAll('.sw-path svg g.mark-symbol path').length > 0", timeout=60_000)
+    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0", timeout=30_000)
+    page.wait_for_function("() => document.querySelectorAll('.sw-path svg g.mark-symbol.role-mark path').length > 0", timeout=60_000)
     roc0, path0 = chart_state(page, "sw-roc"), chart_state(page, "sw-path")
     assert roc0["renders"] == "1" and path0["renders"] == "1"
     assert roc0["lines"] >= 1  # the card's own ROC
@@ -141,10 +135,10 @@ def test_studio_in_jupyterlab(studio_page, shot):
     shot(page, "storm")
 
     # -- click a frontier point: its card loads (from the cache) -----------------------------------------------
-    page.wait_for_function("""() => [...document.querySelectorAll('.sw-roc svg g.mark-symbol path')]
+    page.wait_for_function("""() => [...document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path')]
         .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key).length >= 3""", timeout=90_000)
     cap = page.evaluate("""current => {
-        const pts = [...document.querySelectorAll('.sw-roc svg g.mark-symbol path')]
+        const pts = [...document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path')]
             .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key && p.__data__.datum.cap !== null
                          && p.__data__.datum.size > 0 && Math.abs(p.__data__.datum.cap - current) > 1e-9)
             .sort((a, b) => b.__data__.datum.cap - a.__data__.datum.cap);
@@ -193,10 +187,10 @@ def test_studio_in_jupyterlab(studio_page, shot):
     page.wait_for_timeout(300)
     page.locator("button.sw-export").click()
     reload_line = page.locator(".sw-message code.sw-reload").inner_text(timeout=30_000)
-    assert reload_line == "card = slimwidgets.ScoringSystem.from_json('exported_card.json')"
+    assert reload_line == "import slimwidgets; card = slimwidgets.ScoringSystem.from_json('exported_card.json')"
     assert (page.blocked_requests == [])
     page.click(".jp-Notebook .jp-Cell:last-child .cm-content")
-    page.keyboard.insert_text("import slimwidgets\n" + reload_line +
+    page.keyboard.insert_text(reload_line +  # runs as shown: it carries its import
                               "\nprint('reloaded', card.points == studio.scoring_system.points, card.status)")
     page.keyboard.press("Shift+Enter")
     page.wait_for_selector(".jp-OutputArea-output:has-text('reloaded True edited')", timeout=60_000)

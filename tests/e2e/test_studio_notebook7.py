@@ -97,7 +97,7 @@ def settled_card(page, k, timeout: float = 60) -> dict:
 
 
 def marks(page, view: str) -> int:
-    return page.evaluate("v => document.querySelectorAll(`.${v} .sw-chart svg g.mark-symbol path`).length", view)
+    return page.evaluate("v => document.querySelectorAll(`.${v} .sw-chart svg g.mark-symbol.role-mark path`).length", view)
 
 
 def gone(pid: int) -> bool:
@@ -120,9 +120,9 @@ def test_studio_in_notebook7(lab, page, kernel_for, shot):
     assert first["max_fpr"] == 0.2 and "max FPR 20 %" in first["spec"]
     # one row per feature of the demo data (a 1 s solve on a busy machine may still show all zeros)
     assert sorted(first["points"]) == sorted(k.value("list(X.columns)")), first["points"]
-    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol path').length > 0",
+    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0",
                            timeout=30_000)
-    page.wait_for_function("() => document.querySelectorAll('.sw-path svg g.mark-symbol path').length > 0",
+    page.wait_for_function("() => document.querySelectorAll('.sw-path svg g.mark-symbol.role-mark path').length > 0",
                            timeout=30_000)
     assert marks(page, "sw-roc") > 0 and marks(page, "sw-path") > 0
     assert page.locator(".sw-max-fpr .widget-readout").inner_text() == "20%"

@@ -1,0 +1,70 @@
+"""Calm, editable updates, in a real JupyterLab: while a long solve streams incumbents the card
+is redrawn at most about four times a second, its point cells stay enabled, and typing a
+point into one (Enter) supersedes the solve: the kernel shows the edited card and stops solving.
+"""
+
+from __future__ import annotations
+
+import time
+
+from lab import card_in_page, open_notebook, run_first_cell
+
+NOTEBOOK = "calm.ipynb"
+CELL = """\
+import os
+from slimwidgets.datasets import load_paper_dataset
+from slimwidgets.widgets import Studio
+X, y = load_paper_dataset("heart", os.environ["SLIMWIDGETS_DATA"])  # 32 features: minutes to prove
+studio = Studio(X, y, time_limit=1.0, frontier=False)
+studio"""
+
+# every redraw of the card (a new payload gets a new data-card-id), with its time and state
+WATCH = """() => {
+  window.swRedraws = [];
+  const card = document.querySelector('.sw-card-view .sw-card');
+  new MutationObserver(() => window.swRedraws.push({t: performance.now(), state: card.dataset.state}))
+    .observe(card, {attributes: true, attributeFilter: ['data-card-id']});
+}"""
+
+
+def test_incumbents_are_calm_and_an_edit_supersedes_the_solve(lab, page, kernel_for, shot, data_env):
+    assert data_env, "the paper's data (SLIMWIDGETS_DATA) are needed for a long solve"
+    k = open_notebook(lab, page, kernel_for, NOTEBOOK, [CELL])
+    run_first_cell(page)
+    try:
+        assert k.value("studio.wait(90)")
+        page.evaluate(WATCH)
+        # a long solve, incumbents streaming in
+        k.run("studio.controller.update(time_limit=120.0)")
+        page.wait_for_selector(".sw-card-view .sw-card[data-state='solving']", timeout=30_000)
+        started = time.monotonic()
+        while time.monotonic() - started < 4 and k.value("studio.controller.status.state") == "solving":
+            time.sleep(0.25)
+        assert k.value("studio.controller.status.state") == "solving", "the solve ended before the test could edit"
+        redraws = page.evaluate("() => window.swRedraws.filter((r) => r.state === 'solving').map((r) => r.t)")
+        span = (redraws[-1] - redraws[0]) / 1000 if len(redraws) > 1 else 0
+        # at most one redraw per 0.25 s, plus one for delivery jitter at either end
+        assert len(redraws) <= span / 0.25 + 2, f"{len(redraws)} redraws in {span:.2f} s while solving"
+        # the cells are enabled while solving, and an edit supersedes the solve
+        cells = page.locator(".sw-card-view input.sw-points")
+        assert cells.count() > 0 and all(cells.nth(i).is_enabled() for i in range(cells.count()))
+        shot(page, "solving-editable")
+        name = page.evaluate("() => document.querySelector('.sw-card-view input.sw-points').dataset.feature")
+        value = card_in_page(page)["points"][name]
+        new = value + 1 if value < 10 else value - 1
+        cell = page.locator(f".sw-card-view input.sw-points[data-feature='{name}']")
+        cell.fill(str(new))
+        cell.press("Enter")
+        page.wait_for_selector(".sw-card-view .sw-card[data-state='edited']", timeout=30_000)
+        end = time.monotonic() + 30
+        while k.value("studio.controller._scheduler.busy"):
+            assert time.monotonic() < end, "the superseded solve did not stop"
+            time.sleep(0.2)
+        truth = k.value("{'state': studio.controller.status.state, 'action': studio.history[-1].action, "
+                        "'points': dict(zip(studio.scoring_system.feature_names, studio.scoring_system.coefficients))}")
+        assert truth["state"] == "edited" and truth["action"] == "edit" and truth["points"][name] == new
+        assert card_in_page(page)["points"] == truth["points"]
+        shot(page, "edited-during-solve")
+        assert page.blocked_requests == [] and page.page_errors == [], (page.blocked_requests, page.page_errors)
+    finally:
+        k.run("studio.close()")

@@ -1,0 +1,146 @@
+"""The card first, at every width: the studio's layout in JupyterLab 4 and Notebook 7.
+
+At 800, 1000, 1280 and 1600 px of window width (JupyterLab with its file browser open, and
+closed; Notebook 7 as it opens), for a studio with held-out rows, the status line and the whole card (points,
+locks, threshold, metrics) lie inside the visible notebook area with no horizontal scrolling
+anywhere around them; the card comes first (top left); the feature panel's header stays in
+view while the panel scrolls; every feature name that is cut carries its full text on hover.
+A screenshot of each width goes to test-artifacts/e2e/ (look at them).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from lab import open_notebook, run_first_cell, start_lab
+
+NOTEBOOK = "layout.ipynb"
+CELL = """\
+from slimwidgets.datasets import load_demo
+from slimwidgets.widgets import Studio
+X, y = load_demo()
+studio = Studio(X, y, max_fpr=0.2, time_limit=1.0, frontier=False, holdout=0.25, random_state=0)
+studio"""
+WIDTHS = (800, 1000, 1280, 1600)
+HEIGHT = 1000
+
+# What the page shows, measured in the browser (all rectangles in viewport pixels).
+MEASURE = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const area = document.querySelector('.jp-NotebookPanel-notebook');
+  const card = document.querySelector('.sw-card-view');
+  const a = box(area);
+  const name = (e) => (e.className && e.className.baseVal === undefined ? e.className : e.tagName) + ' ' + (e.dataset.feature || '');
+  const parts = [...card.querySelectorAll('.sw-status, .sw-rule, .sw-threshold, input.sw-points, button.sw-lock, .sw-name, .sw-metrics, .sw-spec')];
+  const outside = parts.filter((p) => { const b = box(p); return b.left < a.left - 0.5 || b.right > a.right + 0.5
+                                                             || b.top < a.top - 0.5 || b.bottom > a.bottom + 0.5; })
+                       .map((p) => ({part: name(p), box: box(p)}));
+  // every box from the studio up to the notebook's scroller: none may scroll sideways
+  const scrolling = [];
+  for (let e = card; e && e !== area.parentElement; e = e.parentElement) {
+    const style = getComputedStyle(e);
+    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+      scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
+  }
+  const first = (sel) => { const e = document.querySelector(sel); return e ? box(e) : null; };
+  const cut = [...document.querySelectorAll('.sw-features .sw-fname')]
+    .filter((e) => e.scrollWidth > e.clientWidth + 1)
+    .map((e) => ({text: e.textContent, title: e.getAttribute('title')}));
+  const untitled = [...card.querySelectorAll('.sw-name')].filter((e) => !e.getAttribute('title')).length;
+  return {area: a, card: box(card), outside, scrolling, cut, untitled, parts: parts.length,
+          roc: first('.sw-roc'), controls: first('.sw-controls'), features: first('.sw-features'),
+          studioWidth: document.querySelector('.sw-studio').getBoundingClientRect().width};
+}"""
+
+# Scroll the feature panel down by 120 px: where is its header then?
+STICKY = """() => {
+  const panel = document.querySelector('.sw-features');
+  panel.scrollTop = 120;
+  const heads = [...panel.querySelectorAll('.sw-fhead')].filter((h) => h.getBoundingClientRect().height > 0);
+  const p = panel.getBoundingClientRect();
+  const out = {scrolled: panel.scrollTop, headTops: heads.map((h) => h.getBoundingClientRect().top), panelTop: p.top,
+               canScroll: panel.scrollHeight > panel.clientHeight, heads: heads.map((h) => h.textContent)};
+  panel.scrollTop = 0;
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module", params=["lab", "notebook"])
+def lab(request, tmp_path_factory, chromium_path, data_env):
+    """JupyterLab 4, then Jupyter Notebook 7, on 127.0.0.1 (overrides the conftest's server)."""
+    server = start_lab(tmp_path_factory.mktemp(request.param), env=data_env, app=request.param,
+                       log_name=f"layout-{request.param}.log")
+    yield server
+    server.shutdown()
+
+
+def side_panel(page, want_open: bool) -> None:
+    """Open or close JupyterLab's left side panel (the file browser)."""
+    is_open = page.evaluate("() => { const s = document.querySelector('#jp-left-stack');"
+                            " return !!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0; }")
+    if is_open != want_open:
+        page.click(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']")
+        page.wait_for_function("w => { const s = document.querySelector('#jp-left-stack');"
+                               " return (!!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0) === w; }",
+                               arg=want_open, timeout=10_000)
+
+
+def open_studio(lab, page, kernel_for):
+    page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
+    k = open_notebook(lab, page, kernel_for, NOTEBOOK, [CELL])
+    run_first_cell(page)
+    end = time.monotonic() + 90
+    while not k.value("studio.wait(1)"):
+        assert time.monotonic() < end, "the studio did not settle"
+    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0", timeout=30_000)
+    return k
+
+
+def check_width(page, shot, label: str) -> dict:
+    page.wait_for_timeout(400)  # let the notebook re-flow after a resize
+    page.locator(".sw-card-view").scroll_into_view_if_needed()
+    page.evaluate("() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(200)
+    m = page.evaluate(MEASURE)
+    shot(page, label)
+    page.evaluate("() => document.querySelector('.sw-controls').scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(200)
+    shot(page, label + "-controls")
+    # the feature panel scrolls under a header that stays in view
+    sticky = page.evaluate(STICKY)
+    assert sticky["canScroll"] and sticky["scrolled"] > 0, sticky
+    assert len(sticky["heads"]) >= 3 and all(abs(t - sticky["panelTop"]) <= 3 for t in sticky["headTops"]), \
+        f"{label}: the feature panel's header scrolled away: {sticky}"
+    assert m["parts"] > 10, "the card was not drawn"
+    assert m["outside"] == [], f"{label}: parts of the card lie outside the visible notebook area: {m['outside']}"
+    assert m["scrolling"] == [], f"{label}: something around the card scrolls sideways: {m['scrolling']}"
+    assert m["card"]["left"] <= m["roc"]["left"] + 1 and m["card"]["top"] <= m["roc"]["top"] + 1, \
+        f"{label}: the card does not come first: card {m['card']}, ROC chart {m['roc']}"
+    assert m["card"]["top"] < m["controls"]["top"] and m["card"]["top"] < m["features"]["top"]
+    assert m["untitled"] == 0, "a feature name in the card has no full text on hover"
+    assert all(c["title"] == c["text"] for c in m["cut"]), f"{label}: a cut name without its full text: {m['cut']}"
+    return m
+
+
+def test_card_first_at_every_width(lab, page, kernel_for, shot):
+    k = open_studio(lab, page, kernel_for)
+    try:
+        states = [("open", True)] if lab.app == "lab" else [("", None)]
+        if lab.app == "lab":
+            states.append(("closed", False))
+        seen = {}
+        for panel, want in states:
+            if want is not None:
+                side_panel(page, want)
+            for width in WIDTHS:
+                page.set_viewport_size({"width": width, "height": HEIGHT})
+                label = f"{lab.app}-{width}" + (f"-panel-{panel}" if panel else "")
+                seen[label] = check_width(page, shot, label)
+        # at the narrowest the names are cut (with their full text on hover); the card itself wraps them
+        narrow = seen[f"{lab.app}-800" + ("-panel-open" if lab.app == "lab" else "")]
+        assert narrow["studioWidth"] < 700, f"the 800 px case did not test a narrow notebook: {narrow['studioWidth']}"
+        assert page.blocked_requests == [], page.blocked_requests[:5]
+    finally:
+        k.run("studio.close()")
