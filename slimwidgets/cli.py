@@ -444,7 +444,7 @@ def _add_solver_options(p: argparse.ArgumentParser, *, demo: bool = False) -> No
     g.add_argument("--time-limit", dest="time_limit", type=_positive_float, metavar="SECONDS",
                    help="stop the solver after SECONDS and return the best card so far with its gap"
                         + (" (default: 30)" if demo else " (default: none)"))
-    g.add_argument("--solver", choices=("auto", "highs", "cbc", "enumerate"), help="auto (default): enumerate small boxes, else HiGHS")
+    g.add_argument("--solver", choices=("auto", "highs", "cbc", "enumerate", "scan"), help="auto (default): enumerate small boxes, else HiGHS")
     g.add_argument("--gap", type=_fraction, metavar="FRACTION",
                    help="stop when the relative optimality gap is at most FRACTION (default: 0, prove optimality)")
 

@@ -17,6 +17,7 @@ from .scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
 from ..solvers.pools import pool_search
+from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
@@ -29,6 +30,9 @@ HEURISTIC_SECONDS = 0.3
 # solver="auto" walks every card instead of calling the MIP solver when that takes at most
 # about this many elementary steps (~0.1-0.5 s with the compiled kernel).
 ENUMERATION_WORK = 2e8
+# solver="auto" then tries the support scan (solvers/scan.py), and gives it up for the proof by
+# size or the MIP once its measured work predicts more than these (each ~3-5 s when alone).
+SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_work=1.2e9)
 
 
 class InfeasibleError(ValueError):
@@ -223,8 +227,9 @@ class _SideSearch:
 
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
            on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
-    """Find and prove the optimum: walk every card when the box is small; walk the small
-    cards and run one MIP per larger size when only a few sizes can beat the incumbent
+    """Find and prove the optimum: walk every card when the box is small; scan every support
+    against its floor and walk the survivors when that measures cheap (:mod:`slimwidgets.solvers.scan`);
+    walk the small cards and run one MIP per larger size when only a few sizes can beat the incumbent
     (:mod:`slimwidgets.solvers.decomposition`); else run one MIP over the whole box. A
     time-limited solve has the local search beside it (``_SideSearch``); the better card
     is kept, with the solver's bound. ``more_starts``: the first search ran out of time
@@ -234,6 +239,14 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     works = work_by_size(form, upper) if spec.solver == "auto" else None
     if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
         return _walk(form, upper, time_left, cancel)
+    if spec.solver == "scan" or (works is not None and _scan_fits(form, spec, start)):
+        t_scan = time.perf_counter()
+        scanned = solve_by_scan(form, upper, start, time_left=time_left, cancel=cancel, on_incumbent=on_incumbent,
+                                limits=None if spec.solver == "scan" else SCAN_LIMITS)
+        if scanned is not None:
+            return scanned
+        if time_left is not None:
+            time_left = max(time_left - (time.perf_counter() - t_scan), 0.01)
     split = None
     if works is not None and spec.gap == 0 and start is not None:
         split = size_split(form, upper, works)
@@ -262,6 +275,12 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         result = SolveResult(status, found[0], found[1], found[2], bound, relative_gap(found[2], bound),
                              result.solve_time, result.solver, result.nodes)
     return result
+
+
+def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
+    """Whether "auto" tries the support scan: an exact proof with a card to beat, and the
+    plain objective (under a cap the floor counts errors of both classes alike, too weak)."""
+    return spec.gap == 0 and start is not None and not form.caps and scan_applicable(form)
 
 
 def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> SolveResult:
