@@ -16,6 +16,7 @@ from .formulation import Formulation, build_formulation
 from .scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
+from ..solvers.lexicographic import class_limits, knapsack_floor, prove_dominant
 from ..solvers.pools import pool_search
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search
@@ -140,15 +141,18 @@ def fit_dataset(
     report = note_bound = None
     if on_incumbent is not None:
         user_callback, best, bound, lock = on_incumbent, [math.inf], [-math.inf], threading.Lock()
+        shown = [-math.inf]
 
-        def on_incumbent(inc: Incumbent) -> None:  # only ever better cards reach the caller
+        def on_incumbent(inc: Incumbent) -> None:  # better cards, or the best one with a better bound
             with lock:  # the MIP and the search report from different threads
                 # Every bound reported holds for the whole problem, and stays valid: a card
                 # from the search carries the best one seen, not the -inf it was sent with.
                 bound[0] = max(bound[0], inc.bound)
-                if inc.objective < best[0] - 1e-12:
-                    best[0] = inc.objective
-                    user_callback(replace(inc, bound=min(bound[0], inc.objective)))
+                better = inc.objective < best[0] - 1e-12
+                if better or (inc.objective <= best[0] + 1e-12 and min(bound[0], inc.objective) > shown[0] + 1e-12):
+                    best[0] = min(best[0], inc.objective)
+                    shown[0] = min(bound[0], inc.objective)
+                    user_callback(replace(inc, bound=shown[0]))
 
         def note_bound(value: float) -> None:
             with lock:
@@ -227,6 +231,37 @@ class _SideSearch:
 
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
            on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
+    """:func:`_prove_all`, after proving the first part of a lexicographic objective (under one
+    cap: the best TPR, see :mod:`slimwidgets.solvers.lexicographic`) when the walk is not cheap;
+    that part is reported as soon as it is proven, and its floor joins the final bound."""
+    floor = -math.inf
+    if (spec.solver == "auto" and form.lexicographic is not None and spec.gap == 0 and start is not None
+            and work_by_size(form, upper)[-1] > ENUMERATION_WORK):
+        t = time.perf_counter()
+        known = min(knapsack_floor(form), upper)  # what any classifier must get wrong: shown at once
+        if on_incumbent is not None:
+            on_incumbent(Incumbent(start[0], start[1], upper, known, time.perf_counter() - t))
+        share = None if time_left is None else time_left / 2  # the rest of the objective needs time too
+        proof = prove_dominant(form, start, time_left=share, threads=spec.threads, cancel=cancel, known=known)
+        if proof.coefficients is not None and form.objective_of(proof.coefficients, proof.intercept) < upper - 1e-12:
+            start = (np.asarray(proof.coefficients, dtype=float), proof.intercept)
+            upper = form.objective_of(*start)
+        floor = min(proof.floor, upper)
+        if on_bound is not None:
+            on_bound(floor)
+        if on_incumbent is not None:
+            on_incumbent(Incumbent(start[0], start[1], upper, floor, time.perf_counter() - t))
+        if time_left is not None:
+            time_left = max(time_left - (time.perf_counter() - t), 0.01)
+    result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound)
+    if result.coefficients is not None and floor > result.bound:
+        bound = min(floor, result.objective)
+        result = replace(result, bound=bound, gap=relative_gap(result.objective, bound))
+    return result
+
+
+def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
+               on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
     """Find and prove the optimum: walk every card when the box is small; scan every support
     against its floor and walk the survivors when that measures cheap (:mod:`slimwidgets.solvers.scan`);
     walk the small cards and run one MIP per larger size when only a few sizes can beat the incumbent
@@ -304,7 +339,8 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
         solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
         positive_name=data.positive_name, family=family,
         details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
-                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic},
+                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic,
+                 **class_limits(form, result.bound, result.coefficients, result.intercept)},
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     metrics = card.metrics(data.X, labels, sample_weight=data.weight)
