@@ -16,6 +16,7 @@ import slimwidgets as sw
 from slimwidgets.core import fitting
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.solvers.lexicographic import weighted_errors
 from slimwidgets.solvers.scan import ScanLimits, solve_by_scan, support_floors, surviving_supports
 
 from brute import enumerate_cards
@@ -79,10 +80,7 @@ def setup(seed: int):
 
 def engine_losses(form, cards) -> np.ndarray:
     """The engine's weighted loss (row_weight units) of every brute-force card."""
-    d = form.data
-    total = d.X @ cards["points"].T + cards["intercept"][None, :]
-    wrong = d.y[:, None] * total < form.margin - 1e-9
-    return form.row_weight @ wrong
+    return np.array([weighted_errors(form, form.row_weight, p, b) for p, b in zip(cards["points"], cards["intercept"])])
 
 
 def free_support(form, points: np.ndarray) -> tuple[int, ...]:
@@ -199,7 +197,7 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
     assert card.solver == "scan" and card.status == "optimal"
     total = X @ np.array(card.coefficients, float) + card.intercept
     assert np.mean(y * total <= 0) + 0.02 * card.size == pytest.approx(best, abs=1e-12)
-    monkeypatch.setattr(fitting, "SCAN_LIMITS", ScanLimits(scan_work=0.0, walk_work=0.0))
+    monkeypatch.setattr(fitting, "SCAN_LIMITS", ScanLimits(scan_work=0.0, walk_seconds=0.0))
     other = sw.fit(X, y, feature_names=names, spec=spec)
     assert other.solver != "scan" and other.status == "optimal"
     assert other.objective == pytest.approx(card.objective, abs=1e-12)

@@ -32,8 +32,8 @@ HEURISTIC_SECONDS = 0.3
 # about this many elementary steps (~0.1-0.5 s with the compiled kernel).
 ENUMERATION_WORK = 2e8
 # solver="auto" then tries the support scan (solvers/scan.py), and gives it up for the proof by
-# size or the MIP once its measured work predicts more than these (each ~3-5 s when alone).
-SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_work=1.2e9)
+# size or the MIP once its measured work passes these (~3-5 s of scanning, 3 s of walking).
+SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_seconds=3.0)
 
 
 class InfeasibleError(ValueError):
@@ -231,12 +231,14 @@ class _SideSearch:
 
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
            on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
-    """:func:`_prove_all`, after proving the first part of a lexicographic objective (under one
-    cap: the best TPR, see :mod:`slimwidgets.solvers.lexicographic`) when the walk is not cheap;
-    that part is reported as soon as it is proven, and its floor joins the final bound."""
+    """Find and prove the optimum. When walking every card is not cheap: under one cap, prove
+    the best TPR first (:mod:`slimwidgets.solvers.lexicographic`), reported as soon as it is
+    proven; with a plain objective, try the support scan (:mod:`slimwidgets.solvers.scan`),
+    which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
+    floors these prove join the final bound."""
     floor = -math.inf
-    if (spec.solver == "auto" and form.lexicographic is not None and spec.gap == 0 and start is not None
-            and work_by_size(form, upper)[-1] > ENUMERATION_WORK):
+    cheap = spec.solver == "auto" and work_by_size(form, upper)[-1] <= ENUMERATION_WORK  # _prove_all walks it
+    if spec.solver == "auto" and not cheap and form.lexicographic is not None and spec.gap == 0 and start is not None:
         t = time.perf_counter()
         known = min(knapsack_floor(form), upper)  # what any classifier must get wrong: shown at once
         if on_incumbent is not None:
@@ -251,20 +253,36 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
             on_bound(floor)
         if on_incumbent is not None:
             on_incumbent(Incumbent(start[0], start[1], upper, floor, time.perf_counter() - t))
-        if time_left is not None:
-            time_left = max(time_left - (time.perf_counter() - t), 0.01)
+        time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
+    if spec.solver == "scan" or (spec.solver == "auto" and not cheap and _scan_fits(form, spec, start)):
+        t = time.perf_counter()
+        scanned = solve_by_scan(form, upper, start, time_left=time_left, cancel=cancel, on_incumbent=on_incumbent,
+                                limits=None if spec.solver == "scan" else SCAN_LIMITS)
+        if scanned.status != "declined":
+            return _with_floor(scanned, floor)
+        # declined: keep its card and its bound (what it settled), and prove another way
+        if scanned.objective is not None and scanned.objective < upper - 1e-12:
+            start, upper = (np.asarray(scanned.coefficients, dtype=float), scanned.intercept), scanned.objective
+        floor = max(floor, scanned.bound)
+        if on_bound is not None:
+            on_bound(floor)
+        time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
     result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound)
-    if result.coefficients is not None and floor > result.bound:
-        bound = min(floor, result.objective)
-        result = replace(result, bound=bound, gap=relative_gap(result.objective, bound))
-    return result
+    return _with_floor(result, floor)
+
+
+def _with_floor(result: SolveResult, floor: float) -> SolveResult:
+    """``result`` with its bound raised to ``floor``, a bound proven on the side."""
+    if result.coefficients is None or floor <= result.bound:
+        return result
+    bound = min(floor, result.objective)
+    return replace(result, bound=bound, gap=relative_gap(result.objective, bound))
 
 
 def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
                on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
-    """Find and prove the optimum: walk every card when the box is small; scan every support
-    against its floor and walk the survivors when that measures cheap (:mod:`slimwidgets.solvers.scan`);
-    walk the small cards and run one MIP per larger size when only a few sizes can beat the incumbent
+    """Find and prove the optimum: walk every card when the box is small; walk the small
+    cards and run one MIP per larger size when only a few sizes can beat the incumbent
     (:mod:`slimwidgets.solvers.decomposition`); else run one MIP over the whole box. A
     time-limited solve has the local search beside it (``_SideSearch``); the better card
     is kept, with the solver's bound. ``more_starts``: the first search ran out of time
@@ -274,14 +292,6 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
     works = work_by_size(form, upper) if spec.solver == "auto" else None
     if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
         return _walk(form, upper, time_left, cancel)
-    if spec.solver == "scan" or (works is not None and _scan_fits(form, spec, start)):
-        t_scan = time.perf_counter()
-        scanned = solve_by_scan(form, upper, start, time_left=time_left, cancel=cancel, on_incumbent=on_incumbent,
-                                limits=None if spec.solver == "scan" else SCAN_LIMITS)
-        if scanned is not None:
-            return scanned
-        if time_left is not None:
-            time_left = max(time_left - (time.perf_counter() - t_scan), 0.01)
     split = None
     if works is not None and spec.gap == 0 and start is not None:
         split = size_split(form, upper, works)

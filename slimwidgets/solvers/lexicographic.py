@@ -29,7 +29,7 @@ import numpy as np
 from ..core.formulation import Formulation
 from .mip import solve_formulation
 
-__all__ = ["DominantProof", "prove_dominant", "dominant_floor", "class_limits", "knapsack_floor"]
+__all__ = ["DominantProof", "prove_dominant", "dominant_floor", "class_limits", "knapsack_floor", "weighted_errors"]
 
 
 @dataclass(frozen=True)
@@ -68,11 +68,16 @@ def _step(form: Formulation) -> float | None:
     return step
 
 
+def weighted_errors(form: Formulation, weights: np.ndarray, coefficients: np.ndarray, intercept: int) -> float:
+    """Sum of ``weights`` over the rows the card gets wrong, by the formulation's own rule
+    (its objective with these row weights and no penalties)."""
+    bare = replace(form, row_weight=weights, C0=np.zeros_like(form.C0), epsilon=0.0, tier_steps=(), groups=[])
+    return bare.objective_of(coefficients, intercept)
+
+
 def dominant_loss(form: Formulation, coefficients: np.ndarray, intercept: int) -> float:
     """Weight (paper units) of the card's errors in the dominant class."""
-    margins = form.data.y * (form.data.X @ np.asarray(coefficients, dtype=float) + intercept)
-    wrong = _dominant(form) & (margins < form.margin - 1e-9)
-    return float(form.row_weight[wrong].sum())
+    return weighted_errors(form, np.where(_dominant(form), form.row_weight, 0.0), coefficients, intercept)
 
 
 def dominant_floor(form: Formulation, bound: float) -> float:
@@ -136,8 +141,8 @@ def _dominant_program(form: Formulation, start: tuple[np.ndarray, int]) -> Formu
     cost[cols] = form.cost[cols]
     # rows outside the program (col_loss -1) are wrong for every card or for none: the start tells which
     fixed = _dominant(form) & (form.col_loss < 0)
-    margins = form.data.y * (form.data.X @ np.asarray(start[0], dtype=float) + start[1])
-    return replace(form, cost=cost, constant=float(form.row_weight[fixed & (margins < form.margin - 1e-9)].sum()))
+    constant = weighted_errors(form, np.where(fixed, form.row_weight, 0.0), *start)
+    return replace(form, cost=cost, constant=constant)
 
 
 def prove_dominant(form: Formulation, start: tuple[np.ndarray, int], *, time_left: float | None = None,

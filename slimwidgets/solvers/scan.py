@@ -32,7 +32,7 @@ import numpy as np
 from . import _scan_kernels
 from ..core.formulation import Formulation, loss_unit
 from .base import Incumbent, SolveResult, relative_gap
-from .exhaustive import SupportWalker, _limits, _use_costs, work_by_size
+from .exhaustive import SupportWalker, _limits, _use_costs
 from .search import _Problem
 
 __all__ = ["solve_by_scan", "scan_applicable", "ScanLimits", "support_floors", "surviving_supports"]
@@ -46,11 +46,13 @@ MAX_WEIGHT = 2**20
 @dataclass(frozen=True)
 class ScanLimits:
     """When the fit driver gives the scan up (it then proves another way): more than
-    ``scan_work`` word-ops predicted for the scan, or more than ``walk_work`` walk steps
-    (see :func:`.exhaustive.work_by_size`) for its survivors."""
+    ``scan_work`` word-ops predicted for the scan, or more than ``walk_seconds`` of CPU time
+    (of the solving thread, so other processes do not count) spent walking survivors. The walk
+    is measured, not predicted: its estimate (:func:`.exhaustive.work_by_size`) is 1-6x too high
+    on binary data, and a better card found early often prunes most of the survivors."""
 
     scan_work: float
-    walk_work: float
+    walk_seconds: float
 
 
 def scan_applicable(form: Formulation) -> bool:
@@ -236,15 +238,16 @@ def solve_by_scan(
     cancel: threading.Event | None = None,
     on_incumbent: Callable[[Incumbent], None] | None = None,
     limits: ScanLimits | None = None,
-) -> SolveResult | None:
+) -> SolveResult:
     """The optimal card by scanning every support that could beat ``upper`` (the objective of
     ``start``, a feasible card) and walking the survivors (see the module).
 
     Sizes are settled in increasing order (scan, then walk the survivors, cheapest floor
     first), so a better card found among small supports tightens the scan of larger ones.
     Returns ``optimal`` when every size was settled, else ``time_limit`` / ``interrupted``
-    with a proven bound: the least floor + cost of what was not settled. With ``limits``,
-    returns None as soon as the measured work says the scan would exceed them.
+    with a proven bound: the least floor + cost of what was not settled. With ``limits``, the
+    status is "declined" (with the best card so far and that bound) as soon as the measured
+    work says the scan would exceed them: the caller then proves another way.
     """
     proof = _ScanProof(form, upper, start, time_left, cancel, on_incumbent)
     return proof.run(limits)
@@ -276,24 +279,25 @@ class _ScanProof:
         """The least objective of a card with ``extra`` optional features, by its penalties alone."""
         return self.fixed + float(np.sort(self.cost)[:extra].sum())
 
-    def run(self, limits: ScanLimits | None) -> SolveResult | None:
+    def run(self, limits: ScanLimits | None) -> SolveResult:
         bits, prob = self.bits, self.prob
         ops, per_support = 0.0, 0.0
+        self.walk_left = math.inf if limits is None else limits.walk_seconds  # CPU seconds
         extra = 0
         while extra <= len(bits.optional) and extra + len(bits.required) <= _limits(prob, self.best[2], None):
             n_supports = math.comb(len(bits.optional), extra)
             if limits is not None and extra >= 2 and ops + per_support * n_supports > limits.scan_work:
-                return None
+                return self.result(min([self.least(extra)] + [f for f, _ in self.pool]), "declined")
             found = self.scan(extra)
             if found is None:
                 return self.result(min([self.least(extra)] + [f for f, _ in self.pool]))
             scanned, used = found
             ops += used
             per_support = max(per_support, used / max(scanned, 1))
-            if limits is not None and _walk_work(self.form, self.best[2], self.pool) > limits.walk_work:
-                return None
-            if not self.walk(extra):
-                return self.result(min([self.least(extra + 1)] + [f for f, _ in self.pool]))
+            walked = self.walk(extra)
+            if walked != "done":
+                return self.result(min([self.least(extra + 1)] + [f for f, _ in self.pool]),
+                                   "declined" if walked == "declined" else None)
             extra += 1
         return self.result(None)
 
@@ -314,17 +318,21 @@ class _ScanProof:
         _keep_survivors(self.prob, self.bits, sups, floors, self.locked_l1, self.best[2], self.pool)
         return scanned, used
 
-    def walk(self, extra: int) -> bool:
+    def walk(self, extra: int) -> str:
         """Walk the pool (supports of up to ``extra`` optional features), cheapest floor first,
-        until none in it can beat the incumbent; False when stopped first (the pool then holds
-        what is left)."""
+        until none in it can beat the incumbent: "done", or "stopped" (time, cancel) or
+        "declined" (the CPU time for walking ran out) first, the pool then holding what is left."""
         self.pool.sort(key=lambda s: s[0], reverse=True)
         while self.pool and self.pool[-1][0] < self.best[2] - 1e-12:
             if self.expired():
-                return False
+                return "stopped"
+            if self.walk_left <= 0:
+                return "declined"
             floor, support = self.pool.pop()
             self.walked += 1
+            cpu = time.thread_time()
             obj, lam, b = self.walker.best(support)
+            self.walk_left -= time.thread_time() - cpu
             if obj < self.best[2] - 1e-12:
                 lam, b = self.form.canonical(lam, b)
                 self.best = (lam, int(b), self.form.objective_of(lam, b))
@@ -333,10 +341,11 @@ class _ScanProof:
                     self.on_incumbent(Incumbent(self.best[0], self.best[1], self.best[2], bound,
                                                 time.perf_counter() - self.t0))
         self.pool.clear()
-        return True
+        return "done"
 
-    def result(self, bound: float | None) -> SolveResult:
-        """The result: proven optimal (``bound`` None), else stopped with ``bound``."""
+    def result(self, bound: float | None, word: str | None = None) -> SolveResult:
+        """The result: proven optimal (``bound`` None), else stopped with ``bound`` (status
+        ``word``, by default "time_limit" or "interrupted")."""
         elapsed = time.perf_counter() - self.t0
         lam, b, obj = self.best
         note = f"{self.scanned} supports scanned, {self.walked} walked"
@@ -344,7 +353,7 @@ class _ScanProof:
             if lam is None:
                 return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, "scan", message=note)
             return SolveResult("optimal", lam, b, obj, obj, 0.0, elapsed, "scan", message=note)
-        status = "interrupted" if self.cancel is not None and self.cancel.is_set() else "time_limit"
+        status = word or ("interrupted" if self.cancel is not None and self.cancel.is_set() else "time_limit")
         if lam is None:
             return SolveResult("no_solution", None, None, None, bound, math.inf, elapsed, "scan", message=note)
         bound = min(bound, obj)
@@ -378,18 +387,3 @@ def _value_floors(prob: _Problem, feats: list[int]) -> np.ndarray:
         if prob.l1_mask[j]:
             out[t] += prob.eps * float(np.abs(prob.allowed[j][nonzero]).min())
     return out
-
-
-def _walk_work(form: Formulation, upper: float, survivors: list[tuple[float, list[int]]]) -> float:
-    """Walk steps for the survivors: per size, the walk's estimate per support of that size."""
-    if not survivors:
-        return 0.0
-    works = work_by_size(form, upper)
-    n_free = sum(1 for v in form.allowed if len(v) > 1)
-    total = 0.0
-    for _, support in survivors:
-        k = len(support)
-        if k >= len(works):
-            return math.inf
-        total += (works[k] - (works[k - 1] if k else 0.0)) / max(math.comb(n_free, k), 1)
-    return total

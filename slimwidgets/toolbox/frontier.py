@@ -350,32 +350,14 @@ def roc_frontier(
 
 
 def _tpr_upper_bound(data: Dataset, spec: Spec, row: dict) -> float:
-    """The highest training TPR any card under the cap can still have, from the solver's bound.
-
-    Under a cap alone the objective is lexicographic: one positive error costs
-    more than all other terms together, so a proven bound B on the objective
-    means at least floor(B / u) positive errors, u the cost of one positive
-    sample. (The relative ``gap`` of the whole objective says little about
-    the TPR; this does.) NaN when unavailable (weighted classes, no card).
-    """
+    """The highest training TPR any card under the cap can still have, from the solver's bound
+    (the card's ``details["tpr_max"]``, see :mod:`slimwidgets.solvers.lexicographic`; the
+    relative ``gap`` of the whole objective says little about the TPR, this does). NaN when
+    unavailable (weighted classes, no card)."""
     card = row["card"]
-    if row["status"] == "infeasible":
+    if row["status"] == "infeasible" or card is None:
         return math.nan
-    if card is None or card.bound is None or not math.isfinite(card.bound):
-        return 1.0 if card is not None else math.nan
-    from ..core.formulation import build_formulation
-
-    form = build_formulation(data, spec)
-    if form.lexicographic != "tpr":
-        return math.nan
-    pos = data.y == 1
-    per_sample = form.row_weight[pos] / data.weight[pos]
-    if per_sample.size == 0 or not np.allclose(per_sample, per_sample[0], rtol=1e-12, atol=0):
-        return math.nan
-    if not np.all(data.weight == np.round(data.weight)):
-        return math.nan
-    errors = math.floor(card.bound / per_sample[0] + 1e-9)
-    return max(0.0, 1.0 - errors / float(data.weight[pos].sum()))
+    return float(card.details.get("tpr_max", math.nan))
 
 
 def size_path(
