@@ -256,8 +256,11 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
     if spec.solver == "scan" or (spec.solver == "auto" and not cheap and _scan_fits(form, spec, start)):
         t = time.perf_counter()
+        limits = None if spec.solver == "scan" else SCAN_LIMITS
+        if limits is not None and time_left is not None:  # a short solve keeps most of its time for the rest
+            limits = replace(limits, walk_seconds=min(limits.walk_seconds, time_left / 4))
         scanned = solve_by_scan(form, upper, start, time_left=time_left, cancel=cancel, on_incumbent=on_incumbent,
-                                limits=None if spec.solver == "scan" else SCAN_LIMITS)
+                                limits=limits)
         if scanned.status != "declined":
             return _with_floor(scanned, floor)
         # declined: keep its card and its bound (what it settled), and prove another way

@@ -32,7 +32,7 @@ import numpy as np
 from . import _scan_kernels
 from ..core.formulation import Formulation, loss_unit
 from .base import Incumbent, SolveResult, relative_gap
-from .exhaustive import SupportWalker, _limits, _use_costs
+from .exhaustive import SupportWalker, _limits, _use_costs, work_by_size
 from .search import _Problem
 
 __all__ = ["solve_by_scan", "scan_applicable", "ScanLimits", "support_floors", "surviving_supports"]
@@ -41,6 +41,8 @@ __all__ = ["solve_by_scan", "scan_applicable", "ScanLimits", "support_floors", "
 MAX_LEVELS = 64
 #: integer row weights are kept below this (coarser weights are rounded down: still a floor)
 MAX_WEIGHT = 2**20
+#: walk steps (work_by_size's unit) per second, on the fast side (0.7-5e9 measured here)
+WALK_RATE = 5e9
 
 
 @dataclass(frozen=True)
@@ -271,9 +273,22 @@ class _ScanProof:
         self.cost = _feature_costs(prob, self.bits.optional)
         self.pool: list[tuple[float, list[int]]] = []  # (floor + least penalties, support), unwalked
         self.scanned = self.walked = 0
+        self.works: list[float] | None = None  # work_by_size, computed on first use
 
     def expired(self) -> bool:
         return time.perf_counter() > self.deadline or (self.cancel is not None and self.cancel.is_set())
+
+    def walk_seconds(self, size: int) -> float:
+        """A low estimate of the seconds one support of ``size`` features takes to walk: the
+        walk's own estimate of its steps (:func:`.exhaustive.work_by_size`, 1-6x high) at
+        ``WALK_RATE``; inf for sizes it gives up estimating."""
+        if self.works is None:
+            self.works = work_by_size(self.form, self.best[2])
+        if size >= len(self.works):
+            return math.inf
+        n_free = len(self.bits.required) + len(self.bits.optional)
+        steps = (self.works[size] - (self.works[size - 1] if size else 0.0)) / max(math.comb(n_free, size), 1)
+        return steps / WALK_RATE
 
     def least(self, extra: int) -> float:
         """The least objective of a card with ``extra`` optional features, by its penalties alone."""
@@ -328,6 +343,12 @@ class _ScanProof:
                 return "stopped"
             if self.walk_left <= 0:
                 return "declined"
+            # one support's walk cannot be interrupted: never start one that cannot end in time
+            seconds = self.walk_seconds(len(self.pool[-1][1]))
+            if seconds > self.walk_left:
+                return "declined"
+            if seconds > self.deadline - time.perf_counter():
+                return "stopped"
             floor, support = self.pool.pop()
             self.walked += 1
             cpu = time.thread_time()
