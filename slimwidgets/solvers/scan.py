@@ -250,6 +250,17 @@ def solve_by_scan(
     with a proven bound: the least floor + cost of what was not settled. With ``limits``, the
     status is "declined" (with the best card so far and that bound) as soon as the measured
     work says the scan would exceed them: the caller then proves another way.
+
+    Examples
+    --------
+    >>> import numpy as np, slimwidgets as sw
+    >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.formulation import build_formulation
+    >>> X = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0]])
+    >>> form = build_formulation(prepare_data(X, [1, 1, -1, -1, 1], warn=False), sw.make_spec(C0=0.05))
+    >>> result = solve_by_scan(form, np.inf, None)
+    >>> result.status, result.coefficients.tolist()
+    ('optimal', [2, 0])
     """
     proof = _ScanProof(form, upper, start, time_left, cancel, on_incumbent)
     return proof.run(limits)
