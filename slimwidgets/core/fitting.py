@@ -256,11 +256,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
     if spec.solver == "scan" or (spec.solver == "auto" and not cheap and _scan_fits(form, spec, start)):
         t = time.perf_counter()
-        limits = None if spec.solver == "scan" else SCAN_LIMITS
-        if limits is not None and time_left is not None:  # a short solve keeps most of its time for the rest
-            limits = replace(limits, walk_seconds=min(limits.walk_seconds, time_left / 4))
-        scanned = solve_by_scan(form, upper, start, time_left=time_left, cancel=cancel, on_incumbent=on_incumbent,
-                                limits=limits)
+        scanned = _scan(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts)
         if scanned.status != "declined":
             return _with_floor(scanned, floor)
         # declined: keep its card and its bound (what it settled), and prove another way
@@ -272,6 +268,37 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
     result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound)
     return _with_floor(result, floor)
+
+
+def _scan(form: Formulation, spec: Spec, upper: float, start, time_left: float | None, on_incumbent, report,
+          cancel, more_starts: bool) -> SolveResult:
+    """The support scan (status "declined" when auto gives it up), with the search beside it
+    when time is limited: the scan works on one core, the search on the other."""
+    limits = None if spec.solver == "scan" else SCAN_LIMITS
+    if limits is not None and time_left is not None:  # a short solve keeps most of its time for the rest
+        limits = replace(limits, walk_seconds=min(limits.walk_seconds, time_left / 4))
+    side = None
+    if time_left is not None and start is not None:
+        side = _SideSearch(form, start, upper, time_left, report, cancel, more_starts)
+    try:
+        scanned = solve_by_scan(form, upper, start, time_left=time_left, cancel=cancel, on_incumbent=on_incumbent,
+                                limits=limits)
+    finally:
+        found = None if side is None else side.stop()
+    return _keep_better(scanned, found, cancel)
+
+
+def _keep_better(result: SolveResult, found, cancel) -> SolveResult:
+    """``result``, or the side search's card ``found`` (points, intercept, objective) with
+    the result's bound when that card is better and the result is not proven optimal."""
+    if found is None or result.status == "optimal" or (
+            result.coefficients is not None and found[2] >= result.objective - 1e-12):
+        return result
+    bound = min(result.bound, found[2])
+    status = result.status if result.status != "no_solution" else (
+        "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
+    return SolveResult(status, found[0], found[1], found[2], bound, relative_gap(found[2], bound),
+                       result.solve_time, result.solver, result.nodes)
 
 
 def _with_floor(result: SolveResult, floor: float) -> SolveResult:
@@ -315,14 +342,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
             )
     finally:
         found = None if side is None else side.stop()
-    if found is not None and result.status != "optimal" and (
-            result.coefficients is None or found[2] < result.objective - 1e-12):
-        bound = min(result.bound, found[2])
-        status = result.status if result.status != "no_solution" else (
-            "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
-        result = SolveResult(status, found[0], found[1], found[2], bound, relative_gap(found[2], bound),
-                             result.solve_time, result.solver, result.nodes)
-    return result
+    return _keep_better(result, found, cancel)
 
 
 def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
