@@ -557,7 +557,7 @@ def _add_solver_options(p: argparse.ArgumentParser, *, demo: bool = False) -> No
                    help="stop after SECONDS and print the best card found, with what is proven about it "
                         f"(default: {DEMO_TIME_LIMIT if demo else DEFAULT_TIME_LIMIT:g}); Ctrl-C stops earlier "
                         "the same way (status 'interrupted', exit code 130)")
-    g.add_argument("--solver", choices=("auto", "highs", "cbc", "enumerate"), help="auto (default): enumerate small boxes, else HiGHS")
+    g.add_argument("--solver", choices=("auto", "highs", "cbc", "enumerate", "scan"), help="auto (default): enumerate small boxes, else HiGHS")
     g.add_argument("--gap", type=_fraction, metavar="FRACTION",
                    help="stop when the relative optimality gap is at most FRACTION (default: 0, prove optimality)")
     g.add_argument("--quiet", action="store_true",

@@ -14,11 +14,11 @@ from slimwidgets.core.fitting import fit_dataset
 from brute import best_objective, enumerate_cards, row_errors
 
 BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
-# every proof path gets the brute-force tests: the MIP, the exhaustive walk, and the proof by
+# every proof path gets the brute-force tests: the MIP, the exhaustive walk, the proof by
 # model size (walk the small cards, one cut-off MIP per larger size), which "auto" picks on
-# larger problems; here it is forced (see ``by_size``)
-SOLVERS = ["highs", "enumerate", "by_size"]
-EXPECTED_SOLVER = {"highs": "highs", "enumerate": "enumeration"}
+# larger problems and is forced here (see ``by_size``), and the support scan
+SOLVERS = ["highs", "enumerate", "by_size", "scan"]
+EXPECTED_SOLVER = {"highs": "highs", "enumerate": "enumeration", "scan": "scan"}
 FORCED = {"by_size": False}  # set while a "by_size" test runs
 # both rules for a total exactly at the threshold: "positive" (the default, score >= threshold)
 # and the paper's "error" (a zero total is an error, score > threshold)
@@ -47,6 +47,7 @@ def by_size(request, monkeypatch):
         K = decomposition._limits(decomposition._Problem(form), upper, None)
         return min(walked, K), K
     monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "_scan_fits", lambda form, spec, start: False)
     monkeypatch.setattr(fitting, "size_split", forced)
     monkeypatch.setitem(FORCED, "by_size", True)
 

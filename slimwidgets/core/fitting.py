@@ -18,7 +18,9 @@ from .scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
 from ..solvers.polish import polish
+from ..solvers.lexicographic import class_limits, knapsack_floor, prove_dominant
 from ..solvers.pools import pool_search
+from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
@@ -43,6 +45,9 @@ ENUMERATION_WORK = 2e8
 # Among cards with the returned card's objective, return the one whose score separates the
 # classes most widely (solvers/polish.py): never changes the objective, the status or the bound.
 POLISH_TIES = True
+# solver="auto" then tries the support scan (solvers/scan.py), and gives it up for the proof by
+# size or the MIP once its measured work passes these (~3-5 s of scanning, 3 s of walking).
+SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_seconds=3.0)
 
 
 class InfeasibleError(ValueError):
@@ -188,15 +193,18 @@ def fit_dataset(
     if on_incumbent is not None:
         user_callback, best, bound, lock = on_incumbent, [math.inf], [-math.inf], threading.Lock()
         limits = _limits(form)
+        shown = [-math.inf]
 
-        def on_incumbent(inc: Incumbent) -> None:  # only ever better cards reach the caller
+        def on_incumbent(inc: Incumbent) -> None:  # better cards, or the best one with a better bound
             with lock:  # the MIP and the search report from different threads
                 # Every bound reported holds for the whole problem, and stays valid: a card
                 # from the search carries the best one seen, not the -inf it was sent with.
                 bound[0] = max(bound[0], inc.bound)
-                if inc.objective < best[0] - 1e-12:
-                    best[0] = inc.objective
-                    user_callback(replace(inc, bound=min(bound[0], inc.objective), limits=limits))
+                better = inc.objective < best[0] - 1e-12
+                if better or (inc.objective <= best[0] + 1e-12 and min(bound[0], inc.objective) > shown[0] + 1e-12):
+                    best[0] = min(best[0], inc.objective)
+                    shown[0] = min(bound[0], inc.objective)
+                    user_callback(replace(inc, bound=shown[0], limits=limits))
 
         def note_bound(value: float) -> None:
             with lock:
@@ -289,6 +297,86 @@ class _SideSearch:
 
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
            on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
+    """Find and prove the optimum. When walking every card is not cheap: under one cap, prove
+    the best TPR first (:mod:`slimwidgets.solvers.lexicographic`), reported as soon as it is
+    proven; with a plain objective, try the support scan (:mod:`slimwidgets.solvers.scan`),
+    which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
+    floors these prove join the final bound."""
+    floor = -math.inf
+    cheap = spec.solver == "auto" and work_by_size(form, upper)[-1] <= ENUMERATION_WORK  # _prove_all walks it
+    if spec.solver == "auto" and not cheap and form.lexicographic is not None and spec.gap == 0 and start is not None:
+        t = time.perf_counter()
+        known = min(knapsack_floor(form), upper)  # what any classifier must get wrong: shown at once
+        if on_incumbent is not None:
+            on_incumbent(Incumbent(start[0], start[1], upper, known, time.perf_counter() - t))
+        share = None if time_left is None else time_left / 2  # the rest of the objective needs time too
+        proof = prove_dominant(form, start, time_left=share, threads=spec.threads, cancel=cancel, known=known)
+        if proof.coefficients is not None and form.objective_of(proof.coefficients, proof.intercept) < upper - 1e-12:
+            start = (np.asarray(proof.coefficients, dtype=float), proof.intercept)
+            upper = form.objective_of(*start)
+        floor = min(proof.floor, upper)
+        if on_bound is not None:
+            on_bound(floor)
+        if on_incumbent is not None:
+            on_incumbent(Incumbent(start[0], start[1], upper, floor, time.perf_counter() - t))
+        time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
+    if spec.solver == "scan" or (spec.solver == "auto" and not cheap and _scan_fits(form, spec, start)):
+        t = time.perf_counter()
+        scanned = _scan(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts)
+        if scanned.status != "declined":
+            return _with_floor(scanned, floor)
+        # declined: keep its card and its bound (what it settled), and prove another way
+        if scanned.objective is not None and scanned.objective < upper - 1e-12:
+            start, upper = (np.asarray(scanned.coefficients, dtype=float), scanned.intercept), scanned.objective
+        floor = max(floor, scanned.bound)
+        if on_bound is not None:
+            on_bound(floor)
+        time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
+    result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound)
+    return _with_floor(result, floor)
+
+
+def _scan(form: Formulation, spec: Spec, upper: float, start, time_left: float | None, on_incumbent, report,
+          cancel, more_starts: bool) -> SolveResult:
+    """The support scan (status "declined" when auto gives it up), with the search beside it
+    when time is limited: the scan works on one core, the search on the other."""
+    limits = None if spec.solver == "scan" else SCAN_LIMITS
+    if limits is not None and time_left is not None:  # a short solve keeps most of its time for the rest
+        limits = replace(limits, walk_seconds=min(limits.walk_seconds, time_left / 4))
+    side = None
+    if time_left is not None and start is not None:
+        side = _SideSearch(form, start, upper, time_left, report, cancel, more_starts)
+    try:
+        scanned = solve_by_scan(form, upper, start, time_left=time_left, cancel=cancel, on_incumbent=on_incumbent,
+                                limits=limits)
+    finally:
+        found = None if side is None else side.stop()
+    return _keep_better(scanned, found, cancel)
+
+
+def _keep_better(result: SolveResult, found, cancel) -> SolveResult:
+    """``result``, or the side search's card ``found`` (points, intercept, objective) with
+    the result's bound when that card is better and the result is not proven optimal."""
+    if found is None or result.status == "optimal" or (
+            result.coefficients is not None and found[2] >= result.objective - 1e-12):
+        return result
+    bound = min(result.bound, found[2])
+    status = result.status if result.status != "no_solution" else (
+        "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
+    return SolveResult(status, found[0], found[1], found[2], bound, relative_gap(found[2], bound),
+                       result.solve_time, result.solver, result.nodes)
+
+
+def _with_floor(result: SolveResult, floor: float) -> SolveResult:
+    """``result`` with its bound raised to ``floor``, a bound proven on the side."""
+    if result.coefficients is None or floor <= result.bound:
+        return result
+    bound = min(floor, result.objective)
+    return replace(result, bound=bound, gap=relative_gap(result.objective, bound))
+
+
+def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
+               on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
     """Find and prove the optimum: walk every card when the box is small; walk the small
     cards and run one MIP per larger size when only a few sizes can beat the incumbent
     (:mod:`slimwidgets.solvers.decomposition`); else run one MIP over the whole box. A
@@ -322,14 +410,13 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
             )
     finally:
         found = None if side is None else side.stop()
-    if found is not None and result.status != "optimal" and (
-            result.coefficients is None or found[2] < result.objective - 1e-12):
-        bound = min(result.bound, found[2])
-        status = result.status if result.status != "no_solution" else (
-            "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
-        result = SolveResult(status, found[0], found[1], found[2], bound, relative_gap(found[2], bound),
-                             result.solve_time, result.solver, result.nodes)
-    return result
+    return _keep_better(result, found, cancel)
+
+
+def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
+    """Whether "auto" tries the support scan: an exact proof with a card to beat, and the
+    plain objective (under a cap the floor counts errors of both classes alike, too weak)."""
+    return spec.gap == 0 and start is not None and not form.caps and scan_applicable(form)
 
 
 def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> SolveResult:
@@ -357,7 +444,8 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
                  "limits": _limits(form), "intercept_range": form.intercept_box,
                  # M-of-N tables and PILM set their boxes themselves: only a user's box can limit
                  "box_limits": tuple(box_limits(form, result.coefficients, int(result.intercept))
-                                     if family in ("slim", "tilm") else ()) + ((probe,) if probe else ())},
+                                     if family in ("slim", "tilm") else ()) + ((probe,) if probe else ()),
+                 **class_limits(form, result.bound, result.coefficients, result.intercept)},
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     metrics = card.metrics(data.X, labels, sample_weight=data.weight)

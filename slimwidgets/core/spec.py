@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec"]
 
-SOLVERS = ("auto", "highs", "cbc", "enumerate")
+SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan")
 # Defaults of the options for the paper's specialized models (sec. 7): a spec that leaves
 # them all here is plain SLIM, and serializes without them.
 FAMILY_DEFAULTS: dict[str, Any] = {

@@ -384,4 +384,7 @@ def ensure_compiled() -> None:
     a, c, hp, hn, cp, cn = histograms(zn, zn, np.ones(n), np.ones(n), zn, zn, 0.0, 1.0, -2, 5)
     coordinate_losses(np.ones(1), rows, np.ones(n), rows, np.ones(n), zn, zn, a, c, np.ones(n), np.ones(n), zn, zn,
                       hp, hn, cp, cn, float(n), 0.0, 0.0, 1.0, -2, 5, -1.0, -1.0, 1e6, 1.0)
+    from . import _scan_kernels  # the support scan's kernel too
+
+    _scan_kernels.warm_up()
     _compiled = True

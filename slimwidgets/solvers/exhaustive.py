@@ -28,7 +28,7 @@ from . import _kernels
 from ..core.formulation import Formulation
 from .search import _Problem
 
-__all__ = ["work_by_size", "solve_by_enumeration", "EnumerationResult"]
+__all__ = ["work_by_size", "solve_by_enumeration", "EnumerationResult", "SupportWalker"]
 
 
 @dataclass(frozen=True)
@@ -175,27 +175,50 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
     prob = _Problem(form)
     prob.deadline = math.inf if deadline is None else deadline
     prob.cancel = cancel
-    base_lam = np.array([v[0] if len(v) == 1 else 0 for v in prob.allowed], dtype=np.int64)
-    s0 = prob.X @ base_lam
-    s0_pos, s0_neg = np.ascontiguousarray(s0[prob.pos]), np.ascontiguousarray(s0[prob.neg])
-    Xp, Xn = prob.X[prob.pos], prob.X[prob.neg]
-    # Without locked points every row's score depends only on its values on the support, so
-    # rows that agree there can be walked as one weighted cell (few cells on binary data).
-    cells = _Cells(prob) if not np.any(s0) else None
-    best = (math.inf, base_lam, 0)
-    cards = 0
+    walker = SupportWalker(prob)
+    best = (math.inf, walker.base_lam, 0)
     for support in _supports(prob, _limits(prob, upper_bound, max_features)):
         if prob.expired():
             return None
+        found = walker.best(support)
+        if found[0] < best[0] - 1e-12:
+            best = found
+    cards = walker.cards
+    obj, lam, b = best
+    if not obj < prob.big:
+        return EnumerationResult(lam, b, math.inf, cards, time.perf_counter() - t0)
+    lam, b = form.canonical(lam, b)
+    return EnumerationResult(lam, int(b), form.objective_of(lam, b), cards, time.perf_counter() - t0)
+
+
+
+class SupportWalker:
+    """The best card on one support at a time: every combination of its allowed values,
+    each with its best intercept (the walk's body; the support scan walks its survivors
+    with it). ``cards`` counts the (support, values) combinations scored so far."""
+
+    def __init__(self, prob: _Problem):
+        self.prob = prob
+        self.base_lam = np.array([v[0] if len(v) == 1 else 0 for v in prob.allowed], dtype=np.int64)
+        s0 = prob.X @ self.base_lam
+        self.s0_pos, self.s0_neg = np.ascontiguousarray(s0[prob.pos]), np.ascontiguousarray(s0[prob.neg])
+        self.Xp, self.Xn = prob.X[prob.pos], prob.X[prob.neg]
+        # Without locked points every row's score depends only on its values on the support, so
+        # rows that agree there can be walked as one weighted cell (few cells on binary data).
+        self.cells = _Cells(prob) if not np.any(s0) else None
+        self.cards = 0
+
+    def best(self, support: list[int]) -> tuple[float, np.ndarray, int]:
+        """(objective, points, intercept) of the best card on ``support`` (objective inf: none)."""
+        prob, base_lam = self.prob, self.base_lam
         used = prob.fixed_nonzero.copy()
         used[support] = True
         fixed_cost = prob.support_cost(used) + prob.eps * float(np.abs(base_lam[prob.l1_mask]).sum())
         if not support:
             obj, b = prob.evaluate(base_lam)
-            cards += 1
-            if obj < best[0] - 1e-12:
-                best = (obj, base_lam.copy(), b)
-            continue
+            self.cards += 1
+            return (obj, base_lam.copy(), b) if obj < prob.big else (math.inf, base_lam, 0)
+        best = (math.inf, base_lam, 0)
         for nonzero, costs in _value_lists(prob, support, base_lam):
             width = max(len(v) for v in nonzero)
             vals = np.zeros((len(support), width))
@@ -204,10 +227,10 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
                 vals[t, : len(v)] = v
                 vcost[t, : len(c)] = c
             nvals = np.array([len(v) for v in nonzero], dtype=np.int64)
-            rows = cells.project(support) if cells is not None else None
+            rows = self.cells.project(support) if self.cells is not None else None
             if rows is None:
-                rows = (np.ascontiguousarray(Xp[:, support]), np.ascontiguousarray(Xn[:, support]), s0_pos, s0_neg,
-                        prob.wp, prob.wn, prob.dp, prob.dn)
+                rows = (np.ascontiguousarray(self.Xp[:, support]), np.ascontiguousarray(self.Xn[:, support]),
+                        self.s0_pos, self.s0_neg, prob.wp, prob.wn, prob.dp, prob.dn)
             ilo, R = _intercept_window(prob, rows, vals)
             total, idx, b = _kernels.walk_support(
                 rows[0], rows[1], vals, nvals, rows[2], rows[3], rows[4], rows[5], rows[6], rows[7],
@@ -215,16 +238,12 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
                 prob.pos_budget, prob.neg_budget, prob.big, prob.eps, prob.l1_mask[support].copy(), vcost,
                 prob.single[support[-1]],
             )
-            cards += int(np.prod(nvals))
-            if total + fixed_cost < best[0] - 1e-12:
+            self.cards += int(np.prod(nvals))
+            if total + fixed_cost < min(best[0], prob.big) - 1e-12:
                 lam = base_lam.copy()
                 lam[support] = [nonzero[t][idx[t]] for t in range(len(support))]
                 best = (total + fixed_cost, lam, int(b))
-    obj, lam, b = best
-    if not obj < prob.big:
-        return EnumerationResult(lam, b, math.inf, cards, time.perf_counter() - t0)
-    lam, b = form.canonical(lam, b)
-    return EnumerationResult(lam, int(b), form.objective_of(lam, b), cards, time.perf_counter() - t0)
+        return best
 
 
 def _small_integers(prob: _Problem) -> np.ndarray:

@@ -102,7 +102,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         Relative optimality gap at which the solver may stop.
     threads : int, default=1
         Solver threads.
-    solver : {"auto", "highs", "cbc", "enumerate"}, default="auto"
+    solver : {"auto", "highs", "cbc", "enumerate", "scan"}, default="auto"
         The MIP solver.
     warm_start : bool, default=False
         When True and the estimator was fitted before, start the solver from

@@ -1,0 +1,202 @@
+"""Compiled inner loops of the support scan (numba): cells of rows as bitsets.
+
+Rows are bits: the positive rows fill words ``0 .. Wp-1``, the negative rows the words after
+them, so every word holds rows of one class. A *cell* is a set of rows that agree on the
+features chosen so far (and on the locked points), stored as its non-zero words only:
+``(word index, mask)`` pairs, at most one per row. Only *mixed* cells (rows of both classes)
+are kept, since a pure cell contributes nothing to the floor now or after any refinement.
+
+Row weights are integers per class (in units ``u_pos``, ``u_neg``) given as bit slices:
+``slices[k, w]`` marks the rows of word w whose weight has bit k set (``K = 0``: every
+weight is 1, so a popcount is the weight).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """Set bits of a uint64 (LLVM's ctpop: one instruction on CPUs with popcnt)."""
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.ctpop(args[0]), context.get_value_type(types.int64))
+    return types.int64(types.uint64), codegen
+
+
+@njit(cache=True, nogil=True)
+def _weight(mask, w, slices, K):
+    """Integer weight of the rows in ``mask`` (word w)."""
+    if K == 0:
+        return _popcount(mask)
+    total = 0
+    for k in range(K):
+        total += _popcount(mask & slices[k, w]) << k
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _split_level(idx, mask, a, b, bits_v, Wp, slices, K):
+    """Weights (positive, negative) of a cell's rows that are also in ``bits_v``. A cell's words
+    are in increasing order, so its positive words come first."""
+    p = 0
+    n = 0
+    q = a
+    if K == 0:  # unit weights: branch-free popcounts
+        while q < b and idx[q] < Wp:
+            p += _popcount(mask[q] & bits_v[idx[q]])
+            q += 1
+        while q < b:
+            n += _popcount(mask[q] & bits_v[idx[q]])
+            q += 1
+        return p, n
+    while q < b and idx[q] < Wp:
+        p += _weight(mask[q] & bits_v[idx[q]], idx[q], slices, K)
+        q += 1
+    while q < b:
+        n += _weight(mask[q] & bits_v[idx[q]], idx[q], slices, K)
+        q += 1
+    return p, n
+
+
+@njit(cache=True, nogil=True)
+def _leaf_floor(idx, mask, start, cp, cn, ncell, order, bits_j, nlev_j, Wp, slices, K, u_pos, u_neg, budget):
+    """Floor of the cells refined by one more feature: sum of min(positive, negative weight)
+    per refined cell. Stops as soon as it reaches ``budget`` (the support is then discarded).
+    Returns (floor, word-ops)."""
+    floor = 0.0
+    ops = 0
+    if nlev_j == 0:  # a feature with too many levels: treated as splitting every row apart
+        return 0.0, 0
+    for r in range(ncell):  # the cells that can add most first: the budget is reached soonest
+        c = order[r]
+        a = start[c]
+        b = start[c + 1]
+        rest_p = cp[c]
+        rest_n = cn[c]
+        for v in range(1, nlev_j):  # level 0 by subtraction
+            p, n = _split_level(idx, mask, a, b, bits_j[v], Wp, slices, K)
+            ops += b - a
+            floor += min(p * u_pos, n * u_neg)
+            rest_p -= p
+            rest_n -= n
+        floor += min(rest_p * u_pos, rest_n * u_neg)
+        if floor >= budget:
+            break
+    return floor, ops
+
+
+@njit(cache=True, nogil=True)
+def _refine(d, idx, mask, start, cp, cn, nc, order, bits_j, nlev_j, Wp, slices, K, u_pos, u_neg):
+    """Cells of depth d + 1: those of depth d split by one feature's levels; mixed ones kept.
+    Returns the word-ops."""
+    ops = 0
+    out_q = 0
+    out_c = 0
+    start[d + 1, 0] = 0
+    if nlev_j > 0:
+        for c in range(nc[d]):
+            a = start[d, c]
+            b = start[d, c + 1]
+            for v in range(nlev_j):
+                q0 = out_q
+                p = 0
+                n = 0
+                for q in range(a, b):
+                    w = idx[d, q]
+                    m = mask[d, q] & bits_j[v, w]
+                    if m:
+                        idx[d + 1, out_q] = w
+                        mask[d + 1, out_q] = m
+                        out_q += 1
+                        if w < Wp:
+                            p += _weight(m, w, slices, K)
+                        else:
+                            n += _weight(m, w, slices, K)
+                ops += b - a
+                if p > 0 and n > 0:
+                    cp[d + 1, out_c] = p
+                    cn[d + 1, out_c] = n
+                    out_c += 1
+                    start[d + 1, out_c] = out_q
+                else:
+                    out_q = q0  # a pure cell stays pure: drop it
+    nc[d + 1] = out_c
+    _order_cells(cp[d + 1], cn[d + 1], out_c, order[d + 1], u_pos, u_neg)
+    return ops
+
+
+@njit(cache=True, nogil=True)
+def _order_cells(cp, cn, ncell, order, u_pos, u_neg):
+    """Cells by decreasing min(positive, negative weight), the most a cell can add to a floor."""
+    key = np.empty(ncell)
+    for c in range(ncell):
+        key[c] = -min(cp[c] * u_pos, cn[c] * u_neg)
+    order[:ncell] = np.argsort(key)
+
+
+@njit(cache=True, nogil=True)
+def scan_supports(k, first_lo, first_hi, bits, nlev, cost, budget0, Wp, slices, K, u_pos, u_neg,
+                  idx, mask, start, cp, cn, nc, order, out_sup, out_floor):
+    """Every support of ``k`` scanned features whose first lies in [first_lo, first_hi): its
+    floor (cells of depth 0, refined by each feature in turn) against the budget
+    ``budget0 - sum of cost[j]``; a support whose floor reaches its budget is discarded.
+
+    ``idx, mask, start, cp, cn, nc, order`` hold the cells per depth (``order``: the cells by
+    decreasing min weight); depth 0 must be filled by the caller. Survivors go to ``out_sup`` / ``out_floor`` while they fit.
+    Returns (survivors, supports scanned, word-ops); more survivors than rows of ``out_sup``
+    means the caller must run again with more room.
+    """
+    P = bits.shape[0]
+    chosen = np.zeros(k, np.int64)
+    spent = np.zeros(k + 1)
+    found = 0
+    scanned = 0
+    ops = 0
+    d = 0
+    chosen[0] = first_lo - 1
+    while d >= 0:
+        chosen[d] += 1
+        limit = P - (k - 1 - d)
+        if d == 0 and first_hi < limit:
+            limit = first_hi
+        if chosen[d] >= limit:
+            d -= 1
+            continue
+        j = chosen[d]
+        spent[d + 1] = spent[d] + cost[j]
+        budget = budget0 - spent[d + 1]
+        if budget <= 0.0:  # costs alone reach the incumbent (a floor is never negative)
+            continue
+        if d == k - 1:
+            scanned += 1
+            floor, used = _leaf_floor(idx[d], mask[d], start[d], cp[d], cn[d], nc[d], order[d], bits[j], nlev[j],
+                                      Wp, slices, K, u_pos, u_neg, budget)
+            ops += used + 1
+            if floor < budget:
+                if found < out_sup.shape[0]:
+                    for t in range(k):
+                        out_sup[found, t] = chosen[t]
+                    out_floor[found] = floor
+                found += 1
+            continue
+        ops += _refine(d, idx, mask, start, cp, cn, nc, order, bits[j], nlev[j], Wp, slices, K, u_pos, u_neg)
+        d += 1
+        chosen[d] = j
+    return found, scanned, ops
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the scan kernel."""
+    k, W = 1, 2
+    bits = np.zeros((1, 2, W), np.uint64)
+    idx = np.zeros((k + 1, 2), np.int64)
+    mask = np.zeros((k + 1, 2), np.uint64)
+    start = np.zeros((k + 1, 2), np.int64)
+    cp = np.zeros((k + 1, 1), np.int64)
+    scan_supports(k, 0, 1, bits, np.array([2]), np.zeros(1), 1.0, 1, np.zeros((1, W), np.uint64), 0, 1.0, 1.0,
+                  idx, mask, start, cp, cp.copy(), np.zeros(k + 1, np.int64), np.zeros((k + 1, 1), np.int64),
+                  np.zeros((1, k), np.int64), np.zeros(1))

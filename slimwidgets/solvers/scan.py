@@ -1,0 +1,421 @@
+"""Proof by support scan: discard whole supports with a floor on their loss, walk the rest.
+
+Rows that agree on a card's support (and on its locked points) share one score, so they are
+all predicted alike: in each such *cell* either every positive row or every negative row is
+an error (no score makes both right while the margin is positive). Any card on a support S
+therefore makes at least ``floor(S) = sum over the cells of min(positive, negative weight)``
+weighted errors, whatever its points, signs, value sets or caps. With an incumbent of
+objective UB, a card on S can only win when ``floor(S) + cost(S) < UB``, where cost(S) is
+the least its penalties can be (C0_j, tier, group and L1 costs of its features).
+
+The scan computes floor(S) for every support of every size that can still win: cells are
+bitsets of rows, refined feature by feature depth-first (:mod:`._scan_kernels`), so a support
+costs a few popcounts per word of its mixed cells. On binary data most supports are
+discarded wholesale (mushroom at C0 = 0.01: every support of sizes 3 and 4). The survivors
+are settled exactly by the walk (:class:`.exhaustive.SupportWalker`), cheapest floor first;
+walking every survivor is the proof of optimality.
+
+On integer-valued data (breastcancer) the cells are many and small, the floors weak and the
+survivors many: ``max_work`` lets the fit driver give the scan up after measuring its work.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import _scan_kernels
+from ..core.formulation import Formulation, loss_unit
+from .base import Incumbent, SolveResult, relative_gap
+from .exhaustive import SupportWalker, _limits, _use_costs, work_by_size
+from .search import _Problem
+
+__all__ = ["solve_by_scan", "scan_applicable", "ScanLimits", "support_floors", "surviving_supports"]
+
+#: a column with more distinct values is treated as splitting every row apart (floor 0)
+MAX_LEVELS = 64
+#: integer row weights are kept below this (coarser weights are rounded down: still a floor)
+MAX_WEIGHT = 2**20
+#: walk steps (work_by_size's unit) per second, on the fast side (0.7-5e9 measured here)
+WALK_RATE = 5e9
+
+
+@dataclass(frozen=True)
+class ScanLimits:
+    """When the fit driver gives the scan up (it then proves another way): more than
+    ``scan_work`` word-ops predicted for the scan, or more than ``walk_seconds`` of CPU time
+    (of the solving thread, so other processes do not count) spent walking survivors. The walk
+    is measured, not predicted: its estimate (:func:`.exhaustive.work_by_size`) is 1-6x too high
+    on binary data, and a better card found early often prunes most of the survivors."""
+
+    scan_work: float
+    walk_seconds: float
+
+
+def scan_applicable(form: Formulation) -> bool:
+    """Whether the cell floor holds: no score may make a positive and a negative row right at
+    once (a positive margin), the loss being the 0-1 loss of :attr:`Formulation.row_weight`."""
+    return form.margin > 0
+
+
+def _integer_weights(w: np.ndarray) -> tuple[float, np.ndarray]:
+    """(unit, integers m) with m * unit <= w row by row: exact for weights that are multiples
+    of one unit (counts of duplicate rows), rounded down otherwise (still a floor)."""
+    if not w.size or not np.any(w > 0):
+        return 1.0, np.zeros(w.size, dtype=np.int64)
+    unit = loss_unit(w)
+    m = np.floor(w / unit + 1e-6)
+    if m.max() > MAX_WEIGHT:
+        unit = float(w.max()) / MAX_WEIGHT
+        m = np.floor(w / unit)
+    held = m > 0
+    if held.any():  # the largest unit that keeps m * unit <= w for every row
+        unit = float(np.min(w[held] / m[held])) * (1 - 1e-12)
+    return unit, m.astype(np.int64)
+
+
+def _pack(positions: np.ndarray, n_words: int) -> np.ndarray:
+    """Bitset (uint64 words) with the given bit positions set."""
+    flags = np.zeros(n_words * 64, dtype=bool)
+    flags[positions] = True
+    return np.packbits(flags, bitorder="little").view("<u8").astype(np.uint64)
+
+
+class _Bitsets:
+    """The problem's rows as bitsets: per scanned feature and level, per weight bit, and the
+    cells of depth 0 (rows grouped by their required features and locked points)."""
+
+    def __init__(self, prob: _Problem, base_lam: np.ndarray):
+        self.prob = prob
+        free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
+        self.required = [j for j in free if 0 not in prob.allowed[j]]
+        self.optional = [j for j in free if j not in self.required]
+        n_pos, n_neg = int(prob.pos.sum()), int(prob.neg.sum())
+        self.Wp = -(-n_pos // 64)
+        W = self.Wp + -(-n_neg // 64)
+        bit = np.empty(prob.n, dtype=np.int64)
+        bit[prob.pos] = np.arange(n_pos)
+        bit[prob.neg] = self.Wp * 64 + np.arange(n_neg)
+        self.u_pos, m_pos = _integer_weights(prob.w[prob.pos])
+        self.u_neg, m_neg = _integer_weights(prob.w[prob.neg])
+        weight = np.empty(prob.n, dtype=np.int64)
+        weight[prob.pos], weight[prob.neg] = m_pos, m_neg
+        self.K = 0 if np.all(weight == 1) else int(weight.max()).bit_length()
+        self.slices = np.array([_pack(bit[(weight >> k) & 1 == 1], W) for k in range(max(self.K, 1))])
+        present = weight > 0  # rows of weight 0 (rounded down) are left out of every cell
+        levels = [np.unique(prob.X[present, j]) for j in self.optional]
+        self.nlev = np.array([len(v) if len(v) <= MAX_LEVELS else 0 for v in levels], dtype=np.int64)
+        self.bits = np.zeros((len(self.optional), max(int(self.nlev.max(initial=1)), 1), W), dtype=np.uint64)
+        for t, j in enumerate(self.optional):
+            for v in range(self.nlev[t]):
+                self.bits[t, v] = _pack(bit[present & (prob.X[:, j] == levels[t][v])], W)
+        self.cells0 = self._first_cells(bit, weight, base_lam, present, W)
+
+    def _first_cells(self, bit, weight, base_lam, present, W):
+        """Mixed cells of rows that agree on the locked points' score and the required features:
+        (word index, mask) pairs, cell starts, and the positive and negative weight of each."""
+        prob = self.prob
+        keys = np.column_stack([prob.X @ base_lam] + [prob.X[:, j] for j in self.required])
+        _, cell = np.unique(keys, axis=0, return_inverse=True)
+        cell = cell.ravel()
+        n_cells = int(cell.max()) + 1 if cell.size else 0
+        wp = np.bincount(cell[prob.pos & present], weights=weight[prob.pos & present], minlength=n_cells)
+        wn = np.bincount(cell[prob.neg & present], weights=weight[prob.neg & present], minlength=n_cells)
+        mixed = (wp > 0) & (wn > 0)
+        rows = np.flatnonzero(present & mixed[cell])
+        order = np.lexsort((bit[rows] >> 6, cell[rows]))
+        rows = rows[order]
+        pair = cell[rows] * W + (bit[rows] >> 6)  # one (cell, word) per run
+        first = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]) if rows.size else np.zeros(0, np.int64)
+        masks = np.left_shift(np.uint64(1), (bit[rows] & 63).astype(np.uint64))
+        mask = np.bitwise_or.reduceat(masks, first) if rows.size else np.zeros(0, np.uint64)
+        word = bit[rows][first] >> 6
+        cell_of = cell[rows][first]
+        kept = np.flatnonzero(mixed)
+        start = np.searchsorted(cell_of, kept, side="left")
+        start = np.r_[start, len(first)].astype(np.int64)
+        return word.astype(np.int64), mask.astype(np.uint64), start, wp[kept].astype(np.int64), wn[kept].astype(np.int64)
+
+    def floor0(self) -> float:
+        """Floor of the supports with no optional feature."""
+        *_, wp, wn = self.cells0
+        return float(np.minimum(wp * self.u_pos, wn * self.u_neg).sum())
+
+    def scan(self, extra: int, budget0: float, cost: np.ndarray, deadline: float, cancel) -> tuple | None:
+        """Supports of ``extra`` optional features (as positions in ``optional``) whose floor stays
+        below ``budget0 - cost`` of their features: (supports, floors, supports scanned, word-ops);
+        None when the deadline passes or ``cancel`` is set first."""
+        word, mask, start, wp, wn = self.cells0
+        # a (cell, word) pair holds a row at least, and a mixed cell two: room for every depth
+        depth, rows = max(extra, 1), max(self.prob.n, 1)
+        idx = np.zeros((depth, rows), np.int64)
+        msk = np.zeros((depth, rows), np.uint64)
+        st = np.zeros((depth, rows // 2 + 2), np.int64)
+        cp = np.zeros((depth, rows // 2 + 1), np.int64)
+        cn = np.zeros_like(cp)
+        nc = np.zeros(depth + 1, np.int64)
+        order = np.zeros_like(cp)
+        order[0, : len(wp)] = np.argsort(-np.minimum(wp * self.u_pos, wn * self.u_neg), kind="stable")
+        idx[0, : len(word)], msk[0, : len(word)], st[0, : len(start)] = word, mask, start
+        cp[0, : len(wp)], cn[0, : len(wn)], nc[0] = wp, wn, len(wp)
+        out_sup, out_floor = [], []
+        scanned = ops = 0
+        room = 1024
+        P = len(self.optional)
+        first = 0
+        while first <= P - extra:
+            if time.perf_counter() > deadline or (cancel is not None and cancel.is_set()):
+                return None
+            sup = np.zeros((room, extra), np.int64)
+            flo = np.zeros(room)
+            found, seen, used = _scan_kernels.scan_supports(
+                extra, first, first + 1, self.bits, self.nlev, cost, budget0, self.Wp, self.slices, self.K,
+                self.u_pos, self.u_neg, idx, msk, st, cp, cn, nc, order, sup, flo)
+            if found > room:  # more survivors than room: again, with room for all
+                room = 2 * found
+                continue
+            out_sup.append(sup[:found])
+            out_floor.append(flo[:found])
+            scanned += seen
+            ops += used
+            first += 1
+        sups = np.concatenate(out_sup) if out_sup else np.zeros((0, extra), np.int64)
+        floors = np.concatenate(out_floor) if out_floor else np.zeros(0)
+        return sups, floors, scanned, ops
+
+
+def _feature_costs(prob: _Problem, feats: list[int]) -> np.ndarray:
+    """The least each feature adds to a card's objective when used: C0_j, its group's least
+    share (see :func:`.exhaustive._use_costs`), and its eps and tier floors."""
+    costs = _use_costs(prob, feats)
+    if prob.has_tiers:  # _use_costs holds the tier floor already
+        costs -= np.array([float(prob.value_cost[j][prob.allowed[j] != 0].min()) if (prob.allowed[j] != 0).any() else 0.0
+                           for j in feats])
+    return costs + _value_floors(prob, feats)
+
+
+def support_floors(form: Formulation, extra: int) -> tuple[list[list[int]], np.ndarray]:
+    """Every support with ``extra`` optional features beside the required ones, and the floor
+    on the weighted loss (:attr:`Formulation.row_weight` units) of any card on it.
+
+    >>> import numpy as np, slimwidgets as sw
+    >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.formulation import build_formulation
+    >>> X = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
+    >>> form = build_formulation(prepare_data(X, [1, -1, 1, -1], warn=False), sw.make_spec())
+    >>> support_floors(form, 1)  # alone, each feature leaves one error in each of its two cells
+    ([[0], [1]], array([0.5, 0.5]))
+    """
+    prob = _Problem(form)
+    bits = _Bitsets(prob, SupportWalker(prob).base_lam)
+    if extra == 0:
+        return [list(bits.required)], np.array([bits.floor0()])
+    sups, floors, _, _ = bits.scan(extra, math.inf, np.zeros(len(bits.optional)), math.inf, None)
+    return [bits.required + [bits.optional[t] for t in s] for s in sups], floors
+
+
+def surviving_supports(form: Formulation, upper: float) -> list[tuple[float, list[int]]]:
+    """Every support, of every size, on which a card could beat ``upper``: (the least objective
+    of a card on it, the support); the scan discards every other support."""
+    proof = _ScanProof(form, upper, None, None, None, None)
+    proof.best = (None, 0, upper)
+    extra = 0
+    while extra <= len(proof.bits.optional) and extra + len(proof.bits.required) <= _limits(proof.prob, upper, None):
+        proof.scan(extra)
+        extra += 1
+    return sorted(proof.pool, key=lambda s: s[0])
+
+
+def solve_by_scan(
+    form: Formulation,
+    upper: float,
+    start: tuple[np.ndarray, int] | None,
+    *,
+    time_left: float | None = None,
+    cancel: threading.Event | None = None,
+    on_incumbent: Callable[[Incumbent], None] | None = None,
+    limits: ScanLimits | None = None,
+) -> SolveResult:
+    """The optimal card by scanning every support that could beat ``upper`` (the objective of
+    ``start``, a feasible card) and walking the survivors (see the module).
+
+    Sizes are settled in increasing order (scan, then walk the survivors, cheapest floor
+    first), so a better card found among small supports tightens the scan of larger ones.
+    Returns ``optimal`` when every size was settled, else ``time_limit`` / ``interrupted``
+    with a proven bound: the least floor + cost of what was not settled. With ``limits``, the
+    status is "declined" (with the best card so far and that bound) as soon as the measured
+    work says the scan would exceed them: the caller then proves another way.
+
+    Examples
+    --------
+    >>> import numpy as np, slimwidgets as sw
+    >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.formulation import build_formulation
+    >>> X = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0]])
+    >>> form = build_formulation(prepare_data(X, [1, 1, -1, -1, 1], warn=False), sw.make_spec(C0=0.05))
+    >>> result = solve_by_scan(form, np.inf, None)
+    >>> result.status, result.coefficients.tolist()
+    ('optimal', [2, 0])
+    """
+    proof = _ScanProof(form, upper, start, time_left, cancel, on_incumbent)
+    return proof.run(limits)
+
+
+class _ScanProof:
+    """The state of one proof by support scan: the incumbent, the survivors not yet walked."""
+
+    def __init__(self, form, upper, start, time_left, cancel, on_incumbent):
+        self.t0 = time.perf_counter()
+        self.form, self.cancel, self.on_incumbent = form, cancel, on_incumbent
+        self.deadline = math.inf if time_left is None else self.t0 + time_left
+        self.prob = prob = _Problem(form)
+        self.walker = SupportWalker(prob)
+        self.bits = _Bitsets(prob, self.walker.base_lam)
+        self.best = (None, 0, math.inf) if start is None else (np.asarray(start[0]), int(start[1]), upper)
+        self.locked_l1 = prob.eps * float(np.abs(self.walker.base_lam[prob.l1_mask]).sum())
+        # what every card pays (locked points, required features), and each optional feature's least cost
+        self.fixed = float(prob.C0[prob.fixed_nonzero].sum()) + self.locked_l1
+        self.fixed += float(_feature_costs(prob, self.bits.required).sum())
+        self.cost = _feature_costs(prob, self.bits.optional)
+        self.pool: list[tuple[float, list[int]]] = []  # (floor + least penalties, support), unwalked
+        self.scanned = self.walked = 0
+        self.works: list[float] | None = None  # work_by_size, computed on first use
+
+    def expired(self) -> bool:
+        return time.perf_counter() > self.deadline or (self.cancel is not None and self.cancel.is_set())
+
+    def walk_seconds(self, size: int) -> float:
+        """A low estimate of the seconds one support of ``size`` features takes to walk: the
+        walk's own estimate of its steps (:func:`.exhaustive.work_by_size`, 1-6x high) at
+        ``WALK_RATE``; inf for sizes it gives up estimating."""
+        if self.works is None:
+            self.works = work_by_size(self.form, self.best[2])
+        if size >= len(self.works):
+            return math.inf
+        n_free = len(self.bits.required) + len(self.bits.optional)
+        steps = (self.works[size] - (self.works[size - 1] if size else 0.0)) / max(math.comb(n_free, size), 1)
+        return steps / WALK_RATE
+
+    def least(self, extra: int) -> float:
+        """The least objective of a card with ``extra`` optional features, by its penalties alone."""
+        return self.fixed + float(np.sort(self.cost)[:extra].sum())
+
+    def run(self, limits: ScanLimits | None) -> SolveResult:
+        bits, prob = self.bits, self.prob
+        ops, per_support = 0.0, 0.0
+        self.walk_left = math.inf if limits is None else limits.walk_seconds  # CPU seconds
+        extra = 0
+        while extra <= len(bits.optional) and extra + len(bits.required) <= _limits(prob, self.best[2], None):
+            n_supports = math.comb(len(bits.optional), extra)
+            if limits is not None and extra >= 2 and ops + per_support * n_supports > limits.scan_work:
+                return self.result(min([self.least(extra)] + [f for f, _ in self.pool]), "declined")
+            found = self.scan(extra)
+            if found is None:
+                return self.result(min([self.least(extra)] + [f for f, _ in self.pool]))
+            scanned, used = found
+            ops += used
+            per_support = max(per_support, used / max(scanned, 1))
+            walked = self.walk(extra)
+            if walked != "done":
+                return self.result(min([self.least(extra + 1)] + [f for f, _ in self.pool]),
+                                   "declined" if walked == "declined" else None)
+            extra += 1
+        return self.result(None)
+
+    def scan(self, extra: int) -> tuple[int, float] | None:
+        """Add the survivors with ``extra`` optional features to the pool: (supports scanned,
+        word-ops), or None when stopped."""
+        budget0 = self.best[2] - self.fixed - 1e-12
+        if extra == 0:
+            floor = self.bits.floor0()
+            sups, floors = np.zeros((1 if floor < budget0 else 0, 0), np.int64), np.array([floor])
+            found = (sups, floors[: len(sups)], 1, 1)
+        else:
+            found = self.bits.scan(extra, budget0, self.cost, self.deadline, self.cancel)
+        if found is None:
+            return None
+        sups, floors, scanned, used = found
+        self.scanned += scanned
+        _keep_survivors(self.prob, self.bits, sups, floors, self.locked_l1, self.best[2], self.pool)
+        return scanned, used
+
+    def walk(self, extra: int) -> str:
+        """Walk the pool (supports of up to ``extra`` optional features), cheapest floor first,
+        until none in it can beat the incumbent: "done", or "stopped" (time, cancel) or
+        "declined" (the CPU time for walking ran out) first, the pool then holding what is left."""
+        self.pool.sort(key=lambda s: s[0], reverse=True)
+        while self.pool and self.pool[-1][0] < self.best[2] - 1e-12:
+            if self.expired():
+                return "stopped"
+            if self.walk_left <= 0:
+                return "declined"
+            # one support's walk cannot be interrupted: never start one that cannot end in time
+            seconds = self.walk_seconds(len(self.pool[-1][1]))
+            if seconds > self.walk_left:
+                return "declined"
+            if seconds > self.deadline - time.perf_counter():
+                return "stopped"
+            floor, support = self.pool.pop()
+            self.walked += 1
+            cpu = time.thread_time()
+            obj, lam, b = self.walker.best(support)
+            self.walk_left -= time.thread_time() - cpu
+            if obj < self.best[2] - 1e-12:
+                lam, b = self.form.canonical(lam, b)
+                self.best = (lam, int(b), self.form.objective_of(lam, b))
+                if self.on_incumbent is not None:
+                    bound = min([self.best[2], floor, self.least(extra + 1)] + [f for f, _ in self.pool])
+                    self.on_incumbent(Incumbent(self.best[0], self.best[1], self.best[2], bound,
+                                                time.perf_counter() - self.t0))
+        self.pool.clear()
+        return "done"
+
+    def result(self, bound: float | None, word: str | None = None) -> SolveResult:
+        """The result: proven optimal (``bound`` None), else stopped with ``bound`` (status
+        ``word``, by default "time_limit" or "interrupted")."""
+        elapsed = time.perf_counter() - self.t0
+        lam, b, obj = self.best
+        note = f"{self.scanned} supports scanned, {self.walked} walked"
+        if bound is None:
+            if lam is None:
+                return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, "scan", message=note)
+            return SolveResult("optimal", lam, b, obj, obj, 0.0, elapsed, "scan", message=note)
+        status = word or ("interrupted" if self.cancel is not None and self.cancel.is_set() else "time_limit")
+        if lam is None:
+            return SolveResult("no_solution", None, None, None, bound, math.inf, elapsed, "scan", message=note)
+        bound = min(bound, obj)
+        return SolveResult(status, lam, b, obj, bound, relative_gap(obj, bound), elapsed, "scan", message=note)
+
+
+def _keep_survivors(prob, bits, sups, floors, locked_l1, upper, out) -> None:
+    """Add the supports that meet the support constraints and can still beat ``upper`` with
+    their exact penalties (the scan's budget took group penalties at their per-member least)."""
+    for s, floor in zip(sups, floors):
+        support = bits.required + [bits.optional[t] for t in s]
+        used = prob.fixed_nonzero.copy()
+        used[support] = True
+        if prob.support_penalty(used) > 0:
+            continue
+        least = float(floor) + prob.support_cost(used) + locked_l1 + float(_value_floors(prob, support).sum())
+        if least < upper - 1e-12:
+            out.append((least, support))
+
+
+def _value_floors(prob: _Problem, feats: list[int]) -> np.ndarray:
+    """Per feature, the least its points add beyond C0_j: the cheapest non-zero value's tier
+    cost plus eps times the smallest non-zero |points|."""
+    out = np.zeros(len(feats))
+    for t, j in enumerate(feats):
+        nonzero = prob.allowed[j] != 0
+        if not nonzero.any():
+            continue
+        if prob.has_tiers:
+            out[t] += float(prob.value_cost[j][nonzero].min())
+        if prob.l1_mask[j]:
+            out[t] += prob.eps * float(np.abs(prob.allowed[j][nonzero]).min())
+    return out
