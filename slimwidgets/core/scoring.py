@@ -249,6 +249,8 @@ class ScoringSystem:
         if self.train_metrics is not None:
             notes.append(f"train: {self.train_metrics}")
         notes.append(self.status_line())
+        if "cv" in self.details:  # set by slimwidgets.fit_cv
+            notes.append(_cv_line(self.details["cv"]))
         return tuple(notes)
 
     def status_line(self) -> str:
@@ -327,6 +329,8 @@ class ScoringSystem:
             body["family"] = self.family
         if self.risk is not None:
             body["risk"] = [list(row) for row in self.risk]
+        if "cv" in self.details:  # absent unless the card came from fit_cv
+            body["cross_validation"] = self.details["cv"]
         body["checksum"] = _checksum(body)
         return body
 
@@ -402,6 +406,7 @@ class ScoringSystem:
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
                 risk=_risk_rows(d.get("risk")),
+                details={} if d.get("cross_validation") is None else {"cv": _cv_block(d["cross_validation"])},
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
@@ -416,6 +421,30 @@ def _risk_rows(value: Any) -> tuple | None:
     ):
         raise ValueError("risk must be a list of [score, rows, events, rate, lower, upper] number lists")
     return tuple(tuple(float(v) for v in row) for row in value)
+
+
+def _cv_line(cv: Mapping[str, Any]) -> str:
+    """The card's one line on its cross-validation (see slimwidgets.fit_cv)."""
+    chosen = ", ".join(f"{k} = {'auto' if v is None else f'{v:g}'}" for k, v in cv["chosen"].items())
+    return (f"CV: test {cv['error']} {100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} "
+            f"({cv['folds']} folds), chosen {chosen}")
+
+
+def _cv_block(value: Any) -> dict:
+    """A card file's cross-validation figures, checked before they are shown on the card."""
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    ok = (
+        isinstance(value, dict) and isinstance(value.get("folds"), int) and value["folds"] >= 2
+        and value.get("error") in ("error", "balanced error", "class-weighted error")
+        and all(number(value.get(k)) for k in ("test_error", "test_error_std"))
+        and isinstance(value.get("chosen"), dict)
+        and all(k in ("C0", "max_size") and (v is None or number(v)) for k, v in value["chosen"].items())
+    )
+    if not ok:
+        raise ValueError("cross_validation must hold folds, error, test_error, test_error_std and chosen (C0/max_size)")
+    return value
 
 
 def _finite(v: float | None) -> float | None:
