@@ -185,24 +185,27 @@ def test_parallel_folds_and_progress_bar_match_sequential(capsys):
     assert "fit_cv" in capsys.readouterr().err  # tqdm writes its bar to stderr
 
 
-def test_ctrl_c_stops_the_fits_and_closes_the_bar(monkeypatch):
-    X, y = noisy_two_feature_data()
-    calls, bars = [], []
-    real_fit, real_bar = validation.fit, validation._progress_bar
+def test_ctrl_c_stops_the_running_fit_and_closes_the_bar(monkeypatch):
+    """Ctrl-C reaches the main thread while a fit runs: the fit is told to stop, nothing else runs."""
+    import _thread
 
-    def interrupted_fit(*args, **kwargs):
+    X, y = noisy_two_feature_data()
+    calls, stopped, bars = [], [], []
+    real_bar = validation._progress_bar
+
+    def fit_until_cancelled(*args, cancel=None, **kwargs):
         calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real_fit(*args, **kwargs)
+        _thread.interrupt_main()  # what Ctrl-C does
+        stopped.append(cancel.wait(60))  # a real fit polls its cancel event the same way
+        return sw.fit(*args, **kwargs)
 
     def recorded_bar(*args):
         bars.append(real_bar(*args))
         return bars[-1]
 
-    monkeypatch.setattr(validation, "fit", interrupted_fit)
+    monkeypatch.setattr(validation, "fit", fit_until_cancelled)
     monkeypatch.setattr(validation, "_progress_bar", recorded_bar)
     with pytest.raises(KeyboardInterrupt):
         fit_cv(X, y, max_size=[1, 2], cv=3, progress=True)
-    assert len(calls) == 2  # nothing ran after the interrupt
+    assert calls == [1] and stopped == [True]  # the fit saw the stop; no other fit started
     assert bars[0].disable  # tqdm sets disable when closed

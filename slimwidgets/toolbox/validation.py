@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,29 +192,34 @@ def run_fits(
 
     With ``keep_failures`` a fit that finds no card (infeasible constraints on
     that fold, or a time limit with no card yet) gives its exception instead
-    of stopping the rest. Ctrl-C closes the progress bar and the joblib
-    workers before the ``KeyboardInterrupt`` goes on.
+    of stopping the rest. Ctrl-C stops the running fits (their solver
+    processes too) and closes the progress bar before the
+    ``KeyboardInterrupt`` goes on.
     """
     _check_n_jobs(n_jobs)
     bar = _progress_bar(progress, len(jobs), desc)
     results: list[Any] = [None] * len(jobs)
     stream = None
+    # fits sharing this process stop through fit's cancel event (processes are ended by joblib)
+    cancel = threading.Event() if backend == "threading" else None
     try:
         if n_jobs is None or n_jobs == 1 or len(jobs) <= 1:
             for k, (train, options) in enumerate(jobs):
-                results[k] = _fit_one(split, train, options, keep_failures)
+                results[k] = _fit_interruptibly(split, train, options, keep_failures)
                 if bar is not None:
                     bar.update(1)
         else:
             from joblib import Parallel, delayed
 
             parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
-            stream = parallel(delayed(_fit_one)(split, train, options, keep_failures) for train, options in jobs)
+            stream = parallel(delayed(_fit_one)(split, train, options, keep_failures, cancel) for train, options in jobs)
             for k, card in enumerate(stream):
                 results[k] = card
                 if bar is not None:
                     bar.update(1)
     finally:
+        if cancel is not None:
+            cancel.set()
         if stream is not None:
             stream.close()  # on Ctrl-C or an error: joblib cancels the fits not yet done
         if bar is not None:
@@ -221,11 +227,40 @@ def run_fits(
     return results
 
 
-def _fit_one(split: Folds, train: np.ndarray | None, options: dict, keep_failures: bool) -> Any:
+def _fit_interruptibly(split: Folds, train: np.ndarray | None, options: dict, keep_failures: bool) -> Any:
+    """One fit in a helper thread. Python delivers Ctrl-C to the main thread, which then stops
+    the fit through its cancel event, so that no solver process is left running."""
+    cancel, done = threading.Event(), threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["card"] = _fit_one(split, train, options, keep_failures, cancel)
+        except BaseException as exc:  # handed to the caller's thread below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    try:
+        threading.Thread(target=work, name="slimwidgets-cv-fit", daemon=True).start()
+        while not done.wait(0.1):
+            pass
+    except KeyboardInterrupt:
+        cancel.set()
+        done.wait()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["card"]
+
+
+def _fit_one(split: Folds, train: np.ndarray | None, options: dict, keep_failures: bool,
+             cancel: threading.Event | None = None) -> Any:
     idx = slice(None) if train is None else train
     w = None if split.weights is None else split.weights[idx]
     try:
-        return fit(split.frame.iloc[idx], split.labels.iloc[idx], positive=split.positive, sample_weight=w, **options)
+        return fit(split.frame.iloc[idx], split.labels.iloc[idx], positive=split.positive, sample_weight=w,
+                   cancel=cancel, **options)
     except (InfeasibleError, NoSolutionError) as exc:
         if not keep_failures:
             raise
