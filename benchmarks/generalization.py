@@ -234,17 +234,26 @@ def results_table(frame: pd.DataFrame, k: int) -> str:
 
 
 def versus_table(frame: pd.DataFrame, k: int) -> tuple[str, str]:
-    """Mean test error of every slim column against FasterRisk, data set by data set, and the verdicts."""
+    """Mean test error of every slim column against FasterRisk, data set by data set, and the verdicts.
+
+    Only folds on which every compared method finished count (a cut-short run compares like with like)."""
     part = frame[frame["k"] == k]
-    means = part.groupby(["data", "method"], sort=False)["test_error"].mean().unstack()
-    slims = [m for m in means.columns if m.startswith("slim")]
-    if "FasterRisk" not in means.columns or not slims:
+    order = list(part["data"].unique())
+    slims = [m for m in part["method"].unique() if m.startswith("slim")]
+    if "FasterRisk" not in set(part["method"]) or not slims:
         return "", "(no FasterRisk rows: no comparison)"
-    header = ["data", *slims, "FasterRisk", *[f"{m} − FR (points)" for m in slims]]
+    needed = {"FasterRisk", *slims}
+    done = part.groupby(["data", "fold"])["method"].agg(set)
+    complete = done[done.apply(needed.issubset)].index
+    part = part.set_index(["data", "fold"]).loc[complete].reset_index()
+    folds = part.groupby("data", sort=False)["fold"].nunique()
+    means = part.groupby(["data", "method"])["test_error"].mean().unstack()
+    means = means.reindex([d for d in order if d in means.index])
+    header = ["data", "folds", *slims, "FasterRisk", *[f"{m} − FR (points)" for m in slims]]
     rows, verdicts = [], []
     for name, r in means.iterrows():
         diffs = [100 * (r[m] - r["FasterRisk"]) for m in slims]
-        rows.append([name, *[f"{100 * r[m]:.1f}" for m in slims], f"{100 * r['FasterRisk']:.1f}",
+        rows.append([name, str(folds[name]), *[f"{100 * r[m]:.1f}" for m in slims], f"{100 * r['FasterRisk']:.1f}",
                      *[f"{d:+.1f}" for d in diffs]])
     for m in slims:
         diff = 100 * (means[m] - means["FasterRisk"]).dropna()
@@ -284,12 +293,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-fasterrisk", action="store_true", help="skip FasterRisk even if installed")
     parser.add_argument("--csv", help="append every per-fold row to this CSV file as it is made")
-    parser.add_argument("--from-csv", help="only print the tables of a (possibly partial) earlier --csv run")
+    parser.add_argument("--from-csv", nargs="+", metavar="CSV",
+                        help="only print the tables of (possibly partial) earlier --csv runs, pooled")
     parser.add_argument("--out", help="also write the Markdown tables to this file")
     args = parser.parse_args(argv)
 
     if args.from_csv:
-        frame = pd.read_csv(args.from_csv)
+        frame = pd.concat([pd.read_csv(path) for path in args.from_csv], ignore_index=True)
         print(report(frame, sorted(frame["k"].unique().tolist())))
         return 0
     with_fasterrisk = not args.no_fasterrisk and has_fasterrisk()
