@@ -128,7 +128,7 @@ def fit_cv(
     chosen = {name: best[name] for name in grid[0]}
     (final,) = run_fits(split, [(None, {**shared, **chosen})], n_jobs=None, backend=None, progress=False, desc="")
     summary = {
-        "folds": k, "seed": seed, "error": _error_name(class_weights), "chosen": chosen,
+        "folds": k, "seed": None if seed is None else int(seed), "error": _error_name(class_weights), "chosen": chosen,
         **{key: best[key] for key in ("test_error", "test_error_std", "train_error", "size", "optimal_folds")},
         "candidates": rows,
     }
@@ -165,7 +165,7 @@ def _candidates(C0: Any, max_size: Any, spec_options: dict) -> tuple[list[dict],
 
 def _as_list(value: Any, name: str) -> list | None:
     if isinstance(value, (list, tuple, np.ndarray)):
-        values = list(value)
+        values = [v.item() if isinstance(v, np.generic) else v for v in value]  # plain numbers for JSON
         if not values:
             raise ValueError(f"{name} is an empty list: give at least one value to try")
         if len(set(map(repr, values))) != len(values):
