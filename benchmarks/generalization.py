@@ -87,6 +87,15 @@ def slim_card(Xtr, ytr, k: int, time_limit: float):
     return card.score, card.predict, card.size, card.status
 
 
+def selected_slim_card(Xtr, ytr, k: int, time_limit: float):
+    """slimwidgets with its size chosen by inner 5-fold CV (fit_cv) among 1, 2, 3, 5 and k features."""
+    sizes = sorted({m for m in (1, 2, 3, 5, k) if m <= k})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sw.DataWarning)
+        card = sw.fit_cv(Xtr, ytr, max_size=sizes, cv=5, coef_range=POINTS, time_limit=time_limit, progress=False)
+    return card.score, card.predict, card.size, card.status
+
+
 def rounded_l1_card(Xtr, ytr, k: int):
     """The lowest-training-error rounded L1 card with at most k features over C (a grid, then bisection)."""
     cards = {}
@@ -158,8 +167,14 @@ def has_fasterrisk() -> bool:
     return True
 
 
-def methods(k: int, time_limits: list[float], with_fasterrisk: bool) -> list[tuple[str, object]]:
+def methods(k: int, time_limits: list[float], with_fasterrisk: bool, select: str | None) -> list[tuple[str, object]]:
     out = [(f"slim {t:g} s", lambda X, y, t=t: slim_card(X, y, k, t)) for t in time_limits]
+    if select:
+        t = min(time_limits)
+        chosen = (f"slim CV size {t:g} s", lambda X, y: selected_slim_card(X, y, k, t))
+        if select == "only":
+            return [chosen]
+        out.append(chosen)
     if with_fasterrisk:
         out.append(("FasterRisk", lambda X, y: fasterrisk_card(X, y, k)))
     out.append(("rounded L1", lambda X, y: rounded_l1_card(X, y, k)))
@@ -187,7 +202,7 @@ def evaluate(method, Xtr, ytr, Xte, yte) -> dict:
 
 
 def run_set(name: str, k: int, time_limits: list[float], folds: int, seed: int,
-            with_fasterrisk: bool, sink) -> None:
+            with_fasterrisk: bool, select: str | None, sink) -> None:
     """All methods and folds on one data set at size k; every row goes to ``sink`` as it is made."""
     from sklearn.model_selection import StratifiedKFold
 
@@ -197,7 +212,7 @@ def run_set(name: str, k: int, time_limits: list[float], folds: int, seed: int,
     for fold, (train, test) in enumerate(splits, start=1):
         Xtr, Xte = fold_features(X, train, test)
         ytr, yte = y.iloc[train], y.iloc[test]
-        for label, method in methods(k, time_limits, with_fasterrisk):
+        for label, method in methods(k, time_limits, with_fasterrisk, select):
             sink({"data": name, "k": k, "method": label, "fold": fold, **evaluate(method, Xtr, ytr, Xte, yte)})
 
 
@@ -236,37 +251,41 @@ def results_table(frame: pd.DataFrame, k: int) -> str:
 def versus_table(frame: pd.DataFrame, k: int) -> tuple[str, str]:
     """Mean test error of every slim column against FasterRisk, data set by data set, and the verdicts.
 
-    Only folds on which every compared method finished count (a cut-short run compares like with like)."""
+    On each set only folds on which FasterRisk and every slim column run on that set finished count
+    (a cut-short run compares like with like)."""
     part = frame[frame["k"] == k]
-    order = list(part["data"].unique())
     slims = [m for m in part["method"].unique() if m.startswith("slim")]
     if "FasterRisk" not in set(part["method"]) or not slims:
         return "", "(no FasterRisk rows: no comparison)"
-    needed = {"FasterRisk", *slims}
-    done = part.groupby(["data", "fold"])["method"].agg(set)
-    complete = done[done.apply(needed.issubset)].index
-    part = part.set_index(["data", "fold"]).loc[complete].reset_index()
-    folds = part.groupby("data", sort=False)["fold"].nunique()
-    means = part.groupby(["data", "method"])["test_error"].mean().unstack()
-    means = means.reindex([d for d in order if d in means.index])
+    means, folds = {}, {}
+    for name, rows_of_set in part.groupby("data", sort=False):
+        needed = {"FasterRisk", *slims} & set(rows_of_set["method"])
+        done = rows_of_set.groupby("fold")["method"].agg(set)
+        kept = rows_of_set[rows_of_set["fold"].isin(done[done.apply(needed.issubset)].index)]
+        if "FasterRisk" in needed and not kept.empty:
+            means[name] = kept.groupby("method")["test_error"].mean()
+            folds[name] = kept["fold"].nunique()
+    means = pd.DataFrame(means).T.reindex(columns=[*slims, "FasterRisk"])
     header = ["data", "folds", *slims, "FasterRisk", *[f"{m} − FR (points)" for m in slims]]
     rows, verdicts = [], []
     for name, r in means.iterrows():
         diffs = [100 * (r[m] - r["FasterRisk"]) for m in slims]
-        rows.append([name, str(folds[name]), *[f"{100 * r[m]:.1f}" for m in slims], f"{100 * r['FasterRisk']:.1f}",
-                     *[f"{d:+.1f}" for d in diffs]])
+        rows.append([name, str(folds[name]), *[_percent(r[m]) for m in slims], _percent(r["FasterRisk"]),
+                     *["—" if math.isnan(d) else f"{d:+.1f}" for d in diffs]])
     for m in slims:
         diff = 100 * (means[m] - means["FasterRisk"]).dropna()
         wins, losses = int((diff < -1e-9).sum()), int((diff > 1e-9).sum())
         ties = len(diff) - wins - losses
-        no_worse = wins + ties
-        worst = diff.idxmax() if len(diff) else None
+        worst = f"{diff.max():+.1f} points ({diff.idxmax()}" if len(diff) else "n/a ("
         verdicts.append(
             f"- **{m}** vs FasterRisk at k = {k}: lower test error on {wins}, equal on {ties}, higher on {losses} "
-            f"of {len(diff)} sets; no worse on {no_worse} (target ≥ 7 of 9); worst {diff.max():+.1f} points "
-            f"({worst}; target ≤ +1.0)."
+            f"of {len(diff)} sets; no worse on {wins + ties} (target ≥ 7 of 9); worst {worst}; target ≤ +1.0)."
         )
     return markdown_table(header, rows), "\n".join(verdicts)
+
+
+def _percent(value: float) -> str:
+    return "—" if math.isnan(value) else f"{100 * value:.1f}"
 
 
 def report(frame: pd.DataFrame, sizes: list[int]) -> str:
@@ -291,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="slimwidgets seconds per fold (default 2 10)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--select", choices=["also", "only"],
+                        help="add (or run only) slimwidgets with its size chosen by inner 5-fold CV among "
+                             "1, 2, 3, 5, k features (fit_cv at the smallest time limit; ~26 fits per fold)")
     parser.add_argument("--no-fasterrisk", action="store_true", help="skip FasterRisk even if installed")
     parser.add_argument("--csv", help="append every per-fold row to this CSV file as it is made")
     parser.add_argument("--from-csv", nargs="+", metavar="CSV",
@@ -327,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # every set at the first size before any at the next, so a cut-short run has whole tables
         for k in args.sizes:
             for name in args.datasets:
-                run_set(name, k, args.time_limits, args.folds, args.seed, with_fasterrisk, sink)
+                run_set(name, k, args.time_limits, args.folds, args.seed, with_fasterrisk, args.select, sink)
     except KeyboardInterrupt:
         print("interrupted: tables of the folds finished so far", file=sys.stderr)
     finally:
