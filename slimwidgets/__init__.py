@@ -25,6 +25,7 @@ from .toolbox.theory import generalization_bound, resolution_bound, round_to_res
 _LAZY = {
     "SLIMClassifier": "toolbox.estimator", "Binarizer": "toolbox.binarize", "binarize": "toolbox.binarize",
     "rounded_logistic": "toolbox.baselines", "cross_validate": "toolbox.validation", "CVResult": "toolbox.validation",
+    "fit_cv": "toolbox.selection",
 }
 
 
@@ -46,7 +47,7 @@ __all__ = [
     "needs", "hierarchy", "at_most", "at_least", "Dataset", "prepare_data", "DataWarning", "BoxWarning",
     "DegenerateCardWarning", "describe", "CardStatus",
     "InfeasibleError", "NoSolutionError", "SolverError", "Incumbent", "check_card", "find_conflicts",
-    "roc_frontier", "size_path", "clear_cache", "cross_validate", "CVResult", "binarize", "Binarizer",
+    "roc_frontier", "size_path", "clear_cache", "cross_validate", "CVResult", "fit_cv", "binarize", "Binarizer",
     "risk_table", "wilson_interval", "resolution_bound", "round_to_resolution", "generalization_bound",
     "rounded_logistic", "reduce_data", "ReductionResult",
     "fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS",

@@ -279,6 +279,8 @@ class ScoringSystem:
         notes.append(status.headline)
         if status.warning:
             notes.append(f"warning: {status.warning}")
+        if "cv" in self.details:  # set by slimwidgets.fit_cv
+            notes.append(_cv_line(self.details["cv"]))
         notes.extend(self.details.get("box_limits", ()))  # boxes the card sits at the end of
         return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive),
                                binary=kinds, notes=tuple(notes), family=self.family, level=status.level,
@@ -363,6 +365,8 @@ class ScoringSystem:
             body["validation_metrics"] = _metric_counts(self.validation_metrics)
         if self.details.get("box_limits"):  # absent when no box limits the card
             body["box_limits"] = list(self.details["box_limits"])
+        if "cv" in self.details:  # absent unless the card came from fit_cv
+            body["cross_validation"] = self.details["cv"]
         body["checksum"] = _checksum(body)
         return body
 
@@ -447,7 +451,9 @@ class ScoringSystem:
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
-                risk=_risk_rows(d.get("risk")), details={**_limits(d.get("limits")), **_box_limits(d.get("box_limits"))},
+                risk=_risk_rows(d.get("risk")), details={**_limits(d.get("limits")), **_box_limits(d.get("box_limits")),
+                                                        **({} if d.get("cross_validation") is None
+                                                           else {"cv": _cv_block(d["cross_validation"])})},
                 validation_metrics=validation, zero_score=zero_score,
             )
         except (TypeError, KeyError, ValueError) as exc:
@@ -488,6 +494,30 @@ def _limits(value: Any) -> dict:
     if not isinstance(value, dict):
         raise ValueError("limits must be an object")
     return {"limits": LimitScale.from_dict(value).to_dict()}
+
+
+def _cv_line(cv: Mapping[str, Any]) -> str:
+    """The card's one line on its cross-validation (see slimwidgets.fit_cv)."""
+    chosen = ", ".join(f"{k} = {'auto' if v is None else f'{v:g}'}" for k, v in cv["chosen"].items())
+    return (f"CV: test {cv['error']} {100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} "
+            f"({cv['folds']} folds), chosen {chosen}")
+
+
+def _cv_block(value: Any) -> dict:
+    """A card file's cross-validation figures, checked before they are shown on the card."""
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    ok = (
+        isinstance(value, dict) and isinstance(value.get("folds"), int) and value["folds"] >= 2
+        and value.get("error") in ("error", "balanced error", "class-weighted error")
+        and all(number(value.get(k)) for k in ("test_error", "test_error_std"))
+        and isinstance(value.get("chosen"), dict)
+        and all(k in ("C0", "max_size") and (v is None or number(v)) for k, v in value["chosen"].items())
+    )
+    if not ok:
+        raise ValueError("cross_validation must hold folds, error, test_error, test_error_std and chosen (C0/max_size)")
+    return value
 
 
 def _finite(v: float | None) -> float | None:

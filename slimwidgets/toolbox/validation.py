@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import labels_to_sign, prepare_features
-from ..core.fitting import fit
+from ..core.fitting import InfeasibleError, NoSolutionError, fit
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
+from .frontier import _check_n_jobs, _progress_bar
 
 __all__ = ["cross_validate", "CVResult"]
 
@@ -87,6 +89,7 @@ def cross_validate(
     *,
     n_jobs: int | None = None,
     backend: str | None = None,
+    progress: bool | None = None,
     positive: Any = None,
     sample_weight: Any = None,
     **spec_options: Any,
@@ -104,6 +107,8 @@ def cross_validate(
     seed : shuffles rows before splitting (None: no shuffle, folds in row order).
     n_jobs, backend : run the K + 1 fits through joblib (see
         :func:`slimwidgets.toolbox.frontier.roc_frontier`); None: sequentially.
+    progress : True / False, or None to show a tqdm bar only in a terminal or
+        notebook. Ctrl-C stops the remaining fits and raises ``KeyboardInterrupt``.
     positive, sample_weight : as for :func:`slimwidgets.fit`; with weights,
         all errors and rates are weighted.
 
@@ -112,6 +117,10 @@ def cross_validate(
     CVResult
         ``folds`` (per-fold metrics), ``summary`` (mean, std, min, max over
         folds; std with ddof=1 as is usual for CV tables) and ``final``.
+
+    See Also
+    --------
+    slimwidgets.fit_cv : choose ``C0`` or ``max_size`` by cross-validation.
 
     Examples
     --------
@@ -122,13 +131,37 @@ def cross_validate(
     >>> float(cv.summary.loc["test_error", "mean"]), cv.final.points, cv.final.threshold
     (0.0, {'a': 1}, 1)
     """
+    make_spec(**spec_options)  # validate options once, before any solve
+    split = make_folds(X, y, folds, seed, positive, sample_weight)
+    jobs = [(train, spec_options) for train, _ in split.splits] + [(None, spec_options)]
+    cards = run_fits(split, jobs, n_jobs=n_jobs, backend=backend, progress=progress, desc="cross-validation")
+    final = cards[-1]
+    fold_frame = fold_table(split, cards[:-1])
+    summary = summarize(fold_frame)
+    size = float(final.size)
+    summary.loc["final_size"] = [size, math.nan, size, size, str(final.size)]
+    return CVResult(folds=fold_frame, summary=summary, final=final)
+
+
+@dataclass(frozen=True)
+class Folds:
+    """Data ready for K-fold fits: the frame, labels, positive label, weights and the splits."""
+
+    frame: pd.DataFrame
+    labels: pd.Series
+    positive: Any
+    weights: np.ndarray | None
+    splits: list[tuple[np.ndarray, np.ndarray]]
+
+
+def make_folds(X: Any, y: Any, folds: int, seed: int | None, positive: Any, sample_weight: Any) -> Folds:
+    """Check the data and cut it into stratified folds (shuffled with ``seed`` unless it is None)."""
     from sklearn.model_selection import StratifiedKFold
 
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
-    make_spec(**spec_options)  # validate options once, before any solve
     matrix, names = prepare_features(X)
-    signs, pos_label, neg_label = labels_to_sign(y, positive)
+    signs, pos_label, _ = labels_to_sign(y, positive)
     if len(signs) != matrix.shape[0]:
         raise ValueError(f"X has {matrix.shape[0]} rows but y has {len(signs)} labels")
     smallest = int(min((signs == 1).sum(), (signs == -1).sum()))
@@ -140,25 +173,108 @@ def cross_validate(
     weights = None if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
     if weights is not None and weights.shape != signs.shape:
         raise ValueError(f"sample_weight has {weights.size} values for {len(signs)} rows")
-
     splitter = StratifiedKFold(n_splits=folds, shuffle=seed is not None, random_state=seed)
     splits = list(splitter.split(np.zeros(len(signs)), signs))
+    return Folds(frame, labels, pos_label, weights, splits)
 
-    tasks = [tr for tr, _ in splits] + [None]
-    if n_jobs is None or n_jobs == 1:
-        cards = [_fit_one(frame, labels, t, pos_label, weights, spec_options) for t in tasks]
-    else:
-        from joblib import Parallel, delayed
 
-        cards = Parallel(n_jobs=n_jobs, backend=backend)(delayed(_fit_one)(frame, labels, t, pos_label, weights, spec_options) for t in tasks)
-    final = cards[-1]
+def run_fits(
+    split: Folds,
+    jobs: list[tuple[np.ndarray | None, dict]],
+    *,
+    n_jobs: int | None,
+    backend: str | None,
+    progress: bool | None,
+    desc: str,
+    keep_failures: bool = False,
+) -> list[Any]:
+    """Fit one card per job ``(training rows or None for all, fit options)``, in job order.
 
+    With ``keep_failures`` a fit that finds no card (infeasible constraints on
+    that fold, or a time limit with no card yet) gives its exception instead
+    of stopping the rest. Ctrl-C stops the running fits (their solver
+    processes too) and closes the progress bar before the
+    ``KeyboardInterrupt`` goes on.
+    """
+    _check_n_jobs(n_jobs)
+    bar = _progress_bar(progress, len(jobs), desc)
+    results: list[Any] = [None] * len(jobs)
+    stream = None
+    # fits sharing this process stop through fit's cancel event (processes are ended by joblib)
+    cancel = threading.Event() if backend == "threading" else None
+    try:
+        if n_jobs is None or n_jobs == 1 or len(jobs) <= 1:
+            for k, (train, options) in enumerate(jobs):
+                results[k] = _fit_interruptibly(split, train, options, keep_failures)
+                if bar is not None:
+                    bar.update(1)
+        else:
+            from joblib import Parallel, delayed
+
+            parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
+            stream = parallel(delayed(_fit_one)(split, train, options, keep_failures, cancel) for train, options in jobs)
+            for k, card in enumerate(stream):
+                results[k] = card
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if cancel is not None:
+            cancel.set()
+        if stream is not None:
+            stream.close()  # on Ctrl-C or an error: joblib cancels the fits not yet done
+        if bar is not None:
+            bar.close()
+    return results
+
+
+def _fit_interruptibly(split: Folds, train: np.ndarray | None, options: dict, keep_failures: bool) -> Any:
+    """One fit in a helper thread. Python delivers Ctrl-C to the main thread, which then stops
+    the fit through its cancel event, so that no solver process is left running."""
+    cancel, done = threading.Event(), threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["card"] = _fit_one(split, train, options, keep_failures, cancel)
+        except BaseException as exc:  # handed to the caller's thread below
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    try:
+        threading.Thread(target=work, name="slimwidgets-cv-fit", daemon=True).start()
+        while not done.wait(0.1):
+            pass
+    except KeyboardInterrupt:
+        cancel.set()
+        done.wait()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["card"]
+
+
+def _fit_one(split: Folds, train: np.ndarray | None, options: dict, keep_failures: bool,
+             cancel: threading.Event | None = None) -> Any:
+    idx = slice(None) if train is None else train
+    w = None if split.weights is None else split.weights[idx]
+    try:
+        return fit(split.frame.iloc[idx], split.labels.iloc[idx], positive=split.positive, sample_weight=w,
+                   cancel=cancel, **options)
+    except (InfeasibleError, NoSolutionError) as exc:
+        if not keep_failures:
+            raise
+        return exc
+
+
+def fold_table(split: Folds, cards: list[ScoringSystem]) -> pd.DataFrame:
+    """One row of train and test metrics per fold (the card fit on the fold's training rows)."""
     rows = []
-    for k, ((train, test), card) in enumerate(zip(splits, cards)):
-        wtr = None if weights is None else weights[train]
-        wte = None if weights is None else weights[test]
-        mtr = card.metrics(frame.iloc[train], labels.iloc[train], sample_weight=wtr)
-        mte = card.metrics(frame.iloc[test], labels.iloc[test], sample_weight=wte)
+    for k, ((train, test), card) in enumerate(zip(split.splits, cards)):
+        wtr = None if split.weights is None else split.weights[train]
+        wte = None if split.weights is None else split.weights[test]
+        mtr = card.metrics(split.frame.iloc[train], split.labels.iloc[train], sample_weight=wtr)
+        mte = card.metrics(split.frame.iloc[test], split.labels.iloc[test], sample_weight=wte)
         rows.append({
             "fold": k + 1, "n_train": len(train), "n_test": len(test),
             "train_error": mtr.error, "test_error": mte.error,
@@ -168,7 +284,11 @@ def cross_validate(
             "solve_time": math.nan if card.solve_time is None else card.solve_time,
             "card": card,
         })
-    fold_frame = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def summarize(fold_frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean, std (ddof=1), min, max and the paper's "mean ± std (min–max)" text of each metric."""
     stats = []
     for metric in _SUMMARY_METRICS:
         values = fold_frame[metric].astype(float)
@@ -176,13 +296,4 @@ def cross_validate(
         lo, hi = float(values.min()), float(values.max())
         stats.append({"metric": metric, "mean": mean, "std": std, "min": lo, "max": hi,
                       "text": _fmt(metric, mean, std, lo, hi)})
-    summary = pd.DataFrame(stats).set_index("metric")
-    size = float(final.size)
-    summary.loc["final_size"] = [size, math.nan, size, size, str(final.size)]
-    return CVResult(folds=fold_frame, summary=summary, final=final)
-
-
-def _fit_one(frame, labels, train, pos_label, weights, spec_options):
-    idx = slice(None) if train is None else train
-    w = None if weights is None else weights[idx]
-    return fit(frame.iloc[idx], labels.iloc[idx], positive=pos_label, sample_weight=w, **spec_options)
+    return pd.DataFrame(stats).set_index("metric")
