@@ -13,7 +13,7 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.lexicographic import class_limits, dominant_loss, knapsack_floor, prove_dominant
 
-from brute import enumerate_cards
+from brute import enumerate_cards, row_errors
 
 BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
 
@@ -50,9 +50,10 @@ def brute_best(X, y, names, weights, spec):
 def user_rate(card, X, y, weights, spec) -> float:
     w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
     total = X @ np.array(card.coefficients, float) + card.intercept
+    wrong = row_errors(total, y, spec.zero_score)
     if spec.max_fpr is not None:
-        return float((w * ((y == 1) & (total > 0))).sum() / w[y == 1].sum())
-    return float((w * ((y == -1) & (total >= 0))).sum() / w[y == -1].sum())
+        return float((w * ((y == 1) & ~wrong)).sum() / w[y == 1].sum())
+    return float((w * ((y == -1) & wrong)).sum() / w[y == -1].sum())
 
 
 def solved(seed: int):

@@ -19,7 +19,7 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.lexicographic import weighted_errors
 from slimwidgets.solvers.scan import ScanLimits, solve_by_scan, support_floors, surviving_supports
 
-from brute import enumerate_cards
+from brute import enumerate_cards, row_errors
 
 BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
 
@@ -196,7 +196,7 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert card.solver == "scan" and card.status == "optimal"
     total = X @ np.array(card.coefficients, float) + card.intercept
-    assert np.mean(y * total <= 0) + 0.02 * card.size == pytest.approx(best, abs=1e-12)
+    assert np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size == pytest.approx(best, abs=1e-12)
     monkeypatch.setattr(fitting, "SCAN_LIMITS", ScanLimits(scan_work=0.0, walk_seconds=0.0))
     other = sw.fit(X, y, feature_names=names, spec=spec)
     assert other.solver != "scan" and other.status == "optimal"

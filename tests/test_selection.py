@@ -91,7 +91,7 @@ def test_ties_go_to_the_sparser_setting_and_the_paper_grid_is_the_default():
     assert [c["C0"] for c in cands] == [0.075, 0.05, 0.025, 0.01, 0.001, None]
     assert set(PAPER_C0) == {c["C0"] for c in cands}
     assert all(c["test_error"] == 0 for c in cands)
-    assert card.details["cv"]["chosen"] == {"C0": 0.075} and card.points == {"a": 2}
+    assert card.details["cv"]["chosen"] == {"C0": 0.075} and card.points == {"a": 1}  # "SCORE >= 1": the smallest form
 
 
 def test_the_cv_figures_show_on_the_card_and_survive_json(tmp_path):

@@ -171,20 +171,12 @@ def proven_limit(card: ScoringSystem) -> tuple[str, float] | None:
     (no card meeting the TPR floor has an FPR below it) or ``"error"`` (no card has a
     lower training error). None when the card carries no bound or no scale.
     """
-    details = card.details or {}
-    raw = details.get("limits")
-    found = None
-    if raw is not None:
-        scale = raw if isinstance(raw, LimitScale) else LimitScale.from_dict(raw)
-        value = scale.limit(card.bound)
-        found = None if value is None else (scale.kind, value)
-    # fit's TPR-first proof (solvers/lexicographic.py) reads the same bound on the data's own
-    # weight grid, which can only be tighter: keep the tighter of the two readings
-    for kind, key, tighter in (("tpr", "tpr_max", min), ("fpr", "fpr_min", max)):
-        value = details.get(key)
-        if value is not None and math.isfinite(value):
-            found = (kind, float(value)) if found is None or found[0] != kind else (kind, tighter(found[1], value))
-    return found
+    raw = (card.details or {}).get("limits")
+    if raw is None:
+        return None
+    scale = raw if isinstance(raw, LimitScale) else LimitScale.from_dict(raw)
+    value = scale.limit(card.bound)
+    return None if value is None else (scale.kind, value)
 
 
 # -- formatting ------------------------------------------------------------------------------------
