@@ -22,8 +22,9 @@ __all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION", "FAMILIES"]
 SCHEMA_VERSION = 1
 STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "edited", "heuristic")
 #: Model families (the paper's sec. 7): plain SLIM, personalized (tiered) penalties,
-#: M-of-N rule tables and threshold-rule models. JSON without the field means "slim".
-FAMILIES = ("slim", "pilm", "m_of_n", "tilm")
+#: M-of-N rule tables and threshold-rule models; and risk cards (``loss="logistic"``).
+#: JSON without the field means "slim".
+FAMILIES = ("slim", "pilm", "m_of_n", "tilm", "risk")
 
 
 @dataclass(frozen=True)
@@ -110,10 +111,19 @@ class ScoringSystem:
     # Observed event rate per total score on the training data: (score, rows, events, rate,
     # lower, upper) with a Wilson 95 % interval; printed under the card and kept in its JSON.
     risk: tuple[tuple[float, float, float, float, float, float], ...] | None = None
+    # Risk cards only: the predicted risk is 1 / (1 + exp(-(score + intercept) / multiplier)).
+    multiplier: float | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise ValueError(f"unknown model family {self.family!r}; expected one of {FAMILIES}")
+        if (self.family == "risk") != (self.multiplier is not None):
+            raise ValueError("a risk card (family 'risk') needs a multiplier, and only a risk card has one")
+        if self.multiplier is not None:
+            m = self.multiplier
+            if isinstance(m, bool) or not isinstance(m, numbers.Real) or not math.isfinite(m) or m <= 0:
+                raise ValueError(f"the multiplier must be a finite number > 0, got {m!r}")
+            object.__setattr__(self, "multiplier", float(m))
         names = tuple(str(n) for n in self.feature_names)
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate feature names: {sorted({n for n in names if names.count(n) > 1})}")
@@ -199,6 +209,38 @@ class ScoringSystem:
             pass
         return pd.Series(labels, index=X.index, name="prediction") if isinstance(X, pd.DataFrame) else labels
 
+    def predict_proba(self, X: Any) -> pd.DataFrame | np.ndarray:
+        """Predicted risk of each row, ``1 / (1 + exp(-(score + intercept) / multiplier))``.
+
+        Risk cards only (``loss="logistic"``): a decision card has no risk model (its observed
+        rate per score is in :attr:`risk` and :func:`slimwidgets.risk_table`). Columns are the
+        negative and the positive label, as in scikit-learn; a DataFrame in gives one out.
+
+        Examples
+        --------
+        >>> card = ScoringSystem(("a",), (2,), -1, family="risk", multiplier=2.0)
+        >>> card.predict_proba([[0], [1]])[:, 1].round(3).tolist()
+        [0.378, 0.622]
+        """
+        if self.multiplier is None:
+            raise AttributeError("predict_proba needs a risk card (fit with loss='logistic'); "
+                                 "for a decision card see its observed risk table (card.risk, sw.risk_table)")
+        from .losses import sigmoid
+
+        risk = np.atleast_1d(sigmoid((np.asarray(self.score(X), dtype=float) + self.intercept) / self.multiplier))
+        both = np.column_stack([1.0 - risk, risk])
+        if isinstance(X, pd.DataFrame):
+            return pd.DataFrame(both, index=X.index, columns=pd.Index([self.negative, self.positive]))
+        return both
+
+    def predicted_risk(self, scores: Any) -> np.ndarray:
+        """Predicted risk at each total score (risk cards), the column beside the observed rates."""
+        from .losses import sigmoid
+
+        if self.multiplier is None:
+            raise AttributeError("only a risk card (loss='logistic') predicts a risk per score")
+        return np.atleast_1d(sigmoid((np.asarray(scores, dtype=float) + self.intercept) / self.multiplier))
+
     def metrics(self, X: Any, y: Any, sample_weight: Any = None) -> Metrics:
         """Error, TPR, FPR, size and confusion counts on ``X, y``."""
         foreign = [v for v in pd.unique(np.asarray(y, dtype=object).ravel())
@@ -234,6 +276,7 @@ class ScoringSystem:
             self.feature_names, tuple(coefs), self.intercept if intercept is None else intercept,
             positive=self.positive, negative=self.negative, status="edited", spec=self.spec,
             binary=self.binary, positive_name=self.positive_name, solver=None, family=self.family,
+            multiplier=self.multiplier,
         )
 
     # -- rendering ---------------------------------------------------------------------------
@@ -242,7 +285,7 @@ class ScoringSystem:
         binary = self.binary or (True,) * len(self.feature_names)
         kinds = tuple(binary[self.feature_names.index(n)] for n, _ in rows)
         return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive), binary=kinds,
-                               notes=self._notes(), family=self.family)
+                               notes=self._notes(), family=self.family, multiplier=self.multiplier)
 
     def _notes(self) -> tuple[str, ...]:
         notes = []
@@ -266,19 +309,25 @@ class ScoringSystem:
 
     def _risk_rows(self) -> tuple:
         # Rule tables count rules, not points: their risk-by-score table would read wrongly.
-        return (self.risk or ()) if self.family in ("slim", "pilm", "tilm") else ()
+        return (self.risk or ()) if self.family in ("slim", "pilm", "tilm", "risk") else ()
+
+    def _predicted(self) -> tuple[float, ...] | None:
+        """The predicted risk beside each row of the risk table (risk cards only)."""
+        if self.multiplier is None:
+            return None
+        return tuple(float(p) for p in self.predicted_risk([row[0] for row in self._risk_rows()]))
 
     def to_text(self) -> str:
-        return render.render_text(self._card_data()) + render.risk_text(self._risk_rows())
+        return render.render_text(self._card_data()) + render.risk_text(self._risk_rows(), self._predicted())
 
     def to_html(self) -> str:
-        return render.render_html(self._card_data()) + render.risk_html(self._risk_rows())
+        return render.render_html(self._card_data()) + render.risk_html(self._risk_rows(), self._predicted())
 
     def to_latex(self) -> str:
-        return render.render_latex(self._card_data()) + render.risk_latex(self._risk_rows())
+        return render.render_latex(self._card_data()) + render.risk_latex(self._risk_rows(), self._predicted())
 
     def to_markdown(self) -> str:
-        return render.render_markdown(self._card_data()) + render.risk_markdown(self._risk_rows())
+        return render.render_markdown(self._card_data()) + render.risk_markdown(self._risk_rows(), self._predicted())
 
     def to_python(self, function_name: str = "predict") -> str:
         """Source of a dependency-free Python module that scores a mapping row."""
@@ -327,6 +376,8 @@ class ScoringSystem:
             body["family"] = self.family
         if self.risk is not None:
             body["risk"] = [list(row) for row in self.risk]
+        if self.multiplier is not None:
+            body["multiplier"] = self.multiplier
         body["checksum"] = _checksum(body)
         return body
 
@@ -401,7 +452,7 @@ class ScoringSystem:
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
-                risk=_risk_rows(d.get("risk")),
+                risk=_risk_rows(d.get("risk")), multiplier=_multiplier(d.get("multiplier")),
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
@@ -416,6 +467,12 @@ def _risk_rows(value: Any) -> tuple | None:
     ):
         raise ValueError("risk must be a list of [score, rows, events, rate, lower, upper] number lists")
     return tuple(tuple(float(v) for v in row) for row in value)
+
+
+def _multiplier(value: Any) -> float | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise ValueError(f"multiplier must be a number, got {value!r}")
+    return value
 
 
 def _finite(v: float | None) -> float | None:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["CardData", "RiskRows", "headline", "total_line", "points_label", "rule_table", "rule_headline",
-           "table_rules", "risk_cells", "exact_str", "exact_int", "EMPTY_CARD"]
+           "table_rules", "risk_cells", "risk_header", "risk_lines", "exact_str", "exact_int", "EMPTY_CARD"]
 
 
 def exact_str(value: object, what: str, *, coerce: bool) -> str:
@@ -81,6 +81,10 @@ class CardData:
         ``"slim"`` (a score card) or another model family; only ``"m_of_n"``
         changes the drawing (an M-of-N rule table, when every row has the
         same positive points).
+    multiplier : float or None
+        Risk cards: the predicted risk at total score ``s`` is
+        ``1 / (1 + exp(-(s - threshold) / multiplier))``; the code
+        generators then emit it.
 
     Notes
     -----
@@ -103,6 +107,7 @@ class CardData:
     binary: tuple[bool, ...]
     notes: tuple[str, ...] = ()
     family: str = "slim"
+    multiplier: float | None = None
 
     def __post_init__(self) -> None:
         rows = []
@@ -129,6 +134,11 @@ class CardData:
             tuple(exact_str(n, "note", coerce=True) for n in self.notes),
         )
         set_field(self, "family", exact_str(self.family, "family", coerce=False))
+        if self.multiplier is not None:
+            m = self.multiplier
+            if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < float(m) < float("inf"):
+                raise ValueError(f"multiplier must be a finite number > 0, got {m!r}")
+            set_field(self, "multiplier", float(m))
 
 
 
@@ -192,8 +202,25 @@ def table_rules(card: CardData, m: int, n: int) -> list[str]:
 RiskRows = tuple[tuple[float, float, float, float, float, float], ...]
 
 
-def risk_cells(row) -> tuple[str, str, str, str]:
+RISK_HEADER = ("score", "rows", "events", "observed rate (95 % CI)")
+PREDICTED_HEADER = "predicted risk"
+
+
+def risk_header(predicted) -> tuple[str, ...]:
+    """The risk table's column names; a risk card adds its predicted risk."""
+    return RISK_HEADER if predicted is None else RISK_HEADER + (PREDICTED_HEADER,)
+
+
+def risk_cells(row, predicted: float | None = None) -> tuple[str, ...]:
     score, count, events, rate, lower, upper = row
-    return (f"{score:g}", f"{count:g}", f"{events:g}", f"{100 * rate:.1f} % ({100 * lower:.1f}–{100 * upper:.1f} %)")
+    cells = (f"{score:g}", f"{count:g}", f"{events:g}", f"{100 * rate:.1f} % ({100 * lower:.1f}–{100 * upper:.1f} %)")
+    return cells if predicted is None else cells + (f"{100 * float(predicted):.1f} %",)
+
+
+def risk_lines(rows: RiskRows, predicted) -> list[tuple[str, ...]]:
+    """The cells of every row of the risk table (``predicted``: one risk per row, or None)."""
+    if predicted is not None and len(predicted) != len(rows):
+        raise ValueError(f"{len(predicted)} predicted risks for {len(rows)} rows")
+    return [risk_cells(row, None if predicted is None else predicted[i]) for i, row in enumerate(rows)]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from .card import (
-    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_cells, rule_headline, rule_table,
+    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
     table_rules, total_line,
 )
 
@@ -85,10 +85,11 @@ def render_html(card: CardData) -> str:
     return "\n".join(parts)
 
 
-def risk_html(rows: RiskRows) -> str:
+def risk_html(rows: RiskRows, predicted=None) -> str:
     if not rows:
         return ""
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in risk_cells(row)) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>" for cells in risk_lines(rows, predicted))
+    head = "".join(f"<th>{name}</th>" for name in risk_header(predicted))
     return ('<table class="sw-risk" style="border-collapse:collapse;margin-top:6px;font-size:12px">'
             "<caption>Risk by score (training data)</caption>"
-            "<tr><th>score</th><th>rows</th><th>events</th><th>observed rate (95 % CI)</th></tr>" + body + "</table>")
+            "<tr>" + head + "</tr>" + body + "</table>")
