@@ -240,7 +240,7 @@ def _unknown_column(name: str, columns: Sequence[str], path: str) -> CliError:
 def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
     """The engine options given on the command line (only those given, so defaults stay the engine's)."""
     opts: dict[str, Any] = {}
-    for attr in ("max_fpr", "min_tpr", "max_size", "C0", "time_limit", "solver", "gap"):
+    for attr in ("max_fpr", "min_tpr", "max_size", "C0", "time_limit", "solver", "gap", "loss", "scale"):
         value = getattr(args, attr, None)
         if value is not None:
             opts[attr] = value
@@ -471,6 +471,10 @@ def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None
                    help="allowed points, for every feature (LO:HI, default -10:10) or one feature (NAME=LO:HI)")
     g.add_argument("--intercept-range", dest="intercept_range", metavar="LO:HI",
                    help="allowed intercept (minus the threshold), default -100:100")
+    g.add_argument("--loss", choices=("zero_one", "logistic"),
+                   help="zero_one (default): a decision card; logistic: a risk card, with its predicted risk per score")
+    g.add_argument("--no-scale", dest="scale", action="store_const", const=False,
+                   help="risk cards: no real multiplier (risk = 1/(1+exp(-score)), RiskSLIM's model)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -194,3 +194,19 @@ def test_estimator_fits_risk_cards():
     assert not math.isnan(cross_val_score(est, X, y, cv=3, scoring="neg_log_loss").mean())
     with pytest.raises(AttributeError):
         sw.SLIMClassifier().fit(X, y).predict_proba(X)
+
+
+def test_cli_fits_a_risk_card_and_refuses_what_it_cannot_honour(tmp_path, capsys):
+    from slimwidgets.cli import main
+
+    X, y, names = tiny(4, n=60)
+    X.assign(Y=y).to_csv(tmp_path / "d.csv", index=False)
+    code = main(["fit", str(tmp_path / "d.csv"), "--target", "Y", "--loss", "logistic", "--coef-range", "-3:3",
+                 "--intercept-range", "-4:4", "--format", "python", "--json", str(tmp_path / "c.json")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    card = sw.ScoringSystem.from_json(str(tmp_path / "c.json"))
+    assert card.family == "risk" and card.status == "optimal" and "def risk(row)" in out
+    code = main(["fit", str(tmp_path / "d.csv"), "--target", "Y", "--loss", "logistic", "--max-fpr", "0.2"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "not yet supported for risk cards" in err
