@@ -210,3 +210,21 @@ def test_cli_fits_a_risk_card_and_refuses_what_it_cannot_honour(tmp_path, capsys
     code = main(["fit", str(tmp_path / "d.csv"), "--target", "Y", "--loss", "logistic", "--max-fpr", "0.2"])
     out, err = capsys.readouterr()
     assert code == 2 and "not yet supported for risk cards" in err
+
+
+@pytest.mark.parametrize("loss", ["zero_one", "logistic"])
+def test_alternatives_are_distinct_near_optimal_and_match_brute_force(loss):
+    X, y, names = tiny(7, n=40, d=3)
+    options = dict(loss=loss, coef_range=(-2, 2), intercept_range=(-3, 3), max_size=2)
+    cards = sw.alternatives(X, y, k=4, within=0.3, **options)
+    assert 1 <= len(cards) <= 4
+    supports = [frozenset(c.points) for c in cards]
+    for i, s in enumerate(supports):  # no card reuses an earlier card's whole feature set
+        assert not any(t <= s for t in supports[:i] if t)
+    assert all(c.objective <= cards[0].objective + 0.3 + 1e-12 for c in cards)
+    assert cards[0].objective == pytest.approx(sw.fit(X, y, **options).objective)
+    if loss == "logistic":  # the second card is the best one that does not use the first's features together
+        first = sorted(supports[0])
+        spec = sw.make_spec(**options, constraints=[sw.at_most(len(first) - 1, first)])
+        best = _oracle(X, y, names, spec, None)[0]
+        assert len(cards) > 1 and cards[1].objective == pytest.approx(best, abs=1e-7)
