@@ -395,7 +395,9 @@ def make_spec(
         ``max_size``). Risk cards take the same constraints on points and
         features; the options about a threshold (``max_fpr``, ``min_tpr``,
         ``margin``), ``missing``, the sec. 7 options and the MIP solvers are
-        not yet available for them and raise ``ValueError``.
+        not yet available for them and raise ``ValueError``; ``solver="highs"``
+        proves bounds with a cutting-plane master MIP, ``"enumerate"`` walks
+        the whole box.
     ``scale``
         risk cards only: the risk is ``1 / (1 + exp(-score / m))`` with a real
         multiplier ``m >= 1`` fitted with the points (True, FasterRisk's model:
@@ -535,7 +537,7 @@ def _check_loss(spec: Spec) -> None:
     unsupported = [name for name, on in (
         ("max_fpr", spec.max_fpr is not None), ("min_tpr", spec.min_tpr is not None),
         ("margin", spec.margin is not None), ("missing", bool(spec.missing)), ("gap", spec.gap != 0),
-        ("solver=" + repr(spec.solver), spec.solver in ("highs", "cbc")),
+        ("solver='cbc'", spec.solver == "cbc"),
     ) if on]
     unsupported += [name for name, default in FAMILY_DEFAULTS.items()
                     if name not in ("loss", "scale") and getattr(spec, name) != default]
