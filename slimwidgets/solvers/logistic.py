@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 
 from ..core.data import Dataset
-from ..core.losses import MIN_INVERSE_MULTIPLIER, LogisticLoss, sigmoid, softplus
+from ..core.losses import MIN_INVERSE_MULTIPLIER, LogisticLoss, coordinate_fit, sigmoid, softplus
 from ..core.spec import Spec
 
 __all__ = ["RiskProblem", "RiskCard", "search_risk", "walk_risk", "walk_work", "DEFAULT_RISK_C0"]
@@ -46,6 +46,7 @@ DEFAULT_RISK_C0 = 1e-6
 BEAM = 10  # supports kept per size (FasterRisk's paper uses beams of about this width)
 CHILDREN = 10  # steepest features tried as the next member of each support
 LADDER = 12  # multipliers tried per continuous fit
+POLISHED = 3  # of those, how many (the best after plain rounding) get the integer descent
 
 
 @dataclass
@@ -106,11 +107,12 @@ class RiskProblem:
             return False
         return all(len(support & f) <= k for kind, f, _, k in self.constraints if kind == "at_most")
 
+    def __post_init__(self) -> None:
+        self.required = frozenset(j for j, a in enumerate(self.allowed) if 0.0 not in a)
+
     def complete_ok(self, support: frozenset) -> bool:
         """Every rule on supports holds (with the points: zero not allowed means required)."""
-        if not self.partial_ok(support):
-            return False
-        if any(0.0 not in self.allowed[j] for j in range(self.n_features) if j not in support):
+        if not self.partial_ok(support) or not self.required <= support:
             return False
         for kind, feats, targets, k in self.constraints:
             if kind == "needs" and (support & feats) and not targets <= support:
@@ -137,29 +139,13 @@ def _continuous_fit(prob: RiskProblem, support: list[int], beta: np.ndarray, b0:
     """Coordinate Newton on the support (and intercept), each coordinate clipped to its box."""
     L = prob.loss
     beta = beta.copy()
-    u = L.y * (b0 + L.X[:, support] @ beta[support]) if support else L.y * b0
-    for _ in range(sweeps):
-        moved = 0.0
-        for j in [-1] + support:
-            col = L.y if j < 0 else L.yX[:, j]
-            p = sigmoid(-u)  # d loss / d u = -p
-            g = -float(L.w @ (col * p))
-            h = float(L.w @ (col * col * p * (1 - p))) + 1e-12
-            old = b0 if j < 0 else beta[j]
-            new = old - g / h
-            if j >= 0:
-                new = min(max(new, prob.allowed[j][0]), prob.allowed[j][-1])
-            step = new - old
-            if step:
-                u = u + step * col
-                if j < 0:
-                    b0 = new
-                else:
-                    beta[j] = new
-                moved = max(moved, abs(step))
-        if moved < 1e-4:
-            break
-    return beta, b0, L.of_margins(u)
+    sub = beta[support].astype(float)
+    lo = np.array([prob.allowed[j][0] for j in support], dtype=float)
+    hi = np.array([prob.allowed[j][-1] for j in support], dtype=float)
+    columns = np.ascontiguousarray(L.yX[:, support]) if support else np.zeros((L.y.size, 0))
+    b0, loss = coordinate_fit(columns, L.y, L.w, sub, float(b0), lo, hi, sweeps)
+    beta[support] = sub
+    return beta, b0, loss
 
 
 def _steepest(prob: RiskProblem, beta: np.ndarray, b0: float, support: list[int], count: int) -> list[int]:
@@ -196,6 +182,8 @@ def beam_supports(prob: RiskProblem, beam: int, children: int, deadline: float,
     while level and len(level[0][1]) < prob.max_size and time.perf_counter() < deadline and not stop():
         grown = []
         for loss, support, beta, b0 in level:
+            if grown and stop():
+                break
             for j in _steepest(prob, beta, b0, support, children):
                 key = frozenset(support + [j])
                 if key in seen or not prob.partial_ok(key):
@@ -215,71 +203,100 @@ def _nearest(values: np.ndarray, x: float) -> float:
     return float(values[np.argmin(np.abs(values - x))])
 
 
-def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, support_fixed: bool = True):
-    """Integer coordinate descent at fixed ``t``: every allowed value of each used point
-    (0 included, if the support rules allow dropping it) and a window of intercepts."""
+def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
+    """Integer coordinate descent at fixed ``t``. The loss is convex along each coordinate, so
+    each point steps to a neighbouring allowed value (or to 0, when the support rules allow
+    dropping it) and keeps stepping that way while the objective falls; likewise the
+    intercept by +-1. Ends at a card no single such move improves."""
     L = prob.loss
     coefs = coefs.copy()
     u = L.margins(coefs, b0)
-    best = prob.objective(coefs, L.of_margins(u, t))
+    penalty = float(prob.C0[coefs != 0].sum())
+    best = L.of_margins(u, t) + penalty
     ilo, ihi = prob.intercepts
-    for _ in range(20):
+    for _ in range(50):
         improved = False
         for j in [-1] + [int(j) for j in np.flatnonzero(coefs)]:
-            if j < 0:
-                deltas = np.arange(max(ilo - b0, -6), min(ihi - b0, 6) + 1, dtype=float)
-                if deltas.size <= 1:
-                    continue
-                losses = L.scan(u, -1, deltas, t) + float(prob.C0[coefs != 0].sum())
-            else:
-                values = prob.allowed[j]
-                if values.size <= 1:
-                    continue
-                deltas = values - coefs[j]
-                losses = L.scan(u, j, deltas, t)
-                base = float(prob.C0[coefs != 0].sum()) - prob.C0[j]
-                losses = losses + base + np.where(values != 0, prob.C0[j], 0.0)
-                if 0.0 in values:  # dropping the feature must keep the support rules
-                    k = int(np.flatnonzero(values == 0)[0])
-                    if not prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist()) - {j}):
-                        losses[k] = np.inf
-            k = int(np.argmin(losses))
-            if losses[k] < best - 1e-12:
-                best = float(losses[k])
+            while True:  # a line search along coordinate j
                 if j < 0:
-                    b0 += int(deltas[k])
-                    u = u + deltas[k] * L.y
+                    targets = np.array([v for v in (b0 - 1, b0 + 1) if ilo <= v <= ihi], dtype=float)
+                    current = float(b0)
                 else:
-                    u = u + deltas[k] * L.yX[:, j]
-                    coefs[j] = values[k]
+                    targets = _neighbours(prob, coefs, j)
+                    current = coefs[j]
+                if targets.size == 0:
+                    break
+                deltas = targets - current
+                extra = np.zeros(targets.size) if j < 0 else (
+                    np.where(targets != 0, prob.C0[j], 0.0) - (prob.C0[j] if current != 0 else 0.0))
+                values = L.scan(u, j, deltas, t) + penalty + extra
+                k = int(np.argmin(values))
+                if values[k] >= best - 1e-12:
+                    break
+                best, penalty = float(values[k]), penalty + float(extra[k])
+                u = u + deltas[k] * (L.y if j < 0 else L.yX[:, j])
                 improved = True
+                if j < 0:
+                    b0 = int(targets[k])
+                else:
+                    coefs[j] = targets[k]
+                    if coefs[j] == 0:
+                        break
         if not improved:
             break
     return coefs, b0, best, u
 
 
+def _neighbours(prob: RiskProblem, coefs: np.ndarray, j: int) -> np.ndarray:
+    """The allowed values next to point j's value, across 0 too, and 0 itself when dropping
+    feature j keeps the support rules."""
+    values = prob.allowed[j]
+    k = int(np.searchsorted(values, coefs[j]))
+    out = set()
+    for step in (-1, 1):
+        i = k + step
+        while 0 <= i < values.size:
+            out.add(float(values[i]))
+            if values[i] != 0:
+                break
+            i += step  # a neighbour at 0 is a drop: also try the value beyond it
+    if 0.0 in out and not prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist()) - {j}):
+        out.discard(0.0)
+    if 0.0 in values and 0.0 not in out and prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist()) - {j}):
+        out.add(0.0)
+    return np.array(sorted(out))
+
+
+def _ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, rungs: int) -> np.ndarray:
+    """Multipliers from 1 to the largest that keeps every ``m * beta_j`` inside its box."""
+    if not (prob.scale and support):
+        return np.array([1.0])
+    room = [prob.allowed[j][-1] / beta[j] if beta[j] > 0 else prob.allowed[j][0] / beta[j]
+            for j in support if abs(beta[j]) > 1e-9]
+    top = max(1.0, min([r for r in room if r > 0], default=1.0))
+    return np.unique(np.geomspace(1.0, top, rungs)) if top > 1.0 else np.array([1.0])
+
+
 def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
-                     rungs: int) -> RiskCard | None:
-    """The best integer card found from ``beta`` over a ladder of multipliers."""
+                     rungs: int, stop=lambda: False) -> RiskCard | None:
+    """The best integer card found from ``beta`` over a ladder of multipliers: every rung is
+    rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent."""
     L = prob.loss
-    if prob.scale and support:
-        # largest m that keeps every m * beta_j inside its box (at least 1)
-        room = [prob.allowed[j][-1] / beta[j] if beta[j] > 0 else prob.allowed[j][0] / beta[j]
-                for j in support if abs(beta[j]) > 1e-9]
-        top = max(1.0, min([r for r in room if r > 0], default=1.0))
-        ladder = np.unique(np.geomspace(1.0, top, rungs)) if top > 1.0 else np.array([1.0])
-    else:
-        ladder = np.array([1.0])
-    best: RiskCard | None = None
     ilo, ihi = prob.intercepts
-    for m in ladder:
+    rounded = []
+    for m in _ladder(prob, support, beta, rungs):
         coefs = np.zeros(prob.n_features)
         for j in support:
             coefs[j] = _nearest(prob.allowed[j], m * beta[j])
         icpt = int(min(max(round(m * b0), ilo), ihi))
         if not prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())):
             continue
-        t = 1.0 / m if prob.scale else 1.0
+        u = L.margins(coefs, icpt)
+        t, loss = L.best_inverse_multiplier(u, prob.t_max()) if prob.scale else (1.0, L.of_margins(u))
+        rounded.append((prob.objective(coefs, loss), coefs, icpt, t))
+    rounded.sort(key=lambda r: r[0])
+    best: RiskCard | None = None
+    for _, coefs, icpt, t in rounded[:POLISHED]:
         for _ in range(4):  # alternate: points at fixed t, then the best t for those points
             coefs, icpt, obj, u = _descend(prob, coefs, icpt, t)
             if not prob.scale:
@@ -292,6 +309,8 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
         card = RiskCard(coefs, icpt, t, loss, prob.objective(coefs, loss))
         if best is None or card.objective < best.objective - 1e-12:
             best = card
+        if stop():
+            break
     return best
 
 
@@ -323,18 +342,20 @@ def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
     for beam, children, rungs in ((1, 1, 4), (BEAM, CHILDREN, LADDER)):
         fits = beam_supports(prob, beam, children, deadline, stop)
         fits = [f for f in fits if prob.complete_ok(frozenset(f[1]))]
-        # the best fit of each size, then the rest of the beam by loss
+        # the best fit of each size (largest first), then the rest of the largest size's beam
         by_size: dict[int, tuple] = {}
         for f in sorted(fits, key=lambda f: f[0]):
             by_size.setdefault(len(f[1]), f)
-        order = sorted(by_size.values(), key=lambda f: -len(f[1])) + sorted(fits, key=lambda f: f[0])
+        top = max(by_size, default=0)
+        order = sorted(by_size.values(), key=lambda f: -len(f[1])) + sorted(
+            (f for f in fits if len(f[1]) == top), key=lambda f: f[0])
         done = set()
         for loss, support, beta, b0 in order:
             key = frozenset(support)
             if key in done:
                 continue
             done.add(key)
-            offer(_round_on_ladder(prob, support, beta, b0, rungs))
+            offer(_round_on_ladder(prob, support, beta, b0, rungs, stop))
             if stop() and best[0] is not None:
                 return best[0]
     if best[0] is not None:
@@ -363,7 +384,7 @@ def _swaps(prob: RiskProblem, card: RiskCard, offer, stop) -> None:
                 beta = beta_now.copy()
                 beta[out] = 0.0
                 beta, b0, _ = _continuous_fit(prob, trial, beta, current.intercept * current.t, sweeps=6)
-                new = _round_on_ladder(prob, trial, beta, b0, LADDER)
+                new = _round_on_ladder(prob, trial, beta, b0, LADDER, stop)
                 if new is not None and new.objective < current.objective - 1e-9:
                     offer(new)
                     card, improved = new, True
