@@ -118,7 +118,7 @@ def run(names: list[str], seconds: float) -> None:
         rows.append([name] + [f"{a[c].mean():.4f} / {b[c].mean():.4f}" for c in ("auc", "brier", "logloss", "train")]
                     + [f"{a['time'].mean():.2f} / {b['time'].mean():.2f}", f"{a['first'].mean():.3f} (max {a['first'].max():.3f})",
                        f"{win}/{tie}/{FOLDS - win - tie}", ",".join(sorted(set(a["status"])))])
-        print(f"done {name}", file=sys.stderr, flush=True)
+        print("row: | " + " | ".join(rows[-1]) + " |", file=sys.stderr, flush=True)  # in case a later set stalls
     header = ["data set", "test AUC (sw / FR)", "test Brier", "test log-loss", "train log-loss", "s per fit",
               "s to first card (sw)", "train log-loss folds W/T/L", "sw status"]
     print(f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
