@@ -152,8 +152,8 @@ def _steepest(prob: RiskProblem, beta: np.ndarray, b0: float, support: list[int]
     """Features outside ``support`` whose loss falls fastest when their points leave 0 in an
     allowed direction."""
     L = prob.loss
-    u = L.y * (b0 + L.X @ beta)
-    grad = -(L.yX.T @ (L.w * sigmoid(-u)))  # d loss / d beta_j
+    u = L.y * (b0 + L.X[:, support] @ beta[support]) if support else L.y * b0
+    grad = -(L.w * sigmoid(-u)) @ L.yX  # d loss / d beta_j
     gain = np.zeros(prob.n_features)
     for j in range(prob.n_features):
         if j in support:
