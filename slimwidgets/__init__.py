@@ -10,6 +10,7 @@ The engine (everything importable from here) needs no Jupyter:
 __version__ = "0.1.0"
 
 from .core.data import DataWarning, Dataset, prepare_data
+from .toolbox.alternatives import alternatives
 from .toolbox.families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 from .core.fitting import BoxWarning, InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
 from .toolbox.frontier import clear_cache, roc_frontier, size_path
@@ -50,6 +51,6 @@ __all__ = [
     "roc_frontier", "size_path", "clear_cache", "cross_validate", "CVResult", "fit_cv", "binarize", "Binarizer",
     "risk_table", "wilson_interval", "resolution_bound", "round_to_resolution", "generalization_bound",
     "rounded_logistic", "reduce_data", "ReductionResult",
-    "fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS",
+    "fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS", "alternatives",
     "__version__",
 ]

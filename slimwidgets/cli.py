@@ -254,7 +254,7 @@ def _unknown_column(name: str, columns: Sequence[str], path: str) -> CliError:
 def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
     """The engine options given on the command line (only those given, so defaults stay the engine's)."""
     opts: dict[str, Any] = {}
-    for attr in ("max_fpr", "min_tpr", "max_size", "C0", "time_limit", "solver", "gap", "zero_score"):
+    for attr in ("max_fpr", "min_tpr", "max_size", "C0", "time_limit", "solver", "gap", "zero_score", "loss", "scale"):
         value = getattr(args, attr, None)
         if value is not None:
             opts[attr] = value
@@ -590,6 +590,10 @@ def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None
     g.add_argument("--zero-score", dest="zero_score", choices=("positive", "error"),
                    help="what a total exactly at the threshold predicts: positive (default: the card says "
                         "'SCORE >= T') or error (the paper's rule: a zero total is an error, 'SCORE > T')")
+    g.add_argument("--loss", choices=("zero_one", "logistic"),
+                   help="zero_one (default): a decision card; logistic: a risk card, with its predicted risk per score")
+    g.add_argument("--no-scale", dest="scale", action="store_const", const=False,
+                   help="risk cards: no real multiplier (risk = 1/(1+exp(-score)), RiskSLIM's model)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -67,7 +67,7 @@ def test_init_signature_matches_the_documented_defaults():
         coef_range=(-10, 10), intercept_range=None, values=None, lock=None, constraints=(),
         class_weights=None, missing=None, margin=None, zero_score="positive", time_limit=None, gap=0.0, threads=1,
         solver="auto",
-        warm_start=False,
+        warm_start=False, loss="zero_one", scale=True,
     )
     params = inspect.signature(SLIMClassifier.__init__).parameters
     assert all(p.kind is p.POSITIONAL_OR_KEYWORD for name, p in params.items() if name != "self")

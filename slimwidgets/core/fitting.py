@@ -90,6 +90,8 @@ def fit(
         (default: the larger label, e.g. 1 or True).
     sample_weight : optional non-negative weights per row.
     spec : a ready :class:`Spec` instead of keyword options.
+        ``loss="logistic"`` fits a risk card instead of a decision card: see
+        :func:`slimwidgets.make_spec` and :meth:`ScoringSystem.predict_proba`.
     warm_start : a previous card to start the solver from.
     on_incumbent : called with every improving card while the solver runs.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
@@ -179,6 +181,10 @@ def fit_dataset(
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     spec.check_data(data.feature_names, data.n_samples)
+    if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
+        from .risk_fitting import fit_risk
+
+        return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
     _warm_up()
     t0 = time.perf_counter() if _started is None else _started
     form = build_formulation(data, spec)
@@ -572,6 +578,8 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
             oriented = [(-1 if n in reversed_ else 1) * coefs[n] for n in in_use]
             if any(v > 0 for v in oriented) and any(v < 0 for v in oriented):
                 problems.append(f"group_signs_agree (group {g!r} mixes signs)")
+    if (card.family == "risk") != (spec.loss == "logistic"):
+        problems.append(f"loss={spec.loss!r} but the card is of family {card.family!r}")
     if card.family == "m_of_n":
         pts = [v for v in card.coefficients if v != 0]
         if len(set(pts)) > 1 or any(v < 0 for v in pts):

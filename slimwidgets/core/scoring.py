@@ -26,8 +26,9 @@ SCHEMA_VERSION = 2
 READABLE_SCHEMAS = (1, 2)
 STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "edited", "heuristic")
 #: Model families (the paper's sec. 7): plain SLIM, personalized (tiered) penalties,
-#: M-of-N rule tables and threshold-rule models. JSON without the field means "slim".
-FAMILIES = ("slim", "pilm", "m_of_n", "tilm")
+#: M-of-N rule tables and threshold-rule models; and risk cards (``loss="logistic"``).
+#: JSON without the field means "slim".
+FAMILIES = ("slim", "pilm", "m_of_n", "tilm", "risk")
 
 
 @dataclass(frozen=True)
@@ -122,12 +123,21 @@ class ScoringSystem:
     # What a total exactly at the threshold predicts: "positive" (score >= threshold) or
     # "error" (the paper's rule: score > threshold). See :data:`slimwidgets.core.spec.ZERO_SCORES`.
     zero_score: str = "positive"
+    # Risk cards only: the predicted risk is 1 / (1 + exp(-(score + intercept) / multiplier)).
+    multiplier: float | None = None
 
     def __post_init__(self) -> None:
         if self.zero_score not in ZERO_SCORES:
             raise ValueError(f"zero_score must be one of {ZERO_SCORES}, got {self.zero_score!r}")
         if self.family not in FAMILIES:
             raise ValueError(f"unknown model family {self.family!r}; expected one of {FAMILIES}")
+        if (self.family == "risk") != (self.multiplier is not None):
+            raise ValueError("a risk card (family 'risk') needs a multiplier, and only a risk card has one")
+        if self.multiplier is not None:
+            m = self.multiplier
+            if isinstance(m, bool) or not isinstance(m, numbers.Real) or not math.isfinite(m) or m <= 0:
+                raise ValueError(f"the multiplier must be a finite number > 0, got {m!r}")
+            object.__setattr__(self, "multiplier", float(m))
         names = tuple(str(n) for n in self.feature_names)
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate feature names: {sorted({n for n in names if names.count(n) > 1})}")
@@ -229,6 +239,38 @@ class ScoringSystem:
             pass
         return pd.Series(labels, index=X.index, name="prediction") if isinstance(X, pd.DataFrame) else labels
 
+    def predict_proba(self, X: Any) -> pd.DataFrame | np.ndarray:
+        """Predicted risk of each row, ``1 / (1 + exp(-(score + intercept) / multiplier))``.
+
+        Risk cards only (``loss="logistic"``): a decision card has no risk model (its observed
+        rate per score is in :attr:`risk` and :func:`slimwidgets.risk_table`). Columns are the
+        negative and the positive label, as in scikit-learn; a DataFrame in gives one out.
+
+        Examples
+        --------
+        >>> card = ScoringSystem(("a",), (2,), -1, family="risk", multiplier=2.0)
+        >>> card.predict_proba([[0], [1]])[:, 1].round(3).tolist()
+        [0.378, 0.622]
+        """
+        if self.multiplier is None:
+            raise AttributeError("predict_proba needs a risk card (fit with loss='logistic'); "
+                                 "for a decision card see its observed risk table (card.risk, sw.risk_table)")
+        from .losses import sigmoid
+
+        risk = np.atleast_1d(sigmoid((np.asarray(self.score(X), dtype=float) + self.intercept) / self.multiplier))
+        both = np.column_stack([1.0 - risk, risk])
+        if isinstance(X, pd.DataFrame):
+            return pd.DataFrame(both, index=X.index, columns=pd.Index([self.negative, self.positive]))
+        return both
+
+    def predicted_risk(self, scores: Any) -> np.ndarray:
+        """Predicted risk at each total score (risk cards), the column beside the observed rates."""
+        from .losses import sigmoid
+
+        if self.multiplier is None:
+            raise AttributeError("only a risk card (loss='logistic') predicts a risk per score")
+        return np.atleast_1d(sigmoid((np.asarray(scores, dtype=float) + self.intercept) / self.multiplier))
+
     def metrics(self, X: Any, y: Any, sample_weight: Any = None) -> Metrics:
         """Error, TPR, FPR, size and confusion counts on ``X, y``."""
         foreign = [v for v in pd.unique(np.asarray(y, dtype=object).ravel())
@@ -265,6 +307,7 @@ class ScoringSystem:
             positive=self.positive, negative=self.negative, status="edited", spec=self.spec,
             binary=self.binary, positive_name=self.positive_name, solver=None, family=self.family,
             zero_score=self.zero_score,
+            multiplier=self.multiplier,
         )
 
     # -- rendering ---------------------------------------------------------------------------
@@ -284,7 +327,8 @@ class ScoringSystem:
         notes.extend(self.details.get("box_limits", ()))  # boxes the card sits at the end of
         return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive),
                                binary=kinds, notes=tuple(notes), family=self.family, level=status.level,
-                               details=details_text(status), rule=self.rule)
+                               details=details_text(status), rule=self.rule,
+                               multiplier=self.multiplier)
 
     def status_line(self) -> str:
         """What the card is and what is proven about it, in the user's units (see
@@ -293,25 +337,32 @@ class ScoringSystem:
 
     def _risk_rows(self) -> tuple:
         # Rule tables count rules, not points: their risk-by-score table would read wrongly.
-        return (self.risk or ()) if self.family in ("slim", "pilm", "tilm") else ()
+        return (self.risk or ()) if self.family in ("slim", "pilm", "tilm", "risk") else ()
+
+    def _predicted(self) -> tuple[float, ...] | None:
+        """The predicted risk beside each row of the risk table (risk cards only)."""
+        if self.multiplier is None:
+            return None
+        return tuple(float(p) for p in self.predicted_risk([row[0] for row in self._risk_rows()]))
 
     def to_text(self) -> str:
-        return render.render_text(self._card_data()) + render.risk_text(self._risk_rows())
+        return render.render_text(self._card_data()) + render.risk_text(self._risk_rows(), self._predicted())
 
     def to_html(self, document: bool = True) -> str:
         """The card as a standalone HTML document (doctype, charset, title, print styles,
         risk table); ``document=False`` gives the fragment a notebook shows."""
         if not document:
-            return render.render_html(self._card_data()) + render.risk_html(self._risk_rows())
+            return render.render_html(self._card_data()) + render.risk_html(self._risk_rows(), self._predicted())
         from .. import __version__
 
-        return render.render_document(self._card_data(), self._risk_rows(), generator=f"slimwidgets {__version__}")
+        return render.render_document(self._card_data(), self._risk_rows(), generator=f"slimwidgets {__version__}",
+                                      predicted=self._predicted())
 
     def to_latex(self) -> str:
-        return render.render_latex(self._card_data()) + render.risk_latex(self._risk_rows())
+        return render.render_latex(self._card_data()) + render.risk_latex(self._risk_rows(), self._predicted())
 
     def to_markdown(self) -> str:
-        return render.render_markdown(self._card_data()) + render.risk_markdown(self._risk_rows())
+        return render.render_markdown(self._card_data()) + render.risk_markdown(self._risk_rows(), self._predicted())
 
     def to_python(self, function_name: str = "predict") -> str:
         """Source of a dependency-free Python module that scores a mapping row."""
@@ -367,6 +418,8 @@ class ScoringSystem:
             body["box_limits"] = list(self.details["box_limits"])
         if "cv" in self.details:  # absent unless the card came from fit_cv
             body["cross_validation"] = self.details["cv"]
+        if self.multiplier is not None:
+            body["multiplier"] = self.multiplier
         body["checksum"] = _checksum(body)
         return body
 
@@ -454,7 +507,7 @@ class ScoringSystem:
                 risk=_risk_rows(d.get("risk")), details={**_limits(d.get("limits")), **_box_limits(d.get("box_limits")),
                                                         **({} if d.get("cross_validation") is None
                                                            else {"cv": _cv_block(d["cross_validation"])})},
-                validation_metrics=validation, zero_score=zero_score,
+                validation_metrics=validation, zero_score=zero_score, multiplier=_multiplier(d.get("multiplier")),
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
@@ -517,6 +570,12 @@ def _cv_block(value: Any) -> dict:
     )
     if not ok:
         raise ValueError("cross_validation must hold folds, error, test_error, test_error_std and chosen (C0/max_size)")
+    return value
+
+
+def _multiplier(value: Any) -> float | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise ValueError(f"multiplier must be a number, got {value!r}")
     return value
 
 

@@ -22,6 +22,8 @@ SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan")
 FAMILY_DEFAULTS: dict[str, Any] = {
     "tiers": (), "groups": {}, "group_penalty": 0.0, "rule_penalty": 0.0,
     "max_rules_per_group": None, "group_signs_agree": False, "group_reversed": (),
+    # the loss family (decision cards by default); like the sec. 7 options, serialized only when set
+    "loss": "zero_one", "scale": True,
 }
 DEFAULT_COEF_RANGE = (-10, 10)
 # None: the intercept box is derived from the data and the points boxes, wide enough that it
@@ -168,6 +170,9 @@ class Spec:
     max_rules_per_group: int | None = None
     group_signs_agree: bool = False  # within a group all points >= 0 or all <= 0 (see group_reversed)
     group_reversed: tuple[str, ...] = ()  # members whose points count with the opposite sign there
+    # -- the loss: "zero_one" (decision cards) or "logistic" (risk cards) ------------------------
+    loss: str = "zero_one"
+    scale: bool = True  # risk cards: divide the score by a real multiplier m >= 1 (False: m = 1)
 
     # -- serialization ----------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -354,6 +359,8 @@ def make_spec(
     max_rules_per_group: int | None = None,
     group_signs_agree: bool = False,
     group_reversed: Iterable[str] = (),
+    loss: str = "zero_one",
+    scale: bool = True,
 ) -> Spec:
     """Validate user options into a :class:`Spec`; contradictions raise ``ValueError``.
 
@@ -397,10 +404,31 @@ def make_spec(
         ``age < 40`` points the other way from ``age >= 60``; giving both the
         same direction keeps the score monotone in age).
 
+    The loss, i.e. the model family:
+
+    ``loss``
+        ``"zero_one"`` (default): a decision card, the weighted share of
+        misclassified rows + C0 per feature (SLIM). ``"logistic"``: a risk
+        card, the mean logistic loss of the integer score + C0 per feature
+        (RiskSLIM's objective; ``C0`` defaults to 1e-6, so cap the size with
+        ``max_size``). Risk cards take the same constraints on points and
+        features; the options about a threshold (``max_fpr``, ``min_tpr``,
+        ``margin``), ``missing``, the sec. 7 options and the MIP solvers are
+        not yet available for them and raise ``ValueError``; ``solver="highs"``
+        proves bounds with a cutting-plane master MIP, ``"enumerate"`` walks
+        the whole box.
+    ``scale``
+        risk cards only: the risk is ``1 / (1 + exp(-score / m))`` with a real
+        multiplier ``m >= 1`` fitted with the points (True, FasterRisk's model:
+        points in -5..5 then express weights finer than whole logit units,
+        which ranks and calibrates better), or ``m = 1`` (False, RiskSLIM's).
+
     Examples
     --------
     >>> make_spec(max_size=3, signs={"age": "+"}).max_size
     3
+    >>> make_spec(loss="logistic", max_size=5, coef_range=(-5, 5)).loss
+    'logistic'
     """
     per_feature: dict[str, tuple[int, int]] = {k: _int_pair(v, f"coef_range[{k!r}]") for k, v in _mapping(coef_ranges, "coef_ranges").items()}
     if isinstance(coef_range, Mapping):
@@ -509,10 +537,34 @@ def make_spec(
         zero_score=zero_score, time_limit=time_limit, gap=gap, threads=threads, solver=solver,
         tiers=norm_tiers, groups=norm_groups, group_penalty=group_penalty, rule_penalty=rule_penalty,
         max_rules_per_group=max_rules_per_group, group_signs_agree=group_signs_agree,
-        group_reversed=tuple(dict.fromkeys(group_reversed)),
+        group_reversed=tuple(dict.fromkeys(group_reversed)), loss=loss, scale=scale,
     )
     _check_contradictions(spec)
+    _check_loss(spec)
     return spec
+
+
+def _check_loss(spec: Spec) -> None:
+    """Options the chosen loss cannot honour are refused, never silently dropped."""
+    from .losses import LOSSES
+
+    if spec.loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}, got {spec.loss!r}")
+    if not isinstance(spec.scale, bool):
+        raise TypeError(f"scale must be True or False, got {spec.scale!r}")
+    if spec.loss == "zero_one":
+        if not spec.scale:
+            raise ValueError("scale applies to risk cards only (loss='logistic')")
+        return
+    unsupported = [name for name, on in (
+        ("max_fpr", spec.max_fpr is not None), ("min_tpr", spec.min_tpr is not None),
+        ("margin", spec.margin is not None), ("missing", bool(spec.missing)), ("gap", spec.gap != 0),
+        ("solver='cbc'", spec.solver == "cbc"),
+    ) if on]
+    unsupported += [name for name, default in FAMILY_DEFAULTS.items()
+                    if name not in ("loss", "scale") and getattr(spec, name) != default]
+    if unsupported:
+        raise ValueError(f"not yet supported for risk cards (loss='logistic'): {', '.join(unsupported)}")
 
 
 def _tiers(value: Any) -> tuple[tuple[int, float], ...]:

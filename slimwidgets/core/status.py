@@ -288,7 +288,10 @@ def describe(card: ScoringSystem, *, validation: Metrics | None = None) -> CardS
         "limit": None if limit is None else limit[1], "limit_of": None if limit is None else limit[0],
     }
     warning = degeneracy(card)
-    if m is None:
+    if card.family == "risk":  # a risk card's objective is its log-loss: say it in those words
+        headline, proven = _risk_headline(card), card.status == "optimal"
+        anything = proven or (card.bound is not None and math.isfinite(card.bound))
+    elif m is None:
         word = "edited by hand" if card.status == "edited" else card.status.replace("_", " ")
         headline, proven = f"{word} · no training figures", card.status == "optimal"
         anything = proven
@@ -300,6 +303,18 @@ def describe(card: ScoringSystem, *, validation: Metrics | None = None) -> CardS
             headline += " · " + _held_out(kind, validation)
     level = "warn" if warning is not None or not anything else "ok"
     return CardStatus(headline=headline, level=level, proven=proven, warning=warning, details=details)
+
+
+def _risk_headline(card: ScoringSystem) -> str:
+    """``"train log-loss 0.3521 (+ size cost) · proven lowest"``, or what is proven so far."""
+    objective = "–" if card.objective is None else f"{card.objective:.4f}"
+    head = f"risk card · train log-loss {objective} (+ size cost)"
+    if card.status == "optimal":
+        return f"{head} · proven lowest"
+    found = f"{card.status.replace('_', ' ')}: best found in {seconds(card.solve_time)}"
+    if card.bound is not None and math.isfinite(card.bound):
+        return f"{head} · {found}, proven lowest possible ≥ {card.bound:.4f}"
+    return f"{head} · {found}, {NO_BOUND}"
 
 
 def _subject(card: ScoringSystem, m: Metrics) -> tuple[str, str]:

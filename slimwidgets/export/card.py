@@ -30,8 +30,8 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["CardData", "RiskRows", "RULES", "headline", "m_of_n_count", "total_line", "points_label", "rule_table", "rule_headline",
-           "table_rules", "risk_cells", "exact_str", "exact_int", "EMPTY_CARD"]
+__all__ = ["CardData", "RiskRows", "RULES", "headline", "m_of_n_count", "total_line", "points_label", "rule_table",
+           "rule_headline", "table_rules", "risk_cells", "risk_header", "risk_lines", "exact_str", "exact_int", "EMPTY_CARD"]
 
 
 def exact_str(value: object, what: str, *, coerce: bool) -> str:
@@ -94,6 +94,10 @@ class CardData:
         same positive points).
     rule : str
         ``">="`` or ``">"``, see ``threshold``.
+    multiplier : float or None
+        Risk cards: the predicted risk at total score ``s`` is
+        ``1 / (1 + exp(-(s - threshold) / multiplier))``; the code
+        generators then emit it.
 
     Notes
     -----
@@ -119,6 +123,7 @@ class CardData:
     level: str = "ok"
     details: str = ""
     rule: str = ">="
+    multiplier: float | None = None
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -150,6 +155,11 @@ class CardData:
         if self.level not in LEVELS:
             raise ValueError(f"level must be one of {LEVELS}, got {self.level!r}")
         set_field(self, "details", exact_str(self.details, "details", coerce=True))
+        if self.multiplier is not None:
+            m = self.multiplier
+            if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < float(m) < float("inf"):
+                raise ValueError(f"multiplier must be a finite number > 0, got {m!r}")
+            set_field(self, "multiplier", float(m))
 
 
 
@@ -227,8 +237,25 @@ def table_rules(card: CardData, m: int, n: int) -> list[str]:
 RiskRows = tuple[tuple[float, float, float, float, float, float], ...]
 
 
-def risk_cells(row) -> tuple[str, str, str, str]:
+RISK_HEADER = ("score", "rows", "events", "observed rate (95 % CI)")
+PREDICTED_HEADER = "predicted risk"
+
+
+def risk_header(predicted) -> tuple[str, ...]:
+    """The risk table's column names; a risk card adds its predicted risk."""
+    return RISK_HEADER if predicted is None else RISK_HEADER + (PREDICTED_HEADER,)
+
+
+def risk_cells(row, predicted: float | None = None) -> tuple[str, ...]:
     score, count, events, rate, lower, upper = row
-    return (f"{score:g}", f"{count:g}", f"{events:g}", f"{100 * rate:.1f} % ({100 * lower:.1f}–{100 * upper:.1f} %)")
+    cells = (f"{score:g}", f"{count:g}", f"{events:g}", f"{100 * rate:.1f} % ({100 * lower:.1f}–{100 * upper:.1f} %)")
+    return cells if predicted is None else cells + (f"{100 * float(predicted):.1f} %",)
+
+
+def risk_lines(rows: RiskRows, predicted) -> list[tuple[str, ...]]:
+    """The cells of every row of the risk table (``predicted``: one risk per row, or None)."""
+    if predicted is not None and len(predicted) != len(rows):
+        raise ValueError(f"{len(predicted)} predicted risks for {len(rows)} rows")
+    return [risk_cells(row, None if predicted is None else predicted[i]) for i, row in enumerate(rows)]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from .card import (
-    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_cells, rule_headline, rule_table,
+    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
     table_rules, total_line,
 )
 
@@ -103,13 +103,14 @@ def _footer(card: CardData) -> list[str]:
     return parts
 
 
-def risk_html(rows: RiskRows) -> str:
+def risk_html(rows: RiskRows, predicted=None) -> str:
     if not rows:
         return ""
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in risk_cells(row)) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>" for cells in risk_lines(rows, predicted))
+    head = "".join(f"<th>{name}</th>" for name in risk_header(predicted))
     return ('<table class="sw-risk" style="border-collapse:collapse;margin-top:6px;font-size:12px">'
             "<caption>Risk by score (training data)</caption>"
-            "<tr><th>score</th><th>rows</th><th>events</th><th>observed rate (95 % CI)</th></tr>" + body + "</table>")
+            "<tr>" + head + "</tr>" + body + "</table>")
 
 
 # Class selectors only: shown inside a notebook by mistake, the page's own styles are untouched.
@@ -127,7 +128,7 @@ _PRINT_CSS = """
 
 
 def render_document(card: CardData, risk: RiskRows = (), title: str | None = None,
-                    generator: str = "slimwidgets") -> str:
+                    generator: str = "slimwidgets", predicted=None) -> str:
     """The card (and its risk table) as a complete HTML5 document: doctype, UTF-8 charset,
     an escaped title, print styles, ``generator`` (the package and version) in a meta tag.
     Nothing is loaded from elsewhere.
@@ -151,7 +152,7 @@ def render_document(card: CardData, risk: RiskRows = (), title: str | None = Non
         "<style>%s</style>" % _PRINT_CSS,
         "</head>",
         '<body>\n<main class="sw-document">',
-        render_html(card) + risk_html(risk),
+        render_html(card) + risk_html(risk, predicted),
         "</main>\n</body>",
         "</html>",
         "",

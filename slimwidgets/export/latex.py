@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from .card import (
-    CardData, RiskRows, headline, points_label, risk_cells, rule_headline, rule_table, table_rules,
+    CardData, RiskRows, headline, points_label, risk_header, risk_lines, rule_headline, rule_table, table_rules,
     total_line,
 )
 
@@ -103,13 +103,15 @@ def render_latex(card: CardData) -> str:
 # (GitHub renders $...$ as math).
 
 
-def risk_latex(rows: RiskRows) -> str:
+def risk_latex(rows: RiskRows, predicted=None) -> str:
     if not rows:
         return ""
-    lines = ["", "", r"\begin{tabular}{rrrl}", r"\multicolumn{4}{l}{\textbf{RISK BY SCORE} (training data)} \\",
-             r"score & rows & events & observed rate (95 \% CI) \\ \hline"]
-    for row in rows:
-        score, count, events, rate = risk_cells(row)
-        lines.append(f"{score} & {count} & {events} & {rate.replace('%', chr(92) + '%')} \\\\")
+    head = risk_header(predicted)
+    n = len(head)
+    lines = ["", "", r"\begin{tabular}{rrrl" + "r" * (n - 4) + "}",
+             r"\multicolumn{%d}{l}{\textbf{RISK BY SCORE} (training data)} \\" % n,
+             " & ".join(h.replace("%", "\\%") for h in head) + r" \\ \hline"]
+    for cells in risk_lines(rows, predicted):
+        lines.append(" & ".join(c.replace("%", "\\%") for c in cells) + " \\\\")
     lines.append(r"\end{tabular}")
     return "\n".join(lines)

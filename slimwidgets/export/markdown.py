@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from .card import (
-    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_cells, rule_headline, rule_table,
+    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
     table_rules, total_line,
 )
 
@@ -80,9 +80,10 @@ def render_markdown(card: CardData) -> str:
 # shadow them (``score`` would otherwise recurse into itself).
 
 
-def risk_markdown(rows: RiskRows) -> str:
+def risk_markdown(rows: RiskRows, predicted=None) -> str:
     if not rows:
         return ""
-    lines = ["", "", "**Risk by score** (training data)", "", "| score | rows | events | observed rate (95 % CI) |", "|---|---|---|---|"]
-    lines += ["| " + " | ".join(risk_cells(row)) + " |" for row in rows]
+    head = risk_header(predicted)
+    lines = ["", "", "**Risk by score** (training data)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in risk_lines(rows, predicted)]
     return "\n".join(lines)

@@ -17,7 +17,9 @@ def render_sql(card: CardData, table: str = "patients") -> str:
 
     Every column and the table are double-quoted identifiers (standard SQL;
     SQLite, PostgreSQL, DuckDB...).  The class name and notes are not
-    emitted at all.
+    emitted at all.  A risk card (``card.multiplier`` set) adds a ``risk``
+    column, the predicted risk of the positive class (it needs ``EXP``, which
+    SQLite has when built with its math functions).
 
     Raises:
         ValueError: a feature name or ``table`` contains a NUL character.
@@ -39,9 +41,16 @@ def render_sql(card: CardData, table: str = "patients") -> str:
         )
     else:
         total = "0"
+    risk = ""
+    if card.multiplier is not None:
+        # z = (score - threshold) / m; each branch only ever takes EXP of a number <= 0
+        z = "((%s - %d) / %s)" % (total, card.threshold, repr(float(card.multiplier)))
+        risk = ("  CASE WHEN %s >= 0 THEN 1.0 / (1.0 + EXP(-%s))\n"
+                "       ELSE EXP(%s) / (1.0 + EXP(%s)) END AS risk,\n" % (z, z, z, z))
     return (
         "SELECT *,\n"
         "  CASE WHEN %s %s %d THEN 1 ELSE 0 END AS prediction,\n"
+        "%s"
         "  %s AS score\n"
-        "FROM %s;" % (total, card.rule, card.threshold, total, table_sql)
+        "FROM %s;" % (total, card.rule, card.threshold, risk, total, table_sql)
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from .card import (
-    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_cells, rule_headline, rule_table,
+    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
     table_rules, total_line,
 )
 
@@ -99,12 +99,15 @@ def render_text(card: CardData) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def risk_text(rows: RiskRows) -> str:
-    """The observed event rate at each total score (Wilson 95 % interval), as plain text."""
+def risk_text(rows: RiskRows, predicted=None) -> str:
+    """The observed event rate at each total score (Wilson 95 % interval), as plain text;
+    ``predicted`` (risk cards): the card's predicted risk at each of those scores."""
     if not rows:
         return ""
-    lines = ["", "", "RISK BY SCORE (training data)", f"{'score':>7}  {'rows':>7}  {'events':>7}  observed rate (95 % CI)"]
-    for row in rows:
-        score, count, events, rate = risk_cells(row)
-        lines.append(f"{score:>7}  {count:>7}  {events:>7}  {rate}")
-    return "\n".join(lines)
+    head = risk_header(predicted)
+    lines = ["", "", "RISK BY SCORE (training data)",
+             f"{head[0]:>7}  {head[1]:>7}  {head[2]:>7}  {head[3]:<28}" + (f"  {head[4]}" if len(head) > 4 else "")]
+    for cells in risk_lines(rows, predicted):
+        score, count, events, rate = cells[:4]
+        lines.append(f"{score:>7}  {count:>7}  {events:>7}  {rate:<28}" + (f"  {cells[4]:>14}" if len(cells) > 4 else ""))
+    return "\n".join(line.rstrip() for line in lines)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -24,7 +25,7 @@ __all__ = ["SLIMClassifier"]
 _SPEC_PARAMS = (
     "C0", "max_size", "max_fpr", "min_tpr", "signs", "penalties", "exclude", "require",
     "coef_range", "intercept_range", "values", "lock", "constraints", "missing", "margin",
-    "zero_score", "time_limit", "gap", "threads", "solver",
+    "zero_score", "time_limit", "gap", "threads", "solver", "loss", "scale",
 )
 
 
@@ -107,6 +108,13 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     warm_start : bool, default=False
         When True and the estimator was fitted before, start the solver from
         the previous ``scoring_system_`` (matched by feature name).
+    loss : {"zero_one", "logistic"}, default="zero_one"
+        ``"zero_one"``: a decision card (SLIM). ``"logistic"``: a risk card
+        (RiskSLIM's objective), which adds :meth:`predict_proba`; it takes
+        no ``max_fpr``, ``min_tpr``, ``margin``, ``missing`` or MIP solver.
+    scale : bool, default=True
+        Risk cards: fit a real multiplier ``m >= 1`` that divides the score
+        before the logistic link (False: ``m = 1``).
 
     Attributes
     ----------
@@ -133,12 +141,12 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    There is no ``predict_proba``: a scoring system is a threshold rule on an
-    integer score, and SLIM's objective (training error plus sparsity) says
-    nothing about how likely the positive class is at a given score. Any
-    probability attached to a score would be a separate calibration step, so
-    the estimator does not pretend to have one; use :meth:`decision_function`
-    wherever a ranking score is needed (e.g. ROC AUC).
+    A decision card (the default) has no ``predict_proba``: SLIM's objective
+    (training error plus sparsity) says nothing about how likely the
+    positive class is at a given score, so the estimator does not pretend
+    to know; use :meth:`decision_function` wherever a ranking score is
+    needed (e.g. ROC AUC). With ``loss="logistic"`` the card is fitted for
+    its risk, and :meth:`predict_proba` gives it.
 
     Only binary classification is supported.
 
@@ -186,6 +194,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         threads=1,
         solver="auto",
         warm_start=False,
+        loss="zero_one",
+        scale=True,
     ):
         self.C0 = C0
         self.max_size = max_size
@@ -209,6 +219,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         self.threads = threads
         self.solver = solver
         self.warm_start = warm_start
+        self.loss = loss
+        self.scale = scale
 
     def fit(self, X, y, sample_weight=None):
         """Solve the SLIM program on ``X, y``.
@@ -326,6 +338,27 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+
+    @available_if(lambda self: self.loss == "logistic")
+    def predict_proba(self, X):
+        """Predicted probability of each class (risk cards, ``loss="logistic"``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        m = self.scoring_system_.multiplier
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        # the card's own total, not decision_function's (shifted by 1/2 under the default rule)
+        z = (X @ self.coef_[0].astype(np.float64) + float(self.intercept_[0])) / m
+        risk = np.where(z >= 0, 1 / (1 + np.exp(-np.abs(z))), np.exp(-np.abs(z)) / (1 + np.exp(-np.abs(z))))
+        return np.column_stack([1 - risk, risk])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,0 +1,250 @@
+"""The losses a card can be fitted for: the seam between the two model families.
+
+A loss is a small object the solvers call: it evaluates a card on the training rows and, for
+the search, scans every allowed value of one coefficient at once.
+
+* ``"zero_one"`` (decision cards, SLIM): the weighted share of misclassified rows. Its solvers
+  (search, walk, MIPs) work on :mod:`slimwidgets.core.formulation`; here it only evaluates.
+* ``"logistic"`` (risk cards, RiskSLIM's objective): the weighted mean logistic loss of the
+  integer score ``s = intercept + x . points``, optionally divided by a real multiplier
+  ``m >= 1`` first (FasterRisk's model, ``scale=True``): the predicted risk is
+  ``1 / (1 + exp(-s / m))``. With ``m = 1`` it is exactly RiskSLIM's loss.
+
+Both are computed on the collapsed rows of a :class:`~slimwidgets.core.data.Dataset`
+(distinct rows with weights), so every figure is a weighted mean over the original samples.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from .data import Dataset
+
+__all__ = ["LOSSES", "ZeroOneLoss", "LogisticLoss", "sigmoid", "softplus"]
+
+LOSSES = ("zero_one", "logistic")
+#: the smallest 1/m the multiplier search considers (m <= 10^4: beyond it every risk is ~50 %)
+MIN_INVERSE_MULTIPLIER = 1e-4
+
+
+def sigmoid(z: np.ndarray | float) -> np.ndarray | float:
+    """1 / (1 + exp(-z)), without overflow for large |z|."""
+    z = np.asarray(z, dtype=float)
+    out = np.empty_like(z)
+    pos = z >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-z[pos]))
+    ez = np.exp(z[~pos])
+    out[~pos] = ez / (1.0 + ez)
+    return out if out.ndim else float(out)
+
+
+def softplus(z: np.ndarray) -> np.ndarray:
+    """log(1 + exp(z)), stable for large |z|."""
+    return np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))
+
+
+def class_weighted(data: Dataset, class_weights) -> np.ndarray:
+    """Row weights after the spec's ``class_weights`` ((negative, positive) or "balanced")."""
+    w = data.weight.astype(float).copy()
+    if class_weights is None:
+        return w
+    pos = data.y == 1
+    if class_weights == "balanced":  # each class carries half of the total weight
+        total = w.sum()
+        w[pos] *= total / (2 * w[pos].sum())
+        w[~pos] *= total / (2 * w[~pos].sum())
+    else:
+        w[~pos] *= class_weights[0]
+        w[pos] *= class_weights[1]
+    return w
+
+
+class ZeroOneLoss:
+    """The decision family's loss: the weighted share of rows on the wrong side of the threshold.
+
+    A row counts as an error when ``y * (intercept + x . points) <= 0`` (the paper's rule).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slimwidgets.core.data import prepare_data
+    >>> data = prepare_data(np.array([[1.0], [0.0], [1.0]]), [1, 0, 0])
+    >>> ZeroOneLoss(data).evaluate(np.array([2]), -1)
+    0.3333333333333333
+    """
+
+    name = "zero_one"
+
+    def __init__(self, data: Dataset, class_weights=None):
+        self.X, self.y = data.X, data.y.astype(float)
+        w = class_weighted(data, class_weights)
+        self.w = w / w.sum()
+
+    def evaluate(self, coefficients: np.ndarray, intercept: float, multiplier: float = 1.0) -> float:
+        margins = self.y * (intercept + self.X @ np.asarray(coefficients, dtype=float))
+        return float(self.w[margins <= 0].sum())
+
+
+class LogisticLoss:
+    """The risk family's loss: weighted mean of ``log(1 + exp(-y s / m))`` over the rows.
+
+    ``s = intercept + x . points`` is the integer score and ``m >= 1`` the multiplier
+    (``m = 1``: RiskSLIM's loss). The solvers keep the *margins* ``u = y s`` of the current
+    card and ask for the loss of many coefficient values at once (:meth:`scan`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slimwidgets.core.data import prepare_data
+    >>> data = prepare_data(np.array([[1.0], [0.0], [1.0], [0.0]]), [1, 0, 1, 1])
+    >>> loss = LogisticLoss(data)
+    >>> round(loss.evaluate(np.array([0]), 0), 4)  # every risk 50 %: log 2
+    0.6931
+    >>> round(loss.evaluate(np.array([2]), 0, multiplier=2.0), 4)
+    0.5032
+    """
+
+    name = "logistic"
+
+    def __init__(self, data: Dataset, class_weights=None):
+        self.X = np.ascontiguousarray(data.X, dtype=float)
+        self.y = data.y.astype(float)
+        w = class_weighted(data, class_weights)
+        self.w = w / w.sum()
+        self.yX = np.ascontiguousarray(self.X * self.y[:, None])  # margin change per point of feature j
+
+    def margins(self, coefficients: np.ndarray, intercept: float) -> np.ndarray:
+        return self.y * (intercept + self.X @ np.asarray(coefficients, dtype=float))
+
+    def of_margins(self, margins: np.ndarray, t: float = 1.0) -> float:
+        """Mean loss of margins ``u`` at inverse multiplier ``t = 1/m``."""
+        return float(self.w @ softplus(-t * margins))
+
+    def evaluate(self, coefficients: np.ndarray, intercept: float, multiplier: float = 1.0) -> float:
+        return self.of_margins(self.margins(coefficients, intercept), 1.0 / multiplier)
+
+    def scan(self, margins: np.ndarray, j: int, deltas: np.ndarray, t: float) -> np.ndarray:
+        """Loss of the card after adding ``delta`` points to feature ``j`` (``j = -1``: the
+        intercept), for every ``delta`` in ``deltas``: one pass over the rows per value."""
+        column = self.y if j < 0 else self.yX[:, j]
+        return _scan(margins, column, self.w, np.asarray(deltas, dtype=float), float(t))
+
+    def best_inverse_multiplier(self, margins: np.ndarray, t_max: float = 1.0) -> tuple[float, float]:
+        """The ``t = 1/m`` in ``[MIN_INVERSE_MULTIPLIER, t_max]`` of least loss, and that loss.
+
+        The loss is convex in ``t`` (a softplus of a linear function): Newton steps on its
+        derivative, kept inside a bracket that bisection shrinks whenever Newton leaves it.
+        """
+        t = _best_t(margins, self.w, MIN_INVERSE_MULTIPLIER, t_max)
+        return t, self.of_margins(margins, t)
+
+
+def ensure_compiled() -> None:
+    """Compile (or load from cache) the kernels once, so no solve's clock counts it."""
+    one = np.ones(1)
+    _scan(one, one, one, one, 1.0)
+    _best_t(one, one, 0.5, 1.0)
+    coordinate_fit(np.ones((1, 1)), one, one, np.zeros(1), 0.0, -one, one, 1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _softplus(z: float) -> float:
+    if z > 0:
+        return z + math.log1p(math.exp(-z))
+    return math.log1p(math.exp(z))
+
+
+@numba.njit(cache=True, nogil=True)
+def _scan(margins, column, w, deltas, t):  # pragma: no cover - compiled
+    out = np.zeros(deltas.size)
+    for i in range(margins.size):
+        if w[i] == 0.0:
+            continue
+        for k in range(deltas.size):
+            out[k] += w[i] * _softplus(-t * (margins[i] + deltas[k] * column[i]))
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sig(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@numba.njit(cache=True, nogil=True)
+def _slope(margins, w, t):  # pragma: no cover - compiled
+    """First and second derivative in t of sum_i w_i softplus(-t u_i)."""
+    d1 = 0.0
+    d2 = 0.0
+    for i in range(margins.size):
+        s = _sig(-t * margins[i])
+        d1 -= w[i] * margins[i] * s
+        d2 += w[i] * margins[i] * margins[i] * s * (1.0 - s)
+    return d1, d2
+
+
+@numba.njit(cache=True, nogil=True)
+def _best_t(margins, w, lo, hi):  # pragma: no cover - compiled
+    if _slope(margins, w, hi)[0] <= 0:
+        return hi
+    if _slope(margins, w, lo)[0] >= 0:
+        return lo
+    t = 0.5 * (lo + hi)
+    for _ in range(100):
+        d1, d2 = _slope(margins, w, t)
+        if d1 > 0:
+            hi = t
+        else:
+            lo = t
+        step = t - d1 / d2 if d2 > 0 else 0.5 * (lo + hi)
+        t_new = step if lo < step < hi else 0.5 * (lo + hi)
+        if abs(t_new - t) <= 1e-13 * max(t, 1e-300) or hi - lo <= 1e-15:
+            return t_new
+        t = t_new
+    return t
+
+
+@numba.njit(cache=True, nogil=True)
+def coordinate_fit(columns, y, w, beta, b0, lo, hi, sweeps):  # pragma: no cover - compiled
+    """Coordinate Newton on real points ``beta`` (one per column of ``columns`` = y * x_j)
+    and the intercept ``b0``, each point clipped to ``[lo_j, hi_j]``; returns the loss."""
+    n, k = columns.shape
+    u = np.empty(n)
+    for i in range(n):
+        u[i] = y[i] * b0
+        for c in range(k):
+            u[i] += beta[c] * columns[i, c]
+    for _ in range(sweeps):
+        moved = 0.0
+        for c in range(-1, k):
+            g = 0.0
+            h = 1e-12
+            for i in range(n):
+                col = y[i] if c < 0 else columns[i, c]
+                p = _sig(-u[i])
+                g -= w[i] * col * p
+                h += w[i] * col * col * p * (1.0 - p)
+            old = b0 if c < 0 else beta[c]
+            new = old - g / h
+            if c >= 0:
+                new = min(max(new, lo[c]), hi[c])
+            step = new - old
+            if step != 0.0:
+                for i in range(n):
+                    u[i] += step * (y[i] if c < 0 else columns[i, c])
+                if c < 0:
+                    b0 = new
+                else:
+                    beta[c] = new
+                moved = max(moved, abs(step))
+        if moved < 1e-4:
+            break
+    loss = 0.0
+    for i in range(n):
+        loss += w[i] * _softplus(-u[i])
+    return b0, loss

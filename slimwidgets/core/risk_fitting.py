@@ -1,0 +1,124 @@
+"""The fit driver of risk cards (``loss="logistic"``): search, walk when small, bound, re-check.
+
+:func:`slimwidgets.core.fitting.fit_dataset` hands a spec with ``loss="logistic"`` here. A box
+small enough to walk (or ``solver="enumerate"``) is walked and the card is ``optimal``.
+Otherwise the anytime search finds the card and, in the time left, the cutting-plane master
+(:mod:`slimwidgets.solvers.risk_bound`) proves a lower bound: the card is ``optimal`` when the
+bound reaches its objective, else ``heuristic`` with that bound and the gap. ``solver="highs"``
+skips the walk; without a time limit and with ``scale=False`` it runs the cutting planes
+until they prove the optimum.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from ..solvers.base import Incumbent
+from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
+from .data import Dataset
+from .losses import ensure_compiled
+from .scoring import ScoringSystem
+from .spec import Spec
+
+__all__ = ["fit_risk", "RISK_SEARCH_SECONDS", "RISK_WALK_WORK"]
+
+#: the search's budget when the spec sets no time limit (it usually ends well before)
+RISK_SEARCH_SECONDS = 2.0
+#: solver="auto" walks the whole box when it takes at most this many elementary steps
+RISK_WALK_WORK = 2e7
+
+
+def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = None,
+             on_incumbent: Callable[[Incumbent], None] | None = None,
+             cancel: threading.Event | None = None) -> ScoringSystem:
+    """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``)."""
+    from .fitting import NoSolutionError, check_card
+
+    ensure_compiled()  # once per process, before the clock starts
+    t0 = time.perf_counter()
+    prob = RiskProblem.from_spec(data, spec)
+    budget = RISK_SEARCH_SECONDS if spec.time_limit is None else spec.time_limit
+    walk = spec.solver == "enumerate" or (spec.solver == "auto" and walk_work(prob) <= RISK_WALK_WORK)
+    status, solver = "heuristic", "logistic search"
+    if walk:
+        card = walk_risk(prob, deadline=t0 + budget if spec.time_limit is not None else math.inf, cancel=cancel)
+        status, solver = "optimal", "enumeration"
+        if card is None:  # stopped before the end: fall back on the search, claim nothing
+            status, solver = "interrupted" if cancel is not None and cancel.is_set() else "time_limit", "logistic search"
+    bound = card.objective if status == "optimal" else None
+    if not walk or card is None:
+        def report(found: RiskCard) -> None:
+            if on_incumbent is not None:
+                on_incumbent(Incumbent(found.coefficients.copy(), found.intercept, found.objective, -math.inf,
+                                       time.perf_counter() - t0))
+        card = search_risk(prob, time_limit=max(budget - (time.perf_counter() - t0), 0.05), on_improve=report,
+                           cancel=cancel, warm=_warm(warm_start, data))
+        if card is not None and not (cancel is not None and cancel.is_set()):
+            bound, card = _bound(prob, spec, card, budget - (time.perf_counter() - t0), cancel)
+            if bound is not None and bound >= card.objective - 1e-9:
+                status, solver, bound = "optimal", "logistic search + cutting planes", card.objective
+    if card is None:
+        raise NoSolutionError("the risk-card search found no card that meets the spec's rules on features "
+                              "(require / at_least / needs); relax them or use solver='enumerate' on a small box")
+    if solver == "enumeration" and on_incumbent is not None:  # the walk reports its card once, proven
+        on_incumbent(Incumbent(card.coefficients.copy(), card.intercept, card.objective, card.objective,
+                               time.perf_counter() - t0))
+    result = _card(data, spec, prob, card, status, solver, time.perf_counter() - t0, bound)
+    problems = check_card(result, data, spec)
+    if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
+        raise RuntimeError(f"internal error: the risk card breaks {problems}")
+    return result
+
+
+def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,
+           cancel) -> tuple[float | None, RiskCard]:
+    """The cutting planes' lower bound on every card's objective in the time left (None: no
+    time), and the better of ``card`` and the optimal card the planes found, if they did."""
+    from ..solvers.risk_bound import risk_lower_bound
+
+    until_proven = spec.solver == "highs" and spec.time_limit is None and not spec.scale
+    if not until_proven and time_left < 0.05:
+        return None, card
+    start = np.append(card.coefficients, card.intercept) * card.t
+    bound, exact = risk_lower_bound(prob, [start, np.zeros(prob.n_features + 1)],
+                                    time_limit=math.inf if until_proven else time_left,
+                                    upper=card.objective, threads=spec.threads, cancel=cancel)
+    if exact is not None:
+        coefs, intercept = exact
+        loss = prob.loss.evaluate(coefs, intercept)
+        found = RiskCard(coefs, intercept, 1.0, loss, prob.objective(coefs, loss))
+        if found.objective < card.objective:
+            card = found
+    return (bound if math.isfinite(bound) else None), card
+
+
+def _warm(card: ScoringSystem | None, data: Dataset) -> np.ndarray | None:
+    if card is None:
+        return None
+    by_name = dict(zip(card.feature_names, card.coefficients))
+    return np.array([by_name.get(n, 0) for n in data.feature_names], dtype=float)
+
+
+def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status: str, solver: str,
+          elapsed: float, bound: float | None) -> ScoringSystem:
+    from ..solvers.base import relative_gap
+    from .fitting import _risk_rows
+
+    card = ScoringSystem(
+        data.feature_names, tuple(int(c) for c in found.coefficients), int(found.intercept),
+        positive=data.positive, negative=data.negative, status=status,
+        objective=found.objective, bound=bound, gap=None if bound is None else relative_gap(found.objective, bound),
+        solve_time=elapsed, solver=solver, spec=spec, binary=tuple(data.binary),
+        positive_name=data.positive_name, family="risk", multiplier=float(found.multiplier),
+        details={"C0": prob.C0.tolist(), "log_loss": found.loss, "n_rows": data.n_rows,
+                 "n_samples": data.n_samples},
+    )
+    labels = np.where(data.y == 1, data.positive, data.negative)
+    object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))
+    object.__setattr__(card, "risk", _risk_rows(card, data, labels))
+    return card

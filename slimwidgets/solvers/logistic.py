@@ -1,0 +1,461 @@
+"""Risk cards: find (and for small boxes prove) the card of least logistic loss + C0 * size.
+
+The model: integer points ``λ``, an integer intercept ``λ0`` and a real multiplier ``m >= 1``
+(``m = 1`` when the spec says ``scale=False``, RiskSLIM's model); the risk of a row is
+``1 / (1 + exp(-(λ0 + x . λ) / m))``.
+
+The search (:func:`search_risk`) is anytime and has three stages:
+
+1. **Supports, continuously.** A beam over supports: each support of the beam is grown by the
+   features whose loss gradient is steepest (within their allowed sign), every child is
+   fitted by coordinate Newton steps inside the box ``[lowest, highest allowed points]``
+   (``m >= 1`` means the logit of a point never exceeds its integer bound), and the best
+   ``beam`` children by loss survive to the next size.
+2. **Points, on a ladder of multipliers.** For a continuous fit ``β`` and each ``m`` on a
+   geometric ladder from 1 to where ``m β`` leaves the box, ``round(m β)`` starts an integer
+   coordinate descent that scans every allowed value of each point and the intercept with
+   the multiplier fixed (:meth:`~slimwidgets.core.losses.LogisticLoss.scan`), then lets the
+   multiplier move to its best value (a convex 1-D problem) and descends again.
+3. **Swaps.** Each feature of the best card is traded for each steep feature outside it;
+   a trade that lowers the objective is kept. It runs while time remains.
+
+The walk (:func:`walk_risk`) scores every card of a small box, each with its best multiplier,
+and is the only path that reports ``optimal``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..core.data import Dataset
+from ..core.losses import MIN_INVERSE_MULTIPLIER, LogisticLoss, coordinate_fit, sigmoid, softplus
+from ..core.spec import Spec
+
+__all__ = ["RiskProblem", "RiskCard", "search_risk", "walk_risk", "walk_work", "DEFAULT_RISK_C0"]
+
+#: RiskSLIM's default cost of a feature: a tie-breaker that prefers the smaller of two cards
+#: with the same loss; cap the size with ``max_size`` for sparse cards.
+DEFAULT_RISK_C0 = 1e-6
+BEAM = 10  # supports kept per size (FasterRisk's paper uses beams of about this width)
+CHILDREN = 10  # steepest features tried as the next member of each support
+LADDER = 12  # multipliers tried per continuous fit
+POLISHED = 3  # of those, how many (the best after plain rounding) get the integer descent
+
+
+@dataclass
+class RiskCard:
+    """An integer risk card: points, intercept, inverse multiplier ``t = 1/m`` and objective."""
+
+    coefficients: np.ndarray
+    intercept: int
+    t: float
+    loss: float
+    objective: float
+
+    @property
+    def multiplier(self) -> float:
+        return 1.0 / self.t
+
+
+@dataclass
+class RiskProblem:
+    """The spec read for the logistic family: allowed values, costs and support rules."""
+
+    loss: LogisticLoss
+    allowed: list[np.ndarray]  # sorted allowed points of each feature
+    C0: np.ndarray
+    intercepts: tuple[int, int]
+    max_size: int
+    scale: bool
+    constraints: list[tuple[str, frozenset, frozenset, int]] = field(default_factory=list)
+
+    @classmethod
+    def from_spec(cls, data: Dataset, spec: Spec) -> "RiskProblem":
+        names = list(data.feature_names)
+        c0 = DEFAULT_RISK_C0 if spec.C0 is None else spec.C0
+        allowed = [np.array(_allowed_values(spec, n), dtype=float) for n in names]
+        index = {n: j for j, n in enumerate(names)}
+        constraints = [(c.kind, frozenset(index[f] for f in c.features), frozenset(index[f] for f in c.targets), c.k)
+                       for c in spec.constraints]
+        return cls(
+            loss=LogisticLoss(data, spec.class_weights),
+            allowed=allowed,
+            C0=np.array([spec.penalties.get(n, c0) for n in names], dtype=float),
+            intercepts=_intercept_box(data, spec, allowed),
+            max_size=len(names) if spec.max_size is None else spec.max_size,
+            scale=spec.scale,
+            constraints=constraints,
+        )
+
+    @property
+    def n_features(self) -> int:
+        return len(self.allowed)
+
+    def t_max(self) -> float:
+        return 1.0
+
+    def partial_ok(self, support: frozenset) -> bool:
+        """No feature added later can repair a support that breaks this (size, at-most caps)."""
+        if len(support) > self.max_size:
+            return False
+        return all(len(support & f) <= k for kind, f, _, k in self.constraints if kind == "at_most")
+
+    def __post_init__(self) -> None:
+        self.required = frozenset(j for j, a in enumerate(self.allowed) if 0.0 not in a)
+
+    def complete_ok(self, support: frozenset) -> bool:
+        """Every rule on supports holds (with the points: zero not allowed means required)."""
+        if not self.partial_ok(support) or not self.required <= support:
+            return False
+        for kind, feats, targets, k in self.constraints:
+            if kind == "needs" and (support & feats) and not targets <= support:
+                return False
+            if kind == "at_least" and len(support & feats) < k:
+                return False
+        return True
+
+    def objective(self, coefficients: np.ndarray, loss: float) -> float:
+        return loss + float(self.C0[coefficients != 0].sum())
+
+
+def _allowed_values(spec: Spec, name: str) -> list[int]:
+    lo, hi = spec.feature_box(name)
+    values = [v for v in spec.values.get(name, range(lo, hi + 1)) if lo <= v <= hi]
+    if name in spec.require:
+        values = [v for v in values if v != 0]
+    return values
+
+
+# -- stage 1: supports, continuously ----------------------------------------------------------
+def _continuous_fit(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
+                    sweeps: int = 8) -> tuple[np.ndarray, float, float]:
+    """Coordinate Newton on the support (and intercept), each coordinate clipped to its box."""
+    L = prob.loss
+    beta = beta.copy()
+    sub = beta[support].astype(float)
+    lo = np.array([prob.allowed[j][0] for j in support], dtype=float)
+    hi = np.array([prob.allowed[j][-1] for j in support], dtype=float)
+    columns = np.ascontiguousarray(L.yX[:, support]) if support else np.zeros((L.y.size, 0))
+    b0, loss = coordinate_fit(columns, L.y, L.w, sub, float(b0), lo, hi, sweeps)
+    beta[support] = sub
+    return beta, b0, loss
+
+
+def _steepest(prob: RiskProblem, beta: np.ndarray, b0: float, support: list[int], count: int) -> list[int]:
+    """Features outside ``support`` whose loss falls fastest when their points leave 0 in an
+    allowed direction."""
+    L = prob.loss
+    u = L.y * (b0 + L.X[:, support] @ beta[support]) if support else L.y * b0
+    grad = -(L.w * sigmoid(-u)) @ L.yX  # d loss / d beta_j
+    gain = np.zeros(prob.n_features)
+    for j in range(prob.n_features):
+        if j in support:
+            continue
+        lo, hi = prob.allowed[j][0], prob.allowed[j][-1]
+        gain[j] = max(-grad[j] if hi > 0 else 0.0, grad[j] if lo < 0 else 0.0)
+    order = [int(j) for j in np.argsort(-gain) if gain[j] > 0 and j not in support]
+    return order[:count]
+
+
+def _seed_support(prob: RiskProblem) -> list[int]:
+    return [j for j in range(prob.n_features) if 0.0 not in prob.allowed[j]]
+
+
+def beam_supports(prob: RiskProblem, beam: int, children: int, deadline: float,
+                  stop) -> list[tuple[float, list[int], np.ndarray, float]]:
+    """Continuous fits (loss, support, beta, intercept) of every support the beam kept, all sizes."""
+    start = _seed_support(prob)
+    beta0 = np.zeros(prob.n_features)
+    for j in start:  # a required or locked feature starts at its allowed value nearest 0
+        beta0[j] = prob.allowed[j][np.argmin(np.abs(prob.allowed[j]))]
+    beta, b0, loss = _continuous_fit(prob, start, beta0, 0.0)
+    level = [(loss, start, beta, b0)]
+    kept = list(level)
+    seen = {frozenset(start)}
+    while level and len(level[0][1]) < prob.max_size and time.perf_counter() < deadline and not stop():
+        grown = []
+        for loss, support, beta, b0 in level:
+            if grown and stop():
+                break
+            for j in _steepest(prob, beta, b0, support, children):
+                key = frozenset(support + [j])
+                if key in seen or not prob.partial_ok(key):
+                    continue
+                seen.add(key)
+                grown.append(_continuous_fit(prob, support + [j], beta, b0, sweeps=4)[::-1] + (support + [j],))
+        if not grown:
+            break
+        grown.sort(key=lambda g: g[0])
+        level = [(g[0], g[3], g[2], g[1]) for g in grown[:beam]]
+        kept += level
+    return kept
+
+
+# -- stage 2: points on a ladder of multipliers ---------------------------------------------
+def _nearest(values: np.ndarray, x: float) -> float:
+    return float(values[np.argmin(np.abs(values - x))])
+
+
+def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
+    """Integer coordinate descent at fixed ``t``. The loss is convex along each coordinate, so
+    each point steps to a neighbouring allowed value (or to 0, when the support rules allow
+    dropping it) and keeps stepping that way while the objective falls; likewise the
+    intercept by +-1. Ends at a card no single such move improves."""
+    L = prob.loss
+    coefs = coefs.copy()
+    u = L.margins(coefs, b0)
+    penalty = float(prob.C0[coefs != 0].sum())
+    best = L.of_margins(u, t) + penalty
+    ilo, ihi = prob.intercepts
+    for _ in range(50):
+        improved = False
+        for j in [-1] + [int(j) for j in np.flatnonzero(coefs)]:
+            while True:  # a line search along coordinate j
+                if j < 0:
+                    targets = np.array([v for v in (b0 - 1, b0 + 1) if ilo <= v <= ihi], dtype=float)
+                    current = float(b0)
+                else:
+                    targets = _neighbours(prob, coefs, j)
+                    current = coefs[j]
+                if targets.size == 0:
+                    break
+                deltas = targets - current
+                extra = np.zeros(targets.size) if j < 0 else (
+                    np.where(targets != 0, prob.C0[j], 0.0) - (prob.C0[j] if current != 0 else 0.0))
+                values = L.scan(u, j, deltas, t) + penalty + extra
+                k = int(np.argmin(values))
+                if values[k] >= best - 1e-12:
+                    break
+                best, penalty = float(values[k]), penalty + float(extra[k])
+                u = u + deltas[k] * (L.y if j < 0 else L.yX[:, j])
+                improved = True
+                if j < 0:
+                    b0 = int(targets[k])
+                else:
+                    coefs[j] = targets[k]
+                    if coefs[j] == 0:
+                        break
+        if not improved:
+            break
+    return coefs, b0, best, u
+
+
+def _neighbours(prob: RiskProblem, coefs: np.ndarray, j: int) -> np.ndarray:
+    """The allowed values next to point j's value, across 0 too, and 0 itself when dropping
+    feature j keeps the support rules."""
+    values = prob.allowed[j]
+    k = int(np.searchsorted(values, coefs[j]))
+    out = set()
+    for step in (-1, 1):
+        i = k + step
+        while 0 <= i < values.size:
+            out.add(float(values[i]))
+            if values[i] != 0:
+                break
+            i += step  # a neighbour at 0 is a drop: also try the value beyond it
+    if 0.0 in out and not prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist()) - {j}):
+        out.discard(0.0)
+    if 0.0 in values and 0.0 not in out and prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist()) - {j}):
+        out.add(0.0)
+    return np.array(sorted(out))
+
+
+def _ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, rungs: int) -> np.ndarray:
+    """Multipliers from 1 to the largest that keeps every ``m * beta_j`` inside its box."""
+    if not (prob.scale and support):
+        return np.array([1.0])
+    room = [prob.allowed[j][-1] / beta[j] if beta[j] > 0 else prob.allowed[j][0] / beta[j]
+            for j in support if abs(beta[j]) > 1e-9]
+    top = max(1.0, min([r for r in room if r > 0], default=1.0))
+    return np.unique(np.geomspace(1.0, top, rungs)) if top > 1.0 else np.array([1.0])
+
+
+def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
+                     rungs: int, stop=lambda: False) -> RiskCard | None:
+    """The best integer card found from ``beta`` over a ladder of multipliers: every rung is
+    rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent."""
+    L = prob.loss
+    ilo, ihi = prob.intercepts
+    rounded = []
+    for m in _ladder(prob, support, beta, rungs):
+        coefs = np.zeros(prob.n_features)
+        for j in support:
+            coefs[j] = _nearest(prob.allowed[j], m * beta[j])
+        icpt = int(min(max(round(m * b0), ilo), ihi))
+        if not prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())):
+            continue
+        u = L.margins(coefs, icpt)
+        t, loss = L.best_inverse_multiplier(u, prob.t_max()) if prob.scale else (1.0, L.of_margins(u))
+        rounded.append((prob.objective(coefs, loss), coefs, icpt, t))
+    rounded.sort(key=lambda r: r[0])
+    best: RiskCard | None = None
+    for _, coefs, icpt, t in rounded[:POLISHED]:
+        for _ in range(4):  # alternate: points at fixed t, then the best t for those points
+            coefs, icpt, obj, u = _descend(prob, coefs, icpt, t)
+            if not prob.scale:
+                break
+            t_new, _ = L.best_inverse_multiplier(u, prob.t_max())
+            if abs(t_new - t) < 1e-9 * t:
+                break
+            t = t_new
+        loss = L.of_margins(u, t)
+        card = RiskCard(coefs, icpt, t, loss, prob.objective(coefs, loss))
+        if best is None or card.objective < best.objective - 1e-12:
+            best = card
+        if stop():
+            break
+    return best
+
+
+# -- the anytime search -----------------------------------------------------------------------
+def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
+                on_improve: Callable[[RiskCard], None] | None = None,
+                cancel: threading.Event | None = None, warm: np.ndarray | None = None) -> RiskCard | None:
+    """The best risk card the search finds within ``time_limit`` seconds (None: run to the end).
+
+    A first card comes from a greedy pass (a beam of one, a short ladder), then the full beam,
+    the full ladder and swaps improve it; every improvement goes to ``on_improve``.
+    Returns None only when no support meeting the spec's rules was found.
+    """
+    t0 = time.perf_counter()
+    deadline = math.inf if time_limit is None else t0 + time_limit
+    stop = lambda: (cancel is not None and cancel.is_set()) or time.perf_counter() > deadline  # noqa: E731
+    best: list[RiskCard | None] = [None]
+
+    def offer(card: RiskCard | None) -> None:
+        if card is not None and (best[0] is None or card.objective < best[0].objective - 1e-12):
+            best[0] = card
+            if on_improve is not None:
+                on_improve(card)
+
+    if warm is not None and prob.complete_ok(frozenset(np.flatnonzero(warm).tolist())):
+        support = [int(j) for j in np.flatnonzero(warm)]
+        beta, b0, _ = _continuous_fit(prob, support, warm.astype(float), 0.0)
+        offer(_round_on_ladder(prob, support, beta, b0, 4))
+    for beam, children, rungs in ((1, 1, 4), (BEAM, CHILDREN, LADDER)):
+        fits = beam_supports(prob, beam, children, deadline, stop)
+        fits = [f for f in fits if prob.complete_ok(frozenset(f[1]))]
+        # the best fit of each size (largest first), then the rest of the largest size's beam
+        by_size: dict[int, tuple] = {}
+        for f in sorted(fits, key=lambda f: f[0]):
+            by_size.setdefault(len(f[1]), f)
+        top = max(by_size, default=0)
+        order = sorted(by_size.values(), key=lambda f: -len(f[1])) + sorted(
+            (f for f in fits if len(f[1]) == top), key=lambda f: f[0])
+        done = set()
+        for loss, support, beta, b0 in order:
+            key = frozenset(support)
+            if key in done:
+                continue
+            done.add(key)
+            offer(_round_on_ladder(prob, support, beta, b0, rungs, stop))
+            if stop() and best[0] is not None:
+                return best[0]
+    if best[0] is not None:
+        _swaps(prob, best[0], offer, stop)
+    return best[0]
+
+
+def _swaps(prob: RiskProblem, card: RiskCard, offer, stop) -> None:
+    """Trade one feature of the best card for a steep one outside it, while that helps."""
+    improved = True
+    while improved and not stop():
+        improved = False
+        current = card
+        support = [int(j) for j in np.flatnonzero(current.coefficients)]
+        beta_now = current.coefficients * current.t
+        outside = _steepest(prob, beta_now, current.intercept * current.t, support, CHILDREN)
+        for out in support:
+            if 0.0 not in prob.allowed[out]:
+                continue  # required or locked
+            for inn in outside:
+                if stop():
+                    return
+                trial = [j for j in support if j != out] + [inn]
+                if not prob.complete_ok(frozenset(trial)):
+                    continue
+                beta = beta_now.copy()
+                beta[out] = 0.0
+                beta, b0, _ = _continuous_fit(prob, trial, beta, current.intercept * current.t, sweeps=6)
+                new = _round_on_ladder(prob, trial, beta, b0, LADDER, stop)
+                if new is not None and new.objective < current.objective - 1e-9:
+                    offer(new)
+                    card, improved = new, True
+                    break
+            if improved:
+                break
+
+
+# -- the walk: every card of a small box ------------------------------------------------------
+def _cards(prob: RiskProblem):
+    """Every points vector of the box that meets the support rules."""
+    for values in itertools.product(*prob.allowed):
+        coefs = np.array(values, dtype=float)
+        if prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())):
+            yield coefs
+
+
+def walk_work(prob: RiskProblem) -> float:
+    """Elementary steps of the walk (rows x cards x intercepts, x 60 with a free multiplier)."""
+    cards = math.prod(len(a) for a in prob.allowed)
+    intercepts = prob.intercepts[1] - prob.intercepts[0] + 1
+    return float(cards) * intercepts * prob.loss.X.shape[0] * (60 if prob.scale else 1)
+
+
+def walk_risk(prob: RiskProblem, deadline: float = math.inf,
+              cancel: threading.Event | None = None) -> RiskCard | None:
+    """The optimal card by scoring every card of the box, each intercept, each with its best
+    multiplier (bisection on the convex 1-D loss). None when stopped early (nothing proven)."""
+    L = prob.loss
+    intercepts = np.arange(prob.intercepts[0], prob.intercepts[1] + 1, dtype=float)
+    best: RiskCard | None = None
+    for coefs in _cards(prob):
+        if time.perf_counter() > deadline or (cancel is not None and cancel.is_set()):
+            return None
+        u = L.y[:, None] * (intercepts[None, :] + (L.X @ coefs)[:, None])  # rows x intercepts
+        t = _best_t_columns(L.w, u) if prob.scale else np.ones(intercepts.size)
+        losses = L.w @ softplus(-t[None, :] * u)
+        k = int(np.argmin(losses))
+        card = RiskCard(coefs, int(intercepts[k]), float(t[k]), float(losses[k]), prob.objective(coefs, float(losses[k])))
+        if best is None or card.objective < best.objective - 1e-12:
+            best = card
+    return best
+
+
+def _best_t_columns(w: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Per column of margins, the t in [MIN_INVERSE_MULTIPLIER, 1] of least loss (bisection)."""
+    def slope(t):
+        return -(w @ (u * sigmoid(-t[None, :] * u)))
+
+    lo = np.full(u.shape[1], MIN_INVERSE_MULTIPLIER)
+    hi = np.ones(u.shape[1])
+    at_top = slope(hi) <= 0
+    at_bottom = slope(lo) >= 0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        up = slope(mid) > 0
+        hi = np.where(up, mid, hi)
+        lo = np.where(up, lo, mid)
+    t = 0.5 * (lo + hi)
+    return np.where(at_top, 1.0, np.where(at_bottom, MIN_INVERSE_MULTIPLIER, t))
+
+
+def _intercept_box(data: Dataset, spec: Spec, allowed: list[np.ndarray]) -> tuple[int, int]:
+    """The user's intercept box, else the decision cards' derived one (every intercept that
+    changes a prediction), never narrower than -100..100 (the log-odds of a risk card's total can
+    sit past every row's score)."""
+    from ..core.formulation import intercept_box
+
+    if spec.intercept_range is not None:
+        return int(spec.intercept_range[0]), int(spec.intercept_range[1])
+    lo = np.array([a.min() if len(a) else 0 for a in allowed], dtype=np.int64)
+    hi = np.array([a.max() if len(a) else 0 for a in allowed], dtype=np.int64)
+    low, high = intercept_box(spec, data.X, lo, hi, 1.0)
+    return min(low, -100), max(high, 100)
