@@ -447,30 +447,11 @@ def make_spec(
     max_fpr = _fraction(max_fpr, "max_fpr")
     min_tpr = _fraction(min_tpr, "min_tpr")
 
-    norm_signs: dict[str, str] = {}
-    for k, v in _mapping(signs, "signs").items():
-        if v in ("+", 1, "positive", "pos"):
-            norm_signs[k] = "+"
-        elif v in ("-", -1, "negative", "neg"):
-            norm_signs[k] = "-"
-        elif v in (None, "free", 0, ""):
-            continue
-        else:
-            raise ValueError(f"signs[{k!r}] must be '+', '-' or 'free', got {v!r}")
+    norm_signs = _signs(signs)
     norm_pen = {k: _nonneg(v, f"penalties[{k!r}]") for k, v in _mapping(penalties, "penalties").items()}
     exclude = _names(exclude, "exclude")
     require = _names(require, "require")
-    norm_values: dict[str, tuple[int, ...]] = {}
-    for k, v in _mapping(values, "values").items():
-        try:
-            items = sorted({_integer(x, f"values[{k!r}]") for x in v})
-        except TypeError as exc:
-            if "must be an integer" in str(exc):
-                raise
-            raise TypeError(f"values[{k!r}] must be a list of integers, got {v!r}") from None
-        if not items:
-            raise ValueError(f"values[{k!r}] is empty")
-        norm_values[k] = tuple(items)
+    norm_values = _value_sets(values)
     norm_lock = {k: _integer(v, f"lock[{k!r}]") for k, v in _mapping(lock, "lock").items()}
     norm_missing = {k: _integer(v, f"missing[{k!r}]") for k, v in _mapping(missing, "missing").items()}
     if any(m < 0 for m in norm_missing.values()):
@@ -486,33 +467,13 @@ def make_spec(
             raise ValueError("margin must be > 0 (a zero margin would let a zero score count as correct)")
     if zero_score not in ZERO_SCORES:
         raise ValueError(f"zero_score must be one of {ZERO_SCORES}, got {zero_score!r}")
-    if time_limit is not None:
-        time_limit = _nonneg(time_limit, "time_limit")
-        if time_limit == 0:
-            raise ValueError("time_limit must be > 0 (or None for no limit)")
-    gap = _fraction(gap, "gap") or 0.0
-    threads = _integer(threads, "threads")
-    if threads < 1:
-        raise ValueError("threads must be >= 1")
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    time_limit, gap, threads = _solver_options(time_limit, gap, threads, solver)
 
     norm_tiers = _tiers(tiers)
     if norm_tiers and C0 is not None:
         raise ValueError("give C0 or tiers, not both: the first tier's cost is the cost of using a feature")
-    norm_groups: dict[str, tuple[str, ...]] = {}
-    owner: dict[str, str] = {}
-    for g, members in _mapping(groups, "groups").items():
-        items = _names(members, f"groups[{g!r}]")
-        if not items:
-            raise ValueError(f"groups[{g!r}] is empty")
-        if len(set(items)) != len(items):
-            raise ValueError(f"groups[{g!r}] lists a feature twice")
-        for n in items:
-            if n in owner:
-                raise ValueError(f"{n!r} is in two groups ({owner[n]!r} and {g!r}); groups must be disjoint")
-            owner[n] = g
-        norm_groups[str(g)] = items
+    norm_groups = _groups(groups)
+    owner = {n: g for g, members in norm_groups.items() for n in members}
     group_penalty = _nonneg(group_penalty, "group_penalty")
     rule_penalty = _nonneg(rule_penalty, "rule_penalty")
     if max_rules_per_group is not None:
@@ -542,6 +503,68 @@ def make_spec(
     _check_contradictions(spec)
     _check_loss(spec)
     return spec
+
+
+def _signs(signs: Any) -> dict[str, str]:
+    """``{feature: "+" or "-"}``; "free" (or None, 0, "") leaves a feature out."""
+    out: dict[str, str] = {}
+    for k, v in _mapping(signs, "signs").items():
+        if v in ("+", 1, "positive", "pos"):
+            out[k] = "+"
+        elif v in ("-", -1, "negative", "neg"):
+            out[k] = "-"
+        elif v not in (None, "free", 0, ""):
+            raise ValueError(f"signs[{k!r}] must be '+', '-' or 'free', got {v!r}")
+    return out
+
+
+def _value_sets(values: Any) -> dict[str, tuple[int, ...]]:
+    """``{feature: sorted distinct allowed points}``, each set non-empty."""
+    out: dict[str, tuple[int, ...]] = {}
+    for k, v in _mapping(values, "values").items():
+        try:
+            items = sorted({_integer(x, f"values[{k!r}]") for x in v})
+        except TypeError as exc:
+            if "must be an integer" in str(exc):
+                raise
+            raise TypeError(f"values[{k!r}] must be a list of integers, got {v!r}") from None
+        if not items:
+            raise ValueError(f"values[{k!r}] is empty")
+        out[k] = tuple(items)
+    return out
+
+
+def _solver_options(time_limit: Any, gap: Any, threads: Any, solver: Any) -> tuple[float | None, float, int]:
+    """The checked time limit, gap and thread count (and a known solver name)."""
+    if time_limit is not None:
+        time_limit = _nonneg(time_limit, "time_limit")
+        if time_limit == 0:
+            raise ValueError("time_limit must be > 0 (or None for no limit)")
+    gap = _fraction(gap, "gap") or 0.0
+    threads = _integer(threads, "threads")
+    if threads < 1:
+        raise ValueError("threads must be >= 1")
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    return time_limit, gap, threads
+
+
+def _groups(groups: Any) -> dict[str, tuple[str, ...]]:
+    """``{group: members}``: non-empty, no feature twice, no feature in two groups."""
+    out: dict[str, tuple[str, ...]] = {}
+    owner: dict[str, str] = {}
+    for g, members in _mapping(groups, "groups").items():
+        items = _names(members, f"groups[{g!r}]")
+        if not items:
+            raise ValueError(f"groups[{g!r}] is empty")
+        if len(set(items)) != len(items):
+            raise ValueError(f"groups[{g!r}] lists a feature twice")
+        for n in items:
+            if n in owner:
+                raise ValueError(f"{n!r} is in two groups ({owner[n]!r} and {g!r}); groups must be disjoint")
+            owner[n] = g
+        out[str(g)] = items
+    return out
 
 
 def _check_loss(spec: Spec) -> None:

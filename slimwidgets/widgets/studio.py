@@ -156,13 +156,23 @@ class Studio(W.VBox):
         self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
                                      sample_weight=sample_weight, validation=validation, holdout=holdout,
                                      random_state=random_state, start=False, **options)
+        self._build_controls()
+        self._build_feature_panel()
+        self._build_toolbar()
+        self._build_views()
         c = self.controller
-        names = c.data.feature_names
-        s = c.spec
+        super().__init__(self._arrange(len(c.data.feature_names)))
+        self.add_class("sw-studio")
+        self._refresh_charts()
+        c.subscribe(self._on_event)
+        c.set_spec(c.spec)
+
+    def _build_controls(self) -> None:
+        """The global controls: FPR cap, TPR floor, size, C0, points range, time limit."""
+        s = self.controller.spec
+        names = self.controller.data.feature_names
         style = {"description_width": "88px"}
         wide = _grow("320px", "260px", "460px")
-
-        # -- global controls -------------------------------------------------------------------
         self.fpr_slider = W.FloatSlider(value=0.2 if s.max_fpr is None else s.max_fpr, min=0.0, max=1.0, step=0.01,
                                         description="max FPR", readout_format=".0%", continuous_update=True,
                                         disabled=s.max_fpr is None, style=style, layout=wide)
@@ -197,12 +207,14 @@ class Studio(W.VBox):
         self.range_slider.observe(self._on_range, "value")
         self.time_text.observe(self._on_time, "value")
 
-        # -- feature panel -------------------------------------------------------------------------
+    def _build_feature_panel(self) -> None:
+        """One row per feature: use, sign, penalty, points range (the grid's columns are in card.css)."""
+        c = self.controller
         self.feature_rows: dict[str, dict[str, W.Widget]] = {}
         cells: list[W.Widget] = [W.HTML(f"<b>{h}</b>") for h in ("feature", "use", "sign", "penalty", "points range")]
         for head in cells:
             head.add_class("sw-fhead")  # sticky while the panel scrolls (card.css)
-        for name in names:
+        for name in c.data.feature_names:
             f = c.feature(name)
             row = {
                 "use": W.Dropdown(options=["auto", "exclude", "require"], value=f.use, layout=_cell()),
@@ -227,7 +239,8 @@ class Studio(W.VBox):
             grid_gap="1px 4px", max_height="300px", overflow="auto", padding="0 2px 2px"))
         self.feature_panel.add_class("sw-features")
 
-        # -- toolbar: undo / redo / export -------------------------------------------------------------
+    def _build_toolbar(self) -> None:
+        """Undo, redo and export, and the line where actions say what they did."""
         self.undo_button = W.Button(description="undo", icon="undo", layout=_fixed())
         self.redo_button = W.Button(description="redo", icon="repeat", layout=_fixed())
         self.undo_button.on_click(lambda _: self.undo())
@@ -247,7 +260,8 @@ class Studio(W.VBox):
         self.message = W.HTML("")
         self.message.add_class("sw-message")
 
-        # -- views ---------------------------------------------------------------------------------
+    def _build_views(self) -> None:
+        """The card and the two charts (anywidget views of js/src)."""
         self.card_view = CardView()
         self.card_view.add_class("sw-card-view")
         self.card_view.observe(self._on_request, "request")
@@ -257,12 +271,6 @@ class Studio(W.VBox):
         self.path_view.add_class("sw-path")
         self.roc_view.observe(self._on_click, "clicked")
         self.path_view.observe(self._on_click, "clicked")
-
-        super().__init__(self._arrange(len(names)))
-        self.add_class("sw-studio")
-        self._refresh_charts()
-        c.subscribe(self._on_event)
-        c.set_spec(c.spec)
 
     def _arrange(self, n_features: int) -> list[W.Widget]:
         """The studio's rows, card first: the status line and the card at the top left with the
