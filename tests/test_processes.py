@@ -115,7 +115,10 @@ def test_a_child_whose_parent_was_killed_exits_silently():
         threading.Thread(target=lambda: sw.fit(X, y, C0=0.001, time_limit=600, cancel=threading.Event(),
                                                on_incumbent=lambda inc: None, on_bound=lambda b: first.set()),
                          daemon=True).start()
-        first.wait(120)  # HiGHS in a child is streaming bounds to this process
+        first.wait(120)  # a bound has come (from the scan, or HiGHS in a child)
+        end = time.monotonic() + 240
+        while not worker._live and time.monotonic() < end:  # the scan gives up; a child takes over
+            time.sleep(0.05)
         print("PIDS", *[c.process.pid for c in worker._live], flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
     """)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())

@@ -260,7 +260,7 @@ def solve_by_scan(
     >>> form = build_formulation(prepare_data(X, [1, 1, -1, -1, 1], warn=False), sw.make_spec(C0=0.05))
     >>> result = solve_by_scan(form, np.inf, None)
     >>> result.status, result.coefficients.tolist()
-    ('optimal', [2, 0])
+    ('optimal', [1, 0])
     """
     proof = _ScanProof(form, upper, start, time_left, cancel, on_incumbent)
     return proof.run(limits)

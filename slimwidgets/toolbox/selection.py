@@ -103,7 +103,7 @@ def fit_cv(
     >>> y = ((X.a + X.b + rng.integers(0, 2, 80)) >= 2).astype(int)
     >>> card = fit_cv(X, y, max_size=[1, 2, 3], cv=4)
     >>> card.details["cv"]["chosen"], card.points
-    ({'max_size': 2}, {'a': 2, 'b': 2})
+    ({'max_size': 2}, {'a': 1, 'b': 1})
     >>> [round(c["test_error"], 4) for c in card.details["cv"]["candidates"]]
     [0.225, 0.1875, 0.225]
     >>> print(next(line for line in card.to_text().splitlines() if line.startswith("CV")))
