@@ -1,13 +1,15 @@
 """Every way of finding or proving a card, each handing back a :class:`~.base.SolveResult`.
 
-========================  =================================================================
-``search``                anytime local search (compiled kernels in ``_kernels``)
-``pools``                 exact MIPs on small pools of features (a primal heuristic)
-``exhaustive``            the walk: every card of a small box, exactly (a proof)
-``decomposition``         the proof by model size: the walk, then one MIP per larger size
-``mip``                   one MIP over the whole box: HiGHS (``highs``, in a killable child
-                          process via ``worker`` when it may be cancelled) or CBC (``cbc``)
-========================  =================================================================
+- ``search``: anytime local search (compiled kernels in ``_kernels``).
+- ``pools``: exact MIPs on small pools of features (a primal heuristic).
+- ``exhaustive``: the walk, every card of a small box, exactly (a proof).
+- ``scan``: the support scan, whole supports discarded on a cell floor, survivors walked (a proof).
+- ``decomposition``: the proof by model size, the walk and then one MIP per larger size.
+- ``lexicographic``: under one cap, the best TPR (or FPR) proven first.
+- ``polish``: among cards of the returned objective, the one with the widest margin.
+- ``mip``: one MIP over the whole box, HiGHS (``highs``, in a killable child process via
+  ``worker`` when it may be cancelled) or CBC (``cbc``).
+- ``logistic`` and ``risk_bound``: risk cards' anytime search and cutting-plane bounds.
 """
 
 from .base import Incumbent, SolveResult, SolverError, relative_gap
