@@ -20,6 +20,7 @@ them at once. The threads hold only weak references to their owner's callback.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 import weakref
@@ -35,6 +36,22 @@ def _weak(fn: Callable) -> Callable[[], Callable | None]:
     if hasattr(fn, "__self__") and hasattr(fn, "__func__"):
         return weakref.WeakMethod(fn)
     return lambda: fn
+
+
+#: workers with a thread, closed when the interpreter exits (see _close_all)
+_open: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
+
+
+def _close_all(timeout: float = 2.0) -> None:
+    """At exit, stop every worker's running solve and let its thread end, for up to ``timeout``
+    seconds in all: a daemon thread still inside compiled code (a scikit-learn fit for a start)
+    when the interpreter finalizes can abort the process instead of letting it exit."""
+    end = time.monotonic() + timeout
+    for worker in list(_open):
+        worker.close(timeout=max(0.0, end - time.monotonic()))
+
+
+atexit.register(_close_all)
 
 
 class _Worker:
@@ -78,6 +95,7 @@ class _Worker:
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
             self._thread.start()
+            _open.add(self)
 
 
 class SolveScheduler(_Worker):
