@@ -46,15 +46,18 @@ export function padlock(locked) {
 
 /**
  * The status line: the headline in the user's units, amber when its level is "warn", and the
- * solver's own figures (objective, bound, gap) folded away in a details element.
+ * solver's own figures (objective, bound, gap) folded away in a details element. The dot is green
+ * whenever what the line calls best is proven, even if the solve stopped at a limit or work goes
+ * on in the background (a proven best TPR under a cap): amber is kept for warnings.
  */
 export function statusLine(status) {
   const s = status || {};
   const state = s.state || "idle";
   const warn = s.level === "warn";
+  const proven = Boolean(s.proven) && !warn;
   const details = detailLines(s.details);
   const line = el("div", {
-    class: `sw-status sw-${STATE_CLASS[state] || "idle"}${warn ? " sw-warn" : ""}`, "data-state": state,
+    class: `sw-status sw-${STATE_CLASS[state] || "idle"}${warn ? " sw-warn" : ""}${proven ? " sw-proven" : ""}`, "data-state": state,
     "data-level": s.level || null,
   },
   el("span", { class: "sw-dot", "aria-hidden": "true" }),

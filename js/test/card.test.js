@@ -212,6 +212,17 @@ describe("the status line", () => {
     expect(line.classList.contains("sw-warn")).toBe(false);
     expect(line.querySelector("details")).toBeNull();
   });
+  it("has a green dot only when what it calls best is proven, and never amber without a warning", () => {
+    const proven = statusLine({ state: "time_limit", headline: "TPR 80 % at FPR 10 % · proven best under this cap",
+      level: "ok", proven: true });
+    expect(proven.classList.contains("sw-proven")).toBe(true);
+    expect(proven.classList.contains("sw-warn")).toBe(false);
+    const open = statusLine({ state: "time_limit", headline: "TPR 80 % at FPR 10 % · best possible ≤ 90 % (proven)",
+      level: "ok", proven: false });
+    expect(open.classList.contains("sw-proven")).toBe(false);
+    const warned = statusLine({ state: "optimal", level: "warn", proven: true, warning: "no patient reaches the threshold" });
+    expect(warned.classList.contains("sw-proven")).toBe(false);
+  });
   it("reads details as text, a list or pairs", () => {
     expect(detailLines("a")).toEqual(["a"]);
     expect(detailLines(["a", 2])).toEqual(["a", "2"]);
