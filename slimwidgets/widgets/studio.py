@@ -26,7 +26,7 @@ from ..core.spec import Spec
 from . import charts
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
 
-__all__ = ["Studio", "CardView", "ChartView", "card_payload"]
+__all__ = ["Studio", "CardView", "ChartView", "card_payload", "risk_payload"]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -69,7 +69,17 @@ def _finite(v: float) -> float | None:
 
 
 def _metrics_text(which: str, m) -> str:
+    if m.auc is not None:  # a risk card: how well its risks fit and how it ranks
+        return f"{which}: log-loss {m.log_loss:.4f} · AUC {m.auc:.3f}"
     return f"{which}: error {_pct(m.error)} · TPR {_pct(m.tpr)} · FPR {_pct(m.fpr)}"
+
+
+def risk_payload(controller: Controller) -> list[dict] | None:
+    """The risk table of a risk card as the card view draws it (None for a decision card)."""
+    table = controller.risk_table()
+    if table is None:
+        return None
+    return charts.records(table, list(table.columns))
 
 
 _ids = itertools.count(1)
@@ -121,7 +131,8 @@ def card_payload(controller: Controller) -> dict | None:
         [_metrics_text("train", m)] + ([] if v is None else [_metrics_text("validation", v)])
         + [f"{m.size} feature{'s' if m.size != 1 else ''}"])
     # train and held-out figures side by side, for a view that draws them as a table
-    table = [{"set": which, **{k: _finite(getattr(x, k)) for k in ("error", "tpr", "fpr", "n")}}
+    measures = ("error", "tpr", "fpr", "n") if card.family != "risk" else ("log_loss", "auc", "n")
+    table = [{"set": which, **{k: _finite(getattr(x, k)) for k in measures}}
              for which, x in (("train", m), ("validation", v)) if x is not None]
     previous = card.spec is not None and card.spec.key() != spec.key()
     return {
@@ -130,6 +141,7 @@ def card_payload(controller: Controller) -> dict | None:
         "rows": rows, "metrics_text": metrics, "cost_text": cost_text, "spec_text": describe_spec(card.spec),
         "metrics": table, "editable": True, "is_previous": previous, "status": card.status,
         "max_fpr": None if card.spec is None else card.spec.max_fpr,
+        "family": "risk" if card.family == "risk" else "decision", "risk_table": risk_payload(controller),
     }
 
 
@@ -157,6 +169,7 @@ class Studio(W.VBox):
                                      sample_weight=sample_weight, validation=validation, holdout=holdout,
                                      random_state=random_state, start=False, **options)
         self._build_controls()
+        self._build_family_switch()
         self._build_feature_panel()
         self._build_toolbar()
         self._build_views()
@@ -206,6 +219,39 @@ class Studio(W.VBox):
         self.c0_text.observe(self._on_c0, "value")
         self.range_slider.observe(self._on_range, "value")
         self.time_text.observe(self._on_time, "value")
+
+    def _build_family_switch(self) -> None:
+        """Decision cards or risk cards, and the line that says which controls the family sets aside."""
+        self.family_toggle = W.ToggleButtons(options=[("decision card", "decision"), ("risk card", "risk")],
+                                             value=self.controller.family, layout=_fixed(),
+                                             tooltips=["predict a class: points and a threshold",
+                                                       "predict a risk per total score (logistic loss)"],
+                                             style={"button_width": "auto"})
+        self.family_toggle.add_class("sw-family")
+        self.family_note = W.HTML("", layout=_grow("240px"))
+        self.family_note.add_class("sw-family-note")
+        self.family_toggle.observe(self._on_family, "value")
+
+    def _on_family(self, change) -> None:
+        if not self._syncing:
+            self._guard(self.controller.set_family, change["new"])
+
+    def _family_controls(self) -> None:
+        """Disable the controls the current family refuses, and say why (under the UI lock)."""
+        c = self.controller
+        refused = set(c.refused_controls())
+        pairs = {"max_fpr": (self.fpr_slider, self.fpr_none, "max FPR"),
+                 "min_tpr": (self.tpr_slider, self.tpr_none, "min TPR")}
+        names = []
+        for option, (slider, none, label) in pairs.items():
+            none.disabled = option in refused
+            if option in refused:
+                slider.disabled = True
+                names.append(label)
+        self.family_toggle.value = c.family
+        self.family_note.value = "" if not names else (
+            f"<span class='sw-family-why'>{html.escape(' and '.join(names))}: decision cards only "
+            f"(not available for risk cards yet)</span>")
 
     def _build_feature_panel(self) -> None:
         """One row per feature: use, sign, penalty, points range (the grid's columns are in card.css)."""
@@ -281,7 +327,8 @@ class Studio(W.VBox):
                       min_width="0", grid_gap="14px 16px")
         top = _row([self.card_view, charts], "sw-top", align_items="flex-start", grid_gap="8px 16px")
         pair = {"flex": "1 1 360px", "max_width": "560px", "flex_flow": "row nowrap"}
-        controls = _row([_row([self.fpr_slider, self.fpr_none], "sw-pair", **pair),
+        family = _row([self.family_toggle, self.family_note], "sw-family-row", flex="1 1 100%", grid_gap="2px 10px")
+        controls = _row([family, _row([self.fpr_slider, self.fpr_none], "sw-pair", **pair),
                          _row([self.tpr_slider, self.tpr_none], "sw-pair", **pair),
                          _row([self.size_slider, self.size_none], "sw-pair", **pair),
                          self.range_slider, self.c0_text, self.time_text], "sw-controls", grid_gap="2px 16px")
@@ -332,7 +379,7 @@ class Studio(W.VBox):
             return
         self._closed = True
         self.controller.close()
-        widgets = [self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
+        widgets = [self.family_toggle, self.family_note, self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
                    self.c0_text, self.range_slider, self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
                    self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel]
         for row in self.feature_rows.values():
@@ -503,16 +550,40 @@ class Studio(W.VBox):
     def _refresh_charts(self) -> None:
         with self._ui_lock:
             f = self.chart_frames()
-            if not self.roc_view.spec:  # the structure never changes: build the charts once
-                held_out = self.controller.validation is not None
-                self.roc_view.spec, _ = charts.split_datasets(
-                    charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out))
-                self.path_view.spec, _ = charts.split_datasets(charts.sparsity_chart(f["path"], f["card"], held_out=held_out))
-            roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
-            path_data = charts.sparsity_datasets(f["path"], f["card"])
-            for view, data in ((self.roc_view, roc_data), (self.path_view, path_data)):
-                if view.datasets != data:
-                    view.datasets = data
+            risk = self._card_family() == "risk"
+            if risk:
+                roc_data = charts.risk_roc_datasets(f["roc"], f["card"])
+                path_data = charts.sparsity_datasets(f["path"], f["card"], "log_loss")
+            else:
+                roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
+                path_data = charts.sparsity_datasets(f["path"], f["card"])
+            specs = None
+            if getattr(self, "_charts_for", None) != risk:  # the structure changes only with the family
+                self._charts_for = risk
+                specs = self._chart_specs(f, risk)
+            for i, (view, data) in enumerate(((self.roc_view, roc_data), (self.path_view, path_data))):
+                with view.hold_sync():  # a new structure arrives with its own rows
+                    if specs is not None:
+                        view.spec = specs[i]
+                    if view.datasets != data:
+                        view.datasets = data
+
+    def _card_family(self) -> str:
+        """The family the charts draw: the card's on screen (the spec's while there is none)."""
+        card = self.controller.card
+        if card is None:
+            return self.controller.family
+        return "risk" if card.family == "risk" else "decision"
+
+    def _chart_specs(self, f: dict[str, pd.DataFrame], risk: bool) -> tuple[dict, dict]:
+        held_out = self.controller.validation is not None
+        if risk:
+            roc = charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out)
+            path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out, measure="log_loss")
+        else:
+            roc = charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out)
+            path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out)
+        return charts.split_datasets(roc)[0], charts.split_datasets(path)[0]
 
     def _sync_controls(self) -> None:
         """Show the current spec in every control (after undo, redo, load, or a refused value)."""
@@ -536,6 +607,7 @@ class Studio(W.VBox):
                 self.range_slider.value = tuple(s.coef_range)
                 if s.time_limit is not None:
                     self.time_text.value = s.time_limit
+                self._family_controls()
                 for name, row in self.feature_rows.items():
                     f = self.controller.feature(name)
                     row["use"].value = f.use

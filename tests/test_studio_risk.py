@@ -1,0 +1,117 @@
+"""Risk cards in the studio (issue #13 item 6): the family switch, the risk table, the card's
+own ROC and the background plan, with real solves on small data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import slimwidgets as sw
+from slimwidgets.toolbox.risk import wilson_interval
+from slimwidgets.widgets.controller import _PROBES
+from slimwidgets.widgets.studio import Studio, card_payload
+from test_studio import make, settle, small  # noqa: F401 (fixtures)
+
+
+def test_refused_controls_are_what_make_spec_refuses(make):
+    c = make(max_size=3)
+    settle(c)
+    for family, loss in (("decision", "zero_one"), ("risk", "logistic")):
+        refused = set(c.refused_controls(family))
+        for name, value in _PROBES.items():
+            try:
+                sw.make_spec(loss=loss, **{name: value})
+                accepted = True
+            except ValueError:
+                accepted = False
+            assert accepted == (name not in refused), (family, name)
+    assert c.refused_controls("decision") == []
+
+
+def test_switch_sets_aside_what_risk_cards_refuse_and_is_one_undo_step(make, small):
+    c = make(max_fpr=0.2, max_size=3)
+    settle(c)
+    decision = c.card
+    c.set_family("risk")
+    assert "set aside max FPR 20 %" in c.notice and "restores" in c.notice
+    settle(c)
+    card = c.card
+    assert c.family == "risk" and c.spec.loss == "logistic" and c.spec.max_fpr is None and c.spec.max_size == 3
+    assert card.family == "risk" and sw.check_card(card, c.data, c.spec) == []
+    assert "log-loss" in c.status.text and "AUC" in c.status.text and "size cost" not in c.status.text
+    assert c.undo() and c.card is decision and c.spec.max_fpr == 0.2 and c.spec.loss == "zero_one"
+    assert c.redo() and c.card is card
+    c.set_family("decision")  # back: the cap comes back, said so
+    assert "restored max FPR 20 %" in c.notice and c.spec.max_fpr == 0.2
+    settle(c)
+    assert c.card.family == "slim" and c.card.train_metrics.fpr <= 0.2 + 1e-12
+
+
+def test_a_refused_switch_changes_nothing(make):
+    c = make(max_size=3)
+    settle(c)
+    before = (c.spec, c.card)
+    with pytest.raises(ValueError, match="family must be one of"):
+        c.set_family("bayesian")
+    assert (c.spec, c.card) == before
+
+
+def test_risk_table_matches_a_count_from_the_rows(make, small):
+    X, y = small
+    c = make(max_size=3, holdout=0.3, random_state=1, loss="logistic")
+    settle(c)
+    card, table = c.card, c.risk_table()
+    for which, data in (("train", c.data), ("val", c.validation)):
+        scores = data.X @ np.asarray(card.coefficients, dtype=float)
+        for _, row in table.iterrows():
+            at = scores == row["score"]
+            n, events = data.weight[at].sum(), data.weight[at & (data.y == 1)].sum()
+            if n == 0:
+                assert np.isnan(row[f"{which}_count"])
+                continue
+            lo, hi = wilson_interval(events, n)
+            assert (row[f"{which}_count"], row[f"{which}_events"]) == (n, events)
+            assert row[f"{which}_lower"] == pytest.approx(float(lo)) and row[f"{which}_upper"] == pytest.approx(float(hi))
+    assert np.allclose(table["predicted"], card.predicted_risk(table["score"]))
+    assert card_payload(c)["risk_table"][0]["score"] == table["score"].iloc[0]
+
+
+def test_risk_card_roc_and_auc_train_and_held_out(make):
+    c = make(max_size=3, holdout=0.3, random_state=2, loss="logistic")
+    settle(c)
+    frames = c.chart_frames()
+    roc, point = frames["roc"], frames["card"].set_index("set")
+    assert set(roc["set"]) == {"train", "validation"}
+    for which in ("train", "validation"):
+        curve = roc[roc["set"] == which].sort_values(["fpr", "tpr"])
+        area = float(np.sum(np.diff(curve["fpr"]) * (curve["tpr"].to_numpy()[1:] + curve["tpr"].to_numpy()[:-1]) / 2))
+        assert area == pytest.approx(point.loc[which, "auc"])  # the drawn curve is the AUC's curve
+    assert frames["frontier"].empty  # no FPR-cap frontier for risk cards
+
+
+def test_background_for_risk_cards_solves_the_path_only(make):
+    c = make(max_size=3, loss="logistic")
+    settle(c)
+    kinds = {kind for kind, _, _ in c._plan(c.spec)}
+    assert kinds == {"size"}
+    assert {kind for kind, _, _ in c._plan(c.spec.replace(loss="zero_one"))} == {"fpr", "size"}
+
+
+def test_studio_switch_disables_refused_controls_with_a_reason(small):
+    st = Studio(*small, max_fpr=0.2, max_size=3, coef_range=(-3, 3), time_limit=1.0, frontier=False)
+    try:
+        st.wait(300)
+        assert not st.fpr_none.disabled and st.family_note.value == ""
+        st.family_toggle.value = "risk"
+        st.wait(300)
+        assert st.spec.loss == "logistic" and st.fpr_slider.disabled and st.fpr_none.disabled
+        assert st.tpr_slider.disabled and "decision cards only" in st.family_note.value
+        assert "set aside max FPR 20 %" in st.message.value
+        payload = st.card_view.card
+        assert payload["family"] == "risk" and payload["risk_table"] and "auc" in payload["metrics"][0]
+        assert "risk_roc" in st.roc_view.datasets and st.roc_view.datasets["auc"][0]["text"].startswith("AUC train")
+        st.undo()
+        assert st.family_toggle.value == "decision" and not st.fpr_slider.disabled and st.family_note.value == ""
+        assert "frontier" in st.roc_view.datasets and st.card_view.card["risk_table"] is None
+    finally:
+        st.close()
