@@ -41,10 +41,11 @@ def test_switch_sets_aside_what_risk_cards_refuse_and_is_one_undo_step(make, sma
     assert "log-loss" in c.status.text and "AUC" in c.status.text and "size cost" not in c.status.text
     assert c.undo() and c.card is decision and c.spec.max_fpr == 0.2 and c.spec.loss == "zero_one"
     assert c.redo() and c.card is card
+    assert c.set_aside_text() == "max FPR 20 %"
     c.set_family("decision")  # back: the cap comes back, said so
     assert "restored max FPR 20 %" in c.notice and c.spec.max_fpr == 0.2
     settle(c)
-    assert c.card.family == "slim" and c.card.train_metrics.fpr <= 0.2 + 1e-12
+    assert c.card.family == "slim" and c.card.train_metrics.fpr <= 0.2 + 1e-12 and c.set_aside_text() == ""
 
 
 def test_a_refused_switch_changes_nothing(make):
@@ -106,6 +107,7 @@ def test_studio_switch_disables_refused_controls_with_a_reason(small):
         st.wait(300)
         assert st.spec.loss == "logistic" and st.fpr_slider.disabled and st.fpr_none.disabled
         assert st.tpr_slider.disabled and "decision cards only" in st.family_note.value
+        assert "set aside: max FPR 20 %, restored when you switch back" in st.family_note.value
         assert "set aside max FPR 20 %" in st.message.value
         payload = st.card_view.card
         assert payload["family"] == "risk" and payload["risk_table"] and "auc" in payload["metrics"][0]

@@ -388,6 +388,12 @@ def _observed(card: ScoringSystem, data: Dataset) -> pd.DataFrame:
     return table[["count", "events", "rate", "lower", "upper"]]
 
 
+def _options_text(spec: Spec, names: Mapping[str, str]) -> str:
+    """``"max FPR 20 %, margin"``: the options ``names`` ({field: fallback label}) as ``spec`` sets them."""
+    items = _spec_items(spec)
+    return ", ".join(" ".join(items[n]) if n in items else label for n, label in names.items())
+
+
 def _default(name: str) -> Any:
     """The value of the spec field ``name`` when it is not set."""
     f = next(f for f in fields(Spec) if f.name == name)
@@ -745,19 +751,25 @@ class Controller:
         if family == self.family:
             return s
         refused = refused_options(replace(s, loss=FAMILY_LOSS[family]))
-        items = _spec_items(s)
         aside = {name: getattr(s, name) for name in refused}
-        words = [" ".join(items[n]) if n in items else label for n, label in refused.items()]
         restore = {n: v for n, v in self._set_aside.items() if getattr(s, n) == _default(n) and n not in refused}
         spec = s.replace(loss=FAMILY_LOSS[family], **{n: _default(n) for n in refused}, **restore)
-        notice = f"{family} cards: " + ("; ".join(filter(None, [
-            f"set aside {', '.join(words)} (not available for {family} cards yet; switching back restores "
-            f"{'them' if len(words) > 1 else 'it'})" if words else "",
-            f"restored {', '.join(' '.join(_spec_items(spec)[n]) for n in restore if n in _spec_items(spec))}"
-            if restore else ""])) or "every setting carries over")
-        self.set_spec(spec, notice=notice)
-        self._set_aside = aside
+        parts = [f"set aside {_options_text(s, refused)} (not available for {family} cards yet; "
+                 "switching back restores it)" if refused else "",
+                 f"restored {_options_text(spec, {n: n for n in restore})}" if restore else ""]
+        before, self._set_aside = self._set_aside, aside  # set first: the views read it on "spec"
+        try:
+            self.set_spec(spec, notice=f"{family} cards: " + ("; ".join(filter(None, parts)) or "every setting carries over"))
+        except BaseException:
+            self._set_aside = before
+            raise
         return spec
+
+    def set_aside_text(self) -> str:
+        """The options the last family switch set aside, as the "solved for" line names them
+        ("" when none is waiting: switched back, or set again since)."""
+        waiting = {n: n for n, v in self._set_aside.items() if getattr(self.spec, n) == _default(n)}
+        return _options_text(replace(self.spec, **{n: self._set_aside[n] for n in waiting}), waiting) if waiting else ""
 
     # -- undo / redo / load --------------------------------------------------------------------------
     @property

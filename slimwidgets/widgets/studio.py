@@ -249,9 +249,11 @@ class Studio(W.VBox):
                 slider.disabled = True
                 names.append(label)
         self.family_toggle.value = c.family
-        self.family_note.value = "" if not names else (
-            f"<span class='sw-family-why'>{html.escape(' and '.join(names))}: decision cards only "
-            f"(not available for risk cards yet)</span>")
+        aside = c.set_aside_text()
+        parts = ([f"{' and '.join(names)}: decision cards only (not available for risk cards yet)"] if names else []) \
+            + ([f"set aside: {aside}, restored when you switch back"] if aside else [])
+        self.family_note.value = "" if not parts else (
+            f"<span class='sw-family-why'>{html.escape(' · '.join(parts))}</span>")
 
     def _build_feature_panel(self) -> None:
         """One row per feature: use, sign, penalty, points range (the grid's columns are in card.css)."""

@@ -58,7 +58,8 @@ def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, k
         assert k.value("studio.spec.loss") == "logistic" and k.value("studio.scoring_system.family") == "risk"
         # the cap is set aside visibly, its controls disabled with the reason beside them
         assert "set aside max FPR 20 %" in page.inner_text(".sw-message")
-        assert "decision cards only" in page.inner_text(".sw-family-note")
+        note = page.inner_text(".sw-family-note")
+        assert "decision cards only" in note and "set aside: max FPR 20 %" in note
         assert page.locator(".sw-max-fpr-none input").is_disabled()
         status = page.inner_text(".sw-card-view .sw-status-text")
         assert "log-loss" in status and "AUC" in status and "held-out" in status
@@ -76,6 +77,9 @@ def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, k
             page.evaluate("() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})")
             page.wait_for_timeout(200)
             shot(page, f"risk-{width}-panel-open")
+            page.evaluate("() => document.querySelector('.sw-family-row').scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(200)
+            shot(page, f"risk-{width}-panel-open-controls")
         page.click(".sw-family button:has-text('decision card')")  # back: the cap comes back
         page.wait_for_function("() => !document.querySelector('.sw-risk-table')", timeout=120_000)
         assert k.value("studio.spec.max_fpr") == 0.2
