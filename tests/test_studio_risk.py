@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.datasets import load_demo
 from slimwidgets.toolbox.risk import wilson_interval
-from slimwidgets.widgets.controller import _PROBES
+from slimwidgets.widgets import charts
+from slimwidgets.widgets.controller import _PROBES, Controller
 from slimwidgets.widgets.studio import Studio, card_payload
 from test_studio import make, settle, small  # noqa: F401 (fixtures)
 
@@ -117,3 +119,32 @@ def test_studio_switch_disables_refused_controls_with_a_reason(small):
         assert "frontier" in st.roc_view.datasets and st.card_view.card["risk_table"] is None
     finally:
         st.close()
+
+
+def test_the_path_of_risk_cards_is_drawn_as_log_loss_by_size(small):
+    c = Controller(*small, loss="logistic", coef_range=(-3, 3), time_limit=0.5, max_path_size=2)
+    try:
+        settle(c)
+        assert c.wait_background(300)
+        path = c.path_points()
+        assert list(path["max_size"]) == [1, 2] and path["log_loss"].notna().all()
+        for _, row in path.iterrows():  # each point is the log-loss of the card solved for it
+            card = c._cache[row["key"]]
+            assert row["log_loss"] == pytest.approx(card.train_metrics.log_loss) and card.size <= row["max_size"]
+        best = charts.best_by_size(path, "log_loss")
+        for size, group in path.groupby("size"):
+            assert best.set_index("size").loc[size, "log_loss"] == group["log_loss"].min()
+    finally:
+        assert c.close()
+
+
+def test_the_cli_prints_log_loss_and_auc_for_a_risk_card(tmp_path, capsys):
+    from slimwidgets.cli import main
+
+    X, y = load_demo(n_features=4)
+    X.assign(Y=y).to_csv(tmp_path / "d.csv", index=False)
+    code = main(["fit", str(tmp_path / "d.csv"), "--target", "Y", "--loss", "logistic", "--coef-range", "-2:2",
+                 "--time-limit", "2"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "risk card · train log-loss" in out and "AUC" in out and "size cost" not in out

@@ -14,6 +14,11 @@ With held-out rows (``validation=(X_val, y_val)`` or ``holdout=0.25``) every car
 carries its validation metrics next to its training metrics, and the frontier
 and path carry both curves.
 
+Two card families: decision cards (``loss="zero_one"``) and risk cards
+(``loss="logistic"``), switched by :meth:`Controller.set_family`. For risk cards
+the background solves only the sparsity path (log-loss by size): the FPR-cap
+frontier compares decision cards, and a risk card's own ROC shows every threshold.
+
 Nothing is lost silently: a value that cannot be applied raises before anything
 changes; a spec that turns out infeasible keeps the previous card and settings
 on screen and names the clash; an action that had to change something else

@@ -157,6 +157,12 @@ class Studio(W.VBox):
     ``validation=(X_val, y_val)``, or ``holdout=0.25`` with ``random_state`` (a
     stratified split of ``X, y``), shows every card's held-out figures next to
     its training figures.
+
+    The switch above the controls chooses decision cards or risk cards
+    (``loss="logistic"``). A risk card shows its risk table (predicted risk per
+    total score beside the observed rates, train and held-out), its own ROC with
+    its AUC, and log-loss by size; controls risk cards cannot honour yet are
+    disabled, and what the switch set aside comes back when switching back.
     """
 
     def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
