@@ -148,3 +148,28 @@ def test_the_cli_prints_log_loss_and_auc_for_a_risk_card(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "risk card · train log-loss" in out and "AUC" in out and "size cost" not in out
+
+
+def test_an_edited_risk_card_says_its_cost_in_log_loss_and_auc(make):
+    c = make(max_size=3, loss="logistic")
+    settle(c)
+    solved = c.card
+    name, value = next((n, v) for n, v in zip(solved.feature_names, solved.coefficients) if v != 0)
+    edited = c.edit({name: value + (1 if value > 0 else -1)})  # away from zero: the same features
+    assert edited.family == "risk" and edited.multiplier == solved.multiplier
+    cost = c.edit_cost()
+    assert cost["log_loss"] == pytest.approx(edited.train_metrics.log_loss - solved.train_metrics.log_loss)
+    if solved.status == "optimal" and not sw.check_card(edited, c.data, c.spec):
+        assert cost["log_loss"] >= -1e-9  # the same size and multiplier: no edit beats a proven optimum
+    assert "log-loss" in c.status.text and "vs the solved card" in c.status.text and "error" not in c.status.text
+    assert card_payload(c)["cost_text"].startswith("edit vs the solved card: log-loss")
+
+
+def test_options_a_family_refuses_outside_the_controls_are_named_too(make):
+    c = make(max_size=3, margin=0.5)
+    settle(c)
+    c.set_family("risk")
+    assert "set aside" in c.notice and "margin" in c.notice and c.spec.margin is None
+    settle(c)
+    c.set_family("decision")
+    assert c.spec.margin == 0.5 and "restored margin" in c.notice

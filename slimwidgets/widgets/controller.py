@@ -354,13 +354,22 @@ def card_roc(card: ScoringSystem, data: Dataset) -> pd.DataFrame:
 
 
 def edit_cost(edited: Metrics, base: Metrics) -> dict:
-    """Differences (edited minus solved) in percentage points, and in size."""
-    return {
+    """Differences (edited minus solved) in percentage points, and in size; for risk cards
+    also in log-loss and AUC (``log_loss``, ``auc``)."""
+    cost = {
         "error": 100 * (edited.error - base.error),
         "tpr": 100 * (edited.tpr - base.tpr),
         "fpr": 100 * (edited.fpr - base.fpr),
         "size": edited.size - base.size,
     }
+    if edited.log_loss is not None and base.log_loss is not None:
+        cost.update(log_loss=edited.log_loss - base.log_loss, auc=edited.auc - base.auc)
+    return cost
+
+
+def signed(value: float, digits: int) -> str:
+    """``-0.0123 -> '−0.0123'``: a difference with its sign, a true minus sign."""
+    return f"{value:+.{digits}f}".replace("-", "\u2212")
 
 
 def _fmt_pts(v: float) -> str:
@@ -678,7 +687,8 @@ class Controller:
         text = "edited (not optimized)"
         if base is not None and base.train_metrics is not None:
             c = edit_cost(edited.train_metrics, base.train_metrics)
-            text += f" · error {_fmt_pts(c['error'])} vs the solved card"
+            change = f"log-loss {signed(c['log_loss'], 4)}" if "log_loss" in c else f"error {_fmt_pts(c['error'])}"
+            text += f" · {change} vs the solved card"
         broken = check_card(edited, self.data, self.spec)
         if broken:
             text += " · breaks " + "; ".join(broken)

@@ -24,7 +24,7 @@ import traitlets as T
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from . import charts
-from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
+from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
 
 __all__ = ["Studio", "CardView", "ChartView", "card_payload", "risk_payload"]
 
@@ -123,7 +123,10 @@ def card_payload(controller: Controller) -> dict | None:
              "edited": card.status == "edited" and coefs[n] != base_coefs.get(n, 0)} for n in order]
     cost = controller.edit_cost()
     cost_text = None
-    if cost is not None:
+    if cost is not None and "log_loss" in cost:  # a risk card: in the figures it is judged by
+        cost_text = (f"edit vs the solved card: log-loss {signed(cost['log_loss'], 4)} · "
+                     f"AUC {signed(cost['auc'], 3)} · size {signed(cost['size'], 0)}")
+    elif cost is not None:
         cost_text = (f"edit vs optimum: error {cost['error']:+.1f} pt · TPR {cost['tpr']:+.1f} pt · "
                      f"FPR {cost['fpr']:+.1f} pt · size {cost['size']:+d}").replace("+-", "−").replace("-", "−")
     m, v = card.train_metrics, card.validation_metrics
@@ -170,6 +173,7 @@ class Studio(W.VBox):
                  holdout: Any = None, random_state: Any = None, **options: Any):
         self._ui_lock = threading.RLock()
         self._syncing = False
+        self._charts_for: bool | None = None  # whether the charts are built for risk cards (None: not yet)
         self._closed = False
         self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
                                      sample_weight=sample_weight, validation=validation, holdout=holdout,
@@ -566,7 +570,7 @@ class Studio(W.VBox):
                 roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"])
             specs = None
-            if getattr(self, "_charts_for", None) != risk:  # the structure changes only with the family
+            if self._charts_for != risk:  # the structure changes only with the family
                 self._charts_for = risk
                 specs = self._chart_specs(f, risk)
             for i, (view, data) in enumerate(((self.roc_view, roc_data), (self.path_view, path_data))):
