@@ -13,7 +13,12 @@ the keyboard. For each move it times, inside the page (performance.now()):
 for new positions (solved: debounce + solve + render) and for positions seen before
 (cache hits). Prints median and p95 per data set as a Markdown table.
 
-    python benchmarks/studio_latency.py [--moves 10] [--time-limit 5] [--datasets breastcancer mammo]
+With ``--switches N`` it then clicks the family switch (decision / risk) N times each way, at
+max size 3, 4, ... (so every switch to risk cards is a new solve), and times the click until
+the card of the new family is in the table (a risk card: its risk table is drawn) and until it
+is settled; switching back to decision cards is a cache hit.
+
+    python benchmarks/studio_latency.py [--moves 10] [--time-limit 5] [--switches 3] [--datasets breastcancer mammo]
 
 Needs: `bash scripts/setup_browser_tests.sh` and the paper's data (SLIMWIDGETS_DATA or ../shared/data).
 """
@@ -65,6 +70,52 @@ MEASURE = """async ({expect, timeout, key}) => {
 }"""
 
 
+# The family switch: click a button of the toggle, wait for the card of that family.
+SWITCH = """async ({family, timeout}) => {
+  const view = document.querySelector('.sw-card-view');
+  const button = [...document.querySelectorAll('.sw-family button')].find((b) => b.textContent.trim().startsWith(family));
+  const shown = () => (family === 'risk') === !!view.querySelector('.sw-risk-table');
+  const state = () => view.querySelector('.sw-card').dataset.state;
+  const t0 = performance.now();
+  let first = null;
+  const done = new Promise((resolve) => {
+    const check = () => {
+      const now = performance.now() - t0;
+      if (first === null && shown()) first = now;
+      if (first !== null && state() !== 'solving') { resolve({first, settled: now}); return true; }
+      if (now > timeout) { resolve({first, settled: null}); return true; }
+      return false;
+    };
+    const obs = new MutationObserver(() => { if (check()) obs.disconnect(); });
+    obs.observe(view, {subtree: true, childList: true, attributes: true, characterData: true});
+    setTimeout(() => { check(); obs.disconnect(); }, timeout + 50);
+  });
+  button.click();
+  return await done;
+}"""
+
+
+def run_switches(page, k: Kernel, switches: int, time_limit: float) -> dict:
+    """Click decision -> risk (a new solve) and back (cached) ``switches`` times."""
+    out = {"risk_first": [], "risk_settled": [], "back": [], "statuses": [], "cpu": []}
+    cpu = "__import__('time').process_time()"  # the kernel's CPU time, solver threads included
+    timeout = 1000 * (time_limit * 3 + 30)
+    for i in range(switches):
+        k.run(f"studio.controller.update(max_size={3 + i})")
+        settle(k)
+        before = k.value(cpu)
+        r = page.evaluate(SWITCH, {"family": "risk", "timeout": timeout})
+        out["risk_first"] += [] if r["first"] is None else [r["first"]]
+        out["risk_settled"] += [] if r["settled"] is None else [r["settled"]]
+        settle(k)
+        out["cpu"].append(1000 * (k.value(cpu) - before))
+        out["statuses"].append(k.value("studio.scoring_system.status"))
+        r = page.evaluate(SWITCH, {"family": "decision", "timeout": timeout})
+        out["back"] += [] if r["settled"] is None else [r["settled"]]
+        settle(k)
+    return out
+
+
 def pct(values: list[float], q: float) -> float:
     xs = sorted(values)
     if not xs:
@@ -88,7 +139,7 @@ def settle(k: Kernel, timeout: float = 120) -> None:
         time.sleep(0.1)
 
 
-def run_dataset(page, server, name: str, moves: int, time_limit: float, start: float) -> dict:
+def run_dataset(page, server, name: str, moves: int, time_limit: float, start: float, switches: int = 0) -> dict:
     nb = f"latency_{name}.ipynb"
     (server.root / nb).write_text(json.dumps(notebook([
         "import os\nfrom slimwidgets.datasets import load_paper_dataset\nfrom slimwidgets.widgets import Studio\n"
@@ -125,6 +176,8 @@ def run_dataset(page, server, name: str, moves: int, time_limit: float, start: f
             if r["settled"] is not None:
                 out["cached_first"].append(r["settled"])
             settle(k)
+        if switches:
+            out["switch"] = run_switches(page, k, switches, time_limit)
         k.run("studio.close()")
         return out
     finally:
@@ -137,6 +190,7 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=5.0)
     ap.add_argument("--start", type=float, default=0.10, help="max FPR the studio starts at")
     ap.add_argument("--datasets", nargs="+", default=["breastcancer", "mammo"])
+    ap.add_argument("--switches", type=int, default=0, help="family switches to risk cards and back to time")
     args = ap.parse_args(argv)
     if not have_chromium():
         print(f"Chromium is not installed at {CHROMIUM}: {SETUP_HINT}", file=sys.stderr)
@@ -146,13 +200,17 @@ def main(argv=None) -> int:
 
     root = Path(tempfile.mkdtemp(prefix="studio-latency-"))
     server = start_lab(root, env={"SLIMWIDGETS_DATA": data})
-    rows = []
+    rows, switch_rows = [], []
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             for name in args.datasets:
                 page = browser.new_page(viewport={"width": 1440, "height": 1100})
-                r = run_dataset(page, server, name, args.moves, args.time_limit, args.start)
+                r = run_dataset(page, server, name, args.moves, args.time_limit, args.start, args.switches)
+                if "switch" in r:
+                    sw_ = r["switch"]
+                    switch_rows.append((name, fmt(sw_["risk_first"]), fmt(sw_["risk_settled"]), fmt(sw_["cpu"]), fmt(sw_["back"]),
+                                        ", ".join(f"{x} ×{sw_['statuses'].count(x)}" for x in sorted(set(sw_["statuses"])))))
                 page.close()
                 statuses = ", ".join(f"{s} ×{r['statuses'].count(s)}" for s in sorted(set(r["statuses"])))
                 proven = f"{fmt(r['new_proven'])} ({args.moves - r['unproven']} of {args.moves})"
@@ -169,6 +227,15 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
+    if switch_rows:
+        print(f"\nFamily switch, click -> card in the page; {args.switches} switches to risk cards (max size 3, 4, ...: "
+              "each a new solve) and back to decision cards (cached).\n")
+        print("| data set | risk card shown, with its risk table (median / p95) | risk card settled (median / p95) "
+              "| kernel CPU per risk switch (median / p95) | back to the decision card (median / p95) "
+              "| risk cards' final statuses |")
+        print("|---|---|---|---|---|---|")
+        for row in switch_rows:
+            print("| " + " | ".join(row) + " |")
     return 0
 
 

@@ -371,3 +371,87 @@ def test_real_valued_data_claims_only_its_objective():
     assert card.status == "optimal" and card.details["limits"] is None
     s = describe(card)
     assert s.headline.endswith("· optimal for its objective (proven)") and s.proven
+
+
+# -- risk cards: log-loss and AUC in the user's units (issue #13 item 6) ---------------------------
+def _tiny_risk(seed: int, n: int = 30):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 2, size=(n, 3)).astype(float), columns=["f0", "f1", "f2"])
+    logit = X.to_numpy() @ np.array([1.5, -1.0, 0.8]) - 0.3
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    y[:2] = [0, 1]
+    return X, y
+
+
+def _lowest_loss_by_size(X, y, spec, size):
+    """Brute force: the least training log-loss of any card with at most ``size`` features."""
+    from brute import allowed_values
+    from brute_risk import best_t, support_ok
+
+    ysign, w = np.where(y == 1, 1, -1), np.ones(len(y))
+    names = list(X.columns)
+    best = math.inf
+    for coefs in __import__("itertools").product(*[allowed_values(spec, n) for n in names]):
+        if np.count_nonzero(coefs) > size or not support_ok(spec, names, coefs):
+            continue
+        for b in range(spec.intercept_range[0], spec.intercept_range[1] + 1):
+            best = min(best, best_t(X.to_numpy(), ysign, w, coefs, b)[1])
+    return best
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_risk_log_loss_floor_is_sound_against_brute_force(seed):
+    X, y = _tiny_risk(seed)
+    spec = make_spec(loss="logistic", C0=0.01, coef_range=(-2, 2), intercept_range=(-3, 3), solver="enumerate")
+    card = sw.fit(X, y, spec=spec)
+    kind, floor = proven_limit(card)
+    lowest = _lowest_loss_by_size(X, y, spec, card.size)
+    assert card.status == "optimal" and kind == "log_loss"
+    assert floor <= lowest + 1e-9  # no card of its size or smaller beats the floor
+    headline = describe(card).headline
+    if f"proven lowest train log-loss for ≤ {card.size}" in headline:  # then the card is that lowest
+        assert card.train_metrics.log_loss == pytest.approx(lowest, abs=1e-7)
+    for fraction in (0.5, 0.9, 0.99):  # a weaker bound claims less, never more
+        weak = replace(card, status="heuristic", bound=fraction * card.objective)
+        assert proven_limit(weak)[1] <= floor and proven_limit(weak)[1] <= lowest + 1e-9
+
+
+def test_risk_headline_speaks_log_loss_and_auc_train_and_held_out():
+    X, y = load_demo(n_features=5)
+    card = sw.fit(X.iloc[:400], y[:400], loss="logistic", max_size=3, coef_range=(-3, 3), time_limit=1)
+    held = card.metrics(X.iloc[400:], y[400:])
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    truth = np.asarray(y[:400]) == card.positive
+    assert card.train_metrics.auc == pytest.approx(roc_auc_score(truth, card.score(X.iloc[:400])))
+    assert card.train_metrics.log_loss == pytest.approx(log_loss(truth, card.predict_proba(X.iloc[:400]).iloc[:, 1]))
+    assert card.train_metrics.log_loss == pytest.approx(card.details["log_loss"], abs=1e-9)
+    status = describe(card, validation=held)
+    line = status.headline
+    assert "size cost" not in line and "objective" not in line
+    assert f"train log-loss {card.train_metrics.log_loss:.4f}, AUC {card.train_metrics.auc:.3f}" in line
+    assert f"held-out log-loss {held.log_loss:.4f}, AUC {held.auc:.3f}" in line
+    # the solver's figures go to the details view
+    assert f"objective {card.objective:.6g}" in details_text(status)
+    if card.status != "optimal" and card.bound is not None:
+        assert f"has train log-loss ≥ {proven_limit(card)[1]:.4f}" in line and status.level == "ok"
+
+
+def test_risk_status_in_every_format_and_after_json(tmp_path):
+    X, y = _tiny_risk(3)
+    card = sw.fit(X, y, loss="logistic", C0=0.01, coef_range=(-2, 2), intercept_range=(-3, 3), solver="enumerate")
+    line = describe(card).headline
+    assert line.startswith("risk card · train log-loss") and "AUC" in line and "proven" in line
+    for text in (str(card), card.to_markdown().replace("\\", ""), card.to_latex().replace("\\", ""), card.to_html()):
+        assert "AUC" in text and "log-loss" in text
+    again = sw.ScoringSystem.from_json(card.to_json())
+    assert describe(again).headline == line and again.train_metrics.auc == card.train_metrics.auc
+
+
+def test_edited_risk_card_claims_nothing():
+    X, y = _tiny_risk(1)
+    card = sw.fit(X, y, loss="logistic", C0=0.01, coef_range=(-2, 2), intercept_range=(-3, 3), solver="enumerate")
+    edited = card.with_points({"f0": 2 if card.coefficients[0] != 2 else 1})
+    edited = replace(edited, train_metrics=edited.metrics(X, y))
+    status = describe(edited)
+    assert "edited by hand, " + NO_BOUND in status.headline and not status.proven and "AUC" in status.headline

@@ -177,11 +177,16 @@ const SET_NAME = { train: "train", validation: "held-out" };
 
 /** Train and held-out figures side by side: one row per set of rows, as Python measured them. */
 export function figuresTable(rows, size) {
+  // a risk card is judged by how its risks fit (log-loss) and rank (AUC), a decision card by its errors
+  const risk = rows.some((r) => "auc" in r);
+  const heads = risk ? ["", "log-loss", "AUC", "rows"] : ["", "error", "TPR", "FPR", "rows"];
+  const fixed = (v, digits) => (v === null || v === undefined ? "–" : v.toFixed(digits));
+  const cells = (r) => (risk ? [fixed(r.log_loss, 4), fixed(r.auc, 3)] : [pct(r.error), pct(r.tpr), pct(r.fpr)]);
   const table = el("table", { class: "sw-figures" },
-    el("thead", {}, el("tr", {}, ...["", "error", "TPR", "FPR", "rows"].map((h) => el("th", { text: h })))),
+    el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { text: h })))),
     el("tbody", {}, ...rows.map((r) => el("tr", { "data-set": r.set },
-      el("th", { text: SET_NAME[r.set] || r.set }), el("td", { text: pct(r.error) }), el("td", { text: pct(r.tpr) }),
-      el("td", { text: pct(r.fpr) }), el("td", { text: r.n === null || r.n === undefined ? "–" : String(r.n) })))));
+      el("th", { text: SET_NAME[r.set] || r.set }), ...cells(r).map((text) => el("td", { text })),
+      el("td", { text: r.n === null || r.n === undefined ? "–" : String(r.n) })))));
   return el("div", { class: "sw-metrics" }, table, el("div", { text: `${size} feature${size === 1 ? "" : "s"}` }));
 }
 

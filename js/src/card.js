@@ -1,12 +1,14 @@
 // anywidget view of the studio's point table and status line.
 import { cardTable, statusLine, swap, el } from "./card-dom.js";
 import { holdSliderKeys } from "./slider-keys.js";
+import { riskTable } from "./risk-table.js";
 
 function render({ model, el: host }) {
   const root = el("div", { class: "sw-card" });
   const statusHost = el("div", { class: "sw-status-host" });
   const bodyHost = el("div", { class: "sw-body-host" });
-  root.append(statusHost, bodyHost);
+  const riskHost = el("div", { class: "sw-risk-host" });
+  root.append(statusHost, bodyHost, riskHost);
   host.append(root);
   let nonce = 0;
   const send = (request) => {
@@ -24,6 +26,8 @@ function render({ model, el: host }) {
     root.classList.toggle("sw-previous", !!(card && card.is_previous));
     root.setAttribute("data-card-id", card ? String(card.id) : "");
     swap(bodyHost, cardTable(card, model.get("status"), send));
+    const risk = card ? riskTable(card.risk_table) : null;
+    riskHost.replaceChildren(...(risk ? [risk] : []));
   };
   // a ticking clock while a solve runs (wall time since the solve started)
   const timer = setInterval(() => {

@@ -24,6 +24,7 @@ from .data import Dataset
 from .losses import ensure_compiled
 from .scoring import ScoringSystem
 from .spec import Spec
+from .status import risk_limit_scale
 
 __all__ = ["fit_risk", "RISK_SEARCH_SECONDS", "RISK_WALK_WORK"]
 
@@ -55,7 +56,7 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
         def report(found: RiskCard) -> None:
             if on_incumbent is not None:
                 on_incumbent(Incumbent(found.coefficients.copy(), found.intercept, found.objective, -math.inf,
-                                       time.perf_counter() - t0))
+                                       time.perf_counter() - t0, multiplier=float(found.multiplier)))
         card = search_risk(prob, time_limit=max(budget - (time.perf_counter() - t0), 0.05), on_improve=report,
                            cancel=cancel, warm=_warm(warm_start, data))
         if card is not None and not (cancel is not None and cancel.is_set()):
@@ -67,7 +68,7 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
                               "(require / at_least / needs); relax them or use solver='enumerate' on a small box")
     if solver == "enumeration" and on_incumbent is not None:  # the walk reports its card once, proven
         on_incumbent(Incumbent(card.coefficients.copy(), card.intercept, card.objective, card.objective,
-                               time.perf_counter() - t0))
+                               time.perf_counter() - t0, multiplier=float(card.multiplier)))
     result = _card(data, spec, prob, card, status, solver, time.perf_counter() - t0, bound)
     problems = check_card(result, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
@@ -116,7 +117,9 @@ def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status:
         solve_time=elapsed, solver=solver, spec=spec, binary=tuple(data.binary),
         positive_name=data.positive_name, family="risk", multiplier=float(found.multiplier),
         details={"C0": prob.C0.tolist(), "log_loss": found.loss, "n_rows": data.n_rows,
-                 "n_samples": data.n_samples},
+                 "n_samples": data.n_samples,
+                 # how the bound reads as a log-loss floor (kept in JSON, so the status survives it)
+                 "limits": risk_limit_scale(prob.C0, int(np.count_nonzero(found.coefficients))).to_dict()},
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))

@@ -41,6 +41,10 @@ class Metrics:
     tn: float
     fn: float
     size: int
+    #: risk cards only: the area under the ROC curve of the integer score (ties count half)
+    auc: float | None = None
+    #: risk cards only: the mean (weighted) logistic loss of the predicted risks
+    log_loss: float | None = None
 
     @property
     def error(self) -> float:
@@ -68,14 +72,42 @@ class Metrics:
         )
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "n": self.n, "error": self.error, "tpr": self.tpr, "fpr": self.fpr, "size": self.size,
             "tp": self.tp, "fp": self.fp, "tn": self.tn, "fn": self.fn,
         }
+        return {**out, **_ranking_figures(self)}
 
     def __str__(self) -> str:
         noun = "feature" if self.size == 1 else "features"
-        return f"error {percent(self.error)} · TPR {percent(self.tpr)} · FPR {percent(self.fpr)} · {self.size} {noun}"
+        text = f"error {percent(self.error)} · TPR {percent(self.tpr)} · FPR {percent(self.fpr)} · {self.size} {noun}"
+        if self.auc is not None:  # a risk card: how it ranks and how well its risks fit
+            text += f" · AUC {self.auc:.3f} · log-loss {self.log_loss:.4f}"
+        return text
+
+
+def _ranking_figures(m: Metrics) -> dict:
+    """A risk card's AUC and log-loss (absent for decision cards, whose exports stay as they were)."""
+    return {k: getattr(m, k) for k in ("auc", "log_loss") if getattr(m, k) is not None}
+
+
+def score_auc(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray) -> float:
+    """Weighted area under the ROC curve of ``scores``: the chance a positive row scores above
+    a negative one, a tie counting half (NaN without rows of both classes).
+
+    Examples
+    --------
+    >>> score_auc(np.array([0, 1, 1, 2]), np.array([False, False, True, True]), np.ones(4))
+    0.875
+    """
+    wp, wn = float(weight[positive].sum()), float(weight[~positive].sum())
+    if wp <= 0 or wn <= 0:
+        return math.nan
+    cuts, idx = np.unique(scores, return_inverse=True)
+    pos_at = np.bincount(idx, weights=np.where(positive, weight, 0.0), minlength=len(cuts))
+    neg_at = np.bincount(idx, weights=np.where(positive, 0.0, weight), minlength=len(cuts))
+    neg_below = np.cumsum(neg_at) - neg_at  # negative weight strictly below each distinct score
+    return float(np.sum(pos_at * (neg_below + 0.5 * neg_at)) / (wp * wn))
 
 
 @dataclass(frozen=True, eq=False)
@@ -292,8 +324,19 @@ class ScoringSystem:
             n=float(w.sum()),
             tp=float(w[pos & predicted].sum()), fn=float(w[pos & ~predicted].sum()),
             fp=float(w[~pos & predicted].sum()), tn=float(w[~pos & ~predicted].sum()),
-            size=self.size,
+            size=self.size, **self._risk_figures(X, pos, w),
         )
+
+    def _risk_figures(self, X: Any, pos: np.ndarray, w: np.ndarray) -> dict:
+        """AUC and log-loss for a risk card (an empty dict for a decision card)."""
+        if self.multiplier is None:
+            return {}
+        scores = np.atleast_1d(np.asarray(self.score(X), dtype=float))
+        margin = (scores + self.intercept) / self.multiplier
+        # -log(risk) for events, -log(1 - risk) otherwise, without overflow at extreme totals
+        loss = np.logaddexp(0.0, np.where(pos, -margin, margin))
+        total = float(w.sum())
+        return {"auc": score_auc(scores, pos, w), "log_loss": float(np.sum(w * loss) / total) if total else math.nan}
 
     def with_points(self, points: Mapping[str, int] | None = None, intercept: int | None = None) -> "ScoringSystem":
         """A copy with some points (or the intercept) edited by hand: status "edited"."""
@@ -497,8 +540,7 @@ class ScoringSystem:
                 spec_dict = {**spec_dict, "zero_score": "error"}
             spec = None if spec_dict is None else Spec.from_dict(spec_dict)
             tm, vm = d.get("train_metrics"), d.get("validation_metrics")
-            metrics = None if tm is None else Metrics(**{k: tm[k] for k in _COUNTS})
-            validation = None if vm is None else Metrics(**{k: vm[k] for k in _COUNTS})
+            metrics, validation = _read_metrics(tm), _read_metrics(vm)
             return cls(
                 tuple(names), tuple(coefs), d["intercept"], positive=d["positive"], negative=d["negative"],
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
@@ -514,10 +556,17 @@ class ScoringSystem:
 
 
 _COUNTS = ("n", "tp", "fp", "tn", "fn", "size")
+_RANKING = ("auc", "log_loss")
 
 
 def _metric_counts(m: Metrics) -> dict:
-    return {k: getattr(m, k) for k in _COUNTS}
+    return {**{k: getattr(m, k) for k in _COUNTS}, **_ranking_figures(m)}
+
+
+def _read_metrics(d: Mapping | None) -> Metrics | None:
+    if d is None:
+        return None
+    return Metrics(**{k: d[k] for k in _COUNTS}, **{k: float(d[k]) for k in _RANKING if d.get(k) is not None})
 
 
 def _box_limits(value: Any) -> dict:

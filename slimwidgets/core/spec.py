@@ -14,7 +14,7 @@ import numbers
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec"]
+__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec", "refused_options"]
 
 SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan")
 # Defaults of the options for the paper's specialized models (sec. 7): a spec that leaves
@@ -567,6 +567,31 @@ def _groups(groups: Any) -> dict[str, tuple[str, ...]]:
     return out
 
 
+def refused_options(spec: Spec) -> dict[str, str]:
+    """The options set in ``spec`` that its loss cannot honour: ``{field: how to name it}``.
+
+    The one list of what a family refuses: :func:`make_spec` raises on it, and the studio's
+    family switch asks it which controls to set aside, so both follow when a loss learns an
+    option. Read on an unchecked spec (``dataclasses.replace(spec, loss=...)``).
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> refused_options(replace(make_spec(max_fpr=0.2, max_size=3), loss="logistic"))
+    {'max_fpr': 'max_fpr'}
+    """
+    if spec.loss == "zero_one":
+        return {} if spec.scale else {"scale": "scale"}
+    refused = {name: label for name, label, on in (
+        ("max_fpr", "max_fpr", spec.max_fpr is not None), ("min_tpr", "min_tpr", spec.min_tpr is not None),
+        ("margin", "margin", spec.margin is not None), ("missing", "missing", bool(spec.missing)),
+        ("gap", "gap", spec.gap != 0), ("solver", "solver='cbc'", spec.solver == "cbc"),
+    ) if on}
+    refused.update({name: name for name, default in FAMILY_DEFAULTS.items()
+                    if name not in ("loss", "scale") and getattr(spec, name) != default})
+    return refused
+
+
 def _check_loss(spec: Spec) -> None:
     """Options the chosen loss cannot honour are refused, never silently dropped."""
     from .losses import LOSSES
@@ -575,19 +600,11 @@ def _check_loss(spec: Spec) -> None:
         raise ValueError(f"loss must be one of {LOSSES}, got {spec.loss!r}")
     if not isinstance(spec.scale, bool):
         raise TypeError(f"scale must be True or False, got {spec.scale!r}")
-    if spec.loss == "zero_one":
-        if not spec.scale:
-            raise ValueError("scale applies to risk cards only (loss='logistic')")
-        return
-    unsupported = [name for name, on in (
-        ("max_fpr", spec.max_fpr is not None), ("min_tpr", spec.min_tpr is not None),
-        ("margin", spec.margin is not None), ("missing", bool(spec.missing)), ("gap", spec.gap != 0),
-        ("solver='cbc'", spec.solver == "cbc"),
-    ) if on]
-    unsupported += [name for name, default in FAMILY_DEFAULTS.items()
-                    if name not in ("loss", "scale") and getattr(spec, name) != default]
-    if unsupported:
-        raise ValueError(f"not yet supported for risk cards (loss='logistic'): {', '.join(unsupported)}")
+    refused = refused_options(spec)
+    if spec.loss == "zero_one" and refused:
+        raise ValueError("scale applies to risk cards only (loss='logistic')")
+    if refused:
+        raise ValueError(f"not yet supported for risk cards (loss='logistic'): {', '.join(refused.values())}")
 
 
 def _tiers(value: Any) -> tuple[tuple[int, float], ...]:

@@ -42,6 +42,9 @@ class Incumbent:
     # How the bound reads in the user's units (a LimitScale dict, see core/status.py): put it
     # in a card's details["limits"] and describe() states the proven TPR / FPR / error limit.
     limits: dict | None = None
+    # A risk card's multiplier (its risk is sigmoid((score + intercept) / multiplier)); None
+    # for decision cards. With it a view shows a passing risk card as a risk card.
+    multiplier: float | None = None
 
     @property
     def gap(self) -> float:

@@ -17,7 +17,7 @@ import altair as alt
 import pandas as pd
 
 __all__ = ["roc_chart", "sparsity_chart", "roc_datasets", "sparsity_datasets", "split_datasets", "records",
-           "best_by_size", "render_offline", "use_bundled_vega"]
+           "best_by_size", "render_offline", "use_bundled_vega", "risk_roc_chart", "risk_roc_datasets"]
 
 WIDTH, HEIGHT = 330, 230
 FRONTIER_COLOR = "#1f5fa8"
@@ -85,7 +85,7 @@ FRONTIER_COLS = ["key", "cap", "tpr", "fpr", "error", "size", "status", "set"]
 ROC_COLS = ["threshold", "fpr", "tpr"]
 CARD_COLS = ["tpr", "fpr", "error", "size", "status", "set"]
 CAP_COLS = ["cap"]
-PATH_COLS = ["key", "max_size", "tpr", "fpr", "error", "size", "status", "max_sizes", "set"]
+PATH_COLS = ["key", "max_size", "tpr", "fpr", "error", "size", "status", "max_sizes", "set", "log_loss"]
 
 
 def roc_datasets(frontier: pd.DataFrame | None, roc: pd.DataFrame | None, card: pd.DataFrame | None,
@@ -95,8 +95,9 @@ def roc_datasets(frontier: pd.DataFrame | None, roc: pd.DataFrame | None, card: 
             "frontier": records(frontier, FRONTIER_COLS), "card": records(card, CARD_COLS)}
 
 
-def best_by_size(path: pd.DataFrame | None) -> pd.DataFrame | None:
-    """One row per model size: the card of lowest training error among those of that size.
+def best_by_size(path: pd.DataFrame | None, measure: str = "error") -> pd.DataFrame | None:
+    """One row per model size: the card of lowest training error (or ``measure``, e.g.
+    ``"log_loss"`` for risk cards) among those of that size.
 
     Along the path max_size = 1, 2, ... the cards stop growing once a larger size no longer
     pays, so several max sizes give the same size (and often the same card); drawn as they
@@ -114,8 +115,8 @@ def best_by_size(path: pd.DataFrame | None) -> pd.DataFrame | None:
         return path
     held = path["set"].eq("validation") if "set" in path else pd.Series(False, index=path.index)
     rows = []
-    for _, group in path[~held].dropna(subset=["size", "error"]).groupby("size", sort=True):
-        best = group.sort_values(["error", "max_size"], kind="stable").iloc[0].copy()
+    for _, group in path[~held].dropna(subset=["size", measure]).groupby("size", sort=True):
+        best = group.sort_values([measure, "max_size"], kind="stable").iloc[0].copy()
         lo, hi = int(group["max_size"].min()), int(group["max_size"].max())
         best["max_sizes"] = str(lo) if lo == hi else f"{lo}–{hi}"
         rows.append(best)
@@ -126,9 +127,10 @@ def best_by_size(path: pd.DataFrame | None) -> pd.DataFrame | None:
     return pd.concat([best, twins[best.columns]], ignore_index=True) if len(twins) else best
 
 
-def sparsity_datasets(path: pd.DataFrame | None, card: pd.DataFrame | None) -> dict[str, list]:
+def sparsity_datasets(path: pd.DataFrame | None, card: pd.DataFrame | None, measure: str = "error") -> dict[str, list]:
     """The rows of each named data set of :func:`sparsity_chart` (one path point per size)."""
-    return {"path": records(best_by_size(path), PATH_COLS), "path_card": records(card, CARD_COLS)}
+    cols = CARD_COLS + (["log_loss"] if measure == "log_loss" else [])
+    return {"path": records(best_by_size(path, measure), PATH_COLS), "path_card": records(card, cols)}
 
 
 def roc_chart(frontier: pd.DataFrame | None, roc: pd.DataFrame | None, card: pd.DataFrame | None,
@@ -169,12 +171,16 @@ def roc_chart(frontier: pd.DataFrame | None, roc: pd.DataFrame | None, card: pd.
         width=WIDTH, height=HEIGHT, title="ROC plane (train and held-out)" if held_out else "ROC plane (train)")
 
 
-def sparsity_chart(path: pd.DataFrame | None, card: pd.DataFrame | None, held_out: bool = False) -> alt.LayerChart:
-    """Train error against model size: the best card of each size along the path max_size = 1, 2, ...
+def sparsity_chart(path: pd.DataFrame | None, card: pd.DataFrame | None, held_out: bool = False,
+                   measure: str = "error") -> alt.LayerChart:
+    """Train error (or, ``measure="log_loss"``, the log-loss of risk cards) against model size:
+    the best card of each size along the path max_size = 1, 2, ...
 
-    ``path``: columns key, max_size, tpr, fpr, error, size, status; ``card``: one row.
+    ``path``: columns key, max_size, tpr, fpr, error, size, status (and log_loss); ``card``: one row.
     With ``held_out``, rows whose ``set`` is "validation" are drawn as their own series.
     """
+    if measure == "log_loss":
+        return _log_loss_by_size(path, card, held_out)
     d = sparsity_datasets(path, card)
     legend = _legend({BEST_BY_SIZE: FRONTIER_COLOR, THIS_CARD: CARD_COLOR}, held_out, (BEST_BY_SIZE, THIS_CARD))
     x = alt.X("size:Q", title="features used", scale=alt.Scale(domainMin=0, nice=False, zero=True),
@@ -193,6 +199,74 @@ def sparsity_chart(path: pd.DataFrame | None, card: pd.DataFrame | None, held_ou
         x=x, y=y, tooltip=[_pct("error", "error"), alt.Tooltip("size:Q", title="features"),
                            alt.Tooltip("status:N", title="status")])
     title = "sparsity: error by size (train and held-out)" if held_out else "sparsity: train error by size"
+    return alt.layer(line, pts, me).properties(width=WIDTH, height=HEIGHT, title=title)
+
+
+# -- risk cards ---------------------------------------------------------------------------------------
+RISK_ROC_COLS = ["threshold", "fpr", "tpr", "set", "risk"]
+AUC_COLS = ["text"]
+_SET_NAMES = {"train": "train", "validation": "held-out"}
+
+
+def risk_roc_datasets(roc: pd.DataFrame | None, card: pd.DataFrame | None) -> dict[str, list]:
+    """The rows of :func:`risk_roc_chart`: the card's ROC (train, held-out) and its AUC line."""
+    aucs = [] if card is None or "auc" not in card else [
+        f"{_SET_NAMES.get(r['set'], r['set'])} {r['auc']:.3f}" for r in records(card, ["set", "auc"])
+        if r["auc"] is not None]
+    return {"risk_roc": records(roc, RISK_ROC_COLS), "auc": [{"text": "AUC " + " · ".join(aucs)}] if aucs else [],
+            "chance": [{"v": 0}, {"v": 1}]}
+
+
+def risk_roc_chart(roc: pd.DataFrame | None, card: pd.DataFrame | None, held_out: bool = False) -> alt.LayerChart:
+    """A risk card's ROC plane: its own curve over every threshold of its score (train, and the
+    held-out rows when there are some), the chance diagonal, and its AUC written in the plot.
+
+    ``roc``: threshold, fpr, tpr, set, risk (the predicted risk at that threshold); ``card``:
+    one row per set with its ``auc``. The FPR-cap frontier is a decision-card view: not drawn.
+    """
+    d = risk_roc_datasets(roc, card)
+    legend = {"this card's ROC (train)": CARD_COLOR}
+    if held_out:
+        legend["this card's ROC (held-out)"] = _LIGHTER[CARD_COLOR]
+    x = alt.X("fpr:Q", title="false positive rate", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(format="%"))
+    y = alt.Y("tpr:Q", title="true positive rate", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(format="%"))
+    color = alt.Color("series:N", scale=alt.Scale(domain=list(legend), range=list(legend.values())),
+                      legend=alt.Legend(orient="bottom", title=None, labelLimit=240, symbolStrokeWidth=2))
+    series = "datum.set === 'validation' ? \"this card's ROC (held-out)\" : \"this card's ROC (train)\""
+    tooltip = [alt.Tooltip("threshold:Q", title="predict positive from score"), _pct("risk", "predicted risk there"),
+               _pct("tpr", "TPR"), _pct("fpr", "FPR"), alt.Tooltip("set:N", title="rows")]
+    base = alt.Chart(_data("risk_roc", d)).transform_calculate(series=series).encode(
+        x=x, y=y, color=color, detail="set:N", order=alt.Order("threshold:Q", sort="descending"))
+    chance = alt.Chart(_data("chance", d)).mark_line(
+        color="#bbbbbb", strokeDash=[3, 3]).encode(x=alt.X("v:Q", scale=alt.Scale(domain=[0, 1])), y="v:Q")
+    line = base.mark_line(strokeWidth=2, interpolate="linear")
+    points = base.mark_point(filled=True, size=40, opacity=1).encode(tooltip=tooltip)
+    auc = alt.Chart(_data("auc", d)).mark_text(align="right", baseline="bottom", dx=-4, dy=-4, fontSize=13,
+                                               fontWeight="bold").encode(
+        x=alt.value(WIDTH), y=alt.value(HEIGHT), text="text:N")
+    return alt.layer(chance, line, points, auc).properties(
+        width=WIDTH, height=HEIGHT, title=alt.TitleParams(
+            "ROC of this risk card, over its score thresholds",
+            subtitle="the FPR-cap frontier is for decision cards"))
+
+
+def _log_loss_by_size(path: pd.DataFrame | None, card: pd.DataFrame | None, held_out: bool) -> alt.LayerChart:
+    """Log-loss against size for risk cards: the best risk card of each size (lower fits better)."""
+    d = sparsity_datasets(path, card, "log_loss")
+    legend = _legend({BEST_BY_SIZE: FRONTIER_COLOR, THIS_CARD: CARD_COLOR}, held_out, (BEST_BY_SIZE, THIS_CARD))
+    x = alt.X("size:Q", title="features used", scale=alt.Scale(domainMin=0, nice=False, zero=True),
+              axis=alt.Axis(tickMinStep=1, format="d"))
+    y = alt.Y("log_loss:Q", title="log-loss" if held_out else "train log-loss", scale=alt.Scale(zero=False),
+              axis=alt.Axis(format=".3f"))
+    tips = [alt.Tooltip("size:Q", title="features"), alt.Tooltip("log_loss:Q", title="log-loss", format=".4f")]
+    line = _series(alt.Chart(_data("path", d)).mark_line(opacity=0.5).encode(x=x, y=y, order="size:Q"),
+                   BEST_BY_SIZE, legend)
+    pts = _series(alt.Chart(_data("path", d)).mark_point(filled=True, size=70, opacity=1, cursor="pointer"),
+                  BEST_BY_SIZE, legend).encode(x=x, y=y, tooltip=[alt.Tooltip("max_sizes:N", title="best for max size")] + tips)
+    me = _series(alt.Chart(_data("path_card", d)).mark_point(
+        shape="diamond", filled=True, size=160, opacity=1, stroke="white", strokeWidth=1), THIS_CARD, legend).encode(
+        x=x, y=y, tooltip=tips)
+    title = "sparsity: log-loss by size (train and held-out)" if held_out else "sparsity: train log-loss by size"
     return alt.layer(line, pts, me).properties(width=WIDTH, height=HEIGHT, title=title)
 
 

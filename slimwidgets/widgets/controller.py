@@ -14,6 +14,11 @@ With held-out rows (``validation=(X_val, y_val)`` or ``holdout=0.25``) every car
 carries its validation metrics next to its training metrics, and the frontier
 and path carry both curves.
 
+Two card families: decision cards (``loss="zero_one"``) and risk cards
+(``loss="logistic"``), switched by :meth:`Controller.set_family`. For risk cards
+the background solves only the sparsity path (log-loss by size): the FPR-cap
+frontier compares decision cards, and a risk card's own ROC shows every threshold.
+
 Nothing is lost silently: a value that cannot be applied raises before anything
 changes; a spec that turns out infeasible keeps the previous card and settings
 on screen and names the clash; an action that had to change something else
@@ -33,7 +38,7 @@ import numbers
 import os
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -44,7 +49,7 @@ from ..core.data import Dataset, prepare_data
 from ..core.fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.formulation import build_formulation
 from ..core.scoring import Metrics, ScoringSystem
-from ..core.spec import Spec, make_spec
+from ..core.spec import Spec, make_spec, refused_options
 from ..core.status import describe, details_text, limit_scale
 from ..solvers.base import Incumbent
 from .scheduler import BackgroundQueue, SolveScheduler, Throttle
@@ -52,7 +57,7 @@ from .scheduler import BackgroundQueue, SolveScheduler, Throttle
 __all__ = [
     "Controller", "Status", "HistoryEntry", "FeatureSettings", "EXPORT_FORMATS", "FPR_CAPS",
     "DEFAULT_TIME_LIMIT", "card_roc", "edit_cost", "describe_spec", "spec_changes", "prepare_validation",
-    "split_holdout", "INCUMBENT_INTERVAL",
+    "split_holdout", "INCUMBENT_INTERVAL", "FAMILY_LOSS",
 ]
 
 DEFAULT_TIME_LIMIT = 5.0
@@ -63,6 +68,11 @@ FPR_CAPS = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
 MAX_PATH_SIZE = 10
 # Incumbents reach the view at most this often (seconds): ~4 a second can still be read.
 INCUMBENT_INTERVAL = 0.25
+
+#: The studio's two card families and the loss each is learned with.
+FAMILY_LOSS = {"decision": "zero_one", "risk": "logistic"}
+# A sample value per studio control, to ask the spec whether a family refuses that option.
+_PROBES = {"max_fpr": 0.2, "min_tpr": 0.8, "max_size": 3, "C0": 0.01, "coef_range": (-5, 5)}
 
 EXPORT_FORMATS = {
     "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py",
@@ -344,13 +354,22 @@ def card_roc(card: ScoringSystem, data: Dataset) -> pd.DataFrame:
 
 
 def edit_cost(edited: Metrics, base: Metrics) -> dict:
-    """Differences (edited minus solved) in percentage points, and in size."""
-    return {
+    """Differences (edited minus solved) in percentage points, and in size; for risk cards
+    also in log-loss and AUC (``log_loss``, ``auc``)."""
+    cost = {
         "error": 100 * (edited.error - base.error),
         "tpr": 100 * (edited.tpr - base.tpr),
         "fpr": 100 * (edited.fpr - base.fpr),
         "size": edited.size - base.size,
     }
+    if edited.log_loss is not None and base.log_loss is not None:
+        cost.update(log_loss=edited.log_loss - base.log_loss, auc=edited.auc - base.auc)
+    return cost
+
+
+def signed(value: float, digits: int) -> str:
+    """``-0.0123 -> '−0.0123'``: a difference with its sign, a true minus sign."""
+    return f"{value:+.{digits}f}".replace("-", "\u2212")
 
 
 def _fmt_pts(v: float) -> str:
@@ -373,6 +392,26 @@ def status_of(card: ScoringSystem, *, solving_since: float | None = None) -> Sta
 
 def _failure(state: str, text: str, conflicts: tuple[str, ...] = ()) -> _Failure:
     return _Failure(Status(state, text, conflicts=conflicts, level="error"))
+
+
+def _observed(card: ScoringSystem, data: Dataset) -> pd.DataFrame:
+    """Rows, events, observed rate and its 95 % Wilson interval per total score on ``data``."""
+    from ..toolbox.risk import risk_table
+
+    table = risk_table(card, data.X, _labels(data), sample_weight=data.weight)
+    return table[["count", "events", "rate", "lower", "upper"]]
+
+
+def _options_text(spec: Spec, names: Mapping[str, str]) -> str:
+    """``"max FPR 20 %, margin"``: the options ``names`` ({field: fallback label}) as ``spec`` sets them."""
+    items = _spec_items(spec)
+    return ", ".join(" ".join(items[n]) if n in items else label for n, label in names.items())
+
+
+def _default(name: str) -> Any:
+    """The value of the spec field ``name`` when it is not set."""
+    f = next(f for f in fields(Spec) if f.name == name)
+    return f.default_factory() if f.default is MISSING else f.default
 
 
 def _spec_distance(a: dict, b: dict) -> int:
@@ -436,6 +475,7 @@ class Controller:
         self.notice = ""  # what the last action changed besides what was asked, or why it failed
         self.notice_level = "info"  # info | warning | error
         self._watch: tuple[int, str, ScoringSystem] | None = None  # (generation, what, card before): see _settle
+        self._set_aside: dict[str, Any] = {}  # options the last family switch set aside (see set_family)
         self.history: list[HistoryEntry] = []
         self._states: list[_Settled] = []
         self._cursor = -1
@@ -647,7 +687,8 @@ class Controller:
         text = "edited (not optimized)"
         if base is not None and base.train_metrics is not None:
             c = edit_cost(edited.train_metrics, base.train_metrics)
-            text += f" · error {_fmt_pts(c['error'])} vs the solved card"
+            change = f"log-loss {signed(c['log_loss'], 4)}" if "log_loss" in c else f"error {_fmt_pts(c['error'])}"
+            text += f" · {change} vs the solved card"
         broken = check_card(edited, self.data, self.spec)
         if broken:
             text += " · breaks " + "; ".join(broken)
@@ -685,6 +726,65 @@ class Controller:
     def unlock(self, name: str) -> Spec:
         self._known(name)
         return self.update(lock={k: v for k, v in self.spec.lock.items() if k != name})
+
+    def risk_table(self) -> pd.DataFrame | None:
+        """A risk card's table: per total score, its predicted risk beside the observed rate with
+        its Wilson interval on the training rows (``train_*``) and, with held-out rows, on them
+        (``val_*``); None for a decision card."""
+        card = self._card
+        if card is None or card.family != "risk":
+            return None
+        frame = _observed(card, self.data).add_prefix("train_")
+        if self.validation is not None:
+            frame = frame.join(_observed(card, self.validation).add_prefix("val_"), how="outer")
+        frame.insert(0, "predicted", card.predicted_risk(frame.index.to_numpy()))
+        return frame.rename_axis("score").reset_index()
+
+    # -- the card family (decision / risk) ---------------------------------------------------------
+    @property
+    def family(self) -> str:
+        """``"decision"`` or ``"risk"``: the family of the current spec."""
+        return "risk" if self.spec.loss == FAMILY_LOSS["risk"] else "decision"
+
+    def refused_controls(self, family: str | None = None) -> list[str]:
+        """The studio's global options (max_fpr, min_tpr, ...) that ``family`` (default: the
+        current one) refuses, as the spec says: each is tried with a sample value."""
+        loss = FAMILY_LOSS[family or self.family]
+        base = replace(self.spec, loss=loss, **{name: _default(name) for name in _PROBES})
+        return [name for name, value in _PROBES.items() if name in refused_options(replace(base, **{name: value}))]
+
+    def set_family(self, family: str) -> Spec:
+        """Switch between decision cards (``loss="zero_one"``) and risk cards (``"logistic"``);
+        re-solves, and is one undo step.
+
+        Options the new family refuses are set aside (never silently): :attr:`notice` names
+        them, and switching back restores them when nothing else set them meanwhile.
+        """
+        if family not in FAMILY_LOSS:
+            raise ValueError(f"family must be one of {sorted(FAMILY_LOSS)}, got {family!r}")
+        s = self.spec
+        if family == self.family:
+            return s
+        refused = refused_options(replace(s, loss=FAMILY_LOSS[family]))
+        aside = {name: getattr(s, name) for name in refused}
+        restore = {n: v for n, v in self._set_aside.items() if getattr(s, n) == _default(n) and n not in refused}
+        spec = s.replace(loss=FAMILY_LOSS[family], **{n: _default(n) for n in refused}, **restore)
+        parts = [f"set aside {_options_text(s, refused)} (not available for {family} cards yet; "
+                 "switching back restores it)" if refused else "",
+                 f"restored {_options_text(spec, {n: n for n in restore})}" if restore else ""]
+        before, self._set_aside = self._set_aside, aside  # set first: the views read it on "spec"
+        try:
+            self.set_spec(spec, notice=f"{family} cards: " + ("; ".join(filter(None, parts)) or "every setting carries over"))
+        except BaseException:
+            self._set_aside = before
+            raise
+        return spec
+
+    def set_aside_text(self) -> str:
+        """The options the last family switch set aside, as the "solved for" line names them
+        ("" when none is waiting: switched back, or set again since)."""
+        waiting = {n: n for n, v in self._set_aside.items() if getattr(self.spec, n) == _default(n)}
+        return _options_text(replace(self.spec, **{n: self._set_aside[n] for n in waiting}), waiting) if waiting else ""
 
     # -- undo / redo / load --------------------------------------------------------------------------
     @property
@@ -893,12 +993,14 @@ class Controller:
 
     def _incumbent_card(self, spec: Spec, inc: Incumbent) -> ScoringSystem:
         d = self.data
+        risk = inc.multiplier is not None  # a risk card passing by: its log-loss, no decision scale
         card = ScoringSystem(
             d.feature_names, tuple(int(c) for c in inc.coefficients), int(inc.intercept),
             positive=d.positive, negative=d.negative, status="feasible", objective=inc.objective,
             bound=inc.bound if math.isfinite(inc.bound) else None, gap=inc.gap if math.isfinite(inc.gap) else None,
             solve_time=inc.elapsed, solver=spec.solver, spec=spec, binary=tuple(d.binary),
-            positive_name=d.positive_name, details={"limits": self._limits(spec)}, zero_score=spec.zero_score,
+            positive_name=d.positive_name, details={"limits": None if risk else self._limits(spec)},
+            zero_score=spec.zero_score, family="risk" if risk else "slim", multiplier=inc.multiplier,
         )
         return self.measured(card)
 
@@ -999,7 +1101,9 @@ class Controller:
             except (ValueError, TypeError):  # a point this spec cannot have: no point, no error
                 return None
 
-        caps = list(self.fpr_caps) + [None]
+        # the FPR-cap frontier compares decision cards; a risk card's own ROC already shows every
+        # threshold of its score, so risk cards get only the path (log-loss by size)
+        caps = [] if spec.loss == FAMILY_LOSS["risk"] else list(self.fpr_caps) + [None]
         frontier = [("fpr", k, c) for c in caps if (k := key(max_fpr=c)) is not None]
         forced = len(set(spec.require) | {f for f, v in spec.lock.items() if v != 0})
         first = max(1, forced)
@@ -1059,9 +1163,9 @@ class Controller:
         else:
             m, v = result.train_metrics, result.validation_metrics
             rec.update(feasible=True, status=result.status, tpr=m.tpr, fpr=m.fpr, error=m.error,
-                       size=result.size, objective=result.objective, gap=result.gap)
+                       size=result.size, objective=result.objective, gap=result.gap, log_loss=m.log_loss)
             if v is not None:
-                rec.update(val_tpr=v.tpr, val_fpr=v.fpr, val_error=v.error)
+                rec.update(val_tpr=v.tpr, val_fpr=v.fpr, val_error=v.error, val_log_loss=v.log_loss)
         self._frontier[(kind, key)] = rec
 
     def frontier_points(self) -> pd.DataFrame:
@@ -1078,9 +1182,9 @@ class Controller:
             plan = [item for item in self._plan_now if item[0] == kind]
             rows = [self._frontier.get((k, key)) for k, key, _ in plan]
         rows = [dict(r) for r in rows if r is not None and r.get("feasible")]
-        cols = ["key", param_name, "tpr", "fpr", "error", "size", "status", "gap"]
+        cols = ["key", param_name, "tpr", "fpr", "error", "size", "status", "gap", "log_loss"]
         if self.validation is not None:
-            cols += ["val_tpr", "val_fpr", "val_error"]
+            cols += ["val_tpr", "val_fpr", "val_error", "val_log_loss"]
         if not rows:
             return pd.DataFrame(columns=cols)
         frame = pd.DataFrame(rows).rename(columns={"param": param_name})
@@ -1101,7 +1205,7 @@ class Controller:
                 rows.append(_point_row(card.validation_metrics, card.status, "validation"))
             point = pd.DataFrame(rows)
             if self._roc[0] is not card:  # the card's own ROC, computed once per card
-                self._roc = (card, card_roc(card, self.data).assign(set="train"))
+                self._roc = (card, self._own_roc(card))
             roc = self._roc[1]
         else:
             point = pd.DataFrame(columns=["tpr", "fpr", "error", "size", "status", "set"])
@@ -1111,18 +1215,31 @@ class Controller:
                 "path": _by_set(self.path_points())}
 
 
+    def _own_roc(self, card: ScoringSystem) -> pd.DataFrame:
+        """The card's ROC on the training rows; a risk card's also on the held-out rows (its
+        curve is what the risk family is judged by), with the predicted risk at each threshold."""
+        roc = card_roc(card, self.data).assign(set="train")
+        if card.family != "risk":
+            return roc
+        if self.validation is not None:
+            roc = pd.concat([roc, card_roc(card, self.validation).assign(set="validation")], ignore_index=True)
+        return roc.assign(risk=card.predicted_risk(roc["threshold"].to_numpy() - (0 if card.rule == ">=" else -1)))
+
+
 def _point_row(m: Metrics, status: str, which: str) -> dict:
-    return {"tpr": m.tpr, "fpr": m.fpr, "error": m.error, "size": m.size, "status": status, "set": which}
+    return {"tpr": m.tpr, "fpr": m.fpr, "error": m.error, "size": m.size, "status": status, "set": which,
+            "auc": m.auc, "log_loss": m.log_loss}
 
 
 def _by_set(points: pd.DataFrame) -> pd.DataFrame:
     """Points with val_* columns -> one "train" row and one "validation" row per point."""
-    held = ["val_tpr", "val_fpr", "val_error"]
+    measures = ["tpr", "fpr", "error", "log_loss"]
+    held = ["val_" + m for m in measures]
     train = points.drop(columns=[c for c in held if c in points]).assign(set="train")
     if "val_tpr" not in points or len(points) == 0:
         return train
-    validation = points.drop(columns=["tpr", "fpr", "error"]).rename(
-        columns={"val_tpr": "tpr", "val_fpr": "fpr", "val_error": "error"}).assign(set="validation")
+    validation = points.drop(columns=[m for m in measures if m in points]).rename(
+        columns=dict(zip(held, measures))).assign(set="validation")
     return pd.concat([train, validation[train.columns]], ignore_index=True)
 
 

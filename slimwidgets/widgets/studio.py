@@ -24,9 +24,9 @@ import traitlets as T
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from . import charts
-from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
+from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
 
-__all__ = ["Studio", "CardView", "ChartView", "card_payload"]
+__all__ = ["Studio", "CardView", "ChartView", "card_payload", "risk_payload"]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -69,7 +69,17 @@ def _finite(v: float) -> float | None:
 
 
 def _metrics_text(which: str, m) -> str:
+    if m.auc is not None:  # a risk card: how well its risks fit and how it ranks
+        return f"{which}: log-loss {m.log_loss:.4f} · AUC {m.auc:.3f}"
     return f"{which}: error {_pct(m.error)} · TPR {_pct(m.tpr)} · FPR {_pct(m.fpr)}"
+
+
+def risk_payload(controller: Controller) -> list[dict] | None:
+    """The risk table of a risk card as the card view draws it (None for a decision card)."""
+    table = controller.risk_table()
+    if table is None:
+        return None
+    return charts.records(table, list(table.columns))
 
 
 _ids = itertools.count(1)
@@ -113,7 +123,10 @@ def card_payload(controller: Controller) -> dict | None:
              "edited": card.status == "edited" and coefs[n] != base_coefs.get(n, 0)} for n in order]
     cost = controller.edit_cost()
     cost_text = None
-    if cost is not None:
+    if cost is not None and "log_loss" in cost:  # a risk card: in the figures it is judged by
+        cost_text = (f"edit vs the solved card: log-loss {signed(cost['log_loss'], 4)} · "
+                     f"AUC {signed(cost['auc'], 3)} · size {signed(cost['size'], 0)}")
+    elif cost is not None:
         cost_text = (f"edit vs optimum: error {cost['error']:+.1f} pt · TPR {cost['tpr']:+.1f} pt · "
                      f"FPR {cost['fpr']:+.1f} pt · size {cost['size']:+d}").replace("+-", "−").replace("-", "−")
     m, v = card.train_metrics, card.validation_metrics
@@ -121,7 +134,8 @@ def card_payload(controller: Controller) -> dict | None:
         [_metrics_text("train", m)] + ([] if v is None else [_metrics_text("validation", v)])
         + [f"{m.size} feature{'s' if m.size != 1 else ''}"])
     # train and held-out figures side by side, for a view that draws them as a table
-    table = [{"set": which, **{k: _finite(getattr(x, k)) for k in ("error", "tpr", "fpr", "n")}}
+    measures = ("error", "tpr", "fpr", "n") if card.family != "risk" else ("log_loss", "auc", "n")
+    table = [{"set": which, **{k: _finite(getattr(x, k)) for k in measures}}
              for which, x in (("train", m), ("validation", v)) if x is not None]
     previous = card.spec is not None and card.spec.key() != spec.key()
     return {
@@ -130,6 +144,7 @@ def card_payload(controller: Controller) -> dict | None:
         "rows": rows, "metrics_text": metrics, "cost_text": cost_text, "spec_text": describe_spec(card.spec),
         "metrics": table, "editable": True, "is_previous": previous, "status": card.status,
         "max_fpr": None if card.spec is None else card.spec.max_fpr,
+        "family": "risk" if card.family == "risk" else "decision", "risk_table": risk_payload(controller),
     }
 
 
@@ -145,6 +160,12 @@ class Studio(W.VBox):
     ``validation=(X_val, y_val)``, or ``holdout=0.25`` with ``random_state`` (a
     stratified split of ``X, y``), shows every card's held-out figures next to
     its training figures.
+
+    The switch above the controls chooses decision cards or risk cards
+    (``loss="logistic"``). A risk card shows its risk table (predicted risk per
+    total score beside the observed rates, train and held-out), its own ROC with
+    its AUC, and log-loss by size; controls risk cards cannot honour yet are
+    disabled, and what the switch set aside comes back when switching back.
     """
 
     def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
@@ -152,11 +173,13 @@ class Studio(W.VBox):
                  holdout: Any = None, random_state: Any = None, **options: Any):
         self._ui_lock = threading.RLock()
         self._syncing = False
+        self._charts_for: bool | None = None  # whether the charts are built for risk cards (None: not yet)
         self._closed = False
         self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
                                      sample_weight=sample_weight, validation=validation, holdout=holdout,
                                      random_state=random_state, start=False, **options)
         self._build_controls()
+        self._build_family_switch()
         self._build_feature_panel()
         self._build_toolbar()
         self._build_views()
@@ -206,6 +229,41 @@ class Studio(W.VBox):
         self.c0_text.observe(self._on_c0, "value")
         self.range_slider.observe(self._on_range, "value")
         self.time_text.observe(self._on_time, "value")
+
+    def _build_family_switch(self) -> None:
+        """Decision cards or risk cards, and the line that says which controls the family sets aside."""
+        self.family_toggle = W.ToggleButtons(options=[("decision card", "decision"), ("risk card", "risk")],
+                                             value=self.controller.family, layout=_fixed(),
+                                             tooltips=["predict a class: points and a threshold",
+                                                       "predict a risk per total score (logistic loss)"],
+                                             style={"button_width": "auto"})
+        self.family_toggle.add_class("sw-family")
+        self.family_note = W.HTML("", layout=_grow("240px"))
+        self.family_note.add_class("sw-family-note")
+        self.family_toggle.observe(self._on_family, "value")
+
+    def _on_family(self, change) -> None:
+        if not self._syncing:
+            self._guard(self.controller.set_family, change["new"])
+
+    def _family_controls(self) -> None:
+        """Disable the controls the current family refuses, and say why (under the UI lock)."""
+        c = self.controller
+        refused = set(c.refused_controls())
+        pairs = {"max_fpr": (self.fpr_slider, self.fpr_none, "max FPR"),
+                 "min_tpr": (self.tpr_slider, self.tpr_none, "min TPR")}
+        names = []
+        for option, (slider, none, label) in pairs.items():
+            none.disabled = option in refused
+            if option in refused:
+                slider.disabled = True
+                names.append(label)
+        self.family_toggle.value = c.family
+        aside = c.set_aside_text()
+        parts = ([f"{' and '.join(names)}: decision cards only (not available for risk cards yet)"] if names else []) \
+            + ([f"set aside: {aside}, restored when you switch back"] if aside else [])
+        self.family_note.value = "" if not parts else (
+            f"<span class='sw-family-why'>{html.escape(' · '.join(parts))}</span>")
 
     def _build_feature_panel(self) -> None:
         """One row per feature: use, sign, penalty, points range (the grid's columns are in card.css)."""
@@ -281,7 +339,8 @@ class Studio(W.VBox):
                       min_width="0", grid_gap="14px 16px")
         top = _row([self.card_view, charts], "sw-top", align_items="flex-start", grid_gap="8px 16px")
         pair = {"flex": "1 1 360px", "max_width": "560px", "flex_flow": "row nowrap"}
-        controls = _row([_row([self.fpr_slider, self.fpr_none], "sw-pair", **pair),
+        family = _row([self.family_toggle, self.family_note], "sw-family-row", flex="1 1 100%", grid_gap="2px 10px")
+        controls = _row([family, _row([self.fpr_slider, self.fpr_none], "sw-pair", **pair),
                          _row([self.tpr_slider, self.tpr_none], "sw-pair", **pair),
                          _row([self.size_slider, self.size_none], "sw-pair", **pair),
                          self.range_slider, self.c0_text, self.time_text], "sw-controls", grid_gap="2px 16px")
@@ -332,7 +391,7 @@ class Studio(W.VBox):
             return
         self._closed = True
         self.controller.close()
-        widgets = [self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
+        widgets = [self.family_toggle, self.family_note, self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
                    self.c0_text, self.range_slider, self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
                    self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel]
         for row in self.feature_rows.values():
@@ -503,16 +562,40 @@ class Studio(W.VBox):
     def _refresh_charts(self) -> None:
         with self._ui_lock:
             f = self.chart_frames()
-            if not self.roc_view.spec:  # the structure never changes: build the charts once
-                held_out = self.controller.validation is not None
-                self.roc_view.spec, _ = charts.split_datasets(
-                    charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out))
-                self.path_view.spec, _ = charts.split_datasets(charts.sparsity_chart(f["path"], f["card"], held_out=held_out))
-            roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
-            path_data = charts.sparsity_datasets(f["path"], f["card"])
-            for view, data in ((self.roc_view, roc_data), (self.path_view, path_data)):
-                if view.datasets != data:
-                    view.datasets = data
+            risk = self._card_family() == "risk"
+            if risk:
+                roc_data = charts.risk_roc_datasets(f["roc"], f["card"])
+                path_data = charts.sparsity_datasets(f["path"], f["card"], "log_loss")
+            else:
+                roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
+                path_data = charts.sparsity_datasets(f["path"], f["card"])
+            specs = None
+            if self._charts_for != risk:  # the structure changes only with the family
+                self._charts_for = risk
+                specs = self._chart_specs(f, risk)
+            for i, (view, data) in enumerate(((self.roc_view, roc_data), (self.path_view, path_data))):
+                with view.hold_sync():  # a new structure arrives with its own rows
+                    if specs is not None:
+                        view.spec = specs[i]
+                    if view.datasets != data:
+                        view.datasets = data
+
+    def _card_family(self) -> str:
+        """The family the charts draw: the card's on screen (the spec's while there is none)."""
+        card = self.controller.card
+        if card is None:
+            return self.controller.family
+        return "risk" if card.family == "risk" else "decision"
+
+    def _chart_specs(self, f: dict[str, pd.DataFrame], risk: bool) -> tuple[dict, dict]:
+        held_out = self.controller.validation is not None
+        if risk:
+            roc = charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out)
+            path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out, measure="log_loss")
+        else:
+            roc = charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out)
+            path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out)
+        return charts.split_datasets(roc)[0], charts.split_datasets(path)[0]
 
     def _sync_controls(self) -> None:
         """Show the current spec in every control (after undo, redo, load, or a refused value)."""
@@ -536,6 +619,7 @@ class Studio(W.VBox):
                 self.range_slider.value = tuple(s.coef_range)
                 if s.time_limit is not None:
                     self.time_text.value = s.time_limit
+                self._family_controls()
                 for name, row in self.feature_rows.items():
                     f = self.controller.feature(name)
                     row["use"].value = f.use

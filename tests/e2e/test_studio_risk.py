@@ -1,0 +1,87 @@
+"""Risk cards in the studio, in real JupyterLab (issue #13 item 6): the family switch is clicked,
+the card then shows its risk table (score, predicted risk, observed rates train and held-out)
+and the ROC plane its own ROC with its AUC; at 800, 1000, 1280 and 1600 px with the side panel
+open both lie inside the visible notebook area with nothing scrolling sideways. Screenshots go to
+test-artifacts/e2e/ (look at them)."""
+
+from __future__ import annotations
+
+import time
+
+from lab import open_notebook, run_first_cell
+from test_studio_layout import HEIGHT, WIDTHS, side_panel
+
+NOTEBOOK = "risk.ipynb"
+CELL = """\
+from slimwidgets.datasets import load_demo
+from slimwidgets.widgets import Studio
+X, y = load_demo(n_features=5)
+studio = Studio(X, y, max_fpr=0.2, max_size=3, coef_range=(-5, 5), time_limit=1.0, frontier=False,
+                holdout=0.25, random_state=0)
+studio"""
+
+# Where the risk table and the ROC chart lie once each is scrolled into view (viewport pixels).
+PLACE = """(sel) => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
+  const node = document.querySelector(sel);
+  node.scrollIntoView({block: 'start'});
+  const b = box(node);
+  const scrolling = [];
+  for (let e = node; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
+    const style = getComputedStyle(e);
+    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+      scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
+  }
+  return {area, box: b, scrolling};
+}"""
+
+
+def inside(place: dict) -> bool:
+    a, b = place["area"], place["box"]
+    return b["left"] >= a["left"] - 0.5 and b["right"] <= a["right"] + 0.5 and b["top"] >= a["top"] - 0.5 \
+        and b["bottom"] <= a["bottom"] + 0.5
+
+
+def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, kernel_for, shot):
+    page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
+    k = open_notebook(lab, page, kernel_for, NOTEBOOK, [CELL])
+    run_first_cell(page)
+    try:
+        end = time.monotonic() + 120
+        while not k.value("studio.wait(1)"):
+            assert time.monotonic() < end, "the studio did not settle"
+        page.click(".sw-family button:has-text('risk card')")
+        page.wait_for_selector(".sw-risk-table tbody tr", timeout=120_000)
+        page.wait_for_function("() => [...document.querySelectorAll('.sw-roc svg text')]"
+                               ".some((t) => t.textContent.startsWith('AUC train'))", timeout=60_000)
+        assert k.value("studio.spec.loss") == "logistic" and k.value("studio.scoring_system.family") == "risk"
+        # the cap is set aside visibly, its controls disabled with the reason beside them
+        assert "set aside max FPR 20 %" in page.inner_text(".sw-message")
+        note = page.inner_text(".sw-family-note")
+        assert "decision cards only" in note and "set aside: max FPR 20 %" in note
+        assert page.locator(".sw-max-fpr-none input").is_disabled()
+        status = page.inner_text(".sw-card-view .sw-status-text")
+        assert "log-loss" in status and "AUC" in status and "held-out" in status
+        rows = k.value("len(studio.controller.risk_table())")
+        assert page.locator(".sw-risk-table tbody tr").count() == rows
+        assert page.locator(".sw-risk-table thead th").count() == 4  # with the held-out column
+        side_panel(page, True)
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            page.wait_for_timeout(400)
+            for sel in (".sw-risk", ".sw-roc"):
+                place = page.evaluate(PLACE, sel)
+                assert inside(place), f"{width} px: {sel} lies outside the visible area: {place}"
+                assert place["scrolling"] == [], f"{width} px: around {sel} something scrolls sideways: {place}"
+            page.evaluate("() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(200)
+            shot(page, f"risk-{width}-panel-open")
+            page.evaluate("() => document.querySelector('.sw-family-row').scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(200)
+            shot(page, f"risk-{width}-panel-open-controls")
+        page.click(".sw-family button:has-text('decision card')")  # back: the cap comes back
+        page.wait_for_function("() => !document.querySelector('.sw-risk-table')", timeout=120_000)
+        assert k.value("studio.spec.max_fpr") == 0.2
+    finally:
+        k.run("studio.close()")
