@@ -119,3 +119,18 @@ def test_bad_k_and_within_are_refused():
         sw.alternatives(X, y, k=0)
     with pytest.raises(ValueError, match="within must be"):
         sw.alternatives(X, y, within=-0.1)
+
+
+def test_under_an_fpr_cap_the_margin_is_points_of_tpr():
+    from slimwidgets.datasets import load_demo
+
+    X, y = load_demo(n_features=5)
+    cards = sw.alternatives(X, y, k=4, within=0.03, max_fpr=0.2, time_limit=30)
+    assert cards.measure == "tpr" and cards.margin > 0.03  # one missed positive costs far more than 1/n
+    positives = int((y == 1).sum())
+    spec = sw.make_spec(max_fpr=0.2)
+    for card in cards:  # lexicographic: the size terms add less than one missed positive
+        assert card.train_metrics.fpr <= 0.2 + 1e-12
+        assert card.train_metrics.tpr >= cards[0].train_metrics.tpr - 0.03 - 1 / positives - 1e-12
+        assert sw.check_card(card, prepare_data(X, y), spec) == []
+    assert len(cards) > 1

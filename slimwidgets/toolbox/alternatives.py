@@ -29,6 +29,7 @@ from ..core.fitting import InfeasibleError, NoSolutionError, check_card, fit_dat
 from ..core.losses import sigmoid
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, at_most, make_spec
+from ..core.status import LimitScale
 
 __all__ = ["alternatives", "Alternatives", "risk_figures"]
 
@@ -54,11 +55,16 @@ class Alternatives(list):
         ended at the margin, or because no other feature set is feasible (or the best card is
         empty). Then no card within the margin is missing but those that add features to a
         listed card. False otherwise: other cards within the margin may exist.
-    within : the margin the search used.
+    within : the margin asked for, in the figure named by ``measure``.
+    measure : what ``within`` is measured on: ``"error"``, ``"tpr"``, ``"fpr"`` (shares),
+        ``"log-loss"``, or ``"objective"`` (the objective's own units).
+    margin : ``within`` in the objective's units (what the search compared).
     """
 
     stopped: str = "cancelled"
     within: float = 0.0
+    measure: str = "objective"
+    margin: float = 0.0
 
     @property
     def complete(self) -> bool:
@@ -80,11 +86,15 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
     ----------
     X, y, positive, sample_weight : as in :func:`slimwidgets.fit`.
     k : most cards to return.
-    within : keep cards whose objective exceeds the first card's by at most this much, in
-        the units of the objective ``fit`` minimises: for decision cards the training error
-        (a share of rows, so 0.02 is 2 points of error) plus ``C0`` per feature used, for
-        risk cards (``loss="logistic"``) the mean log-loss plus ``C0`` per feature. (Both
-        also carry a tie-break smaller than one row's error, which favours fewer points.)
+    within : how much worse than the best card a card may be, in the figure the spec
+        optimises: for decision cards the training error (a share of rows: 0.02 is 2 points
+        of error), or under ``max_fpr`` the TPR (0.02: 2 points of TPR), under ``min_tpr``
+        the FPR; for risk cards (``loss="logistic"``) the mean log-loss. The comparison is
+        made on ``fit``'s objective, that figure's cost plus what the size costs (``C0`` per
+        feature, and a tie-break smaller than one row that favours fewer points), so a card
+        with more features needs a slightly better figure to stay in. When the scores have no
+        common step (real-valued features) the objective has no such reading and ``within``
+        is in the objective's own units (:attr:`Alternatives.measure` is then "objective").
     cancel : a ``threading.Event``; setting it returns the cards found so far.
     **options : the spec, as for :func:`slimwidgets.fit` (both loss families).
 
@@ -134,7 +144,9 @@ def search_alternatives(data: Dataset, spec: Spec, *, k: int = 10, within: float
         if card is None:
             cards.stopped = why
             return cards
-        if cards and card.objective > cards[0].objective + within:
+        if not cards:
+            cards.margin, cards.measure = objective_margin(card, within)
+        elif card.objective > cards[0].objective + cards.margin:
             # a better card within the margin may hide behind an unproven fit
             cards.stopped = "margin" if card.status == "optimal" else "unproven"
             return cards
@@ -167,6 +179,20 @@ def _next_card(data: Dataset, spec: Spec, cancel: threading.Event | None,
     if card.status == "interrupted" or (cancel is not None and cancel.is_set()):
         return None, "cancelled"
     return card, ""
+
+
+def objective_margin(card: ScoringSystem, within: float) -> tuple[float, str]:
+    """``within`` (in the figure the spec optimises) in ``card``'s objective units, and that
+    figure's name. A decision card's objective charges ``per_error`` for each unit of counted
+    weight (rows, positives or negatives; see :class:`~slimwidgets.core.status.LimitScale`),
+    so a share ``within`` of that class costs ``within * total * per_error``."""
+    if card.family == "risk":
+        return float(within), "log-loss"
+    raw = (card.details or {}).get("limits")
+    if raw is None:
+        return float(within), "objective"
+    scale = raw if isinstance(raw, LimitScale) else LimitScale.from_dict(raw)
+    return float(within) * scale.total * scale.per_error, scale.kind
 
 
 def risk_figures(card: ScoringSystem, data: Dataset) -> tuple[float, float]:
