@@ -9,6 +9,12 @@ function feature(f) {
     el("span", { class: "sw-alt-pts", text: pts }));
 }
 
+/** A labelled group of figures; each figure ("FPR 18.0 %") stays on one line. */
+function figures(cls, label, texts) {
+  const parts = texts.flatMap((t, i) => [i ? " · " : " ", el("span", { class: "sw-alt-fig", text: t })]);
+  return el("span", { class: cls }, label, ...parts);
+}
+
 /** One alternative: rank, features with points, figures, held-out figures, difference to the card shown. */
 export function altRow(row, choose) {
   const item = el("li", {
@@ -21,8 +27,8 @@ export function altRow(row, choose) {
       row.features.length ? row.features.map(feature) : el("span", { class: "sw-alt-none", text: "no feature" })),
     el("span", { class: "sw-alt-figures" },
       el("span", { class: "sw-alt-size", text: `${row.size} feature${row.size === 1 ? "" : "s"}` }),
-      el("span", { class: "sw-alt-train", text: `train: ${row.train.join(" · ")}` }),
-      row.held_out.length ? el("span", { class: "sw-alt-held", text: `held-out: ${row.held_out.join(" · ")}` }) : null)),
+      figures("sw-alt-train", "train:", row.train),
+      row.held_out.length ? figures("sw-alt-held", "held-out:", row.held_out) : null)),
   el("span", { class: "sw-alt-diff", text: row.difference }));
   const pick = () => { if (!row.current) choose(row.rank); };
   item.addEventListener("click", pick);

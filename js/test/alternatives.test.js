@@ -25,6 +25,8 @@ describe("the alternatives list", () => {
     expect(items[1].querySelector(".sw-alt-fname").textContent).toBe("<b>age</b> >= 60");
     expect([...items[1].querySelectorAll(".sw-alt-pts")].map((e) => e.textContent)).toEqual(["+2", "\u22121"]);
     expect(items[1].querySelector(".sw-alt-held").textContent).toBe("held-out: error 15.0 % · TPR 86.2 % · FPR 17.1 %");
+    expect([...items[1].querySelectorAll(".sw-alt-train .sw-alt-fig")].map((e) => e.textContent))
+      .toEqual(["error 13.2 %", "TPR 88.2 %", "FPR 14.0 %"]);
     expect(items[1].querySelector(".sw-alt-diff").textContent).toBe("error +0.4 pt");
     expect(items[0].classList.contains("sw-alt-current")).toBe(true);
     expect(host.querySelector(".sw-alts-state").textContent).toBe("2 cards · complete");

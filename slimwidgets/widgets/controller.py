@@ -50,7 +50,7 @@ from ..core.spec import Spec, make_spec
 from ..core.status import describe, details_text, limit_scale
 from ..solvers.base import Incumbent
 from ..toolbox.alternatives import as_alternative
-from .rashomon import ALT_K, ALT_WITHIN, AlternativesList, card_figures, figure_texts
+from .rashomon import ALT_K, ALT_WITHIN, AlternativesList, card_figures, change_text, figure_texts
 from .scheduler import BackgroundQueue, SolveScheduler, Throttle
 
 __all__ = [
@@ -830,9 +830,8 @@ class Controller:
             then = card_figures(before, self.data, None)
             now = card_figures(card, self.data, None)
             if "error" in now and "error" in then:
-                parts.append(f"error {_fmt_pts(100 * (now['error'] - then['error']))}, "
-                             f"TPR {_fmt_pts(100 * (now['tpr'] - then['tpr']))}, "
-                             f"FPR {_fmt_pts(100 * (now['fpr'] - then['fpr']))} vs the card before")
+                parts.append(", ".join(f"{label} {change_text(now[k] - then[k])}" for k, label in
+                                       (("error", "error"), ("tpr", "TPR"), ("fpr", "FPR"))) + " vs the card before")
             elif "log_loss" in now and "log_loss" in then:
                 parts.append(f"log-loss {now['log_loss'] - then['log_loss']:+.4f} vs the card before".replace("-", "\u2212"))
         if self.spec.lock:

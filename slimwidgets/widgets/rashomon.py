@@ -76,10 +76,10 @@ def _difference(f: dict, now: dict, measure: str) -> str:
     if "error" not in f or "error" not in now:
         return ""
     keys = {"tpr": ("tpr", "fpr"), "fpr": ("fpr", "tpr")}.get(measure, ("error",))
-    return " · ".join(f"{'error' if k == 'error' else k.upper()} {_change(f[k] - now[k])}" for k in keys)
+    return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(f[k] - now[k])}" for k in keys)
 
 
-def _change(d: float) -> str:
+def change_text(d: float) -> str:
     """A difference of shares in points; "same" when it rounds to nothing."""
     return "same" if abs(d) < 0.0005 else _pt(d)
 
@@ -223,8 +223,12 @@ class AlternativesList:
             return {"phase": "running", "started": run.started,
                     "text": f"searching cards at most {margin} worse than the best… {n} of up to {self.k} so far"}
         cards = f"{n} card{'s' if n != 1 else ''} at most {margin} worse than the best"
+        unproven = sum(card.status != "optimal" for card in run.cards)
         if run.result.complete:
             note = "complete: any other card this close only adds features to one of these"
+        elif unproven:
+            note = (f"not exhaustive: {unproven} of these fits stopped at the time limit before proving "
+                    "their card best; more cards this close may exist")
         else:
             note = f"not exhaustive ({STOPS[run.result.stopped]}): more cards this close may exist"
         return {"phase": "done", "complete": run.result.complete, "text": f"{cards} · {note}"}

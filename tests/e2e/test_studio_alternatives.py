@@ -23,11 +23,18 @@ MEASURE = """() => {
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
   const list = document.querySelector('.sw-alts');
   const rows = [...list.querySelectorAll('li.sw-alt')].slice(0, 3);
-  const parts = [list.querySelector('.sw-alts-title'), list.querySelector('.sw-alts-state'),
-                 ...rows.flatMap((r) => [...r.querySelectorAll('.sw-alt-rank, .sw-alt-feature, .sw-alt-train, .sw-alt-held, .sw-alt-diff')])];
-  const outside = parts.filter((p) => { const b = box(p); return b.left < area.left - 0.5 || b.right > area.right + 0.5
-                                                             || b.top < area.top - 0.5 || b.bottom > area.bottom + 0.5; })
-                       .map((p) => ({part: p.className, text: p.textContent, box: box(p)}));
+  const of = (r) => [...r.querySelectorAll('.sw-alt-rank, .sw-alt-feature, .sw-alt-fig, .sw-alt-size, .sw-alt-diff')];
+  // the heading and the first row in full view; the rows after it scroll inside the list, but
+  // none may stick out sideways
+  const whole = [list.querySelector('.sw-alts-title'), list.querySelector('.sw-alts-state'), ...of(rows[0])];
+  const parts = [...whole, ...rows.slice(1).flatMap(of)];
+  const out = (p) => { const b = box(p); return b.left < area.left - 0.5 || b.right > area.right + 0.5
+                         || (whole.includes(p) && (b.top < area.top - 0.5 || b.bottom > area.bottom + 0.5)); };
+  const outside = parts.filter(out).map((p) => ({part: p.className, text: p.textContent, box: box(p)}));
+  // a figure or a difference broken over two lines is hard to read: each must stay on one line
+  const broken = parts.filter((p) => p.matches('.sw-alt-fig, .sw-alt-diff, .sw-alt-size') && p.getClientRects().length > 1
+                                  || p.matches('.sw-alt-fig, .sw-alt-diff') && box(p).bottom - box(p).top > 30)
+                      .map((p) => p.textContent);
   const scrolling = [];
   for (let e = list; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
     const style = getComputedStyle(e);
@@ -35,7 +42,7 @@ MEASURE = """() => {
       scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
   }
   const card = box(document.querySelector('.sw-card-view'));
-  return {outside, scrolling, parts: parts.length, list: box(list), card, area};
+  return {outside, scrolling, broken, parts: parts.length, list: box(list), card, area};
 }"""
 
 
@@ -78,6 +85,7 @@ def test_the_list_loads_a_card_on_click_and_fits_every_width(lab, page, kernel_f
             assert m["parts"] >= 10, "the list was not drawn"
             assert m["outside"] == [], f"{width} px: parts of the list lie outside the notebook area: {m['outside']}"
             assert m["scrolling"] == [], f"{width} px: something around the list scrolls sideways: {m['scrolling']}"
+            assert m["broken"] == [], f"{width} px: figures broken over two lines: {m['broken']}"
             assert m["list"]["top"] >= m["card"]["bottom"] - 1, "the list must come under the card"
         assert page.blocked_requests == [], page.blocked_requests[:5]
     finally:
