@@ -85,11 +85,13 @@ def test_a_click_loads_the_card_as_one_undo_step_and_says_what_it_did(make):
     assert "loaded alternative 2: " + ", ".join(f["name"] for f in rows[1]["features"]) in c.notice
     assert "keeps the locks texture >= 18.8 = 2" in c.notice and "undo goes back" in c.notice
     assert len(c.history) == history + 1 and c.history[-1].action == "load"
+    assert c.alternatives()["state"]["notice"] == c.notice  # said beside the list too
     now = c.alternatives()["rows"]
     assert [r["current"] for r in now[:2]] == [False, True]  # the difference column follows the card shown
     d = best.train_metrics.error - shown.train_metrics.error
     assert now[0]["difference"] == ("error same" if abs(d) < 0.0005 else f"error {100 * d:+.1f} pt".replace("-", "\u2212"))
     assert c.undo() and c.card is best and not c.can_undo
+    assert "notice" not in c.alternatives()["state"]  # the card it spoke of is gone
     with pytest.raises(ValueError, match="no alternative 99"):
         c.load_alternative(99)
     assert c.card is best

@@ -44,7 +44,9 @@ export function altList(rows, state, choose) {
     s.phase === "running" ? el("span", { class: "sw-alts-spinner", "aria-hidden": "true" }) : null,
     el("span", { class: "sw-alts-state", "data-phase": s.phase || "waiting", text: s.text || "" }),
     el("span", { class: "sw-clock" }));
+  const notice = s.notice ? el("div", { class: "sw-alts-notice", "data-level": s.level || "info", text: s.notice }) : null;
   const list = el("ol", { class: "sw-alts-list" }, (rows || []).map((r) => altRow(r, choose)));
   const hint = rows && rows.length > 1 ? el("div", { class: "sw-alts-hint", text: "click a row to show that card (undo goes back)" }) : null;
-  return el("div", { class: "sw-alts", "data-phase": s.phase || "waiting", "data-rows": (rows || []).length }, head, hint, list);
+  return el("div", { class: "sw-alts", "data-phase": s.phase || "waiting", "data-rows": (rows || []).length },
+    head, notice, hint, list);
 }

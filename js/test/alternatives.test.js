@@ -46,5 +46,9 @@ describe("the alternatives list", () => {
     expect(host.querySelector(".sw-alts-spinner")).not.toBeNull();
     model.push("rows", [row(1), row(2), row(3)]);
     expect(host.querySelectorAll("li.sw-alt").length).toBe(3);
+    model.push("state", { phase: "done", text: "3 cards", notice: "loaded alternative 2: <i>x</i>", level: "warning" });
+    const notice = host.querySelector(".sw-alts-notice");
+    expect(notice.textContent).toBe("loaded alternative 2: <i>x</i>");
+    expect(notice.dataset.level).toBe("warning");
   });
 });

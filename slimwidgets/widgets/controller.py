@@ -811,6 +811,7 @@ class Controller:
             self._scheduler.cancel()
             self._push(shown, spec, self._alternative_status(shown, rank), "load", None)
             self._say(self._alternative_notice(rank, shown, before, broken), "warning" if broken else "info")
+            self.alts.loaded = (shown, self.notice, self.notice_level)
         self._emit("card", "notice", "alternatives")
         return shown
 

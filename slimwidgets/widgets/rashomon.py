@@ -106,6 +106,7 @@ class AlternativesList:
         self._lock = threading.RLock()
         self._run: _Run | None = None
         self._done: dict[str, _Run] = {}  # spec key -> a finished (not cancelled) list
+        self.loaded: tuple[ScoringSystem, str, str] | None = None  # (card, what its load did, level)
         self.queue = BackgroundQueue(self._job, name="alternatives")
 
     # -- planning -----------------------------------------------------------------------------------
@@ -194,7 +195,11 @@ class AlternativesList:
         now_figures = card_figures(now, c.data, c.validation) if now is not None and now.train_metrics else {}
         measure = run.result.measure if run is not None and run.result is not None else _measure(c.spec)
         rows = [self._row(i + 1, card, f, now, now_figures, measure) for i, (card, f) in enumerate(zip(cards, figures))]
-        return {"rows": rows, "state": self._state(run, measure)}
+        state = self._state(run, measure)
+        loaded = self.loaded
+        if loaded is not None and loaded[0] is now:  # what the load did, beside the list, while its card shows
+            state = {**state, "notice": loaded[1], "level": loaded[2]}
+        return {"rows": rows, "state": state}
 
     def _row(self, rank: int, card: ScoringSystem, f: dict, now: ScoringSystem | None, now_figures: dict,
              measure: str) -> dict:

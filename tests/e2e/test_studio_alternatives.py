@@ -74,6 +74,7 @@ def test_the_list_loads_a_card_on_click_and_fits_every_width(lab, page, kernel_f
         assert sorted(shown) == sorted(rows[1]["features"])
         assert k.value("dict(studio.scoring_system.points)") == shown
         assert "loaded alternative 2" in page.inner_text(".sw-message")
+        assert page.inner_text(".sw-alts-notice").startswith("loaded alternative 2: ")  # and beside the list
         side_panel(page, True)
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": HEIGHT})
