@@ -156,3 +156,15 @@ def test_off_by_default_without_background_work(small):
         assert c.alternatives() == {"rows": [], "state": {"phase": "off", "text": ""}}
     finally:
         c.close()
+
+
+def test_settings_without_a_card_say_so_and_a_reverted_spec_gets_its_list_back(make):
+    c = make(max_fpr=0.0, min_tpr=1.0)
+    assert c.wait(300) and c.status.state == "infeasible"
+    assert c.alternatives() == {"rows": [], "state": {"phase": "waiting",
+                                                      "text": "no card for these settings, so no alternatives"}}
+    c.update(max_fpr=None, min_tpr=None)
+    rows = settled_list(c)["rows"]
+    c.update(max_fpr=0.0, min_tpr=1.0)  # refused: the previous card and settings come back, and so does their list
+    assert c.wait(300) and c.status.state == "infeasible" and c.spec.max_fpr is None
+    assert c.alternatives()["rows"] == rows

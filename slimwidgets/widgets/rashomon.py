@@ -220,7 +220,9 @@ class AlternativesList:
         if not self.enabled:
             return {"phase": "off", "text": ""}
         if run is None:
-            return {"phase": "waiting", "text": "waiting for the card to settle"}
+            failed = self._c.status.state in ("infeasible", "invalid", "error")
+            return {"phase": "waiting", "text": "no card for these settings, so no alternatives" if failed
+                    else "waiting for the card to settle"}
         if run.error is not None:
             return {"phase": "error", "text": f"the alternatives search failed: {run.error}"}
         n = len(run.cards)
