@@ -45,7 +45,9 @@ def test_layout_is_flex_and_grid_with_the_card_first(small):
     try:
         rows = list(st.children)
         top = rows[0]
-        assert top.children[0] is st.card_view, "the card is not the first thing in the studio"
+        first = top.children[0]  # the card, atop the column it shares with its alternatives
+        assert first.children[0] is st.card_view and first.children[1] is st.alts_view, \
+            "the card is not the first thing in the studio"
         assert top.layout.flex_flow == "row wrap"
         fixed = []
         for w in _widgets(st):

@@ -8,7 +8,8 @@ are never shown. Point edits never solve: they re-evaluate the card at once and
 mark it "edited"; a lock turns an edited value into a constraint of the next
 solve. Every settled card is appended to :attr:`history`; undo / redo walk the
 settled states. A second worker fills in the FPR-cap frontier and the
-sparsity path in the background, through the same cache.
+sparsity path in the background, through the same cache; a third lists near-optimal
+cards with other features (:mod:`~slimwidgets.widgets.rashomon`), loaded on request.
 
 With held-out rows (``validation=(X_val, y_val)`` or ``holdout=0.25``) every card
 carries its validation metrics next to its training metrics, and the frontier
@@ -26,7 +27,8 @@ on screen and names the clash; an action that had to change something else
 penalty that changed nothing) says so in :attr:`Controller.notice`.
 
 Views subscribe with ``controller.subscribe(callback)``; the callback receives
-the set of what changed (``"card"``, ``"spec"``, ``"frontier"``, ``"notice"``) and
+the set of what changed (``"card"``, ``"spec"``, ``"frontier"``, ``"notice"``,
+``"alternatives"``) and
 may run on a worker thread.
 """
 
@@ -52,6 +54,8 @@ from ..core.scoring import Metrics, ScoringSystem
 from ..core.spec import Spec, make_spec, refused_options
 from ..core.status import describe, details_text, limit_scale
 from ..solvers.base import Incumbent
+from ..toolbox.alternatives import as_alternative
+from .rashomon import ALT_K, ALT_WITHIN, AlternativesList, card_figures, change_text, figure_texts
 from .scheduler import BackgroundQueue, SolveScheduler, Throttle
 
 __all__ = [
@@ -432,12 +436,15 @@ class Controller:
         (stratified by class, shuffled with ``random_state``).
     debounce : seconds a control must rest before its spec is solved.
     frontier : compute the FPR-cap frontier and the sparsity path in the background.
+    alternatives : list near-optimal cards with other features in the background
+        (:attr:`alts`; default: as ``frontier``).
     """
 
     def __init__(self, X: Any = None, y: Any = None, *, data: Dataset | None = None, spec: Spec | None = None,
                  positive: Any = None, sample_weight: Any = None, validation: Any = None, holdout: Any = None,
                  random_state: Any = None, debounce: float = 0.15, frontier: bool = True, fpr_caps=FPR_CAPS,
-                 max_path_size: int = MAX_PATH_SIZE, start: bool = True, **options: Any):
+                 max_path_size: int = MAX_PATH_SIZE, start: bool = True, alternatives: bool | None = None,
+                 **options: Any):
         if validation is not None and holdout is not None:
             raise TypeError("give validation=(X_val, y_val) or holdout=fraction, not both")
         if holdout is not None:
@@ -488,6 +495,8 @@ class Controller:
         self._scales: dict[str, dict | None] = {}  # spec key -> limit scale of its objective (see _limits)
         self._scheduler = SolveScheduler(self._solve_job, debounce=debounce)
         self._background = BackgroundQueue(self._background_job)
+        self.alts = AlternativesList(self, lambda: self._emit("alternatives"), k=ALT_K, within=ALT_WITHIN,
+                                     enabled=frontier if alternatives is None else alternatives)
         self.incumbent_interval = INCUMBENT_INTERVAL
         self._closed = False
         self.solve_count = 0  # solves actually started
@@ -868,6 +877,70 @@ class Controller:
         changes = spec_changes(self.spec, spec)
         return "loaded a card solved for other settings: " + "; ".join(changes) if changes else ""
 
+    # -- alternatives ---------------------------------------------------------------------------------
+    def settled_card(self, key: str) -> ScoringSystem | None:
+        """The solved card of the spec with this key, if it has one yet."""
+        hit = self._cache.get(key)
+        return hit if isinstance(hit, ScoringSystem) else None
+
+    def alternatives(self) -> dict:
+        """The alternatives list of the current spec as the studio shows it:
+        ``{"rows": [...], "state": {...}}`` (see :class:`~slimwidgets.widgets.rashomon.AlternativesList`)."""
+        return self.alts.view()
+
+    def wait_alternatives(self, timeout: float | None = 120.0) -> bool:
+        """Block until the alternatives search of the current spec has ended (tests, scripts)."""
+        return self.alts.wait(timeout)
+
+    def load_alternative(self, rank: int) -> ScoringSystem:
+        """Show the ``rank``-th card of the alternatives list (1 = the best): one undo step.
+
+        The spec stays as it is (every alternative was solved under it); the card is checked
+        against it again, and :attr:`notice` says what the load did: the features it uses, what
+        it costs against the card shown before, the locks it keeps, any constraint it breaks.
+        A later card is called "feasible": it is optimal only among the cards that avoid the
+        earlier feature sets.
+        """
+        card = self.alts.card(rank)
+        with self._lock:
+            self._check_open()
+            spec, before = self.spec, self._card
+            shown = as_alternative(card, spec, rank)
+            broken = check_card(shown, self.data, spec)
+            self._gen += 1
+            self._scheduler.cancel()
+            self._push(shown, spec, self._alternative_status(shown, rank), "load", None)
+            self._say(self._alternative_notice(rank, shown, before, broken), "warning" if broken else "info")
+            self.alts.loaded = (shown, self.notice, self.notice_level)
+        self._emit("card", "notice", "alternatives")
+        return shown
+
+    def _alternative_status(self, card: ScoringSystem, rank: int) -> Status:
+        if rank == 1:
+            return status_of(card)
+        cs = describe(card, validation=card.validation_metrics)
+        figures = " · ".join(figure_texts(card_figures(card, self.data, None)))
+        text = f"alternative {rank} · {figures} · the best card that avoids the feature sets above it in the list"
+        return Status("feasible", text, objective=card.objective, elapsed=card.solve_time, details=details_text(cs),
+                      warning=cs.warning, level="warn" if cs.warning else "ok")
+
+    def _alternative_notice(self, rank: int, card: ScoringSystem, before: ScoringSystem | None,
+                            broken: list[str]) -> str:
+        parts = [f"loaded alternative {rank}: " + (", ".join(card.points) or "no feature")]
+        if before is not None and before.train_metrics is not None:
+            then = card_figures(before, self.data, None)
+            now = card_figures(card, self.data, None)
+            if "error" in now and "error" in then:
+                parts.append(", ".join(f"{label} {change_text(now[k] - then[k])}" for k, label in
+                                       (("error", "error"), ("tpr", "TPR"), ("fpr", "FPR"))) + " vs the card before")
+            elif "log_loss" in now and "log_loss" in then:
+                parts.append(f"log-loss {now['log_loss'] - then['log_loss']:+.4f} vs the card before".replace("-", "\u2212"))
+        if self.spec.lock:
+            parts.append("keeps the locks " + ", ".join(f"{k} = {v}" for k, v in self.spec.lock.items()))
+        if broken:
+            parts.append("but it breaks " + "; ".join(broken))
+        return " · ".join(parts) + " · undo goes back"
+
     # -- export -----------------------------------------------------------------------------------
     def export(self, fmt: str = "json", path: str | os.PathLike | None = None) -> tuple[Path, str]:
         """Write the card on screen; returns (path, the line of Python that reloads it).
@@ -921,7 +994,8 @@ class Controller:
 
     def threads(self) -> list[threading.Thread]:
         """This controller's live worker threads."""
-        return [t for t in (self._scheduler.thread, self._background.thread) if t is not None and t.is_alive()]
+        workers = (self._scheduler.thread, self._background.thread, self.alts.queue.thread)
+        return [t for t in workers if t is not None and t.is_alive()]
 
     def close(self, timeout: float = 10.0) -> bool:
         """Stop both workers (interrupting running solves); True when no thread is left."""
@@ -930,7 +1004,7 @@ class Controller:
             self._gen += 1
         a = self._scheduler.close(timeout)
         b = self._background.close(timeout)
-        return a and b
+        return self.alts.close(timeout) and a and b
 
     @property
     def closed(self) -> bool:
@@ -944,6 +1018,7 @@ class Controller:
         try:
             self._scheduler.close(0)
             self._background.close(0)
+            self.alts.close(0)
         except Exception:
             pass
 
@@ -1069,11 +1144,13 @@ class Controller:
 
         # the solve the user waits for comes first: no new background solve starts meanwhile
         self._background.pause(True)
+        self.alts.pause(True)
         try:
             result = cached if cached is not None else self._solve(spec, cancel, on_incumbent)
         finally:
             throttle.stop()
             self._background.pause(False)
+            self.alts.pause(False)
         if result is None:
             return
         self._store(spec, result)
@@ -1086,6 +1163,7 @@ class Controller:
             self._plan_background(also=("spec", "card", "notice"))
         else:
             self._emit("card", "notice")
+            self.alts.plan()  # the settled card is the first of its alternatives
         self._frontier_point(spec, result)
 
     # -- internals: the background frontier and path ------------------------------------------------
@@ -1116,6 +1194,8 @@ class Controller:
         return out
 
     def _plan_background(self, also: tuple[str, ...] = ()) -> None:
+        if not self._closed:
+            self.alts.plan()
         if not self._frontier_on or self._closed:
             if also:
                 self._emit(*also)

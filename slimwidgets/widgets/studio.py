@@ -26,7 +26,7 @@ from ..core.spec import Spec
 from . import charts
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
 
-__all__ = ["Studio", "CardView", "ChartView", "card_payload", "risk_payload"]
+__all__ = ["Studio", "CardView", "ChartView", "AlternativesView", "card_payload", "risk_payload"]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -58,6 +58,16 @@ class ChartView(anywidget.AnyWidget):
     spec = T.Dict().tag(sync=True)
     datasets = T.Dict().tag(sync=True)
     clicked = T.Dict().tag(sync=True)  # set by the front end: {key, nonce}
+
+
+class AlternativesView(anywidget.AnyWidget):
+    """The alternatives list (``static/alternatives.js``): rows in the user's units, a click loads one."""
+
+    _esm = _bundle("alternatives.js")
+    _css = _bundle("alternatives.css")
+    rows = T.List().tag(sync=True)
+    state = T.Dict().tag(sync=True)
+    clicked = T.Dict().tag(sync=True)  # set by the front end: {rank, nonce}
 
 
 def _pct(v: float | None) -> str:
@@ -159,7 +169,9 @@ class Studio(W.VBox):
     solve). ``frontier=False`` skips the background frontier and path solves.
     ``validation=(X_val, y_val)``, or ``holdout=0.25`` with ``random_state`` (a
     stratified split of ``X, y``), shows every card's held-out figures next to
-    its training figures.
+    its training figures. Below the card, a list of near-optimal cards with other
+    features fills in for each settled spec (``alternatives=False`` turns it off;
+    by default it follows ``frontier``); a click on a row shows that card.
 
     The switch above the controls chooses decision cards or risk cards
     (``loss="logistic"``). A risk card shows its risk table (predicted risk per
@@ -170,14 +182,14 @@ class Studio(W.VBox):
 
     def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
                  frontier: bool = True, positive: Any = None, sample_weight: Any = None, validation: Any = None,
-                 holdout: Any = None, random_state: Any = None, **options: Any):
+                 holdout: Any = None, random_state: Any = None, alternatives: bool | None = None, **options: Any):
         self._ui_lock = threading.RLock()
         self._syncing = False
         self._charts_for: bool | None = None  # whether the charts are built for risk cards (None: not yet)
         self._closed = False
         self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
                                      sample_weight=sample_weight, validation=validation, holdout=holdout,
-                                     random_state=random_state, start=False, **options)
+                                     random_state=random_state, start=False, alternatives=alternatives, **options)
         self._build_controls()
         self._build_family_switch()
         self._build_feature_panel()
@@ -329,15 +341,25 @@ class Studio(W.VBox):
         self.path_view.add_class("sw-path")
         self.roc_view.observe(self._on_click, "clicked")
         self.path_view.observe(self._on_click, "clicked")
+        self._build_alternatives()
+
+    def _build_alternatives(self) -> None:
+        """The alternatives list under the card (hidden when the studio does not search them)."""
+        self.alts_view = AlternativesView(layout=W.Layout(display=None if self.controller.alts.enabled else "none"))
+        self.alts_view.add_class("sw-alts-view")
+        self.alts_view.observe(self._on_alternative, "clicked")
 
     def _arrange(self, n_features: int) -> list[W.Widget]:
         """The studio's rows, card first: the status line and the card at the top left with the
         charts beside it (or below it when the notebook is narrow), then the controls, the
         toolbar and the feature panel, each wrapping at any width."""
-        self.card_view.layout = W.Layout(flex="1 1 340px", min_width="280px", max_width="620px")
+        # the card and, under it, its alternatives: one column beside the charts
+        column = W.VBox([self.card_view, self.alts_view],
+                        layout=W.Layout(flex="1 1 340px", min_width="280px", max_width="620px", overflow="visible"))
+        column.add_class("sw-card-column")
         charts = _row([self.roc_view, self.path_view], "sw-charts", flex="1 1 340px", align_items="flex-start",
                       min_width="0", grid_gap="14px 16px")
-        top = _row([self.card_view, charts], "sw-top", align_items="flex-start", grid_gap="8px 16px")
+        top = _row([column, charts], "sw-top", align_items="flex-start", grid_gap="8px 16px")
         pair = {"flex": "1 1 360px", "max_width": "560px", "flex_flow": "row nowrap"}
         family = _row([self.family_toggle, self.family_note], "sw-family-row", flex="1 1 100%", grid_gap="2px 10px")
         controls = _row([family, _row([self.fpr_slider, self.fpr_none], "sw-pair", **pair),
@@ -393,7 +415,8 @@ class Studio(W.VBox):
         self.controller.close()
         widgets = [self.family_toggle, self.family_note, self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
                    self.c0_text, self.range_slider, self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
-                   self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel]
+                   self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel,
+                   self.alts_view]
         for row in self.feature_rows.values():
             widgets += list(row.values())
         boxes = [w for w in self._descendants() if w not in widgets]
@@ -521,6 +544,11 @@ class Studio(W.VBox):
         if key:
             self._guard(self.controller.load, key)
 
+    def _on_alternative(self, change) -> None:
+        rank = (change["new"] or {}).get("rank")
+        if isinstance(rank, int):
+            self._guard(self.controller.load_alternative, rank)
+
     def _on_export_format(self, change) -> None:
         stem = Path(self.export_path.value or "scoring_system").with_suffix("")
         self.export_path.value = str(stem) + EXPORT_FORMATS[change["new"]]
@@ -544,6 +572,20 @@ class Studio(W.VBox):
             self._refresh_card()
         if "card" in events or "frontier" in events:
             self._refresh_charts()
+        if "card" in events or "alternatives" in events:
+            self._refresh_alternatives()
+
+    def _refresh_alternatives(self) -> None:
+        """Rows and state of the list, from the controller (the difference column follows the card)."""
+        if not self.controller.alts.enabled:
+            return
+        with self._ui_lock:
+            view = self.controller.alternatives()
+            with self.alts_view.hold_sync():
+                if self.alts_view.state != view["state"]:
+                    self.alts_view.state = view["state"]
+                if self.alts_view.rows != view["rows"]:
+                    self.alts_view.rows = view["rows"]
 
     def _refresh_card(self) -> None:
         with self._ui_lock:

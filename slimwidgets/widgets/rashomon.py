@@ -1,0 +1,259 @@
+"""The studio's alternatives list (the Rashomon view), without Jupyter.
+
+For the current spec, once its card is settled, a worker thread of its own lists up to
+``k`` near-optimal cards with other feature sets (:func:`~slimwidgets.toolbox.alternatives.
+search_alternatives`), reusing the settled card as the first. A spec change cancels the
+search at once (its results are never shown for another spec); a finished list is kept per
+spec, so undo and redo find it again. :meth:`AlternativesList.view` gives the rows in the
+user's units: the features, size, training and held-out figures, and the difference to the
+card on screen.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..core.data import Dataset
+from ..core.scoring import ScoringSystem
+from ..core.status import percent
+from ..toolbox.alternatives import STOPS, Alternatives, risk_figures, search_alternatives
+from .scheduler import BackgroundQueue
+
+if TYPE_CHECKING:
+    from .controller import Controller
+
+__all__ = ["AlternativesList", "ALT_K", "ALT_WITHIN"]
+
+ALT_K = 10  # cards listed at most
+ALT_WITHIN = 0.02  # how much worse than the best, in the spec's own figure
+
+
+@dataclass
+class _Run:
+    """The list of one spec: its cards so far and how the search ended (None: running)."""
+
+    key: str
+    cards: list[ScoringSystem] = field(default_factory=list)
+    figures: list[dict] = field(default_factory=list)  # per card: its figures, computed once
+    result: Alternatives | None = None
+    error: str | None = None
+    started: float = field(default_factory=time.time)
+
+
+def _pt(v: float) -> str:
+    return f"{100 * v:+.1f} pt".replace("-", "\u2212")
+
+
+def card_figures(card: ScoringSystem, train: Dataset, held_out: Dataset | None) -> dict:
+    """What a row shows of ``card``, in the user's units (shares and losses, not objectives)."""
+    out: dict[str, Any] = {"size": card.size}
+    if card.family == "risk":
+        for prefix, data in (("", train), ("val_", held_out)):
+            if data is not None:
+                out[prefix + "log_loss"], out[prefix + "auc"] = risk_figures(card, data)
+        return out
+    for prefix, m in (("", card.train_metrics), ("val_", card.validation_metrics)):
+        if m is not None:
+            out.update({prefix + "error": m.error, prefix + "tpr": m.tpr, prefix + "fpr": m.fpr})
+    return out
+
+
+def figure_texts(f: dict, prefix: str = "") -> list[str]:
+    if "log_loss" in f:
+        return [f"log-loss {f[prefix + 'log_loss']:.4f}", f"AUC {f[prefix + 'auc']:.3f}"]
+    return [f"error {percent(f[prefix + 'error'])}", f"TPR {percent(f[prefix + 'tpr'])}",
+            f"FPR {percent(f[prefix + 'fpr'])}"]
+
+
+def _difference(f: dict, now: dict, measure: str) -> str:
+    """How a row differs from the card on screen: the figure the spec optimises first, then
+    the one it trades against (under an FPR cap many cards share a TPR and differ in FPR)."""
+    if "log_loss" in f and "log_loss" in now:
+        return f"log-loss {_signed(f['log_loss'] - now['log_loss'], 4)} · AUC {_signed(f['auc'] - now['auc'], 3)}"
+    if "error" not in f or "error" not in now:
+        return ""
+    keys = {"tpr": ("tpr", "fpr"), "fpr": ("fpr", "tpr")}.get(measure, ("error",))
+    return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(f[k] - now[k])}" for k in keys)
+
+
+def change_text(d: float) -> str:
+    """A difference of shares in points; "same" when it rounds to nothing."""
+    return "same" if abs(d) < 0.0005 else _pt(d)
+
+
+def _signed(d: float, digits: int) -> str:
+    return "same" if abs(d) < 0.5 * 10 ** -digits else f"{d:+.{digits}f}".replace("-", "\u2212")
+
+
+class AlternativesList:
+    """The alternatives of the controller's current spec, searched on a thread of their own.
+
+    Parameters
+    ----------
+    controller : the :class:`~slimwidgets.widgets.controller.Controller` it serves.
+    emit : tells the views ``"alternatives"`` changed.
+    k, within : as for :func:`~slimwidgets.toolbox.alternatives.alternatives`.
+    """
+
+    def __init__(self, controller: Controller, emit: Callable[[], None], *, k: int = ALT_K,
+                 within: float = ALT_WITHIN, enabled: bool = True):
+        self._c = controller
+        self._emit = emit
+        self.k, self.within, self.enabled = int(k), float(within), bool(enabled)
+        self._lock = threading.RLock()
+        self._run: _Run | None = None
+        self._done: dict[str, _Run] = {}  # spec key -> a finished (not cancelled) list
+        self.loaded: tuple[ScoringSystem, str, str] | None = None  # (card, what its load did, level)
+        self.queue = BackgroundQueue(self._job, name="alternatives")
+
+    # -- planning -----------------------------------------------------------------------------------
+    def plan(self) -> None:
+        """Follow the current spec: keep its list, start it once its card is settled, or
+        cancel the list of a spec that is no longer current."""
+        if not self.enabled:
+            return
+        c = self._c
+        key = c.spec.key()
+        settled = c.settled_card(key)
+        with self._lock:
+            if self._run is not None and self._run.key == key:
+                return  # this spec's list is running or done already
+            if key in self._done:
+                self._run = self._done[key]
+                self.queue.set_plan([])
+            elif settled is None:
+                self._run = None
+                self.queue.set_plan([])  # interrupts a search for another spec
+            else:
+                self._run = _Run(key)
+                self.queue.set_plan([key])
+        self._emit()
+
+    def pause(self, paused: bool) -> None:
+        self.queue.pause(paused)
+
+    def close(self, timeout: float) -> bool:
+        return self.queue.close(timeout)
+
+    def wait(self, timeout: float | None = 120.0) -> bool:
+        return self.queue.wait_idle(timeout)
+
+    # -- the search ---------------------------------------------------------------------------------
+    def _job(self, key: str, cancel: threading.Event) -> None:
+        c = self._c
+        first = c.settled_card(key)
+        with self._lock:
+            run = self._run
+        if first is None or run is None or run.key != key:
+            return
+
+        def on_card(card: ScoringSystem) -> None:
+            card = c.measured(card)
+            figures = card_figures(card, c.data, c.validation)
+            with self._lock:
+                if self._run is not run:
+                    return
+                run.cards.append(card)
+                run.figures.append(figures)
+            self._emit()
+
+        try:
+            result = search_alternatives(c.data, first.spec or c.spec, k=self.k, within=self.within,
+                                         cancel=cancel, first=first, on_card=on_card)
+        except Exception as exc:  # a failed search must say so, never leave the list spinning
+            result, run.error = None, f"{type(exc).__name__}: {exc}"
+        if cancel.is_set() and run.error is None:
+            return  # superseded: a later plan() starts again if this spec comes back
+        with self._lock:
+            run.result = result if result is not None else Alternatives()
+            if run.error is None:
+                self._done[key] = run
+        self._emit()
+
+    # -- what the view shows ------------------------------------------------------------------------
+    def card(self, rank: int) -> ScoringSystem:
+        """The ``rank``-th card of the current list (1 = the best)."""
+        with self._lock:
+            run = self._run
+            if run is None or run.key != self._c.spec.key():
+                raise ValueError("the alternatives list belongs to other settings: wait for the new list")
+            if not 1 <= rank <= len(run.cards):
+                raise ValueError(f"there is no alternative {rank} (the list has {len(run.cards)})")
+            return run.cards[rank - 1]
+
+    def view(self) -> dict:
+        """``{"rows": [...], "state": {...}}``: the list as the studio draws it."""
+        c = self._c
+        with self._lock:
+            run = self._run
+            cards = [] if run is None else list(run.cards)
+            figures = [] if run is None else list(run.figures)
+        now = c.card
+        now_figures = card_figures(now, c.data, c.validation) if now is not None and now.train_metrics else {}
+        measure = run.result.measure if run is not None and run.result is not None else _measure(c.spec)
+        rows = [self._row(i + 1, card, f, now, now_figures, measure) for i, (card, f) in enumerate(zip(cards, figures))]
+        state = self._state(run, measure)
+        loaded = self.loaded
+        if loaded is not None and loaded[0] is now:  # what the load did, beside the list, while its card shows
+            state = {**state, "notice": loaded[1], "level": loaded[2]}
+        return {"rows": rows, "state": state}
+
+    def _row(self, rank: int, card: ScoringSystem, f: dict, now: ScoringSystem | None, now_figures: dict,
+             measure: str) -> dict:
+        shown = now is not None and now.coefficients == card.coefficients and now.intercept == card.intercept
+        names = list(card.points)
+        points = [{"name": n, "points": int(card.points[n])} for n in names]
+        held_out = figure_texts(f, "val_") if ("val_error" in f or "val_log_loss" in f) else []
+        proven = card.status == "optimal"
+        how = ("proven best" if rank == 1 else "proven best without the feature sets above") if proven else "best found"
+        return {
+            "rank": rank, "features": points, "size": len(names), "train": figure_texts(f), "held_out": held_out,
+            "difference": "shown now" if shown else _difference(f, now_figures, measure), "current": shown,
+            "how": how, "details": f"objective {card.objective:.6g} · {card.status} · {card.solve_time or 0:.2f} s",
+        }
+
+    def _state(self, run: _Run | None, measure: str) -> dict:
+        margin = _margin_text(self.within, measure)
+        if not self.enabled:
+            return {"phase": "off", "text": ""}
+        if run is None:
+            failed = self._c.status.state in ("infeasible", "invalid", "error")
+            return {"phase": "waiting", "text": "no card for these settings, so no alternatives" if failed
+                    else "waiting for the card to settle"}
+        if run.error is not None:
+            return {"phase": "error", "text": f"the alternatives search failed: {run.error}"}
+        n = len(run.cards)
+        if run.result is None:
+            return {"phase": "running", "started": run.started,
+                    "text": f"searching cards at most {margin} worse than the best… {n} of up to {self.k} so far"}
+        cards = f"{n} card{'s' if n != 1 else ''} at most {margin} worse than the best"
+        unproven = sum(card.status != "optimal" for card in run.cards)
+        if run.result.complete:
+            note = "complete: any other card this close only adds features to one of these"
+        elif unproven:
+            note = (f"not exhaustive: {unproven} of these fits stopped at the time limit before proving "
+                    "their card best; more cards this close may exist")
+        else:
+            note = f"not exhaustive ({STOPS[run.result.stopped]}): more cards this close may exist"
+        return {"phase": "done", "complete": run.result.complete, "text": f"{cards} · {note}"}
+
+
+def _measure(spec) -> str:
+    if spec.loss == "logistic":
+        return "log-loss"
+    if spec.max_fpr is not None and spec.min_tpr is None:
+        return "tpr"
+    if spec.min_tpr is not None and spec.max_fpr is None:
+        return "fpr"
+    return "error"
+
+
+def _margin_text(within: float, measure: str) -> str:
+    if measure in ("error", "tpr", "fpr"):
+        return f"{100 * within:.4g} pt {'error' if measure == 'error' else measure.upper()}"
+    if measure == "log-loss":
+        return f"{within:.4g} log-loss"
+    return f"{within:.4g} in objective"
