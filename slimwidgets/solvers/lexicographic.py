@@ -34,8 +34,8 @@ from .mip import solve_formulation
 __all__ = ["DominantProof", "prove_dominant", "dominant_floor", "class_limits", "knapsack_floor", "weighted_errors",
            "conflict_sets"]
 
-#: rows of one class paired at most, per class, when looking for conflicts of four rows
-MAX_PAIRS = 60_000
+#: pairs of rows of one class times features at most, when looking for conflicts of four rows
+MAX_PAIR_VALUES = 4_000_000
 #: conflict rows added to the program at most
 MAX_CONFLICTS = 20_000
 
@@ -159,13 +159,20 @@ def conflict_sets(form: Formulation) -> list[np.ndarray]:
     X = form.data.X
     found = _equal_sums(X, pos[:, None], neg[:, None])
     exact = np.all(X == np.round(X)) and float(np.abs(X).max(initial=0)) < 2.0**40
-    pairs = lambda rows: np.column_stack([rows[i] for i in np.triu_indices(len(rows))])  # noqa: E731
-    if exact and max(len(pos), len(neg)) * (max(len(pos), len(neg)) + 1) // 2 <= MAX_PAIRS:
-        found += _equal_sums(X, pairs(pos), pairs(neg))
-    width = max((len(f) for f in found), default=0)
-    padded = np.array([np.pad(np.unique(f), (0, width - len(np.unique(f))), constant_values=-1) for f in found])
+    most = max(len(pos), len(neg))
+    if exact and most * (most + 1) // 2 * X.shape[1] <= MAX_PAIR_VALUES:
+        found += _equal_sums(X, _pairs(pos), _pairs(neg))
+    sets = [np.unique(f) for f in found]
+    width = max((len(f) for f in sets), default=0)
+    padded = np.array([np.pad(f, (0, width - len(f)), constant_values=-1) for f in sets])
     unique = np.unique(padded, axis=0) if len(padded) else padded
     return [u[u >= 0] for u in unique[:MAX_CONFLICTS]]
+
+
+def _pairs(rows: np.ndarray) -> np.ndarray:
+    """Every pair (i, j), i <= j, of ``rows``: a row may be taken twice."""
+    i, j = np.triu_indices(len(rows))
+    return np.column_stack([rows[i], rows[j]])
 
 
 def _equal_sums(X: np.ndarray, P: np.ndarray, N: np.ndarray) -> list[np.ndarray]:
