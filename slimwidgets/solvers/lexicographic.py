@@ -35,7 +35,7 @@ __all__ = ["DominantProof", "prove_dominant", "dominant_floor", "class_limits", 
            "conflict_sets"]
 
 #: pairs of rows of one class times features at most, when looking for conflicts of four rows
-MAX_PAIR_VALUES = 4_000_000
+MAX_PAIR_VALUES = 2_000_000  # ~32 MB of pair sums at most
 #: conflict rows added to the program at most
 MAX_CONFLICTS = 20_000
 
