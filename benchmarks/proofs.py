@@ -1,6 +1,6 @@
 """Proof figures: what ``solver="auto"`` and the support scan prove, and how fast.
 
-    python benchmarks/proofs.py [--datasets mushroom breastcancer heart] [--limit 60]
+    python benchmarks/proofs.py [--datasets mushroom breastcancer heart] [--limit 60] [--c0 0.01 max]
     python benchmarks/proofs.py --tpr [--datasets breastcancer mammo] [--limit 20]
 
 Prints Markdown tables with the date and the machine's load (``uptime``): wall-clock figures
@@ -39,12 +39,12 @@ def timed_fit(data, spec):
     return card, time.perf_counter() - t, time.process_time() - c
 
 
-def proof_rows(names, limit: float) -> list[list[str]]:
+def proof_rows(names, limit: float, c0s=(0.01, None)) -> list[list[str]]:
     rows = []
     for name in names:
         X, y = load(name)
         data = prepare_data(X, y, warn=False)
-        for C0 in (0.01, None):
+        for C0 in c0s:
             for solver in ("auto", "scan"):
                 card, wall, cpu = timed_fit(data, sw.make_spec(C0=C0, solver=solver, time_limit=limit))
                 m = card.train_metrics
@@ -91,6 +91,7 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", nargs="*", default=["mushroom", "breastcancer", "heart"])
     parser.add_argument("--limit", type=float, default=60.0, help="time limit per fit (s)")
     parser.add_argument("--tpr", action="store_true", help="time the proof of the best TPR under max_fpr")
+    parser.add_argument("--c0", nargs="+", default=["0.01", "max"], help="C0 values ('max': max accuracy)")
     args = parser.parse_args(argv)
     sw.fit([[0], [1]], [0, 1])  # load and compile everything once, outside the timings
     started = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load: {load_line()}"
@@ -101,7 +102,7 @@ def main(argv=None) -> int:
         print(f"started {started}\n\nended with load: {load_line()}\n")
         print(markdown_table(["data", "TPR proven", "median wall", "median CPU", "max wall", "card settled"], rows))
         return 0
-    rows = proof_rows(args.datasets, args.limit)
+    rows = proof_rows(args.datasets, args.limit, [None if c == "max" else float(c) for c in args.c0])
     print(f"\n### Proofs within {args.limit:g} s: auto against the support scan forced\n")
     print(f"started {started}\n\nended with load: {load_line()}\n")
     print(markdown_table(["data", "C0", "solver", "status", "proof", "wall", "CPU", "train error / size",

@@ -1,24 +1,31 @@
 """How well ``fit`` keeps its time limit, and what a process pays once before the clock starts.
 
-    python benchmarks/time_limits.py [--datasets heart mushroom breastcancer] [--limits 2 5]
+    python benchmarks/time_limits.py [--datasets heart mushroom breastcancer] [--limits 2 5] [--ctrl-c 5]
 
 For each data set (at C0 = 0.01, not yet proven within these limits on most of them) and limit,
 with and without ``cancel`` (a cancellable solve runs HiGHS in a child process), it prints the
 wall time of the whole ``fit`` call after the warm-up, and the overshoot past the limit. A
 second table gives the one-off costs of a fresh process: the kernels compiled with an empty
-numba cache, then loaded from it. Wall clock on this machine; print ``uptime`` beside it.
+numba cache, then loaded from it. A third times ``slimwidgets fit`` stopped by Ctrl-C while
+HiGHS runs in its child: from the SIGINT to the card on stdout, and to the end of the process.
+Wall clock on this machine; print ``uptime`` beside it.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 import slimwidgets as sw
 from slimwidgets.core.fitting import _warm_up
@@ -50,12 +57,64 @@ def fresh_process_seconds(cache: str) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def hard_csv(folder: str) -> str:
+    """Noisy labels on 14 binary features: at C0 = 0.001 no proof comes for minutes."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(400, 14))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(14)])
+    frame["Y"] = (X[:, :4].sum(axis=1) + rng.normal(0, 1.2, size=400) > 2).astype(int)
+    path = os.path.join(folder, "hard.csv")
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _has_children(pid: int) -> bool:
+    tasks = Path(f"/proc/{pid}/task")
+    return any((t / "children").read_text().strip() for t in tasks.iterdir() if (t / "children").exists())
+
+
+def ctrl_c_seconds(folder: str) -> tuple[float, float]:
+    """(SIGINT -> the card's last line on stdout, SIGINT -> the process gone) for one run."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, "-m", "slimwidgets", "fit", hard_csv(folder), "--target", "Y", "--C0", "0.001",
+                             "--time-limit", "600", "--json", os.path.join(folder, "card.json"), "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    while proc.poll() is None and not _has_children(proc.pid):  # HiGHS runs in its child
+        time.sleep(0.1)
+    time.sleep(1.0)
+    t0 = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    card = next((time.perf_counter() - t0 for line in proc.stdout if line.startswith("details:")), float("nan"))
+    proc.wait()
+    gone = time.perf_counter() - t0
+    if proc.returncode != 130:
+        raise RuntimeError(f"exit code {proc.returncode}, not 130")
+    return card, gone
+
+
+def ctrl_c_rows(repeats: int) -> list[list[str]]:
+    with tempfile.TemporaryDirectory() as folder:
+        runs = [ctrl_c_seconds(folder) for _ in range(repeats)]
+    rows = []
+    for what, values in (("card printed", [r[0] for r in runs]), ("process gone", [r[1] for r in runs])):
+        rows.append([what, f"{statistics.median(values):.2f}", f"{max(values):.2f}"])
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["heart", "mushroom", "breastcancer"])
     parser.add_argument("--limits", nargs="+", type=float, default=[2.0, 5.0])
+    parser.add_argument("--ctrl-c", type=int, default=5, metavar="N", help="runs of `slimwidgets fit` stopped by Ctrl-C")
+    parser.add_argument("--only-ctrl-c", action="store_true", help="time Ctrl-C only")
     args = parser.parse_args()
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    if args.ctrl_c:
+        print(markdown_table([f"after Ctrl-C ({args.ctrl_c} runs)", "median (s)", "max (s)"], ctrl_c_rows(args.ctrl_c)))
+        print()
+    if args.only_ctrl_c:
+        print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+        return
     with tempfile.TemporaryDirectory() as cache:
         cold, warm = fresh_process_seconds(cache), fresh_process_seconds(cache)
     print(markdown_table(["fresh process: warm-up (imports + kernels)", "seconds"],

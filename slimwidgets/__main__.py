@@ -1,5 +1,5 @@
 """``python -m slimwidgets``: the same command line as the ``slimwidgets`` script."""
 
-from .cli import main
+from .cli import run
 
-raise SystemExit(main())
+run()

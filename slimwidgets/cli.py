@@ -21,6 +21,7 @@ is 130. A second Ctrl-C stops at once, without a card.
 from __future__ import annotations
 
 import argparse
+import atexit
 import csv
 import difflib
 import os
@@ -38,7 +39,7 @@ from typing import Any, Callable, Sequence
 
 from .core.status import degeneracy, describe, details_text
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "run", "build_parser"]
 
 PROG = "slimwidgets"
 FORMATS = ("text", "markdown", "html", "latex", "python", "sql")
@@ -695,5 +696,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+def run() -> None:
+    """The ``slimwidgets`` command (and ``python -m slimwidgets``): :func:`main`, then the
+    process ends at once with its exit code.
+
+    The interpreter's own teardown after the output (freeing numba's compiled kernels,
+    scikit-learn, pandas, ...) took 0.5-1.7 s, so a Ctrl-C printed its card at once but the
+    process lingered. Nothing in that teardown matters once the output is flushed and the exit
+    handlers have run (they kill and reap the solver children), so it is skipped.
+    """
+    code = main()
+    atexit._run_exitfuncs()  # what the interpreter would run first: the children are reaped here
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (e.g. into `head`): nothing more to say
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    run()

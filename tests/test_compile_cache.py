@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from slimwidgets.solvers import _kernels
+from slimwidgets.solvers import _kernels, _scan_kernels
 
 ROOT = Path(__file__).resolve().parents[1]
 FIT = """
@@ -32,7 +32,8 @@ def test_the_first_fit_announces_the_compile_and_the_second_loads_it(tmp_path):
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip() == "optimal"
     assert first.stderr.count(_kernels.COMPILE_NOTE) == 1, first.stderr
-    assert any(tmp_path.rglob("*.nbi")), "numba wrote no cache index"
+    indexed = {p.name.split(".")[0] for p in tmp_path.rglob("*.nbi")}
+    assert {"_kernels", "_scan_kernels"} <= indexed, indexed  # the search's and the support scan's
     second = fit_in_fresh_process(tmp_path)
     assert second.returncode == 0, second.stderr
     assert second.stdout.strip() == "optimal"
@@ -47,3 +48,9 @@ def test_a_kernel_that_cannot_be_cached_still_compiles():
     kernel = _kernels.njit(nogil=True)(namespace["plus_one"])
     assert kernel(41) == 42
     assert kernel.stats.cache_path is None
+
+
+def test_the_scan_kernels_use_the_same_fallback():
+    """The support scan's kernels are decorated by the same wrapper, so they too compile
+    in-process where no cache folder is writable instead of failing the import."""
+    assert _scan_kernels.njit is _kernels.njit

@@ -11,7 +11,8 @@ import slimwidgets as sw
 from slimwidgets.core import fitting
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
-from slimwidgets.solvers.lexicographic import class_limits, dominant_loss, knapsack_floor, prove_dominant
+from slimwidgets.solvers.lexicographic import (class_limits, conflict_sets, dominant_loss, knapsack_floor,
+                                               prove_dominant)
 
 from brute import enumerate_cards, row_errors
 
@@ -81,6 +82,36 @@ def test_the_dominant_proof_matches_brute_force(seed):
     cancel.set()
     stopped = prove_dominant(form, start, cancel=cancel)
     assert stopped.floor <= min(losses) + 1e-9
+
+
+def test_conflict_sets_hold_for_every_card_in_the_box():
+    """No card gets every row of a conflict set right (brute force over each tiny problem's
+    box, caps and size limits left out since the sets hold for any card); the sets found
+    include those of three and four rows (equal feature sums), not only equal rows."""
+    sizes = []
+    for seed in range(30):
+        X, y, names, weights, spec = capped_problem(seed)
+        data = prepare_data(X, y, feature_names=names, sample_weight=weights, warn=False)
+        form = build_formulation(data, spec)
+        sets = conflict_sets(form)
+        sizes += [len(s) for s in sets]
+        free = sw.make_spec(**BOX, zero_score=spec.zero_score)
+        cards = enumerate_cards(data.X, data.y, names, free)
+        for points, intercept in zip(cards["points"], cards["intercept"]):
+            wrong = form.wrong_rows(points, int(intercept))
+            assert all(wrong[s].any() for s in sets), (seed, points, intercept)
+    assert 2 in sizes and max(sizes) >= 3
+
+
+def test_a_conflict_of_four_rows():
+    """XOR: the two positives' features add up to the two negatives', so one of the four is
+    wrong whatever the card; with max_fpr = 0 the best TPR is then 50 %."""
+    X = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    data = prepare_data(X, [1, 1, -1, -1], warn=False)
+    form = build_formulation(data, sw.make_spec(max_fpr=0.0, **BOX))
+    assert [sorted(s.tolist()) for s in conflict_sets(form)] == [[0, 1, 2, 3]]
+    proof = prove_dominant(form, (np.zeros(2), -1))
+    assert proof.proven and class_limits(form, proof.floor, proof.coefficients, proof.intercept)["tpr_max"] == 0.5
 
 
 @pytest.mark.parametrize("seed", range(30))

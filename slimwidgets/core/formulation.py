@@ -99,6 +99,9 @@ class Formulation:
     max_rules: int | None = None
     signs_agree: bool = False
     orientation: np.ndarray | None = None  # per feature: -1 for reversed group members, else 1
+    # the program's optimal values lie this far apart (paper units) at least, when known (0: not
+    # known): the solver may then stop as soon as its gap is below it
+    objective_step: float = 0.0
 
     @property
     def row_margins(self) -> np.ndarray:

@@ -14,9 +14,10 @@ weight is 1, so a popcount is the weight).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
 
+from ._kernels import njit  # numba's, cached where a cache folder is writable
 
 
 @intrinsic
@@ -27,7 +28,7 @@ def _popcount(typingctx, x):
     return types.int64(types.uint64), codegen
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _weight(mask, w, slices, K):
     """Integer weight of the rows in ``mask`` (word w)."""
     if K == 0:
@@ -38,7 +39,7 @@ def _weight(mask, w, slices, K):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _split_level(idx, mask, a, b, bits_v, Wp, slices, K):
     """Weights (positive, negative) of a cell's rows that are also in ``bits_v``. A cell's words
     are in increasing order, so its positive words come first."""
@@ -62,7 +63,7 @@ def _split_level(idx, mask, a, b, bits_v, Wp, slices, K):
     return p, n
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _leaf_floor(idx, mask, start, cp, cn, ncell, order, bits_j, nlev_j, Wp, slices, K, u_pos, u_neg, budget):
     """Floor of the cells refined by one more feature: sum of min(positive, negative weight)
     per refined cell. Stops as soon as it reaches ``budget`` (the support is then discarded).
@@ -89,7 +90,7 @@ def _leaf_floor(idx, mask, start, cp, cn, ncell, order, bits_j, nlev_j, Wp, slic
     return floor, ops
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _refine(d, idx, mask, start, cp, cn, nc, order, bits_j, nlev_j, Wp, slices, K, u_pos, u_neg):
     """Cells of depth d + 1: those of depth d split by one feature's levels; mixed ones kept.
     Returns the word-ops."""
@@ -129,7 +130,7 @@ def _refine(d, idx, mask, start, cp, cn, nc, order, bits_j, nlev_j, Wp, slices, 
     return ops
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _order_cells(cp, cn, ncell, order, u_pos, u_neg):
     """Cells by decreasing min(positive, negative weight), the most a cell can add to a floor."""
     key = np.empty(ncell)
@@ -138,7 +139,7 @@ def _order_cells(cp, cn, ncell, order, u_pos, u_neg):
     order[:ncell] = np.argsort(key)
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)
 def scan_supports(k, first_lo, first_hi, bits, nlev, cost, budget0, Wp, slices, K, u_pos, u_neg,
                   idx, mask, start, cp, cn, nc, order, out_sup, out_floor):
     """Every support of ``k`` scanned features whose first lies in [first_lo, first_hi): its

@@ -103,6 +103,8 @@ def _load(form: Formulation, *, time_limit, gap, threads, warm_start, feasibilit
     h.setOptionValue("mip_rel_gap", float(gap))
     # Absolute gap well below eps (in scaled units) so "optimal" means exactly optimal.
     h.setOptionValue("mip_abs_gap", float(min(1e-6, 0.1 * form.epsilon * form.scale)))
+    if form.objective_step > 0:  # a gap below one step leaves only the incumbent's value possible
+        h.setOptionValue("mip_abs_gap", float(0.99 * form.objective_step * form.scale))
     cost = np.zeros_like(form.cost) if feasibility_only else form.cost
     if feasibility_only:
         h.setOptionValue("mip_max_improving_sols", 1)
