@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..solvers.base import Incumbent
+from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
 from .data import Dataset
 from .losses import ensure_compiled
@@ -37,7 +37,7 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
              on_incumbent: Callable[[Incumbent], None] | None = None,
              cancel: threading.Event | None = None) -> ScoringSystem:
     """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``)."""
-    from .fitting import NoSolutionError, check_card
+    from .fitting import check_card
 
     ensure_compiled()  # once per process, before the clock starts
     t0 = time.perf_counter()
@@ -62,9 +62,10 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
             bound, card = _bound(prob, spec, card, budget - (time.perf_counter() - t0), cancel)
             if bound is not None and bound >= card.objective - 1e-9:
                 status, solver, bound = "optimal", "logistic search + cutting planes", card.objective
+            elif bound is not None and relative_gap(card.objective, bound) <= spec.gap:  # optimal within gap
+                status, solver = "optimal", "logistic search + cutting planes"
     if card is None:
-        raise NoSolutionError("the risk-card search found no card that meets the spec's rules on features "
-                              "(require / at_least / needs); relax them or use solver='enumerate' on a small box")
+        card = _feasible_start(data, spec, prob, cancel)
     if solver == "enumeration" and on_incumbent is not None:  # the walk reports its card once, proven
         on_incumbent(Incumbent(card.coefficients.copy(), card.intercept, card.objective, card.objective,
                                time.perf_counter() - t0))
@@ -73,6 +74,37 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the risk card breaks {problems}")
     return result
+
+
+def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, cancel) -> RiskCard:
+    """When the search found no card: a decision card under the same rules, whose points and
+    intercept meet them too (a risk card predicts as a decision card does, at total >= 0), as
+    a start for the search; or the clash that leaves no card at all.
+
+    A decision card is held to its margin (a negative is right when its total is <= -margin),
+    at least as strict as a risk card's total < 0, so a decision card meets the risk card's
+    caps; on data whose margin is 1 (integer features) the two rules agree, and the decision
+    MIP's "infeasible" proves that no risk card exists either."""
+    from ..solvers.mip import solve_formulation
+    from .fitting import InfeasibleError, NoSolutionError, find_conflicts
+    from .formulation import build_formulation
+
+    rules = "the rules on features (require / at_least / needs / group signs)"
+    if prob.rules is not None and prob.rules.has_caps:
+        rules += f" and {prob.rules.describe_caps()}"
+    decision = spec.replace(loss="zero_one", scale=True, solver="auto", gap=0.0)
+    form = build_formulation(data, decision)
+    result = solve_formulation(form, time_limit=spec.time_limit or 60.0, threads=spec.threads,
+                               feasibility_only=True, cancel=cancel)
+    if result.status == "infeasible" and form.margin == 1.0:
+        raise InfeasibleError(find_conflicts(data, decision, cancel=cancel))
+    if result.coefficients is None or not prob.card_ok(np.asarray(result.coefficients, float), result.intercept):
+        raise NoSolutionError(f"no risk card found that meets {rules}; relax them, or use solver='enumerate' "
+                              "on a small box to settle whether one exists")
+    coefs = np.asarray(result.coefficients, dtype=float)
+    u = prob.loss.margins(coefs, result.intercept)
+    t, loss = prob.loss.best_inverse_multiplier(u) if prob.scale else (1.0, prob.loss.of_margins(u))
+    return RiskCard(coefs, int(result.intercept), t, loss, prob.objective(coefs, loss))
 
 
 def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,
@@ -87,7 +119,8 @@ def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,
     start = np.append(card.coefficients, card.intercept) * card.t
     bound, exact = risk_lower_bound(prob, [start, np.zeros(prob.n_features + 1)],
                                     time_limit=math.inf if until_proven else time_left,
-                                    upper=card.objective, threads=spec.threads, cancel=cancel)
+                                    upper=card.objective - spec.gap * abs(card.objective), threads=spec.threads,
+                                    cancel=cancel)
     if exact is not None:
         coefs, intercept = exact
         loss = prob.loss.evaluate(coefs, intercept)
@@ -106,7 +139,6 @@ def _warm(card: ScoringSystem | None, data: Dataset) -> np.ndarray | None:
 
 def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status: str, solver: str,
           elapsed: float, bound: float | None) -> ScoringSystem:
-    from ..solvers.base import relative_gap
     from .fitting import _risk_rows
 
     card = ScoringSystem(
@@ -115,6 +147,7 @@ def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status:
         objective=found.objective, bound=bound, gap=None if bound is None else relative_gap(found.objective, bound),
         solve_time=elapsed, solver=solver, spec=spec, binary=tuple(data.binary),
         positive_name=data.positive_name, family="risk", multiplier=float(found.multiplier),
+        zero_score=spec.zero_score,
         details={"C0": prob.C0.tolist(), "log_loss": found.loss, "n_rows": data.n_rows,
                  "n_samples": data.n_samples},
     )

@@ -14,7 +14,7 @@ import numbers
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec"]
+__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec", "refused_options"]
 
 SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan")
 # Defaults of the options for the paper's specialized models (sec. 7): a spec that leaves
@@ -567,6 +567,42 @@ def _groups(groups: Any) -> dict[str, tuple[str, ...]]:
     return out
 
 
+#: Why a risk card (``loss="logistic"``) has no use for an option: option -> the reason.
+RISK_REFUSALS: dict[str, str] = {
+    "margin": "margin says how far past the threshold a decision card's total must lie for a row to "
+              "count as right under the 0-1 loss; the logistic loss prices every total smoothly, and "
+              "a risk card decides at its own rule (risk >= 50 %)",
+    "missing": "missing charges each row where a used feature is missing as one misclassified row (a "
+               "0-1 loss of 1 per row); the logistic loss of such a row depends on its unknown total "
+               "and has no such fixed price",
+    "solver='cbc'": "CBC runs here as a separate program (through PuLP) on one fixed model per run, "
+                    "while a risk card's bound adds tangent planes to a live HiGHS model between "
+                    "solves; use solver='highs' or 'enumerate'",
+    "solver='scan'": "the support scan bounds the number of misclassified rows per support, a bound "
+                     "on the 0-1 loss only; use solver='highs' or 'enumerate'",
+}
+
+
+def refused_options(spec: Spec) -> list[str]:
+    """The options set in ``spec`` that its loss family cannot honour (empty: none).
+
+    Decision cards honour every option but ``scale=False``; risk cards refuse those in
+    :data:`RISK_REFUSALS`, each for the reason given there.
+
+    Examples
+    --------
+    >>> refused_options(Spec(loss="logistic", margin=0.5, max_fpr=0.2))
+    ['margin']
+    >>> refused_options(Spec(scale=False))
+    ['scale']
+    """
+    if spec.loss != "logistic":
+        return [] if spec.scale else ["scale"]
+    on = {"margin": spec.margin is not None, "missing": bool(spec.missing),
+          "solver='cbc'": spec.solver == "cbc", "solver='scan'": spec.solver == "scan"}
+    return [name for name in RISK_REFUSALS if on[name]]
+
+
 def _check_loss(spec: Spec) -> None:
     """Options the chosen loss cannot honour are refused, never silently dropped."""
     from .losses import LOSSES
@@ -575,19 +611,12 @@ def _check_loss(spec: Spec) -> None:
         raise ValueError(f"loss must be one of {LOSSES}, got {spec.loss!r}")
     if not isinstance(spec.scale, bool):
         raise TypeError(f"scale must be True or False, got {spec.scale!r}")
-    if spec.loss == "zero_one":
-        if not spec.scale:
-            raise ValueError("scale applies to risk cards only (loss='logistic')")
-        return
-    unsupported = [name for name, on in (
-        ("max_fpr", spec.max_fpr is not None), ("min_tpr", spec.min_tpr is not None),
-        ("margin", spec.margin is not None), ("missing", bool(spec.missing)), ("gap", spec.gap != 0),
-        ("solver='cbc'", spec.solver == "cbc"),
-    ) if on]
-    unsupported += [name for name, default in FAMILY_DEFAULTS.items()
-                    if name not in ("loss", "scale") and getattr(spec, name) != default]
-    if unsupported:
-        raise ValueError(f"not yet supported for risk cards (loss='logistic'): {', '.join(unsupported)}")
+    refused = refused_options(spec)
+    if refused == ["scale"]:
+        raise ValueError("scale applies to risk cards only (loss='logistic')")
+    if refused:
+        reasons = "; ".join(f"{name}: {RISK_REFUSALS[name]}" for name in refused)
+        raise ValueError(f"risk cards (loss='logistic') have no use for {', '.join(refused)}. {reasons}.")
 
 
 def _tiers(value: Any) -> tuple[tuple[int, float], ...]:

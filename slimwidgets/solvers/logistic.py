@@ -37,6 +37,7 @@ import numpy as np
 from ..core.data import Dataset
 from ..core.losses import MIN_INVERSE_MULTIPLIER, LogisticLoss, coordinate_fit, sigmoid, softplus
 from ..core.spec import Spec
+from .risk_rules import RiskRules
 
 __all__ = ["RiskProblem", "RiskCard", "search_risk", "walk_risk", "walk_work", "DEFAULT_RISK_C0"]
 
@@ -75,15 +76,20 @@ class RiskProblem:
     max_size: int
     scale: bool
     constraints: list[tuple[str, frozenset, frozenset, int]] = field(default_factory=list)
+    rules: RiskRules | None = None  # caps, group signs and costs beyond C0 (None: none)
 
     @classmethod
     def from_spec(cls, data: Dataset, spec: Spec) -> "RiskProblem":
         names = list(data.feature_names)
-        c0 = DEFAULT_RISK_C0 if spec.C0 is None else spec.C0
+        # the first tier's cost is the cost of using a feature (the others come from rules)
+        c0 = spec.tiers[0][1] if spec.tiers else DEFAULT_RISK_C0 if spec.C0 is None else spec.C0
         allowed = [np.array(_allowed_values(spec, n), dtype=float) for n in names]
         index = {n: j for j, n in enumerate(names)}
         constraints = [(c.kind, frozenset(index[f] for f in c.features), frozenset(index[f] for f in c.targets), c.k)
                        for c in spec.constraints]
+        if spec.max_rules_per_group is not None:  # a cap per group is an "at most" rule on supports
+            constraints += [("at_most", frozenset(index[f] for f in members), frozenset(), spec.max_rules_per_group)
+                            for members in spec.groups.values()]
         return cls(
             loss=LogisticLoss(data, spec.class_weights),
             allowed=allowed,
@@ -92,6 +98,7 @@ class RiskProblem:
             max_size=len(names) if spec.max_size is None else spec.max_size,
             scale=spec.scale,
             constraints=constraints,
+            rules=RiskRules(data, spec),
         )
 
     @property
@@ -121,8 +128,47 @@ class RiskProblem:
                 return False
         return True
 
+    def penalty(self, coefficients: np.ndarray) -> float:
+        """What the points cost: C0 per used feature, plus tiers and groups when set."""
+        extra = 0.0 if self.rules is None else self.rules.extra_cost(coefficients)
+        return float(self.C0[coefficients != 0].sum()) + extra
+
     def objective(self, coefficients: np.ndarray, loss: float) -> float:
-        return loss + float(self.C0[coefficients != 0].sum())
+        return loss + self.penalty(coefficients)
+
+    def card_ok(self, coefficients: np.ndarray, intercept: int) -> bool:
+        """Every rule holds for this card: support rules, group signs and caps."""
+        if not self.complete_ok(frozenset(np.flatnonzero(coefficients).tolist())):
+            return False
+        if self.rules is None or not self.rules.points_ok(coefficients):
+            return self.rules is None
+        return not self.rules.has_caps or bool(self.rules.caps_ok(intercept + self.loss.X @ coefficients))
+
+    def feasible_moves(self, coefs: np.ndarray, u: np.ndarray, j: int, deltas: np.ndarray) -> np.ndarray:
+        """Which moves of the descent keep group signs and caps: ``delta`` points added to
+        feature ``j`` (``j = -1``: the intercept) of the card with margins ``u``."""
+        ok = np.ones(deltas.size, dtype=bool)
+        if self.rules is None:
+            return ok
+        if j >= 0 and self.rules.signs_agree:
+            for k, delta in enumerate(deltas):
+                moved = coefs.copy()
+                moved[j] += delta
+                ok[k] = self.rules.points_ok(moved)
+        if self.rules.has_caps:
+            column = np.ones(u.size) if j < 0 else self.loss.X[:, j]
+            totals = (self.loss.y * u)[:, None] + column[:, None] * deltas[None, :]
+            ok &= self.rules.caps_ok(totals)
+        return ok
+
+    def fit_intercept(self, coefs: np.ndarray, intercept: int) -> int | None:
+        """``intercept`` moved to the nearest one (in its box) at which the caps hold for
+        these points; None when none does."""
+        low, high = self.intercepts
+        if self.rules is None or not self.rules.has_caps:
+            return int(min(max(intercept, low), high))
+        span = self.rules.intercepts(self.loss.X @ coefs, low, high)
+        return None if span is None else int(min(max(intercept, span[0]), span[1]))
 
 
 def _allowed_values(spec: Spec, name: str) -> list[int]:
@@ -211,7 +257,7 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
     L = prob.loss
     coefs = coefs.copy()
     u = L.margins(coefs, b0)
-    penalty = float(prob.C0[coefs != 0].sum())
+    penalty = prob.penalty(coefs)
     best = L.of_margins(u, t) + penalty
     ilo, ihi = prob.intercepts
     for _ in range(50):
@@ -227,9 +273,9 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
                 if targets.size == 0:
                     break
                 deltas = targets - current
-                extra = np.zeros(targets.size) if j < 0 else (
-                    np.where(targets != 0, prob.C0[j], 0.0) - (prob.C0[j] if current != 0 else 0.0))
+                extra = np.zeros(targets.size) if j < 0 else _move_costs(prob, coefs, j, targets) - penalty
                 values = L.scan(u, j, deltas, t) + penalty + extra
+                values[~prob.feasible_moves(coefs, u, j, deltas)] = np.inf
                 k = int(np.argmin(values))
                 if values[k] >= best - 1e-12:
                     break
@@ -245,6 +291,19 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
         if not improved:
             break
     return coefs, b0, best, u
+
+
+def _move_costs(prob: RiskProblem, coefs: np.ndarray, j: int, targets: np.ndarray) -> np.ndarray:
+    """The points' cost after setting point ``j`` to each of ``targets``."""
+    if prob.rules is None or not prob.rules.has_extra_costs:  # C0 alone: the one term that changes
+        rest = prob.penalty(coefs) - (prob.C0[j] if coefs[j] != 0 else 0.0)
+        return rest + np.where(targets != 0, prob.C0[j], 0.0)
+    out = np.empty(targets.size)
+    for k, v in enumerate(targets):
+        moved = coefs.copy()
+        moved[j] = v
+        out[k] = prob.penalty(moved)
+    return out
 
 
 def _neighbours(prob: RiskProblem, coefs: np.ndarray, j: int) -> np.ndarray:
@@ -282,14 +341,13 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
     """The best integer card found from ``beta`` over a ladder of multipliers: every rung is
     rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent."""
     L = prob.loss
-    ilo, ihi = prob.intercepts
     rounded = []
     for m in _ladder(prob, support, beta, rungs):
         coefs = np.zeros(prob.n_features)
         for j in support:
             coefs[j] = _nearest(prob.allowed[j], m * beta[j])
-        icpt = int(min(max(round(m * b0), ilo), ihi))
-        if not prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())):
+        icpt = prob.fit_intercept(coefs, round(m * b0))
+        if icpt is None or not prob.card_ok(coefs, icpt):
             continue
         u = L.margins(coefs, icpt)
         t, loss = L.best_inverse_multiplier(u, prob.t_max()) if prob.scale else (1.0, L.of_margins(u))
@@ -398,7 +456,8 @@ def _cards(prob: RiskProblem):
     """Every points vector of the box that meets the support rules."""
     for values in itertools.product(*prob.allowed):
         coefs = np.array(values, dtype=float)
-        if prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())):
+        if prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())) and (
+                prob.rules is None or prob.rules.points_ok(coefs)):
             yield coefs
 
 
@@ -419,9 +478,14 @@ def walk_risk(prob: RiskProblem, deadline: float = math.inf,
     for coefs in _cards(prob):
         if time.perf_counter() > deadline or (cancel is not None and cancel.is_set()):
             return None
-        u = L.y[:, None] * (intercepts[None, :] + (L.X @ coefs)[:, None])  # rows x intercepts
+        totals = intercepts[None, :] + (L.X @ coefs)[:, None]  # rows x intercepts
+        u = L.y[:, None] * totals
         t = _best_t_columns(L.w, u) if prob.scale else np.ones(intercepts.size)
         losses = L.w @ softplus(-t[None, :] * u)
+        if prob.rules is not None and prob.rules.has_caps:
+            losses[~prob.rules.caps_ok(totals)] = np.inf
+            if not np.isfinite(losses).any():
+                continue
         k = int(np.argmin(losses))
         card = RiskCard(coefs, int(intercepts[k]), float(t[k]), float(losses[k]), prob.objective(coefs, float(losses[k])))
         if best is None or card.objective < best.objective - 1e-12:
