@@ -6,7 +6,10 @@ Otherwise the anytime search finds the card and, in the time left, the cutting-p
 (:mod:`slimwidgets.solvers.risk_bound`) proves a lower bound: the card is ``optimal`` when the
 bound reaches its objective, else ``heuristic`` with that bound and the gap. ``solver="highs"``
 skips the walk; without a time limit and with ``scale=False`` it runs the cutting planes
-until they prove the optimum.
+until they prove the optimum (or reach ``gap``: then ``optimal`` within that gap, with the
+bound). When the search finds no card meeting the rules (the caps, most often), the decision
+family's MIP under the same rules settles it: a decision card meets them too and becomes the
+card, or its infeasibility names the clash.
 """
 
 from __future__ import annotations

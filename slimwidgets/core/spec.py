@@ -411,12 +411,15 @@ def make_spec(
         misclassified rows + C0 per feature (SLIM). ``"logistic"``: a risk
         card, the mean logistic loss of the integer score + C0 per feature
         (RiskSLIM's objective; ``C0`` defaults to 1e-6, so cap the size with
-        ``max_size``). Risk cards take the same constraints on points and
-        features; the options about a threshold (``max_fpr``, ``min_tpr``,
-        ``margin``), ``missing``, the sec. 7 options and the MIP solvers are
-        not yet available for them and raise ``ValueError``; ``solver="highs"``
-        proves bounds with a cutting-plane master MIP, ``"enumerate"`` walks
-        the whole box.
+        ``max_size``). Risk cards take the same options: constraints on points
+        and features, the sec. 7 options, ``gap`` and the caps ``max_fpr`` /
+        ``min_tpr``, which hold for the card's decision (positive where the
+        predicted risk is at least 50 %, i.e. total >= 0; above 50 % under
+        ``zero_score="error"``). ``solver="highs"`` proves bounds with a
+        cutting-plane master MIP, ``"enumerate"`` walks the whole box. Options
+        with no meaning for the logistic loss (``margin``, ``missing``,
+        ``solver="cbc"`` and ``"scan"``) raise ``ValueError`` saying why (see
+        :func:`refused_options`).
     ``scale``
         risk cards only: the risk is ``1 / (1 + exp(-score / m))`` with a real
         multiplier ``m >= 1`` fitted with the points (True, FasterRisk's model:

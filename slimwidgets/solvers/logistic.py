@@ -20,7 +20,12 @@ The search (:func:`search_risk`) is anytime and has three stages:
    a trade that lowers the objective is kept. It runs while time remains.
 
 The walk (:func:`walk_risk`) scores every card of a small box, each with its best multiplier,
-and is the only path that reports ``optimal``.
+and is the only path here that reports ``optimal``.
+
+Caps, group signs and the costs of tiers and groups come from
+:class:`~slimwidgets.solvers.risk_rules.RiskRules`: the search rounds each card's intercept
+into the interval that meets the caps and takes only moves that keep every rule; the walk
+skips intercepts that break a cap.
 """
 
 from __future__ import annotations
