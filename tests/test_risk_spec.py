@@ -131,6 +131,15 @@ def test_capped_risk_cards_on_real_data_keep_the_cap(paper_data):
             assert card.bound <= card.objective + 1e-9
 
 
+def test_the_status_of_a_capped_risk_card_gives_its_rates():
+    X, y, _ = tiny(3, n=60)
+    card = sw.fit(X, y, **BOX, max_fpr=0.25)
+    m = card.metrics(X, y)
+    headline = sw.describe(card).headline
+    assert f"TPR {100 * m.tpr:.1f} %" in headline and f"FPR {100 * m.fpr:.1f} %" in headline
+    assert "at risk >= 50 %" in headline and headline.endswith("proven lowest under the caps")
+
+
 def test_caps_that_no_card_can_meet_are_named():
     X, y, _ = tiny(3, n=40)
     with pytest.raises(sw.InfeasibleError, match="max_fpr=0; min_tpr=1"):

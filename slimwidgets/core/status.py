@@ -309,8 +309,12 @@ def _risk_headline(card: ScoringSystem) -> str:
     """``"train log-loss 0.3521 (+ size cost) · proven lowest"``, or what is proven so far."""
     objective = "–" if card.objective is None else f"{card.objective:.4f}"
     head = f"risk card · train log-loss {objective} (+ size cost)"
+    spec, m = card.spec, card.train_metrics
+    capped = spec is not None and (spec.max_fpr is not None or spec.min_tpr is not None)
+    if capped and m is not None:  # the caps hold for its decision at risk >= 50 %: show where it lands
+        head += f" · at risk {card.rule} 50 %: TPR {percent(m.tpr)}, FPR {percent(m.fpr)}"
     if card.status == "optimal":
-        return f"{head} · proven lowest"
+        return f"{head} · proven lowest" + (" under the caps" if capped else "")
     found = f"{card.status.replace('_', ' ')}: best found in {seconds(card.solve_time)}"
     if card.bound is not None and math.isfinite(card.bound):
         return f"{head} · {found}, proven lowest possible ≥ {card.bound:.4f}"
