@@ -254,11 +254,12 @@ def _nearest(values: np.ndarray, x: float) -> float:
     return float(values[np.argmin(np.abs(values - x))])
 
 
-def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
+def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: bool = False):
     """Integer coordinate descent at fixed ``t``. The loss is convex along each coordinate, so
     each point steps to a neighbouring allowed value (or to 0, when the support rules allow
     dropping it) and keeps stepping that way while the objective falls; likewise the
-    intercept by +-1. Ends at a card no single such move improves."""
+    intercept by +-1. Ends at a card no single such move improves (with ``capped``, also no
+    move of :func:`_capped_moves`)."""
     L = prob.loss
     coefs = coefs.copy()
     u = L.margins(coefs, b0)
@@ -293,9 +294,53 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
                     coefs[j] = targets[k]
                     if coefs[j] == 0:
                         break
+        if not improved and capped and prob.rules is not None and prob.rules.has_caps:
+            found = _capped_moves(prob, coefs, b0, t, best)  # moves the caps hid from the line searches
+            if found is not None:
+                coefs, b0, best = found
+                u, penalty, improved = L.margins(coefs, b0), prob.penalty(coefs), True
         if not improved:
             break
     return coefs, b0, best, u
+
+
+def _capped_moves(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, best: float):
+    """Under caps, the best single-point move of any feature (in or out of the support) with
+    the intercept moved with it to its best value among those that keep the caps, or None
+    when none beats ``best``. A cap often blocks a point's move at the current intercept and
+    allows it with another, and a feature outside the card can make room under a cap."""
+    L, low, high = prob.loss, *prob.intercepts
+    used = frozenset(np.flatnonzero(coefs).tolist())
+    winner = None
+    for j in range(prob.n_features):
+        if j not in used and not prob.partial_ok(used | {j}):
+            continue
+        for v in _neighbours(prob, coefs, j):
+            moved = coefs.copy()
+            moved[j] = v
+            if not (prob.complete_ok(frozenset(np.flatnonzero(moved).tolist())) and prob.rules.points_ok(moved)):
+                continue
+            scores = L.X @ moved
+            span = prob.rules.intercepts(scores, low, high)
+            if span is None:
+                continue
+            b, value = _best_intercept(L, scores, span, min(max(b0, span[0]), span[1]), t)
+            value += prob.penalty(moved)
+            if value < best - 1e-12:
+                winner, best = (moved, b, value), value
+    return winner
+
+
+def _best_intercept(L: LogisticLoss, scores: np.ndarray, span: tuple[int, int], b: int, t: float) -> tuple[int, float]:
+    """From ``b``, the intercept in ``span`` of least loss at ``t`` (the loss is convex in it)."""
+    value = L.of_margins(L.y * (b + scores), t)
+    for step in (-1, 1):
+        while span[0] <= b + step <= span[1]:
+            trial = L.of_margins(L.y * (b + step + scores), t)
+            if trial >= value:
+                break
+            b, value = b + step, trial
+    return b, value
 
 
 def _move_costs(prob: RiskProblem, coefs: np.ndarray, j: int, targets: np.ndarray) -> np.ndarray:
@@ -342,7 +387,7 @@ def _ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, rungs: int)
 
 
 def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
-                     rungs: int, stop=lambda: False) -> RiskCard | None:
+                     rungs: int, stop=lambda: False, capped: bool = False) -> RiskCard | None:
     """The best integer card found from ``beta`` over a ladder of multipliers: every rung is
     rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent."""
     L = prob.loss
@@ -361,7 +406,7 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
     best: RiskCard | None = None
     for _, coefs, icpt, t in rounded[:POLISHED]:
         for _ in range(4):  # alternate: points at fixed t, then the best t for those points
-            coefs, icpt, obj, u = _descend(prob, coefs, icpt, t)
+            coefs, icpt, obj, u = _descend(prob, coefs, icpt, t, capped)
             if not prob.scale:
                 break
             t_new, _ = L.best_inverse_multiplier(u, prob.t_max())
@@ -418,12 +463,31 @@ def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
             if key in done:
                 continue
             done.add(key)
-            offer(_round_on_ladder(prob, support, beta, b0, rungs, stop))
+            # the greedy pass stays plain, so the first card comes at once
+            offer(_round_on_ladder(prob, support, beta, b0, rungs, stop, capped=beam > 1))
             if stop() and best[0] is not None:
                 return best[0]
     if best[0] is not None:
         _swaps(prob, best[0], offer, stop)
+    if best[0] is not None and prob.rules is not None and prob.rules.has_caps and not stop():
+        offer(_cap_polish(prob, best[0]))
     return best[0]
+
+
+def _cap_polish(prob: RiskProblem, card: RiskCard) -> RiskCard:
+    """The best card descended again with the moves a cap hides from the plain descent
+    (:func:`_capped_moves`), alternating with the best multiplier for its points."""
+    coefs, b0, t = card.coefficients, card.intercept, card.t
+    for _ in range(4):
+        coefs, b0, _, u = _descend(prob, coefs, b0, t, capped=True)
+        if not prob.scale:
+            break
+        t_new, _ = prob.loss.best_inverse_multiplier(u, prob.t_max())
+        if abs(t_new - t) < 1e-9 * t:
+            break
+        t = t_new
+    loss = prob.loss.of_margins(prob.loss.margins(coefs, b0), t)
+    return RiskCard(coefs, b0, t, loss, prob.objective(coefs, loss))
 
 
 def _swaps(prob: RiskProblem, card: RiskCard, offer, stop) -> None:
