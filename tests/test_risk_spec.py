@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import slimwidgets as sw
@@ -145,6 +146,39 @@ def test_caps_that_no_card_can_meet_are_named():
     X, y, _ = tiny(3, n=40)
     with pytest.raises(sw.InfeasibleError, match="max_fpr=0; min_tpr=1"):
         sw.fit(X, y, **BOX, max_fpr=0.0, min_tpr=1.0, max_size=1)
+
+
+def test_on_real_valued_data_an_unmet_cap_is_said_without_a_false_proof():
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.normal(size=(30, 2)), columns=["a", "b"])  # no score step: no exact clash test
+    y = rng.integers(0, 2, size=30)
+    y[:2] = [0, 1]
+    with pytest.raises(sw.NoSolutionError, match="max_fpr=0 and min_tpr=1"):
+        sw.fit(X, y, **BOX, max_fpr=0.0, min_tpr=1.0)
+
+
+@pytest.mark.parametrize("case", [0, 1, 3, 4])
+def test_caps_in_the_master_are_exact_on_data_with_decimals(case):
+    X, y, names = tiny(case + 120)
+    X = X / 2  # totals move in steps of 0.5: the indicator rows use the data's step (0.1)
+    spec = sw.make_spec(**BOX, **OPTIONS[case], scale=False, solver="highs")
+    best = _oracle(X, y, names, spec)
+    card = _fit_or_clash(X, y, spec)
+    assert (card is None) == (best is None)
+    if card is not None:
+        assert card.status == "optimal" and card.objective == pytest.approx(best[0], abs=1e-7)
+
+
+def test_a_decision_card_under_the_same_rules_is_a_feasible_start():
+    from slimwidgets.core.risk_fitting import _feasible_start
+
+    X, y, names = tiny(7, n=40, d=4)
+    spec = sw.make_spec(**BOX, max_fpr=0.2, constraints=[sw.at_most(2, names)])
+    data = prepare_data(X, y)
+    prob = RiskProblem.from_spec(data, spec)
+    start = _feasible_start(data, spec, prob, None, None)
+    assert prob.card_ok(start.coefficients, start.intercept)
+    assert start.objective >= _oracle(X, y, names, spec)[0] - 1e-9
 
 
 def test_gap_stops_the_cutting_planes_with_an_honest_bound():

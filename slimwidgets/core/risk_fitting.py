@@ -68,7 +68,8 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
             elif bound is not None and relative_gap(card.objective, bound) <= spec.gap:  # optimal within gap
                 status, solver = "optimal", "logistic search + cutting planes"
     if card is None:
-        card = _feasible_start(data, spec, prob, cancel)
+        time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.1)
+        card = _feasible_start(data, spec, prob, time_left, cancel)
     if solver == "enumeration" and on_incumbent is not None:  # the walk reports its card once, proven
         on_incumbent(Incumbent(card.coefficients.copy(), card.intercept, card.objective, card.objective,
                                time.perf_counter() - t0))
@@ -79,15 +80,16 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     return result
 
 
-def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, cancel) -> RiskCard:
+def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: float | None, cancel) -> RiskCard:
     """When the search found no card: a decision card under the same rules, whose points and
     intercept meet them too (a risk card predicts as a decision card does, at total >= 0), as
     a start for the search; or the clash that leaves no card at all.
 
     A decision card is held to its margin (a negative is right when its total is <= -margin),
     at least as strict as a risk card's total < 0, so a decision card meets the risk card's
-    caps; on data whose margin is 1 (integer features) the two rules agree, and the decision
-    MIP's "infeasible" proves that no risk card exists either."""
+    caps; where every total is a multiple of the margin (integer features, or at most three
+    decimals: :meth:`Dataset.score_step`) the two rules agree, and the decision MIP's
+    "infeasible" proves that no risk card exists either."""
     from ..solvers.mip import solve_formulation
     from .fitting import InfeasibleError, NoSolutionError, find_conflicts
     from .formulation import build_formulation
@@ -97,9 +99,8 @@ def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, cancel) -> Ris
         rules += f" and {prob.rules.describe_caps()}"
     decision = spec.replace(loss="zero_one", scale=True, solver="auto", gap=0.0)
     form = build_formulation(data, decision)
-    result = solve_formulation(form, time_limit=spec.time_limit or 60.0, threads=spec.threads,
-                               feasibility_only=True, cancel=cancel)
-    if result.status == "infeasible" and form.margin == 1.0:
+    result = solve_formulation(form, time_limit=time_left, threads=spec.threads, feasibility_only=True, cancel=cancel)
+    if result.status == "infeasible" and data.score_step() is not None:
         raise InfeasibleError(find_conflicts(data, decision, cancel=cancel))
     if result.coefficients is None or not prob.card_ok(np.asarray(result.coefficients, float), result.intercept):
         raise NoSolutionError(f"no risk card found that meets {rules}; relax them, or use solver='enumerate' "

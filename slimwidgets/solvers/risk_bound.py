@@ -18,8 +18,8 @@ its objective, so its optimum stays a valid lower bound (a relaxation). With a r
 multiplier the master prices every value at its first tier's cost (PILM's tiers: the tier of
 ``λ`` is unknown when it sees only ``λ / m``); with integer points the tiers are priced
 exactly. TILM's group costs, ``max_rules_per_group`` and ``group_signs_agree`` are exact in
-both. The caps ``max_fpr`` / ``min_tpr`` are indicator rows (:func:`_cap_rows`), exact on
-integer data with integer points. A master solution is returned as a proven card only when
+both. The caps ``max_fpr`` / ``min_tpr`` are indicator rows (:func:`_cap_rows`), exact with
+integer points on data whose totals move in steps (integer features, or at most 3 decimals). A master solution is returned as a proven card only when
 it meets every rule of the problem and its exact objective equals the bound.
 """
 
@@ -155,15 +155,16 @@ def _cap_rows(h, prob: RiskProblem, reach: np.ndarray, intercept_reach: float) -
 
     A negative predicted negative has a total < 0 (<= 0 under ``zero_score="error"``), which
     the master relaxes to <= 0; a positive predicted positive has a total >= 0 (> 0, relaxed to
-    >= 0). On integer data with integer points (``scale=False``) the totals are integers and
-    the rows are exact: a negative predicted negative has a total <= -1 (the default rule),
-    a positive predicted positive >= 1 (``"error"``).
+    >= 0). With integer points (``scale=False``) on data whose totals are multiples of a step
+    (1 on integer data, 10^-k on data with k <= 3 decimals) the rows are exact: a negative
+    predicted negative has a total <= -step (the default rule), a positive predicted positive
+    >= step (``"error"``).
     """
     import highspy
 
     rules, d = prob.rules, prob.n_features
     X = rules.X
-    integral = not prob.scale and bool(np.all(X == np.round(X)))
+    exact_step = rules.step if not prob.scale and rules.step is not None else 0.0
     big = np.abs(X) @ reach + intercept_reach + 1.0
     for weights, total, cap, sign in ((rules.w_neg, rules.total_neg, rules.max_fpr, -1),
                                       (rules.w_pos, rules.total_pos, rules.min_tpr, 1)):
@@ -175,9 +176,8 @@ def _cap_rows(h, prob: RiskProblem, reach: np.ndarray, intercept_reach: float) -
         h.changeColsIntegrality(rows.size, np.arange(first, first + rows.size, dtype=np.int32),
                                 np.ones(rows.size, dtype=np.uint8))
         # the strict side of the rule: a negative predicted negative (default rule) or a
-        # positive predicted positive ("error" rule) needs total <= -1 / >= 1 on integer totals
-        strict_side = (sign < 0) != rules.strict
-        step = 1.0 if integral and strict_side else 0.0
+        # positive predicted positive ("error" rule) needs total <= -step / >= step
+        step = exact_step if (sign < 0) != rules.strict else 0.0
         cols = np.append(np.arange(d + 1), 0).astype(np.int32)
         for k, i in enumerate(rows):
             vals = np.append(X[i], [1.0, 0.0])

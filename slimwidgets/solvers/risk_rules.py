@@ -39,6 +39,7 @@ class RiskRules:
         index = {n: j for j, n in enumerate(names)}
         self.X = np.asarray(data.X, dtype=float)
         self.strict = spec.zero_score == "error"
+        self.step = data.score_step()  # every total is a multiple of it (None: no such step)
         pos = data.y == 1
         w = np.asarray(data.weight, dtype=float)
         self.w_pos, self.w_neg = np.where(pos, w, 0.0), np.where(pos, 0.0, w)
