@@ -11,7 +11,7 @@ import pytest
 import slimwidgets as sw
 from brute_risk import best_risk_card, caps_ok
 from slimwidgets.core.data import prepare_data
-from slimwidgets.core.spec import RISK_REFUSALS, refused_options
+from slimwidgets.core.spec import RISK_REFUSALS, refused_options, set_options
 from slimwidgets.solvers.logistic import RiskProblem, search_risk
 from slimwidgets.solvers.risk_bound import risk_lower_bound
 from test_risk_cards import tiny
@@ -204,8 +204,9 @@ def test_options_without_meaning_for_risk_cards_are_refused_with_the_reason():
         with pytest.raises(ValueError, match="have no use for") as info:
             sw.make_spec(loss="logistic", **bad)
         assert RISK_REFUSALS[name] in str(info.value)
-    # one list for every caller (the studio greys these out): names only of what is set
+    # one list per family for every caller (the studio greys these out), whatever the spec sets
     spec = sw.make_spec(loss="logistic", max_fpr=0.2, min_tpr=0.5, gap=0.1, tiers=[(3, 0.01)],
                         groups={"g": ["a"]}, max_rules_per_group=1)
-    assert refused_options(spec) == []
-    assert refused_options(sw.make_spec(margin=0.5, missing={"a": 1}, solver="cbc")) == []
+    assert refused_options(spec) == list(RISK_REFUSALS) and set_options(spec, refused_options(spec)) == []
+    decision = sw.make_spec(margin=0.5, missing={"a": 1}, solver="cbc")
+    assert refused_options(decision) == ["scale"] and set_options(decision, ["scale"]) == []

@@ -14,7 +14,7 @@ import numbers
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec", "refused_options"]
+__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec", "refused_options", "set_options"]
 
 SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan")
 # Defaults of the options for the paper's specialized models (sec. 7): a spec that leaves
@@ -587,23 +587,34 @@ RISK_REFUSALS: dict[str, str] = {
 
 
 def refused_options(spec: Spec) -> list[str]:
-    """The options set in ``spec`` that its loss family cannot honour (empty: none).
+    """The options (or option values) that the loss family of ``spec`` refuses, whether
+    ``spec`` sets them or not: what a form should not offer for this family.
 
-    Decision cards honour every option but ``scale=False``; risk cards refuse those in
-    :data:`RISK_REFUSALS`, each for the reason given there.
+    Decision cards refuse only ``scale`` (risk cards only); risk cards refuse those in
+    :data:`RISK_REFUSALS`, each for the reason given there. :func:`make_spec` raises
+    ``ValueError`` for any of them that a spec sets (:func:`set_options` says which).
 
     Examples
     --------
-    >>> refused_options(Spec(loss="logistic", margin=0.5, max_fpr=0.2))
-    ['margin']
-    >>> refused_options(Spec(scale=False))
+    >>> refused_options(Spec(loss="logistic"))
+    ['margin', 'missing', "solver='cbc'", "solver='scan'"]
+    >>> refused_options(Spec())
     ['scale']
     """
-    if spec.loss != "logistic":
-        return [] if spec.scale else ["scale"]
-    on = {"margin": spec.margin is not None, "missing": bool(spec.missing),
+    return list(RISK_REFUSALS) if spec.loss == "logistic" else ["scale"]
+
+
+def set_options(spec: Spec, names: Iterable[str]) -> list[str]:
+    """Which of ``names`` (as :func:`refused_options` spells them) ``spec`` sets.
+
+    Examples
+    --------
+    >>> set_options(Spec(loss="logistic", margin=0.5), refused_options(Spec(loss="logistic")))
+    ['margin']
+    """
+    on = {"margin": spec.margin is not None, "missing": bool(spec.missing), "scale": not spec.scale,
           "solver='cbc'": spec.solver == "cbc", "solver='scan'": spec.solver == "scan"}
-    return [name for name in RISK_REFUSALS if on[name]]
+    return [name for name in names if on[name]]
 
 
 def _check_loss(spec: Spec) -> None:
@@ -614,7 +625,7 @@ def _check_loss(spec: Spec) -> None:
         raise ValueError(f"loss must be one of {LOSSES}, got {spec.loss!r}")
     if not isinstance(spec.scale, bool):
         raise TypeError(f"scale must be True or False, got {spec.scale!r}")
-    refused = refused_options(spec)
+    refused = set_options(spec, refused_options(spec))
     if refused == ["scale"]:
         raise ValueError("scale applies to risk cards only (loss='logistic')")
     if refused:
