@@ -196,6 +196,15 @@ def _cap_rows(h, prob: RiskProblem, reach: np.ndarray, intercept_reach: float) -
             h.addRow(cap - 1e-12, highspy.kHighsInf, rows.size, picks, share)
 
 
+def _refine(h) -> bool:
+    """HiGHS's absolute gap and feasibility tolerance from 1e-6 (the size of the default C0,
+    too coarse to prove which of two cards is best) to 1e-9. They slow every solve, so the
+    loop uses them only once it has converged without them."""
+    h.setOptionValue("mip_abs_gap", 1e-9)
+    h.setOptionValue("mip_feasibility_tolerance", 1e-9)
+    return True
+
+
 def _proven_card(prob: RiskProblem, x: np.ndarray, value: float, bound: float) -> tuple[np.ndarray, int] | None:
     """The master's optimal card when it is a card of the problem whose objective the bound
     reaches; None when the master's relaxations (rules it leaves out, costs it prices at C0
@@ -222,9 +231,7 @@ def risk_lower_bound(prob: RiskProblem, points: list[np.ndarray], *, time_limit:
     deadline = time.perf_counter() + time_limit
     h = _master(prob, threads)
     h.setOptionValue("mip_rel_gap", 1e-7)
-    # HiGHS's default absolute gap (1e-6) is the size of the default C0: a proof must be finer
-    h.setOptionValue("mip_abs_gap", 1e-9)
-    h.setOptionValue("mip_feasibility_tolerance", 1e-9)
+    fine = False  # HiGHS's finer tolerances, once the loop has converged with its default ones
     cols = np.arange(d + 1, dtype=np.int32)
 
     def add_cut(x: np.ndarray) -> None:
@@ -248,6 +255,9 @@ def risk_lower_bound(prob: RiskProblem, points: list[np.ndarray], *, time_limit:
         x = np.asarray(h.getSolution().col_value, dtype=float)
         g, value = _tangent(prob, x[: d + 1])
         if value <= x[2 * d + 1] + 1e-9:  # the planes are tight at the master's optimum
+            if not prob.scale and not fine:  # a proof needs finer tolerances: solve again with them
+                fine = _refine(h)
+                continue
             if not prob.scale:
                 exact = _proven_card(prob, x, value, bound)
             break
