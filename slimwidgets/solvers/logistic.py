@@ -254,12 +254,12 @@ def _nearest(values: np.ndarray, x: float) -> float:
     return float(values[np.argmin(np.abs(values - x))])
 
 
-def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: bool = False):
+def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: Callable[[], bool] | None = None):
     """Integer coordinate descent at fixed ``t``. The loss is convex along each coordinate, so
     each point steps to a neighbouring allowed value (or to 0, when the support rules allow
     dropping it) and keeps stepping that way while the objective falls; likewise the
-    intercept by +-1. Ends at a card no single such move improves (with ``capped``, also no
-    move of :func:`_capped_moves`)."""
+    intercept by +-1. Ends at a card no single such move improves (with ``capped``, the
+    search's stop test, also no move of :func:`_capped_moves`)."""
     L = prob.loss
     coefs = coefs.copy()
     u = L.margins(coefs, b0)
@@ -294,8 +294,8 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: bo
                     coefs[j] = targets[k]
                     if coefs[j] == 0:
                         break
-        if not improved and capped and prob.rules is not None and prob.rules.has_caps:
-            found = _capped_moves(prob, coefs, b0, t, best)  # moves the caps hid from the line searches
+        if not improved and capped is not None and prob.rules is not None and prob.rules.has_caps:
+            found = _capped_moves(prob, coefs, b0, t, best, capped)  # moves the caps hid from the line searches
             if found is not None:
                 coefs, b0, best = found
                 u, penalty, improved = L.margins(coefs, b0), prob.penalty(coefs), True
@@ -304,15 +304,17 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: bo
     return coefs, b0, best, u
 
 
-def _capped_moves(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, best: float):
+def _capped_moves(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, best: float, stop: Callable[[], bool]):
     """Under caps, the best single-point move of any feature (in or out of the support) with
     the intercept moved with it to its best value among those that keep the caps, or None
-    when none beats ``best``. A cap often blocks a point's move at the current intercept and
+    when none beats ``best`` (or ``stop()`` came first). A cap often blocks a point's move at the current intercept and
     allows it with another, and a feature outside the card can make room under a cap."""
     L, low, high = prob.loss, *prob.intercepts
     used = frozenset(np.flatnonzero(coefs).tolist())
     winner = None
     for j in range(prob.n_features):
+        if stop():
+            break
         if j not in used and not prob.partial_ok(used | {j}):
             continue
         for v in _neighbours(prob, coefs, j):
@@ -406,7 +408,7 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
     best: RiskCard | None = None
     for _, coefs, icpt, t in rounded[:POLISHED]:
         for _ in range(4):  # alternate: points at fixed t, then the best t for those points
-            coefs, icpt, obj, u = _descend(prob, coefs, icpt, t, capped)
+            coefs, icpt, obj, u = _descend(prob, coefs, icpt, t, stop if capped else None)
             if not prob.scale:
                 break
             t_new, _ = L.best_inverse_multiplier(u, prob.t_max())
@@ -470,16 +472,16 @@ def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
     if best[0] is not None:
         _swaps(prob, best[0], offer, stop)
     if best[0] is not None and prob.rules is not None and prob.rules.has_caps and not stop():
-        offer(_cap_polish(prob, best[0]))
+        offer(_cap_polish(prob, best[0], stop))
     return best[0]
 
 
-def _cap_polish(prob: RiskProblem, card: RiskCard) -> RiskCard:
+def _cap_polish(prob: RiskProblem, card: RiskCard, stop: Callable[[], bool]) -> RiskCard:
     """The best card descended again with the moves a cap hides from the plain descent
     (:func:`_capped_moves`), alternating with the best multiplier for its points."""
     coefs, b0, t = card.coefficients, card.intercept, card.t
     for _ in range(4):
-        coefs, b0, _, u = _descend(prob, coefs, b0, t, capped=True)
+        coefs, b0, _, u = _descend(prob, coefs, b0, t, capped=stop)
         if not prob.scale:
             break
         t_new, _ = prob.loss.best_inverse_multiplier(u, prob.t_max())
