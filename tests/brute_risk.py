@@ -6,7 +6,12 @@ The objective of a card (points λ, intercept λ0, multiplier m >= 1, or m = 1 w
 
 Every points vector of the box meeting the spec is listed with :func:`tests.brute.allowed_values`
 and the spec's logical constraints; every intercept of the range is tried; the multiplier is
-found by scipy's bounded scalar minimizer (not the package's bisection).
+found by scipy's bounded scalar minimizer (not the package's bisection). The points cost
+:func:`tests.brute.penalty` (C0, or PILM's tiers, and TILM's groups).
+
+Caps: a risk card predicts positive where its risk is at least 50 %, i.e. its total
+``λ0 + x . λ`` is >= 0 (> 0 under ``zero_score="error"``); FPR and TPR are the shares of
+negatives and positives (by sample weight) it predicts positive.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import itertools
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from brute import allowed_values
+from brute import allowed_values, penalty
 
 
 def risk_loss(X, y, w, coefs, intercept, t) -> float:
@@ -42,20 +47,42 @@ def support_ok(spec, names, coefs) -> bool:
             return False
         if c.kind == "at_least" and len(used & set(c.features)) < c.k:
             return False
+    value = dict(zip(names, coefs))
+    for members in spec.groups.values():
+        in_use = [f for f in members if value[f] != 0]
+        if spec.max_rules_per_group is not None and len(in_use) > spec.max_rules_per_group:
+            return False
+        oriented = [-value[f] if f in spec.group_reversed else value[f] for f in in_use]
+        if spec.group_signs_agree and min(oriented, default=0) < 0 < max(oriented, default=0):
+            return False
     return True
 
 
-def best_risk_card(X, y, names, spec, weights=None, C0=1e-6):
-    """(objective, coefs, intercept, t) of the best card; y in {-1, +1}."""
+def caps_ok(X, y, sample_weight, coefs, intercept, spec) -> bool:
+    """max_fpr and min_tpr of the card's predictions (total >= 0, or > 0 under "error")."""
+    total = intercept + np.asarray(X, float) @ np.asarray(coefs, float)
+    predicted = total > 0 if spec.zero_score == "error" else total >= 0
+    y = np.asarray(y)
+    fpr = sample_weight[(y == -1) & predicted].sum() / sample_weight[y == -1].sum()
+    tpr = sample_weight[(y == 1) & predicted].sum() / sample_weight[y == 1].sum()
+    return (spec.max_fpr is None or fpr <= spec.max_fpr + 1e-12) and (spec.min_tpr is None or tpr >= spec.min_tpr - 1e-12)
+
+
+def best_risk_card(X, y, names, spec, weights=None, C0=1e-6, sample_weight=None):
+    """(objective, coefs, intercept, t) of the best card (None: no card meets the spec);
+    y in {-1, +1}; ``weights`` weigh the loss, ``sample_weight`` the caps' rates."""
     w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
+    sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     c0 = np.array([spec.penalties.get(n, C0 if spec.C0 is None else spec.C0) for n in names])
     best = None
     for coefs in itertools.product(*[allowed_values(spec, n) for n in names]):
         if not support_ok(spec, names, coefs):
             continue
-        penalty = float(c0[np.array(coefs) != 0].sum())
+        cost = float(penalty([coefs], names, spec, c0)[0])
         for b in range(spec.intercept_range[0], spec.intercept_range[1] + 1):
+            if not caps_ok(X, y, sw, coefs, b, spec):
+                continue
             t, loss = best_t(X, y, w, coefs, b) if spec.scale else (1.0, risk_loss(X, y, w, coefs, b, 1.0))
-            if best is None or loss + penalty < best[0]:
-                best = (loss + penalty, coefs, b, t)
+            if best is None or loss + cost < best[0]:
+                best = (loss + cost, coefs, b, t)
     return best

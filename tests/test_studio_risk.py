@@ -10,42 +10,30 @@ import slimwidgets as sw
 from slimwidgets.datasets import load_demo
 from slimwidgets.toolbox.risk import wilson_interval
 from slimwidgets.widgets import charts
-from slimwidgets.widgets.controller import _PROBES, Controller
+from slimwidgets.widgets.controller import Controller
 from slimwidgets.widgets.studio import Studio, card_payload
 from test_studio import make, settle, small  # noqa: F401 (fixtures)
 
 
-def test_refused_controls_are_what_make_spec_refuses(make):
-    c = make(max_size=3)
-    settle(c)
-    for family, loss in (("decision", "zero_one"), ("risk", "logistic")):
-        refused = set(c.refused_controls(family))
-        for name, value in _PROBES.items():
-            try:
-                sw.make_spec(loss=loss, **{name: value})
-                accepted = True
-            except ValueError:
-                accepted = False
-            assert accepted == (name not in refused), (family, name)
-    assert c.refused_controls("decision") == []
-
-
 def test_switch_sets_aside_what_risk_cards_refuse_and_is_one_undo_step(make, small):
-    c = make(max_fpr=0.2, max_size=3)
+    c = make(max_fpr=0.2, margin=0.5, max_size=3)
     settle(c)
     decision = c.card
     c.set_family("risk")
-    assert "set aside max FPR 20 %" in c.notice and "restores" in c.notice
+    assert "set aside margin" in c.notice and "restores" in c.notice and "max FPR" not in c.notice
     settle(c)
     card = c.card
-    assert c.family == "risk" and c.spec.loss == "logistic" and c.spec.max_fpr is None and c.spec.max_size == 3
+    # the cap carries over (it holds for the risk card's decision at risk >= 50 %); margin does not
+    assert c.family == "risk" and c.spec.loss == "logistic" and c.spec.margin is None
+    assert c.spec.max_fpr == 0.2 and c.spec.max_size == 3
     assert card.family == "risk" and sw.check_card(card, c.data, c.spec) == []
+    assert card.train_metrics.fpr <= 0.2 + 1e-12
     assert "log-loss" in c.status.text and "AUC" in c.status.text and "size cost" not in c.status.text
-    assert c.undo() and c.card is decision and c.spec.max_fpr == 0.2 and c.spec.loss == "zero_one"
+    assert c.undo() and c.card is decision and c.spec.margin == 0.5 and c.spec.loss == "zero_one"
     assert c.redo() and c.card is card
-    assert c.set_aside_text() == "max FPR 20 %"
-    c.set_family("decision")  # back: the cap comes back, said so
-    assert "restored max FPR 20 %" in c.notice and c.spec.max_fpr == 0.2
+    assert c.set_aside_text().startswith("margin")
+    c.set_family("decision")  # back: the margin comes back, said so
+    assert "restored margin" in c.notice and c.spec.margin == 0.5 and c.spec.max_fpr == 0.2
     settle(c)
     assert c.card.family == "slim" and c.card.train_metrics.fpr <= 0.2 + 1e-12 and c.set_aside_text() == ""
 
@@ -100,22 +88,21 @@ def test_background_for_risk_cards_solves_the_path_only(make):
     assert {kind for kind, _, _ in c._plan(c.spec.replace(loss="zero_one"))} == {"fpr", "size"}
 
 
-def test_studio_switch_disables_refused_controls_with_a_reason(small):
-    st = Studio(*small, max_fpr=0.2, max_size=3, coef_range=(-3, 3), time_limit=1.0, frontier=False)
+def test_studio_switch_keeps_the_caps_and_names_what_it_set_aside(small):
+    st = Studio(*small, max_fpr=0.2, margin=0.5, max_size=3, coef_range=(-3, 3), time_limit=1.0, frontier=False)
     try:
         st.wait(300)
-        assert not st.fpr_none.disabled and st.family_note.value == ""
+        assert st.family_note.value == ""
         st.family_toggle.value = "risk"
         st.wait(300)
-        assert st.spec.loss == "logistic" and st.fpr_slider.disabled and st.fpr_none.disabled
-        assert st.tpr_slider.disabled and "decision cards only" in st.family_note.value
-        assert "set aside: max FPR 20 %, restored when you switch back" in st.family_note.value
-        assert "set aside max FPR 20 %" in st.message.value
+        assert st.spec.loss == "logistic" and st.spec.max_fpr == 0.2 and not st.fpr_slider.disabled
+        assert "set aside: margin" in st.family_note.value and "restored when you switch back" in st.family_note.value
+        assert "set aside margin" in st.message.value
         payload = st.card_view.card
         assert payload["family"] == "risk" and payload["risk_table"] and "auc" in payload["metrics"][0]
         assert "risk_roc" in st.roc_view.datasets and st.roc_view.datasets["auc"][0]["text"].startswith("AUC train")
         st.undo()
-        assert st.family_toggle.value == "decision" and not st.fpr_slider.disabled and st.family_note.value == ""
+        assert st.family_toggle.value == "decision" and st.family_note.value == ""
         assert "frontier" in st.roc_view.datasets and st.card_view.card["risk_table"] is None
     finally:
         st.close()

@@ -92,6 +92,9 @@ def fit(
     spec : a ready :class:`Spec` instead of keyword options.
         ``loss="logistic"`` fits a risk card instead of a decision card: see
         :func:`slimwidgets.make_spec` and :meth:`ScoringSystem.predict_proba`.
+        It takes every option below but ``margin``, ``missing`` and
+        ``solver="cbc"`` / ``"scan"`` (refused with the reason); its caps hold
+        for its decision, positive where the predicted risk is at least 50 %.
     warm_start : a previous card to start the solver from.
     on_incumbent : called with every improving card while the solver runs.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
@@ -118,6 +121,10 @@ def fit(
     ------
     InfeasibleError
         When no card meets the constraints; its message names a clashing subset.
+    NoSolutionError
+        When the solver stops before finding any card (and, for a risk card on
+        data with non-integer features, when no card meeting the rules was found
+        and none could be ruled out).
 
     Warns
     -----

@@ -6,7 +6,10 @@ Otherwise the anytime search finds the card and, in the time left, the cutting-p
 (:mod:`slimwidgets.solvers.risk_bound`) proves a lower bound: the card is ``optimal`` when the
 bound reaches its objective, else ``heuristic`` with that bound and the gap. ``solver="highs"``
 skips the walk; without a time limit and with ``scale=False`` it runs the cutting planes
-until they prove the optimum.
+until they prove the optimum (or reach ``gap``: then ``optimal`` within that gap, with the
+bound). When the search finds no card meeting the rules (the caps, most often), the decision
+family's MIP under the same rules settles it: a decision card meets them too and becomes the
+card, or its infeasibility names the clash.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..solvers.base import Incumbent
+from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
 from .data import Dataset
 from .losses import ensure_compiled
@@ -38,7 +41,7 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
              on_incumbent: Callable[[Incumbent], None] | None = None,
              cancel: threading.Event | None = None) -> ScoringSystem:
     """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``)."""
-    from .fitting import NoSolutionError, check_card
+    from .fitting import check_card
 
     ensure_compiled()  # once per process, before the clock starts
     t0 = time.perf_counter()
@@ -63,9 +66,11 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
             bound, card = _bound(prob, spec, card, budget - (time.perf_counter() - t0), cancel)
             if bound is not None and bound >= card.objective - 1e-9:
                 status, solver, bound = "optimal", "logistic search + cutting planes", card.objective
+            elif bound is not None and relative_gap(card.objective, bound) <= spec.gap:  # optimal within gap
+                status, solver = "optimal", "logistic search + cutting planes"
     if card is None:
-        raise NoSolutionError("the risk-card search found no card that meets the spec's rules on features "
-                              "(require / at_least / needs); relax them or use solver='enumerate' on a small box")
+        time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.1)
+        card = _feasible_start(data, spec, prob, time_left, cancel)
     if solver == "enumeration" and on_incumbent is not None:  # the walk reports its card once, proven
         on_incumbent(Incumbent(card.coefficients.copy(), card.intercept, card.objective, card.objective,
                                time.perf_counter() - t0, multiplier=float(card.multiplier)))
@@ -74,6 +79,37 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the risk card breaks {problems}")
     return result
+
+
+def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: float | None, cancel) -> RiskCard:
+    """When the search found no card: a decision card under the same rules, whose points and
+    intercept meet them too (a risk card predicts as a decision card does, at total >= 0), as
+    a start for the search; or the clash that leaves no card at all.
+
+    A decision card is held to its margin (a negative is right when its total is <= -margin),
+    at least as strict as a risk card's total < 0, so a decision card meets the risk card's
+    caps; where every total is a multiple of the margin (integer features, or at most three
+    decimals: :meth:`Dataset.score_step`) the two rules agree, and the decision MIP's
+    "infeasible" proves that no risk card exists either."""
+    from ..solvers.mip import solve_formulation
+    from .fitting import InfeasibleError, NoSolutionError, find_conflicts
+    from .formulation import build_formulation
+
+    rules = "the rules on features (require / at_least / needs / group signs)"
+    if prob.rules is not None and prob.rules.has_caps:
+        rules += f" and {prob.rules.describe_caps()}"
+    decision = spec.replace(loss="zero_one", scale=True, solver="auto", gap=0.0)
+    form = build_formulation(data, decision)
+    result = solve_formulation(form, time_limit=time_left, threads=spec.threads, feasibility_only=True, cancel=cancel)
+    if result.status == "infeasible" and data.score_step() is not None:
+        raise InfeasibleError(find_conflicts(data, decision, cancel=cancel))
+    if result.coefficients is None or not prob.card_ok(np.asarray(result.coefficients, float), result.intercept):
+        raise NoSolutionError(f"no risk card found that meets {rules}; relax them, or use solver='enumerate' "
+                              "on a small box to settle whether one exists")
+    coefs = np.asarray(result.coefficients, dtype=float)
+    u = prob.loss.margins(coefs, result.intercept)
+    t, loss = prob.loss.best_inverse_multiplier(u) if prob.scale else (1.0, prob.loss.of_margins(u))
+    return RiskCard(coefs, int(result.intercept), t, loss, prob.objective(coefs, loss))
 
 
 def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,
@@ -88,7 +124,8 @@ def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,
     start = np.append(card.coefficients, card.intercept) * card.t
     bound, exact = risk_lower_bound(prob, [start, np.zeros(prob.n_features + 1)],
                                     time_limit=math.inf if until_proven else time_left,
-                                    upper=card.objective, threads=spec.threads, cancel=cancel)
+                                    upper=card.objective - spec.gap * abs(card.objective), threads=spec.threads,
+                                    cancel=cancel)
     if exact is not None:
         coefs, intercept = exact
         loss = prob.loss.evaluate(coefs, intercept)
@@ -107,7 +144,6 @@ def _warm(card: ScoringSystem | None, data: Dataset) -> np.ndarray | None:
 
 def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status: str, solver: str,
           elapsed: float, bound: float | None) -> ScoringSystem:
-    from ..solvers.base import relative_gap
     from .fitting import _risk_rows
 
     card = ScoringSystem(
@@ -116,6 +152,7 @@ def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status:
         objective=found.objective, bound=bound, gap=None if bound is None else relative_gap(found.objective, bound),
         solve_time=elapsed, solver=solver, spec=spec, binary=tuple(data.binary),
         positive_name=data.positive_name, family="risk", multiplier=float(found.multiplier),
+        zero_score=spec.zero_score,
         details={"C0": prob.C0.tolist(), "log_loss": found.loss, "n_rows": data.n_rows,
                  "n_samples": data.n_samples,
                  # how the bound reads as a log-loss floor (kept in JSON, so the status survives it)

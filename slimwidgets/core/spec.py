@@ -14,7 +14,7 @@ import numbers
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec", "refused_options"]
+__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec", "refused_options", "set_options"]
 
 SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan")
 # Defaults of the options for the paper's specialized models (sec. 7): a spec that leaves
@@ -411,12 +411,15 @@ def make_spec(
         misclassified rows + C0 per feature (SLIM). ``"logistic"``: a risk
         card, the mean logistic loss of the integer score + C0 per feature
         (RiskSLIM's objective; ``C0`` defaults to 1e-6, so cap the size with
-        ``max_size``). Risk cards take the same constraints on points and
-        features; the options about a threshold (``max_fpr``, ``min_tpr``,
-        ``margin``), ``missing``, the sec. 7 options and the MIP solvers are
-        not yet available for them and raise ``ValueError``; ``solver="highs"``
-        proves bounds with a cutting-plane master MIP, ``"enumerate"`` walks
-        the whole box.
+        ``max_size``). Risk cards take the same options: constraints on points
+        and features, the sec. 7 options, ``gap`` and the caps ``max_fpr`` /
+        ``min_tpr``, which hold for the card's decision (positive where the
+        predicted risk is at least 50 %, i.e. total >= 0; above 50 % under
+        ``zero_score="error"``). ``solver="highs"`` proves bounds with a
+        cutting-plane master MIP, ``"enumerate"`` walks the whole box. Options
+        with no meaning for the logistic loss (``margin``, ``missing``,
+        ``solver="cbc"`` and ``"scan"``) raise ``ValueError`` saying why (see
+        :func:`refused_options`).
     ``scale``
         risk cards only: the risk is ``1 / (1 + exp(-score / m))`` with a real
         multiplier ``m >= 1`` fitted with the points (True, FasterRisk's model:
@@ -567,29 +570,55 @@ def _groups(groups: Any) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def refused_options(spec: Spec) -> dict[str, str]:
-    """The options set in ``spec`` that its loss cannot honour: ``{field: how to name it}``.
+#: Why a risk card (``loss="logistic"``) has no use for an option: option -> the reason.
+RISK_REFUSALS: dict[str, str] = {
+    "margin": "margin says how far past the threshold a decision card's total must lie for a row to "
+              "count as right under the 0-1 loss; the logistic loss prices every total smoothly, and "
+              "a risk card decides at its own rule (risk >= 50 %)",
+    "missing": "missing charges each row where a used feature is missing as one misclassified row (a "
+               "0-1 loss of 1 per row); the logistic loss of such a row depends on its unknown total "
+               "and has no such fixed price",
+    "solver='cbc'": "CBC runs here as a separate program (through PuLP) on one fixed model per run, "
+                    "while a risk card's bound adds tangent planes to a live HiGHS model between "
+                    "solves; use solver='highs' or 'enumerate'",
+    "solver='scan'": "the support scan bounds the number of misclassified rows per support, a bound "
+                     "on the 0-1 loss only; use solver='highs' or 'enumerate'",
+}
 
-    The one list of what a family refuses: :func:`make_spec` raises on it, and the studio's
-    family switch asks it which controls to set aside, so both follow when a loss learns an
-    option. Read on an unchecked spec (``dataclasses.replace(spec, loss=...)``).
+
+def refused_options(spec: Spec) -> list[str]:
+    """The options (or option values) that the loss family of ``spec`` refuses, whether
+    ``spec`` sets them or not: what a form should not offer for this family.
+
+    Decision cards refuse only ``scale`` (risk cards only); risk cards refuse those in
+    :data:`RISK_REFUSALS`, each for the reason given there. :func:`make_spec` raises
+    ``ValueError`` for any of them that a spec sets (:func:`set_options` says which).
 
     Examples
     --------
-    >>> from dataclasses import replace
-    >>> refused_options(replace(make_spec(max_fpr=0.2, max_size=3), loss="logistic"))
-    {'max_fpr': 'max_fpr'}
+    >>> refused_options(Spec(loss="logistic"))
+    ['margin', 'missing', "solver='cbc'", "solver='scan'"]
+    >>> refused_options(Spec())
+    ['scale']
     """
-    if spec.loss == "zero_one":
-        return {} if spec.scale else {"scale": "scale"}
-    refused = {name: label for name, label, on in (
-        ("max_fpr", "max_fpr", spec.max_fpr is not None), ("min_tpr", "min_tpr", spec.min_tpr is not None),
-        ("margin", "margin", spec.margin is not None), ("missing", "missing", bool(spec.missing)),
-        ("gap", "gap", spec.gap != 0), ("solver", "solver='cbc'", spec.solver == "cbc"),
-    ) if on}
-    refused.update({name: name for name, default in FAMILY_DEFAULTS.items()
-                    if name not in ("loss", "scale") and getattr(spec, name) != default})
-    return refused
+    return list(RISK_REFUSALS) if spec.loss == "logistic" else ["scale"]
+
+
+def set_options(spec: Spec, names: Iterable[str]) -> dict[str, str]:
+    """Which of ``names`` (as :func:`refused_options` spells them) ``spec`` sets, as
+    ``{Spec field: name}`` (the field to reset when setting the option aside).
+
+    Examples
+    --------
+    >>> set_options(Spec(loss="logistic", margin=0.5), refused_options(Spec(loss="logistic")))
+    {'margin': 'margin'}
+    >>> set_options(Spec(loss="logistic", solver="cbc"), refused_options(Spec(loss="logistic")))
+    {'solver': "solver='cbc'"}
+    """
+    on = {"margin": ("margin", spec.margin is not None), "missing": ("missing", bool(spec.missing)),
+          "scale": ("scale", not spec.scale), "solver='cbc'": ("solver", spec.solver == "cbc"),
+          "solver='scan'": ("solver", spec.solver == "scan")}
+    return {on[name][0]: name for name in names if on[name][1]}
 
 
 def _check_loss(spec: Spec) -> None:
@@ -600,11 +629,12 @@ def _check_loss(spec: Spec) -> None:
         raise ValueError(f"loss must be one of {LOSSES}, got {spec.loss!r}")
     if not isinstance(spec.scale, bool):
         raise TypeError(f"scale must be True or False, got {spec.scale!r}")
-    refused = refused_options(spec)
-    if spec.loss == "zero_one" and refused:
+    refused = list(set_options(spec, refused_options(spec)).values())
+    if refused == ["scale"]:
         raise ValueError("scale applies to risk cards only (loss='logistic')")
     if refused:
-        raise ValueError(f"not yet supported for risk cards (loss='logistic'): {', '.join(refused.values())}")
+        reasons = "; ".join(f"{name}: {RISK_REFUSALS[name]}" for name in refused)
+        raise ValueError(f"risk cards (loss='logistic') have no use for {', '.join(refused)}. {reasons}.")
 
 
 def _tiers(value: Any) -> tuple[tuple[int, float], ...]:

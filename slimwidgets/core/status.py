@@ -337,8 +337,16 @@ def _risk_headline(card: ScoringSystem, validation: Metrics | None) -> tuple[str
     parts = ["risk card", _risk_figures("train", card.train_metrics, (card.details or {}).get("log_loss"))]
     if validation is not None:
         parts.append(_risk_figures("held-out", validation, None))
+    if _capped(card) and card.train_metrics is not None:  # where its decision at risk >= 50 % lands
+        m = card.train_metrics
+        parts.append(f"at risk {card.rule} 50 %: TPR {percent(m.tpr)}, FPR {percent(m.fpr)}")
     claim, proven, anything = _risk_claim(card)
     return " · ".join(p for p in parts + [claim] if p), proven, anything
+
+
+def _capped(card: ScoringSystem) -> bool:
+    spec = card.spec
+    return spec is not None and (spec.max_fpr is not None or spec.min_tpr is not None)
 
 
 def _risk_figures(which: str, m: Metrics | None, fallback: float | None) -> str:
@@ -361,11 +369,12 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
     m = card.train_metrics
     loss = (card.details or {}).get("log_loss", None if weighted or m is None else m.log_loss)
     features = f"{card.size} feature{'' if card.size == 1 else 's'}"
-    floor_text = f"proven: every card with ≤ {features} has {what} ≥ {floor:.4f}" if floor and floor > 0 else ""
+    caps = " under the caps" if _capped(card) else ""
+    floor_text = f"proven: every card with ≤ {features}{caps} has {what} ≥ {floor:.4f}" if floor and floor > 0 else ""
     if card.status == "optimal":
         if floor is not None and loss is not None and floor >= loss - 1e-9:
-            return f"proven lowest {what} for ≤ {features}", True, True
-        return _join("optimal for log-loss + size penalty (proven)", floor_text and "· " + floor_text), True, True
+            return f"proven lowest {what} for ≤ {features}{caps}", True, True
+        return _join(f"optimal for log-loss + size penalty{caps} (proven)", floor_text and "· " + floor_text), True, True
     found = f"{card.status.replace('_', ' ')}: best found in {seconds(card.solve_time)}"
     if floor_text:
         return f"{found} · {floor_text}", False, True

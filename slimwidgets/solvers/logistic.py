@@ -20,7 +20,12 @@ The search (:func:`search_risk`) is anytime and has three stages:
    a trade that lowers the objective is kept. It runs while time remains.
 
 The walk (:func:`walk_risk`) scores every card of a small box, each with its best multiplier,
-and is the only path that reports ``optimal``.
+and is the only path here that reports ``optimal``.
+
+Caps, group signs and the costs of tiers and groups come from
+:class:`~slimwidgets.solvers.risk_rules.RiskRules`: the search rounds each card's intercept
+into the interval that meets the caps and takes only moves that keep every rule; the walk
+skips intercepts that break a cap.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import numpy as np
 from ..core.data import Dataset
 from ..core.losses import MIN_INVERSE_MULTIPLIER, LogisticLoss, coordinate_fit, sigmoid, softplus
 from ..core.spec import Spec
+from .risk_rules import RiskRules
 
 __all__ = ["RiskProblem", "RiskCard", "search_risk", "walk_risk", "walk_work", "DEFAULT_RISK_C0"]
 
@@ -75,15 +81,20 @@ class RiskProblem:
     max_size: int
     scale: bool
     constraints: list[tuple[str, frozenset, frozenset, int]] = field(default_factory=list)
+    rules: RiskRules | None = None  # caps, group signs and costs beyond C0 (None: none)
 
     @classmethod
     def from_spec(cls, data: Dataset, spec: Spec) -> "RiskProblem":
         names = list(data.feature_names)
-        c0 = DEFAULT_RISK_C0 if spec.C0 is None else spec.C0
+        # the first tier's cost is the cost of using a feature (the others come from rules)
+        c0 = spec.tiers[0][1] if spec.tiers else DEFAULT_RISK_C0 if spec.C0 is None else spec.C0
         allowed = [np.array(_allowed_values(spec, n), dtype=float) for n in names]
         index = {n: j for j, n in enumerate(names)}
         constraints = [(c.kind, frozenset(index[f] for f in c.features), frozenset(index[f] for f in c.targets), c.k)
                        for c in spec.constraints]
+        if spec.max_rules_per_group is not None:  # a cap per group is an "at most" rule on supports
+            constraints += [("at_most", frozenset(index[f] for f in members), frozenset(), spec.max_rules_per_group)
+                            for members in spec.groups.values()]
         return cls(
             loss=LogisticLoss(data, spec.class_weights),
             allowed=allowed,
@@ -92,6 +103,7 @@ class RiskProblem:
             max_size=len(names) if spec.max_size is None else spec.max_size,
             scale=spec.scale,
             constraints=constraints,
+            rules=RiskRules(data, spec),
         )
 
     @property
@@ -121,8 +133,47 @@ class RiskProblem:
                 return False
         return True
 
+    def penalty(self, coefficients: np.ndarray) -> float:
+        """What the points cost: C0 per used feature, plus tiers and groups when set."""
+        extra = 0.0 if self.rules is None else self.rules.extra_cost(coefficients)
+        return float(self.C0[coefficients != 0].sum()) + extra
+
     def objective(self, coefficients: np.ndarray, loss: float) -> float:
-        return loss + float(self.C0[coefficients != 0].sum())
+        return loss + self.penalty(coefficients)
+
+    def card_ok(self, coefficients: np.ndarray, intercept: int) -> bool:
+        """Every rule holds for this card: support rules, group signs and caps."""
+        if not self.complete_ok(frozenset(np.flatnonzero(coefficients).tolist())):
+            return False
+        if self.rules is None or not self.rules.points_ok(coefficients):
+            return self.rules is None
+        return not self.rules.has_caps or bool(self.rules.caps_ok(intercept + self.loss.X @ coefficients))
+
+    def feasible_moves(self, coefs: np.ndarray, u: np.ndarray, j: int, deltas: np.ndarray) -> np.ndarray:
+        """Which moves of the descent keep group signs and caps: ``delta`` points added to
+        feature ``j`` (``j = -1``: the intercept) of the card with margins ``u``."""
+        ok = np.ones(deltas.size, dtype=bool)
+        if self.rules is None:
+            return ok
+        if j >= 0 and self.rules.signs_agree:
+            for k, delta in enumerate(deltas):
+                moved = coefs.copy()
+                moved[j] += delta
+                ok[k] = self.rules.points_ok(moved)
+        if self.rules.has_caps:
+            column = np.ones(u.size) if j < 0 else self.loss.X[:, j]
+            totals = (self.loss.y * u)[:, None] + column[:, None] * deltas[None, :]
+            ok &= self.rules.caps_ok(totals)
+        return ok
+
+    def fit_intercept(self, coefs: np.ndarray, intercept: int) -> int | None:
+        """``intercept`` moved to the nearest one (in its box) at which the caps hold for
+        these points; None when none does."""
+        low, high = self.intercepts
+        if self.rules is None or not self.rules.has_caps:
+            return int(min(max(intercept, low), high))
+        span = self.rules.intercepts(self.loss.X @ coefs, low, high)
+        return None if span is None else int(min(max(intercept, span[0]), span[1]))
 
 
 def _allowed_values(spec: Spec, name: str) -> list[int]:
@@ -203,15 +254,16 @@ def _nearest(values: np.ndarray, x: float) -> float:
     return float(values[np.argmin(np.abs(values - x))])
 
 
-def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
+def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: Callable[[], bool] | None = None):
     """Integer coordinate descent at fixed ``t``. The loss is convex along each coordinate, so
     each point steps to a neighbouring allowed value (or to 0, when the support rules allow
     dropping it) and keeps stepping that way while the objective falls; likewise the
-    intercept by +-1. Ends at a card no single such move improves."""
+    intercept by +-1. Ends at a card no single such move improves (with ``capped``, the
+    search's stop test, also no move of :func:`_capped_moves`)."""
     L = prob.loss
     coefs = coefs.copy()
     u = L.margins(coefs, b0)
-    penalty = float(prob.C0[coefs != 0].sum())
+    penalty = prob.penalty(coefs)
     best = L.of_margins(u, t) + penalty
     ilo, ihi = prob.intercepts
     for _ in range(50):
@@ -227,9 +279,9 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
                 if targets.size == 0:
                     break
                 deltas = targets - current
-                extra = np.zeros(targets.size) if j < 0 else (
-                    np.where(targets != 0, prob.C0[j], 0.0) - (prob.C0[j] if current != 0 else 0.0))
+                extra = np.zeros(targets.size) if j < 0 else _move_costs(prob, coefs, j, targets) - penalty
                 values = L.scan(u, j, deltas, t) + penalty + extra
+                values[~prob.feasible_moves(coefs, u, j, deltas)] = np.inf
                 k = int(np.argmin(values))
                 if values[k] >= best - 1e-12:
                     break
@@ -242,9 +294,68 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float):
                     coefs[j] = targets[k]
                     if coefs[j] == 0:
                         break
+        if not improved and capped is not None and prob.rules is not None and prob.rules.has_caps:
+            found = _capped_moves(prob, coefs, b0, t, best, capped)  # moves the caps hid from the line searches
+            if found is not None:
+                coefs, b0, best = found
+                u, penalty, improved = L.margins(coefs, b0), prob.penalty(coefs), True
         if not improved:
             break
     return coefs, b0, best, u
+
+
+def _capped_moves(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, best: float, stop: Callable[[], bool]):
+    """Under caps, the best single-point move of any feature (in or out of the support) with
+    the intercept moved with it to its best value among those that keep the caps, or None
+    when none beats ``best`` (or ``stop()`` came first). A cap often blocks a point's move at the current intercept and
+    allows it with another, and a feature outside the card can make room under a cap."""
+    L, low, high = prob.loss, *prob.intercepts
+    used = frozenset(np.flatnonzero(coefs).tolist())
+    winner = None
+    for j in range(prob.n_features):
+        if stop():
+            break
+        if j not in used and not prob.partial_ok(used | {j}):
+            continue
+        for v in _neighbours(prob, coefs, j):
+            moved = coefs.copy()
+            moved[j] = v
+            if not (prob.complete_ok(frozenset(np.flatnonzero(moved).tolist())) and prob.rules.points_ok(moved)):
+                continue
+            scores = L.X @ moved
+            span = prob.rules.intercepts(scores, low, high)
+            if span is None:
+                continue
+            b, value = _best_intercept(L, scores, span, min(max(b0, span[0]), span[1]), t)
+            value += prob.penalty(moved)
+            if value < best - 1e-12:
+                winner, best = (moved, b, value), value
+    return winner
+
+
+def _best_intercept(L: LogisticLoss, scores: np.ndarray, span: tuple[int, int], b: int, t: float) -> tuple[int, float]:
+    """From ``b``, the intercept in ``span`` of least loss at ``t`` (the loss is convex in it)."""
+    value = L.of_margins(L.y * (b + scores), t)
+    for step in (-1, 1):
+        while span[0] <= b + step <= span[1]:
+            trial = L.of_margins(L.y * (b + step + scores), t)
+            if trial >= value:
+                break
+            b, value = b + step, trial
+    return b, value
+
+
+def _move_costs(prob: RiskProblem, coefs: np.ndarray, j: int, targets: np.ndarray) -> np.ndarray:
+    """The points' cost after setting point ``j`` to each of ``targets``."""
+    if prob.rules is None or not prob.rules.has_extra_costs:  # C0 alone: the one term that changes
+        rest = prob.penalty(coefs) - (prob.C0[j] if coefs[j] != 0 else 0.0)
+        return rest + np.where(targets != 0, prob.C0[j], 0.0)
+    out = np.empty(targets.size)
+    for k, v in enumerate(targets):
+        moved = coefs.copy()
+        moved[j] = v
+        out[k] = prob.penalty(moved)
+    return out
 
 
 def _neighbours(prob: RiskProblem, coefs: np.ndarray, j: int) -> np.ndarray:
@@ -278,18 +389,17 @@ def _ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, rungs: int)
 
 
 def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
-                     rungs: int, stop=lambda: False) -> RiskCard | None:
+                     rungs: int, stop=lambda: False, capped: bool = False) -> RiskCard | None:
     """The best integer card found from ``beta`` over a ladder of multipliers: every rung is
     rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent."""
     L = prob.loss
-    ilo, ihi = prob.intercepts
     rounded = []
     for m in _ladder(prob, support, beta, rungs):
         coefs = np.zeros(prob.n_features)
         for j in support:
             coefs[j] = _nearest(prob.allowed[j], m * beta[j])
-        icpt = int(min(max(round(m * b0), ilo), ihi))
-        if not prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())):
+        icpt = prob.fit_intercept(coefs, round(m * b0))
+        if icpt is None or not prob.card_ok(coefs, icpt):
             continue
         u = L.margins(coefs, icpt)
         t, loss = L.best_inverse_multiplier(u, prob.t_max()) if prob.scale else (1.0, L.of_margins(u))
@@ -298,7 +408,7 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
     best: RiskCard | None = None
     for _, coefs, icpt, t in rounded[:POLISHED]:
         for _ in range(4):  # alternate: points at fixed t, then the best t for those points
-            coefs, icpt, obj, u = _descend(prob, coefs, icpt, t)
+            coefs, icpt, obj, u = _descend(prob, coefs, icpt, t, stop if capped else None)
             if not prob.scale:
                 break
             t_new, _ = L.best_inverse_multiplier(u, prob.t_max())
@@ -355,12 +465,31 @@ def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
             if key in done:
                 continue
             done.add(key)
-            offer(_round_on_ladder(prob, support, beta, b0, rungs, stop))
+            # the greedy pass stays plain, so the first card comes at once
+            offer(_round_on_ladder(prob, support, beta, b0, rungs, stop, capped=beam > 1))
             if stop() and best[0] is not None:
                 return best[0]
     if best[0] is not None:
         _swaps(prob, best[0], offer, stop)
+    if best[0] is not None and prob.rules is not None and prob.rules.has_caps and not stop():
+        offer(_cap_polish(prob, best[0], stop))
     return best[0]
+
+
+def _cap_polish(prob: RiskProblem, card: RiskCard, stop: Callable[[], bool]) -> RiskCard:
+    """The best card descended again with the moves a cap hides from the plain descent
+    (:func:`_capped_moves`), alternating with the best multiplier for its points."""
+    coefs, b0, t = card.coefficients, card.intercept, card.t
+    for _ in range(4):
+        coefs, b0, _, u = _descend(prob, coefs, b0, t, capped=stop)
+        if not prob.scale:
+            break
+        t_new, _ = prob.loss.best_inverse_multiplier(u, prob.t_max())
+        if abs(t_new - t) < 1e-9 * t:
+            break
+        t = t_new
+    loss = prob.loss.of_margins(prob.loss.margins(coefs, b0), t)
+    return RiskCard(coefs, b0, t, loss, prob.objective(coefs, loss))
 
 
 def _swaps(prob: RiskProblem, card: RiskCard, offer, stop) -> None:
@@ -398,7 +527,8 @@ def _cards(prob: RiskProblem):
     """Every points vector of the box that meets the support rules."""
     for values in itertools.product(*prob.allowed):
         coefs = np.array(values, dtype=float)
-        if prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())):
+        if prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())) and (
+                prob.rules is None or prob.rules.points_ok(coefs)):
             yield coefs
 
 
@@ -419,9 +549,14 @@ def walk_risk(prob: RiskProblem, deadline: float = math.inf,
     for coefs in _cards(prob):
         if time.perf_counter() > deadline or (cancel is not None and cancel.is_set()):
             return None
-        u = L.y[:, None] * (intercepts[None, :] + (L.X @ coefs)[:, None])  # rows x intercepts
+        totals = intercepts[None, :] + (L.X @ coefs)[:, None]  # rows x intercepts
+        u = L.y[:, None] * totals
         t = _best_t_columns(L.w, u) if prob.scale else np.ones(intercepts.size)
         losses = L.w @ softplus(-t[None, :] * u)
+        if prob.rules is not None and prob.rules.has_caps:
+            losses[~prob.rules.caps_ok(totals)] = np.inf
+            if not np.isfinite(losses).any():
+                continue
         k = int(np.argmin(losses))
         card = RiskCard(coefs, int(intercepts[k]), float(t[k]), float(losses[k]), prob.objective(coefs, float(losses[k])))
         if best is None or card.objective < best.objective - 1e-12:

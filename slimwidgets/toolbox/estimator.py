@@ -111,7 +111,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     loss : {"zero_one", "logistic"}, default="zero_one"
         ``"zero_one"``: a decision card (SLIM). ``"logistic"``: a risk card
         (RiskSLIM's objective), which adds :meth:`predict_proba`; it takes
-        no ``max_fpr``, ``min_tpr``, ``margin``, ``missing`` or MIP solver.
+        every option but ``margin``, ``missing`` and ``solver="cbc"`` /
+        ``"scan"``, and its caps hold for its decision (risk >= 50 %).
     scale : bool, default=True
         Risk cards: fit a real multiplier ``m >= 1`` that divides the score
         before the logistic link (False: ``m = 1``).

@@ -51,7 +51,7 @@ from ..core.data import Dataset, prepare_data
 from ..core.fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.formulation import build_formulation
 from ..core.scoring import Metrics, ScoringSystem
-from ..core.spec import Spec, make_spec, refused_options
+from ..core.spec import Spec, make_spec, refused_options, set_options
 from ..core.status import describe, details_text, limit_scale
 from ..solvers.base import Incumbent
 from ..toolbox.alternatives import as_alternative
@@ -76,7 +76,6 @@ INCUMBENT_INTERVAL = 0.25
 #: The studio's two card families and the loss each is learned with.
 FAMILY_LOSS = {"decision": "zero_one", "risk": "logistic"}
 # A sample value per studio control, to ask the spec whether a family refuses that option.
-_PROBES = {"max_fpr": 0.2, "min_tpr": 0.8, "max_size": 3, "C0": 0.01, "coef_range": (-5, 5)}
 
 EXPORT_FORMATS = {
     "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py",
@@ -410,6 +409,11 @@ def _options_text(spec: Spec, names: Mapping[str, str]) -> str:
     """``"max FPR 20 %, margin"``: the options ``names`` ({field: fallback label}) as ``spec`` sets them."""
     items = _spec_items(spec)
     return ", ".join(" ".join(items[n]) if n in items else label for n, label in names.items())
+
+
+def _refused_settings(spec: Spec) -> dict[str, str]:
+    """The spec fields set in ``spec`` that its loss family refuses: ``{field: how to name it}``."""
+    return set_options(spec, refused_options(spec))
 
 
 def _default(name: str) -> Any:
@@ -755,13 +759,6 @@ class Controller:
         """``"decision"`` or ``"risk"``: the family of the current spec."""
         return "risk" if self.spec.loss == FAMILY_LOSS["risk"] else "decision"
 
-    def refused_controls(self, family: str | None = None) -> list[str]:
-        """The studio's global options (max_fpr, min_tpr, ...) that ``family`` (default: the
-        current one) refuses, as the spec says: each is tried with a sample value."""
-        loss = FAMILY_LOSS[family or self.family]
-        base = replace(self.spec, loss=loss, **{name: _default(name) for name in _PROBES})
-        return [name for name, value in _PROBES.items() if name in refused_options(replace(base, **{name: value}))]
-
     def set_family(self, family: str) -> Spec:
         """Switch between decision cards (``loss="zero_one"``) and risk cards (``"logistic"``);
         re-solves, and is one undo step.
@@ -774,11 +771,11 @@ class Controller:
         s = self.spec
         if family == self.family:
             return s
-        refused = refused_options(replace(s, loss=FAMILY_LOSS[family]))
+        refused = _refused_settings(replace(s, loss=FAMILY_LOSS[family]))
         aside = {name: getattr(s, name) for name in refused}
         restore = {n: v for n, v in self._set_aside.items() if getattr(s, n) == _default(n) and n not in refused}
         spec = s.replace(loss=FAMILY_LOSS[family], **{n: _default(n) for n in refused}, **restore)
-        parts = [f"set aside {_options_text(s, refused)} (not available for {family} cards yet; "
+        parts = [f"set aside {_options_text(s, refused)} ({family} cards have no use for it; "
                  "switching back restores it)" if refused else "",
                  f"restored {_options_text(spec, {n: n for n in restore})}" if restore else ""]
         before, self._set_aside = self._set_aside, aside  # set first: the views read it on "spec"

@@ -259,23 +259,15 @@ class Studio(W.VBox):
             self._guard(self.controller.set_family, change["new"])
 
     def _family_controls(self) -> None:
-        """Disable the controls the current family refuses, and say why (under the UI lock)."""
-        c = self.controller
-        refused = set(c.refused_controls())
-        pairs = {"max_fpr": (self.fpr_slider, self.fpr_none, "max FPR"),
-                 "min_tpr": (self.tpr_slider, self.tpr_none, "min TPR")}
-        names = []
-        for option, (slider, none, label) in pairs.items():
-            none.disabled = option in refused
-            if option in refused:
-                slider.disabled = True
-                names.append(label)
-        self.family_toggle.value = c.family
-        aside = c.set_aside_text()
-        parts = ([f"{' and '.join(names)}: decision cards only (not available for risk cards yet)"] if names else []) \
-            + ([f"set aside: {aside}, restored when you switch back"] if aside else [])
-        self.family_note.value = "" if not parts else (
-            f"<span class='sw-family-why'>{html.escape(' · '.join(parts))}</span>")
+        """The switch follows the spec, and names what the last switch set aside (under the UI lock).
+
+        Every control applies to both families (a risk card's caps hold for its decision at
+        risk >= 50 %); options without a control that a family refuses (margin, ...) are set
+        aside by :meth:`Controller.set_family` and named here until switching back."""
+        self.family_toggle.value = self.controller.family
+        aside = self.controller.set_aside_text()
+        self.family_note.value = "" if not aside else (
+            f"<span class='sw-family-why'>{html.escape(f'set aside: {aside}, restored when you switch back')}</span>")
 
     def _build_feature_panel(self) -> None:
         """One row per feature: use, sign, penalty, points range (the grid's columns are in card.css)."""

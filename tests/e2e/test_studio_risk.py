@@ -16,7 +16,7 @@ CELL = """\
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets import Studio
 X, y = load_demo(n_features=5)
-studio = Studio(X, y, max_fpr=0.2, max_size=3, coef_range=(-5, 5), time_limit=1.0, frontier=False,
+studio = Studio(X, y, max_fpr=0.2, margin=0.5, max_size=3, coef_range=(-5, 5), time_limit=1.0, frontier=False,
                 holdout=0.25, random_state=0)
 studio"""
 
@@ -56,13 +56,12 @@ def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, k
         page.wait_for_function("() => [...document.querySelectorAll('.sw-roc svg text')]"
                                ".some((t) => t.textContent.startsWith('AUC train'))", timeout=60_000)
         assert k.value("studio.spec.loss") == "logistic" and k.value("studio.scoring_system.family") == "risk"
-        # the cap is set aside visibly, its controls disabled with the reason beside them
-        assert "set aside max FPR 20 %" in page.inner_text(".sw-message")
-        note = page.inner_text(".sw-family-note")
-        assert "decision cards only" in note and "set aside: max FPR 20 %" in note
-        assert page.locator(".sw-max-fpr-none input").is_disabled()
+        # the margin (no use for risk cards) is set aside visibly; the FPR cap carries over
+        assert "set aside margin" in page.inner_text(".sw-message")
+        assert "set aside: margin" in page.inner_text(".sw-family-note")
+        assert not page.locator(".sw-max-fpr-none input").is_disabled()
         status = page.inner_text(".sw-card-view .sw-status-text")
-        assert "log-loss" in status and "AUC" in status and "held-out" in status
+        assert "log-loss" in status and "AUC" in status and "held-out" in status and "FPR" in status
         rows = k.value("len(studio.controller.risk_table())")
         assert page.locator(".sw-risk-table tbody tr").count() == rows
         assert page.locator(".sw-risk-table thead th").count() == 4  # with the held-out column
@@ -80,8 +79,8 @@ def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, k
             page.evaluate("() => document.querySelector('.sw-family-row').scrollIntoView({block: 'start'})")
             page.wait_for_timeout(200)
             shot(page, f"risk-{width}-panel-open-controls")
-        page.click(".sw-family button:has-text('decision card')")  # back: the cap comes back
+        page.click(".sw-family button:has-text('decision card')")  # back: the margin comes back
         page.wait_for_function("() => !document.querySelector('.sw-risk-table')", timeout=120_000)
-        assert k.value("studio.spec.max_fpr") == 0.2
+        assert k.value("studio.spec.max_fpr") == 0.2 and k.value("studio.spec.margin") == 0.5
     finally:
         k.run("studio.close()")
