@@ -113,7 +113,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         (RiskSLIM's objective), which adds :meth:`predict_proba`; it takes
         no ``max_fpr``, ``min_tpr``, ``margin``, ``missing`` or MIP solver.
     scale : bool, default=True
-        Risk cards: fit a real multiplier ``m >= 1`` that divides the score
+        Risk cards: fit a real multiplier ``m >= 1/2`` that divides the score
         before the logistic link (False: ``m = 1``).
 
     Attributes
