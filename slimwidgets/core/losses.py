@@ -114,10 +114,13 @@ class LogisticLoss:
     name = "logistic"
 
     def __init__(self, data: Dataset, class_weights=None):
-        self.X = np.ascontiguousarray(data.X, dtype=float)
-        self.y = data.y.astype(float)
         w = class_weighted(data, class_weights)
-        self.w = w / w.sum()
+        self._set_rows(data.X, data.y, w / w.sum())
+
+    def _set_rows(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+        self.X = np.ascontiguousarray(X, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        self.w = w
         # margin change per point of feature j; column-major, so that a column (the scans) and
         # the gradient over every feature (yX.T @ p, a row-major product) read memory in order
         self.yX = np.asfortranarray(self.X * self.y[:, None])
@@ -148,6 +151,18 @@ class LogisticLoss:
         y = np.where(cells % 2 == 1, 1.0, -1.0)
         bits = (cells[:, None] >> np.arange(1, k + 1)) & 1
         return np.ascontiguousarray(bits * y[:, None], dtype=float), y, weights[cells]
+
+    def merged(self, support: list[int]) -> "LogisticLoss":
+        """This loss on the rows merged as in :meth:`on_support`: the same value for every
+        card that uses only ``support``, at a fraction of the work; itself when nothing merges."""
+        columns, y, w = self.on_support(support)
+        if y is self.y:
+            return self
+        X = np.zeros((y.size, self.X.shape[1]))
+        X[:, support] = columns * y[:, None]  # y is +-1: x = y * (y x)
+        loss = LogisticLoss.__new__(LogisticLoss)
+        loss._set_rows(X, y, w)
+        return loss
 
     def column_dots(self, p: np.ndarray) -> np.ndarray:
         """``yX.T @ p``: for each feature, the sum over rows of ``y x_j p``. Compiled and

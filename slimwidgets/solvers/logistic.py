@@ -32,7 +32,7 @@ import itertools
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -285,10 +285,12 @@ def _ladder_top(prob: RiskProblem, support: list[int], beta: np.ndarray) -> floa
 
 
 def _ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, rungs: int) -> np.ndarray:
-    """Multipliers from the smallest a card may have to the ladder's top, geometrically."""
+    """Multipliers from the smallest a card may have to the ladder's top, geometrically; up to
+    1 at least, rounding to the box's ends the points of a fit that lies past them (as when a
+    feature would take the largest logit the box allows, and more)."""
     if not (prob.scale and support):
         return np.array([1.0])
-    return np.unique(np.geomspace(1.0 / prob.t_max(), _ladder_top(prob, support, beta), rungs))
+    return np.unique(np.geomspace(1.0 / prob.t_max(), max(_ladder_top(prob, support, beta), 1.0), rungs))
 
 
 def _rounds_away(prob: RiskProblem, support: list[int], beta: np.ndarray) -> bool:
@@ -301,8 +303,11 @@ def _rounds_away(prob: RiskProblem, support: list[int], beta: np.ndarray) -> boo
 def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
                      rungs: int, stop=lambda: False) -> RiskCard | None:
     """The best integer card found from ``beta`` over a ladder of multipliers: every rung is
-    rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent."""
-    L = prob.loss
+    rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent
+    (every rung when the support's rows merge into a few, which makes the descent cheap)."""
+    L = prob.loss.merged(support)
+    polished = POLISHED if L is prob.loss else rungs
+    prob = replace(prob, loss=L)
     ilo, ihi = prob.intercepts
     rounded = []
     for m in _ladder(prob, support, beta, rungs):
@@ -317,7 +322,7 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
         rounded.append((prob.objective(coefs, loss), coefs, icpt, t))
     rounded.sort(key=lambda r: r[0])
     best: RiskCard | None = None
-    for _, coefs, icpt, t in rounded[:POLISHED]:
+    for _, coefs, icpt, t in rounded[:polished]:
         for _ in range(4):  # alternate: points at fixed t, then the best t for those points
             coefs, icpt, obj, u = _descend(prob, coefs, icpt, t)
             if not prob.scale:
