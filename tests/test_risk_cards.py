@@ -303,3 +303,28 @@ def test_the_beam_keeps_no_support_whose_points_round_away():
     assert not any(_rounds_away(prob, support, beta) for _, support, beta, _ in fits)
     card = search_risk(prob)
     assert card.objective <= min(f[0] for f in fits if f[1] == [0]) + 0.05  # the wide feature alone is good here
+
+
+def test_the_merged_rows_give_every_card_on_the_support_its_exact_loss():
+    """LogisticLoss.merged: the rows that agree on the support's (binary) features and the label
+    become one, and every card using only those features keeps its loss, at any multiplier;
+    a support with a non-binary feature merges nothing."""
+    from slimwidgets.core.losses import LogisticLoss
+
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 2, size=(300, 5)).astype(float)
+    X[:, 4] = rng.integers(0, 7, size=300)
+    y = rng.integers(0, 2, size=300)
+    w = rng.uniform(0.5, 2.0, size=300)
+    full = LogisticLoss(prepare_data(X, y, sample_weight=w))
+    merged = full.merged([0, 2, 3])
+    assert merged is not full and merged.y.size <= 16 and merged.w.sum() == pytest.approx(1.0)
+    for _ in range(20):
+        coefs = np.zeros(5)
+        coefs[[0, 2, 3]] = rng.integers(-5, 6, size=3)
+        b0, m = int(rng.integers(-6, 7)), float(rng.uniform(0.5, 4.0))
+        assert merged.evaluate(coefs, b0, m) == pytest.approx(full.evaluate(coefs, b0, m), abs=1e-12)
+        u_full, u_merged = full.margins(coefs, b0), merged.margins(coefs, b0)
+        deltas = np.array([-2.0, 1.0, 3.0])
+        assert merged.scan(u_merged, 2, deltas, 1 / m) == pytest.approx(full.scan(u_full, 2, deltas, 1 / m), abs=1e-12)
+    assert full.merged([0, 4]) is full
