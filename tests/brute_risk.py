@@ -1,6 +1,6 @@
 """Brute-force oracle for risk cards (the logistic family), written from the definitions only.
 
-The objective of a card (points λ, intercept λ0, multiplier m >= 1, or m = 1 without scale):
+The objective of a card (points λ, intercept λ0, multiplier m >= 1/2, or m = 1 without scale):
 
     sum_i w_i log(1 + exp(-y_i (λ0 + x_i . λ) / m)) / sum_i w_i  +  sum_{j: λ_j != 0} C0_j
 
@@ -30,10 +30,10 @@ def risk_loss(X, y, w, coefs, intercept, t) -> float:
 
 
 def best_t(X, y, w, coefs, intercept) -> tuple[float, float]:
-    """Least loss over t = 1/m in [1e-4, 1]: the ends, and scipy's bounded minimizer between."""
+    """Least loss over t = 1/m in [1e-4, 2]: the ends, and scipy's bounded minimizer between."""
     f = lambda t: risk_loss(X, y, w, coefs, intercept, t)  # noqa: E731
-    inner = minimize_scalar(f, bounds=(1e-4, 1.0), method="bounded", options={"xatol": 1e-10})
-    return min([(f(1e-4), 1e-4), (f(1.0), 1.0), (float(inner.fun), float(inner.x))])[::-1]
+    inner = minimize_scalar(f, bounds=(1e-4, 2.0), method="bounded", options={"xatol": 1e-10})
+    return min([(f(1e-4), 1e-4), (f(2.0), 2.0), (float(inner.fun), float(inner.x))])[::-1]
 
 
 def support_ok(spec, names, coefs) -> bool:

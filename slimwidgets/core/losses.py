@@ -7,7 +7,7 @@ the search, scans every allowed value of one coefficient at once.
   (search, walk, MIPs) work on :mod:`slimwidgets.core.formulation`; here it only evaluates.
 * ``"logistic"`` (risk cards, RiskSLIM's objective): the weighted mean logistic loss of the
   integer score ``s = intercept + x . points``, optionally divided by a real multiplier
-  ``m >= 1`` first (FasterRisk's model, ``scale=True``): the predicted risk is
+  ``m >= 1/2`` first (FasterRisk's model, ``scale=True``): the predicted risk is
   ``1 / (1 + exp(-s / m))``. With ``m = 1`` it is exactly RiskSLIM's loss.
 
 Both are computed on the collapsed rows of a :class:`~slimwidgets.core.data.Dataset`
@@ -28,6 +28,10 @@ __all__ = ["LOSSES", "ZeroOneLoss", "LogisticLoss", "sigmoid", "softplus"]
 LOSSES = ("zero_one", "logistic")
 #: the smallest 1/m the multiplier search considers (m <= 10^4: beyond it every risk is ~50 %)
 MIN_INVERSE_MULTIPLIER = 1e-4
+#: the largest 1/m (m >= 1/2, the range FasterRisk's multiplier search covers): without a cap the
+#: loss of a card that separates the rows would fall towards 0 as m does, and the box of a point's
+#: logit (``points / m``) would have no end for the bounds
+MAX_INVERSE_MULTIPLIER = 2.0
 
 
 def sigmoid(z: np.ndarray | float) -> np.ndarray | float:
@@ -91,7 +95,7 @@ class ZeroOneLoss:
 class LogisticLoss:
     """The risk family's loss: weighted mean of ``log(1 + exp(-y s / m))`` over the rows.
 
-    ``s = intercept + x . points`` is the integer score and ``m >= 1`` the multiplier
+    ``s = intercept + x . points`` is the integer score and ``m >= 1/2`` the multiplier
     (``m = 1``: RiskSLIM's loss). The solvers keep the *margins* ``u = y s`` of the current
     card and ask for the loss of many coefficient values at once (:meth:`scan`).
 
@@ -110,14 +114,22 @@ class LogisticLoss:
     name = "logistic"
 
     def __init__(self, data: Dataset, class_weights=None):
-        self.X = np.ascontiguousarray(data.X, dtype=float)
-        self.y = data.y.astype(float)
         w = class_weighted(data, class_weights)
-        self.w = w / w.sum()
-        self.yX = np.ascontiguousarray(self.X * self.y[:, None])  # margin change per point of feature j
+        self._set_rows(data.X, data.y, w / w.sum())
+
+    def _set_rows(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+        self.X = np.ascontiguousarray(X, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        self.w = w
+        # margin change per point of feature j; column-major, so that a column (the scans) and
+        # the gradient over every feature (yX.T @ p, a row-major product) read memory in order
+        self.yX = np.asfortranarray(self.X * self.y[:, None])
+        self.binary = np.all((self.X == 0) | (self.X == 1), axis=0)
 
     def margins(self, coefficients: np.ndarray, intercept: float) -> np.ndarray:
-        return self.y * (intercept + self.X @ np.asarray(coefficients, dtype=float))
+        coefficients = np.asarray(coefficients, dtype=float)
+        used = np.flatnonzero(coefficients)  # cards are sparse: only their columns
+        return self.y * (intercept + self.X[:, used] @ coefficients[used])
 
     def of_margins(self, margins: np.ndarray, t: float = 1.0) -> float:
         """Mean loss of margins ``u`` at inverse multiplier ``t = 1/m``."""
@@ -125,6 +137,38 @@ class LogisticLoss:
 
     def evaluate(self, coefficients: np.ndarray, intercept: float, multiplier: float = 1.0) -> float:
         return self.of_margins(self.margins(coefficients, intercept), 1.0 / multiplier)
+
+    def on_support(self, support: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(y * x_j for j in support, y, w)`` over the rows, with the rows that agree on the
+        support and the label merged into one (weights added) when its features are binary:
+        the loss of every card on the support is then a sum over at most 2^(k+1) rows."""
+        k = len(support)
+        if k > 16 or not self.binary[support].all():
+            return np.ascontiguousarray(self.yX[:, support]), self.y, self.w
+        key = self.X[:, support] @ (2.0 ** np.arange(1, k + 1)) + (self.y > 0)
+        weights = np.bincount(key.astype(np.int64), weights=self.w, minlength=2 ** (k + 1))
+        cells = np.flatnonzero(weights)
+        y = np.where(cells % 2 == 1, 1.0, -1.0)
+        bits = (cells[:, None] >> np.arange(1, k + 1)) & 1
+        return np.ascontiguousarray(bits * y[:, None], dtype=float), y, weights[cells]
+
+    def merged(self, support: list[int]) -> "LogisticLoss":
+        """This loss on the rows merged as in :meth:`on_support`: the same value for every
+        card that uses only ``support``, at a fraction of the work; itself when nothing merges."""
+        columns, y, w = self.on_support(support)
+        if y is self.y:
+            return self
+        X = np.zeros((y.size, self.X.shape[1]))
+        X[:, support] = columns * y[:, None]  # y is +-1: x = y * (y x)
+        loss = LogisticLoss.__new__(LogisticLoss)
+        loss._set_rows(X, y, w)
+        return loss
+
+    def column_dots(self, p: np.ndarray) -> np.ndarray:
+        """``yX.T @ p``: for each feature, the sum over rows of ``y x_j p``. Compiled and
+        single-threaded: on a loaded machine a threaded BLAS product of this size waits far
+        longer for its threads than it computes."""
+        return _column_dots(self.yX, np.ascontiguousarray(p, dtype=float))
 
     def scan(self, margins: np.ndarray, j: int, deltas: np.ndarray, t: float) -> np.ndarray:
         """Loss of the card after adding ``delta`` points to feature ``j`` (``j = -1``: the
@@ -146,8 +190,9 @@ def ensure_compiled() -> None:
     """Compile (or load from cache) the kernels once, so no solve's clock counts it."""
     one = np.ones(1)
     _scan(one, one, one, one, 1.0)
+    _column_dots(np.ones((2, 2), order="F"), np.ones(2))  # yX is column-major
     _best_t(one, one, 0.5, 1.0)
-    coordinate_fit(np.ones((1, 1)), one, one, np.zeros(1), 0.0, -one, one, 1)
+    box_newton_fit(np.ones((1, 1)), one, one, np.zeros(1), 0.0, -one, one, 1)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -165,6 +210,17 @@ def _scan(margins, column, w, deltas, t):  # pragma: no cover - compiled
             continue
         for k in range(deltas.size):
             out[k] += w[i] * _softplus(-t * (margins[i] + deltas[k] * column[i]))
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _column_dots(matrix, p):  # pragma: no cover - compiled
+    out = np.zeros(matrix.shape[1])
+    for j in range(matrix.shape[1]):
+        total = 0.0
+        for i in range(matrix.shape[0]):
+            total += matrix[i, j] * p[i]
+        out[j] = total
     return out
 
 
@@ -210,41 +266,90 @@ def _best_t(margins, w, lo, hi):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def coordinate_fit(columns, y, w, beta, b0, lo, hi, sweeps):  # pragma: no cover - compiled
-    """Coordinate Newton on real points ``beta`` (one per column of ``columns`` = y * x_j)
-    and the intercept ``b0``, each point clipped to ``[lo_j, hi_j]``; returns the loss."""
+def _loss_along(u, step, columns, y, w):  # pragma: no cover - compiled
+    """Loss of the margins ``u`` moved by ``step`` (intercept first, then one per column)."""
+    total = 0.0
+    for i in range(u.size):
+        z = u[i] + step[0] * y[i]
+        for c in range(columns.shape[1]):
+            z += step[c + 1] * columns[i, c]
+        total += w[i] * _softplus(-z)
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
+def _gradient_hessian(u, columns, y, w):  # pragma: no cover - compiled
+    m = columns.shape[1] + 1
+    g = np.zeros(m)
+    h = np.zeros((m, m))
+    a = np.empty(m)
+    for i in range(u.size):
+        p = _sig(-u[i])
+        a[0] = y[i]
+        a[1:] = columns[i]
+        for r in range(m):
+            g[r] -= w[i] * a[r] * p
+            for c in range(r + 1):
+                h[r, c] += w[i] * a[r] * a[c] * p * (1.0 - p)
+    for r in range(m):
+        for c in range(r):
+            h[c, r] = h[r, c]
+    return g, h
+
+
+@numba.njit(cache=True, nogil=True)
+def box_newton_fit(columns, y, w, beta, b0, lo, hi, iterations):  # pragma: no cover - compiled
+    """Least loss over real points ``beta`` (one per column of ``columns`` = y * x_j), each in
+    ``[lo_j, hi_j]``, and a free intercept ``b0``: projected Newton steps with backtracking.
+
+    The supports are small (a few columns), so a full Newton step costs little more than one
+    coordinate sweep and converges in a few steps where coordinate descent crawls along
+    correlated columns. ``beta`` is updated in place; returns ``(b0, loss)``.
+    """
     n, k = columns.shape
+    v = np.empty(k + 1)
+    v[0] = b0
+    v[1:] = beta
+    vlo = np.full(k + 1, -np.inf)
+    vhi = np.full(k + 1, np.inf)
+    vlo[1:] = lo
+    vhi[1:] = hi
     u = np.empty(n)
     for i in range(n):
         u[i] = y[i] * b0
         for c in range(k):
             u[i] += beta[c] * columns[i, c]
-    for _ in range(sweeps):
-        moved = 0.0
-        for c in range(-1, k):
-            g = 0.0
-            h = 1e-12
-            for i in range(n):
-                col = y[i] if c < 0 else columns[i, c]
-                p = _sig(-u[i])
-                g -= w[i] * col * p
-                h += w[i] * col * col * p * (1.0 - p)
-            old = b0 if c < 0 else beta[c]
-            new = old - g / h
-            if c >= 0:
-                new = min(max(new, lo[c]), hi[c])
-            step = new - old
-            if step != 0.0:
-                for i in range(n):
-                    u[i] += step * (y[i] if c < 0 else columns[i, c])
-                if c < 0:
-                    b0 = new
-                else:
-                    beta[c] = new
-                moved = max(moved, abs(step))
-        if moved < 1e-4:
+    loss = _loss_along(u, np.zeros(k + 1), columns, y, w)
+    for _ in range(iterations):
+        g, h = _gradient_hessian(u, columns, y, w)
+        # a coordinate pressed against its bound by the gradient stays there this step
+        free = np.ones(k + 1, dtype=np.bool_)
+        for c in range(k + 1):
+            free[c] = not ((v[c] <= vlo[c] and g[c] > 0) or (v[c] >= vhi[c] and g[c] < 0))
+        idx = np.flatnonzero(free)
+        if idx.size == 0 or np.max(np.abs(g[idx])) < 1e-10:
             break
-    loss = 0.0
-    for i in range(n):
-        loss += w[i] * _softplus(-u[i])
-    return b0, loss
+        sub = h[idx][:, idx] + 1e-10 * np.eye(idx.size)
+        direction = np.zeros(k + 1)
+        direction[idx] = -np.linalg.solve(sub, g[idx])
+        alpha, accepted = 1.0, False
+        for _ in range(40):
+            step = np.minimum(np.maximum(v + alpha * direction, vlo), vhi) - v
+            trial = _loss_along(u, step, columns, y, w)
+            if trial <= loss + 1e-4 * (g @ step) and trial < loss:
+                accepted = True
+                break
+            alpha *= 0.5
+        if not accepted:
+            break
+        v += step
+        for i in range(n):
+            u[i] += step[0] * y[i]
+            for c in range(k):
+                u[i] += step[c + 1] * columns[i, c]
+        done = loss - trial <= 1e-12 * max(loss, 1e-12)
+        loss = trial
+        if done:
+            break
+    beta[:] = v[1:]
+    return v[0], loss

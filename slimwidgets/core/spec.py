@@ -172,7 +172,7 @@ class Spec:
     group_reversed: tuple[str, ...] = ()  # members whose points count with the opposite sign there
     # -- the loss: "zero_one" (decision cards) or "logistic" (risk cards) ------------------------
     loss: str = "zero_one"
-    scale: bool = True  # risk cards: divide the score by a real multiplier m >= 1 (False: m = 1)
+    scale: bool = True  # risk cards: divide the score by a real multiplier m >= 1/2 (False: m = 1)
 
     # -- serialization ----------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -422,7 +422,7 @@ def make_spec(
         :func:`refused_options`).
     ``scale``
         risk cards only: the risk is ``1 / (1 + exp(-score / m))`` with a real
-        multiplier ``m >= 1`` fitted with the points (True, FasterRisk's model:
+        multiplier ``m >= 1/2`` fitted with the points (True, FasterRisk's model:
         points in -5..5 then express weights finer than whole logit units,
         which ranks and calibrates better), or ``m = 1`` (False, RiskSLIM's).
 

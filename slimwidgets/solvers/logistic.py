@@ -1,6 +1,6 @@
 """Risk cards: find (and for small boxes prove) the card of least logistic loss + C0 * size.
 
-The model: integer points ``λ``, an integer intercept ``λ0`` and a real multiplier ``m >= 1``
+The model: integer points ``λ``, an integer intercept ``λ0`` and a real multiplier ``m >= 1/2``
 (``m = 1`` when the spec says ``scale=False``, RiskSLIM's model); the risk of a row is
 ``1 / (1 + exp(-(λ0 + x . λ) / m))``.
 
@@ -8,16 +8,19 @@ The search (:func:`search_risk`) is anytime and has three stages:
 
 1. **Supports, continuously.** A beam over supports: each support of the beam is grown by the
    features whose loss gradient is steepest (within their allowed sign), every child is
-   fitted by coordinate Newton steps inside the box ``[lowest, highest allowed points]``
-   (``m >= 1`` means the logit of a point never exceeds its integer bound), and the best
-   ``beam`` children by loss survive to the next size.
+   fitted by projected Newton steps (on the rows merged by the support's values when its
+   features are binary) inside the box of the points' logits, ``[lowest, highest allowed
+   points] / (smallest m)``, and the best ``beam`` children by loss survive to the next size. A child with a point so
+   small beside the others that it rounds to 0 on every multiplier is a smaller support in
+   disguise (a feature measured in large units, say): it takes no place in the beam.
 2. **Points, on a ladder of multipliers.** For a continuous fit ``β`` and each ``m`` on a
-   geometric ladder from 1 to where ``m β`` leaves the box, ``round(m β)`` starts an integer
+   geometric ladder from 1/2 to where ``m β`` leaves the box, ``round(m β)`` starts an integer
    coordinate descent that scans every allowed value of each point and the intercept with
    the multiplier fixed (:meth:`~slimwidgets.core.losses.LogisticLoss.scan`), then lets the
    multiplier move to its best value (a convex 1-D problem) and descends again.
 3. **Swaps.** Each feature of the best card is traded for each steep feature outside it;
-   a trade that lowers the objective is kept. It runs while time remains.
+   the trades are fitted continuously and rounded best fit first, and a trade that lowers
+   the objective is kept. It runs while time remains.
 
 The walk (:func:`walk_risk`) scores every card of a small box, each with its best multiplier,
 and is the only path here that reports ``optimal``.
@@ -34,13 +37,13 @@ import itertools
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
 
 from ..core.data import Dataset
-from ..core.losses import MIN_INVERSE_MULTIPLIER, LogisticLoss, coordinate_fit, sigmoid, softplus
+from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER, LogisticLoss, box_newton_fit, sigmoid, softplus
 from ..core.spec import Spec
 from .risk_rules import RiskRules
 
@@ -51,8 +54,9 @@ __all__ = ["RiskProblem", "RiskCard", "search_risk", "walk_risk", "walk_work", "
 DEFAULT_RISK_C0 = 1e-6
 BEAM = 10  # supports kept per size (FasterRisk's paper uses beams of about this width)
 CHILDREN = 10  # steepest features tried as the next member of each support
-LADDER = 12  # multipliers tried per continuous fit
+LADDER = 16  # multipliers tried per continuous fit
 POLISHED = 3  # of those, how many (the best after plain rounding) get the integer descent
+CHILD_STEPS = 6  # Newton steps of a child's fit from its parent's (enough to rank the children)
 
 
 @dataclass
@@ -111,7 +115,8 @@ class RiskProblem:
         return len(self.allowed)
 
     def t_max(self) -> float:
-        return 1.0
+        """The largest inverse multiplier ``1/m`` of a card (1 without ``scale``)."""
+        return MAX_INVERSE_MULTIPLIER if self.scale else 1.0
 
     def partial_ok(self, support: frozenset) -> bool:
         """No feature added later can repair a support that breaks this (size, at-most caps)."""
@@ -186,15 +191,17 @@ def _allowed_values(spec: Spec, name: str) -> list[int]:
 
 # -- stage 1: supports, continuously ----------------------------------------------------------
 def _continuous_fit(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
-                    sweeps: int = 8) -> tuple[np.ndarray, float, float]:
-    """Coordinate Newton on the support (and intercept), each coordinate clipped to its box."""
+                    steps: int = 50) -> tuple[np.ndarray, float, float]:
+    """The least-loss real points on the support (and intercept), each inside its box
+    stretched by the largest ``1/m``; starts from ``beta`` and ``b0``."""
     L = prob.loss
     beta = beta.copy()
     sub = beta[support].astype(float)
-    lo = np.array([prob.allowed[j][0] for j in support], dtype=float)
-    hi = np.array([prob.allowed[j][-1] for j in support], dtype=float)
-    columns = np.ascontiguousarray(L.yX[:, support]) if support else np.zeros((L.y.size, 0))
-    b0, loss = coordinate_fit(columns, L.y, L.w, sub, float(b0), lo, hi, sweeps)
+    stretch = prob.t_max()  # a point's logit is points / m: at most t_max times the points
+    lo = np.array([prob.allowed[j][0] for j in support], dtype=float) * stretch
+    hi = np.array([prob.allowed[j][-1] for j in support], dtype=float) * stretch
+    columns, y, w = L.on_support(support)
+    b0, loss = box_newton_fit(columns, y, w, sub, float(b0), lo, hi, steps)
     beta[support] = sub
     return beta, b0, loss
 
@@ -204,7 +211,7 @@ def _steepest(prob: RiskProblem, beta: np.ndarray, b0: float, support: list[int]
     allowed direction."""
     L = prob.loss
     u = L.y * (b0 + L.X[:, support] @ beta[support]) if support else L.y * b0
-    grad = -(L.w * sigmoid(-u)) @ L.yX  # d loss / d beta_j
+    grad = -L.column_dots(L.w * sigmoid(-u))  # d loss / d beta_j
     gain = np.zeros(prob.n_features)
     for j in range(prob.n_features):
         if j in support:
@@ -240,7 +247,9 @@ def beam_supports(prob: RiskProblem, beam: int, children: int, deadline: float,
                 if key in seen or not prob.partial_ok(key):
                     continue
                 seen.add(key)
-                grown.append(_continuous_fit(prob, support + [j], beta, b0, sweeps=4)[::-1] + (support + [j],))
+                child = _continuous_fit(prob, support + [j], beta, b0, steps=CHILD_STEPS)
+                if not _rounds_away(prob, support + [j], child[0]):
+                    grown.append(child[::-1] + (support + [j],))
         if not grown:
             break
         grown.sort(key=lambda g: g[0])
@@ -378,21 +387,41 @@ def _neighbours(prob: RiskProblem, coefs: np.ndarray, j: int) -> np.ndarray:
     return np.array(sorted(out))
 
 
-def _ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, rungs: int) -> np.ndarray:
-    """Multipliers from 1 to the largest that keeps every ``m * beta_j`` inside its box."""
-    if not (prob.scale and support):
-        return np.array([1.0])
+def _ladder_top(prob: RiskProblem, support: list[int], beta: np.ndarray) -> float:
+    """The largest multiplier that keeps every ``m * beta_j`` inside its box (at least the
+    smallest multiplier a card may have)."""
     room = [prob.allowed[j][-1] / beta[j] if beta[j] > 0 else prob.allowed[j][0] / beta[j]
             for j in support if abs(beta[j]) > 1e-9]
-    top = max(1.0, min([r for r in room if r > 0], default=1.0))
-    return np.unique(np.geomspace(1.0, top, rungs)) if top > 1.0 else np.array([1.0])
+    return max(1.0 / prob.t_max(), min([r for r in room if r > 0], default=1.0))
+
+
+def _ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, rungs: int) -> np.ndarray:
+    """Multipliers from the smallest a card may have to the ladder's top, geometrically; up to
+    1 at least, rounding to the box's ends the points of a fit that lies past them (as when a
+    feature would take the largest logit the box allows, and more)."""
+    if not (prob.scale and support):
+        return np.array([1.0])
+    return np.unique(np.geomspace(1.0 / prob.t_max(), max(_ladder_top(prob, support, beta), 1.0), rungs))
+
+
+def _rounds_away(prob: RiskProblem, support: list[int], beta: np.ndarray) -> bool:
+    """Whether some point of the fit rounds to 0 even at the ladder's top (where every point
+    is largest): no rung of the ladder then keeps the whole support. The top is the ladder's
+    own (:func:`_ladder`: at least 1, points past the box rounding to its ends)."""
+    top = max(_ladder_top(prob, support, beta), 1.0) if prob.scale else 1.0
+    return any(_nearest(prob.allowed[j], top * beta[j]) == 0 for j in support)
 
 
 def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
                      rungs: int, stop=lambda: False, capped: bool = False) -> RiskCard | None:
     """The best integer card found from ``beta`` over a ladder of multipliers: every rung is
-    rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent."""
-    L = prob.loss
+    rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent
+    (every rung when the support's rows merge into a few, which makes the descent cheap; not
+    under caps, whose checks read every training row)."""
+    capped_rows = prob.rules is not None and prob.rules.has_caps
+    L = prob.loss if capped_rows else prob.loss.merged(support)
+    polished = POLISHED if L is prob.loss else rungs
+    prob = replace(prob, loss=L)
     rounded = []
     for m in _ladder(prob, support, beta, rungs):
         coefs = np.zeros(prob.n_features)
@@ -406,7 +435,7 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
         rounded.append((prob.objective(coefs, loss), coefs, icpt, t))
     rounded.sort(key=lambda r: r[0])
     best: RiskCard | None = None
-    for _, coefs, icpt, t in rounded[:POLISHED]:
+    for _, coefs, icpt, t in rounded[:polished]:
         for _ in range(4):  # alternate: points at fixed t, then the best t for those points
             coefs, icpt, obj, u = _descend(prob, coefs, icpt, t, stop if capped else None)
             if not prob.scale:
@@ -459,11 +488,16 @@ def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
         top = max(by_size, default=0)
         order = sorted(by_size.values(), key=lambda f: -len(f[1])) + sorted(
             (f for f in fits if len(f[1]) == top), key=lambda f: f[0])
+        main = len(order)
+        if beam > 1:  # then the rest of the beam, only while no card meets the rules (caps)
+            order += [f for f in sorted(fits, key=lambda f: f[0]) if len(f[1]) != top]
         done = set()
-        for loss, support, beta, b0 in order:
+        for i, (loss, support, beta, b0) in enumerate(order):
             key = frozenset(support)
             if key in done:
                 continue
+            if i >= main and best[0] is not None:
+                break
             done.add(key)
             # the greedy pass stays plain, so the first card comes at once
             offer(_round_on_ladder(prob, support, beta, b0, rungs, stop, capped=beam > 1))
@@ -493,33 +527,43 @@ def _cap_polish(prob: RiskProblem, card: RiskCard, stop: Callable[[], bool]) -> 
 
 
 def _swaps(prob: RiskProblem, card: RiskCard, offer, stop) -> None:
-    """Trade one feature of the best card for a steep one outside it, while that helps."""
+    """Trade one feature of the best card for a steep one outside it, while that helps. The
+    trades are fitted continuously first (cheap) and rounded best fit first, so a trade that
+    helps is usually met early; a support is rounded once."""
+    tried: set[frozenset] = set()
     improved = True
     while improved and not stop():
         improved = False
-        current = card
-        support = [int(j) for j in np.flatnonzero(current.coefficients)]
-        beta_now = current.coefficients * current.t
-        outside = _steepest(prob, beta_now, current.intercept * current.t, support, CHILDREN)
-        for out in support:
-            if 0.0 not in prob.allowed[out]:
-                continue  # required or locked
-            for inn in outside:
-                if stop():
-                    return
-                trial = [j for j in support if j != out] + [inn]
-                if not prob.complete_ok(frozenset(trial)):
-                    continue
-                beta = beta_now.copy()
-                beta[out] = 0.0
-                beta, b0, _ = _continuous_fit(prob, trial, beta, current.intercept * current.t, sweeps=6)
-                new = _round_on_ladder(prob, trial, beta, b0, LADDER, stop)
-                if new is not None and new.objective < current.objective - 1e-9:
-                    offer(new)
-                    card, improved = new, True
-                    break
-            if improved:
+        for _, trial, beta, b0 in _trades(prob, card, tried, stop):
+            if stop():
+                return
+            tried.add(frozenset(trial))
+            new = _round_on_ladder(prob, trial, beta, b0, LADDER, stop)
+            if new is not None and new.objective < card.objective - 1e-9:
+                offer(new)
+                card, improved = new, True
                 break
+
+
+def _trades(prob: RiskProblem, card: RiskCard, tried: set, stop) -> list[tuple[float, list[int], np.ndarray, float]]:
+    """Continuous fits (loss, support, beta, intercept) of the untried supports one trade away
+    from the card's, least loss first."""
+    support = [int(j) for j in np.flatnonzero(card.coefficients)]
+    beta_now, b0_now = card.coefficients * card.t, card.intercept * card.t  # the card's logits
+    fits = []
+    for out in support:
+        if 0.0 not in prob.allowed[out]:
+            continue  # required or locked
+        for inn in _steepest(prob, beta_now, b0_now, support, CHILDREN):
+            trial = [j for j in support if j != out] + [inn]
+            if frozenset(trial) in tried or not prob.complete_ok(frozenset(trial)) or stop():
+                continue
+            beta = beta_now.copy()
+            beta[out] = 0.0
+            beta, b0, loss = _continuous_fit(prob, trial, beta, b0_now)
+            if not _rounds_away(prob, trial, beta):
+                fits.append((loss, trial, beta, b0))
+    return sorted(fits, key=lambda f: f[0])
 
 
 # -- the walk: every card of a small box ------------------------------------------------------
@@ -551,7 +595,7 @@ def walk_risk(prob: RiskProblem, deadline: float = math.inf,
             return None
         totals = intercepts[None, :] + (L.X @ coefs)[:, None]  # rows x intercepts
         u = L.y[:, None] * totals
-        t = _best_t_columns(L.w, u) if prob.scale else np.ones(intercepts.size)
+        t = _best_t_columns(L.w, u, prob.t_max()) if prob.scale else np.ones(intercepts.size)
         losses = L.w @ softplus(-t[None, :] * u)
         if prob.rules is not None and prob.rules.has_caps:
             losses[~prob.rules.caps_ok(totals)] = np.inf
@@ -564,13 +608,13 @@ def walk_risk(prob: RiskProblem, deadline: float = math.inf,
     return best
 
 
-def _best_t_columns(w: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Per column of margins, the t in [MIN_INVERSE_MULTIPLIER, 1] of least loss (bisection)."""
+def _best_t_columns(w: np.ndarray, u: np.ndarray, t_max: float) -> np.ndarray:
+    """Per column of margins, the t in [MIN_INVERSE_MULTIPLIER, t_max] of least loss (bisection)."""
     def slope(t):
         return -(w @ (u * sigmoid(-t[None, :] * u)))
 
     lo = np.full(u.shape[1], MIN_INVERSE_MULTIPLIER)
-    hi = np.ones(u.shape[1])
+    hi = np.full(u.shape[1], t_max)
     at_top = slope(hi) <= 0
     at_bottom = slope(lo) >= 0
     for _ in range(60):
@@ -579,7 +623,7 @@ def _best_t_columns(w: np.ndarray, u: np.ndarray) -> np.ndarray:
         hi = np.where(up, mid, hi)
         lo = np.where(up, lo, mid)
     t = 0.5 * (lo + hi)
-    return np.where(at_top, 1.0, np.where(at_bottom, MIN_INVERSE_MULTIPLIER, t))
+    return np.where(at_top, t_max, np.where(at_bottom, MIN_INVERSE_MULTIPLIER, t))
 
 
 def _intercept_box(data: Dataset, spec: Spec, allowed: list[np.ndarray]) -> tuple[int, int]:

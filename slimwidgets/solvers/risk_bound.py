@@ -11,7 +11,8 @@ cutting-plane loop, not RiskSLIM's single branch-and-bound tree).
 With ``scale=False`` the master's points are integers and the loop converges to the optimum:
 when the master's ``θ*`` equals ``L(x*)`` the bound equals a card's objective, a proof. With a
 real multiplier (``scale=True``) the master relaxes ``λ / m`` to real values in the points'
-box (every such card lies in it since ``m >= 1``): the bound stays valid, but is rarely tight.
+box stretched by the largest ``1/m`` (every such card lies in it since ``m >= 1/2``): the bound
+stays valid, but is rarely tight.
 
 Rules the master leaves out only widen its feasible set, and costs it prices lower only lower
 its objective, so its optimum stays a valid lower bound (a relaxation). With a real
@@ -19,8 +20,9 @@ multiplier the master prices every value at its first tier's cost (PILM's tiers:
 ``λ`` is unknown when it sees only ``λ / m``); with integer points the tiers are priced
 exactly. TILM's group costs, ``max_rules_per_group`` and ``group_signs_agree`` are exact in
 both. The caps ``max_fpr`` / ``min_tpr`` are indicator rows (:func:`_cap_rows`), exact with
-integer points on data whose totals move in steps (integer features, or at most 3 decimals). A master solution is returned as a proven card only when
-it meets every rule of the problem and its exact objective equals the bound.
+integer points on data whose totals move in steps (integer features, or at most 3 decimals).
+A master solution is returned as a proven card only when it meets every rule of the problem
+and its exact objective equals the bound.
 """
 
 from __future__ import annotations
@@ -40,9 +42,9 @@ __all__ = ["risk_lower_bound"]
 def _tangent(prob: RiskProblem, x: np.ndarray) -> tuple[np.ndarray, float]:
     """(gradient, value) of the mean loss at ``x = (points..., intercept)`` (real values)."""
     L = prob.loss
-    u = L.y * (x[-1] + L.X @ x[:-1])
+    u = L.margins(x[:-1], x[-1])
     p = L.w * sigmoid(-u)
-    return np.append(-(L.yX.T @ p), -(L.y @ p)), L.of_margins(u)
+    return np.append(-L.column_dots(p), -(L.y @ p)), L.of_margins(u)
 
 
 def _master(prob: RiskProblem, threads: int):
@@ -53,13 +55,14 @@ def _master(prob: RiskProblem, threads: int):
     d = prob.n_features
     h = new_highs(threads)
     inf = highspy.kHighsInf
-    lo = np.array([min(a[0], 0.0) for a in prob.allowed])
-    hi = np.array([max(a[-1], 0.0) for a in prob.allowed])
+    stretch = prob.t_max()  # a point's logit is points / m, so at most t_max times the points
+    lo = np.array([min(a[0], 0.0) for a in prob.allowed]) * stretch
+    hi = np.array([max(a[-1], 0.0) for a in prob.allowed]) * stretch
     ilo, ihi = prob.intercepts
     zlo = np.array([0.0 if 0.0 in a else 1.0 for a in prob.allowed])
     zhi = np.array([0.0 if (a == 0).all() else 1.0 for a in prob.allowed])
-    if prob.scale:  # points / m with m >= 1: anywhere between 0 and the box's ends
-        ilo, ihi = min(ilo, 0), max(ihi, 0)
+    if prob.scale:  # points / m with m >= 1/2: anywhere between 0 and the stretched box's ends
+        ilo, ihi = min(ilo, 0) * stretch, max(ihi, 0) * stretch
     col_lo = np.concatenate([lo, [ilo], zlo, [0.0]])
     col_hi = np.concatenate([hi, [ihi], zhi, [inf]])
     h.addVars(2 * d + 2, col_lo, col_hi)

@@ -114,7 +114,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         every option but ``margin``, ``missing`` and ``solver="cbc"`` /
         ``"scan"``, and its caps hold for its decision (risk >= 50 %).
     scale : bool, default=True
-        Risk cards: fit a real multiplier ``m >= 1`` that divides the score
+        Risk cards: fit a real multiplier ``m >= 1/2`` that divides the score
         before the logistic link (False: ``m = 1``).
 
     Attributes
