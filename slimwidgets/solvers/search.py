@@ -403,6 +403,42 @@ def _cut_to_size(prob: _Problem, lam: np.ndarray, coef: np.ndarray) -> np.ndarra
     return lam
 
 
+#: distinct local optima kept; each kick starts from one of them, drawn at random
+ELITE = 5
+#: a kick gives 1 to KICKED random features random allowed points
+KICKED = 3
+
+
+def _kick(prob: _Problem, best: tuple[float, np.ndarray, int], kicks: int,
+          rng: np.random.Generator) -> tuple[tuple[float, np.ndarray, int], int]:
+    """Iterated local search: perturb a card, descend again, keep what improves; stop after
+    ``kicks`` descents in a row that do not beat the best card, or when time is up.
+
+    Kicking from one of the ``ELITE`` best distinct local optima rather than always the best
+    keeps the search from circling one basin: on heart at C0 = 0.005 many optima lie within
+    1e-4 of each other, and from the best alone the search often stays on that plateau
+    (benchmarks/heart_search.py). Returns the best card and the number of descents.
+    """
+    movable = np.flatnonzero(prob.movable)
+    elite = [best]
+    stale = done = 0
+    while movable.size and stale < kicks and not prob.expired():
+        lam = elite[int(rng.integers(len(elite)))][1].copy()
+        size = min(int(rng.integers(1, KICKED + 1)), movable.size)
+        for j in rng.choice(movable, size=size, replace=False):
+            lam[j] = rng.choice(prob.allowed[j])
+        lam, obj, b = prob.descend(lam)
+        found = (obj, lam, b)
+        done += 1
+        if all(abs(e[0] - found[0]) > 1e-12 for e in elite):
+            elite = sorted(elite + [found], key=lambda e: e[0])[:ELITE]
+        if found[0] < best[0] - 1e-12:
+            best, stale = found, 0
+        else:
+            stale += 1
+    return best, done
+
+
 def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarray | None = None,
                  kicks: int = 20, seed: int = 0,
                  on_improve: Callable[[np.ndarray, int, float], None] | None = None,
@@ -431,19 +467,9 @@ def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarra
         if best is None or obj < best[0] - 1e-12:
             best = (obj, lam, b)
     all_starts = not prob.expired()  # the starts stop early (and quietly) when time is up
-    rng = np.random.default_rng(seed)
-    movable = np.flatnonzero(prob.movable)
-    stale = 0
-    while movable.size and stale < kicks and not prob.expired():
-        lam = best[1].copy()
-        for j in rng.choice(movable, size=min(2, movable.size), replace=False):
-            lam[j] = rng.choice(prob.allowed[j])
-        lam, obj, b = prob.descend(lam)
-        n_starts += 1
-        if obj < best[0] - 1e-12:
-            best, stale = (obj, lam, b), 0
-        else:
-            stale += 1
+    if best is not None:
+        best, kicked = _kick(prob, best, kicks, np.random.default_rng(seed))
+        n_starts += kicked
     obj, lam, b = best
     feasible = obj < prob.big
     if feasible:
