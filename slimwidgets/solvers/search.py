@@ -78,13 +78,14 @@ class _Problem:
         # columns by offset, and its work estimate counts their values by the range).
         self.col_low, self.col_high = self.X.min(axis=0, initial=0.0), self.X.max(axis=0, initial=0.0)
         self.col_integer = np.all(self.X == np.round(self.X), axis=0)
-        # Per feature: its one non-zero value when it has only one (a binary rule) and every score
-        # and the margin are integers; the compiled coordinate move then shifts whole histograms.
-        integral = bool(self.col_integer.all()) and float(self.gamma_pos).is_integer() and float(self.gamma_neg).is_integer()
+        # Per feature: its one non-zero value when it has only one and that is an integer (a binary
+        # rule). Points are integers, so a move then raises every moved row's score by the same
+        # integer and the compiled coordinate move shifts whole histograms, whatever the other
+        # columns hold (heart's two real-valued columns once turned this off for every feature).
         self.single = np.zeros(self.P)
         for j in range(self.P):
             nz = np.concatenate([self.nz_pos[j][1], self.nz_neg[j][1]])
-            if integral and nz.size and np.all(nz == nz[0]):
+            if nz.size and np.all(nz == nz[0]) and float(nz[0]).is_integer():
                 self.single[j] = nz[0]
         # caps count data weights of margin errors, as the MIP's cap rows do
         self.pos_budget = next((float(b) for cls, b in form.caps if cls == 1), -1.0)  # -1: no cap
