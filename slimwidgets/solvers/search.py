@@ -7,7 +7,9 @@ before the solver finds one.
 Moves are exact per coordinate: for one feature every allowed value is scored
 in one vectorised pass over the distinct rows, each with its best integer
 intercept (a weighted sweep over the intercept range). Swap moves (drop one
-used feature, add another) escape the local optima of single moves. Starts:
+used feature, add another) escape the local optima of single moves; kicks
+(new points on 1-3 random features of one of the best local optima found,
+then a new descent) use the time that is left. Starts:
 the empty card, the caller's warm start, and rounded, scaled linear
 classifiers (logistic regression, linear SVM). Constraints (boxes, signs,
 values, locks, requires, size, FPR/TPR caps, logical constraints, rules per
