@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 from slimwidgets.datasets import PAPER_DATASETS, load_paper_dataset
@@ -24,6 +25,15 @@ def data_folder() -> Path:
 
 def load(name: str):
     return load_paper_dataset(name, folder=data_folder())
+
+
+def load_line() -> str:
+    """The machine's load as ``uptime`` prints it: wall-clock figures are comparable only at a
+    similar load."""
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "uptime unavailable"
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:

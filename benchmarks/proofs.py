@@ -13,7 +13,6 @@ import argparse
 import math
 import datetime
 import statistics
-import subprocess
 import time
 
 import slimwidgets as sw
@@ -22,14 +21,7 @@ from slimwidgets.core.fitting import fit_dataset
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.lexicographic import class_limits
 
-from common import load, markdown_table
-
-
-def load_line() -> str:
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "uptime unavailable"
+from common import load, load_line, markdown_table
 
 
 def timed_fit(data, spec):

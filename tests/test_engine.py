@@ -168,6 +168,42 @@ def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed, zero_s
         value - spec.C0 * locked, abs=1e-9)
 
 
+@pytest.mark.parametrize("zero_score", RULES)
+@pytest.mark.parametrize("seed", range(20))
+def test_kicks_from_the_elite_give_valid_cards_that_never_beat_the_optimum(seed, zero_score):
+    """The iterated search (kicks of 1-3 features from one of the best distinct local optima)
+    with no deadline stops after a count of fruitless kicks, so what it returns depends on no
+    clock: every card it reports obeys the spec and never beats the brute-force optimum, the
+    reports only improve, and a seed gives the same card again."""
+    rng = np.random.default_rng(9500 + seed)
+    X, y, names = tiny_problem(9500 + seed)
+    spec = spec_or_skip(zero_score=zero_score, **random_operational_spec(rng, names))
+    data = prepare_data(X, y, feature_names=names, warn=False)
+    form = build_formulation(data, spec)
+    heard = []
+    found = local_search(form, time_budget=math.inf, kicks=40, seed=seed,
+                         on_improve=lambda lam, b, obj: heard.append((lam, b, obj)))
+    again = local_search(form, time_budget=math.inf, kicks=40, seed=seed)
+    assert (found.objective, found.intercept, found.coefficients.tolist()) == (
+        again.objective, again.intercept, again.coefficients.tolist())
+    if not found.feasible:
+        assert not heard
+        return
+    optimum = best_objective(enumerate_cards(X, y, names, spec), spec.C0)
+    free = form.col_lambda >= 0
+    locked = int(np.count_nonzero(~free & (form.fixed_lambda != 0)))  # fixed points: their C0 is a constant
+    assert [o for _, _, o in heard] == sorted((o for _, _, o in heard), reverse=True)
+    assert found.objective == pytest.approx(heard[-1][2], abs=1e-9)
+    for lam, b, obj in heard + [(found.coefficients, found.intercept, found.objective)]:
+        card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), int(b), positive=1, negative=-1,
+                                zero_score=zero_score)
+        assert sw.check_card(card, data, spec) == []
+        assert obj == pytest.approx(form.objective_of(lam, b), abs=1e-9)
+        value = np.mean(row_errors(X @ lam + b, y, zero_score)) + spec.C0 * int(np.count_nonzero(lam))
+        assert value >= optimum - 1e-12
+        assert obj - form.epsilon * np.abs(lam[free]).sum() == pytest.approx(value - spec.C0 * locked, abs=1e-9)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_linear_starts_stay_in_the_box_and_under_the_size_cap(seed):
     """Rounded classifier starts use allowed points only and at most max_size features

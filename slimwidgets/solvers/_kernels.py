@@ -164,8 +164,8 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
 
     Only the bins between the lowest and highest occupied one are copied and scanned (the
     moved rows' new bins widen that window): the result is that of a full scan.
-    ``single`` != 0 says that x_j is ``single`` on every moved row and that scores, margin and
-    deltas are integers: then see ``_shifted_losses``.
+    ``single`` != 0 says that x_j is ``single`` on every moved row and that it and the deltas
+    are integers: then see ``_shifted_losses``.
     """
     if single != 0.0 and rp.size + rn.size > 64:
         out = _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
@@ -231,9 +231,10 @@ def _take_out(h, ch, rows, bins, raw, lo_raw, span, w, d):
 @njit(nogil=True)
 def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
                     hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big):
-    """``coordinate_losses`` when every moved row has the same x_j (a binary rule) and all is integral.
+    """``coordinate_losses`` when every moved row has the same integer x_j (a binary rule).
 
-    Adding delta * x_j then moves every moved row's unclamped bin by the same integer, so the
+    The deltas are integers (points), so adding delta * x_j moves every moved row's unclamped
+    bin by the same integer, whatever the scores (ceil(t - k) = ceil(t) - k), so the
     moved rows are binned once (by unclamped bin) and each delta only adds that small histogram,
     shifted, to the histograms of the other rows: per delta the cost is the span of the moved
     rows' bins, not their number. Returns empty arrays when the span is too wide to pay.

@@ -47,6 +47,10 @@ __all__ = ["PoolCard", "solve_pool", "pool_search", "feature_ranking"]
 
 #: a pool's program is worth a MIP when its rows merge to at most this many
 POOL_ROWS = 600
+#: ... and merges them to at most this share of the data's distinct rows: a pool that merges
+#: few rows is nearly the whole program (heart: 303 rows stay 303), which HiGHS does not solve
+#: in seconds either, while the local search it delays finds better cards
+POOL_MERGE = 0.5
 #: a pool with more than this share of the movable features is left to the whole solve
 POOL_SHARE = 2 / 3
 #: pool sizes tried, beyond the incumbent's support (grown while rows stay few)
@@ -177,7 +181,7 @@ def pool_search(form: Formulation, incumbent: tuple[np.ndarray, int, float] | No
             break
         mask = _pool_mask(form, sorted(pool))
         pool_data = _merged_data(form, mask)
-        if pool_data.n_rows > POOL_ROWS:
+        if pool_data.n_rows > min(POOL_ROWS, POOL_MERGE * form.data.n_rows):
             break  # bigger pools only merge fewer rows
         warm = None if best is None else (best[0], best[1])
         # half of what is left: a pool that cannot be solved in time leaves room for the next

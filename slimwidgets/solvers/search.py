@@ -7,7 +7,9 @@ before the solver finds one.
 Moves are exact per coordinate: for one feature every allowed value is scored
 in one vectorised pass over the distinct rows, each with its best integer
 intercept (a weighted sweep over the intercept range). Swap moves (drop one
-used feature, add another) escape the local optima of single moves. Starts:
+used feature, add another) escape the local optima of single moves; kicks
+(new points on 1-3 random features of one of the best local optima found,
+then a new descent) use the time that is left. Starts:
 the empty card, the caller's warm start, and rounded, scaled linear
 classifiers (logistic regression, linear SVM). Constraints (boxes, signs,
 values, locks, requires, size, FPR/TPR caps, logical constraints, rules per
@@ -78,13 +80,14 @@ class _Problem:
         # columns by offset, and its work estimate counts their values by the range).
         self.col_low, self.col_high = self.X.min(axis=0, initial=0.0), self.X.max(axis=0, initial=0.0)
         self.col_integer = np.all(self.X == np.round(self.X), axis=0)
-        # Per feature: its one non-zero value when it has only one (a binary rule) and every score
-        # and the margin are integers; the compiled coordinate move then shifts whole histograms.
-        integral = bool(self.col_integer.all()) and float(self.gamma_pos).is_integer() and float(self.gamma_neg).is_integer()
+        # Per feature: its one non-zero value when it has only one and that is an integer (a binary
+        # rule). Points are integers, so a move then raises every moved row's score by the same
+        # integer and the compiled coordinate move shifts whole histograms, whatever the other
+        # columns hold (heart's two real-valued columns once turned this off for every feature).
         self.single = np.zeros(self.P)
         for j in range(self.P):
             nz = np.concatenate([self.nz_pos[j][1], self.nz_neg[j][1]])
-            if integral and nz.size and np.all(nz == nz[0]):
+            if nz.size and np.all(nz == nz[0]) and float(nz[0]).is_integer():
                 self.single[j] = nz[0]
         # caps count data weights of margin errors, as the MIP's cap rows do
         self.pos_budget = next((float(b) for cls, b in form.caps if cls == 1), -1.0)  # -1: no cap
@@ -193,11 +196,10 @@ class _Problem:
             self.single[j],
         )
         used = lam != 0
-        extra = np.empty(len(vals))
-        for flag in (False, True):
-            used[j] = flag
-            extra[(vals != 0) == flag] = self.support_penalty(used) + self.support_cost(used)
-        used[j] = lam[j] != 0
+        used[j] = False
+        without = self.support_penalty(used) + self.support_cost(used)
+        used[j] = True
+        extra = np.where(vals != 0, self.support_penalty(used) + self.support_cost(used), without)
         l1_rest = float(np.abs(lam[self.l1_mask]).sum()) - (abs(lam[j]) if self.l1_mask[j] else 0)
         l1 = l1_rest + (np.abs(vals) if self.l1_mask[j] else 0)
         total = loss + extra + self.eps * l1
@@ -238,28 +240,32 @@ class _Problem:
         while improved and not self.expired():
             improved = False
             base = self.base(self.X @ lam)
+            swept: dict[int, float] = {}  # best value per feature, while lam is unchanged
             for j in movable:
                 if self.expired():
                     break
                 val, v, bj = self.best_value(lam, base, j)
+                swept[int(j)] = val
                 if val < obj - 1e-12 and v != lam[j]:
                     base = self.base(base["s"] + (v - lam[j]) * self.X[:, j])
                     lam[j] = v
                     obj, b, improved = val, bj, True
                     self.offer(lam, obj, b)
             if not improved:
-                lam, obj, b, improved = self.swap(lam, obj, b)
+                lam, obj, b, improved = self.swap(lam, obj, b, swept)
                 if improved:
                     self.offer(lam, obj, b)
         return lam, obj, b
 
-    def swap(self, lam, obj, b):
+    def swap(self, lam, obj, b, swept: dict[int, float] | None = None):
         """Drop one used feature and re-optimize one unused one; first improvement wins.
 
         A full scan costs |used| x |unused| coordinate moves (0.14 s on spambase at 34
         features), so pairs are ranked by the sum of their separate effects (the feature
         added alone with the size cap lifted, the other dropped alone) and only the
         ``SWAP_PAIRS`` per feature most promising are tried. Kicks cover what this misses.
+        ``swept``: best values of single moves from this very card (the sweep that found no
+        improvement); with no size cap they are the effects of adding, so not computed again.
         """
         used = np.flatnonzero((lam != 0) & self.droppable).tolist()
         unused = np.flatnonzero((lam == 0) & self.movable).tolist()
@@ -269,10 +275,11 @@ class _Problem:
         cap, self.max_size = self.max_size, None
         try:
             added = []
+            known = swept if swept is not None and cap is None else {}
             for k in unused:
                 if self.expired():
                     return lam, obj, b, False
-                added.append(self.best_value(lam, base, k)[0])
+                added.append(known[k] if k in known else self.best_value(lam, base, k)[0])
             added = np.array(added)
         finally:
             self.max_size = cap
@@ -403,6 +410,42 @@ def _cut_to_size(prob: _Problem, lam: np.ndarray, coef: np.ndarray) -> np.ndarra
     return lam
 
 
+#: distinct local optima kept; each kick starts from one of them, drawn at random
+ELITE = 5
+#: a kick gives 1 to KICKED random features random allowed points
+KICKED = 3
+
+
+def _kick(prob: _Problem, best: tuple[float, np.ndarray, int], kicks: int,
+          rng: np.random.Generator) -> tuple[tuple[float, np.ndarray, int], int]:
+    """Iterated local search: perturb a card, descend again, keep what improves; stop after
+    ``kicks`` descents in a row that do not beat the best card, or when time is up.
+
+    Kicking from one of the ``ELITE`` best distinct local optima rather than always the best
+    keeps the search from circling one basin: on heart at C0 = 0.005 many optima lie within
+    1e-4 of each other, and from the best alone the search often stays on that plateau
+    (benchmarks/heart_search.py). Returns the best card and the number of descents.
+    """
+    movable = np.flatnonzero(prob.movable)
+    elite = [best]
+    stale = done = 0
+    while movable.size and stale < kicks and not prob.expired():
+        lam = elite[int(rng.integers(len(elite)))][1].copy()
+        size = min(int(rng.integers(1, KICKED + 1)), movable.size)
+        for j in rng.choice(movable, size=size, replace=False):
+            lam[j] = rng.choice(prob.allowed[j])
+        lam, obj, b = prob.descend(lam)
+        found = (obj, lam, b)
+        done += 1
+        if all(abs(e[0] - found[0]) > 1e-12 for e in elite):
+            elite = sorted(elite + [found], key=lambda e: e[0])[:ELITE]
+        if found[0] < best[0] - 1e-12:
+            best, stale = found, 0
+        else:
+            stale += 1
+    return best, done
+
+
 def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarray | None = None,
                  kicks: int = 20, seed: int = 0,
                  on_improve: Callable[[np.ndarray, int, float], None] | None = None,
@@ -431,19 +474,9 @@ def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarra
         if best is None or obj < best[0] - 1e-12:
             best = (obj, lam, b)
     all_starts = not prob.expired()  # the starts stop early (and quietly) when time is up
-    rng = np.random.default_rng(seed)
-    movable = np.flatnonzero(prob.movable)
-    stale = 0
-    while movable.size and stale < kicks and not prob.expired():
-        lam = best[1].copy()
-        for j in rng.choice(movable, size=min(2, movable.size), replace=False):
-            lam[j] = rng.choice(prob.allowed[j])
-        lam, obj, b = prob.descend(lam)
-        n_starts += 1
-        if obj < best[0] - 1e-12:
-            best, stale = (obj, lam, b), 0
-        else:
-            stale += 1
+    if best is not None:
+        best, kicked = _kick(prob, best, kicks, np.random.default_rng(seed))
+        n_starts += kicked
     obj, lam, b = best
     feasible = obj < prob.big
     if feasible:
