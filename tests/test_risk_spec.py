@@ -139,7 +139,7 @@ def test_the_status_of_a_capped_risk_card_gives_its_rates():
     m = card.metrics(X, y)
     headline = sw.describe(card).headline
     assert f"TPR {100 * m.tpr:.1f} %" in headline and f"FPR {100 * m.fpr:.1f} %" in headline
-    assert "at risk >= 50 %" in headline and "proven lowest train log-loss" in headline and headline.endswith("under the caps")
+    assert "at risk ≥ 50 %" in headline and "proven lowest train log-loss" in headline and headline.endswith("under the caps")
 
 
 def test_caps_that_no_card_can_meet_are_named():

@@ -339,7 +339,7 @@ def _risk_headline(card: ScoringSystem, validation: Metrics | None) -> tuple[str
         parts.append(_risk_figures("held-out", validation, None))
     if _capped(card) and card.train_metrics is not None:  # where its decision at risk >= 50 % lands
         m = card.train_metrics
-        parts.append(f"at risk {card.rule} 50 %: TPR {percent(m.tpr)}, FPR {percent(m.fpr)}")
+        parts.append(f"at risk {'≥' if card.rule == '>=' else '>'} 50 %: TPR {percent(m.tpr)}, FPR {percent(m.fpr)}")
     claim, proven, anything = _risk_claim(card)
     return " · ".join(p for p in parts + [claim] if p), proven, anything
 

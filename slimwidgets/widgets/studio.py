@@ -136,8 +136,9 @@ def card_payload(controller: Controller) -> dict | None:
     if cost is not None and "log_loss" in cost:  # a risk card: in the figures it is judged by
         cost_text = (f"edit vs the solved card: log-loss {signed(cost['log_loss'], 4)} · "
                      f"AUC {signed(cost['auc'], 3)} · size {signed(cost['size'], 0)}")
-    elif cost is not None:
-        cost_text = (f"edit vs optimum: error {cost['error']:+.1f} pt · TPR {cost['tpr']:+.1f} pt · "
+    elif cost is not None:  # "optimum" only for a proven one
+        against = "optimum" if base is not None and base.status == "optimal" else "the solved card"
+        cost_text = (f"edit vs {against}: error {cost['error']:+.1f} pt · TPR {cost['tpr']:+.1f} pt · "
                      f"FPR {cost['fpr']:+.1f} pt · size {cost['size']:+d}").replace("+-", "−").replace("-", "−")
     m, v = card.train_metrics, card.validation_metrics
     metrics = None if m is None else " · ".join(
