@@ -436,16 +436,7 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
     rounded.sort(key=lambda r: r[0])
     best: RiskCard | None = None
     for _, coefs, icpt, t in rounded[:polished]:
-        for _ in range(4):  # alternate: points at fixed t, then the best t for those points
-            coefs, icpt, obj, u = _descend(prob, coefs, icpt, t, stop if capped else None)
-            if not prob.scale:
-                break
-            t_new, _ = L.best_inverse_multiplier(u, prob.t_max())
-            if abs(t_new - t) < 1e-9 * t:
-                break
-            t = t_new
-        loss = L.of_margins(u, t)
-        card = RiskCard(coefs, icpt, t, loss, prob.objective(coefs, loss))
+        card = _polish(prob, coefs, icpt, t, stop if capped else None)
         if best is None or card.objective < best.objective - 1e-12:
             best = card
         if stop():
@@ -510,20 +501,25 @@ def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
     return best[0]
 
 
-def _cap_polish(prob: RiskProblem, card: RiskCard, stop: Callable[[], bool]) -> RiskCard:
-    """The best card descended again with the moves a cap hides from the plain descent
-    (:func:`_capped_moves`), alternating with the best multiplier for its points."""
-    coefs, b0, t = card.coefficients, card.intercept, card.t
+def _polish(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped) -> RiskCard:
+    """Integer descent from a card, alternating points at a fixed multiplier with the best
+    multiplier for those points (``capped``: the stop test that also turns on the moves a
+    cap hides from the plain descent, :func:`_capped_moves`)."""
     for _ in range(4):
-        coefs, b0, _, u = _descend(prob, coefs, b0, t, capped=stop)
+        coefs, b0, _, u = _descend(prob, coefs, b0, t, capped)
         if not prob.scale:
             break
         t_new, _ = prob.loss.best_inverse_multiplier(u, prob.t_max())
         if abs(t_new - t) < 1e-9 * t:
             break
         t = t_new
-    loss = prob.loss.of_margins(prob.loss.margins(coefs, b0), t)
+    loss = prob.loss.of_margins(u, t)
     return RiskCard(coefs, b0, t, loss, prob.objective(coefs, loss))
+
+
+def _cap_polish(prob: RiskProblem, card: RiskCard, stop: Callable[[], bool]) -> RiskCard:
+    """The best card descended again with the moves a cap hides from the plain descent."""
+    return _polish(prob, card.coefficients, card.intercept, card.t, stop)
 
 
 def _swaps(prob: RiskProblem, card: RiskCard, offer, stop) -> None:
@@ -551,10 +547,11 @@ def _trades(prob: RiskProblem, card: RiskCard, tried: set, stop) -> list[tuple[f
     support = [int(j) for j in np.flatnonzero(card.coefficients)]
     beta_now, b0_now = card.coefficients * card.t, card.intercept * card.t  # the card's logits
     fits = []
+    steepest = _steepest(prob, beta_now, b0_now, support, CHILDREN)  # the same for every trade
     for out in support:
         if 0.0 not in prob.allowed[out]:
             continue  # required or locked
-        for inn in _steepest(prob, beta_now, b0_now, support, CHILDREN):
+        for inn in steepest:
             trial = [j for j in support if j != out] + [inn]
             if frozenset(trial) in tried or not prob.complete_ok(frozenset(trial)) or stop():
                 continue

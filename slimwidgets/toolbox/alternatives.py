@@ -17,7 +17,6 @@ the same card with something added, not an alternative to it.
 
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import replace
 from typing import Any, Callable
@@ -27,7 +26,7 @@ import numpy as np
 from ..core.data import Dataset, prepare_data
 from ..core.fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.losses import sigmoid
-from ..core.scoring import ScoringSystem
+from ..core.scoring import ScoringSystem, score_auc
 from ..core.spec import Spec, at_most, make_spec
 from ..core.status import LimitScale
 
@@ -214,17 +213,7 @@ def risk_figures(card: ScoringSystem, data: Dataset) -> tuple[float, float]:
     pos, w = data.y == 1, data.weight
     eps = 1e-15  # a predicted risk of exactly 0 or 1 would make the loss infinite
     loss = -np.where(pos, np.log(np.clip(p, eps, 1)), np.log(np.clip(1 - p, eps, 1)))
-    return float((w * loss).sum() / w.sum()), _auc(scores, pos, w)
-
-
-def _auc(scores: np.ndarray, pos: np.ndarray, w: np.ndarray) -> float:
-    """Weighted share of (positive, negative) pairs ranked right; ties count one half."""
-    cuts, idx = np.unique(scores, return_inverse=True)
-    wp = np.bincount(idx, weights=np.where(pos, w, 0.0), minlength=len(cuts))
-    wn = np.bincount(idx, weights=np.where(pos, 0.0, w), minlength=len(cuts))
-    below = np.concatenate([[0.0], np.cumsum(wn)[:-1]])  # negatives with a lower score
-    total = wp.sum() * wn.sum()
-    return float((wp * (below + wn / 2)).sum() / total) if total else math.nan
+    return float((w * loss).sum() / w.sum()), score_auc(scores, pos, w)
 
 
 def as_alternative(card: ScoringSystem, spec: Spec, rank: int) -> ScoringSystem:

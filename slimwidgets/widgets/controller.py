@@ -40,7 +40,7 @@ import numbers
 import os
 import threading
 import time
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -75,7 +75,6 @@ INCUMBENT_INTERVAL = 0.25
 
 #: The studio's two card families and the loss each is learned with.
 FAMILY_LOSS = {"decision": "zero_one", "risk": "logistic"}
-# A sample value per studio control, to ask the spec whether a family refuses that option.
 
 EXPORT_FORMATS = {
     "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py",
@@ -418,8 +417,7 @@ def _refused_settings(spec: Spec) -> dict[str, str]:
 
 def _default(name: str) -> Any:
     """The value of the spec field ``name`` when it is not set."""
-    f = next(f for f in fields(Spec) if f.name == name)
-    return f.default_factory() if f.default is MISSING else f.default
+    return getattr(Spec(), name)
 
 
 def _spec_distance(a: dict, b: dict) -> int:
@@ -496,6 +494,7 @@ class Controller:
         self._frontier: dict[str, dict] = {}  # cache key -> point record
         self._plan_now: list[tuple[str, str, Any]] = []
         self._roc: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
+        self._risk: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
         self._scales: dict[str, dict | None] = {}  # spec key -> limit scale of its objective (see _limits)
         self._scheduler = SolveScheduler(self._solve_job, debounce=debounce)
         self._background = BackgroundQueue(self._background_job)
@@ -747,11 +746,13 @@ class Controller:
         card = self._card
         if card is None or card.family != "risk":
             return None
-        frame = _observed(card, self.data).add_prefix("train_")
-        if self.validation is not None:
-            frame = frame.join(_observed(card, self.validation).add_prefix("val_"), how="outer")
-        frame.insert(0, "predicted", card.predicted_risk(frame.index.to_numpy()))
-        return frame.rename_axis("score").reset_index()
+        if self._risk[0] is not card:  # computed once per card, not on every redraw
+            frame = _observed(card, self.data).add_prefix("train_")
+            if self.validation is not None:
+                frame = frame.join(_observed(card, self.validation).add_prefix("val_"), how="outer")
+            frame.insert(0, "predicted", card.predicted_risk(frame.index.to_numpy()))
+            self._risk = (card, frame.rename_axis("score").reset_index())
+        return self._risk[1].copy()
 
     # -- the card family (decision / risk) ---------------------------------------------------------
     @property
