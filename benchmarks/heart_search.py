@@ -17,7 +17,7 @@ import time
 
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
-from slimwidgets.core.fitting import fit_dataset
+from slimwidgets.fitting import fit_dataset
 
 from common import load, load_line, markdown_table
 

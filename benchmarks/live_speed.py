@@ -17,7 +17,7 @@ import numpy as np
 
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
-from slimwidgets.core.fitting import fit_dataset
+from slimwidgets.fitting import fit_dataset
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.search import local_search
 

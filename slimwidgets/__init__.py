@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 from .core.data import DataWarning, Dataset, prepare_data
 from .toolbox.alternatives import alternatives
 from .toolbox.families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
-from .core.fitting import BoxWarning, InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
+from .fitting import BoxWarning, InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
 from .toolbox.frontier import clear_cache, roc_frontier, size_path
 from .toolbox.reduction import ReductionResult, reduce_data
 from .toolbox.risk import risk_table, wilson_interval

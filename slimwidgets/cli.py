@@ -411,7 +411,7 @@ def _solve_interruptibly(data, spec, progress: _Progress | None, started: float)
     """fit_dataset on a thread, so that Ctrl-C (SIGINT) reaches the main thread at once while
     the solver runs in compiled code: the first one sets ``cancel`` (the fit returns its best
     card, "interrupted"), a second raises KeyboardInterrupt. Returns (card, interrupted)."""
-    from .core.fitting import fit_dataset
+    from .fitting.driver import fit_dataset
 
     cancel, box = threading.Event(), {}
 
@@ -452,7 +452,7 @@ def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, **opt
     one-line messages, not source locations. Returns (card, interrupted)."""
     import slimwidgets as sw
     from .core.data import prepare_data
-    from .core.fitting import _warm_up
+    from .fitting.driver import _warm_up
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", sw.DataWarning)
@@ -667,7 +667,7 @@ def _message(exc: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 infeasible, 2 user error, 130 Ctrl-C)."""
-    from .core.fitting import InfeasibleError, NoSolutionError
+    from .fitting.errors import InfeasibleError, NoSolutionError
     from .solvers.base import SolverError
 
     argv = list(sys.argv[1:] if argv is None else argv)

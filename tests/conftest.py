@@ -4,6 +4,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the brute-force oracle
+# Test files share tiny problems and fixtures (``from test_exactness import tiny_problem``):
+# every folder of the mirror is importable by module name.
+for _folder in sorted(Path(__file__).parent.iterdir()):
+    if _folder.is_dir() and _folder.name not in ("data", "__pycache__"):
+        sys.path.insert(1, str(_folder))
 
 
 from shared_data import shared_data_dir  # noqa: E402  (a module of its own: tests/e2e has a conftest too)
@@ -23,7 +28,7 @@ def paper_data():
 @pytest.fixture(scope="session", autouse=True)
 def compiled_kernels():
     """Compile (or load from numba's cache) the search kernels before any test captures
-    stderr: a first compile announces itself there (see tests/test_compile_cache.py)."""
+    stderr: a first compile announces itself there (see tests/solvers/test_compile_cache.py)."""
     from slimwidgets.solvers import _kernels
 
     _kernels.ensure_compiled()

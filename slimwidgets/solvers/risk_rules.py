@@ -27,7 +27,7 @@ from ..core.spec import Spec
 
 __all__ = ["RiskRules"]
 
-#: the same slack as :func:`slimwidgets.core.fitting.check_card`, so search and re-check agree
+#: the same slack as :func:`slimwidgets.fitting.checks.check_card`, so search and re-check agree
 CAP_SLACK = 1e-12
 
 

@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.data import Dataset, prepare_data
-from ..core.fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
+from ..fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.losses import sigmoid
 from ..core.scoring import ScoringSystem, score_auc
 from ..core.spec import Spec, at_most, make_spec

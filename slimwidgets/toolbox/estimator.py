@@ -1,7 +1,7 @@
 """``SLIMClassifier``: the SLIM engine behind the scikit-learn estimator API.
 
 The estimator is a thin layer: it validates input the scikit-learn way,
-hands the data and its parameters to :func:`slimwidgets.core.fitting.fit`, and
+hands the data and its parameters to :func:`slimwidgets.fitting.fit`, and
 exposes the resulting :class:`~slimwidgets.core.scoring.ScoringSystem` as
 ``coef_``/``intercept_`` so that the usual tools (``cross_val_score``,
 ``Pipeline``, ``GridSearchCV``, ``clone``) work on it.
@@ -17,7 +17,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ..core import fitting
+from ..fitting import driver
 
 __all__ = ["SLIMClassifier"]
 
@@ -275,7 +275,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         warm = None
         if self.warm_start and getattr(self, "scoring_system_", None) is not None:
             warm = self.scoring_system_
-        card = fitting.fit(
+        card = driver.fit(
             X, y, positive=classes[1], sample_weight=sample_weight, feature_names=names,
             warm_start=warm, **options,
         )

@@ -25,7 +25,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from ..core.data import prepare_data
-from ..core.fitting import fit_dataset
+from ..fitting import fit_dataset
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data
-from ..core.fitting import InfeasibleError, NoSolutionError, fit_dataset
+from ..fitting import InfeasibleError, NoSolutionError, fit_dataset
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..core.status import proven_limit

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data, prepare_features
-from ..core.fitting import card_from_result, check_card
+from ..fitting import card_from_result, check_card
 from ..core.formulation import Formulation, build_formulation
 from ..core.scoring import ScoringSystem
 from ..solvers.base import SolveResult, relative_gap

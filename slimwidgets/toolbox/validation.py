@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import labels_to_sign, prepare_features
-from ..core.fitting import InfeasibleError, NoSolutionError, fit
+from ..fitting import InfeasibleError, NoSolutionError, fit
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
 from .frontier import _check_n_jobs, _progress_bar

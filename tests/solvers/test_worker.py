@@ -20,7 +20,7 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.highs import solve_highs
 from slimwidgets.solvers.mip import solve_formulation
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def hard_form(seed: int = 0, n: int = 400, p: int = 14):

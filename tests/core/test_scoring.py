@@ -16,7 +16,7 @@ import slimwidgets as sw
 from slimwidgets.core.scoring import SCHEMA_VERSION, ScoringSystem, _checksum
 
 SMALL = {"coef_range": (-3, 3)}
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 RULE = re.compile(r"^PREDICT (.+) IF SCORE ≥ (-?\d+)$")
 
 

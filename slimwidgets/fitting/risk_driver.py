@@ -1,6 +1,6 @@
 """The fit driver of risk cards (``loss="logistic"``): search, walk when small, bound, re-check.
 
-:func:`slimwidgets.core.fitting.fit_dataset` hands a spec with ``loss="logistic"`` here. A box
+:func:`slimwidgets.fitting.driver.fit_dataset` hands a spec with ``loss="logistic"`` here. A box
 small enough to walk (or ``solver="enumerate"``) is walked and the card is ``optimal``.
 Otherwise the anytime search finds the card and, in the time left, the cutting-plane master
 (:mod:`slimwidgets.solvers.risk_bound`) proves a lower bound: the card is ``optimal`` when the
@@ -23,11 +23,11 @@ import numpy as np
 
 from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
-from .data import Dataset
-from .losses import ensure_compiled
-from .scoring import ScoringSystem
-from .spec import Spec
-from .status import risk_limit_scale
+from ..core.data import Dataset
+from ..core.losses import ensure_compiled
+from ..core.scoring import ScoringSystem
+from ..core.spec import Spec
+from ..core.status import risk_limit_scale
 
 __all__ = ["fit_risk", "RISK_SEARCH_SECONDS", "RISK_WALK_WORK"]
 
@@ -41,7 +41,7 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
              on_incumbent: Callable[[Incumbent], None] | None = None,
              cancel: threading.Event | None = None) -> ScoringSystem:
     """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``)."""
-    from .fitting import check_card
+    from .checks import check_card
 
     ensure_compiled()  # once per process, before the clock starts
     t0 = time.perf_counter()
@@ -92,8 +92,9 @@ def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: flo
     decimals: :meth:`Dataset.score_step`) the two rules agree, and the decision MIP's
     "infeasible" proves that no risk card exists either."""
     from ..solvers.mip import solve_formulation
-    from .fitting import InfeasibleError, NoSolutionError, find_conflicts
-    from .formulation import build_formulation
+    from .conflicts import find_conflicts
+    from .errors import InfeasibleError, NoSolutionError
+    from ..core.formulation import build_formulation
 
     rules = "the rules on features (require / at_least / needs / group signs)"
     if prob.rules is not None and prob.rules.has_caps:
@@ -144,7 +145,7 @@ def _warm(card: ScoringSystem | None, data: Dataset) -> np.ndarray | None:
 
 def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status: str, solver: str,
           elapsed: float, bound: float | None) -> ScoringSystem:
-    from .fitting import _risk_rows
+    from .cards import risk_rows
 
     card = ScoringSystem(
         data.feature_names, tuple(int(c) for c in found.coefficients), int(found.intercept),
@@ -160,5 +161,5 @@ def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status:
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))
-    object.__setattr__(card, "risk", _risk_rows(card, data, labels))
+    object.__setattr__(card, "risk", risk_rows(card, data, labels))
     return card

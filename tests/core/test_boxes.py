@@ -108,7 +108,7 @@ def test_a_user_box_that_limits_the_card_without_touching_it_is_said_so(monkeypa
     the card's intercept sits inside the box; a search over the derived box shows a better
     card. The solver gets a tenth of the limit and the search the rest, so that the search
     ends by itself (its kicks run out) and the outcome depends on no clock."""
-    from slimwidgets.core import fitting
+    from slimwidgets.fitting import driver as fitting
 
     monkeypatch.setattr(fitting, "PROBE_SECONDS", 300.0)
     monkeypatch.setattr(fitting, "FINISH_SHARE", 0.9)

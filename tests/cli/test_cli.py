@@ -17,7 +17,7 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EQ_NAME = "b b=1"  # a feature name with a space and an '='
 
 

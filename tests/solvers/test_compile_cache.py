@@ -13,7 +13,7 @@ from pathlib import Path
 
 from slimwidgets.solvers import _kernels, _scan_kernels
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIT = """
 import slimwidgets as sw
 card = sw.fit([[1, 0], [1, 1], [0, 0], [0, 1]], [1, 1, 0, 0], max_size=1)

@@ -21,7 +21,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import slimwidgets
 import slimwidgets.toolbox.estimator as estimator_module
-from slimwidgets.core import fitting
+from slimwidgets.fitting import driver as fitting
 from slimwidgets.datasets import load_demo
 from slimwidgets.toolbox.estimator import SLIMClassifier
 

@@ -12,9 +12,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..solvers import _kernels
-from .data import Dataset, prepare_data
-from .formulation import Formulation, build_formulation, intercept_box
-from .scoring import FAMILIES, ScoringSystem
+from ..core.data import Dataset, prepare_data
+from ..core.formulation import Formulation, build_formulation, intercept_box
+from ..core.scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
 from ..solvers.polish import polish
@@ -24,8 +24,12 @@ from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
-from .status import DegenerateCardWarning, degeneracy, limit_scale
-from .spec import DEFAULT_COEF_RANGE, Spec, make_spec
+from ..core.status import DegenerateCardWarning, degeneracy, limit_scale
+from ..core.spec import Spec, make_spec
+from .cards import card_from_result, limits_in_user_units
+from .checks import box_limits, check_card
+from .conflicts import find_conflicts
+from .errors import BoxWarning, InfeasibleError, NoSolutionError
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
            "box_limits"]
@@ -49,22 +53,6 @@ POLISH_TIES = True
 # size or the MIP once its measured work passes these (~3-5 s of scanning, 3 s of walking).
 SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_seconds=3.0)
 
-
-class InfeasibleError(ValueError):
-    """No scoring system satisfies the constraints; ``conflicts`` names a clashing subset."""
-
-    def __init__(self, conflicts: list[str]):
-        self.conflicts = conflicts
-        listed = "; ".join(conflicts) if conflicts else "the coefficient boxes themselves"
-        super().__init__(f"no scoring system satisfies these constraints together: {listed}. Relax one of them.")
-
-
-class NoSolutionError(RuntimeError):
-    """The solver stopped (time limit or cancel) before finding any card."""
-
-
-class BoxWarning(UserWarning):
-    """A box (points or intercept range) limits the card: a wider one may give a better card."""
 
 
 def fit(
@@ -189,7 +177,7 @@ def fit_dataset(
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     spec.check_data(data.feature_names, data.n_samples)
     if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
-        from .risk_fitting import fit_risk
+        from .risk_driver import fit_risk
 
         return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
     _warm_up()
@@ -205,7 +193,7 @@ def fit_dataset(
     report = note_bound = None
     if on_incumbent is not None:
         user_callback, best, bound, lock = on_incumbent, [math.inf], [-math.inf], threading.Lock()
-        limits = _limits(form)
+        limits = limits_in_user_units(form)
         shown = [-math.inf]
 
         def on_incumbent(inc: Incumbent) -> None:  # better cards, or the best one with a better bound
@@ -444,58 +432,6 @@ def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> S
                        walked.objective, 0.0, walked.elapsed, "enumeration")
 
 
-def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult,
-                     family: str = "slim", probe: str | None = None) -> ScoringSystem:
-    card = ScoringSystem(
-        data.feature_names, tuple(int(c) for c in result.coefficients), int(result.intercept),
-        positive=data.positive, negative=data.negative, status=result.status,
-        objective=result.objective, bound=result.bound, gap=result.gap,
-        solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
-        positive_name=data.positive_name, family=family, zero_score=spec.zero_score,
-        details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
-                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic,
-                 "limits": _limits(form), "intercept_range": form.intercept_box,
-                 # M-of-N tables and PILM set their boxes themselves: only a user's box can limit
-                 "box_limits": tuple(box_limits(form, result.coefficients, int(result.intercept))
-                                     if family in ("slim", "tilm") else ()) + ((probe,) if probe else ()),
-                 **class_limits(form, result.bound, result.coefficients, result.intercept)},
-    )
-    labels = np.where(data.y == 1, data.positive, data.negative)
-    metrics = card.metrics(data.X, labels, sample_weight=data.weight)
-    object.__setattr__(card, "train_metrics", metrics)
-    object.__setattr__(card, "risk", _risk_rows(card, data, labels))
-    return card
-
-
-def _limits(form: Formulation) -> dict | None:
-    """How the card's bound reads in the user's units (see :func:`~.status.describe`)."""
-    scale = limit_scale(form)
-    return None if scale is None else scale.to_dict()
-
-
-def box_limits(form: Formulation, coefficients, intercept: int) -> list[str]:
-    """Boxes the card sits at the end of, where a wider box could give another card: the
-    intercept box (the user's, or a derived one cut at its size limit) and the points
-    ranges the user set. Empty for a card no box limits.
-
-    A derived intercept box reaches every intercept that changes a prediction, so it
-    never shows here unless it was cut.
-    """
-    notes: list[str] = []
-    spec, (ilo, ihi) = form.spec, form.intercept_box
-    free_lo, free_hi = intercept_box(replace(spec, intercept_range=None), form.data.X,
-                                     form.extra["lo"], form.extra["hi"], form.margin)
-    if (intercept == ilo and ilo > free_lo) or (intercept == ihi and ihi < free_hi):
-        notes.append(f"the intercept is at the end of its range {ilo}..{ihi}: a wider intercept_range may give a better card")
-    user_set = set(spec.coef_ranges) if tuple(spec.coef_range) == DEFAULT_COEF_RANGE else set(form.data.feature_names)
-    for name, v in zip(form.data.feature_names, np.asarray(coefficients).astype(int).tolist()):
-        lo, hi = spec.feature_box(name)
-        if name in user_set and name not in spec.lock and ((v < 0 and v == lo) or (v > 0 and v == hi)):
-            notes.append(f"the points of {name!r} ({v}) are at the end of their range {lo}..{hi}: "
-                         "a wider range may give a better card")
-    return notes
-
-
 def _wider_intercept_probe(form: Formulation, result: SolveResult, budget: float) -> str | None:
     """A user's intercept box can limit a card without the card's intercept at its end: raw
     columns need intercepts in the thousands to use their points at all. A short local
@@ -518,163 +454,3 @@ def _wider_intercept_probe(form: Formulation, result: SolveResult, budget: float
             f"a card reaches {metrics}")
 
 
-RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this many distinct totals
-
-
-def _risk_rows(card: ScoringSystem, data: Dataset, labels: np.ndarray) -> tuple | None:
-    """Observed event rate per total score on the training rows (None for too many scores)."""
-    from ..toolbox.risk import risk_table
-
-    if len(np.unique(data.X @ np.asarray(card.coefficients, dtype=float))) > RISK_MAX_SCORES:
-        return None
-    table = risk_table(card, data.X, labels, sample_weight=data.weight)
-    return tuple((float(score), float(r["count"]), float(r["events"]), float(r["rate"]), float(r["lower"]), float(r["upper"]))
-                 for score, r in table.iterrows())
-
-
-def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
-    """Every constraint of ``spec`` that ``card`` breaks on ``data`` (empty list: all hold)."""
-    problems: list[str] = []
-    coefs = dict(zip(card.feature_names, card.coefficients))
-    for name in data.feature_names:
-        v = coefs.get(name, 0)
-        lo, hi = spec.coef_ranges.get(name, spec.coef_range)
-        if name in spec.lock:
-            if v != spec.lock[name]:
-                problems.append(f"lock {name!r}={spec.lock[name]} (got {v})")
-            continue
-        if not lo <= v <= hi:
-            problems.append(f"points range of {name!r} ({v} not in {lo}..{hi})")
-        if name in spec.exclude and v != 0:
-            problems.append(f"exclude {name!r}")
-        if name in spec.require and v == 0:
-            problems.append(f"require {name!r}")
-        sign = spec.signs.get(name)
-        if (sign == "+" and v < 0) or (sign == "-" and v > 0):
-            problems.append(f"sign {sign} on {name!r}")
-        if name in spec.values and v not in spec.values[name]:
-            problems.append(f"values of {name!r} ({v})")
-        if spec.tiers and abs(v) > spec.tiers[-1][0]:
-            problems.append(f"tiers: {name!r} has {v} points, beyond the last tier ({spec.tiers[-1][0]})")
-    if spec.intercept_range is not None and not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]:
-        problems.append(f"intercept_range ({card.intercept})")
-    if spec.max_size is not None and card.size > spec.max_size:
-        problems.append(f"max_size={spec.max_size} (size {card.size})")
-    labels = np.where(data.y == 1, data.positive, data.negative)
-    m = card.metrics(data.X, labels, sample_weight=data.weight)
-    if spec.max_fpr is not None and m.fpr > spec.max_fpr + 1e-12:
-        problems.append(f"max_fpr={spec.max_fpr} (FPR {m.fpr:.4f})")
-    if spec.min_tpr is not None and m.tpr < spec.min_tpr - 1e-12:
-        problems.append(f"min_tpr={spec.min_tpr} (TPR {m.tpr:.4f})")
-    used = {n for n, v in coefs.items() if v != 0}
-    for c in spec.constraints:
-        if c.kind == "needs":
-            ok = not (used & set(c.features)) or set(c.targets) <= used
-        elif c.kind == "at_most":
-            ok = len(used & set(c.features)) <= c.k
-        else:
-            ok = len(used & set(c.features)) >= c.k
-        if not ok:
-            problems.append(c.describe())
-    reversed_ = set(spec.group_reversed)
-    for g, members in spec.groups.items():
-        in_use = [n for n in members if coefs.get(n, 0) != 0]
-        if spec.max_rules_per_group is not None and len(in_use) > spec.max_rules_per_group:
-            problems.append(f"max_rules_per_group={spec.max_rules_per_group} (group {g!r} uses {len(in_use)})")
-        if spec.group_signs_agree:
-            oriented = [(-1 if n in reversed_ else 1) * coefs[n] for n in in_use]
-            if any(v > 0 for v in oriented) and any(v < 0 for v in oriented):
-                problems.append(f"group_signs_agree (group {g!r} mixes signs)")
-    if (card.family == "risk") != (spec.loss == "logistic"):
-        problems.append(f"loss={spec.loss!r} but the card is of family {card.family!r}")
-    if card.family == "m_of_n":
-        pts = [v for v in card.coefficients if v != 0]
-        if len(set(pts)) > 1 or any(v < 0 for v in pts):
-            problems.append(f"m_of_n: every rule in the table must carry the same positive points (got {sorted(set(pts))})")
-        non_binary = [n for n, b in zip(data.feature_names, data.binary) if not b and coefs.get(n, 0) != 0]
-        if non_binary:
-            problems.append(f"m_of_n: rules must be 0/1 features, not {non_binary}")
-    return problems
-
-
-# -- infeasibility diagnosis -------------------------------------------------------------------
-def _relaxable(spec: Spec) -> list[tuple[str, Any, str]]:
-    """(field, key, description) of every constraint a user could drop."""
-    items: list[tuple[str, Any, str]] = []
-    if spec.max_fpr is not None:
-        items.append(("max_fpr", None, f"max_fpr={spec.max_fpr:g}"))
-    if spec.min_tpr is not None:
-        items.append(("min_tpr", None, f"min_tpr={spec.min_tpr:g}"))
-    if spec.max_size is not None:
-        items.append(("max_size", None, f"max_size={spec.max_size}"))
-    items += [("require", f, f"require {f!r}") for f in spec.require]
-    items += [("exclude", f, f"exclude {f!r}") for f in spec.exclude]
-    items += [("lock", f, f"lock {f!r}={v}") for f, v in spec.lock.items()]
-    items += [("signs", f, f"sign {s!r} on {f!r}") for f, s in spec.signs.items()]
-    items += [("values", f, f"values of {f!r} in {list(v)}") for f, v in spec.values.items()]
-    items += [("coef_ranges", f, f"points range of {f!r} {lo}..{hi}") for f, (lo, hi) in spec.coef_ranges.items()]
-    items += [("constraints", i, c.describe()) for i, c in enumerate(spec.constraints)]
-    if spec.max_rules_per_group is not None:
-        items.append(("max_rules_per_group", None, f"max_rules_per_group={spec.max_rules_per_group}"))
-    if spec.group_signs_agree:
-        items.append(("group_signs_agree", None, "group_signs_agree"))
-    if tuple(spec.coef_range) != DEFAULT_COEF_RANGE:
-        items.append(("coef_range", None, f"points range {spec.coef_range[0]}..{spec.coef_range[1]}"))
-    if spec.intercept_range is not None:
-        items.append(("intercept_range", None, f"intercept_range {spec.intercept_range[0]}..{spec.intercept_range[1]}"))
-    return items
-
-
-def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
-    d = spec.to_dict()
-    constraints = list(spec.constraints)
-    drop_idx = set()
-    for field_name, key, _ in dropped:
-        if field_name in ("max_fpr", "min_tpr", "max_size", "max_rules_per_group"):
-            d[field_name] = None
-        elif field_name == "group_signs_agree":
-            d[field_name] = False
-        elif field_name == "coef_range":
-            d[field_name] = list(DEFAULT_COEF_RANGE)
-        elif field_name == "intercept_range":
-            d[field_name] = None
-        elif field_name in ("require", "exclude"):
-            d[field_name] = [f for f in d[field_name] if f != key]
-        elif field_name == "constraints":
-            drop_idx.add(key)
-        else:
-            d[field_name] = {k: v for k, v in d[field_name].items() if k != key}
-    d["constraints"] = [c for i, c in enumerate(constraints) if i not in drop_idx]
-    return make_spec(**d)
-
-
-def _feasible(data: Dataset, spec: Spec, time_limit: float, cancel: threading.Event | None) -> bool:
-    try:
-        spec.check_data(data.feature_names, data.n_samples)
-    except ValueError:
-        return False
-    form = build_formulation(data, spec)
-    result = solve_formulation(form, time_limit=time_limit, threads=spec.threads, feasibility_only=True, cancel=cancel)
-    return result.status != "infeasible"
-
-
-def find_conflicts(data: Dataset, spec: Spec, time_limit: float = 10.0,
-                   cancel: threading.Event | None = None) -> list[str]:
-    """A minimal set of constraints that cannot hold together (deletion filter).
-
-    Drop each constraint in turn; if the rest is still infeasible the dropped
-    one is not needed for the clash and stays out. What remains is irreducible:
-    removing any one of its members makes the problem feasible. If ``cancel``
-    is set midway, the set found so far is returned: it still clashes, but may
-    not be minimal.
-    """
-    items = _relaxable(spec)
-    keep = list(items)
-    for item in items:
-        if cancel is not None and cancel.is_set():
-            break
-        trial = [k for k in keep if k is not item]
-        dropped = [k for k in items if k not in trial]
-        if not _feasible(data, _without(spec, dropped), time_limit, cancel):
-            keep = trial
-    return [desc for _, _, desc in keep]

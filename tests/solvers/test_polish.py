@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.core import fitting
+from slimwidgets.fitting import driver as fitting
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.polish import logistic_loss, polish

@@ -170,7 +170,7 @@ def test_caps_in_the_master_are_exact_on_data_with_decimals(case):
 
 
 def test_a_decision_card_under_the_same_rules_is_a_feasible_start():
-    from slimwidgets.core.risk_fitting import _feasible_start
+    from slimwidgets.fitting.risk_driver import _feasible_start
 
     X, y, names = tiny(7, n=40, d=4)
     spec = sw.make_spec(**BOX, max_fpr=0.2, constraints=[sw.at_most(2, names)])

@@ -9,7 +9,7 @@ import pytest
 
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
-from slimwidgets.core.fitting import fit_dataset
+from slimwidgets.fitting import fit_dataset
 
 from brute import best_objective, enumerate_cards, row_errors
 
@@ -36,7 +36,7 @@ def by_size(request, monkeypatch):
     params = getattr(request.node, "callspec", None)
     if params is None or params.params.get("solver") != "by_size":
         return
-    from slimwidgets.core import fitting
+    from slimwidgets.fitting import driver as fitting
     from slimwidgets.solvers import decomposition
 
     walked = params.params.get("seed", 0) % 2
@@ -323,7 +323,7 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     from slimwidgets.solvers.decomposition import solve_by_size
     from slimwidgets.solvers.exhaustive import _limits
     from slimwidgets.core.formulation import build_formulation
-    from slimwidgets.core.fitting import card_from_result
+    from slimwidgets.fitting import card_from_result
     from slimwidgets.solvers.search import _Problem, local_search
 
     rng = np.random.default_rng(7000 + seed)

@@ -1,7 +1,7 @@
 """The studio's look, without a browser: layout by flex/grid with the card first, feature
 names with their full text on hover, chart legends and one sparsity point per size, and
 Altair charts drawn offline in notebooks. (Calm incumbents and edits during a solve are
-the controller's: tests/test_studio.py.)
+the controller's: tests/widgets/test_studio.py.)
 
 The browser tests in tests/e2e/ check the same things on screen (test_studio_layout.py,
 test_notebooks_offline.py); these pin them at the Python level.
@@ -19,7 +19,7 @@ import pytest
 
 from slimwidgets.datasets import load_demo
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ import pandas as pd
 from slimwidgets.cli import DEFAULT_TIME_LIMIT, main
 from test_processes import solver_child_alive
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HANG = 600
 
 

@@ -11,7 +11,7 @@ import pytest
 
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
-from slimwidgets.core.fitting import check_card
+from slimwidgets.fitting import check_card
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.pools import feature_ranking, pool_search, solve_pool
 

@@ -1,0 +1,60 @@
+"""A solver's result made into a card: its figures, its limits in the user's units, its risk rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.data import Dataset
+from ..core.formulation import Formulation
+from ..core.scoring import ScoringSystem
+from ..core.spec import Spec
+from ..core.status import limit_scale
+from ..solvers.base import SolveResult
+from ..solvers.lexicographic import class_limits
+from .checks import box_limits
+
+__all__ = ["card_from_result", "risk_rows"]
+
+
+def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult,
+                     family: str = "slim", probe: str | None = None) -> ScoringSystem:
+    card = ScoringSystem(
+        data.feature_names, tuple(int(c) for c in result.coefficients), int(result.intercept),
+        positive=data.positive, negative=data.negative, status=result.status,
+        objective=result.objective, bound=result.bound, gap=result.gap,
+        solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
+        positive_name=data.positive_name, family=family, zero_score=spec.zero_score,
+        details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
+                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic,
+                 "limits": limits_in_user_units(form), "intercept_range": form.intercept_box,
+                 # M-of-N tables and PILM set their boxes themselves: only a user's box can limit
+                 "box_limits": tuple(box_limits(form, result.coefficients, int(result.intercept))
+                                     if family in ("slim", "tilm") else ()) + ((probe,) if probe else ()),
+                 **class_limits(form, result.bound, result.coefficients, result.intercept)},
+    )
+    labels = np.where(data.y == 1, data.positive, data.negative)
+    metrics = card.metrics(data.X, labels, sample_weight=data.weight)
+    object.__setattr__(card, "train_metrics", metrics)
+    object.__setattr__(card, "risk", risk_rows(card, data, labels))
+    return card
+
+
+def limits_in_user_units(form: Formulation) -> dict | None:
+    """How the card's bound reads in the user's units (see :func:`~.status.describe`)."""
+    scale = limit_scale(form)
+    return None if scale is None else scale.to_dict()
+
+
+
+RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this many distinct totals
+
+
+def risk_rows(card: ScoringSystem, data: Dataset, labels: np.ndarray) -> tuple | None:
+    """Observed event rate per total score on the training rows (None for too many scores)."""
+    from ..toolbox.risk import risk_table  # TODO(layers): risk_table belongs below fit/
+
+    if len(np.unique(data.X @ np.asarray(card.coefficients, dtype=float))) > RISK_MAX_SCORES:
+        return None
+    table = risk_table(card, data.X, labels, sample_weight=data.weight)
+    return tuple((float(score), float(r["count"]), float(r["events"]), float(r["rate"]), float(r["lower"]), float(r["upper"]))
+                 for score, r in table.iterrows())
