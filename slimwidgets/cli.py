@@ -450,23 +450,25 @@ def _solve_interruptibly(data, spec, progress: _Progress | None, started: float)
 def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, **options):
     """Fit with progress and Ctrl-C handling, reporting the engine's data and box warnings as
     one-line messages, not source locations. Returns (card, interrupted)."""
-    import slimwidgets as sw
-    from .core.data import prepare_data
-    from .fitting.driver import _warm_up
+    from .core.data import DataWarning, prepare_data
+    from .core.spec import make_spec
+    from .core.status import DegenerateCardWarning
+    from .fitting.errors import BoxWarning
+    from .solvers.search import warm_up
 
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", sw.DataWarning)
-        warnings.simplefilter("ignore", sw.DegenerateCardWarning)  # _emit says it, also for 'show'
-        warnings.simplefilter("always", sw.BoxWarning)
+        warnings.simplefilter("always", DataWarning)
+        warnings.simplefilter("ignore", DegenerateCardWarning)  # _emit says it, also for 'show'
+        warnings.simplefilter("always", BoxWarning)
         try:
-            _warm_up()  # a first compile is announced, and not charged to the time limit
+            warm_up()  # a first compile is announced, and not charged to the time limit
             started = time.perf_counter()
             data = prepare_data(X, y, positive=positive)
-            spec = sw.make_spec(**options)
+            spec = make_spec(**options)
             return _solve_interruptibly(data, spec, None if quiet else _Progress(data, spec), started)
         finally:
             for w in caught:
-                if issubclass(w.category, (sw.DataWarning, sw.BoxWarning)):
+                if issubclass(w.category, (DataWarning, BoxWarning)):
                     print(f"{PROG}: warning: {w.message}", file=sys.stderr)
                 else:
                     warnings.showwarning(w.message, w.category, w.filename, w.lineno)
@@ -598,7 +600,7 @@ def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from ._version import __version__
 
     parser = argparse.ArgumentParser(
         prog=PROG, allow_abbrev=False,

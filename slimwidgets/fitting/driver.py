@@ -11,7 +11,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..solvers import _kernels
 from ..core.data import Dataset, prepare_data
 from ..core.formulation import Formulation, build_formulation, intercept_box
 from ..core.scoring import FAMILIES, ScoringSystem
@@ -21,7 +20,7 @@ from ..solvers.polish import polish
 from ..solvers.lexicographic import class_limits, knapsack_floor, prove_dominant
 from ..solvers.pools import pool_search
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
-from ..solvers.search import local_search
+from ..solvers.search import local_search, warm_up
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
 from ..core.status import DegenerateCardWarning, degeneracy, limit_scale
@@ -30,6 +29,7 @@ from .cards import card_from_result, limits_in_user_units
 from .checks import box_limits, check_card
 from .conflicts import find_conflicts
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
+from .risk_driver import fit_risk
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
            "box_limits"]
@@ -136,7 +136,7 @@ def fit(
     """
     if spec is not None and options:
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
-    _warm_up()
+    warm_up()
     started = time.perf_counter()  # the time limit covers reading the data too
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
     spec = spec if spec is not None else make_spec(**options)
@@ -146,15 +146,6 @@ def fit(
     if problem is not None:  # sweeps call fit_dataset: a cap of 0 % may rightly say "no" to all
         warnings.warn(problem, DegenerateCardWarning, stacklevel=2)
     return card
-
-
-def _warm_up() -> None:
-    """What a process pays once, before any clock starts: compiling (or loading) the search
-    kernels, announced when it compiles, and importing scikit-learn's linear models (about
-    1 s, 2-3 s on a loaded machine), whose fits seed the local search."""
-    _kernels.ensure_compiled()
-    import sklearn.linear_model  # noqa: F401
-    import sklearn.svm  # noqa: F401
 
 
 def fit_dataset(
@@ -177,10 +168,8 @@ def fit_dataset(
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     spec.check_data(data.feature_names, data.n_samples)
     if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
-        from .risk_driver import fit_risk
-
         return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
-    _warm_up()
+    warm_up()
     t0 = time.perf_counter() if _started is None else _started
     form = build_formulation(data, spec)
     warm = None

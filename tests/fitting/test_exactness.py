@@ -44,7 +44,7 @@ def by_size(request, monkeypatch):
     def forced(form, upper, works=None):
         if not math.isfinite(upper):
             return None
-        K = decomposition._limits(decomposition._Problem(form), upper, None)
+        K = decomposition.support_size_limit(decomposition.SearchProblem(form), upper, None)
         return min(walked, K), K
     monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
     monkeypatch.setattr(fitting, "_scan_fits", lambda form, spec, start: False)
@@ -321,10 +321,10 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     """Every size above the walked ones must be searched by its own MIP: starting from the empty
     card, the optimum (which uses features) can only come from the walk or those MIPs."""
     from slimwidgets.solvers.decomposition import solve_by_size
-    from slimwidgets.solvers.exhaustive import _limits
+    from slimwidgets.solvers.exhaustive import support_size_limit
     from slimwidgets.core.formulation import build_formulation
     from slimwidgets.fitting import card_from_result
-    from slimwidgets.solvers.search import _Problem, local_search
+    from slimwidgets.solvers.search import SearchProblem, local_search
 
     rng = np.random.default_rng(7000 + seed)
     X, y, names = tiny_problem(7000 + seed, n_features=3)
@@ -340,7 +340,7 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     else:  # a quick feasible card
         found = local_search(form, time_budget=0.01)
         start, upper = (found.coefficients, found.intercept), found.objective
-    K = _limits(_Problem(form), upper, None)
+    K = support_size_limit(SearchProblem(form), upper, None)
     walked = min(seed % 3, K)  # walk up to 0, 1 or 2 features, MIPs for the rest
     result = solve_by_size(form, upper, start, (walked, K))
     assert result.status == "optimal" and result.gap == 0
@@ -373,15 +373,15 @@ def test_a_stopped_proof_by_size_reports_a_valid_bound(seed, zero_score):
     """Stopped at any point (in the walk, between sizes, or out of time), the bound still holds
     for every card and the card is the start or better."""
     from slimwidgets.solvers.decomposition import solve_by_size
-    from slimwidgets.solvers.exhaustive import _limits
+    from slimwidgets.solvers.exhaustive import support_size_limit
     from slimwidgets.core.formulation import build_formulation
-    from slimwidgets.solvers.search import _Problem
+    from slimwidgets.solvers.search import SearchProblem
 
     X, y, names = tiny_problem(7500 + seed, n_features=3)
     spec = sw.make_spec(C0=0.02, zero_score=zero_score, **BOX)
     form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
     start, upper = _empty_card(form)
-    K = _limits(_Problem(form), upper, None)
+    K = support_size_limit(SearchProblem(form), upper, None)
     if seed % 4 == 3:
         result = solve_by_size(form, upper, start, (0, K), time_left=0.0)
     else:
