@@ -16,7 +16,7 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.search import local_search
 
 from brute import best_objective, enumerate_cards, row_errors
-from test_exactness import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
+from tiny_problems import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
 
 
 def test_sleep_apnea_style_spec_on_breastcancer(paper_data):

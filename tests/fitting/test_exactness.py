@@ -12,17 +12,14 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.fitting import fit_dataset
 
 from brute import best_objective, enumerate_cards, row_errors
+from tiny_problems import BOX, RULES, gcd_all, random_operational_spec, spec_or_skip, tiny_problem
 
-BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
 # every proof path gets the brute-force tests: the MIP, the exhaustive walk, the proof by
 # model size (walk the small cards, one cut-off MIP per larger size), which "auto" picks on
 # larger problems and is forced here (see ``by_size``), and the support scan
 SOLVERS = ["highs", "enumerate", "by_size", "scan"]
 EXPECTED_SOLVER = {"highs": "highs", "enumerate": "enumeration", "scan": "scan"}
 FORCED = {"by_size": False}  # set while a "by_size" test runs
-# both rules for a total exactly at the threshold: "positive" (the default, score >= threshold)
-# and the paper's "error" (a zero total is an error, score > threshold)
-RULES = ["positive", "error"]
 
 
 def spec_solver(solver: str) -> str:
@@ -50,22 +47,6 @@ def by_size(request, monkeypatch):
     monkeypatch.setattr(fitting, "_scan_fits", lambda form, spec, start: False)
     monkeypatch.setattr(fitting, "size_split", forced)
     monkeypatch.setitem(FORCED, "by_size", True)
-
-
-def tiny_problem(seed: int, n_features: int | None = None):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(6, 15))
-    p = n_features or int(rng.integers(2, 4))
-    top = int(rng.choice([1, 2]))  # binary or small integer features
-    X = rng.integers(0, top + 1, size=(n, p))
-    y = rng.choice([-1, 1], size=n)
-    y[0], y[1] = 1, -1
-    names = [f"f{j}" for j in range(p)]
-    return X, y, names
-
-
-def gcd_all(values):
-    return math.gcd(*[abs(int(v)) for v in values]) if any(values) else 0
 
 
 def assert_exact(card, X, y, names, spec, C0, weights=None):
@@ -121,42 +102,6 @@ def test_default_C0_loses_no_accuracy(seed, solver, zero_score):
     assert cards_value(card, X, y, names, 0.0, zero_score=zero_score) == pytest.approx(cards["loss"].min(), abs=1e-12)
     best_loss = np.isclose(cards["loss"], cards["loss"].min(), atol=1e-12)
     assert card.size == cards["size"][best_loss].min()
-
-
-def spec_or_skip(**opts):
-    """The spec, or a skipped test when the random options contradict each other (make_spec
-    rejects those up front; that is tested elsewhere)."""
-    try:
-        return sw.make_spec(**opts)
-    except ValueError:
-        pytest.skip("contradictory options are rejected up front (tested elsewhere)")
-
-
-def random_operational_spec(rng, names):
-    opts = dict(BOX, C0=float(rng.choice([0.01, 0.05])))
-    free = list(names)
-    rng.shuffle(free)
-    kind = rng.integers(0, 6, size=2)
-    for k in kind:
-        if not free:
-            break
-        f = free.pop()
-        if k == 0:
-            opts.setdefault("signs", {})[f] = str(rng.choice(["+", "-"]))
-        elif k == 1:
-            opts.setdefault("exclude", []).append(f)
-        elif k == 2:
-            opts.setdefault("require", []).append(f)
-        elif k == 3:
-            opts.setdefault("lock", {})[f] = int(rng.choice([-2, 1, 3]))
-        elif k == 4:
-            opts.setdefault("values", {})[f] = sorted({int(v) for v in rng.choice([-3, -1, 0, 2, 3], size=3)})
-        else:
-            opts["max_size"] = int(rng.integers(1, len(names)))
-    if rng.random() < 0.4 and len(names) >= 2:
-        a, b = rng.choice(names, size=2, replace=False)
-        opts["constraints"] = [sw.needs(str(a), str(b)) if rng.random() < 0.5 else sw.at_most(1, [str(a), str(b)])]
-    return opts
 
 
 @pytest.mark.parametrize("zero_score", RULES)
