@@ -35,6 +35,12 @@ PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
         "options, which makes this check public (issue 18, item 2): then import that and drop this line",
 }
 
+# Functions longer than this (docstring and decorators included) are hard to read at once.
+MAX_FUNCTION_LINES = 80
+LONG_FUNCTIONS_ALLOWED: dict[str, str] = {
+    "slimwidgets.core.spec.make_spec": "its checks are being moved to one table of options (issue 18, item 2)",
+}
+
 # Folders under tests/ that mirror no unit of the package.
 TEST_FOLDERS_OF_THEIR_OWN = {
     "e2e": "the studio in a real JupyterLab and Notebook 7",
@@ -246,3 +252,15 @@ def test_no_test_file_imports_another():
             bad += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names
                     if n.split(".")[-1] in test_files]
     assert not bad, "test files importing test files (share helpers through a module or a fixture):\n" + "\n".join(bad)
+
+
+def test_functions_are_short_enough_to_read_at_once():
+    long = []
+    for name, path in sorted(package_modules().items()):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                lines = node.end_lineno - first + 1
+                if lines > MAX_FUNCTION_LINES and f"{name}.{node.name}" not in LONG_FUNCTIONS_ALLOWED:
+                    long.append(f"{path.relative_to(ROOT)}:{first}: {node.name} is {lines} lines")
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them):\n" + "\n".join(long)
