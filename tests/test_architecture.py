@@ -2,7 +2,9 @@
 
 Every ``import`` in ``slimwidgets`` counts, at module level and inside functions, relative and
 absolute (only those under ``if TYPE_CHECKING:`` are left out: they never run). A failure names
-the file, the line and the import, and says which rule it breaks.
+the file, the line and the import, and says which rule it breaks. The same reading checks that
+private names stay in their module, that functions stay short, and that ``tests/`` mirrors the
+package with no test file importing another.
 """
 
 from __future__ import annotations
@@ -72,6 +74,10 @@ def package_modules() -> dict[str, Path]:
     return {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
@@ -98,7 +104,7 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     for node in _import_nodes(tree):
-        where = f"{path.relative_to(ROOT)}:{node.lineno}"
+        where = f"{_shown(path)}:{node.lineno}"
         if isinstance(node, ast.Import):
             found += [Import(name, a.name, (), where) for a in node.names if a.name.split(".")[0] == "slimwidgets"]
             continue
@@ -133,7 +139,7 @@ def _private_attributes(name: str, path: Path, tree: ast.AST, found: list[Import
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
                 and node.attr.startswith("_") and not node.attr.startswith("__")):
-            reads.append(Import(name, bound[node.value.id], (node.attr,), f"{path.relative_to(ROOT)}:{node.lineno}"))
+            reads.append(Import(name, bound[node.value.id], (node.attr,), f"{_shown(path)}:{node.lineno}"))
     return reads
 
 
@@ -264,3 +270,25 @@ def test_functions_are_short_enough_to_read_at_once():
                 if lines > MAX_FUNCTION_LINES and f"{name}.{node.name}" not in LONG_FUNCTIONS_ALLOWED:
                     long.append(f"{path.relative_to(ROOT)}:{first}: {node.name} is {lines} lines")
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them):\n" + "\n".join(long)
+
+
+def test_the_reading_sees_what_runs(tmp_path):
+    """The checks above can fail: a function-level import up the floors is seen (and one under
+    TYPE_CHECKING is not), a private name read off a module is seen, and a cycle is found."""
+    source = tmp_path / "fake.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from . import scoring\n"
+        "if TYPE_CHECKING:\n"
+        "    from ..widgets.controller import Controller\n"
+        "def f():\n"
+        "    from ..toolbox.risk import risk_table\n"
+        "    return scoring._limits, risk_table\n", encoding="utf-8")
+    found = imports_of("slimwidgets.core.fake", source, package_modules())
+    assert sorted((i.target, i.names) for i in found) == [
+        ("slimwidgets.core.scoring", ()), ("slimwidgets.core.scoring", ("_limits",)),
+        ("slimwidgets.toolbox.risk", ("risk_table",))]
+    assert unit_of("slimwidgets.toolbox.risk")[0] > unit_of("slimwidgets.core.fake")[0]  # upward
+    loop = [Import("a", "b", (), "a.py:1"), Import("b", "c", (), "b.py:1"), Import("c", "a", (), "c.py:1"),
+            Import("c", "d", (), "c.py:2")]
+    assert cycles(loop) == [["a", "b", "c"]]
