@@ -21,7 +21,7 @@ TESTS = ROOT / "tests"
 # two units on one floor are independent of each other.
 FLOORS: list[tuple[str, list[str]]] = [
     ("ground (needs nothing of the package)",
-     ["slimwidgets._version", "slimwidgets.datasets", "slimwidgets.export"]),
+     ["slimwidgets._version", "slimwidgets._jit", "slimwidgets.datasets", "slimwidgets.export"]),
     ("core", ["slimwidgets.core"]),
     ("solvers", ["slimwidgets.solvers"]),
     ("fitting", ["slimwidgets.fitting"]),

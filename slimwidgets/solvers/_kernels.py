@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from ._jit import njit  # numba's, cached where a cache folder is writable
+from .._jit import njit  # numba's, cached where a cache folder is writable
 
 #: said on stderr when the kernels are compiled rather than loaded from the cache
 COMPILE_NOTE = "slimwidgets: compiling the search kernels, once: ~20 s (later runs load them from the cache)"

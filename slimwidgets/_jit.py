@@ -1,5 +1,5 @@
-"""numba's ``njit`` as the solvers' compiled kernels use it: the floor under ``_kernels`` and
-``_scan_kernels`` (neither imports the other for it)."""
+"""numba's ``njit`` as every compiled kernel of the package uses it (the losses in ``core``, the
+search and the scan in ``solvers``), on the ground floor: it needs nothing of the package."""
 
 from __future__ import annotations
 
