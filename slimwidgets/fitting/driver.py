@@ -86,8 +86,8 @@ def fit(
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
     on_bound : called with the proven lower bound on the objective each time it rises
         (needs ``on_incumbent``).
-    **options : the spec's options: every parameter of :func:`slimwidgets.make_spec`, with
-        its range and default (the paper's models of sec. 7: :mod:`slimwidgets.toolbox.families`).
+    **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ``time_limit``, ...): every
+        parameter of :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.families`).
 
     Returns
     -------
