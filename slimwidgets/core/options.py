@@ -222,6 +222,9 @@ def text_range(text: str) -> tuple[int, int]:
 
 
 def _constraints(value: Any, what: str) -> tuple[LogicalConstraint, ...]:
+    """Logical constraints, or their dicts (as JSON holds them)."""
+    if isinstance(value, (str, bytes, Mapping, LogicalConstraint)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{what} must be a list of logical constraints (needs, at_most, ...), got {value!r}")
     return tuple(c if isinstance(c, LogicalConstraint) else LogicalConstraint.from_dict(c) for c in value)
 
 
@@ -451,8 +454,9 @@ def options_rst() -> str:
     >>> print(options_rst().splitlines()[0])
     .. list-table::
     """
-    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 18 14 40 14 14", "",
-             "   * - option", "     - default", "     - meaning", "     - command line", "     - notes"]
+    lines = [".. list-table::", "   :header-rows: 1", "   :widths: 14 10 12 34 12 18", "",
+             "   * - option", "     - default", "     - example", "     - meaning", "     - command line",
+             "     - notes"]
     for row in OPTIONS:
         notes = []
         if row.relax is not None:
@@ -465,8 +469,9 @@ def options_rst() -> str:
             notes.append("a SLIMClassifier parameter")
         flag = f"``{row.flag.flag}``" if row.flag is not None else ""
         meaning = row.doc.replace("|", "\\|").replace("*", "\\*")
-        lines += [f"   * - ``{row.name}``", f"     - {_rst_literal(row.default)}", f"     - {meaning}",
-                  f"     - {flag}", f"     - {'; '.join(notes)}"]
+        meaning = re.sub(r"(--[\w-]+(?: NAME=\S+)?)", r"``\1``", meaning)  # a flag in words, not dashes
+        lines += [f"   * - ``{row.name}``", f"     - {_rst_literal(row.default)}", f"     - {_rst_literal(row.example)}",
+                  f"     - {meaning}", f"     - {flag}", f"     - {'; '.join(notes)}"]
     return "\n".join(lines) + "\n"
 
 

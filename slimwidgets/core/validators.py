@@ -199,6 +199,8 @@ def tiers(value: Any, what: str) -> tuple[tuple[int, float], ...]:
         return ()
     if isinstance(value, (str, bytes, Mapping)):
         raise TypeError(f"{what} must be a list of (largest |points|, cost) pairs, got {value!r}")
+    if not hasattr(value, "__iter__"):
+        raise TypeError(f"{what} must be a list of (largest |points|, cost) pairs, got {value!r}")
     out: list[tuple[int, float]] = []
     for item in value:
         try:
