@@ -86,8 +86,9 @@ def _assignments(items: Sequence[str] | None, option: str, parse: Callable[[str]
     return out
 
 
-def _coef_ranges(items: Sequence[str], flag: str, parse: Callable[[str], Any]) -> tuple[Any, dict[str, Any]]:
-    """``--coef-range LO:HI`` (every feature) and ``--coef-range NAME=LO:HI`` (one feature)."""
+def _whole_and_per_feature(items: Sequence[str], flag: str, parse: Callable[[str], Any]) -> tuple[Any, dict[str, Any]]:
+    """``FLAG VALUE`` (every feature) and ``FLAG NAME=VALUE`` (one feature), as in
+    ``--coef-range -5:5 --coef-range age=0:3``."""
     global_range: Any = None
     per_feature: dict[str, Any] = {}
     for item in items:
@@ -225,7 +226,7 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
         elif flag.kind == "assign":
             opts[row.name] = _assignments(raw, flag.flag, flag.parse)
         elif flag.kind == "assign_or_value":
-            whole, per_feature = _coef_ranges(raw, flag.flag, flag.parse)
+            whole, per_feature = _whole_and_per_feature(raw, flag.flag, flag.parse)
             opts.update({} if whole is None else {row.name: whole})
             opts.update({flag.per_feature: per_feature} if per_feature else {})
         else:

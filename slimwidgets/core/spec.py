@@ -24,7 +24,6 @@ from .options import (  # noqa: F401 - the constants are part of this module's i
 from .options import named_features as _named_in
 from .validators import int_pair as _int_pair  # noqa: F401 - used by toolbox.baselines
 from .validators import mapping as _mapping
-from .validators import names as _names  # noqa: F401
 
 __all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec", "refused_options", "set_options"]
 
@@ -149,6 +148,9 @@ class Spec:
 
 def make_spec(**options: Any) -> Spec:
     """Validate user options into a :class:`Spec`; contradictions raise ``ValueError``.
+
+    Each keyword is a row of the options table, checked as the row says (the page
+    :doc:`/api/options` lists them all); the checks that involve several options follow.
 
     ``coef_range`` is a (low, high) pair for every feature or a mapping
     feature -> pair (features not named keep -10..10); ``coef_ranges`` is the

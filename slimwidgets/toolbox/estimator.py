@@ -38,7 +38,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     ``zero_score="error"``, the paper's rule).
 
     Every parameter is stored as given and only checked in :meth:`fit`, by
-    :func:`slimwidgets.make_spec`; see it for the full meaning of each option.
+    :func:`slimwidgets.make_spec`; see it, and the table of options
+    (:doc:`/api/options`), for the full meaning of each option.
     Options that name features (``signs``, ``exclude``, ``lock``, ...) use the
     DataFrame's column names, or ``"x0"``, ``"x1"``, ... for arrays.
 
