@@ -132,7 +132,8 @@ class Option:
     ``check(value, name)`` returns the value in normal form or raises naming the option.
     ``names(value)`` lists the feature names the value uses, as ``{label: names}`` (None: it
     names none). ``omit_default``: a spec that leaves the option at its default serializes
-    without it, so adding the option changes no saved spec or cache key.
+    without it, so adding the option changes no saved spec or cache key. ``choices``: the
+    values a ``"choice"`` flag offers.
     """
 
     name: str

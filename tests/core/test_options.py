@@ -121,6 +121,12 @@ def test_a_refused_option_is_refused_with_its_reason(row, refusal):
     assert set_options(family, refused_options(family)) == {}
 
 
+def test_the_loss_choices_are_the_losses_there_are():
+    from slimwidgets.core.losses import LOSSES
+
+    assert OPTION["loss"].choices == LOSSES
+
+
 def test_the_refusals_read_the_table():
     assert RISK_REFUSALS == {name: r.reason for name, (_, r) in refusals("logistic").items()}
     assert {name for loss in ("zero_one", "logistic") for name in refusals(loss)} == set(refusals())
