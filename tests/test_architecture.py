@@ -32,15 +32,11 @@ FLOORS: list[tuple[str, list[str]]] = [
 
 # Private names (``_x``) imported from another module, each with the reason it may cross.
 PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
-    ("slimwidgets.toolbox.baselines", "_int_pair"):
-        "the same (low, high) check as Spec's boxes; core/spec.py's checks are being moved to one table of "
-        "options, which makes this check public (issue 18, item 2): then import that and drop this line",
 }
 
 # Functions longer than this (docstring and decorators included) are hard to read at once.
 MAX_FUNCTION_LINES = 80
 LONG_FUNCTIONS_ALLOWED: dict[str, str] = {
-    "slimwidgets.core.spec.make_spec": "its checks are being moved to one table of options (issue 18, item 2)",
 }
 
 # Folders under tests/ that mirror no unit of the package.

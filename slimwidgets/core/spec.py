@@ -22,7 +22,6 @@ from .options import (  # noqa: F401 - the constants are part of this module's i
     refusals, refused_is_set,
 )
 from .options import named_features as _named_in
-from .validators import int_pair as _int_pair  # noqa: F401 - used by toolbox.baselines
 from .validators import mapping as _mapping
 
 __all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec", "refused_options", "set_options"]
@@ -159,14 +158,10 @@ def make_spec(**options: Any) -> Spec:
     (negative, positive) pair, a mapping {label-side: weight} with keys
     ``"negative"``/``"positive"``, or ``"balanced"``.
 
-    ``zero_score`` says what a total exactly at the threshold predicts:
-    ``"positive"`` (default) gives cards that predict the positive class iff
-    ``score >= threshold``, trained with exactly that rule (positives need
-    ``score >= threshold``, negatives ``score <= threshold - 1`` on integer
-    data), so every card comes in its smallest form. ``"error"`` is the
-    paper's convention (sec. 2.1): a total of zero counts as an error for
-    either class and cards predict ``score > threshold``; use it to
-    reproduce the paper's tables.
+    ``zero_score``: ``"positive"`` (default) cards predict the positive class iff
+    ``score >= threshold`` and are trained with that rule, so every card comes in
+    its smallest form; ``"error"`` is the paper's rule (sec. 2.1: a zero total is an
+    error for either class, cards predict ``score > threshold``), for its tables.
 
     Options of the paper's specialized models (sec. 7), all off by default:
 
@@ -221,17 +216,22 @@ def make_spec(**options: Any) -> Spec:
     >>> make_spec(loss="logistic", max_size=5, coef_range=(-5, 5)).loss
     'logistic'
     """
-    unknown = [name for name in options if name not in OPTION]
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], list(OPTION), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise TypeError(f"make_spec() got an unexpected keyword argument {unknown[0]!r}{hint}")
+    _reject_unknown(options)
     options = _coef_range_per_feature(options)
     spec = Spec(**{row.name: row.check(options.get(row.name, row.default), row.name) for row in OPTIONS})
     _check_together(spec)
     _check_contradictions(spec)
     _check_loss(spec)
     return spec
+
+
+def _reject_unknown(options: dict[str, Any]) -> None:
+    """A keyword that names no option is a ``TypeError``, with the nearest option's name."""
+    unknown = [name for name in options if name not in OPTION]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], list(OPTION), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise TypeError(f"make_spec() got an unexpected keyword argument {unknown[0]!r}{hint}")
 
 
 # make_spec takes every option of the table as a keyword, with its default (help() and the docs say so)
