@@ -18,14 +18,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.data import Dataset
 from ..core.scoring import ScoringSystem
-from ..core.status import percent
-from ..toolbox.alternatives import STOPS, Alternatives, risk_figures, search_alternatives
+from ..core.spec import Spec
+from ..core.status import describe, details_text, percent
+from ..fitting import check_card
+from ..toolbox.alternatives import STOPS, Alternatives, as_alternative, risk_figures, search_alternatives
+from .card_status import Status, status_of
 from .scheduler import BackgroundQueue
 
 if TYPE_CHECKING:
     from .controller import Controller
 
-__all__ = ["AlternativesList", "ALT_K", "ALT_WITHIN"]
+__all__ = ["AlternativesList", "AlternativesControls", "ALT_K", "ALT_WITHIN"]
 
 ALT_K = 10  # cards listed at most
 ALT_WITHIN = 0.02  # how much worse than the best, in the spec's own figure
@@ -257,3 +260,76 @@ def _margin_text(within: float, measure: str) -> str:
     if measure == "log-loss":
         return f"{within:.4g} log-loss"
     return f"{within:.4g} in objective"
+
+
+def alternative_status(card: ScoringSystem, rank: int, data: Dataset) -> Status:
+    """The status of the ``rank``-th alternative loaded: the best one reads as a solved card."""
+    if rank == 1:
+        return status_of(card)
+    cs = describe(card, validation=card.validation_metrics)
+    figures = " · ".join(figure_texts(card_figures(card, data, None)))
+    text = f"alternative {rank} · {figures} · the best card that avoids the feature sets above it in the list"
+    return Status("feasible", text, objective=card.objective, elapsed=card.solve_time, details=details_text(cs),
+                  warning=cs.warning, level="warn" if cs.warning else "ok")
+
+
+def alternative_notice(rank: int, card: ScoringSystem, before: ScoringSystem | None, broken: list[str],
+                       data: Dataset, spec: Spec) -> str:
+    """What loading an alternative did: its features, its cost against the card ``before``,
+    the locks it keeps, the constraints it breaks."""
+    parts = [f"loaded alternative {rank}: " + (", ".join(card.points) or "no feature")]
+    if before is not None and before.train_metrics is not None:
+        then = card_figures(before, data, None)
+        now = card_figures(card, data, None)
+        if "error" in now and "error" in then:
+            parts.append(", ".join(f"{label} {change_text(now[k] - then[k])}" for k, label in
+                                   (("error", "error"), ("tpr", "TPR"), ("fpr", "FPR"))) + " vs the card before")
+        elif "log_loss" in now and "log_loss" in then:
+            parts.append(f"log-loss {now['log_loss'] - then['log_loss']:+.4f} vs the card before".replace("-", "\u2212"))
+    if spec.lock:
+        parts.append("keeps the locks " + ", ".join(f"{k} = {v}" for k, v in spec.lock.items()))
+    if broken:
+        parts.append("but it breaks " + "; ".join(broken))
+    return " · ".join(parts) + " · undo goes back"
+
+
+class AlternativesControls:
+    """The alternatives of :class:`~slimwidgets.widgets.controller.Controller` (a mixin: its
+    list is ``alts``; loading one is an undo step on the controller)."""
+
+    def settled_card(self, key: str) -> ScoringSystem | None:
+        """The solved card of the spec with this key, if it has one yet."""
+        hit = self._cache.get(key)
+        return hit if isinstance(hit, ScoringSystem) else None
+
+    def alternatives(self) -> dict:
+        """The alternatives list of the current spec as the studio shows it:
+        ``{"rows": [...], "state": {...}}`` (see :class:`~slimwidgets.widgets.rashomon.AlternativesList`)."""
+        return self.alts.view()
+
+    def wait_alternatives(self, timeout: float | None = 120.0) -> bool:
+        """Block until the alternatives search of the current spec has ended (tests, scripts)."""
+        return self.alts.wait(timeout)
+
+    def load_alternative(self, rank: int) -> ScoringSystem:
+        """Show the ``rank``-th card of the alternatives list (1 = the best): one undo step.
+
+        The spec stays as it is (every alternative was solved under it); the card is checked
+        against it again, and :attr:`notice` says what the load did: the features it uses, what
+        it costs against the card shown before, the locks it keeps, any constraint it breaks.
+        A later card is called "feasible": it is optimal only among the cards that avoid the
+        earlier feature sets.
+        """
+        card = self.alts.card(rank)
+        with self._lock:
+            self._check_open()
+            spec, before = self.spec, self._card
+            shown = as_alternative(card, spec, rank)
+            broken = check_card(shown, self.data, spec)
+            self._gen += 1
+            self._scheduler.cancel()
+            self._push(shown, spec, alternative_status(shown, rank, self.data), "load", None)
+            self._say(alternative_notice(rank, shown, before, broken, self.data, spec), "warning" if broken else "info")
+            self.alts.loaded = (shown, self.notice, self.notice_level)
+        self._emit("card", "notice", "alternatives")
+        return shown
