@@ -11,12 +11,15 @@ from ..core.scoring import ScoringSystem
 __all__ = ["EXPORT_FORMATS", "export_card"]
 
 EXPORT_FORMATS = {
-    "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py",
+    "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py", "sql": ".sql",
 }
 
 
 def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike | None = None) -> tuple[Path, str]:
     """Write ``card`` as ``fmt``; returns (path, the line of Python that reloads it).
+
+    ``sql`` is one ``SELECT`` that adds the score and the prediction to every row of a table
+    named ``patients`` whose columns are the card's rules (:meth:`ScoringSystem.to_sql`).
 
     The line carries its own import, so it runs as shown in any namespace.
     A file that cannot be written raises ``OSError`` naming the path and why.
@@ -27,7 +30,7 @@ def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike 
     path = Path(path) if path is not None else Path(f"scoring_system{EXPORT_FORMATS[fmt]}")
     text = {
         "json": card.to_json, "html": card.to_html, "latex": card.to_latex,
-        "markdown": card.to_markdown, "python": card.to_python,
+        "markdown": card.to_markdown, "python": card.to_python, "sql": card.to_sql,
     }[fmt]()
     try:
         path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
@@ -45,5 +48,6 @@ def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike 
         "latex": f"latex = open({p}, encoding='utf-8').read()",
         "markdown": f"import IPython.display; IPython.display.Markdown(filename={p})",
         "python": f"import runpy; predict = runpy.run_path({p})['predict']",
+        "sql": f"sql = open({p}, encoding='utf-8').read()  # SELECT ... FROM \"patients\": name your table",
     }[fmt]
     return path, line
