@@ -14,7 +14,8 @@ from ..core.status import describe, details_text
 from ..core.wording import spec_changes
 from ..fitting import check_card
 
-__all__ = ["Status", "status_of", "edit_cost", "signed", "edited_status", "load_notice"]
+__all__ = ["Status", "status_of", "edit_cost", "signed", "edited_status", "load_notice", "optimised_measure",
+           "change_text", "cost_text"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,36 @@ def _fmt_pts(v: float) -> str:
     return f"{v:+.1f} pt".replace("-", "\u2212")
 
 
+def change_text(d: float) -> str:
+    """A difference of shares in points; "same" when it rounds to nothing.
+
+    >>> change_text(-0.099), change_text(0.0001)
+    ('−9.9 pt', 'same')
+    """
+    return "same" if abs(d) < 0.0005 else _fmt_pts(100 * d)
+
+
+def optimised_measure(spec: Spec) -> str:
+    """The figure ``spec`` optimises, as a user reads it: ``"tpr"`` under a max-FPR cap alone
+    (the most sensitive card under the cap), ``"fpr"`` under a min-TPR floor alone, else
+    ``"error"``; ``"log-loss"`` for risk cards."""
+    if spec.loss == "logistic":
+        return "log-loss"
+    if spec.max_fpr is not None and spec.min_tpr is None:
+        return "tpr"
+    if spec.min_tpr is not None and spec.max_fpr is None:
+        return "fpr"
+    return "error"
+
+
+def cost_text(new: Metrics, old: Metrics, measure: str) -> str:
+    """How ``new`` differs from ``old`` in points, the optimised figure first and then the one
+    it trades against ("TPR −9.9 pt · FPR −3.1 pt" under a cap; "error +0.2 pt" without)."""
+    keys = {"tpr": ("tpr", "fpr"), "fpr": ("fpr", "tpr")}.get(measure, ("error",))
+    return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(getattr(new, k) - getattr(old, k))}"
+                      for k in keys)
+
+
 def status_of(card: ScoringSystem, *, solving_since: float | None = None) -> Status:
     """The status line of a card: :func:`describe`'s headline (with the held-out figures
     the card carries), its degenerate-card warning, and the solver figures as details.
@@ -78,10 +109,31 @@ def status_of(card: ScoringSystem, *, solving_since: float | None = None) -> Sta
     text = cs.headline if cs.warning is None else f"{cs.headline} · {cs.warning}"
     common = {"objective": card.objective, "bound": card.bound, "gap": card.gap, "details": details_text(cs),
               "warning": cs.warning, "proven": cs.proven}
-    if solving_since is not None:  # a passing incumbent: no warning yet, the settled card gets one
-        return Status("solving", "solving… · " + cs.headline, elapsed=time.time() - solving_since,
-                      started=solving_since, **common)
+    if solving_since is not None:
+        # a passing incumbent: its figures only. What is proven, and the warning, come with the
+        # settled card: a "proven best" beside a card that may still change would claim too much
+        figures = cs.headline.split(" · ")[0]
+        return Status("solving", "solving… · " + figures, elapsed=time.time() - solving_since,
+                      started=solving_since, **{**common, "proven": False, "warning": None})
     return Status(card.status, text, elapsed=card.solve_time, level=cs.level, **common)
+
+
+def same_figures(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
+    """Whether two cards read the same on screen: the same training figures and size (their
+    points may differ). Among such cards the one shown stays, so nothing reshuffles."""
+    if a is None or b is None or a.train_metrics is None or b.train_metrics is None or a.family != b.family:
+        return False
+    x, y = a.train_metrics, b.train_metrics
+    if a.family == "risk":
+        return a.size == b.size and round(x.log_loss, 4) == round(y.log_loss, 4)
+    return a.size == b.size and all(round(getattr(x, k), 4) == round(getattr(y, k), 4) for k in ("tpr", "fpr", "error"))
+
+
+def one_class(card: ScoringSystem) -> bool:
+    """A card that predicts one class for every training row (TPR and FPR both 0 or both 1):
+    a trivial card, never shown while a solve runs."""
+    m = card.train_metrics
+    return m is not None and m.tpr == m.fpr and m.tpr in (0.0, 1.0)
 
 
 def edited_status(edited: ScoringSystem, base: ScoringSystem | None, data: Dataset, spec: Spec) -> Status:
@@ -90,7 +142,8 @@ def edited_status(edited: ScoringSystem, base: ScoringSystem | None, data: Datas
     text = "edited (not optimized)"
     if base is not None and base.train_metrics is not None:
         c = edit_cost(edited.train_metrics, base.train_metrics)
-        change = f"log-loss {signed(c['log_loss'], 4)}" if "log_loss" in c else f"error {_fmt_pts(c['error'])}"
+        change = (f"log-loss {signed(c['log_loss'], 4)}" if "log_loss" in c
+                  else cost_text(edited.train_metrics, base.train_metrics, optimised_measure(spec)))
         text += f" · {change} vs the solved card"
     broken = check_card(edited, data, spec)
     if broken:

@@ -52,7 +52,8 @@ from ..core.wording import describe_spec, spec_changes
 from ..fitting import check_card
 from ..fitting.cards import card_from_incumbent
 from ..solvers.base import Incumbent
-from .card_status import Status, edit_cost, edited_status, load_notice, signed, status_of
+from .best_known import BestKnown, BestKnownControls
+from .card_status import Status, edit_cost, edited_status, load_notice, one_class, same_figures, signed, status_of
 from .exports import EXPORT_FORMATS, export_card
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .holdout import prepare_validation, risk_frame, split_holdout, studio_data, train_metrics
@@ -78,7 +79,7 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 
 # -- the controller --------------------------------------------------------------------------------
-class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews):
+class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -86,7 +87,8 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews):
     (:class:`~slimwidgets.widgets.history.UndoHistory`, :class:`~.history.UndoRedo`), the
     background frontier and path (:class:`~slimwidgets.widgets.sweeps.Sweeps`,
     :class:`~.sweeps.SweepViews`), the alternatives (:class:`~.rashomon.AlternativesList`,
-    :class:`~.rashomon.AlternativesControls`), the solves and their cache
+    :class:`~.rashomon.AlternativesControls`), the best card known from background work
+    (:class:`~.best_known.BestKnownControls`), the solves and their cache
     (:class:`~slimwidgets.widgets.solving.SolveCache`), the held-out rows
     (:mod:`~slimwidgets.widgets.holdout`), the status wording (:mod:`~.card_status`).
 
@@ -121,6 +123,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews):
         self._lock = threading.RLock()
         self._listeners: list[Callable[[set], None]] = []
         self._solver = SolveCache(data, self.measured, self._lock)
+        self._best = BestKnown(data)
         self._gen = 0
         self.spec: Spec = spec
         self._card: ScoringSystem | None = None
@@ -432,10 +435,16 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews):
 
         def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
             card = self._incumbent_card(spec, inc)
+            if one_class(card):
+                return  # a trivial card never flashes: the previous card stays, dimmed, until a real one
             status = status_of(card, solving_since=started)
             with self._lock:
                 if gen != self._gen or finished.is_set():
                     return
+                shown = self._card
+                if shown is not None and shown.spec is not None and shown.spec.key() == spec.key() \
+                        and same_figures(shown, card):
+                    return  # the same figures with other points: the card shown stays, nothing reshuffles
                 self._card_solving(card, status)
             self._emit("card")
 
@@ -468,3 +477,5 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews):
             self._emit("card", "notice")
             self.alts.plan()  # the settled card is the first of its alternatives
         self.sweeps.solved(spec, result)
+        if not reverted:
+            self._offer_cached()

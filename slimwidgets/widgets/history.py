@@ -19,7 +19,7 @@ class HistoryEntry:
 
     card: ScoringSystem | None
     spec: Spec
-    action: str  # solve | cache | edit | lock | undo | redo | load
+    action: str  # solve | cache | edit | lock | undo | redo | load | promote
     status: Status
     base: ScoringSystem | None = None  # for an edited card: the solved card it was edited from
     time: float = field(default_factory=time.time)

@@ -45,11 +45,15 @@ class StudioLayout:
         wide = _grow("320px", "260px", "460px")
         self.fpr_slider = W.FloatSlider(value=0.2 if s.max_fpr is None else s.max_fpr, min=0.0, max=1.0, step=0.01,
                                         description="max FPR", readout_format=".0%", continuous_update=True,
-                                        disabled=s.max_fpr is None, style=style, layout=wide)
+                                        disabled=s.max_fpr is None, style=style, layout=wide,
+                                        tooltip="the cap on FPR (false-positive rate: the share of negative rows "
+                                                "predicted positive); the card is the most sensitive one under it")
         self.fpr_none = W.Checkbox(value=s.max_fpr is None, description="no cap", indent=False, layout=_fixed())
         self.tpr_slider = W.FloatSlider(value=0.8 if s.min_tpr is None else s.min_tpr, min=0.0, max=1.0, step=0.01,
                                         description="min TPR", readout_format=".0%", continuous_update=True,
-                                        disabled=s.min_tpr is None, style=style, layout=wide)
+                                        disabled=s.min_tpr is None, style=style, layout=wide,
+                                        tooltip="the floor on TPR (true-positive rate, sensitivity: the share of "
+                                                "positive rows predicted positive)")
         self.tpr_none = W.Checkbox(value=s.min_tpr is None, description="no floor", indent=False, layout=_fixed())
         top = max(1, len(names))
         self.size_slider = W.IntSlider(value=top if s.max_size is None else min(s.max_size, top), min=0, max=top,

@@ -22,7 +22,7 @@ from ..core.spec import Spec
 from ..core.status import describe, details_text, percent
 from ..fitting import check_card
 from ..toolbox.alternatives import STOPS, Alternatives, as_alternative, risk_figures, search_alternatives
-from .card_status import Status, status_of
+from .card_status import Status, change_text, optimised_measure, status_of
 from .scheduler import BackgroundQueue
 
 if TYPE_CHECKING:
@@ -44,10 +44,6 @@ class _Run:
     result: Alternatives | None = None
     error: str | None = None
     started: float = field(default_factory=time.time)
-
-
-def _pt(v: float) -> str:
-    return f"{100 * v:+.1f} pt".replace("-", "\u2212")
 
 
 def card_figures(card: ScoringSystem, train: Dataset, held_out: Dataset | None) -> dict:
@@ -82,9 +78,20 @@ def _difference(f: dict, now: dict, measure: str) -> str:
     return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(f[k] - now[k])}" for k in keys)
 
 
-def change_text(d: float) -> str:
-    """A difference of shares in points; "same" when it rounds to nothing."""
-    return "same" if abs(d) < 0.0005 else _pt(d)
+def _beats(f: dict, now: dict, measure: str) -> bool:
+    """Whether a row's card is better than the card shown in the figure the settings optimise
+    (under a cap: a higher TPR, or the same TPR at a lower FPR)."""
+    tol = 0.0005
+    if "log_loss" in f and "log_loss" in now:
+        return f["log_loss"] < now["log_loss"] - 5e-5
+    if "error" not in f or "error" not in now:
+        return False
+    if measure in ("tpr", "fpr"):
+        first, second = measure, "fpr" if measure == "tpr" else "tpr"
+        sign = 1 if measure == "tpr" else -1
+        gain = sign * (f[first] - now[first])
+        return gain > tol or (abs(gain) <= tol and sign * (now[second] - f[second]) > tol)
+    return f["error"] < now["error"] - tol
 
 
 def _signed(d: float, digits: int) -> str:
@@ -162,6 +169,7 @@ class AlternativesList:
                 run.cards.append(card)
                 run.figures.append(figures)
             self._emit()
+            c.offer(card, "the alternatives search")
 
         try:
             result = search_alternatives(c.data, first.spec or c.spec, k=self.k, within=self.within,
@@ -196,9 +204,16 @@ class AlternativesList:
             figures = [] if run is None else list(run.figures)
         now = c.card
         now_figures = card_figures(now, c.data, c.validation) if now is not None and now.train_metrics else {}
-        measure = run.result.measure if run is not None and run.result is not None else _measure(c.spec)
-        rows = [self._row(i + 1, card, f, now, now_figures, measure) for i, (card, f) in enumerate(zip(cards, figures))]
+        measure = run.result.measure if run is not None and run.result is not None else optimised_measure(c.spec)
+        # the differences in the figure the settings optimise, also when the search's margin is in
+        # objective units (scores with no common step)
+        compared = optimised_measure(c.spec) if measure == "objective" else measure
+        rows = [self._row(i + 1, card, f, now, now_figures, compared) for i, (card, f) in enumerate(zip(cards, figures))]
         state = self._state(run, measure)
+        better = sum(_beats(f, now_figures, compared) for f in figures)
+        if better and state.get("text"):  # the card shown is not the best here (edited or loaded): said
+            state = {**state, "text": f"{state['text']} · {better} of them better than the card shown",
+                     "better": better}
         loaded = self.loaded
         if loaded is not None and loaded[0] is now:  # what the load did, beside the list, while its card shows
             state = {**state, "notice": loaded[1], "level": loaded[2]}
@@ -242,16 +257,6 @@ class AlternativesList:
         else:
             note = f"not exhaustive ({STOPS[run.result.stopped]}): more cards this close may exist"
         return {"phase": "done", "complete": run.result.complete, "text": f"{cards} · {note}"}
-
-
-def _measure(spec) -> str:
-    if spec.loss == "logistic":
-        return "log-loss"
-    if spec.max_fpr is not None and spec.min_tpr is None:
-        return "tpr"
-    if spec.min_tpr is not None and spec.max_fpr is None:
-        return "fpr"
-    return "error"
 
 
 def _margin_text(within: float, measure: str) -> str:

@@ -25,6 +25,7 @@ from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from . import charts
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
+from .card_status import optimised_measure
 from .layout import StudioLayout
 
 __all__ = ["Studio", "CardView", "ChartView", "AlternativesView", "card_payload", "risk_payload"]
@@ -96,6 +97,12 @@ def risk_payload(controller: Controller) -> list[dict] | None:
 _ids = itertools.count(1)
 
 
+def _status_words(status: dict | None) -> tuple:
+    """What the status line shows of a status (its clock ticks in the browser)."""
+    s = status or {}
+    return tuple(s.get(k) for k in ("state", "text", "level", "proven", "warning", "started", "conflicts"))
+
+
 def card_payload(controller: Controller) -> dict | None:
     """What the point table shows, all of it read from the controller's current card."""
     card = controller.card
@@ -114,10 +121,12 @@ def card_payload(controller: Controller) -> dict | None:
     if cost is not None and "log_loss" in cost:  # a risk card: in the figures it is judged by
         cost_text = (f"edit vs the solved card: log-loss {signed(cost['log_loss'], 4)} · "
                      f"AUC {signed(cost['auc'], 3)} · size {signed(cost['size'], 0)}")
-    elif cost is not None:  # "optimum" only for a proven one
+    elif cost is not None:  # "optimum" only for a proven one; the figure the settings optimise first
         against = "optimum" if base is not None and base.status == "optimal" else "the solved card"
-        cost_text = (f"edit vs {against}: error {cost['error']:+.1f} pt · TPR {cost['tpr']:+.1f} pt · "
-                     f"FPR {cost['fpr']:+.1f} pt · size {cost['size']:+d}").replace("+-", "−").replace("-", "−")
+        first = {"tpr": ("tpr", "fpr", "error"), "fpr": ("fpr", "tpr", "error")}.get(
+            optimised_measure(spec), ("error", "tpr", "fpr"))
+        figures = " · ".join(f"{'error' if k == 'error' else k.upper()} {cost[k]:+.1f} pt" for k in first)
+        cost_text = f"edit vs {against}: {figures} · size {cost['size']:+d}".replace("+-", "−").replace("-", "−")
     m, v = card.train_metrics, card.validation_metrics
     metrics = None if m is None else " · ".join(
         [_metrics_text("train", m)] + ([] if v is None else [_metrics_text("validation", v)])
@@ -165,6 +174,8 @@ class Studio(StudioLayout, W.VBox):
         self._ui_lock = threading.RLock()
         self._syncing = False
         self._charts_for: bool | None = None  # whether the charts are built for risk cards (None: not yet)
+        self._card_sent: ScoringSystem | None = None  # the card (and state, spec) the card view was last sent
+        self._state_sent: tuple | None = None
         self._closed = False
         self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
                                      sample_weight=sample_weight, validation=validation, holdout=holdout,
@@ -431,10 +442,15 @@ class Studio(StudioLayout, W.VBox):
     def _refresh_card(self) -> None:
         with self._ui_lock:
             c = self.controller
-            payload = card_payload(c)
+            status, card = c.status.to_dict(), c.card
             with self.card_view.hold_sync():
-                self.card_view.status = c.status.to_dict()
-                self.card_view.card = payload
+                # the status line changes only when what it says changes (not its clock or bound)
+                if _status_words(status) != _status_words(self.card_view.status):
+                    self.card_view.status = status
+                shown = (c.status.state, c.spec.key(), c.base_card)
+                if card is not self._card_sent or shown != self._state_sent:
+                    self.card_view.card = card_payload(c)
+                    self._card_sent, self._state_sent = card, shown
             self.undo_button.disabled = not c.can_undo
             self.redo_button.disabled = not c.can_redo
 

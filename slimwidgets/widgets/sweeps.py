@@ -105,6 +105,8 @@ class Sweeps:
                 return
             self._record(kind, key, param, result)
         c._emit("frontier")
+        c.offer(result if isinstance(result, ScoringSystem) else None,
+                "the frontier" if kind == "fpr" else "the size path")
 
     def solved(self, spec: Spec, result) -> None:
         """An interactive solve that is also a point of the current plan fills it in."""
