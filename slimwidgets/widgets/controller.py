@@ -61,6 +61,7 @@ from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
 from .solving import Failure, SolveCache
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
+from .warmup import WARMING_TEXT, RiskWarmup
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
 
 __all__ = [
@@ -124,6 +125,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         self._listeners: list[Callable[[set], None]] = []
         self._solver = SolveCache(data, self.measured, self._lock)
         self._best = BestKnown(data)
+        self._warmup = RiskWarmup()
         self._gen = 0
         self.spec: Spec = spec
         self._card: ScoringSystem | None = None
@@ -242,7 +244,8 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                 self._scheduler.submit((self._gen, spec, action))
                 self._undo.drop_redo()  # a new request drops the redo tail
                 # the previous card stays on screen (dimmed) until the first incumbent arrives
-                self.status = Status("solving", "solving…", started=time.time())
+                warming = spec.loss == FAMILY_LOSS["risk"] and self._warmup.busy
+                self.status = Status("solving", WARMING_TEXT if warming else "solving…", started=time.time())
         self._plan_background(also=("spec", "card", "notice"))
 
     # -- edit -----------------------------------------------------------------------------------
@@ -349,7 +352,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
 
     def threads(self) -> list[threading.Thread]:
         """This controller's live worker threads."""
-        workers = (self._scheduler.thread, self.sweeps.queue.thread, self.alts.queue.thread)
+        workers = (self._scheduler.thread, self.sweeps.queue.thread, self.alts.queue.thread, self._warmup.thread)
         return [t for t in workers if t is not None and t.is_alive()]
 
     def close(self, timeout: float = 10.0) -> bool:
@@ -359,7 +362,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
             self._gen += 1
         a = self._scheduler.close(timeout)
         b = self.sweeps.queue.close(timeout)
-        return self.alts.close(timeout) and a and b
+        return self.alts.close(timeout) and self._warmup.join(timeout) and a and b
 
     @property
     def closed(self) -> bool:
@@ -479,3 +482,4 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         self.sweeps.solved(spec, result)
         if not reverted:
             self._offer_cached()
+            self._warmup.start()  # the first switch to risk cards will not wait for a compile
