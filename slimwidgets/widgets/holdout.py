@@ -12,7 +12,7 @@ import pandas as pd
 from ..core.data import Dataset, prepare_data
 from ..core.scoring import Metrics, ScoringSystem
 
-__all__ = ["train_metrics", "split_holdout", "prepare_validation", "studio_data", "risk_frame"]
+__all__ = ["train_metrics", "split_holdout", "prepare_validation", "studio_data", "risk_frame", "calibration_bands"]
 
 
 def labels_of(data: Dataset) -> np.ndarray:
@@ -122,3 +122,59 @@ def risk_frame(card: ScoringSystem, train: Dataset, held_out: Dataset | None) ->
         frame = frame.join(_observed(card, held_out).add_prefix("val_"), how="outer")
     frame.insert(0, "predicted", card.predicted_risk(frame.index.to_numpy()))
     return frame.rename_axis("score").reset_index()
+
+
+#: a calibration band holds at least this many training rows (and this share of them)
+BAND_ROWS, BAND_SHARE = 20, 0.05
+
+
+def calibration_bands(frame: pd.DataFrame) -> pd.DataFrame:
+    """A risk card's calibration, by score band: sparse scores grouped so that each band holds
+    at least ``BAND_ROWS`` training rows (and ``BAND_SHARE`` of them); per band its scores, the
+    mean predicted risk of its training rows, and the observed rate with its 95 % Wilson
+    interval on the training rows (``set="train"``) and, with held-out rows, on them
+    (``set="validation"``, the same bands, the mean predicted risk of those rows).
+
+    ``frame`` is :func:`risk_frame`'s table (one row per total score).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"score": [0, 1, 2], "predicted": [0.1, 0.5, 0.9],
+    ...                       "train_count": [30.0, 5.0, 25.0], "train_events": [3.0, 2.0, 22.0]})
+    >>> calibration_bands(frame)[["band", "rows", "events"]].values.tolist()
+    [['0', 30.0, 3.0], ['1–2', 30.0, 24.0]]
+    """
+    from ..toolbox.risk import wilson_interval
+
+    counts = frame["train_count"].fillna(0).to_numpy(dtype=float)
+    need = max(BAND_ROWS, BAND_SHARE * counts.sum())
+    bands, current, held = [], [], 0.0
+    for i, n in enumerate(counts):
+        current.append(i)
+        held += n
+        if held >= need:
+            bands.append(current)
+            current, held = [], 0.0
+    if current:  # a last band too small to stand alone joins the one before it
+        if bands:
+            bands[-1] += current
+        else:
+            bands.append(current)
+    rows = []
+    for prefix, which in (("train_", "train"), ("val_", "validation")):
+        if prefix + "count" not in frame:
+            continue
+        for members in bands:
+            part = frame.iloc[members]
+            n = float(part[prefix + "count"].fillna(0).sum())
+            if n <= 0:
+                continue
+            k = float(part[prefix + "events"].fillna(0).sum())
+            lo, hi = wilson_interval(k, n)
+            scores = part["score"].tolist()
+            name = f"{scores[0]:g}" if len(scores) == 1 else f"{scores[0]:g}–{scores[-1]:g}"
+            weights = part[prefix + "count"].fillna(0).to_numpy(dtype=float)
+            rows.append({"band": name.replace("-", "\u2212"), "set": which, "rows": n,
+                         "events": k, "predicted": float(np.average(part["predicted"], weights=weights)),
+                         "observed": k / n, "lower": float(lo), "upper": float(hi)})
+    return pd.DataFrame(rows, columns=["band", "set", "rows", "events", "predicted", "observed", "lower", "upper"])

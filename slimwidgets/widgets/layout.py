@@ -154,7 +154,7 @@ class StudioLayout:
         column = W.VBox([self.card_view, self.alts_view],
                         layout=W.Layout(flex="1 1 340px", min_width="280px", max_width="620px", overflow="visible"))
         column.add_class("sw-card-column")
-        charts = _row([self.roc_view, self.path_view], "sw-charts", flex="1 1 340px", align_items="flex-start",
+        charts = _row([self.roc_view, self.path_view, self.calib_view], "sw-charts", flex="1 1 340px", align_items="flex-start",
                       min_width="0", grid_gap="14px 16px")
         top = _row([column, charts], "sw-top", align_items="flex-start", grid_gap="8px 16px")
         pair = {"flex": "1 1 360px", "max_width": "560px", "flex_flow": "row nowrap"}

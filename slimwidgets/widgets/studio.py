@@ -26,6 +26,7 @@ from ..core.spec import Spec
 from . import charts
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
 from .card_status import optimised_measure
+from .holdout import calibration_bands
 from .layout import StudioLayout
 
 __all__ = ["Studio", "CardView", "ChartView", "AlternativesView", "card_payload", "risk_payload"]
@@ -203,6 +204,9 @@ class Studio(StudioLayout, W.VBox):
         self.path_view.add_class("sw-path")
         self.roc_view.observe(self._on_click, "clicked")
         self.path_view.observe(self._on_click, "clicked")
+        # a risk card's calibration (predicted risk against what happened), shown for risk cards only
+        self.calib_view = ChartView(layout=W.Layout(display="none"))
+        self.calib_view.add_class("sw-calibration")
         self._build_alternatives()
 
     def _build_alternatives(self) -> None:
@@ -468,11 +472,14 @@ class Studio(StudioLayout, W.VBox):
             else:
                 roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"])
+            calib_data = charts.calibration_datasets(self._calibration() if risk else None)
             specs = None
             if self._charts_for != risk:  # the structure changes only with the family
                 self._charts_for = risk
                 specs = self._chart_specs(f, risk)
-            for i, (view, data) in enumerate(((self.roc_view, roc_data), (self.path_view, path_data))):
+                self.calib_view.layout.display = None if risk else "none"
+            views = ((self.roc_view, roc_data), (self.path_view, path_data), (self.calib_view, calib_data))
+            for i, (view, data) in enumerate(views):
                 with view.hold_sync():  # a new structure arrives with its own rows
                     if specs is not None:
                         view.spec = specs[i]
@@ -486,7 +493,7 @@ class Studio(StudioLayout, W.VBox):
             return self.controller.family
         return "risk" if card.family == "risk" else "decision"
 
-    def _chart_specs(self, f: dict[str, pd.DataFrame], risk: bool) -> tuple[dict, dict]:
+    def _chart_specs(self, f: dict[str, pd.DataFrame], risk: bool) -> tuple[dict, dict, dict]:
         held_out = self.controller.validation is not None
         if risk:
             roc = charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out)
@@ -494,7 +501,13 @@ class Studio(StudioLayout, W.VBox):
         else:
             roc = charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out)
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out)
-        return charts.split_datasets(roc)[0], charts.split_datasets(path)[0]
+        calib = charts.calibration_chart(self._calibration() if risk else None, held_out=held_out)
+        return charts.split_datasets(roc)[0], charts.split_datasets(path)[0], charts.split_datasets(calib)[0]
+
+    def _calibration(self) -> pd.DataFrame | None:
+        """The risk card's calibration bands (None for a decision card)."""
+        table = self.controller.risk_table()
+        return None if table is None else calibration_bands(table)
 
     def _sync_controls(self) -> None:
         """Show the current spec in every control (after undo, redo, load, or a refused value)."""
