@@ -302,16 +302,7 @@ class _Progress:
     one. The solver threads report; the main thread prints (``tick``)."""
 
     def __init__(self, data, spec, stream=None):
-        import numpy as np
-
-        from .core.formulation import build_formulation
-        from .core.status import limit_scale
-
         self.data, self.spec, self.stream = data, spec, stream or sys.stderr
-        self.labels = np.where(data.y == 1, data.positive, data.negative)
-        # how a bound reads in the user's units, as fit stores it on its cards
-        scale = limit_scale(build_formulation(data, spec))
-        self.limits = None if scale is None else scale.to_dict()
         self.lock = threading.Lock()
         self.best, self.bound, self.fresh = None, -math.inf, False
         # the first line after a second: a fit that ends sooner prints only its card
@@ -336,21 +327,17 @@ class _Progress:
 
     def describe(self, inc, bound: float) -> str:
         """The headline of the card found so far, in the same words as the final card's."""
-        from dataclasses import replace
-
-        from .core.scoring import ScoringSystem
         from .core.status import describe
-        from .solvers.base import relative_gap
+        from .fitting.cards import card_from_incumbent
 
-        bound = min(bound, inc.objective) if math.isfinite(bound) else None
-        card = ScoringSystem(
-            self.data.feature_names, tuple(int(c) for c in inc.coefficients), int(inc.intercept),
-            positive=self.data.positive, negative=self.data.negative, status="feasible",
-            objective=inc.objective, bound=bound, gap=None if bound is None else relative_gap(inc.objective, bound),
-            solve_time=time.perf_counter() - self.t0, spec=self.spec, binary=tuple(self.data.binary),
-            positive_name=self.data.positive_name, details={"limits": self.limits}, zero_score=self.spec.zero_score,
-        )
-        card = replace(card, train_metrics=card.metrics(self.data.X, self.labels, sample_weight=self.data.weight))
+        limits = None
+        if inc.limits is None and inc.multiplier is None:  # an incumbent not reported by fit carries none
+            from .core.formulation import build_formulation
+            from .fitting.cards import limits_in_user_units
+
+            limits = limits_in_user_units(build_formulation(self.data, self.spec))
+        card = card_from_incumbent(self.data, self.spec, inc, bound=bound, solve_time=time.perf_counter() - self.t0,
+                                   limits=limits)
         return describe(card).headline
 
 
