@@ -68,11 +68,19 @@ def test_the_solver_streams_its_rising_bound(paper_data, in_child):
     X, y = paper_data("heart")
     form = build_formulation(prepare_data(X, y), sw.make_spec(C0=0.01))
     heard = []
-    result = solve_formulation(form, time_limit=2.0, on_bound=heard.append,
-                               cancel=threading.Event() if in_child else None)
+    cancel = threading.Event() if in_child else None
+
+    def hear(bound):  # the child is stopped once bounds stream: no wait on a loaded machine's clock
+        heard.append(bound)
+        if cancel is not None and len(heard) >= 3:
+            cancel.set()
+
+    # in process nothing but the clock stops HiGHS: a limit generous enough for a busy machine
+    result = solve_formulation(form, time_limit=60.0 if in_child else 10.0, on_bound=hear, cancel=cancel)
     assert heard, "no bound was streamed"
     assert heard == sorted(heard) and all(math.isfinite(b) for b in heard)
-    assert result.status == "time_limit" and heard[-1] <= result.bound + 1e-9 <= result.objective + 1e-9
+    assert result.status in ("time_limit", "interrupted", "optimal")
+    assert heard[-1] <= result.bound + 1e-9 <= result.objective + 1e-9
 
 
 def test_every_incumbent_carries_the_best_bound_seen(paper_data):

@@ -90,8 +90,13 @@ def test_heuristic_cards_say_so_and_keep_every_constraint(paper_data):
     if card.bound is not None:  # the cutting planes' bound, a relaxation with a real multiplier
         # the bound in the user's terms on the status line; the solver's gap only in its details
         floor = card.bound - card.size * max(card.details["C0"])  # log-loss of every card this size or smaller
-        assert card.bound < card.objective and f"train log-loss ≥ {floor:.4f}" in card.status_line()
-        assert "gap" not in card.status_line()
+        assert card.bound < card.objective and "gap" not in card.status_line()
+        # how far the planes get in 3 s depends on the machine's load: a floor that rounds to
+        # nothing is not a limit worth stating, any other is stated in the user's terms
+        if round(floor, 4) > 0:
+            assert f"train log-loss ≥ {floor:.4f}" in card.status_line()
+        else:
+            assert "no proven limit yet" in card.status_line()
     assert card.size <= 4 and card.points.get("Age_geq_60", 0) > 0 and "Male" not in card.points
     assert card.points.get("ChestPain_eq_asymptomatic", 0) in (0, 2, 4)
     assert sum(n in card.points for n in ("Thal_eq_Normal", "Thal_eq_ReversableDefect")) <= 1
