@@ -7,12 +7,13 @@ import threading
 import time
 import warnings
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..solvers import _kernels
 from ..core.data import Dataset, prepare_data
+from ..core.rules import build_rules, options_by_variable
 from ..core.formulation import Formulation, build_formulation, intercept_box
 from ..core.scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
@@ -67,13 +68,25 @@ def fit(
     on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None,
     on_bound: Callable[[float], None] | None = None,
+    rules: Any = None,
+    cuts: Mapping[str, Sequence[float]] | None = None,
     **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
 
     Parameters
     ----------
-    X : DataFrame of numeric/bool columns, or a 2-D array (with ``feature_names``)
+    X : a DataFrame (a raw table: numbers, text, categories, booleans, missing values), or a
+        2-D numeric array (with ``feature_names``).
+    rules : how a raw table becomes 0/1 rules (:class:`slimwidgets.RuleBuilder`): None (the
+        default) builds them when ``X`` has a column that is not numeric or boolean, or a
+        missing value, or when ``cuts`` are given, and otherwise takes numeric columns as they
+        are (a real column then gets "8 points × bmi"); True always builds them (a points
+        table by variable); False never; a ``RuleBuilder`` gives its settings. The card keeps
+        the fitted builder and applies it to raw rows in ``predict`` and every export;
+        ``exclude``, ``signs`` and ``penalties`` may then name a variable for all its rules.
+    cuts : the user's own cut points, ``{"age": [40, 50, 60]}`` (rules ``age >= 40`` ...);
+        other numeric columns get round cut points near their quantiles.
     y : labels with exactly two values; ``positive`` picks the predicted class
         (default: the larger label, e.g. 1 or True).
     sample_weight : optional non-negative weights per row.
@@ -138,10 +151,15 @@ def fit(
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
     _warm_up()
     started = time.perf_counter()  # the time limit covers reading the data too
+    X, builder = build_rules(X, rules, cuts)
+    if builder is not None:
+        options = options_by_variable(builder, options)
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
     spec = spec if spec is not None else make_spec(**options)
     card = fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound,
                        _started=started)
+    if builder is not None:  # the card applies its rules to raw rows from now on
+        card = replace(card, rules=builder)
     problem = degeneracy(card)
     if problem is not None:  # sweeps call fit_dataset: a cap of 0 % may rightly say "no" to all
         warnings.warn(problem, DegenerateCardWarning, stacklevel=2)
