@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data
+from ..core.rules import build_rules, options_by_variable
 from ..fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.formulation import build_formulation
 from ..core.scoring import Metrics, ScoringSystem
@@ -360,17 +361,22 @@ class Controller:
                 raise TypeError("holdout= splits X and y: give them (not a prepared data=)")
             X, y, sample_weight, X_val, y_val, w_val = split_holdout(X, y, holdout, sample_weight=sample_weight,
                                                                      random_state=random_state)
+        # a raw table becomes rules fit on the training rows alone; every card carries them
+        self.rules = None
         if data is None:
             if X is None or y is None:
                 raise TypeError("give X and y (or a prepared data=)")
+            X, self.rules = build_rules(X, options.pop("rules", None), options.pop("cuts", None))
+            if self.rules is not None:
+                options = options_by_variable(self.rules, options)
             data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
         self.validation: Dataset | None = None  # the held-out rows, prepared like the training rows
         if holdout is not None:
-            self.validation = prepare_validation(X_val, y_val, data, sample_weight=w_val)
+            self.validation = prepare_validation(self._as_rules(X_val), y_val, data, sample_weight=w_val)
         elif validation is not None:
             if not isinstance(validation, (tuple, list)) or len(validation) != 2:
                 raise TypeError("validation must be a pair (X_val, y_val)")
-            self.validation = prepare_validation(*validation, data)
+            self.validation = prepare_validation(self._as_rules(validation[0]), validation[1], data)
         if spec is not None and options:
             raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
         if spec is None:
@@ -461,9 +467,16 @@ class Controller:
             return []
         return check_card(self._card, self.data, self.spec)
 
+    def _as_rules(self, X: Any) -> Any:
+        """Held-out raw rows through the training rows' rules (unchanged without rules)."""
+        return X if self.rules is None else self.rules.transform(X)
+
     def measured(self, card: ScoringSystem) -> ScoringSystem:
-        """``card`` with its training metrics and, with held-out rows, its validation metrics."""
-        changes: dict[str, Metrics] = {}
+        """``card`` with its training metrics and, with held-out rows, its validation metrics
+        (and, from a raw table, its rules, so that it scores and exports raw rows)."""
+        changes: dict[str, Any] = {}
+        if self.rules is not None and card.rules is None:
+            changes["rules"] = self.rules
         if card.train_metrics is None:
             changes["train_metrics"] = train_metrics(card, self.data)
         if self.validation is not None and card.validation_metrics is None:
