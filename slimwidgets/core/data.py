@@ -174,7 +174,8 @@ def labels_to_sign(y: Any, positive: Any = None) -> tuple[np.ndarray, Any, Any]:
     if values.size == 0:
         raise ValueError("y is empty")
     if pd.isna(values).any():
-        raise ValueError(f"y has {int(pd.isna(values).sum())} missing labels")
+        raise ValueError(f"y has {int(pd.isna(values).sum())} missing labels; drop those rows (a card cannot "
+                         "learn from a row without a label)")
     classes = [_plain(c) for c in pd.unique(values)]
     if len(classes) < 2:
         raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs examples of both classes")
