@@ -79,7 +79,8 @@ def _share_at_or_above(ordered: np.ndarray, cut: float) -> float:
 def human_cut(ordered: np.ndarray, q: float, tolerance: float) -> float:
     """The roundest cut near ``q``: a multiple of 5, 2.5, 2 or 1 times a power of ten whose rule
     ``x >= cut`` holds for a share of ``ordered`` (sorted, non-missing values) within
-    ``tolerance`` of the share ``x >= q`` holds for; coarser steps first. Falls back to the
+    ``tolerance`` of the share ``x >= q`` holds for; coarser steps first, down to steps of about
+    a thousandth of the range (whole numbers for whole-number data). Falls back to the
     observed value nearest ``q`` when no round number is close enough.
 
     >>> v = np.sort(np.array([31.2, 38.9, 44.1, 47.5, 49.6, 51.3, 58.8, 61.7, 66.4, 72.0]))
@@ -90,7 +91,8 @@ def human_cut(ordered: np.ndarray, q: float, tolerance: float) -> float:
     target = _share_at_or_above(ordered, q)
     top = math.floor(math.log10(max(hi - lo, abs(q), 1e-12)))
     whole = bool(np.all(ordered == np.round(ordered)))  # whole numbers (ages, counts) get whole cuts
-    for exponent in range(top, (0 if whole else top - 6) - 1, -1):
+    # steps down to a thousandth of the range: finer "round" numbers would read as measurements
+    for exponent in range(top, (max(0, top - 2) if whole else top - 2) - 1, -1):
         for mult in _STEPS:
             step = mult * 10.0 ** exponent
             decimals = max(0, -exponent + 1)
