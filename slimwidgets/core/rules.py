@@ -209,6 +209,13 @@ class RuleBuilder:
             setattr(self, k, v)
         return self
 
+    def __sklearn_tags__(self):
+        """A transformer that takes missing values, text and categories (scikit-learn >= 1.6)."""
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False), transformer_tags=TransformerTags(),
+                    input_tags=InputTags(allow_nan=True, string=True, categorical=True))
+
     def __repr__(self) -> str:
         changed = {k: v for k, v in self.get_params().items() if v != RuleBuilder().get_params()[k]}
         return "RuleBuilder(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"

@@ -114,6 +114,9 @@ def test_scikit_learn_conventions():
     X = raw_table()
     b = RuleBuilder(n_cuts=2)
     assert clone(b).get_params() == b.get_params()
+    from sklearn.utils import get_tags
+
+    assert get_tags(b).input_tags.allow_nan and get_tags(b).input_tags.string
     with pytest.raises(NotFittedError):
         b.transform(X)
     y = (X.age > 60).astype(int)
