@@ -135,20 +135,27 @@ def _column_type(name: str, col: pd.Series) -> str:
         return "category"
     if pd.api.types.is_numeric_dtype(col):
         return "number"
-    present = col.dropna()
-    kinds = {"text" if isinstance(v, str) else "number" if isinstance(v, numbers.Real) and not isinstance(v, bool)
-             else "bool" if isinstance(v, (bool, np.bool_)) else type(v).__name__ for v in present}
+    example: dict[str, Any] = {}  # the first value of each kind, for the message
+    for v in col.dropna():
+        example.setdefault(_value_kind(v), v)
+    kinds = set(example)
     if kinds <= {"number"}:
         return "number"
     if kinds <= {"text"}:
         return "category"
     if any(k in kinds for k in ("Timestamp", "datetime", "date", "time", "Timedelta")):
         raise TypeError(f"column {name!r} holds dates or times; turn it into a number first or drop it")
-    examples = [next(repr(v) for v in present if (type(v).__name__ if not isinstance(v, str) else "text") == k
-                     or (k == "number" and isinstance(v, numbers.Real)) or (k == "bool" and isinstance(v, bool)))
-                for k in sorted(kinds)][:3]
+    shown = ", ".join(repr(example[k]) for k in sorted(kinds)[:3])
     raise TypeError(f"column {name!r} mixes values of different types ({', '.join(sorted(kinds))}; "
-                    f"e.g. {', '.join(examples)}); make it all numbers or all text")
+                    f"e.g. {shown}); make it all numbers or all text")
+
+
+def _value_kind(v: Any) -> str:
+    if isinstance(v, str):
+        return "text"
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    return "number" if isinstance(v, numbers.Real) else type(v).__name__
 
 
 class RuleBuilder:
