@@ -8,8 +8,8 @@ measurements; target: male), statsmodels' ``fair`` (affairs; occupations as cate
 Every method gets the raw training part of each fold, makes its own 0/1 features on it, and
 gives a card of at most 5 of them (so at most 5 variables), points in -5..5:
 
-- ``slim raw``: :func:`slimwidgets.fit` on the raw table (its rule builder: round cut points
-  near the quartiles, levels, a rule for missing values), ``max_size=5``;
+- ``slim raw``: :func:`slimwidgets.fit` on the raw table with ``rules=True`` (its rule builder:
+  round cut points near the quartiles, levels, a rule for missing values), ``max_size=5``;
 - ``FasterRisk``: text columns one-hot encoded (missing as a level), then FasterRisk's own
   ``BinBinarizer`` (thresholds at sampled observed values, a NaN indicator per column with
   missing values), then ``RiskScoreOptimizer(k=5)``; positive when its score is > 0;
@@ -96,7 +96,8 @@ def is_round(cut: float, span: float) -> bool:
 
 
 def slim_raw(Xtr, ytr, time_limit):
-    card = sw.fit(Xtr, ytr, max_size=K, coef_range=POINTS, time_limit=time_limit)
+    # rules=True: an all-numeric table (breast cancer) gets rules too, not a linear card
+    card = sw.fit(Xtr, ytr, max_size=K, coef_range=POINTS, time_limit=time_limit, rules=True)
     return card.score, card.predict, card.size, card.status, _round_cuts(card, Xtr)
 
 
@@ -153,7 +154,7 @@ def auc(scores, y) -> float:
     return float(roc_auc_score(y, scores)) if len(np.unique(y)) == 2 else math.nan
 
 
-def run(datasets, folds, time_limit, with_fasterrisk):
+def run(datasets, folds, time_limit, with_fasterrisk, csv_path=None):
     from sklearn.model_selection import StratifiedKFold
 
     methods = [("slim raw", slim_raw), ("AutoScore-style", autoscore)]
@@ -180,6 +181,8 @@ def run(datasets, folds, time_limit, with_fasterrisk):
                              "status": status, "round_cuts": rounds})
                 print(f"{name} fold {fold + 1} {label}: test error {100 * rows[-1]['test_error']:.1f} %",
                       file=sys.stderr, flush=True)
+                if csv_path:  # every fold as it ends: a long run stopped midway keeps what it did
+                    pd.DataFrame(rows).to_csv(csv_path, index=False)
     return pd.DataFrame(rows)
 
 
@@ -217,9 +220,7 @@ def main() -> None:
     parser.add_argument("--no-fasterrisk", action="store_true")
     parser.add_argument("--csv", help="also write the per-fold rows here")
     args = parser.parse_args()
-    frame = run(args.datasets, args.folds, args.time_limit, not args.no_fasterrisk and has_fasterrisk())
-    if args.csv:
-        frame.to_csv(args.csv, index=False)
+    frame = run(args.datasets, args.folds, args.time_limit, not args.no_fasterrisk and has_fasterrisk(), args.csv)
     print(table(frame))
     print()
     print(verdict(frame))
