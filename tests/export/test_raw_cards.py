@@ -185,3 +185,24 @@ def test_cuts_flow_through_fit_cv_and_the_estimator():
     assert clf.predict(X).tolist() == clf.scoring_system_.predict(X).tolist()
     signed = sw.fit(X, y, max_size=4, signs={"age": "-"}, time_limit=10)  # a variable name: all its rules
     assert all(p <= 0 for n, p in signed.points.items() if n.startswith("age"))
+
+
+def test_card_data_checks_what_the_code_generators_write():
+    from slimwidgets.export import CardData, render_python, render_sql
+
+    rows = (("age >= 50", 2), ("sex = other", 1))
+    defs = (("age", "ge", 50.0), ("sex", "other", ("F", "M")))
+    card = CardData(rows, 2, "yes", (True, True), variables=(("age", (("< 50", 0), ("≥ 50", 2))),), rule_defs=defs)
+    namespace = {}
+    exec(render_python(card), namespace)
+    assert namespace["score"]({"age": 61, "sex": "X"}) == 3 and namespace["score"]({"age": None, "sex": None}) == 0
+    assert """"sex" IS NOT NULL AND "sex" NOT IN ('F', 'M')""" in render_sql(card)
+
+    class Sneaky(str):
+        def __repr__(self):
+            return "__import__('os').system('echo pwned')"
+
+    for bad, error in (((("age", "between", 1.0),), ValueError), ((("age", "ge", float("nan")),), ValueError),
+                       ((("sex", "eq", Sneaky("F")),), TypeError), ((("sex", "eq", ["F"]),), TypeError)):
+        with pytest.raises(error):
+            CardData(rows[:1], 2, "yes", (True,), rule_defs=bad)
