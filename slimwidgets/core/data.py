@@ -123,7 +123,8 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
             raise TypeError(f"complex-valued columns: {complex_cols}; scoring systems need real-valued features")
         if bad:
             raise TypeError(
-                f"non-numeric columns: {bad}; encode them as numbers first (e.g. one 0/1 column per category)"
+                f"non-numeric columns: {bad}; encode them as numbers first (e.g. one 0/1 column per category), "
+                "or turn the table into rules with sw.RuleBuilder (sw.fit does so unless rules=False)"
             )
         try:
             matrix = X.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -155,7 +156,9 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
     if not finite.all():
         cols = [names[j] for j in np.flatnonzero(~finite.all(axis=0))]
         count = int((~finite).sum())
-        raise ValueError(f"X has {count} missing or infinite values, in columns {cols}; impute or drop them first")
+        raise ValueError(f"X has {count} missing or infinite values, in columns {cols}; impute or drop them first, "
+                         "or give missing values a rule of their own with sw.RuleBuilder (sw.fit does so unless "
+                         "rules=False)")
     return matrix, names
 
 
