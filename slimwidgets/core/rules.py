@@ -28,7 +28,7 @@ import pandas as pd
 from .data import DataWarning
 
 __all__ = ["Rule", "RuleBuilder", "KINDS", "needs_rules", "human_cut", "rule_values", "build_rules",
-           "options_by_variable"]
+           "options_by_variable", "rules_from_options"]
 
 #: What each kind of rule tests; ``pass`` copies a column as it is (a 0/1 or count feature).
 KINDS = ("ge", "lt", "eq", "other", "is", "missing", "pass")
@@ -542,3 +542,12 @@ def options_by_variable(builder: "RuleBuilder", options: dict) -> dict:
         if isinstance(out.get(key), Mapping):
             out[key] = {r: v for n, v in out[key].items() for r in expand(n)}
     return out
+
+
+def rules_from_options(X: Any, options: Mapping[str, Any]) -> tuple[Any, "RuleBuilder | None", dict]:
+    """:func:`build_rules` with ``rules`` and ``cuts`` taken out of a function's keyword options;
+    the other options come back with variables standing for their rules
+    (:func:`options_by_variable`). Returns ``(X for the engine, builder or None, options)``."""
+    options = dict(options)
+    X, builder = build_rules(X, options.pop("rules", None), options.pop("cuts", None))
+    return X, builder, options if builder is None else options_by_variable(builder, options)

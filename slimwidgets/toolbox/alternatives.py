@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.data import Dataset, prepare_data
-from ..core.rules import build_rules, options_by_variable
+from ..core.rules import rules_from_options
 from ..fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.losses import sigmoid
 from ..core.scoring import ScoringSystem, score_auc
@@ -122,9 +122,7 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
         raise ValueError(f"k must be a whole number >= 1, got {k!r}")
     if not 0 <= within:
         raise ValueError(f"within must be >= 0, got {within!r}")
-    X, builder = build_rules(X, options.pop("rules", None), options.pop("cuts", None))
-    if builder is not None:
-        options = options_by_variable(builder, options)
+    X, builder, options = rules_from_options(X, options)
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     cards = search_alternatives(data, make_spec(**options), k=k, within=within, cancel=cancel)
     if builder is not None:  # every card applies the same rules to raw rows

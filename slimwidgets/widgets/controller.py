@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data
-from ..core.rules import build_rules, options_by_variable
+from ..core.rules import rules_from_options
 from ..fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.formulation import build_formulation
 from ..core.scoring import Metrics, ScoringSystem
@@ -366,9 +366,7 @@ class Controller:
         if data is None:
             if X is None or y is None:
                 raise TypeError("give X and y (or a prepared data=)")
-            X, self.rules = build_rules(X, options.pop("rules", None), options.pop("cuts", None))
-            if self.rules is not None:
-                options = options_by_variable(self.rules, options)
+            X, self.rules, options = rules_from_options(X, options)
             data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
         self.validation: Dataset | None = None  # the held-out rows, prepared like the training rows
         if holdout is not None:
