@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from .data import DataWarning
+from .variables import LEVEL_TYPES, cut_text, variable_bands
 
 __all__ = ["Rule", "RuleBuilder", "KINDS", "needs_rules", "human_cut", "rule_values", "build_rules",
-           "options_by_variable", "rules_from_options"]
+           "options_by_variable", "rules_from_options", "read_rule", "as_frame"]
 
 #: What each kind of rule tests; ``pass`` copies a column as it is (a 0/1 or count feature).
 KINDS = ("ge", "lt", "eq", "other", "is", "missing", "pass")
@@ -62,14 +63,6 @@ def needs_rules(X: Any) -> bool:
         if col.isna().any():
             return True
     return False
-
-
-def _fmt(value: float) -> str:
-    """A cut point as a person writes it: 60, 2.5, 0.062."""
-    value = float(value)
-    if value.is_integer():
-        return str(int(value))
-    return f"{value:.6g}"
 
 
 def _share_at_or_above(ordered: np.ndarray, cut: float) -> float:
@@ -251,7 +244,7 @@ class RuleBuilder:
     # -- fitting ---------------------------------------------------------------------------
     def fit(self, X: Any, y: Any = None) -> "RuleBuilder":
         """Learn the rules from the training rows ``X`` (``y`` is ignored)."""
-        X = _as_frame(X)
+        X = as_frame(X)
         columns = [str(c) for c in X.columns]
         if len(set(columns)) != len(columns):
             raise ValueError(f"duplicate column names: {sorted({c for c in columns if columns.count(c) > 1})}")
@@ -304,12 +297,12 @@ class RuleBuilder:
         else:
             outside = [c for c in cuts if not ordered[0] < c <= ordered[-1]]
             if outside:
-                warnings.warn(f"cuts {[_fmt(c) for c in outside]} for {name!r} lie outside its training values "
-                              f"({_fmt(ordered[0])} to {_fmt(ordered[-1])}): their rules would be constant "
+                warnings.warn(f"cuts {[cut_text(c) for c in outside]} for {name!r} lie outside its training values "
+                              f"({cut_text(ordered[0])} to {cut_text(ordered[-1])}): their rules would be constant "
                               "and are left out", DataWarning, stacklevel=5)
             cuts = [c for c in cuts if c not in outside]
         self.integer_[name] = self.integer_[name] and all(float(c).is_integer() for c in cuts)
-        return [Rule(f"{name} >= {_fmt(c)}", name, "ge", float(c)) for c in cuts]
+        return [Rule(f"{name} >= {cut_text(c)}", name, "ge", float(c)) for c in cuts]
 
     def _human_cuts(self, ordered: np.ndarray) -> list[float]:
         if ordered[0] == ordered[-1]:
@@ -347,7 +340,7 @@ class RuleBuilder:
         or new levels no rule covers (they score 0 points for their variable).
         """
         self._check_fitted()
-        X = _as_frame(X)
+        X = as_frame(X)
         lookup = {str(c): c for c in X.columns}
         needed = list(dict.fromkeys(r.column for r in self.rules_))
         absent = [c for c in needed if c not in lookup]
@@ -402,8 +395,6 @@ class RuleBuilder:
         >>> b.points_table({"age >= 50": 1, "age >= 60": 2})
         [('age', (('< 50', 0), ('50–59', 1), ('≥ 60', 3)))]
         """
-        from .variables import variable_bands
-
         out = []
         for column in dict.fromkeys(r.column for r in self.rules_):
             mine = [r for r in self.rules_ if r.column == column]
@@ -430,8 +421,6 @@ class RuleBuilder:
     @classmethod
     def from_dict(cls, d: Any) -> "RuleBuilder":
         """A fitted builder from :meth:`to_dict`'s output; ``ValueError`` naming what is wrong."""
-        from .variables import read_rule
-
         if not isinstance(d, dict) or not isinstance(d.get("rules"), list) or not isinstance(d.get("columns"), list):
             raise ValueError("rules must be an object with 'columns' and 'rules' lists")
         params = d.get("params") or {}
@@ -489,7 +478,8 @@ def _missing(v: Any) -> bool:
         return True
 
 
-def _as_frame(X: Any) -> pd.DataFrame:
+def as_frame(X: Any) -> pd.DataFrame:
+    """``X`` as a DataFrame: a Series becomes one column, an array gets columns ``x0, x1, ...``."""
     if isinstance(X, pd.DataFrame):
         return X
     if isinstance(X, pd.Series):
@@ -551,3 +541,31 @@ def rules_from_options(X: Any, options: Mapping[str, Any]) -> tuple[Any, "RuleBu
     options = dict(options)
     X, builder = build_rules(X, options.pop("rules", None), options.pop("cuts", None))
     return X, builder, options if builder is None else options_by_variable(builder, options)
+
+
+def _level(v: Any) -> bool:
+    return type(v) in LEVEL_TYPES and not (isinstance(v, float) and not math.isfinite(v))
+
+
+def read_rule(row: Any, columns: Sequence[str]):
+    """One rule from a card file, checked (names are text, kinds known, values plain)."""
+    if not isinstance(row, list) or len(row) != 4:
+        raise ValueError("each rule must be [name, column, kind, value]")
+    name, column, kind, value = row
+    if not isinstance(name, str) or column not in columns:
+        raise ValueError(f"rule {name!r}: the name must be text and the column one of the rules' columns")
+    if kind not in KINDS:
+        raise ValueError(f"rule {name!r}: unknown kind {kind!r}")
+    if kind in ("ge", "lt"):
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+        value = float(value) if ok else value
+    elif kind == "eq":
+        ok = _level(value)
+    elif kind == "other":
+        ok = isinstance(value, list) and all(_level(v) for v in value)
+        value = tuple(value) if ok else value
+    else:
+        ok = value is None
+    if not ok:
+        raise ValueError(f"rule {name!r} of kind {kind!r} has an invalid value {value!r}")
+    return Rule(name, column, kind, value)

@@ -8,16 +8,20 @@ the points of a band are the sum of the rules that hold there. Used by
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Mapping, Sequence
 
-__all__ = ["variable_bands", "read_rule", "LEVEL_TYPES"]
+__all__ = ["variable_bands", "cut_text", "LEVEL_TYPES"]
 
 #: The types a level may have: they survive JSON and are written into code as literals.
 LEVEL_TYPES = (str, bool, int, float)
 
 
-def _fmt(value: float) -> str:
+def cut_text(value: float) -> str:
+    """A cut point as a person writes it: 60, 2.5, 0.062.
+
+    >>> cut_text(60.0), cut_text(2.5), cut_text(0.0625)
+    ('60', '2.5', '0.0625')
+    """
     value = float(value)
     return str(int(value)) if value.is_integer() else f"{value:.6g}"
 
@@ -74,40 +78,10 @@ def _band_label(left: float, right: float, integer: bool) -> str:
     if left == -math.inf and right == math.inf:
         return "any value"
     if left == -math.inf:
-        return f"< {_fmt(right)}"
+        return f"< {cut_text(right)}"
     if right == math.inf:
-        return f"≥ {_fmt(left)}"
+        return f"≥ {cut_text(left)}"
     if integer:
         last = right - 1
-        return _fmt(left) if last == left else f"{_fmt(left)}–{_fmt(last)}"
-    return f"{_fmt(left)} to < {_fmt(right)}"
-
-
-def _level(v: Any) -> bool:
-    return type(v) in LEVEL_TYPES and not (isinstance(v, float) and not math.isfinite(v))
-
-
-def read_rule(row: Any, columns: Sequence[str]):
-    """One rule from a card file, checked (names are text, kinds known, values plain)."""
-    from .rules import KINDS, Rule
-
-    if not isinstance(row, list) or len(row) != 4:
-        raise ValueError("each rule must be [name, column, kind, value]")
-    name, column, kind, value = row
-    if not isinstance(name, str) or column not in columns:
-        raise ValueError(f"rule {name!r}: the name must be text and the column one of the rules' columns")
-    if kind not in KINDS:
-        raise ValueError(f"rule {name!r}: unknown kind {kind!r}")
-    if kind in ("ge", "lt"):
-        ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
-        value = float(value) if ok else value
-    elif kind == "eq":
-        ok = _level(value)
-    elif kind == "other":
-        ok = isinstance(value, list) and all(_level(v) for v in value)
-        value = tuple(value) if ok else value
-    else:
-        ok = value is None
-    if not ok:
-        raise ValueError(f"rule {name!r} of kind {kind!r} has an invalid value {value!r}")
-    return Rule(name, column, kind, value)
+        return cut_text(left) if last == left else f"{cut_text(left)}–{cut_text(last)}"
+    return f"{cut_text(left)} to < {cut_text(right)}"

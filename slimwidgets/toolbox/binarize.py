@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from ..core.rules import Rule, _as_frame, _fmt, rule_values
+from ..core.rules import Rule, as_frame, rule_values
+from ..core.variables import cut_text
 
 __all__ = ["Binarizer", "binarize"]
 
@@ -104,7 +105,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def fit(self, X: pd.DataFrame, y: Any = None) -> "Binarizer":
         """Learn the cut points (and categories) from ``X``; ``y`` is ignored."""
         self._check_params()
-        X = _as_frame(X)
+        X = as_frame(X)
         self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
         self.n_features_in_ = X.shape[1]
         if self.columns is None:
@@ -143,7 +144,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                          "auto": ["lt" if t <= median else "ge"]}[self.direction]
                 for kind in kinds:
                     op = ">=" if kind == "ge" else "<"
-                    rules.append(Rule(f"{c} {op} {_fmt(t)}", c, kind, t))
+                    rules.append(Rule(f"{c} {op} {cut_text(t)}", c, kind, t))
         names = [r[0] for r in rules]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
@@ -177,7 +178,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("this Binarizer is not fitted yet; call fit first")
-        X = _as_frame(X)
+        X = as_frame(X)
         needed = list(dict.fromkeys(r[1] for r in self.rules_))
         missing = [str(c) for c in needed if c not in X.columns]
         if missing:
