@@ -15,6 +15,7 @@ from .fitting import BoxWarning, InfeasibleError, NoSolutionError, check_card, f
 from .toolbox.frontier import clear_cache, roc_frontier, size_path
 from .toolbox.reduction import ReductionResult, reduce_data
 from .toolbox.risk import risk_table, wilson_interval
+from .core.rules import RuleBuilder
 from .core.scoring import Metrics, ScoringSystem
 from .core.status import CardStatus, DegenerateCardWarning, describe
 from .solvers.base import Incumbent, SolverError
@@ -43,7 +44,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'slimwidgets' has no attribute {name!r}")
 
 __all__ = [
-    "fit", "Studio", "SLIMClassifier", "ScoringSystem", "Metrics", "Spec", "make_spec", "LogicalConstraint",
+    "fit", "Studio", "SLIMClassifier", "RuleBuilder", "ScoringSystem", "Metrics", "Spec", "make_spec", "LogicalConstraint",
     "needs", "hierarchy", "at_most", "at_least", "Dataset", "prepare_data", "DataWarning", "BoxWarning",
     "DegenerateCardWarning", "describe", "CardStatus",
     "InfeasibleError", "NoSolutionError", "SolverError", "Incumbent", "check_card", "find_conflicts",

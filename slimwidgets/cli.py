@@ -429,12 +429,59 @@ def cmd_fit(args: argparse.Namespace) -> int:
     X = frame.drop(columns=[args.target])
     if X.shape[1] == 0:
         raise CliError(f"{args.data} has no feature columns besides the target {args.target!r}")
-    _check_names(opts, [str(c) for c in X.columns], args.target)
+    X, builder = _rules_for(X, args)
+    names = [str(c) for c in X.columns] + ([] if builder is None else list(builder.feature_names_in_))
+    _check_names(opts, names, args.target)
+    if builder is not None:  # --sign age=+ / --exclude age: every rule of the variable
+        from .core.rules import options_by_variable
+
+        opts = options_by_variable(builder, opts)
     positive = None if args.positive is None else _match_label(args.positive, y, args.target)
     opts = {**FIT_DEFAULTS, **opts}
     card, interrupted = _fit_with_warnings(X, y, positive=positive, quiet=args.quiet, **opts)
+    if builder is not None:
+        from dataclasses import replace
+
+        card = replace(card, rules=builder)  # the card scores raw rows and exports its cut points
     _emit(card, args)
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def _parse_cuts(items: Sequence[str] | None, columns: Sequence[str]) -> dict[str, list[float]] | None:
+    """``--cuts age=40,50,60`` (repeatable) -> ``{"age": [40.0, 50.0, 60.0]}``."""
+    if not items:
+        return None
+    cuts: dict[str, list[float]] = {}
+    for item in items:
+        name, sep, values = item.rpartition("=")
+        if not sep or not name:
+            raise CliError(f"--cuts expects NAME=CUT,CUT,..., got {item!r}")
+        if name not in columns:
+            close = difflib.get_close_matches(name, list(columns), n=1)
+            raise CliError(f"--cuts names an unknown column {name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        try:
+            cuts[name] = [float(v) for v in values.split(",") if v.strip()]
+        except ValueError:
+            raise CliError(f"--cuts {item!r}: the cut points must be numbers separated by commas") from None
+        if not cuts[name] or not all(math.isfinite(c) for c in cuts[name]):
+            raise CliError(f"--cuts {item!r}: give at least one finite cut point")
+    return cuts
+
+
+def _rules_for(X, args: argparse.Namespace):
+    """The raw table's rules (text, categories, missing values, --cuts, --rules always), with the
+    rule builder's data warnings as one-line messages."""
+    from .core.data import DataWarning
+    from .core.rules import build_rules
+
+    rules = {"auto": None, "always": True, "never": False}[getattr(args, "rules", None) or "auto"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DataWarning)
+        try:
+            return build_rules(X, rules, _parse_cuts(getattr(args, "cuts", None), [str(c) for c in X.columns]))
+        finally:
+            for w in caught:
+                print(f"{PROG}: warning: {w.message}", file=sys.stderr)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -546,6 +593,11 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--positive", metavar="LABEL",
                      help="the label to predict (default: the larger label, e.g. 1 or True)")
     fit.add_argument("--sep", default=",", metavar="CHAR", help="field separator (default: ',')")
+    fit.add_argument("--cuts", action="append", metavar="NAME=CUT,CUT,...",
+                     help="your own cut points for a numeric column, e.g. age=40,50,60 (rules age >= 40, ...)")
+    fit.add_argument("--rules", choices=("auto", "always", "never"), default="auto",
+                     help="turn columns into 0/1 rules (round cut points, levels, 'missing'): auto (default) when a "
+                          "column is text or has empty cells, or --cuts is given; always; never")
     _add_spec_options(fit)
     _add_solver_options(fit)
     _add_output_options(fit)

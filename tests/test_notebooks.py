@@ -34,6 +34,7 @@ EXPECTED = [
     "03_teaching.ipynb",
     "04_deployment.ipynb",
     "05_paper_table.ipynb",
+    "07_raw_tables.ipynb",
 ]
 # Notebooks that read the paper's data sets; each marks the cell that loads them with the tag "data".
 NEEDS_PAPER_DATA = ["02_operational_constraints.ipynb", "05_paper_table.ipynb"]

@@ -123,7 +123,8 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
             raise TypeError(f"complex-valued columns: {complex_cols}; scoring systems need real-valued features")
         if bad:
             raise TypeError(
-                f"non-numeric columns: {bad}; encode them as numbers first (e.g. one 0/1 column per category)"
+                f"non-numeric columns: {bad}; encode them as numbers first (e.g. one 0/1 column per category), "
+                "or turn the table into rules with sw.RuleBuilder (sw.fit does so unless rules=False)"
             )
         try:
             matrix = X.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -155,7 +156,9 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
     if not finite.all():
         cols = [names[j] for j in np.flatnonzero(~finite.all(axis=0))]
         count = int((~finite).sum())
-        raise ValueError(f"X has {count} missing or infinite values, in columns {cols}; impute or drop them first")
+        raise ValueError(f"X has {count} missing or infinite values, in columns {cols}; impute or drop them first, "
+                         "or give missing values a rule of their own with sw.RuleBuilder (sw.fit does so unless "
+                         "rules=False)")
     return matrix, names
 
 
@@ -174,7 +177,8 @@ def labels_to_sign(y: Any, positive: Any = None) -> tuple[np.ndarray, Any, Any]:
     if values.size == 0:
         raise ValueError("y is empty")
     if pd.isna(values).any():
-        raise ValueError(f"y has {int(pd.isna(values).sum())} missing labels")
+        raise ValueError(f"y has {int(pd.isna(values).sum())} missing labels; drop those rows (a card cannot "
+                         "learn from a row without a label)")
     classes = [_plain(c) for c in pd.unique(values)]
     if len(classes) < 2:
         raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs examples of both classes")

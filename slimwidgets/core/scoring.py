@@ -158,6 +158,9 @@ class ScoringSystem:
     zero_score: str = "positive"
     # Risk cards only: the predicted risk is 1 / (1 + exp(-(score + intercept) / multiplier)).
     multiplier: float | None = None
+    # The fitted rule builder (slimwidgets.core.rules.RuleBuilder) when the card was fit on a raw
+    # table: its features are rules of the user's variables, and it applies itself to raw rows.
+    rules: Any = None
 
     def __post_init__(self) -> None:
         if self.zero_score not in ZERO_SCORES:
@@ -233,6 +236,8 @@ class ScoringSystem:
 
     # -- scoring -----------------------------------------------------------------------------
     def _matrix(self, X: Any) -> np.ndarray:
+        if self.rules is not None and self._raw(X):
+            X = self.rules.transform(X)  # raw variables -> the card's rules, exactly as in training
         if isinstance(X, pd.DataFrame):
             # Cards name features by str(column), so a column 0 is feature "0".
             lookup = {str(c): c for c in X.columns}
@@ -250,6 +255,17 @@ class ScoringSystem:
         if matrix.shape[1] != len(self.feature_names):
             raise ValueError(f"X has {matrix.shape[1]} columns; the card was built on {len(self.feature_names)} features")
         return matrix
+
+    def _raw(self, X: Any) -> bool:
+        """Whether ``X`` holds the user's variables (to be turned into rules) rather than the rules."""
+        if isinstance(X, pd.DataFrame):
+            columns = {str(c) for c in X.columns}
+            used = [n for n, c in zip(self.feature_names, self.coefficients) if c != 0]
+            if not used:
+                return set(self.rules.feature_names_in_) <= columns
+            return not set(used) <= columns or {self.rules.variable_of(n) for n in used} <= columns
+        shape = np.shape(X)
+        return len(shape) == 2 and shape[1] == self.rules.n_features_in_ != len(self.feature_names)
 
     def score(self, X: Any) -> pd.Series | np.ndarray:
         """Total points of each row (without the intercept)."""
@@ -351,7 +367,7 @@ class ScoringSystem:
             positive=self.positive, negative=self.negative, status="edited", spec=self.spec,
             binary=self.binary, positive_name=self.positive_name, solver=None, family=self.family,
             zero_score=self.zero_score,
-            multiplier=self.multiplier,
+            multiplier=self.multiplier, rules=self.rules,
         )
 
     # -- rendering ---------------------------------------------------------------------------
@@ -372,7 +388,15 @@ class ScoringSystem:
         return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive),
                                binary=kinds, notes=tuple(notes), family=self.family, level=status.level,
                                details=details_text(status), rule=self.rule,
-                               multiplier=self.multiplier)
+                               multiplier=self.multiplier, **self._variables(rows))
+
+    def _variables(self, rows: tuple) -> dict:
+        """What the exports need of the rule builder: the points by variable and what each rule tests."""
+        if self.rules is None:
+            return {}
+        by_name = {r.name: r for r in self.rules.rules_}
+        return {"variables": tuple(self.rules.points_table(dict(rows))),
+                "rule_defs": tuple(tuple(by_name[name][1:]) for name, _ in rows)}
 
     def status_line(self) -> str:
         """What the card is and what is proven about it, in the user's units (see
@@ -460,6 +484,8 @@ class ScoringSystem:
             body["cross_validation"] = self.details["cv"]
         if self.multiplier is not None:
             body["multiplier"] = self.multiplier
+        if self.rules is not None:  # absent for cards fit on 0/1 or numeric columns: they export as before
+            body["rules"] = self.rules.to_dict()
         body["checksum"] = _checksum(body)
         return body
 
@@ -547,6 +573,7 @@ class ScoringSystem:
                                                         **({} if d.get("cross_validation") is None
                                                            else {"cv": _cv_block(d["cross_validation"])})},
                 validation_metrics=validation, zero_score=zero_score, multiplier=_multiplier(d.get("multiplier")),
+                rules=_rule_builder(d.get("rules"), names),
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
@@ -617,6 +644,18 @@ def _cv_block(value: Any) -> dict:
     if not ok:
         raise ValueError("cross_validation must hold folds, error, test_error, test_error_std and chosen (C0/max_size)")
     return value
+
+
+def _rule_builder(value: Any, names: list) -> Any:
+    """A card file's rule builder, checked: its rules must be the card's features, in order."""
+    if value is None:
+        return None
+    from .rules import RuleBuilder
+
+    builder = RuleBuilder.from_dict(value)
+    if [r.name for r in builder.rules_] != list(names):
+        raise ValueError("the rules do not match the card's features")
+    return builder
 
 
 def _multiplier(value: Any) -> float | None:

@@ -31,7 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["CardData", "RiskRows", "RULES", "headline", "m_of_n_count", "total_line", "points_label", "rule_table",
-           "rule_headline", "table_rules", "risk_cells", "risk_header", "risk_lines", "exact_str", "exact_int", "EMPTY_CARD"]
+           "rule_headline", "table_rules", "risk_cells", "risk_header", "risk_lines", "exact_str", "exact_int", "EMPTY_CARD",
+           "MISSING_NOTE", "VARIABLES_TOTAL", "band_text"]
 
 
 def exact_str(value: object, what: str, *, coerce: bool) -> str:
@@ -98,6 +99,12 @@ class CardData:
         Risk cards: the predicted risk at total score ``s`` is
         ``1 / (1 + exp(-(s - threshold) / multiplier))``; the code
         generators then emit it.
+    variables : tuple of (str, tuple of (str, int))
+        Cards fit on a raw table: the points by variable, ``("age", (("< 50", 0), ("≥ 50", 2)))``,
+        drawn instead of the rows by text, HTML, Markdown and LaTeX (labels are untrusted text).
+    rule_defs : tuple of (column, kind, value), one per row
+        Cards fit on a raw table: what each row's rule tests on the raw column (see
+        :mod:`slimwidgets.core.rules`); the Python and SQL exports compute the rules from it.
 
     Notes
     -----
@@ -124,6 +131,8 @@ class CardData:
     details: str = ""
     rule: str = ">="
     multiplier: float | None = None
+    variables: tuple = ()
+    rule_defs: tuple = ()
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -160,6 +169,8 @@ class CardData:
             if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < float(m) < float("inf"):
                 raise ValueError(f"multiplier must be a finite number > 0, got {m!r}")
             set_field(self, "multiplier", float(m))
+        set_field(self, "variables", _checked_variables(self.variables))
+        set_field(self, "rule_defs", _checked_rule_defs(self.rule_defs, len(rows)))
 
 
 
@@ -259,3 +270,58 @@ def risk_lines(rows: RiskRows, predicted) -> list[tuple[str, ...]]:
     return [risk_cells(row, None if predicted is None else predicted[i]) for i, row in enumerate(rows)]
 
 
+
+
+# -- cards by variable (fit on a raw table) -----------------------------------------------------
+#: What every human-readable format prints under a card by variable: the rule that the
+#: Python and SQL exports (and ``predict``) follow.
+MISSING_NOTE = "a missing value, or a level not listed, scores 0 points for its variable"
+VARIABLES_TOTAL = "ADD THE POINTS OF EACH VARIABLE"
+RULE_KINDS = ("ge", "lt", "eq", "other", "is", "missing", "pass")
+_LEVEL_TYPES = (str, bool, int, float)
+
+
+def band_text(bands, escape: Callable[[str], str], sep: str = " · ") -> str:
+    """``< 50: 0 · 50–59: 1 · ≥ 60: 3``, every label escaped by the format's helper."""
+    return sep.join("%s: %d" % (escape(label), points) for label, points in bands)
+
+
+def _checked_variables(variables) -> tuple:
+    out = []
+    for entry in variables:
+        name, bands = entry
+        name = exact_str(name, "variable name", coerce=False)
+        out.append((name, tuple((exact_str(label, f"label of {name!r}", coerce=False),
+                                 exact_int(points, f"points of {name!r}")) for label, points in bands)))
+    return tuple(out)
+
+
+def _level(value: object) -> object:
+    if type(value) not in _LEVEL_TYPES:
+        raise TypeError(f"a level must be text, a number or a boolean, got {type(value).__name__}")
+    return value
+
+
+def _checked_rule_defs(defs, n_rows: int) -> tuple:
+    """Each rule's (column, kind, value) with exact types: they are written into code."""
+    if not defs:
+        return ()
+    if len(defs) != n_rows:
+        raise ValueError(f"{len(defs)} rule definitions for {n_rows} rows")
+    out = []
+    for column, kind, value in defs:
+        column = exact_str(column, "rule column", coerce=False)
+        if kind not in RULE_KINDS:
+            raise ValueError(f"unknown rule kind {kind!r}")
+        if kind in ("ge", "lt"):
+            value = float(value)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ValueError(f"a cut of {column!r} is not finite")
+        elif kind == "eq":
+            value = _level(value)
+        elif kind == "other":
+            value = tuple(_level(v) for v in value)
+        elif value is not None:
+            raise ValueError(f"a rule of kind {kind!r} has no value")
+        out.append((column, kind, value))
+    return tuple(out)

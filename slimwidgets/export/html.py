@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from .card import (
-    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
+    MISSING_NOTE, VARIABLES_TOTAL, CardData, EMPTY_CARD, RiskRows, band_text, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
     table_rules, total_line,
 )
 
@@ -51,6 +51,8 @@ def render_html(card: CardData) -> str:
                 parts.append('<tr><td style="%s">%d.</td><td style="%s">%s</td></tr>'
                              % (_RIGHT, i + 1, _CELL, esc(name)))
             parts.append("</tbody>")
+    elif card.variables:
+        parts.extend(_variable_rows(card))
     elif not card.rows:
         parts.append(
             '<tbody><tr><td colspan="4" style="%s">%s</td></tr></tbody>'
@@ -81,6 +83,16 @@ def render_html(card: CardData) -> str:
     parts.extend(_footer(card))
     parts.append("</div>")
     return "\n".join(parts)
+
+
+def _variable_rows(card: CardData) -> list[str]:
+    """The points table by variable: one row per variable, its bands and levels with points."""
+    esc = _html_escape
+    rows = ['<tr><td style="%s">%s</td><td colspan="3" style="%s">%s</td></tr>'
+            % (_CELL, esc(name), _CELL, band_text(bands, esc, " &middot; ")) for name, bands in card.variables]
+    return (["<tbody>"] + rows + ["</tbody>",
+            '<tfoot><tr style="border-top:1px solid #888;"><td style="%s"></td><td colspan="3" style="%s">%s = SCORE</td></tr>'
+            '<tr><td colspan="4" style="%scolor:#555;">%s</td></tr></tfoot>' % (_CELL, _CELL, VARIABLES_TOTAL, _CELL, MISSING_NOTE)])
 
 
 # Amber and red that keep their contrast on white (WCAG AA for normal text).

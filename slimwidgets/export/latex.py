@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from .card import (
-    CardData, RiskRows, headline, points_label, risk_header, risk_lines, rule_headline, rule_table, table_rules,
+    MISSING_NOTE, VARIABLES_TOTAL, CardData, RiskRows, band_text, headline, points_label, risk_header, risk_lines, rule_headline, rule_table, table_rules,
     total_line,
 )
 
@@ -73,6 +73,11 @@ def _latex_escape(s: str) -> str:
     return "".join(_latex_char(ch) for ch in s)
 
 
+def _latex_band(s: str) -> str:
+    """A band or level label: escaped, with the signs pdfLaTeX knows."""
+    return _latex_escape(s).replace("≥", r"$\geq$").replace("–", "--")
+
+
 def render_latex(card: CardData) -> str:
     """Render the card as a LaTeX ``tabular`` (no preamble needed).
 
@@ -111,7 +116,13 @@ def render_latex(card: CardData) -> str:
         r"\multicolumn{4}{l}{\textbf{%s}} \\" % title,
         r"\hline",
     ]
-    if not card.rows:
+    if card.variables:
+        for name, bands in card.variables:
+            lines.append(r"%s & \multicolumn{3}{l}{%s} \\" % (_latex_escape(name), band_text(bands, _latex_band, r" $\cdot$ ")))
+        lines.append(r"\hline")
+        lines.append(r" & \multicolumn{3}{l}{%s $=$ SCORE} \\" % VARIABLES_TOTAL)
+        lines.append(r"\multicolumn{4}{l}{%s} \\" % MISSING_NOTE)
+    elif not card.rows:
         lines.append(r"\multicolumn{4}{l}{no features: SCORE $=$ 0} \\")
     else:
         for i, ((name, points), flag) in enumerate(zip(card.rows, card.binary)):

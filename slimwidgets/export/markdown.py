@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from .card import (
-    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
+    MISSING_NOTE, VARIABLES_TOTAL, CardData, EMPTY_CARD, RiskRows, band_text, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
     table_rules, total_line,
 )
 
@@ -57,7 +57,12 @@ def render_markdown(card: CardData) -> str:
             lines.extend(["", _markdown_escape(note)])
         return "\n".join(lines)
     lines = ["**%s**" % headline(card, _markdown_escape), ""]
-    if not card.rows:
+    if card.variables:
+        lines += ["| Variable | Points |", "|:--|:--|"]
+        lines += ["| %s | %s |" % (_markdown_escape(name), band_text(bands, _markdown_escape))
+                  for name, bands in card.variables]
+        lines += ["| %s | = SCORE |" % VARIABLES_TOTAL, "", MISSING_NOTE]
+    elif not card.rows:
         lines.append(EMPTY_CARD)
     else:
         lines.append("| # | Feature | Points | |")

@@ -12,6 +12,37 @@ def _sql_identifier(s: str) -> str:
     return '"%s"' % s.replace('"', '""')
 
 
+def _sql_value(value: object) -> str:
+    """A level or cut as an SQL literal: text single-quoted (quotes doubled), numbers as written."""
+    if type(value) is bool:
+        return "1" if value else "0"
+    if type(value) is int:
+        return "%d" % value
+    if type(value) is float:
+        return repr(value)
+    text = exact_str(value, "level", coerce=False)
+    if "\x00" in text:
+        raise ValueError(f"SQL text cannot contain NUL: {text!r}")
+    return "'%s'" % text.replace("'", "''")
+
+
+def _rule_sql(column: str, kind: str, value: object) -> str:
+    """The rule on the raw column, 1 or 0; NULL (missing) meets only a "missing" rule, as in predict."""
+    col = _sql_identifier(column)
+    if kind == "pass":
+        return col
+    test = {
+        "ge": lambda: "%s >= %s" % (col, _sql_value(value)),
+        "lt": lambda: "%s < %s" % (col, _sql_value(value)),
+        "eq": lambda: "%s = %s" % (col, _sql_value(value)),
+        "is": lambda: "%s = 1" % col,
+        "missing": lambda: "%s IS NULL" % col,
+        "other": lambda: "%s IS NOT NULL AND %s NOT IN (%s)" % (col, col, ", ".join(_sql_value(v) for v in value))
+        if value else "%s IS NOT NULL" % col,
+    }[kind]()
+    return "(CASE WHEN %s THEN 1 ELSE 0 END)" % test
+
+
 def render_sql(card: CardData, table: str = "patients") -> str:
     """Return a ``SELECT`` adding ``prediction`` and ``score`` columns.
 
@@ -35,9 +66,11 @@ def render_sql(card: CardData, table: str = "patients") -> str:
     table_sql = _sql_identifier(exact_str(table, "table", coerce=False))
     if card.rows:
         # Terms are joined with " + " so a negative point never forms "--".
+        terms = ([_rule_sql(*d) for d in card.rule_defs] if card.rule_defs
+                 else [_sql_identifier(name) for name, _ in card.rows])
         total = "(%s)" % " + ".join(
-            "%d * %s" % (points, _sql_identifier(name))
-            for name, points in card.rows
+            "%d * %s" % (points, term)
+            for (_, points), term in zip(card.rows, terms)
         )
     else:
         total = "0"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from .card import (
-    CardData, EMPTY_CARD, RiskRows, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
+    MISSING_NOTE, VARIABLES_TOTAL, CardData, EMPTY_CARD, RiskRows, band_text, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
     table_rules, total_line,
 )
 
@@ -69,7 +69,9 @@ def render_text(card: CardData) -> str:
         lines.extend(_text_escape(note) for note in card.notes)
         return "\n".join(line.rstrip() for line in lines)
     lines = [headline(card, _text_escape)]
-    if not card.rows:
+    if card.variables:
+        lines += _variable_lines(card)
+    elif not card.rows:
         lines.append(EMPTY_CARD)
     else:
         names = [_text_escape(name) for name, _ in card.rows]
@@ -97,6 +99,14 @@ def render_text(card: CardData) -> str:
         lines.append("%s  %s  = SCORE" % (" " * num_w, _pad(total, full_w)))
     lines.extend(_text_escape(note) for note in card.notes)
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _variable_lines(card: CardData) -> list[str]:
+    """The points table by variable: ``age   < 50: 0 · 50–59: 1 · ≥ 60: 3``."""
+    names = [_text_escape(name) for name, _ in card.variables]
+    width = max(_width(n) for n in names)
+    lines = ["%s   %s" % (_pad(n, width), band_text(bands, _text_escape)) for n, (_, bands) in zip(names, card.variables)]
+    return lines + ["%s   %s = SCORE" % (" " * width, VARIABLES_TOTAL), MISSING_NOTE]
 
 
 def risk_text(rows: RiskRows, predicted=None) -> str:

@@ -7,11 +7,12 @@ import threading
 import time
 import warnings
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..core.data import Dataset, prepare_data
+from ..core.rules import rules_from_options
 from ..core.formulation import Formulation, build_formulation, intercept_box
 from ..core.scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
@@ -56,24 +57,23 @@ SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_seconds=3.0)
 
 
 def fit(
-    X: Any,
-    y: Any,
-    *,
-    positive: Any = None,
-    sample_weight: Any = None,
-    feature_names: Sequence[str] | None = None,
-    spec: Spec | None = None,
-    warm_start: ScoringSystem | None = None,
-    on_incumbent: Callable[[Incumbent], None] | None = None,
-    cancel: threading.Event | None = None,
-    on_bound: Callable[[float], None] | None = None,
-    **options: Any,
+    X: Any, y: Any, *, positive: Any = None, sample_weight: Any = None,
+    feature_names: Sequence[str] | None = None, spec: Spec | None = None,
+    warm_start: ScoringSystem | None = None, on_incumbent: Callable[[Incumbent], None] | None = None,
+    cancel: threading.Event | None = None, on_bound: Callable[[float], None] | None = None,
+    rules: Any = None, cuts: Mapping[str, Sequence[float]] | None = None, **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
 
     Parameters
     ----------
-    X : DataFrame of numeric/bool columns, or a 2-D array (with ``feature_names``)
+    X : a raw table (numbers, text, categories, missing values) or a 2-D array (``feature_names``).
+    rules : how a raw table becomes 0/1 rules (:class:`slimwidgets.RuleBuilder`): None builds
+        them when a column is not numeric or boolean, has a missing value, or has ``cuts``;
+        True always (a points table by variable); False never; a ``RuleBuilder`` its settings.
+        The card applies them to raw rows (``predict``, exports); ``exclude``, ``signs`` and
+        ``penalties`` may name a variable for all its rules.
+    cuts : your own cut points, ``{"age": [40, 50, 60]}``; other numeric columns get round ones.
     y : labels with exactly two values; ``positive`` picks the predicted class
         (default: the larger label, e.g. 1 or True).
     sample_weight : optional non-negative weights per row.
@@ -127,14 +127,23 @@ def fit(
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
     warm_up()
     started = time.perf_counter()  # the time limit covers reading the data too
+    X, builder, options = rules_from_options(X, {**options, "rules": rules, "cuts": cuts})
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
     spec = spec if spec is not None else make_spec(**options)
     card = fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound,
                        _started=started)
-    problem = degeneracy(card)
-    if problem is not None:  # sweeps call fit_dataset: a cap of 0 % may rightly say "no" to all
-        warnings.warn(problem, DegenerateCardWarning, stacklevel=2)
+    if builder is not None:  # the card applies its rules to raw rows from now on
+        card = replace(card, rules=builder)
+    _warn_if_degenerate(card)
     return card
+
+
+def _warn_if_degenerate(card: ScoringSystem) -> None:
+    """Warn (at fit's caller) when the card predicts one class for every training row; sweeps
+    call fit_dataset instead: a cap of 0 % may rightly say "no" to all."""
+    problem = degeneracy(card)
+    if problem is not None:
+        warnings.warn(problem, DegenerateCardWarning, stacklevel=3)
 
 
 def fit_dataset(

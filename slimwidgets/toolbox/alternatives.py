@@ -24,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.data import Dataset, prepare_data
+from ..core.rules import rules_from_options
 from ..fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.losses import sigmoid
 from ..core.scoring import ScoringSystem, score_auc
@@ -83,7 +84,8 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
 
     Parameters
     ----------
-    X, y, positive, sample_weight : as in :func:`slimwidgets.fit`.
+    X, y, positive, sample_weight : as in :func:`slimwidgets.fit` (a raw table too; ``rules``
+        and ``cuts`` as there: the rules are built once and every card carries them).
     k : most cards to return.
     within : how much worse than the best card a card may be, in the figure the spec
         optimises: for decision cards the training error (a share of rows: 0.02 is 2 points
@@ -120,8 +122,12 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
         raise ValueError(f"k must be a whole number >= 1, got {k!r}")
     if not 0 <= within:
         raise ValueError(f"within must be >= 0, got {within!r}")
+    X, builder, options = rules_from_options(X, options)
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
-    return search_alternatives(data, make_spec(**options), k=k, within=within, cancel=cancel)
+    cards = search_alternatives(data, make_spec(**options), k=k, within=within, cancel=cancel)
+    if builder is not None:  # every card applies the same rules to raw rows
+        cards[:] = [replace(card, rules=builder) for card in cards]
+    return cards
 
 
 def search_alternatives(data: Dataset, spec: Spec, *, k: int = 10, within: float = 0.02,

@@ -1,4 +1,8 @@
-"""Turn numeric and categorical columns into readable 0/1 threshold rules.
+"""Turn numeric and categorical columns into readable 0/1 threshold rules (the classic binarizer).
+
+:class:`slimwidgets.RuleBuilder` is the fuller form (round cut points, missing values, rare
+levels pooled, carried inside the card); this one keeps its cut methods and directions and
+applies its rules through the same definitions (:func:`slimwidgets.core.rules.rule_values`).
 
 Scoring systems read best when every feature is a yes/no rule such as
 ``age >= 60``. :class:`Binarizer` learns cut points on training data (so the
@@ -15,17 +19,13 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from ..core.rules import Rule, as_frame, rule_values
+from ..core.variables import cut_text
+
 __all__ = ["Binarizer", "binarize"]
 
 _METHODS = ("quantile", "uniform")
 _DIRECTIONS = ("ge", "lt", "auto", "both")
-
-
-def _fmt(value: float) -> str:
-    """A short, exact-enough label for a cut point (60, 2.5, 0.062)."""
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.6g}"
 
 
 def _is_binary(col: pd.Series) -> bool:
@@ -65,8 +65,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     ----------
     thresholds_ : dict column -> list of cut points (numeric columns)
     categories_ : dict column -> list of categories (categorical columns)
-    rules_ : list of (output name, column, kind, value) with kind one of
-        ``"ge"``, ``"lt"``, ``"eq"``, ``"pass"``
+    rules_ : list of :class:`slimwidgets.core.rules.Rule` (output name, column, kind, value)
+        with kind one of ``"ge"``, ``"lt"``, ``"eq"``, ``"pass"``
     feature_names_in_, n_features_in_ : as in scikit-learn
 
     Examples
@@ -105,7 +105,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def fit(self, X: pd.DataFrame, y: Any = None) -> "Binarizer":
         """Learn the cut points (and categories) from ``X``; ``y`` is ignored."""
         self._check_params()
-        X = _as_frame(X)
+        X = as_frame(X)
         self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
         self.n_features_in_ = X.shape[1]
         if self.columns is None:
@@ -125,13 +125,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
         rules: list[tuple[str, Any, str, Any]] = []
         for c in X.columns:
             if c not in chosen_set:
-                rules.append((str(c), c, "pass", None))
+                rules.append(Rule(str(c), c, "pass", None))
                 continue
             col = X[c]
             if _is_categorical(col):
                 cats = sorted(pd.unique(col), key=str)
                 self.categories_[str(c)] = list(cats)
-                rules += [(f"{c} = {v}", c, "eq", v) for v in cats]
+                rules += [Rule(f"{c} = {v}", c, "eq", v) for v in cats]
                 continue
             values = col.to_numpy(dtype=float)
             if not np.isfinite(values).all():
@@ -144,7 +144,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                          "auto": ["lt" if t <= median else "ge"]}[self.direction]
                 for kind in kinds:
                     op = ">=" if kind == "ge" else "<"
-                    rules.append((f"{c} {op} {_fmt(t)}", c, kind, t))
+                    rules.append(Rule(f"{c} {op} {cut_text(t)}", c, kind, t))
         names = [r[0] for r in rules]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
@@ -178,24 +178,17 @@ class Binarizer(TransformerMixin, BaseEstimator):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError("this Binarizer is not fitted yet; call fit first")
-        X = _as_frame(X)
+        X = as_frame(X)
         needed = list(dict.fromkeys(r[1] for r in self.rules_))
         missing = [str(c) for c in needed if c not in X.columns]
         if missing:
             raise KeyError(f"X lacks columns the binarizer was fit on: {missing}")
         out = {}
-        for name, c, kind, value in self.rules_:
-            col = X[c]
-            if kind == "pass":
-                out[name] = col
-                continue
-            if kind != "eq" and col.isna().any():
-                raise ValueError(f"column {c!r} has missing values")
-            if kind == "eq":
-                out[name] = (col == value).astype(np.int8)
-            else:
-                v = pd.to_numeric(col, errors="raise").to_numpy(dtype=float)
-                out[name] = pd.Series((v >= value) if kind == "ge" else (v < value), index=X.index).astype(np.int8)
+        for rule in self.rules_:
+            col = X[rule.column]
+            if rule.kind in ("ge", "lt") and col.isna().any():  # sw.RuleBuilder gives them a rule of their own
+                raise ValueError(f"column {rule.column!r} has missing values")
+            out[rule.name] = rule_values(rule, col)
         return pd.DataFrame(out, index=X.index)
 
     def get_feature_names_out(self, input_features: Iterable[str] | None = None) -> np.ndarray:
@@ -211,17 +204,6 @@ def _round_sig(v: float, digits: int) -> float:
     if v == 0:
         return 0.0
     return float(round(v, digits - 1 - int(math.floor(math.log10(abs(v))))))
-
-
-def _as_frame(X: Any) -> pd.DataFrame:
-    if isinstance(X, pd.DataFrame):
-        return X
-    if isinstance(X, pd.Series):
-        return X.to_frame()
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise ValueError(f"X must be 2-dimensional, got shape {arr.shape}")
-    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
 
 
 def binarize(

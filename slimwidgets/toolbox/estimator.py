@@ -10,6 +10,7 @@ exposes the resulting :class:`~slimwidgets.core.scoring.ScoringSystem` as
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -18,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..core.options import estimator_options
+from ..core.rules import build_rules, options_by_variable
 from ..fitting import driver
 
 __all__ = ["SLIMClassifier"]
@@ -116,6 +118,12 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     scale : bool, default=True
         Risk cards: fit a real multiplier ``m >= 1/2`` that divides the score
         before the logistic link (False: ``m = 1``).
+    rules : None, bool or RuleBuilder, default=None
+        How a raw table (text, categories, missing values) becomes 0/1 rules, as in
+        :func:`slimwidgets.fit`; the fitted builder is ``rules_`` and ``predict`` then takes
+        the raw columns.
+    cuts : dict or None, default=None
+        The user's own cut points per numeric column, ``{"age": [40, 50, 60]}``.
 
     Attributes
     ----------
@@ -197,6 +205,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         warm_start=False,
         loss="zero_one",
         scale=True,
+        rules=None,
+        cuts=None,
     ):
         self.C0 = C0
         self.max_size = max_size
@@ -222,6 +232,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.loss = loss
         self.scale = scale
+        self.rules = rules
+        self.cuts = cuts
 
     def fit(self, X, y, sample_weight=None):
         """Solve the SLIM program on ``X, y``.
@@ -249,6 +261,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         slimwidgets.NoSolutionError
             When ``time_limit`` ran out before the solver found any card.
         """
+        X, builder = build_rules(X, self.rules, self.cuts)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
         check_classification_targets(y)
         classes = np.unique(y)
@@ -272,6 +285,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
 
         options = {p: getattr(self, p) for p in _SPEC_PARAMS}
         options["class_weights"] = self._engine_class_weights(classes)  # labels -> (negative, positive)
+        if builder is not None:
+            options = options_by_variable(builder, options)
         warm = None
         if self.warm_start and getattr(self, "scoring_system_", None) is not None:
             warm = self.scoring_system_
@@ -280,6 +295,10 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             warm_start=warm, **options,
         )
 
+        self.rules_ = builder
+        if builder is not None:  # the estimator takes the raw table, as it was given to fit
+            card = replace(card, rules=builder)
+            self.feature_names_in_, self.n_features_in_ = builder.feature_names_in_, builder.n_features_in_
         self.classes_ = classes
         self.scoring_system_ = card
         self.coef_ = np.asarray(card.coefficients, dtype=np.int64).reshape(1, -1)
@@ -320,7 +339,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        X = self._engine_matrix(X)
         total = X @ self.coef_[0].astype(np.float64) + float(self.intercept_[0])
         if self.scoring_system_.zero_score == "error":
             return total
@@ -355,11 +374,17 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         m = self.scoring_system_.multiplier
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
+        X = self._engine_matrix(X)
         # the card's own total, not decision_function's (shifted by 1/2 under the default rule)
         z = (X @ self.coef_[0].astype(np.float64) + float(self.intercept_[0])) / m
         risk = np.where(z >= 0, 1 / (1 + np.exp(-np.abs(z))), np.exp(-np.abs(z)) / (1 + np.exp(-np.abs(z))))
         return np.column_stack([1 - risk, risk])
+
+    def _engine_matrix(self, X):
+        """The rows as the card's features: raw tables through the fitted rules, if any."""
+        if getattr(self, "rules_", None) is not None:
+            return self.rules_.transform(X).to_numpy(dtype=np.float64)
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=True)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -19,12 +19,14 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import MutableMapping
+from dataclasses import replace
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data
+from ..core.rules import rules_from_options
 from ..fitting import InfeasibleError, NoSolutionError, fit_dataset
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
@@ -300,11 +302,11 @@ def roc_frontier(
     """
     check_n_jobs(n_jobs)
     caps = _fractions(fprs, "fprs")
+    data, builder, spec_options = _raw_table(X, y, positive, sample_weight, spec_options)
     base = _base_spec(spec_options, ("max_fpr",), "roc_frontier")
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     specs = [base.replace(max_fpr=c) for c in caps]
-    rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                  warm_start=warm_start, desc="ROC frontier")
+    rows = _with_rules(_sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
+                              warm_start=warm_start, desc="ROC frontier"), builder)
     for row in rows:
         row["tpr_max"] = _proven(row, "tpr", 1.0)
     frame = pd.DataFrame(rows)
@@ -380,15 +382,15 @@ def size_path(
     check_n_jobs(n_jobs)
     if sizes is not None and C0s is not None:
         raise TypeError("give sizes= or C0s=, not both")
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    data, builder, spec_options = _raw_table(X, y, positive, sample_weight, spec_options)
     if C0s is not None:
         param, values = "C0", _C0_values(C0s)
     else:
         param, values = "max_size", _size_values(sizes, data.n_features)
     base = _base_spec(spec_options, (param,), "size_path")
     specs = [base.replace(**{param: v}) for v in values]
-    rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                  warm_start=warm_start, desc="size path")
+    rows = _with_rules(_sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
+                              warm_start=warm_start, desc="size path"), builder)
     for row in rows:
         row["error_min"] = _proven(row, "error", 0.0)
     frame = pd.DataFrame(rows)
@@ -396,6 +398,22 @@ def size_path(
     cols = [param] + _COLUMNS_TAIL
     cols.insert(cols.index("error") + 1, "error_min")
     return frame[cols]
+
+
+def _raw_table(X: Any, y: Any, positive: Any, sample_weight: Any, options: dict):
+    """A raw table's rules (``rules``/``cuts`` options as in fit), the data over them, and the
+    other options with variables standing for their rules."""
+    X, builder, options = rules_from_options(X, options)
+    return prepare_data(X, y, positive=positive, sample_weight=sample_weight), builder, options
+
+
+def _with_rules(rows: list[dict], builder: Any) -> list[dict]:
+    """Every card of a sweep on a raw table carries its rules (and so scores raw rows)."""
+    if builder is not None:
+        for row in rows:
+            if row.get("card") is not None:
+                row["card"] = replace(row["card"], rules=builder)
+    return rows
 
 
 def _C0_values(C0s: Iterable[Any]) -> list[float]:

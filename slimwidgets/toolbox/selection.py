@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
-from .validation import Folds, fold_table, make_folds, run_fits
+from .validation import Folds, fold_table, make_folds, run_fits, without_rule_options
 
 __all__ = ["fit_cv", "PAPER_C0"]
 
@@ -95,9 +95,10 @@ def fit_cv(
     >>> print(next(line for line in card.to_text().splitlines() if line.startswith("CV")))
     CV: test error 18.8 % ± 2.5 (4 folds), chosen max_size = 2
     """
-    grid, shared = _candidates(C0, max_size, spec_options)
+    grid, shared = _candidates(C0, max_size, without_rule_options(spec_options))
     class_weights = make_spec(**shared).class_weights
     split = make_folds(X, y, cv, seed, positive, sample_weight)
+    shared = {**spec_options, **shared}  # rules/cuts back: each fold's fit builds its rules on its own rows
     jobs = [(train, {**shared, **setting}) for setting in grid for train, _ in split.splits]
     results = run_fits(split, jobs, n_jobs=n_jobs, backend=backend, progress=progress, desc="fit_cv",
                        keep_failures=True)

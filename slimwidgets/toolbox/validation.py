@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import labels_to_sign, prepare_features
+from ..core.rules import needs_rules
 from ..fitting import InfeasibleError, NoSolutionError, fit
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
@@ -131,7 +132,7 @@ def cross_validate(
     >>> float(cv.summary.loc["test_error", "mean"]), cv.final.points, cv.final.threshold
     (0.0, {'a': 1}, 1)
     """
-    make_spec(**spec_options)  # validate options once, before any solve
+    make_spec(**without_rule_options(spec_options))  # validate options once, before any solve
     split = make_folds(X, y, folds, seed, positive, sample_weight)
     jobs = [(train, spec_options) for train, _ in split.splits] + [(None, spec_options)]
     cards = run_fits(split, jobs, n_jobs=n_jobs, backend=backend, progress=progress, desc="cross-validation")
@@ -154,13 +155,22 @@ class Folds:
     splits: list[tuple[np.ndarray, np.ndarray]]
 
 
+def without_rule_options(options: dict) -> dict:
+    """The spec's options alone: ``rules`` and ``cuts`` go to each fit, which builds its rules
+    on that fit's training rows (never on held-out rows)."""
+    return {k: v for k, v in options.items() if k not in ("rules", "cuts")}
+
+
 def make_folds(X: Any, y: Any, folds: int, seed: int | None, positive: Any, sample_weight: Any) -> Folds:
     """Check the data and cut it into stratified folds (shuffled with ``seed`` unless it is None)."""
     from sklearn.model_selection import StratifiedKFold
 
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
-    matrix, names = prepare_features(X)
+    if needs_rules(X):  # a raw table: each fit builds its rules on its own training rows
+        matrix, names = np.empty((len(X), X.shape[1])), tuple(map(str, X.columns))
+    else:
+        matrix, names = prepare_features(X)
     signs, pos_label, _ = labels_to_sign(y, positive)
     if len(signs) != matrix.shape[0]:
         raise ValueError(f"X has {matrix.shape[0]} rows but y has {len(signs)} labels")

@@ -112,8 +112,10 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                  random_state: Any = None, debounce: float = 0.15, frontier: bool = True, fpr_caps=FPR_CAPS,
                  max_path_size: int = MAX_PATH_SIZE, start: bool = True, alternatives: bool | None = None,
                  **options: Any):
-        data, self.validation = studio_data(X, y, data, positive=positive, sample_weight=sample_weight,
-                                            validation=validation, holdout=holdout, random_state=random_state)
+        # a raw table becomes rules fit on the training rows alone; every card carries them
+        data, self.validation, self.rules, options = studio_data(
+            X, y, data, positive=positive, sample_weight=sample_weight, validation=validation, holdout=holdout,
+            random_state=random_state, options=options)
         if spec is not None and options:
             raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
         if spec is None:
@@ -198,8 +200,11 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         return check_card(self._card, self.data, self.spec)
 
     def measured(self, card: ScoringSystem) -> ScoringSystem:
-        """``card`` with its training metrics and, with held-out rows, its validation metrics."""
-        changes: dict[str, Metrics] = {}
+        """``card`` with its training metrics and, with held-out rows, its validation metrics
+        (and, from a raw table, its rules, so that it scores and exports raw rows)."""
+        changes: dict[str, Any] = {}
+        if self.rules is not None and card.rules is None:
+            changes["rules"] = self.rules
         if card.train_metrics is None:
             changes["train_metrics"] = train_metrics(card, self.data)
         if self.validation is not None and card.validation_metrics is None:

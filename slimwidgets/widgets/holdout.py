@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data
+from ..core.rules import rules_from_options
 from ..core.scoring import Metrics, ScoringSystem
 
 __all__ = ["train_metrics", "split_holdout", "prepare_validation", "studio_data", "risk_frame", "calibration_bands"]
@@ -80,11 +81,14 @@ def prepare_validation(X: Any, y: Any, train: Dataset, *, sample_weight: Any = N
 
 
 def studio_data(X: Any, y: Any, data: Dataset | None, *, positive: Any = None, sample_weight: Any = None,
-                validation: Any = None, holdout: Any = None,
-                random_state: Any = None) -> tuple[Dataset, Dataset | None]:
-    """The studio's (training rows, held-out rows or None) from what the user gave:
-    ``X, y`` or a prepared ``data``; held-out rows as ``validation=(X_val, y_val)`` or as a
-    ``holdout`` fraction of ``X, y``."""
+                validation: Any = None, holdout: Any = None, random_state: Any = None,
+                options: dict | None = None) -> tuple[Dataset, Dataset | None, Any, dict]:
+    """The studio's (training rows, held-out rows or None, rules or None, the other options)
+    from what the user gave: ``X, y`` or a prepared ``data``; held-out rows as
+    ``validation=(X_val, y_val)`` or as a ``holdout`` fraction of ``X, y``. A raw table
+    becomes rules fit on the training rows alone (the rule options are taken out of
+    ``options``); the held-out rows go through the same rules."""
+    options = dict(options or {})
     if validation is not None and holdout is not None:
         raise TypeError("give validation=(X_val, y_val) or holdout=fraction, not both")
     if holdout is not None:
@@ -92,17 +96,20 @@ def studio_data(X: Any, y: Any, data: Dataset | None, *, positive: Any = None, s
             raise TypeError("holdout= splits X and y: give them (not a prepared data=)")
         X, y, sample_weight, X_val, y_val, w_val = split_holdout(X, y, holdout, sample_weight=sample_weight,
                                                                  random_state=random_state)
+    rules = None
     if data is None:
         if X is None or y is None:
             raise TypeError("give X and y (or a prepared data=)")
+        X, rules, options = rules_from_options(X, options)
         data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    as_rules = (lambda rows: rows) if rules is None else rules.transform
     if holdout is not None:
-        return data, prepare_validation(X_val, y_val, data, sample_weight=w_val)
+        return data, prepare_validation(as_rules(X_val), y_val, data, sample_weight=w_val), rules, options
     if validation is not None:
         if not isinstance(validation, (tuple, list)) or len(validation) != 2:
             raise TypeError("validation must be a pair (X_val, y_val)")
-        return data, prepare_validation(*validation, data)
-    return data, None
+        return data, prepare_validation(as_rules(validation[0]), validation[1], data), rules, options
+    return data, None, rules, options
 
 
 def _observed(card: ScoringSystem, data: Dataset) -> pd.DataFrame:

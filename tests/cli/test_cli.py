@@ -297,7 +297,7 @@ def _bad_frames() -> dict[str, pd.DataFrame]:
         (["--target", "Y", "--lock", "a=1.5"], "ok", "whole number"),
         (["--target", "Y", "--positive", "yes"], "ok", "not a label of column 'Y'"),
         (["--target", "Y", "--require", "a", "--exclude", "a"], "ok", "both excluded and required"),
-        (["--target", "Y"], "text", "non-numeric columns: ['city']"),
+        (["--target", "Y", "--rules", "never"], "text", "non-numeric columns: ['city']"),
         (["--target", "Y"], "one_class", "only one value"),
         (["--target", "Y", "--max-fpr", "1.5"], "ok", "--max-fpr"),
     ],

@@ -60,7 +60,7 @@ def test_nan_in_X_names_the_column():
     X = X.astype(float)
     X.iloc[4, 1] = np.nan
     with raises(ValueError, "bmi", "missing"):
-        fit(X, y)
+        fit(X, y, rules=False)  # the default builds a rule "bmi missing" (tests/core/test_rules.py)
 
 
 def test_inf_in_X_names_the_column():
@@ -76,14 +76,14 @@ def test_nullable_integer_NA_is_reported():
     X = X.astype("Int64")
     X.iloc[0, 0] = pd.NA
     with raises(ValueError, "age", "missing"):
-        fit(X, y)
+        fit(X, y, rules=False)
 
 
 def test_string_column_names_the_column():
     X, y = make_xy()
     X["sex"] = ["m", "f"] * 10
     with raises(TypeError, "sex", "non-numeric"):
-        fit(X, y)
+        fit(X, y, rules=False)  # the default makes a rule per level
 
 
 def test_object_column_with_mixed_types_names_the_column():
@@ -97,7 +97,7 @@ def test_categorical_column_is_rejected():
     X, y = make_xy()
     X["grade"] = pd.Categorical([1, 2] * 10)
     with raises(TypeError, "grade"):
-        fit(X, y)
+        fit(X, y, rules=False)  # the default makes a rule per level
 
 
 def test_complex_column_is_rejected_not_truncated():
@@ -389,7 +389,9 @@ def test_failed_call_with_nan_leaves_inputs_unchanged():
     X.iloc[0, 0] = np.nan
     X_before, y_before = X.copy(deep=True), y.copy(deep=True)
     with pytest.raises(ValueError):
-        fit(X, y)
+        fit(X, y, rules=False)
+    pd.testing.assert_frame_equal(X, X_before)
+    fit(X, y, max_size=1)  # the default turns the table into rules, on a copy
     pd.testing.assert_frame_equal(X, X_before)
     pd.testing.assert_series_equal(y, y_before)
 

@@ -67,7 +67,7 @@ def test_init_signature_matches_the_documented_defaults():
         coef_range=(-10, 10), intercept_range=None, values=None, lock=None, constraints=(),
         class_weights=None, missing=None, margin=None, zero_score="positive", time_limit=None, gap=0.0, threads=1,
         solver="auto",
-        warm_start=False, loss="zero_one", scale=True,
+        warm_start=False, loss="zero_one", scale=True, rules=None, cuts=None,
     )
     params = inspect.signature(SLIMClassifier.__init__).parameters
     assert all(p.kind is p.POSITIONAL_OR_KEYWORD for name, p in params.items() if name != "self")
@@ -186,7 +186,9 @@ def test_bad_targets_raise_value_errors_naming_the_problem():
     bad = X.astype(float)
     bad.iloc[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        SLIMClassifier().fit(bad, y)
+        SLIMClassifier(rules=False).fit(bad, y)  # by default a raw DataFrame gets a rule "fever missing"
+    with pytest.raises(ValueError, match="NaN"):
+        SLIMClassifier().fit(bad.to_numpy(), y)  # arrays are never turned into rules
 
 
 def test_no_predict_proba_and_unfitted_errors():

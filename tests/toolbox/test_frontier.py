@@ -186,3 +186,16 @@ def test_breastcancer_frontier_points_have_status_and_gap(paper_data):
     assert front.gap.notna().all() and (front.fpr <= front.max_fpr).all()
     assert (front.tpr <= front.tpr_max + 1e-12).all()
     assert front.tpr.iloc[0] > 0.9
+
+
+def test_sweeps_take_a_raw_table_and_their_cards_score_raw_rows():
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"age": rng.integers(30, 85, 80), "sex": rng.choice(["F", "M"], 80)})
+    X.loc[X.index[:6], "age"] = np.nan
+    y = ((X.age.fillna(50) > 60) | (X.sex == "M")).astype(int)
+    path = size_path(X, y, sizes=[1, 2], cuts={"age": [50, 60]}, progress=False, cache=False, time_limit=10)
+    card = path["card"].iloc[-1]
+    assert card.rules.rules_of("age") == ["age >= 50", "age >= 60", "age missing"]
+    assert card.predict(X).tolist() == card.predict(card.rules.transform(X)).tolist()
+    front = roc_frontier(X, y, fprs=[0.2], progress=False, cache=False, time_limit=10)
+    assert front["card"].iloc[0].rules is not None

@@ -1,0 +1,218 @@
+"""RuleBuilder: round cut points, levels, missing values, checked against plain pandas/numpy."""
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.pipeline import make_pipeline
+
+import slimwidgets as sw
+from slimwidgets.core.data import DataWarning
+from slimwidgets.core.rules import RuleBuilder, build_rules, human_cut, needs_rules, options_by_variable
+
+
+def raw_table(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    bmi = np.round(rng.normal(28, 5, n), 1)
+    bmi[rng.random(n) < 0.1] = np.nan
+    sex = rng.choice(["F", "M"], n).astype(object)
+    sex[:3] = "X"  # a rare level
+    return pd.DataFrame({
+        "age": rng.integers(30, 85, n),
+        "bmi": bmi,
+        "sex": sex,
+        "smoker": rng.random(n) < 0.3,
+        "s5": rng.normal(4.6, 0.5, n),
+    })
+
+
+def is_round(cut):
+    """A multiple of 1, 2, 2.5 or 5 times a power of ten."""
+    for exponent in range(-6, 6):
+        for mult in (1, 2, 2.5, 5):
+            step = mult * 10.0 ** exponent
+            if abs(cut / step - round(cut / step)) < 1e-9 and abs(round(cut / step)) < 1000:
+                return True
+    return False
+
+
+def test_cut_points_are_round_and_near_the_quantiles():
+    X = raw_table()
+    b = RuleBuilder(n_cuts=3, tolerance=0.02).fit(X)
+    for column in ("age", "bmi", "s5"):
+        values = X[column].dropna().to_numpy(dtype=float)
+        cuts = [r.value for r in b.rules_ if r.column == column and r.kind == "ge"]
+        assert 1 <= len(cuts) <= 3, column
+        for cut in cuts:
+            assert is_round(cut), (column, cut)
+            assert values.min() < cut <= values.max()
+        # every cut holds for a share of rows within the tolerance of a quantile's share
+        shares = [float((values >= np.quantile(values, q)).mean()) for q in (0.25, 0.5, 0.75)]
+        tol = max(0.02, 1 / len(values))
+        for cut in cuts:
+            assert min(abs(float((values >= cut).mean()) - s) for s in shares) <= tol + 1e-12, (column, cut)
+    assert all(float(r.value).is_integer() for r in b.rules_ if r.column == "age" and r.kind == "ge")
+
+
+def test_human_cut_prefers_coarse_steps():
+    values = np.sort(np.arange(18, 91, dtype=float))
+    assert human_cut(values, 49.7, 0.02) == 50.0
+    assert human_cut(values, 59.3, 0.05) == 60.0
+    tiny = np.sort(np.array([0.0112, 0.0131, 0.0154, 0.0187, 0.0203, 0.0251]))
+    assert is_round(human_cut(tiny, 0.0154, 0.2))
+
+
+def test_transform_matches_pandas_for_every_kind_of_rule():
+    X = raw_table()
+    b = RuleBuilder(min_count=5).fit(X)
+    test = raw_table(60, seed=1)
+    test.loc[test.index[:4], "sex"] = ["Q", None, np.nan, "F"]  # unseen, missing, missing, known
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        T = b.transform(test)
+    # sex was never missing in training: named; the 'other' rule covers the unseen level: no word
+    assert [str(w.message) for w in caught] == [
+        "column 'sex' has 2 missing values and training had none: they score 0 points for 'sex'"]
+    assert list(T.columns) == list(b.get_feature_names_out())
+    kept = [r.value for r in b.rules_ if r.column == "sex" and r.kind == "eq"]
+    assert kept == ["F", "M"] and b.pooled_["sex"] == ["X"]
+    for r in b.rules_:
+        col = test[r.column]
+        expected = {
+            "ge": lambda: col.notna() & (pd.to_numeric(col) >= r.value),
+            "eq": lambda: col == r.value,
+            "other": lambda: col.notna() & ~col.isin(kept),
+            "missing": lambda: col.isna(),
+            "is": lambda: col.fillna(False).astype(bool),
+        }[r.kind]()
+        assert T[r.name].tolist() == expected.astype(int).tolist(), r.name
+    assert "bmi missing" in T.columns and "sex = other" in T.columns
+    assert T.loc[test.index[0], "sex = other"] == 1 and T.loc[test.index[1], "sex = other"] == 0
+
+
+def test_user_cuts_are_used_as_given_and_outside_ones_named():
+    X = raw_table()
+    b = RuleBuilder(cuts={"age": [60, 40, 50]}).fit(X)
+    assert b.rules_of("age") == ["age >= 40", "age >= 50", "age >= 60"]
+    with pytest.warns(DataWarning, match=r"cuts \['200'\] for 'age'"):
+        b = RuleBuilder(cuts={"age": [50, 200]}).fit(X)
+    assert b.rules_of("age") == ["age >= 50"]
+    with pytest.raises(KeyError, match="weight"):
+        RuleBuilder(cuts={"weight": [50]}).fit(X)
+    with pytest.raises(TypeError, match="'sex'.*not numeric"):
+        RuleBuilder(cuts={"sex": [1]}).fit(X)
+    with pytest.raises(ValueError, match="finite numbers"):
+        RuleBuilder(cuts={"age": ["50"]}).fit(X)
+
+
+def test_scikit_learn_conventions():
+    X = raw_table()
+    b = RuleBuilder(n_cuts=2)
+    assert clone(b).get_params() == b.get_params()
+    from sklearn.utils import get_tags
+
+    assert get_tags(b).input_tags.allow_nan and get_tags(b).input_tags.string
+    with pytest.raises(NotFittedError):
+        b.transform(X)
+    y = (X.age > 60).astype(int)
+    pipe = make_pipeline(RuleBuilder(n_cuts=2), sw.SLIMClassifier(max_size=2, coef_range=(-3, 3), time_limit=5))
+    pipe.fit(X, y)
+    assert (pipe.predict(X) == y).mean() > 0.9
+    assert pipe[0].n_features_in_ == 5 and list(pipe[0].feature_names_in_) == list(X.columns)
+    with pytest.raises(ValueError, match="n_cuts"):
+        RuleBuilder(n_cuts=0).fit(X)
+
+
+def test_json_round_trip_keeps_every_rule():
+    X = raw_table()
+    b = RuleBuilder().fit(X)
+    again = RuleBuilder.from_dict(json.loads(json.dumps(b.to_dict())))
+    assert again.rules_ == b.rules_
+    pd.testing.assert_frame_equal(again.transform(X, warn=False), b.transform(X, warn=False))
+    bad = b.to_dict()
+    bad["rules"][0][2] = "between"
+    with pytest.raises(ValueError, match="unknown kind"):
+        RuleBuilder.from_dict(bad)
+
+
+def test_bad_columns_get_clear_answers():
+    X = raw_table(40)
+    with pytest.warns(DataWarning, match="'empty' is missing in every row"):
+        b = RuleBuilder().fit(X.assign(empty=np.nan))
+    assert b.rules_of("empty") == []
+    with pytest.warns(DataWarning, match="'flat' has a single value"):
+        b = RuleBuilder().fit(X.assign(flat=7))
+    assert b.rules_of("flat") == []
+    b = RuleBuilder().fit(X.assign(flat=[7.0] * 39 + [np.nan]))
+    assert b.rules_of("flat") == ["flat missing"]  # constant but sometimes missing: only that rule
+    with pytest.raises(TypeError, match="'seen'.*dates"):
+        RuleBuilder().fit(X.assign(seen=pd.date_range("2020-01-01", periods=40)))
+    with pytest.raises(TypeError, match="'mixed' mixes values of different types"):
+        RuleBuilder().fit(X.assign(mixed=["a", 1] * 20))
+    with pytest.raises(ValueError, match="'s5' has infinite values"):
+        RuleBuilder().fit(X.assign(s5=[np.inf] + [1.0] * 39))
+    once = X.assign(grade=["A"] * 20 + ["B"] * 19 + ["C"])  # C seen once: pooled into other
+    b = RuleBuilder(min_count=5).fit(once)
+    assert b.rules_of("grade") == ["grade = A", "grade = B", "grade = other"] and b.pooled_["grade"] == ["C"]
+
+
+def test_new_missing_values_and_levels_at_predict_time_are_named():
+    X = raw_table(100).drop(columns="bmi")
+    b = RuleBuilder(min_count=1).fit(X)  # no rare level, so no 'other' rule; age never missing
+    test = X.head(3).astype({"age": float}).copy()
+    test.loc[test.index[0], "age"] = np.nan
+    test.loc[test.index[1], "sex"] = "unknown"
+    with pytest.warns(DataWarning) as caught:
+        T = b.transform(test)
+    messages = " ".join(str(w.message) for w in caught)
+    assert "'age' has 1 missing values and training had none" in messages
+    assert "'sex' has levels not seen in training ['unknown']" in messages
+    assert T.loc[test.index[0], b.rules_of("age")].sum() == 0  # 0 points for age
+    assert T.loc[test.index[1], b.rules_of("sex")].sum() == 0
+
+
+def test_target_with_missing_values_is_refused():
+    X = raw_table(30)
+    y = pd.Series([0, 1] * 15, dtype=float)
+    y[4] = np.nan
+    with pytest.raises(ValueError, match="1 missing labels"):
+        sw.fit(X, y, max_size=1)
+
+
+def test_when_rules_are_built_and_options_by_variable():
+    numeric = pd.DataFrame({"a": [0, 1, 1, 0], "b": [1.5, 2.5, 3.5, 4.5]})
+    assert not needs_rules(numeric) and needs_rules(numeric.assign(c=["x", "y", "x", "y"]))
+    same, builder = build_rules(numeric)
+    assert builder is None and same is numeric
+    _, builder = build_rules(numeric, rules=True)
+    assert builder.rules_of("a") == ["a"] and all(n.startswith("b >= ") for n in builder.rules_of("b"))
+    with pytest.raises(ValueError, match="cuts"):
+        build_rules(numeric, rules=False, cuts={"b": [2]})
+    expanded = options_by_variable(builder, {"signs": {"b": "+"}, "exclude": ["a"], "max_size": 2})
+    assert expanded["signs"] == {n: "+" for n in builder.rules_of("b")}
+    assert expanded["exclude"] == ["a"] and expanded["max_size"] == 2
+
+
+def test_points_table_by_variable():
+    X = pd.DataFrame({"age": [35, 45, 55, 65, 75] * 4, "bmi": [22.0, 27.5, None, 31.0, 24.0] * 4,
+                      "sex": ["F", "M"] * 10})
+    b = RuleBuilder(cuts={"age": [50, 60], "bmi": [25, 30]}, min_count=1).fit(X)
+    table = dict(b.points_table({"age >= 50": 1, "age >= 60": 2, "bmi >= 30": 2, "bmi missing": 1, "sex = M": 1}))
+    assert table == {
+        "age": (("< 50", 0), ("50–59", 1), ("≥ 60", 3)),
+        "bmi": (("< 30", 0), ("≥ 30", 2), ("missing", 1)),
+        "sex": (("M", 1),),
+    }
+    # a band's points equal the sum of the rules holding there, on every row (checked by pandas)
+    T = b.transform(X, warn=False)
+    points = {"bmi >= 25": 1, "bmi >= 30": -1}
+    bands = dict(b.points_table(points))["bmi"]
+    assert bands == (("< 25", 0), ("25 to < 30", 1), ("≥ 30", 0))
+    total = sum(T[n] * p for n, p in points.items())
+    assert total[X.bmi.between(25, 30, inclusive="left")].eq(1).all() and total[X.bmi >= 30].eq(0).all()
+    assert math.isclose(total[X.bmi < 25].sum(), 0)
