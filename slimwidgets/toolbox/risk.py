@@ -118,7 +118,7 @@ def risk_table(
         raise TypeError(f"card must be a ScoringSystem, got {type(card).__name__}")
     scores = np.asarray(card.score(X))
     events = card_events(card, y, len(scores))
-    w = np.ones(len(values)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
+    w = np.ones(len(events)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
     if w.shape != events.shape or not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("sample_weight must be finite, non-negative, one per row")
     table = (
