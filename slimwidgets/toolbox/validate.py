@@ -99,8 +99,8 @@ def format_figure(row: pd.Series) -> str:
         text = f"{est:.0f}"
     elif row.name in ("event rate", "TPR", "FPR", "PPV", "NPV"):
         text = f"{100 * est:.1f} %" + ("" if pd.isna(lo) else f" ({100 * lo:.1f}–{100 * hi:.1f} %)")
-    else:
-        text = f"{est:.3f}" + ("" if pd.isna(lo) else f" ({lo:.3f}–{hi:.3f})")
+    else:  # "to", not a dash: these intervals often start below zero
+        text = _three(est) + ("" if pd.isna(lo) else f" ({_three(lo)} to {_three(hi)})")
     return f"{text} {detail}".strip()
 
 
@@ -224,8 +224,17 @@ def _calibration_figures(risk: np.ndarray, events: np.ndarray, confidence: float
             "calibration slope": (*ev.calibration_slope(risk, events, confidence), ""),
             "observed / expected": (events.sum() / risk.sum(), nan, nan, ""),
             "Brier score": (ev.brier_score(risk, events), nan, nan, ""),
-            "Hosmer-Lemeshow": (stat, nan, nan, "" if np.isnan(stat) else f"(df {df}, p = {p:.3f})"),
+            "Hosmer-Lemeshow": (stat, nan, nan, "" if np.isnan(stat) else f"(df {df}, {_p_value(p)})"),
         }
+
+
+def _three(v: float) -> str:
+    """Three decimals, without the sign of a value that rounds to zero."""
+    return f"{0.0 if abs(v) < 5e-4 else v:.3f}"
+
+
+def _p_value(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 def _per_score(card: ScoringSystem, X: pd.DataFrame, events: np.ndarray, confidence: float) -> pd.DataFrame:
