@@ -21,13 +21,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.data import Dataset
 from ..core.scoring import ScoringSystem
 from ..core.status import describe
 from ..toolbox.validate import FIGURES, Validation, complete_rows, format_figure, validate
 from .html import render_html
 from .report_charts import calibration_chart, decision_chart, score_chart
 
-__all__ = ["report", "data_fingerprint"]
+__all__ = ["report", "data_fingerprint", "dataset_rows"]
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 14px; color: #111;
@@ -89,6 +90,25 @@ def data_fingerprint(X: pd.DataFrame, y: Any) -> str:
     digest.update(pd.util.hash_pandas_object(pd.Series(np.asarray(y, dtype=object).ravel().astype(str)),
                                              index=False).to_numpy().tobytes())
     return digest.hexdigest()
+
+
+def dataset_rows(data: Dataset) -> tuple[pd.DataFrame, pd.Series]:
+    """The rows of a prepared :class:`~slimwidgets.Dataset` again (its distinct rows repeated by
+    their counts, in the order of the distinct rows), as the report counts rows; refused when its
+    weights are not counts.
+
+    >>> from slimwidgets import prepare_data
+    >>> X, y = dataset_rows(prepare_data([[1], [1], [0]], [1, 1, 0], feature_names=["a"]))
+    >>> X["a"].tolist(), y.tolist()
+    ([0.0, 1.0, 1.0], [0, 1, 1])
+    """
+    counts = np.rint(data.weight).astype(int)
+    if not np.allclose(counts, data.weight):
+        raise ValueError("the report counts rows: it cannot use data with non-integer sample weights")
+    X = pd.DataFrame(np.repeat(data.X, counts, axis=0), columns=list(data.feature_names))
+    labels = np.where(np.repeat(data.y, counts) == 1, np.array(data.positive, dtype=object),
+                      np.array(data.negative, dtype=object))
+    return X, pd.Series(labels, name=data.outcome).infer_objects()
 
 
 def _versions() -> dict[str, str]:

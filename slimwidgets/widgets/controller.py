@@ -79,6 +79,7 @@ FAMILY_LOSS = {"decision": "zero_one", "risk": "logistic"}
 
 EXPORT_FORMATS = {
     "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py",
+    "report": "_report.html",  # the validation report (slimwidgets.report)
 }
 
 
@@ -861,7 +862,7 @@ class Controller:
         path = Path(path) if path is not None else Path(f"scoring_system{EXPORT_FORMATS[fmt]}")
         text = {
             "json": card.to_json, "html": card.to_html, "latex": card.to_latex,
-            "markdown": card.to_markdown, "python": card.to_python,
+            "markdown": card.to_markdown, "python": card.to_python, "report": lambda: self._report(card),
         }[fmt]()
         try:
             path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
@@ -879,8 +880,16 @@ class Controller:
             "latex": f"latex = open({p}, encoding='utf-8').read()",
             "markdown": f"import IPython.display; IPython.display.Markdown(filename={p})",
             "python": f"import runpy; predict = runpy.run_path({p})['predict']",
+            "report": f"import IPython.display; IPython.display.HTML(filename={p})",
         }[fmt]
         return path, line
+
+    def _report(self, card: ScoringSystem) -> str:
+        """The validation report of ``card`` on the training rows and the held-out rows, if any."""
+        from ..export.report import dataset_rows, report
+
+        held_out = None if self.validation is None else dataset_rows(self.validation)
+        return report(card, *dataset_rows(self.data), test=held_out, progress=False)
 
     # -- waiting and closing ---------------------------------------------------------------------
     def wait(self, timeout: float | None = 60.0) -> bool:

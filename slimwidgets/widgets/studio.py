@@ -311,7 +311,8 @@ class Studio(W.VBox):
         self.undo_button.add_class("sw-undo")
         self.redo_button.add_class("sw-redo")
         self.export_format = W.Dropdown(options=[("JSON", "json"), ("HTML", "html"), ("LaTeX", "latex"),
-                                                 ("Markdown", "markdown"), ("Python", "python")],
+                                                 ("Markdown", "markdown"), ("Python", "python"),
+                                                 ("Report", "report")],
                                         value="json", layout=_fixed())
         self.export_path = W.Text(value="scoring_system.json", layout=_grow("160px", "120px", "360px"))
         self.export_button = W.Button(description="Export", icon="download", layout=_fixed())
@@ -397,7 +398,9 @@ class Studio(W.VBox):
         return self._guard(self.controller.redo)
 
     def export(self, fmt: str = "json", path: str | None = None) -> tuple[Path, str]:
-        """Write the card on screen as json/html/latex/markdown/python; returns (path, reload line)."""
+        """Write the card on screen as json/html/latex/markdown/python, or ``"report"``: its validation
+        report (:func:`slimwidgets.report`, with the held-out rows when there are any); returns
+        (path, reload line)."""
         return self.controller.export(fmt, path)
 
     def close(self) -> None:
