@@ -84,6 +84,11 @@ class Validation:
                 columns[group] = self.by_group.loc[group]
         return pd.DataFrame({name: frame.apply(format_figure, axis=1) for name, frame in columns.items()})
 
+    def __repr__(self) -> str:
+        auc = format_figure(self.figures.loc["AUC"])
+        groups = "" if self.by_group is None else f", {self.by_group.index.get_level_values(0).nunique()} groups"
+        return f"Validation({self.label!r}: {self.rows} rows, {self.events} events, AUC {auc}{groups})"
+
     def _repr_html_(self) -> str:
         head = (f"<p><b>{html.escape(self.label)}</b>: {self.rows} rows, {self.events} events"
                 + (f", {self.dropped} rows left out (missing values)" if self.dropped else "") + "</p>")
