@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.scoring import ScoringSystem
-from ..fitting import fit
+from ..fitting import InfeasibleError, NoSolutionError, fit
 from .frontier import _progress_bar
 from .risk import card_events
 from .validate import card_figures
@@ -41,7 +41,7 @@ def _one_bootstrap(card: ScoringSystem, X: pd.DataFrame, y: np.ndarray, events: 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a degenerate refit is still a sample of the method
             refit = fit(X.iloc[rows], y[rows], positive=card.positive, spec=spec)
-    except Exception:  # no card under the caps on this sample: it says nothing about optimism
+    except (InfeasibleError, NoSolutionError):  # no card under the caps on this sample: skipped, counted
         return None
     apparent, test = _figures(refit, X.iloc[rows], events[rows]), _figures(refit, X, events)
     return {name: apparent[name] - test[name] for name in apparent}
