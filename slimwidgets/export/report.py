@@ -255,10 +255,14 @@ def _data_section(card: ScoringSystem, sets: list, checks: list[Validation]) -> 
                                     for c in _lookup(Xs, columns)] for label, Xs, _, _ in sets},
                            index=pd.Index(columns, name="variable"))
     missing.insert(0, "used by the card", ["yes" if c in card.points else "" for c in columns])
+    # the card's variables and every variable with a missing value; the rest in one sentence
+    shown = missing[(missing["used by the card"] == "yes") | missing.iloc[:, 1:].ne(0).any(axis=1)]
+    rest = len(missing) - len(shown)
+    others = f" The other {rest} variables have no missing values." if rest else ""
     return ("<h2>2. The data</h2>" + _table(counts) +
             "<p>Missing values: a row with a missing value in a variable the card uses cannot be scored; it is "
             "left out of every figure (complete cases), and counted above. Missing values in other variables "
-            "do not matter to the card.</p>" + _table(missing, "Missing values per variable"))
+            f"do not matter to the card.{others}</p>" + _table(shown, "Missing values per variable"))
 
 
 def _lookup(X: pd.DataFrame, names: list[str]) -> list:

@@ -112,7 +112,9 @@ def format_figure(row: pd.Series) -> str:
 def _groups(X: pd.DataFrame, groups: Any) -> pd.Series | None:
     if groups is None:
         return None
-    if isinstance(groups, str) and groups in X.columns:
+    if isinstance(groups, str):
+        if groups not in X.columns:
+            raise KeyError(f"groups {groups!r} is not a column of X")
         values = X[groups]
     else:
         values = pd.Series(np.asarray(groups, dtype=object).ravel())
@@ -146,6 +148,8 @@ def validate(card: ScoringSystem, X: Any, y: Any, *, groups: Any = None, label: 
     label : what the data are, e.g. ``"external: site B"``.
     confidence : level of every interval (default 95 %).
     thresholds : risk thresholds of the decision curve (default 1 % to 99 %).
+
+    Every row counts once (no sample weights): these are the figures a reviewer recomputes.
 
     Returns
     -------
