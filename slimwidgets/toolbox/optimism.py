@@ -18,7 +18,7 @@ import pandas as pd
 from ..core.scoring import ScoringSystem
 from ..fitting import InfeasibleError, NoSolutionError, fit
 from .frontier import _progress_bar
-from .risk import card_events
+from ..core.risk import card_events
 from .validate import card_figures
 
 __all__ = ["optimism"]

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..core.scoring import ScoringSystem
 from . import evidence as ev
-from .risk import card_events, risk_table
+from ..core.risk import card_events, risk_table
 
 __all__ = ["validate", "Validation", "FIGURES"]
 
