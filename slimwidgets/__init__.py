@@ -27,7 +27,7 @@ _LAZY = {
     "rounded_logistic": "toolbox.baselines", "cross_validate": "toolbox.validation", "CVResult": "toolbox.validation",
     "fit_cv": "toolbox.selection",
     "validate": "toolbox.validate", "Validation": "toolbox.validate", "optimism": "toolbox.optimism",
-    "report": "export.report",
+    "report": "reporting",
 }
 
 

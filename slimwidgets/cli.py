@@ -505,7 +505,7 @@ def _labelled_rows(path: str, target: str, sep: str):
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Write the validation report of a saved card on labelled CSV data (see slimwidgets.report)."""
-    from .export.report import report
+    from .reporting import report
 
     _check_writable(args.out)
     card = _load_card(args.card, verify=not args.no_verify)

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER, _best_t, softplus
+from .losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER, best_scale, softplus
 from .spec import Spec
 
 __all__ = ["refit_threshold", "refit_link"]
@@ -97,7 +97,7 @@ def refit_link(scores: np.ndarray, events: np.ndarray) -> tuple[int, float, floa
     best = None
     for c in range(-hi - 3, -lo + 4):
         margins = sign * (scores + c)
-        t = _best_t(margins, w, MIN_INVERSE_MULTIPLIER, MAX_INVERSE_MULTIPLIER)
+        t = best_scale(margins, w, MIN_INVERSE_MULTIPLIER, MAX_INVERSE_MULTIPLIER)
         loss = float(w @ softplus(-t * margins))
         if best is None or loss < best[2] - 1e-12:
             best = (c, 1.0 / t, loss)

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.risk import card_events
 from ..core.scoring import ScoringSystem
 from ..fitting import InfeasibleError, NoSolutionError, fit
-from .frontier import _progress_bar
-from ..core.risk import card_events
+from .jobs import progress_bar
 from .validate import card_figures
 
 __all__ = ["optimism"]
@@ -89,7 +89,7 @@ def optimism(card: ScoringSystem, X: pd.DataFrame, y: Any, *, n_boot: int = 20, 
     events = card_events(card, labels, len(X))
     seeds = np.random.SeedSequence(random_state).generate_state(n_boot)
     jobs = [(card, X, labels, events, int(seed), time_limit) for seed in seeds]
-    bar = _progress_bar(progress, n_boot, "bootstrap")
+    bar = progress_bar(progress, n_boot, "bootstrap")
     results = []
     try:
         if n_jobs is None or n_jobs == 1:

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.risk import card_events, risk_table
 from ..core.scoring import ScoringSystem
 from . import evidence as ev
-from ..core.risk import card_events, risk_table
 
 __all__ = ["validate", "Validation", "FIGURES"]
 

@@ -886,7 +886,7 @@ class Controller:
 
     def _report(self, card: ScoringSystem) -> str:
         """The validation report of ``card`` on the training rows and the held-out rows, if any."""
-        from ..export.report import dataset_rows, report
+        from ..reporting import dataset_rows, report
 
         held_out = None if self.validation is None else dataset_rows(self.validation)
         return report(card, *dataset_rows(self.data), test=held_out, progress=False)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.scoring import ScoringSystem
+from ..export.svg import PALETTE, Series, chart
 from ..toolbox.validate import Validation
-from .svg import PALETTE, Series, chart
 
 __all__ = ["calibration_chart", "score_chart", "decision_chart"]
 

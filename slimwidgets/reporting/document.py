@@ -21,12 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._version import __version__
 from ..core.data import Dataset
 from ..core.scoring import ScoringSystem
 from ..core.status import describe
+from ..export.html import render_html
 from ..toolbox.validate import FIGURES, Validation, complete_rows, format_figure, validate
-from .html import render_html
-from .report_charts import calibration_chart, decision_chart, score_chart
+from .charts import calibration_chart, decision_chart, score_chart
 
 __all__ = ["report", "data_fingerprint", "dataset_rows"]
 
@@ -129,7 +130,7 @@ def report(card: ScoringSystem, X: Any, y: Any, *, test: tuple | None = None, ex
            groups: Any = None, bootstrap: int = 0, n_jobs: int | None = None, time_limit: float = 2.0,
            title: str | None = None, path: str | None = None, confidence: float = 0.95,
            progress: bool | None = None, random_state: int = 0) -> str:
-    """A standalone HTML validation report of ``card`` (see :mod:`slimwidgets.export.report`).
+    """A standalone HTML validation report of ``card`` (see :mod:`slimwidgets.reporting.document`).
 
     Parameters
     ----------
@@ -199,8 +200,6 @@ def report(card: ScoringSystem, X: Any, y: Any, *, test: tuple | None = None, ex
 
 
 def _document(title: str, body: str) -> str:
-    from .. import __version__
-
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
