@@ -36,7 +36,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .core.options import Option, flagged, named_features, text_range
+from .core.options import Option, flagged, named_features, text_number, text_range, text_whole
+from .core.validators import positive, whole
 from .core.status import degeneracy, describe, details_text
 
 __all__ = ["main", "run", "build_parser"]
@@ -117,6 +118,18 @@ def _value_type(row: Option) -> Callable[[str], Any]:
         try:
             value = text if row.flag.parse is None else row.flag.parse(text)
             return row.check(value, row.name)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def _argument_type(read: Callable[[str], Any], check: Callable[[Any, str], Any], flag: str) -> Callable[[str], Any]:
+    """An argparse type for a flag outside the options table: the text read, then checked."""
+
+    def parse(text: str) -> Any:
+        try:
+            return check(read(text), flag)
         except (TypeError, ValueError) as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -533,9 +546,10 @@ def _add_report_parser(sub) -> None:
     rep.add_argument("--test", metavar="TEST.csv", help="held-out rows from the same source")
     rep.add_argument("--external", metavar="EXTERNAL.csv", help="rows from elsewhere (external validation)")
     rep.add_argument("--groups", metavar="COLUMN", help="a column: every figure by group too")
-    rep.add_argument("--bootstrap", type=_nonneg_int, default=0,
+    rep.add_argument("--bootstrap", type=_argument_type(text_whole, whole(0), "--bootstrap"), default=0,
                      metavar="N", help="bootstrap samples for the optimism-corrected AUC (default 0: none)")
-    rep.add_argument("--bootstrap-time-limit", type=_positive_float, default=2.0, metavar="SECONDS",
+    rep.add_argument("--bootstrap-time-limit", default=2.0, metavar="SECONDS",
+                     type=_argument_type(text_number, positive("a refit needs time"), "--bootstrap-time-limit"),
                      help="time limit of each bootstrap refit (default 2)")
     rep.add_argument("--n-jobs", type=int, default=None, metavar="N", help="bootstrap refits in parallel")
     rep.add_argument("--sep", default=",", metavar="CHAR", help="field separator (default: ',')")

@@ -53,3 +53,18 @@ def test_report_refuses_an_edited_card(files, capsys):
     assert main(["report", str(folder / "bad.json"), str(folder / "train.csv"), "--target", "malignant",
                  "-o", str(folder / "y.html")]) == 2
     assert "checksum" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("flag", "text", "said"), [
+    ("--bootstrap", "-1", "--bootstrap must be >= 0, got -1"),
+    ("--bootstrap", "ten", "expected a whole number, got 'ten'"),
+    ("--bootstrap-time-limit", "0", "--bootstrap-time-limit must be > 0"),
+    ("--bootstrap-time-limit", "soon", "expected a number, got 'soon'"),
+])
+def test_report_names_a_bad_bootstrap_setting(files, capsys, flag, text, said):
+    folder, _ = files
+    out = folder / "z.html"
+    code = main(["report", str(folder / "card.json"), str(folder / "train.csv"), "--target", "malignant",
+                 "-o", str(out), flag, text])
+    assert code == 2 and said in capsys.readouterr().err
+    assert not out.exists()
