@@ -18,7 +18,7 @@ import pandas as pd
 from ..core.risk import card_events
 from ..core.scoring import ScoringSystem
 from ..fitting import InfeasibleError, NoSolutionError, fit
-from .jobs import progress_bar
+from .jobs import check_n_jobs, progress_bar
 from .validate import card_figures
 
 __all__ = ["optimism"]
@@ -81,6 +81,7 @@ def optimism(card: ScoringSystem, X: pd.DataFrame, y: Any, *, n_boot: int = 20, 
         raise ValueError("the bootstrap refits the card with its settings: this card carries no spec")
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
+    check_n_jobs(n_jobs)
     missing = [n for n in card.feature_names if n not in map(str, X.columns)]
     if missing:
         raise KeyError(f"X lacks features the card was fitted on: {missing[:6]}")

@@ -57,3 +57,5 @@ def test_optimism_needs_the_cards_spec_and_features(small):
     card = sw.fit(X, y, max_size=1, time_limit=5)
     with pytest.raises(KeyError, match="lacks"):
         sw.optimism(card, X.iloc[:, 1:], y)
+    with pytest.raises(ValueError, match="n_jobs must be None, a positive integer or -1"):
+        sw.optimism(card, X, y, n_boot=2, n_jobs=0)
