@@ -27,6 +27,8 @@ _LAZY = {
     "SLIMClassifier": "toolbox.estimator", "Binarizer": "toolbox.binarize", "binarize": "toolbox.binarize",
     "rounded_logistic": "toolbox.baselines", "cross_validate": "toolbox.validation", "CVResult": "toolbox.validation",
     "fit_cv": "toolbox.selection",
+    "validate": "toolbox.validate", "Validation": "toolbox.validate", "optimism": "toolbox.optimism",
+    "report": "reporting",
 }
 
 
@@ -52,5 +54,6 @@ __all__ = [
     "risk_table", "wilson_interval", "resolution_bound", "round_to_resolution", "generalization_bound",
     "rounded_logistic", "reduce_data", "ReductionResult",
     "fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS", "alternatives",
+    "validate", "Validation", "optimism", "report",
     "__version__",
 ]

@@ -36,7 +36,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from .core.options import Option, flagged, named_features, text_range
+from .core.options import Option, flagged, named_features, text_number, text_range, text_whole
+from .core.validators import positive, whole
 from .core.status import degeneracy, describe, details_text
 
 __all__ = ["main", "run", "build_parser"]
@@ -117,6 +118,18 @@ def _value_type(row: Option) -> Callable[[str], Any]:
         try:
             value = text if row.flag.parse is None else row.flag.parse(text)
             return row.check(value, row.name)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def _argument_type(read: Callable[[str], Any], check: Callable[[Any, str], Any], flag: str) -> Callable[[str], Any]:
+    """An argparse type for a flag outside the options table: the text read, then checked."""
+
+    def parse(text: str) -> Any:
+        try:
+            return check(read(text), flag)
         except (TypeError, ValueError) as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -497,30 +510,86 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
-def cmd_show(args: argparse.Namespace) -> int:
+def _load_card(where: str, verify: bool):
+    """The card in the JSON file ``where``, with a message naming the file when it cannot be read."""
     from .core.scoring import ScoringSystem
 
-    _check_writable(args.out)
-    path = Path(args.card)
+    path = Path(where)
     if not path.exists():
-        raise FileNotFoundError(f"{args.card}: no such file")
+        raise FileNotFoundError(f"{where}: no such file")
     if path.is_dir():
-        raise CliError(f"{args.card} is a directory, not a card JSON file")
+        raise CliError(f"{where} is a directory, not a card JSON file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
-        raise CliError(f"{args.card} is not UTF-8 text ({exc.reason})") from None
+        raise CliError(f"{where} is not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
-        raise CliError(f"{args.card} is not valid JSON: {exc}") from None
+        raise CliError(f"{where} is not valid JSON: {exc}") from None
     try:
-        card = ScoringSystem.from_dict(data, verify=not args.no_verify)
+        return ScoringSystem.from_dict(data, verify=verify)
     except ValueError as exc:
         message = str(exc)
         if "checksum" in message:
-            message = f"{args.card}: its content does not match its checksum (edited after export?); use --no-verify to load it anyway"
-        raise CliError(f"{args.card}: {message}" if not message.startswith(args.card) else message) from None
+            message = f"{where}: its content does not match its checksum (edited after export?); use --no-verify to load it anyway"
+        raise CliError(f"{where}: {message}" if not message.startswith(where) else message) from None
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    _check_writable(args.out)
+    card = _load_card(args.card, verify=not args.no_verify)
     _emit(card, args)
     return EXIT_OK
+
+
+def _labelled_rows(path: str, target: str, sep: str):
+    """(X, y) from a CSV whose column ``target`` holds the labels."""
+    frame = read_csv(path, sep=sep)
+    frame.columns = [str(c) for c in frame.columns]
+    if target not in frame.columns:
+        raise _unknown_column(target, list(frame.columns), path)
+    return frame.drop(columns=[target]), frame[target]
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write the validation report of a saved card on labelled CSV data (see slimwidgets.report)."""
+    from .reporting import report
+
+    _check_writable(args.out)
+    card = _load_card(args.card, verify=not args.no_verify)
+    X, y = _labelled_rows(args.data, args.target, args.sep)
+    test = None if args.test is None else _labelled_rows(args.test, args.target, args.sep)
+    external = None if args.external is None else _labelled_rows(args.external, args.target, args.sep)
+    if args.groups is not None and args.groups not in X.columns:
+        raise CliError(f"--groups {args.groups!r} is not a column of {args.data}")
+    doc = report(card, X, y, test=test, external=external, groups=args.groups, bootstrap=args.bootstrap,
+                 n_jobs=args.n_jobs, time_limit=args.bootstrap_time_limit, progress=False if args.quiet else None)
+    Path(args.out).write_text(doc, encoding="utf-8")
+    if not args.quiet:
+        print(f"wrote {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _add_report_parser(sub) -> None:
+    rep = sub.add_parser("report", allow_abbrev=False, help="write the validation report of a saved card",
+                         description="Write a standalone HTML validation report of a card saved with --json, "
+                                     "on labelled CSV data (optionally held-out and external rows too).")
+    rep.add_argument("card", metavar="CARD.json")
+    rep.add_argument("data", metavar="DATA.csv", help="the card's training rows, with the label column")
+    rep.add_argument("--target", required=True, metavar="COLUMN", help="the label column (in every CSV)")
+    rep.add_argument("-o", "--out", required=True, metavar="REPORT.html", help="where to write the report")
+    rep.add_argument("--test", metavar="TEST.csv", help="held-out rows from the same source")
+    rep.add_argument("--external", metavar="EXTERNAL.csv", help="rows from elsewhere (external validation)")
+    rep.add_argument("--groups", metavar="COLUMN", help="a column: every figure by group too")
+    rep.add_argument("--bootstrap", type=_argument_type(text_whole, whole(0), "--bootstrap"), default=0,
+                     metavar="N", help="bootstrap samples for the optimism-corrected AUC (default 0: none)")
+    rep.add_argument("--bootstrap-time-limit", default=2.0, metavar="SECONDS",
+                     type=_argument_type(text_number, positive("a refit needs time"), "--bootstrap-time-limit"),
+                     help="time limit of each bootstrap refit (default 2)")
+    rep.add_argument("--n-jobs", type=int, default=None, metavar="N", help="bootstrap refits in parallel")
+    rep.add_argument("--sep", default=",", metavar="CHAR", help="field separator (default: ',')")
+    rep.add_argument("--no-verify", action="store_true", help="load the card even if its checksum does not match")
+    rep.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    rep.set_defaults(handler=cmd_report)
 
 
 # -- the parser ---------------------------------------------------------------------------------
@@ -616,6 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--no-verify", action="store_true", help="load the card even if its checksum does not match")
     _add_output_options(show, json_option=False)
     show.set_defaults(handler=cmd_show)
+    _add_report_parser(sub)
     return parser
 
 

@@ -26,6 +26,7 @@ FLOORS: list[tuple[str, list[str]]] = [
     ("solvers", ["slimwidgets.solvers"]),
     ("fitting", ["slimwidgets.fitting"]),
     ("toolbox", ["slimwidgets.toolbox"]),
+    ("reports", ["slimwidgets.reporting"]),
     ("front ends", ["slimwidgets.widgets", "slimwidgets.cli"]),
     ("the package's face", ["slimwidgets", "slimwidgets.__main__"]),
 ]

@@ -182,7 +182,7 @@ class LogisticLoss:
         The loss is convex in ``t`` (a softplus of a linear function): Newton steps on its
         derivative, kept inside a bracket that bisection shrinks whenever Newton leaves it.
         """
-        t = _best_t(margins, self.w, MIN_INVERSE_MULTIPLIER, t_max)
+        t = best_scale(margins, self.w, MIN_INVERSE_MULTIPLIER, t_max)
         return t, self.of_margins(margins, t)
 
 
@@ -191,7 +191,7 @@ def ensure_compiled() -> None:
     one = np.ones(1)
     _scan(one, one, one, one, 1.0)
     _column_dots(np.ones((2, 2), order="F"), np.ones(2))  # yX is column-major
-    _best_t(one, one, 0.5, 1.0)
+    best_scale(one, one, 0.5, 1.0)
     box_newton_fit(np.ones((1, 1)), one, one, np.zeros(1), 0.0, -one, one, 1)
 
 
@@ -245,7 +245,10 @@ def _slope(margins, w, t):  # pragma: no cover - compiled
 
 
 @njit(nogil=True)
-def _best_t(margins, w, lo, hi):  # pragma: no cover - compiled
+def best_scale(margins, w, lo, hi):  # pragma: no cover - compiled
+    """The ``t`` in ``[lo, hi]`` that minimises ``sum(w * log(1 + exp(-t * margins)))`` (Newton steps
+    kept inside a shrinking bracket; the loss is convex in ``t``). Public because recalibration
+    refits the same link."""
     if _slope(margins, w, hi)[0] <= 0:
         return hi
     if _slope(margins, w, lo)[0] >= 0:

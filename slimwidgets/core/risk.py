@@ -58,6 +58,21 @@ def wilson_interval(events: Any, n: Any, confidence: float = 0.95) -> tuple[np.n
     return lo, hi
 
 
+def card_events(card: ScoringSystem, y: Any, n: int) -> np.ndarray:
+    """1.0 where ``y`` is the card's positive label, else 0.0; refuses a length other than ``n``,
+    missing labels and labels that are neither of the card's two."""
+    values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+    values = values.ravel()
+    if len(values) != n:
+        raise ValueError(f"X has {n} rows but y has {len(values)} labels")
+    if pd.isna(values).any():
+        raise ValueError("y has missing labels")
+    foreign = [v for v in pd.unique(values) if not (v == card.positive or v == card.negative)]
+    if foreign:
+        raise ValueError(f"y has labels {foreign[:6]} that are neither {card.positive!r} nor {card.negative!r}")
+    return (values == card.positive).astype(float)
+
+
 def risk_table(
     card: ScoringSystem,
     X: Any,
@@ -102,17 +117,8 @@ def risk_table(
     if not isinstance(card, ScoringSystem):
         raise TypeError(f"card must be a ScoringSystem, got {type(card).__name__}")
     scores = np.asarray(card.score(X))
-    values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
-    values = values.ravel()
-    if len(values) != len(scores):
-        raise ValueError(f"X has {len(scores)} rows but y has {len(values)} labels")
-    if pd.isna(values).any():
-        raise ValueError("y has missing labels")
-    foreign = [v for v in pd.unique(values) if not (v == card.positive or v == card.negative)]
-    if foreign:
-        raise ValueError(f"y has labels {foreign[:6]} that are neither {card.positive!r} nor {card.negative!r}")
-    events = (values == card.positive).astype(float)
-    w = np.ones(len(values)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
+    events = card_events(card, y, len(scores))
+    w = np.ones(len(events)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
     if w.shape != events.shape or not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("sample_weight must be finite, non-negative, one per row")
     table = (

@@ -25,7 +25,7 @@ __all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION", "FAMILIES"]
 #: predate it and meant "positive iff score > threshold": they load as ``zero_score="error"``.
 SCHEMA_VERSION = 2
 READABLE_SCHEMAS = (1, 2)
-STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "edited", "heuristic")
+STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "edited", "heuristic", "recalibrated")
 #: Model families (the paper's sec. 7): plain SLIM, personalized (tiered) penalties,
 #: M-of-N rule tables and threshold-rule models; and risk cards (``loss="logistic"``).
 #: JSON without the field means "slim".
@@ -370,6 +370,60 @@ class ScoringSystem:
             multiplier=self.multiplier, rules=self.rules,
         )
 
+    def recalibrate(self, X: Any, y: Any, *, label: str | None = None) -> "ScoringSystem":
+        """A copy refitted for a new site on its rows ``X, y``, points unchanged.
+
+        A decision card gets the threshold that best meets its own settings on the new rows
+        (the highest TPR under its ``max_fpr``, the lowest FPR over its ``min_tpr``, else the
+        least error); a risk card gets the intercept and multiplier of its logistic link
+        refitted by maximum likelihood (see :mod:`slimwidgets.core.recalibration`). The new
+        card has status ``"recalibrated"``, no training figures (its points were fitted
+        elsewhere), and a history entry saying what changed, shown on the card and kept in
+        its JSON. ``label`` names the site in that entry.
+
+        Examples
+        --------
+        >>> card = ScoringSystem(("a", "b"), (2, 1), -3, positive=1, negative=0, status="optimal")
+        >>> new = card.recalibrate([[0, 0], [0, 1], [1, 0], [1, 1], [1, 1]], [0, 1, 1, 1, 1], label="site B")
+        >>> new.points == card.points, new.threshold, new.status
+        (True, 1, 'recalibrated')
+        >>> new.history[-1]["note"]
+        'recalibrated for site B on 5 rows (4 events): threshold 3 → 1; points unchanged'
+        """
+        from .recalibration import refit_link, refit_threshold
+
+        scores = np.asarray(self.score(X), dtype=float).ravel()
+        values = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y, dtype=object).ravel()
+        if len(values) != len(scores):
+            raise ValueError(f"X has {len(scores)} rows but y has {len(values)} labels")
+        foreign = [v for v in pd.unique(values) if not (v == self.positive or v == self.negative)]
+        if foreign or pd.isna(values).any():
+            raise ValueError(f"y must hold only the card's labels {self.positive!r} and {self.negative!r}")
+        events = (values == self.positive).astype(float)
+        site = f" for {label}" if label else ""
+        where = f"recalibrated{site} on {len(events)} rows ({int(events.sum())} events)"
+        if self.multiplier is None:
+            intercept = -refit_threshold(scores, events, self.spec, self.rule, self.threshold)
+            multiplier, change = None, f"threshold {self.threshold} → {-intercept}"
+        else:
+            intercept, multiplier, _ = refit_link(scores, events)
+            change = (f"risk link: intercept {self.intercept} → {intercept}, "
+                      f"multiplier {self.multiplier:.3g} → {multiplier:.3g}")
+        entry = {"event": "recalibrated", "label": label, "rows": len(events), "events": int(events.sum()),
+                 "intercept": [self.intercept, intercept], "multiplier": [self.multiplier, multiplier],
+                 "note": f"{where}: {change}; points unchanged"}
+        return ScoringSystem(
+            self.feature_names, self.coefficients, intercept, positive=self.positive, negative=self.negative,
+            status="recalibrated", spec=self.spec, binary=self.binary, positive_name=self.positive_name,
+            solver=self.solver, family=self.family, zero_score=self.zero_score, multiplier=multiplier,
+            details={"history": (*self.history, entry)}, rules=self.rules,
+        )
+
+    @property
+    def history(self) -> tuple[dict, ...]:
+        """What happened to the card after its fit (recalibrations), oldest first."""
+        return tuple(self.details.get("history", ()))
+
     # -- rendering ---------------------------------------------------------------------------
     def _card_data(self) -> "render.CardData":
         rows = tuple(self.points.items())
@@ -385,6 +439,7 @@ class ScoringSystem:
         if "cv" in self.details:  # set by slimwidgets.fit_cv
             notes.append(_cv_line(self.details["cv"]))
         notes.extend(self.details.get("box_limits", ()))  # boxes the card sits at the end of
+        notes.extend(entry["note"] for entry in self.history)  # e.g. recalibrated for a new site
         return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive),
                                binary=kinds, notes=tuple(notes), family=self.family, level=status.level,
                                details=details_text(status), rule=self.rule,
@@ -486,6 +541,8 @@ class ScoringSystem:
             body["multiplier"] = self.multiplier
         if self.rules is not None:  # absent for cards fit on 0/1 or numeric columns: they export as before
             body["rules"] = self.rules.to_dict()
+        if self.history:  # absent unless recalibrated: older cards export exactly as before
+            body["history"] = [dict(entry) for entry in self.history]
         body["checksum"] = _checksum(body)
         return body
 
@@ -571,7 +628,8 @@ class ScoringSystem:
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
                 risk=_risk_rows(d.get("risk")), details={**_limits(d.get("limits")), **_box_limits(d.get("box_limits")),
                                                         **({} if d.get("cross_validation") is None
-                                                           else {"cv": _cv_block(d["cross_validation"])})},
+                                                           else {"cv": _cv_block(d["cross_validation"])}),
+                                                        **_history(d.get("history"))},
                 validation_metrics=validation, zero_score=zero_score, multiplier=_multiplier(d.get("multiplier")),
                 rules=_rule_builder(d.get("rules"), names),
             )
@@ -656,6 +714,13 @@ def _rule_builder(value: Any, names: list) -> Any:
     if [r.name for r in builder.rules_] != list(names):
         raise ValueError("the rules do not match the card's features")
     return builder
+def _history(value: Any) -> dict:
+    """A card file's history entries (each with at least a ``note`` string)."""
+    if value is None:
+        return {}
+    if not isinstance(value, list) or not all(isinstance(e, dict) and isinstance(e.get("note"), str) for e in value):
+        raise ValueError("history must be a list of objects, each with a note")
+    return {"history": tuple(value)}
 
 
 def _multiplier(value: Any) -> float | None:

@@ -361,6 +361,8 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
     """What is proven about a risk card's log-loss, in those units."""
     if card.status == "edited":
         return "edited by hand, " + NO_BOUND, False, False
+    if card.status == "recalibrated":  # its link was refitted on new rows: nothing was solved
+        return "recalibrated, no training figures", False, False
     limit = proven_limit(card)
     floor = limit[1] if limit is not None and limit[0] == "log_loss" else None
     # the bound is on the loss the solver minimized: class-weighted when the spec weights classes

@@ -339,7 +339,14 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         card = self._card
         if card is None:
             raise RuntimeError("there is no card to export")
-        return export_card(card, fmt, path)
+        return export_card(card, fmt, path, report=lambda: self._report(card))
+
+    def _report(self, card: ScoringSystem) -> str:
+        """The validation report of ``card`` on the training rows and the held-out rows, if any."""
+        from ..reporting import dataset_rows, report
+
+        held_out = None if self.validation is None else dataset_rows(self.validation)
+        return report(card, *dataset_rows(self.data), test=held_out, progress=False)
 
     # -- waiting and closing ---------------------------------------------------------------------
     def wait(self, timeout: float | None = 60.0) -> bool:

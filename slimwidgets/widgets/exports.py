@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
 from ..core.scoring import ScoringSystem
 
@@ -12,11 +13,16 @@ __all__ = ["EXPORT_FORMATS", "export_card"]
 
 EXPORT_FORMATS = {
     "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py", "sql": ".sql",
+    "report": "_report.html",  # the validation report (slimwidgets.report)
 }
 
 
-def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike | None = None) -> tuple[Path, str]:
+def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike | None = None, *,
+                report: Callable[[], str] | None = None) -> tuple[Path, str]:
     """Write ``card`` as ``fmt``; returns (path, the line of Python that reloads it).
+
+    ``report`` writes the ``"report"`` format: the studio's validation report of the card
+    (:func:`slimwidgets.report` on its training and held-out rows).
 
     ``sql`` is one ``SELECT`` that adds the score and the prediction to every row of a table
     named ``patients`` whose columns are the card's rules (:meth:`ScoringSystem.to_sql`).
@@ -27,10 +33,12 @@ def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike 
     fmt = fmt.lower()
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"format must be one of {sorted(EXPORT_FORMATS)}, got {fmt!r}")
+    if fmt == "report" and report is None:
+        raise ValueError("a report needs the card's rows: call slimwidgets.report(card, X, y)")
     path = Path(path) if path is not None else Path(f"scoring_system{EXPORT_FORMATS[fmt]}")
     text = {
         "json": card.to_json, "html": card.to_html, "latex": card.to_latex,
-        "markdown": card.to_markdown, "python": card.to_python, "sql": card.to_sql,
+        "markdown": card.to_markdown, "python": card.to_python, "sql": card.to_sql, "report": report,
     }[fmt]()
     try:
         path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
@@ -49,5 +57,6 @@ def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike 
         "markdown": f"import IPython.display; IPython.display.Markdown(filename={p})",
         "python": f"import runpy; predict = runpy.run_path({p})['predict']",
         "sql": f"sql = open({p}, encoding='utf-8').read()  # SELECT ... FROM \"patients\": name your table",
+        "report": f"import IPython.display; IPython.display.HTML(filename={p})",
     }[fmt]
     return path, line

@@ -134,7 +134,8 @@ class StudioLayout:
         self.undo_button.add_class("sw-undo")
         self.redo_button.add_class("sw-redo")
         self.export_format = W.Dropdown(options=[("JSON", "json"), ("HTML", "html"), ("LaTeX", "latex"),
-                                                 ("Markdown", "markdown"), ("Python", "python"), ("SQL", "sql")],
+                                                 ("Markdown", "markdown"), ("Python", "python"), ("SQL", "sql"),
+                                                 ("Report", "report")],
                                         value="json", layout=_fixed())
         self.export_path = W.Text(value="scoring_system.json", layout=_grow("160px", "120px", "360px"))
         self.export_button = W.Button(description="Export", icon="download", layout=_fixed())

@@ -260,7 +260,9 @@ class Studio(StudioLayout, W.VBox):
         return self._guard(self.controller.redo)
 
     def export(self, fmt: str = "json", path: str | None = None) -> tuple[Path, str]:
-        """Write the card on screen as json/html/latex/markdown/python/sql; returns (path, reload line)."""
+        """Write the card on screen as json/html/latex/markdown/python/sql, or ``"report"``: its
+        validation report (:func:`slimwidgets.report`, with the held-out rows when there are any);
+        returns (path, reload line)."""
         return self.controller.export(fmt, path)
 
     def close(self) -> None:

@@ -932,3 +932,13 @@ def test_a_degenerate_card_is_called_out_and_a_failure_is_red(make):
     c.update(max_fpr=0.0, min_tpr=1.0)
     settle(c)
     assert c.status.state == "infeasible" and c.status.level == "error"
+
+
+def test_export_report_with_the_held_out_rows(make, tmp_path):
+    c = make(holdout=0.25, random_state=0)
+    settle(c)
+    path, line = c.export("report", tmp_path / "card_report.html")
+    doc = path.read_text(encoding="utf-8")
+    assert doc.startswith("<!DOCTYPE html>") and "held-out" in doc
+    assert f"training ({c.data.n_samples} rows)" in doc and f"held-out ({c.validation.n_samples} rows)" in doc
+    assert "IPython.display.HTML" in line
