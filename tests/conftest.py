@@ -27,7 +27,11 @@ def paper_data():
 @pytest.fixture(scope="session", autouse=True)
 def compiled_kernels():
     """Compile (or load from numba's cache) the search kernels before any test captures
-    stderr: a first compile announces itself there (see tests/solvers/test_compile_cache.py)."""
+    stderr: a first compile announces itself there (see tests/solvers/test_compile_cache.py).
+    The risk kernels too: on a clean clone their first compile takes ~15 s, longer than a
+    studio test waits for its background warm-up thread when it closes."""
+    from slimwidgets.core import losses
     from slimwidgets.solvers import _kernels
 
     _kernels.ensure_compiled()
+    losses.ensure_compiled()
