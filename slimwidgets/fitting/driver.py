@@ -22,7 +22,7 @@ from ..solvers.lexicographic import class_limits, knapsack_floor, prove_dominant
 from ..solvers.pools import pool_search
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search
-from ..solvers.base import Incumbent, SolveResult, relative_gap
+from ..solvers.base import FitStop, Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
 from ..core.status import DegenerateCardWarning, degeneracy, limit_scale
 from ..core.spec import Spec, make_spec
@@ -182,6 +182,8 @@ def fit_dataset(
         return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
     _warm_up()
     t0 = time.perf_counter() if _started is None else _started
+    # every phase stops when the caller cancels or when a solver process of this fit is lost
+    cancel = None if cancel is None else FitStop(cancel)
     form = build_formulation(data, spec)
     warm = None
     if warm_start is not None:
@@ -234,8 +236,10 @@ def fit_dataset(
         bound = min(result.bound, found.objective)
         result = SolveResult(status, found.coefficients, found.intercept, found.objective, bound,
                              relative_gap(found.objective, bound), result.solve_time, result.solver, result.nodes)
+    result = _said_lost(result, cancel)
     if result.coefficients is None:
-        raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
+        raise NoSolutionError(f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
+                              "before finding any card")
     if POLISH_TIES:
         points, intercept = polish(form, result.coefficients, result.intercept)
         result = replace(result, coefficients=points, intercept=intercept)
@@ -261,6 +265,11 @@ class _Either:
 
     def is_set(self) -> bool:
         return self.a.is_set() or (self.b is not None and self.b.is_set())
+
+    def lose(self, why: str) -> None:  # a solver process of the side search is gone: the fit's
+        lose = getattr(self.b, "lose", None)
+        if lose is not None:
+            lose(why)
 
 
 class _SideSearch:
@@ -366,6 +375,14 @@ def _keep_better(result: SolveResult, found, cancel) -> SolveResult:
         "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
     return SolveResult(status, found[0], found[1], found[2], bound, relative_gap(found[2], bound),
                        result.solve_time, result.solver, result.nodes)
+
+
+def _said_lost(result: SolveResult, stop: FitStop | None) -> SolveResult:
+    """A fit that lost a solver process (and was not cancelled) returns its best card so far
+    with status "solver_stopped" and why; a result proven before the loss keeps its status."""
+    if stop is None or stop.lost is None or stop.cancelled or result.status in ("optimal", "infeasible"):
+        return result
+    return replace(result, status="solver_stopped", message=stop.lost)
 
 
 def _with_floor(result: SolveResult, floor: float) -> SolveResult:

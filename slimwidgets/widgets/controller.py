@@ -82,6 +82,11 @@ EXPORT_FORMATS = {
 }
 
 
+#: the notice when a solve lost its solver process (the solver module has started a new one)
+LOST_SOLVER = ("the solver process was lost (the system stops it when memory runs out): showing the best card "
+               "found so far; a new solver process has started and solves again when you change a setting")
+
+
 # -- value objects ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Status:
@@ -1057,12 +1062,16 @@ class Controller:
             self.alts.pause(False)
         if result is None:
             return
-        self._store(spec, result)
+        lost = isinstance(result, ScoringSystem) and result.status == "solver_stopped"
+        if not lost:  # a card cut short by a lost solver process is solved again when asked again
+            self._store(spec, result)
         with self._lock:
             finished.set()
             if gen != self._gen:
                 return
             reverted = self._settle(result, spec, action)
+            if lost:
+                self._say(LOST_SOLVER, "warning")
         if reverted:
             self._plan_background(also=("spec", "card", "notice"))
         else:
