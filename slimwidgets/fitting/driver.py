@@ -312,7 +312,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     proven; with a plain objective, try the support scan (:mod:`slimwidgets.solvers.scan`),
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
     floors these prove join the final bound."""
-    floor = -math.inf
+    floor, settled = -math.inf, -1
     cheap = spec.solver == "auto" and work_by_size(form, upper)[-1] <= ENUMERATION_WORK  # _prove_all walks it
     if spec.solver == "auto" and not cheap and form.lexicographic is not None and spec.gap == 0 and start is not None:
         t = time.perf_counter()
@@ -338,11 +338,12 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         # declined: keep its card and its bound (what it settled), and prove another way
         if scanned.objective is not None and scanned.objective < upper - 1e-12:
             start, upper = (np.asarray(scanned.coefficients, dtype=float), scanned.intercept), scanned.objective
-        floor = max(floor, scanned.bound)
+        floor, settled = max(floor, scanned.bound), scanned.settled  # the sizes it settled are not walked again
         if on_bound is not None:
             on_bound(floor)
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
-    result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound)
+    result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound,
+                        settled)
     return _with_floor(result, floor)
 
 
@@ -394,7 +395,8 @@ def _with_floor(result: SolveResult, floor: float) -> SolveResult:
 
 
 def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
-               on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
+               on_incumbent, report, cancel, more_starts: bool = False, on_bound=None,
+               settled: int = -1) -> SolveResult:
     """Find and prove the optimum: walk every card when the box is small; walk the small
     cards and run one MIP per larger size when only a few sizes can beat the incumbent
     (:mod:`slimwidgets.solvers.decomposition`); else run one MIP over the whole box. A
@@ -410,7 +412,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
         return _walk(form, upper, time_left, cancel)
     split = None
     if works is not None and spec.gap == 0 and start is not None:
-        split = size_split(form, upper, works)
+        split = size_split(form, upper, works, settled)
     side = None
     if time_left is not None and time_left > SIDE_SEARCH_MIN and spec.solver != "cbc" and start is not None:
         side = _SideSearch(form, start, upper, time_left, report, cancel, more_starts)
@@ -418,7 +420,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
         if split is not None:
             result = solve_by_size(form, upper, start, split, time_left=time_left, threads=spec.threads,
                                    cancel=cancel, on_incumbent=on_incumbent, on_bound=on_bound,
-                                   latest=None if side is None else (lambda: side.best))
+                                   latest=None if side is None else (lambda: side.best), settled=settled)
         else:
             result = solve_formulation(
                 form, time_limit=time_left, gap=spec.gap, threads=spec.threads,

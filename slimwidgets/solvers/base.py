@@ -99,6 +99,9 @@ class SolveResult:
     solver: str
     nodes: int = 0
     message: str = ""
+    # every card with at most this many movable features was settled (walked, or ruled out by
+    # a floor): a proof by model size that follows need not walk them again (-1: none known)
+    settled: int = -1
 
 
 def relative_gap(objective: float | None, bound: float) -> float:
