@@ -823,7 +823,7 @@ def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: _Boxes, costs: _Co
         index[start[1:] - 1] = col_loss[open_rows]
         big_m = need[open_rows] - worst[open_rows]  # M_i = m_i + max wrongness
         if reach is not None:
-            big_m = np.minimum(big_m, reach.big_m(open_rows, need[open_rows], spec.max_size))
+            big_m = np.minimum(big_m, reach.big_m(open_rows, need[open_rows], spec.max_size, exact=False))
         value[start[1:] - 1] = big_m
         m_at = offset + start[1:] - 1
         b.rows(start, index, value, need[open_rows] - y[open_rows] * const[open_rows], np.full(len(open_rows), math.inf))

@@ -51,7 +51,8 @@ def test_no_card_near_the_totals_is_wrong_by_more_than_its_row_m(seed, by_featur
     need = np.where(y == 1, 0.0 if seed % 2 else margin, margin)
     rows = np.arange(len(y))
     reach = RowReach(X, y, lo, hi, margin)
-    big = reach.big_m(rows, need, most)
+    exact = not by_feature
+    big = reach.big_m(rows, need, most, exact=exact)
     s_min, s_max = score_range(X, lo, hi, most=most)
     anchors = rows[: 2]
     anchored = reach.anchored_m(rows, anchors, most)
