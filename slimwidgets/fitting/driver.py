@@ -52,6 +52,9 @@ POLISH_TIES = True
 # solver="auto" then tries the support scan (solvers/scan.py), and gives it up for the proof by
 # size or the MIP once its measured work passes these (~3-5 s of scanning, 3 s of walking).
 SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_seconds=3.0)
+# ... unless the walk covers all but this many sizes, each then its own MIP (solvers/decomposition.py):
+# the scan declines on such data (breastcancer's 1-10 columns) after walking what the walk walks
+SIZE_MIPS_FIRST = 2
 
 
 
@@ -313,7 +316,11 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
     floors these prove join the final bound."""
     floor, settled = -math.inf, -1
-    cheap = spec.solver == "auto" and work_by_size(form, upper)[-1] <= ENUMERATION_WORK  # _prove_all walks it
+    works = work_by_size(form, upper) if spec.solver == "auto" else None
+    cheap = works is not None and works[-1] <= ENUMERATION_WORK  # _prove_all walks it
+    # a walk and at most SIZE_MIPS_FIRST size programs left: the proof by size goes first
+    split = None if works is None or spec.gap != 0 or start is None else size_split(form, upper, works)
+    by_size = split is not None and split[1] - split[0] <= SIZE_MIPS_FIRST
     if spec.solver == "auto" and not cheap and form.lexicographic is not None and spec.gap == 0 and start is not None:
         t = time.perf_counter()
         known = min(knapsack_floor(form), upper)  # what any classifier must get wrong: shown at once
@@ -330,7 +337,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         if on_incumbent is not None:
             on_incumbent(Incumbent(start[0], start[1], upper, floor, time.perf_counter() - t))
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
-    if spec.solver == "scan" or (spec.solver == "auto" and not cheap and _scan_fits(form, spec, start)):
+    if spec.solver == "scan" or (spec.solver == "auto" and not cheap and not by_size and _scan_fits(form, spec, start)):
         t = time.perf_counter()
         scanned = _scan(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts)
         if scanned.status != "declined":
