@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core.data import Dataset
 from ..core.formulation import Formulation
+from ..core.risk import risk_table
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import limit_scale
@@ -53,8 +54,6 @@ RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this m
 
 def risk_rows(card: ScoringSystem, data: Dataset, labels: np.ndarray) -> tuple | None:
     """Observed event rate per total score on the training rows (None for too many scores)."""
-    from ..toolbox.risk import risk_table  # TODO(layers): risk_table belongs below fit/
-
     if len(np.unique(data.X @ np.asarray(card.coefficients, dtype=float))) > RISK_MAX_SCORES:
         return None
     table = risk_table(card, data.X, labels, sample_weight=data.weight)

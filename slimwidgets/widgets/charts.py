@@ -1,5 +1,5 @@
-"""Altair chart builders of the studio (pure functions of DataFrames), and an Altair renderer
-that draws any chart with the Vega bundled in this package, so notebooks need no CDN.
+"""Altair chart builders of the studio (pure functions of DataFrames). The renderer that draws
+any chart with the Vega bundled in this package is :mod:`slimwidgets.widgets.offline`.
 
 Every layer reads a *named* inline data set (``frontier``, ``roc``, ``card``,
 ``cap``, ``path``, ``path_card``), so a view can swap the rows of one data set
@@ -17,7 +17,7 @@ import altair as alt
 import pandas as pd
 
 __all__ = ["roc_chart", "sparsity_chart", "roc_datasets", "sparsity_datasets", "split_datasets", "records",
-           "best_by_size", "render_offline", "use_bundled_vega", "risk_roc_chart", "risk_roc_datasets"]
+           "best_by_size", "risk_roc_chart", "risk_roc_datasets"]
 
 WIDTH, HEIGHT = 330, 230
 FRONTIER_COLOR = "#1f5fa8"
@@ -296,32 +296,3 @@ def split_datasets(chart: alt.TopLevelMixin | dict) -> tuple[dict, dict[str, lis
     top = spec.pop("datasets", None) or {}
     datasets.update({k: v for k, v in top.items() if k not in datasets})
     return spec, datasets
-
-
-# -- any Altair chart, drawn offline ---------------------------------------------------------------------
-def render_offline(spec: dict, **metadata: Any) -> dict:
-    """Altair renderer: the chart as a widget drawn by the Vega bundled in ``static/chart.js``.
-
-    Altair 5.4+ renders with Vega fetched from a CDN unless told otherwise, which leaves every
-    chart blank on a network that blocks CDNs; this one fetches nothing. Enable it with
-    :func:`use_bundled_vega` (or ``alt.renderers.enable("slimwidgets")``).
-    """
-    from .studio import ChartView  # needs anywidget; imported only when a chart is shown
-
-    return ChartView(spec=spec)._repr_mimebundle_()
-
-
-alt.renderers.register("slimwidgets", render_offline)
-
-
-def use_bundled_vega() -> None:
-    """Draw every Altair chart of this kernel with the Vega bundled in slimwidgets (no internet).
-
-    >>> import altair as alt
-    >>> previous = alt.renderers.active
-    >>> use_bundled_vega()
-    >>> alt.renderers.active
-    'slimwidgets'
-    >>> _ = alt.renderers.enable(previous)
-    """
-    alt.renderers.enable("slimwidgets")

@@ -12,7 +12,8 @@ import brute
 import numpy as np
 import pandas as pd
 import pytest
-from test_frontier import SMALL, tiny
+from tiny_problems import SMALL
+from tiny_problems import tiny_roc_problem as tiny
 
 import slimwidgets as sw
 from slimwidgets import make_spec

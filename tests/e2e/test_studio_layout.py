@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from lab import open_notebook, run_first_cell, start_lab
+from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, side_panel, start_lab
 
 NOTEBOOK = "layout.ipynb"
 CELL = """\
@@ -23,8 +23,6 @@ from slimwidgets.widgets import Studio
 X, y = load_demo()
 studio = Studio(X, y, max_fpr=0.2, time_limit=1.0, frontier=False, holdout=0.25, random_state=0)
 studio"""
-WIDTHS = (800, 1000, 1280, 1600)
-HEIGHT = 1000
 
 # What the page shows, measured in the browser (all rectangles in viewport pixels).
 MEASURE = """() => {
@@ -74,17 +72,6 @@ def lab(request, tmp_path_factory, chromium_path, data_env):
                        log_name=f"layout-{request.param}.log")
     yield server
     server.shutdown()
-
-
-def side_panel(page, want_open: bool) -> None:
-    """Open or close JupyterLab's left side panel (the file browser)."""
-    is_open = page.evaluate("() => { const s = document.querySelector('#jp-left-stack');"
-                            " return !!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0; }")
-    if is_open != want_open:
-        page.click(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']")
-        page.wait_for_function("w => { const s = document.querySelector('#jp-left-stack');"
-                               " return (!!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0) === w; }",
-                               arg=want_open, timeout=10_000)
 
 
 def open_studio(lab, page, kernel_for):
