@@ -131,16 +131,9 @@ def solve_by_size(
         left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
         if left is not None and left <= 0.0 or cancel is not None and cancel.is_set():
             return result(stopped(), _size_floor(prob, size))
-        sub = form.restricted(size, best[2])
         floor_after = _size_floor(prob, size + 1)
-
-        def report(inc: Incumbent, floor_after=floor_after) -> None:
-            if on_incumbent is not None:  # the sub-MIP's bound covers its size only
-                on_incumbent(Incumbent(inc.coefficients, inc.intercept, inc.objective,
-                                       min(inc.bound, floor_after), time.perf_counter() - t0))
-        rise = None if on_bound is None else (lambda b, floor_after=floor_after: on_bound(min(b, floor_after)))
-        part = solve_formulation(sub, time_limit=left, threads=threads, on_incumbent=report, cancel=cancel,
-                                 on_bound=rise)
+        part = _solve_size(form.restricted(size, best[2]), floor_after, left, threads, cancel, on_incumbent,
+                           on_bound, t0)
         if part.coefficients is not None and part.objective < best[2] - 1e-12:
             best = (part.coefficients, part.intercept, part.objective)
         if part.status not in ("optimal", "infeasible"):
@@ -148,3 +141,17 @@ def solve_by_size(
             return result(stopped(), min(max(part.bound, _size_floor(prob, size)), floor_after))
         size += 1
     return result("optimal", math.inf)
+
+
+def _solve_size(sub: Formulation, floor_after: float, left: float | None, threads: int, cancel,
+                on_incumbent, on_bound, t0: float) -> SolveResult:
+    """One size's cut-off MIP ``sub``; what it reports carries a bound on the whole problem:
+    its own bound covers its size only, so it is capped by ``floor_after``, the cheapest
+    penalties of the larger sizes."""
+    def report(inc: Incumbent) -> None:
+        if on_incumbent is not None:
+            on_incumbent(Incumbent(inc.coefficients, inc.intercept, inc.objective,
+                                   min(inc.bound, floor_after), time.perf_counter() - t0))
+    rise = None if on_bound is None else (lambda b: on_bound(min(b, floor_after)))
+    return solve_formulation(sub, time_limit=left, threads=threads, on_incumbent=report, cancel=cancel,
+                             on_bound=rise)

@@ -7,11 +7,8 @@ No assertion here is on speed: the waits are generous bounds against a hang, not
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
 import threading
-import time
 from dataclasses import replace
 
 import pytest
@@ -20,38 +17,10 @@ import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.status import details_text
 from slimwidgets.solvers import worker
+from solver_children import HANG, kill_a_busy_child
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not worker.available(),
                                 reason="kills a solver child process")
-HANG = 240  # seconds: only so that a broken build fails instead of hanging the suite
-
-
-def busy_children() -> list:
-    """Solver children that have taken a job and not given it back (not idle)."""
-    with worker._lock:
-        idle = list(worker._idle)
-    with worker._live_lock:
-        live = list(worker._live)
-    return [c for c in live if c.jobs > 0 and c not in idle and c.alive()]
-
-
-def kill_a_busy_child(ready: threading.Event) -> threading.Thread:
-    """Start a thread that, once ``ready`` is set, SIGKILLs the first child busy with a job;
-    its ``killed`` attribute lists the pids it killed."""
-    def run():
-        assert ready.wait(HANG)
-        end = time.monotonic() + HANG
-        while time.monotonic() < end:
-            busy = busy_children()
-            if busy:
-                os.kill(busy[0].process.pid, signal.SIGKILL)
-                thread.killed.append(busy[0].process.pid)
-                return
-            time.sleep(0.01)
-    thread = threading.Thread(target=run, daemon=True)
-    thread.killed = []
-    thread.start()
-    return thread
 
 
 def test_a_killed_solver_process_returns_the_best_card_so_far(paper_data):

@@ -141,7 +141,7 @@ def test_a_child_killed_under_its_solve_keeps_its_card_and_a_new_child_starts():
     import signal
 
     from slimwidgets.solvers.base import FitStop
-    from test_lost_solver import busy_children
+    from solver_children import busy_children
 
     form = hard_form(3)
     stop, seen, first = FitStop(threading.Event()), [], threading.Event()

@@ -940,7 +940,7 @@ def test_a_lost_solver_process_shows_the_best_card_and_says_so(paper_data):
     is not cached, so the same settings are solved again when asked again."""
     from slimwidgets.solvers import worker
     from slimwidgets.widgets.controller import LOST_SOLVER
-    from test_lost_solver import kill_a_busy_child
+    from solver_children import kill_a_busy_child
 
     if not worker.available():
         pytest.skip("solves run in-process here")
