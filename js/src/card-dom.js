@@ -4,6 +4,7 @@
 const STATE_CLASS = {
   solving: "solving", optimal: "optimal", time_limit: "limit", feasible: "limit",
   interrupted: "limit", edited: "edited", infeasible: "bad", invalid: "bad", error: "bad", idle: "idle",
+  solver_stopped: "limit",
 };
 
 export function el(tag, attrs = {}, ...children) {
