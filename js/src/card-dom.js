@@ -5,6 +5,7 @@ import { explain, GLOSSARY } from "./glossary.js";
 const STATE_CLASS = {
   solving: "solving", optimal: "optimal", time_limit: "limit", feasible: "limit",
   interrupted: "limit", edited: "edited", infeasible: "bad", invalid: "bad", error: "bad", idle: "idle",
+  solver_stopped: "limit",
 };
 
 export function el(tag, attrs = {}, ...children) {

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from .data import Dataset
+from .reach import RowReach, score_range
 from .spec import Spec
 
 __all__ = ["Formulation", "build_formulation", "loss_unit"]
@@ -133,6 +134,12 @@ class Formulation:
         if np.any(coefficients != np.where(self.col_lambda >= 0, coefficients, self.fixed_lambda)):
             return None
         x = np.zeros(self.n_cols)
+        # an intercept past every row's total predicts as the edge of the totals does: the loss
+        # rows' big-M reach only that far (see core/reach.py)
+        totals = self.data.X @ coefficients
+        if totals.size:
+            intercept = min(max(intercept, math.floor(-totals.max() - self.margin)),
+                            math.ceil(-totals.min() + self.positive_margin))
         x[self.col_intercept] = intercept
         free = self.col_lambda >= 0
         x[self.col_lambda[free]] = coefficients[free]
@@ -263,14 +270,46 @@ class Formulation:
         costly = np.flatnonzero(self.cost).astype(np.int32)
         offset = int(self.start[-1])
         start = np.concatenate([self.start, [offset + alpha.size, offset + alpha.size + costly.size]]).astype(np.int32)
+        value, lower, upper = self._sized(n_used, below)
         return replace(
             self,
+            lower=lower, upper=upper,
             start=start,
             index=np.concatenate([self.index, alpha, costly]).astype(np.int32),
-            value=np.concatenate([self.value, np.ones(alpha.size), self.cost[costly]]),
+            value=np.concatenate([value, np.ones(alpha.size), self.cost[costly]]),
             row_lower=np.concatenate([self.row_lower, [float(k), -math.inf]]),
             row_upper=np.concatenate([self.row_upper, [float(k), cut]]),
         )
+
+    def _sized(self, n_used: int, below: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(values, column lower, column upper) for cards of ``n_used`` movable features that
+        beat ``below``: each loss row's big-M and the derived intercept box narrowed to cards of
+        that size, and the rows whose weight alone exceeds the loss such a card may have are
+        right (their loss fixed at 0), which bounds every other row of their class
+        (:mod:`~.reach`)."""
+        value, lower, upper = self.value, self.lower.copy(), self.upper.copy()
+        big = self.extra.get("big_m")
+        if big is None:
+            return value, lower, upper
+        reach, rows, need, at = big
+        locked = int(np.count_nonzero((self.col_lambda < 0) & (self.fixed_lambda != 0)))
+        most = n_used + locked  # every feature a card of this program uses
+        value = value.copy()
+        value[at] = np.minimum(value[at], reach.big_m(rows, need, most))
+        if self.spec.intercept_range is None:
+            low, high = intercept_box(self.spec, self.data.X, self.extra["lo"], self.extra["hi"], self.margin, most)
+            i = self.col_intercept
+            lower[i], upper[i] = max(lower[i], low), min(upper[i], high)
+        # every penalty is >= 0: the loss of a card that beats `below` is under below - constant
+        # - the cheapest C0 of its features (a row heavier than that cannot be wrong)
+        alpha_costs = np.sort(self.cost[self.col_alpha[self.col_alpha >= 0]]) / self.scale
+        k = max(n_used - self.always_used(), 0)
+        budget = below - self.constant - float(alpha_costs[:k].sum())
+        anchors = rows[self.row_weight[rows] > budget + 1e-12]
+        if len(anchors):
+            upper[self.col_loss[anchors]] = 0.0
+            value[at] = np.minimum(value[at], reach.anchored_m(rows, anchors, most))
+        return value, lower, upper
 
     # -- PuLP ---------------------------------------------------------------------------
     def to_pulp(self):
@@ -316,12 +355,14 @@ def _gcd_fraction(values: np.ndarray) -> Fraction:
 AUTO_INTERCEPT_LIMIT = 10**6
 
 
-def intercept_box(spec: Spec, X: np.ndarray, lo: np.ndarray, hi: np.ndarray, margin: float) -> tuple[int, int]:
+def intercept_box(spec: Spec, X: np.ndarray, lo: np.ndarray, hi: np.ndarray, margin: float,
+                  most: int | None = None) -> tuple[int, int]:
     """The intercept box: the user's, or one derived from the data and the points boxes.
 
-    Every card in the points box gives each row a score in [s_min, s_max]; an intercept
-    past -s_min + margin already predicts every row positive and one below -s_max - margin
-    every row negative, so moving further changes no prediction: the derived box never binds.
+    Every card in the points box with at most ``most`` features (``max_size``) gives each row a
+    score in [s_min, s_max] (:func:`~.reach.score_range`); an intercept past -s_min + margin
+    already predicts every row positive and one below -s_max - margin every row negative, so
+    moving further changes no prediction: the derived box never binds.
 
     Examples
     --------
@@ -335,9 +376,7 @@ def intercept_box(spec: Spec, X: np.ndarray, lo: np.ndarray, hi: np.ndarray, mar
     """
     if spec.intercept_range is not None:
         return int(spec.intercept_range[0]), int(spec.intercept_range[1])
-    lo_f, hi_f = lo.astype(float), hi.astype(float)
-    s_min = np.minimum(X * lo_f, X * hi_f).sum(axis=1).min(initial=0.0)
-    s_max = np.maximum(X * lo_f, X * hi_f).sum(axis=1).max(initial=0.0)
+    s_min, s_max = score_range(X, lo, hi, most=most)
     reach = math.ceil(abs(margin)) + 1
     low = max(math.floor(-s_max) - reach, -AUTO_INTERCEPT_LIMIT)
     high = min(math.ceil(-s_min) + reach, AUTO_INTERCEPT_LIMIT)
@@ -735,9 +774,14 @@ def _group_sign_rows(b: "_Builder", g: int, members: np.ndarray, box: _Boxes, co
 
 
 def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: _Boxes, costs: _Costs, cols: _Columns,
-               need: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               need: np.ndarray, reach: RowReach | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """y_i (lambda_0 + x_i . lambda) + M_i z_i >= m_i for the rows some card gets right and some
-    wrong; (loss column per row (-1: none), rows every card gets wrong, rows with a loss column).
+    wrong; (loss column per row (-1: none), rows every card gets wrong, rows with a loss column,
+    where each row's M_i sits in the program's values).
+
+    M_i is the most row i can be wrong with an intercept in the box, or, with ``reach`` (when
+    the box reaches every row's total), with an intercept near the rows' totals
+    (:mod:`~.reach`), whichever is less.
 
     m_i (``need``) is the margin for negatives (on data whose scores are multiples of the margin,
     total <= -margin is exactly total < 0); for positives 0 (total >= 0: the default "score >=
@@ -754,6 +798,8 @@ def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: _Boxes, costs: _Co
     worst = np.minimum(yX * lo_f, yX * hi_f).sum(axis=1) + yb.min(axis=1) + y * const
     always_wrong = best < need - 1e-9
     open_rows = np.flatnonzero(~always_wrong & ~(worst >= need - 1e-9))
+    offset = sum(int(block[0][-1]) for block in b.row_blocks)  # values before this block
+    m_at = np.zeros(0, dtype=np.int64)
     col_loss = np.full(data.n_rows, -1, dtype=np.int64)
     col_loss[open_rows] = len(b.names) + np.arange(len(open_rows))
     b.names.extend(f"loss_{i}" for i in open_rows)
@@ -775,9 +821,13 @@ def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: _Boxes, costs: _Co
         index[pos] = cols.col_lambda[np.flatnonzero(free)][nz_c]
         value[pos] = sub[nz_r, nz_c]
         index[start[1:] - 1] = col_loss[open_rows]
-        value[start[1:] - 1] = need[open_rows] - worst[open_rows]  # M_i = m_i + max wrongness
+        big_m = need[open_rows] - worst[open_rows]  # M_i = m_i + max wrongness
+        if reach is not None:
+            big_m = np.minimum(big_m, reach.big_m(open_rows, need[open_rows], spec.max_size, exact=False))
+        value[start[1:] - 1] = big_m
+        m_at = offset + start[1:] - 1
         b.rows(start, index, value, need[open_rows] - y[open_rows] * const[open_rows], np.full(len(open_rows), math.inf))
-    return col_loss, always_wrong, open_rows
+    return col_loss, always_wrong, open_rows, m_at
 
 
 def _cap_rows(b: "_Builder", data: Dataset, spec: Spec, col_loss: np.ndarray, always_wrong: np.ndarray,
@@ -834,6 +884,15 @@ def _alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: _Boxes, 
                 b.row(terms, [1.0] * len(terms), c.k - constant, math.inf)
 
 
+def _row_reach(data: Dataset, spec: Spec, box: _Boxes, margin: float, ibox: tuple[int, int]) -> RowReach | None:
+    """The loss rows' tighter big-M (:mod:`~.reach`), when the intercept box reaches every
+    row's total (always, unless the user's intercept_range is narrower)."""
+    derived = intercept_box(replace(spec, intercept_range=None), data.X, box.lo, box.hi, margin, spec.max_size)
+    if ibox[0] > derived[0] or ibox[1] < derived[1]:
+        return None
+    return RowReach(data.X, data.y, box.lo, box.hi, margin)
+
+
 def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     """Build the SLIM IP for ``spec`` on ``data`` (names already checked), one constraint
     group at a time (columns and rows in this order)."""
@@ -843,13 +902,15 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     margin = spec.margin if spec.margin is not None else data.default_margin()
     positive_margin = margin if spec.zero_score == "error" else 0.0
     b = _Builder()
-    cols = _coefficient_columns(b, spec, box, costs, intercept_box(spec, data.X, box.lo, box.hi, margin))
+    ibox = intercept_box(spec, data.X, box.lo, box.hi, margin, spec.max_size)
+    cols = _coefficient_columns(b, spec, box, costs, ibox)
     _value_set_columns(b, box, cols)
     _rewarded_alpha_rows(b, spec, names, box, cols)
     _tier_columns(b, box, costs, cols)
     _group_columns(b, spec, box, costs, cols)
     need = np.where(data.y == 1, positive_margin, margin)
-    col_loss, always_wrong, open_rows = _loss_rows(b, data, spec, box, costs, cols, need)
+    reach = _row_reach(data, spec, box, margin, ibox)
+    col_loss, always_wrong, open_rows, m_at = _loss_rows(b, data, spec, box, costs, cols, need, reach)
     caps = _cap_rows(b, data, spec, col_loss, always_wrong, open_rows)
     _alpha_rows(b, spec, names, box, cols)
 
@@ -868,7 +929,9 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         lexicographic=costs.lexicographic,
         extra={"beta": cols.betas, "sign": cols.signs, "value_cols": cols.value_cols, "lo": box.lo, "hi": box.hi,
                "unit": costs.unit, "C0_default": costs.C0_default,
-               "tier_cols": cols.tier_cols, "group_cols": cols.group_cols},
+               "tier_cols": cols.tier_cols, "group_cols": cols.group_cols,
+               # what restricted() needs to give each size its own big-M (core/reach.py)
+               "big_m": None if reach is None else (reach, open_rows, need[open_rows], m_at)},
         caps=caps, allowed=box.allowed, value_cost=costs.value_cost, tier_steps=costs.tier_steps,
         groups=costs.groups, group_penalty=spec.group_penalty, rule_penalty=spec.rule_penalty,
         max_rules=spec.max_rules_per_group, signs_agree=spec.group_signs_agree, orientation=costs.orientation,

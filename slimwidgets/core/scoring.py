@@ -25,7 +25,8 @@ __all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION", "FAMILIES"]
 #: predate it and meant "positive iff score > threshold": they load as ``zero_score="error"``.
 SCHEMA_VERSION = 2
 READABLE_SCHEMAS = (1, 2)
-STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "edited", "heuristic", "recalibrated")
+STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "solver_stopped", "edited", "heuristic",
+            "recalibrated")
 #: Model families (the paper's sec. 7): plain SLIM, personalized (tiered) penalties,
 #: M-of-N rule tables and threshold-rule models; and risk cards (``loss="logistic"``).
 #: JSON without the field means "slim".

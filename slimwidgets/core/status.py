@@ -74,7 +74,7 @@ class CardStatus:
         The degenerate-card message with a suggestion, else None.
     details : dict
         Raw solver figures for a details view: status, objective, bound, gap, solver,
-        seconds, limit, limit_of.
+        seconds, limit, limit_of, and stopped (why a lost solver process stopped the fit).
     """
 
     headline: str
@@ -312,6 +312,7 @@ def describe(card: ScoringSystem, *, validation: Metrics | None = None) -> CardS
         "status": card.status, "objective": card.objective, "bound": card.bound, "gap": card.gap,
         "solver": card.solver, "seconds": card.solve_time,
         "limit": None if limit is None else limit[1], "limit_of": None if limit is None else limit[0],
+        "stopped": (card.details or {}).get("solver_stopped"),
     }
     warning = degeneracy(card)
     if card.family == "risk":  # a risk card's objective is its log-loss: say it in those words
@@ -326,7 +327,7 @@ def describe(card: ScoringSystem, *, validation: Metrics | None = None) -> CardS
         headline = f"{subject} · {claim}"
         if validation is not None:
             headline += " · " + _held_out(kind, validation)
-    level = "warn" if warning is not None or not anything else "ok"
+    level = "warn" if warning is not None or not anything or card.status == "solver_stopped" else "ok"
     return CardStatus(headline=headline, level=level, proven=proven, warning=warning, details=details)
 
 
@@ -377,7 +378,7 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
         if floor is not None and loss is not None and floor >= loss - 1e-9:
             return f"proven lowest {what} for ≤ {features}{caps}", True, True
         return _join(f"optimal for log-loss + size penalty{caps} (proven)", floor_text and "· " + floor_text), True, True
-    found = f"{card.status.replace('_', ' ')}: best found in {seconds(card.solve_time)}"
+    found = _stopped_early(card) or f"{card.status.replace('_', ' ')}: best found in {seconds(card.solve_time)}"
     if floor_text:
         return f"{found} · {floor_text}", False, True
     return f"{found}, {NO_BOUND}", False, False
@@ -430,9 +431,18 @@ def _claim(card: ScoringSystem, m: Metrics, kind: str, limit: tuple[str, float] 
         if limit is not None and limit[0] == kind and _informative(kind, limit[1]):
             text += " · " + _limit_phrase(kind, value, limit[1], where, qualifier)
         return text, True, True
+    stopped = _stopped_early(card)
     if limit is not None and limit[0] == kind and _informative(kind, limit[1]):
-        return _limit_phrase(kind, value, limit[1], where, qualifier), False, True
-    return f"best found in {seconds(card.solve_time)}, {NO_BOUND}", False, False
+        proven_text = _limit_phrase(kind, value, limit[1], where, qualifier)
+        return (f"{stopped} · {proven_text}" if stopped else proven_text), False, True
+    return f"{stopped or 'best found in ' + seconds(card.solve_time)}, {NO_BOUND}", False, False
+
+
+def _stopped_early(card: ScoringSystem) -> str:
+    """What a card whose solver process was lost says instead of "best found", else ""."""
+    if card.status != "solver_stopped":
+        return ""
+    return f"the solver stopped after {seconds(card.solve_time)} (its process was lost): best card so far"
 
 
 def _informative(kind: str, limit: float) -> bool:
@@ -496,4 +506,6 @@ def details_text(status: CardStatus) -> str:
         parts.append(str(d["solver"]))
     if d.get("seconds") is not None:
         parts.append(seconds(d["seconds"]))
+    if d.get("stopped"):  # why the solver stopped early, e.g. its process was killed
+        parts.append(str(d["stopped"]))
     return " · ".join(parts)

@@ -33,7 +33,9 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
                  # M-of-N tables and PILM set their boxes themselves: only a user's box can limit
                  "box_limits": tuple(box_limits(form, result.coefficients, int(result.intercept))
                                      if family in ("slim", "tilm") else ()) + ((probe,) if probe else ()),
-                 **class_limits(form, result.bound, result.coefficients, result.intercept)},
+                 **class_limits(form, result.bound, result.coefficients, result.intercept),
+                 # why the fit stopped early when its solver process was lost (see describe)
+                 **({"solver_stopped": result.message} if result.status == "solver_stopped" else {})},
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     metrics = card.metrics(data.X, labels, sample_weight=data.weight)

@@ -26,7 +26,7 @@ def box_limits(form: Formulation, coefficients, intercept: int) -> list[str]:
     notes: list[str] = []
     spec, (ilo, ihi) = form.spec, form.intercept_box
     free_lo, free_hi = intercept_box(replace(spec, intercept_range=None), form.data.X,
-                                     form.extra["lo"], form.extra["hi"], form.margin)
+                                     form.extra["lo"], form.extra["hi"], form.margin, spec.max_size)
     if (intercept == ilo and ilo > free_lo) or (intercept == ihi and ihi < free_hi):
         notes.append(f"the intercept is at the end of its range {ilo}..{ihi}: a wider intercept_range may give a better card")
     user_set = set(spec.coef_ranges) if tuple(spec.coef_range) == DEFAULT_COEF_RANGE else set(form.data.feature_names)

@@ -22,7 +22,7 @@ from ..solvers.lexicographic import class_limits, knapsack_floor, prove_dominant
 from ..solvers.pools import pool_search
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search, warm_up
-from ..solvers.base import Incumbent, SolveResult, relative_gap
+from ..solvers.base import FitStop, Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
 from ..core.status import DegenerateCardWarning, degeneracy, limit_scale
 from ..core.spec import Spec, make_spec
@@ -53,6 +53,9 @@ POLISH_TIES = True
 # solver="auto" then tries the support scan (solvers/scan.py), and gives it up for the proof by
 # size or the MIP once its measured work passes these (~3-5 s of scanning, 3 s of walking).
 SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_seconds=3.0)
+# ... unless the walk covers all but this many sizes, each then its own MIP (solvers/decomposition.py):
+# the scan declines on such data (breastcancer's 1-10 columns) after walking what the walk walks
+SIZE_MIPS_FIRST = 2
 
 
 
@@ -169,6 +172,8 @@ def fit_dataset(
         return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
     warm_up()
     t0 = time.perf_counter() if _started is None else _started
+    # every phase stops when the caller cancels or when a solver process of this fit is lost
+    cancel = None if cancel is None else FitStop(cancel)
     form = build_formulation(data, spec)
     warm = None
     if warm_start is not None:
@@ -192,8 +197,10 @@ def fit_dataset(
         raise InfeasibleError(find_conflicts(data, spec, cancel=cancel))
     if found.feasible and (result.coefficients is None or found.objective < result.objective - 1e-12):
         result = _search_card(result, found, cancel)
+    result = _said_lost(result, cancel)
     if result.coefficients is None:
-        raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
+        raise NoSolutionError(f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
+                              "before finding any card")
     card = _card(data, spec, form, result, family, cancel, t0)
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
@@ -272,6 +279,11 @@ class _Either:
     def is_set(self) -> bool:
         return self.a.is_set() or (self.b is not None and self.b.is_set())
 
+    def lose(self, why: str) -> None:  # a solver process of the side search is gone: the fit's
+        lose = getattr(self.b, "lose", None)
+        if lose is not None:
+            lose(why)
+
 
 class _SideSearch:
     """Primal heuristics on a second thread beside a time-limited solve (both release the
@@ -313,8 +325,12 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     proven; with a plain objective, try the support scan (:mod:`slimwidgets.solvers.scan`),
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
     floors these prove join the final bound."""
-    floor = -math.inf
-    cheap = spec.solver == "auto" and work_by_size(form, upper)[-1] <= ENUMERATION_WORK  # _prove_all walks it
+    floor, settled = -math.inf, -1
+    works = work_by_size(form, upper) if spec.solver == "auto" else None
+    cheap = works is not None and works[-1] <= ENUMERATION_WORK  # _prove_all walks it
+    # a walk and at most SIZE_MIPS_FIRST size programs left: the proof by size goes first
+    split = None if works is None or spec.gap != 0 or start is None else size_split(form, upper, works)
+    by_size = split is not None and split[1] - split[0] <= SIZE_MIPS_FIRST
     if spec.solver == "auto" and not cheap and form.lexicographic is not None and spec.gap == 0 and start is not None:
         t = time.perf_counter()
         known = min(knapsack_floor(form), upper)  # what any classifier must get wrong: shown at once
@@ -331,7 +347,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         if on_incumbent is not None:
             on_incumbent(Incumbent(start[0], start[1], upper, floor, time.perf_counter() - t))
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
-    if spec.solver == "scan" or (spec.solver == "auto" and not cheap and _scan_fits(form, spec, start)):
+    if spec.solver == "scan" or (spec.solver == "auto" and not cheap and not by_size and _scan_fits(form, spec, start)):
         t = time.perf_counter()
         scanned = _scan(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts)
         if scanned.status != "declined":
@@ -339,11 +355,12 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         # declined: keep its card and its bound (what it settled), and prove another way
         if scanned.objective is not None and scanned.objective < upper - 1e-12:
             start, upper = (np.asarray(scanned.coefficients, dtype=float), scanned.intercept), scanned.objective
-        floor = max(floor, scanned.bound)
+        floor, settled = max(floor, scanned.bound), scanned.settled  # the sizes it settled are not walked again
         if on_bound is not None:
             on_bound(floor)
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
-    result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound)
+    result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound,
+                        settled)
     return _with_floor(result, floor)
 
 
@@ -378,6 +395,14 @@ def _keep_better(result: SolveResult, found, cancel) -> SolveResult:
                        result.solve_time, result.solver, result.nodes)
 
 
+def _said_lost(result: SolveResult, stop: FitStop | None) -> SolveResult:
+    """A fit that lost a solver process (and was not cancelled) returns its best card so far
+    with status "solver_stopped" and why; a result proven before the loss keeps its status."""
+    if stop is None or stop.lost is None or stop.cancelled or result.status in ("optimal", "infeasible"):
+        return result
+    return replace(result, status="solver_stopped", message=stop.lost)
+
+
 def _with_floor(result: SolveResult, floor: float) -> SolveResult:
     """``result`` with its bound raised to ``floor``, a bound proven on the side."""
     if result.coefficients is None or floor <= result.bound:
@@ -387,7 +412,8 @@ def _with_floor(result: SolveResult, floor: float) -> SolveResult:
 
 
 def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
-               on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
+               on_incumbent, report, cancel, more_starts: bool = False, on_bound=None,
+               settled: int = -1) -> SolveResult:
     """Find and prove the optimum: walk every card when the box is small; walk the small
     cards and run one MIP per larger size when only a few sizes can beat the incumbent
     (:mod:`slimwidgets.solvers.decomposition`); else run one MIP over the whole box. A
@@ -403,7 +429,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
         return _walk(form, upper, time_left, cancel)
     split = None
     if works is not None and spec.gap == 0 and start is not None:
-        split = size_split(form, upper, works)
+        split = size_split(form, upper, works, settled)
     side = None
     if time_left is not None and time_left > SIDE_SEARCH_MIN and spec.solver != "cbc" and start is not None:
         side = _SideSearch(form, start, upper, time_left, report, cancel, more_starts)
@@ -411,7 +437,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
         if split is not None:
             result = solve_by_size(form, upper, start, split, time_left=time_left, threads=spec.threads,
                                    cancel=cancel, on_incumbent=on_incumbent, on_bound=on_bound,
-                                   latest=None if side is None else (lambda: side.best))
+                                   latest=None if side is None else (lambda: side.best), settled=settled)
         else:
             result = solve_formulation(
                 form, time_limit=time_left, gap=spec.gap, threads=spec.threads,

@@ -5,6 +5,8 @@ Status words of :class:`SolveResult`:
 ``optimal``      proven optimal (within the requested gap, which defaults to 0)
 ``time_limit``   stopped by the time limit; the incumbent is returned with its bound and gap
 ``interrupted``  stopped by ``cancel``; likewise
+``solver_stopped`` the solver's process was lost (killed, e.g. when memory ran out); likewise,
+                 with the last card and bound it reported (see :class:`FitStop`)
 ``infeasible``   no card satisfies the constraints
 ``no_solution``  stopped before any card was found
 """
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SolverError", "Incumbent", "SolveResult", "relative_gap", "exiting"]
+__all__ = ["SolverError", "Incumbent", "SolveResult", "relative_gap", "exiting", "FitStop"]
 
 #: set when the interpreter starts to exit: searches still running in daemon threads (a fit
 #: abandoned by its caller) stop at their next look at the clock, so the exit is not held up
@@ -28,6 +30,40 @@ atexit.register(exiting.set)
 
 class SolverError(RuntimeError):
     """The solver failed (crashed, or returned something unusable)."""
+
+
+class FitStop:
+    """A fit's stop flag: set when the caller's ``cancel`` is, or when a solver process of the
+    fit was lost (:meth:`lose`). Passed as ``cancel`` to every phase of the fit, so that losing
+    one process stops them all at once and the fit returns its best card so far.
+
+    Examples
+    --------
+    >>> import threading
+    >>> stop = FitStop(threading.Event())
+    >>> stop.is_set(), stop.lost
+    (False, None)
+    >>> stop.lose("lost the HiGHS process (killed by signal 9)")
+    >>> stop.is_set(), stop.cancelled, stop.lost
+    (True, False, 'lost the HiGHS process (killed by signal 9)')
+    """
+
+    def __init__(self, cancel: threading.Event | None):
+        self.cancel = cancel
+        self.lost: str | None = None  # why the fit lost a solver process, if it did
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the caller asked to stop."""
+        return self.cancel is not None and self.cancel.is_set()
+
+    def is_set(self) -> bool:
+        return self.lost is not None or self.cancelled
+
+    def lose(self, why: str) -> None:
+        """Record that a solver process is gone (the first reason is kept)."""
+        if self.lost is None:
+            self.lost = why
 
 
 @dataclass(frozen=True)
@@ -63,6 +99,9 @@ class SolveResult:
     solver: str
     nodes: int = 0
     message: str = ""
+    # every card with at most this many movable features was settled (walked, or ruled out by
+    # a floor): a proof by model size that follows need not walk them again (-1: none known)
+    settled: int = -1
 
 
 def relative_gap(objective: float | None, bound: float) -> float:

@@ -35,19 +35,21 @@ __all__ = ["solve_by_size", "size_split"]
 #: at most this many sizes get a MIP of their own; beyond it one MIP over the box is used
 MAX_SIZE_MIPS = 4
 #: elementary steps (see ``work_by_size``) the walk of the small sizes may take (~2-4 s)
-WALK_WORK = 1.2e9
+WALK_WORK = 3e9
 
 
-def size_split(form: Formulation, upper: float, works: list[float] | None = None) -> tuple[int, int] | None:
+def size_split(form: Formulation, upper: float, works: list[float] | None = None,
+               settled: int = -1) -> tuple[int, int] | None:
     """``(k, K)``: walk cards of up to k movable features, one MIP for each size k+1..K;
     None when more than ``MAX_SIZE_MIPS`` sizes would be left for MIPs. ``works`` is
-    ``work_by_size(form, upper)`` when the caller has it already."""
+    ``work_by_size(form, upper)`` when the caller has it already; cards of up to ``settled``
+    features are settled already (by the support scan) and need no walk."""
     if not math.isfinite(upper):
         return None
     if works is None:
         works = work_by_size(form, upper)
     K = support_size_limit(SearchProblem(form), upper, None)
-    k = 0
+    k = max(min(settled, K), 0)
     while k < min(K, len(works) - 1) and works[k + 1] <= WALK_WORK:
         k += 1
     if K - k > MAX_SIZE_MIPS:
@@ -75,6 +77,7 @@ def solve_by_size(
     on_incumbent: Callable[[Incumbent], None] | None = None,
     latest: Callable[[], tuple[np.ndarray, int, float] | None] | None = None,
     on_bound: Callable[[float], None] | None = None,
+    settled: int = -1,
 ) -> SolveResult:
     """Solve by walking sizes <= k and one cut-off MIP per size k+1..K (see the module).
 
@@ -83,7 +86,9 @@ def solve_by_size(
     bound that is the smallest of: the stopped size's MIP bound and the cheapest penalties
     of each size not reached. ``latest`` returns the newest card of a search running
     beside (points, intercept, objective), if any: each size's cutoff uses the best card so far.
-    ``on_bound`` hears the bound on the whole problem as a size's MIP raises it.
+    ``on_bound`` hears the bound on the whole problem as a size's MIP raises it. Cards of up
+    to ``settled`` features were settled before (by the support scan, from ``start``): when
+    that covers k, nothing is walked.
     """
     t0 = time.perf_counter()
     deadline = None if time_left is None else t0 + time_left
@@ -100,10 +105,12 @@ def solve_by_size(
         return SolveResult(status, best[0], best[1], obj, bound, relative_gap(obj, bound), time.perf_counter() - t0,
                            "enumeration+highs")
 
-    walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel, max_features=k)
-    if walked is None:
-        return result(stopped(), -math.inf)
-    if walked.objective < best[2] - 1e-12:
+    walked = None
+    if k > settled:
+        walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel, max_features=k)
+        if walked is None:
+            return result(stopped(), -math.inf)
+    if walked is not None and walked.objective < best[2] - 1e-12:
         best = (walked.coefficients, walked.intercept, walked.objective)
         if on_incumbent is not None:
             on_incumbent(Incumbent(best[0], best[1], best[2], min(best[2], _size_floor(prob, k + 1)),
@@ -124,16 +131,9 @@ def solve_by_size(
         left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
         if left is not None and left <= 0.0 or cancel is not None and cancel.is_set():
             return result(stopped(), _size_floor(prob, size))
-        sub = form.restricted(size, best[2])
         floor_after = _size_floor(prob, size + 1)
-
-        def report(inc: Incumbent, floor_after=floor_after) -> None:
-            if on_incumbent is not None:  # the sub-MIP's bound covers its size only
-                on_incumbent(Incumbent(inc.coefficients, inc.intercept, inc.objective,
-                                       min(inc.bound, floor_after), time.perf_counter() - t0))
-        rise = None if on_bound is None else (lambda b, floor_after=floor_after: on_bound(min(b, floor_after)))
-        part = solve_formulation(sub, time_limit=left, threads=threads, on_incumbent=report, cancel=cancel,
-                                 on_bound=rise)
+        part = _solve_size(form.restricted(size, best[2]), floor_after, left, threads, cancel, on_incumbent,
+                           on_bound, t0)
         if part.coefficients is not None and part.objective < best[2] - 1e-12:
             best = (part.coefficients, part.intercept, part.objective)
         if part.status not in ("optimal", "infeasible"):
@@ -141,3 +141,17 @@ def solve_by_size(
             return result(stopped(), min(max(part.bound, _size_floor(prob, size)), floor_after))
         size += 1
     return result("optimal", math.inf)
+
+
+def _solve_size(sub: Formulation, floor_after: float, left: float | None, threads: int, cancel,
+                on_incumbent, on_bound, t0: float) -> SolveResult:
+    """One size's cut-off MIP ``sub``; what it reports carries a bound on the whole problem:
+    its own bound covers its size only, so it is capped by ``floor_after``, the cheapest
+    penalties of the larger sizes."""
+    def report(inc: Incumbent) -> None:
+        if on_incumbent is not None:
+            on_incumbent(Incumbent(inc.coefficients, inc.intercept, inc.objective,
+                                   min(inc.bound, floor_after), time.perf_counter() - t0))
+    rise = None if on_bound is None else (lambda b: on_bound(min(b, floor_after)))
+    return solve_formulation(sub, time_limit=left, threads=threads, on_incumbent=report, cancel=cancel,
+                             on_bound=rise)

@@ -284,6 +284,7 @@ class _ScanProof:
         self.cost = _feature_costs(prob, self.bits.optional)
         self.pool: list[tuple[float, list[int]]] = []  # (floor + least penalties, support), unwalked
         self.scanned = self.walked = 0
+        self.settled = -1  # every card with at most this many movable features is settled
         self.works: list[float] | None = None  # work_by_size, computed on first use
 
     def expired(self) -> bool:
@@ -324,6 +325,7 @@ class _ScanProof:
             if walked != "done":
                 return self.result(min([self.least(extra + 1)] + [f for f, _ in self.pool]),
                                    "declined" if walked == "declined" else None)
+            self.settled = extra + len(bits.required)
             extra += 1
         return self.result(None)
 
@@ -389,7 +391,8 @@ class _ScanProof:
         if lam is None:
             return SolveResult("no_solution", None, None, None, bound, math.inf, elapsed, "scan", message=note)
         bound = min(bound, obj)
-        return SolveResult(status, lam, b, obj, bound, relative_gap(obj, bound), elapsed, "scan", message=note)
+        return SolveResult(status, lam, b, obj, bound, relative_gap(obj, bound), elapsed, "scan", message=note,
+                           settled=self.settled)
 
 
 def _keep_survivors(prob, bits, sups, floors, locked_l1, upper, out) -> None:

@@ -6,7 +6,10 @@ superseded solve in the studio kept a core busy that long. A solve in a child pr
 always be stopped: ``cancel`` first asks HiGHS to stop, and a child that has not answered
 within ``STOP_GRACE`` seconds is killed. The cards it had already reported are kept, so the
 caller gets the best of them, labelled ``interrupted``, with the last bound it reported.
-The same holds for a time limit that HiGHS overruns.
+The same holds for a time limit that HiGHS overruns. A child that dies under its solve (the
+system's out-of-memory killer picks the largest process) loses nothing either: the solve returns
+its last card and bound with status ``solver_stopped``, a new child is started at once, and a
+:class:`~.base.FitStop` passed as ``cancel`` hears why, so the rest of the fit stops too.
 
 A spare child is kept started, so a solve does not wait for Python and HiGHS to load (about
 0.9 s), and a child that finished its solve normally serves the next one (up to two are kept
@@ -335,13 +338,12 @@ def solve_in_child(
             if not child.alive():
                 if _closing:  # killed by _reap_all: the caller is exiting, no one to tell
                     break
-                raise SolverError("the HiGHS process stopped unexpectedly")
-    except (EOFError, OSError) as exc:
-        child.kill()
+                return _lost(child, cancel, last, streamed, t0)
+    except (EOFError, OSError):
         if not _closing:
-            raise SolverError(f"lost the HiGHS process: {exc}") from None
+            return _lost(child, cancel, last, streamed, t0)
     child.kill()
-    return _killed(last, streamed, why, time.perf_counter() - t0)
+    return _stopped(why, last, streamed, time.perf_counter() - t0, "stopped by killing the solver process")
 
 
 def _refused(cancel: threading.Event) -> SolveResult | None:
@@ -356,15 +358,29 @@ def _refused(cancel: threading.Event) -> SolveResult | None:
     return None
 
 
-def _killed(last: Incumbent | None, streamed: float, why: str, elapsed: float) -> SolveResult:
-    """The result of a child killed after a stop request: its last incumbent (status ``why``)
-    with the best bound it sent, or no card."""
+def _stopped(status: str, last: Incumbent | None, streamed: float, elapsed: float, message: str) -> SolveResult:
+    """The result of a solve whose process is gone: its last card, with the best bound it sent."""
     if last is None:
-        return SolveResult("no_solution", None, None, None, streamed, math.inf, elapsed, "highs",
-                           message="stopped by killing the solver process")
+        return SolveResult("no_solution", None, None, None, streamed, math.inf, elapsed, "highs", message=message)
     bound = min(max(last.bound, streamed), last.objective)
-    return SolveResult(why, last.coefficients, last.intercept, last.objective, bound, relative_gap(last.objective, bound),
-                       elapsed, "highs", message="stopped by killing the solver process")
+    return SolveResult(status, last.coefficients, last.intercept, last.objective, bound,
+                       relative_gap(last.objective, bound), elapsed, "highs", message=message)
+
+
+def _lost(child: _Child, cancel, last: Incumbent | None, streamed: float, t0: float) -> SolveResult:
+    """A child that died under its solve (the system kills the largest process when memory runs
+    out): its last card and bound are kept, a new child is started at once for the next solve,
+    and ``cancel.lose`` (a :class:`~.base.FitStop`) stops the rest of the fit."""
+    child.kill()  # reaps it: its exit code says how it ended
+    code = child.process.returncode
+    how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+    why = f"lost the HiGHS process ({how}; the system does this when memory runs out)"
+    prestart()
+    lose = getattr(cancel, "lose", None)
+    if lose is not None:
+        lose(why)
+    result = _stopped("solver_stopped", last, streamed, time.perf_counter() - t0, why)
+    return replace(result, status="solver_stopped")  # also without a card: the caller says why
 
 
 if __name__ == "__main__":  # pragma: no cover - the child process

@@ -15,7 +15,11 @@ from ..core.wording import spec_changes
 from ..fitting import check_card
 
 __all__ = ["Status", "status_of", "edit_cost", "signed", "edited_status", "load_notice", "optimised_measure",
-           "change_text", "cost_text"]
+           "change_text", "cost_text", "LOST_SOLVER"]
+
+#: the notice when a solve lost its solver process (the solver module has started a new one)
+LOST_SOLVER = ("the solver process was lost (the system stops it when memory runs out): showing the best card "
+               "found so far; a new solver process has started and solves again when you change a setting")
 
 
 @dataclass(frozen=True)

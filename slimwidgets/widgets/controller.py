@@ -53,7 +53,7 @@ from ..fitting import check_card
 from ..fitting.cards import card_from_incumbent
 from ..solvers.base import Incumbent
 from .best_known import BestKnown, BestKnownControls
-from .card_status import Status, edit_cost, edited_status, load_notice, one_class, same_figures, signed, status_of
+from .card_status import LOST_SOLVER, Status, edit_cost, edited_status, load_notice, one_class, same_figures, signed, status_of
 from .exports import EXPORT_FORMATS, export_card
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .holdout import prepare_validation, risk_frame, split_holdout, studio_data, train_metrics
@@ -480,12 +480,16 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
             self.alts.pause(False)
         if result is None:
             return
-        self._store(spec, result)
+        lost = isinstance(result, ScoringSystem) and result.status == "solver_stopped"
+        if not lost:  # a card cut short by a lost solver process is solved again when asked again
+            self._store(spec, result)
         with self._lock:
             finished.set()
             if gen != self._gen:
                 return
             reverted = self._settle(result, spec, action)
+            if lost:
+                self._say(LOST_SOLVER, "warning")
         if reverted:
             self._plan_background(also=("spec", "card", "notice"))
         else:

@@ -38,7 +38,7 @@ def by_size(request, monkeypatch):
 
     walked = params.params.get("seed", 0) % 2
 
-    def forced(form, upper, works=None):
+    def forced(form, upper, works=None, settled=-1):
         if not math.isfinite(upper):
             return None
         K = decomposition.support_size_limit(decomposition.SearchProblem(form), upper, None)
@@ -355,3 +355,66 @@ def test_decimal_features_match_brute_force(seed, solver, zero_score):
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert card.details["margin"] == pytest.approx(0.1)
     assert_exact(card, X, y, names, spec, 0.01)
+
+
+def shifted_problem(seed: int, n_features: int = 3):
+    """Integer features 1..3 or -1..1 (so totals sit away from 0, as breastcancer's 1..10 do),
+    duplicated rows (weights, so some rows are heavy enough to be anchors), both classes."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6, 12))
+    low = int(rng.choice([-1, 1]))
+    X = rng.integers(low, low + 3, size=(n, n_features))
+    y = rng.choice([-1, 1], size=n)
+    y[0], y[1] = 1, -1
+    w = rng.integers(1, 6, size=n).astype(float)
+    return X, y, [f"f{j}" for j in range(n_features)], w
+
+
+@pytest.mark.parametrize("zero_score", RULES)
+@pytest.mark.parametrize("solver", ["highs", "by_size"])
+@pytest.mark.parametrize("seed", range(16))
+def test_the_derived_box_and_the_rows_big_m_keep_the_optimum(seed, solver, zero_score):
+    """No intercept_range: the derived box (narrowed by max_size) and the big-M of each loss row
+    from the differences between rows (core/reach.py) never exclude an optimal card."""
+    X, y, names, w = shifted_problem(8000 + seed)
+    C0 = [0.0, 0.01, 0.05, 0.1][seed % 4]
+    max_size = [None, 1, 2][seed % 3]
+    spec = sw.make_spec(C0=C0, coef_range=(-3, 3), max_size=max_size, solver=spec_solver(solver),
+                        zero_score=zero_score)
+    card = sw.fit(X, y, feature_names=names, sample_weight=w, spec=spec)
+    cards = enumerate_cards(X, y, names, spec, w)
+    got = cards_value(card, X, y, names, C0, w, zero_score)
+    assert got == pytest.approx(best_objective(cards, C0), abs=1e-12), (card.points, card.intercept)
+    assert card.status == "optimal"
+
+
+@pytest.mark.parametrize("zero_score", RULES)
+@pytest.mark.parametrize("seed", range(24))
+def test_each_size_program_keeps_every_card_that_beats_its_cutoff(seed, zero_score):
+    """``Formulation.restricted(size, below)``: each size's big-M, its narrowed intercept box and
+    the rows fixed right (heavier than the loss a card below the cutoff may have) keep every
+    card of at most that size (priced at that size) that beats ``below``: HiGHS finds the best
+    of them, or proves none exists."""
+    from slimwidgets.core.formulation import build_formulation
+    from slimwidgets.solvers.highs import solve_highs
+
+    rng = np.random.default_rng(9000 + seed)
+    X, y, names, w = shifted_problem(9000 + seed)
+    C0 = float(rng.choice([0.01, 0.05]))
+    spec = sw.make_spec(C0=C0, coef_range=(-3, 3), zero_score=zero_score)
+    form = build_formulation(prepare_data(X, y, feature_names=names, sample_weight=w, warn=False), spec)
+    cards = enumerate_cards(X, y, names, spec, w)
+    size = int(rng.integers(1, 4))
+    # the program's objective: a card of fewer features may fill the size with unused ones, paid for
+    value = cards["loss"] + C0 * size + form.epsilon * cards["l1"]
+    mine = value[cards["size"] <= size]
+    # a cutoff just above the best card of this size, or just below it (then nothing beats it)
+    below = float(mine.min()) + (1e-6 if seed % 2 else -1e-6)
+    result = solve_highs(form.restricted(size, below), time_limit=None, gap=0.0, threads=1, warm_start=None,
+                         on_incumbent=None, cancel=None, feasibility_only=False)
+    if seed % 2:
+        assert result.status == "optimal"
+        filled = C0 * (size - np.count_nonzero(result.coefficients))
+        assert form.objective_of(result.coefficients, result.intercept) + filled == pytest.approx(mine.min(), abs=1e-9)
+    else:
+        assert result.status == "infeasible"

@@ -193,6 +193,7 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
     cards = enumerate_cards(X, y, names, spec)
     best = (cards["loss"] + 0.02 * cards["size"]).min()
     monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", -1)  # nor the proof by size first (tested below)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert card.solver == "scan" and card.status == "optimal"
     total = X @ np.array(card.coefficients, float) + card.intercept
@@ -201,3 +202,20 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
     other = sw.fit(X, y, feature_names=names, spec=spec)
     assert other.solver != "scan" and other.status == "optimal"
     assert other.objective == pytest.approx(card.objective, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_auto_proves_by_size_first_when_few_sizes_are_left_to_mips(seed, monkeypatch):
+    """When the walk leaves at most SIZE_MIPS_FIRST sizes to MIPs, "auto" skips the scan (which
+    would walk the same cards before giving up on data like breastcancer's): the brute-force
+    optimum, proven by size."""
+    X, y, names = separable_problem(seed)
+    spec = sw.make_spec(C0=0.02, coef_range=(-2, 2), intercept_range=(-5, 5))
+    cards = enumerate_cards(X, y, names, spec)
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", 10**6)
+    card = sw.fit(X, y, feature_names=names, spec=spec)
+    assert card.solver == "enumeration+highs" and card.status == "optimal"
+    total = X @ np.array(card.coefficients, float) + card.intercept
+    got = np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size
+    assert got == pytest.approx((cards["loss"] + 0.02 * cards["size"]).min(), abs=1e-12)

@@ -132,3 +132,40 @@ def test_solves_run_in_process_when_asked(monkeypatch):
     assert not worker.available()
     result = solve_formulation(easy_form(1), cancel=threading.Event())
     assert result.status == "optimal" and result.message == ""
+
+
+def test_a_child_killed_under_its_solve_keeps_its_card_and_a_new_child_starts():
+    """SIGKILL on the busy child (the out-of-memory killer's way): the solve returns its last
+    card and bound as "solver_stopped", the fit's stop flag hears why (so the fit's other phases
+    stop), and a new child is started for the next solve."""
+    import signal
+
+    from slimwidgets.solvers.base import FitStop
+    from solver_children import busy_children
+
+    form = hard_form(3)
+    stop, seen, first = FitStop(threading.Event()), [], threading.Event()
+
+    def on_incumbent(inc):
+        seen.append(inc)
+        first.set()
+    box = {}
+    thread = threading.Thread(target=lambda: box.setdefault("r", solve_formulation(
+        form, time_limit=600, cancel=stop, on_incumbent=on_incumbent)))
+    thread.start()
+    assert first.wait(120), "no incumbent within two minutes"
+    busy = busy_children()
+    assert len(busy) == 1
+    os.kill(busy[0].process.pid, signal.SIGKILL)
+    thread.join(120)
+    assert not thread.is_alive()
+    result = box["r"]
+    assert result.status == "solver_stopped"
+    assert result.message.startswith("lost the HiGHS process (killed by signal 9")
+    assert stop.is_set() and not stop.cancelled and stop.lost == result.message
+    assert result.objective == pytest.approx(seen[-1].objective, abs=1e-12)
+    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(result.objective, abs=1e-12)
+    assert result.bound <= result.objective
+    assert busy[0] not in worker._live  # reaped
+    nxt = solve_formulation(easy_form(1), cancel=threading.Event())
+    assert nxt.status == "optimal" and nxt.message == ""

@@ -942,3 +942,32 @@ def test_export_report_with_the_held_out_rows(make, tmp_path):
     assert doc.startswith("<!DOCTYPE html>") and "held-out" in doc
     assert f"training ({c.data.n_samples} rows)" in doc and f"held-out ({c.validation.n_samples} rows)" in doc
     assert "IPython.display.HTML" in line
+
+
+def test_a_lost_solver_process_shows_the_best_card_and_says_so(paper_data):
+    """The studio's solver child is killed (SIGKILL) mid-solve: the best card so far is shown
+    with its status in words, the notice says a new solver process has started, and the card
+    is not cached, so the same settings are solved again when asked again."""
+    from slimwidgets.solvers import worker
+    from slimwidgets.widgets.controller import LOST_SOLVER
+    from solver_children import kill_a_busy_child
+
+    if not worker.available():
+        pytest.skip("solves run in-process here")
+    X, y = paper_data("heart")
+    first = threading.Event()
+    c = Controller(X, y, C0=0.01, solver="highs", time_limit=600, frontier=False, alternatives=False,
+                   debounce=0.0)
+    try:
+        c.subscribe(lambda ev: first.set() if c.card is not None else None)
+        killer = kill_a_busy_child(first)
+        settle(c, 300)
+        killer.join(1)
+        assert killer.killed, "no busy solver child was found to kill"
+        assert c.status.state == "solver_stopped"
+        assert "its process was lost" in c.status.text and c.status.level == "warn"
+        assert (c.notice, c.notice_level) == (LOST_SOLVER, "warning")
+        assert c.card is not None and c.card.status == "solver_stopped"
+        assert c.settled_card(c.spec.key()) is None  # not cached: solved again when asked again
+    finally:
+        assert c.close()

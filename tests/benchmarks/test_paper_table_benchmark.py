@@ -1,0 +1,50 @@
+"""benchmarks/paper_table.py marks a proof lost since the last committed run (its figures are
+measured, not tested): run on bankruptcy against a stored run that had it proven, and not."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture
+def bench(tmp_path, monkeypatch):
+    sys.path.insert(0, str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location("paper_table", BENCHMARKS / "paper_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "STORED", tmp_path / "paper_table.json")
+    yield module
+    sys.path.remove(str(BENCHMARKS))
+
+
+def test_the_committed_figures_name_every_program(bench):
+    stored = json.loads((BENCHMARKS / "paper_table.json").read_text())["programs"]
+    assert {k.split()[0] for k in stored} == set(bench.ORDER)
+    assert all(v["status"] in ("optimal", "time_limit", "feasible") for v in stored.values())
+
+
+def test_a_proof_lost_since_the_stored_run_is_marked(bench, capsys):
+    bench.STORED.write_text(json.dumps({"programs": {
+        "bankruptcy 0.01": {"status": "optimal", "solve_s": 0.1, "objective": 0.0242}}}))
+    # a time limit of a few milliseconds: bankruptcy is not proven, so the stored proof is lost
+    assert bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "0.001"]) == 0
+    out = capsys.readouterr().out
+    if "| optimal |" in out:
+        pytest.skip("proven within the first search: nothing lost to mark")
+    assert "**proof lost** (proven in 0.1 s then)" in out
+    assert "proofs lost since the last committed run: bankruptcy at C0 = 0.01" in out
+
+
+def test_a_proof_kept_is_not_marked_and_save_stores_the_run(bench, capsys):
+    assert bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "60", "--save"]) == 0
+    out = capsys.readouterr().out
+    assert "| new |" in out and "proofs lost since the last committed run: none" in out
+    stored = json.loads(bench.STORED.read_text())["programs"]
+    assert stored["bankruptcy 0.01"]["status"] == "optimal"
+    assert bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "60"]) == 0
+    assert "| same status |" in capsys.readouterr().out
