@@ -461,6 +461,8 @@ class ScoringSystem:
             body["box_limits"] = list(self.details["box_limits"])
         if "cv" in self.details:  # absent unless the card came from fit_cv
             body["cross_validation"] = self.details["cv"]
+        if self.details.get("sample"):  # absent unless a large table was searched on a sample
+            body["sample"] = {k: self.details["sample"][k] for k in ("rows", "of", "note")}
         if self.multiplier is not None:
             body["multiplier"] = self.multiplier
         body["checksum"] = _checksum(body)
@@ -548,11 +550,21 @@ class ScoringSystem:
                 binary=d.get("binary"), positive_name=d.get("positive_name"), family=family,
                 risk=_risk_rows(d.get("risk")), details={**_limits(d.get("limits")), **_box_limits(d.get("box_limits")),
                                                         **({} if d.get("cross_validation") is None
-                                                           else {"cv": _cv_block(d["cross_validation"])})},
+                                                           else {"cv": _cv_block(d["cross_validation"])}),
+                                                        **({} if d.get("sample") is None
+                                                           else {"sample": _sample_block(d["sample"])})},
                 validation_metrics=validation, zero_score=zero_score, multiplier=_multiplier(d.get("multiplier")),
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
+
+
+def _sample_block(raw: Any) -> dict:
+    """A card's sample (rows searched on, of how many, what it means), checked."""
+    rows, of, note = int(raw["rows"]), int(raw["of"]), str(raw["note"])
+    if not 0 < rows <= of:
+        raise ValueError(f"sample of {rows} of {of} rows")
+    return {"rows": rows, "of": of, "note": note}
 
 
 _COUNTS = ("n", "tp", "fp", "tn", "fn", "size")

@@ -138,10 +138,15 @@ def fit(
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
     _warm_up()
     started = time.perf_counter()  # the time limit covers reading the data too
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
+    from .large import fit_patterns, read_large  # large tables and Dask frames (fitting/large.py)
+
+    patterns = read_large(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
+    data = None if patterns is not None else prepare_data(X, y, positive=positive, sample_weight=sample_weight,
+                                                          feature_names=feature_names)
     spec = spec if spec is not None else make_spec(**options)
-    card = fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound,
-                       _started=started)
+    kwargs = dict(warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
+    card = (fit_patterns(patterns, spec, started=started, **kwargs) if patterns is not None
+            else fit_dataset(data, spec, _started=started, **kwargs))
     problem = degeneracy(card)
     if problem is not None:  # sweeps call fit_dataset: a cap of 0 % may rightly say "no" to all
         warnings.warn(problem, DegenerateCardWarning, stacklevel=2)
