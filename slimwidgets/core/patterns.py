@@ -45,6 +45,9 @@ class Patterns:
     positive: Any
     negative: Any
     outcome: str | None = None
+    #: rows of the table when these patterns are those of a sample of it (a Dask frame with
+    #: too many patterns to bring back), else None
+    sampled_from: int | None = None
 
     @property
     def n_patterns(self) -> int:

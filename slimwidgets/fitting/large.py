@@ -23,6 +23,7 @@ search on the sample is stopped at it even if it overruns its own limit.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -73,10 +74,23 @@ def fit_patterns(patterns: Patterns, spec: Spec, *, warm_start: ScoringSystem | 
 
     started = time.perf_counter() if started is None else started
     if patterns.n_cells <= SAMPLE_ABOVE or spec.loss == "logistic" or spec.solver != "auto":
-        return fit_dataset(patterns.dataset(), spec, warm_start=warm_start, on_incumbent=on_incumbent,
+        card = fit_dataset(patterns.dataset(), spec, warm_start=warm_start, on_incumbent=on_incumbent,
                            cancel=cancel, on_bound=on_bound, _started=started)
-    spec.check_data(patterns.feature_names, patterns.n_samples)
-    return _SampledFit(patterns, spec, started, on_incumbent, cancel).run(warm_start, on_bound)
+    else:
+        spec.check_data(patterns.feature_names, patterns.n_samples)
+        card = _SampledFit(patterns, spec, started, on_incumbent, cancel).run(warm_start, on_bound)
+    return card if patterns.sampled_from is None else _of_a_sample(card, patterns)
+
+
+def _of_a_sample(card: ScoringSystem, patterns: Patterns) -> ScoringSystem:
+    """A card fitted on the patterns of a sample of the rows: it says so, and claims no proof
+    (what holds on the sample need not hold on all rows)."""
+    searched = (card.details.get("sample") or {}).get("rows", patterns.n_samples)
+    note = (f"reduced on the cluster by a sample of {patterns.n_samples:,} of {patterns.sampled_from:,} rows "
+            f"(too many distinct patterns to bring back); the figures are the sample's, nothing is proven")
+    status = card.status if card.status != "optimal" else ("heuristic" if card.spec.time_limit is None else "time_limit")
+    details = {**card.details, "limits": None, "sample": {"rows": searched, "of": patterns.sampled_from, "note": note}}
+    return dataclasses.replace(card, status=status, bound=-math.inf, gap=math.inf, details=details)
 
 
 class AllRows:
