@@ -55,7 +55,7 @@ MIN_SAMPLE = 5_000
 #: about all rows, so it cannot end on a proof)
 NO_LIMIT_SECONDS = 60.0
 #: share of the time left after the search that the polish on all rows may take
-POLISH_SHARE = 0.15
+POLISH_SHARE = 0.07
 #: seconds kept to build and check the card (on a few rows per total score: fast)
 FINISH_SECONDS = 0.3
 #: seconds of the first search (on a sample a tenth the size), for a card within a second
@@ -237,13 +237,13 @@ class _SampledFit:
         """Re-score a card on all rows; keep it (and tell the caller) when it is the best yet."""
         coefs = np.asarray(coefficients, dtype=np.int64)
         intercept, value = self.all_rows.best_intercept(coefs)
-        with self.lock:
+        with self.lock:  # the search and the solver report from two threads: one order for the caller
             if not math.isfinite(value) or (self.best is not None and value >= self.best[0] - 1e-12):
                 return
             self.best = (value, coefs, intercept)
-        if report and self.on_incumbent is not None:
-            self.on_incumbent(Incumbent(coefs, intercept, value, min(self.floor, value),
-                                        time.perf_counter() - self.started))
+            if report and self.on_incumbent is not None:
+                self.on_incumbent(Incumbent(coefs, intercept, value, min(self.floor, value),
+                                            time.perf_counter() - self.started))
 
     def run(self, warm_start: ScoringSystem | None, on_bound) -> ScoringSystem:
         """Search the sample with what :func:`~.driver.fit_dataset` solves with (local search,
