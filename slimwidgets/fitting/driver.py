@@ -73,7 +73,10 @@ def fit(
 
     Parameters
     ----------
-    X : DataFrame of numeric/bool columns, or a 2-D array (with ``feature_names``)
+    X : DataFrame of numeric/bool columns, or a 2-D array (with ``feature_names``), or a Dask
+        DataFrame of 0/1 columns (with ``y`` a Dask Series partitioned like it; its rows are
+        reduced to weighted distinct patterns on the cluster). A table of 0/1 rules with many
+        rows is searched on a sample, its card re-scored on all rows (:mod:`.large`).
     y : labels with exactly two values; ``positive`` picks the predicted class
         (default: the larger label, e.g. 1 or True).
     sample_weight : optional non-negative weights per row.
@@ -294,6 +297,9 @@ class _SideSearch:
                          seed=1, on_improve=on_improve, cancel=stop, zero_start=False, linear_starts=linear_starts)
         self._thread = threading.Thread(target=run, name="slimwidgets-search", daemon=True)
         self._thread.start()
+
+    def running(self) -> bool:
+        return self._thread.is_alive()
 
     def stop(self) -> tuple[np.ndarray, int, float] | None:
         self._done.set()

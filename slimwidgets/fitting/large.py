@@ -246,10 +246,11 @@ class _SampledFit:
                                             time.perf_counter() - self.started))
 
     def run(self, warm_start: ScoringSystem | None, on_bound) -> ScoringSystem:
-        """Search the sample with what :func:`~.driver.fit_dataset` solves with (local search,
-        then the proof machinery with the search beside it), stopped at its share of the time;
-        then polish the best card on all rows. Nothing is built or checked on the sample."""
-        from .driver import _prove
+        """Search the sample as :func:`~.driver.fit_dataset` searches beside its solver
+        (feature-pool MIPs, then the local search with kicks), stopped at its share of the time;
+        then polish the best card on all rows. No proof is tried on the sample (it would prove
+        nothing about all rows), and nothing is built or checked there."""
+        from .driver import _SideSearch
 
         if on_bound is not None and self.floor > 0:
             on_bound(self.floor)
@@ -262,32 +263,31 @@ class _SampledFit:
         watcher = threading.Thread(target=self._stop_at, args=(stop, search_end),
                                    daemon=True, name="slimwidgets-sample-deadline")
         watcher.start()
-        status = None
+        side = None
         try:
             form = build_formulation(sample, spec)
             left = search_end - time.perf_counter()
             found = local_search(form, time_budget=max(min(FIRST_SECONDS, left / 4), 0.0), warm=warm, cancel=stop,
                                  on_improve=lambda points, intercept, objective: self.consider(points))
-            if found.feasible:
+            left = search_end - STOP_GRACE - time.perf_counter()
+            if found.feasible and left > 0 and not stop.is_set():
                 self.consider(found.coefficients)
-                start = (found.coefficients.astype(float), found.intercept)
-                left = max(search_end - STOP_GRACE - time.perf_counter(), 0.01)
-                result = _prove(form, spec, found.objective, start, left,
-                                lambda inc: self.consider(inc.coefficients),
-                                lambda points, intercept, objective: self.consider(points), stop,
-                                not found.all_starts)
-                status = result.status
-                if result.coefficients is not None:
-                    self.consider(result.coefficients)
+                side = _SideSearch(form, (found.coefficients.astype(float), found.intercept), found.objective, left,
+                                   lambda points, intercept, objective: self.consider(points), stop,
+                                   not found.all_starts)
+                while side.running() and not stop.wait(0.05):  # set at the end of the search's time, or on a cancel
+                    pass
         finally:
             stop.set()
+            if side is not None:
+                side.stop()
             watcher.join()
         if self.best is None:
             raise NoSolutionError(f"no card found on a sample of {sample.n_samples:,} rows meets the caps on all "
                                   f"{self.p.n_samples:,} rows")
         coefs, intercept, value = self.all_rows.polish(self.best[1], self.deadline)
         self.consider(coefs)
-        return self._card(sample, status)
+        return self._card(sample)
 
     def _sample(self, n_rows: int, seed: int) -> Dataset:
         rows, pos, neg = self.p.sample(n_rows, seed=seed)
@@ -323,7 +323,7 @@ class _SampledFit:
                 return
             stop.wait(0.05)
 
-    def _card(self, sample: Dataset, sample_status: str | None) -> ScoringSystem:
+    def _card(self, sample: Dataset) -> ScoringSystem:
         """The card, its figures from all rows (grouped by total score: the same figures)."""
         value, coefs, intercept = self.best
         bound = min(self.floor, value)
@@ -346,8 +346,7 @@ class _SampledFit:
                      "intercept_range": (int(spec.intercept_range[0]), int(spec.intercept_range[1]))
                      if spec.intercept_range is not None else None,
                      "box_limits": tuple(box_limits(build_formulation(by_score, spec), coefs, int(intercept))),
-                     "sample": {"rows": sample.n_samples, "of": p.n_samples, "note": note,
-                                "sample_status": sample_status}},
+                     "sample": {"rows": sample.n_samples, "of": p.n_samples, "note": note}},
         )
         labels = np.where(by_score.y == 1, p.positive, p.negative)
         object.__setattr__(card, "train_metrics", card.metrics(by_score.X, labels, sample_weight=by_score.weight))

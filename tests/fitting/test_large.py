@@ -129,16 +129,16 @@ def test_every_phase_gets_only_the_time_left(sampled, monkeypatch, step):
     clock = FakeClock(step)
     monkeypatch.setattr(large, "time", clock)
     budgets = []
-    real_prove, real_search = driver._prove, large.local_search
+    real_side, real_search = driver._SideSearch, large.local_search
 
-    def prove(form, spec, upper, start, time_left, *args):
-        budgets.append(("prove", clock.now, time_left))
-        return real_prove(form, spec, upper, start, min(time_left, 0.2), *args)
+    def side(form, start, upper, time_left, *args):
+        budgets.append(("side search", clock.now, time_left))
+        return real_side(form, start, upper, min(time_left, 0.2), *args)
 
     def search(form, *, time_budget, **kwargs):
         budgets.append(("search", clock.now, time_budget))
         return real_search(form, time_budget=min(time_budget, 0.2), **kwargs)
-    monkeypatch.setattr(driver, "_prove", prove)
+    monkeypatch.setattr(driver, "_SideSearch", side)
     monkeypatch.setattr(large, "local_search", search)
     X, y = planted(4_000, 10, seed=7)
     started = clock.perf_counter()
