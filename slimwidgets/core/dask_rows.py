@@ -41,6 +41,16 @@ def _partition_counts(frame: pd.DataFrame, names: tuple[str, ...]) -> pd.DataFra
     return out.groupby(keys, sort=False, as_index=False)[[_WEIGHT, _ROWS]].sum()
 
 
+def _thinned(counts: pd.DataFrame, fraction: float, seed: int) -> pd.DataFrame:
+    """A partition's counts after keeping each row with probability ``fraction``: a pattern of
+    c rows keeps Binomial(c, fraction) of them (their weight in proportion), so no row is read
+    again."""
+    rng = np.random.default_rng([seed, len(counts), int(counts[_ROWS].sum())])
+    kept = rng.binomial(counts[_ROWS].to_numpy(), fraction)
+    out = counts.assign(**{_WEIGHT: counts[_WEIGHT].to_numpy() * kept / counts[_ROWS].to_numpy(), _ROWS: kept})
+    return out[kept > 0]
+
+
 def _check_columns(X: Any) -> tuple[str, ...]:
     names = _as_names(X.columns)
     bad = [str(c) for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))]
@@ -72,12 +82,12 @@ def patterns_from_dask(X: Any, y: Any, *, positive: Any = None, sample_weight: A
     meta = _meta(len(names), y.dtype)
     counts = frame.map_partitions(_partition_counts, names, meta=meta)
     keys = [c for c in counts.columns if c not in (_WEIGHT, _ROWS)]
+    counts = counts.persist()  # the rows are read once: the counts serve the size check and the sum
     partial_rows, n_rows = dd.compute(counts.map_partitions(len).sum(), counts[_ROWS].sum())
     sampled_from = None
     if partial_rows > limit:  # too many patterns to bring back: reduce a sample of rows instead
         fraction = limit / max(int(partial_rows), 1)
-        part = frame.sample(frac=fraction, random_state=seed)
-        counts = part.map_partitions(_partition_counts, names, meta=meta)
+        counts = counts.map_partitions(_thinned, fraction, seed, meta=meta)
         sampled_from = int(n_rows)
     table = counts.groupby(keys, sort=False)[[_WEIGHT, _ROWS]].sum().compute().reset_index()
     return _to_patterns(table, names, positive, sampled_from, outcome=getattr(y, "name", None))
