@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import MutableMapping
@@ -30,6 +29,7 @@ from ..fitting import InfeasibleError, NoSolutionError, fit_dataset
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..core.status import proven_limit
+from .jobs import check_n_jobs, progress_bar
 
 __all__ = ["roc_frontier", "size_path", "clear_cache", "data_fingerprint", "DEFAULT_FPRS"]
 
@@ -134,37 +134,6 @@ def _row(outcome: dict, data: Dataset) -> dict:
     return row
 
 
-# -- progress -------------------------------------------------------------------------------------
-def _in_notebook() -> bool:
-    shell = sys.modules.get("IPython")
-    if shell is None:
-        return False
-    try:
-        ip = shell.get_ipython()  # type: ignore[attr-defined]
-    except Exception:  # pragma: no cover - IPython internals
-        return False
-    return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
-
-
-def _progress_bar(progress: bool | None, total: int, desc: str):
-    """A tqdm bar, or None. ``progress=None``: auto (a terminal or notebook and >= 4 solves)."""
-    if progress is False or total == 0:
-        return None
-    if progress is None:
-        interactive = _in_notebook() or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
-        if not interactive or total < 4:
-            return None
-    elif progress is not True:
-        raise TypeError(f"progress must be True, False or None (auto), got {progress!r}")
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        if progress is True:
-            raise ImportError("progress=True needs tqdm: pip install tqdm") from None
-        return None
-    return tqdm(total=total, desc=desc, unit="fit", leave=False)
-
-
 # -- the sweep engine -----------------------------------------------------------------------------
 def _resolve_cache(cache: Any) -> MutableMapping | None:
     if cache is None or cache is True:
@@ -201,7 +170,7 @@ def _sweep(
             except KeyError:
                 pass
     todo = [k for k in range(len(specs)) if outcomes[k] is None]
-    bar = _progress_bar(progress, len(todo), desc)
+    bar = progress_bar(progress, len(todo), desc)
     try:
         if n_jobs is None or n_jobs == 1 or len(todo) <= 1:
             warm = warm_start
@@ -239,11 +208,6 @@ def _sweep(
 
 def _indexed_solve(k: int, data: Dataset, spec: Spec, warm: ScoringSystem | None) -> tuple[int, dict]:
     return k, _solve_point(data, spec, warm)
-
-
-def _check_n_jobs(n_jobs: Any) -> None:
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
-        raise ValueError(f"n_jobs must be None, a positive integer or -1 (all cores), got {n_jobs!r}")
 
 
 def _base_spec(spec_options: dict, forbidden: Sequence[str], func: str) -> Spec:
@@ -334,7 +298,7 @@ def roc_frontier(
         0.25 0.75 0.25 optimal
         0.50 1.00 0.50 optimal
     """
-    _check_n_jobs(n_jobs)
+    check_n_jobs(n_jobs)
     caps = _fractions(fprs, "fprs")
     base = _base_spec(spec_options, ("max_fpr",), "roc_frontier")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
@@ -413,7 +377,7 @@ def size_path(
             1     1   0.25
             2     1   0.25
     """
-    _check_n_jobs(n_jobs)
+    check_n_jobs(n_jobs)
     if sizes is not None and C0s is not None:
         raise TypeError("give sizes= or C0s=, not both")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)

@@ -12,20 +12,9 @@ import pytest
 
 import slimwidgets as sw
 from brute_risk import best_risk_card, risk_loss
+from tiny_problems import tiny_risk_problem as tiny
 from slimwidgets.core.data import prepare_data
 from slimwidgets.solvers.logistic import RiskProblem, search_risk
-
-
-def tiny(seed: int, n: int = 24, d: int = 3):
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, size=(n, d)).astype(float)
-    if seed % 3 == 0:  # a count feature as well as 0/1 ones
-        X[:, -1] = rng.integers(0, 4, size=n)
-    logit = X @ rng.normal(0, 1.5, size=d) + rng.normal(0, 0.5)
-    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
-    y[:2] = [0, 1]  # both classes
-    names = [f"f{j}" for j in range(d)]
-    return pd.DataFrame(X, columns=names), y, names
 
 
 SPECS = [
@@ -101,8 +90,13 @@ def test_heuristic_cards_say_so_and_keep_every_constraint(paper_data):
     if card.bound is not None:  # the cutting planes' bound, a relaxation with a real multiplier
         # the bound in the user's terms on the status line; the solver's gap only in its details
         floor = card.bound - card.size * max(card.details["C0"])  # log-loss of every card this size or smaller
-        assert card.bound < card.objective and f"train log-loss ≥ {floor:.4f}" in card.status_line()
-        assert "gap" not in card.status_line()
+        assert card.bound < card.objective and "gap" not in card.status_line()
+        # how far the planes get in 3 s depends on the machine's load: a floor that rounds to
+        # nothing is not a limit worth stating, any other is stated in the user's terms
+        if round(floor, 4) > 0:
+            assert f"train log-loss ≥ {floor:.4f}" in card.status_line()
+        else:
+            assert "no proven limit yet" in card.status_line()
     assert card.size <= 4 and card.points.get("Age_geq_60", 0) > 0 and "Male" not in card.points
     assert card.points.get("ChestPain_eq_asymptomatic", 0) in (0, 2, 4)
     assert sum(n in card.points for n in ("Thal_eq_Normal", "Thal_eq_ReversableDefect")) <= 1
