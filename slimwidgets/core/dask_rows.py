@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data import _as_names, _plain, labels_to_sign
+from .data import feature_names_of, labels_to_sign, python_scalar
 from .patterns import Patterns, pack_rules, patterns_from_arrays
 
 __all__ = ["patterns_from_dask", "MAX_PATTERNS"]
@@ -52,7 +52,7 @@ def _thinned(counts: pd.DataFrame, fraction: float, seed: int) -> pd.DataFrame:
 
 
 def _check_columns(X: Any) -> tuple[str, ...]:
-    names = _as_names(X.columns)
+    names = feature_names_of(X.columns)
     bad = [str(c) for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))]
     if bad:
         raise TypeError(f"non-numeric columns: {bad}; encode them as 0/1 rules first (e.g. one column per category)")
@@ -105,5 +105,6 @@ def _to_patterns(table: pd.DataFrame, names: tuple[str, ...], positive: Any, sam
     signs, pos_label, neg_label = labels_to_sign(labels, positive)
     words = np.ascontiguousarray(table[[c for c in table.columns if c.startswith("w")]].to_numpy(np.int64)).view(np.uint64)
     found = patterns_from_arrays(words, signs, table[_WEIGHT].to_numpy(dtype=float), names, int(table[_ROWS].sum()),
-                                 _plain(pos_label), _plain(neg_label), None if outcome is None else str(outcome))
+                                 python_scalar(pos_label), python_scalar(neg_label),
+                                 None if outcome is None else str(outcome))
     return replace(found, sampled_from=sampled_from)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .data import Dataset, DataWarning, _as_names, _plain, labels_to_sign
+from .data import Dataset, DataWarning, feature_names_of, labels_to_sign, python_scalar
 
 __all__ = ["Patterns", "pack_rules", "patterns_from_arrays", "patterns_of"]
 
@@ -208,11 +208,11 @@ def _columns_and_names(X: Any, feature_names: Sequence[str] | None) -> tuple[lis
     if isinstance(X, pd.DataFrame):
         if feature_names is not None and tuple(map(str, X.columns)) != tuple(map(str, feature_names)):
             return None  # prepare_data says what is wrong
-        return [X[c].to_numpy() for c in X.columns], _as_names(X.columns)
+        return [X[c].to_numpy() for c in X.columns], feature_names_of(X.columns)
     raw = np.asarray(X)
     if raw.ndim != 2 or raw.dtype.kind not in "biuf":
         return None
-    names = tuple(f"x{j}" for j in range(raw.shape[1])) if feature_names is None else _as_names(feature_names)
+    names = tuple(f"x{j}" for j in range(raw.shape[1])) if feature_names is None else feature_names_of(feature_names)
     if len(names) != raw.shape[1]:
         return None
     return [raw[:, j] for j in range(raw.shape[1])], names
@@ -251,4 +251,5 @@ def patterns_of(X: Any, y: Any, *, positive: Any = None, sample_weight: Any = No
     if words is None:
         return None
     outcome = None if getattr(y, "name", None) is None else str(y.name)
-    return patterns_from_arrays(words, signs, weights, names, n, _plain(pos_label), _plain(neg_label), outcome)
+    return patterns_from_arrays(words, signs, weights, names, n, python_scalar(pos_label), python_scalar(neg_label),
+                                outcome)

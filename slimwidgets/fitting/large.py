@@ -6,8 +6,9 @@ the same :class:`Dataset` :func:`~slimwidgets.core.data.prepare_data` would give
 included. When they are many (random 0/1 rows hardly repeat: 10^6 rows of 50 rules are 10^6
 patterns) the integer program over all of them is out of reach, so:
 
-1. the search (:func:`~.driver.fit_dataset`, everything it does) runs on a class-stratified
-   sample of about ``SAMPLE_CELLS`` rule values, under the time left;
+1. the search :func:`~.driver.fit_dataset` runs beside its solver (feature-pool MIPs, then the
+   local search) runs alone on a class-stratified sample of about ``SAMPLE_CELLS`` rule
+   values, under the time left;
 2. every card it finds is re-scored on all rows, its intercept chosen on all rows, and the
    best one is reported;
 3. the card's points are polished on all rows (one point up or down per used rule, each with
@@ -33,7 +34,7 @@ from typing import Callable
 import numpy as np
 
 from ..core.data import Dataset
-from ..core.formulation import _boxes, _costs, build_formulation
+from ..core.formulation import build_formulation, feature_boxes, objective_costs
 from ..core.patterns import Patterns
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
@@ -43,8 +44,10 @@ from ..solvers.search import local_search
 from .cards import risk_rows
 from .checks import box_limits, check_card
 from .errors import BoxWarning, NoSolutionError
+from .side_search import SideSearch
 
-__all__ = ["fit_patterns", "SAMPLE_ABOVE", "SAMPLE_CELLS"]
+__all__ = ["read_large", "searched_on_a_sample", "fit_on_a_sample", "cluster_sample_card", "AllRows",
+           "SAMPLE_ABOVE", "SAMPLE_CELLS", "LARGE_ROWS"]
 
 #: distinct (pattern, label) rows past which the search runs on a sample
 SAMPLE_ABOVE = 50_000
@@ -64,27 +67,29 @@ FIRST_SECONDS = 0.3
 STOP_GRACE = 0.3
 
 
-def fit_patterns(patterns: Patterns, spec: Spec, *, warm_start: ScoringSystem | None = None,
-                 on_incumbent: Callable[[Incumbent], None] | None = None,
-                 cancel: threading.Event | None = None, on_bound: Callable[[float], None] | None = None,
-                 started: float | None = None) -> ScoringSystem:
-    """:func:`~.driver.fit` on weighted distinct patterns: on all of them when they are few
-    (or the fit is a risk card, or a solver is forced), else on a sample, re-scored on all."""
-    from .driver import fit_dataset
+def searched_on_a_sample(patterns: Patterns, spec: Spec) -> bool:
+    """Whether :func:`~.driver.fit` searches these patterns on a sample: when they are many, for a
+    decision card with the automatic solver (else they are fitted as the same :class:`Dataset`)."""
+    return patterns.n_cells > SAMPLE_ABOVE and spec.loss != "logistic" and spec.solver == "auto"
 
+
+def fit_on_a_sample(patterns: Patterns, spec: Spec, *, warm_start: ScoringSystem | None = None,
+                    on_incumbent: Callable[[Incumbent], None] | None = None,
+                    cancel: threading.Event | None = None, on_bound: Callable[[float], None] | None = None,
+                    started: float | None = None) -> ScoringSystem:
+    """:func:`~.driver.fit` on many weighted distinct patterns: searched on a sample, every card
+    re-scored on all of them, the best polished on all of them (the module's steps 1-4)."""
     started = time.perf_counter() if started is None else started
-    if patterns.n_cells <= SAMPLE_ABOVE or spec.loss == "logistic" or spec.solver != "auto":
-        card = fit_dataset(patterns.dataset(), spec, warm_start=warm_start, on_incumbent=on_incumbent,
-                           cancel=cancel, on_bound=on_bound, _started=started)
-    else:
-        spec.check_data(patterns.feature_names, patterns.n_samples)
-        card = _SampledFit(patterns, spec, started, on_incumbent, cancel).run(warm_start, on_bound)
-    return card if patterns.sampled_from is None else _of_a_sample(card, patterns)
+    spec.check_data(patterns.feature_names, patterns.n_samples)
+    return _SampledFit(patterns, spec, started, on_incumbent, cancel).run(warm_start, on_bound)
 
 
-def _of_a_sample(card: ScoringSystem, patterns: Patterns) -> ScoringSystem:
-    """A card fitted on the patterns of a sample of the rows: it says so, and claims no proof
-    (what holds on the sample need not hold on all rows)."""
+def cluster_sample_card(card: ScoringSystem, patterns: Patterns) -> ScoringSystem:
+    """The card as fitted on ``patterns``: unchanged, unless they were reduced from a sample of
+    the rows (a Dask frame with too many patterns); then it says so and claims no proof (what
+    holds on the sample need not hold on all rows)."""
+    if patterns.sampled_from is None:
+        return card
     searched = (card.details.get("sample") or {}).get("rows", patterns.n_samples)
     note = (f"reduced on the cluster by a sample of {patterns.n_samples:,} of {patterns.sampled_from:,} rows "
             f"(too many distinct patterns to bring back); the figures are the sample's, nothing is proven")
@@ -106,8 +111,8 @@ class AllRows:
                         np.concatenate([np.ones(n_pos, np.int8), -np.ones(int(has_neg.sum()), np.int8)]),
                         np.concatenate([p.pos[has_pos], p.neg[has_neg]]), p.n_samples, p.positive, p.negative,
                         np.ones(len(p.feature_names), bool), np.ones(len(p.feature_names), bool))
-        self.box = _boxes(cells, spec)
-        self.costs = costs = _costs(cells, spec, self.box)
+        self.box = feature_boxes(cells, spec)
+        self.costs = costs = objective_costs(cells, spec, self.box)
         self.rw_pos, self.rw_neg = np.zeros(p.n_patterns), np.zeros(p.n_patterns)
         self.rw_pos[has_pos], self.rw_neg[has_neg] = costs.row_weight[:n_pos], costs.row_weight[n_pos:]
         self.spec = spec
@@ -250,8 +255,6 @@ class _SampledFit:
         (feature-pool MIPs, then the local search with kicks), stopped at its share of the time;
         then polish the best card on all rows. No proof is tried on the sample (it would prove
         nothing about all rows), and nothing is built or checked there."""
-        from .driver import _SideSearch
-
         if on_bound is not None and self.floor > 0:
             on_bound(self.floor)
         warm = self._first_card(self._warm_points(warm_start))
@@ -272,7 +275,7 @@ class _SampledFit:
             left = search_end - STOP_GRACE - time.perf_counter()
             if found.feasible and left > 0 and not stop.is_set():
                 self.consider(found.coefficients)
-                side = _SideSearch(form, (found.coefficients.astype(float), found.intercept), found.objective, left,
+                side = SideSearch(form, (found.coefficients.astype(float), found.intercept), found.objective, left,
                                    lambda points, intercept, objective: self.consider(points), stop,
                                    not found.all_starts)
                 while side.running() and not stop.wait(0.05):  # set at the end of the search's time, or on a cancel

@@ -129,7 +129,7 @@ def test_every_phase_gets_only_the_time_left(sampled, monkeypatch, step):
     clock = FakeClock(step)
     monkeypatch.setattr(large, "time", clock)
     budgets = []
-    real_side, real_search = driver._SideSearch, large.local_search
+    real_side, real_search = large.SideSearch, large.local_search
 
     def side(form, start, upper, time_left, *args):
         budgets.append(("side search", clock.now, time_left))
@@ -138,12 +138,12 @@ def test_every_phase_gets_only_the_time_left(sampled, monkeypatch, step):
     def search(form, *, time_budget, **kwargs):
         budgets.append(("search", clock.now, time_budget))
         return real_search(form, time_budget=min(time_budget, 0.2), **kwargs)
-    monkeypatch.setattr(driver, "_SideSearch", side)
+    monkeypatch.setattr(large, "SideSearch", side)
     monkeypatch.setattr(large, "local_search", search)
     X, y = planted(4_000, 10, seed=7)
     started = clock.perf_counter()
     limit = 10.0
-    card = large.fit_patterns(patterns_of(X, y), sw.make_spec(max_size=4, time_limit=limit), started=started)
+    card = large.fit_on_a_sample(patterns_of(X, y), sw.make_spec(max_size=4, time_limit=limit), started=started)
     for phase, at, budget in budgets:  # the deadline watcher looks at the clock too: 1 s of slack
         assert at + budget <= started + limit + 1.0 or step > 1, (phase, at - started, budget)
     assert card.status == "time_limit" and card.train_metrics == card.metrics(X, y)
