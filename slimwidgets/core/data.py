@@ -103,7 +103,8 @@ class Dataset:
         return None
 
 
-def _as_names(columns: Sequence[Any]) -> tuple[str, ...]:
+def feature_names_of(columns: Sequence[Any]) -> tuple[str, ...]:
+    """Columns as feature names (strings), refused when two are the same."""
     names = tuple(str(c) for c in columns)
     dupes = sorted(n for n, k in Counter(names).items() if k > 1)
     if dupes:
@@ -116,7 +117,7 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
     if isinstance(X, pd.DataFrame):
         if feature_names is not None and tuple(map(str, X.columns)) != tuple(map(str, feature_names)):
             raise ValueError("feature_names given together with a DataFrame whose columns differ")
-        names = _as_names(X.columns)
+        names = feature_names_of(X.columns)
         bad = [str(c) for c in X.columns if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
         complex_cols = [str(c) for c in X.columns if pd.api.types.is_complex_dtype(X[c])]
         if complex_cols:
@@ -145,7 +146,7 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
         if feature_names is None:
             names = tuple(f"x{j}" for j in range(matrix.shape[1]))
         else:
-            names = _as_names(feature_names)
+            names = feature_names_of(feature_names)
             if len(names) != matrix.shape[1]:
                 raise ValueError(f"{len(names)} feature names for {matrix.shape[1]} columns")
     if matrix.shape[0] == 0:
@@ -179,7 +180,7 @@ def labels_to_sign(y: Any, positive: Any = None) -> tuple[np.ndarray, Any, Any]:
     if pd.isna(values).any():
         raise ValueError(f"y has {int(pd.isna(values).sum())} missing labels; drop those rows (a card cannot "
                          "learn from a row without a label)")
-    classes = [_plain(c) for c in pd.unique(values)]
+    classes = [python_scalar(c) for c in pd.unique(values)]
     if len(classes) < 2:
         raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs examples of both classes")
     if len(classes) > 2:
@@ -199,10 +200,10 @@ def labels_to_sign(y: Any, positive: Any = None) -> tuple[np.ndarray, Any, Any]:
     positive = matches[0]
     negative = classes[0] if classes[1] == positive else classes[1]
     signs = np.where(values == positive, 1, -1).astype(np.int8)
-    return signs, _plain(positive), _plain(negative)
+    return signs, python_scalar(positive), python_scalar(negative)
 
 
-def _plain(value: Any) -> Any:
+def python_scalar(value: Any) -> Any:
     """numpy scalars -> Python scalars, so labels serialize to JSON."""
     return value.item() if isinstance(value, np.generic) else value
 

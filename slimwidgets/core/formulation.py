@@ -454,7 +454,7 @@ class _Builder:
 
 
 @dataclass(eq=False)
-class _Boxes:
+class FeatureBoxes:
     """Per feature: the box [lo, hi] of its points after every option, which points are
     fixed (lo == hi) or required (0 not allowed), the allowed values, and the values sets
     that are no plain interval (they need binaries)."""
@@ -474,7 +474,9 @@ class _Boxes:
         return (self.free & ((self.lo > 0) | (self.hi < 0))) | (self.fixed & (self.fixed_value != 0))
 
 
-def _boxes(data: Dataset, spec: Spec) -> _Boxes:
+def feature_boxes(data: Dataset, spec: Spec) -> FeatureBoxes:
+    """Each feature's box of points under ``spec`` (also read by :mod:`slimwidgets.fitting.large`,
+    which prices cards on all rows of a large table without building the program)."""
     names = data.feature_names
     box = np.array([spec.feature_box(name) for name in names], dtype=np.int64).reshape(len(names), 2)
     lo, hi = box[:, 0], box[:, 1]
@@ -500,11 +502,11 @@ def _boxes(data: Dataset, spec: Spec) -> _Boxes:
         inside = [v for v in values if lo[j] <= v <= hi[j]]
         if inside != list(range(lo[j], hi[j] + 1)):
             value_sets[j] = inside
-    return _Boxes(lo, hi, required, fixed, ~fixed, allowed, np.where(fixed, lo, 0), value_sets)
+    return FeatureBoxes(lo, hi, required, fixed, ~fixed, allowed, np.where(fixed, lo, 0), value_sets)
 
 
 @dataclass(eq=False)
-class _Costs:
+class ObjectiveCosts:
     """The objective's prices in paper units (an unweighted error costs 1/N) and the scale
     HiGHS sees them in."""
 
@@ -555,7 +557,9 @@ def _default_C0(spec: Spec, unit: float, n_free: int) -> float:
     return unit / (most + 1)
 
 
-def _costs(data: Dataset, spec: Spec, box: _Boxes) -> _Costs:
+def objective_costs(data: Dataset, spec: Spec, box: FeatureBoxes) -> ObjectiveCosts:
+    """The objective's prices on ``data`` (row weights, C0, epsilon, tiers, groups), as the
+    program and :mod:`slimwidgets.fitting.large` both charge them."""
     names, free = data.feature_names, box.free
     row_weight, lexicographic, base = _row_weights(data, spec)
     unit = loss_unit(base)
@@ -591,7 +595,7 @@ def _costs(data: Dataset, spec: Spec, box: _Boxes) -> _Costs:
         rest += sum(spec.group_penalty + spec.rule_penalty * max(len(m) - 1, 0) for m in groups)
         step = loss_unit(row_weight[dominant])
         row_weight = np.where(dominant, row_weight * (rest + unit) / step, row_weight)
-    return _Costs(row_weight, unit, lexicographic, C0, C0_default, tier_steps, value_cost, groups, orientation,
+    return ObjectiveCosts(row_weight, unit, lexicographic, C0, C0_default, tier_steps, value_cost, groups, orientation,
                   epsilon, 1.0 / unit)
 
 
@@ -609,7 +613,7 @@ class _Columns:
     group_cols: dict[int, dict[str, int]] = field(default_factory=dict)
 
 
-def _coefficient_columns(b: "_Builder", spec: Spec, box: _Boxes, costs: _Costs,
+def _coefficient_columns(b: "_Builder", spec: Spec, box: FeatureBoxes, costs: ObjectiveCosts,
                          intercept: tuple[int, int]) -> _Columns:
     """The intercept, lambda_j, and per free feature alpha_j = 1[lambda_j != 0] (l0 rows),
     beta_j = |lambda_j| (l1 rows) and, for a required feature of either sign, its sign."""
@@ -644,7 +648,7 @@ def _coefficient_columns(b: "_Builder", spec: Spec, box: _Boxes, costs: _Costs,
     return cols
 
 
-def _value_set_columns(b: "_Builder", box: _Boxes, cols: _Columns) -> None:
+def _value_set_columns(b: "_Builder", box: FeatureBoxes, cols: _Columns) -> None:
     """lambda_j = sum_v v u_{j,v} over binaries u_{j,v}, one per allowed non-zero value."""
     for j, allowed in box.value_sets.items():
         nonzero = [v for v in allowed if v != 0]
@@ -660,7 +664,7 @@ def _value_set_columns(b: "_Builder", box: _Boxes, cols: _Columns) -> None:
             b.row(us, [1.0] * len(us), 1.0, 1.0)
 
 
-def _rewarded_alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: _Boxes, cols: _Columns) -> None:
+def _rewarded_alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: FeatureBoxes, cols: _Columns) -> None:
     """alpha_j >= 1[lambda_j != 0] is all the costs need: they push alpha_j down. A constraint that
     rewards alpha_j = 1 (the target of "needs", a member of "at_least") could instead be met by
     alpha_j = 1 with lambda_j = 0, a card that breaks it; there alpha_j = 1 must force
@@ -687,7 +691,7 @@ def _rewarded_alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box:
             b.row([lam[j], side, alpha[j]], [1.0, -float(hi[j] + 1), float(hi[j] + 1)], -math.inf, float(hi[j]))
 
 
-def _tier_columns(b: "_Builder", box: _Boxes, costs: _Costs, cols: _Columns) -> None:
+def _tier_columns(b: "_Builder", box: FeatureBoxes, costs: ObjectiveCosts, cols: _Columns) -> None:
     """PILM tiers: t_{j,r} = 1 iff |lambda_j| > b_{r-1}, each carrying its step."""
     lo, hi, lam, scale = box.lo, box.hi, cols.col_lambda, costs.scale
     for j in np.flatnonzero(box.free):
@@ -713,7 +717,7 @@ def _tier_columns(b: "_Builder", box: _Boxes, costs: _Costs, cols: _Columns) -> 
             cols.tier_cols[j] = tiers
 
 
-def _group_columns(b: "_Builder", spec: Spec, box: _Boxes, costs: _Costs, cols: _Columns) -> None:
+def _group_columns(b: "_Builder", spec: Spec, box: FeatureBoxes, costs: ObjectiveCosts, cols: _Columns) -> None:
     """TILM groups: nu_g (in use), tau_g (members beyond the first), R_max, delta_g (signs)."""
     always_used, scale = box.always_used, costs.scale
     for g, members in enumerate(costs.groups):
@@ -748,7 +752,7 @@ def _group_columns(b: "_Builder", spec: Spec, box: _Boxes, costs: _Costs, cols: 
             cols.group_cols[g] = cols_g
 
 
-def _group_sign_rows(b: "_Builder", g: int, members: np.ndarray, box: _Boxes, costs: _Costs,
+def _group_sign_rows(b: "_Builder", g: int, members: np.ndarray, box: FeatureBoxes, costs: ObjectiveCosts,
                      cols: _Columns) -> int | None:
     """delta_g = 1: every o_j lambda_j >= 0, else every one <= 0; None when the boxes cannot mix signs."""
     boxes = []  # the box of o_j lambda_j, per member
@@ -773,7 +777,7 @@ def _group_sign_rows(b: "_Builder", g: int, members: np.ndarray, box: _Boxes, co
     return delta
 
 
-def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: _Boxes, costs: _Costs, cols: _Columns,
+def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: FeatureBoxes, costs: ObjectiveCosts, cols: _Columns,
                need: np.ndarray, reach: RowReach | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """y_i (lambda_0 + x_i . lambda) + M_i z_i >= m_i for the rows some card gets right and some
     wrong; (loss column per row (-1: none), rows every card gets wrong, rows with a loss column,
@@ -851,7 +855,7 @@ def _cap_rows(b: "_Builder", data: Dataset, spec: Spec, col_loss: np.ndarray, al
     return caps
 
 
-def _alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: _Boxes, cols: _Columns) -> None:
+def _alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: FeatureBoxes, cols: _Columns) -> None:
     """Operational constraints on which features are used: the size cap, needs, at most, at least."""
     always_used = box.always_used
 
@@ -897,8 +901,8 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     """Build the SLIM IP for ``spec`` on ``data`` (names already checked), one constraint
     group at a time (columns and rows in this order)."""
     names = data.feature_names
-    box = _boxes(data, spec)
-    costs = _costs(data, spec, box)
+    box = feature_boxes(data, spec)
+    costs = objective_costs(data, spec, box)
     margin = spec.margin if spec.margin is not None else data.default_margin()
     positive_margin = margin if spec.zero_score == "error" else 0.0
     b = _Builder()

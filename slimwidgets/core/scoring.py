@@ -538,6 +538,8 @@ class ScoringSystem:
             body["box_limits"] = list(self.details["box_limits"])
         if "cv" in self.details:  # absent unless the card came from fit_cv
             body["cross_validation"] = self.details["cv"]
+        if self.details.get("sample"):  # absent unless a large table was searched on a sample
+            body["sample"] = {k: self.details["sample"][k] for k in ("rows", "of", "note")}
         if self.multiplier is not None:
             body["multiplier"] = self.multiplier
         if self.rules is not None:  # absent for cards fit on 0/1 or numeric columns: they export as before
@@ -630,12 +632,22 @@ class ScoringSystem:
                 risk=_risk_rows(d.get("risk")), details={**_limits(d.get("limits")), **_box_limits(d.get("box_limits")),
                                                         **({} if d.get("cross_validation") is None
                                                            else {"cv": _cv_block(d["cross_validation"])}),
-                                                        **_history(d.get("history"))},
+                                                        **_history(d.get("history")),
+                                                        **({} if d.get("sample") is None
+                                                           else {"sample": _sample_block(d["sample"])})},
                 validation_metrics=validation, zero_score=zero_score, multiplier=_multiplier(d.get("multiplier")),
                 rules=_rule_builder(d.get("rules"), names),
             )
         except (TypeError, KeyError, ValueError) as exc:
             raise ValueError(f"invalid scoring system: {exc}") from None
+
+
+def _sample_block(raw: Any) -> dict:
+    """A card's sample (rows searched on, of how many, what it means), checked."""
+    rows, of, note = int(raw["rows"]), int(raw["of"]), str(raw["note"])
+    if not 0 < rows <= of:
+        raise ValueError(f"sample of {rows} of {of} rows")
+    return {"rows": rows, "of": of, "note": note}
 
 
 _COUNTS = ("n", "tp", "fp", "tn", "fn", "size")

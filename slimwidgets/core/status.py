@@ -325,6 +325,9 @@ def describe(card: ScoringSystem, *, validation: Metrics | None = None) -> CardS
         subject, kind = _subject(card, m)
         claim, proven, anything = _claim(card, m, kind, limit)
         headline = f"{subject} · {claim}"
+        sample = (card.details or {}).get("sample")
+        if sample:  # a large table searched on a sample (fitting/large.py): the figures are all rows'
+            headline += f" · searched on a sample of {sample['rows']:,} of {sample['of']:,} rows"
         if validation is not None:
             headline += " · " + _held_out(kind, validation)
     level = "warn" if warning is not None or not anything or card.status == "solver_stopped" else "ok"

@@ -14,12 +14,12 @@ import numpy as np
 from ..core.data import Dataset, prepare_data
 from ..core.rules import rules_from_options
 from ..core.formulation import Formulation, build_formulation, intercept_box
+from ..core.patterns import Patterns
 from ..core.scoring import FAMILIES, ScoringSystem
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
 from ..solvers.polish import polish
 from ..solvers.lexicographic import class_limits, knapsack_floor, prove_dominant
-from ..solvers.pools import pool_search
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search, warm_up
 from ..solvers.base import FitStop, Incumbent, SolveResult, relative_gap
@@ -30,7 +30,9 @@ from .cards import card_from_result, limits_in_user_units
 from .checks import box_limits, check_card
 from .conflicts import find_conflicts
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
+from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
 from .risk_driver import fit_risk
+from .side_search import SideSearch
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
            "box_limits"]
@@ -70,7 +72,8 @@ def fit(
 
     Parameters
     ----------
-    X : a raw table (numbers, text, categories, missing values) or a 2-D array (``feature_names``).
+    X : a raw table (numbers, text, categories, missing values), a 2-D array (``feature_names``), or a
+        Dask DataFrame of 0/1 columns (``y`` a Dask Series partitioned like it); many 0/1 rows: :mod:`.large`.
     rules : how a raw table becomes 0/1 rules (:class:`slimwidgets.RuleBuilder`): None builds
         them when a column is not numeric or boolean, has a missing value, or has ``cuts``;
         True always (a points table by variable); False never; a ``RuleBuilder`` its settings.
@@ -130,15 +133,22 @@ def fit(
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
     warm_up()
     started = time.perf_counter()  # the time limit covers reading the data too
-    X, builder, options = rules_from_options(X, {**options, "rules": rules, "cuts": cuts})
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
-    spec = spec if spec is not None else make_spec(**options)
-    card = fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound,
-                       _started=started)
+    X, builder, options = _rules(X, options, rules, cuts)
+    table = _read_table(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
+    card = _fit_table(table, spec if spec is not None else make_spec(**options), started, warm_start=warm_start,
+                      on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
     if builder is not None:  # the card applies its rules to raw rows from now on
         card = replace(card, rules=builder)
     _warn_if_degenerate(card)
     return card
+
+
+def _rules(X: Any, options: dict, rules: Any, cuts: Any) -> tuple[Any, Any, dict]:
+    """A raw table made into 0/1 rules (:func:`~slimwidgets.core.rules.rules_from_options`); a Dask
+    DataFrame is taken as 0/1 rules already (building rules would read it whole)."""
+    if is_dask(X):
+        return X, None, dict(options)
+    return rules_from_options(X, {**options, "rules": rules, "cuts": cuts})
 
 
 def _warn_if_degenerate(card: ScoringSystem) -> None:
@@ -147,6 +157,25 @@ def _warn_if_degenerate(card: ScoringSystem) -> None:
     problem = degeneracy(card)
     if problem is not None:
         warnings.warn(problem, DegenerateCardWarning, stacklevel=3)
+
+
+def _read_table(X: Any, y: Any, **how: Any) -> Dataset | Patterns:
+    """The rows to fit: the weighted distinct patterns of a large table of 0/1 rules or of a Dask
+    DataFrame (:func:`.large.read_large`), else the prepared :class:`Dataset`."""
+    patterns = read_large(X, y, **how)
+    return patterns if patterns is not None else prepare_data(X, y, **how)
+
+
+def _fit_table(table: Dataset | Patterns, spec: Spec, started: float, **how: Any) -> ScoringSystem:
+    """:func:`fit_dataset` on a prepared table; weighted patterns are fitted as the same Dataset
+    when they are few, else searched on a sample and re-scored on all rows (:mod:`.large`)."""
+    if isinstance(table, Dataset):
+        return fit_dataset(table, spec, _started=started, **how)
+    if searched_on_a_sample(table, spec):
+        card = fit_on_a_sample(table, spec, started=started, **how)
+    else:
+        card = fit_dataset(table.dataset(), spec, _started=started, **how)
+    return cluster_sample_card(card, table)
 
 
 def fit_dataset(
@@ -270,54 +299,6 @@ def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, fam
     return card_from_result(data, spec, form, result, family=family, probe=probe)
 
 
-class _Either:
-    """Set when either of two events is (an Event-like for the search's stop check)."""
-
-    def __init__(self, a: threading.Event, b: threading.Event | None):
-        self.a, self.b = a, b
-
-    def is_set(self) -> bool:
-        return self.a.is_set() or (self.b is not None and self.b.is_set())
-
-    def lose(self, why: str) -> None:  # a solver process of the side search is gone: the fit's
-        lose = getattr(self.b, "lose", None)
-        if lose is not None:
-            lose(why)
-
-
-class _SideSearch:
-    """Primal heuristics on a second thread beside a time-limited solve (both release the
-    GIL): the solver works on the bound, this thread on the card. It solves feature-pool
-    MIPs (:mod:`slimwidgets.solvers.pools`) for up to half the time, then runs the local search.
-    ``best`` is its latest card as (points, intercept, objective)."""
-
-    def __init__(self, form: Formulation, start, upper: float, time_left: float, report, cancel,
-                 linear_starts: bool):
-        self.best: tuple[np.ndarray, int, float] | None = None
-        self._done = threading.Event()
-
-        def on_improve(points, intercept, objective):
-            self.best = (points, int(intercept), objective)
-            if report is not None:
-                report(points, intercept, objective)
-        def run():
-            stop = _Either(self._done, cancel)
-            t0 = time.perf_counter()
-            # pool MIPs first (they find what the search's moves cannot reach), then the search
-            pooled = pool_search(form, (start[0], start[1], upper),
-                                 deadline=t0 + time_left / 2, cancel=stop, on_improve=on_improve)
-            warm = start[0] if pooled is None else pooled[0]
-            local_search(form, time_budget=time_left - (time.perf_counter() - t0), warm=warm, kicks=10**6,
-                         seed=1, on_improve=on_improve, cancel=stop, zero_start=False, linear_starts=linear_starts)
-        self._thread = threading.Thread(target=run, name="slimwidgets-search", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> tuple[np.ndarray, int, float] | None:
-        self._done.set()
-        self._thread.join()
-        return self.best
-
-
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
            on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
     """Find and prove the optimum. When walking every card is not cheap: under one cap, prove
@@ -373,7 +354,7 @@ def _scan(form: Formulation, spec: Spec, upper: float, start, time_left: float |
         limits = replace(limits, walk_seconds=min(limits.walk_seconds, time_left / 4))
     side = None
     if time_left is not None and start is not None:
-        side = _SideSearch(form, start, upper, time_left, report, cancel, more_starts)
+        side = SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
         scanned = solve_by_scan(form, upper, start, time_left=time_left, cancel=cancel, on_incumbent=on_incumbent,
                                 limits=limits)
@@ -417,7 +398,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
     """Find and prove the optimum: walk every card when the box is small; walk the small
     cards and run one MIP per larger size when only a few sizes can beat the incumbent
     (:mod:`slimwidgets.solvers.decomposition`); else run one MIP over the whole box. A
-    time-limited solve has the local search beside it (``_SideSearch``); the better card
+    time-limited solve has the local search beside it (:class:`.SideSearch`); the better card
     is kept, with the solver's bound. ``more_starts``: the first search ran out of time
     before trying every start, so the side search tries them. ``on_bound`` hears every rise
     of the proven bound on the whole problem.
@@ -432,7 +413,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
         split = size_split(form, upper, works, settled)
     side = None
     if time_left is not None and time_left > SIDE_SEARCH_MIN and spec.solver != "cbc" and start is not None:
-        side = _SideSearch(form, start, upper, time_left, report, cancel, more_starts)
+        side = SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
         if split is not None:
             result = solve_by_size(form, upper, start, split, time_left=time_left, threads=spec.threads,

@@ -185,6 +185,21 @@ def test_parallel_folds_and_progress_bar_match_sequential(capsys):
     assert "fit_cv" in capsys.readouterr().err  # tqdm writes its bar to stderr
 
 
+@pytest.fixture
+def python_sigint_handler():
+    """Python's own SIGINT handler for one test, the previous one restored after.
+
+    interrupt_main() does nothing while SIGINT is ignored, as it is when the suite runs as a
+    background job (``pytest &``); the handler makes the simulated Ctrl-C arrive there too.
+    """
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("python_sigint_handler")
 def test_ctrl_c_stops_the_running_fit_and_closes_the_bar(monkeypatch):
     """Ctrl-C reaches the main thread while a fit runs: the fit is told to stop, nothing else runs."""
     import _thread
