@@ -10,6 +10,7 @@ The engine (everything importable from here) needs no Jupyter:
 __version__ = "0.1.0"
 
 from .core.data import DataWarning, Dataset, prepare_data
+from .core.groups import group_rates
 from .toolbox.alternatives import alternatives
 from .toolbox.families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 from .fitting import BoxWarning, InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
@@ -52,5 +53,6 @@ __all__ = [
     "risk_table", "wilson_interval", "resolution_bound", "round_to_resolution", "generalization_bound",
     "rounded_logistic", "reduce_data", "ReductionResult",
     "fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS", "alternatives",
+    "group_rates",
     "__version__",
 ]

@@ -53,6 +53,11 @@ class Dataset:
     integer_valued: np.ndarray = field(repr=False)
     binary: np.ndarray = field(repr=False)
     outcome: str | None = None
+    # -- group fairness (issue 22, core/groups.py): each distinct row's group code, the groups'
+    #    labels and the column's name; None when no sensitive_features were given
+    sensitive: np.ndarray | None = field(default=None, repr=False)
+    sensitive_levels: tuple[str, ...] = ()
+    sensitive_name: str | None = None
 
     @property
     def positive_name(self) -> str:
@@ -212,6 +217,7 @@ def prepare_data(
     feature_names: Sequence[str] | None = None,
     warn: bool = True,
     collapse: bool = True,
+    sensitive_features: Any = None,
 ) -> Dataset:
     """Validate ``X, y`` and collapse duplicate rows.
 
@@ -227,7 +233,17 @@ def prepare_data(
     >>> d = prepare_data(pd.DataFrame({"a": [1, 1, 0, 0]}), [1, 1, 0, 1])
     >>> d.n_samples, d.n_rows
     (4, 3)
+
+    ``sensitive_features`` (a column name of ``X`` or one group label per row, see
+    :mod:`slimwidgets.core.groups`) gives every row a group; rows of different groups are
+    never collapsed together.
     """
+    groups = None
+    if sensitive_features is not None:
+        from .groups import sensitive_codes
+
+        X, codes, levels, group_name = sensitive_codes(X, sensitive_features)
+        groups = codes
     matrix, names = prepare_features(X, feature_names)
     signs, pos, neg = labels_to_sign(y, positive)
     if len(signs) != matrix.shape[0]:
@@ -245,14 +261,15 @@ def prepare_data(
     if warn:
         _warn_about_columns(matrix, names)
     # Collapse identical (x, y) rows: one loss variable each, weighted by count.
-    keyed = np.column_stack([matrix, signs])
+    keyed = np.column_stack([matrix, signs] if groups is None else [matrix, groups, signs])
     keep = weights > 0
     if collapse:
         uniq, inverse = np.unique(keyed[keep], axis=0, return_inverse=True)
         summed = np.bincount(inverse.ravel(), weights=weights[keep], minlength=uniq.shape[0])
     else:
         uniq, summed = keyed[keep], weights[keep]
-    Xd = np.ascontiguousarray(uniq[:, :-1])
+    n_keys = 1 if groups is None else 2
+    Xd = np.ascontiguousarray(uniq[:, :-n_keys])
     integer = np.all(matrix == np.round(matrix), axis=0)
     binary = np.all((matrix == 0) | (matrix == 1), axis=0)
     return Dataset(
@@ -266,6 +283,9 @@ def prepare_data(
         integer_valued=integer,
         binary=binary,
         outcome=None if getattr(y, "name", None) is None else str(y.name),
+        sensitive=None if groups is None else uniq[:, -2].astype(np.int64),
+        sensitive_levels=() if groups is None else levels,
+        sensitive_name=None if groups is None else group_name,
     )
 
 

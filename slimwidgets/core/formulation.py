@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from .data import Dataset
+from .groups import RateRow, add_rate_rows, rate_rows
 from .spec import Spec
 
 __all__ = ["Formulation", "build_formulation", "loss_unit"]
@@ -102,6 +103,9 @@ class Formulation:
     # the program's optimal values lie this far apart (paper units) at least, when known (0: not
     # known): the solver may then stop as soon as its gap is below it
     objective_step: float = 0.0
+    # group fairness (issue 22, core/groups.py): per-group caps and gaps as rows over the error
+    # indicators; the solvers whose loops know only the two class caps are not used when present
+    rate_rows: list[RateRow] = field(default_factory=list)
 
     @property
     def row_margins(self) -> np.ndarray:
@@ -169,8 +173,10 @@ class Formulation:
         """The intercept's (low, high): the spec's, or the one derived from the data."""
         return int(self.lower[self.col_intercept]), int(self.upper[self.col_intercept])
 
-    def intercept_losses(self, coefficients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(intercepts, loss of each, inf where a cap breaks) over the whole intercept range."""
+    def intercept_losses(self, coefficients: np.ndarray, excess: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(intercepts, loss of each, inf where a cap breaks) over the whole intercept range.
+        ``excess``: a list that receives, per intercept, by how much the caps and group rows
+        break in all (each excess over its row's total weight), for searches under group rows."""
         lo, hi = self.intercept_box
         b = np.arange(lo, hi + 1, dtype=float)
         s = self.data.X @ np.asarray(coefficients, dtype=float)
@@ -189,9 +195,18 @@ class Formulation:
             cn = np.concatenate([[0.0], np.cumsum(w[~pos][order_n])])
             return (cp[-1] - cp[n_ok_p]) + cn[n_wrong_n]
         loss = wrong_weight(self.row_weight)
+        over = np.zeros(len(b))
         for cls, budget in self.caps:
             d = np.where(self.data.y == cls, self.data.weight, 0.0)
             loss = np.where(wrong_weight(d) > budget + 1e-9, np.inf, loss)
+            if excess is not None:
+                over += np.maximum(wrong_weight(d) - budget, 0.0) / max(float(d.sum()), 1e-12)
+        for row in self.rate_rows:  # group caps and gaps (signed weights sum the same way)
+            loss = np.where(wrong_weight(row.coef) > row.upper + 1e-9, np.inf, loss)
+            if excess is not None:
+                over += np.maximum(wrong_weight(row.coef) - row.upper, 0.0) / max(float(np.abs(row.coef).sum()), 1e-12)
+        if excess is not None:
+            excess.append(over)
         return b.astype(np.int64), loss
 
     def canonical(self, coefficients: np.ndarray, intercept: int) -> tuple[np.ndarray, int]:
@@ -851,6 +866,9 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     need = np.where(data.y == 1, positive_margin, margin)
     col_loss, always_wrong, open_rows = _loss_rows(b, data, spec, box, costs, cols, need)
     caps = _cap_rows(b, data, spec, col_loss, always_wrong, open_rows)
+    rates = rate_rows(data, spec)  # group fairness (issue 22)
+    if rates:
+        add_rate_rows(b, rates, data, box, cols.intercept, cols.col_lambda, col_loss, always_wrong, need)
     _alpha_rows(b, spec, names, box, cols)
 
     start, index, value, row_lower, row_upper = b.csr()
@@ -872,4 +890,5 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         caps=caps, allowed=box.allowed, value_cost=costs.value_cost, tier_steps=costs.tier_steps,
         groups=costs.groups, group_penalty=spec.group_penalty, rule_penalty=spec.rule_penalty,
         max_rules=spec.max_rules_per_group, signs_agree=spec.group_signs_agree, orientation=costs.orientation,
+        rate_rows=rates,
     )

@@ -25,6 +25,11 @@ FAMILY_DEFAULTS: dict[str, Any] = {
     # the loss family (decision cards by default); like the sec. 7 options, serialized only when set
     "loss": "zero_one", "scale": True,
 }
+# -- group fairness (issue 22): BEGIN spec block, see core/groups.py ----------------------------
+from .groups import GROUP_OPTIONS, normalize_group_options  # noqa: E402
+
+FAMILY_DEFAULTS.update(GROUP_OPTIONS)  # serialized only when set, like the sec. 7 options
+# -- group fairness: END ------------------------------------------------------------------------
 DEFAULT_COEF_RANGE = (-10, 10)
 # None: the intercept box is derived from the data and the points boxes, wide enough that it
 # never binds (see formulation.intercept_box); a box the user sets may bind, and the card says so.
@@ -173,6 +178,12 @@ class Spec:
     # -- the loss: "zero_one" (decision cards) or "logistic" (risk cards) ------------------------
     loss: str = "zero_one"
     scale: bool = True  # risk cards: divide the score by a real multiplier m >= 1/2 (False: m = 1)
+    # -- group fairness (issue 22): BEGIN fields; the group column lives in the Dataset --------
+    max_fpr_by_group: float | Mapping[str, float] | None = None  # FPR cap in every group, or per group
+    min_tpr_by_group: float | Mapping[str, float] | None = None  # TPR floor in every group, or per group
+    max_fpr_gap: float | None = None  # largest FPR difference between any two groups
+    max_tpr_gap: float | None = None  # largest TPR difference between any two groups
+    # -- group fairness: END ---------------------------------------------------------------------
 
     # -- serialization ----------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -361,6 +372,12 @@ def make_spec(
     group_reversed: Iterable[str] = (),
     loss: str = "zero_one",
     scale: bool = True,
+    # -- group fairness (issue 22): BEGIN make_spec parameters --------------------------------
+    max_fpr_by_group: float | Mapping[str, float] | None = None,
+    min_tpr_by_group: float | Mapping[str, float] | None = None,
+    max_fpr_gap: float | None = None,
+    max_tpr_gap: float | None = None,
+    # -- group fairness: END ---------------------------------------------------------------------
 ) -> Spec:
     """Validate user options into a :class:`Spec`; contradictions raise ``ValueError``.
 
@@ -425,6 +442,12 @@ def make_spec(
         multiplier ``m >= 1/2`` fitted with the points (True, FasterRisk's model:
         points in -5..5 then express weights finer than whole logit units,
         which ranks and calibrates better), or ``m = 1`` (False, RiskSLIM's).
+
+    Group fairness (with ``sensitive_features=`` given to ``fit``; see
+    :mod:`slimwidgets.core.groups`): ``max_fpr_by_group`` / ``min_tpr_by_group``
+    (a number for every group, or ``{group: number}``), ``max_fpr_gap`` /
+    ``max_tpr_gap`` (the largest difference between any two groups' rates).
+    Decision cards only.
 
     Examples
     --------
@@ -502,6 +525,9 @@ def make_spec(
         tiers=norm_tiers, groups=norm_groups, group_penalty=group_penalty, rule_penalty=rule_penalty,
         max_rules_per_group=max_rules_per_group, group_signs_agree=group_signs_agree,
         group_reversed=tuple(dict.fromkeys(group_reversed)), loss=loss, scale=scale,
+        # -- group fairness (issue 22) --
+        **normalize_group_options({"max_fpr_by_group": max_fpr_by_group, "min_tpr_by_group": min_tpr_by_group,
+                                   "max_fpr_gap": max_fpr_gap, "max_tpr_gap": max_tpr_gap}, loss),
     )
     _check_contradictions(spec)
     _check_loss(spec)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from .groups import group_items  # group fairness (issue 22)
 from .spec import Spec
 
 __all__ = ["describe_spec", "spec_changes", "options_text"]
@@ -30,6 +31,7 @@ def _spec_items(spec: Spec) -> dict[str, tuple[str, str]]:
         items["max_fpr"] = ("max FPR", _pct_text(spec.max_fpr))
     if spec.min_tpr is not None:
         items["min_tpr"] = ("min TPR", _pct_text(spec.min_tpr))
+    items.update(group_items(spec))
     if spec.max_size is not None:
         items["max_size"] = ("size \u2264", str(spec.max_size))
     items["C0"] = ("C0", "auto" if spec.C0 is None else f"{spec.C0:g}")

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core.data import Dataset
 from ..core.formulation import Formulation, intercept_box
+from ..core.groups import group_problems
 from ..core.scoring import ScoringSystem
 from ..core.spec import DEFAULT_COEF_RANGE, Spec
 
@@ -73,6 +74,7 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
         problems.append(f"max_fpr={spec.max_fpr} (FPR {m.fpr:.4f})")
     if spec.min_tpr is not None and m.tpr < spec.min_tpr - 1e-12:
         problems.append(f"min_tpr={spec.min_tpr} (TPR {m.tpr:.4f})")
+    problems += group_problems(card, data, spec)  # group fairness (issue 22)
     used = {n for n, v in coefs.items() if v != 0}
     for c in spec.constraints:
         if c.kind == "needs":

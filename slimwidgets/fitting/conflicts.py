@@ -7,6 +7,7 @@ from typing import Any
 
 from ..core.data import Dataset
 from ..core.formulation import build_formulation
+from ..core.groups import drop_group_items, group_conflict_items
 from ..core.spec import DEFAULT_COEF_RANGE, Spec, make_spec
 from ..solvers.mip import solve_formulation
 
@@ -14,9 +15,10 @@ __all__ = ["find_conflicts"]
 
 
 # -- infeasibility diagnosis -------------------------------------------------------------------
-def _relaxable(spec: Spec) -> list[tuple[str, Any, str]]:
-    """(field, key, description) of every constraint a user could drop."""
-    items: list[tuple[str, Any, str]] = []
+def _relaxable(spec: Spec, levels: tuple[str, ...] = ()) -> list[tuple[str, Any, str]]:
+    """(field, key, description) of every constraint a user could drop (``levels``: the
+    data's group labels, so that a group cap clash names its groups)."""
+    items: list[tuple[str, Any, str]] = group_conflict_items(spec, levels)  # group fairness (issue 22)
     if spec.max_fpr is not None:
         items.append(("max_fpr", None, f"max_fpr={spec.max_fpr:g}"))
     if spec.min_tpr is not None:
@@ -41,8 +43,11 @@ def _relaxable(spec: Spec) -> list[tuple[str, Any, str]]:
     return items
 
 
-def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
+def _without(spec: Spec, dropped: list[tuple[str, Any, str]], levels: tuple[str, ...] = ()) -> Spec:
     d = spec.to_dict()
+    drop_group_items(d, spec, dropped, levels)  # group fairness (issue 22)
+    dropped = [k for k in dropped if k[0] not in ("max_fpr_by_group", "min_tpr_by_group", "max_fpr_gap",
+                                                  "max_tpr_gap")]
     constraints = list(spec.constraints)
     drop_idx = set()
     for field_name, key, _ in dropped:
@@ -84,13 +89,13 @@ def find_conflicts(data: Dataset, spec: Spec, time_limit: float = 10.0,
     is set midway, the set found so far is returned: it still clashes, but may
     not be minimal.
     """
-    items = _relaxable(spec)
+    items = _relaxable(spec, data.sensitive_levels)
     keep = list(items)
     for item in items:
         if cancel is not None and cancel.is_set():
             break
         trial = [k for k in keep if k is not item]
         dropped = [k for k in items if k not in trial]
-        if not _feasible(data, _without(spec, dropped), time_limit, cancel):
+        if not _feasible(data, _without(spec, dropped, data.sensitive_levels), time_limit, cancel):
             keep = trial
     return [desc for _, _, desc in keep]

@@ -26,6 +26,7 @@ from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
 from ..core.status import DegenerateCardWarning, degeneracy, limit_scale
 from ..core.spec import Spec, make_spec
+from ..core.groups import check_group_settings, refuse_group_paths
 from .cards import card_from_result, limits_in_user_units
 from .checks import box_limits, check_card
 from .conflicts import find_conflicts
@@ -67,6 +68,7 @@ def fit(
     on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None,
     on_bound: Callable[[float], None] | None = None,
+    sensitive_features: Any = None,
     **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
@@ -88,6 +90,10 @@ def fit(
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
     on_bound : called with the proven lower bound on the objective each time it rises
         (needs ``on_incumbent``).
+    sensitive_features : a column name of ``X`` or one group label per row (sex, site):
+        the groups of ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap`` and
+        ``max_tpr_gap`` (see :mod:`slimwidgets.core.groups`). A numeric column stays a
+        feature (``exclude`` keeps the card from using it); a text column does not.
     **options : the spec's options, see :func:`slimwidgets.make_spec`:
         ``C0, max_size, max_fpr, min_tpr, signs, penalties, exclude, require,
         coef_range, intercept_range, values, lock, constraints, class_weights,
@@ -138,7 +144,8 @@ def fit(
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
     _warm_up()
     started = time.perf_counter()  # the time limit covers reading the data too
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names,
+                        sensitive_features=sensitive_features)
     spec = spec if spec is not None else make_spec(**options)
     card = fit_dataset(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound,
                        _started=started)
@@ -176,6 +183,8 @@ def fit_dataset(
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     spec.check_data(data.feature_names, data.n_samples)
+    check_group_settings(data, spec)  # group fairness (issue 22)
+    refuse_group_paths(spec)
     if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
         from .risk_driver import fit_risk
 
@@ -304,8 +313,10 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
     floors these prove join the final bound."""
     floor = -math.inf
-    cheap = spec.solver == "auto" and work_by_size(form, upper)[-1] <= ENUMERATION_WORK  # _prove_all walks it
-    if spec.solver == "auto" and not cheap and form.lexicographic is not None and spec.gap == 0 and start is not None:
+    grouped = bool(form.rate_rows)  # group rows: only the search and the MIP hold them (issue 22)
+    cheap = spec.solver == "auto" and not grouped and work_by_size(form, upper)[-1] <= ENUMERATION_WORK  # _prove_all walks it
+    if spec.solver == "auto" and not cheap and not grouped and form.lexicographic is not None and spec.gap == 0 \
+            and start is not None:
         t = time.perf_counter()
         known = min(knapsack_floor(form), upper)  # what any classifier must get wrong: shown at once
         if on_incumbent is not None:
@@ -388,7 +399,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
     """
     if time_left is not None and time_left <= 0.01:  # the time is up: the first search's card answers
         return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "local search")
-    works = work_by_size(form, upper) if spec.solver == "auto" else None
+    works = work_by_size(form, upper) if spec.solver == "auto" and not form.rate_rows else None
     if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
         return _walk(form, upper, time_left, cancel)
     split = None
@@ -417,7 +428,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
 def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
     """Whether "auto" tries the support scan: an exact proof with a card to beat, and the
     plain objective (under a cap the floor counts errors of both classes alike, too weak)."""
-    return spec.gap == 0 and start is not None and not form.caps and scan_applicable(form)
+    return spec.gap == 0 and start is not None and not form.caps and not form.rate_rows and scan_applicable(form)
 
 
 def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> SolveResult:

@@ -83,7 +83,7 @@ def _merged_data(form: Formulation, mask: np.ndarray) -> Dataset:
     merged, inverse = np.unique(keyed, axis=0, return_inverse=True)
     X = np.zeros((merged.shape[0], data.n_features))
     X[:, mask] = merged[:, :-1]
-    return replace(data, X=X, y=merged[:, -1].astype(np.int8),
+    return replace(data, X=X, y=merged[:, -1].astype(np.int8), sensitive=None, sensitive_levels=(),
                    weight=np.bincount(inverse.ravel(), weights=data.weight, minlength=merged.shape[0]))
 
 
@@ -164,6 +164,8 @@ def pool_search(form: Formulation, incumbent: tuple[np.ndarray, int, float] | No
     """Solve growing pools until ``deadline`` (or ``cancel``); the best card found, as
     (points, intercept, objective), if it beats ``incumbent``. ``on_improve`` hears each
     improvement at once."""
+    if form.rate_rows:  # merged rows would mix groups: group caps and gaps have no pool program
+        return None
     best = incumbent
     movable = {j for j, vals in enumerate(form.allowed) if len(vals) > 1}
     ranking = feature_ranking(form, deadline, cancel)

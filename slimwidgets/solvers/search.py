@@ -92,6 +92,9 @@ class _Problem:
         # caps count data weights of margin errors, as the MIP's cap rows do
         self.pos_budget = next((float(b) for cls, b in form.caps if cls == 1), -1.0)  # -1: no cap
         self.neg_budget = next((float(b) for cls, b in form.caps if cls == -1), -1.0)
+        # group caps and gaps (issue 22): the compiled loops know only the class caps, so under
+        # these rows a card's loss is computed over every intercept by the formulation itself
+        self.rate_rows = form.rate_rows
         self.max_size = spec.max_size
         self.names = d.feature_names
         self.logic = []
@@ -175,10 +178,42 @@ class _Problem:
         return {"s": s, "s_pos": s_pos, "s_neg": s_neg, "a": a, "c": c, "hp": hp, "hn": hn, "cp": cp, "cn": cn}
 
     def evaluate(self, lam: np.ndarray) -> tuple[float, int]:
+        if self.rate_rows:
+            return self._evaluate_with_rows(lam)
         base = self.base(self.X @ lam)
         b, loss = _kernels.best_intercept(base["hp"], base["hn"], base["cp"], base["cn"], self.Wp, self.Dp,
                                           self.ilo, self.R, self.pos_budget, self.neg_budget, self.big)
         return float(loss) + self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * self.sign_violations(lam), int(b)
+
+    def _evaluate_with_rows(self, lam: np.ndarray) -> tuple[float, int]:
+        """``evaluate`` under group rows: the best intercept that keeps every cap and row, or,
+        when none does, a penalty that falls with the smallest total excess (so a descent can
+        walk towards cards that meet them)."""
+        excess: list = []
+        b, loss = self.form.intercept_losses(lam, excess)
+        extra = self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * self.sign_violations(lam)
+        if np.isfinite(loss).any():
+            k = int(np.argmin(loss))
+            return float(loss[k]) + extra, int(b[k])
+        excess = excess[0]
+        k = int(np.argmin(excess))
+        return self.big * (1.0 + float(excess[k])) + extra, int(b[k])
+
+    def _best_value_with_rows(self, lam: np.ndarray, vals: np.ndarray, lower: np.ndarray, j: int
+                              ) -> tuple[float, int, int]:
+        """The exact best value of coefficient j under group rows: the compiled move's totals
+        (which ignore the rows, so are lower limits) rank the values; each is evaluated
+        exactly in that order until the next limit cannot beat the best exact total."""
+        best = (math.inf, int(lam[j]), 0)
+        trial = lam.copy()
+        for k in np.argsort(lower, kind="stable"):
+            if lower[k] >= best[0] - 1e-12 and best[0] < self.big:
+                break
+            trial[j] = vals[k]
+            value, b = self.evaluate(trial)
+            if value < best[0] - 1e-12:
+                best = (value, int(vals[k]), b)
+        return best
 
     # -- moves ----------------------------------------------------------------------------------
     def best_value(self, lam: np.ndarray, base: dict, j: int) -> tuple[float, int, int]:
@@ -208,6 +243,8 @@ class _Problem:
             total = total + (self.form.tier_cost(lam) - own) + self.value_cost[j]
         if self.signs_agree:
             total = total + self.big * self._sign_violations_by_value(lam, j, vals)
+        if self.rate_rows:
+            return self._best_value_with_rows(lam, vals, total, j)
         best = int(np.argmin(total))
         return float(total[best]), int(vals[best]), int(b[best])
 

@@ -1,0 +1,385 @@
+"""Fair by construction: per-group rate caps and gaps between groups (issue 22).
+
+The column that splits the rows into groups (sex, age band, site: fairlearn calls it
+``sensitive_features``) lives in the :class:`~slimwidgets.core.data.Dataset`, like the
+sample weights; the :class:`~slimwidgets.core.spec.Spec` holds only the bounds, so it
+stays JSON and independent of the data:
+
+``max_fpr_by_group``
+    a number (the FPR of every group at most this) or ``{group: number}``.
+``min_tpr_by_group``
+    likewise for the TPR (at least).
+``max_fpr_gap``, ``max_tpr_gap``
+    the largest difference between any two groups' FPR (TPR).
+
+Every one of them is linear in the program's per-row error indicators z_i (weighted
+counts of one class's errors in a group), so each becomes a row of the integer program
+and is proven like the global caps. A cap on group g is ``sum_{i in g} d_i z_i <= f D_g``
+(D_g the group's weight of that class). The gap between groups a and b,
+``E_a / D_a - E_b / D_b <= G``, is written times ``D_a D_b`` so that, with whole-number
+weights, both sides are integers and the row is exact:
+``D_b E_a - D_a E_b <= floor(G D_a D_b)``. It is the same for TPR and FPR (a TPR is one
+minus the positives' error rate), one row per ordered pair.
+
+A gap row counts some errors negatively, so a program whose z_i only had to be at least
+the error indicator could claim errors it does not make to close a gap: for the rows of
+the gapped class the program also gets ``z_i = 1 => row i is wrong`` (exact when every
+total is a multiple of a known step, see :meth:`Dataset.score_step`).
+
+Examples
+--------
+>>> import pandas as pd, slimwidgets as sw
+>>> X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0, 0, 1]})
+>>> y = [1, 1, 0, 0, 1, 0, 0, 1]
+>>> sex = pd.Series(["F", "F", "F", "F", "M", "M", "M", "M"], name="sex")
+>>> card = sw.fit(X, y, sensitive_features=sex, max_tpr_gap=0.0, C0=0.01)
+>>> rates = sw.group_rates(card, X, y, sex)
+>>> float(rates["TPR"].max() - rates["TPR"].min())
+0.0
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["GROUP_OPTIONS", "RateRow", "normalize_group_options", "check_group_settings", "sensitive_codes",
+           "rate_rows", "add_rate_rows", "group_rates", "group_problems", "group_items", "group_conflict_items",
+           "refuse_group_paths"]
+
+#: the spec's group options, all off (None) by default and serialized only when set
+GROUP_OPTIONS: dict[str, Any] = {"max_fpr_by_group": None, "min_tpr_by_group": None,
+                                 "max_fpr_gap": None, "max_tpr_gap": None}
+
+
+def _share(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) <= 1:
+        raise ValueError(f"{what} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _per_group(value: Any, what: str) -> float | dict[str, float] | None:
+    """None, one share for every group, or ``{group label: share}`` (labels as text)."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        if not value:
+            raise ValueError(f"{what} is an empty mapping; give a number or {{group: number}}")
+        return {str(k): _share(v, f"{what}[{k!r}]") for k, v in value.items()}
+    return _share(value, what)
+
+
+def normalize_group_options(options: Mapping[str, Any], loss: str = "zero_one") -> dict[str, Any]:
+    """The checked group options of ``make_spec`` (see the module's doc).
+
+    Examples
+    --------
+    >>> normalize_group_options({"max_fpr_by_group": {"F": 0.1}, "max_tpr_gap": 0.05})["max_fpr_by_group"]
+    {'F': 0.1}
+    """
+    out = {
+        "max_fpr_by_group": _per_group(options.get("max_fpr_by_group"), "max_fpr_by_group"),
+        "min_tpr_by_group": _per_group(options.get("min_tpr_by_group"), "min_tpr_by_group"),
+        "max_fpr_gap": None if options.get("max_fpr_gap") is None else _share(options["max_fpr_gap"], "max_fpr_gap"),
+        "max_tpr_gap": None if options.get("max_tpr_gap") is None else _share(options["max_tpr_gap"], "max_tpr_gap"),
+    }
+    if loss == "logistic" and any(v is not None for v in out.values()):
+        set_ = [k for k, v in out.items() if v is not None]
+        raise ValueError(
+            f"risk cards (loss='logistic') do not take {', '.join(set_)} yet: a risk card's caps are checked by its "
+            "own search and cutting-plane bound (solvers/risk_rules.py), which hold one cap per class over all "
+            "rows, not rows per group; fit a decision card (loss='zero_one') under group constraints")
+    return out
+
+
+def has_group_options(spec: Any) -> bool:
+    return any(getattr(spec, k, None) is not None for k in GROUP_OPTIONS)
+
+
+# -- the group column ---------------------------------------------------------------------------
+def sensitive_codes(X: Any, sensitive_features: Any) -> tuple[Any, np.ndarray, tuple[str, ...], str]:
+    """(X to use as features, group code per row, group labels, column name).
+
+    ``sensitive_features`` is a column of ``X`` (kept as a feature when it is numeric, so
+    ``exclude`` can keep the card from using it; dropped when it is text) or a Series /
+    array with one label per row. Labels are compared as text.
+    """
+    name = "group"
+    if isinstance(sensitive_features, str):
+        if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
+            raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
+        name = sensitive_features
+        column = X[sensitive_features]
+        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
+            X = X.drop(columns=[sensitive_features])
+        values = column.to_numpy()
+    else:
+        name = str(getattr(sensitive_features, "name", None) or "group")
+        values = sensitive_features.to_numpy() if isinstance(sensitive_features, (pd.Series, pd.Index)) \
+            else np.asarray(sensitive_features)
+        if values.ndim != 1:
+            raise ValueError(f"sensitive_features must be one column, got shape {values.shape}")
+    n = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
+    if len(values) != n:
+        raise ValueError(f"sensitive_features has {len(values)} values for {n} rows")
+    missing = pd.isna(values)
+    if missing.any():
+        raise ValueError(f"sensitive_features ({name!r}) has {int(missing.sum())} missing values; "
+                         "give them a group of their own (e.g. 'unknown') first")
+    text = np.array([str(v) for v in values], dtype=object)
+    labels, codes = np.unique(text, return_inverse=True)
+    if len(labels) < 2:
+        raise ValueError(f"sensitive_features ({name!r}) has one group only ({labels[0]!r}); "
+                         "group constraints need at least two")
+    return X, codes.astype(np.int64).ravel(), tuple(str(v) for v in labels), name
+
+
+def check_group_settings(data: Any, spec: Any) -> None:
+    """Group options need a group column, and name only groups that exist."""
+    if not has_group_options(spec):
+        return
+    if data.sensitive is None:
+        set_ = [k for k in GROUP_OPTIONS if getattr(spec, k) is not None]
+        raise ValueError(f"{', '.join(set_)} need sensitive_features= (the column that holds each row's group)")
+    import difflib
+
+    for option in ("max_fpr_by_group", "min_tpr_by_group"):
+        value = getattr(spec, option)
+        if isinstance(value, Mapping):
+            for g in value:
+                if g not in data.sensitive_levels:
+                    close = [x for x in data.sensitive_levels if x.lower() == g.lower()] or \
+                        difflib.get_close_matches(g, list(data.sensitive_levels), n=1)
+                    raise KeyError(f"{option} names the group {g!r}, which {data.sensitive_name!r} does not hold"
+                                   + (f" (did you mean {close[0]!r}?)" if close else "")
+                                   + f"; its groups are {list(data.sensitive_levels)}")
+
+
+def refuse_group_paths(spec: Any) -> None:
+    """Solvers that cannot hold rows per group are refused, not silently used."""
+    if has_group_options(spec) and spec.solver in ("enumerate", "scan"):
+        raise ValueError(f"solver={spec.solver!r} cannot hold group constraints (its compiled loops count errors "
+                         "per class, not per group); use solver='auto', 'highs' or 'cbc'")
+
+
+# -- rows of the program --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RateRow:
+    """``coef . wrong <= upper`` over the data rows' error indicators (data weights)."""
+
+    coef: np.ndarray  # per data row; 0 for rows outside it
+    upper: float
+    what: str  # the setting and the groups, in words
+    two_sided: bool  # some coefficient is negative
+
+
+def _budget(value: float, integral: bool) -> float:
+    return float(math.floor(value + 1e-9)) if integral else float(value)
+
+
+def _cap_of(option: Any, label: str) -> float | None:
+    if option is None:
+        return None
+    return option.get(label) if isinstance(option, Mapping) else float(option)
+
+
+def rate_rows(data: Any, spec: Any) -> list[RateRow]:
+    """Every group setting of ``spec`` as rows over ``data``'s error indicators."""
+    if data.sensitive is None or not has_group_options(spec):
+        return []
+    integral = bool(np.all(data.weight == np.round(data.weight)))
+    rows: list[RateRow] = []
+    labels = data.sensitive_levels
+    for cls, option, what in ((-1, spec.max_fpr_by_group, "max FPR"), (1, spec.min_tpr_by_group, "min TPR")):
+        for g, label in enumerate(labels):
+            share = _cap_of(option, label)
+            members = (data.sensitive == g) & (data.y == cls)
+            total = float(data.weight[members].sum())
+            if share is None or total == 0:
+                continue
+            allowed = share if cls == -1 else 1.0 - share
+            coef = np.where(members, data.weight, 0.0)
+            rows.append(RateRow(coef, _budget(allowed * total, integral),
+                                f"{what} {100 * share:.4g} % in group {label!r}", False))
+    for cls, gap, what in ((-1, spec.max_fpr_gap, "FPR"), (1, spec.max_tpr_gap, "TPR")):
+        if gap is None:
+            continue
+        totals = [float(data.weight[(data.sensitive == g) & (data.y == cls)].sum()) for g in range(len(labels))]
+        for a in range(len(labels)):
+            for b in range(len(labels)):
+                if a == b or totals[a] == 0 or totals[b] == 0:
+                    continue
+                in_a = (data.sensitive == a) & (data.y == cls)
+                in_b = (data.sensitive == b) & (data.y == cls)
+                coef = np.where(in_a, totals[b] * data.weight, 0.0) - np.where(in_b, totals[a] * data.weight, 0.0)
+                rows.append(RateRow(coef, _budget(gap * totals[a] * totals[b], integral),
+                                    f"{what} gap {100 * gap:.4g} % between groups {labels[a]!r} and {labels[b]!r}",
+                                    True))
+    return rows
+
+
+def add_rate_rows(b: Any, form_rows: list[RateRow], data: Any, box: Any, col_intercept: int, col_lambda: np.ndarray,
+                  col_loss: np.ndarray, always_wrong: np.ndarray, need: np.ndarray) -> None:
+    """Add ``form_rows`` to the program builder ``b`` (see :func:`rate_rows`), and for the rows
+    whose indicator a gap counts negatively, ``z_i = 1 => row i is wrong``."""
+    for row in form_rows:
+        open_ = np.flatnonzero((col_loss >= 0) & (row.coef != 0))
+        fixed = float(row.coef[always_wrong].sum())
+        b.row(col_loss[open_].tolist(), row.coef[open_].tolist(), -math.inf, row.upper - fixed)
+    signed = np.zeros(data.n_rows, dtype=bool)
+    for row in form_rows:
+        if row.two_sided:
+            signed |= row.coef != 0
+    signed &= col_loss >= 0
+    if not signed.any():
+        return
+    step = data.score_step()
+    if step is None:
+        raise ValueError("max_fpr_gap / max_tpr_gap need totals on a grid: features with whole-number values "
+                         "or at most three decimals (round or binarize the others first)")
+    _exact_indicator_rows(b, data, box, col_intercept, col_lambda, col_loss, np.flatnonzero(signed), need, step)
+
+
+def _exact_indicator_rows(b: Any, data: Any, box: Any, col_intercept: int, col_lambda: np.ndarray,
+                          col_loss: np.ndarray, rows: np.ndarray, need: np.ndarray, step: float) -> None:
+    """``y_i (b0 + x_i . lambda) <= u_i + M_i (1 - z_i)``: u_i the largest multiple of ``step``
+    below the margin ``need_i`` (so z_i = 1 only on a wrong row), M_i its largest excess."""
+    free, lo, hi = box.free, box.lo.astype(float), box.hi.astype(float)
+    const = data.X[:, box.fixed] @ box.fixed_value[box.fixed].astype(float)
+    ilo, ihi = b.lower[col_intercept], b.upper[col_intercept]
+    for i in rows.tolist():
+        y = float(data.y[i])
+        yx = y * data.X[i, free]
+        best = float(np.maximum(yx * lo[free], yx * hi[free]).sum()) + max(y * ilo, y * ihi) + y * const[i]
+        u = step * math.ceil(need[i] / step - 1e-9) - step
+        big = best - u
+        nz = np.flatnonzero(yx)
+        cols = [col_intercept] + col_lambda[np.flatnonzero(free)][nz].tolist() + [int(col_loss[i])]
+        vals = [y] + yx[nz].tolist() + [big]
+        b.row(cols, vals, -math.inf, u + big - y * const[i])
+
+
+# -- checks and figures ---------------------------------------------------------------------------
+def _rates_from_predictions(pred: np.ndarray, y: np.ndarray, w: np.ndarray, codes: np.ndarray,
+                            labels: tuple[str, ...]) -> pd.DataFrame:
+    rows = []
+    for g, label in enumerate(labels):
+        m = codes == g
+        pos, neg = m & (y == 1), m & (y == -1)
+        P, N = float(w[pos].sum()), float(w[neg].sum())
+        tp, fp = float(w[pos & pred].sum()), float(w[neg & pred].sum())
+        rows.append({"group": label, "n": float(w[m].sum()), "positives": P, "negatives": N,
+                     "TPR": tp / P if P else math.nan, "FPR": fp / N if N else math.nan,
+                     "error": ((P - tp) + fp) / (P + N) if P + N else math.nan})
+    return pd.DataFrame(rows)
+
+
+def _dataset_rates(card: Any, data: Any) -> pd.DataFrame:
+    pred = np.asarray(card.predict(data.X if card.feature_names == data.feature_names
+                                   else pd.DataFrame(data.X, columns=data.feature_names)))
+    pred = pred == data.positive
+    return _rates_from_predictions(pred, data.y, data.weight, data.sensitive, data.sensitive_levels)
+
+
+def group_rates(card: Any, X: Any, y: Any, sensitive_features: Any, *, sample_weight: Any = None) -> pd.DataFrame:
+    """TPR, FPR, error and weight ``n`` of ``card`` in each group of ``sensitive_features``.
+
+    ``sensitive_features`` is a column name of ``X`` or one label per row, as for
+    :func:`slimwidgets.fit`. Rates use ``sample_weight`` (default: one per row).
+
+    Examples
+    --------
+    >>> import pandas as pd, slimwidgets as sw
+    >>> X = pd.DataFrame({"a": [1, 0, 1, 0]})
+    >>> card = sw.ScoringSystem(("a",), (1,), -1)
+    >>> sw.group_rates(card, X, [1, 0, 0, 1], ["F", "F", "M", "M"])[["group", "TPR", "FPR"]]
+      group  TPR  FPR
+    0     F  1.0  0.0
+    1     M  0.0  1.0
+    """
+    from .data import labels_to_sign
+
+    X, codes, labels, _ = sensitive_codes(X, sensitive_features)
+    signs, positive, _neg = labels_to_sign(y, getattr(card, "positive", None))
+    w = np.ones(len(signs)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    pred = np.asarray(card.predict(X)) == positive
+    return _rates_from_predictions(pred, signs, w, codes, labels)
+
+
+def group_problems(card: Any, data: Any, spec: Any) -> list[str]:
+    """Every group setting of ``spec`` that ``card`` breaks on ``data`` (for ``check_card``)."""
+    if data.sensitive is None or not has_group_options(spec):
+        return []
+    rates = _dataset_rates(card, data).set_index("group")
+    problems: list[str] = []
+    for option, column, sign in (("max_fpr_by_group", "FPR", 1), ("min_tpr_by_group", "TPR", -1)):
+        for label in rates.index:
+            share = _cap_of(getattr(spec, option), label)
+            rate = rates.loc[label, column]
+            if share is not None and not math.isnan(rate) and sign * (rate - share) > 1e-12:
+                problems.append(f"{option} in group {label!r} ({column} {rate:.4f}, allowed {share:g})")
+    for option, column in (("max_fpr_gap", "FPR"), ("max_tpr_gap", "TPR")):
+        gap = getattr(spec, option)
+        values = rates[column].dropna()
+        if gap is not None and len(values) > 1 and values.max() - values.min() > gap + 1e-12:
+            problems.append(f"{option}={gap:g} ({column} {values.min():.4f} in {values.idxmin()!r}, "
+                            f"{values.max():.4f} in {values.idxmax()!r})")
+    return problems
+
+
+# -- words ------------------------------------------------------------------------------------------
+def _pct(v: float) -> str:
+    return f"{100 * v:.4g} %"
+
+
+def group_items(spec: Any) -> dict[str, tuple[str, str]]:
+    """The group settings as "solved for" fragments: key -> (label, fragment)."""
+    items: dict[str, tuple[str, str]] = {}
+    for option, label in (("max_fpr_by_group", "max FPR in every group"), ("min_tpr_by_group", "min TPR in every group")):
+        value = getattr(spec, option, None)
+        if isinstance(value, Mapping):
+            for g, v in value.items():
+                items[f"{option}:{g}"] = (label.replace("every group", "group"), f"{g} {_pct(v)}")
+        elif value is not None:
+            items[option] = (label, _pct(value))
+    for option, label in (("max_fpr_gap", "FPR gap between groups \u2264"), ("max_tpr_gap", "TPR gap between groups \u2264")):
+        value = getattr(spec, option, None)
+        if value is not None:
+            items[option] = (label, _pct(value))
+    return items
+
+
+def group_conflict_items(spec: Any, levels: tuple[str, ...]) -> list[tuple[str, Any, str]]:
+    """(field, key, description) of each group setting a user could drop, per group for the
+    caps (so a clash names the groups), for ``find_conflicts``."""
+    items: list[tuple[str, Any, str]] = []
+    for option, what in (("max_fpr_by_group", "max_fpr"), ("min_tpr_by_group", "min_tpr")):
+        value = getattr(spec, option, None)
+        if value is None:
+            continue
+        per = value if isinstance(value, Mapping) else {g: value for g in levels}
+        items += [(option, g, f"{what}={v:g} in group {g!r}") for g, v in per.items()]
+    for option in ("max_fpr_gap", "max_tpr_gap"):
+        value = getattr(spec, option, None)
+        if value is not None:
+            items.append((option, None, f"{option}={value:g} between groups {', '.join(map(repr, levels))}"))
+    return items
+
+
+def drop_group_items(d: dict, spec: Any, dropped: list[tuple[str, Any, str]], levels: tuple[str, ...]) -> None:
+    """Remove the ``dropped`` group items from the spec dict ``d`` (in place)."""
+    for field_name, key, _ in dropped:
+        if field_name not in GROUP_OPTIONS:
+            continue
+        if key is None:
+            d[field_name] = None
+            continue
+        value = d.get(field_name)
+        per = dict(value) if isinstance(value, Mapping) else {g: value for g in levels}
+        per.pop(key, None)
+        d[field_name] = per or None
