@@ -30,6 +30,7 @@ from ..core.groups import check_group_settings, refuse_group_paths
 from .cards import card_from_result, limits_in_user_units
 from .checks import box_limits, check_card
 from .conflicts import find_conflicts
+from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
@@ -314,6 +315,14 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     floors these prove join the final bound."""
     floor = -math.inf
     grouped = bool(form.rate_rows)  # group rows: only the search and the MIP hold them (issue 22)
+    if grouped and spec.solver == "auto" and spec.gap == 0:  # ... and the spec without them gives a floor
+        t = time.perf_counter()
+        floor, answer = group_free_floor(form, time_left, cancel, fit_dataset)
+        if answer is not None:
+            return answer
+        if on_bound is not None and math.isfinite(floor):
+            on_bound(floor)
+        time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
     cheap = spec.solver == "auto" and not grouped and work_by_size(form, upper)[-1] <= ENUMERATION_WORK  # _prove_all walks it
     if spec.solver == "auto" and not cheap and not grouped and form.lexicographic is not None and spec.gap == 0 \
             and start is not None:

@@ -157,3 +157,13 @@ def test_rows_of_different_groups_are_not_collapsed():
     data = prepare_data(X, [1, 1, 0, 0], sensitive_features=["F", "M", "F", "M"], warn=False)
     assert data.n_rows == 4 and sorted(data.sensitive.tolist()) == [0, 0, 1, 1]
     assert prepare_data(X, [1, 1, 0, 0], warn=False).n_rows == 2
+
+
+def test_a_gap_that_does_not_bind_is_proven_by_the_spec_without_it():
+    """Group rows only remove cards: the best card without them, when it meets them, is the
+    answer (proven by the fast paths); a binding gap keeps that floor below its card."""
+    X, y, names, groups = grouped_problem(7003)
+    loose = sw.fit(X, y, feature_names=names, sensitive_features=groups, max_tpr_gap=1.0, C0=0.01, **BOX)
+    assert loose.status == "optimal" and "no group row binds" in loose.solver
+    plain = sw.fit(X, y, feature_names=names, C0=0.01, **BOX)
+    assert loose.objective == pytest.approx(plain.objective, abs=1e-12)
