@@ -27,7 +27,7 @@ from .toolbox.theory import generalization_bound, resolution_bound, round_to_res
 _LAZY = {
     "SLIMClassifier": "toolbox.estimator", "Binarizer": "toolbox.binarize", "binarize": "toolbox.binarize",
     "rounded_logistic": "toolbox.baselines", "cross_validate": "toolbox.validation", "CVResult": "toolbox.validation",
-    "fit_cv": "toolbox.selection",
+    "fit_cv": "toolbox.selection", "fairness_frontier": "toolbox.fairness",
 }
 
 
@@ -36,6 +36,10 @@ def __getattr__(name: str):
         from .widgets import Studio
 
         return Studio
+    if name == "fairness_chart":  # Altair loads only when asked for
+        from .widgets.fairness_charts import fairness_chart
+
+        return fairness_chart
     if name in _LAZY:
         import importlib
 
@@ -53,6 +57,6 @@ __all__ = [
     "risk_table", "wilson_interval", "resolution_bound", "round_to_resolution", "generalization_bound",
     "rounded_logistic", "reduce_data", "ReductionResult",
     "fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS", "alternatives",
-    "group_rates",
+    "group_rates", "fairness_frontier", "fairness_chart",
     "__version__",
 ]

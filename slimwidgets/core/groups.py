@@ -50,7 +50,7 @@ import pandas as pd
 
 __all__ = ["GROUP_OPTIONS", "RateRow", "normalize_group_options", "check_group_settings", "sensitive_codes",
            "rate_rows", "add_rate_rows", "group_rates", "group_problems", "group_items", "group_conflict_items",
-           "refuse_group_paths"]
+           "refuse_group_paths", "dataset_rates"]
 
 #: the spec's group options, all off (None) by default and serialized only when set
 GROUP_OPTIONS: dict[str, Any] = {"max_fpr_by_group": None, "min_tpr_by_group": None,
@@ -279,7 +279,7 @@ def _rates_from_predictions(pred: np.ndarray, y: np.ndarray, w: np.ndarray, code
     return pd.DataFrame(rows)
 
 
-def _dataset_rates(card: Any, data: Any) -> pd.DataFrame:
+def dataset_rates(card: Any, data: Any) -> pd.DataFrame:
     pred = np.asarray(card.predict(data.X if card.feature_names == data.feature_names
                                    else pd.DataFrame(data.X, columns=data.feature_names)))
     pred = pred == data.positive
@@ -315,7 +315,7 @@ def group_problems(card: Any, data: Any, spec: Any) -> list[str]:
     """Every group setting of ``spec`` that ``card`` breaks on ``data`` (for ``check_card``)."""
     if data.sensitive is None or not has_group_options(spec):
         return []
-    rates = _dataset_rates(card, data).set_index("group")
+    rates = dataset_rates(card, data).set_index("group")
     problems: list[str] = []
     for option, column, sign in (("max_fpr_by_group", "FPR", 1), ("min_tpr_by_group", "TPR", -1)):
         for label in rates.index:

@@ -78,7 +78,7 @@ class Alternatives(list):
 
 def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive: Any = None,
                  sample_weight: Any = None, cancel: threading.Event | None = None,
-                 **options: Any) -> Alternatives:
+                 sensitive_features: Any = None, **options: Any) -> Alternatives:
     """Up to ``k`` near-optimal cards, each using a feature set no earlier card used whole.
 
     Parameters
@@ -95,6 +95,7 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
         common step (real-valued features) the objective has no such reading and ``within``
         is in the objective's own units (:attr:`Alternatives.measure` is then "objective").
     cancel : a ``threading.Event``; setting it returns the cards found so far.
+    sensitive_features : the groups of the group options, as for :func:`slimwidgets.fit`.
     **options : the spec, as for :func:`slimwidgets.fit` (both loss families).
 
     Returns
@@ -120,7 +121,7 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
         raise ValueError(f"k must be a whole number >= 1, got {k!r}")
     if not 0 <= within:
         raise ValueError(f"within must be >= 0, got {within!r}")
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=sensitive_features)
     return search_alternatives(data, make_spec(**options), k=k, within=within, cancel=cancel)
 
 

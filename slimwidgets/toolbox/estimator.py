@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
@@ -26,6 +27,8 @@ _SPEC_PARAMS = (
     "C0", "max_size", "max_fpr", "min_tpr", "signs", "penalties", "exclude", "require",
     "coef_range", "intercept_range", "values", "lock", "constraints", "missing", "margin",
     "zero_score", "time_limit", "gap", "threads", "solver", "loss", "scale",
+    # group fairness (issue 22); the groups themselves come as the fit parameter sensitive_features
+    "max_fpr_by_group", "min_tpr_by_group", "max_fpr_gap", "max_tpr_gap",
 )
 
 
@@ -197,6 +200,10 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         warm_start=False,
         loss="zero_one",
         scale=True,
+        max_fpr_by_group=None,
+        min_tpr_by_group=None,
+        max_fpr_gap=None,
+        max_tpr_gap=None,
     ):
         self.C0 = C0
         self.max_size = max_size
@@ -222,8 +229,13 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.loss = loss
         self.scale = scale
+        # group fairness (issue 22)
+        self.max_fpr_by_group = max_fpr_by_group
+        self.min_tpr_by_group = min_tpr_by_group
+        self.max_fpr_gap = max_fpr_gap
+        self.max_tpr_gap = max_tpr_gap
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, sensitive_features=None):
         """Solve the SLIM program on ``X, y``.
 
         Parameters
@@ -235,6 +247,11 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             Labels with exactly two values.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of each row.
+        sensitive_features : array-like of shape (n_samples,) or str, default=None
+            Each row's group (or a column name of the DataFrame ``X``), for
+            ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap`` and
+            ``max_tpr_gap`` (fairlearn's name; pass it as a fit parameter, e.g.
+            through metadata routing).
 
         Returns
         -------
@@ -249,6 +266,10 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         slimwidgets.NoSolutionError
             When ``time_limit`` ran out before the solver found any card.
         """
+        if isinstance(sensitive_features, str):  # a column of the frame, read before X becomes an array
+            if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
+                raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
+            sensitive_features = X[sensitive_features].to_numpy()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
         check_classification_targets(y)
         classes = np.unique(y)
@@ -277,7 +298,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             warm = self.scoring_system_
         card = driver.fit(
             X, y, positive=classes[1], sample_weight=sample_weight, feature_names=names,
-            warm_start=warm, **options,
+            warm_start=warm, sensitive_features=sensitive_features, **options,
         )
 
         self.classes_ = classes

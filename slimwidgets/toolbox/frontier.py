@@ -93,7 +93,11 @@ def data_fingerprint(data: Dataset) -> str:
     """
     h = hashlib.sha256()
     h.update(repr((data.feature_names, data.positive, data.negative, data.outcome, data.n_samples)).encode())
-    for arr in (data.X, data.y, data.weight):
+    arrays = [data.X, data.y, data.weight]
+    if data.sensitive is not None:  # group fairness (issue 22): the groups are part of the data
+        h.update(repr(data.sensitive_levels).encode())
+        arrays.append(data.sensitive)
+    for arr in arrays:
         a = np.ascontiguousarray(arr, dtype=np.float64)
         h.update(str(a.shape).encode())
         h.update(a.tobytes())
@@ -281,6 +285,7 @@ def roc_frontier(
     positive: Any = None,
     sample_weight: Any = None,
     warm_start: ScoringSystem | None = None,
+    sensitive_features: Any = None,
     **spec_options: Any,
 ) -> pd.DataFrame:
     """The most sensitive scoring system under each false-positive-rate cap.
@@ -305,7 +310,8 @@ def roc_frontier(
         notebook when at least 4 solves are needed.
     cache : None/True for the shared in-memory cache (see :func:`clear_cache`),
         False for none, or your own dict.
-    positive, sample_weight : as for :func:`slimwidgets.fit`.
+    positive, sample_weight, sensitive_features : as for :func:`slimwidgets.fit`
+        (the groups of the group options, e.g. ``max_tpr_gap``).
     warm_start : a card to start the first (smallest-cap) solve from.
     **spec_options : any other :func:`slimwidgets.make_spec` option
         (``time_limit`` is per point). ``max_fpr`` is set by the sweep.
@@ -337,7 +343,7 @@ def roc_frontier(
     _check_n_jobs(n_jobs)
     caps = _fractions(fprs, "fprs")
     base = _base_spec(spec_options, ("max_fpr",), "roc_frontier")
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=sensitive_features)
     specs = [base.replace(max_fpr=c) for c in caps]
     rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
                   warm_start=warm_start, desc="ROC frontier")
@@ -377,6 +383,7 @@ def size_path(
     positive: Any = None,
     sample_weight: Any = None,
     warm_start: ScoringSystem | None = None,
+    sensitive_features: Any = None,
     **spec_options: Any,
 ) -> pd.DataFrame:
     """Training error against model size: one exact fit per ``max_size`` or per ``C0``.
@@ -388,8 +395,8 @@ def size_path(
 
     Sequential runs go from the sparsest point to the densest, each solve
     warm-started from the previous card. ``n_jobs``, ``backend``,
-    ``progress``, ``cache``, ``positive``, ``sample_weight`` and
-    ``warm_start`` work as in :func:`roc_frontier`.
+    ``progress``, ``cache``, ``positive``, ``sample_weight``,
+    ``sensitive_features`` and ``warm_start`` work as in :func:`roc_frontier`.
 
     Returns
     -------
@@ -416,7 +423,7 @@ def size_path(
     _check_n_jobs(n_jobs)
     if sizes is not None and C0s is not None:
         raise TypeError("give sizes= or C0s=, not both")
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=sensitive_features)
     if C0s is not None:
         param, values = "C0", _C0_values(C0s)
     else:
