@@ -244,11 +244,11 @@ def _match_label(raw: str, labels, target: str) -> Any:
     raise CliError(f"--positive {raw!r} is not a label of column {target!r} (its labels: {shown})")
 
 
-def _unknown_column(name: str, columns: Sequence[str], path: str) -> CliError:
+def _unknown_column(name: str, columns: Sequence[str], path: str, option: str = "--target") -> CliError:
     close = difflib.get_close_matches(name, list(columns), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     shown = ", ".join(repr(c) for c in list(columns)[:12]) + (", ..." if len(columns) > 12 else "")
-    return CliError(f"--target {name!r} is not a column of {path}{hint}; its columns: {shown}")
+    return CliError(f"{option} {name!r} is not a column of {path}{hint}; its columns: {shown}")
 
 
 # -- options -> fit keyword arguments ---------------------------------------------------------
@@ -279,7 +279,46 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
         opts["coef_ranges"] = per_feature
     if getattr(args, "intercept_range", None) is not None:
         opts["intercept_range"] = _range_value(args.intercept_range, f"--intercept-range {args.intercept_range!r}")
+    opts.update(_group_options(args))
     return opts
+
+
+# -- group fairness (issue 22): BEGIN CLI block ---------------------------------------------------
+def _group_options(args: argparse.Namespace) -> dict[str, Any]:
+    """--max-tpr-gap, --max-fpr-gap, and --max-fpr-by-group / --min-tpr-by-group: one FRACTION
+    for every group, or GROUP=FRACTION (repeated) per group."""
+    opts: dict[str, Any] = {}
+    for attr in ("max_tpr_gap", "max_fpr_gap"):
+        if getattr(args, attr, None) is not None:
+            opts[attr] = getattr(args, attr)
+    for attr in ("max_fpr_by_group", "min_tpr_by_group"):
+        items = getattr(args, attr, None)
+        if not items:
+            continue
+        option = "--" + attr.replace("_", "-")
+        if len(items) == 1 and "=" not in items[0]:
+            opts[attr] = _float_value(items[0], option)
+        else:
+            opts[attr] = _assignments(items, option, _float_value)
+    if opts and getattr(args, "sensitive", None) is None:
+        raise CliError(f"{', '.join('--' + k.replace('_', '-') for k in opts)} need --sensitive COLUMN "
+                       "(the column that holds each row's group)")
+    return opts
+
+
+def _add_group_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("group fairness", "caps and gaps between the groups of one column (exact, proven)")
+    g.add_argument("--sensitive", metavar="COLUMN",
+                   help="the column of each row's group (sex, site); a text column is not a feature")
+    g.add_argument("--max-tpr-gap", dest="max_tpr_gap", type=_fraction, metavar="FRACTION",
+                   help="largest difference between two groups' TPR")
+    g.add_argument("--max-fpr-gap", dest="max_fpr_gap", type=_fraction, metavar="FRACTION",
+                   help="largest difference between two groups' FPR")
+    g.add_argument("--max-fpr-by-group", dest="max_fpr_by_group", action="append", metavar="FRACTION|GROUP=FRACTION",
+                   help="FPR cap in every group, or in one group (repeat)")
+    g.add_argument("--min-tpr-by-group", dest="min_tpr_by_group", action="append", metavar="FRACTION|GROUP=FRACTION",
+                   help="TPR floor in every group, or in one group (repeat)")
+# -- group fairness: END ----------------------------------------------------------------------------
 
 
 def _named_features(opts: dict[str, Any]) -> dict[str, list[str]]:
@@ -447,7 +486,8 @@ def _solve_interruptibly(data, spec, progress: _Progress | None, started: float)
     return box["card"], cancel.is_set()
 
 
-def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, **options):
+def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, sensitive_features: Any = None,
+                       **options):
     """Fit with progress and Ctrl-C handling, reporting the engine's data and box warnings as
     one-line messages, not source locations. Returns (card, interrupted)."""
     import slimwidgets as sw
@@ -461,7 +501,7 @@ def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, **opt
         try:
             _warm_up()  # a first compile is announced, and not charged to the time limit
             started = time.perf_counter()
-            data = prepare_data(X, y, positive=positive)
+            data = prepare_data(X, y, positive=positive, sensitive_features=sensitive_features)
             spec = sw.make_spec(**options)
             return _solve_interruptibly(data, spec, None if quiet else _Progress(data, spec), started)
         finally:
@@ -491,12 +531,15 @@ def cmd_fit(args: argparse.Namespace) -> int:
             "a classifier needs rows of both classes"
         )
     X = frame.drop(columns=[args.target])
+    if args.sensitive is not None and args.sensitive not in X.columns:  # group fairness (issue 22)
+        raise _unknown_column(args.sensitive, columns, args.data, "--sensitive")
     if X.shape[1] == 0:
         raise CliError(f"{args.data} has no feature columns besides the target {args.target!r}")
     _check_names(opts, [str(c) for c in X.columns], args.target)
     positive = None if args.positive is None else _match_label(args.positive, y, args.target)
     opts.setdefault("time_limit", DEFAULT_TIME_LIMIT)
-    card, interrupted = _fit_with_warnings(X, y, positive=positive, quiet=args.quiet, **opts)
+    card, interrupted = _fit_with_warnings(X, y, positive=positive, quiet=args.quiet,
+                                           sensitive_features=args.sensitive, **opts)
     _emit(card, args)
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
@@ -618,6 +661,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the label to predict (default: the larger label, e.g. 1 or True)")
     fit.add_argument("--sep", default=",", metavar="CHAR", help="field separator (default: ',')")
     _add_spec_options(fit)
+    _add_group_options(fit)
     _add_solver_options(fit)
     _add_output_options(fit)
     fit.set_defaults(handler=cmd_fit)
