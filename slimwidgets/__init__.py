@@ -28,6 +28,7 @@ _LAZY = {
     "SLIMClassifier": "toolbox.estimator", "Binarizer": "toolbox.binarize", "binarize": "toolbox.binarize",
     "rounded_logistic": "toolbox.baselines", "cross_validate": "toolbox.validation", "CVResult": "toolbox.validation",
     "fit_cv": "toolbox.selection", "fairness_frontier": "toolbox.fairness",
+    "formulate": "toolbox.program",
 }
 
 
@@ -57,6 +58,6 @@ __all__ = [
     "risk_table", "wilson_interval", "resolution_bound", "round_to_resolution", "generalization_bound",
     "rounded_logistic", "reduce_data", "ReductionResult",
     "fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS", "alternatives",
-    "group_rates", "fairness_frontier", "fairness_chart",
+    "group_rates", "fairness_frontier", "fairness_chart", "formulate",
     "__version__",
 ]

@@ -81,6 +81,15 @@ def enumerate_cards(X, y, names, spec, weights=None, groups=None):
             flip = np.array([-1.0 if f in spec.group_reversed else 1.0 for f in members])
             oriented = grid[:, idx] * flip
             keep &= ~((oriented > 0).any(axis=1) & (oriented < 0).any(axis=1))
+    for row in getattr(spec, "linear", ()):  # the user's own rows on points and use
+        value = np.zeros(len(grid))
+        for kind, feature, coef in row.terms:
+            column = grid[:, names.index(feature)]
+            value += coef * (column if kind == "points" else (column != 0))
+        if row.lower is not None:
+            keep &= value >= row.lower - 1e-9
+        if row.upper is not None:
+            keep &= value <= row.upper + 1e-9
     grid, used = grid[keep], used[keep]
     scores = X @ grid.T  # rows x cards
     total = scores[:, :, None] + intercepts[None, None, :]  # rows x cards x intercepts

@@ -50,6 +50,7 @@ import numpy as np
 
 from .data import Dataset
 from .groups import RateRow, add_rate_rows, rate_rows
+from .linear import add_linear_rows
 from .spec import Spec
 
 __all__ = ["Formulation", "build_formulation", "loss_unit"]
@@ -106,6 +107,16 @@ class Formulation:
     # group fairness (issue 22, core/groups.py): per-group caps and gaps as rows over the error
     # indicators; the solvers whose loops know only the two class caps are not used when present
     rate_rows: list[RateRow] = field(default_factory=list)
+
+    def linear_rows_hold(self, coefficients: np.ndarray) -> bool:
+        """Whether the user's linear rows (issue 22) hold for these points."""
+        points = dict(zip(self.data.feature_names, np.asarray(coefficients).tolist()))
+        return all(row.holds(points) for row in self.spec.linear)
+
+    @property
+    def special_rows(self) -> bool:
+        """Rows that only the local search and the MIP hold: group rows, the user's linear rows."""
+        return bool(self.rate_rows) or bool(self.spec.linear)
 
     @property
     def row_margins(self) -> np.ndarray:
@@ -217,7 +228,7 @@ class Formulation:
         g = int(np.gcd.reduce(np.abs(coefs))) if coefs.size else 0
         if g > 1:
             cand = coefs // g
-            if all(cand[j] in self.allowed[j] for j in range(len(cand))):
+            if all(cand[j] in self.allowed[j] for j in range(len(cand))) and self.linear_rows_hold(cand):
                 b, loss = self.intercept_losses(cand)
                 cand_b = int(b[np.argmin(loss)])
                 if np.isfinite(loss).any() and self.objective_of(cand, cand_b) <= self.objective_of(coefs, intercept) + 1e-12:
@@ -869,6 +880,8 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     rates = rate_rows(data, spec)  # group fairness (issue 22)
     if rates:
         add_rate_rows(b, rates, data, box, cols.intercept, cols.col_lambda, col_loss, always_wrong, need)
+    if spec.linear:  # the user's own rows, written in PuLP (issue 22)
+        add_linear_rows(b, spec.linear, names, cols.col_lambda, cols.col_alpha, box.fixed_value, box.always_used)
     _alpha_rows(b, spec, names, box, cols)
 
     start, index, value, row_lower, row_upper = b.csr()

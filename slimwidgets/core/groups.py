@@ -161,10 +161,11 @@ def check_group_settings(data: Any, spec: Any) -> None:
 
 
 def refuse_group_paths(spec: Any) -> None:
-    """Solvers that cannot hold rows per group are refused, not silently used."""
-    if has_group_options(spec) and spec.solver in ("enumerate", "scan"):
-        raise ValueError(f"solver={spec.solver!r} cannot hold group constraints (its compiled loops count errors "
-                         "per class, not per group); use solver='auto', 'highs' or 'cbc'")
+    """Solvers that cannot hold rows per group (or the user's linear rows) are refused, not
+    silently used."""
+    if (has_group_options(spec) or getattr(spec, "linear", ())) and spec.solver in ("enumerate", "scan"):
+        raise ValueError(f"solver={spec.solver!r} cannot hold group constraints or linear constraints (its compiled "
+                         "loops count errors per class and know no other rows); use solver='auto', 'highs' or 'cbc'")
 
 
 # -- rows of the program --------------------------------------------------------------------------

@@ -27,8 +27,10 @@ FAMILY_DEFAULTS: dict[str, Any] = {
 }
 # -- group fairness (issue 22): BEGIN spec block, see core/groups.py ----------------------------
 from .groups import GROUP_OPTIONS, normalize_group_options  # noqa: E402
+from .linear import LinearRow, normalize_linear  # noqa: E402  (constraints written in PuLP)
 
 FAMILY_DEFAULTS.update(GROUP_OPTIONS)  # serialized only when set, like the sec. 7 options
+FAMILY_DEFAULTS["linear"] = ()
 # -- group fairness: END ------------------------------------------------------------------------
 DEFAULT_COEF_RANGE = (-10, 10)
 # None: the intercept box is derived from the data and the points boxes, wide enough that it
@@ -183,6 +185,7 @@ class Spec:
     min_tpr_by_group: float | Mapping[str, float] | None = None  # TPR floor in every group, or per group
     max_fpr_gap: float | None = None  # largest FPR difference between any two groups
     max_tpr_gap: float | None = None  # largest TPR difference between any two groups
+    linear: tuple[LinearRow, ...] = ()  # the user's own rows on points / use (sw.formulate, core/linear.py)
     # -- group fairness: END ---------------------------------------------------------------------
 
     # -- serialization ----------------------------------------------------------------
@@ -196,7 +199,7 @@ class Spec:
                 continue
             if f.name == "tiers":
                 v = [[int(b), float(c)] for b, c in v]
-            elif f.name == "constraints":
+            elif f.name in ("constraints", "linear"):  # linear: issue 22
                 v = [c.to_dict() for c in v]
             elif isinstance(v, Mapping):
                 v = {k: (list(x) if isinstance(x, tuple) else x) for k, x in v.items()}
@@ -249,6 +252,8 @@ class Spec:
             named["groups"] = [n for members in self.groups.values() for n in members]
         if self.group_reversed:
             named["group_reversed"] = list(self.group_reversed)
+        for i, row in enumerate(self.linear):  # issue 22
+            named[f"linear[{i}]"] = [f for _, f, _ in row.terms]
         return named
 
     def check_names(self, feature_names: Sequence[str]) -> None:
@@ -377,6 +382,7 @@ def make_spec(
     min_tpr_by_group: float | Mapping[str, float] | None = None,
     max_fpr_gap: float | None = None,
     max_tpr_gap: float | None = None,
+    linear: Any = (),
     # -- group fairness: END ---------------------------------------------------------------------
 ) -> Spec:
     """Validate user options into a :class:`Spec`; contradictions raise ``ValueError``.
@@ -447,7 +453,9 @@ def make_spec(
     :mod:`slimwidgets.core.groups`): ``max_fpr_by_group`` / ``min_tpr_by_group``
     (a number for every group, or ``{group: number}``), ``max_fpr_gap`` /
     ``max_tpr_gap`` (the largest difference between any two groups' rates).
-    Decision cards only.
+    Decision cards only. ``linear``: the user's own linear rows on points and
+    feature use (see :func:`slimwidgets.formulate`; rows or their dicts
+    ``{"terms": {"points:a": 1, "used:b": 2}, "upper": 4}``).
 
     Examples
     --------
@@ -528,6 +536,7 @@ def make_spec(
         # -- group fairness (issue 22) --
         **normalize_group_options({"max_fpr_by_group": max_fpr_by_group, "min_tpr_by_group": min_tpr_by_group,
                                    "max_fpr_gap": max_fpr_gap, "max_tpr_gap": max_tpr_gap}, loss),
+        linear=normalize_linear(linear),
     )
     _check_contradictions(spec)
     _check_loss(spec)

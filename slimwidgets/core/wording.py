@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from .groups import group_items  # group fairness (issue 22)
+from .linear import linear_items
 from .spec import Spec
 
 __all__ = ["describe_spec", "spec_changes", "options_text"]
@@ -32,6 +33,7 @@ def _spec_items(spec: Spec) -> dict[str, tuple[str, str]]:
     if spec.min_tpr is not None:
         items["min_tpr"] = ("min TPR", _pct_text(spec.min_tpr))
     items.update(group_items(spec))
+    items.update(linear_items(spec.linear))
     if spec.max_size is not None:
         items["max_size"] = ("size \u2264", str(spec.max_size))
     items["C0"] = ("C0", "auto" if spec.C0 is None else f"{spec.C0:g}")

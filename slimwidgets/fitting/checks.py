@@ -9,6 +9,7 @@ import numpy as np
 from ..core.data import Dataset
 from ..core.formulation import Formulation, intercept_box
 from ..core.groups import group_problems
+from ..core.linear import linear_problems
 from ..core.scoring import ScoringSystem
 from ..core.spec import DEFAULT_COEF_RANGE, Spec
 
@@ -75,6 +76,7 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
     if spec.min_tpr is not None and m.tpr < spec.min_tpr - 1e-12:
         problems.append(f"min_tpr={spec.min_tpr} (TPR {m.tpr:.4f})")
     problems += group_problems(card, data, spec)  # group fairness (issue 22)
+    problems += linear_problems(coefs, spec.linear)  # the user's own rows (issue 22)
     used = {n for n, v in coefs.items() if v != 0}
     for c in spec.constraints:
         if c.kind == "needs":

@@ -314,7 +314,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
     floors these prove join the final bound."""
     floor = -math.inf
-    grouped = bool(form.rate_rows)  # group rows: only the search and the MIP hold them (issue 22)
+    grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them (issue 22)
     if grouped and spec.solver == "auto" and spec.gap == 0:  # ... and the spec without them gives a floor
         t = time.perf_counter()
         floor, answer = group_free_floor(form, time_left, cancel, fit_dataset)
@@ -408,7 +408,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
     """
     if time_left is not None and time_left <= 0.01:  # the time is up: the first search's card answers
         return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "local search")
-    works = work_by_size(form, upper) if spec.solver == "auto" and not form.rate_rows else None
+    works = work_by_size(form, upper) if spec.solver == "auto" and not form.special_rows else None
     if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
         return _walk(form, upper, time_left, cancel)
     split = None
@@ -437,7 +437,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
 def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
     """Whether "auto" tries the support scan: an exact proof with a card to beat, and the
     plain objective (under a cap the floor counts errors of both classes alike, too weak)."""
-    return spec.gap == 0 and start is not None and not form.caps and not form.rate_rows and scan_applicable(form)
+    return spec.gap == 0 and start is not None and not form.caps and not form.special_rows and scan_applicable(form)
 
 
 def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> SolveResult:

@@ -1,4 +1,4 @@
-"""A proven floor for a spec with group rows (issue 22): the same spec without them.
+"""A proven floor for a spec with group rows or linear rows (issue 22): the spec without them.
 
 Group caps and gaps only remove cards, so the best objective without them is a lower
 limit on the best objective with them. The problem without group rows has every fast
@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core.formulation import Formulation
 from ..core.groups import GROUP_OPTIONS
+from ..core.linear import linear_problems
 from ..solvers.base import SolveResult
 
 __all__ = ["group_free_floor"]
@@ -33,7 +34,7 @@ def group_free_floor(form: Formulation, time_left: float | None, cancel,
     optimal result for the grouped problem when the card found without them meets them."""
     spec = form.spec
     share = None if time_left is None else max(FLOOR_SHARE * time_left, 0.05)
-    relaxed = spec.replace(**{k: None for k in GROUP_OPTIONS},
+    relaxed = spec.replace(**{k: None for k in GROUP_OPTIONS}, linear=[],
                            time_limit=share if share is not None else spec.time_limit)
     try:
         with warnings.catch_warnings():
@@ -45,7 +46,8 @@ def group_free_floor(form: Formulation, time_left: float | None, cancel,
     coefs = np.array([dict(zip(card.feature_names, card.coefficients)).get(n, 0) for n in form.data.feature_names],
                      dtype=float)
     b, loss = form.intercept_losses(coefs)
-    meets = np.isfinite(loss[b == card.intercept]).all() and (b == card.intercept).any()
+    meets = np.isfinite(loss[b == card.intercept]).all() and (b == card.intercept).any() \
+        and not linear_problems(dict(zip(form.data.feature_names, coefs.tolist())), spec.linear)
     if card.status == "optimal" and meets:
         value = form.objective_of(coefs, card.intercept)
         return value, SolveResult("optimal", coefs, int(card.intercept), value, value, 0.0, card.solve_time or 0.0,

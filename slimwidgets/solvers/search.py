@@ -95,6 +95,8 @@ class _Problem:
         # group caps and gaps (issue 22): the compiled loops know only the class caps, so under
         # these rows a card's loss is computed over every intercept by the formulation itself
         self.rate_rows = form.rate_rows
+        # the user's linear rows on points and use (issue 22), priced like any broken constraint
+        self.lin_points, self.lin_used, self.lin_lo, self.lin_hi = _linear_arrays(form)
         self.max_size = spec.max_size
         self.names = d.feature_names
         self.logic = []
@@ -177,13 +179,29 @@ class _Problem:
                                                    self.gamma_pos, self.gamma_neg, self.ilo, self.R)
         return {"s": s, "s_pos": s_pos, "s_neg": s_neg, "a": a, "c": c, "hp": hp, "hn": hn, "cp": cp, "cn": cn}
 
+    def linear_violation(self, lam: np.ndarray) -> float:
+        """By how much the user's linear rows break, in all (0: every row holds)."""
+        if self.lin_points is None:
+            return 0.0
+        v = self.lin_points @ lam + self.lin_used @ (lam != 0)
+        return float(np.maximum(v - self.lin_hi, 0.0).sum() + np.maximum(self.lin_lo - v, 0.0).sum())
+
+    def _linear_by_value(self, lam: np.ndarray, j: int, vals: np.ndarray) -> np.ndarray:
+        """:meth:`linear_violation` for each value of coefficient j (others fixed)."""
+        rest = lam.copy()
+        rest[j] = 0
+        base = self.lin_points @ rest + self.lin_used @ (rest != 0)
+        v = base[:, None] + self.lin_points[:, j:j + 1] * vals[None, :] + self.lin_used[:, j:j + 1] * (vals[None, :] != 0)
+        return (np.maximum(v - self.lin_hi[:, None], 0.0) + np.maximum(self.lin_lo[:, None] - v, 0.0)).sum(axis=0)
+
     def evaluate(self, lam: np.ndarray) -> tuple[float, int]:
         if self.rate_rows:
             return self._evaluate_with_rows(lam)
         base = self.base(self.X @ lam)
         b, loss = _kernels.best_intercept(base["hp"], base["hn"], base["cp"], base["cn"], self.Wp, self.Dp,
                                           self.ilo, self.R, self.pos_budget, self.neg_budget, self.big)
-        return float(loss) + self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * self.sign_violations(lam), int(b)
+        return float(loss) + self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * (
+            self.sign_violations(lam) + self.linear_violation(lam)), int(b)
 
     def _evaluate_with_rows(self, lam: np.ndarray) -> tuple[float, int]:
         """``evaluate`` under group rows: the best intercept that keeps every cap and row, or,
@@ -191,7 +209,8 @@ class _Problem:
         walk towards cards that meet them)."""
         excess: list = []
         b, loss = self.form.intercept_losses(lam, excess)
-        extra = self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * self.sign_violations(lam)
+        extra = self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * (
+            self.sign_violations(lam) + self.linear_violation(lam))
         if np.isfinite(loss).any():
             k = int(np.argmin(loss))
             return float(loss[k]) + extra, int(b[k])
@@ -243,6 +262,8 @@ class _Problem:
             total = total + (self.form.tier_cost(lam) - own) + self.value_cost[j]
         if self.signs_agree:
             total = total + self.big * self._sign_violations_by_value(lam, j, vals)
+        if self.lin_points is not None:
+            total = total + self.big * self._linear_by_value(lam, j, vals)
         if self.rate_rows:
             return self._best_value_with_rows(lam, vals, total, j)
         best = int(np.argmin(total))
@@ -343,6 +364,22 @@ class _Problem:
 
 
 SWAP_PAIRS = 2  # swap pairs tried per used-or-unused feature, most promising first
+
+
+def _linear_arrays(form: Formulation):
+    """The spec's linear rows as (points coefficients, use coefficients, lower, upper) over
+    the features, or Nones without rows."""
+    rows = form.spec.linear
+    if not rows:
+        return None, None, None, None
+    index = {n: j for j, n in enumerate(form.data.feature_names)}
+    pts, use = np.zeros((len(rows), len(index))), np.zeros((len(rows), len(index)))
+    for r, row in enumerate(rows):
+        for kind, feature, coef in row.terms:
+            (pts if kind == "points" else use)[r, index[feature]] += coef
+    lo = np.array([-np.inf if row.lower is None else row.lower - 1e-9 for row in rows])
+    hi = np.array([np.inf if row.upper is None else row.upper + 1e-9 for row in rows])
+    return pts, use, lo, hi
 
 
 def _starts(prob: _Problem, warm: np.ndarray | None, zero: bool = True, linear: bool = True):
