@@ -11,8 +11,9 @@ them, it is the answer, proven: fairness cost nothing.
 from __future__ import annotations
 
 import math
+import threading
 import warnings
-from dataclasses import replace
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -26,6 +27,10 @@ __all__ = ["group_free_floor"]
 
 #: share of the time left that the proof without group rows may take
 FLOOR_SHARE = 0.5
+# Proven optima of specs without their group and linear rows, per data set (kept while the
+# Dataset lives): a sweep over gaps (fairness_frontier) proves the shared problem once.
+_PROVEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_PROVEN_LOCK = threading.Lock()
 
 
 def group_free_floor(form: Formulation, time_left: float | None, cancel,
@@ -36,12 +41,19 @@ def group_free_floor(form: Formulation, time_left: float | None, cancel,
     share = None if time_left is None else max(FLOOR_SHARE * time_left, 0.05)
     relaxed = spec.replace(**{k: None for k in GROUP_OPTIONS}, linear=[],
                            time_limit=share if share is not None else spec.time_limit)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # its degenerate-card and box notes are not the user's card
-            card = fit_dataset(form.data, relaxed, cancel=cancel)
-    except Exception:  # noqa: BLE001 - no floor is a valid answer; the grouped solve goes on
-        return -math.inf, None
+    key = relaxed.replace(time_limit=None).key()
+    with _PROVEN_LOCK:
+        card = _PROVEN.get(form.data, {}).get(key)
+    if card is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # its degenerate-card and box notes are not the user's card
+                card = fit_dataset(form.data, relaxed, cancel=cancel)
+        except Exception:  # noqa: BLE001 - no floor is a valid answer; the grouped solve goes on
+            return -math.inf, None
+        if card.status == "optimal":
+            with _PROVEN_LOCK:
+                _PROVEN.setdefault(form.data, {})[key] = card
     floor = -math.inf if card.bound is None else float(card.bound)
     coefs = np.array([dict(zip(card.feature_names, card.coefficients)).get(n, 0) for n in form.data.feature_names],
                      dtype=float)
