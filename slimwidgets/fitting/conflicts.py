@@ -19,6 +19,7 @@ def _relaxable(spec: Spec, levels: tuple[str, ...] = ()) -> list[tuple[str, Any,
     """(field, key, description) of every constraint a user could drop (``levels``: the
     data's group labels, so that a group cap clash names its groups)."""
     items: list[tuple[str, Any, str]] = group_conflict_items(spec, levels)  # group fairness (issue 22)
+    items += [("linear", i, row.name or row.describe()) for i, row in enumerate(spec.linear)]  # PuLP rows
     if spec.max_fpr is not None:
         items.append(("max_fpr", None, f"max_fpr={spec.max_fpr:g}"))
     if spec.min_tpr is not None:
@@ -46,8 +47,10 @@ def _relaxable(spec: Spec, levels: tuple[str, ...] = ()) -> list[tuple[str, Any,
 def _without(spec: Spec, dropped: list[tuple[str, Any, str]], levels: tuple[str, ...] = ()) -> Spec:
     d = spec.to_dict()
     drop_group_items(d, spec, dropped, levels)  # group fairness (issue 22)
+    gone = {key for name, key, _ in dropped if name == "linear"}
+    d["linear"] = [row for i, row in enumerate(d.get("linear", [])) if i not in gone]
     dropped = [k for k in dropped if k[0] not in ("max_fpr_by_group", "min_tpr_by_group", "max_fpr_gap",
-                                                  "max_tpr_gap")]
+                                                  "max_tpr_gap", "linear")]
     constraints = list(spec.constraints)
     drop_idx = set()
     for field_name, key, _ in dropped:

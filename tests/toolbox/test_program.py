@@ -118,3 +118,15 @@ def test_bad_rows_are_refused_with_the_reason():
         sw.fit(X, y, linear=[{"terms": {"points:nope": 1}, "upper": 1}])
     with pytest.raises(ValueError, match="cannot hold"):
         sw.fit(X, y, linear=[{"terms": {"points:f0": 1}, "upper": 1}], solver="scan")
+
+
+def test_a_clash_names_the_users_row():
+    X, y = tiny(10)
+    prog = sw.formulate(X, y, **BOX)
+    clash = (prog.used["f0"] + prog.used["f1"] >= 2)
+    with pytest.raises(sw.InfeasibleError) as info:
+        prog.fit(extra=[clash, prog.points["f0"] + prog.points["f1"] <= -7])
+    message = str(info.value)
+    # minimal: the sum cannot go below -6 in the box -3..3, whatever the use row says
+    assert "points[f0] + points[f1] \u2264 -7" in message and "points range -3..3" in message
+    assert "used[" not in message
