@@ -167,3 +167,24 @@ def test_a_gap_that_does_not_bind_is_proven_by_the_spec_without_it():
     assert loose.status == "optimal" and "no group row binds" in loose.solver
     plain = sw.fit(X, y, feature_names=names, C0=0.01, **BOX)
     assert loose.objective == pytest.approx(plain.objective, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_pool_programs_keep_the_groups_apart(seed):
+    """Feature-pool MIPs merge rows that agree on the pool; rows of different groups must stay
+    apart, so a pool of the first two features gives brute force's optimum among the cards that
+    use no other feature."""
+    from slimwidgets.solvers.pools import solve_pool
+
+    X, y, names, groups = grouped_problem(9500 + seed, n_groups=2 + seed % 2)
+    spec = sw.make_spec(C0=0.01, **group_settings(seed), **BOX)
+    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False, sensitive_features=groups), spec)
+    inside = spec.replace(exclude=names[2:])
+    best = best_objective(enumerate_cards(X, y, names, inside, groups=groups), 0.01)
+    found = solve_pool(form, [0, 1], time_limit=30)
+    if not np.isfinite(best):
+        assert found is None
+        return
+    assert found is not None and found.status == "optimal"
+    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in found.coefficients), int(found.intercept))
+    assert objective(card, X, y, 0.01, "positive") == pytest.approx(best, abs=1e-12)
