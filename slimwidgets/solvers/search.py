@@ -180,11 +180,13 @@ class _Problem:
         return {"s": s, "s_pos": s_pos, "s_neg": s_neg, "a": a, "c": c, "hp": hp, "hn": hn, "cp": cp, "cn": cn}
 
     def linear_violation(self, lam: np.ndarray) -> float:
-        """By how much the user's linear rows break, in all (0: every row holds)."""
+        """1 + by how much the user's linear rows break in all, or 0 when every row holds (so
+        that a card breaking a row by a fraction still costs more than ``big``)."""
         if self.lin_points is None:
             return 0.0
         v = self.lin_points @ lam + self.lin_used @ (lam != 0)
-        return float(np.maximum(v - self.lin_hi, 0.0).sum() + np.maximum(self.lin_lo - v, 0.0).sum())
+        broken = float(np.maximum(v - self.lin_hi, 0.0).sum() + np.maximum(self.lin_lo - v, 0.0).sum())
+        return broken + 1.0 if broken > 0 else 0.0
 
     def _linear_by_value(self, lam: np.ndarray, j: int, vals: np.ndarray) -> np.ndarray:
         """:meth:`linear_violation` for each value of coefficient j (others fixed)."""
@@ -192,7 +194,8 @@ class _Problem:
         rest[j] = 0
         base = self.lin_points @ rest + self.lin_used @ (rest != 0)
         v = base[:, None] + self.lin_points[:, j:j + 1] * vals[None, :] + self.lin_used[:, j:j + 1] * (vals[None, :] != 0)
-        return (np.maximum(v - self.lin_hi[:, None], 0.0) + np.maximum(self.lin_lo[:, None] - v, 0.0)).sum(axis=0)
+        broken = (np.maximum(v - self.lin_hi[:, None], 0.0) + np.maximum(self.lin_lo[:, None] - v, 0.0)).sum(axis=0)
+        return np.where(broken > 0, broken + 1.0, 0.0)
 
     def evaluate(self, lam: np.ndarray) -> tuple[float, int]:
         if self.rate_rows:

@@ -130,3 +130,13 @@ def test_a_clash_names_the_users_row():
     # minimal: the sum cannot go below -6 in the box -3..3, whatever the use row says
     assert "points[f0] + points[f1] \u2264 -7" in message and "points range -3..3" in message
     assert "used[" not in message
+
+
+def test_the_search_never_calls_a_card_that_breaks_a_row_by_a_fraction_feasible():
+    """A row broken by less than one unit (fractional coefficients) still makes a card infeasible."""
+    X, y = tiny(11)
+    prog = sw.formulate(X, y, **BOX)
+    extended = prog.with_rows([0.5 * prog.points["f0"] + 0.5 * prog.points["f1"] <= 0.25,
+                               0.5 * prog.points["f0"] + 0.5 * prog.points["f1"] >= 0.1])
+    found = local_search(build_formulation(extended.data, extended.spec), time_budget=1.0)
+    assert not found.feasible  # points are integers: half their sum is never in [0.1, 0.25]
