@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 import slimwidgets as sw
-from slimwidgets.fitting.driver import _warm_up
+from slimwidgets.solvers.search import warm_up
 
 from common import load, markdown_table
 
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def limit_rows(datasets: list[str], limits: list[float]) -> list[list[str]]:
-    _warm_up()
+    warm_up()
     rows = []
     for name in datasets:
         X, y = load(name)
@@ -52,7 +52,7 @@ def limit_rows(datasets: list[str], limits: list[float]) -> list[list[str]]:
 
 def fresh_process_seconds(cache: str) -> float:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    code = "import time; t = time.perf_counter(); from slimwidgets.fitting.driver import _warm_up; _warm_up(); print(time.perf_counter() - t)"
+    code = "import time; t = time.perf_counter(); from slimwidgets.solvers.search import warm_up; warm_up(); print(time.perf_counter() - t)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     return float(out.stdout.strip().splitlines()[-1])
 

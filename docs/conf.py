@@ -48,3 +48,25 @@ html_theme = "alabaster"
 html_static_path = ["_static"]
 html_title = f"slimwidgets {release}"
 html_theme_options = {"description": "Exactly optimized integer scoring systems", "fixed_sidebar": True}
+
+
+# The table of options (docs/api/options.rst) is generated from slimwidgets.core.options.OPTIONS.
+def _options_directive():
+    from docutils import nodes
+    from docutils.statemachine import StringList
+    from sphinx.util.docutils import SphinxDirective
+
+    from slimwidgets.core.options import options_rst
+
+    class OptionsTable(SphinxDirective):
+        def run(self):
+            holder = nodes.container()
+            self.state.nested_parse(StringList(options_rst().splitlines(), "slimwidgets.core.options"),
+                                    self.content_offset, holder)
+            return holder.children
+
+    return OptionsTable
+
+
+def setup(app):
+    app.add_directive("slimwidgets-options", _options_directive())

@@ -2,7 +2,8 @@
 # Idempotent set-up for the studio's front-end and browser tests:
 #   - Debian's chromium at /usr/bin/chromium (apt-get) when it is missing;
 #   - js/node_modules from js/package-lock.json (npm ci) when missing or out of date;
-#   - the anywidget bundle in slimwidgets/widgets/static/ when missing or older than js/.
+#   - the anywidget bundle in slimwidgets/widgets/static/ when missing or older than js/;
+#   - pdflatex (scripts/setup_latex.sh), for the test that compiles the LaTeX export.
 # Safe to run again: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,4 +38,5 @@ if [ "$build" = 1 ]; then
   echo "setup: building the front-end bundle"
   (cd js && npm run --silent build)
 fi
+bash scripts/setup_latex.sh
 echo "setup: chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}'), bundle in $static"

@@ -7,8 +7,7 @@ The engine (everything importable from here) needs no Jupyter:
 >>> print(card)                                                        # doctest: +SKIP
 """
 
-__version__ = "0.1.0"
-
+from ._version import __version__
 from .core.data import DataWarning, Dataset, prepare_data
 from .core.groups import group_rates
 from .toolbox.alternatives import alternatives

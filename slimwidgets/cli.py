@@ -28,7 +28,6 @@ import os
 import io
 import json
 import math
-import re
 import signal
 import sys
 import threading
@@ -37,6 +36,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .core.options import Option, flagged, named_features, text_range
 from .core.status import degeneracy, describe, details_text
 
 __all__ = ["main", "run", "build_parser"]
@@ -46,12 +46,14 @@ FORMATS = ("text", "markdown", "html", "latex", "python", "sql")
 # Formats whose output is code or markup: when printed to stdout, the status
 # line goes to stderr so that stdout stays valid (pipe it straight to a file).
 _CODE_FORMATS = ("html", "latex", "python", "sql")
-_RANGE_OPTIONS = ("--coef-range", "--intercept-range")
-_RANGE_RE = re.compile(r"^\s*([+-]?\d+)\s*:\s*([+-]?\d+)\s*$")
+# Flags whose values may start with '-' (a range "-5:5"), glued to their flag before argparse reads them.
+_RANGE_OPTIONS = tuple(row.flag.flag for row in flagged() if row.flag.parse is text_range)
 
 EXIT_OK, EXIT_INFEASIBLE, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
 DEFAULT_TIME_LIMIT, DEMO_TIME_LIMIT = 60.0, 30.0
+FIT_DEFAULTS = {"time_limit": DEFAULT_TIME_LIMIT}
+DEMO_DEFAULTS = {"time_limit": DEMO_TIME_LIMIT, "max_size": 5}
 PROGRESS_EVERY = 1.0  # seconds between progress lines at most
 
 
@@ -72,96 +74,53 @@ def _split_assignment(item: str, option: str) -> tuple[str, str]:
     return name, value.strip()
 
 
-def _assignments(items: Sequence[str] | None, option: str, convert: Callable[[str, str], Any]) -> dict[str, Any]:
-    """Repeated ``NAME=VALUE`` options -> {name: converted value}; the same name twice must agree."""
+def _assignments(items: Sequence[str] | None, option: str, parse: Callable[[str], Any] | None) -> dict[str, Any]:
+    """Repeated ``NAME=VALUE`` options -> {name: parsed value}; the same name twice must agree."""
     out: dict[str, Any] = {}
     for item in items or ():
         name, raw = _split_assignment(item, option)
-        value = convert(raw, f"{option} {item!r}")
+        value = _read(parse, raw, f"{option} {item!r}")
         if name in out and out[name] != value:
             raise CliError(f"{option} gives {name!r} two different values: {out[name]!r} and {value!r}")
         out[name] = value
     return out
 
 
-def _sign_value(raw: str, what: str) -> str:
-    aliases = {"+": "+", "pos": "+", "positive": "+", "-": "-", "neg": "-", "negative": "-", "free": "free"}
-    try:
-        return aliases[raw.lower()]
-    except KeyError:
-        raise CliError(f"{what}: the sign must be '+', '-' or 'free', got {raw!r}") from None
-
-
-def _int_value(raw: str, what: str) -> int:
-    try:
-        return int(raw)
-    except ValueError:
-        raise CliError(f"{what}: points must be a whole number, got {raw!r}") from None
-
-
-def _float_value(raw: str, what: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise CliError(f"{what}: expected a number, got {raw!r}") from None
-    if not math.isfinite(value):
-        raise CliError(f"{what}: expected a finite number, got {raw!r}")
-    return value
-
-
-def _range_value(raw: str, what: str) -> tuple[int, int]:
-    match = _RANGE_RE.match(raw)
-    if not match:
-        raise CliError(f"{what}: expected LOW:HIGH with whole numbers (e.g. -5:5), got {raw!r}")
-    lo, hi = int(match.group(1)), int(match.group(2))
-    if lo > hi:
-        raise CliError(f"{what}: the range is empty (low {lo} > high {hi})")
-    return lo, hi
-
-
-def _coef_ranges(items: Sequence[str] | None) -> tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]:
-    """``--coef-range LO:HI`` (every feature) and ``--coef-range NAME=LO:HI`` (one feature)."""
-    global_range: tuple[int, int] | None = None
-    per_feature: dict[str, tuple[int, int]] = {}
-    for item in items or ():
+def _whole_and_per_feature(items: Sequence[str], flag: str, parse: Callable[[str], Any]) -> tuple[Any, dict[str, Any]]:
+    """``FLAG VALUE`` (every feature) and ``FLAG NAME=VALUE`` (one feature), as in
+    ``--coef-range -5:5 --coef-range age=0:3``."""
+    global_range: Any = None
+    per_feature: dict[str, Any] = {}
+    for item in items:
         if "=" in item:
-            per_feature.update(_assignments([item], "--coef-range", _range_value))
+            per_feature.update(_assignments([item], flag, parse))
             continue
-        value = _range_value(item, f"--coef-range {item!r}")
+        value = _read(parse, item, f"{flag} {item!r}")
         if global_range is not None and value != global_range:
-            raise CliError(f"--coef-range is given twice for all features: {global_range} and {value}")
+            raise CliError(f"{flag} is given twice for all features: {global_range} and {value}")
         global_range = value
     return global_range, per_feature
 
 
-def _checked(convert, ok, expected: str):
-    """An argparse type: ``convert`` the text, then require ``ok(value)``."""
+def _read(parse: Callable[[str], Any] | None, text: str, what: str) -> Any:
+    """The value a flag's text stands for (the spec checks it); bad text names the flag."""
+    try:
+        return text if parse is None else parse(text)
+    except ValueError as exc:
+        raise CliError(f"{what}: {exc}") from None
 
-    def parse(text: str):
+
+def _value_type(row: Option) -> Callable[[str], Any]:
+    """An argparse type: the flag's text read as a value, then checked as the spec checks it."""
+
+    def parse(text: str) -> Any:
         try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
-        if not ok(value):
-            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
-        return value
+            value = text if row.flag.parse is None else row.flag.parse(text)
+            return row.check(value, row.name)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
-
-
-_fraction = _checked(float, lambda v: 0 <= v <= 1, "a number between 0 and 1")
-_nonneg_int = _checked(int, lambda v: v >= 0, "a whole number >= 0")
-_positive_float = _checked(float, lambda v: math.isfinite(v) and v > 0, "a number of seconds > 0")
-
-
-def _nonneg_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
 
 
 # -- data ---------------------------------------------------------------------------------
@@ -253,84 +212,49 @@ def _unknown_column(name: str, columns: Sequence[str], path: str, option: str = 
 
 # -- options -> fit keyword arguments ---------------------------------------------------------
 def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The engine options given on the command line (only those given, so defaults stay the engine's)."""
-    opts: dict[str, Any] = {}
-    for attr in ("max_fpr", "min_tpr", "max_size", "C0", "time_limit", "solver", "gap", "zero_score", "loss", "scale"):
-        value = getattr(args, attr, None)
-        if value is not None:
-            opts[attr] = value
-    signs = _assignments(getattr(args, "sign", None), "--sign", _sign_value)
-    if signs:
-        opts["signs"] = signs
-    lock = _assignments(getattr(args, "lock", None), "--lock", _int_value)
-    if lock:
-        opts["lock"] = lock
-    penalties = _assignments(getattr(args, "penalty", None), "--penalty", _float_value)
-    if penalties:
-        opts["penalties"] = penalties
-    if getattr(args, "exclude", None):
-        opts["exclude"] = list(dict.fromkeys(args.exclude))
-    if getattr(args, "require", None):
-        opts["require"] = list(dict.fromkeys(args.require))
-    global_range, per_feature = _coef_ranges(getattr(args, "coef_range", None))
-    if global_range is not None:
-        opts["coef_range"] = global_range
-    if per_feature:
-        opts["coef_ranges"] = per_feature
-    if getattr(args, "intercept_range", None) is not None:
-        opts["intercept_range"] = _range_value(args.intercept_range, f"--intercept-range {args.intercept_range!r}")
-    opts.update(_group_options(args))
-    return opts
+    """The engine options given on the command line (only those given, so defaults stay the
+    engine's), read as the options table says and checked by ``make_spec`` before any data is read."""
+    from .core.spec import make_spec
 
-
-# -- group fairness (issue 22): BEGIN CLI block ---------------------------------------------------
-def _group_options(args: argparse.Namespace) -> dict[str, Any]:
-    """--max-tpr-gap, --max-fpr-gap, and --max-fpr-by-group / --min-tpr-by-group: one FRACTION
-    for every group, or GROUP=FRACTION (repeated) per group."""
     opts: dict[str, Any] = {}
-    for attr in ("max_tpr_gap", "max_fpr_gap"):
-        if getattr(args, attr, None) is not None:
-            opts[attr] = getattr(args, attr)
-    for attr in ("max_fpr_by_group", "min_tpr_by_group"):
-        items = getattr(args, attr, None)
-        if not items:
+    for row in flagged():
+        raw, flag = getattr(args, row.name, None), row.flag
+        if raw is None:
             continue
-        option = "--" + attr.replace("_", "-")
-        if len(items) == 1 and "=" not in items[0]:
-            opts[attr] = _float_value(items[0], option)
+        if flag.kind == "list":
+            opts[row.name] = list(dict.fromkeys(raw))
+        elif flag.kind == "assign":
+            opts[row.name] = _assignments(raw, flag.flag, flag.parse)
+        elif flag.kind == "assign_or_value":
+            whole, per_feature = _whole_and_per_feature(raw, flag.flag, flag.parse)
+            if whole is not None and per_feature and flag.per_feature == row.name:  # a group cap: one or the other
+                raise CliError(f"{flag.flag}: give one value for every group or GROUP=VALUE, not both")
+            opts.update({} if whole is None else {row.name: whole})
+            opts.update({flag.per_feature: per_feature} if per_feature else {})
         else:
-            opts[attr] = _assignments(items, option, _float_value)
-    if opts and getattr(args, "sensitive", None) is None:
-        raise CliError(f"{', '.join('--' + k.replace('_', '-') for k in opts)} need --sensitive COLUMN "
-                       "(the column that holds each row's group)")
+            opts[row.name] = raw
+    make_spec(**opts)
     return opts
+
+
+def _check_group_flags(opts: dict[str, Any], sensitive: str | None) -> None:
+    """The group options (the table's flags in the "groups" section) need --sensitive COLUMN."""
+    given = [row.flag.flag for row in flagged() if row.flag.group == "groups" and opts.get(row.name) is not None]
+    if given and sensitive is None:
+        raise CliError(f"{', '.join(given)} need --sensitive COLUMN (the column that holds each row's group)")
 
 
 def _add_group_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("group fairness", "caps and gaps between the groups of one column (exact, proven)")
     g.add_argument("--sensitive", metavar="COLUMN",
                    help="the column of each row's group (sex, site); a text column is not a feature")
-    g.add_argument("--max-tpr-gap", dest="max_tpr_gap", type=_fraction, metavar="FRACTION",
-                   help="largest difference between two groups' TPR")
-    g.add_argument("--max-fpr-gap", dest="max_fpr_gap", type=_fraction, metavar="FRACTION",
-                   help="largest difference between two groups' FPR")
-    g.add_argument("--max-fpr-by-group", dest="max_fpr_by_group", action="append", metavar="FRACTION|GROUP=FRACTION",
-                   help="FPR cap in every group, or in one group (repeat)")
-    g.add_argument("--min-tpr-by-group", dest="min_tpr_by_group", action="append", metavar="FRACTION|GROUP=FRACTION",
-                   help="TPR floor in every group, or in one group (repeat)")
-# -- group fairness: END ----------------------------------------------------------------------------
+    _add_table_options(g, "groups", {})
 
 
 def _named_features(opts: dict[str, Any]) -> dict[str, list[str]]:
-    named = {
-        "--sign": list(opts.get("signs", {})),
-        "--lock": list(opts.get("lock", {})),
-        "--penalty": list(opts.get("penalties", {})),
-        "--exclude": list(opts.get("exclude", [])),
-        "--require": list(opts.get("require", [])),
-        "--coef-range": list(opts.get("coef_ranges", {})),
-    }
-    return {k: v for k, v in named.items() if v}
+    """The feature names the options use, by the flag that gave them."""
+    flags = {row.name: row.flag.flag for row in flagged()}
+    return {flags.get(label, label): names for label, names in named_features(opts).items()}
 
 
 def _check_names(opts: dict[str, Any], features: Sequence[str], target: str) -> None:
@@ -394,16 +318,7 @@ class _Progress:
     one. The solver threads report; the main thread prints (``tick``)."""
 
     def __init__(self, data, spec, stream=None):
-        import numpy as np
-
-        from .core.formulation import build_formulation
-        from .core.status import limit_scale
-
         self.data, self.spec, self.stream = data, spec, stream or sys.stderr
-        self.labels = np.where(data.y == 1, data.positive, data.negative)
-        # how a bound reads in the user's units, as fit stores it on its cards
-        scale = limit_scale(build_formulation(data, spec))
-        self.limits = None if scale is None else scale.to_dict()
         self.lock = threading.Lock()
         self.best, self.bound, self.fresh = None, -math.inf, False
         # the first line after a second: a fit that ends sooner prints only its card
@@ -428,21 +343,17 @@ class _Progress:
 
     def describe(self, inc, bound: float) -> str:
         """The headline of the card found so far, in the same words as the final card's."""
-        from dataclasses import replace
-
-        from .core.scoring import ScoringSystem
         from .core.status import describe
-        from .solvers.base import relative_gap
+        from .fitting.cards import card_from_incumbent
 
-        bound = min(bound, inc.objective) if math.isfinite(bound) else None
-        card = ScoringSystem(
-            self.data.feature_names, tuple(int(c) for c in inc.coefficients), int(inc.intercept),
-            positive=self.data.positive, negative=self.data.negative, status="feasible",
-            objective=inc.objective, bound=bound, gap=None if bound is None else relative_gap(inc.objective, bound),
-            solve_time=time.perf_counter() - self.t0, spec=self.spec, binary=tuple(self.data.binary),
-            positive_name=self.data.positive_name, details={"limits": self.limits}, zero_score=self.spec.zero_score,
-        )
-        card = replace(card, train_metrics=card.metrics(self.data.X, self.labels, sample_weight=self.data.weight))
+        limits = None
+        if inc.limits is None and inc.multiplier is None:  # an incumbent not reported by fit carries none
+            from .core.formulation import build_formulation
+            from .fitting.cards import limits_in_user_units
+
+            limits = limits_in_user_units(build_formulation(self.data, self.spec))
+        card = card_from_incumbent(self.data, self.spec, inc, bound=bound, solve_time=time.perf_counter() - self.t0,
+                                   limits=limits)
         return describe(card).headline
 
 
@@ -490,23 +401,25 @@ def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, sensi
                        **options):
     """Fit with progress and Ctrl-C handling, reporting the engine's data and box warnings as
     one-line messages, not source locations. Returns (card, interrupted)."""
-    import slimwidgets as sw
-    from .core.data import prepare_data
-    from .fitting.driver import _warm_up
+    from .core.data import DataWarning, prepare_data
+    from .core.spec import make_spec
+    from .core.status import DegenerateCardWarning
+    from .fitting.errors import BoxWarning
+    from .solvers.search import warm_up
 
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", sw.DataWarning)
-        warnings.simplefilter("ignore", sw.DegenerateCardWarning)  # _emit says it, also for 'show'
-        warnings.simplefilter("always", sw.BoxWarning)
+        warnings.simplefilter("always", DataWarning)
+        warnings.simplefilter("ignore", DegenerateCardWarning)  # _emit says it, also for 'show'
+        warnings.simplefilter("always", BoxWarning)
         try:
-            _warm_up()  # a first compile is announced, and not charged to the time limit
+            warm_up()  # a first compile is announced, and not charged to the time limit
             started = time.perf_counter()
             data = prepare_data(X, y, positive=positive, sensitive_features=sensitive_features)
-            spec = sw.make_spec(**options)
+            spec = make_spec(**options)
             return _solve_interruptibly(data, spec, None if quiet else _Progress(data, spec), started)
         finally:
             for w in caught:
-                if issubclass(w.category, (sw.DataWarning, sw.BoxWarning)):
+                if issubclass(w.category, (DataWarning, BoxWarning)):
                     print(f"{PROG}: warning: {w.message}", file=sys.stderr)
                 else:
                     warnings.showwarning(w.message, w.category, w.filename, w.lineno)
@@ -515,6 +428,7 @@ def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, sensi
 # -- commands -------------------------------------------------------------------------------------
 def cmd_fit(args: argparse.Namespace) -> int:
     opts = _spec_options(args)
+    _check_group_flags(opts, args.sensitive)
     _check_writable(args.out, args.json)
     frame = read_csv(args.data, sep=args.sep)
     columns = [str(c) for c in frame.columns]
@@ -531,13 +445,13 @@ def cmd_fit(args: argparse.Namespace) -> int:
             "a classifier needs rows of both classes"
         )
     X = frame.drop(columns=[args.target])
-    if args.sensitive is not None and args.sensitive not in X.columns:  # group fairness (issue 22)
+    if args.sensitive is not None and args.sensitive not in X.columns:
         raise _unknown_column(args.sensitive, columns, args.data, "--sensitive")
     if X.shape[1] == 0:
         raise CliError(f"{args.data} has no feature columns besides the target {args.target!r}")
     _check_names(opts, [str(c) for c in X.columns], args.target)
     positive = None if args.positive is None else _match_label(args.positive, y, args.target)
-    opts.setdefault("time_limit", DEFAULT_TIME_LIMIT)
+    opts = {**FIT_DEFAULTS, **opts}
     card, interrupted = _fit_with_warnings(X, y, positive=positive, quiet=args.quiet,
                                            sensitive_features=args.sensitive, **opts)
     _emit(card, args)
@@ -550,8 +464,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     opts = _spec_options(args)
     _check_writable(args.out, args.json)
     X, y = load_demo()
-    opts.setdefault("max_size", 5)
-    opts.setdefault("time_limit", DEMO_TIME_LIMIT)
+    opts = {**DEMO_DEFAULTS, **opts}
     _check_names(opts, list(X.columns), str(y.name))
     card, interrupted = _fit_with_warnings(X, y, quiet=args.quiet, **opts)
     _emit(card, args)
@@ -595,15 +508,29 @@ def _add_output_options(p: argparse.ArgumentParser, *, json_option: bool = True)
         g.add_argument("--json", metavar="FILE", help="also write the card as JSON (reload it with 'slimwidgets show')")
 
 
+def _add_table_options(group, section: str, defaults: dict[str, Any]) -> None:
+    """The flags of the options table in ``section`` ("spec", "groups" or "solver"), in its order; the
+    command's own defaults (``defaults``) are said in the help."""
+    for row in flagged():
+        flag = row.flag
+        if flag.group != section:
+            continue
+        help_text = flag.help + (f" (default: {defaults[row.name]:g})" if row.name in defaults else "")
+        kwargs: dict[str, Any] = {"dest": row.name, "help": help_text}
+        if flag.kind == "value":
+            kwargs.update(type=_value_type(row), metavar=flag.metavar)
+        elif flag.kind == "choice":
+            kwargs.update(choices=row.choices)
+        elif flag.kind == "switch":
+            kwargs.update(action="store_const", const=flag.const)
+        else:
+            kwargs.update(action="append", metavar=flag.metavar)
+        group.add_argument(flag.flag, **kwargs)
+
+
 def _add_solver_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
     g = p.add_argument_group("solver")
-    g.add_argument("--time-limit", dest="time_limit", type=_positive_float, metavar="SECONDS",
-                   help="stop after SECONDS and print the best card found, with what is proven about it "
-                        f"(default: {DEMO_TIME_LIMIT if demo else DEFAULT_TIME_LIMIT:g}); Ctrl-C stops earlier "
-                        "the same way (status 'interrupted', exit code 130)")
-    g.add_argument("--solver", choices=("auto", "highs", "cbc", "enumerate", "scan"), help="auto (default): enumerate small boxes, else HiGHS")
-    g.add_argument("--gap", type=_fraction, metavar="FRACTION",
-                   help="stop when the relative optimality gap is at most FRACTION (default: 0, prove optimality)")
+    _add_table_options(g, "solver", _command_defaults(demo))
     g.add_argument("--quiet", action="store_true",
                    help="print no progress lines on stderr while solving")
 
@@ -612,36 +539,16 @@ def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None
     g = p.add_argument_group("the scoring system",
                              "options naming a feature repeat; NAME=VALUE is split on the last '=' "
                              "so feature names may contain '='")
-    g.add_argument("--max-size", dest="max_size", type=_nonneg_int, metavar="K",
-                   help="use at most K features" + (" (default: 5)" if demo else ""))
-    g.add_argument("--max-fpr", dest="max_fpr", type=_fraction, metavar="FRACTION",
-                   help="false positive rate at most FRACTION on the training data")
-    g.add_argument("--min-tpr", dest="min_tpr", type=_fraction, metavar="FRACTION",
-                   help="true positive rate at least FRACTION on the training data")
-    g.add_argument("--C0", dest="C0", type=_nonneg_float, metavar="C",
-                   help="accuracy traded for one fewer feature (default: the engine's automatic value)")
-    g.add_argument("--sign", action="append", metavar="NAME=SIGN", help="points of NAME must be + or - (or free)")
-    g.add_argument("--exclude", action="append", metavar="NAME", help="never use feature NAME")
-    g.add_argument("--require", action="append", metavar="NAME", help="always use feature NAME")
-    g.add_argument("--lock", action="append", metavar="NAME=POINTS", help="fix the points of NAME")
-    g.add_argument("--penalty", action="append", metavar="NAME=C",
-                   help="cost of using NAME, replacing C0 for that feature")
-    g.add_argument("--coef-range", dest="coef_range", action="append", metavar="LO:HI|NAME=LO:HI",
-                   help="allowed points, for every feature (LO:HI, default -10:10) or one feature (NAME=LO:HI)")
-    g.add_argument("--intercept-range", dest="intercept_range", metavar="LO:HI",
-                   help="allowed intercept (minus the threshold); default: derived from the data, "
-                        "wide enough never to limit the card")
-    g.add_argument("--zero-score", dest="zero_score", choices=("positive", "error"),
-                   help="what a total exactly at the threshold predicts: positive (default: the card says "
-                        "'SCORE >= T') or error (the paper's rule: a zero total is an error, 'SCORE > T')")
-    g.add_argument("--loss", choices=("zero_one", "logistic"),
-                   help="zero_one (default): a decision card; logistic: a risk card, with its predicted risk per score")
-    g.add_argument("--no-scale", dest="scale", action="store_const", const=False,
-                   help="risk cards: no real multiplier (risk = 1/(1+exp(-score)), RiskSLIM's model)")
+    _add_table_options(g, "spec", _command_defaults(demo))
+
+
+def _command_defaults(demo: bool) -> dict[str, Any]:
+    """Options whose default on the command line is not the engine's."""
+    return dict(DEMO_DEFAULTS if demo else FIT_DEFAULTS)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from ._version import __version__
 
     parser = argparse.ArgumentParser(
         prog=PROG, allow_abbrev=False,

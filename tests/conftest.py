@@ -3,12 +3,11 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # the brute-force oracle
-# Test files share tiny problems and fixtures (``from test_exactness import tiny_problem``):
-# every folder of the mirror is importable by module name.
-for _folder in sorted(Path(__file__).parent.iterdir()):
-    if _folder.is_dir() and _folder.name not in ("data", "__pycache__"):
-        sys.path.insert(1, str(_folder))
+# The helpers every folder shares live here, beside this file, as modules of their own: brute.py
+# and brute_risk.py (the brute-force oracles), tiny_problems.py, solver_children.py,
+# studio_helpers.py, shared_data.py. No test file imports another test file
+# (tests/test_architecture.py checks it); fixtures live in the conftest.py of their folder.
+sys.path.insert(0, str(Path(__file__).parent))
 
 
 from shared_data import shared_data_dir  # noqa: E402  (a module of its own: tests/e2e has a conftest too)

@@ -55,3 +55,14 @@ def test_notebooks_are_pages(built_docs):
     assert "Studio" in quickstart and "load_demo" in quickstart
     exactness = (built_docs / "exactness.html").read_text(encoding="utf-8")
     assert "brute-force" in exactness
+
+
+def test_the_options_page_lists_every_option(built_docs):
+    from slimwidgets.core.options import OPTIONS
+
+    page = (built_docs / "api" / "options.html").read_text(encoding="utf-8")
+    table = page[page.index("<table"):page.index("</table>")]
+    for row in OPTIONS:
+        assert f'<span class="pre">{row.name}</span>' in table, row.name
+        if row.flag is not None:
+            assert f'<span class="pre">{row.flag.flag}</span>' in table, row.flag.flag

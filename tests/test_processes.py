@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from solver_children import solver_child_alive
 
 ROOT = Path(__file__).resolve().parents[1]
 HANG = 300  # seconds: only so that a broken build fails instead of hanging the suite
@@ -34,17 +35,6 @@ y = (X[:, :4].sum(axis=1) + rng.normal(0, 1.2, size=400) > 2).astype(int)
 
 def env() -> dict:
     return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-
-
-def solver_child_alive(pid: int) -> bool:
-    """Whether ``pid`` is still a running solver child (a pid reused by another program, or a
-    zombie already reaped, is not)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return False
-    return b"slimwidgets.solvers.worker" in cmdline and state != "Z"
 
 
 def wait_gone(pids: list[int]) -> list[int]:

@@ -1,6 +1,7 @@
 // DOM of the studio's alternatives list. Pure functions of the `rows` and `state` traits, which
 // Python builds from the cards (every figure is already in the user's units there).
 import { el } from "./card-dom.js";
+import { explain } from "./glossary.js";
 
 /** One feature of a row: its name (as text, never as HTML) and its points. */
 function feature(f) {
@@ -42,7 +43,7 @@ export function altList(rows, state, choose) {
   const head = el("div", { class: "sw-alts-head" },
     el("span", { class: "sw-alts-title", text: "Other cards nearly as good" }),
     s.phase === "running" ? el("span", { class: "sw-alts-spinner", "aria-hidden": "true" }) : null,
-    el("span", { class: "sw-alts-state", "data-phase": s.phase || "waiting", text: s.text || "" }),
+    el("span", { class: "sw-alts-state", "data-phase": s.phase || "waiting", text: s.text || "", title: explain(s.text) || null }),
     el("span", { class: "sw-clock" }));
   const notice = s.notice ? el("div", { class: "sw-alts-notice", "data-level": s.level || "info", text: s.notice }) : null;
   const list = el("ol", { class: "sw-alts-list" }, (rows || []).map((r) => altRow(r, choose)));

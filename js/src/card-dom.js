@@ -1,5 +1,6 @@
 // DOM of the point table. Pure functions of the state sent by Python: every number shown
 // comes from the `card` and `status` traits, which Python builds from the ScoringSystem.
+import { explain, GLOSSARY } from "./glossary.js";
 
 const STATE_CLASS = {
   solving: "solving", optimal: "optimal", time_limit: "limit", feasible: "limit",
@@ -61,7 +62,7 @@ export function statusLine(status) {
     "data-level": s.level || null,
   },
   el("span", { class: "sw-dot", "aria-hidden": "true" }),
-  el("span", { class: "sw-status-text", text: s.headline || s.text || "" }),
+  el("span", { class: "sw-status-text", text: s.headline || s.text || "", title: explain(s.headline || s.text) || null }),
   state === "solving" ? el("span", { class: "sw-clock" }) : null);
   if (s.warning) line.append(el("div", { class: "sw-status-warning", text: s.warning }));
   if (details.length) {
@@ -99,27 +100,88 @@ export function parsePoints(text) {
   return Number.isSafeInteger(v) ? v : null;
 }
 
-/** Build the table; `send(request)` is called with {op, feature?, value?}. */
-export function cardTable(card, status, send) {
+/**
+ * Say in place that what was typed is not a whole number: the text stays in the box, marked,
+ * with a line beside it naming the value the card keeps (Escape puts that value back).
+ */
+export function markInvalid(input, kept) {
+  const typed = input.value;
+  input.classList.add("sw-invalid");
+  input.setAttribute("aria-invalid", "true");
+  const text = `\u201c${typed}\u201d is not a whole number (e.g. 3 or \u22122): the card keeps ${kept}`;
+  input.title = text;
+  let note = noteOf(input);
+  if (!note) {
+    // under the row of the box (a points cell), or under the line that holds it (the threshold)
+    const row = input.closest("tr");
+    const anchor = row || input.parentElement;
+    if (!anchor) return;
+    note = row ? el("tr", { class: "sw-input-error-row" }, el("td", { colSpan: 4, class: "sw-input-error", role: "alert" }))
+      : el("div", { class: "sw-input-error", role: "alert" });
+    anchor.after(note);
+  }
+  (note.querySelector(".sw-input-error") || note).textContent = text;
+}
+
+/** The line markInvalid put under ``input`` (null when there is none). */
+function noteOf(input) {
+  const anchor = input.closest("tr") || input.parentElement;
+  const next = anchor ? anchor.nextElementSibling : null;
+  return next && (next.classList.contains("sw-input-error-row") || next.classList.contains("sw-input-error")) ? next : null;
+}
+
+/** Undo markInvalid once the box holds a whole number again. */
+function clearInvalid(input) {
+  input.classList.remove("sw-invalid");
+  input.removeAttribute("aria-invalid");
+  input.removeAttribute("title");
+  const note = noteOf(input);
+  if (note) note.remove();
+}
+
+/** A points (or threshold) box: a whole number is sent, anything else is said in place. */
+function pointsBox(input, current, sendValue) {
+  guardKeys(input);
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") { input.value = String(current); clearInvalid(input); }
+  });
+  input.addEventListener("change", () => {
+    const v = parsePoints(input.value);
+    if (v === null) { markInvalid(input, current); return; }
+    clearInvalid(input);
+    // Enter commits, and the browser's own change event on blur would commit the same value again
+    if (v !== current && input.dataset.sent !== String(v)) {
+      input.dataset.sent = String(v);
+      sendValue(v);
+    }
+  });
+  return input;
+}
+
+// Above this many rows, the rules with 0 points fold away behind "show all N rules" (the feature
+// panel is where they are edited), so the status, the card and its figures stay in view.
+export const FOLD_ABOVE = 12;
+
+/**
+ * Build the table; `send(request)` is called with {op, feature?, value?}. `view.expanded` shows
+ * the folded rules, `view.toggle()` is called by the button that folds or shows them.
+ */
+export function cardTable(card, status, send, view = {}) {
   const root = el("div", { class: "sw-card-body" });
   if (!card) {
     root.append(el("div", { class: "sw-empty", text: status && status.state === "solving" ? "solving…" : "no card to show" }));
     return root;
   }
   const editable = !!card.editable;
+  if (card.is_previous && status && status.state === "solving") {
+    // the previous card stays, dimmed, until a card for the new settings is worth showing
+    root.append(el("div", { class: "sw-previous-note", role: "status", text: "solving for the new settings\u2026 (the card below is for the previous ones)" }));
+  }
   const thr = el("input", {
     class: "sw-threshold", type: "text", inputMode: "numeric", defaultValue: String(card.threshold), value: String(card.threshold),
     disabled: !editable, "aria-label": "threshold", "data-feature": "__threshold__",
   });
-  guardKeys(thr);
-  thr.addEventListener("change", () => {
-    const v = parsePoints(thr.value);
-    if (v === null) { thr.value = String(card.threshold); thr.classList.add("sw-invalid"); return; }
-    if (v !== card.threshold && thr.dataset.sent !== String(v)) {
-      thr.dataset.sent = String(v);
-      send({ op: "threshold", value: v });
-    }
-  });
+  pointsBox(thr, card.threshold, (v) => send({ op: "threshold", value: v }));
   // ">" only for cards made under the paper's rule (a zero total is an error); else "score >= threshold"
   const sign = card.rule === ">" ? " IF SCORE > " : " IF SCORE \u2265 ";
   root.append(el("div", { class: "sw-rule" }, "PREDICT ", el("b", { text: String(card.positive).toUpperCase() }), sign, thr));
@@ -128,24 +190,19 @@ export function cardTable(card, status, send) {
   table.append(el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: "feature" }),
     el("th", { text: "points" }), el("th", { text: "" }))));
   const body = el("tbody");
+  const unused = card.rows.filter((r) => r.points === 0 && !r.edited && !(r.locked !== null && r.locked !== undefined)).length;
+  const folding = card.rows.length > FOLD_ABOVE && unused > 0;
+  const folded = folding && !view.expanded;
   let n = 0;
   for (const row of card.rows) {
     const used = row.points !== 0;
+    const locked0 = row.locked !== null && row.locked !== undefined;
     if (used) n += 1;
     const input = el("input", {
       class: "sw-points", type: "text", inputMode: "numeric", defaultValue: String(row.points), value: String(row.points),
       disabled: !editable, "aria-label": `points of ${row.name}`, "data-feature": row.name,
     });
-    guardKeys(input);
-    input.addEventListener("change", () => {
-      const v = parsePoints(input.value);
-      if (v === null) { input.value = String(row.points); input.classList.add("sw-invalid"); return; }
-      // Enter commits, and the browser's own change event on blur would commit the same value again
-      if (v !== row.points && input.dataset.sent !== String(v)) {
-        input.dataset.sent = String(v);
-        send({ op: "edit", feature: row.name, value: v });
-      }
-    });
+    pointsBox(input, row.points, (v) => send({ op: "edit", feature: row.name, value: v }));
     const locked = row.locked !== null && row.locked !== undefined;
     const lockBtn = el("button", {
       class: "sw-lock" + (locked ? " sw-locked" : ""), type: "button", disabled: !editable && !locked,
@@ -157,18 +214,26 @@ export function cardTable(card, status, send) {
     });
     const label = row.binary ? row.name : `× ${row.name}`;
     body.append(el("tr", {
-      class: [used ? "sw-used" : "sw-unused", row.edited ? "sw-edited-row" : ""].join(" ").trim(),
+      class: [used ? "sw-used" : "sw-unused", row.edited ? "sw-edited-row" : "",
+        folded && !used && !locked0 && !row.edited ? "sw-folded" : ""].join(" ").trim(),
       "data-feature": row.name,
     }, el("td", { class: "sw-num", text: used ? `${n}.` : "" }), el("td", { class: "sw-name", text: label, title: row.name }),
     el("td", { class: "sw-cell" }, input), el("td", { class: "sw-cell" }, lockBtn)));
   }
   table.append(body);
   root.append(table);
+  if (folding) {
+    const label = folded ? `show all ${card.rows.length} rules (${unused} with 0 points)` : `fold the ${unused} rules with 0 points`;
+    const button = el("button", { class: "sw-fold", type: "button", text: label, "aria-expanded": folded ? "false" : "true",
+      title: "the rules the card does not use; the feature panel below is where they are edited" });
+    button.addEventListener("click", () => { if (view.toggle) view.toggle(); });
+    root.append(button);
+  }
   const figures = Array.isArray(card.metrics) && card.metrics.length > 1 ? figuresTable(card.metrics, n) : null;
   if (figures) root.append(figures);
-  else if (card.metrics_text) root.append(el("div", { class: "sw-metrics", text: card.metrics_text }));
-  if (card.cost_text) root.append(el("div", { class: "sw-cost", text: card.cost_text }));
-  if (card.spec_text) root.append(el("div", { class: "sw-spec", text: card.spec_text }));
+  else if (card.metrics_text) root.append(el("div", { class: "sw-metrics", text: card.metrics_text, title: explain(card.metrics_text) || null }));
+  if (card.cost_text) root.append(el("div", { class: "sw-cost", text: card.cost_text, title: explain(card.cost_text) || null }));
+  if (card.spec_text) root.append(el("div", { class: "sw-spec", text: card.spec_text, title: explain(card.spec_text) || null }));
   return root;
 }
 
@@ -183,7 +248,7 @@ export function figuresTable(rows, size) {
   const fixed = (v, digits) => (v === null || v === undefined ? "–" : v.toFixed(digits));
   const cells = (r) => (risk ? [fixed(r.log_loss, 4), fixed(r.auc, 3)] : [pct(r.error), pct(r.tpr), pct(r.fpr)]);
   const table = el("table", { class: "sw-figures" },
-    el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { text: h })))),
+    el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { text: h, title: GLOSSARY[h] || null })))),
     el("tbody", {}, ...rows.map((r) => el("tr", { "data-set": r.set },
       el("th", { text: SET_NAME[r.set] || r.set }), ...cells(r).map((text) => el("td", { text })),
       el("td", { text: r.n === null || r.n === undefined ? "–" : String(r.n) })))));

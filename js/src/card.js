@@ -16,16 +16,23 @@ function render({ model, el: host }) {
     model.set("request", { ...request, nonce: `${Date.now()}-${nonce}` });
     model.save_changes();
   };
+  let shownStatus = null;
   const drawStatus = () => {
     const status = model.get("status") || {};
+    // the line is redrawn only when what it says changes (its clock ticks on its own)
+    const words = JSON.stringify(["state", "text", "headline", "level", "proven", "warning", "started", "details"].map((k) => status[k]));
+    if (words === shownStatus) return;
+    shownStatus = words;
     statusHost.replaceChildren(statusLine(status));
     root.setAttribute("data-state", status.state || "idle");
   };
+  // whether the rules with 0 points are shown (a choice of the user's: kept across redraws)
+  const fold = { expanded: false, toggle: () => { fold.expanded = !fold.expanded; drawCard(); } };
   const drawCard = () => {
     const card = model.get("card");
     root.classList.toggle("sw-previous", !!(card && card.is_previous));
     root.setAttribute("data-card-id", card ? String(card.id) : "");
-    swap(bodyHost, cardTable(card, model.get("status"), send));
+    swap(bodyHost, cardTable(card, model.get("status"), send, fold));
     const risk = card ? riskTable(card.risk_table) : null;
     riskHost.replaceChildren(...(risk ? [risk] : []));
   };

@@ -6,15 +6,17 @@ import { el } from "./card-dom.js";
 const pct = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)} %`);
 const count = (v) => (v === null || v === undefined ? "" : String(Math.round(v * 100) / 100));
 
-/** One observed-rate cell: the rate, and below it the interval and "events of rows". */
+/** One observed-rate cell: the rate, its interval and "events/rows", on one line. */
 function observed(row, prefix) {
   const n = row[`${prefix}_count`];
   if (n === null || n === undefined) return el("td", { class: "sw-risk-none", text: "no rows" });
   const interval = `${pct(row[`${prefix}_lower`])} – ${pct(row[`${prefix}_upper`])}`.replace(/ %(?= –)/, "");
-  return el("td", { class: "sw-risk-obs" },
+  // one line: the rate, its interval, and "events/rows" (said in full on hover)
+  const events = count(row[`${prefix}_events`]);
+  return el("td", { class: "sw-risk-obs", title: `${events} events among ${count(n)} rows; 95 % Wilson interval ${interval}` },
     el("div", { class: "sw-risk-rate", text: pct(row[`${prefix}_rate`]) }),
     el("div", { class: "sw-risk-ci", text: interval }),
-    el("div", { class: "sw-risk-n", text: `${count(row[`${prefix}_events`])} of ${count(n)}` }));
+    el("div", { class: "sw-risk-n", text: `${events}/${count(n)}` }));
 }
 
 /** The table, or null when the card has none (a decision card). */

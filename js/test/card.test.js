@@ -56,8 +56,30 @@ describe("the point table", () => {
     input.value = "six";
     input.dispatchEvent(new Event("change"));
     expect(model.saved).toHaveLength(1);
-    expect(input.value).toBe("4");
+    // said in place: the typed text stays, marked, with a line under its row naming the value kept
+    expect(input.value).toBe("six");
     expect(input.classList.contains("sw-invalid")).toBe(true);
+    const note = host.querySelector("tr[data-feature=BareNuclei] + tr.sw-input-error-row");
+    expect(note.textContent).toContain("\u201csix\u201d is not a whole number");
+    expect(note.textContent).toContain("the card keeps 4");
+    input.value = "7";
+    input.dispatchEvent(new Event("change"));
+    expect(model.get("request")).toMatchObject({ op: "edit", feature: "BareNuclei", value: 7 });
+    expect(input.classList.contains("sw-invalid")).toBe(false);
+    expect(host.querySelector(".sw-input-error-row")).toBeNull();
+  });
+
+  it("says a bad threshold in place and puts the value back on Escape", () => {
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    view.render({ model, el: host });
+    const thr = host.querySelector("input.sw-threshold");
+    thr.value = "abc";
+    thr.dispatchEvent(new Event("change"));
+    expect(model.saved).toHaveLength(0);
+    expect(host.querySelector(".sw-rule + .sw-input-error").textContent).toContain("\u201cabc\u201d");
+    thr.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    expect(thr.value).toBe(String(card().threshold));
+    expect(host.querySelector(".sw-input-error")).toBeNull();
   });
 
   it("commits a cell on Enter and keeps its keys from the notebook", () => {
@@ -112,6 +134,24 @@ describe("the point table", () => {
     expect(host.querySelector(".sw-card").classList.contains("sw-previous")).toBe(true);
     expect(host.querySelector(".sw-status").dataset.state).toBe("solving");
     expect(host.querySelector(".sw-clock")).not.toBeNull();
+  });
+
+  it("says the dimmed card is the previous one while the new settings solve", () => {
+    const model = fakeModel({ card: card({ editable: false, is_previous: true }), status: { state: "solving", text: "solving\u2026", started: 1 }, request: {} });
+    view.render({ model, el: host });
+    expect(host.querySelector(".sw-previous-note").textContent).toContain("solving for the new settings");
+    model.push("card", card({ id: 2 }));
+    expect(host.querySelector(".sw-previous-note")).toBeNull();
+  });
+
+  it("redraws the status line only when what it says changes", () => {
+    const model = fakeModel({ card: card(), status: { state: "solving", text: "solving\u2026 \u00b7 TPR 90.0 %", started: 1, elapsed: 0.5 }, request: {} });
+    view.render({ model, el: host });
+    const first = host.querySelector(".sw-status");
+    model.push("status", { state: "solving", text: "solving\u2026 \u00b7 TPR 90.0 %", started: 1, elapsed: 0.9, bound: 3 });
+    expect(host.querySelector(".sw-status")).toBe(first);
+    model.push("status", { state: "solving", text: "solving\u2026 \u00b7 TPR 91.0 %", started: 1, elapsed: 1.2 });
+    expect(host.querySelector(".sw-status")).not.toBe(first);
   });
 
   it("keeps the cells editable while a solve runs, when Python says so", () => {
@@ -228,5 +268,51 @@ describe("the status line", () => {
     expect(detailLines(["a", 2])).toEqual(["a", "2"]);
     expect(detailLines({ bound: null })).toEqual(["bound: –"]);
     expect(detailLines(null)).toEqual([]);
+  });
+});
+
+describe("words explained on hover", () => {
+  it("gives the status line, the figures' heads and the cost the meaning of TPR, FPR, cap and proven", async () => {
+    const { statusLine, figuresTable } = await import("../src/card-dom.js");
+    const { explain } = await import("../src/glossary.js");
+    const line = statusLine({ state: "optimal", text: "TPR 95.3 % at FPR 19.6 % \u00b7 proven best under this cap" });
+    const title = line.querySelector(".sw-status-text").title;
+    for (const word of ["TPR (true-positive rate", "FPR (false-positive rate", "cap:", "proven:"]) expect(title).toContain(word);
+    const heads = [...figuresTable([{ set: "train", error: 0.1, tpr: 0.9, fpr: 0.2, n: 10 }], 3).querySelectorAll("thead th")];
+    expect(heads.find((h) => h.textContent === "TPR").title).toContain("sensitivity");
+    expect(explain("error 12.1 %")).toContain("error:");
+    expect(explain("nothing here")).toBe("");
+    expect(explain("log-loss 0.35")).not.toContain("error:");
+  });
+});
+
+describe("many rules", () => {
+  it("folds the rules with 0 points behind 'show all N rules', and shows them on request", () => {
+    const host = document.createElement("div");
+    document.body.append(host);
+    const rows = Array.from({ length: 30 }, (_, i) => ({ name: `rule ${i}`, points: i < 4 ? i + 1 : 0, binary: true,
+      locked: i === 10 ? 0 : null, edited: false }));
+    const model = fakeModel({ card: card({ rows }), status: { state: "optimal", text: "" }, request: {} });
+    view.render({ model, el: host });
+    const visible = () => [...host.querySelectorAll("tbody tr")].filter((r) => !r.classList.contains("sw-folded")).length;
+    expect(visible()).toBe(5); // 4 rules in use and the one locked at 0
+    expect(host.querySelectorAll("input.sw-points")).toHaveLength(30); // all still there, folded
+    const button = host.querySelector("button.sw-fold");
+    expect(button.textContent).toBe("show all 30 rules (25 with 0 points)");
+    button.click();
+    expect(visible()).toBe(30);
+    model.push("card", card({ id: 2, rows })); // a new card keeps the user's choice
+    expect(visible()).toBe(30);
+    host.querySelector("button.sw-fold").click();
+    expect(visible()).toBe(5);
+    host.remove();
+  });
+
+  it("shows every rule of a small card, with no fold button", () => {
+    const host = document.createElement("div");
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    view.render({ model, el: host });
+    expect(host.querySelector("button.sw-fold")).toBeNull();
+    expect(host.querySelectorAll("tr.sw-folded")).toHaveLength(0);
   });
 });

@@ -16,7 +16,7 @@ describe("the risk table", () => {
     const heads = [...node.querySelectorAll("thead th")].map((h) => h.textContent);
     expect(heads).toEqual(["total score", "predicted risk", "observed, train (95 % CI)"]);
     const cells = [...node.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent));
-    expect(cells[0]).toEqual(["\u22121", "20.0 %", "20.0 %5.7 – 51.0 %2 of 10"]);
+    expect(cells[0]).toEqual(["\u22121", "20.0 %", "20.0 %5.7 – 51.0 %2/10"]);
     expect(cells[1][1]).toBe("65.5 %");
   });
   it("adds the held-out column, saying so where a score has no held-out rows", () => {
@@ -26,7 +26,7 @@ describe("the risk table", () => {
     ]);
     expect(node.querySelectorAll("thead th").length).toBe(4);
     const last = [...node.querySelectorAll("tbody tr")].map((tr) => tr.lastElementChild.textContent);
-    expect(last).toEqual(["25.0 %4.6 – 70.0 %1 of 4", "no rows"]);
+    expect(last).toEqual(["25.0 %4.6 – 70.0 %1/4", "no rows"]);
   });
 });
 

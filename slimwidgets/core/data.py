@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["Dataset", "DataWarning", "prepare_data", "prepare_features", "labels_to_sign"]
+__all__ = ["Dataset", "DataWarning", "prepare_data", "prepare_features", "labels_to_sign", "sensitive_codes"]
 
 
 class DataWarning(UserWarning):
@@ -240,8 +240,6 @@ def prepare_data(
     """
     groups = None
     if sensitive_features is not None:
-        from .groups import sensitive_codes
-
         X, codes, levels, group_name = sensitive_codes(X, sensitive_features)
         groups = codes
     matrix, names = prepare_features(X, feature_names)
@@ -297,3 +295,40 @@ def _warn_about_columns(matrix: np.ndarray, names: tuple[str, ...]) -> None:
     if len(first) < matrix.shape[1]:
         dupes = [names[j] for j in sorted(set(range(matrix.shape[1])) - set(first.tolist()))]
         warnings.warn(f"columns identical to an earlier column (only one of each can matter): {dupes}", DataWarning, stacklevel=3)
+
+
+def sensitive_codes(X: Any, sensitive_features: Any) -> tuple[Any, np.ndarray, tuple[str, ...], str]:
+    """(X to use as features, group code per row, group labels, column name).
+
+    ``sensitive_features`` is a column of ``X`` (kept as a feature when it is numeric, so
+    ``exclude`` can keep the card from using it; dropped when it is text) or a Series /
+    array with one label per row. Labels are compared as text.
+    """
+    name = "group"
+    if isinstance(sensitive_features, str):
+        if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
+            raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
+        name = sensitive_features
+        column = X[sensitive_features]
+        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
+            X = X.drop(columns=[sensitive_features])
+        values = column.to_numpy()
+    else:
+        name = str(getattr(sensitive_features, "name", None) or "group")
+        values = sensitive_features.to_numpy() if isinstance(sensitive_features, (pd.Series, pd.Index)) \
+            else np.asarray(sensitive_features)
+        if values.ndim != 1:
+            raise ValueError(f"sensitive_features must be one column, got shape {values.shape}")
+    n = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
+    if len(values) != n:
+        raise ValueError(f"sensitive_features has {len(values)} values for {n} rows")
+    missing = pd.isna(values)
+    if missing.any():
+        raise ValueError(f"sensitive_features ({name!r}) has {int(missing.sum())} missing values; "
+                         "give them a group of their own (e.g. 'unknown') first")
+    text = np.array([str(v) for v in values], dtype=object)
+    labels, codes = np.unique(text, return_inverse=True)
+    if len(labels) < 2:
+        raise ValueError(f"sensitive_features ({name!r}) has one group only ({labels[0]!r}); "
+                         "group constraints need at least two")
+    return X, codes.astype(np.int64).ravel(), tuple(str(v) for v in labels), name

@@ -41,104 +41,27 @@ Examples
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["GROUP_OPTIONS", "RateRow", "normalize_group_options", "check_group_settings", "sensitive_codes",
-           "rate_rows", "add_rate_rows", "group_rates", "group_problems", "group_items", "group_conflict_items",
-           "refuse_group_paths", "dataset_rates"]
+from .data import labels_to_sign, sensitive_codes
 
-#: the spec's group options, all off (None) by default and serialized only when set
-GROUP_OPTIONS: dict[str, Any] = {"max_fpr_by_group": None, "min_tpr_by_group": None,
-                                 "max_fpr_gap": None, "max_tpr_gap": None}
+__all__ = ["GROUP_OPTIONS", "RateRow", "check_group_settings", "rate_rows", "add_rate_rows", "group_rates",
+           "group_problems", "dataset_rates", "per_group_caps"]
 
-
-def _share(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) <= 1:
-        raise ValueError(f"{what} must be a number in [0, 1], got {value!r}")
-    return float(value)
-
-
-def _per_group(value: Any, what: str) -> float | dict[str, float] | None:
-    """None, one share for every group, or ``{group label: share}`` (labels as text)."""
-    if value is None:
-        return None
-    if isinstance(value, Mapping):
-        if not value:
-            raise ValueError(f"{what} is an empty mapping; give a number or {{group: number}}")
-        return {str(k): _share(v, f"{what}[{k!r}]") for k, v in value.items()}
-    return _share(value, what)
-
-
-def normalize_group_options(options: Mapping[str, Any], loss: str = "zero_one") -> dict[str, Any]:
-    """The checked group options of ``make_spec`` (see the module's doc).
-
-    Examples
-    --------
-    >>> normalize_group_options({"max_fpr_by_group": {"F": 0.1}, "max_tpr_gap": 0.05})["max_fpr_by_group"]
-    {'F': 0.1}
-    """
-    out = {
-        "max_fpr_by_group": _per_group(options.get("max_fpr_by_group"), "max_fpr_by_group"),
-        "min_tpr_by_group": _per_group(options.get("min_tpr_by_group"), "min_tpr_by_group"),
-        "max_fpr_gap": None if options.get("max_fpr_gap") is None else _share(options["max_fpr_gap"], "max_fpr_gap"),
-        "max_tpr_gap": None if options.get("max_tpr_gap") is None else _share(options["max_tpr_gap"], "max_tpr_gap"),
-    }
-    if loss == "logistic" and any(v is not None for v in out.values()):
-        set_ = [k for k, v in out.items() if v is not None]
-        raise ValueError(
-            f"risk cards (loss='logistic') do not take {', '.join(set_)} yet: a risk card's caps are checked by its "
-            "own search and cutting-plane bound (solvers/risk_rules.py), which hold one cap per class over all "
-            "rows, not rows per group; fit a decision card (loss='zero_one') under group constraints")
-    return out
+#: the spec's group options (rows of the options table, core/options.py), all off (None) by
+#: default and serialized only when set
+GROUP_OPTIONS: tuple[str, ...] = ("max_fpr_by_group", "min_tpr_by_group", "max_fpr_gap", "max_tpr_gap")
 
 
 def has_group_options(spec: Any) -> bool:
     return any(getattr(spec, k, None) is not None for k in GROUP_OPTIONS)
 
 
-# -- the group column ---------------------------------------------------------------------------
-def sensitive_codes(X: Any, sensitive_features: Any) -> tuple[Any, np.ndarray, tuple[str, ...], str]:
-    """(X to use as features, group code per row, group labels, column name).
-
-    ``sensitive_features`` is a column of ``X`` (kept as a feature when it is numeric, so
-    ``exclude`` can keep the card from using it; dropped when it is text) or a Series /
-    array with one label per row. Labels are compared as text.
-    """
-    name = "group"
-    if isinstance(sensitive_features, str):
-        if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
-            raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
-        name = sensitive_features
-        column = X[sensitive_features]
-        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
-            X = X.drop(columns=[sensitive_features])
-        values = column.to_numpy()
-    else:
-        name = str(getattr(sensitive_features, "name", None) or "group")
-        values = sensitive_features.to_numpy() if isinstance(sensitive_features, (pd.Series, pd.Index)) \
-            else np.asarray(sensitive_features)
-        if values.ndim != 1:
-            raise ValueError(f"sensitive_features must be one column, got shape {values.shape}")
-    n = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
-    if len(values) != n:
-        raise ValueError(f"sensitive_features has {len(values)} values for {n} rows")
-    missing = pd.isna(values)
-    if missing.any():
-        raise ValueError(f"sensitive_features ({name!r}) has {int(missing.sum())} missing values; "
-                         "give them a group of their own (e.g. 'unknown') first")
-    text = np.array([str(v) for v in values], dtype=object)
-    labels, codes = np.unique(text, return_inverse=True)
-    if len(labels) < 2:
-        raise ValueError(f"sensitive_features ({name!r}) has one group only ({labels[0]!r}); "
-                         "group constraints need at least two")
-    return X, codes.astype(np.int64).ravel(), tuple(str(v) for v in labels), name
-
-
+# -- the group column (core/data.py reads it: sensitive_codes) --------------------------------
 def check_group_settings(data: Any, spec: Any) -> None:
     """Group options need a group column, and name only groups that exist."""
     if not has_group_options(spec):
@@ -158,14 +81,6 @@ def check_group_settings(data: Any, spec: Any) -> None:
                     raise KeyError(f"{option} names the group {g!r}, which {data.sensitive_name!r} does not hold"
                                    + (f" (did you mean {close[0]!r}?)" if close else "")
                                    + f"; its groups are {list(data.sensitive_levels)}")
-
-
-def refuse_group_paths(spec: Any) -> None:
-    """Solvers that cannot hold rows per group (or the user's linear rows) are refused, not
-    silently used."""
-    if (has_group_options(spec) or getattr(spec, "linear", ())) and spec.solver in ("enumerate", "scan"):
-        raise ValueError(f"solver={spec.solver!r} cannot hold group constraints or linear constraints (its compiled "
-                         "loops count errors per class and know no other rows); use solver='auto', 'highs' or 'cbc'")
 
 
 # -- rows of the program --------------------------------------------------------------------------
@@ -303,8 +218,6 @@ def group_rates(card: Any, X: Any, y: Any, sensitive_features: Any, *, sample_we
     0     F  1.0  0.0
     1     M  0.0  1.0
     """
-    from .data import labels_to_sign
-
     X, codes, labels, _ = sensitive_codes(X, sensitive_features)
     signs, positive, _neg = labels_to_sign(y, getattr(card, "positive", None))
     w = np.ones(len(signs)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -333,54 +246,10 @@ def group_problems(card: Any, data: Any, spec: Any) -> list[str]:
     return problems
 
 
-# -- words ------------------------------------------------------------------------------------------
-def _pct(v: float) -> str:
-    return f"{100 * v:.4g} %"
-
-
-def group_items(spec: Any) -> dict[str, tuple[str, str]]:
-    """The group settings as "solved for" fragments: key -> (label, fragment)."""
-    items: dict[str, tuple[str, str]] = {}
-    for option, label in (("max_fpr_by_group", "max FPR in every group"), ("min_tpr_by_group", "min TPR in every group")):
-        value = getattr(spec, option, None)
-        if isinstance(value, Mapping):
-            for g, v in value.items():
-                items[f"{option}:{g}"] = (label.replace("every group", "group"), f"{g} {_pct(v)}")
-        elif value is not None:
-            items[option] = (label, _pct(value))
-    for option, label in (("max_fpr_gap", "FPR gap between groups \u2264"), ("max_tpr_gap", "TPR gap between groups \u2264")):
-        value = getattr(spec, option, None)
-        if value is not None:
-            items[option] = (label, _pct(value))
-    return items
-
-
-def group_conflict_items(spec: Any, levels: tuple[str, ...]) -> list[tuple[str, Any, str]]:
-    """(field, key, description) of each group setting a user could drop, per group for the
-    caps (so a clash names the groups), for ``find_conflicts``."""
-    items: list[tuple[str, Any, str]] = []
-    for option, what in (("max_fpr_by_group", "max_fpr"), ("min_tpr_by_group", "min_tpr")):
-        value = getattr(spec, option, None)
-        if value is None:
-            continue
-        per = value if isinstance(value, Mapping) else {g: value for g in levels}
-        items += [(option, g, f"{what}={v:g} in group {g!r}") for g, v in per.items()]
-    for option in ("max_fpr_gap", "max_tpr_gap"):
-        value = getattr(spec, option, None)
-        if value is not None:
-            items.append((option, None, f"{option}={value:g} between groups {', '.join(map(repr, levels))}"))
-    return items
-
-
-def drop_group_items(d: dict, spec: Any, dropped: list[tuple[str, Any, str]], levels: tuple[str, ...]) -> None:
-    """Remove the ``dropped`` group items from the spec dict ``d`` (in place)."""
-    for field_name, key, _ in dropped:
-        if field_name not in GROUP_OPTIONS:
-            continue
-        if key is None:
-            d[field_name] = None
-            continue
-        value = d.get(field_name)
-        per = dict(value) if isinstance(value, Mapping) else {g: value for g in levels}
-        per.pop(key, None)
-        d[field_name] = per or None
+# -- conflict explanation ---------------------------------------------------------------------------
+def per_group_caps(spec: Any, levels: tuple[str, ...]) -> Any:
+    """``spec`` with a cap given for every group as one number spelled out per group (the same
+    program), so that conflict explanation can drop, and name, the cap of each group."""
+    changes = {name: {g: getattr(spec, name) for g in levels} for name in ("max_fpr_by_group", "min_tpr_by_group")
+               if getattr(spec, name) is not None and not isinstance(getattr(spec, name), Mapping)}
+    return spec.replace(**changes) if changes and levels else spec

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-__all__ = ["LinearRow", "normalize_linear", "add_linear_rows", "linear_problems", "linear_items", "KINDS"]
+__all__ = ["LinearRow", "normalize_linear", "add_linear_rows", "linear_problems", "KINDS"]
 
 KINDS = ("points", "used")
 
@@ -142,9 +142,3 @@ def linear_problems(points: Mapping[str, int], rows: tuple[LinearRow, ...]) -> l
     """The rows a card with ``points`` breaks (for ``check_card``)."""
     return [f"linear constraint {row.name or row.describe()!r} ({row.value(points):g})"
             for row in rows if not row.holds(points)]
-
-
-def linear_items(rows: tuple[LinearRow, ...]) -> dict[str, tuple[str, str]]:
-    """The rows as "solved for" fragments: key -> (label, fragment)."""
-    return {f"linear:{row.name or row.describe()}": ("", (f"{row.name}: " if row.name else "") + row.describe())
-            for row in rows}

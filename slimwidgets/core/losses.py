@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
+from .._jit import njit  # numba's, cached where a cache folder is writable
 from .data import Dataset
 
 __all__ = ["LOSSES", "ZeroOneLoss", "LogisticLoss", "sigmoid", "softplus"]
@@ -195,14 +195,14 @@ def ensure_compiled() -> None:
     box_newton_fit(np.ones((1, 1)), one, one, np.zeros(1), 0.0, -one, one, 1)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _softplus(z: float) -> float:
     if z > 0:
         return z + math.log1p(math.exp(-z))
     return math.log1p(math.exp(z))
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _scan(margins, column, w, deltas, t):  # pragma: no cover - compiled
     out = np.zeros(deltas.size)
     for i in range(margins.size):
@@ -213,7 +213,7 @@ def _scan(margins, column, w, deltas, t):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _column_dots(matrix, p):  # pragma: no cover - compiled
     out = np.zeros(matrix.shape[1])
     for j in range(matrix.shape[1]):
@@ -224,7 +224,7 @@ def _column_dots(matrix, p):  # pragma: no cover - compiled
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _sig(z: float) -> float:
     if z >= 0:
         return 1.0 / (1.0 + math.exp(-z))
@@ -232,7 +232,7 @@ def _sig(z: float) -> float:
     return e / (1.0 + e)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _slope(margins, w, t):  # pragma: no cover - compiled
     """First and second derivative in t of sum_i w_i softplus(-t u_i)."""
     d1 = 0.0
@@ -244,7 +244,7 @@ def _slope(margins, w, t):  # pragma: no cover - compiled
     return d1, d2
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _best_t(margins, w, lo, hi):  # pragma: no cover - compiled
     if _slope(margins, w, hi)[0] <= 0:
         return hi
@@ -265,7 +265,7 @@ def _best_t(margins, w, lo, hi):  # pragma: no cover - compiled
     return t
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _loss_along(u, step, columns, y, w):  # pragma: no cover - compiled
     """Loss of the margins ``u`` moved by ``step`` (intercept first, then one per column)."""
     total = 0.0
@@ -277,7 +277,7 @@ def _loss_along(u, step, columns, y, w):  # pragma: no cover - compiled
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def _gradient_hessian(u, columns, y, w):  # pragma: no cover - compiled
     m = columns.shape[1] + 1
     g = np.zeros(m)
@@ -297,7 +297,7 @@ def _gradient_hessian(u, columns, y, w):  # pragma: no cover - compiled
     return g, h
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(nogil=True)
 def box_newton_fit(columns, y, w, beta, b0, lo, hi, iterations):  # pragma: no cover - compiled
     """Least loss over real points ``beta`` (one per column of ``columns`` = y * x_j), each in
     ``[lo_j, hi_j]``, and a free intercept ``b0``: projected Newton steps with backtracking.

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import export as render
+from .._version import __version__
 from .data import labels_to_sign, prepare_features
 from .spec import ZERO_SCORES, Spec
 from .status import describe, details_text, percent
@@ -396,8 +397,6 @@ class ScoringSystem:
         risk table); ``document=False`` gives the fragment a notebook shows."""
         if not document:
             return render.render_html(self._card_data()) + render.risk_html(self._risk_rows(), self._predicted())
-        from .. import __version__
-
         return render.render_document(self._card_data(), self._risk_rows(), generator=f"slimwidgets {__version__}",
                                       predicted=self._predicted())
 
@@ -426,8 +425,6 @@ class ScoringSystem:
 
     # -- JSON -------------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        from .. import __version__
-
         body = {
             "schema_version": SCHEMA_VERSION,
             "package": "slimwidgets",

@@ -28,23 +28,58 @@ _LATEX_MAP = {
 }
 
 
+# Signs the cards write (and a few more a name may hold), as pdfLaTeX sets them with no package:
+# written as Unicode, pdfLaTeX stops on most ("Unicode character ≤ not set up for use with LaTeX").
+_SIGNS = {
+    "≤": r"$\leq$", "≥": r"$\geq$", "≠": r"$\neq$", "≈": r"$\approx$", "±": r"$\pm$",
+    "×": r"$\times$", "÷": r"$\div$", "·": r"$\cdot$", "−": r"$-$", "–": "--", "—": "---",
+    "…": r"\ldots{}", "→": r"$\rightarrow$", "←": r"$\leftarrow$", "∞": r"$\infty$", "°": r"\textdegree{}",
+    "µ": r"$\mu$", "«": r"\guillemotleft{}", "»": r"\guillemotright{}", "‘": "`", "’": "'",
+    "“": "``", "”": "''", "\u00a0": "~", "€": r"\texteuro{}", "£": r"\pounds{}", "§": r"\S{}", "¶": r"\P{}",
+    "©": r"\copyright{}", "®": r"\textregistered{}", "™": r"\texttrademark{}", "•": r"\textbullet{}",
+}
+
+# Latin letters pdfLaTeX's default set-up (utf8, OT1 fonts) cannot set: measured with pdflatex
+# (TeX Live 2022) over U+00A0-U+017F.
+_NOT_IN_OT1 = set("ÐÞðþĄąĐđĘęĦħĮįĸĿŀŉŊŋŦŧŲųſ")
+
+
+def _latex_char(ch: str) -> str:
+    """One character of a name or a card's text as pdfLaTeX can set it: a TeX special escaped,
+    a sign written as LaTeX, a Latin letter kept, anything else folded to its base letter
+    (ą -> a) or, when it has none, written as its code point [U+4E2D] (pdfLaTeX has no glyph
+    for it; XeLaTeX or LuaLaTeX would)."""
+    if ch in _LATEX_MAP:
+        return _LATEX_MAP[ch]
+    if ch in _SIGNS:
+        return _SIGNS[ch]
+    if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+        return " "
+    if ch.isascii() or ("\u00a0" <= ch <= "\u017f" and ch not in _NOT_IN_OT1):
+        return ch
+    base = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+    return "".join(_LATEX_MAP.get(b, b) for b in base) if base else f"[U+{ord(ch):04X}]"
+
+
 def _latex_escape(s: str) -> str:
-    """Escape TeX specials; control characters (newlines too) become spaces."""
-    out = []
-    for ch in s:
-        if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
-            out.append(" ")
-        else:
-            out.append(_LATEX_MAP.get(ch, ch))
-    return "".join(out)
+    """Escape TeX specials and write every other sign so that pdfLaTeX sets it; control
+    characters (newlines too) become spaces.
+
+    Examples
+    --------
+    >>> print(_latex_escape("age ≥ 60 · 5–9 % & $x$ ą 中"))
+    age $\\geq$ 60 $\\cdot$ 5--9 \\% \\& \\$x\\$ a [U+4E2D]
+    """
+    return "".join(_latex_char(ch) for ch in s)
 
 
 def render_latex(card: CardData) -> str:
     """Render the card as a LaTeX ``tabular`` (no preamble needed).
 
-    Names are escaped so that e.g. ``$\\input{x}$`` prints literally.
-    Non-ASCII names need a Unicode-capable setup (pdfLaTeX handles accented
-    Latin letters by default; CJK needs XeLaTeX/LuaLaTeX or a CJK package).
+    Names are escaped so that e.g. ``$\\input{x}$`` prints literally, and every sign is
+    written so that pdfLaTeX compiles the table with no package: accented Latin letters are
+    kept, a letter pdfLaTeX has no glyph for is folded to its base letter, and a character
+    with none (CJK, ...) is written as its code point.
 
     Examples:
         >>> card = CardData((("a_b", 4),), 2, "Yes", (True,))
@@ -110,8 +145,8 @@ def risk_latex(rows: RiskRows, predicted=None) -> str:
     n = len(head)
     lines = ["", "", r"\begin{tabular}{rrrl" + "r" * (n - 4) + "}",
              r"\multicolumn{%d}{l}{\textbf{RISK BY SCORE} (training data)} \\" % n,
-             " & ".join(h.replace("%", "\\%") for h in head) + r" \\ \hline"]
+             " & ".join(_latex_escape(h) for h in head) + r" \\ \hline"]
     for cells in risk_lines(rows, predicted):
-        lines.append(" & ".join(c.replace("%", "\\%") for c in cells) + " \\\\")
+        lines.append(" & ".join(_latex_escape(c) for c in cells) + " \\\\")
     lines.append(r"\end{tabular}")
     return "\n".join(lines)

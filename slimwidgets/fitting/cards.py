@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.data import Dataset
 from ..core.formulation import Formulation
+from ..core.risk import risk_table
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import limit_scale
-from ..solvers.base import SolveResult
+from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.lexicographic import class_limits
 from .checks import box_limits
 
-__all__ = ["card_from_result", "risk_rows"]
+__all__ = ["card_from_result", "card_from_incumbent", "risk_rows"]
 
 
 def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult,
@@ -39,6 +42,43 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
     return card
 
 
+def card_from_incumbent(data: Dataset, spec: Spec, inc: Incumbent, *, bound: float | None = None,
+                        solve_time: float | None = None, limits: dict | None = None) -> ScoringSystem:
+    """A card found while a solve runs (status "feasible"), measured on the training rows.
+
+    What is proven so far reads in the user's units from the limits the incumbent carries
+    (``fit`` puts them on every incumbent it reports); ``bound`` (default: the incumbent's)
+    is capped at its objective; ``solve_time`` defaults to the incumbent's elapsed time;
+    ``limits`` stand in for an incumbent made by hand, which carries none. An incumbent with
+    a multiplier is a risk card.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slimwidgets.core.data import prepare_data
+    >>> data = prepare_data(np.array([[1, 0], [0, 1], [1, 1], [0, 0]]), np.array([1, 0, 1, 0]))
+    >>> inc = Incumbent(np.array([1, 0]), -1, 0.01, -np.inf, 0.1)
+    >>> card = card_from_incumbent(data, Spec(), inc)
+    >>> card.status, card.bound, card.train_metrics.error
+    ('feasible', None, 0.0)
+    """
+    bound = inc.bound if bound is None else bound
+    bound = min(bound, inc.objective) if math.isfinite(bound) else None
+    risk = inc.multiplier is not None
+    card = ScoringSystem(
+        data.feature_names, tuple(int(c) for c in inc.coefficients), int(inc.intercept),
+        positive=data.positive, negative=data.negative, status="feasible", objective=inc.objective,
+        bound=bound, gap=None if bound is None else relative_gap(inc.objective, bound),
+        solve_time=inc.elapsed if solve_time is None else solve_time, solver=spec.solver, spec=spec,
+        binary=tuple(data.binary), positive_name=data.positive_name,
+        details={"limits": None if risk else inc.limits or limits}, zero_score=spec.zero_score,
+        family="risk" if risk else "slim", multiplier=inc.multiplier,
+    )
+    labels = np.where(data.y == 1, data.positive, data.negative)
+    object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))
+    return card
+
+
 def limits_in_user_units(form: Formulation) -> dict | None:
     """How the card's bound reads in the user's units (see :func:`~.status.describe`)."""
     scale = limit_scale(form)
@@ -51,8 +91,6 @@ RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this m
 
 def risk_rows(card: ScoringSystem, data: Dataset, labels: np.ndarray) -> tuple | None:
     """Observed event rate per total score on the training rows (None for too many scores)."""
-    from ..toolbox.risk import risk_table  # TODO(layers): risk_table belongs below fit/
-
     if len(np.unique(data.X @ np.asarray(card.coefficients, dtype=float))) > RISK_MAX_SCORES:
         return None
     table = risk_table(card, data.X, labels, sample_weight=data.weight)

@@ -12,6 +12,7 @@ from ..core.groups import group_problems
 from ..core.linear import linear_problems
 from ..core.scoring import ScoringSystem
 from ..core.spec import DEFAULT_COEF_RANGE, Spec
+from ..core.status import percent
 
 __all__ = ["check_card", "box_limits"]
 
@@ -42,7 +43,8 @@ def box_limits(form: Formulation, coefficients, intercept: int) -> list[str]:
 
 
 def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
-    """Every constraint of ``spec`` that ``card`` breaks on ``data`` (empty list: all hold)."""
+    """Every constraint of ``spec`` that ``card`` breaks on ``data`` (empty list: all hold), in
+    the user's units: "max FPR 20 % (FPR 27.7 %)"."""
     problems: list[str] = []
     coefs = dict(zip(card.feature_names, card.coefficients))
     for name in data.feature_names:
@@ -68,15 +70,15 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
     if spec.intercept_range is not None and not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]:
         problems.append(f"intercept_range ({card.intercept})")
     if spec.max_size is not None and card.size > spec.max_size:
-        problems.append(f"max_size={spec.max_size} (size {card.size})")
+        problems.append(f"at most {spec.max_size} features ({card.size} used)")
     labels = np.where(data.y == 1, data.positive, data.negative)
     m = card.metrics(data.X, labels, sample_weight=data.weight)
     if spec.max_fpr is not None and m.fpr > spec.max_fpr + 1e-12:
-        problems.append(f"max_fpr={spec.max_fpr} (FPR {m.fpr:.4f})")
+        problems.append(f"max FPR {100 * spec.max_fpr:.4g} % (FPR {percent(m.fpr, spec.max_fpr)})")
     if spec.min_tpr is not None and m.tpr < spec.min_tpr - 1e-12:
-        problems.append(f"min_tpr={spec.min_tpr} (TPR {m.tpr:.4f})")
-    problems += group_problems(card, data, spec)  # group fairness (issue 22)
-    problems += linear_problems(coefs, spec.linear)  # the user's own rows (issue 22)
+        problems.append(f"min TPR {100 * spec.min_tpr:.4g} % (TPR {percent(m.tpr, spec.min_tpr)})")
+    problems += group_problems(card, data, spec)  # the caps and gaps between groups
+    problems += linear_problems(coefs, spec.linear)  # the user's own rows
     used = {n for n, v in coefs.items() if v != 0}
     for c in spec.constraints:
         if c.kind == "needs":

@@ -11,7 +11,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..solvers import _kernels
 from ..core.data import Dataset, prepare_data
 from ..core.formulation import Formulation, build_formulation, intercept_box
 from ..core.scoring import FAMILIES, ScoringSystem
@@ -21,17 +20,18 @@ from ..solvers.polish import polish
 from ..solvers.lexicographic import class_limits, knapsack_floor, prove_dominant
 from ..solvers.pools import pool_search
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
-from ..solvers.search import local_search
+from ..solvers.search import local_search, warm_up
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
 from ..core.status import DegenerateCardWarning, degeneracy, limit_scale
 from ..core.spec import Spec, make_spec
-from ..core.groups import check_group_settings, refuse_group_paths
+from ..core.groups import check_group_settings
 from .cards import card_from_result, limits_in_user_units
 from .checks import box_limits, check_card
 from .conflicts import find_conflicts
 from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
+from .risk_driver import fit_risk
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
            "box_limits"]
@@ -80,46 +80,34 @@ def fit(
     y : labels with exactly two values; ``positive`` picks the predicted class
         (default: the larger label, e.g. 1 or True).
     sample_weight : optional non-negative weights per row.
-    spec : a ready :class:`Spec` instead of keyword options.
-        ``loss="logistic"`` fits a risk card instead of a decision card: see
-        :func:`slimwidgets.make_spec` and :meth:`ScoringSystem.predict_proba`.
-        It takes every option below but ``margin``, ``missing`` and
-        ``solver="cbc"`` / ``"scan"`` (refused with the reason); its caps hold
-        for its decision, positive where the predicted risk is at least 50 %.
+    sensitive_features : a column name of ``X`` or one group label per row: the groups of
+        ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap``, ``max_tpr_gap`` (:mod:`~slimwidgets.core.groups`).
+    spec : a ready :class:`Spec` instead of keyword options. ``loss="logistic"`` fits a risk
+        card instead of a decision card (see :meth:`ScoringSystem.predict_proba`): it takes every
+        option but ``margin``, ``missing`` and ``solver="cbc"`` / ``"scan"`` (refused with the
+        reason); its caps hold for its decision, positive where the predicted risk is >= 50 %.
     warm_start : a previous card to start the solver from.
     on_incumbent : called with every improving card while the solver runs.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
-    on_bound : called with the proven lower bound on the objective each time it rises
-        (needs ``on_incumbent``).
-    sensitive_features : a column name of ``X`` or one group label per row (sex, site):
-        the groups of ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap`` and
-        ``max_tpr_gap`` (see :mod:`slimwidgets.core.groups`). A numeric column stays a
-        feature (``exclude`` keeps the card from using it); a text column does not.
-    **options : the spec's options, see :func:`slimwidgets.make_spec`:
-        ``C0, max_size, max_fpr, min_tpr, signs, penalties, exclude, require,
-        coef_range, intercept_range, values, lock, constraints, class_weights,
-        missing, margin, zero_score, time_limit, gap, threads, solver``, and those of the
-        paper's specialized models (sec. 7): ``tiers, groups, group_penalty,
-        rule_penalty, max_rules_per_group, group_signs_agree, group_reversed``
-        (see :mod:`slimwidgets.toolbox.families` for PILM, M-of-N tables and TILM).
+    on_bound : called with the proven lower bound on the objective each time it rises (needs ``on_incumbent``).
+    **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ``time_limit``, ...): every
+        parameter of :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.families`).
 
     Returns
     -------
     ScoringSystem
-        With ``status`` "optimal" only when proven; a time-limited solve
-        returns its best card with ``bound`` and ``gap``. Among the cards with
-        the returned objective it prefers the one whose score separates the
-        classes most widely (the lowest logistic loss of the score, see
-        :mod:`slimwidgets.solvers.polish`); that never changes the objective.
+        With ``status`` "optimal" only when proven; a time-limited solve returns its best card
+        with ``bound`` and ``gap``. Among the cards with the returned objective it prefers the
+        one whose score separates the classes most widely (the lowest logistic loss of the
+        score, see :mod:`slimwidgets.solvers.polish`); that never changes the objective.
 
     Raises
     ------
     InfeasibleError
         When no card meets the constraints; its message names a clashing subset.
     NoSolutionError
-        When the solver stops before finding any card (and, for a risk card on
-        data with non-integer features, when no card meeting the rules was found
-        and none could be ruled out).
+        When the solver stops before finding any card (and, for a risk card on data with
+        non-integer features, when none meeting the rules was found nor shown not to exist).
 
     Warns
     -----
@@ -134,16 +122,10 @@ def fit(
     >>> card = sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1)
     >>> card.points, card.threshold, card.status
     ({'a': 1}, 1, 'optimal')
-
-    The card predicts the positive class iff score >= threshold, and is trained
-    with exactly that rule, so it comes in its smallest form. ``zero_score="error"``
-    trains with the paper's rule instead (a zero total is an error for either
-    class; the card then predicts score > threshold, and binary data often gets
-    even points and an odd threshold, as the paper's own cards do).
     """
     if spec is not None and options:
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
-    _warm_up()
+    warm_up()
     started = time.perf_counter()  # the time limit covers reading the data too
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names,
                         sensitive_features=sensitive_features)
@@ -154,15 +136,6 @@ def fit(
     if problem is not None:  # sweeps call fit_dataset: a cap of 0 % may rightly say "no" to all
         warnings.warn(problem, DegenerateCardWarning, stacklevel=2)
     return card
-
-
-def _warm_up() -> None:
-    """What a process pays once, before any clock starts: compiling (or loading) the search
-    kernels, announced when it compiles, and importing scikit-learn's linear models (about
-    1 s, 2-3 s on a loaded machine), whose fits seed the local search."""
-    _kernels.ensure_compiled()
-    import sklearn.linear_model  # noqa: F401
-    import sklearn.svm  # noqa: F401
 
 
 def fit_dataset(
@@ -184,13 +157,10 @@ def fit_dataset(
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     spec.check_data(data.feature_names, data.n_samples)
-    check_group_settings(data, spec)  # group fairness (issue 22)
-    refuse_group_paths(spec)
+    check_group_settings(data, spec)  # the group caps need the data's groups, and name only groups it holds
     if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
-        from .risk_driver import fit_risk
-
         return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
-    _warm_up()
+    warm_up()
     t0 = time.perf_counter() if _started is None else _started
     form = build_formulation(data, spec)
     warm = None
@@ -200,32 +170,7 @@ def fit_dataset(
     # A fast local search gives a feasible card first (shown at once, warm start
     # for the MIP, and the answer if the time limit hits before the MIP finds one).
     budget = HEURISTIC_SECONDS if spec.time_limit is None else min(HEURISTIC_SECONDS, spec.time_limit / 4)
-    report = note_bound = None
-    if on_incumbent is not None:
-        user_callback, best, bound, lock = on_incumbent, [math.inf], [-math.inf], threading.Lock()
-        limits = limits_in_user_units(form)
-        shown = [-math.inf]
-
-        def on_incumbent(inc: Incumbent) -> None:  # better cards, or the best one with a better bound
-            with lock:  # the MIP and the search report from different threads
-                # Every bound reported holds for the whole problem, and stays valid: a card
-                # from the search carries the best one seen, not the -inf it was sent with.
-                bound[0] = max(bound[0], inc.bound)
-                better = inc.objective < best[0] - 1e-12
-                if better or (inc.objective <= best[0] + 1e-12 and min(bound[0], inc.objective) > shown[0] + 1e-12):
-                    best[0] = min(best[0], inc.objective)
-                    shown[0] = min(bound[0], inc.objective)
-                    user_callback(replace(inc, bound=shown[0], limits=limits))
-
-        def note_bound(value: float) -> None:
-            with lock:
-                rose = value > bound[0]
-                bound[0] = max(bound[0], value)
-            if rose and on_bound is not None:
-                on_bound(value)
-
-        def report(points, intercept, objective):
-            on_incumbent(Incumbent(points, intercept, objective, -math.inf, time.perf_counter() - t0))
+    on_incumbent, report, note_bound = _reporters(form, on_incumbent, on_bound, t0)
     found = local_search(form, time_budget=budget, warm=warm, on_improve=report, cancel=cancel)
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
     # the solvers stop early enough to leave the card's own checks and figures inside the limit
@@ -239,13 +184,67 @@ def fit_dataset(
             raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")
         raise InfeasibleError(find_conflicts(data, spec, cancel=cancel))
     if found.feasible and (result.coefficients is None or found.objective < result.objective - 1e-12):
-        # The solver stopped without beating the local search: return that card, honestly labelled.
-        status = result.status if result.status != "no_solution" else ("interrupted" if cancel is not None and cancel.is_set() else "time_limit")
-        bound = min(result.bound, found.objective)
-        result = SolveResult(status, found.coefficients, found.intercept, found.objective, bound,
-                             relative_gap(found.objective, bound), result.solve_time, result.solver, result.nodes)
+        result = _search_card(result, found, cancel)
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.status}) after {result.solve_time:.2f} s before finding any card")
+    card = _card(data, spec, form, result, family, cancel, t0)
+    problems = check_card(card, data, spec)
+    if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
+        raise RuntimeError(f"internal error: the solver's card breaks {problems}")
+    for note in card.details["box_limits"]:
+        warnings.warn(note, BoxWarning, stacklevel=3)
+    return card
+
+
+def _reporters(form: Formulation, on_incumbent, on_bound, t0: float):
+    """What the solvers report through, given the caller's callbacks: (on_incumbent, report,
+    note_bound), each None when the caller passed no ``on_incumbent``. The caller hears better
+    cards, or the best one with a better bound, each with the bound proven on the whole problem
+    so far and its limits in the user's units; ``report`` takes a search's card,
+    ``note_bound`` a bound proven on the side (passed on to ``on_bound`` when it rises)."""
+    if on_incumbent is None:
+        return None, None, None
+    user_callback, best, bound, lock = on_incumbent, [math.inf], [-math.inf], threading.Lock()
+    limits = limits_in_user_units(form)
+    shown = [-math.inf]
+
+    def on_incumbent(inc: Incumbent) -> None:  # better cards, or the best one with a better bound
+        with lock:  # the MIP and the search report from different threads
+            # Every bound reported holds for the whole problem, and stays valid: a card
+            # from the search carries the best one seen, not the -inf it was sent with.
+            bound[0] = max(bound[0], inc.bound)
+            better = inc.objective < best[0] - 1e-12
+            if better or (inc.objective <= best[0] + 1e-12 and min(bound[0], inc.objective) > shown[0] + 1e-12):
+                best[0] = min(best[0], inc.objective)
+                shown[0] = min(bound[0], inc.objective)
+                user_callback(replace(inc, bound=shown[0], limits=limits))
+
+    def note_bound(value: float) -> None:
+        with lock:
+            rose = value > bound[0]
+            bound[0] = max(bound[0], value)
+        if rose and on_bound is not None:
+            on_bound(value)
+
+    def report(points, intercept, objective):
+        on_incumbent(Incumbent(points, intercept, objective, -math.inf, time.perf_counter() - t0))
+
+    return on_incumbent, report, note_bound
+
+
+def _search_card(result: SolveResult, found, cancel) -> SolveResult:
+    """The solver stopped without beating the first local search's card ``found``: that card,
+    honestly labelled, with the solver's bound."""
+    status = result.status if result.status != "no_solution" else ("interrupted" if cancel is not None and cancel.is_set() else "time_limit")
+    bound = min(result.bound, found.objective)
+    return SolveResult(status, found.coefficients, found.intercept, found.objective, bound,
+                       relative_gap(found.objective, bound), result.solve_time, result.solver, result.nodes)
+
+
+def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, family: str, cancel,
+          t0: float) -> ScoringSystem:
+    """The solver's result as a card: ties polished, the user's intercept box probed, figures
+    measured."""
     if POLISH_TIES:
         points, intercept = polish(form, result.coefficients, result.intercept)
         result = replace(result, coefficients=points, intercept=intercept)
@@ -254,13 +253,7 @@ def fit_dataset(
     if family in ("slim", "tilm") and not (cancel is not None and cancel.is_set()):
         left = PROBE_SECONDS if spec.time_limit is None else spec.time_limit - (time.perf_counter() - t0) - 0.1
         probe = _wider_intercept_probe(form, result, min(PROBE_SECONDS, left))
-    card = card_from_result(data, spec, form, result, family=family, probe=probe)
-    problems = check_card(card, data, spec)
-    if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
-        raise RuntimeError(f"internal error: the solver's card breaks {problems}")
-    for note in card.details["box_limits"]:
-        warnings.warn(note, BoxWarning, stacklevel=3)
-    return card
+    return card_from_result(data, spec, form, result, family=family, probe=probe)
 
 
 class _Either:

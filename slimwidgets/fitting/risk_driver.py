@@ -21,13 +21,20 @@ from typing import Callable
 
 import numpy as np
 
-from ..solvers.base import Incumbent, relative_gap
-from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
 from ..core.data import Dataset
+from ..core.formulation import build_formulation
 from ..core.losses import ensure_compiled
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import risk_limit_scale
+from ..solvers.base import Incumbent, relative_gap
+from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
+from ..solvers.mip import solve_formulation
+from ..solvers.risk_bound import risk_lower_bound
+from .cards import risk_rows
+from .checks import check_card
+from .conflicts import find_conflicts
+from .errors import InfeasibleError, NoSolutionError
 
 __all__ = ["fit_risk", "RISK_SEARCH_SECONDS", "RISK_WALK_WORK"]
 
@@ -41,8 +48,6 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
              on_incumbent: Callable[[Incumbent], None] | None = None,
              cancel: threading.Event | None = None) -> ScoringSystem:
     """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``)."""
-    from .checks import check_card
-
     ensure_compiled()  # once per process, before the clock starts
     t0 = time.perf_counter()
     prob = RiskProblem.from_spec(data, spec)
@@ -91,11 +96,6 @@ def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: flo
     caps; where every total is a multiple of the margin (integer features, or at most three
     decimals: :meth:`Dataset.score_step`) the two rules agree, and the decision MIP's
     "infeasible" proves that no risk card exists either."""
-    from ..solvers.mip import solve_formulation
-    from .conflicts import find_conflicts
-    from .errors import InfeasibleError, NoSolutionError
-    from ..core.formulation import build_formulation
-
     rules = "the rules on features (require / at_least / needs / group signs)"
     if prob.rules is not None and prob.rules.has_caps:
         rules += f" and {prob.rules.describe_caps()}"
@@ -117,8 +117,6 @@ def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,
            cancel) -> tuple[float | None, RiskCard]:
     """The cutting planes' lower bound on every card's objective in the time left (None: no
     time), and the better of ``card`` and the optimal card the planes found, if they did."""
-    from ..solvers.risk_bound import risk_lower_bound
-
     until_proven = spec.solver == "highs" and spec.time_limit is None and not spec.scale
     if not until_proven and time_left < 0.05:
         return None, card
@@ -145,8 +143,6 @@ def _warm(card: ScoringSystem | None, data: Dataset) -> np.ndarray | None:
 
 def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status: str, solver: str,
           elapsed: float, bound: float | None) -> ScoringSystem:
-    from .cards import risk_rows
-
     card = ScoringSystem(
         data.feature_names, tuple(int(c) for c in found.coefficients), int(found.intercept),
         positive=data.positive, negative=data.negative, status=status,

@@ -22,22 +22,12 @@ import math
 import sys
 
 import numpy as np
-from numba import njit as _numba_njit
+
+from .._jit import njit  # numba's, cached where a cache folder is writable
 
 #: said on stderr when the kernels are compiled rather than loaded from the cache
 COMPILE_NOTE = "slimwidgets: compiling the search kernels, once: ~20 s (later runs load them from the cache)"
 COMPILE_NOTE_NO_CACHE = "slimwidgets: compiling the search kernels: ~20 s (no writable cache folder: in every process)"
-
-
-def njit(**options):
-    """numba's ``njit`` with its on-disk cache where a cache folder is writable (numba refuses
-    ``cache=True`` at decoration when none is: then the kernel compiles in each process)."""
-    def decorate(func):
-        try:
-            return _numba_njit(cache=True, **options)(func)
-        except RuntimeError:  # "cannot cache function ...: no locator available"
-            return _numba_njit(**options)(func)
-    return decorate
 
 
 @njit(nogil=True)

@@ -17,7 +17,7 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
-from ._kernels import njit  # numba's, cached where a cache folder is writable
+from .._jit import njit  # numba's, cached where a cache folder is writable
 
 
 @intrinsic

@@ -24,9 +24,9 @@ from typing import Callable
 
 import numpy as np
 
-from .exhaustive import _limits, _use_costs, solve_by_enumeration, work_by_size
+from .exhaustive import support_size_limit, use_costs, solve_by_enumeration, work_by_size
 from ..core.formulation import Formulation
-from .search import _Problem
+from .search import SearchProblem
 from .base import Incumbent, SolveResult, relative_gap
 from .mip import solve_formulation
 
@@ -46,7 +46,7 @@ def size_split(form: Formulation, upper: float, works: list[float] | None = None
         return None
     if works is None:
         works = work_by_size(form, upper)
-    K = _limits(_Problem(form), upper, None)
+    K = support_size_limit(SearchProblem(form), upper, None)
     k = 0
     while k < min(K, len(works) - 1) and works[k + 1] <= WALK_WORK:
         k += 1
@@ -55,11 +55,11 @@ def size_split(form: Formulation, upper: float, works: list[float] | None = None
     return k, K
 
 
-def _size_floor(prob: _Problem, size: int) -> float:
+def _size_floor(prob: SearchProblem, size: int) -> float:
     """A lower bound on the objective of any card with ``size`` movable features: its
     cheapest penalties (the loss is never negative)."""
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
-    costs = np.sort(_use_costs(prob, free))
+    costs = np.sort(use_costs(prob, free))
     return float(prob.C0[prob.fixed_nonzero].sum()) + float(costs[:size].sum())
 
 
@@ -88,7 +88,7 @@ def solve_by_size(
     t0 = time.perf_counter()
     deadline = None if time_left is None else t0 + time_left
     k, _ = split
-    prob = _Problem(form)
+    prob = SearchProblem(form)
     best = (np.asarray(start[0]), int(start[1]), upper)
 
     def stopped() -> str:
@@ -113,7 +113,7 @@ def solve_by_size(
         other = None if latest is None else latest()
         if other is not None and other[2] < best[2] - 1e-12:
             best = (np.asarray(other[0]), int(other[1]), other[2])
-        if size > _limits(prob, best[2], None):
+        if size > support_size_limit(prob, best[2], None):
             break
         n_free = size - form.always_used()
         if n_free > int(np.count_nonzero(form.col_alpha >= 0)):

@@ -26,9 +26,10 @@ import numpy as np
 
 from . import _kernels
 from ..core.formulation import Formulation
-from .search import _Problem
+from .search import SearchProblem
 
-__all__ = ["work_by_size", "solve_by_enumeration", "EnumerationResult", "SupportWalker"]
+__all__ = ["work_by_size", "solve_by_enumeration", "EnumerationResult", "SupportWalker", "use_costs",
+           "support_size_limit"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class EnumerationResult:
     elapsed: float
 
 
-def _use_costs(prob: _Problem, free: list[int]) -> np.ndarray:
+def use_costs(prob: SearchProblem, free: list[int]) -> np.ndarray:
     """A lower bound on what using each free feature adds to a card's penalty.
 
     C0_j, plus its cheapest non-zero value's tier cost, plus for a group member
@@ -57,9 +58,9 @@ def _use_costs(prob: _Problem, free: list[int]) -> np.ndarray:
     return costs
 
 
-def _max_support(prob: _Problem, free: list[int], upper_bound: float, fixed_cost: float) -> int:
+def _max_support(prob: SearchProblem, free: list[int], upper_bound: float, fixed_cost: float) -> int:
     """Largest number of free features a card can use and still beat ``upper_bound``."""
-    costs = np.sort(_use_costs(prob, free))
+    costs = np.sort(use_costs(prob, free))
     total, k = fixed_cost, 0
     for c in costs:
         if total + c > upper_bound + 1e-12:
@@ -71,7 +72,7 @@ def _max_support(prob: _Problem, free: list[int], upper_bound: float, fixed_cost
     return max(k, 0)
 
 
-def _supports(prob: _Problem, K: int):
+def _supports(prob: SearchProblem, K: int):
     """Every support (list of movable features) of size <= K that meets the support constraints."""
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
     required = [j for j in free if 0 not in prob.allowed[j]]
@@ -85,7 +86,7 @@ def _supports(prob: _Problem, K: int):
                 yield support
 
 
-def _value_lists(prob: _Problem, support: list[int], base_lam: np.ndarray):
+def _value_lists(prob: SearchProblem, support: list[int], base_lam: np.ndarray):
     """(non-zero values, their tier costs) per support coordinate; with sign agreement, one
     such pair of lists per choice of sign for every group the support could mix."""
     nonzero = [prob.allowed[j] != 0 for j in support]
@@ -122,7 +123,8 @@ def _value_lists(prob: _Problem, support: list[int], base_lam: np.ndarray):
             yield v_out, c_out
 
 
-def _limits(prob: _Problem, upper_bound: float, max_features: int | None) -> int:
+def support_size_limit(prob: SearchProblem, upper_bound: float, max_features: int | None) -> int:
+    """The most features a card can use and still beat ``upper_bound`` (at most ``max_features``)."""
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
     K = _max_support(prob, free, upper_bound, float(prob.C0[prob.fixed_nonzero].sum()))
     return K if max_features is None else min(K, max_features)
@@ -136,9 +138,9 @@ def work_by_size(form: Formulation, upper_bound: float) -> list[float]:
     the cells of rows that agree on the support, see ``_Cells``) and one histogram scan over
     the intercepts its scores can reach (``_intercept_window``) per value of the last one.
     """
-    prob = _Problem(form)
+    prob = SearchProblem(form)
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
-    K = _limits(prob, upper_bound, None)
+    K = support_size_limit(prob, upper_bound, None)
     n = prob.n
     # values per coordinate: 21 for the usual box (kept as the floor), more for wide PILM boxes
     width = max([21.0] + [float(len(prob.allowed[j])) for j in free])
@@ -172,12 +174,12 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
     ``cancel`` is set first.
     """
     t0 = time.perf_counter()
-    prob = _Problem(form)
+    prob = SearchProblem(form)
     prob.deadline = math.inf if deadline is None else deadline
     prob.cancel = cancel
     walker = SupportWalker(prob)
     best = (math.inf, walker.base_lam, 0)
-    for support in _supports(prob, _limits(prob, upper_bound, max_features)):
+    for support in _supports(prob, support_size_limit(prob, upper_bound, max_features)):
         if prob.expired():
             return None
         found = walker.best(support)
@@ -197,7 +199,7 @@ class SupportWalker:
     each with its best intercept (the walk's body; the support scan walks its survivors
     with it). ``cards`` counts the (support, values) combinations scored so far."""
 
-    def __init__(self, prob: _Problem):
+    def __init__(self, prob: SearchProblem):
         self.prob = prob
         self.base_lam = np.array([v[0] if len(v) == 1 else 0 for v in prob.allowed], dtype=np.int64)
         s0 = prob.X @ self.base_lam
@@ -246,7 +248,7 @@ class SupportWalker:
         return best
 
 
-def _small_integers(prob: _Problem) -> np.ndarray:
+def _small_integers(prob: SearchProblem) -> np.ndarray:
     """Columns of integers spanning fewer than 64 values (binary rules, small counts)."""
     return prob.col_integer & (prob.col_high - prob.col_low < 64)
 
@@ -258,7 +260,7 @@ class _Cells:
     number, and four weighted bincounts give the cells' weights in one vectorised pass.
     """
 
-    def __init__(self, prob: _Problem):
+    def __init__(self, prob: SearchProblem):
         X = prob.X
         self.n = X.shape[0]
         self.levels, codes = [], np.empty(X.shape, dtype=np.int64)
@@ -298,7 +300,7 @@ class _Cells:
         return Xp, Xn, np.zeros(len(Xp)), np.zeros(len(Xn)), wp, wn, dp, dn
 
 
-def _intercept_window(prob: _Problem, rows, vals: np.ndarray) -> tuple[int, int]:
+def _intercept_window(prob: SearchProblem, rows, vals: np.ndarray) -> tuple[int, int]:
     """The part of the intercept range where the loss can change for this support.
 
     Every score lies within +-smax, so below ``-smax - margin`` every row is predicted

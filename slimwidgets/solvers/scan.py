@@ -32,8 +32,8 @@ import numpy as np
 from . import _scan_kernels
 from ..core.formulation import Formulation, loss_unit
 from .base import Incumbent, SolveResult, relative_gap
-from .exhaustive import SupportWalker, _limits, _use_costs, work_by_size
-from .search import _Problem
+from .exhaustive import SupportWalker, support_size_limit, use_costs, work_by_size
+from .search import SearchProblem
 
 __all__ = ["solve_by_scan", "scan_applicable", "ScanLimits", "support_floors", "surviving_supports"]
 
@@ -90,7 +90,7 @@ class _Bitsets:
     """The problem's rows as bitsets: per scanned feature and level, per weight bit, and the
     cells of depth 0 (rows grouped by their required features and locked points)."""
 
-    def __init__(self, prob: _Problem, base_lam: np.ndarray):
+    def __init__(self, prob: SearchProblem, base_lam: np.ndarray):
         self.prob = prob
         free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
         self.required = [j for j in free if 0 not in prob.allowed[j]]
@@ -189,11 +189,11 @@ class _Bitsets:
         return sups, floors, scanned, ops
 
 
-def _feature_costs(prob: _Problem, feats: list[int]) -> np.ndarray:
+def _feature_costs(prob: SearchProblem, feats: list[int]) -> np.ndarray:
     """The least each feature adds to a card's objective when used: C0_j, its group's least
-    share (see :func:`.exhaustive._use_costs`), and its eps and tier floors."""
-    costs = _use_costs(prob, feats)
-    if prob.has_tiers:  # _use_costs holds the tier floor already
+    share (see :func:`.exhaustive.use_costs`), and its eps and tier floors."""
+    costs = use_costs(prob, feats)
+    if prob.has_tiers:  # use_costs holds the tier floor already
         costs -= np.array([float(prob.value_cost[j][prob.allowed[j] != 0].min()) if (prob.allowed[j] != 0).any() else 0.0
                            for j in feats])
     return costs + _value_floors(prob, feats)
@@ -211,7 +211,7 @@ def support_floors(form: Formulation, extra: int) -> tuple[list[list[int]], np.n
     >>> support_floors(form, 1)  # alone, each feature leaves one error in each of its two cells
     ([[0], [1]], array([0.5, 0.5]))
     """
-    prob = _Problem(form)
+    prob = SearchProblem(form)
     bits = _Bitsets(prob, SupportWalker(prob).base_lam)
     if extra == 0:
         return [list(bits.required)], np.array([bits.floor0()])
@@ -225,7 +225,7 @@ def surviving_supports(form: Formulation, upper: float) -> list[tuple[float, lis
     proof = _ScanProof(form, upper, None, None, None, None)
     proof.best = (None, 0, upper)
     extra = 0
-    while extra <= len(proof.bits.optional) and extra + len(proof.bits.required) <= _limits(proof.prob, upper, None):
+    while extra <= len(proof.bits.optional) and extra + len(proof.bits.required) <= support_size_limit(proof.prob, upper, None):
         proof.scan(extra)
         extra += 1
     return sorted(proof.pool, key=lambda s: s[0])
@@ -273,7 +273,7 @@ class _ScanProof:
         self.t0 = time.perf_counter()
         self.form, self.cancel, self.on_incumbent = form, cancel, on_incumbent
         self.deadline = math.inf if time_left is None else self.t0 + time_left
-        self.prob = prob = _Problem(form)
+        self.prob = prob = SearchProblem(form)
         self.walker = SupportWalker(prob)
         self.bits = _Bitsets(prob, self.walker.base_lam)
         self.best = (None, 0, math.inf) if start is None else (np.asarray(start[0]), int(start[1]), upper)
@@ -310,7 +310,7 @@ class _ScanProof:
         ops, per_support = 0.0, 0.0
         self.walk_left = math.inf if limits is None else limits.walk_seconds  # CPU seconds
         extra = 0
-        while extra <= len(bits.optional) and extra + len(bits.required) <= _limits(prob, self.best[2], None):
+        while extra <= len(bits.optional) and extra + len(bits.required) <= support_size_limit(prob, self.best[2], None):
             n_supports = math.comb(len(bits.optional), extra)
             if limits is not None and extra >= 2 and ops + per_support * n_supports > limits.scan_work:
                 return self.result(min([self.least(extra)] + [f for f, _ in self.pool]), "declined")
@@ -406,7 +406,7 @@ def _keep_survivors(prob, bits, sups, floors, locked_l1, upper, out) -> None:
             out.append((least, support))
 
 
-def _value_floors(prob: _Problem, feats: list[int]) -> np.ndarray:
+def _value_floors(prob: SearchProblem, feats: list[int]) -> np.ndarray:
     """Per feature, the least its points add beyond C0_j: the cheapest non-zero value's tier
     cost plus eps times the smallest non-zero |points|."""
     out = np.zeros(len(feats))

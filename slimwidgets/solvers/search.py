@@ -34,7 +34,16 @@ from . import _kernels
 from ..core.formulation import Formulation
 from .base import exiting
 
-__all__ = ["local_search", "SearchResult"]
+__all__ = ["local_search", "SearchResult", "SearchProblem", "warm_up"]
+
+
+def warm_up() -> None:
+    """What a process pays once, before any clock starts: compiling (or loading) the search
+    kernels, announced when it compiles, and importing scikit-learn's linear models (about
+    1 s, 2-3 s on a loaded machine), whose fits seed the local search."""
+    _kernels.ensure_compiled()
+    import sklearn.linear_model  # noqa: F401
+    import sklearn.svm  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -48,7 +57,10 @@ class SearchResult:
     all_starts: bool  # every start was descended from (False when time ran out first)
 
 
-class _Problem:
+class SearchProblem:
+    """A formulation's data, boxes and penalties as the compiled kernels read them: shared by
+    the local search, the walk (:mod:`.exhaustive`), the support scan and the proof by size."""
+
     def __init__(self, form: Formulation):
         d, spec = form.data, form.spec
         self.form = form
@@ -385,7 +397,7 @@ def _linear_arrays(form: Formulation):
     return pts, use, lo, hi
 
 
-def _starts(prob: _Problem, warm: np.ndarray | None, zero: bool = True, linear: bool = True):
+def _starts(prob: SearchProblem, warm: np.ndarray | None, zero: bool = True, linear: bool = True):
     """Starting cards, cheapest first (a generator: later ones are built only if time allows)."""
 
     def snap(target: np.ndarray) -> np.ndarray:
@@ -420,7 +432,7 @@ _SCALES = 24  # scales tried per fit, from "largest coefficient = 1/2" to well p
 _FIXED_SCALES = (1, 5, 2, 3, 10)  # first fit: these largest coefficients, sparse to dense
 
 
-def _linear_starts(prob: _Problem, snap):
+def _linear_starts(prob: SearchProblem, snap):
     """Rounded, scaled linear classifiers: good supports, found in milliseconds.
 
     The scale matters more than the fit. The first fit is tried with its largest
@@ -474,7 +486,7 @@ def _linear_starts(prob: _Problem, snap):
         yield best[1]
 
 
-def _cut_to_size(prob: _Problem, lam: np.ndarray, coef: np.ndarray) -> np.ndarray:
+def _cut_to_size(prob: SearchProblem, lam: np.ndarray, coef: np.ndarray) -> np.ndarray:
     """Keep the ``max_size`` features with the largest fitted coefficients (where 0 is allowed)."""
     if prob.max_size is None or np.count_nonzero(lam) <= prob.max_size:
         return lam
@@ -493,7 +505,7 @@ ELITE = 5
 KICKED = 3
 
 
-def _kick(prob: _Problem, best: tuple[float, np.ndarray, int], kicks: int,
+def _kick(prob: SearchProblem, best: tuple[float, np.ndarray, int], kicks: int,
           rng: np.random.Generator) -> tuple[tuple[float, np.ndarray, int], int]:
     """Iterated local search: perturb a card, descend again, keep what improves; stop after
     ``kicks`` descents in a row that do not beat the best card, or when time is up.
@@ -538,7 +550,7 @@ def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarra
     card that beats all earlier ones, the first of them within milliseconds.
     """
     t0 = time.perf_counter()
-    prob = _Problem(form)
+    prob = SearchProblem(form)
     prob.deadline, prob.cancel = t0 + time_budget, cancel
     prob.on_improve = on_improve
     best: tuple[float, np.ndarray, int] | None = None

@@ -283,13 +283,9 @@ def solve_in_child(
     """Run HiGHS on ``form`` in the spare child; None if no child could be started. The child
     streams incumbents and bounds; a child killed after a stop request leaves its last
     incumbent with the best bound it sent."""
-    if cancel.is_set():  # superseded before it started: nothing to run
-        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs")
-    if _closing:
-        # the caller is exiting: no child, and no in-process HiGHS either, whose threads
-        # would hold the interpreter's exit until the solve ends
-        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs",
-                           message="not solved: the process is exiting")
+    refused = _refused(cancel)
+    if refused is not None:
+        return refused
     t0 = time.perf_counter()
     deadline = None if time_limit is None else time.monotonic() + time_limit
     child = _take()
@@ -345,7 +341,24 @@ def solve_in_child(
         if not _closing:
             raise SolverError(f"lost the HiGHS process: {exc}") from None
     child.kill()
-    elapsed = time.perf_counter() - t0
+    return _killed(last, streamed, why, time.perf_counter() - t0)
+
+
+def _refused(cancel: threading.Event) -> SolveResult | None:
+    """The result of a solve that must not start, or None: superseded before it started, or
+    the caller exiting (no child then, and no in-process HiGHS either, whose threads would
+    hold the interpreter's exit until the solve ends)."""
+    if cancel.is_set():
+        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs")
+    if _closing:
+        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs",
+                           message="not solved: the process is exiting")
+    return None
+
+
+def _killed(last: Incumbent | None, streamed: float, why: str, elapsed: float) -> SolveResult:
+    """The result of a child killed after a stop request: its last incumbent (status ``why``)
+    with the best bound it sent, or no card."""
     if last is None:
         return SolveResult("no_solution", None, None, None, streamed, math.inf, elapsed, "highs",
                            message="stopped by killing the solver process")

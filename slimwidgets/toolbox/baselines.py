@@ -15,7 +15,8 @@ import numpy as np
 
 from ..core.data import Dataset, prepare_data
 from ..core.scoring import ScoringSystem
-from ..core.spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, _int_pair
+from ..core.spec import DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE
+from ..core.validators import int_pair
 
 __all__ = ["rounded_logistic"]
 
@@ -69,9 +70,9 @@ def rounded_logistic(
         raise ValueError(f"C must be a number > 0, got {C!r}")
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0 or not np.isfinite(scale):
         raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
-    coef_box = _int_pair(coef_range, "coef_range")
+    coef_box = int_pair(coef_range, "coef_range")
     # no range given: no clip (like fit's derived box, which never binds)
-    intercept_box = (-np.inf, np.inf) if intercept_range is None else _int_pair(intercept_range, "intercept_range")
+    intercept_box = (-np.inf, np.inf) if intercept_range is None else int_pair(intercept_range, "intercept_range")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     rho, b = _l1_logistic(data, float(C), class_weight)
     factor, points, intercept = _scale_and_round(rho, b, float(scale), coef_box, intercept_box, data.feature_names)

@@ -18,18 +18,15 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ..core.options import estimator_options
 from ..fitting import driver
 
 __all__ = ["SLIMClassifier"]
 
-# Parameters handed to the engine's spec unchanged (see slimwidgets.make_spec).
-_SPEC_PARAMS = (
-    "C0", "max_size", "max_fpr", "min_tpr", "signs", "penalties", "exclude", "require",
-    "coef_range", "intercept_range", "values", "lock", "constraints", "missing", "margin",
-    "zero_score", "time_limit", "gap", "threads", "solver", "loss", "scale",
-    # group fairness (issue 22); the groups themselves come as the fit parameter sensitive_features
-    "max_fpr_by_group", "min_tpr_by_group", "max_fpr_gap", "max_tpr_gap",
-)
+# Parameters handed to the engine's spec (see slimwidgets.make_spec): the options table's rows
+# marked ``estimator``. ``__init__`` lists them again because scikit-learn reads an estimator's
+# parameters from its signature; tests/toolbox/test_estimator.py checks that the two agree.
+_SPEC_PARAMS = estimator_options()
 
 
 class SLIMClassifier(ClassifierMixin, BaseEstimator):
@@ -42,7 +39,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     ``zero_score="error"``, the paper's rule).
 
     Every parameter is stored as given and only checked in :meth:`fit`, by
-    :func:`slimwidgets.make_spec`; see it for the full meaning of each option.
+    :func:`slimwidgets.make_spec`; see it, and the table of options
+    (:doc:`/api/options`), for the full meaning of each option.
     Options that name features (``signs``, ``exclude``, ``lock``, ...) use the
     DataFrame's column names, or ``"x0"``, ``"x1"``, ... for arrays.
 
@@ -235,7 +233,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.loss = loss
         self.scale = scale
-        # group fairness (issue 22)
+        # fairness between groups (the groups come as the fit parameter sensitive_features)
         self.max_fpr_by_group = max_fpr_by_group
         self.min_tpr_by_group = min_tpr_by_group
         self.max_fpr_gap = max_fpr_gap
@@ -298,7 +296,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             names = [f"x{j}" for j in range(X.shape[1])]
 
         options = {p: getattr(self, p) for p in _SPEC_PARAMS}
-        options["class_weights"] = self._engine_class_weights(classes)
+        options["class_weights"] = self._engine_class_weights(classes)  # labels -> (negative, positive)
         warm = None
         if self.warm_start and getattr(self, "scoring_system_", None) is not None:
             warm = self.scoring_system_

@@ -17,7 +17,8 @@ import pandas as pd
 
 from ..core.data import prepare_data
 from ..core.groups import dataset_rates
-from .frontier import _base_spec, _check_n_jobs, _fractions, _proven, _sweep
+from .frontier import base_spec, fraction_list, proven_value, sweep_specs
+from .jobs import check_n_jobs
 
 __all__ = ["fairness_frontier", "DEFAULT_GAPS"]
 
@@ -78,18 +79,18 @@ def fairness_frontier(
     """
     if rate not in _GAP_OPTION:
         raise ValueError(f"rate must be 'tpr' or 'fpr', got {rate!r}")
-    _check_n_jobs(n_jobs)
-    allowed = _fractions(gaps, "gaps")
+    check_n_jobs(n_jobs)
+    allowed = fraction_list(gaps, "gaps")
     option = _GAP_OPTION[rate]
-    base = _base_spec(spec_options, (option,), "fairness_frontier")
+    base = base_spec(spec_options, (option,), "fairness_frontier")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=sensitive_features)
     specs = [base.replace(**{option: g}) for g in allowed]
-    rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                  warm_start=None, desc="price of fairness")
+    rows = sweep_specs(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
+                       warm_start=None, desc="price of fairness")
     column = rate.upper()
     for row in rows:
-        row["error_min"] = _proven(row, "error", 0.0)
-        row["tpr_max"] = _proven(row, "tpr", 1.0)
+        row["error_min"] = proven_value(row, "error", 0.0)
+        row["tpr_max"] = proven_value(row, "tpr", 1.0)
         rates = None if row["card"] is None else dataset_rates(row["card"], data)[column].dropna()
         row["gap_reached"] = math.nan if rates is None or rates.empty else float(rates.max() - rates.min())
     frame = pd.DataFrame(rows)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import MutableMapping
@@ -30,7 +29,9 @@ from ..fitting import InfeasibleError, NoSolutionError, fit_dataset
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..core.status import proven_limit
+from .jobs import check_n_jobs, progress_bar
 
+# base_spec, fraction_list, proven_value and sweep_specs are shared with toolbox/fairness.py
 __all__ = ["roc_frontier", "size_path", "clear_cache", "data_fingerprint", "DEFAULT_FPRS"]
 
 #: The default FPR caps of :func:`roc_frontier`: 5 %, 10 %, ..., 95 % (19 points).
@@ -138,37 +139,6 @@ def _row(outcome: dict, data: Dataset) -> dict:
     return row
 
 
-# -- progress -------------------------------------------------------------------------------------
-def _in_notebook() -> bool:
-    shell = sys.modules.get("IPython")
-    if shell is None:
-        return False
-    try:
-        ip = shell.get_ipython()  # type: ignore[attr-defined]
-    except Exception:  # pragma: no cover - IPython internals
-        return False
-    return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
-
-
-def _progress_bar(progress: bool | None, total: int, desc: str):
-    """A tqdm bar, or None. ``progress=None``: auto (a terminal or notebook and >= 4 solves)."""
-    if progress is False or total == 0:
-        return None
-    if progress is None:
-        interactive = _in_notebook() or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
-        if not interactive or total < 4:
-            return None
-    elif progress is not True:
-        raise TypeError(f"progress must be True, False or None (auto), got {progress!r}")
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        if progress is True:
-            raise ImportError("progress=True needs tqdm: pip install tqdm") from None
-        return None
-    return tqdm(total=total, desc=desc, unit="fit", leave=False)
-
-
 # -- the sweep engine -----------------------------------------------------------------------------
 def _resolve_cache(cache: Any) -> MutableMapping | None:
     if cache is None or cache is True:
@@ -180,7 +150,7 @@ def _resolve_cache(cache: Any) -> MutableMapping | None:
     raise TypeError(f"cache must be None/True (shared cache), False (no cache) or a dict-like, got {type(cache).__name__}")
 
 
-def _sweep(
+def sweep_specs(
     data: Dataset,
     specs: list[Spec],
     *,
@@ -205,7 +175,7 @@ def _sweep(
             except KeyError:
                 pass
     todo = [k for k in range(len(specs)) if outcomes[k] is None]
-    bar = _progress_bar(progress, len(todo), desc)
+    bar = progress_bar(progress, len(todo), desc)
     try:
         if n_jobs is None or n_jobs == 1 or len(todo) <= 1:
             warm = warm_start
@@ -245,19 +215,14 @@ def _indexed_solve(k: int, data: Dataset, spec: Spec, warm: ScoringSystem | None
     return k, _solve_point(data, spec, warm)
 
 
-def _check_n_jobs(n_jobs: Any) -> None:
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
-        raise ValueError(f"n_jobs must be None, a positive integer or -1 (all cores), got {n_jobs!r}")
-
-
-def _base_spec(spec_options: dict, forbidden: Sequence[str], func: str) -> Spec:
+def base_spec(spec_options: dict, forbidden: Sequence[str], func: str) -> Spec:
     clash = [k for k in forbidden if k in spec_options]
     if clash:
         raise TypeError(f"{func} sets {clash[0]!r} itself for every point; do not pass it as an option")
     return make_spec(**spec_options)
 
 
-def _fractions(values: Iterable[Any], what: str) -> list[float]:
+def fraction_list(values: Iterable[Any], what: str) -> list[float]:
     try:
         out = [float(v) for v in values]
     except (TypeError, ValueError):
@@ -310,8 +275,7 @@ def roc_frontier(
         notebook when at least 4 solves are needed.
     cache : None/True for the shared in-memory cache (see :func:`clear_cache`),
         False for none, or your own dict.
-    positive, sample_weight, sensitive_features : as for :func:`slimwidgets.fit`
-        (the groups of the group options, e.g. ``max_tpr_gap``).
+    positive, sample_weight, sensitive_features : as for :func:`slimwidgets.fit` (groups: ``max_tpr_gap``).
     warm_start : a card to start the first (smallest-cap) solve from.
     **spec_options : any other :func:`slimwidgets.make_spec` option
         (``time_limit`` is per point). ``max_fpr`` is set by the sweep.
@@ -340,15 +304,15 @@ def roc_frontier(
         0.25 0.75 0.25 optimal
         0.50 1.00 0.50 optimal
     """
-    _check_n_jobs(n_jobs)
-    caps = _fractions(fprs, "fprs")
-    base = _base_spec(spec_options, ("max_fpr",), "roc_frontier")
+    check_n_jobs(n_jobs)
+    caps = fraction_list(fprs, "fprs")
+    base = base_spec(spec_options, ("max_fpr",), "roc_frontier")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=sensitive_features)
     specs = [base.replace(max_fpr=c) for c in caps]
-    rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                  warm_start=warm_start, desc="ROC frontier")
+    rows = sweep_specs(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
+                       warm_start=warm_start, desc="ROC frontier")
     for row in rows:
-        row["tpr_max"] = _proven(row, "tpr", 1.0)
+        row["tpr_max"] = proven_value(row, "tpr", 1.0)
     frame = pd.DataFrame(rows)
     frame.insert(0, "max_fpr", caps)
     cols = ["max_fpr"] + _COLUMNS_TAIL
@@ -356,7 +320,7 @@ def roc_frontier(
     return frame[cols]
 
 
-def _proven(row: dict, kind: str, unbounded: float) -> float:
+def proven_value(row: dict, kind: str, unbounded: float) -> float:
     """What the solver's bound proves about every card of this point (read by
     :func:`slimwidgets.core.status.proven_limit`): the highest TPR (``kind="tpr"``) or the
     lowest error (``"error"``) any card can have; ``unbounded`` without a bound, NaN when the
@@ -420,7 +384,7 @@ def size_path(
             1     1   0.25
             2     1   0.25
     """
-    _check_n_jobs(n_jobs)
+    check_n_jobs(n_jobs)
     if sizes is not None and C0s is not None:
         raise TypeError("give sizes= or C0s=, not both")
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=sensitive_features)
@@ -428,12 +392,12 @@ def size_path(
         param, values = "C0", _C0_values(C0s)
     else:
         param, values = "max_size", _size_values(sizes, data.n_features)
-    base = _base_spec(spec_options, (param,), "size_path")
+    base = base_spec(spec_options, (param,), "size_path")
     specs = [base.replace(**{param: v}) for v in values]
-    rows = _sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                  warm_start=warm_start, desc="size path")
+    rows = sweep_specs(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
+                       warm_start=warm_start, desc="size path")
     for row in rows:
-        row["error_min"] = _proven(row, "error", 0.0)
+        row["error_min"] = proven_value(row, "error", 0.0)
     frame = pd.DataFrame(rows)
     frame.insert(0, param, values)
     cols = [param] + _COLUMNS_TAIL

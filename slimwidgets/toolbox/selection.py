@@ -30,27 +30,16 @@ _TIE = 1e-12
 
 
 def fit_cv(
-    X: Any,
-    y: Any,
-    *,
-    C0: Any = None,
-    max_size: Any = None,
-    cv: int = 5,
-    seed: int | None = 0,
-    n_jobs: int | None = None,
-    backend: str | None = None,
-    progress: bool | None = None,
-    positive: Any = None,
-    sample_weight: Any = None,
-    **spec_options: Any,
+    X: Any, y: Any, *, C0: Any = None, max_size: Any = None, cv: int = 5, seed: int | None = 0,
+    n_jobs: int | None = None, backend: str | None = None, progress: bool | None = None,
+    positive: Any = None, sample_weight: Any = None, **spec_options: Any,
 ) -> ScoringSystem:
     """Fit a card with ``C0`` or ``max_size`` chosen by stratified K-fold cross-validation.
 
-    Every candidate setting is fit on each fold's training part and scored on
-    its held-out part; the one with the lowest mean test error wins (ties go
-    to the sparser setting: larger ``C0``, smaller ``max_size``), and the card
-    is refit with it on all the data, as in the paper's experiments (and as
-    scikit-learn's ``...CV`` estimators do).
+    Every candidate setting is fit on each fold's training part and scored on its held-out
+    part; the one with the lowest mean test error wins (ties go to the sparser setting: larger
+    ``C0``, smaller ``max_size``), and the card is refit with it on all the data, as in the
+    paper's experiments (and as scikit-learn's ``...CV`` estimators do).
 
     Parameters
     ----------
@@ -71,15 +60,13 @@ def fit_cv(
     Returns
     -------
     ScoringSystem
-        The card refit on all the data with the chosen setting. Its
-        ``details["cv"]`` holds ``folds``, ``seed``, ``error`` (what was
-        compared: ``"error"``, or ``"balanced error"`` / ``"class-weighted
-        error"`` when ``class_weights`` is given), ``chosen`` (the setting),
-        the chosen setting's ``test_error``, ``test_error_std`` (over folds,
-        ddof=1), ``train_error``, ``size`` (mean over folds),
-        ``optimal_folds`` (folds whose fit was proven optimal), and
-        ``candidates``: the same figures for every setting tried (``failed``
-        names why a setting could not be fit on some fold).
+        The card refit on all the data with the chosen setting. Its ``details["cv"]`` holds
+        ``folds``, ``seed``, ``error`` (what was compared: ``"error"``, or ``"balanced error"`` /
+        ``"class-weighted error"`` when ``class_weights`` is given), ``chosen`` (the setting),
+        the chosen setting's ``test_error``, ``test_error_std`` (over folds, ddof=1),
+        ``train_error``, ``size`` (mean over folds), ``optimal_folds`` (folds whose fit was
+        proven optimal), and ``candidates``: the same figures for every setting tried
+        (``failed`` names why a setting could not be fit on some fold).
 
     Raises
     ------
@@ -89,11 +76,10 @@ def fit_cv(
 
     Notes
     -----
-    The chosen setting's CV error is the smallest of several and so slightly
-    optimistic (the paper reported it the same way); for an unbiased estimate
-    of the whole procedure, call ``fit_cv`` inside outer folds.
-    With a ``time_limit`` the fits (and so the choice) depend on the
-    machine's speed; ``optimal_folds`` says how many were proven.
+    The chosen setting's CV error is the smallest of several and so slightly optimistic (the
+    paper reported it the same way); for an unbiased estimate of the whole procedure, call
+    ``fit_cv`` inside outer folds. With a ``time_limit`` the fits (and so the choice) depend
+    on the machine's speed; ``optimal_folds`` says how many were proven.
 
     Examples
     --------
@@ -118,20 +104,20 @@ def fit_cv(
     k = len(split.splits)
     rows = [_candidate_row(setting, split, results[i * k:(i + 1) * k], class_weights)
             for i, setting in enumerate(grid)]
-    usable = [r for r in rows if r["failed"] is None]
-    if not usable:
-        raise ValueError("no setting could be fit on every fold: " + "; ".join(
-            f"{_setting_text(r)}: {r['failed']}" for r in rows))
-    best = min(usable, key=lambda r: r["test_error"])
-    best = next(r for r in usable if r["test_error"] <= best["test_error"] + _TIE)  # the sparsest of the tied
+    best = _best_row(rows)
     chosen = {name: best[name] for name in grid[0]}
     (final,) = run_fits(split, [(None, {**shared, **chosen})], n_jobs=None, backend=None, progress=False, desc="")
-    summary = {
-        "folds": k, "seed": None if seed is None else int(seed), "error": _error_name(class_weights), "chosen": chosen,
+    return replace(final, details={**final.details, "cv": _summary(k, seed, class_weights, chosen, best, rows)})
+
+
+def _summary(folds: int, seed: int | None, class_weights: Any, chosen: dict, best: dict, rows: list[dict]) -> dict:
+    """What ``details["cv"]`` of the refit card holds (see :func:`fit_cv`)."""
+    return {
+        "folds": folds, "seed": None if seed is None else int(seed), "error": _error_name(class_weights),
+        "chosen": chosen,
         **{key: best[key] for key in ("test_error", "test_error_std", "train_error", "size", "optimal_folds")},
         "candidates": rows,
     }
-    return replace(final, details={**final.details, "cv": summary})
 
 
 def _candidates(C0: Any, max_size: Any, spec_options: dict) -> tuple[list[dict], dict]:
@@ -160,6 +146,17 @@ def _candidates(C0: Any, max_size: Any, spec_options: dict) -> tuple[list[dict],
         axes["max_size"] = sorted(axes["max_size"], key=lambda m: (m is None, 0 if m is None else m))
     grid = [dict(zip(axes, combo)) for combo in product(*axes.values())]
     return grid, shared
+
+
+def _best_row(rows: list[dict]) -> dict:
+    """The setting with the lowest mean test error; among those within ``_TIE`` of it, the
+    sparsest (rows come sparsest first). Settings that failed on a fold are not candidates."""
+    usable = [r for r in rows if r["failed"] is None]
+    if not usable:
+        raise ValueError("no setting could be fit on every fold: " + "; ".join(
+            f"{_setting_text(r)}: {r['failed']}" for r in rows))
+    best = min(usable, key=lambda r: r["test_error"])
+    return next(r for r in usable if r["test_error"] <= best["test_error"] + _TIE)
 
 
 def _as_list(value: Any, name: str) -> list | None:

@@ -21,7 +21,7 @@ from ..core.data import labels_to_sign, prepare_features
 from ..fitting import InfeasibleError, NoSolutionError, fit
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
-from .frontier import _check_n_jobs, _progress_bar
+from .jobs import check_n_jobs, progress_bar
 
 __all__ = ["cross_validate", "CVResult"]
 
@@ -200,8 +200,8 @@ def run_fits(
     processes too) and closes the progress bar before the
     ``KeyboardInterrupt`` goes on.
     """
-    _check_n_jobs(n_jobs)
-    bar = _progress_bar(progress, len(jobs), desc)
+    check_n_jobs(n_jobs)
+    bar = progress_bar(progress, len(jobs), desc)
     results: list[Any] = [None] * len(jobs)
     stream = None
     # fits sharing this process stop through fit's cancel event (processes are ended by joblib)

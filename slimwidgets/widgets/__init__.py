@@ -16,7 +16,7 @@ def __getattr__(name):
 
         return Studio
     if name == "use_bundled_vega":  # Altair charts in notebooks, drawn offline
-        from .charts import use_bundled_vega
+        from .offline import use_bundled_vega
 
         return use_bundled_vega
     raise AttributeError(name)

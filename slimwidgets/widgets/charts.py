@@ -1,5 +1,5 @@
-"""Altair chart builders of the studio (pure functions of DataFrames), and an Altair renderer
-that draws any chart with the Vega bundled in this package, so notebooks need no CDN.
+"""Altair chart builders of the studio (pure functions of DataFrames). The renderer that draws
+any chart with the Vega bundled in this package is :mod:`slimwidgets.widgets.offline`.
 
 Every layer reads a *named* inline data set (``frontier``, ``roc``, ``card``,
 ``cap``, ``path``, ``path_card``), so a view can swap the rows of one data set
@@ -17,7 +17,7 @@ import altair as alt
 import pandas as pd
 
 __all__ = ["roc_chart", "sparsity_chart", "roc_datasets", "sparsity_datasets", "split_datasets", "records",
-           "best_by_size", "render_offline", "use_bundled_vega", "risk_roc_chart", "risk_roc_datasets"]
+           "best_by_size", "risk_roc_chart", "risk_roc_datasets", "calibration_chart", "calibration_datasets"]
 
 WIDTH, HEIGHT = 330, 230
 FRONTIER_COLOR = "#1f5fa8"
@@ -250,6 +250,45 @@ def risk_roc_chart(roc: pd.DataFrame | None, card: pd.DataFrame | None, held_out
             subtitle="the FPR-cap frontier is for decision cards"))
 
 
+CALIBRATION_COLS = ["band", "set", "rows", "events", "predicted", "observed", "lower", "upper"]
+
+
+def calibration_datasets(bands: pd.DataFrame | None) -> dict[str, list]:
+    """The rows of :func:`calibration_chart`: one per score band and set of rows."""
+    return {"calibration": records(bands, CALIBRATION_COLS), "diagonal": [{"v": 0}, {"v": 1}]}
+
+
+def calibration_chart(bands: pd.DataFrame | None, held_out: bool = False) -> alt.LayerChart:
+    """A risk card's calibration: per score band (sparse scores grouped), the mean predicted
+    risk against the observed rate with its 95 % interval, train and held-out; on the
+    diagonal a card's risks are what happened."""
+    d = calibration_datasets(bands)
+    legend = {"train": CARD_COLOR}
+    if held_out:
+        legend["held-out"] = _LIGHTER[CARD_COLOR]
+    x = alt.X("predicted:Q", title="predicted risk", scale=alt.Scale(domain=[0, 1], nice=False), axis=alt.Axis(format="%"))
+    y = alt.Y("observed:Q", title="observed rate (95 % CI)", scale=alt.Scale(domain=[0, 1], nice=False),
+              axis=alt.Axis(format="%"))
+    color = alt.Color("rows_of:N", scale=alt.Scale(domain=list(legend), range=list(legend.values())),
+                      legend=alt.Legend(orient="bottom", title=None))
+    tips = [alt.Tooltip("band:N", title="total score"), alt.Tooltip("rows_of:N", title="rows"),
+            _pct("predicted", "predicted risk"), _pct("observed", "observed rate"), _pct("lower", "95 % CI from"),
+            _pct("upper", "95 % CI to"), alt.Tooltip("events:Q", title="events", format=".4~g"),
+            alt.Tooltip("rows:Q", title="rows in band", format=".4~g")]
+    base = alt.Chart(_data("calibration", d)).transform_calculate(
+        rows_of="datum.set === 'validation' ? 'held-out' : 'train'").encode(x=x, color=color)
+    diagonal = alt.Chart(_data("diagonal", d)).mark_line(color="#bbbbbb", strokeDash=[3, 3]).encode(
+        x=alt.X("v:Q", scale=alt.Scale(domain=[0, 1])), y="v:Q")
+    bars = base.mark_rule(strokeWidth=2, opacity=0.7).encode(y=alt.Y("lower:Q", scale=alt.Scale(domain=[0, 1])),
+                                                              y2="upper:Q", tooltip=tips)
+    points = base.mark_point(filled=True, opacity=1).encode(
+        y=y, size=alt.Size("rows:Q", legend=None, scale=alt.Scale(range=[30, 200])), tooltip=tips)
+    return alt.layer(diagonal, bars, points).properties(
+        width=WIDTH, height=HEIGHT, title=alt.TitleParams(
+            "calibration: predicted risk against what happened",
+            subtitle="per band of total scores (sparse scores grouped); on the diagonal the risks are right"))
+
+
 def _log_loss_by_size(path: pd.DataFrame | None, card: pd.DataFrame | None, held_out: bool) -> alt.LayerChart:
     """Log-loss against size for risk cards: the best risk card of each size (lower fits better)."""
     d = sparsity_datasets(path, card, "log_loss")
@@ -296,32 +335,3 @@ def split_datasets(chart: alt.TopLevelMixin | dict) -> tuple[dict, dict[str, lis
     top = spec.pop("datasets", None) or {}
     datasets.update({k: v for k, v in top.items() if k not in datasets})
     return spec, datasets
-
-
-# -- any Altair chart, drawn offline ---------------------------------------------------------------------
-def render_offline(spec: dict, **metadata: Any) -> dict:
-    """Altair renderer: the chart as a widget drawn by the Vega bundled in ``static/chart.js``.
-
-    Altair 5.4+ renders with Vega fetched from a CDN unless told otherwise, which leaves every
-    chart blank on a network that blocks CDNs; this one fetches nothing. Enable it with
-    :func:`use_bundled_vega` (or ``alt.renderers.enable("slimwidgets")``).
-    """
-    from .studio import ChartView  # needs anywidget; imported only when a chart is shown
-
-    return ChartView(spec=spec)._repr_mimebundle_()
-
-
-alt.renderers.register("slimwidgets", render_offline)
-
-
-def use_bundled_vega() -> None:
-    """Draw every Altair chart of this kernel with the Vega bundled in slimwidgets (no internet).
-
-    >>> import altair as alt
-    >>> previous = alt.renderers.active
-    >>> use_bundled_vega()
-    >>> alt.renderers.active
-    'slimwidgets'
-    >>> _ = alt.renderers.enable(previous)
-    """
-    alt.renderers.enable("slimwidgets")

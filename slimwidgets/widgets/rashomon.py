@@ -18,14 +18,17 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.data import Dataset
 from ..core.scoring import ScoringSystem
-from ..core.status import percent
-from ..toolbox.alternatives import STOPS, Alternatives, risk_figures, search_alternatives
+from ..core.spec import Spec
+from ..core.status import describe, details_text, percent
+from ..fitting import check_card
+from ..toolbox.alternatives import STOPS, Alternatives, as_alternative, risk_figures, search_alternatives
+from .card_status import Status, change_text, optimised_measure, status_of
 from .scheduler import BackgroundQueue
 
 if TYPE_CHECKING:
     from .controller import Controller
 
-__all__ = ["AlternativesList", "ALT_K", "ALT_WITHIN"]
+__all__ = ["AlternativesList", "AlternativesControls", "ALT_K", "ALT_WITHIN"]
 
 ALT_K = 10  # cards listed at most
 ALT_WITHIN = 0.02  # how much worse than the best, in the spec's own figure
@@ -41,10 +44,6 @@ class _Run:
     result: Alternatives | None = None
     error: str | None = None
     started: float = field(default_factory=time.time)
-
-
-def _pt(v: float) -> str:
-    return f"{100 * v:+.1f} pt".replace("-", "\u2212")
 
 
 def card_figures(card: ScoringSystem, train: Dataset, held_out: Dataset | None) -> dict:
@@ -79,9 +78,20 @@ def _difference(f: dict, now: dict, measure: str) -> str:
     return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(f[k] - now[k])}" for k in keys)
 
 
-def change_text(d: float) -> str:
-    """A difference of shares in points; "same" when it rounds to nothing."""
-    return "same" if abs(d) < 0.0005 else _pt(d)
+def _beats(f: dict, now: dict, measure: str) -> bool:
+    """Whether a row's card is better than the card shown in the figure the settings optimise
+    (under a cap: a higher TPR, or the same TPR at a lower FPR)."""
+    tol = 0.0005
+    if "log_loss" in f and "log_loss" in now:
+        return f["log_loss"] < now["log_loss"] - 5e-5
+    if "error" not in f or "error" not in now:
+        return False
+    if measure in ("tpr", "fpr"):
+        first, second = measure, "fpr" if measure == "tpr" else "tpr"
+        sign = 1 if measure == "tpr" else -1
+        gain = sign * (f[first] - now[first])
+        return gain > tol or (abs(gain) <= tol and sign * (now[second] - f[second]) > tol)
+    return f["error"] < now["error"] - tol
 
 
 def _signed(d: float, digits: int) -> str:
@@ -159,6 +169,7 @@ class AlternativesList:
                 run.cards.append(card)
                 run.figures.append(figures)
             self._emit()
+            c.offer(card, "the alternatives search")
 
         try:
             result = search_alternatives(c.data, first.spec or c.spec, k=self.k, within=self.within,
@@ -193,9 +204,16 @@ class AlternativesList:
             figures = [] if run is None else list(run.figures)
         now = c.card
         now_figures = card_figures(now, c.data, c.validation) if now is not None and now.train_metrics else {}
-        measure = run.result.measure if run is not None and run.result is not None else _measure(c.spec)
-        rows = [self._row(i + 1, card, f, now, now_figures, measure) for i, (card, f) in enumerate(zip(cards, figures))]
+        measure = run.result.measure if run is not None and run.result is not None else optimised_measure(c.spec)
+        # the differences in the figure the settings optimise, also when the search's margin is in
+        # objective units (scores with no common step)
+        compared = optimised_measure(c.spec) if measure == "objective" else measure
+        rows = [self._row(i + 1, card, f, now, now_figures, compared) for i, (card, f) in enumerate(zip(cards, figures))]
         state = self._state(run, measure)
+        better = sum(_beats(f, now_figures, compared) for f in figures)
+        if better and state.get("text"):  # the card shown is not the best here (edited or loaded): said
+            state = {**state, "text": f"{state['text']} · {better} of them better than the card shown",
+                     "better": better}
         loaded = self.loaded
         if loaded is not None and loaded[0] is now:  # what the load did, beside the list, while its card shows
             state = {**state, "notice": loaded[1], "level": loaded[2]}
@@ -241,19 +259,82 @@ class AlternativesList:
         return {"phase": "done", "complete": run.result.complete, "text": f"{cards} · {note}"}
 
 
-def _measure(spec) -> str:
-    if spec.loss == "logistic":
-        return "log-loss"
-    if spec.max_fpr is not None and spec.min_tpr is None:
-        return "tpr"
-    if spec.min_tpr is not None and spec.max_fpr is None:
-        return "fpr"
-    return "error"
-
-
 def _margin_text(within: float, measure: str) -> str:
     if measure in ("error", "tpr", "fpr"):
         return f"{100 * within:.4g} pt {'error' if measure == 'error' else measure.upper()}"
     if measure == "log-loss":
         return f"{within:.4g} log-loss"
     return f"{within:.4g} in objective"
+
+
+def alternative_status(card: ScoringSystem, rank: int, data: Dataset) -> Status:
+    """The status of the ``rank``-th alternative loaded: the best one reads as a solved card."""
+    if rank == 1:
+        return status_of(card)
+    cs = describe(card, validation=card.validation_metrics)
+    figures = " · ".join(figure_texts(card_figures(card, data, None)))
+    text = f"alternative {rank} · {figures} · the best card that avoids the feature sets above it in the list"
+    return Status("feasible", text, objective=card.objective, elapsed=card.solve_time, details=details_text(cs),
+                  warning=cs.warning, level="warn" if cs.warning else "ok")
+
+
+def alternative_notice(rank: int, card: ScoringSystem, before: ScoringSystem | None, broken: list[str],
+                       data: Dataset, spec: Spec) -> str:
+    """What loading an alternative did: its features, its cost against the card ``before``,
+    the locks it keeps, the constraints it breaks."""
+    parts = [f"loaded alternative {rank}: " + (", ".join(card.points) or "no feature")]
+    if before is not None and before.train_metrics is not None:
+        then = card_figures(before, data, None)
+        now = card_figures(card, data, None)
+        if "error" in now and "error" in then:
+            parts.append(", ".join(f"{label} {change_text(now[k] - then[k])}" for k, label in
+                                   (("error", "error"), ("tpr", "TPR"), ("fpr", "FPR"))) + " vs the card before")
+        elif "log_loss" in now and "log_loss" in then:
+            parts.append(f"log-loss {now['log_loss'] - then['log_loss']:+.4f} vs the card before".replace("-", "\u2212"))
+    if spec.lock:
+        parts.append("keeps the locks " + ", ".join(f"{k} = {v}" for k, v in spec.lock.items()))
+    if broken:
+        parts.append("but it breaks " + "; ".join(broken))
+    return " · ".join(parts) + " · undo goes back"
+
+
+class AlternativesControls:
+    """The alternatives of :class:`~slimwidgets.widgets.controller.Controller` (a mixin: its
+    list is ``alts``; loading one is an undo step on the controller)."""
+
+    def settled_card(self, key: str) -> ScoringSystem | None:
+        """The solved card of the spec with this key, if it has one yet."""
+        hit = self._cache.get(key)
+        return hit if isinstance(hit, ScoringSystem) else None
+
+    def alternatives(self) -> dict:
+        """The alternatives list of the current spec as the studio shows it:
+        ``{"rows": [...], "state": {...}}`` (see :class:`~slimwidgets.widgets.rashomon.AlternativesList`)."""
+        return self.alts.view()
+
+    def wait_alternatives(self, timeout: float | None = 120.0) -> bool:
+        """Block until the alternatives search of the current spec has ended (tests, scripts)."""
+        return self.alts.wait(timeout)
+
+    def load_alternative(self, rank: int) -> ScoringSystem:
+        """Show the ``rank``-th card of the alternatives list (1 = the best): one undo step.
+
+        The spec stays as it is (every alternative was solved under it); the card is checked
+        against it again, and :attr:`notice` says what the load did: the features it uses, what
+        it costs against the card shown before, the locks it keeps, any constraint it breaks.
+        A later card is called "feasible": it is optimal only among the cards that avoid the
+        earlier feature sets.
+        """
+        card = self.alts.card(rank)
+        with self._lock:
+            self._check_open()
+            spec, before = self.spec, self._card
+            shown = as_alternative(card, spec, rank)
+            broken = check_card(shown, self.data, spec)
+            self._gen += 1
+            self._scheduler.cancel()
+            self._push(shown, spec, alternative_status(shown, rank, self.data), "load", None)
+            self._say(alternative_notice(rank, shown, before, broken, self.data, spec), "warning" if broken else "info")
+            self.alts.loaded = (shown, self.notice, self.notice_level)
+        self._emit("card", "notice", "alternatives")
+        return shown

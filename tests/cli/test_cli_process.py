@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from slimwidgets.cli import DEFAULT_TIME_LIMIT, main
-from test_processes import solver_child_alive
+from solver_children import solver_child_alive
 
 REPO = Path(__file__).resolve().parents[2]
 HANG = 600

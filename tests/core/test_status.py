@@ -12,7 +12,8 @@ import brute
 import numpy as np
 import pandas as pd
 import pytest
-from test_frontier import SMALL, tiny
+from tiny_problems import SMALL
+from tiny_problems import tiny_roc_problem as tiny
 
 import slimwidgets as sw
 from slimwidgets import make_spec
@@ -320,7 +321,7 @@ def test_status_in_every_format(capped):
     head = describe(capped).headline
     for text in (str(capped), capped.to_markdown().replace("\\", ""), capped.to_text()):
         assert head in text  # (Markdown backslash-escapes its punctuation)
-    assert head.replace("%", "\\%") in capped.to_latex()
+    assert head.replace("%", "\\%").replace("·", r"$\cdot$") in capped.to_latex()
     html = capped._repr_html_()
     assert "<details" in html and "solver status optimal" in html
     assert "solver status" not in str(capped) and "gap" not in str(capped)

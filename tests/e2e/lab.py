@@ -18,6 +18,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts" / "e2e"
 CHROMIUM = os.environ.get("SLIMWIDGETS_CHROMIUM", "/usr/bin/chromium")
+#: the window widths every studio layout is checked and photographed at, and the window height
+WIDTHS = (800, 1000, 1280, 1600)
+HEIGHT = 1000
 SETUP_HINT = "run `bash scripts/setup_browser_tests.sh` (installs Debian's chromium, builds the front-end bundle)"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -243,3 +246,14 @@ def run_first_cell(page, ready: str = ".sw-card-view input.sw-points") -> None:
     page.click(".jp-Notebook .jp-Cell .cm-content")
     page.keyboard.press("Shift+Enter")
     page.wait_for_selector(ready, timeout=90_000)
+
+
+def side_panel(page, want_open: bool) -> None:
+    """Open or close JupyterLab's left side panel (the file browser)."""
+    is_open = page.evaluate("() => { const s = document.querySelector('#jp-left-stack');"
+                            " return !!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0; }")
+    if is_open != want_open:
+        page.click(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']")
+        page.wait_for_function("w => { const s = document.querySelector('#jp-left-stack');"
+                               " return (!!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0) === w; }",
+                               arg=want_open, timeout=10_000)

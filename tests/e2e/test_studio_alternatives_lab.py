@@ -6,8 +6,7 @@ each width go to test-artifacts/e2e/ (look at them).
 
 from __future__ import annotations
 
-from lab import card_in_page, open_notebook, run_first_cell
-from test_studio_layout import HEIGHT, WIDTHS, side_panel
+from lab import HEIGHT, WIDTHS, card_in_page, open_notebook, run_first_cell, side_panel
 
 NOTEBOOK = "alternatives.ipynb"
 CELL = """\

@@ -5,6 +5,7 @@ point into one (Enter) supersedes the solve: the kernel shows the edited card an
 
 from __future__ import annotations
 
+import json
 import time
 
 from lab import card_in_page, open_notebook, run_first_cell
@@ -65,6 +66,86 @@ def test_incumbents_are_calm_and_an_edit_supersedes_the_solve(lab, page, kernel_
         assert truth["state"] == "edited" and truth["action"] == "edit" and truth["points"][name] == new
         assert card_in_page(page)["points"] == truth["points"]
         shot(page, "edited-during-solve")
+        assert page.blocked_requests == [] and page.page_errors == [], (page.blocked_requests, page.page_errors)
+    finally:
+        k.run("studio.close()")
+
+
+# every status line and every card the page shows, in order (issue 20: calm solving)
+RECORD = """() => {
+  window.swSeen = [];
+  const view = document.querySelector('.sw-card-view .sw-card');
+  const note = () => {
+    const text = (view.querySelector('.sw-status-text') || {}).textContent || '';
+    const points = JSON.stringify([...view.querySelectorAll('input.sw-points')].map((i) => [i.dataset.feature, Number(i.value)]));
+    const status = view.querySelector('.sw-status');
+    window.swSeen.push({t: performance.now(), state: view.dataset.state, text, points, id: view.dataset.cardId,
+                        previous: view.classList.contains('sw-previous'),
+                        note: (view.querySelector('.sw-previous-note') || {}).textContent || '',
+                        metrics: (view.querySelector('.sw-metrics') || {}).textContent || '',
+                        proven: status ? status.classList.contains('sw-proven') : false,
+                        statusNode: status});
+  };
+  note();
+  new MutationObserver(note).observe(view, {childList: true, subtree: true, attributes: true,
+                                            attributeFilter: ['data-card-id', 'data-state']});
+}"""
+SEEN = """() => window.swSeen.map((s, i) => ({...s, statusNode: undefined,
+   sameStatusNode: i > 0 && s.statusNode === window.swSeen[i - 1].statusNode}))"""
+MOVE_CELL = """\
+import os
+from slimwidgets.datasets import load_paper_dataset
+from slimwidgets.widgets import Studio
+X, y = load_paper_dataset("heart", os.environ["SLIMWIDGETS_DATA"])  # 32 features: incumbents stream in
+studio = Studio(X, y, max_fpr=0.2, time_limit=4.0, frontier=False, alternatives=False)
+studio"""
+
+
+def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
+    """During a slider move, recorded in the page: the previous card stays dimmed with "solving
+    for the new settings…" until a real card arrives; no card that predicts one class for everyone
+    is shown; the status line is redrawn only when its text changes; "proven" only on the settled
+    card; the last card shown is the one the kernel holds."""
+    assert data_env, "the paper's data (SLIMWIDGETS_DATA) are needed for a solve that streams incumbents"
+    k = open_notebook(lab, page, kernel_for, "calm_move.ipynb", [MOVE_CELL])
+    run_first_cell(page)
+    try:
+        assert k.value("studio.wait(120)")
+        page.wait_for_function("() => document.querySelector('.sw-card-view .sw-card').dataset.state !== 'solving'")
+        page.evaluate(RECORD)
+        page.locator(".sw-max-fpr .noUi-handle").first.focus()
+        for _ in range(5):  # 0.20 -> 0.25: five key presses, one new spec after the debounce
+            page.keyboard.press("ArrowRight")
+        page.wait_for_selector(".sw-card-view .sw-card[data-state='solving']", timeout=30_000)
+        shot(page, "calm-solving")
+        assert k.value("studio.wait(120)")
+        page.wait_for_function("() => document.querySelector('.sw-card-view .sw-card').dataset.state !== 'solving'",
+                               timeout=30_000)
+        time.sleep(0.5)
+        shot(page, "calm-settled")
+        seen = page.evaluate(SEEN)
+        assert len(seen) > 2, seen
+        solving = [s for s in seen if s["state"] == "solving"]
+        assert solving, "the move never showed its solve"
+        for s in solving:
+            # no trivial card: one that predicts one class for everyone (TPR and FPR both 0 or both 100 %)
+            assert "TPR 0.0 % at FPR 0.0 %" not in s["text"] and "TPR 100.0 % at FPR 100.0 %" not in s["text"], s
+            assert not s["proven"] and "proven" not in s["text"], s  # nothing is proven about a passing card
+            if s["previous"]:
+                assert s["note"].startswith("solving for the new settings"), s
+        # the status line is redrawn only when what it says changes
+        for a, b in zip(seen, seen[1:]):
+            if not b["sameStatusNode"]:
+                assert (a["text"], a["state"], a["proven"]) != (b["text"], b["state"], b["proven"]), (a, b)
+        # among cards with the same figures, the one shown does not change while solving
+        for a, b in zip(solving, solving[1:]):
+            if a["id"] != b["id"] and not a["previous"] and not b["previous"]:
+                assert a["metrics"] != b["metrics"] or a["points"] == b["points"], (a, b)
+        last = seen[-1]
+        truth = k.value("{'points': {n: int(v) for n, v in zip(studio.scoring_system.feature_names, "
+                        "studio.scoring_system.coefficients)}, 'text': studio.controller.status.text}")
+        assert last["state"] != "solving" and last["text"] == truth["text"]
+        assert dict(json.loads(last["points"])) == truth["points"]
         assert page.blocked_requests == [] and page.page_errors == [], (page.blocked_requests, page.page_errors)
     finally:
         k.run("studio.close()")

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from lab import open_notebook, run_first_cell, start_lab
+from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, side_panel, start_lab
 
 NOTEBOOK = "layout.ipynb"
 CELL = """\
@@ -23,8 +23,6 @@ from slimwidgets.widgets import Studio
 X, y = load_demo()
 studio = Studio(X, y, max_fpr=0.2, time_limit=1.0, frontier=False, holdout=0.25, random_state=0)
 studio"""
-WIDTHS = (800, 1000, 1280, 1600)
-HEIGHT = 1000
 
 # What the page shows, measured in the browser (all rectangles in viewport pixels).
 MEASURE = """() => {
@@ -74,17 +72,6 @@ def lab(request, tmp_path_factory, chromium_path, data_env):
                        log_name=f"layout-{request.param}.log")
     yield server
     server.shutdown()
-
-
-def side_panel(page, want_open: bool) -> None:
-    """Open or close JupyterLab's left side panel (the file browser)."""
-    is_open = page.evaluate("() => { const s = document.querySelector('#jp-left-stack');"
-                            " return !!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0; }")
-    if is_open != want_open:
-        page.click(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']")
-        page.wait_for_function("w => { const s = document.querySelector('#jp-left-stack');"
-                               " return (!!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0) === w; }",
-                               arg=want_open, timeout=10_000)
 
 
 def open_studio(lab, page, kernel_for):
@@ -141,6 +128,83 @@ def test_card_first_at_every_width(lab, page, kernel_for, shot):
         # at the narrowest the names are cut (with their full text on hover); the card itself wraps them
         narrow = seen[f"{lab.app}-800" + ("-panel-open" if lab.app == "lab" else "")]
         assert narrow["studioWidth"] < 700, f"the 800 px case did not test a narrow notebook: {narrow['studioWidth']}"
+        assert page.blocked_requests == [], page.blocked_requests[:5]
+    finally:
+        k.run("studio.close()")
+
+
+MANY_NOTEBOOK = "layout_many.ipynb"
+MANY_CELL = """\
+import os
+from slimwidgets.datasets import load_paper_dataset
+from slimwidgets.widgets import Studio
+X, y = load_paper_dataset("heart", os.environ["SLIMWIDGETS_DATA"])  # 32 candidate rules
+studio = Studio(X, y, max_fpr=0.2, time_limit=2.0, frontier=False, alternatives=True)
+studio"""
+
+# Where the status line, the rules in use, the figures and the alternatives' heading lie, with
+# the studio scrolled to its top, against the visible notebook area (viewport pixels).
+IN_VIEW = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const area = box(document.querySelector('.jp-NotebookPanel-notebook, .jp-Notebook'));
+  const view = document.querySelector('.sw-card-view');
+  const parts = {status: view.querySelector('.sw-status'), rule: view.querySelector('.sw-rule'),
+                 figures: view.querySelector('.sw-metrics'), fold: view.querySelector('button.sw-fold'),
+                 alternatives: document.querySelector('.sw-alts-head')};
+  const rows = [...view.querySelectorAll('tbody tr')];
+  const shown = rows.filter((r) => r.getBoundingClientRect().height > 0);
+  const out = {};
+  for (const [k, e] of Object.entries(parts)) out[k] = e ? box(e) : null;
+  out.rowsShown = shown.length;
+  out.rowsAll = rows.length;
+  out.used = shown.filter((r) => r.classList.contains('sw-used')).map(box);
+  out.area = area;
+  out.foldText = parts.fold ? parts.fold.textContent : '';
+  return out;
+}"""
+
+
+def test_the_card_first_with_many_rules(lab, page, kernel_for, shot):
+    """32 candidate rules: the rules with 0 points fold behind "show all 32 rules", so that at
+    1000 px (side panel open) the status line, every rule in use, the figures and the head of
+    the alternatives list are in view at once; the fold opens on a click."""
+    if lab.app != "lab":
+        pytest.skip("measured in JupyterLab; Notebook 7 draws the same card")
+    page.set_viewport_size({"width": 1000, "height": HEIGHT})
+    k = open_notebook(lab, page, kernel_for, MANY_NOTEBOOK, [MANY_CELL])
+    run_first_cell(page)
+    try:
+        end = time.monotonic() + 120
+        while not k.value("studio.wait(1)"):
+            assert time.monotonic() < end, "the studio did not settle"
+        page.wait_for_selector(".sw-alts-head", timeout=30_000)
+        side_panel(page, True)
+        size = k.value("studio.scoring_system.size")
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            page.wait_for_timeout(400)
+            page.evaluate("() => document.querySelector('.sw-studio').scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(200)
+            shot(page, f"many-rules-{width}-panel-open")
+            if width != 1000:
+                continue
+            m = page.evaluate(IN_VIEW)
+            assert m["rowsAll"] == 32 and m["fold"] is not None, m
+            assert m["foldText"].startswith("show all 32 rules"), m["foldText"]
+            assert len(m["used"]) == size and m["rowsShown"] < 32, m
+            a = m["area"]
+            for part in ("status", "rule", "figures", "alternatives"):
+                b = m[part]
+                assert b is not None and a["top"] - 0.5 <= b["top"] and b["bottom"] <= a["bottom"] + 0.5, \
+                    f"{part} is not in view at 1000 px: {b} (notebook area {a})"
+            for b in m["used"]:
+                assert a["top"] - 0.5 <= b["top"] and b["bottom"] <= a["bottom"] + 0.5, f"a rule in use is out of view: {b}"
+        page.set_viewport_size({"width": 1000, "height": HEIGHT})
+        page.click(".sw-card-view button.sw-fold")
+        page.wait_for_function("() => [...document.querySelectorAll('.sw-card-view tbody tr')]"
+                               ".every((r) => r.getBoundingClientRect().height > 0)", timeout=10_000)
+        assert page.locator(".sw-card-view button.sw-fold").inner_text().startswith("fold the")
+        shot(page, "many-rules-1000-unfolded")
         assert page.blocked_requests == [], page.blocked_requests[:5]
     finally:
         k.run("studio.close()")

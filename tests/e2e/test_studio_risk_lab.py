@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import time
 
-from lab import open_notebook, run_first_cell
-from test_studio_layout import HEIGHT, WIDTHS, side_panel
+from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, side_panel
 
 NOTEBOOK = "risk.ipynb"
 CELL = """\

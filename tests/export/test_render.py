@@ -545,8 +545,8 @@ def test_latex_hostile_names_are_escaped():
         spans = [int(n) for n in re.findall(r"\\multicolumn\{(\d)\}", line)]
         assert specials.count("&") + 1 + sum(n - 1 for n in spans) == 4, line
     text = _latex_unescape(out)
-    for name in HOSTILE:
-        assert name.replace("\n", " ") in text
+    for name in HOSTILE:  # a character pdfLaTeX has no glyph for is written as its code point
+        assert name.replace("\n", " ").replace("中文", "[U+4E2D][U+6587]") in text
     assert HOSTILE_CLASS.upper().replace("\n", " ") in text
 
 

@@ -16,7 +16,7 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.search import local_search
 
 from brute import best_objective, enumerate_cards, row_errors
-from test_exactness import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
+from tiny_problems import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
 
 
 def test_sleep_apnea_style_spec_on_breastcancer(paper_data):
@@ -208,7 +208,7 @@ def test_kicks_from_the_elite_give_valid_cards_that_never_beat_the_optimum(seed,
 def test_linear_starts_stay_in_the_box_and_under_the_size_cap(seed):
     """Rounded classifier starts use allowed points only and at most max_size features
     (required ones kept), whatever the scale."""
-    from slimwidgets.solvers.search import _Problem, _starts
+    from slimwidgets.solvers.search import SearchProblem, _starts
 
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(60, 6)) * rng.choice([0.1, 1, 100], size=6)
@@ -216,7 +216,7 @@ def test_linear_starts_stay_in_the_box_and_under_the_size_cap(seed):
     names = [f"f{j}" for j in range(6)]
     spec = sw.make_spec(max_size=int(rng.integers(1, 4)), require=["f5"] if seed % 2 else [],
                         signs={"f0": "-"} if seed % 3 == 0 else {}, values={"f1": [0, 2, 7]})
-    prob = _Problem(build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec))
+    prob = SearchProblem(build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec))
     prob.deadline = math.inf
     starts = list(_starts(prob, None, zero=False))
     again = list(_starts(prob, None, zero=False))
@@ -231,13 +231,13 @@ def test_linear_starts_stay_in_the_box_and_under_the_size_cap(seed):
 def test_swap_trades_a_feature_for_a_better_one_at_the_size_cap():
     """At max_size no single move can add a feature; the ranked swap must still find the
     one trade that improves the card."""
-    from slimwidgets.solvers.search import _Problem
+    from slimwidgets.solvers.search import SearchProblem
 
     rng = np.random.default_rng(3)
     X = rng.integers(0, 2, size=(200, 8)).astype(float)
     y = np.where(X[:, 6] == 1, 1, 0)
     y[:20] = X[:20, 2]  # column 2 agrees with the label on 110 rows or so, column 6 on 180
-    prob = _Problem(build_formulation(prepare_data(X, y, warn=False), sw.make_spec(max_size=1)))
+    prob = SearchProblem(build_formulation(prepare_data(X, y, warn=False), sw.make_spec(max_size=1)))
     prob.deadline = math.inf
     lam = np.zeros(8, dtype=np.int64)
     lam[2] = 2

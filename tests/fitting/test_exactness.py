@@ -12,17 +12,14 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.fitting import fit_dataset
 
 from brute import best_objective, enumerate_cards, row_errors
+from tiny_problems import BOX, RULES, gcd_all, random_operational_spec, spec_or_skip, tiny_problem
 
-BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
 # every proof path gets the brute-force tests: the MIP, the exhaustive walk, the proof by
 # model size (walk the small cards, one cut-off MIP per larger size), which "auto" picks on
 # larger problems and is forced here (see ``by_size``), and the support scan
 SOLVERS = ["highs", "enumerate", "by_size", "scan"]
 EXPECTED_SOLVER = {"highs": "highs", "enumerate": "enumeration", "scan": "scan"}
 FORCED = {"by_size": False}  # set while a "by_size" test runs
-# both rules for a total exactly at the threshold: "positive" (the default, score >= threshold)
-# and the paper's "error" (a zero total is an error, score > threshold)
-RULES = ["positive", "error"]
 
 
 def spec_solver(solver: str) -> str:
@@ -44,28 +41,12 @@ def by_size(request, monkeypatch):
     def forced(form, upper, works=None):
         if not math.isfinite(upper):
             return None
-        K = decomposition._limits(decomposition._Problem(form), upper, None)
+        K = decomposition.support_size_limit(decomposition.SearchProblem(form), upper, None)
         return min(walked, K), K
     monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
     monkeypatch.setattr(fitting, "_scan_fits", lambda form, spec, start: False)
     monkeypatch.setattr(fitting, "size_split", forced)
     monkeypatch.setitem(FORCED, "by_size", True)
-
-
-def tiny_problem(seed: int, n_features: int | None = None):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(6, 15))
-    p = n_features or int(rng.integers(2, 4))
-    top = int(rng.choice([1, 2]))  # binary or small integer features
-    X = rng.integers(0, top + 1, size=(n, p))
-    y = rng.choice([-1, 1], size=n)
-    y[0], y[1] = 1, -1
-    names = [f"f{j}" for j in range(p)]
-    return X, y, names
-
-
-def gcd_all(values):
-    return math.gcd(*[abs(int(v)) for v in values]) if any(values) else 0
 
 
 def assert_exact(card, X, y, names, spec, C0, weights=None):
@@ -121,42 +102,6 @@ def test_default_C0_loses_no_accuracy(seed, solver, zero_score):
     assert cards_value(card, X, y, names, 0.0, zero_score=zero_score) == pytest.approx(cards["loss"].min(), abs=1e-12)
     best_loss = np.isclose(cards["loss"], cards["loss"].min(), atol=1e-12)
     assert card.size == cards["size"][best_loss].min()
-
-
-def spec_or_skip(**opts):
-    """The spec, or a skipped test when the random options contradict each other (make_spec
-    rejects those up front; that is tested elsewhere)."""
-    try:
-        return sw.make_spec(**opts)
-    except ValueError:
-        pytest.skip("contradictory options are rejected up front (tested elsewhere)")
-
-
-def random_operational_spec(rng, names):
-    opts = dict(BOX, C0=float(rng.choice([0.01, 0.05])))
-    free = list(names)
-    rng.shuffle(free)
-    kind = rng.integers(0, 6, size=2)
-    for k in kind:
-        if not free:
-            break
-        f = free.pop()
-        if k == 0:
-            opts.setdefault("signs", {})[f] = str(rng.choice(["+", "-"]))
-        elif k == 1:
-            opts.setdefault("exclude", []).append(f)
-        elif k == 2:
-            opts.setdefault("require", []).append(f)
-        elif k == 3:
-            opts.setdefault("lock", {})[f] = int(rng.choice([-2, 1, 3]))
-        elif k == 4:
-            opts.setdefault("values", {})[f] = sorted({int(v) for v in rng.choice([-3, -1, 0, 2, 3], size=3)})
-        else:
-            opts["max_size"] = int(rng.integers(1, len(names)))
-    if rng.random() < 0.4 and len(names) >= 2:
-        a, b = rng.choice(names, size=2, replace=False)
-        opts["constraints"] = [sw.needs(str(a), str(b)) if rng.random() < 0.5 else sw.at_most(1, [str(a), str(b)])]
-    return opts
 
 
 @pytest.mark.parametrize("zero_score", RULES)
@@ -321,10 +266,10 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     """Every size above the walked ones must be searched by its own MIP: starting from the empty
     card, the optimum (which uses features) can only come from the walk or those MIPs."""
     from slimwidgets.solvers.decomposition import solve_by_size
-    from slimwidgets.solvers.exhaustive import _limits
+    from slimwidgets.solvers.exhaustive import support_size_limit
     from slimwidgets.core.formulation import build_formulation
     from slimwidgets.fitting import card_from_result
-    from slimwidgets.solvers.search import _Problem, local_search
+    from slimwidgets.solvers.search import SearchProblem, local_search
 
     rng = np.random.default_rng(7000 + seed)
     X, y, names = tiny_problem(7000 + seed, n_features=3)
@@ -340,7 +285,7 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     else:  # a quick feasible card
         found = local_search(form, time_budget=0.01)
         start, upper = (found.coefficients, found.intercept), found.objective
-    K = _limits(_Problem(form), upper, None)
+    K = support_size_limit(SearchProblem(form), upper, None)
     walked = min(seed % 3, K)  # walk up to 0, 1 or 2 features, MIPs for the rest
     result = solve_by_size(form, upper, start, (walked, K))
     assert result.status == "optimal" and result.gap == 0
@@ -373,15 +318,15 @@ def test_a_stopped_proof_by_size_reports_a_valid_bound(seed, zero_score):
     """Stopped at any point (in the walk, between sizes, or out of time), the bound still holds
     for every card and the card is the start or better."""
     from slimwidgets.solvers.decomposition import solve_by_size
-    from slimwidgets.solvers.exhaustive import _limits
+    from slimwidgets.solvers.exhaustive import support_size_limit
     from slimwidgets.core.formulation import build_formulation
-    from slimwidgets.solvers.search import _Problem
+    from slimwidgets.solvers.search import SearchProblem
 
     X, y, names = tiny_problem(7500 + seed, n_features=3)
     spec = sw.make_spec(C0=0.02, zero_score=zero_score, **BOX)
     form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
     start, upper = _empty_card(form)
-    K = _limits(_Problem(form), upper, None)
+    K = support_size_limit(SearchProblem(form), upper, None)
     if seed % 4 == 3:
         result = solve_by_size(form, upper, start, (0, K), time_left=0.0)
     else:

@@ -12,20 +12,9 @@ import pytest
 
 import slimwidgets as sw
 from brute_risk import best_risk_card, risk_loss
+from tiny_problems import tiny_risk_problem as tiny
 from slimwidgets.core.data import prepare_data
 from slimwidgets.solvers.logistic import RiskProblem, search_risk
-
-
-def tiny(seed: int, n: int = 24, d: int = 3):
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, size=(n, d)).astype(float)
-    if seed % 3 == 0:  # a count feature as well as 0/1 ones
-        X[:, -1] = rng.integers(0, 4, size=n)
-    logit = X @ rng.normal(0, 1.5, size=d) + rng.normal(0, 0.5)
-    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
-    y[:2] = [0, 1]  # both classes
-    names = [f"f{j}" for j in range(d)]
-    return pd.DataFrame(X, columns=names), y, names
 
 
 SPECS = [

@@ -14,7 +14,7 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.core.spec import RISK_REFUSALS, refused_options, set_options
 from slimwidgets.solvers.logistic import RiskProblem, search_risk
 from slimwidgets.solvers.risk_bound import risk_lower_bound
-from test_risk_cards import tiny
+from tiny_problems import tiny_risk_problem as tiny
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
 # every option a risk card gained, alone and together with others

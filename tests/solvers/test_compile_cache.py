@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from slimwidgets.core import losses
 from slimwidgets.solvers import _kernels, _scan_kernels
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,3 +55,11 @@ def test_the_scan_kernels_use_the_same_fallback():
     """The support scan's kernels are decorated by the same wrapper, so they too compile
     in-process where no cache folder is writable instead of failing the import."""
     assert _scan_kernels.njit is _kernels.njit
+
+
+def test_the_risk_losses_use_the_same_fallback():
+    """So do the logistic loss's kernels (core/losses.py): decorated by the same wrapper, and
+    cached where a folder is writable."""
+    assert losses.njit is _kernels.njit
+    losses.ensure_compiled()
+    assert losses._scan.stats.cache_path is not None

@@ -73,12 +73,12 @@ def test_coordinate_moves_on_heart_are_those_of_the_plain_kernel(paper_data):
     import slimwidgets as sw
     from slimwidgets.core.data import prepare_data
     from slimwidgets.core.formulation import build_formulation
-    from slimwidgets.solvers.search import _Problem
+    from slimwidgets.solvers.search import SearchProblem
 
     X, y = paper_data("heart")
     data = prepare_data(X, y, warn=False)
-    shifted = _Problem(build_formulation(data, sw.make_spec(C0=0.005)))
-    plain = _Problem(build_formulation(data, sw.make_spec(C0=0.005)))
+    shifted = SearchProblem(build_formulation(data, sw.make_spec(C0=0.005)))
+    plain = SearchProblem(build_formulation(data, sw.make_spec(C0=0.005)))
     plain.single = np.zeros(plain.P)
     assert np.count_nonzero(shifted.single) == 29 and not shifted.col_integer.all()  # every 0/1 column
     rng = np.random.default_rng(3)

@@ -14,7 +14,7 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.polish import logistic_loss, polish
 
 from brute import enumerate_cards
-from test_exactness import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
+from tiny_problems import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
 
 
 def tied_cards(form, X, y, names, spec):

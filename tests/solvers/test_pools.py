@@ -16,7 +16,7 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.pools import feature_ranking, pool_search, solve_pool
 
 from brute import best_objective, enumerate_cards
-from test_exactness import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
+from tiny_problems import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
 
 
 def _pool_optimum(X, y, names, spec, pool, C0):

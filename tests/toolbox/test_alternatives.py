@@ -14,7 +14,7 @@ from brute import enumerate_cards
 from brute_risk import best_risk_card
 from slimwidgets.core.data import prepare_data
 from slimwidgets.toolbox.alternatives import as_alternative, risk_figures
-from test_risk_cards import tiny
+from tiny_problems import tiny_risk_problem as tiny
 
 C0 = 0.01
 BOX = dict(coef_range=(-2, 2), intercept_range=(-3, 3), C0=C0)

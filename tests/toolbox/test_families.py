@@ -25,7 +25,7 @@ from slimwidgets.core.scoring import ScoringSystem
 from slimwidgets.solvers.search import local_search
 
 from brute import card_value, enumerate_cards, penalty
-from test_exactness import gcd_all, tiny_problem
+from tiny_problems import gcd_all, tiny_problem
 
 SOLVERS = ["highs", "enumerate"]
 DATA = "/work/shared/data"

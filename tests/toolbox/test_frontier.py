@@ -8,22 +8,12 @@ import pandas as pd
 import pytest
 
 import brute
+from tiny_problems import SMALL
+from tiny_problems import tiny_roc_problem as tiny
 from slimwidgets import make_spec
 from slimwidgets.toolbox import frontier as fr
 from slimwidgets.toolbox.frontier import clear_cache, data_fingerprint, roc_frontier, size_path
 from slimwidgets.core.data import prepare_data
-
-SMALL = dict(coef_range=(-2, 2), intercept_range=(-4, 4))
-
-
-def tiny(seed=0, n=24, p=3):
-    rng = np.random.default_rng(seed)
-    X = pd.DataFrame(rng.integers(0, 2, size=(n, p)), columns=[f"f{j}" for j in range(p)])
-    logit = X.to_numpy() @ np.array([2.0, -1.0, 1.0][:p]) - 0.8 + rng.normal(0, 0.8, n)
-    y = (logit > 0).astype(int)
-    y[:2] = [0, 1]  # both classes
-    return X, pd.Series(y, name="event")
-
 
 @pytest.fixture(autouse=True)
 def fresh_cache():

@@ -191,7 +191,7 @@ def test_ctrl_c_stops_the_running_fit_and_closes_the_bar(monkeypatch):
 
     X, y = noisy_two_feature_data()
     calls, stopped, bars = [], [], []
-    real_bar = validation._progress_bar
+    real_bar = validation.progress_bar
 
     def fit_until_cancelled(*args, cancel=None, **kwargs):
         calls.append(1)
@@ -204,7 +204,7 @@ def test_ctrl_c_stops_the_running_fit_and_closes_the_bar(monkeypatch):
         return bars[-1]
 
     monkeypatch.setattr(validation, "fit", fit_until_cancelled)
-    monkeypatch.setattr(validation, "_progress_bar", recorded_bar)
+    monkeypatch.setattr(validation, "progress_bar", recorded_bar)
     with pytest.raises(KeyboardInterrupt):
         fit_cv(X, y, max_size=[1, 2], cv=3, progress=True)
     assert calls == [1] and stopped == [True]  # the fit saw the stop; no other fit started

@@ -19,36 +19,11 @@ from slimwidgets.core.status import NO_BOUND, describe, details_text
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.controller import Controller, card_roc, train_metrics
 from slimwidgets.widgets.scheduler import THREAD_PREFIX, BackgroundQueue, SolveScheduler
-
-
-@pytest.fixture(scope="module")
-def small():
-    X, y = load_demo(n_features=5)
-    return X, y
-
-
-@pytest.fixture
-def make(small):
-    made = []
-
-    def factory(**kw):
-        kw.setdefault("time_limit", 1.0)
-        kw.setdefault("frontier", False)
-        c = Controller(*small, **kw)
-        made.append(c)
-        return c
-
-    yield factory
-    for c in made:
-        assert c.close(), "a controller left a worker thread running"
+from studio_helpers import settle
 
 
 def no_studio_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith(THREAD_PREFIX)]
-
-
-def settle(c, timeout=300):  # against a hang only: no proof is timed
-    assert c.wait(timeout), f"no result within {timeout} s: {c.status.text}"
 
 
 # -- the scheduler on its own ----------------------------------------------------------------------

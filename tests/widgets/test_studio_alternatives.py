@@ -11,7 +11,7 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.controller import Controller
-from test_risk_cards import tiny
+from tiny_problems import tiny_risk_problem as tiny
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from slimwidgets.toolbox.risk import wilson_interval
 from slimwidgets.widgets import charts
 from slimwidgets.widgets.controller import Controller
 from slimwidgets.widgets.studio import Studio, card_payload
-from test_studio import make, settle, small  # noqa: F401 (fixtures)
+from studio_helpers import settle
 
 
 def test_switch_sets_aside_what_risk_cards_refuse_and_is_one_undo_step(make, small):

@@ -1,0 +1,93 @@
+"""Logical constraints on which features a card uses (the paper's section 3, on the alpha_j)."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from .validators import names
+
+__all__ = ["LogicalConstraint", "needs", "at_most", "at_least", "hierarchy"]
+
+
+@dataclass(frozen=True)
+class LogicalConstraint:
+    """A constraint on which features a card uses (the paper's section 3, on the alpha_j).
+
+    kinds: ``"needs"`` (every feature in ``features`` may be used only if every
+    feature in ``targets`` is used: if-then and hierarchy), ``"at_most"`` and
+    ``"at_least"`` (``k`` of ``features`` used).
+    """
+
+    kind: str
+    features: tuple[str, ...]
+    targets: tuple[str, ...] = ()
+    k: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("needs", "at_most", "at_least"):
+            raise ValueError(f"unknown constraint kind {self.kind!r}; use needs, at_most or at_least")
+        if not self.features or not all(isinstance(f, str) for f in self.features):
+            raise ValueError(f"constraint {self.kind!r} needs a non-empty list of feature names")
+        if self.kind == "needs":
+            if not self.targets or not all(isinstance(f, str) for f in self.targets):
+                raise ValueError("a 'needs' constraint needs the feature(s) it depends on")
+            if set(self.features) & set(self.targets):
+                raise ValueError(f"a feature cannot need itself: {sorted(set(self.features) & set(self.targets))}")
+        else:
+            if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool) or self.k < 0:
+                raise ValueError(f"{self.kind} needs a whole number k >= 0, got {self.k!r}")
+            if self.kind == "at_least" and self.k > len(self.features):
+                raise ValueError(f"at_least {self.k} of {len(self.features)} features can never hold")
+
+    def describe(self) -> str:
+        if self.kind == "needs":
+            return f"{' / '.join(self.features)} needs {' and '.join(self.targets)}"
+        word = "at most" if self.kind == "at_most" else "at least"
+        return f"{word} {self.k} of {', '.join(self.features)}"
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"kind": self.kind, "features": list(self.features)}
+        if self.kind == "needs":
+            out["targets"] = list(self.targets)
+        else:
+            out["k"] = int(self.k)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "LogicalConstraint":
+        if not isinstance(d, Mapping) or "kind" not in d or "features" not in d:
+            raise ValueError(f"a constraint must be a mapping with 'kind' and 'features', got {d!r}")
+        return cls(
+            kind=str(d["kind"]),
+            features=names(d["features"], "constraint features"),
+            targets=names(d.get("targets", ()), "constraint targets"),
+            k=d.get("k", 0),
+        )
+
+
+def needs(features: str | Sequence[str], targets: str | Sequence[str]) -> LogicalConstraint:
+    """If any of ``features`` is used, all of ``targets`` must be used (if-then).
+
+    Examples
+    --------
+    >>> needs(["heart_attack", "hypertension"], "stroke").describe()
+    'heart_attack / hypertension needs stroke'
+    """
+    return LogicalConstraint("needs", names(features, "features"), names(targets, "targets"))
+
+
+def hierarchy(leaf: str, nodes: str | Sequence[str]) -> LogicalConstraint:
+    """A leaf feature may be used only when every node above it is used."""
+    return needs(leaf, nodes)
+
+
+def at_most(k: int, features: Sequence[str]) -> LogicalConstraint:
+    """Use at most ``k`` of ``features`` (e.g. one of several correlated tests)."""
+    return LogicalConstraint("at_most", names(features, "features"), k=k)
+
+
+def at_least(k: int, features: Sequence[str]) -> LogicalConstraint:
+    """Use at least ``k`` of ``features``."""
+    return LogicalConstraint("at_least", names(features, "features"), k=k)

@@ -1,0 +1,46 @@
+"""What every sweep of fits shares: the check of ``n_jobs`` and the progress bar."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_n_jobs", "progress_bar"]
+
+
+def check_n_jobs(n_jobs: Any) -> None:
+    """Refuse an ``n_jobs`` joblib would misread (0, a bool, a float), naming it."""
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be None, a positive integer or -1 (all cores), got {n_jobs!r}")
+
+
+def _in_notebook() -> bool:
+    shell = sys.modules.get("IPython")
+    if shell is None:
+        return False
+    try:
+        ip = shell.get_ipython()  # type: ignore[attr-defined]
+    except Exception:  # pragma: no cover - IPython internals
+        return False
+    return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
+
+
+def progress_bar(progress: bool | None, total: int, desc: str):
+    """A tqdm bar, or None. ``progress=None``: auto (a terminal or notebook and >= 4 solves)."""
+    if progress is False or total == 0:
+        return None
+    if progress is None:
+        interactive = _in_notebook() or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
+        if not interactive or total < 4:
+            return None
+    elif progress is not True:
+        raise TypeError(f"progress must be True, False or None (auto), got {progress!r}")
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if progress is True:
+            raise ImportError("progress=True needs tqdm: pip install tqdm") from None
+        return None
+    return tqdm(total=total, desc=desc, unit="fit", leave=False)

@@ -1,0 +1,104 @@
+"""The best card known for the studio's settings: a card found by background work (the
+alternatives, the frontier, the size path) that meets every setting and beats the card shown
+on the settings' own objective becomes the card, with what was proven restated for it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.data import Dataset
+from ..core.formulation import Formulation, build_formulation
+from ..core.scoring import ScoringSystem
+from ..core.spec import Spec
+from ..fitting import card_from_result, check_card
+from ..solvers.base import SolveResult, relative_gap
+from .card_status import cost_text, optimised_measure, status_of
+
+__all__ = ["BestKnown", "BestKnownControls", "PROMOTABLE"]
+
+# a better card from background work replaces only a card the studio solved (not one the user
+# edited, loaded or went back to)
+PROMOTABLE = ("solve", "cache", "promote")
+# objectives closer than this are ties: among cards with equal figures the one shown stays
+TIE = 1e-9
+
+
+class BestKnown:
+    """Judges cards offered by background work against the card shown, for one data set."""
+
+    def __init__(self, data: Dataset):
+        self.data = data
+        self._forms: dict[str, Formulation] = {}  # spec key -> its formulation (built once, on demand)
+
+    def _form(self, spec: Spec) -> Formulation:
+        key = spec.key()
+        if key not in self._forms:
+            self._forms = {key: build_formulation(self.data, spec)}  # only the current spec's is needed
+        return self._forms[key]
+
+    def better(self, spec: Spec, shown: ScoringSystem, candidate: ScoringSystem) -> ScoringSystem | None:
+        """``candidate`` as a card of ``spec`` when it meets every setting of ``spec`` and its
+        objective under ``spec`` is lower than ``shown``'s (the solved card of ``spec``); else None.
+
+        The bound proven for ``shown`` holds for every card of ``spec``, so the new card keeps
+        it: "optimal" when the bound reaches the new card's objective, else "feasible" with the
+        gap that is left. Decision cards only (a risk card's alternatives are ranked by the
+        search that found them).
+        """
+        if shown.family != "slim" or candidate.family != "slim" or shown.status == "optimal":
+            return None
+        if candidate.coefficients == shown.coefficients and candidate.intercept == shown.intercept:
+            return None
+        if check_card(candidate, self.data, spec):
+            return None
+        form = self._form(spec)
+        now = form.objective_of(np.asarray(shown.coefficients, dtype=float), shown.intercept)
+        new = form.objective_of(np.asarray(candidate.coefficients, dtype=float), candidate.intercept)
+        if not new < now - TIE * max(1.0, abs(now)):
+            return None
+        bound = shown.bound if shown.bound is not None and math.isfinite(shown.bound) else -math.inf
+        gap = relative_gap(new, bound)
+        result = SolveResult("optimal" if gap == 0.0 else "feasible", np.asarray(candidate.coefficients),
+                             int(candidate.intercept), new, min(bound, new), gap, shown.solve_time or 0.0,
+                             candidate.solver)
+        return card_from_result(self.data, spec, form, result)
+
+
+class BestKnownControls:
+    """The best card known, in :class:`~slimwidgets.widgets.controller.Controller` (a mixin:
+    its ``_best`` judges, its undo history and cache take the new card)."""
+
+    def offer(self, cards: list[ScoringSystem] | ScoringSystem | None, source: str) -> bool:
+        """Cards found by background work (``source`` names it: "the alternatives search"...):
+        the best of those that meet every setting and beat the card shown becomes the card, one
+        undo step, said in one line, what was proven restated for it. True when it did."""
+        cards = [c for c in (cards if isinstance(cards, list) else [cards]) if isinstance(c, ScoringSystem)]
+        with self._lock:
+            shown, spec, gen = self._card, self.spec, self._gen
+            entries = self._undo.entries
+            if (not cards or shown is None or self._closed or self.status.state == "solving" or not entries
+                    or entries[-1].action not in PROMOTABLE or shown.spec is None or shown.spec.key() != spec.key()):
+                return False
+        found = [b for b in (self._best.better(spec, shown, c) for c in cards) if b is not None]
+        if not found:
+            return False
+        best = self.measured(min(found, key=lambda b: b.objective))
+        with self._lock:
+            if self._gen != gen or self._card is not shown:
+                return False  # the screen moved on meanwhile
+            self._solver.store(spec, best)
+            self._push(best, spec, status_of(best), "promote", None)
+            change = cost_text(best.train_metrics, shown.train_metrics, optimised_measure(spec))
+            self._say(f"{source} found a better card for these settings ({change}): it is the card now · undo goes back")
+        self.sweeps.solved(spec, best)
+        self._emit("card", "notice", "alternatives")
+        return True
+
+    def _offer_cached(self) -> None:
+        """After a solve settles: a card solved for other settings (a tighter cap, a smaller
+        size) that meets these and beats the solved card becomes the card."""
+        with self._lock:
+            cards = [c for c in self._cache.values() if isinstance(c, ScoringSystem)]
+        self.offer(cards, "background work (the frontier or the size path)")

@@ -1,0 +1,160 @@
+"""What the studio says about a card: its status line and the notices of an edit or a load,
+in the user's units (the "solved for" wording of settings is :mod:`slimwidgets.core.wording`)."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from ..core.data import Dataset
+from ..core.scoring import Metrics, ScoringSystem
+from ..core.spec import Spec
+from ..core.status import describe, details_text
+from ..core.wording import spec_changes
+from ..fitting import check_card
+
+__all__ = ["Status", "status_of", "edit_cost", "signed", "edited_status", "load_notice", "optimised_measure",
+           "change_text", "cost_text"]
+
+
+@dataclass(frozen=True)
+class Status:
+    """What the status line says; ``text`` is the line itself, in the user's units
+    (:func:`~slimwidgets.core.status.describe`): ``level`` is its colour (ok | warn |
+    error), ``details`` the raw solver figures for a details view, ``warning`` the
+    degenerate-card message, ``proven`` whether what the line calls best is proven.
+    """
+
+    state: str  # idle | solving | optimal | time_limit | feasible | interrupted | infeasible | invalid | edited | error
+    text: str
+    objective: float | None = None
+    bound: float | None = None
+    gap: float | None = None
+    elapsed: float | None = None
+    conflicts: tuple[str, ...] = ()
+    started: float | None = None  # time.time() when the running solve began
+    level: str = "ok"
+    details: str = ""
+    warning: str | None = None
+    proven: bool = False
+
+    def to_dict(self) -> dict:
+        def fin(v):
+            return None if v is None or not math.isfinite(v) else float(v)
+        return {"state": self.state, "text": self.text, "objective": fin(self.objective), "bound": fin(self.bound),
+                "gap": fin(self.gap), "elapsed": fin(self.elapsed), "conflicts": list(self.conflicts),
+                "started": self.started, "level": self.level, "details": self.details, "warning": self.warning,
+                "proven": self.proven}
+
+
+def edit_cost(edited: Metrics, base: Metrics) -> dict:
+    """Differences (edited minus solved) in percentage points, and in size; for risk cards
+    also in log-loss and AUC (``log_loss``, ``auc``)."""
+    cost = {
+        "error": 100 * (edited.error - base.error),
+        "tpr": 100 * (edited.tpr - base.tpr),
+        "fpr": 100 * (edited.fpr - base.fpr),
+        "size": edited.size - base.size,
+    }
+    if edited.log_loss is not None and base.log_loss is not None:
+        cost.update(log_loss=edited.log_loss - base.log_loss, auc=edited.auc - base.auc)
+    return cost
+
+
+def signed(value: float, digits: int) -> str:
+    """``-0.0123 -> '−0.0123'``: a difference with its sign, a true minus sign."""
+    return f"{value:+.{digits}f}".replace("-", "\u2212")
+
+
+def _fmt_pts(v: float) -> str:
+    return f"{v:+.1f} pt".replace("-", "\u2212")
+
+
+def change_text(d: float) -> str:
+    """A difference of shares in points; "same" when it rounds to nothing.
+
+    >>> change_text(-0.099), change_text(0.0001)
+    ('−9.9 pt', 'same')
+    """
+    return "same" if abs(d) < 0.0005 else _fmt_pts(100 * d)
+
+
+def optimised_measure(spec: Spec) -> str:
+    """The figure ``spec`` optimises, as a user reads it: ``"tpr"`` under a max-FPR cap alone
+    (the most sensitive card under the cap), ``"fpr"`` under a min-TPR floor alone, else
+    ``"error"``; ``"log-loss"`` for risk cards."""
+    if spec.loss == "logistic":
+        return "log-loss"
+    if spec.max_fpr is not None and spec.min_tpr is None:
+        return "tpr"
+    if spec.min_tpr is not None and spec.max_fpr is None:
+        return "fpr"
+    return "error"
+
+
+def cost_text(new: Metrics, old: Metrics, measure: str) -> str:
+    """How ``new`` differs from ``old`` in points, the optimised figure first and then the one
+    it trades against ("TPR −9.9 pt · FPR −3.1 pt" under a cap; "error +0.2 pt" without)."""
+    keys = {"tpr": ("tpr", "fpr"), "fpr": ("fpr", "tpr")}.get(measure, ("error",))
+    return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(getattr(new, k) - getattr(old, k))}"
+                      for k in keys)
+
+
+def status_of(card: ScoringSystem, *, solving_since: float | None = None) -> Status:
+    """The status line of a card: :func:`describe`'s headline (with the held-out figures
+    the card carries), its degenerate-card warning, and the solver figures as details.
+    ``solving_since`` (a ``time.time()``) marks an incumbent of a running solve."""
+    cs = describe(card, validation=card.validation_metrics)
+    text = cs.headline if cs.warning is None else f"{cs.headline} · {cs.warning}"
+    common = {"objective": card.objective, "bound": card.bound, "gap": card.gap, "details": details_text(cs),
+              "warning": cs.warning, "proven": cs.proven}
+    if solving_since is not None:
+        # a passing incumbent: its figures only. What is proven, and the warning, come with the
+        # settled card: a "proven best" beside a card that may still change would claim too much
+        figures = cs.headline.split(" · ")[0]
+        return Status("solving", "solving… · " + figures, elapsed=time.time() - solving_since,
+                      started=solving_since, **{**common, "proven": False, "warning": None})
+    return Status(card.status, text, elapsed=card.solve_time, level=cs.level, **common)
+
+
+def same_figures(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
+    """Whether two cards read the same on screen: the same training figures and size (their
+    points may differ). Among such cards the one shown stays, so nothing reshuffles."""
+    if a is None or b is None or a.train_metrics is None or b.train_metrics is None or a.family != b.family:
+        return False
+    x, y = a.train_metrics, b.train_metrics
+    if a.family == "risk":
+        return a.size == b.size and round(x.log_loss, 4) == round(y.log_loss, 4)
+    return a.size == b.size and all(round(getattr(x, k), 4) == round(getattr(y, k), 4) for k in ("tpr", "fpr", "error"))
+
+
+def one_class(card: ScoringSystem) -> bool:
+    """A card that predicts one class for every training row (TPR and FPR both 0 or both 1):
+    a trivial card, never shown while a solve runs."""
+    m = card.train_metrics
+    return m is not None and m.tpr == m.fpr and m.tpr in (0.0, 1.0)
+
+
+def edited_status(edited: ScoringSystem, base: ScoringSystem | None, data: Dataset, spec: Spec) -> Status:
+    """The status of an edited card: what the edit costs against the solved card ``base``,
+    the constraints of ``spec`` it breaks, a degenerate card's warning."""
+    text = "edited (not optimized)"
+    if base is not None and base.train_metrics is not None:
+        c = edit_cost(edited.train_metrics, base.train_metrics)
+        change = (f"log-loss {signed(c['log_loss'], 4)}" if "log_loss" in c
+                  else cost_text(edited.train_metrics, base.train_metrics, optimised_measure(spec)))
+        text += f" · {change} vs the solved card"
+    broken = check_card(edited, data, spec)
+    if broken:
+        text += " · breaks " + "; ".join(broken)
+    warning = describe(edited).warning
+    if warning:
+        text += " · " + warning
+    return Status("edited", text, level="warn" if broken or warning else "ok", warning=warning)
+
+
+def load_notice(now: Spec, loaded: Spec) -> str:
+    """What loading a card solved under ``loaded`` changes in the settings ``now``."""
+    changes = spec_changes(now, loaded)
+    return "loaded a card solved for other settings: " + "; ".join(changes) if changes else ""

@@ -1,0 +1,53 @@
+"""The studio's exports: the card on screen written to a file, and the line of Python that
+reads it back."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..core.scoring import ScoringSystem
+
+__all__ = ["EXPORT_FORMATS", "export_card"]
+
+EXPORT_FORMATS = {
+    "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py", "sql": ".sql",
+}
+
+
+def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike | None = None) -> tuple[Path, str]:
+    """Write ``card`` as ``fmt``; returns (path, the line of Python that reloads it).
+
+    ``sql`` is one ``SELECT`` that adds the score and the prediction to every row of a table
+    named ``patients`` whose columns are the card's rules (:meth:`ScoringSystem.to_sql`).
+
+    The line carries its own import, so it runs as shown in any namespace.
+    A file that cannot be written raises ``OSError`` naming the path and why.
+    """
+    fmt = fmt.lower()
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"format must be one of {sorted(EXPORT_FORMATS)}, got {fmt!r}")
+    path = Path(path) if path is not None else Path(f"scoring_system{EXPORT_FORMATS[fmt]}")
+    text = {
+        "json": card.to_json, "html": card.to_html, "latex": card.to_latex,
+        "markdown": card.to_markdown, "python": card.to_python, "sql": card.to_sql,
+    }[fmt]()
+    try:
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as exc:
+        folder = path.parent
+        reason = f"the folder {str(folder)!r} does not exist" if not folder.is_dir() else exc.strerror or str(exc)
+        raise OSError(f"could not write {str(path)!r}: {reason}") from None
+    shown = str(path)
+    if shown.lstrip()[:1] in ('{', '[', '"'):  # from_json would read such a text as JSON, not as a file name
+        shown = os.path.join(".", shown)
+    p = repr(shown)  # a Python literal: quotes and backslashes in the path stay inert
+    line = {
+        "json": f"import slimwidgets; card = slimwidgets.ScoringSystem.from_json({p})",
+        "html": f"import IPython.display; IPython.display.HTML(filename={p})",
+        "latex": f"latex = open({p}, encoding='utf-8').read()",
+        "markdown": f"import IPython.display; IPython.display.Markdown(filename={p})",
+        "python": f"import runpy; predict = runpy.run_path({p})['predict']",
+        "sql": f"sql = open({p}, encoding='utf-8').read()  # SELECT ... FROM \"patients\": name your table",
+    }[fmt]
+    return path, line

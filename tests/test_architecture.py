@@ -1,0 +1,290 @@
+"""The package's floors, read from its source: no import runs upward and none closes a cycle.
+
+Every ``import`` in ``slimwidgets`` counts, at module level and inside functions, relative and
+absolute (only those under ``if TYPE_CHECKING:`` are left out: they never run). A failure names
+the file, the line and the import, and says which rule it breaks. The same reading checks that
+private names stay in their module, that functions stay short, and that ``tests/`` mirrors the
+package with no test file importing another.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "slimwidgets"
+TESTS = ROOT / "tests"
+
+# The floors, lowest first. A module may import its own unit and the units of lower floors;
+# two units on one floor are independent of each other.
+FLOORS: list[tuple[str, list[str]]] = [
+    ("ground (needs nothing of the package)",
+     ["slimwidgets._version", "slimwidgets._jit", "slimwidgets.datasets", "slimwidgets.export"]),
+    ("core", ["slimwidgets.core"]),
+    ("solvers", ["slimwidgets.solvers"]),
+    ("fitting", ["slimwidgets.fitting"]),
+    ("toolbox", ["slimwidgets.toolbox"]),
+    ("front ends", ["slimwidgets.widgets", "slimwidgets.cli"]),
+    ("the package's face", ["slimwidgets", "slimwidgets.__main__"]),
+]
+
+# Private names (``_x``) imported from another module, each with the reason it may cross.
+PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
+}
+
+# Functions longer than this (docstring and decorators included) are hard to read at once.
+MAX_FUNCTION_LINES = 80
+LONG_FUNCTIONS_ALLOWED: dict[str, str] = {
+}
+
+# Folders under tests/ that mirror no unit of the package.
+TEST_FOLDERS_OF_THEIR_OWN = {
+    "e2e": "the studio in a real JupyterLab and Notebook 7",
+    "benchmarks": "the benchmark scripts' own checks",
+    "data": "files the tests read",
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str  # dotted module name
+    target: str  # dotted module name, inside the package
+    names: tuple[str, ...]  # the names taken from it (empty for ``import x``)
+    where: str  # path:line
+
+    def __str__(self) -> str:
+        taken = f" ({', '.join(self.names)})" if self.names else ""
+        return f"{self.where}: {self.importer} imports {self.target}{taken}"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def package_modules() -> dict[str, Path]:
+    return {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _import_nodes(tree: ast.AST):
+    """Every Import/ImportFrom node that can run, at any depth, TYPE_CHECKING blocks aside."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
+    """The package's own modules that the module ``name`` imports, each once per statement, and
+    the private attributes it reads from a module it imported (``search._Problem``), as names."""
+    is_package = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in _import_nodes(tree):
+        where = f"{_shown(path)}:{node.lineno}"
+        if isinstance(node, ast.Import):
+            found += [Import(name, a.name, (), where) for a in node.names if a.name.split(".")[0] == "slimwidgets"]
+            continue
+        if node.level:
+            anchor = name.split(".")
+            anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
+            base = ".".join(anchor + ([node.module] if node.module else []))
+        else:
+            base = node.module or ""
+        if base.split(".")[0] != "slimwidgets":
+            continue
+        plain = []
+        for alias in node.names:  # ``from pkg import submodule`` depends on the submodule itself
+            if f"{base}.{alias.name}" in modules:
+                found.append(Import(name, f"{base}.{alias.name}", (), where))
+            else:
+                plain.append(alias.name)
+        if plain:
+            found.append(Import(name, base, tuple(plain), where))
+    return found + _private_attributes(name, path, tree, found)
+
+
+def _private_attributes(name: str, path: Path, tree: ast.AST, found: list[Import]) -> list[Import]:
+    """``module._x`` where ``module`` is bound by one of the imports found (by the name it binds)."""
+    bound = {}
+    for node in _import_nodes(tree):
+        for alias in node.names:
+            for imp in found:
+                if imp.where.endswith(f":{node.lineno}") and not imp.names and imp.target.endswith("." + alias.name):
+                    bound[alias.asname or alias.name] = imp.target
+    reads = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            reads.append(Import(name, bound[node.value.id], (node.attr,), f"{_shown(path)}:{node.lineno}"))
+    return reads
+
+
+def import_graph() -> list[Import]:
+    modules = package_modules()
+    return [imp for name, path in sorted(modules.items()) for imp in imports_of(name, path, modules)]
+
+
+def unit_of(module: str) -> tuple[int, str]:
+    """(floor index, unit) of a module: the longest unit name that is a prefix of it."""
+    best = None
+    for index, (_, units) in enumerate(FLOORS):
+        for unit in units:
+            if (module == unit or module.startswith(unit + ".")) and (best is None or len(unit) > len(best[1])):
+                best = (index, unit)
+    assert best is not None, f"{module} is on no floor: add it to FLOORS in {Path(__file__).name}"
+    return best
+
+
+def cycles(edges: list[Import]) -> list[list[str]]:
+    """The strongly connected components of more than one module (or a module importing itself)."""
+    graph: dict[str, set[str]] = {}
+    for e in edges:
+        graph.setdefault(e.importer, set()).add(e.target)
+        graph.setdefault(e.target, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+
+    def visit(v: str) -> None:  # Tarjan's algorithm
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph[v]:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_every_module_is_on_a_floor():
+    for module in package_modules():
+        unit_of(module)
+
+
+def test_no_import_runs_upward_or_sideways():
+    bad = []
+    for imp in import_graph():
+        (floor, unit), (target_floor, target_unit) = unit_of(imp.importer), unit_of(imp.target)
+        if unit == target_unit or target_floor < floor:
+            continue
+        why = "upward" if target_floor > floor else "sideways, to another unit of its floor"
+        bad.append(f"{imp}\n    runs {why}: {unit} (floor '{FLOORS[floor][0]}') -> "
+                   f"{target_unit} (floor '{FLOORS[target_floor][0]}')")
+    assert not bad, "imports against the floors:\n" + "\n".join(bad)
+
+
+def test_no_import_cycle_between_modules():
+    edges = import_graph()
+    found = cycles(edges)
+    report = []
+    for component in found:
+        members = set(component)
+        report.append(" <-> ".join(component) + "\n" + "\n".join(
+            f"    {e}" for e in edges if e.importer in members and e.target in members))
+    assert not found, "import cycles (function-level imports count):\n" + "\n".join(report)
+
+
+def test_private_names_stay_in_their_module():
+    crossing = []
+    for imp in import_graph():
+        for name in imp.names:
+            if name.startswith("_") and not name.startswith("__") and (imp.importer, name) not in PRIVATE_IMPORTS_ALLOWED:
+                crossing.append(f"{imp.where}: {imp.importer} takes the private {name} from {imp.target}")
+        private_module = imp.target.rsplit(".", 1)[-1].startswith("_") and not imp.target.endswith("__main__")
+        home = imp.target.rsplit(".", 1)[0]
+        if private_module and not (imp.importer == home or imp.importer.startswith(home + ".")):
+            crossing.append(f"{imp.where}: {imp.importer} imports the private module {imp.target} "
+                            f"from outside {home}")
+    assert not crossing, ("private names imported across modules (make them public, or list them "
+                          "with a reason in PRIVATE_IMPORTS_ALLOWED):\n" + "\n".join(crossing))
+
+
+def test_the_tests_mirror_the_package():
+    units = {unit.split(".")[-1] for _, floor in FLOORS for unit in floor}
+    stray = [d.name for d in TESTS.iterdir()
+             if d.is_dir() and not d.name.startswith((".", "_")) and d.name not in units
+             and d.name not in TEST_FOLDERS_OF_THEIR_OWN]
+    assert not stray, f"tests/ folders that mirror no part of slimwidgets: {stray}"
+
+
+def test_no_test_file_imports_another():
+    test_files = {p.stem for p in TESTS.rglob("test_*.py")}
+    bad = []
+    for path in TESTS.rglob("*.py"):
+        for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            bad += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names
+                    if n.split(".")[-1] in test_files]
+    assert not bad, "test files importing test files (share helpers through a module or a fixture):\n" + "\n".join(bad)
+
+
+def test_functions_are_short_enough_to_read_at_once():
+    long = []
+    for name, path in sorted(package_modules().items()):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                lines = node.end_lineno - first + 1
+                if lines > MAX_FUNCTION_LINES and f"{name}.{node.name}" not in LONG_FUNCTIONS_ALLOWED:
+                    long.append(f"{path.relative_to(ROOT)}:{first}: {node.name} is {lines} lines")
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them):\n" + "\n".join(long)
+
+
+def test_the_reading_sees_what_runs(tmp_path):
+    """The checks above can fail: a function-level import up the floors is seen (and one under
+    TYPE_CHECKING is not), a private name read off a module is seen, and a cycle is found."""
+    source = tmp_path / "fake.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from . import scoring\n"
+        "if TYPE_CHECKING:\n"
+        "    from ..widgets.controller import Controller\n"
+        "def f():\n"
+        "    from ..toolbox.risk import risk_table\n"
+        "    return scoring._limits, risk_table\n", encoding="utf-8")
+    found = imports_of("slimwidgets.core.fake", source, package_modules())
+    assert sorted((i.target, i.names) for i in found) == [
+        ("slimwidgets.core.scoring", ()), ("slimwidgets.core.scoring", ("_limits",)),
+        ("slimwidgets.toolbox.risk", ("risk_table",))]
+    assert unit_of("slimwidgets.toolbox.risk")[0] > unit_of("slimwidgets.core.fake")[0]  # upward
+    loop = [Import("a", "b", (), "a.py:1"), Import("b", "c", (), "b.py:1"), Import("c", "a", (), "c.py:1"),
+            Import("c", "d", (), "c.py:2")]
+    assert cycles(loop) == [["a", "b", "c"]]
