@@ -36,6 +36,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .core.groups import GROUP_OPTIONS
 from .core.options import Option, flagged, named_features, text_range
 from .core.status import degeneracy, describe, details_text
 
@@ -238,17 +239,17 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _check_group_flags(opts: dict[str, Any], sensitive: str | None) -> None:
-    """The group options (the table's flags in the "groups" section) need --sensitive COLUMN."""
-    given = [row.flag.flag for row in flagged() if row.flag.group == "groups" and opts.get(row.name) is not None]
+    """The group options need --sensitive COLUMN (the demo has no group column)."""
+    given = [row.flag.flag for row in flagged() if row.name in GROUP_OPTIONS and opts.get(row.name) is not None]
     if given and sensitive is None:
         raise CliError(f"{', '.join(given)} need --sensitive COLUMN (the column that holds each row's group)")
 
 
 def _add_group_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("group fairness", "caps and gaps between the groups of one column (exact, proven)")
+    g = p.add_argument_group("group fairness", "the column whose groups --max-tpr-gap, --max-fpr-by-group, ... "
+                             "compare (exact, proven)")
     g.add_argument("--sensitive", metavar="COLUMN",
                    help="the column of each row's group (sex, site); a text column is not a feature")
-    _add_table_options(g, "groups", {})
 
 
 def _named_features(opts: dict[str, Any]) -> dict[str, list[str]]:
@@ -462,6 +463,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .datasets import load_demo
 
     opts = _spec_options(args)
+    _check_group_flags(opts, None)
     _check_writable(args.out, args.json)
     X, y = load_demo()
     opts = {**DEMO_DEFAULTS, **opts}
@@ -509,7 +511,7 @@ def _add_output_options(p: argparse.ArgumentParser, *, json_option: bool = True)
 
 
 def _add_table_options(group, section: str, defaults: dict[str, Any]) -> None:
-    """The flags of the options table in ``section`` ("spec", "groups" or "solver"), in its order; the
+    """The flags of the options table in ``section`` ("spec" or "solver"), in its order; the
     command's own defaults (``defaults``) are said in the help."""
     for row in flagged():
         flag = row.flag

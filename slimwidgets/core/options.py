@@ -101,8 +101,7 @@ class Flag:
     ``"choice"`` (one of the option's ``choices``), ``"switch"`` (no value: sets ``const``),
     ``"list"`` (a feature name, repeated), ``"assign"`` (``NAME=VALUE``, repeated; ``parse``
     reads VALUE) or ``"assign_or_value"`` (``NAME=VALUE`` sets the option ``per_feature``, a bare
-    VALUE this one). ``group`` is the ``--help`` section: ``"spec"``, ``"groups"`` (the fit command's
-    group fairness, beside ``--sensitive COLUMN``) or ``"solver"``.
+    VALUE this one). ``group`` is the ``--help`` section: ``"spec"`` or ``"solver"``.
     """
 
     flag: str
@@ -267,6 +266,32 @@ _BY_GROUP = Refusal(_RISK, "a risk card's caps are checked by its own search and
 _LINEAR = Refusal(_RISK, "the risk card's search and bound know no rows of the user's own; fit a decision card "
                          "(loss='zero_one') under linear constraints")
 _GROUP = {"groups": {"g": ("a", "b")}}  # the example group the group options need
+
+
+def _group_cap(name: str, example: Any, label: str, meaning: str, flag_words: str) -> Option:
+    """A rate cap in every group (a number) or per group (``{group: number}``): a row."""
+    return Option(
+        name, None, example, v.per_group, "float | Mapping[str, float] | None",
+        f"{meaning} in every group, or {{group: rate}} (needs sensitive_features)",
+        words=Words(f"{label} in group", _pct_by_group, each=name, whole_label=f"{label} in every group"),
+        relax=Relax(_in_groups(name.replace("_by_group", "")), each=True),
+        flag=Flag("--" + name.replace("_", "-"), f"{flag_words} in every group (FRACTION), or in one group "
+                  "(GROUP=FRACTION, repeat); needs --sensitive", "FRACTION|GROUP=FRACTION", kind="assign_or_value",
+                  parse=text_number, per_feature=name),
+        refused=(_BY_GROUP,), estimator=True, omit_default=True)
+
+
+def _group_gap(name: str, rate: str, meaning: str) -> Option:
+    """The largest difference between two groups' rates: a row."""
+    return Option(
+        name, None, 0.1, v.fraction, "float | None",
+        f"largest difference between two groups' {meaning} (needs sensitive_features)",
+        words=Words(f"{rate} gap between groups \u2264", _pct), relax=Relax(lambda x: f"{name}={x:g} between groups"),
+        flag=Flag("--" + name.replace("_", "-"), f"largest difference between two groups' {rate}; needs --sensitive",
+                  "FRACTION", parse=text_number),
+        refused=(_BY_GROUP,), estimator=True, omit_default=True)
+
+
 OPTIONS: tuple[Option, ...] = (
     # -- caps and the objective --------------------------------------------------------------------
     Option("max_fpr", None, 0.2, v.fraction, "float | None",
@@ -293,34 +318,10 @@ OPTIONS: tuple[Option, ...] = (
                      parse=text_number),
            estimator=True),
     # -- fairness between the groups of the data's sensitive_features (core/groups.py) ----------
-    Option("max_fpr_by_group", None, {"F": 0.3}, v.per_group, "float | Mapping[str, float] | None",
-           "largest false positive rate in every group, or {group: rate} (needs sensitive_features)",
-           words=Words("max FPR in group", _pct_by_group, each="max_fpr_by_group", whole_label="max FPR in every group"),
-           relax=Relax(_in_groups("max_fpr"), each=True),
-           flag=Flag("--max-fpr-by-group", "FPR cap in every group (FRACTION), or in one group (GROUP=FRACTION, "
-                     "repeat); needs --sensitive", "FRACTION|GROUP=FRACTION", kind="assign_or_value",
-                     parse=text_number, per_feature="max_fpr_by_group", group="groups"),
-           refused=(_BY_GROUP,), estimator=True, omit_default=True),
-    Option("min_tpr_by_group", None, {"F": 0.7}, v.per_group, "float | Mapping[str, float] | None",
-           "smallest true positive rate in every group, or {group: rate} (needs sensitive_features)",
-           words=Words("min TPR in group", _pct_by_group, each="min_tpr_by_group", whole_label="min TPR in every group"),
-           relax=Relax(_in_groups("min_tpr"), each=True),
-           flag=Flag("--min-tpr-by-group", "TPR floor in every group (FRACTION), or in one group (GROUP=FRACTION, "
-                     "repeat); needs --sensitive", "FRACTION|GROUP=FRACTION", kind="assign_or_value",
-                     parse=text_number, per_feature="min_tpr_by_group", group="groups"),
-           refused=(_BY_GROUP,), estimator=True, omit_default=True),
-    Option("max_fpr_gap", None, 0.1, v.fraction, "float | None",
-           "largest difference between two groups' false positive rates (needs sensitive_features)",
-           words=Words("FPR gap between groups \u2264", _pct), relax=Relax(lambda x: f"max_fpr_gap={x:g} between groups"),
-           flag=Flag("--max-fpr-gap", "largest difference between two groups' FPR; needs --sensitive", "FRACTION",
-                     parse=text_number, group="groups"),
-           refused=(_BY_GROUP,), estimator=True, omit_default=True),
-    Option("max_tpr_gap", None, 0.1, v.fraction, "float | None",
-           "largest difference between two groups' true positive rates (needs sensitive_features)",
-           words=Words("TPR gap between groups \u2264", _pct), relax=Relax(lambda x: f"max_tpr_gap={x:g} between groups"),
-           flag=Flag("--max-tpr-gap", "largest difference between two groups' TPR; needs --sensitive", "FRACTION",
-                     parse=text_number, group="groups"),
-           refused=(_BY_GROUP,), estimator=True, omit_default=True),
+    _group_cap("max_fpr_by_group", {"F": 0.3}, "max FPR", "largest false positive rate", "FPR cap"),
+    _group_cap("min_tpr_by_group", {"F": 0.7}, "min TPR", "smallest true positive rate", "TPR floor"),
+    _group_gap("max_fpr_gap", "FPR", "false positive rates"),
+    _group_gap("max_tpr_gap", "TPR", "true positive rates"),
     Option("linear", (), (LinearRow((("points", "a", 1.0), ("points", "b", 1.0)), None, 3.0, "a and b"),),
            _linear, "tuple[LinearRow, ...]",
            "the user's own linear rows on points and use (written in PuLP, see sw.formulate)",

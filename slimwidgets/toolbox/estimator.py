@@ -117,12 +117,15 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     scale : bool, default=True
         Risk cards: fit a real multiplier ``m >= 1/2`` that divides the score
         before the logistic link (False: ``m = 1``).
-    max_fpr_by_group, min_tpr_by_group : float, dict or None, default=None
-        FPR cap / TPR floor in every group of the fit parameter
-        ``sensitive_features`` (a number), or per group (``{group: number}``).
-    max_fpr_gap, max_tpr_gap : float or None, default=None
-        Largest difference between any two groups' FPR / TPR on the training
-        data (decision cards only).
+    max_fpr_by_group : float, dict or None, default=None
+        FPR cap in every group of the fit parameter ``sensitive_features`` (a
+        number), or per group (``{group: number}``); decision cards only.
+    min_tpr_by_group : float, dict or None, default=None
+        TPR floor in every group, or per group, likewise.
+    max_fpr_gap : float or None, default=None
+        Largest difference between any two groups' FPR on the training data.
+    max_tpr_gap : float or None, default=None
+        Largest difference between any two groups' TPR on the training data.
 
     Attributes
     ----------
