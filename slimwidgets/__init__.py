@@ -9,6 +9,7 @@ The engine (everything importable from here) needs no Jupyter:
 
 from ._version import __version__
 from .core.data import DataWarning, Dataset, prepare_data
+from .core.groups import group_rates
 from .toolbox.alternatives import alternatives
 from .toolbox.families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 from .fitting import BoxWarning, InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
@@ -29,6 +30,8 @@ _LAZY = {
     "fit_cv": "toolbox.selection",
     "validate": "toolbox.validate", "Validation": "toolbox.validate", "optimism": "toolbox.optimism",
     "report": "reporting",
+    "fit_cv": "toolbox.selection", "fairness_frontier": "toolbox.fairness",
+    "formulate": "toolbox.program",
 }
 
 
@@ -37,6 +40,10 @@ def __getattr__(name: str):
         from .widgets import Studio
 
         return Studio
+    if name == "fairness_chart":  # Altair loads only when asked for
+        from .widgets.fairness_charts import fairness_chart
+
+        return fairness_chart
     if name in _LAZY:
         import importlib
 
@@ -55,5 +62,6 @@ __all__ = [
     "rounded_logistic", "reduce_data", "ReductionResult",
     "fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS", "alternatives",
     "validate", "Validation", "optimism", "report",
+    "group_rates", "fairness_frontier", "fairness_chart", "formulate",
     "__version__",
 ]

@@ -36,6 +36,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .core.groups import GROUP_OPTIONS
 from .core.options import Option, flagged, named_features, text_number, text_range, text_whole
 from .core.validators import positive, whole
 from .core.status import degeneracy, describe, details_text
@@ -216,11 +217,11 @@ def _match_label(raw: str, labels, target: str) -> Any:
     raise CliError(f"--positive {raw!r} is not a label of column {target!r} (its labels: {shown})")
 
 
-def _unknown_column(name: str, columns: Sequence[str], path: str) -> CliError:
+def _unknown_column(name: str, columns: Sequence[str], path: str, option: str = "--target") -> CliError:
     close = difflib.get_close_matches(name, list(columns), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     shown = ", ".join(repr(c) for c in list(columns)[:12]) + (", ..." if len(columns) > 12 else "")
-    return CliError(f"--target {name!r} is not a column of {path}{hint}; its columns: {shown}")
+    return CliError(f"{option} {name!r} is not a column of {path}{hint}; its columns: {shown}")
 
 
 # -- options -> fit keyword arguments ---------------------------------------------------------
@@ -240,12 +241,28 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
             opts[row.name] = _assignments(raw, flag.flag, flag.parse)
         elif flag.kind == "assign_or_value":
             whole, per_feature = _whole_and_per_feature(raw, flag.flag, flag.parse)
+            if whole is not None and per_feature and flag.per_feature == row.name:  # a group cap: one or the other
+                raise CliError(f"{flag.flag}: give one value for every group or GROUP=VALUE, not both")
             opts.update({} if whole is None else {row.name: whole})
             opts.update({flag.per_feature: per_feature} if per_feature else {})
         else:
             opts[row.name] = raw
     make_spec(**opts)
     return opts
+
+
+def _check_group_flags(opts: dict[str, Any], sensitive: str | None) -> None:
+    """The group options need --sensitive COLUMN (the demo has no group column)."""
+    given = [row.flag.flag for row in flagged() if row.name in GROUP_OPTIONS and opts.get(row.name) is not None]
+    if given and sensitive is None:
+        raise CliError(f"{', '.join(given)} need --sensitive COLUMN (the column that holds each row's group)")
+
+
+def _add_group_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("group fairness", "the column whose groups --max-tpr-gap, --max-fpr-by-group, ... "
+                             "compare (exact, proven)")
+    g.add_argument("--sensitive", metavar="COLUMN",
+                   help="the column of each row's group (sex, site); a text column is not a feature")
 
 
 def _named_features(opts: dict[str, Any]) -> dict[str, list[str]]:
@@ -394,7 +411,8 @@ def _solve_interruptibly(data, spec, progress: _Progress | None, started: float)
     return box["card"], cancel.is_set()
 
 
-def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, **options):
+def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, sensitive_features: Any = None,
+                       **options):
     """Fit with progress and Ctrl-C handling, reporting the engine's data and box warnings as
     one-line messages, not source locations. Returns (card, interrupted)."""
     from .core.data import DataWarning, prepare_data
@@ -410,7 +428,7 @@ def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, **opt
         try:
             warm_up()  # a first compile is announced, and not charged to the time limit
             started = time.perf_counter()
-            data = prepare_data(X, y, positive=positive)
+            data = prepare_data(X, y, positive=positive, sensitive_features=sensitive_features)
             spec = make_spec(**options)
             return _solve_interruptibly(data, spec, None if quiet else _Progress(data, spec), started)
         finally:
@@ -424,6 +442,7 @@ def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, **opt
 # -- commands -------------------------------------------------------------------------------------
 def cmd_fit(args: argparse.Namespace) -> int:
     opts = _spec_options(args)
+    _check_group_flags(opts, args.sensitive)
     _check_writable(args.out, args.json)
     frame = read_csv(args.data, sep=args.sep)
     columns = [str(c) for c in frame.columns]
@@ -440,6 +459,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
             "a classifier needs rows of both classes"
         )
     X = frame.drop(columns=[args.target])
+    if args.sensitive is not None and args.sensitive not in X.columns:
+        raise _unknown_column(args.sensitive, columns, args.data, "--sensitive")
     if X.shape[1] == 0:
         raise CliError(f"{args.data} has no feature columns besides the target {args.target!r}")
     X, builder = _rules_for(X, args)
@@ -451,7 +472,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
         opts = options_by_variable(builder, opts)
     positive = None if args.positive is None else _match_label(args.positive, y, args.target)
     opts = {**FIT_DEFAULTS, **opts}
-    card, interrupted = _fit_with_warnings(X, y, positive=positive, quiet=args.quiet, **opts)
+    card, interrupted = _fit_with_warnings(X, y, positive=positive, quiet=args.quiet,
+                                           sensitive_features=args.sensitive, **opts)
     if builder is not None:
         from dataclasses import replace
 
@@ -501,6 +523,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .datasets import load_demo
 
     opts = _spec_options(args)
+    _check_group_flags(opts, None)
     _check_writable(args.out, args.json)
     X, y = load_demo()
     opts = {**DEMO_DEFAULTS, **opts}
@@ -668,6 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="turn columns into 0/1 rules (round cut points, levels, 'missing'): auto (default) when a "
                           "column is text or has empty cells, or --cuts is given; always; never")
     _add_spec_options(fit)
+    _add_group_options(fit)
     _add_solver_options(fit)
     _add_output_options(fit)
     fit.set_defaults(handler=cmd_fit)

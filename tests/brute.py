@@ -43,11 +43,13 @@ def allowed_values(spec, name):
     return vals
 
 
-def enumerate_cards(X, y, names, spec, weights=None):
+def enumerate_cards(X, y, names, spec, weights=None, groups=None):
     """Every feasible card with its loss, size, L1, TPR and FPR (paper definitions).
 
     Returns a dict of arrays over all (points, intercept) combinations that meet the
-    spec's constraints.
+    spec's constraints. ``groups`` (one label per row) is the sensitive column of the
+    group settings (``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap``,
+    ``max_tpr_gap``), read by :func:`group_ok`.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
@@ -79,6 +81,15 @@ def enumerate_cards(X, y, names, spec, weights=None):
             flip = np.array([-1.0 if f in spec.group_reversed else 1.0 for f in members])
             oriented = grid[:, idx] * flip
             keep &= ~((oriented > 0).any(axis=1) & (oriented < 0).any(axis=1))
+    for row in getattr(spec, "linear", ()):  # the user's own rows on points and use
+        value = np.zeros(len(grid))
+        for kind, feature, coef in row.terms:
+            column = grid[:, names.index(feature)]
+            value += coef * (column if kind == "points" else (column != 0))
+        if row.lower is not None:
+            keep &= value >= row.lower - 1e-9
+        if row.upper is not None:
+            keep &= value <= row.upper + 1e-9
     grid, used = grid[keep], used[keep]
     scores = X @ grid.T  # rows x cards
     total = scores[:, :, None] + intercepts[None, None, :]  # rows x cards x intercepts
@@ -93,6 +104,8 @@ def enumerate_cards(X, y, names, spec, weights=None):
         ok &= fp_paper <= spec.max_fpr + 1e-12
     if spec.min_tpr is not None:
         ok &= tp >= spec.min_tpr - 1e-12
+    if groups is not None:
+        ok &= group_ok(err, y, w, np.asarray([str(g) for g in groups]), spec)
     K, B = loss.shape
     ci, bi = np.nonzero(ok)
     return {
@@ -104,6 +117,33 @@ def enumerate_cards(X, y, names, spec, weights=None):
         "tpr": tp[ci, bi],
         "fpr_paper": fp_paper[ci, bi],
     }
+
+
+def group_ok(err, y, w, groups, spec):
+    """Which cards (of ``err``: rows x cards x intercepts) meet the spec's group settings:
+    each group's FPR (negatives wrong) and TPR (positives right) against its cap, and the
+    largest difference between two groups' rates against the gaps. A group without rows
+    of a class has no rate of that class."""
+    ok = np.ones(err.shape[1:], dtype=bool)
+    fpr, tpr = {}, {}
+    for g in np.unique(groups):
+        neg, pos = (groups == g) & (y == -1), (groups == g) & (y == 1)
+        if neg.any():
+            fpr[g] = (w[neg, None, None] * err[neg]).sum(axis=0) / w[neg].sum()
+        if pos.any():
+            tpr[g] = (w[pos, None, None] * ~err[pos]).sum(axis=0) / w[pos].sum()
+    for option, rates, sign in (("max_fpr_by_group", fpr, 1), ("min_tpr_by_group", tpr, -1)):
+        value = getattr(spec, option)
+        for g, rate in rates.items():
+            cap = value.get(g) if isinstance(value, dict) else value
+            if cap is not None:
+                ok &= sign * (rate - cap) <= 1e-12
+    for option, rates in (("max_fpr_gap", fpr), ("max_tpr_gap", tpr)):
+        gap = getattr(spec, option)
+        if gap is not None and len(rates) > 1:
+            stack = np.stack(list(rates.values()))
+            ok &= stack.max(axis=0) - stack.min(axis=0) <= gap + 1e-12
+    return ok
 
 
 def row_errors(total, y, zero_score="positive"):

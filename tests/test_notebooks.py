@@ -34,10 +34,11 @@ EXPECTED = [
     "03_teaching.ipynb",
     "04_deployment.ipynb",
     "05_paper_table.ipynb",
+    "06_fairness.ipynb",
     "07_raw_tables.ipynb",
 ]
 # Notebooks that read the paper's data sets; each marks the cell that loads them with the tag "data".
-NEEDS_PAPER_DATA = ["02_operational_constraints.ipynb", "05_paper_table.ipynb"]
+NEEDS_PAPER_DATA = ["02_operational_constraints.ipynb", "05_paper_table.ipynb", "06_fairness.ipynb"]
 # What those notebooks print when the data cannot be had.
 NO_DATA = "PAPER DATA NOT AVAILABLE"
 # Each notebook is designed to run in about a minute on two cores; fail well past that.

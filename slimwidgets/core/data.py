@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["Dataset", "DataWarning", "prepare_data", "prepare_features", "labels_to_sign"]
+__all__ = ["Dataset", "DataWarning", "prepare_data", "prepare_features", "labels_to_sign", "sensitive_codes", "group_column_apart"]
 
 
 class DataWarning(UserWarning):
@@ -53,6 +53,11 @@ class Dataset:
     integer_valued: np.ndarray = field(repr=False)
     binary: np.ndarray = field(repr=False)
     outcome: str | None = None
+    # -- group fairness (issue 22, core/groups.py): each distinct row's group code, the groups'
+    #    labels and the column's name; None when no sensitive_features were given
+    sensitive: np.ndarray | None = field(default=None, repr=False)
+    sensitive_levels: tuple[str, ...] = ()
+    sensitive_name: str | None = None
 
     @property
     def positive_name(self) -> str:
@@ -217,6 +222,7 @@ def prepare_data(
     feature_names: Sequence[str] | None = None,
     warn: bool = True,
     collapse: bool = True,
+    sensitive_features: Any = None,
 ) -> Dataset:
     """Validate ``X, y`` and collapse duplicate rows.
 
@@ -232,7 +238,15 @@ def prepare_data(
     >>> d = prepare_data(pd.DataFrame({"a": [1, 1, 0, 0]}), [1, 1, 0, 1])
     >>> d.n_samples, d.n_rows
     (4, 3)
+
+    ``sensitive_features`` (a column name of ``X`` or one group label per row, see
+    :mod:`slimwidgets.core.groups`) gives every row a group; rows of different groups are
+    never collapsed together.
     """
+    groups = None
+    if sensitive_features is not None:
+        X, codes, levels, group_name = sensitive_codes(X, sensitive_features)
+        groups = codes
     matrix, names = prepare_features(X, feature_names)
     signs, pos, neg = labels_to_sign(y, positive)
     if len(signs) != matrix.shape[0]:
@@ -250,14 +264,15 @@ def prepare_data(
     if warn:
         _warn_about_columns(matrix, names)
     # Collapse identical (x, y) rows: one loss variable each, weighted by count.
-    keyed = np.column_stack([matrix, signs])
+    keyed = np.column_stack([matrix, signs] if groups is None else [matrix, groups, signs])
     keep = weights > 0
     if collapse:
         uniq, inverse = np.unique(keyed[keep], axis=0, return_inverse=True)
         summed = np.bincount(inverse.ravel(), weights=weights[keep], minlength=uniq.shape[0])
     else:
         uniq, summed = keyed[keep], weights[keep]
-    Xd = np.ascontiguousarray(uniq[:, :-1])
+    n_keys = 1 if groups is None else 2
+    Xd = np.ascontiguousarray(uniq[:, :-n_keys])
     integer = np.all(matrix == np.round(matrix), axis=0)
     binary = np.all((matrix == 0) | (matrix == 1), axis=0)
     return Dataset(
@@ -271,6 +286,9 @@ def prepare_data(
         integer_valued=integer,
         binary=binary,
         outcome=None if getattr(y, "name", None) is None else str(y.name),
+        sensitive=None if groups is None else uniq[:, -2].astype(np.int64),
+        sensitive_levels=() if groups is None else levels,
+        sensitive_name=None if groups is None else group_name,
     )
 
 
@@ -282,3 +300,60 @@ def _warn_about_columns(matrix: np.ndarray, names: tuple[str, ...]) -> None:
     if len(first) < matrix.shape[1]:
         dupes = [names[j] for j in sorted(set(range(matrix.shape[1])) - set(first.tolist()))]
         warnings.warn(f"columns identical to an earlier column (only one of each can matter): {dupes}", DataWarning, stacklevel=3)
+
+
+def group_column_apart(X: Any, sensitive_features: Any) -> tuple[Any, Any]:
+    """A group column named in ``X`` taken out before ``X`` becomes rules: (``X``, the column as a
+    Series). A text column is the group only, not a feature, and leaves ``X``; a numeric one stays
+    (``exclude`` can keep it off the card). Anything else comes back as it is.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"age": [50, 70], "sex": ["F", "M"]})
+    >>> rest, groups = group_column_apart(X, "sex")
+    >>> list(rest.columns), list(groups)
+    (['age'], ['F', 'M'])
+    """
+    if not (isinstance(sensitive_features, str) and isinstance(X, pd.DataFrame) and sensitive_features in X.columns):
+        return X, sensitive_features
+    column = X[sensitive_features]
+    if not pd.api.types.is_numeric_dtype(column):
+        X = X.drop(columns=[sensitive_features])
+    return X, column
+
+
+def sensitive_codes(X: Any, sensitive_features: Any) -> tuple[Any, np.ndarray, tuple[str, ...], str]:
+    """(X to use as features, group code per row, group labels, column name).
+
+    ``sensitive_features`` is a column of ``X`` (kept as a feature when it is numeric, so
+    ``exclude`` can keep the card from using it; dropped when it is text) or a Series /
+    array with one label per row. Labels are compared as text.
+    """
+    name = "group"
+    if isinstance(sensitive_features, str):
+        if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
+            raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
+        name = sensitive_features
+        column = X[sensitive_features]
+        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
+            X = X.drop(columns=[sensitive_features])
+        values = column.to_numpy()
+    else:
+        name = str(getattr(sensitive_features, "name", None) or "group")
+        values = sensitive_features.to_numpy() if isinstance(sensitive_features, (pd.Series, pd.Index)) \
+            else np.asarray(sensitive_features)
+        if values.ndim != 1:
+            raise ValueError(f"sensitive_features must be one column, got shape {values.shape}")
+    n = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
+    if len(values) != n:
+        raise ValueError(f"sensitive_features has {len(values)} values for {n} rows")
+    missing = pd.isna(values)
+    if missing.any():
+        raise ValueError(f"sensitive_features ({name!r}) has {int(missing.sum())} missing values; "
+                         "give them a group of their own (e.g. 'unknown') first")
+    text = np.array([str(v) for v in values], dtype=object)
+    labels, codes = np.unique(text, return_inverse=True)
+    if len(labels) < 2:
+        raise ValueError(f"sensitive_features ({name!r}) has one group only ({labels[0]!r}); "
+                         "group constraints need at least two")
+    return X, codes.astype(np.int64).ravel(), tuple(str(v) for v in labels), name

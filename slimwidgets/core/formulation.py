@@ -49,6 +49,8 @@ from typing import Any
 import numpy as np
 
 from .data import Dataset
+from .groups import RateRow, add_rate_rows, rate_rows
+from .linear import add_linear_rows
 from .reach import RowReach, score_range
 from .spec import Spec
 
@@ -103,6 +105,19 @@ class Formulation:
     # the program's optimal values lie this far apart (paper units) at least, when known (0: not
     # known): the solver may then stop as soon as its gap is below it
     objective_step: float = 0.0
+    # group fairness (issue 22, core/groups.py): per-group caps and gaps as rows over the error
+    # indicators; the solvers whose loops know only the two class caps are not used when present
+    rate_rows: list[RateRow] = field(default_factory=list)
+
+    def linear_rows_hold(self, coefficients: np.ndarray) -> bool:
+        """Whether the user's linear rows (issue 22) hold for these points."""
+        points = dict(zip(self.data.feature_names, np.asarray(coefficients).tolist()))
+        return all(row.holds(points) for row in self.spec.linear)
+
+    @property
+    def special_rows(self) -> bool:
+        """Rows that only the local search and the MIP hold: group rows, the user's linear rows."""
+        return bool(self.rate_rows) or bool(self.spec.linear)
 
     @property
     def row_margins(self) -> np.ndarray:
@@ -176,8 +191,10 @@ class Formulation:
         """The intercept's (low, high): the spec's, or the one derived from the data."""
         return int(self.lower[self.col_intercept]), int(self.upper[self.col_intercept])
 
-    def intercept_losses(self, coefficients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(intercepts, loss of each, inf where a cap breaks) over the whole intercept range."""
+    def intercept_losses(self, coefficients: np.ndarray, excess: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(intercepts, loss of each, inf where a cap breaks) over the whole intercept range.
+        ``excess``: a list that receives, per intercept, by how much the caps and group rows
+        break in all (each excess over its row's total weight), for searches under group rows."""
         lo, hi = self.intercept_box
         b = np.arange(lo, hi + 1, dtype=float)
         s = self.data.X @ np.asarray(coefficients, dtype=float)
@@ -196,9 +213,18 @@ class Formulation:
             cn = np.concatenate([[0.0], np.cumsum(w[~pos][order_n])])
             return (cp[-1] - cp[n_ok_p]) + cn[n_wrong_n]
         loss = wrong_weight(self.row_weight)
+        over = np.zeros(len(b))
         for cls, budget in self.caps:
             d = np.where(self.data.y == cls, self.data.weight, 0.0)
             loss = np.where(wrong_weight(d) > budget + 1e-9, np.inf, loss)
+            if excess is not None:
+                over += np.maximum(wrong_weight(d) - budget, 0.0) / max(float(d.sum()), 1e-12)
+        for row in self.rate_rows:  # group caps and gaps (signed weights sum the same way)
+            loss = np.where(wrong_weight(row.coef) > row.upper + 1e-9, np.inf, loss)
+            if excess is not None:
+                over += np.maximum(wrong_weight(row.coef) - row.upper, 0.0) / max(float(np.abs(row.coef).sum()), 1e-12)
+        if excess is not None:
+            excess.append(over)
         return b.astype(np.int64), loss
 
     def canonical(self, coefficients: np.ndarray, intercept: int) -> tuple[np.ndarray, int]:
@@ -209,7 +235,7 @@ class Formulation:
         g = int(np.gcd.reduce(np.abs(coefs))) if coefs.size else 0
         if g > 1:
             cand = coefs // g
-            if all(cand[j] in self.allowed[j] for j in range(len(cand))):
+            if all(cand[j] in self.allowed[j] for j in range(len(cand))) and self.linear_rows_hold(cand):
                 b, loss = self.intercept_losses(cand)
                 cand_b = int(b[np.argmin(loss)])
                 if np.isfinite(loss).any() and self.objective_of(cand, cand_b) <= self.objective_of(coefs, intercept) + 1e-12:
@@ -916,6 +942,11 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     reach = _row_reach(data, spec, box, margin, ibox)
     col_loss, always_wrong, open_rows, m_at = _loss_rows(b, data, spec, box, costs, cols, need, reach)
     caps = _cap_rows(b, data, spec, col_loss, always_wrong, open_rows)
+    rates = rate_rows(data, spec)  # group fairness (issue 22)
+    if rates:
+        add_rate_rows(b, rates, data, box, cols.intercept, cols.col_lambda, col_loss, always_wrong, need)
+    if spec.linear:  # the user's own rows, written in PuLP (issue 22)
+        add_linear_rows(b, spec.linear, names, cols.col_lambda, cols.col_alpha, box.fixed_value, box.always_used)
     _alpha_rows(b, spec, names, box, cols)
 
     start, index, value, row_lower, row_upper = b.csr()
@@ -939,4 +970,5 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         caps=caps, allowed=box.allowed, value_cost=costs.value_cost, tier_steps=costs.tier_steps,
         groups=costs.groups, group_penalty=spec.group_penalty, rule_penalty=spec.rule_penalty,
         max_rules=spec.max_rules_per_group, signs_agree=spec.group_signs_agree, orientation=costs.orientation,
+        rate_rows=rates,
     )

@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from . import validators as v
 from .constraints import LogicalConstraint
+from .linear import LinearRow, normalize_linear
 
 __all__ = ["Option", "Words", "Relax", "Flag", "Refusal", "OPTIONS", "OPTION", "options_rst"]
 
@@ -66,11 +67,13 @@ class Words:
     text: Callable[..., str]
     each: str | None = None
     always: bool = False
+    #: the label when an option of entries holds one value for all of them (a cap in every group)
+    whole_label: str | None = None
 
     def items(self, name: str, value: Any, default: Any) -> dict[str, tuple[str, str]]:
-        if self.each is None:
+        if self.each is None or (self.whole_label is not None and not isinstance(value, (Mapping, tuple))):
             shown = self.always or value != default
-            return {name: (self.label, self.text(value))} if shown else {}
+            return {name: (self.whole_label or self.label, self.text(value))} if shown else {}
         if isinstance(value, Mapping):
             return {f"{self.each}:{k}": (self.label, self.text(k, x)) for k, x in value.items()}
         out = {}
@@ -193,6 +196,33 @@ def _constraint_names(value) -> dict[str, list[str]]:
     return {f"constraints[{i}]": list(c.features) + list(c.targets) for i, c in enumerate(value)}
 
 
+def _linear_names(value) -> dict[str, list[str]]:
+    return {f"linear[{i}]": [f for _, f, _ in row.terms] for i, row in enumerate(value)}
+
+
+def _linear_text(row: LinearRow) -> str:
+    return (f"{row.name}: " if row.name else "") + row.describe()
+
+
+def _in_groups(option: str) -> Callable[..., str]:
+    """Words for an entry ``(group, cap)`` of a group cap, or for one cap in every group."""
+    return lambda *a: f"{option}={a[1]:g} in group {a[0]!r}" if len(a) == 2 else f"{option}={a[0]:g} in every group"
+
+
+def _pct_by_group(*a) -> str:
+    return f"{a[0]} {_pct(a[1])}" if len(a) == 2 else _pct(a[0])
+
+
+def _linear(value: Any, what: str) -> tuple[LinearRow, ...]:
+    """The user's linear rows, or their dicts (as JSON holds them); errors name the option."""
+    if value is not None and not isinstance(value, (Mapping, LinearRow, tuple, list)):
+        raise TypeError(f"{what} must be a list of linear rows (sw.formulate) or their dicts, got {value!r}")
+    try:
+        return normalize_linear(value)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{what}: {exc}") from None
+
+
 def _group_members(value) -> dict[str, list[str]]:
     return {"groups": [n for members in value.values() for n in members]} if value else {}
 
@@ -230,7 +260,38 @@ def _constraints(value: Any, what: str) -> tuple[LogicalConstraint, ...]:
 
 
 _RISK = "logistic"
+_BY_GROUP = Refusal(_RISK, "a risk card's caps are checked by its own search and cutting-plane bound "
+                           "(solvers/risk_rules.py), which hold one cap per class over all rows, not rows per group; "
+                           "fit a decision card (loss='zero_one') under group constraints")
+_LINEAR = Refusal(_RISK, "the risk card's search and bound know no rows of the user's own; fit a decision card "
+                         "(loss='zero_one') under linear constraints")
 _GROUP = {"groups": {"g": ("a", "b")}}  # the example group the group options need
+
+
+def _group_cap(name: str, example: Any, label: str, meaning: str, flag_words: str) -> Option:
+    """A rate cap in every group (a number) or per group (``{group: number}``): a row."""
+    return Option(
+        name, None, example, v.per_group, "float | Mapping[str, float] | None",
+        f"{meaning} in every group, or {{group: rate}} (needs sensitive_features)",
+        words=Words(f"{label} in group", _pct_by_group, each=name, whole_label=f"{label} in every group"),
+        relax=Relax(_in_groups(name.replace("_by_group", "")), each=True),
+        flag=Flag("--" + name.replace("_", "-"), f"{flag_words} in every group (FRACTION), or in one group "
+                  "(GROUP=FRACTION, repeat); needs --sensitive", "FRACTION|GROUP=FRACTION", kind="assign_or_value",
+                  parse=text_number, per_feature=name),
+        refused=(_BY_GROUP,), estimator=True, omit_default=True)
+
+
+def _group_gap(name: str, rate: str, meaning: str) -> Option:
+    """The largest difference between two groups' rates: a row."""
+    return Option(
+        name, None, 0.1, v.fraction, "float | None",
+        f"largest difference between two groups' {meaning} (needs sensitive_features)",
+        words=Words(f"{rate} gap between groups \u2264", _pct), relax=Relax(lambda x: f"{name}={x:g} between groups"),
+        flag=Flag("--" + name.replace("_", "-"), f"largest difference between two groups' {rate}; needs --sensitive",
+                  "FRACTION", parse=text_number),
+        refused=(_BY_GROUP,), estimator=True, omit_default=True)
+
+
 OPTIONS: tuple[Option, ...] = (
     # -- caps and the objective --------------------------------------------------------------------
     Option("max_fpr", None, 0.2, v.fraction, "float | None",
@@ -256,6 +317,16 @@ OPTIONS: tuple[Option, ...] = (
            flag=Flag("--C0", "accuracy traded for one fewer feature (default: the engine's automatic value)", "C",
                      parse=text_number),
            estimator=True),
+    # -- fairness between the groups of the data's sensitive_features (core/groups.py) ----------
+    _group_cap("max_fpr_by_group", {"F": 0.3}, "max FPR", "largest false positive rate", "FPR cap"),
+    _group_cap("min_tpr_by_group", {"F": 0.7}, "min TPR", "smallest true positive rate", "TPR floor"),
+    _group_gap("max_fpr_gap", "FPR", "false positive rates"),
+    _group_gap("max_tpr_gap", "TPR", "true positive rates"),
+    Option("linear", (), (LinearRow((("points", "a", 1.0), ("points", "b", 1.0)), None, 3.0, "a and b"),),
+           _linear, "tuple[LinearRow, ...]",
+           "the user's own linear rows on points and use (written in PuLP, see sw.formulate)",
+           words=Words("", _linear_text, each="linear"), relax=Relax(lambda row: row.name or row.describe(), each=True),
+           names=_linear_names, refused=(_LINEAR,), omit_default=True),
     # -- points and features -------------------------------------------------------------------------
     Option("coef_range", DEFAULT_COEF_RANGE, (-5, 5), v.int_pair, "tuple[int, int]",
            "allowed points of every feature (given as a mapping: of those features, see coef_ranges)",
@@ -478,7 +549,11 @@ def options_rst() -> str:
 
 def entries(value: Any) -> Iterable[tuple[Any, tuple]]:
     """A mapping's ``(feature, (feature, value))`` or a tuple's ``(index, (item,))`` pairs: the
-    key to drop an entry by and the arguments that word it."""
+    key to drop an entry by and the arguments that word it (None, a single value: the key None)."""
+    if value is None:
+        return []
     if isinstance(value, Mapping):
         return [(k, (k, x)) for k, x in value.items()]
+    if not isinstance(value, (tuple, list)):  # one value for every entry (a cap in every group): all or nothing
+        return [(None, (value,))]
     return [(i, (x,)) for i, x in enumerate(value)]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
 from .constraints import LogicalConstraint, at_least, at_most, hierarchy, needs
+from .groups import GROUP_OPTIONS
 from .options import (  # noqa: F401 - the constants are part of this module's interface
     DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, OPTION, OPTIONS, SOLVERS, ZERO_SCORES,
     refusals, refused_is_set,
@@ -32,8 +33,8 @@ FAMILY_DEFAULTS: dict[str, Any] = {row.name: row.default for row in OPTIONS if r
 
 
 def _plain(value: Any) -> Any:
-    """A normalised option value as plain JSON: tuples become lists, constraints dicts."""
-    if isinstance(value, LogicalConstraint):
+    """A normalised option value as plain JSON: tuples become lists, constraints and rows dicts."""
+    if hasattr(value, "to_dict"):  # a logical constraint, a linear row
         return value.to_dict()
     if isinstance(value, Mapping):
         return {k: _plain(x) for k, x in value.items()}
@@ -200,14 +201,16 @@ def make_spec(**options: Any) -> Spec:
         predicted risk is at least 50 %, i.e. total >= 0; above 50 % under
         ``zero_score="error"``). ``solver="highs"`` proves bounds with a
         cutting-plane master MIP, ``"enumerate"`` walks the whole box. Options
-        with no meaning for the logistic loss (``margin``, ``missing``,
-        ``solver="cbc"`` and ``"scan"``) raise ``ValueError`` saying why (see
-        :func:`refused_options`).
+        it has no use for (``margin``, ``missing``, ``solver="cbc"``, ...) raise
+        ``ValueError`` saying why (:func:`refused_options`).
     ``scale``
         risk cards only: the risk is ``1 / (1 + exp(-score / m))`` with a real
         multiplier ``m >= 1/2`` fitted with the points (True, FasterRisk's model:
         points in -5..5 then express weights finer than whole logit units,
         which ranks and calibrates better), or ``m = 1`` (False, RiskSLIM's).
+
+    Group caps and gaps (``max_fpr_by_group``, ..., with ``sensitive_features=`` given to ``fit``,
+    :mod:`slimwidgets.core.groups`) and ``linear`` rows (:func:`slimwidgets.formulate`): decision cards only.
 
     Examples
     --------
@@ -262,6 +265,15 @@ def _check_together(spec: Spec) -> None:
     if not spec.groups and (spec.group_penalty or spec.rule_penalty or spec.max_rules_per_group is not None
                             or spec.group_signs_agree):
         raise ValueError("group_penalty, rule_penalty, max_rules_per_group and group_signs_agree need groups")
+    _check_group_solver(spec)
+
+
+def _check_group_solver(spec: Spec) -> None:
+    """Solvers that cannot hold rows per group (or the user's linear rows) are refused, not
+    silently used (issue 22)."""
+    if (any(getattr(spec, k) is not None for k in GROUP_OPTIONS) or spec.linear) and spec.solver in ("enumerate", "scan"):
+        raise ValueError(f"solver={spec.solver!r} cannot hold group constraints or linear constraints (its compiled "
+                         "loops count errors per class and know no other rows); use solver='auto', 'highs' or 'cbc'")
 
 
 #: Why a risk card (``loss="logistic"``) has no use for an option: option -> the reason (from the
@@ -279,8 +291,9 @@ def refused_options(spec: Spec) -> list[str]:
 
     Examples
     --------
-    >>> refused_options(Spec(loss="logistic"))
-    ['margin', 'missing', "solver='cbc'", "solver='scan'"]
+    >>> refused_options(Spec(loss="logistic"))  # doctest: +NORMALIZE_WHITESPACE
+    ['max_fpr_by_group', 'min_tpr_by_group', 'max_fpr_gap', 'max_tpr_gap', 'linear', 'margin', 'missing',
+     "solver='cbc'", "solver='scan'"]
     >>> refused_options(Spec())
     ['scale']
     """

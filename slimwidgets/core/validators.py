@@ -136,6 +136,21 @@ def per_feature(check: Check, label: str | None = None) -> Check:
 
 
 # -- the checks of particular options ---------------------------------------------------------
+def per_group(value: Any, what: str) -> float | dict[str, float] | None:
+    """None, one fraction for every group, or ``{group label: fraction}`` (labels as text).
+
+    Examples
+    --------
+    >>> per_group({"F": 0.1, 2: 0.2}, "max_fpr_by_group")
+    {'F': 0.1, '2': 0.2}
+    """
+    if isinstance(value, Mapping):
+        if not value:
+            raise ValueError(f"{what} is an empty mapping; give a number or {{group: number}}")
+        return {str(k): fraction(x, f"{what}[{k!r}]") for k, x in value.items()}
+    return fraction(value, what)
+
+
 def gap(value: Any, what: str) -> float:
     """A fraction; None means 0 (prove optimality)."""
     return fraction(value, what) or 0.0

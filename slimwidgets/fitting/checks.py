@@ -8,6 +8,8 @@ import numpy as np
 
 from ..core.data import Dataset
 from ..core.formulation import Formulation, intercept_box
+from ..core.groups import group_problems
+from ..core.linear import linear_problems
 from ..core.scoring import ScoringSystem
 from ..core.spec import DEFAULT_COEF_RANGE, Spec
 from ..core.status import percent
@@ -75,6 +77,8 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
         problems.append(f"max FPR {100 * spec.max_fpr:.4g} % (FPR {percent(m.fpr, spec.max_fpr)})")
     if spec.min_tpr is not None and m.tpr < spec.min_tpr - 1e-12:
         problems.append(f"min TPR {100 * spec.min_tpr:.4g} % (TPR {percent(m.tpr, spec.min_tpr)})")
+    problems += group_problems(card, data, spec)  # the caps and gaps between groups
+    problems += linear_problems(coefs, spec.linear)  # the user's own rows
     used = {n for n, v in coefs.items() if v != 0}
     for c in spec.constraints:
         if c.kind == "needs":

@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 from ..core.data import Dataset
 from ..core.formulation import build_formulation
+from ..core.groups import per_group_caps
 from ..core.options import OPTION, OPTIONS, entries
 from ..core.spec import Spec
 from ..solvers.mip import solve_formulation
@@ -40,8 +41,8 @@ def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
         value = getattr(spec, field_name)
         if None in keys:
             changes[field_name] = OPTION[field_name].default
-        elif isinstance(value, Mapping):
-            changes[field_name] = {k: x for k, x in value.items() if k not in keys}
+        elif isinstance(value, Mapping):  # with no entry left: the default (None for the group caps)
+            changes[field_name] = {k: x for k, x in value.items() if k not in keys} or OPTION[field_name].default
         else:
             changes[field_name] = [x for i, x in enumerate(value) if i not in keys]
     return spec.replace(**changes)
@@ -67,6 +68,7 @@ def find_conflicts(data: Dataset, spec: Spec, time_limit: float = 10.0,
     is set midway, the set found so far is returned: it still clashes, but may
     not be minimal.
     """
+    spec = per_group_caps(spec, data.sensitive_levels)  # a clash names the groups whose caps it needs
     items = _relaxable(spec)
     keep = list(items)
     for item in items:

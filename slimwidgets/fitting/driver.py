@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..core.data import Dataset, prepare_data
+from ..core.data import Dataset, group_column_apart, prepare_data
 from ..core.rules import rules_from_options
 from ..core.formulation import Formulation, build_formulation, intercept_box
 from ..core.patterns import Patterns
@@ -26,9 +26,11 @@ from ..solvers.base import FitStop, Incumbent, SolveResult, relative_gap
 from ..solvers.mip import solve_formulation
 from ..core.status import DegenerateCardWarning, degeneracy, limit_scale
 from ..core.spec import Spec, make_spec
+from ..core.groups import check_group_settings
 from .cards import card_from_result, limits_in_user_units
 from .checks import box_limits, check_card
 from .conflicts import find_conflicts
+from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
 from .risk_driver import fit_risk
@@ -66,7 +68,8 @@ def fit(
     feature_names: Sequence[str] | None = None, spec: Spec | None = None,
     warm_start: ScoringSystem | None = None, on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None, on_bound: Callable[[float], None] | None = None,
-    rules: Any = None, cuts: Mapping[str, Sequence[float]] | None = None, **options: Any,
+    sensitive_features: Any = None, rules: Any = None,
+    cuts: Mapping[str, Sequence[float]] | None = None, **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
 
@@ -83,6 +86,8 @@ def fit(
     y : labels with exactly two values; ``positive`` picks the predicted class
         (default: the larger label, e.g. 1 or True).
     sample_weight : optional non-negative weights per row.
+    sensitive_features : a column name of ``X`` or one group label per row: the groups of
+        ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap``, ``max_tpr_gap`` (:mod:`~slimwidgets.core.groups`).
     spec : a ready :class:`Spec` instead of keyword options. ``loss="logistic"`` fits a risk
         card instead of a decision card (see :meth:`ScoringSystem.predict_proba`): it takes every
         option but ``margin``, ``missing`` and ``solver="cbc"`` / ``"scan"`` (refused with the
@@ -90,8 +95,7 @@ def fit(
     warm_start : a previous card to start the solver from.
     on_incumbent : called with every improving card while the solver runs.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
-    on_bound : called with the proven lower bound on the objective each time it rises
-        (needs ``on_incumbent``).
+    on_bound : called with the proven lower bound on the objective each time it rises (needs ``on_incumbent``).
     **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ``time_limit``, ...): every
         parameter of :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.families`).
 
@@ -124,17 +128,15 @@ def fit(
     >>> card = sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1)
     >>> card.points, card.threshold, card.status
     ({'a': 1}, 1, 'optimal')
-
-    The card predicts the positive class iff score >= threshold and is trained with exactly
-    that rule, so it comes in its smallest form; ``zero_score="error"`` trains with the
-    paper's rule (a zero total is an error; the card predicts score > threshold).
     """
     if spec is not None and options:
         raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
     warm_up()
     started = time.perf_counter()  # the time limit covers reading the data too
+    X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = _rules(X, options, rules, cuts)
-    table = _read_table(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
+    table = _read_table(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names,
+                        sensitive_features=groups)
     card = _fit_table(table, spec if spec is not None else make_spec(**options), started, warm_start=warm_start,
                       on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
     if builder is not None:  # the card applies its rules to raw rows from now on
@@ -159,11 +161,12 @@ def _warn_if_degenerate(card: ScoringSystem) -> None:
         warnings.warn(problem, DegenerateCardWarning, stacklevel=3)
 
 
-def _read_table(X: Any, y: Any, **how: Any) -> Dataset | Patterns:
+def _read_table(X: Any, y: Any, *, sensitive_features: Any = None, **how: Any) -> Dataset | Patterns:
     """The rows to fit: the weighted distinct patterns of a large table of 0/1 rules or of a Dask
-    DataFrame (:func:`.large.read_large`), else the prepared :class:`Dataset`."""
-    patterns = read_large(X, y, **how)
-    return patterns if patterns is not None else prepare_data(X, y, **how)
+    DataFrame (:func:`.large.read_large`; not with groups, whose rows must not merge), else the
+    prepared :class:`Dataset`."""
+    patterns = None if sensitive_features is not None else read_large(X, y, **how)
+    return patterns if patterns is not None else prepare_data(X, y, sensitive_features=sensitive_features, **how)
 
 
 def _fit_table(table: Dataset | Patterns, spec: Spec, started: float, **how: Any) -> ScoringSystem:
@@ -197,6 +200,7 @@ def fit_dataset(
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     spec.check_data(data.feature_names, data.n_samples)
+    check_group_settings(data, spec)  # the group caps need the data's groups, and name only groups it holds
     if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
         return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
     warm_up()
@@ -307,12 +311,22 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
     floors these prove join the final bound."""
     floor, settled = -math.inf, -1
-    works = work_by_size(form, upper) if spec.solver == "auto" else None
+    grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them (issue 22)
+    if grouped and spec.solver == "auto" and spec.gap == 0:  # ... and the spec without them gives a floor
+        t = time.perf_counter()
+        floor, answer = group_free_floor(form, time_left, cancel, fit_dataset)
+        if answer is not None:
+            return answer
+        if on_bound is not None and math.isfinite(floor):
+            on_bound(floor)
+        time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
+    works = work_by_size(form, upper) if spec.solver == "auto" and not grouped else None
     cheap = works is not None and works[-1] <= ENUMERATION_WORK  # _prove_all walks it
     # a walk and at most SIZE_MIPS_FIRST size programs left: the proof by size goes first
     split = None if works is None or spec.gap != 0 or start is None else size_split(form, upper, works)
     by_size = split is not None and split[1] - split[0] <= SIZE_MIPS_FIRST
-    if spec.solver == "auto" and not cheap and form.lexicographic is not None and spec.gap == 0 and start is not None:
+    if spec.solver == "auto" and not cheap and not grouped and form.lexicographic is not None and spec.gap == 0 \
+            and start is not None:
         t = time.perf_counter()
         known = min(knapsack_floor(form), upper)  # what any classifier must get wrong: shown at once
         if on_incumbent is not None:
@@ -405,7 +419,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
     """
     if time_left is not None and time_left <= 0.01:  # the time is up: the first search's card answers
         return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "local search")
-    works = work_by_size(form, upper) if spec.solver == "auto" else None
+    works = work_by_size(form, upper) if spec.solver == "auto" and not form.special_rows else None
     if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
         return _walk(form, upper, time_left, cancel)
     split = None
@@ -434,7 +448,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
 def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
     """Whether "auto" tries the support scan: an exact proof with a card to beat, and the
     plain objective (under a cap the floor counts errors of both classes alike, too weak)."""
-    return spec.gap == 0 and start is not None and not form.caps and scan_applicable(form)
+    return spec.gap == 0 and start is not None and not form.caps and not form.special_rows and scan_applicable(form)
 
 
 def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> SolveResult:

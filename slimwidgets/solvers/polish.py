@@ -160,7 +160,7 @@ def polish(form: Formulation, coefficients: np.ndarray, intercept: int, *,
         if here is not None and here[0] < best[0] - 1e-12:
             improved = (here, lam)
         for trial in _moves(form, lam, keep_l1) if movable else ():
-            if not _signs_agree(form, trial):
+            if not _signs_agree(form, trial) or not form.linear_rows_hold(trial):
                 continue
             found = _best_on(form, trial, target, coprime, keep_l1)
             if found is not None and found[0] < (improved[0][0] if improved else best[0]) - 1e-12:

@@ -79,11 +79,13 @@ def _pool_mask(form: Formulation, pool: Sequence[int] | np.ndarray) -> np.ndarra
 def _merged_data(form: Formulation, mask: np.ndarray) -> Dataset:
     """The data with every feature outside ``mask`` at 0 and rows that then agree merged."""
     data = form.data
-    keyed = np.column_stack([data.X[:, mask], data.y])
+    grouped = data.sensitive is not None  # rows of different groups never merge (group rows, issue 22)
+    keyed = np.column_stack([data.X[:, mask]] + ([data.sensitive] if grouped else []) + [data.y])
     merged, inverse = np.unique(keyed, axis=0, return_inverse=True)
     X = np.zeros((merged.shape[0], data.n_features))
-    X[:, mask] = merged[:, :-1]
+    X[:, mask] = merged[:, :-2] if grouped else merged[:, :-1]
     return replace(data, X=X, y=merged[:, -1].astype(np.int8),
+                   sensitive=merged[:, -2].astype(np.int64) if grouped else None,
                    weight=np.bincount(inverse.ravel(), weights=data.weight, minlength=merged.shape[0]))
 
 

@@ -104,6 +104,11 @@ class SearchProblem:
         # caps count data weights of margin errors, as the MIP's cap rows do
         self.pos_budget = next((float(b) for cls, b in form.caps if cls == 1), -1.0)  # -1: no cap
         self.neg_budget = next((float(b) for cls, b in form.caps if cls == -1), -1.0)
+        # group caps and gaps (issue 22): the compiled loops know only the class caps, so under
+        # these rows a card's loss is computed over every intercept by the formulation itself
+        self.rate_rows = form.rate_rows
+        # the user's linear rows on points and use (issue 22), priced like any broken constraint
+        self.lin_points, self.lin_used, self.lin_lo, self.lin_hi = _linear_arrays(form)
         self.max_size = spec.max_size
         self.names = d.feature_names
         self.logic = []
@@ -186,11 +191,63 @@ class SearchProblem:
                                                    self.gamma_pos, self.gamma_neg, self.ilo, self.R)
         return {"s": s, "s_pos": s_pos, "s_neg": s_neg, "a": a, "c": c, "hp": hp, "hn": hn, "cp": cp, "cn": cn}
 
+    def linear_violation(self, lam: np.ndarray) -> float:
+        """1 + by how much the user's linear rows break in all, or 0 when every row holds (so
+        that a card breaking a row by a fraction still costs more than ``big``)."""
+        if self.lin_points is None:
+            return 0.0
+        v = self.lin_points @ lam + self.lin_used @ (lam != 0)
+        broken = float(np.maximum(v - self.lin_hi, 0.0).sum() + np.maximum(self.lin_lo - v, 0.0).sum())
+        return broken + 1.0 if broken > 0 else 0.0
+
+    def _linear_by_value(self, lam: np.ndarray, j: int, vals: np.ndarray) -> np.ndarray:
+        """:meth:`linear_violation` for each value of coefficient j (others fixed)."""
+        rest = lam.copy()
+        rest[j] = 0
+        base = self.lin_points @ rest + self.lin_used @ (rest != 0)
+        v = base[:, None] + self.lin_points[:, j:j + 1] * vals[None, :] + self.lin_used[:, j:j + 1] * (vals[None, :] != 0)
+        broken = (np.maximum(v - self.lin_hi[:, None], 0.0) + np.maximum(self.lin_lo[:, None] - v, 0.0)).sum(axis=0)
+        return np.where(broken > 0, broken + 1.0, 0.0)
+
     def evaluate(self, lam: np.ndarray) -> tuple[float, int]:
+        if self.rate_rows:
+            return self._evaluate_with_rows(lam)
         base = self.base(self.X @ lam)
         b, loss = _kernels.best_intercept(base["hp"], base["hn"], base["cp"], base["cn"], self.Wp, self.Dp,
                                           self.ilo, self.R, self.pos_budget, self.neg_budget, self.big)
-        return float(loss) + self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * self.sign_violations(lam), int(b)
+        return float(loss) + self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * (
+            self.sign_violations(lam) + self.linear_violation(lam)), int(b)
+
+    def _evaluate_with_rows(self, lam: np.ndarray) -> tuple[float, int]:
+        """``evaluate`` under group rows: the best intercept that keeps every cap and row, or,
+        when none does, a penalty that falls with the smallest total excess (so a descent can
+        walk towards cards that meet them)."""
+        excess: list = []
+        b, loss = self.form.intercept_losses(lam, excess)
+        extra = self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * (
+            self.sign_violations(lam) + self.linear_violation(lam))
+        if np.isfinite(loss).any():
+            k = int(np.argmin(loss))
+            return float(loss[k]) + extra, int(b[k])
+        excess = excess[0]
+        k = int(np.argmin(excess))
+        return self.big * (1.0 + float(excess[k])) + extra, int(b[k])
+
+    def _best_value_with_rows(self, lam: np.ndarray, vals: np.ndarray, lower: np.ndarray, j: int
+                              ) -> tuple[float, int, int]:
+        """The exact best value of coefficient j under group rows: the compiled move's totals
+        (which ignore the rows, so are lower limits) rank the values; each is evaluated
+        exactly in that order until the next limit cannot beat the best exact total."""
+        best = (math.inf, int(lam[j]), 0)
+        trial = lam.copy()
+        for k in np.argsort(lower, kind="stable"):
+            if lower[k] >= best[0] - 1e-12 and best[0] < self.big:
+                break
+            trial[j] = vals[k]
+            value, b = self.evaluate(trial)
+            if value < best[0] - 1e-12:
+                best = (value, int(vals[k]), b)
+        return best
 
     # -- moves ----------------------------------------------------------------------------------
     def best_value(self, lam: np.ndarray, base: dict, j: int) -> tuple[float, int, int]:
@@ -220,6 +277,10 @@ class SearchProblem:
             total = total + (self.form.tier_cost(lam) - own) + self.value_cost[j]
         if self.signs_agree:
             total = total + self.big * self._sign_violations_by_value(lam, j, vals)
+        if self.lin_points is not None:
+            total = total + self.big * self._linear_by_value(lam, j, vals)
+        if self.rate_rows:
+            return self._best_value_with_rows(lam, vals, total, j)
         best = int(np.argmin(total))
         return float(total[best]), int(vals[best]), int(b[best])
 
@@ -318,6 +379,22 @@ class SearchProblem:
 
 
 SWAP_PAIRS = 2  # swap pairs tried per used-or-unused feature, most promising first
+
+
+def _linear_arrays(form: Formulation):
+    """The spec's linear rows as (points coefficients, use coefficients, lower, upper) over
+    the features, or Nones without rows."""
+    rows = form.spec.linear
+    if not rows:
+        return None, None, None, None
+    index = {n: j for j, n in enumerate(form.data.feature_names)}
+    pts, use = np.zeros((len(rows), len(index))), np.zeros((len(rows), len(index)))
+    for r, row in enumerate(rows):
+        for kind, feature, coef in row.terms:
+            (pts if kind == "points" else use)[r, index[feature]] += coef
+    lo = np.array([-np.inf if row.lower is None else row.lower - 1e-9 for row in rows])
+    hi = np.array([np.inf if row.upper is None else row.upper + 1e-9 for row in rows])
+    return pts, use, lo, hi
 
 
 def _starts(prob: SearchProblem, warm: np.ndarray | None, zero: bool = True, linear: bool = True):

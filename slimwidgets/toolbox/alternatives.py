@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.data import Dataset, prepare_data
+from ..core.data import Dataset, group_column_apart, prepare_data
 from ..core.rules import rules_from_options
 from ..fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.losses import sigmoid
@@ -79,7 +79,7 @@ class Alternatives(list):
 
 def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive: Any = None,
                  sample_weight: Any = None, cancel: threading.Event | None = None,
-                 **options: Any) -> Alternatives:
+                 sensitive_features: Any = None, **options: Any) -> Alternatives:
     """Up to ``k`` near-optimal cards, each using a feature set no earlier card used whole.
 
     Parameters
@@ -97,6 +97,7 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
         common step (real-valued features) the objective has no such reading and ``within``
         is in the objective's own units (:attr:`Alternatives.measure` is then "objective").
     cancel : a ``threading.Event``; setting it returns the cards found so far.
+    sensitive_features : the groups of the group options, as for :func:`slimwidgets.fit`.
     **options : the spec, as for :func:`slimwidgets.fit` (both loss families).
 
     Returns
@@ -122,8 +123,9 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
         raise ValueError(f"k must be a whole number >= 1, got {k!r}")
     if not 0 <= within:
         raise ValueError(f"within must be >= 0, got {within!r}")
+    X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = rules_from_options(X, options)
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=groups)
     cards = search_alternatives(data, make_spec(**options), k=k, within=within, cancel=cancel)
     if builder is not None:  # every card applies the same rules to raw rows
         cards[:] = [replace(card, rules=builder) for card in cards]

@@ -13,11 +13,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ..core.data import group_column_apart
 from ..core.options import estimator_options
 from ..core.rules import build_rules, options_by_variable
 from ..fitting import driver
@@ -124,6 +126,15 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         the raw columns.
     cuts : dict or None, default=None
         The user's own cut points per numeric column, ``{"age": [40, 50, 60]}``.
+    max_fpr_by_group : float, dict or None, default=None
+        FPR cap in every group of the fit parameter ``sensitive_features`` (a
+        number), or per group (``{group: number}``); decision cards only.
+    min_tpr_by_group : float, dict or None, default=None
+        TPR floor in every group, or per group, likewise.
+    max_fpr_gap : float or None, default=None
+        Largest difference between any two groups' FPR on the training data.
+    max_tpr_gap : float or None, default=None
+        Largest difference between any two groups' TPR on the training data.
 
     Attributes
     ----------
@@ -207,6 +218,10 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         scale=True,
         rules=None,
         cuts=None,
+        max_fpr_by_group=None,
+        min_tpr_by_group=None,
+        max_fpr_gap=None,
+        max_tpr_gap=None,
     ):
         self.C0 = C0
         self.max_size = max_size
@@ -234,8 +249,13 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         self.scale = scale
         self.rules = rules
         self.cuts = cuts
+        # fairness between groups (the groups come as the fit parameter sensitive_features)
+        self.max_fpr_by_group = max_fpr_by_group
+        self.min_tpr_by_group = min_tpr_by_group
+        self.max_fpr_gap = max_fpr_gap
+        self.max_tpr_gap = max_tpr_gap
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, sensitive_features=None):
         """Solve the SLIM program on ``X, y``.
 
         Parameters
@@ -247,6 +267,11 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             Labels with exactly two values.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of each row.
+        sensitive_features : array-like of shape (n_samples,) or str, default=None
+            Each row's group (or a column name of the DataFrame ``X``), for
+            ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap`` and
+            ``max_tpr_gap`` (fairlearn's name; pass it as a fit parameter, e.g.
+            through metadata routing).
 
         Returns
         -------
@@ -261,6 +286,10 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         slimwidgets.NoSolutionError
             When ``time_limit`` ran out before the solver found any card.
         """
+        if isinstance(sensitive_features, str):  # a column of the frame, read before X becomes an array
+            if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
+                raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
+        X, sensitive_features = group_column_apart(X, sensitive_features)  # a text column is the group only
         X, builder = build_rules(X, self.rules, self.cuts)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
         check_classification_targets(y)
@@ -292,7 +321,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             warm = self.scoring_system_
         card = driver.fit(
             X, y, positive=classes[1], sample_weight=sample_weight, feature_names=names,
-            warm_start=warm, **options,
+            warm_start=warm, sensitive_features=sensitive_features, **options,
         )
 
         self.rules_ = builder

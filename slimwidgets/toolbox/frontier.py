@@ -25,7 +25,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.data import Dataset, prepare_data
+from ..core.data import Dataset, group_column_apart, prepare_data
 from ..core.rules import rules_from_options
 from ..fitting import InfeasibleError, NoSolutionError, fit_dataset
 from ..core.scoring import ScoringSystem
@@ -33,6 +33,7 @@ from ..core.spec import Spec, make_spec
 from ..core.status import proven_limit
 from .jobs import check_n_jobs, progress_bar
 
+# base_spec, fraction_list, proven_value and sweep_specs are shared with toolbox/fairness.py
 __all__ = ["roc_frontier", "size_path", "clear_cache", "data_fingerprint", "DEFAULT_FPRS"]
 
 #: The default FPR caps of :func:`roc_frontier`: 5 %, 10 %, ..., 95 % (19 points).
@@ -95,7 +96,11 @@ def data_fingerprint(data: Dataset) -> str:
     """
     h = hashlib.sha256()
     h.update(repr((data.feature_names, data.positive, data.negative, data.outcome, data.n_samples)).encode())
-    for arr in (data.X, data.y, data.weight):
+    arrays = [data.X, data.y, data.weight]
+    if data.sensitive is not None:  # group fairness (issue 22): the groups are part of the data
+        h.update(repr(data.sensitive_levels).encode())
+        arrays.append(data.sensitive)
+    for arr in arrays:
         a = np.ascontiguousarray(arr, dtype=np.float64)
         h.update(str(a.shape).encode())
         h.update(a.tobytes())
@@ -147,7 +152,7 @@ def _resolve_cache(cache: Any) -> MutableMapping | None:
     raise TypeError(f"cache must be None/True (shared cache), False (no cache) or a dict-like, got {type(cache).__name__}")
 
 
-def _sweep(
+def sweep_specs(
     data: Dataset,
     specs: list[Spec],
     *,
@@ -212,14 +217,14 @@ def _indexed_solve(k: int, data: Dataset, spec: Spec, warm: ScoringSystem | None
     return k, _solve_point(data, spec, warm)
 
 
-def _base_spec(spec_options: dict, forbidden: Sequence[str], func: str) -> Spec:
+def base_spec(spec_options: dict, forbidden: Sequence[str], func: str) -> Spec:
     clash = [k for k in forbidden if k in spec_options]
     if clash:
         raise TypeError(f"{func} sets {clash[0]!r} itself for every point; do not pass it as an option")
     return make_spec(**spec_options)
 
 
-def _fractions(values: Iterable[Any], what: str) -> list[float]:
+def fraction_list(values: Iterable[Any], what: str) -> list[float]:
     try:
         out = [float(v) for v in values]
     except (TypeError, ValueError):
@@ -247,6 +252,7 @@ def roc_frontier(
     positive: Any = None,
     sample_weight: Any = None,
     warm_start: ScoringSystem | None = None,
+    sensitive_features: Any = None,
     **spec_options: Any,
 ) -> pd.DataFrame:
     """The most sensitive scoring system under each false-positive-rate cap.
@@ -271,7 +277,7 @@ def roc_frontier(
         notebook when at least 4 solves are needed.
     cache : None/True for the shared in-memory cache (see :func:`clear_cache`),
         False for none, or your own dict.
-    positive, sample_weight : as for :func:`slimwidgets.fit`.
+    positive, sample_weight, sensitive_features : as for :func:`slimwidgets.fit` (groups: ``max_tpr_gap``).
     warm_start : a card to start the first (smallest-cap) solve from.
     **spec_options : any other :func:`slimwidgets.make_spec` option
         (``time_limit`` is per point). ``max_fpr`` is set by the sweep.
@@ -301,14 +307,14 @@ def roc_frontier(
         0.50 1.00 0.50 optimal
     """
     check_n_jobs(n_jobs)
-    caps = _fractions(fprs, "fprs")
-    data, builder, spec_options = _raw_table(X, y, positive, sample_weight, spec_options)
-    base = _base_spec(spec_options, ("max_fpr",), "roc_frontier")
+    caps = fraction_list(fprs, "fprs")
+    data, builder, spec_options = _raw_table(X, y, positive, sample_weight, spec_options, sensitive_features)
+    base = base_spec(spec_options, ("max_fpr",), "roc_frontier")
     specs = [base.replace(max_fpr=c) for c in caps]
-    rows = _with_rules(_sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                              warm_start=warm_start, desc="ROC frontier"), builder)
+    rows = _with_rules(sweep_specs(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
+                                   warm_start=warm_start, desc="ROC frontier"), builder)
     for row in rows:
-        row["tpr_max"] = _proven(row, "tpr", 1.0)
+        row["tpr_max"] = proven_value(row, "tpr", 1.0)
     frame = pd.DataFrame(rows)
     frame.insert(0, "max_fpr", caps)
     cols = ["max_fpr"] + _COLUMNS_TAIL
@@ -316,7 +322,7 @@ def roc_frontier(
     return frame[cols]
 
 
-def _proven(row: dict, kind: str, unbounded: float) -> float:
+def proven_value(row: dict, kind: str, unbounded: float) -> float:
     """What the solver's bound proves about every card of this point (read by
     :func:`slimwidgets.core.status.proven_limit`): the highest TPR (``kind="tpr"``) or the
     lowest error (``"error"``) any card can have; ``unbounded`` without a bound, NaN when the
@@ -343,6 +349,7 @@ def size_path(
     positive: Any = None,
     sample_weight: Any = None,
     warm_start: ScoringSystem | None = None,
+    sensitive_features: Any = None,
     **spec_options: Any,
 ) -> pd.DataFrame:
     """Training error against model size: one exact fit per ``max_size`` or per ``C0``.
@@ -354,8 +361,8 @@ def size_path(
 
     Sequential runs go from the sparsest point to the densest, each solve
     warm-started from the previous card. ``n_jobs``, ``backend``,
-    ``progress``, ``cache``, ``positive``, ``sample_weight`` and
-    ``warm_start`` work as in :func:`roc_frontier`.
+    ``progress``, ``cache``, ``positive``, ``sample_weight``,
+    ``sensitive_features`` and ``warm_start`` work as in :func:`roc_frontier`.
 
     Returns
     -------
@@ -382,17 +389,17 @@ def size_path(
     check_n_jobs(n_jobs)
     if sizes is not None and C0s is not None:
         raise TypeError("give sizes= or C0s=, not both")
-    data, builder, spec_options = _raw_table(X, y, positive, sample_weight, spec_options)
+    data, builder, spec_options = _raw_table(X, y, positive, sample_weight, spec_options, sensitive_features)
     if C0s is not None:
         param, values = "C0", _C0_values(C0s)
     else:
         param, values = "max_size", _size_values(sizes, data.n_features)
-    base = _base_spec(spec_options, (param,), "size_path")
+    base = base_spec(spec_options, (param,), "size_path")
     specs = [base.replace(**{param: v}) for v in values]
-    rows = _with_rules(_sweep(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                              warm_start=warm_start, desc="size path"), builder)
+    rows = _with_rules(sweep_specs(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
+                                   warm_start=warm_start, desc="size path"), builder)
     for row in rows:
-        row["error_min"] = _proven(row, "error", 0.0)
+        row["error_min"] = proven_value(row, "error", 0.0)
     frame = pd.DataFrame(rows)
     frame.insert(0, param, values)
     cols = [param] + _COLUMNS_TAIL
@@ -400,11 +407,13 @@ def size_path(
     return frame[cols]
 
 
-def _raw_table(X: Any, y: Any, positive: Any, sample_weight: Any, options: dict):
-    """A raw table's rules (``rules``/``cuts`` options as in fit), the data over them, and the
-    other options with variables standing for their rules."""
+def _raw_table(X: Any, y: Any, positive: Any, sample_weight: Any, options: dict, sensitive_features: Any = None):
+    """A raw table's rules (``rules``/``cuts`` options as in fit), the data over them (with its
+    groups), and the other options with variables standing for their rules."""
+    X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = rules_from_options(X, options)
-    return prepare_data(X, y, positive=positive, sample_weight=sample_weight), builder, options
+    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=groups)
+    return data, builder, options
 
 
 def _with_rules(rows: list[dict], builder: Any) -> list[dict]:

@@ -112,6 +112,9 @@ def cross_validate(
         notebook. Ctrl-C stops the remaining fits and raises ``KeyboardInterrupt``.
     positive, sample_weight : as for :func:`slimwidgets.fit`; with weights,
         all errors and rates are weighted.
+    **spec_options : the spec's options, and ``sensitive_features`` (a column name
+        of ``X`` or one group label per row, cut with the folds) as for
+        :func:`slimwidgets.fit`.
 
     Returns
     -------
@@ -132,7 +135,8 @@ def cross_validate(
     >>> float(cv.summary.loc["test_error", "mean"]), cv.final.points, cv.final.threshold
     (0.0, {'a': 1}, 1)
     """
-    make_spec(**without_rule_options(spec_options))  # validate options once, before any solve
+    # validate options once, before any solve (the group column is data, not an option: issue 22)
+    make_spec(**without_rule_options({k: v for k, v in spec_options.items() if k != "sensitive_features"}))
     split = make_folds(X, y, folds, seed, positive, sample_weight)
     jobs = [(train, spec_options) for train, _ in split.splits] + [(None, spec_options)]
     cards = run_fits(split, jobs, n_jobs=n_jobs, backend=backend, progress=progress, desc="cross-validation")
@@ -268,6 +272,9 @@ def _fit_one(split: Folds, train: np.ndarray | None, options: dict, keep_failure
              cancel: threading.Event | None = None) -> Any:
     idx = slice(None) if train is None else train
     w = None if split.weights is None else split.weights[idx]
+    groups = options.get("sensitive_features")
+    if groups is not None and not isinstance(groups, str):  # one label per row: the fold's rows (issue 22)
+        options = {**options, "sensitive_features": np.asarray(groups)[idx]}
     try:
         return fit(split.frame.iloc[idx], split.labels.iloc[idx], positive=split.positive, sample_weight=w,
                    cancel=cancel, **options)

@@ -68,6 +68,7 @@ def test_init_signature_matches_the_documented_defaults():
         class_weights=None, missing=None, margin=None, zero_score="positive", time_limit=None, gap=0.0, threads=1,
         solver="auto",
         warm_start=False, loss="zero_one", scale=True, rules=None, cuts=None,
+        max_fpr_by_group=None, min_tpr_by_group=None, max_fpr_gap=None, max_tpr_gap=None,  # issue 22
     )
     params = inspect.signature(SLIMClassifier.__init__).parameters
     assert all(p.kind is p.POSITIONAL_OR_KEYWORD for name, p in params.items() if name != "self")

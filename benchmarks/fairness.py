@@ -1,0 +1,67 @@
+"""Issue 22's target: on adult (sex as the group, at most 5 features, the sex columns excluded), a
+card whose TPR gap between the groups is at most 2 points, proven optimal or with its proven limit
+in words, within 60 s.
+
+Per allowed gap: the card's training error, its TPR gap, the proven floor on its error, status,
+the wall-clock and CPU seconds of the fit (CPU time is what the machine's load does not inflate),
+and the status line in words. The first row (no gap) is the blind card for comparison.
+
+Run: ``PYTHONPATH=$PWD SLIMWIDGETS_DATA=/work/shared/data python benchmarks/fairness.py``
+(``--seconds 60`` per fit, ``--gaps 0.02,0.05``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+from datetime import datetime, timezone
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import load, load_line, markdown_table  # noqa: E402
+
+import slimwidgets as sw  # noqa: E402
+
+
+def one_fit(X, y, sex, seconds: float, gap: float | None) -> list[str]:
+    options = dict(max_size=5, exclude=["Male", "Female"], time_limit=seconds)
+    if gap is not None:
+        options.update(sensitive_features=sex, max_tpr_gap=gap)
+    wall, cpu = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        card = sw.fit(X, y, **options)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    rates = sw.group_rates(card, X, y, sex)
+    status = sw.describe(card)
+    limit = status.details.get("limit")
+    return ["none" if gap is None else f"{100 * gap:g} pt", f"{100 * card.train_metrics.error:.1f} %",
+            f"{100 * (rates['TPR'].max() - rates['TPR'].min()):.1f} pt",
+            "–" if limit is None else f"{100 * limit:.1f} %", card.status, f"{wall:.1f}", f"{cpu:.1f}",
+            status.headline]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--gaps", default="0.02")
+    args = parser.parse_args()
+    X, y = load("adult")
+    sex = np.where(X["Male"] == 1, "male", "female")
+    sw.fit(X.iloc[:200], y.iloc[:200], max_size=2, time_limit=5)  # compile and import outside the clock
+    print(f"adult, sex as the group, at most 5 features, {args.seconds:g} s per fit; "
+          f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+    print(f"before: {load_line()}")
+    rows = [one_fit(X, y, sex, args.seconds, None)]
+    rows += [one_fit(X, y, sex, args.seconds, float(g)) for g in args.gaps.split(",")]
+    print(markdown_table(["allowed TPR gap", "train error", "TPR gap", "proven floor (error)", "status", "wall s",
+                          "CPU s", "status line"], rows))
+    print(f"after: {load_line()}")
+
+
+if __name__ == "__main__":
+    main()
