@@ -36,6 +36,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .core.data import group_column_apart
 from .core.groups import GROUP_OPTIONS
 from .core.options import Option, flagged, named_features, text_number, text_range, text_whole
 from .core.validators import positive, whole
@@ -463,6 +464,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         raise _unknown_column(args.sensitive, columns, args.data, "--sensitive")
     if X.shape[1] == 0:
         raise CliError(f"{args.data} has no feature columns besides the target {args.target!r}")
+    X, groups = group_column_apart(X, args.sensitive)  # a text group column is the group only
     X, builder = _rules_for(X, args)
     names = [str(c) for c in X.columns] + ([] if builder is None else list(builder.feature_names_in_))
     _check_names(opts, names, args.target)
@@ -473,7 +475,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     positive = None if args.positive is None else _match_label(args.positive, y, args.target)
     opts = {**FIT_DEFAULTS, **opts}
     card, interrupted = _fit_with_warnings(X, y, positive=positive, quiet=args.quiet,
-                                           sensitive_features=args.sensitive, **opts)
+                                           sensitive_features=groups, **opts)
     if builder is not None:
         from dataclasses import replace
 

@@ -188,3 +188,19 @@ def test_pool_programs_keep_the_groups_apart(seed):
     assert found is not None and found.status == "optimal"
     card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in found.coefficients), int(found.intercept))
     assert objective(card, X, y, 0.01, "positive") == pytest.approx(best, abs=1e-12)
+
+
+def test_a_text_group_column_of_a_raw_table_is_the_group_only():
+    """A raw table (a number with gaps, the group as text) becomes rules without the group column,
+    which still holds the gap, and the card scores raw rows."""
+    rng = np.random.default_rng(3)
+    n = 80
+    raw = pd.DataFrame({"age": rng.integers(30, 80, n).astype(float), "sex": np.where(rng.random(n) < 0.5, "F", "M"),
+                        "smoker": rng.random(n) < 0.4})
+    raw.loc[rng.random(n) < 0.1, "age"] = np.nan
+    y = ((raw["age"].fillna(50) > 55) | raw["smoker"]).astype(int)
+    card = sw.fit(raw, y, sensitive_features="sex", max_tpr_gap=0.2, max_size=2, time_limit=20)
+    assert card.rules is not None and not any("sex" in name for name in card.feature_names)
+    rates = sw.group_rates(card, raw, y, "sex")
+    assert rates["TPR"].max() - rates["TPR"].min() <= 0.2 + 1e-9
+    assert len(card.predict(raw)) == n
