@@ -54,6 +54,9 @@ def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, k
         page.wait_for_selector(".sw-risk-table tbody tr", timeout=120_000)
         page.wait_for_function("() => [...document.querySelectorAll('.sw-roc svg text')]"
                                ".some((t) => t.textContent.startsWith('AUC train'))", timeout=60_000)
+        end = time.monotonic() + 120  # the risk card's own solve settles (its status says its figures then)
+        while not k.value("studio.wait(1)"):
+            assert time.monotonic() < end, "the risk card did not settle"
         assert k.value("studio.spec.loss") == "logistic" and k.value("studio.scoring_system.family") == "risk"
         # the margin (no use for risk cards) is set aside visibly; the FPR cap carries over
         assert "set aside margin" in page.inner_text(".sw-message")
