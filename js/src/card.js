@@ -19,8 +19,9 @@ function render({ model, el: host }) {
   let shownStatus = null;
   const drawStatus = () => {
     const status = model.get("status") || {};
-    // the line is redrawn only when what it says changes (its clock ticks on its own)
-    const words = JSON.stringify(["state", "text", "headline", "level", "proven", "warning", "started", "details"].map((k) => status[k]));
+    // the line is redrawn only when what it says changes; its clock ticks on its own and reads
+    // the solve's start from the model, so a new start alone redraws nothing
+    const words = JSON.stringify(["state", "text", "headline", "level", "proven", "warning", "details"].map((k) => status[k]));
     if (words === shownStatus) return;
     shownStatus = words;
     statusHost.replaceChildren(statusLine(status));
