@@ -90,6 +90,7 @@ def enumerate_cards(X, y, names, spec, weights=None, groups=None):
             keep &= value >= row.lower - 1e-9
         if row.upper is not None:
             keep &= value <= row.upper + 1e-9
+    keep &= variables_ok(spec, names, grid)
     grid, used = grid[keep], used[keep]
     scores = X @ grid.T  # rows x cards
     total = scores[:, :, None] + intercepts[None, None, :]  # rows x cards x intercepts
@@ -117,6 +118,44 @@ def enumerate_cards(X, y, names, spec, weights=None, groups=None):
         "tpr": tp[ci, bi],
         "fpr_paper": fp_paper[ci, bi],
     }
+
+
+def _cut_of(rule: str) -> float:
+    """The cut a threshold rule's name states: ``age >= 50`` -> 50.0."""
+    return float(rule.rsplit(" ", 1)[1])
+
+
+def variables_ok(spec, names, grid):
+    """Which cards (rows of ``grid``, points per feature of ``names``) meet the settings by
+    variable, from their meaning: at most ``max_variables`` distinct variables in use (a rule
+    in no variable is one), at most ``max_cuts_per_variable`` threshold rules ("ge"/"lt") of
+    any variable in use, and under ``monotone`` the points of the variable's bands (the sum of
+    the rules that hold at a value, read at a value below every cut and at every cut) in order."""
+    grid = np.atleast_2d(np.asarray(grid, dtype=float))
+    used = grid != 0
+    owner = {rule: var for var, kinds in getattr(spec, "variables", {}).items() for rule in kinds}
+    keep = np.ones(len(grid), dtype=bool)
+    if getattr(spec, "max_variables", None) is not None:
+        labels = [owner.get(n, "feature " + n) for n in names]
+        count = np.zeros(len(grid), dtype=int)
+        for label in set(labels):
+            count += used[:, [j for j, x in enumerate(labels) if x == label]].any(axis=1)
+        keep &= count <= spec.max_variables
+    for var, kinds in getattr(spec, "variables", {}).items():
+        cuts = [r for r, k in kinds.items() if k in ("ge", "lt") and r in names]
+        if getattr(spec, "max_cuts_per_variable", None) is not None and cuts:
+            keep &= used[:, [names.index(r) for r in cuts]].sum(axis=1) <= spec.max_cuts_per_variable
+        direction = getattr(spec, "monotone", {}).get(var)
+        if direction is None or not cuts:
+            continue
+        edges = sorted({_cut_of(r) for r in cuts})
+        band = []
+        for value in [edges[0] - 1.0] + edges:  # every band, from low values to high
+            holds = [(value >= _cut_of(r)) if kinds[r] == "ge" else (value < _cut_of(r)) for r in cuts]
+            band.append(grid[:, [names.index(r) for r in cuts]] @ np.array(holds, dtype=float))
+        steps = np.diff(np.stack(band, axis=1), axis=1)
+        keep &= (steps >= 0).all(axis=1) if direction == "+" else (steps <= 0).all(axis=1)
+    return keep
 
 
 def group_ok(err, y, w, groups, spec):

@@ -21,7 +21,7 @@ import itertools
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from brute import allowed_values, penalty
+from brute import allowed_values, penalty, variables_ok
 
 
 def risk_loss(X, y, w, coefs, intercept, t) -> float:
@@ -47,6 +47,8 @@ def support_ok(spec, names, coefs) -> bool:
             return False
         if c.kind == "at_least" and len(used & set(c.features)) < c.k:
             return False
+    if not variables_ok(spec, names, [coefs])[0]:  # max_variables, cut points per variable, monotone
+        return False
     value = dict(zip(names, coefs))
     for members in spec.groups.values():
         in_use = [f for f in members if value[f] != 0]

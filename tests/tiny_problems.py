@@ -36,6 +36,22 @@ def tiny_problem(seed: int, n_features: int | None = None):
     return X, y, names
 
 
+def force_proof_by_size(monkeypatch, walked: int) -> None:
+    """Make the fit's "auto" take the proof by model size on tiny problems: walk the cards of up
+    to ``walked`` features, give every larger size its own MIP (no walk of the whole box, no scan)."""
+    from slimwidgets.fitting import driver
+    from slimwidgets.solvers import decomposition
+
+    def forced(form, upper, works=None, settled=-1):
+        if not math.isfinite(upper):
+            return None
+        K = decomposition.support_size_limit(decomposition.SearchProblem(form), upper, None)
+        return min(walked, K), K
+    monkeypatch.setattr(driver, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(driver, "_scan_fits", lambda form, spec, start: False)
+    monkeypatch.setattr(driver, "size_split", forced)
+
+
 def gcd_all(values):
     return math.gcd(*[abs(int(v)) for v in values]) if any(values) else 0
 
@@ -73,6 +89,45 @@ def random_operational_spec(rng, names):
     if rng.random() < 0.4 and len(names) >= 2:
         a, b = rng.choice(names, size=2, replace=False)
         opts["constraints"] = [sw.needs(str(a), str(b)) if rng.random() < 0.5 else sw.at_most(1, [str(a), str(b)])]
+    return opts
+
+
+# -- settings by variable (issue 19) ------------------------------------------------------------------
+VARIABLE_CUTS = {"a": [1, 2, 3], "b": [1, 2]}
+
+
+def tiny_variable_problem(seed: int, n: int | None = None):
+    """A raw table (a: 0..4, b: 0..3, c: 0/1) made into the rule builder's 0/1 rules at fixed cuts
+    (a >= 1, a >= 2, a >= 3, b >= 1, b >= 2, c): ``(rules table, y in {-1, 1}, rule names,
+    variables)``, where ``variables`` is what ``fit`` tells the spec (each rule's column and kind)."""
+    from slimwidgets.core.rules import options_by_variable
+
+    rng = np.random.default_rng(seed)
+    n = n or int(rng.integers(8, 15))
+    raw = pd.DataFrame({"a": rng.integers(0, 5, n), "b": rng.integers(0, 4, n), "c": rng.integers(0, 2, n)})
+    raw.loc[:4, "a"], raw.loc[:3, "b"], raw.loc[:1, "c"] = range(5), range(4), [0, 1]  # every cut splits the rows
+    y = rng.choice([-1, 1], size=n)
+    y[0], y[1] = 1, -1
+    builder = sw.RuleBuilder(cuts=VARIABLE_CUTS).fit(raw)
+    X = builder.transform(raw)
+    return X.to_numpy(dtype=float), y, list(X.columns), options_by_variable(builder, {})["variables"]
+
+
+def random_variable_options(rng, variables) -> dict:
+    """Random settings by variable for :func:`tiny_variable_problem`: a cap on variables, on cut
+    points per variable, a direction for a or b, now and then a sign or a required rule."""
+    opts: dict = {"variables": variables}
+    if rng.random() < 0.6:
+        opts["max_variables"] = int(rng.integers(1, 3))
+    if rng.random() < 0.5:
+        opts["max_cuts_per_variable"] = int(rng.integers(1, 3))
+    for var in ("a", "b"):
+        if rng.random() < 0.4:
+            opts.setdefault("monotone", {})[var] = str(rng.choice(["+", "-"]))
+    if rng.random() < 0.2:
+        opts["signs"] = {"c": str(rng.choice(["+", "-"]))}
+    if rng.random() < 0.2:
+        opts["require"] = [str(rng.choice(["a >= 2", "b >= 1", "c"]))]
     return opts
 
 

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from .by_variable import support_constraints, variable_ids
 from .data import Dataset
 from .groups import RateRow, add_rate_rows, rate_rows
 from .linear import add_linear_rows
@@ -108,6 +109,9 @@ class Formulation:
     # group fairness (issue 22, core/groups.py): per-group caps and gaps as rows over the error
     # indicators; the solvers whose loops know only the two class caps are not used when present
     rate_rows: list[RateRow] = field(default_factory=list)
+    # max_variables (issue 19, core/by_variable.py): per feature the number of its variable, and the cap
+    variable_id: np.ndarray | None = None
+    max_variables: int | None = None
 
     def linear_rows_hold(self, coefficients: np.ndarray) -> bool:
         """Whether the user's linear rows (issue 22) hold for these points."""
@@ -898,7 +902,9 @@ def _alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: FeatureB
     if spec.max_size is not None:
         terms, constant = alpha_terms(names)
         b.row(terms, [1.0] * len(terms), -math.inf, spec.max_size - constant)
-    for c in spec.constraints:
+    if spec.max_variables is not None:
+        _variable_rows(b, spec, names, cols, alpha_terms)
+    for c in support_constraints(spec):  # with max_cuts_per_variable's "at most k" per variable
         if c.kind == "needs":
             for f in c.features:
                 fcols, fconst = alpha_terms([f])
@@ -912,6 +918,26 @@ def _alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: FeatureB
                 b.row(terms, [1.0] * len(terms), -math.inf, c.k - constant)
             else:
                 b.row(terms, [1.0] * len(terms), c.k - constant, math.inf)
+
+
+def _variable_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], cols: _Columns, alpha_terms) -> None:
+    """``max_variables``: a binary u_v per variable of two or more free rules, u_v >= alpha_j for
+    each of them, and sum u_v + sum alpha_j (variables of one free rule) + (variables always in
+    use) <= max_variables. u_v costs nothing: the cap alone pushes it down."""
+    ids = variable_ids(spec, names)
+    terms, constant = [], 0.0
+    for v in np.unique(ids):
+        alphas, fixed = alpha_terms([names[j] for j in np.flatnonzero(ids == v)])
+        if fixed:
+            constant += 1.0
+        elif len(alphas) == 1:
+            terms.append(alphas[0])
+        elif alphas:
+            u = b.col(f"variable_{v}", 0.0, 1.0, True)
+            for a in alphas:
+                b.row([a, u], [1.0, -1.0], -math.inf, 0.0)
+            terms.append(u)
+    b.row(terms, [1.0] * len(terms), -math.inf, spec.max_variables - constant)
 
 
 def _row_reach(data: Dataset, spec: Spec, box: _Boxes, margin: float, ibox: tuple[int, int]) -> RowReach | None:
@@ -971,4 +997,5 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         groups=costs.groups, group_penalty=spec.group_penalty, rule_penalty=spec.rule_penalty,
         max_rules=spec.max_rules_per_group, signs_agree=spec.group_signs_agree, orientation=costs.orientation,
         rate_rows=rates,
+        variable_id=None if spec.max_variables is None else variable_ids(spec, names), max_variables=spec.max_variables,
     )

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from . import validators as v
+from .by_variable import variables_map
 from .constraints import LogicalConstraint
 from .linear import LinearRow, normalize_linear
 
@@ -223,6 +224,10 @@ def _linear(value: Any, what: str) -> tuple[LinearRow, ...]:
         raise type(exc)(f"{what}: {exc}") from None
 
 
+def _variable_rules(value) -> dict[str, list[str]]:
+    return {"variables": [r for rules in value.values() for r in rules]} if value else {}
+
+
 def _group_members(value) -> dict[str, list[str]]:
     return {"groups": [n for members in value.values() for n in members]} if value else {}
 
@@ -384,6 +389,31 @@ OPTIONS: tuple[Option, ...] = (
            "logical constraints on which features are used (needs, at_most, at_least, hierarchy)",
            words=Words("", LogicalConstraint.describe, each="constraint"),
            relax=Relax(LogicalConstraint.describe, each=True), names=_constraint_names, estimator=True),
+    # -- variables: the columns the rules read (issue 19, core/by_variable.py) ------------------
+    Option("variables", {}, {"v": {"a": "ge", "b": "ge"}}, variables_map, "Mapping[str, Mapping[str, str]]",
+           "variable -> its rules and their kinds ('ge' at or above a cut, 'lt' below it, 'eq', 'missing', ...; "
+           "a list of rules: kind unknown); fit fills it from its rule builder",
+           names=_variable_rules, omit_default=True),
+    Option("max_variables", None, 2, v.optional(v.whole(0)), "int | None",
+           "most variables the card may use: the rules of one variable (age >= 50, age >= 60, age missing) count "
+           "once, a rule in no variable counts as one",
+           words=Words("variables \u2264", str), relax=Relax(lambda x: f"max_variables={x}"),
+           flag=Flag("--max-variables", "use at most K variables (the cut points and levels of one column count "
+                     "once)", "K", parse=text_whole),
+           estimator=True, omit_default=True),
+    Option("max_cuts_per_variable", None, 1, v.optional(v.whole(0)), "int | None",
+           "most threshold rules (cut points) of each variable in use; levels and 'missing' do not count",
+           words=Words("cut points per variable \u2264", str), relax=Relax(lambda x: f"max_cuts_per_variable={x}"),
+           flag=Flag("--max-cuts-per-variable", "use at most K cut points of each variable", "K", parse=text_whole),
+           estimator=True, omit_default=True),
+    Option("monotone", {}, {"a": "+"}, v.signs, "Mapping[str, str]",
+           "variable -> '+' (the points of its bands never fall as it rises) or '-' (never rise); its "
+           "'missing' rule and levels stay free",
+           words=Words("monotone", _sign, each="monotone"),
+           relax=Relax(lambda f, s: f"monotone {s!r} on {f!r}", each=True),
+           flag=Flag("--monotone", "points of variable NAME rise (+) or fall (-) across its cut points", "NAME=SIGN",
+                     kind="assign", parse=str.lower),
+           estimator=True, omit_default=True),
     # -- the loss --------------------------------------------------------------------------------------
     Option("class_weights", None, "balanced", v.class_weights, "tuple[float, float] | str | None",
            "weights of the two classes: a (negative, positive) pair, a mapping with those keys, or 'balanced'",

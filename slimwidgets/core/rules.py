@@ -25,6 +25,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
+from .constraints import at_least
 from .data import DataWarning
 from .variables import LEVEL_TYPES, cut_text, variable_bands
 
@@ -517,12 +518,24 @@ def build_rules(X: Any, rules: Any = None, cuts: Mapping[str, Sequence[float]] |
 
 def options_by_variable(builder: "RuleBuilder", options: dict) -> dict:
     """``exclude``, ``signs`` and ``penalties`` may name a variable: it stands for all its rules
-    (``signs={"age": "+"}`` makes the points rise with age). Names of rules pass unchanged."""
+    (``signs={"age": "+"}`` makes the points rise with age). ``require`` of a variable asks that
+    the card use it: its one rule, or at least one of its rules (an ``at_least`` constraint).
+    Names of rules pass unchanged. The spec learns the variables (``variables``: each rule's
+    column and kind), which ``max_variables``, ``max_cuts_per_variable`` and ``monotone`` read.
+
+    >>> b = RuleBuilder(cuts={"age": [50, 60]}).fit(pd.DataFrame({"age": [40, 55, 70, 65]}))
+    >>> opts = options_by_variable(b, {"require": ["age"], "monotone": {"age": "+"}})
+    >>> opts["constraints"][0].describe(), opts["variables"]
+    ('at least 1 of age >= 50, age >= 60', {'age': {'age >= 50': 'ge', 'age >= 60': 'ge'}})
+    """
     rule_names = {r.name for r in builder.rules_}
     variables = {str(c) for c in builder.feature_names_in_}
 
+    def is_variable(name: str) -> bool:
+        return name not in rule_names and name in variables
+
     def expand(name: str) -> list[str]:
-        return builder.rules_of(name) if name not in rule_names and name in variables else [name]
+        return builder.rules_of(name) if is_variable(name) else [name]
 
     out = dict(options)
     if out.get("exclude"):
@@ -531,6 +544,15 @@ def options_by_variable(builder: "RuleBuilder", options: dict) -> dict:
     for key in ("signs", "penalties"):
         if isinstance(out.get(key), Mapping):
             out[key] = {r: v for n, v in out[key].items() for r in expand(n)}
+    if out.get("require"):
+        names = [out["require"]] if isinstance(out["require"], str) else list(out["require"])
+        several = [n for n in names if is_variable(n) and len(expand(n)) > 1]
+        out["require"] = [r for n in names if n not in several for r in expand(n)]
+        if several:
+            out["constraints"] = list(out.get("constraints") or ()) + [at_least(1, expand(n)) for n in several]
+    if "variables" not in out and builder.rules_:
+        out["variables"] = {column: {r.name: r.kind for r in builder.rules_ if r.column == column}
+                            for column in dict.fromkeys(r.column for r in builder.rules_)}
     return out
 
 

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
+from .by_variable import check_variable_names, check_variable_options, monotone_sign
 from .constraints import LogicalConstraint, at_least, at_most, hierarchy, needs
 from .groups import GROUP_OPTIONS
 from .options import (  # noqa: F401 - the constants are part of this module's interface
@@ -116,6 +117,7 @@ class Spec:
 
     def check_data(self, feature_names: Sequence[str], n_samples: int) -> None:
         self.check_names(feature_names)
+        check_variable_names(self)  # monotone names variables; max_cuts_per_variable has cut points to count
         for name, m in self.missing.items():
             if m > n_samples:
                 raise ValueError(f"missing[{name!r}] = {m} is more than the {n_samples} rows")
@@ -135,11 +137,11 @@ class Spec:
         lo, hi = self.coef_ranges.get(name, self.coef_range)
         if name in self.values:
             lo, hi = max(lo, min(self.values[name])), min(hi, max(self.values[name]))
-        sign = self.signs.get(name)
-        if sign == "+":
-            lo = max(lo, 0)
-        elif sign == "-":
-            hi = min(hi, 0)
+        for sign in (self.signs.get(name), monotone_sign(self, name)):  # monotone: a sign per cut rule
+            if sign == "+":
+                lo = max(lo, 0)
+            elif sign == "-":
+                hi = min(hi, 0)
         if self.tiers:  # no value lies beyond the last tier
             top = self.tiers[-1][0]
             lo, hi = max(lo, -top), min(hi, top)
@@ -266,6 +268,7 @@ def _check_together(spec: Spec) -> None:
                             or spec.group_signs_agree):
         raise ValueError("group_penalty, rule_penalty, max_rules_per_group and group_signs_agree need groups")
     _check_group_solver(spec)
+    check_variable_options(spec)  # settings by variable (issue 19)
 
 
 def _check_group_solver(spec: Spec) -> None:

@@ -42,6 +42,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..core.by_variable import support_constraints, variable_ids
 from ..core.data import Dataset
 from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER, LogisticLoss, box_newton_fit, sigmoid, softplus
 from ..core.spec import Spec
@@ -86,6 +87,9 @@ class RiskProblem:
     scale: bool
     constraints: list[tuple[str, frozenset, frozenset, int]] = field(default_factory=list)
     rules: RiskRules | None = None  # caps, group signs and costs beyond C0 (None: none)
+    # max_variables (issue 19): per feature the number of its variable, and the cap (None: no cap)
+    variable_id: np.ndarray | None = None
+    max_variables: int | None = None
 
     @classmethod
     def from_spec(cls, data: Dataset, spec: Spec) -> "RiskProblem":
@@ -95,7 +99,7 @@ class RiskProblem:
         allowed = [np.array(_allowed_values(spec, n), dtype=float) for n in names]
         index = {n: j for j, n in enumerate(names)}
         constraints = [(c.kind, frozenset(index[f] for f in c.features), frozenset(index[f] for f in c.targets), c.k)
-                       for c in spec.constraints]
+                       for c in support_constraints(spec)]  # with max_cuts_per_variable's caps
         if spec.max_rules_per_group is not None:  # a cap per group is an "at most" rule on supports
             constraints += [("at_most", frozenset(index[f] for f in members), frozenset(), spec.max_rules_per_group)
                             for members in spec.groups.values()]
@@ -108,6 +112,8 @@ class RiskProblem:
             scale=spec.scale,
             constraints=constraints,
             rules=RiskRules(data, spec),
+            variable_id=None if spec.max_variables is None else variable_ids(spec, names),
+            max_variables=spec.max_variables,
         )
 
     @property
@@ -121,6 +127,8 @@ class RiskProblem:
     def partial_ok(self, support: frozenset) -> bool:
         """No feature added later can repair a support that breaks this (size, at-most caps)."""
         if len(support) > self.max_size:
+            return False
+        if self.max_variables is not None and np.unique(self.variable_id[list(support)]).size > self.max_variables:
             return False
         return all(len(support & f) <= k for kind, f, _, k in self.constraints if kind == "at_most")
 

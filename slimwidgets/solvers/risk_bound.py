@@ -96,6 +96,8 @@ def _master(prob: RiskProblem, threads: int):
             row(0.0, 0.0, [d + 1 + j] + picks, np.concatenate([[1.0], -np.ones(nonzero.size)]))
     if prob.max_size < d:
         row(-inf, prob.max_size, [d + 1 + j for j in range(d)], np.ones(d))
+    if prob.max_variables is not None:
+        _variable_rows(h, prob)
     if prob.rules is not None and prob.rules.groups:
         _group_columns(h, prob, np.maximum(np.abs(lo), np.abs(hi)))
     if prob.rules is not None and prob.rules.has_caps:
@@ -133,6 +135,28 @@ def _group_columns(h, prob: RiskProblem, reach: np.ndarray) -> None:
                  np.append(-np.ones(zs.size), 1.0))
     if rules.signs_agree:
         _sign_rows(h, prob, reach)
+
+
+def _variable_rows(h, prob: RiskProblem) -> None:
+    """``max_variables`` (issue 19): a binary u_v per variable of two or more features with
+    ``z_j <= u_v`` for each, and ``sum u_v + sum z_j (variables of one feature) <= max_variables``
+    (u_v costs nothing: the cap alone pushes it down)."""
+    import highspy
+
+    d, terms = prob.n_features, []
+    for v in np.unique(prob.variable_id):
+        members = np.flatnonzero(prob.variable_id == v)
+        if members.size == 1:
+            terms.append(d + 1 + int(members[0]))
+            continue
+        u = h.getNumCol()
+        h.addVar(0.0, 1.0)
+        h.changeColsIntegrality(1, np.array([u], dtype=np.int32), np.array([1], dtype=np.uint8))
+        for j in members:
+            h.addRow(-highspy.kHighsInf, 0.0, 2, np.array([d + 1 + j, u], dtype=np.int32), np.array([1.0, -1.0]))
+        terms.append(u)
+    h.addRow(-highspy.kHighsInf, float(prob.max_variables), len(terms), np.array(terms, dtype=np.int32),
+             np.ones(len(terms)))
 
 
 def _sign_rows(h, prob: RiskProblem, reach: np.ndarray) -> None:

@@ -12,7 +12,7 @@ used feature, add another) escape the local optima of single moves; kicks
 then a new descent) use the time that is left. Starts:
 the empty card, the caller's warm start, and rounded, scaled linear
 classifiers (logistic regression, linear SVM). Constraints (boxes, signs,
-values, locks, requires, size, FPR/TPR caps, logical constraints, rules per
+values, locks, requires, size, variables in use, FPR/TPR caps, logical constraints, rules per
 group, sign agreement within a group) hold inside the search: violations carry a penalty larger than any
 objective, and only a card with none is returned. The objective is the
 formulation's, term for term: PILM tier costs are a cost per value, TILM group
@@ -31,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from . import _kernels
+from ..core.by_variable import support_constraints
 from ..core.formulation import Formulation
 from .base import exiting
 
@@ -113,7 +114,7 @@ class SearchProblem:
         self.names = d.feature_names
         self.logic = []
         index = {n: j for j, n in enumerate(d.feature_names)}
-        for c in spec.constraints:
+        for c in support_constraints(spec):  # with max_cuts_per_variable's caps (issue 19)
             self.logic.append((c.kind, [index[f] for f in c.features], [index[f] for f in c.targets], c.k))
         # sec. 7: per-value costs (tiers) and groups
         self.value_cost = form.value_cost
@@ -156,6 +157,8 @@ class SearchProblem:
         if self.max_rules is not None:
             for members in self.groups:
                 v += max(0, int(np.count_nonzero(used[members])) - self.max_rules)
+        if self.form.max_variables is not None:  # distinct variables in use (issue 19)
+            v += max(0, np.unique(self.form.variable_id[used]).size - self.form.max_variables)
         return v * self.big
 
     def support_cost(self, used: np.ndarray) -> float:

@@ -80,6 +80,16 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     constraints : sequence of LogicalConstraint, default=()
         Logical constraints on which features are used, built with
         :func:`slimwidgets.needs`, :func:`slimwidgets.at_most`, ...
+    max_variables : int or None, default=None
+        Most variables (columns of a raw table) the card may use: the cut points and
+        levels of one column count once.
+    max_cuts_per_variable : int or None, default=None
+        Most threshold rules (cut points) of each variable in use.
+    monotone : dict or None, default=None
+        Variable -> ``"+"`` (the points of its bands never fall as it rises) or
+        ``"-"`` (never rise), e.g. ``{"age": "+"}``; its ``missing`` rule and levels
+        stay free. These three read the variables of the rules built from a raw
+        table (``rules``, ``cuts``).
     class_weights : "balanced", (float, float), dict or None, default=None
         Weights of the two classes in the training error: a
         ``(negative, positive)`` pair, ``"balanced"``, a dict with keys
@@ -205,6 +215,9 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         values=None,
         lock=None,
         constraints=(),
+        max_variables=None,
+        max_cuts_per_variable=None,
+        monotone=None,
         class_weights=None,
         missing=None,
         margin=None,
@@ -236,6 +249,9 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         self.values = values
         self.lock = lock
         self.constraints = constraints
+        self.max_variables = max_variables
+        self.max_cuts_per_variable = max_cuts_per_variable
+        self.monotone = monotone
         self.class_weights = class_weights
         self.missing = missing
         self.margin = margin

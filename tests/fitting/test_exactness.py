@@ -12,7 +12,7 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.fitting import fit_dataset
 
 from brute import best_objective, enumerate_cards, row_errors
-from tiny_problems import BOX, RULES, gcd_all, random_operational_spec, spec_or_skip, tiny_problem
+from tiny_problems import BOX, RULES, force_proof_by_size, gcd_all, random_operational_spec, spec_or_skip, tiny_problem
 
 # every proof path gets the brute-force tests: the MIP, the exhaustive walk, the proof by
 # model size (walk the small cards, one cut-off MIP per larger size), which "auto" picks on
@@ -33,19 +33,7 @@ def by_size(request, monkeypatch):
     params = getattr(request.node, "callspec", None)
     if params is None or params.params.get("solver") != "by_size":
         return
-    from slimwidgets.fitting import driver as fitting
-    from slimwidgets.solvers import decomposition
-
-    walked = params.params.get("seed", 0) % 2
-
-    def forced(form, upper, works=None, settled=-1):
-        if not math.isfinite(upper):
-            return None
-        K = decomposition.support_size_limit(decomposition.SearchProblem(form), upper, None)
-        return min(walked, K), K
-    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
-    monkeypatch.setattr(fitting, "_scan_fits", lambda form, spec, start: False)
-    monkeypatch.setattr(fitting, "size_split", forced)
+    force_proof_by_size(monkeypatch, params.params.get("seed", 0) % 2)
     monkeypatch.setitem(FORCED, "by_size", True)
 
 

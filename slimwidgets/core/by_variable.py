@@ -1,0 +1,200 @@
+"""Settings that speak of variables: ``max_variables``, ``max_cuts_per_variable``, ``monotone``.
+
+A user thinks in variables (age, BMI, sex); the engine works on 0/1 rules (``age >= 60``,
+``bmi missing``, ``sex = F``). A spec's ``variables`` option says which rules read which
+variable, and the kind of each rule (``"ge"``: the rule holds at or above its cut, ``"lt"``:
+below it; other kinds are levels, ``missing``, ``pass``, or ``"rule"`` for a rule of unknown
+kind). :func:`~slimwidgets.fit` fills it from its rule builder; a user with a 0/1 table of their
+own may give it. Every setting by variable becomes something the engine already holds exactly,
+or one new family of rows:
+
+``max_variables``
+    at most K distinct variables in use, a variable being in use when any of its rules carries
+    points (a rule in no variable is a variable of its own, so without ``variables`` this is
+    ``max_size``). The program gets one binary u_v per variable of two or more rules, with
+    ``u_v >= alpha_j`` for each of its rules and ``sum u_v + sum alpha_j (the rest) <= K``;
+    the search, the walk and the scan count variables on every support they keep.
+``max_cuts_per_variable``
+    at most k threshold rules (kinds ``ge``/``lt``) of each variable in use: an ``at_most``
+    logical constraint per variable with more than k threshold rules (:func:`support_constraints`),
+    which every solver holds already. Levels and ``missing`` rules are not cut points and do not
+    count.
+``monotone``
+    ``{variable: "+"}`` (or ``"-"``): the points of the variable's bands, read from low to high
+    values, never fall (never rise). The band points are the sums of the rules that hold there,
+    so at each cut c the points step by ``sum of ge-rules at c - sum of lt-rules at c``. With
+    cumulative threshold rules (``age >= 50``, ``age >= 60``: what the rule builder makes, one
+    rule per cut), the bands are monotone exactly when every ``ge`` rule has points >= 0 (for
+    "+") and every ``lt`` rule points <= 0: a sign on each threshold rule, which every solver
+    holds (:func:`monotone_sign`, read by ``Spec.feature_box``). Band rules (one 0/1 rule per
+    interval) would need rows between neighbours; the rule builder makes none, and a variable
+    whose threshold rules point both ways is refused (two rules could then share a cut). A
+    variable's ``missing`` rule and its levels have no place in the order and are left free.
+
+Examples
+--------
+>>> from slimwidgets.core.spec import make_spec
+>>> spec = make_spec(variables={"age": {"age >= 50": "ge", "age >= 60": "ge", "age missing": "missing"}},
+...                  monotone={"age": "+"}, max_cuts_per_variable=1)
+>>> spec.feature_box("age >= 60"), spec.feature_box("age missing")
+((0, 10), (-10, 10))
+>>> [c.describe() for c in support_constraints(spec)]
+['at most 1 of age >= 50, age >= 60']
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .constraints import LogicalConstraint
+from .validators import mapping, names
+
+__all__ = ["variables_map", "THRESHOLD_KINDS", "variable_of", "variable_ids", "monotone_sign",
+           "support_constraints", "check_variable_options", "check_variable_names", "variable_problems", "variables_in_use"]
+
+#: The kinds of threshold rules and the way each points: ``ge`` holds above its cut (+1), ``lt`` below it (-1).
+THRESHOLD_KINDS = {"ge": 1, "lt": -1}
+#: Kinds a rule of a variable may have ("rule": a 0/1 rule of unknown kind, never a threshold).
+RULE_KINDS = ("ge", "lt", "eq", "other", "is", "missing", "pass", "rule")
+
+
+def variables_map(value: Any, what: str) -> dict[str, dict[str, str]]:
+    """``{variable: {rule: kind}}``; a list of rule names gives each the kind ``"rule"``. No
+    rule in two variables."""
+    out: dict[str, dict[str, str]] = {}
+    owner: dict[str, str] = {}
+    for var, rules in mapping(value, what).items():
+        if isinstance(rules, Mapping):
+            kinds = {str(r): k for r, k in rules.items()}
+        else:
+            kinds = {r: "rule" for r in names(rules, f"{what}[{var!r}]")}
+        if not kinds:
+            raise ValueError(f"{what}[{var!r}] has no rules")
+        for rule, kind in kinds.items():
+            if kind not in RULE_KINDS:
+                raise ValueError(f"{what}[{var!r}]: rule {rule!r} has an unknown kind {kind!r} "
+                                 f"(one of {', '.join(RULE_KINDS)})")
+            if rule in owner:
+                raise ValueError(f"rule {rule!r} is in two variables ({owner[rule]!r} and {var!r})")
+            owner[rule] = str(var)
+        out[str(var)] = kinds
+    return out
+
+
+def variable_of(spec: Any) -> dict[str, str]:
+    """Rule -> its variable (rules in no variable are left out)."""
+    return {rule: var for var, kinds in spec.variables.items() for rule in kinds}
+
+
+def variable_ids(spec: Any, feature_names: Sequence[str]) -> np.ndarray:
+    """Per feature, a whole number naming its variable; a feature in no variable has one of its
+    own. Two features share a number exactly when they read the same variable.
+
+    >>> from slimwidgets.core.spec import make_spec
+    >>> variable_ids(make_spec(variables={"age": ["a1", "a2"]}), ["a1", "bmi", "a2"]).tolist()
+    [0, 1, 0]
+    """
+    of = variable_of(spec)
+    ids: dict[str, int] = {}
+    out = []
+    for name in feature_names:
+        key = "v:" + of[name] if name in of else "f:" + name
+        out.append(ids.setdefault(key, len(ids)))
+    return np.array(out, dtype=np.int64)
+
+
+def variables_in_use(spec: Any, used: Sequence[str]) -> list[str]:
+    """The distinct variables the rules ``used`` read (a rule in no variable is its own), in order."""
+    of = variable_of(spec)
+    return list(dict.fromkeys(of.get(n, n) for n in used))
+
+
+def monotone_sign(spec: Any, name: str) -> str | None:
+    """The sign ``monotone`` puts on the points of rule ``name`` (None: none): a ``ge`` rule of a
+    variable that rises gets "+", an ``lt`` rule "-", and the other way round for "-"."""
+    if not spec.monotone:
+        return None
+    var = variable_of(spec).get(name)
+    direction = spec.monotone.get(var) if var is not None else None
+    kind = THRESHOLD_KINDS.get(spec.variables[var][name]) if direction is not None else None
+    if kind is None:
+        return None
+    return "+" if (kind > 0) == (direction == "+") else "-"
+
+
+def _thresholds(kinds: Mapping[str, str]) -> list[str]:
+    return [r for r, k in kinds.items() if k in THRESHOLD_KINDS]
+
+
+def support_constraints(spec: Any) -> tuple[LogicalConstraint, ...]:
+    """The spec's logical constraints plus ``max_cuts_per_variable`` as one ``at_most`` per
+    variable with more threshold rules than the cap: what the solvers hold on supports."""
+    k = spec.max_cuts_per_variable
+    if k is None:
+        return tuple(spec.constraints)
+    caps = [LogicalConstraint("at_most", tuple(t), k=k) for t in map(_thresholds, spec.variables.values())
+            if len(t) > k]
+    return tuple(spec.constraints) + tuple(caps)
+
+
+def check_variable_options(spec: Any) -> None:
+    """Variable settings that can never hold together raise ``ValueError`` (when the spec is made)."""
+    for var, direction in spec.monotone.items():
+        kinds = spec.variables.get(var, {})
+        if len({THRESHOLD_KINDS[k] for k in kinds.values() if k in THRESHOLD_KINDS}) > 1:
+            raise ValueError(f"monotone on {var!r}: its threshold rules point both ways (>= and <), so two of them "
+                             "may share a cut; monotone needs rules of one direction")
+        for rule in kinds:
+            sign, v = monotone_sign(spec, rule), spec.lock.get(rule, 0)
+            if (sign == "+" and v < 0) or (sign == "-" and v > 0):
+                raise ValueError(f"monotone {direction!r} on {var!r} needs {sign!r} points on {rule!r}, "
+                                 f"but it is locked at {v}")
+            lo, hi = spec.feature_box(rule)
+            if sign is not None and (lo > hi or (rule in spec.require and lo == hi == 0)):
+                raise ValueError(f"monotone {direction!r} on {var!r} needs {sign!r} points on {rule!r}, which its "
+                                 "range, sign or requirement does not allow")
+    if spec.max_variables is not None:
+        fixed = variables_in_use(spec, list(spec.require) + [n for n, v in spec.lock.items() if v != 0])
+        if len(fixed) > spec.max_variables:
+            raise ValueError(f"max_variables={spec.max_variables} clashes with {len(fixed)} variables that must be "
+                             f"used (require/lock): {fixed}")
+
+
+def check_variable_names(spec: Any) -> None:
+    """Before a solve: ``monotone`` names variables of the rules, and each has threshold rules;
+    ``max_cuts_per_variable`` has threshold rules to count (else it would silently mean nothing)."""
+    for var in spec.monotone:
+        if var not in spec.variables:
+            close = difflib.get_close_matches(var, list(spec.variables), n=1)
+            known = ", ".join(map(repr, spec.variables)) or "none: fit on a raw table, or give variables="
+            raise KeyError(f"monotone names {var!r}, which is no variable of the rules"
+                           + (f" (did you mean {close[0]!r}?)" if close else f" (variables: {known})"))
+        if not _thresholds(spec.variables[var]):
+            raise ValueError(f"monotone on {var!r}: it has no threshold rules (levels and 'missing' have no order)")
+    if spec.max_cuts_per_variable is not None and not any(map(_thresholds, spec.variables.values())):
+        raise ValueError("max_cuts_per_variable needs the threshold rules of variables (fit on a raw table with "
+                         "numeric columns, or give variables={name: {rule: 'ge', ...}})")
+
+
+def variable_problems(spec: Any, points: Mapping[str, int]) -> list[str]:
+    """What a card (``points`` by rule) breaks of the variable settings, in words (empty: none).
+    Checked from the meaning (band points in order), not from the signs the solvers used."""
+    problems = []
+    used = [n for n, v in points.items() if v != 0]
+    in_use = variables_in_use(spec, used)
+    if spec.max_variables is not None and len(in_use) > spec.max_variables:
+        problems.append(f"at most {spec.max_variables} variables ({len(in_use)} used: {', '.join(in_use)})")
+    for var, kinds in spec.variables.items():
+        cuts = [r for r in _thresholds(kinds) if points.get(r, 0) != 0]
+        if spec.max_cuts_per_variable is not None and len(cuts) > spec.max_cuts_per_variable:
+            problems.append(f"at most {spec.max_cuts_per_variable} cut points per variable ({var!r} uses {len(cuts)})")
+        direction = spec.monotone.get(var)
+        if direction is not None:  # the step at each rule's cut, signed as the rule points
+            steps = [THRESHOLD_KINDS[kinds[r]] * points.get(r, 0) for r in _thresholds(kinds)]
+            if any(s < 0 for s in steps) if direction == "+" else any(s > 0 for s in steps):
+                problems.append(f"monotone {direction} on {var!r} (its band points do not "
+                                f"{'rise' if direction == '+' else 'fall'} with it)")
+    return problems
