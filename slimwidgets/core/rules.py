@@ -550,7 +550,7 @@ def options_by_variable(builder: "RuleBuilder", options: dict) -> dict:
         out["require"] = [r for n in names if n not in several for r in expand(n)]
         if several:
             out["constraints"] = list(out.get("constraints") or ()) + [at_least(1, expand(n)) for n in several]
-    if "variables" not in out and builder.rules_:
+    if builder.rules_:  # the rules just built are the truth about their variables
         out["variables"] = {column: {r.name: r.kind for r in builder.rules_ if r.column == column}
                             for column in dict.fromkeys(r.column for r in builder.rules_)}
     return out

@@ -49,3 +49,22 @@ def test_bad_cuts_and_never_are_clear_usage_errors(tmp_path, capsys):
     assert "must be numbers" in capsys.readouterr().err
     assert main(["fit", str(tmp_path / "raw.csv"), "--target", "y", "--rules", "never", "--quiet"]) == 2
     assert "non-numeric columns: ['sex']" in capsys.readouterr().err
+
+
+def test_settings_by_variable_on_the_command_line(tmp_path, capsys):
+    raw_csv(tmp_path / "raw.csv", seed=1)
+    card_json = tmp_path / "card.json"
+    code = main(["fit", str(tmp_path / "raw.csv"), "--target", "y", "--cuts", "age=40,50,60,70",
+                 "--max-variables", "2", "--max-cuts-per-variable", "2", "--monotone", "age=+", "--C0", "0.001",
+                 "--time-limit", "20", "--quiet", "--json", str(card_json)])
+    out = capsys.readouterr().out
+    assert code == 0 and "age " in out
+    card = sw.ScoringSystem.from_json(str(card_json))
+    assert (card.spec.max_variables, card.spec.max_cuts_per_variable, card.spec.monotone) == (2, 2, {"age": "+"})
+    used = [n for n, p in card.points.items() if p]
+    assert len({card.rules.variable_of(n) for n in used}) <= 2
+    ages = [card.points.get(n, 0) for n in card.rules.rules_of("age")]
+    assert sum(1 for p in ages if p) <= 2 and all(p >= 0 for p in ages)
+    # a variable monotone names must be one of the table's columns
+    assert main(["fit", str(tmp_path / "raw.csv"), "--target", "y", "--monotone", "agee=+", "--quiet"]) == 2
+    assert "did you mean 'age'" in capsys.readouterr().err

@@ -347,3 +347,21 @@ def test_zero_score_reaches_the_card_and_the_sign_convention_holds(zero_score):
     # the default rule gives the smallest card: a lone rule scores 1 point
     if zero_score == "positive":
         assert set(card.points.values()) == {1}
+
+
+def test_settings_by_variable_as_parameters_on_a_raw_table():
+    rng = np.random.default_rng(3)
+    n = 120
+    raw = pd.DataFrame({"age": rng.integers(30, 85, n), "bmi": np.round(rng.normal(28, 5, n), 1),
+                        "sex": rng.choice(["F", "M"], n)})
+    y = ((raw.age > 60) | (raw.bmi > 32)).astype(int).to_numpy().copy()
+    y[rng.random(n) < 0.1] ^= 1
+    clf = slimwidgets.SLIMClassifier(cuts={"age": [40, 50, 60, 70], "bmi": [25, 30, 35]}, max_variables=1,
+                                     max_cuts_per_variable=2, monotone={"age": "-"}, C0=0.001, time_limit=20)
+    clf = clone(clf).fit(raw, y)
+    card = clf.scoring_system_
+    used = [name for name, p in card.points.items() if p]
+    assert len({card.rules.variable_of(name) for name in used}) == 1
+    ages = [card.points.get(name, 0) for name in card.rules.rules_of("age")]
+    assert all(p <= 0 for p in ages) and sum(1 for p in ages if p) <= 2
+    assert slimwidgets.check_card(card, slimwidgets.prepare_data(card.rules.transform(raw), y), card.spec) == []
