@@ -106,10 +106,12 @@ def tiny_variable_problem(seed: int, n: int | None = None):
     n = n or int(rng.integers(8, 15))
     raw = pd.DataFrame({"a": rng.integers(0, 5, n), "b": rng.integers(0, 4, n), "c": rng.integers(0, 2, n)})
     raw.loc[:4, "a"], raw.loc[:3, "b"], raw.loc[:1, "c"] = range(5), range(4), [0, 1]  # every cut splits the rows
-    y = rng.choice([-1, 1], size=n)
-    y[0], y[1] = 1, -1
     builder = sw.RuleBuilder(cuts=VARIABLE_CUTS).fit(raw)
     X = builder.transform(raw)
+    # labels from random weights on the rules (often not monotone in a or b), with noise
+    logit = X.to_numpy(dtype=float) @ rng.normal(0, 1.5, X.shape[1]) + rng.normal(0, 0.7, n)
+    y = np.where(logit > np.median(logit), 1, -1)
+    y[0], y[1] = 1, -1
     return X.to_numpy(dtype=float), y, list(X.columns), options_by_variable(builder, {})["variables"]
 
 

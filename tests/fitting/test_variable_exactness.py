@@ -45,7 +45,7 @@ def _solver(solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(14))
+@pytest.mark.parametrize("seed", range(20))
 def test_settings_by_variable_match_brute_force(seed, solver):
     rng = np.random.default_rng(500 + seed)
     X, y, names, variables = tiny_variable_problem(500 + seed)
@@ -142,7 +142,7 @@ def test_without_variables_max_variables_is_max_size():
 
 # -- risk cards --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("solver", ["highs", "enumerate"])
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(10))
 def test_risk_cards_keep_them_and_match_brute_force(seed, solver):
     rng = np.random.default_rng(900 + seed)
     X, y, names, variables = tiny_variable_problem(900 + seed, n=20)
