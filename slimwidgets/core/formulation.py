@@ -184,6 +184,8 @@ class Formulation:
                 x[cols["tau"]] = float(max(k - 1, 0))
             if "delta" in cols:
                 x[cols["delta"]] = float(not np.any(self.orientation[members] * coefficients[members] < 0))
+        for col, members in self.extra.get("variable_cols", {}).values():  # max_variables: u_v = variable in use
+            x[col] = float(used[members].any())
         rows = self.col_loss >= 0
         x[self.col_loss[rows]] = self.wrong_rows(coefficients, intercept)[rows].astype(float)
         if np.any(x < self.lower - 1e-9) or np.any(x > self.upper + 1e-9):
@@ -641,6 +643,7 @@ class _Columns:
     value_cols: dict[int, dict[int, int]] = field(default_factory=dict)
     tier_cols: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     group_cols: dict[int, dict[str, int]] = field(default_factory=dict)
+    variable_cols: dict[int, tuple[int, list[int]]] = field(default_factory=dict)  # u_v and its rules
 
 
 def _coefficient_columns(b: "_Builder", spec: Spec, box: FeatureBoxes, costs: ObjectiveCosts,
@@ -934,6 +937,7 @@ def _variable_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], cols: _Col
             terms.append(alphas[0])
         elif alphas:
             u = b.col(f"variable_{v}", 0.0, 1.0, True)
+            cols.variable_cols[int(v)] = (u, [int(j) for j in np.flatnonzero(ids == v)])
             for a in alphas:
                 b.row([a, u], [1.0, -1.0], -math.inf, 0.0)
             terms.append(u)
@@ -990,7 +994,7 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         lexicographic=costs.lexicographic,
         extra={"beta": cols.betas, "sign": cols.signs, "value_cols": cols.value_cols, "lo": box.lo, "hi": box.hi,
                "unit": costs.unit, "C0_default": costs.C0_default,
-               "tier_cols": cols.tier_cols, "group_cols": cols.group_cols,
+               "tier_cols": cols.tier_cols, "group_cols": cols.group_cols, "variable_cols": cols.variable_cols,
                # what restricted() needs to give each size its own big-M (core/reach.py)
                "big_m": None if reach is None else (reach, open_rows, need[open_rows], m_at)},
         caps=caps, allowed=box.allowed, value_cost=costs.value_cost, tier_steps=costs.tier_steps,
