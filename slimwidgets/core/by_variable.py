@@ -53,7 +53,7 @@ from .constraints import LogicalConstraint
 from .validators import mapping, names
 
 __all__ = ["variables_map", "THRESHOLD_KINDS", "variable_of", "variable_ids", "monotone_sign",
-           "support_constraints", "check_variable_options", "check_variable_names", "variable_problems", "variables_in_use"]
+           "support_constraints", "check_variable_options", "check_variable_names", "variable_problems", "variables_in_use", "most_rules"]
 
 #: The kinds of threshold rules and the way each points: ``ge`` holds above its cut (+1), ``lt`` below it (-1).
 THRESHOLD_KINDS = {"ge": 1, "lt": -1}
@@ -110,6 +110,28 @@ def variables_in_use(spec: Any, used: Sequence[str]) -> list[str]:
     """The distinct variables the rules ``used`` read (a rule in no variable is its own), in order."""
     of = variable_of(spec)
     return list(dict.fromkeys(of.get(n, n) for n in used))
+
+
+def most_rules(spec: Any, feature_names: Sequence[str]) -> int | None:
+    """The most rules a card can use under ``max_variables`` (and ``max_cuts_per_variable``): those
+    of the ``max_variables`` variables with the most usable rules (None: no cap on variables).
+
+    >>> from slimwidgets.core.spec import make_spec
+    >>> spec = make_spec(variables={"a": {"a1": "ge", "a2": "ge", "a?": "missing"}}, max_variables=2,
+    ...                  max_cuts_per_variable=1)
+    >>> most_rules(spec, ["a1", "a2", "a?", "b", "c"])
+    3
+    """
+    if spec.max_variables is None:
+        return None
+    ids, of = variable_ids(spec, feature_names), variable_of(spec)
+    usable = []
+    for v in np.unique(ids):
+        rules = [feature_names[j] for j in np.flatnonzero(ids == v)]
+        cuts = sum(1 for r in rules if r in of and spec.variables[of[r]][r] in THRESHOLD_KINDS)
+        cap = cuts if spec.max_cuts_per_variable is None else min(cuts, spec.max_cuts_per_variable)
+        usable.append(len(rules) - cuts + cap)
+    return int(sum(sorted(usable, reverse=True)[:spec.max_variables]))
 
 
 def monotone_sign(spec: Any, name: str) -> str | None:

@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 from . import _kernels
-from ..core.by_variable import support_constraints
+from ..core.by_variable import most_rules, support_constraints
 from ..core.formulation import Formulation
 from .base import exiting
 
@@ -111,6 +111,7 @@ class SearchProblem:
         # the user's linear rows on points and use (issue 22), priced like any broken constraint
         self.lin_points, self.lin_used, self.lin_lo, self.lin_hi = _linear_arrays(form)
         self.max_size = spec.max_size
+        self.most_rules = most_rules(spec, d.feature_names)  # under max_variables: the most rules in use
         self.names = d.feature_names
         self.logic = []
         index = {n: j for j, n in enumerate(d.feature_names)}
