@@ -69,6 +69,7 @@ def test_init_signature_matches_the_documented_defaults():
         solver="auto",
         warm_start=False, loss="zero_one", scale=True, rules=None, cuts=None,
         max_fpr_by_group=None, min_tpr_by_group=None, max_fpr_gap=None, max_tpr_gap=None,  # issue 22
+        max_variables=None, max_cuts_per_variable=None, monotone=None,  # issue 19
     )
     params = inspect.signature(SLIMClassifier.__init__).parameters
     assert all(p.kind is p.POSITIONAL_OR_KEYWORD for name, p in params.items() if name != "self")
