@@ -41,7 +41,7 @@ from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
 from ..solvers.mip import solve_formulation
 from ..solvers.risk_bound import risk_lower_bound
-from ..solvers.risk_tree import ensure_tree_compiled, prove_by_supports
+from ..solvers.risk_tree import dense_floor, ensure_tree_compiled, prove_by_supports
 from .cards import risk_rows
 from .checks import check_card
 from .conflicts import find_conflicts
@@ -135,11 +135,17 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
     can), else (and with ``solver="highs"``) the cutting planes in the time left."""
     tree = prove_by_supports(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline) \
         if spec.solver == "auto" else None
-    if tree is None:
+    if tree is None:  # too many supports, or rules the tree leaves out
+        floor = dense_floor(prob, deadline=max(deadline, time.perf_counter() + 1.0))  # at most 1 s past the limit
+        capped = prob.rules is not None and prob.rules.has_caps
+        if prob.scale and not capped:  # with a free multiplier the planes only creep towards the rounding gap: stop here
+            return (floor if math.isfinite(floor) else None), card, "logistic search + relaxation"
         bound, card = _bound(prob, spec, card, deadline - time.perf_counter(), cancel)
-        return bound, card, "logistic search + cutting planes"
+        bound = max(floor, -math.inf if bound is None else bound)
+        return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
     words = "logistic search + branch and bound" if not prob.scale else "logistic search + support floors"
-    return (tree.floor if math.isfinite(tree.floor) else None), tree.card, words
+    floor = tree.floor if math.isfinite(tree.floor) else dense_floor(prob, deadline=time.perf_counter() + 1.0)
+    return floor, tree.card, words  # out of time before every support's floor: the relaxation's, in 1 s
 
 
 def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,

@@ -38,11 +38,14 @@ from .._jit import njit
 from ..core.losses import box_newton_fit
 from .logistic import RiskCard, RiskProblem
 
-__all__ = ["TreeResult", "tree_applies", "support_count", "prove_by_supports", "ensure_tree_compiled", "MAX_SUPPORTS"]
+__all__ = ["TreeResult", "tree_applies", "support_count", "prove_by_supports", "dense_floor", "ensure_tree_compiled",
+           "MAX_SUPPORTS"]
 
 #: more supports than this and the enumeration is not tried (C(32, 5) = 201,376: heart's)
 MAX_SUPPORTS = 250_000
 NEWTON_STEPS = 60
+QUICK_STEPS = 3  # Newton steps of a first, rough floor per support (most supports are settled by it)
+CHUNK = 2000  # supports per call of the compiled floors (the clock is read between calls)
 #: floats: a floor within this of the incumbent counts as reaching it
 SLACK = 1e-12
 
@@ -140,9 +143,11 @@ def merged_rows(X, y, w, idx):  # pragma: no cover - compiled
 
 
 @njit(nogil=True)
-def support_floors(X, yX, y, w, binary, supports, lo, hi, ilo, ihi, steps):  # pragma: no cover - compiled
-    """:func:`box_floor` of every support (one row of feature indices each), on the rows merged
-    by the support when its features are 0/1 (``binary``), else on all rows."""
+def support_floors(X, yX, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
+    """A floor of every support (one row of feature indices each), on the rows merged by the
+    support when its features are 0/1 (``binary``), else on all rows: :func:`linear_floor`
+    after ``QUICK_STEPS`` Newton steps, and after up to ``steps`` more only where that floor
+    is below ``cutoff`` (a support whose rough floor already reaches it is settled)."""
     out = np.empty(supports.shape[0])
     for s in range(supports.shape[0]):
         idx = supports[s]
@@ -150,7 +155,13 @@ def support_floors(X, yX, y, w, binary, supports, lo, hi, ilo, ihi, steps):  # p
             columns, cy, cw = merged_rows(X, y, w, idx)
         else:
             columns, cy, cw = np.ascontiguousarray(yX[:, idx]), y, w
-        out[s] = box_floor(columns, cy, cw, lo[idx], hi[idx], ilo, ihi, steps)[0]
+        low, high = lo[idx], hi[idx]
+        beta = np.minimum(np.maximum(np.zeros(idx.size), low), high)
+        b0 = box_newton_fit(columns, cy, cw, beta, 0.0, low, high, QUICK_STEPS)[0]
+        out[s] = linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi)
+        if out[s] < cutoff:
+            b0 = box_newton_fit(columns, cy, cw, beta, b0, low, high, steps)[0]
+            out[s] = max(out[s], linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi))
     return out
 
 
@@ -207,17 +218,24 @@ def _supports(prob: RiskProblem) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(len(rows), size)
 
 
-def _floors(prob: RiskProblem, supports: np.ndarray, stop) -> np.ndarray | None:
+def _floors(prob: RiskProblem, supports: np.ndarray, stop, deadline: float,
+            cutoff: float = math.inf) -> np.ndarray | None:
     """The floor of every support (loss floor plus the required features' C0); None when
-    ``stop()`` came first."""
+    ``stop()`` came first, or as soon as the pace of the chunks done says the rest would not be
+    done by ``deadline`` (the caller then states a cheaper floor instead of running to it).
+    Floors at or above ``cutoff`` are rough (valid, and no higher than the exact one)."""
     L = prob.loss
     lo, hi, ilo, ihi = _boxes(prob)
     out = np.empty(supports.shape[0])
-    for start in range(0, supports.shape[0], 2000):
+    t0 = time.perf_counter()
+    for start in range(0, supports.shape[0], CHUNK):
         if stop():
             return None
-        chunk = supports[start:start + 2000]
-        out[start:start + chunk.shape[0]] = support_floors(L.X, L.yX, L.y, L.w, L.binary, chunk, lo, hi, ilo, ihi, NEWTON_STEPS)
+        if start and time.perf_counter() + (time.perf_counter() - t0) * (supports.shape[0] - start) / start > deadline:
+            return None
+        chunk = supports[start:start + CHUNK]
+        floors = support_floors(L.X, L.yX, L.y, L.w, L.binary, chunk, lo, hi, ilo, ihi, NEWTON_STEPS, cutoff)
+        out[start:start + chunk.shape[0]] = floors
     return out + float(prob.C0[sorted(prob.required)].sum())
 
 
@@ -248,12 +266,14 @@ def prove_by_supports(prob: RiskProblem, incumbent: RiskCard, *, gap: float = 0.
     """The floor of every support, then (``scale=False``) branch and bound inside the supports
     whose floor is below the incumbent (by more than the relative ``gap``), least floor first,
     until ``deadline``. None when the problem is not one the tree handles or has too many
-    supports; a result with ``floor = -inf`` when the floors were not all computed in time."""
+    supports; a result with ``floor = -inf`` when the floors were not all computed in time (or
+    would not be, at the pace of the first ones)."""
     if not tree_applies(prob) or not 0 < support_count(prob) <= MAX_SUPPORTS:
         return None
     stop = lambda: (cancel is not None and cancel.is_set()) or time.perf_counter() > deadline  # noqa: E731
     supports = _supports(prob)
-    floors = _floors(prob, supports, stop)
+    required_cost = float(prob.C0[sorted(prob.required)].sum())
+    floors = _floors(prob, supports, stop, deadline, incumbent.objective - required_cost)
     if floors is None:
         return TreeResult(-math.inf, incumbent, False, 0)
     if prob.scale:  # the points round with a gap no box closes: the floor is all there is
@@ -348,8 +368,46 @@ def _branch(prob: RiskProblem, support: list[int], best: _Incumbent, stop) -> fl
 def ensure_tree_compiled() -> None:
     """Compile (or load from the cache) the tree's kernels, so no fit's clock counts it."""
     one, idx = np.ones((1, 1)), np.zeros((1, 1), dtype=np.int64)
-    v = np.ones(1)
-    support_floors(one, one, v, v, np.ones(1, dtype=np.bool_), idx, -v, v, -1.0, 1.0, 1)
-    support_floors(one, one, v, v, np.zeros(1, dtype=np.bool_), idx, -v, v, -1.0, 1.0, 1)
+    v, two = np.ones(1), np.ones((2, 2))
+    by_column = np.asfortranarray(two)  # the loss keeps y * X column-major (2 x 2: numba types 1 x 1 as "C")
+    for binary in (True, False):
+        support_floors(two, by_column, np.ones(2), np.ones(2), np.full(2, binary), idx, -v, v, -1.0, 1.0, 1, 0.0)
     box_floor(one, v, v, -v, v, -1.0, 1.0, 1)
     best_integer_intercept(v, v, v, -1.0, 1.0)
+
+
+def dense_floor(prob: RiskProblem, max_iterations: int = 500, deadline: float = math.inf) -> float:
+    """A floor for problems with too many supports to walk: the least loss over the whole box
+    with every feature free (no ``max_size``, no rules but the boxes, stretched by the largest
+    ``1/m`` when the multiplier is free), plus the required features' ``C0``. Every card lies
+    in that box, so this is a relaxation; its value is bounded from below, as in
+    :func:`linear_floor`, at the point L-BFGS-B reaches (by ``deadline``), so an inexact
+    solve stays valid."""
+    from scipy.optimize import minimize
+
+    L = prob.loss
+    lo, hi, ilo, ihi = _boxes(prob)
+    low, high = np.concatenate([[ilo], lo]), np.concatenate([[ihi], hi])
+
+    def loss_and_gradient(v: np.ndarray) -> tuple[float, np.ndarray]:
+        u = L.y * (v[0] + L.X @ v[1:])  # every column: no copy of the used ones
+        p = L.w / (1.0 + np.exp(np.clip(u, -700, 700)))  # w * sigmoid(-u)
+        return L.of_margins(u), -np.concatenate([[L.y @ p], L.column_dots(p)])
+
+    reached = [np.clip(np.zeros(low.size), low, high)]
+
+    def on_time(x: np.ndarray) -> None:
+        reached[0] = np.array(x)
+        if time.perf_counter() > deadline:
+            raise StopIteration  # scipy ends the solve; the floor is taken where it got to
+
+    try:
+        fit = minimize(loss_and_gradient, reached[0], jac=True, method="L-BFGS-B", bounds=list(zip(low, high)),
+                       callback=on_time, options={"maxiter": max_iterations, "gtol": 1e-10, "ftol": 1e-15})
+        reached[0] = fit.x
+    except StopIteration:  # older scipy passes it on
+        pass
+    v = np.clip(reached[0], low, high)
+    value, g = loss_and_gradient(v)
+    floor = value + float(np.minimum(g * (low - v), g * (high - v)).sum())
+    return floor - 1e-12 + float(prob.C0[sorted(prob.required)].sum())

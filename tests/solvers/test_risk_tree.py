@@ -12,10 +12,11 @@ import pytest
 
 import slimwidgets as sw
 import slimwidgets.fitting.risk_driver as risk_driver
+import slimwidgets.solvers.risk_tree as risk_tree
 from brute_risk import best_risk_card
 from slimwidgets.core.data import prepare_data
 from slimwidgets.solvers.logistic import RiskCard, RiskProblem
-from slimwidgets.solvers.risk_tree import prove_by_supports, support_count, tree_applies
+from slimwidgets.solvers.risk_tree import dense_floor, prove_by_supports, support_count, tree_applies
 from tiny_problems import tiny_risk_problem as tiny
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
@@ -149,3 +150,58 @@ def test_fit_with_a_multiplier_states_its_floor_and_stops(monkeypatch):
     assert card.bound is not None and card.bound <= best + 1e-9
     if card.status != "optimal":
         assert card.status == "heuristic" and "proven: every card" in card.status_line()
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+@pytest.mark.parametrize("scale", [True, False])
+@pytest.mark.parametrize("options", [{}, {"max_size": 1, "require": ["f0"]}, {"max_fpr": 0.3},
+                                     {"constraints": [sw.at_least(2, ["f0", "f1", "f2"])]}])
+def test_the_dense_floor_never_passes_the_optimum(options, scale):
+    X, y, names = tiny(1000 + len(options), d=3)
+    spec = sw.make_spec(**BOX, **options, scale=scale)
+    prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
+    best = _oracle(X, y, names, spec)
+    assert best is not None and dense_floor(prob) <= best[0] + 1e-9
+    # stopped at once, the floor is weaker and still valid
+    assert dense_floor(prob, deadline=time.perf_counter() - 1.0) <= dense_floor(prob) + 1e-9
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+def test_too_many_supports_a_multiplier_fit_states_the_relaxations_floor(monkeypatch):
+    """Where the tree does not go, a fit with a free multiplier states the dense floor and stops."""
+    monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
+    monkeypatch.setattr(risk_tree, "MAX_SUPPORTS", 0)
+    X, y, names = tiny(1100, d=4)
+    spec = sw.make_spec(**BOX, max_size=2, time_limit=3600)
+    best = _oracle(X, y, names, spec)[0]
+    card = sw.fit(X, y, spec=spec)
+    assert card.bound is not None and card.bound <= best + 1e-9
+    assert card.status in ("heuristic", "optimal")
+    if card.status == "heuristic" and card.bound > 0:
+        assert "proven: every card with" in card.status_line()
+
+
+class _SlowClock:
+    """A clock that advances one second at every reading (a fake: no test reads the real one)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+def test_the_floors_give_up_at_once_when_their_pace_would_miss_the_deadline(monkeypatch):
+    X, y, names, spec, prob = _problem(1, 1200, scale=False)  # max_size 2 of 4 features: 6 supports
+    monkeypatch.setattr(risk_tree, "CHUNK", 1)
+    clock = _SlowClock()
+    monkeypatch.setattr(risk_tree, "time", clock)
+    result = prove_by_supports(prob, _empty_card(prob), deadline=6.0)
+    assert not result.complete and result.floor == -math.inf
+    assert clock.now < 6.0 + 3  # it stopped after the first support instead of running to the deadline
+    # with room for every support at that pace, it proves the card
+    best = _oracle(X, y, names, spec)[0]
+    result = prove_by_supports(prob, _empty_card(prob), deadline=clock.now + 1e6)
+    assert result.complete and result.card.objective == pytest.approx(best, abs=1e-9)
