@@ -144,8 +144,9 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
         bound = max(floor, -math.inf if bound is None else bound)
         return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
     words = "logistic search + branch and bound" if not prob.scale else "logistic search + support floors"
-    floor = tree.floor if math.isfinite(tree.floor) else dense_floor(prob, deadline=time.perf_counter() + 1.0)
-    return floor, tree.card, words  # out of time before every support's floor: the relaxation's, in 1 s
+    if not math.isfinite(tree.floor):  # not every support's floor in time: the whole box's, in the time left
+        return dense_floor(prob, deadline=max(deadline, time.perf_counter() + 1.0)), tree.card, words
+    return tree.floor, tree.card, words
 
 
 def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,
