@@ -245,7 +245,7 @@ class _Incumbent:
     proof's floor rather than the card's objective."""
 
     def __init__(self, card: RiskCard, gap: float):
-        self.card, self.gap, self.loose, self.improved = card, gap, math.inf, False
+        self.card, self.gap, self.loose = card, gap, math.inf
 
     def cuts(self, floor: float) -> bool:
         objective = self.card.objective
@@ -258,7 +258,7 @@ class _Incumbent:
 
     def offer(self, card: RiskCard) -> None:
         if card.objective < self.card.objective - SLACK:
-            self.card, self.improved = card, True
+            self.card = card
 
 
 def prove_by_supports(prob: RiskProblem, incumbent: RiskCard, *, gap: float = 0.0, deadline: float = math.inf,
