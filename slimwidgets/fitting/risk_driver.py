@@ -41,7 +41,8 @@ from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
 from ..solvers.mip import solve_formulation
 from ..solvers.risk_bound import risk_lower_bound
-from ..solvers.risk_tree import dense_floor, ensure_tree_compiled, prove_by_supports
+from ..solvers import risk_tree
+from ..solvers.risk_tree import dense_floor, ensure_tree_compiled, prove_by_supports, support_count, tree_applies
 from .cards import risk_rows
 from .checks import check_card
 from .conflicts import find_conflicts
@@ -51,6 +52,9 @@ __all__ = ["fit_risk", "RISK_SEARCH_SECONDS", "RISK_WALK_WORK"]
 
 #: the search's budget when the spec sets no time limit (it usually ends well before)
 RISK_SEARCH_SECONDS = 2.0
+#: the search's share of the time when the proof by supports does not apply (too many supports, or
+#: rules it leaves out): the rest goes to the floor of the relaxation over the whole box
+SEARCH_SHARE = 0.8
 #: solver="auto" walks the whole box when it takes at most this many elementary steps
 RISK_WALK_WORK = 2e7
 
@@ -77,7 +81,9 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
             if on_incumbent is not None:
                 on_incumbent(Incumbent(found.coefficients.copy(), found.intercept, found.objective, -math.inf,
                                        time.perf_counter() - t0, multiplier=float(found.multiplier)))
-        card = search_risk(prob, time_limit=max(budget - (time.perf_counter() - t0), 0.05), on_improve=report,
+        # where the tree will not go, the relaxation's floor gets the last share of the time
+        share = 1.0 if tree_applies(prob) and 0 < support_count(prob) <= risk_tree.MAX_SUPPORTS else SEARCH_SHARE
+        card = search_risk(prob, time_limit=max(share * budget - (time.perf_counter() - t0), 0.05), on_improve=report,
                            cancel=cancel, warm=_warm(warm_start, data))
         if card is not None and not (cancel is not None and cancel.is_set()):
             bound, proven, method = _prove(prob, spec, card, t0 + budget, cancel)
