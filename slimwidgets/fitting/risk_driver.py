@@ -2,12 +2,22 @@
 
 :func:`slimwidgets.fitting.driver.fit_dataset` hands a spec with ``loss="logistic"`` here. A box
 small enough to walk (or ``solver="enumerate"``) is walked and the card is ``optimal``.
-Otherwise the anytime search finds the card and, in the time left, the cutting-plane master
-(:mod:`slimwidgets.solvers.risk_bound`) proves a lower bound: the card is ``optimal`` when the
-bound reaches its objective, else ``heuristic`` with that bound and the gap. ``solver="highs"``
-skips the walk; without a time limit and with ``scale=False`` it runs the cutting planes
-until they prove the optimum (or reach ``gap``: then ``optimal`` within that gap, with the
-bound). When the search finds no card meeting the rules (the caps, most often), the decision
+Otherwise the anytime search finds the card, and then a proof runs until it has proven what it
+can (or the time is up; ``time_limit=None`` gives the search and the proof
+``RISK_SEARCH_SECONDS``):
+
+* ``solver="auto"`` on a problem whose rules are the boxes and ``max_size``, with at most
+  :data:`~slimwidgets.solvers.risk_tree.MAX_SUPPORTS` supports of ``max_size`` features: the
+  tree by supports (:mod:`slimwidgets.solvers.risk_tree`). With ``scale=False`` its branch and
+  bound proves the optimum (or the requested ``gap``) and the fit stops there; with a
+  multiplier it proves the floor of the continuous relaxation and stops.
+* else the cutting-plane master (:mod:`slimwidgets.solvers.risk_bound`) in the time left.
+  ``solver="highs"`` always takes this path and skips the walk; without a time limit and with
+  ``scale=False`` it runs until it proves the optimum (or reaches ``gap``).
+
+The card is ``optimal`` when the floor reaches its objective (or comes within ``gap``: then
+``optimal`` within that gap, with the floor), else ``heuristic`` with the floor and the gap.
+When the search finds no card meeting the rules (the caps, most often), the decision
 family's MIP under the same rules settles it: a decision card meets them too and becomes the
 card, or its infeasibility names the clash.
 """
@@ -31,6 +41,8 @@ from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
 from ..solvers.mip import solve_formulation
 from ..solvers.risk_bound import risk_lower_bound
+from ..solvers import risk_tree
+from ..solvers.risk_tree import dense_floor, ensure_tree_compiled, prove_by_supports, support_count, tree_applies
 from .cards import risk_rows
 from .checks import check_card
 from .conflicts import find_conflicts
@@ -40,6 +52,9 @@ __all__ = ["fit_risk", "RISK_SEARCH_SECONDS", "RISK_WALK_WORK"]
 
 #: the search's budget when the spec sets no time limit (it usually ends well before)
 RISK_SEARCH_SECONDS = 2.0
+#: the search's share of the time when the proof by supports does not apply (too many supports, or
+#: rules it leaves out): the rest goes to the floor of the relaxation over the whole box
+SEARCH_SHARE = 0.8
 #: solver="auto" walks the whole box when it takes at most this many elementary steps
 RISK_WALK_WORK = 2e7
 
@@ -49,6 +64,7 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
              cancel: threading.Event | None = None) -> ScoringSystem:
     """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``)."""
     ensure_compiled()  # once per process, before the clock starts
+    ensure_tree_compiled()
     t0 = time.perf_counter()
     prob = RiskProblem.from_spec(data, spec)
     budget = RISK_SEARCH_SECONDS if spec.time_limit is None else spec.time_limit
@@ -65,14 +81,19 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
             if on_incumbent is not None:
                 on_incumbent(Incumbent(found.coefficients.copy(), found.intercept, found.objective, -math.inf,
                                        time.perf_counter() - t0, multiplier=float(found.multiplier)))
-        card = search_risk(prob, time_limit=max(budget - (time.perf_counter() - t0), 0.05), on_improve=report,
+        # where the tree will not go, the relaxation's floor gets the last share of the time
+        share = 1.0 if tree_applies(prob) and 0 < support_count(prob) <= risk_tree.MAX_SUPPORTS else SEARCH_SHARE
+        card = search_risk(prob, time_limit=max(share * budget - (time.perf_counter() - t0), 0.05), on_improve=report,
                            cancel=cancel, warm=_warm(warm_start, data))
         if card is not None and not (cancel is not None and cancel.is_set()):
-            bound, card = _bound(prob, spec, card, budget - (time.perf_counter() - t0), cancel)
+            bound, proven, method = _prove(prob, spec, card, t0 + budget, cancel)
+            if proven is not card:  # the proof met a better card on its way
+                card = proven
+                report(card)
             if bound is not None and bound >= card.objective - 1e-9:
-                status, solver, bound = "optimal", "logistic search + cutting planes", card.objective
+                status, solver, bound = "optimal", method, card.objective
             elif bound is not None and relative_gap(card.objective, bound) <= spec.gap:  # optimal within gap
-                status, solver = "optimal", "logistic search + cutting planes"
+                status, solver = "optimal", method
     if card is None:
         time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.1)
         card = _feasible_start(data, spec, prob, time_left, cancel)
@@ -111,6 +132,27 @@ def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: flo
     u = prob.loss.margins(coefs, result.intercept)
     t, loss = prob.loss.best_inverse_multiplier(u) if prob.scale else (1.0, prob.loss.of_margins(u))
     return RiskCard(coefs, int(result.intercept), t, loss, prob.objective(coefs, loss))
+
+
+def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
+           cancel) -> tuple[float | None, RiskCard, str]:
+    """(floor, best card, the proof's words): with ``solver="auto"`` the tree by supports where
+    it applies (:mod:`slimwidgets.solvers.risk_tree`; it ends as soon as it has proven what it
+    can), else (and with ``solver="highs"``) the cutting planes in the time left."""
+    tree = prove_by_supports(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline) \
+        if spec.solver == "auto" else None
+    if tree is None:  # too many supports, or rules the tree leaves out
+        floor = dense_floor(prob, deadline=max(deadline, time.perf_counter() + 1.0))  # at most 1 s past the limit
+        capped = prob.rules is not None and prob.rules.has_caps
+        if prob.scale and not capped:  # with a free multiplier the planes only creep towards the rounding gap: stop here
+            return (floor if math.isfinite(floor) else None), card, "logistic search + relaxation"
+        bound, card = _bound(prob, spec, card, deadline - time.perf_counter(), cancel)
+        bound = max(floor, -math.inf if bound is None else bound)
+        return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
+    words = "logistic search + branch and bound" if not prob.scale else "logistic search + support floors"
+    if not math.isfinite(tree.floor):  # not every support's floor in time: the whole box's, in the time left
+        return dense_floor(prob, deadline=max(deadline, time.perf_counter() + 1.0)), tree.card, words
+    return tree.floor, tree.card, words
 
 
 def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,

@@ -30,9 +30,11 @@ class RiskWarmup:
 
     def _run(self) -> None:
         from ..core.losses import ensure_compiled
+        from ..solvers.risk_tree import ensure_tree_compiled
 
         try:
             ensure_compiled()
+            ensure_tree_compiled()  # the proof by supports' kernels, which every risk fit runs
         finally:
             RiskWarmup._done.set()
 

@@ -1,0 +1,413 @@
+"""A proof for risk cards by supports: a floor for each support, then branch and bound on its points.
+
+Every card of at most ``K`` features uses a subset of some support of exactly ``K`` features
+(``K = min(max_size, usable features)``), so the least objective over all cards is the least,
+over those supports, of the least objective of the cards inside each one.
+
+* **A floor per support.** The logistic loss is convex: over the box of real points (and the
+  intercept box) its least value is at least ``L(x) + min over the box of grad L(x) . (v - x)``
+  for *any* ``x`` (the linear model under-estimates a convex function). ``x`` is the
+  box-constrained Newton fit, so the floor is within rounding of the continuous optimum, and it
+  stays valid however inexact that fit is. With ``scale=True`` the box is stretched by the
+  largest ``1/m``: every card's logits ``t λ`` lie in it, so the floor is valid, though the
+  points then round with a gap no box closes.
+* **Branch and bound on integer points** (``scale=False``, RiskSLIM's objective). Supports are
+  taken least floor first; inside one, a node is a box of allowed values per point, its floor
+  the same bound over that box (plus ``C0`` for every point whose box leaves out 0); the node
+  splits on the point whose relaxed value lies farthest from an allowed one. A node of single
+  values is a card: its best integer intercept is exact (the loss is convex in the intercept,
+  so it is next to the real minimiser). A support is done when every node's floor reaches the
+  best card found; the card is optimal when every support is done.
+
+Used only on problems whose rules are the boxes and ``max_size`` (no caps, support rules, group
+signs or costs beyond ``C0``: :func:`tree_applies`); the cutting planes serve the rest.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._jit import njit
+from ..core.losses import box_newton_fit
+from .logistic import RiskCard, RiskProblem
+
+__all__ = ["TreeResult", "tree_applies", "support_count", "prove_by_supports", "dense_floor", "ensure_tree_compiled",
+           "MAX_SUPPORTS"]
+
+#: more supports than this and the enumeration is not tried (C(32, 5) = 201,376: heart's)
+MAX_SUPPORTS = 250_000
+NEWTON_STEPS = 60
+QUICK_STEPS = 3  # Newton steps of a first, rough floor per support (most supports are settled by it)
+CHUNK = 2000  # supports per call of the compiled floors (the clock is read between calls)
+#: floats: a floor within this of the incumbent counts as reaching it
+SLACK = 1e-12
+
+
+@dataclass
+class TreeResult:
+    """``floor``: a proven lower bound on every card's objective (-inf: none); ``card``: the
+    best card (the incumbent, or better); ``complete``: every support was settled, so ``card``
+    is optimal (``scale=False`` only); ``supports``: how many supports had their floor."""
+
+    floor: float
+    card: RiskCard
+    complete: bool
+    supports: int
+
+
+def tree_applies(prob: RiskProblem) -> bool:
+    """Whether the problem's rules are only the boxes and ``max_size`` (what the tree handles)."""
+    rules = prob.rules
+    plain = rules is None or not (rules.has_caps or rules.signs_agree or rules.has_extra_costs)
+    return plain and not prob.constraints
+
+
+def _pool(prob: RiskProblem) -> tuple[list[int], list[int], int]:
+    """(optional features, required features, K): features whose only value is 0 never count."""
+    usable = [j for j, a in enumerate(prob.allowed) if (a != 0).any()]
+    required = sorted(prob.required)
+    optional = [j for j in usable if j not in prob.required]
+    size = min(prob.max_size, len(usable))
+    return optional, required, size
+
+
+def support_count(prob: RiskProblem) -> int:
+    """How many supports of exactly ``K`` features the proof walks (0: no card at all)."""
+    optional, required, size = _pool(prob)
+    if size < len(required):
+        return 0
+    return math.comb(len(optional), size - len(required))
+
+
+@njit(nogil=True)
+def linear_floor(columns, y, w, beta, b0, lo, hi, ilo, ihi):  # pragma: no cover - compiled
+    """``L(x) + min over the box of grad L(x) . (v - x)``: a lower bound on the loss over the
+    box ``lo <= points <= hi``, ``ilo <= intercept <= ihi`` (convexity), at ``x = (b0, beta)``."""
+    n, k = columns.shape
+    loss = 0.0
+    g = np.zeros(k + 1)
+    for i in range(n):
+        z = y[i] * b0
+        for c in range(k):
+            z += beta[c] * columns[i, c]
+        if z > 0:
+            loss += w[i] * (math.log1p(math.exp(-z)))
+            p = math.exp(-z) / (1.0 + math.exp(-z))
+        else:
+            loss += w[i] * (-z + math.log1p(math.exp(z)))
+            p = 1.0 / (1.0 + math.exp(z))
+        g[0] -= w[i] * y[i] * p
+        for c in range(k):
+            g[c + 1] -= w[i] * columns[i, c] * p
+    floor = loss + min(g[0] * (ilo - b0), g[0] * (ihi - b0))
+    for c in range(k):
+        floor += min(g[c + 1] * (lo[c] - beta[c]), g[c + 1] * (hi[c] - beta[c]))
+    return floor
+
+
+@njit(nogil=True)
+def box_floor(columns, y, w, lo, hi, ilo, ihi, steps):  # pragma: no cover - compiled
+    """(floor, relaxed points, relaxed intercept) of the loss over a box (:func:`linear_floor`
+    at the box-constrained Newton fit)."""
+    beta = np.minimum(np.maximum(np.zeros(lo.size), lo), hi)
+    b0, _ = box_newton_fit(columns, y, w, beta, 0.0, lo, hi, steps)
+    return linear_floor(columns, y, w, beta, b0, lo, hi, ilo, ihi), beta, b0
+
+
+@njit(nogil=True)
+def merged_rows(X, y, w, idx):  # pragma: no cover - compiled
+    """(y * x_j for j in idx, y, w) with the rows that agree on 0/1 features ``idx`` and the
+    label merged into one cell (weights added): at most 2^(k+1) cells."""
+    k = idx.size
+    cells = np.zeros(2 ** (k + 1))
+    for i in range(X.shape[0]):
+        key = 1 if y[i] > 0 else 0
+        for c in range(k):
+            if X[i, idx[c]] != 0:
+                key += 2 ** (c + 1)
+        cells[key] += w[i]
+    used = np.flatnonzero(cells)
+    cy = np.where(used % 2 == 1, 1.0, -1.0)
+    columns = np.empty((used.size, k))
+    for r in range(used.size):
+        for c in range(k):
+            columns[r, c] = cy[r] * ((used[r] >> (c + 1)) & 1)
+    return columns, cy, cells[used]
+
+
+@njit(nogil=True)
+def support_floors(X, yX, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
+    """A floor of every support (one row of feature indices each), on the rows merged by the
+    support when its features are 0/1 (``binary``), else on all rows: :func:`linear_floor`
+    after ``QUICK_STEPS`` Newton steps, and after up to ``steps`` more only where that floor
+    is below ``cutoff`` (a support whose rough floor already reaches it is settled)."""
+    out = np.empty(supports.shape[0])
+    for s in range(supports.shape[0]):
+        idx = supports[s]
+        if binary[idx].all():
+            columns, cy, cw = merged_rows(X, y, w, idx)
+        else:
+            columns, cy, cw = np.ascontiguousarray(yX[:, idx]), y, w
+        low, high = lo[idx], hi[idx]
+        beta = np.minimum(np.maximum(np.zeros(idx.size), low), high)
+        b0 = box_newton_fit(columns, cy, cw, beta, 0.0, low, high, QUICK_STEPS)[0]
+        out[s] = linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi)
+        if out[s] < cutoff:
+            b0 = box_newton_fit(columns, cy, cw, beta, b0, low, high, steps)[0]
+            out[s] = max(out[s], linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi))
+    return out
+
+
+@njit(nogil=True)
+def best_integer_intercept(s, y, w, ilo, ihi):  # pragma: no cover - compiled
+    """(intercept, loss) of least loss ``sum w softplus(-(s + y b))`` over integers ``ilo..ihi``
+    (convex in ``b``: the best integer is next to the real minimiser, found by Newton)."""
+    b = 0.0
+    for _ in range(100):
+        d1 = 0.0
+        d2 = 0.0
+        for i in range(s.size):
+            z = s[i] + y[i] * b
+            p = 1.0 / (1.0 + math.exp(z)) if z > -700 else 1.0
+            d1 -= w[i] * y[i] * p
+            d2 += w[i] * p * (1.0 - p)
+        if d2 <= 1e-300:
+            break
+        step = d1 / d2
+        b = min(max(b - max(min(step, 50.0), -50.0), ilo - 1.0), ihi + 1.0)
+        if abs(step) < 1e-10:
+            break
+    best_b, best = ilo, np.inf
+    for cand in range(int(math.floor(b)) - 1, int(math.floor(b)) + 3):
+        c = min(max(cand, ilo), ihi)
+        total = 0.0
+        for i in range(s.size):
+            z = s[i] + y[i] * c
+            total += w[i] * (math.log1p(math.exp(-z)) if z > 0 else -z + math.log1p(math.exp(z)))
+        if total < best:
+            best_b, best = c, total
+    return best_b, best
+
+
+def _boxes(prob: RiskProblem) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Each point's box and the intercept's, stretched to hold every logit ``t λ`` when the
+    multiplier is free (``t`` between the smallest and largest ``1/m``)."""
+    from ..core.losses import MIN_INVERSE_MULTIPLIER
+
+    lo = np.array([a[0] for a in prob.allowed], dtype=float)
+    hi = np.array([a[-1] for a in prob.allowed], dtype=float)
+    ilo, ihi = (float(v) for v in prob.intercepts)
+    if not prob.scale:
+        return lo, hi, ilo, ihi
+    ts = (MIN_INVERSE_MULTIPLIER, prob.t_max())
+    stretch = lambda v, pick: pick([v * t for t in ts], axis=0)  # noqa: E731
+    return (stretch(lo, np.min), stretch(hi, np.max), float(stretch(ilo, np.min)), float(stretch(ihi, np.max)))
+
+
+def _supports(prob: RiskProblem) -> np.ndarray:
+    optional, required, size = _pool(prob)
+    combos = itertools.combinations(optional, size - len(required))
+    rows = [required + list(c) for c in combos]
+    return np.array(rows, dtype=np.int64).reshape(len(rows), size)
+
+
+def _floors(prob: RiskProblem, supports: np.ndarray, stop, deadline: float,
+            cutoff: float = math.inf) -> np.ndarray | None:
+    """The floor of every support (loss floor plus the required features' C0); None when
+    ``stop()`` came first, or as soon as the pace of the chunks done says the rest would not be
+    done by ``deadline`` (the caller then states a cheaper floor instead of running to it).
+    Floors at or above ``cutoff`` are rough (valid, and no higher than the exact one)."""
+    L = prob.loss
+    lo, hi, ilo, ihi = _boxes(prob)
+    out = np.empty(supports.shape[0])
+    t0 = time.perf_counter()
+    for start in range(0, supports.shape[0], CHUNK):
+        if stop():
+            return None
+        if start and time.perf_counter() + (time.perf_counter() - t0) * (supports.shape[0] - start) / start > deadline:
+            return None
+        chunk = supports[start:start + CHUNK]
+        floors = support_floors(L.X, L.yX, L.y, L.w, L.binary, chunk, lo, hi, ilo, ihi, NEWTON_STEPS, cutoff)
+        out[start:start + chunk.shape[0]] = floors
+    return out + float(prob.C0[sorted(prob.required)].sum())
+
+
+class _Incumbent:
+    """The best card so far and the gap the caller accepts: a floor within that gap of the
+    card cuts a node (or support), and the least such floor is kept, since it is then the
+    proof's floor rather than the card's objective."""
+
+    def __init__(self, card: RiskCard, gap: float):
+        self.card, self.gap, self.loose = card, gap, math.inf
+
+    def cuts(self, floor: float) -> bool:
+        objective = self.card.objective
+        if floor >= objective - SLACK:
+            return True
+        if floor >= objective - self.gap * abs(objective) - SLACK:
+            self.loose = min(self.loose, floor)
+            return True
+        return False
+
+    def offer(self, card: RiskCard) -> None:
+        if card.objective < self.card.objective - SLACK:
+            self.card = card
+
+
+def prove_by_supports(prob: RiskProblem, incumbent: RiskCard, *, gap: float = 0.0, deadline: float = math.inf,
+                      cancel: threading.Event | None = None) -> TreeResult | None:
+    """The floor of every support, then (``scale=False``) branch and bound inside the supports
+    whose floor is below the incumbent (by more than the relative ``gap``), least floor first,
+    until ``deadline``. None when the problem is not one the tree handles or has too many
+    supports; a result with ``floor = -inf`` when the floors were not all computed in time (or
+    would not be, at the pace of the first ones)."""
+    if not tree_applies(prob) or not 0 < support_count(prob) <= MAX_SUPPORTS:
+        return None
+    stop = lambda: (cancel is not None and cancel.is_set()) or time.perf_counter() > deadline  # noqa: E731
+    supports = _supports(prob)
+    required_cost = float(prob.C0[sorted(prob.required)].sum())
+    floors = _floors(prob, supports, stop, deadline, incumbent.objective - required_cost)
+    if floors is None:
+        return TreeResult(-math.inf, incumbent, False, 0)
+    if prob.scale:  # the points round with a gap no box closes: the floor is all there is
+        floor = min(float(floors.min()), incumbent.objective)
+        return TreeResult(floor, incumbent, floor >= incumbent.objective - SLACK, supports.shape[0])
+    best, open_floors = _Incumbent(incumbent, gap), []
+    order = np.argsort(floors, kind="stable")
+    for rank, s in enumerate(order):
+        if best.cuts(float(floors[s])):
+            continue
+        left = _branch(prob, [int(j) for j in supports[s]], best, stop)
+        if left is not None:  # stopped inside this support: it and every later one stay open
+            open_floors = [left] + [float(floors[r]) for r in order[rank + 1:]]
+            break
+    floor = min(open_floors + [best.loose, best.card.objective])
+    return TreeResult(floor, best.card, not open_floors, supports.shape[0])
+
+
+class _Support:
+    """One support's merged rows, allowed values and costs, for the branch and bound."""
+
+    def __init__(self, prob: RiskProblem, support: list[int]):
+        self.prob, self.support = prob, support
+        self.columns, self.y, self.w = prob.loss.on_support(support)
+        self.values = [prob.allowed[j] for j in support]
+        self.C0 = prob.C0[support]
+        self.ilo, self.ihi = (float(v) for v in prob.intercepts)
+
+    def card(self, points: np.ndarray) -> RiskCard:
+        """The card with these points and its best integer intercept (exact)."""
+        b, loss = best_integer_intercept(np.ascontiguousarray(self.columns @ points), self.y, self.w,
+                                         self.ilo, self.ihi)
+        coefs = np.zeros(self.prob.n_features)
+        coefs[self.support] = points
+        return RiskCard(coefs, int(b), 1.0, float(loss), float(loss) + float(self.C0[points != 0].sum()))
+
+    def node(self, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
+        """(floor, relaxed points) of the node whose point k takes ``values[k][low[k]..high[k]]``."""
+        lo = np.array([v[i] for v, i in zip(self.values, low)])
+        hi = np.array([v[i] for v, i in zip(self.values, high)])
+        floor, beta, _ = box_floor(self.columns, self.y, self.w, lo, hi, self.ilo, self.ihi, NEWTON_STEPS)
+        return float(floor) + float(self.C0[(lo > 0) | (hi < 0)].sum()), beta
+
+    def rounded(self, beta: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        return np.array([v[lo_:hi_ + 1][np.argmin(np.abs(v[lo_:hi_ + 1] - b))]
+                         for v, b, lo_, hi_ in zip(self.values, beta, low, high)])
+
+    def split(self, beta: np.ndarray, low: np.ndarray, high: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Two children: on the point farthest from an allowed value, split between the values
+        around it; when every relaxed point is an allowed value, split the widest box at it."""
+        gaps = np.array([np.min(np.abs(v[lo_:hi_ + 1] - b)) if hi_ > lo_ else -1.0
+                         for v, b, lo_, hi_ in zip(self.values, beta, low, high)])
+        k = int(np.argmax(gaps))
+        if gaps[k] <= 1e-9:
+            k = int(np.argmax(high - low))
+        v = self.values[k]
+        cut = int(np.searchsorted(v, beta[k] + 1e-9, side="right")) - 1  # last value <= beta (its lower side)
+        cut = min(max(cut, int(low[k])), int(high[k]) - 1)
+        left_high, right_low = high.copy(), low.copy()
+        left_high[k], right_low[k] = cut, cut + 1
+        return [(low, left_high), (right_low, high)]
+
+
+def _branch(prob: RiskProblem, support: list[int], best: _Incumbent, stop) -> float | None:
+    """Best-first branch and bound over the points of one support, improving ``best``; the
+    least open floor when stopped, else None (the support is settled)."""
+    tree = _Support(prob, support)
+    heap, counter = [], itertools.count()
+
+    def visit(low: np.ndarray, high: np.ndarray) -> None:
+        if (low == high).all():  # a card
+            best.offer(tree.card(np.array([v[i] for v, i in zip(tree.values, low)])))
+            return
+        floor, beta = tree.node(low, high)
+        if best.cuts(floor):
+            return
+        best.offer(tree.card(tree.rounded(beta, low, high)))  # a card near the relaxation: incumbents early
+        heapq.heappush(heap, (floor, next(counter), low, high, beta))
+
+    visit(np.zeros(len(support), dtype=np.int64), np.array([v.size - 1 for v in tree.values], dtype=np.int64))
+    while heap:
+        floor, _, low, high, beta = heapq.heappop(heap)
+        if best.cuts(floor):
+            continue
+        if stop():
+            return floor
+        for child in tree.split(beta, low, high):
+            visit(*child)
+    return None
+
+
+def ensure_tree_compiled() -> None:
+    """Compile (or load from the cache) the tree's kernels, so no fit's clock counts it."""
+    one, idx = np.ones((1, 1)), np.zeros((1, 1), dtype=np.int64)
+    v, two = np.ones(1), np.ones((2, 2))
+    by_column = np.asfortranarray(two)  # the loss keeps y * X column-major (2 x 2: numba types 1 x 1 as "C")
+    for binary in (True, False):
+        support_floors(two, by_column, np.ones(2), np.ones(2), np.full(2, binary), idx, -v, v, -1.0, 1.0, 1, 0.0)
+    box_floor(one, v, v, -v, v, -1.0, 1.0, 1)
+    best_integer_intercept(v, v, v, -1.0, 1.0)
+
+
+def dense_floor(prob: RiskProblem, max_iterations: int = 500, deadline: float = math.inf) -> float:
+    """A floor for problems with too many supports to walk: the least loss over the whole box
+    with every feature free (no ``max_size``, no rules but the boxes, stretched by the largest
+    ``1/m`` when the multiplier is free), plus the required features' ``C0``. Every card lies
+    in that box, so this is a relaxation; its value is bounded from below, as in
+    :func:`linear_floor`, at the point L-BFGS-B reaches (by ``deadline``), so an inexact
+    solve stays valid."""
+    from scipy.optimize import minimize
+
+    L = prob.loss
+    lo, hi, ilo, ihi = _boxes(prob)
+    low, high = np.concatenate([[ilo], lo]), np.concatenate([[ihi], hi])
+
+    def loss_and_gradient(v: np.ndarray) -> tuple[float, np.ndarray]:
+        u = L.y * (v[0] + L.X @ v[1:])  # every column: no copy of the used ones
+        p = L.w / (1.0 + np.exp(np.clip(u, -700, 700)))  # w * sigmoid(-u)
+        return L.of_margins(u), -np.concatenate([[L.y @ p], L.column_dots(p)])
+
+    reached = [np.clip(np.zeros(low.size), low, high)]
+
+    def on_time(x: np.ndarray) -> None:
+        reached[0] = np.array(x)
+        if time.perf_counter() > deadline:
+            raise StopIteration  # scipy ends the solve; the floor is taken where it got to
+
+    try:
+        fit = minimize(loss_and_gradient, reached[0], jac=True, method="L-BFGS-B", bounds=list(zip(low, high)),
+                       callback=on_time, options={"maxiter": max_iterations, "gtol": 1e-10, "ftol": 1e-15})
+        reached[0] = fit.x
+    except StopIteration:  # older scipy passes it on
+        pass
+    v = np.clip(reached[0], low, high)
+    value, g = loss_and_gradient(v)
+    floor = value + float(np.minimum(g * (low - v), g * (high - v)).sum())
+    return floor - 1e-12 + float(prob.C0[sorted(prob.required)].sum())

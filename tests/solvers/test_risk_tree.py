@@ -1,0 +1,207 @@
+"""The proof by supports (solvers/risk_tree.py) against brute force: floors never pass the
+optimum, the branch and bound finds it and claims "complete" only when it is, the gap is
+honoured, and fit stops as soon as its card is proven."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+import slimwidgets as sw
+import slimwidgets.fitting.risk_driver as risk_driver
+import slimwidgets.solvers.risk_tree as risk_tree
+from brute_risk import best_risk_card
+from slimwidgets.core.data import prepare_data
+from slimwidgets.solvers.logistic import RiskCard, RiskProblem
+from slimwidgets.solvers.risk_tree import dense_floor, prove_by_supports, support_count, tree_applies
+from tiny_problems import tiny_risk_problem as tiny
+
+BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
+# the options the tree handles: boxes (signs, values, locks, exclude, require), costs per
+# feature, max_size and class weights
+PLAIN = [
+    {},
+    {"max_size": 2},
+    {"max_size": 1, "C0": 0.01},
+    {"signs": {"f0": "+"}, "exclude": ["f2"], "max_size": 2},
+    {"require": ["f1"], "penalties": {"f0": 0.02}, "max_size": 2},
+    {"values": {"f0": [0, 2]}, "lock": {"f3": -1}, "max_size": 3},
+    {"coef_ranges": {"f1": (0, 1)}, "class_weights": "balanced", "max_size": 3},
+]
+
+
+def _oracle(X, y, names, spec):
+    ysign = np.where(np.asarray(y) == 1, 1, -1)
+    w = np.ones(len(y))
+    if spec.class_weights == "balanced":
+        pos = ysign == 1
+        w = w * np.where(pos, w.sum() / (2 * w[pos].sum()), w.sum() / (2 * w[~pos].sum()))
+    return best_risk_card(X.to_numpy(), ysign, names, spec, weights=w)
+
+
+def _problem(case: int, seed: int, **extra):
+    X, y, names = tiny(seed, d=4)
+    spec = sw.make_spec(**BOX, **PLAIN[case], **extra)
+    return X, y, names, spec, RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
+
+
+def _empty_card(prob: RiskProblem) -> RiskCard:
+    """A poor incumbent (no points, intercept 0 or the nearest allowed), so the tree must find the card."""
+    coefs = np.array([a[np.argmin(np.abs(a))] for a in prob.allowed])
+    b = int(min(max(0, prob.intercepts[0]), prob.intercepts[1]))
+    loss = prob.loss.evaluate(coefs, b)
+    return RiskCard(coefs, b, 1.0, loss, prob.objective(coefs, loss))
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+@pytest.mark.parametrize("case", range(len(PLAIN)))
+def test_branch_and_bound_finds_and_proves_the_optimum_without_scale(case):
+    X, y, names, spec, prob = _problem(case, case + 300, scale=False)
+    assert tree_applies(prob) and support_count(prob) >= 1
+    best = _oracle(X, y, names, spec)
+    result = prove_by_supports(prob, _empty_card(prob))
+    assert result.complete
+    assert result.card.objective == pytest.approx(best[0], abs=1e-9)
+    assert result.floor == pytest.approx(best[0], abs=1e-9)
+    # the card's objective is its own, on every row, and it meets the spec
+    coefs, b = result.card.coefficients, result.card.intercept
+    assert prob.card_ok(coefs, b)
+    assert result.card.objective == pytest.approx(prob.objective(coefs, prob.loss.evaluate(coefs, b)), abs=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+@pytest.mark.parametrize("gap", [0.02, 0.1])
+@pytest.mark.parametrize("case", [0, 3, 6])
+def test_a_requested_gap_is_honoured_and_its_floor_stays_below_the_optimum(case, gap):
+    X, y, names, spec, prob = _problem(case, case + 400, scale=False)
+    best = _oracle(X, y, names, spec)[0]
+    result = prove_by_supports(prob, _empty_card(prob), gap=gap)
+    assert result.complete
+    assert result.floor <= best + 1e-9 <= result.card.objective + 2e-9
+    assert result.card.objective - result.floor <= gap * abs(result.card.objective) + 1e-9
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+@pytest.mark.parametrize("case", range(len(PLAIN)))
+def test_with_a_multiplier_the_support_floor_never_passes_the_optimum(case):
+    X, y, names = tiny(case + 500, d=3)
+    spec = sw.make_spec(**BOX, **PLAIN[case] if case not in (5, 6) else {})
+    prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
+    best = _oracle(X, y, names, spec)[0]
+    result = prove_by_supports(prob, _empty_card(prob))
+    assert math.isfinite(result.floor) and result.floor <= best + 1e-9
+    assert result.complete == (result.floor >= result.card.objective - 1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+def test_stopped_early_it_claims_nothing_beyond_its_floor():
+    X, y, names, spec, prob = _problem(0, 600, scale=False)
+    best = _oracle(X, y, names, spec)[0]
+    result = prove_by_supports(prob, _empty_card(prob), deadline=time.perf_counter() - 1.0)
+    assert not result.complete and result.floor == -math.inf
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+def test_rules_the_tree_does_not_handle_leave_it_to_the_cutting_planes():
+    X, y, names = tiny(700, d=4)
+    for options in ({"max_fpr": 0.3}, {"constraints": [sw.at_most(1, ["f0", "f1"])]},
+                    {"tiers": [(1, 0.01), (2, 0.03)]}):
+        prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), sw.make_spec(**BOX, **options))
+        assert not tree_applies(prob) and prove_by_supports(prob, _empty_card(prob)) is None
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning", "ignore::slimwidgets.DegenerateCardWarning")
+@pytest.mark.parametrize("case", [0, 1, 4])
+def test_fit_stops_when_its_card_is_proven(case, monkeypatch):
+    """With the walk out of the way, fit proves the optimum by the tree and returns: a time
+    limit of an hour is not waited for (the test would hang), and the status says proven."""
+    monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
+    X, y, names = tiny(case + 800, d=4)
+    spec = sw.make_spec(**BOX, **PLAIN[case], scale=False, time_limit=3600)
+    best = _oracle(X, y, names, spec)[0]
+    card = sw.fit(X, y, spec=spec)
+    assert card.status == "optimal" and card.solver == "logistic search + branch and bound"
+    assert card.objective == pytest.approx(best, abs=1e-9) and card.gap == 0.0
+    words = card.status_line()
+    assert ("proven lowest train log-loss" in words or "(proven)" in words) and "no proven limit" not in words
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+def test_fit_honours_the_gap_and_says_so(monkeypatch):
+    monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
+    X, y, names = tiny(900, d=4)
+    spec = sw.make_spec(**BOX, scale=False, gap=0.1, time_limit=3600)
+    best = _oracle(X, y, names, spec)[0]
+    card = sw.fit(X, y, spec=spec)
+    assert card.status == "optimal" and card.gap <= 0.1
+    assert card.bound <= best + 1e-9 <= card.objective + 1e-9
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+def test_fit_with_a_multiplier_states_its_floor_and_stops(monkeypatch):
+    monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
+    X, y, names = tiny(901, d=3)
+    spec = sw.make_spec(**BOX, time_limit=3600)
+    best = _oracle(X, y, names, spec)[0]
+    card = sw.fit(X, y, spec=spec)
+    assert card.bound is not None and card.bound <= best + 1e-9
+    if card.status != "optimal":
+        assert card.status == "heuristic" and "proven: every card" in card.status_line()
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+@pytest.mark.parametrize("scale", [True, False])
+@pytest.mark.parametrize("options", [{}, {"max_size": 1, "require": ["f0"]}, {"max_fpr": 0.3},
+                                     {"constraints": [sw.at_least(2, ["f0", "f1", "f2"])]}])
+def test_the_dense_floor_never_passes_the_optimum(options, scale):
+    X, y, names = tiny(1000 + len(options), d=3)
+    spec = sw.make_spec(**BOX, **options, scale=scale)
+    prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
+    best = _oracle(X, y, names, spec)
+    assert best is not None and dense_floor(prob) <= best[0] + 1e-9
+    # stopped at once, the floor is weaker and still valid
+    assert dense_floor(prob, deadline=time.perf_counter() - 1.0) <= dense_floor(prob) + 1e-9
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+def test_too_many_supports_a_multiplier_fit_states_the_relaxations_floor(monkeypatch):
+    """Where the tree does not go, a fit with a free multiplier states the dense floor and stops."""
+    monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
+    monkeypatch.setattr(risk_tree, "MAX_SUPPORTS", 0)
+    X, y, names = tiny(1100, d=4)
+    spec = sw.make_spec(**BOX, max_size=2, time_limit=3600)
+    best = _oracle(X, y, names, spec)[0]
+    card = sw.fit(X, y, spec=spec)
+    assert card.bound is not None and card.bound <= best + 1e-9
+    assert card.status in ("heuristic", "optimal")
+    if card.status == "heuristic" and card.bound > 0:
+        assert "proven: every card with" in card.status_line()
+
+
+class _SlowClock:
+    """A clock that advances one second at every reading (a fake: no test reads the real one)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+def test_the_floors_give_up_at_once_when_their_pace_would_miss_the_deadline(monkeypatch):
+    X, y, names, spec, prob = _problem(1, 1200, scale=False)  # max_size 2 of 4 features: 6 supports
+    monkeypatch.setattr(risk_tree, "CHUNK", 1)
+    clock = _SlowClock()
+    monkeypatch.setattr(risk_tree, "time", clock)
+    result = prove_by_supports(prob, _empty_card(prob), deadline=6.0)
+    assert not result.complete and result.floor == -math.inf
+    assert clock.now < 6.0 + 3  # it stopped after the first support instead of running to the deadline
+    # with room for every support at that pace, it proves the card
+    best = _oracle(X, y, names, spec)[0]
+    result = prove_by_supports(prob, _empty_card(prob), deadline=clock.now + 1e6)
+    assert result.complete and result.card.objective == pytest.approx(best, abs=1e-9)
