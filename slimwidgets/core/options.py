@@ -260,9 +260,6 @@ def _constraints(value: Any, what: str) -> tuple[LogicalConstraint, ...]:
 
 
 _RISK = "logistic"
-_BY_GROUP = Refusal(_RISK, "a risk card's caps are checked by its own search and cutting-plane bound "
-                           "(solvers/risk_rules.py), which hold one cap per class over all rows, not rows per group; "
-                           "fit a decision card (loss='zero_one') under group constraints")
 _LINEAR = Refusal(_RISK, "the risk card's search and bound know no rows of the user's own; fit a decision card "
                          "(loss='zero_one') under linear constraints")
 _GROUP = {"groups": {"g": ("a", "b")}}  # the example group the group options need
@@ -278,7 +275,7 @@ def _group_cap(name: str, example: Any, label: str, meaning: str, flag_words: st
         flag=Flag("--" + name.replace("_", "-"), f"{flag_words} in every group (FRACTION), or in one group "
                   "(GROUP=FRACTION, repeat); needs --sensitive", "FRACTION|GROUP=FRACTION", kind="assign_or_value",
                   parse=text_number, per_feature=name),
-        refused=(_BY_GROUP,), estimator=True, omit_default=True)
+        estimator=True, omit_default=True)
 
 
 def _group_gap(name: str, rate: str, meaning: str) -> Option:
@@ -289,7 +286,7 @@ def _group_gap(name: str, rate: str, meaning: str) -> Option:
         words=Words(f"{rate} gap between groups \u2264", _pct), relax=Relax(lambda x: f"{name}={x:g} between groups"),
         flag=Flag("--" + name.replace("_", "-"), f"largest difference between two groups' {rate}; needs --sensitive",
                   "FRACTION", parse=text_number),
-        refused=(_BY_GROUP,), estimator=True, omit_default=True)
+        estimator=True, omit_default=True)
 
 
 OPTIONS: tuple[Option, ...] = (

@@ -210,7 +210,9 @@ def make_spec(**options: Any) -> Spec:
         which ranks and calibrates better), or ``m = 1`` (False, RiskSLIM's).
 
     Group caps and gaps (``max_fpr_by_group``, ..., with ``sensitive_features=`` given to ``fit``,
-    :mod:`slimwidgets.core.groups`) and ``linear`` rows (:func:`slimwidgets.formulate`): decision cards only.
+    :mod:`slimwidgets.core.groups`): both families; a risk card holds them at its decision
+    (total >= 0), like ``max_fpr`` (:mod:`slimwidgets.solvers.risk_groups`). ``linear`` rows
+    (:func:`slimwidgets.formulate`): decision cards only.
 
     Examples
     --------
@@ -271,7 +273,8 @@ def _check_together(spec: Spec) -> None:
 def _check_group_solver(spec: Spec) -> None:
     """Solvers that cannot hold rows per group (or the user's linear rows) are refused, not
     silently used (issue 22)."""
-    if (any(getattr(spec, k) is not None for k in GROUP_OPTIONS) or spec.linear) and spec.solver in ("enumerate", "scan"):
+    grouped = any(getattr(spec, k) is not None for k in GROUP_OPTIONS) and spec.loss != "logistic"  # the risk walk holds them
+    if (grouped or spec.linear) and spec.solver in ("enumerate", "scan"):
         raise ValueError(f"solver={spec.solver!r} cannot hold group constraints or linear constraints (its compiled "
                          "loops count errors per class and know no other rows); use solver='auto', 'highs' or 'cbc'")
 
@@ -292,8 +295,7 @@ def refused_options(spec: Spec) -> list[str]:
     Examples
     --------
     >>> refused_options(Spec(loss="logistic"))  # doctest: +NORMALIZE_WHITESPACE
-    ['max_fpr_by_group', 'min_tpr_by_group', 'max_fpr_gap', 'max_tpr_gap', 'linear', 'margin', 'missing',
-     "solver='cbc'", "solver='scan'"]
+    ['linear', 'margin', 'missing', "solver='cbc'", "solver='scan'"]
     >>> refused_options(Spec())
     ['scale']
     """

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..core.losses import sigmoid
 from .logistic import RiskProblem
+from .risk_groups import add_group_rows
 
 __all__ = ["risk_lower_bound"]
 
@@ -100,6 +101,8 @@ def _master(prob: RiskProblem, threads: int):
         _group_columns(h, prob, np.maximum(np.abs(lo), np.abs(hi)))
     if prob.rules is not None and prob.rules.has_caps:
         _cap_rows(h, prob, np.maximum(np.abs(lo), np.abs(hi)), max(abs(ilo), abs(ihi)))
+    if prob.rules is not None and prob.rules.by_group is not None:  # caps and gaps between groups
+        add_group_rows(h, prob, np.maximum(np.abs(lo), np.abs(hi)), max(abs(ilo), abs(ihi)))
     for kind, feats, targets, k in prob.constraints:
         zs = [d + 1 + j for j in sorted(feats)]
         if kind == "at_most":
