@@ -38,7 +38,7 @@ from .linear import LinearRow, normalize_linear
 
 __all__ = ["Option", "Words", "Relax", "Flag", "Refusal", "OPTIONS", "OPTION", "options_rst"]
 
-SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan")
+SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan", "pulp")
 #: What a total exactly at the threshold predicts. "positive": the card predicts the positive
 #: class iff score >= threshold, and training uses exactly that rule (the default: every card
 #: in its smallest form). "error": the paper's convention (sec. 2.1), where a total of zero
@@ -221,6 +221,19 @@ def _linear(value: Any, what: str) -> tuple[LinearRow, ...]:
         return normalize_linear(value)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{what}: {exc}") from None
+
+
+def _solver_name(value: Any, what: str) -> str | None:
+    """A name among PuLP's solvers (whether that solver is installed is checked when solving)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be the name of a PuLP solver (e.g. 'PULP_CBC_CMD', 'HiGHS'), got {value!r}")
+    import pulp  # only when the option is set
+
+    if value.strip() not in pulp.listSolvers():
+        raise ValueError(f"{what}={value!r} is not a PuLP solver; PuLP knows {pulp.listSolvers()}")
+    return value.strip()
 
 
 def _group_members(value) -> dict[str, list[str]]:
@@ -454,14 +467,24 @@ OPTIONS: tuple[Option, ...] = (
            estimator=True),
     Option("threads", 1, 2, v.whole(1), "int", "solver threads", estimator=True),
     Option("solver", "auto", "highs", v.one_of(SOLVERS), "str",
-           "how to solve: 'auto' (enumerate small boxes, else HiGHS), 'highs', 'cbc', 'enumerate' or 'scan'",
+           "how to solve: 'auto' (enumerate small boxes, else HiGHS), 'highs', 'cbc', 'enumerate', 'scan' or "
+           "'pulp' (the program through PuLP, with the solver pulp_solver names)",
            flag=Flag("--solver", "auto (default): enumerate small boxes, else HiGHS", kind="choice", group="solver"),
            refused=(Refusal(_RISK, "CBC runs here as a separate program (through PuLP) on one fixed model per run, "
                                    "while a risk card's bound adds tangent planes to a live HiGHS model between "
                                    "solves; use solver='highs' or 'enumerate'", "cbc"),
                     Refusal(_RISK, "the support scan bounds the number of misclassified rows per support, a bound "
-                                   "on the 0-1 loss only; use solver='highs' or 'enumerate'", "scan")),
+                                   "on the 0-1 loss only; use solver='highs' or 'enumerate'", "scan"),
+                    Refusal(_RISK, "a risk card's loss is not linear: its bound adds tangent planes to a live HiGHS "
+                                   "model between solves, which no PuLP program of one fixed model holds; use "
+                                   "solver='highs' or 'enumerate'", "pulp")),
            choices=SOLVERS, estimator=True),
+    Option("pulp_solver", None, "PULP_CBC_CMD", _solver_name, "str | None",
+           "with solver='pulp': the PuLP solver, as pulp.listSolvers() names it ('PULP_CBC_CMD', 'HiGHS', "
+           "'GLPK_CMD', ...; None: PuLP's HiGHS when it is there, else its CBC)",
+           flag=Flag("--pulp-solver", "with --solver pulp: the PuLP solver by name (PULP_CBC_CMD, HiGHS, ...)", "NAME",
+                     parse=str, group="solver"),
+           omit_default=True, example_with={"solver": "pulp"}),
 )
 
 #: The rows by name.

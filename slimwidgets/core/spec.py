@@ -209,10 +209,8 @@ def make_spec(**options: Any) -> Spec:
         points in -5..5 then express weights finer than whole logit units,
         which ranks and calibrates better), or ``m = 1`` (False, RiskSLIM's).
 
-    Group caps and gaps (``max_fpr_by_group``, ..., with ``sensitive_features=`` given to ``fit``,
-    :mod:`slimwidgets.core.groups`): both families; a risk card holds them at its decision
-    (total >= 0), like ``max_fpr`` (:mod:`slimwidgets.solvers.risk_groups`). ``linear`` rows
-    (:func:`slimwidgets.formulate`): decision cards only.
+    Group caps and gaps (``max_fpr_by_group``, ..., :mod:`slimwidgets.core.groups`): both families
+    (a risk card's at total >= 0, as ``max_fpr``); ``linear`` rows (:func:`slimwidgets.formulate`): decision cards.
 
     Examples
     --------
@@ -267,6 +265,8 @@ def _check_together(spec: Spec) -> None:
     if not spec.groups and (spec.group_penalty or spec.rule_penalty or spec.max_rules_per_group is not None
                             or spec.group_signs_agree):
         raise ValueError("group_penalty, rule_penalty, max_rules_per_group and group_signs_agree need groups")
+    if spec.pulp_solver is not None and spec.solver != "pulp":
+        raise ValueError(f"pulp_solver={spec.pulp_solver!r} names the solver of solver='pulp' (got solver={spec.solver!r})")
     _check_group_solver(spec)
 
 
@@ -276,7 +276,7 @@ def _check_group_solver(spec: Spec) -> None:
     grouped = any(getattr(spec, k) is not None for k in GROUP_OPTIONS) and spec.loss != "logistic"  # the risk walk holds them
     if (grouped or spec.linear) and spec.solver in ("enumerate", "scan"):
         raise ValueError(f"solver={spec.solver!r} cannot hold group constraints or linear constraints (its compiled "
-                         "loops count errors per class and know no other rows); use solver='auto', 'highs' or 'cbc'")
+                         "loops count errors per class and know no other rows); use solver='auto', 'highs', 'cbc' or 'pulp'")
 
 
 #: Why a risk card (``loss="logistic"``) has no use for an option: option -> the reason (from the
@@ -295,7 +295,7 @@ def refused_options(spec: Spec) -> list[str]:
     Examples
     --------
     >>> refused_options(Spec(loss="logistic"))  # doctest: +NORMALIZE_WHITESPACE
-    ['linear', 'margin', 'missing', "solver='cbc'", "solver='scan'"]
+    ['linear', 'margin', 'missing', "solver='cbc'", "solver='scan'", "solver='pulp'"]
     >>> refused_options(Spec())
     ['scale']
     """

@@ -426,7 +426,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
     if works is not None and spec.gap == 0 and start is not None:
         split = size_split(form, upper, works, settled)
     side = None
-    if time_left is not None and time_left > SIDE_SEARCH_MIN and spec.solver != "cbc" and start is not None:
+    if time_left is not None and time_left > SIDE_SEARCH_MIN and spec.solver not in ("cbc", "pulp") and start is not None:
         side = SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
         if split is not None:
@@ -436,9 +436,9 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
         else:
             result = solve_formulation(
                 form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
-                solver="cbc" if spec.solver == "cbc" else "highs",
+                solver=spec.solver if spec.solver in ("cbc", "pulp") else "highs",  # through PuLP: no streams
                 warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
-                on_bound=None if spec.solver == "cbc" else on_bound,
+                on_bound=None if spec.solver in ("cbc", "pulp") else on_bound,
             )
     finally:
         found = None if side is None else side.stop()
