@@ -36,7 +36,7 @@ from . import validators as v
 from .constraints import LogicalConstraint
 from .linear import LinearRow, normalize_linear
 
-__all__ = ["Option", "Words", "Relax", "Flag", "Refusal", "OPTIONS", "OPTION", "options_rst"]
+__all__ = ["Option", "Words", "Relax", "Flag", "Refusal", "OPTIONS", "OPTION", "NOT_OFFERED", "options_rst"]
 
 SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan", "pulp")
 #: What a total exactly at the threshold predicts. "positive": the card predicts the positive
@@ -489,6 +489,19 @@ OPTIONS: tuple[Option, ...] = (
 
 #: The rows by name.
 OPTION: dict[str, Option] = {row.name: row for row in OPTIONS}
+
+_CALIBRATION_BY_GROUP = (
+    "per-group calibration-in-the-large (mean predicted risk in each group within a tolerance of its "
+    "observed rate) is not offered: it is not linear in the program. A risk card's risk is "
+    "1 / (1 + exp(-total / m)) with the multiplier m fitted with the points (scale=True, the default), so "
+    "the risk of every total moves with m and a group's mean risk has no linear form. With scale=False "
+    "(m = 1) it is linear only through one binary per training row and per total that row can reach "
+    "(millions on the adult data), too many for any proof here, and a constraint held by the "
+    "search alone would be unproven. Check it after the fit instead: sw.validate(card, X, y, groups=...) "
+    "gives calibration-in-the-large in every group")
+#: Settings users ask for that no card family offers: name -> why (make_spec raises ValueError with it).
+NOT_OFFERED: dict[str, str] = {"calibration_by_group": _CALIBRATION_BY_GROUP,
+                               "max_calibration_gap": _CALIBRATION_BY_GROUP}
 
 
 # -- what the table answers ---------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from .constraints import LogicalConstraint, at_least, at_most, hierarchy, needs
 from .groups import GROUP_OPTIONS
 from .options import (  # noqa: F401 - the constants are part of this module's interface
-    DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, OPTION, OPTIONS, SOLVERS, ZERO_SCORES,
+    DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, NOT_OFFERED, OPTION, OPTIONS, SOLVERS, ZERO_SCORES,
     refusals, refused_is_set,
 )
 from .options import named_features as _named_in
@@ -231,6 +231,8 @@ def make_spec(**options: Any) -> Spec:
 def _reject_unknown(options: dict[str, Any]) -> None:
     """A keyword that names no option is a ``TypeError``, with the nearest option's name."""
     unknown = [name for name in options if name not in OPTION]
+    if unknown and unknown[0] in NOT_OFFERED:  # asked for often, and refused with the reason
+        raise ValueError(f"{unknown[0]}: {NOT_OFFERED[unknown[0]]}")
     if unknown:
         close = difflib.get_close_matches(unknown[0], list(OPTION), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""

@@ -176,3 +176,11 @@ def test_a_risk_card_under_a_gap_on_real_data_keeps_it(paper_data):
     rates = sw.group_rates(card, X, y, groups)
     assert rates["TPR"].max() - rates["TPR"].min() <= 0.02 + 1e-12
     assert card.spec.max_tpr_gap == 0.02 and card.family == "risk"
+
+
+@pytest.mark.parametrize("name", ["calibration_by_group", "max_calibration_gap"])
+def test_calibration_in_the_large_by_group_is_refused_with_the_reason(name):
+    X, y, names, groups = grouped_risk_problem(600)
+    with pytest.raises(ValueError, match="not linear in the program") as info:
+        sw.fit(X, y, loss="logistic", sensitive_features=groups, **{name: 0.02})
+    assert "sw.validate" in str(info.value) and name in str(info.value)
