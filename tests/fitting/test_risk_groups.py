@@ -184,3 +184,33 @@ def test_calibration_in_the_large_by_group_is_refused_with_the_reason(name):
     with pytest.raises(ValueError, match="not linear in the program") as info:
         sw.fit(X, y, loss="logistic", sensitive_features=groups, **{name: 0.02})
     assert "sw.validate" in str(info.value) and name in str(info.value)
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
+@pytest.mark.parametrize("seed", range(12))
+def test_auto_with_the_floor_without_groups_matches_brute_force(seed):
+    """solver="auto": the spec without its group settings first (its proven card is the answer
+    when it meets them), then the whole spec; either way the optimum, and a floor never above it."""
+    X, y, names, groups = grouped_risk_problem(700 + seed)
+    spec = sw.make_spec(**BOX, **group_settings(seed), scale=seed % 2 == 0)
+    best = best_risk_card(X.to_numpy(), y, names, spec, sensitive=groups)
+    card = _fit_or_clash(X, y, groups, spec)
+    assert (card is None) == (best is None)
+    if card is None:
+        return
+    assert card.status == "optimal" and card.objective == pytest.approx(best[0], abs=1e-7)
+    assert card.bound is not None and card.bound <= best[0] + 1e-9
+    assert card.spec == spec and _holds(card, X, y, groups, spec)
+    free = best_risk_card(X.to_numpy(), y, names, sw.make_spec(**BOX, scale=seed % 2 == 0))
+    if free[0] == pytest.approx(best[0], abs=1e-9) and "no group setting binds" in card.solver:
+        assert sw.check_card(card, prepare_data(X, y, sensitive_features=groups, warn=False), spec) == []
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
+def test_a_gap_that_does_not_bind_is_proven_by_the_risk_card_without_it():
+    X, y, names, groups = grouped_risk_problem(800, n=30, d=3)
+    spec = sw.make_spec(**BOX, max_tpr_gap=1.0, max_fpr_gap=1.0)
+    card = sw.fit(X, y, spec=spec, sensitive_features=groups)
+    assert card.status == "optimal" and card.solver.endswith("(no group setting binds)")
+    best = best_risk_card(X.to_numpy(), y, names, spec, sensitive=groups)
+    assert card.objective == pytest.approx(best[0], abs=1e-7) and card.spec == spec
