@@ -21,6 +21,8 @@ multiplier the master prices every value at its first tier's cost (PILM's tiers:
 exactly. TILM's group costs, ``max_rules_per_group`` and ``group_signs_agree`` are exact in
 both. The caps ``max_fpr`` / ``min_tpr`` are indicator rows (:func:`_cap_rows`), exact with
 integer points on data whose totals move in steps (integer features, or at most 3 decimals).
+The caps and gaps between groups get one binary per counted row tied to its total both ways
+(:func:`~slimwidgets.solvers.risk_groups.add_group_rows`), exact in the same cases.
 A master solution is returned as a proven card only when it meets every rule of the problem
 and its exact objective equals the bound.
 """

@@ -9,6 +9,10 @@ one :class:`RiskRules` object:
   <slimwidgets.ScoringSystem.predict>`; the multiplier never changes a prediction. The caps
   constrain those predictions on the training rows, weighted by the sample weights (class
   weights scale a whole class and leave its rates alone).
+* **Caps and gaps between groups** (``max_fpr_by_group``, ..., ``max_tpr_gap``): the same
+  predictions in each group of the data's ``sensitive_features``
+  (:mod:`slimwidgets.solvers.risk_groups`); a gap is not monotone in the intercept, so under one
+  the intercepts that meet every cap may form several runs.
 * **Group signs** (``group_signs_agree``): within each group the oriented points share a sign.
 * **Costs beyond C0**: PILM's tiers (a value beyond the first tier costs its tier's price) and
   TILM's group and rule penalties.
