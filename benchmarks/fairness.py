@@ -27,41 +27,36 @@ from common import load, load_line, markdown_table  # noqa: E402
 import slimwidgets as sw  # noqa: E402
 
 
-def one_fit(X, y, sex, seconds: float, gap: float | None) -> list[str]:
-    options = dict(max_size=5, exclude=["Male", "Female"], time_limit=seconds)
+def timed_fit(X, y, sex, gap: float | None, **options):
+    """(card, wall s, CPU s, TPR gap between the sexes, its status words) of one fit."""
     if gap is not None:
         options.update(sensitive_features=sex, max_tpr_gap=gap)
     wall, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        card = sw.fit(X, y, **options)
+        card = sw.fit(X, y, exclude=["Male", "Female"], max_size=5, **options)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     rates = sw.group_rates(card, X, y, sex)
-    status = sw.describe(card)
+    return card, wall, cpu, rates["TPR"].max() - rates["TPR"].min(), sw.describe(card)
+
+
+def one_fit(X, y, sex, seconds: float, gap: float | None) -> list[str]:
+    card, wall, cpu, tpr_gap, status = timed_fit(X, y, sex, gap, time_limit=seconds)
     limit = status.details.get("limit")
     return ["none" if gap is None else f"{100 * gap:g} pt", f"{100 * card.train_metrics.error:.1f} %",
-            f"{100 * (rates['TPR'].max() - rates['TPR'].min()):.1f} pt",
-            "–" if limit is None else f"{100 * limit:.1f} %", card.status, f"{wall:.1f}", f"{cpu:.1f}",
-            status.headline]
+            f"{100 * tpr_gap:.1f} pt", "–" if limit is None else f"{100 * limit:.1f} %", card.status,
+            f"{wall:.1f}", f"{cpu:.1f}", status.headline]
 
 
 def one_risk_fit(X, y, sex, seconds: float, gap: float | None) -> list[str]:
     """A risk card (loss="logistic", points -5..5) under the same gap: its log-loss and
     proven floor on it, its decision's error and TPR gap (at risk >= 50 %)."""
-    options = dict(loss="logistic", max_size=5, coef_range=(-5, 5), exclude=["Male", "Female"], time_limit=seconds)
-    if gap is not None:
-        options.update(sensitive_features=sex, max_tpr_gap=gap)
-    wall, cpu = time.perf_counter(), time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        card = sw.fit(X, y, **options)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    rates = sw.group_rates(card, X, y, sex)
-    status = sw.describe(card)
+    card, wall, cpu, tpr_gap, status = timed_fit(X, y, sex, gap, loss="logistic", coef_range=(-5, 5),
+                                                 time_limit=seconds)
     limit = status.details.get("limit")
     return ["none" if gap is None else f"{100 * gap:g} pt", f"{card.details['log_loss']:.4f}",
             "–" if limit is None else f"{limit:.4f}", f"{100 * card.train_metrics.error:.1f} %",
-            f"{100 * (rates['TPR'].max() - rates['TPR'].min()):.1f} pt", card.status, f"{wall:.1f}", f"{cpu:.1f}"]
+            f"{100 * tpr_gap:.1f} pt", card.status, f"{wall:.1f}", f"{cpu:.1f}"]
 
 
 def main() -> None:
