@@ -23,11 +23,11 @@ Examples
 >>> import numpy as np
 >>> from slimwidgets.core.data import prepare_data
 >>> from slimwidgets.core.spec import make_spec
->>> data = prepare_data(np.array([[1.0], [0.0], [1.0], [0.0]]), [1, 0, 1, 0],
+>>> data = prepare_data(np.array([[2.0], [0.0], [1.0], [0.0]]), [1, 0, 1, 0],
 ...                     sensitive_features=["F", "F", "M", "M"], warn=False)
 >>> caps = group_caps(data, make_spec(loss="logistic", max_tpr_gap=0.0), strict=False)
->>> caps.runs(np.array([1.0, 0.0, 0.0, 0.0]), -3, 3)  # TPR 1 in both groups, or 0 in both
-[(-3, -2), (0, 3)]
+>>> caps.runs(data.X @ np.array([1.0]), -4, 3)  # TPR 1 in both groups, or 0 in both: not at -2
+[(-4, -3), (-1, 3)]
 """
 
 from __future__ import annotations
