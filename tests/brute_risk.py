@@ -70,9 +70,42 @@ def caps_ok(X, y, sample_weight, coefs, intercept, spec) -> bool:
     return (spec.max_fpr is None or fpr <= spec.max_fpr + 1e-12) and (spec.min_tpr is None or tpr >= spec.min_tpr - 1e-12)
 
 
-def best_risk_card(X, y, names, spec, weights=None, C0=1e-6, sample_weight=None):
+def groups_ok(X, y, sample_weight, coefs, intercept, spec, sensitive) -> bool:
+    """The group settings (issue 22) of the card's predictions, from the definitions: in each
+    group (label of ``sensitive``) the FPR and TPR; caps per group, and the largest difference
+    between two groups' rates (groups without rows of a class have no such rate)."""
+    total = intercept + np.asarray(X, float) @ np.asarray(coefs, float)
+    predicted = total > 0 if spec.zero_score == "error" else total >= 0
+    y, sensitive = np.asarray(y), np.asarray(sensitive)
+    fprs, tprs = {}, {}
+    for g in np.unique(sensitive):
+        neg, pos = (sensitive == g) & (y == -1), (sensitive == g) & (y == 1)
+        if sample_weight[neg].sum() > 0:
+            fprs[g] = sample_weight[neg & predicted].sum() / sample_weight[neg].sum()
+        if sample_weight[pos].sum() > 0:
+            tprs[g] = sample_weight[pos & predicted].sum() / sample_weight[pos].sum()
+
+    def cap(option, g):
+        return option.get(g) if isinstance(option, dict) else option
+
+    for g, rate in fprs.items():
+        c = cap(spec.max_fpr_by_group, g)
+        if c is not None and rate > c + 1e-12:
+            return False
+    for g, rate in tprs.items():
+        c = cap(spec.min_tpr_by_group, g)
+        if c is not None and rate < c - 1e-12:
+            return False
+    for gap, rates in ((spec.max_fpr_gap, fprs), (spec.max_tpr_gap, tprs)):
+        if gap is not None and len(rates) > 1 and max(rates.values()) - min(rates.values()) > gap + 1e-12:
+            return False
+    return True
+
+
+def best_risk_card(X, y, names, spec, weights=None, C0=1e-6, sample_weight=None, sensitive=None):
     """(objective, coefs, intercept, t) of the best card (None: no card meets the spec);
-    y in {-1, +1}; ``weights`` weigh the loss, ``sample_weight`` the caps' rates."""
+    y in {-1, +1}; ``weights`` weigh the loss, ``sample_weight`` the caps' rates;
+    ``sensitive``: each row's group, for the group settings."""
     w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
     sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     c0 = np.array([spec.penalties.get(n, C0 if spec.C0 is None else spec.C0) for n in names])
@@ -83,6 +116,8 @@ def best_risk_card(X, y, names, spec, weights=None, C0=1e-6, sample_weight=None)
         cost = float(penalty([coefs], names, spec, c0)[0])
         for b in range(spec.intercept_range[0], spec.intercept_range[1] + 1):
             if not caps_ok(X, y, sw, coefs, b, spec):
+                continue
+            if sensitive is not None and not groups_ok(X, y, sw, coefs, b, spec, sensitive):
                 continue
             t, loss = best_t(X, y, w, coefs, b) if spec.scale else (1.0, risk_loss(X, y, w, coefs, b, 1.0))
             if best is None or loss + cost < best[0]:

@@ -37,9 +37,9 @@ from .by_variable import variables_map
 from .constraints import LogicalConstraint
 from .linear import LinearRow, normalize_linear
 
-__all__ = ["Option", "Words", "Relax", "Flag", "Refusal", "OPTIONS", "OPTION", "options_rst"]
+__all__ = ["Option", "Words", "Relax", "Flag", "Refusal", "OPTIONS", "OPTION", "NOT_OFFERED", "options_rst"]
 
-SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan")
+SOLVERS = ("auto", "highs", "cbc", "enumerate", "scan", "pulp")
 #: What a total exactly at the threshold predicts. "positive": the card predicts the positive
 #: class iff score >= threshold, and training uses exactly that rule (the default: every card
 #: in its smallest form). "error": the paper's convention (sec. 2.1), where a total of zero
@@ -228,6 +228,19 @@ def _variable_rules(value) -> dict[str, list[str]]:
     return {"variables": [r for rules in value.values() for r in rules]} if value else {}
 
 
+def _solver_name(value: Any, what: str) -> str | None:
+    """A name among PuLP's solvers (whether that solver is installed is checked when solving)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be the name of a PuLP solver (e.g. 'PULP_CBC_CMD', 'HiGHS'), got {value!r}")
+    import pulp  # only when the option is set
+
+    if value.strip() not in pulp.listSolvers():
+        raise ValueError(f"{what}={value!r} is not a PuLP solver; PuLP knows {pulp.listSolvers()}")
+    return value.strip()
+
+
 def _group_members(value) -> dict[str, list[str]]:
     return {"groups": [n for members in value.values() for n in members]} if value else {}
 
@@ -265,9 +278,6 @@ def _constraints(value: Any, what: str) -> tuple[LogicalConstraint, ...]:
 
 
 _RISK = "logistic"
-_BY_GROUP = Refusal(_RISK, "a risk card's caps are checked by its own search and cutting-plane bound "
-                           "(solvers/risk_rules.py), which hold one cap per class over all rows, not rows per group; "
-                           "fit a decision card (loss='zero_one') under group constraints")
 _LINEAR = Refusal(_RISK, "the risk card's search and bound know no rows of the user's own; fit a decision card "
                          "(loss='zero_one') under linear constraints")
 _GROUP = {"groups": {"g": ("a", "b")}}  # the example group the group options need
@@ -283,7 +293,7 @@ def _group_cap(name: str, example: Any, label: str, meaning: str, flag_words: st
         flag=Flag("--" + name.replace("_", "-"), f"{flag_words} in every group (FRACTION), or in one group "
                   "(GROUP=FRACTION, repeat); needs --sensitive", "FRACTION|GROUP=FRACTION", kind="assign_or_value",
                   parse=text_number, per_feature=name),
-        refused=(_BY_GROUP,), estimator=True, omit_default=True)
+        estimator=True, omit_default=True)
 
 
 def _group_gap(name: str, rate: str, meaning: str) -> Option:
@@ -294,7 +304,7 @@ def _group_gap(name: str, rate: str, meaning: str) -> Option:
         words=Words(f"{rate} gap between groups \u2264", _pct), relax=Relax(lambda x: f"{name}={x:g} between groups"),
         flag=Flag("--" + name.replace("_", "-"), f"largest difference between two groups' {rate}; needs --sensitive",
                   "FRACTION", parse=text_number),
-        refused=(_BY_GROUP,), estimator=True, omit_default=True)
+        estimator=True, omit_default=True)
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -487,18 +497,41 @@ OPTIONS: tuple[Option, ...] = (
            estimator=True),
     Option("threads", 1, 2, v.whole(1), "int", "solver threads", estimator=True),
     Option("solver", "auto", "highs", v.one_of(SOLVERS), "str",
-           "how to solve: 'auto' (enumerate small boxes, else HiGHS), 'highs', 'cbc', 'enumerate' or 'scan'",
+           "how to solve: 'auto' (enumerate small boxes, else HiGHS), 'highs', 'cbc', 'enumerate', 'scan' or "
+           "'pulp' (the program through PuLP, with the solver pulp_solver names)",
            flag=Flag("--solver", "auto (default): enumerate small boxes, else HiGHS", kind="choice", group="solver"),
            refused=(Refusal(_RISK, "CBC runs here as a separate program (through PuLP) on one fixed model per run, "
                                    "while a risk card's bound adds tangent planes to a live HiGHS model between "
                                    "solves; use solver='highs' or 'enumerate'", "cbc"),
                     Refusal(_RISK, "the support scan bounds the number of misclassified rows per support, a bound "
-                                   "on the 0-1 loss only; use solver='highs' or 'enumerate'", "scan")),
+                                   "on the 0-1 loss only; use solver='highs' or 'enumerate'", "scan"),
+                    Refusal(_RISK, "a risk card's loss is not linear: its bound adds tangent planes to a live HiGHS "
+                                   "model between solves, which no PuLP program of one fixed model holds; use "
+                                   "solver='highs' or 'enumerate'", "pulp")),
            choices=SOLVERS, estimator=True),
+    Option("pulp_solver", None, "PULP_CBC_CMD", _solver_name, "str | None",
+           "with solver='pulp': the PuLP solver, as pulp.listSolvers() names it ('PULP_CBC_CMD', 'HiGHS', "
+           "'GLPK_CMD', ...; None: PuLP's HiGHS when it is there, else its CBC)",
+           flag=Flag("--pulp-solver", "with --solver pulp: the PuLP solver by name (PULP_CBC_CMD, HiGHS, ...)", "NAME",
+                     parse=str, group="solver"),
+           omit_default=True, example_with={"solver": "pulp"}),
 )
 
 #: The rows by name.
 OPTION: dict[str, Option] = {row.name: row for row in OPTIONS}
+
+_CALIBRATION_BY_GROUP = (
+    "per-group calibration-in-the-large (mean predicted risk in each group within a tolerance of its "
+    "observed rate) is not offered: it is not linear in the program. A risk card's risk is "
+    "1 / (1 + exp(-total / m)) with the multiplier m fitted with the points (scale=True, the default), so "
+    "the risk of every total moves with m and a group's mean risk has no linear form. With scale=False "
+    "(m = 1) it is linear only through one binary per training row and per total that row can reach "
+    "(millions on the adult data), too many for any proof here, and a constraint held by the "
+    "search alone would be unproven. Check it after the fit instead: sw.validate(card, X, y, groups=...) "
+    "gives calibration-in-the-large in every group")
+#: Settings users ask for that no card family offers: name -> why (make_spec raises ValueError with it).
+NOT_OFFERED: dict[str, str] = {"calibration_by_group": _CALIBRATION_BY_GROUP,
+                               "max_calibration_gap": _CALIBRATION_BY_GROUP}
 
 
 # -- what the table answers ---------------------------------------------------------------------

@@ -20,7 +20,7 @@ from .by_variable import check_variable_names, check_variable_options, monotone_
 from .constraints import LogicalConstraint, at_least, at_most, hierarchy, needs
 from .groups import GROUP_OPTIONS
 from .options import (  # noqa: F401 - the constants are part of this module's interface
-    DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, OPTION, OPTIONS, SOLVERS, ZERO_SCORES,
+    DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, NOT_OFFERED, OPTION, OPTIONS, SOLVERS, ZERO_SCORES,
     refusals, refused_is_set,
 )
 from .options import named_features as _named_in
@@ -211,8 +211,8 @@ def make_spec(**options: Any) -> Spec:
         points in -5..5 then express weights finer than whole logit units,
         which ranks and calibrates better), or ``m = 1`` (False, RiskSLIM's).
 
-    Group caps and gaps (``max_fpr_by_group``, ..., with ``sensitive_features=`` given to ``fit``,
-    :mod:`slimwidgets.core.groups`) and ``linear`` rows (:func:`slimwidgets.formulate`): decision cards only.
+    Group caps and gaps (``max_fpr_by_group``, ..., :mod:`slimwidgets.core.groups`): both families
+    (a risk card's at total >= 0, as ``max_fpr``); ``linear`` rows (:func:`slimwidgets.formulate`): decision cards.
 
     Examples
     --------
@@ -233,6 +233,8 @@ def make_spec(**options: Any) -> Spec:
 def _reject_unknown(options: dict[str, Any]) -> None:
     """A keyword that names no option is a ``TypeError``, with the nearest option's name."""
     unknown = [name for name in options if name not in OPTION]
+    if unknown and unknown[0] in NOT_OFFERED:  # asked for often, and refused with the reason
+        raise ValueError(f"{unknown[0]}: {NOT_OFFERED[unknown[0]]}")
     if unknown:
         close = difflib.get_close_matches(unknown[0], list(OPTION), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -267,6 +269,8 @@ def _check_together(spec: Spec) -> None:
     if not spec.groups and (spec.group_penalty or spec.rule_penalty or spec.max_rules_per_group is not None
                             or spec.group_signs_agree):
         raise ValueError("group_penalty, rule_penalty, max_rules_per_group and group_signs_agree need groups")
+    if spec.pulp_solver is not None and spec.solver != "pulp":
+        raise ValueError(f"pulp_solver={spec.pulp_solver!r} names the solver of solver='pulp' (got solver={spec.solver!r})")
     _check_group_solver(spec)
     check_variable_options(spec)  # settings by variable (issue 19)
 
@@ -274,9 +278,10 @@ def _check_together(spec: Spec) -> None:
 def _check_group_solver(spec: Spec) -> None:
     """Solvers that cannot hold rows per group (or the user's linear rows) are refused, not
     silently used (issue 22)."""
-    if (any(getattr(spec, k) is not None for k in GROUP_OPTIONS) or spec.linear) and spec.solver in ("enumerate", "scan"):
+    grouped = any(getattr(spec, k) is not None for k in GROUP_OPTIONS) and spec.loss != "logistic"  # the risk walk holds them
+    if (grouped or spec.linear) and spec.solver in ("enumerate", "scan"):
         raise ValueError(f"solver={spec.solver!r} cannot hold group constraints or linear constraints (its compiled "
-                         "loops count errors per class and know no other rows); use solver='auto', 'highs' or 'cbc'")
+                         "loops count errors per class and know no other rows); use solver='auto', 'highs', 'cbc' or 'pulp'")
 
 
 #: Why a risk card (``loss="logistic"``) has no use for an option: option -> the reason (from the
@@ -295,8 +300,7 @@ def refused_options(spec: Spec) -> list[str]:
     Examples
     --------
     >>> refused_options(Spec(loss="logistic"))  # doctest: +NORMALIZE_WHITESPACE
-    ['max_fpr_by_group', 'min_tpr_by_group', 'max_fpr_gap', 'max_tpr_gap', 'linear', 'margin', 'missing',
-     "solver='cbc'", "solver='scan'"]
+    ['linear', 'margin', 'missing', "solver='cbc'", "solver='scan'", "solver='pulp'"]
     >>> refused_options(Spec())
     ['scale']
     """

@@ -33,7 +33,7 @@ from .conflicts import find_conflicts
 from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
-from .risk_driver import fit_risk
+from .risk_groups import fit_risk_by_group
 from .side_search import SideSearch
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
@@ -202,7 +202,7 @@ def fit_dataset(
     spec.check_data(data.feature_names, data.n_samples)
     check_group_settings(data, spec)  # the group caps need the data's groups, and name only groups it holds
     if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
-        return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
+        return fit_risk_by_group(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
     warm_up()
     t0 = time.perf_counter() if _started is None else _started
     # every phase stops when the caller cancels or when a solver process of this fit is lost
@@ -426,7 +426,7 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
     if works is not None and spec.gap == 0 and start is not None:
         split = size_split(form, upper, works, settled)
     side = None
-    if time_left is not None and time_left > SIDE_SEARCH_MIN and spec.solver != "cbc" and start is not None:
+    if time_left is not None and time_left > SIDE_SEARCH_MIN and spec.solver not in ("cbc", "pulp") and start is not None:
         side = SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
         if split is not None:
@@ -436,9 +436,9 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
         else:
             result = solve_formulation(
                 form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
-                solver="cbc" if spec.solver == "cbc" else "highs",
+                solver=spec.solver if spec.solver in ("cbc", "pulp") else "highs",  # through PuLP: no streams
                 warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
-                on_bound=None if spec.solver == "cbc" else on_bound,
+                on_bound=None if spec.solver in ("cbc", "pulp") else on_bound,
             )
     finally:
         found = None if side is None else side.stop()

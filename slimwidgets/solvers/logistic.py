@@ -185,7 +185,7 @@ class RiskProblem:
         low, high = self.intercepts
         if self.rules is None or not self.rules.has_caps:
             return int(min(max(intercept, low), high))
-        span = self.rules.intercepts(self.loss.X @ coefs, low, high)
+        span = self.rules.intercepts(self.loss.X @ coefs, low, high, near=intercept)
         return None if span is None else int(min(max(intercept, span[0]), span[1]))
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.formulation import Formulation
 from .base import Incumbent, SolveResult, SolverError, relative_gap
-from .cbc import solve_cbc
+from .cbc import solve_cbc, solve_pulp
 from .highs import new_highs, solve_highs
 
 __all__ = ["SolveResult", "Incumbent", "solve_formulation", "SolverError", "new_highs", "relative_gap"]
@@ -47,6 +47,8 @@ def solve_formulation(
     """
     if solver == "cbc":
         return solve_cbc(form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only)
+    if solver == "pulp":  # any solver PuLP has, named by the spec's pulp_solver
+        return solve_pulp(form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only)
     if cancel is not None:
         from . import worker  # loaded on first use: it is also the child's entry point (-m)
 

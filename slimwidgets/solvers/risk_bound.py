@@ -21,6 +21,8 @@ multiplier the master prices every value at its first tier's cost (PILM's tiers:
 exactly. TILM's group costs, ``max_rules_per_group`` and ``group_signs_agree`` are exact in
 both. The caps ``max_fpr`` / ``min_tpr`` are indicator rows (:func:`_cap_rows`), exact with
 integer points on data whose totals move in steps (integer features, or at most 3 decimals).
+The caps and gaps between groups get one binary per counted row tied to its total both ways
+(:func:`~slimwidgets.solvers.risk_groups.add_group_rows`), exact in the same cases.
 A master solution is returned as a proven card only when it meets every rule of the problem
 and its exact objective equals the bound.
 """
@@ -35,6 +37,7 @@ import numpy as np
 
 from ..core.losses import sigmoid
 from .logistic import RiskProblem
+from .risk_groups import add_group_rows
 
 __all__ = ["risk_lower_bound"]
 
@@ -102,6 +105,8 @@ def _master(prob: RiskProblem, threads: int):
         _group_columns(h, prob, np.maximum(np.abs(lo), np.abs(hi)))
     if prob.rules is not None and prob.rules.has_caps:
         _cap_rows(h, prob, np.maximum(np.abs(lo), np.abs(hi)), max(abs(ilo), abs(ihi)))
+    if prob.rules is not None and prob.rules.by_group is not None:  # caps and gaps between groups
+        add_group_rows(h, prob, np.maximum(np.abs(lo), np.abs(hi)), max(abs(ilo), abs(ihi)))
     for kind, feats, targets, k in prob.constraints:
         zs = [d + 1 + j for j in sorted(feats)]
         if kind == "at_most":

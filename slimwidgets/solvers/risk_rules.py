@@ -9,6 +9,10 @@ one :class:`RiskRules` object:
   <slimwidgets.ScoringSystem.predict>`; the multiplier never changes a prediction. The caps
   constrain those predictions on the training rows, weighted by the sample weights (class
   weights scale a whole class and leave its rates alone).
+* **Caps and gaps between groups** (``max_fpr_by_group``, ..., ``max_tpr_gap``): the same
+  predictions in each group of the data's ``sensitive_features``
+  (:mod:`slimwidgets.solvers.risk_groups`); a gap is not monotone in the intercept, so under one
+  the intercepts that meet every cap may form several runs.
 * **Group signs** (``group_signs_agree``): within each group the oriented points share a sign.
 * **Costs beyond C0**: PILM's tiers (a value beyond the first tier costs its tier's price) and
   TILM's group and rule penalties.
@@ -24,6 +28,7 @@ import numpy as np
 
 from ..core.data import Dataset
 from ..core.spec import Spec
+from .risk_groups import group_caps, nearest_run
 
 __all__ = ["RiskRules"]
 
@@ -51,10 +56,11 @@ class RiskRules:
                        for members in spec.groups.values()]
         self.group_penalty, self.rule_penalty = spec.group_penalty, spec.rule_penalty
         self.signs_agree = spec.group_signs_agree
+        self.by_group = group_caps(data, spec, self.strict)  # caps and gaps between groups (issue 22)
 
     @property
     def has_caps(self) -> bool:
-        return self.max_fpr is not None or self.min_tpr is not None
+        return self.max_fpr is not None or self.min_tpr is not None or self.by_group is not None
 
     @property
     def has_extra_costs(self) -> bool:
@@ -64,6 +70,7 @@ class RiskRules:
         """The caps in the user's words, for messages."""
         parts = [f"max_fpr={self.max_fpr:g}"] if self.max_fpr is not None else []
         parts += [f"min_tpr={self.min_tpr:g}"] if self.min_tpr is not None else []
+        parts += [self.by_group.describe()] if self.by_group is not None else []
         return " and ".join(parts)
 
     # -- caps ------------------------------------------------------------------------------
@@ -78,11 +85,14 @@ class RiskRules:
             ok &= (self.w_neg @ positive) / self.total_neg <= self.max_fpr + CAP_SLACK
         if self.min_tpr is not None:
             ok &= (self.w_pos @ positive) / self.total_pos >= self.min_tpr - CAP_SLACK
+        if self.by_group is not None:
+            ok &= self.by_group.ok(positive)
         return bool(ok) if totals.ndim == 1 else ok
 
-    def intercepts(self, scores: np.ndarray, low: int, high: int) -> tuple[int, int] | None:
+    def intercepts(self, scores: np.ndarray, low: int, high: int, near: int | None = None) -> tuple[int, int] | None:
         """The intercepts in ``low..high`` at which a card with row scores ``scores`` (without
-        the intercept) meets the caps, as an interval; None when there is none."""
+        the intercept) meets the caps, as an interval; None when there is none. Under a gap
+        between groups they may form several runs: the one nearest ``near`` (else the longest)."""
         if not self.has_caps:
             return low, high
 
@@ -96,7 +106,9 @@ class RiskRules:
             return None
         top = _last_true(fpr_ok, low, high)  # FPR rises with the intercept
         bottom = _first_true(tpr_ok, low, high)  # and so does TPR
-        return (bottom, top) if bottom <= top else None
+        if bottom > top:
+            return None
+        return (bottom, top) if self.by_group is None else nearest_run(self.by_group.runs(scores, bottom, top), near)
 
     def _rate(self, totals: np.ndarray, w: np.ndarray, total: float) -> float:
         positive = totals > 0 if self.strict else totals >= 0

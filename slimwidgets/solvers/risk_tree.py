@@ -63,10 +63,11 @@ class TreeResult:
 
 
 def tree_applies(prob: RiskProblem) -> bool:
-    """Whether the problem's rules are only the boxes and ``max_size`` (what the tree handles)."""
+    """Whether the problem's rules are only the boxes and ``max_size`` (what the tree handles);
+    ``max_variables`` goes to the cutting planes, whose master holds it."""
     rules = prob.rules
     plain = rules is None or not (rules.has_caps or rules.signs_agree or rules.has_extra_costs)
-    return plain and not prob.constraints
+    return plain and not prob.constraints and prob.max_variables is None
 
 
 def _pool(prob: RiskProblem) -> tuple[list[int], list[int], int]:

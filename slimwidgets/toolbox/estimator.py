@@ -117,16 +117,16 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         Relative optimality gap at which the solver may stop.
     threads : int, default=1
         Solver threads.
-    solver : {"auto", "highs", "cbc", "enumerate", "scan"}, default="auto"
-        The MIP solver.
+    solver : {"auto", "highs", "cbc", "enumerate", "scan", "pulp"}, default="auto"
+        The MIP solver (``"pulp"``: through PuLP, with PuLP's HiGHS when it is there, else its CBC).
     warm_start : bool, default=False
         When True and the estimator was fitted before, start the solver from
         the previous ``scoring_system_`` (matched by feature name).
     loss : {"zero_one", "logistic"}, default="zero_one"
         ``"zero_one"``: a decision card (SLIM). ``"logistic"``: a risk card
         (RiskSLIM's objective), which adds :meth:`predict_proba`; it takes
-        every option but ``margin``, ``missing`` and ``solver="cbc"`` /
-        ``"scan"``, and its caps hold for its decision (risk >= 50 %).
+        every option but ``margin``, ``missing``, ``linear`` and ``solver="cbc"`` /
+        ``"scan"`` / ``"pulp"``, and its caps (per group too) hold for its decision (risk >= 50 %).
     scale : bool, default=True
         Risk cards: fit a real multiplier ``m >= 1/2`` that divides the score
         before the logistic link (False: ``m = 1``).

@@ -37,6 +37,7 @@ from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..fitting import card_from_result, check_card, fit_dataset
 from ..solvers.base import SolveResult, relative_gap
+from ..solvers.cbc import pulp_solver
 from ..solvers.highs import card_from_columns
 
 __all__ = ["Program", "formulate"]
@@ -137,7 +138,7 @@ class Program:
 
         prog = self.with_rows(extra)
         if solver is None:
-            solver = pulp.HiGHS(msg=False) if pulp.HiGHS(msg=False).available() else pulp.PULP_CBC_CMD(msg=False)
+            solver = pulp_solver(None)
         status = prog.problem.solve(solver)
         if pulp.LpStatus.get(status) == "Infeasible":
             from ..fitting import InfeasibleError
