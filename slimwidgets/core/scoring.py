@@ -16,8 +16,9 @@ import pandas as pd
 from .. import export as render
 from .._version import __version__
 from .data import labels_to_sign, prepare_features
+from .metrics import Metrics, metric_counts, read_metrics, score_auc
 from .spec import ZERO_SCORES, Spec
-from .status import describe, details_text, percent
+from .status import describe, details_text
 
 __all__ = ["ScoringSystem", "Metrics", "SCHEMA_VERSION", "FAMILIES"]
 
@@ -31,85 +32,6 @@ STATUSES = ("optimal", "feasible", "time_limit", "interrupted", "solver_stopped"
 #: M-of-N rule tables and threshold-rule models; and risk cards (``loss="logistic"``).
 #: JSON without the field means "slim".
 FAMILIES = ("slim", "pilm", "m_of_n", "tilm", "risk")
-
-
-@dataclass(frozen=True)
-class Metrics:
-    """Classification metrics of a card on one data set (weighted if weights were given)."""
-
-    n: float
-    tp: float
-    fp: float
-    tn: float
-    fn: float
-    size: int
-    #: risk cards only: the area under the ROC curve of the integer score (ties count half)
-    auc: float | None = None
-    #: risk cards only: the mean (weighted) logistic loss of the predicted risks
-    log_loss: float | None = None
-
-    @property
-    def error(self) -> float:
-        return (self.fp + self.fn) / self.n if self.n else math.nan
-
-    @property
-    def accuracy(self) -> float:
-        return 1.0 - self.error
-
-    @property
-    def tpr(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else math.nan
-
-    @property
-    def fpr(self) -> float:
-        return self.fp / (self.fp + self.tn) if self.fp + self.tn else math.nan
-
-    @property
-    def confusion(self) -> pd.DataFrame:
-        """Rows: true class; columns: predicted class."""
-        return pd.DataFrame(
-            [[self.tp, self.fn], [self.fp, self.tn]],
-            index=pd.Index(["positive", "negative"], name="true"),
-            columns=pd.Index(["positive", "negative"], name="predicted"),
-        )
-
-    def to_dict(self) -> dict:
-        out = {
-            "n": self.n, "error": self.error, "tpr": self.tpr, "fpr": self.fpr, "size": self.size,
-            "tp": self.tp, "fp": self.fp, "tn": self.tn, "fn": self.fn,
-        }
-        return {**out, **_ranking_figures(self)}
-
-    def __str__(self) -> str:
-        noun = "feature" if self.size == 1 else "features"
-        text = f"error {percent(self.error)} · TPR {percent(self.tpr)} · FPR {percent(self.fpr)} · {self.size} {noun}"
-        if self.auc is not None:  # a risk card: how it ranks and how well its risks fit
-            text += f" · AUC {self.auc:.3f} · log-loss {self.log_loss:.4f}"
-        return text
-
-
-def _ranking_figures(m: Metrics) -> dict:
-    """A risk card's AUC and log-loss (absent for decision cards, whose exports stay as they were)."""
-    return {k: getattr(m, k) for k in ("auc", "log_loss") if getattr(m, k) is not None}
-
-
-def score_auc(scores: np.ndarray, positive: np.ndarray, weight: np.ndarray) -> float:
-    """Weighted area under the ROC curve of ``scores``: the chance a positive row scores above
-    a negative one, a tie counting half (NaN without rows of both classes).
-
-    Examples
-    --------
-    >>> score_auc(np.array([0, 1, 1, 2]), np.array([False, False, True, True]), np.ones(4))
-    0.875
-    """
-    wp, wn = float(weight[positive].sum()), float(weight[~positive].sum())
-    if wp <= 0 or wn <= 0:
-        return math.nan
-    cuts, idx = np.unique(scores, return_inverse=True)
-    pos_at = np.bincount(idx, weights=np.where(positive, weight, 0.0), minlength=len(cuts))
-    neg_at = np.bincount(idx, weights=np.where(positive, 0.0, weight), minlength=len(cuts))
-    neg_below = np.cumsum(neg_at) - neg_at  # negative weight strictly below each distinct score
-    return float(np.sum(pos_at * (neg_below + 0.5 * neg_at)) / (wp * wn))
 
 
 @dataclass(frozen=True, eq=False)
@@ -524,7 +446,7 @@ class ScoringSystem:
             "solve_time": self.solve_time,
             "solver": self.solver,
             "spec": None if self.spec is None else self.spec.to_dict(),
-            "train_metrics": None if self.train_metrics is None else _metric_counts(self.train_metrics),
+            "train_metrics": None if self.train_metrics is None else metric_counts(self.train_metrics),
         }
         if self.family != "slim":  # absent means "slim": plain cards export exactly as before
             body["family"] = self.family
@@ -533,7 +455,7 @@ class ScoringSystem:
         if self.details.get("limits") is not None:  # how the bound reads in the user's units
             body["limits"] = dict(self.details["limits"])
         if self.validation_metrics is not None:  # absent without held-out rows: plain cards export as before
-            body["validation_metrics"] = _metric_counts(self.validation_metrics)
+            body["validation_metrics"] = metric_counts(self.validation_metrics)
         if self.details.get("box_limits"):  # absent when no box limits the card
             body["box_limits"] = list(self.details["box_limits"])
         if "cv" in self.details:  # absent unless the card came from fit_cv
@@ -623,7 +545,7 @@ class ScoringSystem:
                 spec_dict = {**spec_dict, "zero_score": "error"}
             spec = None if spec_dict is None else Spec.from_dict(spec_dict)
             tm, vm = d.get("train_metrics"), d.get("validation_metrics")
-            metrics, validation = _read_metrics(tm), _read_metrics(vm)
+            metrics, validation = read_metrics(tm), read_metrics(vm)
             return cls(
                 tuple(names), tuple(coefs), d["intercept"], positive=d["positive"], negative=d["negative"],
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
@@ -648,20 +570,6 @@ def _sample_block(raw: Any) -> dict:
     if not 0 < rows <= of:
         raise ValueError(f"sample of {rows} of {of} rows")
     return {"rows": rows, "of": of, "note": note}
-
-
-_COUNTS = ("n", "tp", "fp", "tn", "fn", "size")
-_RANKING = ("auc", "log_loss")
-
-
-def _metric_counts(m: Metrics) -> dict:
-    return {**{k: getattr(m, k) for k in _COUNTS}, **_ranking_figures(m)}
-
-
-def _read_metrics(d: Mapping | None) -> Metrics | None:
-    if d is None:
-        return None
-    return Metrics(**{k: d[k] for k in _COUNTS}, **{k: float(d[k]) for k in _RANKING if d.get(k) is not None})
 
 
 def _box_limits(value: Any) -> dict:
