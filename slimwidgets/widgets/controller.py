@@ -57,6 +57,7 @@ from .card_status import LOST_SOLVER, Status, edit_cost, edited_status, load_not
 from .exports import EXPORT_FORMATS, export_card
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .holdout import prepare_validation, risk_frame, split_holdout, studio_data, train_metrics
+from .lifecycle import WaitAndClose
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
 from .solving import Failure, SolveCache
@@ -80,7 +81,7 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 
 # -- the controller --------------------------------------------------------------------------------
-class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls):
+class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls, WaitAndClose):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -91,7 +92,8 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
     :class:`~.rashomon.AlternativesControls`), the best card known from background work
     (:class:`~.best_known.BestKnownControls`), the solves and their cache
     (:class:`~slimwidgets.widgets.solving.SolveCache`), the held-out rows
-    (:mod:`~slimwidgets.widgets.holdout`), the status wording (:mod:`~.card_status`).
+    (:mod:`~slimwidgets.widgets.holdout`), the status wording (:mod:`~.card_status`), waiting
+    and closing (:class:`~slimwidgets.widgets.lifecycle.WaitAndClose`).
 
     Parameters
     ----------
@@ -347,50 +349,6 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
 
         held_out = None if self.validation is None else dataset_rows(self.validation)
         return report(card, *dataset_rows(self.data), test=held_out, progress=False)
-
-    # -- waiting and closing ---------------------------------------------------------------------
-    def wait(self, timeout: float | None = 60.0) -> bool:
-        """Block until the current spec is settled (tests, scripts); False on timeout."""
-        end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            if not self._scheduler.busy and self.status.state != "solving":
-                return True
-            if end is not None and time.monotonic() > end:
-                return False
-            time.sleep(0.01)
-
-    def wait_background(self, timeout: float | None = 120.0) -> bool:
-        return self.sweeps.queue.wait_idle(timeout)
-
-    def threads(self) -> list[threading.Thread]:
-        """This controller's live worker threads."""
-        workers = (self._scheduler.thread, self.sweeps.queue.thread, self.alts.queue.thread, self._warmup.thread)
-        return [t for t in workers if t is not None and t.is_alive()]
-
-    def close(self, timeout: float = 10.0) -> bool:
-        """Stop both workers (interrupting running solves); True when no thread is left."""
-        with self._lock:
-            self._closed = True
-            self._gen += 1
-        a = self._scheduler.close(timeout)
-        b = self.sweeps.queue.close(timeout)
-        return self.alts.close(timeout) and self._warmup.join(timeout) and a and b
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise RuntimeError("the studio is closed")
-
-    def __del__(self) -> None:
-        try:
-            self._scheduler.close(0)
-            self.sweeps.queue.close(0)
-            self.alts.close(0)
-        except Exception:
-            pass
 
     # -- internals: showing cards ------------------------------------------------------------------
     def _card_solving(self, card: ScoringSystem | None, status: Status) -> None:
