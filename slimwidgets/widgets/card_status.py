@@ -100,6 +100,8 @@ def optimised_measure(spec: Spec) -> str:
 def cost_text(new: Metrics, old: Metrics, measure: str) -> str:
     """How ``new`` differs from ``old`` in points, the optimised figure first and then the one
     it trades against ("TPR −9.9 pt · FPR −3.1 pt" under a cap; "error +0.2 pt" without)."""
+    if measure == "log-loss" and new.log_loss is not None and old.log_loss is not None:
+        return f"log-loss {signed(new.log_loss - old.log_loss, 4)}"
     keys = {"tpr": ("tpr", "fpr"), "fpr": ("fpr", "tpr")}.get(measure, ("error",))
     return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(getattr(new, k) - getattr(old, k))}"
                       for k in keys)
