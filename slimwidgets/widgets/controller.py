@@ -53,7 +53,8 @@ from ..fitting import check_card
 from ..fitting.cards import card_from_incumbent
 from ..solvers.base import Incumbent
 from .best_known import BestKnown, BestKnownControls
-from .card_status import LOST_SOLVER, Status, edit_cost, edited_status, load_notice, one_class, same_figures, signed, status_of
+from .card_status import (LOST_SOLVER, Status, edit_cost, edited_status, load_notice, optimised_measure, same_figures,
+                          showing_bar, signed, status_of, worth_showing)
 from .exports import EXPORT_FORMATS, export_card
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .holdout import prepare_validation, risk_frame, split_holdout, studio_data, train_metrics
@@ -405,11 +406,12 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         cached = self._cache.get(spec.key())
         started = time.time()
         finished = threading.Event()  # set (under the lock) once the solve's own result is shown
+        measure, bar = optimised_measure(spec), showing_bar(self.data, spec, [self._card, self._solver.nearest(spec)])
 
         def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
             card = self._incumbent_card(spec, inc)
-            if one_class(card):
-                return  # a trivial card never flashes: the previous card stays, dimmed, until a real one
+            if not worth_showing(card, bar, measure):
+                return  # no trivial or poorer card flashes: the previous card stays, dimmed, until one as good
             status = status_of(card, solving_since=started)
             with self._lock:
                 if gen != self._gen or finished.is_set():

@@ -6,6 +6,7 @@ point into one (Enter) supersedes the solve: the kernel shows the edited card an
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from lab import card_in_page, open_notebook, run_first_cell
@@ -103,8 +104,9 @@ studio"""
 
 def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
     """During a slider move, recorded in the page: the previous card stays dimmed with "solving
-    for the new settings…" until a real card arrives; no card that predicts one class for everyone
-    is shown; the status line is redrawn only when its text changes; "proven" only on the settled
+    for the new settings…" until a card at least as good arrives; no card that predicts one class
+    for everyone, nor one below the previous card's TPR (which meets the looser cap), is shown;
+    the status line is redrawn only when its text changes; "proven" only on the settled
     card; the last card shown is the one the kernel holds."""
     assert data_env, "the paper's data (SLIMWIDGETS_DATA) are needed for a solve that streams incumbents"
     k = open_notebook(lab, page, kernel_for, "calm_move.ipynb", [MOVE_CELL])
@@ -112,6 +114,7 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
     try:
         assert k.value("studio.wait(120)")
         page.wait_for_function("() => document.querySelector('.sw-card-view .sw-card').dataset.state !== 'solving'")
+        before_tpr = k.value("round(100 * studio.scoring_system.train_metrics.tpr, 1)")
         page.evaluate(RECORD)
         page.locator(".sw-max-fpr .noUi-handle").first.focus()
         for _ in range(5):  # 0.20 -> 0.25: five key presses, one new spec after the debounce
@@ -133,6 +136,9 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
             assert not s["proven"] and "proven" not in s["text"], s  # nothing is proven about a passing card
             if s["previous"]:
                 assert s["note"].startswith("solving for the new settings"), s
+            else:  # the card shown meets the looser cap: no card of the new solve below its TPR
+                tpr = re.search(r"TPR (\d+(?:\.\d+)?) %", s["text"])
+                assert tpr is None or float(tpr.group(1)) >= before_tpr, (s, before_tpr)
         # the status line is redrawn only when what it says changes
         for a, b in zip(seen, seen[1:]):
             if not b["sameStatusNode"]:
