@@ -27,11 +27,13 @@ PLACE = """(sel) => {
   node.scrollIntoView({block: 'start'});
   const b = box(node);
   const scrolling = [];
-  for (let e = node; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
+  const check = (e) => {
     const style = getComputedStyle(e);
     if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
       scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
-  }
+  };
+  for (let e = node; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) check(e);
+  node.querySelectorAll('*').forEach(check);  // inside it too: a table that scrolls in its own box
   return {area, box: b, scrolling};
 }"""
 
