@@ -63,7 +63,7 @@ from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
 from .solving import Failure, SolveCache
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
-from .warmup import WARMING_TEXT, RiskWarmup
+from .warmup import RiskWarmup, WarmupControls
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
 
 __all__ = [
@@ -82,7 +82,8 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 
 # -- the controller --------------------------------------------------------------------------------
-class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls, WaitAndClose):
+class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls, WaitAndClose,
+                 WarmupControls):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -130,7 +131,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         self._listeners: list[Callable[[set], None]] = []
         self._solver = SolveCache(data, self.measured, self._lock)
         self._best = BestKnown(data)
-        self._warmup = RiskWarmup()
+        self._warmup = RiskWarmup(self._warming_progress)
         self._gen = 0
         self.spec: Spec = spec
         self._card: ScoringSystem | None = None
@@ -253,7 +254,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                 self._undo.drop_redo()  # a new request drops the redo tail
                 # the previous card stays on screen (dimmed) until the first incumbent arrives
                 warming = spec.loss == FAMILY_LOSS["risk"] and self._warmup.busy
-                self.status = Status("solving", WARMING_TEXT if warming else "solving…", started=time.time())
+                self.status = Status("solving", self._warmup.text() if warming else "solving…", started=time.time())
         self._plan_background(also=("spec", "card", "notice"))
 
     # -- edit -----------------------------------------------------------------------------------
@@ -422,6 +423,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                     return  # the same figures with other points: the card shown stays, nothing reshuffles
                 self._card_solving(card, status)
             self._emit("card")
+            self._warmup.start()  # a card is on screen: the risk kernels compile meanwhile, for a first switch
 
         throttle = Throttle(show, self.incumbent_interval)
 
