@@ -252,7 +252,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
             else:
                 self._scheduler.submit((self._gen, spec, action))
                 self._undo.drop_redo()  # a new request drops the redo tail
-                # the previous card stays on screen (dimmed) until the first incumbent arrives
+                # the previous card stays on screen (dimmed) until a card as good arrives (see _solve_job)
                 warming = spec.loss == FAMILY_LOSS["risk"] and self._warmup.busy
                 self.status = Status("solving", self._warmup.text() if warming else "solving…", started=time.time())
         self._plan_background(also=("spec", "card", "notice"))

@@ -9,7 +9,7 @@ import json
 import re
 import time
 
-from lab import card_in_page, open_notebook, run_first_cell
+from lab import HEIGHT, WIDTHS, card_in_page, open_notebook, run_first_cell, side_panel
 
 NOTEBOOK = "calm.ipynb"
 CELL = """\
@@ -152,6 +152,19 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
                         "studio.scoring_system.coefficients)}, 'text': studio.controller.status.text}")
         assert last["state"] != "solving" and last["text"] == truth["text"]
         assert dict(json.loads(last["points"])) == truth["points"]
+        # what a move looks like at each width, the side panel open: the previous card dimmed, then the new one
+        side_panel(page, True)
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            page.evaluate("() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})")
+            page.locator(".sw-max-fpr .noUi-handle").first.focus()
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_selector(".sw-card-view .sw-card[data-state='solving']", timeout=30_000)
+            shot(page, f"calm-solving-{width}-panel-open")
+            assert k.value("studio.wait(120)")
+            page.wait_for_function("() => document.querySelector('.sw-card-view .sw-card').dataset.state !== 'solving'",
+                                   timeout=30_000)
+            shot(page, f"calm-settled-{width}-panel-open")
         assert page.blocked_requests == [] and page.page_errors == [], (page.blocked_requests, page.page_errors)
     finally:
         k.run("studio.close()")
