@@ -40,6 +40,12 @@ MAX_FUNCTION_LINES = 80
 LONG_FUNCTIONS_ALLOWED: dict[str, str] = {
 }
 
+# Classes longer than this (docstring and decorators included) do more than one job: split them
+# by concern (a mixin or plain functions in a module beside them, as ScoringSystem and Controller).
+MAX_CLASS_LINES = 400
+LONG_CLASSES_ALLOWED: dict[str, str] = {
+}
+
 # Folders under tests/ that mirror no unit of the package.
 TEST_FOLDERS_OF_THEIR_OWN = {
     "e2e": "the studio in a real JupyterLab and Notebook 7",
@@ -267,6 +273,32 @@ def test_functions_are_short_enough_to_read_at_once():
                 if lines > MAX_FUNCTION_LINES and f"{name}.{node.name}" not in LONG_FUNCTIONS_ALLOWED:
                     long.append(f"{path.relative_to(ROOT)}:{first}: {node.name} is {lines} lines")
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them):\n" + "\n".join(long)
+
+
+def long_classes(path: Path, name: str) -> list[str]:
+    """The classes of the module ``name`` (at ``path``) over MAX_CLASS_LINES and not allowed."""
+    long = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            lines = node.end_lineno - first + 1
+            if lines > MAX_CLASS_LINES and f"{name}.{node.name}" not in LONG_CLASSES_ALLOWED:
+                long.append(f"{_shown(path)}:{first}: class {node.name} is {lines} lines")
+    return long
+
+
+def test_classes_do_one_job():
+    long = [line for name, path in sorted(package_modules().items()) for line in long_classes(path, name)]
+    assert not long, f"classes over {MAX_CLASS_LINES} lines (split them by concern):\n" + "\n".join(long)
+
+
+def test_the_class_length_check_can_fail(tmp_path):
+    """A class one line over the limit is named (its decorator counted); one at the limit is not."""
+    source = tmp_path / "fake.py"
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_CLASS_LINES - 2))
+    source.write_text(f"@dataclass\nclass Long:\n{body}    y = 0\n\nclass Short:\n{body}", encoding="utf-8")
+    assert long_classes(source, "slimwidgets.core.fake") == [
+        f"{source}:1: class Long is {MAX_CLASS_LINES + 1} lines"]
 
 
 def test_the_reading_sees_what_runs(tmp_path):

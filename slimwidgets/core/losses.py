@@ -17,6 +17,7 @@ Both are computed on the collapsed rows of a :class:`~slimwidgets.core.data.Data
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -186,13 +187,25 @@ class LogisticLoss:
         return t, self.of_margins(margins, t)
 
 
-def ensure_compiled() -> None:
-    """Compile (or load from cache) the kernels once, so no solve's clock counts it."""
+def ensure_compiled(progress: Callable[[int, int], None] | None = None) -> None:
+    """Compile (or load from cache) the kernels once, so no solve's clock counts it;
+    ``progress(done, total)`` is told after each kernel (the studio says how far it is).
+
+    >>> ensure_compiled(lambda done, total: print(f"{done} of {total}"))
+    1 of 4
+    2 of 4
+    3 of 4
+    4 of 4
+    """
     one = np.ones(1)
-    _scan(one, one, one, one, 1.0)
-    _column_dots(np.ones((2, 2), order="F"), np.ones(2))  # yX is column-major
-    best_scale(one, one, 0.5, 1.0)
-    box_newton_fit(np.ones((1, 1)), one, one, np.zeros(1), 0.0, -one, one, 1)
+    steps = (lambda: _scan(one, one, one, one, 1.0),
+             lambda: _column_dots(np.ones((2, 2), order="F"), np.ones(2)),  # yX is column-major
+             lambda: best_scale(one, one, 0.5, 1.0),
+             lambda: box_newton_fit(np.ones((1, 1)), one, one, np.zeros(1), 0.0, -one, one, 1))
+    for done, step in enumerate(steps, 1):
+        step()
+        if progress is not None:
+            progress(done, len(steps))
 
 
 @njit(nogil=True)

@@ -137,7 +137,9 @@ class Option:
     ``names(value)`` lists the feature names the value uses, as ``{label: names}`` (None: it
     names none). ``omit_default``: a spec that leaves the option at its default serializes
     without it, so adding the option changes no saved spec or cache key. ``choices``: the
-    values a ``"choice"`` flag offers.
+    values a ``"choice"`` flag offers. ``reducible=False``: data reduction
+    (:func:`slimwidgets.reduce_data`) refuses the option, whose budget or cost would change with
+    the rows it removes.
     """
 
     name: str
@@ -155,6 +157,7 @@ class Option:
     omit_default: bool = False
     choices: tuple | None = None
     example_with: Mapping[str, Any] = field(default_factory=dict)
+    reducible: bool = True
 
     @property
     def signature_default(self) -> Any:
@@ -314,13 +317,13 @@ OPTIONS: tuple[Option, ...] = (
            words=Words("max FPR", _pct), relax=Relax(lambda x: f"max_fpr={x:g}"),
            flag=Flag("--max-fpr", "false positive rate at most FRACTION on the training data", "FRACTION",
                      parse=text_number),
-           estimator=True),
+           estimator=True, reducible=False),
     Option("min_tpr", None, 0.8, v.fraction, "float | None",
            "smallest true positive rate on the training data",
            words=Words("min TPR", _pct), relax=Relax(lambda x: f"min_tpr={x:g}"),
            flag=Flag("--min-tpr", "true positive rate at least FRACTION on the training data", "FRACTION",
                      parse=text_number),
-           estimator=True),
+           estimator=True, reducible=False),
     Option("max_size", None, 3, v.optional(v.whole(0)), "int | None",
            "most features the card may use",
            words=Words("size \u2264", str), relax=Relax(lambda x: f"max_size={x}"),
@@ -427,7 +430,7 @@ OPTIONS: tuple[Option, ...] = (
     # -- the loss --------------------------------------------------------------------------------------
     Option("class_weights", None, "balanced", v.class_weights, "tuple[float, float] | str | None",
            "weights of the two classes: a (negative, positive) pair, a mapping with those keys, or 'balanced'",
-           words=Words("class weights", _weights), estimator=True),
+           words=Words("class weights", _weights), estimator=True, reducible=False),
     Option("margin", None, 0.5, v.optional(v.positive("a zero margin would let a zero score count as correct")),
            "float | None",
            "how far past the threshold a total must lie to count as right (None: exact for integer data)",
@@ -440,7 +443,7 @@ OPTIONS: tuple[Option, ...] = (
            refused=(Refusal(_RISK, "missing charges each row where a used feature is missing as one misclassified "
                                    "row (a 0-1 loss of 1 per row); the logistic loss of such a row depends on its "
                                    "unknown total and has no such fixed price"),),
-           names=_named("missing"), estimator=True),
+           names=_named("missing"), estimator=True, reducible=False),
     Option("zero_score", "positive", "error", v.one_of(ZERO_SCORES), "str",
            "what a total exactly at the threshold predicts: 'positive' (score >= T) or the paper's 'error' "
            "(score > T)",
@@ -451,15 +454,17 @@ OPTIONS: tuple[Option, ...] = (
     # -- the paper's specialized models (sec. 7) ------------------------------------------------------
     Option("tiers", (), ((3, 0.01),), v.tiers, "tuple[tuple[int, float], ...]",
            "PILM: (largest |points|, cost) pairs, the cost of a value in each tier (instead of C0)",
-           words=Words("tiers", _tiers_text), omit_default=True),
+           words=Words("tiers", _tiers_text), omit_default=True, reducible=False),
     Option("groups", {}, {"g": ("a", "b")}, v.groups, "Mapping[str, tuple[str, ...]]",
            "TILM: group -> its member features (disjoint)",
            words=Words("group", lambda g, members: f"{g} ({', '.join(members)})", each="group"),
-           names=_group_members, omit_default=True),
+           names=_group_members, omit_default=True, reducible=False),
     Option("group_penalty", 0.0, 0.1, v.nonneg, "float",
-           "cost of every group with a member in use", example_with=_GROUP, omit_default=True),
+           "cost of every group with a member in use", example_with=_GROUP, omit_default=True,
+           reducible=False),
     Option("rule_penalty", 0.0, 0.1, v.nonneg, "float",
-           "cost of every used member of a group beyond its first", example_with=_GROUP, omit_default=True),
+           "cost of every used member of a group beyond its first", example_with=_GROUP,
+           omit_default=True, reducible=False),
     Option("max_rules_per_group", None, 1, v.optional(v.whole(1)), "int | None",
            "most members of each group in use",
            words=Words("rules per group \u2264", str), relax=Relax(lambda x: f"max_rules_per_group={x}"),

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core.data import Dataset
 from ..core.formulation import build_formulation
-from ..core.losses import ensure_compiled
+from ..core.losses import MIN_INVERSE_MULTIPLIER, ensure_compiled
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import risk_limit_scale
@@ -48,7 +48,7 @@ from .checks import check_card
 from .conflicts import find_conflicts
 from .errors import InfeasibleError, NoSolutionError
 
-__all__ = ["fit_risk", "RISK_SEARCH_SECONDS", "RISK_WALK_WORK"]
+__all__ = ["fit_risk", "risk_card_of", "RISK_SEARCH_SECONDS", "RISK_WALK_WORK"]
 
 #: the search's budget when the spec sets no time limit (it usually ends well before)
 RISK_SEARCH_SECONDS = 2.0
@@ -201,3 +201,33 @@ def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status:
     object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))
     object.__setattr__(card, "risk", risk_rows(card, data, labels))
     return card
+
+
+def risk_card_of(data: Dataset, spec: Spec, card: ScoringSystem, *, elapsed: float = 0.0) -> ScoringSystem | None:
+    """``card``'s points, intercept and multiplier as a risk card of ``spec``, its objective (mean
+    log-loss plus what its points cost) measured under ``spec``, status ``"heuristic"`` and no
+    bound; None when it breaks a rule of ``spec`` (supports, signs, caps, the multiplier's range).
+
+    The studio uses it to judge a risk card found by background work against the card shown.
+
+    Examples
+    --------
+    >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.spec import make_spec
+    >>> data = prepare_data(np.array([[1, 0], [0, 1], [1, 1], [0, 0]]), np.array([1, 0, 1, 0]))
+    >>> spec = make_spec(loss="logistic", coef_range=(-3, 3))
+    >>> found = ScoringSystem(data.feature_names, (2, 0), -1, family="risk", multiplier=1.0)
+    >>> card = risk_card_of(data, spec, found)
+    >>> card.status, round(card.objective - card.details["log_loss"], 6) > 0
+    ('heuristic', True)
+    """
+    prob = RiskProblem.from_spec(data, spec)
+    coefs = np.array([dict(zip(card.feature_names, card.coefficients)).get(n, 0) for n in data.feature_names],
+                     dtype=float)
+    t = 1.0 / card.multiplier if card.multiplier else math.nan
+    in_range = MIN_INVERSE_MULTIPLIER <= t <= prob.t_max() if prob.scale else t == 1.0
+    if card.family != "risk" or not in_range or not prob.card_ok(coefs, int(card.intercept)):
+        return None
+    loss = prob.loss.of_margins(prob.loss.margins(coefs, card.intercept), t)
+    found = RiskCard(coefs, int(card.intercept), t, loss, prob.objective(coefs, loss))
+    return _card(data, spec, prob, found, "heuristic", card.solver or "logistic search", elapsed, None)

@@ -47,13 +47,15 @@ import pandas as pd
 from ..core.data import Dataset, prepare_data, prepare_features
 from ..fitting import card_from_result, check_card
 from ..core.formulation import Formulation, build_formulation
+from ..core.options import OPTIONS
 from ..core.scoring import ScoringSystem
 from ..solvers.base import SolveResult, relative_gap
 from ..core.spec import Spec, make_spec
 
 __all__ = ["reduce_data", "ReductionResult", "lp_relaxation"]
 
-_UNSUPPORTED = ("max_fpr", "min_tpr", "class_weights", "missing", "tiers", "groups", "group_penalty", "rule_penalty")
+# options whose budget or cost would change with the removed rows (a column of the options table)
+_UNSUPPORTED = tuple(row.name for row in OPTIONS if not row.reducible)
 
 
 # -- the LP relaxation ------------------------------------------------------------------------------

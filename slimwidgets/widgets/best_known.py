@@ -1,10 +1,13 @@
 """The best card known for the studio's settings: a card found by background work (the
 alternatives, the frontier, the size path) that meets every setting and beats the card shown
-on the settings' own objective becomes the card, with what was proven restated for it."""
+on the settings' own objective becomes the card, with what was proven restated for it. Decision
+cards are judged by their objective under the settings (error, or TPR under a cap, and the cost of
+their points), risk cards by theirs (mean log-loss and the cost of their points)."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -13,6 +16,7 @@ from ..core.formulation import Formulation, build_formulation
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..fitting import card_from_result, check_card
+from ..fitting.risk_driver import risk_card_of
 from ..solvers.base import SolveResult, relative_gap
 from .card_status import cost_text, optimised_measure, status_of
 
@@ -44,15 +48,18 @@ class BestKnown:
 
         The bound proven for ``shown`` holds for every card of ``spec``, so the new card keeps
         it: "optimal" when the bound reaches the new card's objective, else "feasible" with the
-        gap that is left. Decision cards only (a risk card's alternatives are ranked by the
-        search that found them).
+        gap that is left. A risk card is judged the same way on its objective (mean log-loss and
+        the cost of its points; its multiplier must be one ``spec`` allows).
         """
-        if shown.family != "slim" or candidate.family != "slim" or shown.status == "optimal":
+        if shown.family != candidate.family or shown.family not in ("slim", "risk") or shown.status == "optimal":
             return None
-        if candidate.coefficients == shown.coefficients and candidate.intercept == shown.intercept:
+        if candidate.coefficients == shown.coefficients and candidate.intercept == shown.intercept \
+                and candidate.multiplier == shown.multiplier:
             return None
         if check_card(candidate, self.data, spec):
             return None
+        if shown.family == "risk":
+            return self._better_risk(spec, shown, candidate)
         form = self._form(spec)
         now = form.objective_of(np.asarray(shown.coefficients, dtype=float), shown.intercept)
         new = form.objective_of(np.asarray(candidate.coefficients, dtype=float), candidate.intercept)
@@ -64,6 +71,18 @@ class BestKnown:
                              int(candidate.intercept), new, min(bound, new), gap, shown.solve_time or 0.0,
                              candidate.solver)
         return card_from_result(self.data, spec, form, result)
+
+    def _better_risk(self, spec: Spec, shown: ScoringSystem, candidate: ScoringSystem) -> ScoringSystem | None:
+        """A risk ``candidate`` as a card of ``spec`` when its objective beats ``shown``'s."""
+        card = risk_card_of(self.data, spec, candidate, elapsed=shown.solve_time or 0.0)
+        now = shown.objective
+        if card is None or now is None or not card.objective < now - TIE * max(1.0, abs(now)):
+            return None
+        if shown.bound is None or not math.isfinite(shown.bound):
+            return card
+        bound = min(shown.bound, card.objective)
+        gap = relative_gap(card.objective, bound)
+        return replace(card, status="optimal" if gap == 0.0 else "heuristic", bound=bound, gap=gap)
 
 
 class BestKnownControls:

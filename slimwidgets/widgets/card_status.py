@@ -7,6 +7,8 @@ import math
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..core.data import Dataset
 from ..core.scoring import Metrics, ScoringSystem
 from ..core.spec import Spec
@@ -15,7 +17,8 @@ from ..core.wording import spec_changes
 from ..fitting import check_card
 
 __all__ = ["Status", "status_of", "edit_cost", "signed", "edited_status", "load_notice", "optimised_measure",
-           "change_text", "cost_text", "LOST_SOLVER"]
+           "change_text", "cost_text", "LOST_SOLVER", "figure_to_beat", "trivial_figure", "showing_bar",
+           "worth_showing"]
 
 #: the notice when a solve lost its solver process (the solver module has started a new one)
 LOST_SOLVER = ("the solver process was lost (the system stops it when memory runs out): showing the best card "
@@ -100,6 +103,8 @@ def optimised_measure(spec: Spec) -> str:
 def cost_text(new: Metrics, old: Metrics, measure: str) -> str:
     """How ``new`` differs from ``old`` in points, the optimised figure first and then the one
     it trades against ("TPR −9.9 pt · FPR −3.1 pt" under a cap; "error +0.2 pt" without)."""
+    if measure == "log-loss" and new.log_loss is not None and old.log_loss is not None:
+        return f"log-loss {signed(new.log_loss - old.log_loss, 4)}"
     keys = {"tpr": ("tpr", "fpr"), "fpr": ("fpr", "tpr")}.get(measure, ("error",))
     return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(getattr(new, k) - getattr(old, k))}"
                       for k in keys)
@@ -138,6 +143,64 @@ def one_class(card: ScoringSystem) -> bool:
     a trivial card, never shown while a solve runs."""
     m = card.train_metrics
     return m is not None and m.tpr == m.fpr and m.tpr in (0.0, 1.0)
+
+
+def figure_to_beat(card: ScoringSystem, measure: str) -> float:
+    """The figure ``measure`` (see :func:`optimised_measure`) of ``card`` on its training rows,
+    turned so that lower is better: error, −TPR, FPR or log-loss."""
+    m = card.train_metrics
+    if m is None:
+        return math.inf
+    if measure == "log-loss":
+        return m.log_loss if m.log_loss is not None else math.inf
+    return {"tpr": -m.tpr, "fpr": m.fpr}.get(measure, m.error)
+
+
+def trivial_figure(data: Dataset, spec: Spec) -> float:
+    """What the best one-class card (or, for risk cards, the base rate alone) reaches on the
+    figure ``spec`` optimises, turned as :func:`figure_to_beat`: a running solve's card that does
+    no better is not worth showing. Under class weights the plain error of the best card may
+    exceed the trivial card's, so no bar is set (``inf``).
+
+    >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.spec import make_spec
+    >>> data = prepare_data(np.array([[1], [0], [1], [0]]), np.array([1, 0, 0, 0]))
+    >>> trivial_figure(data, make_spec()), trivial_figure(data, make_spec(max_fpr=0.5))
+    (0.25, 0.0)
+    >>> round(trivial_figure(data, make_spec(loss="logistic")), 4)  # -(p log p + (1-p) log(1-p)) at p = 1/4
+    0.5623
+    """
+    measure = optimised_measure(spec)
+    w = np.asarray(data.weight, dtype=float)
+    p = float(w[np.asarray(data.y) == 1].sum() / w.sum())
+    if measure == "log-loss":
+        return 0.0 if p in (0.0, 1.0) else -(p * math.log(p) + (1 - p) * math.log(1 - p))
+    if measure in ("tpr", "fpr"):
+        return {"tpr": 0.0, "fpr": 1.0}[measure]  # all negative (TPR 0: −TPR is 0), all positive (FPR 1)
+    return math.inf if spec.class_weights is not None else min(p, 1 - p)
+
+
+def showing_bar(data: Dataset, spec: Spec, known: list[ScoringSystem | None]) -> float:
+    """What a running solve's card must reach on the figure ``spec`` optimises before it takes
+    the screen: the trivial card's figure, or a ``known`` card's (the card shown, the nearest
+    solved one) when that card meets every setting of ``spec``, whichever is better."""
+    measure, family = optimised_measure(spec), "risk" if spec.loss == "logistic" else None
+    figures = [trivial_figure(data, spec)]
+    for card in known:
+        if card is None or (card.family == "risk") != (family == "risk") or card.zero_score != spec.zero_score:
+            continue
+        if measure == "error" and spec.class_weights is not None:
+            continue  # the weighted error is what is optimised, not the plain error read here
+        if not check_card(card, data, spec):
+            figures.append(figure_to_beat(card, measure))
+    return min(figures)
+
+
+def worth_showing(card: ScoringSystem, bar: float, measure: str) -> bool:
+    """Whether a running solve's ``card`` is at least as good as ``bar`` (from
+    :func:`figure_to_beat` or :func:`trivial_figure`) on the figure the settings optimise, and
+    not a one-class card: until then the previous card stays on screen, dimmed."""
+    return not one_class(card) and figure_to_beat(card, measure) <= bar + 1e-12
 
 
 def edited_status(edited: ScoringSystem, base: ScoringSystem | None, data: Dataset, spec: Spec) -> Status:

@@ -20,6 +20,9 @@ __all__ = ["roc_chart", "sparsity_chart", "roc_datasets", "sparsity_datasets", "
            "best_by_size", "risk_roc_chart", "risk_roc_datasets", "calibration_chart", "calibration_datasets"]
 
 WIDTH, HEIGHT = 330, 230
+# The studio updates a drawn chart's data in place (the size path fills in, a new card moves): the
+# layout is measured again each time, so axis labels that grow (log-loss "0.440") are never cut off.
+FIT_LABELS = alt.AutoSizeParams(type="pad", resize=True)
 FRONTIER_COLOR = "#1f5fa8"
 CARD_COLOR = "#d1495b"
 ROC_COLOR = "#8a8a8a"
@@ -168,7 +171,7 @@ def roc_chart(frontier: pd.DataFrame | None, roc: pd.DataFrame | None, card: pd.
         x=x, y=y, tooltip=[_pct("tpr", "TPR"), _pct("fpr", "FPR"), alt.Tooltip("size:Q", title="features"),
                            alt.Tooltip("status:N", title="status")] + measured_on)
     return alt.layer(cap_rule, own_roc, front_line, front_pts, me).properties(
-        width=WIDTH, height=HEIGHT, title="ROC plane (train and held-out)" if held_out else "ROC plane (train)")
+        width=WIDTH, height=HEIGHT, autosize=FIT_LABELS, title="ROC plane (train and held-out)" if held_out else "ROC plane (train)")
 
 
 def sparsity_chart(path: pd.DataFrame | None, card: pd.DataFrame | None, held_out: bool = False,
@@ -199,7 +202,7 @@ def sparsity_chart(path: pd.DataFrame | None, card: pd.DataFrame | None, held_ou
         x=x, y=y, tooltip=[_pct("error", "error"), alt.Tooltip("size:Q", title="features"),
                            alt.Tooltip("status:N", title="status")])
     title = "sparsity: error by size (train and held-out)" if held_out else "sparsity: train error by size"
-    return alt.layer(line, pts, me).properties(width=WIDTH, height=HEIGHT, title=title)
+    return alt.layer(line, pts, me).properties(width=WIDTH, height=HEIGHT, autosize=FIT_LABELS, title=title)
 
 
 # -- risk cards ---------------------------------------------------------------------------------------
@@ -245,7 +248,7 @@ def risk_roc_chart(roc: pd.DataFrame | None, card: pd.DataFrame | None, held_out
                                                fontWeight="bold").encode(
         x=alt.value(WIDTH), y=alt.value(HEIGHT), text="text:N")
     return alt.layer(chance, line, points, auc).properties(
-        width=WIDTH, height=HEIGHT, title=alt.TitleParams(
+        width=WIDTH, height=HEIGHT, autosize=FIT_LABELS, title=alt.TitleParams(
             "ROC of this risk card, over its score thresholds",
             subtitle="the FPR-cap frontier is for decision cards"))
 
@@ -284,7 +287,7 @@ def calibration_chart(bands: pd.DataFrame | None, held_out: bool = False) -> alt
     points = base.mark_point(filled=True, opacity=1).encode(
         y=y, size=alt.Size("rows:Q", legend=None, scale=alt.Scale(range=[30, 200])), tooltip=tips)
     return alt.layer(diagonal, bars, points).properties(
-        width=WIDTH, height=HEIGHT, title=alt.TitleParams(
+        width=WIDTH, height=HEIGHT, autosize=FIT_LABELS, title=alt.TitleParams(
             "calibration: predicted risk against what happened",
             subtitle="per band of total scores (sparse scores grouped); on the diagonal the risks are right"))
 
@@ -306,7 +309,7 @@ def _log_loss_by_size(path: pd.DataFrame | None, card: pd.DataFrame | None, held
         shape="diamond", filled=True, size=160, opacity=1, stroke="white", strokeWidth=1), THIS_CARD, legend).encode(
         x=x, y=y, tooltip=tips)
     title = "sparsity: log-loss by size (train and held-out)" if held_out else "sparsity: train log-loss by size"
-    return alt.layer(line, pts, me).properties(width=WIDTH, height=HEIGHT, title=title)
+    return alt.layer(line, pts, me).properties(width=WIDTH, height=HEIGHT, autosize=FIT_LABELS, title=title)
 
 
 def split_datasets(chart: alt.TopLevelMixin | dict) -> tuple[dict, dict[str, list]]:

@@ -53,15 +53,17 @@ from ..fitting import check_card
 from ..fitting.cards import card_from_incumbent
 from ..solvers.base import Incumbent
 from .best_known import BestKnown, BestKnownControls
-from .card_status import LOST_SOLVER, Status, edit_cost, edited_status, load_notice, one_class, same_figures, signed, status_of
+from .card_status import (LOST_SOLVER, Status, edit_cost, edited_status, load_notice, optimised_measure, same_figures,
+                          showing_bar, signed, status_of, worth_showing)
 from .exports import EXPORT_FORMATS, export_card
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .holdout import prepare_validation, risk_frame, split_holdout, studio_data, train_metrics
+from .lifecycle import WaitAndClose
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
 from .solving import Failure, SolveCache
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
-from .warmup import WARMING_TEXT, RiskWarmup
+from .warmup import RiskWarmup, WarmupControls
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
 
 __all__ = [
@@ -80,7 +82,8 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 
 # -- the controller --------------------------------------------------------------------------------
-class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls):
+class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls, WaitAndClose,
+                 WarmupControls):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -91,7 +94,8 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
     :class:`~.rashomon.AlternativesControls`), the best card known from background work
     (:class:`~.best_known.BestKnownControls`), the solves and their cache
     (:class:`~slimwidgets.widgets.solving.SolveCache`), the held-out rows
-    (:mod:`~slimwidgets.widgets.holdout`), the status wording (:mod:`~.card_status`).
+    (:mod:`~slimwidgets.widgets.holdout`), the status wording (:mod:`~.card_status`), waiting
+    and closing (:class:`~slimwidgets.widgets.lifecycle.WaitAndClose`).
 
     Parameters
     ----------
@@ -127,7 +131,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         self._listeners: list[Callable[[set], None]] = []
         self._solver = SolveCache(data, self.measured, self._lock)
         self._best = BestKnown(data)
-        self._warmup = RiskWarmup()
+        self._warmup = RiskWarmup(self._warming_progress)
         self._gen = 0
         self.spec: Spec = spec
         self._card: ScoringSystem | None = None
@@ -248,9 +252,9 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
             else:
                 self._scheduler.submit((self._gen, spec, action))
                 self._undo.drop_redo()  # a new request drops the redo tail
-                # the previous card stays on screen (dimmed) until the first incumbent arrives
+                # the previous card stays on screen (dimmed) until a card as good arrives (see _solve_job)
                 warming = spec.loss == FAMILY_LOSS["risk"] and self._warmup.busy
-                self.status = Status("solving", WARMING_TEXT if warming else "solving…", started=time.time())
+                self.status = Status("solving", self._warmup.text() if warming else "solving…", started=time.time())
         self._plan_background(also=("spec", "card", "notice"))
 
     # -- edit -----------------------------------------------------------------------------------
@@ -348,50 +352,6 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         held_out = None if self.validation is None else dataset_rows(self.validation)
         return report(card, *dataset_rows(self.data), test=held_out, progress=False)
 
-    # -- waiting and closing ---------------------------------------------------------------------
-    def wait(self, timeout: float | None = 60.0) -> bool:
-        """Block until the current spec is settled (tests, scripts); False on timeout."""
-        end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            if not self._scheduler.busy and self.status.state != "solving":
-                return True
-            if end is not None and time.monotonic() > end:
-                return False
-            time.sleep(0.01)
-
-    def wait_background(self, timeout: float | None = 120.0) -> bool:
-        return self.sweeps.queue.wait_idle(timeout)
-
-    def threads(self) -> list[threading.Thread]:
-        """This controller's live worker threads."""
-        workers = (self._scheduler.thread, self.sweeps.queue.thread, self.alts.queue.thread, self._warmup.thread)
-        return [t for t in workers if t is not None and t.is_alive()]
-
-    def close(self, timeout: float = 10.0) -> bool:
-        """Stop both workers (interrupting running solves); True when no thread is left."""
-        with self._lock:
-            self._closed = True
-            self._gen += 1
-        a = self._scheduler.close(timeout)
-        b = self.sweeps.queue.close(timeout)
-        return self.alts.close(timeout) and self._warmup.join(timeout) and a and b
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise RuntimeError("the studio is closed")
-
-    def __del__(self) -> None:
-        try:
-            self._scheduler.close(0)
-            self.sweeps.queue.close(0)
-            self.alts.close(0)
-        except Exception:
-            pass
-
     # -- internals: showing cards ------------------------------------------------------------------
     def _card_solving(self, card: ScoringSystem | None, status: Status) -> None:
         self._card, self._base, self.status = card, None, status
@@ -447,11 +407,12 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         cached = self._cache.get(spec.key())
         started = time.time()
         finished = threading.Event()  # set (under the lock) once the solve's own result is shown
+        measure, bar = optimised_measure(spec), showing_bar(self.data, spec, [self._card, self._solver.nearest(spec)])
 
         def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
             card = self._incumbent_card(spec, inc)
-            if one_class(card):
-                return  # a trivial card never flashes: the previous card stays, dimmed, until a real one
+            if not worth_showing(card, bar, measure):
+                return  # no trivial or poorer card flashes: the previous card stays, dimmed, until one as good
             status = status_of(card, solving_since=started)
             with self._lock:
                 if gen != self._gen or finished.is_set():
@@ -462,6 +423,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                     return  # the same figures with other points: the card shown stays, nothing reshuffles
                 self._card_solving(card, status)
             self._emit("card")
+            self._warmup.start()  # a card is on screen: the risk kernels compile meanwhile, for a first switch
 
         throttle = Throttle(show, self.incumbent_interval)
 

@@ -1,27 +1,47 @@
 """The risk family without surprise: the risk search's compiled kernels are compiled (or loaded
-from numba's cache) on a thread of their own once the studio's first card is settled, so that
-the first switch to risk cards does not wait for a compile; while it runs, a risk solve says so."""
+from numba's cache) on a thread of their own as soon as the studio shows its first card, so that
+the first switch to risk cards does not wait for a compile; while it runs, a risk solve says so,
+and how far the compile has come."""
 
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
+from typing import Callable
 
 from .scheduler import THREAD_PREFIX
 
-__all__ = ["RiskWarmup", "WARMING_TEXT"]
+__all__ = ["RiskWarmup", "WARMING_TEXT", "WARMING_HEAD", "WarmupControls", "warming_text"]
 
-#: the status line of a risk solve that waits for the compile
-WARMING_TEXT = "solving… · getting the risk search ready: its kernels compile once (about 15 s), then it solves"
+#: how the status line of a risk solve that waits for the compile begins
+WARMING_HEAD = "solving… · getting the risk search ready"
+#: the status line of a risk solve that waits for the compile (before its first kernel is ready)
+WARMING_TEXT = WARMING_HEAD + ": its kernels compile once (about 15 s), then it solves"
+
+
+def warming_text(done: int, total: int) -> str:
+    """The status line of a risk solve waiting for the compile, ``done`` of ``total`` kernels ready.
+
+    >>> warming_text(0, 4) == WARMING_TEXT
+    True
+    >>> warming_text(2, 4)
+    'solving… · getting the risk search ready: 2 of its 4 kernels compiled (once, about 15 s in all), then it solves'
+    """
+    if done <= 0:
+        return WARMING_TEXT
+    return f"{WARMING_HEAD}: {done} of its {total} kernels compiled (once, about 15 s in all), then it solves"
 
 
 class RiskWarmup:
     """Compiles the risk kernels in the background, once per process (numba caches them on
-    disk, so a later process only loads them)."""
+    disk, so a later process only loads them); ``on_progress(done, total)`` after each kernel."""
 
     _done = threading.Event()  # per process: compiled kernels serve every studio
 
-    def __init__(self) -> None:
+    def __init__(self, on_progress: Callable[[int, int], None] | None = None) -> None:
         self.thread: threading.Thread | None = None
+        self.progress = (0, 0)  # kernels compiled, of how many
+        self._on_progress = on_progress
 
     def start(self) -> None:
         if self.thread is None and not self._done.is_set():
@@ -33,10 +53,21 @@ class RiskWarmup:
         from ..solvers.risk_tree import ensure_tree_compiled
 
         try:
-            ensure_compiled()
-            ensure_tree_compiled()  # the proof by supports' kernels, which every risk fit runs
+            # the loss's kernels, then the proof by supports' (which every risk fit runs): one count
+            ensure_compiled(lambda done, total: self._step(done, total + 1))
+            ensure_tree_compiled()
+            self._step(*(2 * [self.progress[1]]))
         finally:
             RiskWarmup._done.set()
+
+    def _step(self, done: int, total: int) -> None:
+        self.progress = (done, total)
+        if self._on_progress is not None:
+            self._on_progress(done, total)
+
+    def text(self) -> str:
+        """What a risk solve that waits for this compile says now."""
+        return warming_text(*self.progress)
 
     @property
     def busy(self) -> bool:
@@ -47,3 +78,16 @@ class RiskWarmup:
         if self.thread is not None:
             self.thread.join(timeout)
         return not self.busy
+
+
+class WarmupControls:
+    """The compile's progress on the status line of :class:`~slimwidgets.widgets.controller.Controller`
+    (a mixin: its ``_warmup`` reports here)."""
+
+    def _warming_progress(self, done: int, total: int) -> None:
+        """A kernel compiled: a risk solve waiting for the compile says how far it has come."""
+        with self._lock:
+            if self._closed or self.status.state != "solving" or not self.status.text.startswith(WARMING_HEAD):
+                return
+            self.status = replace(self.status, text=warming_text(done, total))
+        self._emit("card")

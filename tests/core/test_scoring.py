@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.core.scoring import SCHEMA_VERSION, ScoringSystem, _checksum
+from slimwidgets.core.card_json import _checksum
+from slimwidgets.core.scoring import SCHEMA_VERSION, ScoringSystem
 
 SMALL = {"coef_range": (-3, 3)}
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -6,9 +6,10 @@ point into one (Enter) supersedes the solve: the kernel shows the edited card an
 from __future__ import annotations
 
 import json
+import re
 import time
 
-from lab import card_in_page, open_notebook, run_first_cell
+from lab import HEIGHT, WIDTHS, card_in_page, open_notebook, run_first_cell, side_panel
 
 NOTEBOOK = "calm.ipynb"
 CELL = """\
@@ -103,8 +104,9 @@ studio"""
 
 def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
     """During a slider move, recorded in the page: the previous card stays dimmed with "solving
-    for the new settings…" until a real card arrives; no card that predicts one class for everyone
-    is shown; the status line is redrawn only when its text changes; "proven" only on the settled
+    for the new settings…" until a card at least as good arrives; no card that predicts one class
+    for everyone, nor one below the previous card's TPR (which meets the looser cap), is shown;
+    the status line is redrawn only when its text changes; "proven" only on the settled
     card; the last card shown is the one the kernel holds."""
     assert data_env, "the paper's data (SLIMWIDGETS_DATA) are needed for a solve that streams incumbents"
     k = open_notebook(lab, page, kernel_for, "calm_move.ipynb", [MOVE_CELL])
@@ -112,6 +114,7 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
     try:
         assert k.value("studio.wait(120)")
         page.wait_for_function("() => document.querySelector('.sw-card-view .sw-card').dataset.state !== 'solving'")
+        before_tpr = k.value("round(100 * studio.scoring_system.train_metrics.tpr, 1)")
         page.evaluate(RECORD)
         page.locator(".sw-max-fpr .noUi-handle").first.focus()
         for _ in range(5):  # 0.20 -> 0.25: five key presses, one new spec after the debounce
@@ -133,6 +136,9 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
             assert not s["proven"] and "proven" not in s["text"], s  # nothing is proven about a passing card
             if s["previous"]:
                 assert s["note"].startswith("solving for the new settings"), s
+            else:  # the card shown meets the looser cap: no card of the new solve below its TPR
+                tpr = re.search(r"TPR (\d+(?:\.\d+)?) %", s["text"])
+                assert tpr is None or float(tpr.group(1)) >= before_tpr, (s, before_tpr)
         # the status line is redrawn only when what it says changes
         for a, b in zip(seen, seen[1:]):
             if not b["sameStatusNode"]:
@@ -146,6 +152,19 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
                         "studio.scoring_system.coefficients)}, 'text': studio.controller.status.text}")
         assert last["state"] != "solving" and last["text"] == truth["text"]
         assert dict(json.loads(last["points"])) == truth["points"]
+        # what a move looks like at each width, the side panel open: the previous card dimmed, then the new one
+        side_panel(page, True)
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            page.evaluate("() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})")
+            page.locator(".sw-max-fpr .noUi-handle").first.focus()
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_selector(".sw-card-view .sw-card[data-state='solving']", timeout=30_000)
+            shot(page, f"calm-solving-{width}-panel-open")
+            assert k.value("studio.wait(120)")
+            page.wait_for_function("() => document.querySelector('.sw-card-view .sw-card').dataset.state !== 'solving'",
+                                   timeout=30_000)
+            shot(page, f"calm-settled-{width}-panel-open")
         assert page.blocked_requests == [] and page.page_errors == [], (page.blocked_requests, page.page_errors)
     finally:
         k.run("studio.close()")

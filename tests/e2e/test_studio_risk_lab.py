@@ -27,11 +27,13 @@ PLACE = """(sel) => {
   node.scrollIntoView({block: 'start'});
   const b = box(node);
   const scrolling = [];
-  for (let e = node; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
+  const check = (e) => {
     const style = getComputedStyle(e);
     if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
       scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
-  }
+  };
+  for (let e = node; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) check(e);
+  node.querySelectorAll('*').forEach(check);  // inside it too: a table that scrolls in its own box
   return {area, box: b, scrolling};
 }"""
 
@@ -84,5 +86,54 @@ def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, k
         page.click(".sw-family button:has-text('decision card')")  # back: the margin comes back
         page.wait_for_function("() => !document.querySelector('.sw-risk-table')", timeout=120_000)
         assert k.value("studio.spec.max_fpr") == 0.2 and k.value("studio.spec.margin") == 0.5
+    finally:
+        k.run("studio.close()")
+
+
+PATH_CELL = """\
+from slimwidgets.datasets import load_demo
+from slimwidgets.widgets import Studio
+X, y = load_demo(n_features=6)
+studio = Studio(X, y, loss="logistic", time_limit=1.0, max_path_size=4, alternatives=False, holdout=0.25,
+                random_state=0)
+studio"""
+
+# every text of a chart (axis labels and titles, legend) against the chart's own box and the notebook
+TEXTS = """(sel) => {
+  const node = document.querySelector(sel);
+  node.scrollIntoView({block: 'start'});
+  const svg = node.querySelector('svg');
+  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
+  const chart = box(svg);
+  const out = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim())
+    .map((t) => ({text: t.textContent, ...box(t)}))
+    .filter((t) => t.left < Math.max(chart.left, area.left) - 0.5 || t.right > Math.min(chart.right, area.right) + 0.5
+                   || t.top < chart.top - 0.5 || t.bottom > chart.bottom + 0.5);
+  const labels = [...svg.querySelectorAll('.role-axis-label text')].map((t) => t.textContent);
+  return {chart, area, out, labels};
+}"""
+
+
+def test_the_log_loss_by_size_chart_shows_its_whole_axes(lab, page, kernel_for, shot):
+    """A risk studio's size path drawn as log-loss by size: at 800, 1000, 1280 and 1600 px with the
+    side panel open, every label and title of the chart lies inside the chart and the notebook."""
+    page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
+    k = open_notebook(lab, page, kernel_for, "risk_path.ipynb", [PATH_CELL])
+    run_first_cell(page)
+    try:
+        end = time.monotonic() + 300
+        while not (k.value("studio.wait(1)") and k.value("studio.controller.wait_background(1)")):
+            assert time.monotonic() < end, "the studio's size path did not finish"
+        page.wait_for_function("() => [...document.querySelectorAll('.sw-path svg text')]"
+                               ".some((t) => t.textContent.includes('log-loss'))", timeout=60_000)
+        side_panel(page, True)
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            page.wait_for_timeout(400)
+            seen = page.evaluate(TEXTS, ".sw-path")
+            assert seen["out"] == [], f"{width} px: chart texts cut off: {seen}"
+            assert len([t for t in seen["labels"] if t.startswith("0.")]) >= 2, seen["labels"]  # the y labels drawn
+            shot(page, f"log-loss-by-size-{width}-panel-open")
     finally:
         k.run("studio.close()")

@@ -114,3 +114,17 @@ def test_removed_rows_are_not_undone_by_card_simplification():
     card = red.fit()
     assert red.respects(card) and card.status == "optimal"
     assert card.objective == pytest.approx(full.objective, abs=1e-12)
+
+
+def test_the_options_it_refuses_are_a_column_of_the_options_table():
+    """reduce_data refuses exactly the table's rows marked not reducible, each by its name, with its
+    example value; the rows are the ones whose budget or cost changes with removed rows."""
+    from slimwidgets.core.options import OPTIONS
+
+    refused = [row for row in OPTIONS if not row.reducible]
+    assert sorted(row.name for row in refused) == sorted(
+        ["max_fpr", "min_tpr", "class_weights", "missing", "tiers", "groups", "group_penalty", "rule_penalty"])
+    X, y = small(1)
+    for row in refused:
+        with pytest.raises(ValueError, match=f"does not support {row.name}:"):
+            reduce_data(X, y, **{row.name: row.example})

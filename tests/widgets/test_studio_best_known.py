@@ -118,3 +118,71 @@ def test_nothing_known_beats_the_card_shown_after_background_work(heart):
         assert f"{len(ahead)} of them better than the card shown" in view["state"]["text"]
     finally:
         assert c.close()
+
+
+def test_a_better_risk_card_from_background_work_becomes_the_card():
+    """Risk cards too (issue 20 item 1): the shown card is what a stopped solve leaves (a worse
+    card, the solved card's bound); the background search offers the better one; it becomes the
+    card by log-loss, one undo step, one line, the proof restated; worse or equal cards change nothing."""
+    from dataclasses import replace
+
+    from slimwidgets.datasets import load_demo
+    from slimwidgets.fitting.risk_driver import risk_card_of
+    from slimwidgets.solvers.base import relative_gap
+    from slimwidgets.widgets.card_status import status_of
+
+    X, y = load_demo(n_features=8)
+    c = Controller(X, y, loss="logistic", time_limit=10, frontier=False, alternatives=False)
+    try:
+        assert c.wait(300)
+        solved = c.card
+        assert solved.family == "risk" and solved.objective is not None
+        worse = risk_card_of(c.data, c.spec, solved.with_points({}, intercept=solved.intercept - 1))
+        assert worse is not None and worse.objective > solved.objective
+        if solved.bound is not None:
+            worse = replace(worse, bound=solved.bound, gap=relative_gap(worse.objective, solved.bound))
+        worse = c.measured(worse)
+        with c._lock:
+            c._push(worse, c.spec, status_of(worse), "solve", None)
+        steps = len(c.history)
+        assert c.offer(solved, "the alternatives search")
+        card = c.card
+        assert (card.coefficients, card.intercept, card.multiplier) == (
+            solved.coefficients, solved.intercept, solved.multiplier)
+        assert card.objective == pytest.approx(solved.objective) and card.spec == c.spec
+        assert [h.action for h in c.history[steps:]] == ["promote"]
+        assert c.notice.startswith("the alternatives search found a better card for these settings (log-loss \u2212")
+        assert "\n" not in c.notice and "undo goes back" in c.notice
+        assert sw.check_card(card, c.data, c.spec) == []
+        assert c.status.text == sw.describe(card, validation=card.validation_metrics).headline
+        if solved.status == "optimal":  # the bound carried over reaches the new card: proven again
+            assert card.status == "optimal" and c.status.proven
+        assert not c.offer(solved, "the size path") and not c.offer(worse, "the size path")
+        assert c.undo() and c.card is worse
+    finally:
+        assert c.close()
+
+
+def test_a_risk_card_the_settings_do_not_allow_never_becomes_the_card():
+    """A better risk card with a multiplier the settings forbid (scale=False: m = 1), or a decision
+    card offered for a risk card, is not taken."""
+    from dataclasses import replace
+
+    from slimwidgets.datasets import load_demo
+    from slimwidgets.fitting.risk_driver import risk_card_of
+    from slimwidgets.widgets.best_known import BestKnown
+
+    X, y = load_demo(n_features=6)
+    scaled = sw.fit(X, y, loss="logistic", time_limit=10)
+    fixed = sw.fit(X, y, loss="logistic", scale=False, time_limit=10)
+    c = Controller(X, y, loss="logistic", scale=False, time_limit=10, start=False, frontier=False,
+                   alternatives=False)
+    judge, spec = BestKnown(c.data), c.spec
+    shown = risk_card_of(c.data, spec, fixed.with_points({}, intercept=fixed.intercept - 1))  # worse
+    shown = replace(shown, objective=shown.objective + 1.0)  # any allowed card beats it
+    assert judge.better(spec, shown, fixed) is not None
+    if scaled.multiplier != 1.0:
+        assert judge.better(spec, shown, scaled) is None
+    decision = sw.fit(X, y, time_limit=10)
+    assert judge.better(spec, shown, decision) is None
+    c.close()

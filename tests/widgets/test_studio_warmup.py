@@ -1,13 +1,16 @@
 """The risk family without surprise (issue 20 item 3): the risk kernels compile in the
-background once the first card is settled, and a risk solve that would wait for them says so."""
+background once a card is on screen, and a risk solve that would wait for them says so, and how
+far the compile has come."""
 
 from __future__ import annotations
 
 import threading
 
+import pytest
+
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.controller import Controller
-from slimwidgets.widgets.warmup import WARMING_TEXT, RiskWarmup
+from slimwidgets.widgets.warmup import WARMING_TEXT, RiskWarmup, warming_text
 
 
 def test_the_risk_kernels_are_ready_before_the_first_switch():
@@ -25,20 +28,46 @@ def test_the_risk_kernels_are_ready_before_the_first_switch():
         assert c.close()
 
 
-def test_a_risk_switch_during_the_compile_says_so():
+@pytest.fixture
+def compiling():
+    """A settled studio whose compile is still running (a thread that waits, standing in for it,
+    until the test sets ``release``)."""
     X, y = load_demo(n_features=5)
     c = Controller(X, y, time_limit=1.0, frontier=False, alternatives=False)
     release = threading.Event()
     try:
         assert c.wait(300)
         c._warmup.join(300)
-        # the compile still running when the user switches (a thread that waits, standing in for it)
         c._warmup.thread = threading.Thread(target=release.wait, daemon=True)
         c._warmup.thread.start()
-        c.set_family("risk")
-        assert c.status.state == "solving" and c.status.text == WARMING_TEXT
-        release.set()
-        assert c.wait(300) and c.card.family == "risk" and c.status.text != WARMING_TEXT
+        yield c, release
     finally:
         release.set()
         assert c.close()
+
+
+def test_a_risk_switch_during_the_compile_says_so(compiling):
+    c, release = compiling
+    c.set_family("risk")
+    assert c.status.state == "solving" and c.status.text == WARMING_TEXT
+    release.set()
+    assert c.wait(300) and c.card.family == "risk" and c.status.text != WARMING_TEXT
+
+
+def test_a_risk_switch_during_the_compile_says_how_far_it_has_come(compiling):
+    """Each kernel compiled moves the waiting risk solve's status line on ("2 of its 4 kernels
+    compiled"); a switch made once some kernels are ready says so at once; a settled card is left alone."""
+    c, release = compiling
+    seen = []
+    c.subscribe(lambda events: seen.append(c.status.text) if "card" in events else None)
+    c._warmup._step(1, 4)  # one kernel ready before the switch
+    c.set_family("risk")
+    assert c.status.text == warming_text(1, 4) and "1 of its 4 kernels compiled" in c.status.text
+    c._warmup._step(2, 4)
+    assert c.status.state == "solving" and c.status.text == warming_text(2, 4)
+    assert seen[-1] == warming_text(2, 4)  # the view was told
+    release.set()
+    assert c.wait(300) and c.card.family == "risk"
+    settled = c.status.text
+    c._warmup._step(3, 4)  # a late report changes nothing once the risk card is settled
+    assert c.status.text == settled and "kernels" not in settled
