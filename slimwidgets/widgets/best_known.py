@@ -51,6 +51,8 @@ class BestKnown:
             return None
         if candidate.coefficients == shown.coefficients and candidate.intercept == shown.intercept:
             return None
+        if tuple(candidate.feature_names) != tuple(self.data.feature_names):
+            return None  # found on the rules of other cut points
         if check_card(candidate, self.data, spec):
             return None
         form = self._form(spec)
