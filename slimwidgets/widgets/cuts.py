@@ -219,10 +219,12 @@ class CutEditing:
                         "error": self.cut_errors.get(name)})
         return out
 
-    def set_cuts(self, variable: str, cuts: Sequence[Any], typed: str | None = None) -> Spec:
+    def set_cuts(self, variable: str, cuts: Sequence[Any], *, typed: str | None = None, op: str = "set",
+                 old: float | None = None) -> Spec:
         """Give ``variable`` these cut points (its rules fit again, the card re-solved): one undo
-        step. Refused (``ValueError``, nothing changed, said in :attr:`cut_errors`) when a cut is
-        not a number, lies outside the training values or is given twice, or none is left."""
+        step. Refused (``ValueError``, nothing changed, said in :attr:`cut_errors` with what was
+        ``typed``, the edit ``op`` and the cut it would have moved, ``old``) when a cut is not a
+        number, lies outside the training values or is given twice, or none is left."""
         current = self.cut_points()
         if variable not in current:
             raise KeyError(f"{variable!r} is not a numeric variable of this studio's table "
@@ -234,30 +236,39 @@ class CutEditing:
         except (ValueError, KeyError) as exc:
             if typed is None:
                 typed = ", ".join(cut_text(c) if isinstance(c, float) else str(c) for c in cuts)
-            self.cut_errors = {variable: {"text": str(exc.args[0] if exc.args else exc), "typed": typed}}
-            self._emit("cuts")
+            self._refused(variable, exc, typed, op, old)
             raise
+
+    def _refused(self, variable: str, exc: Exception, typed: str, op: str, old: float | None) -> None:
+        """Keep a refused edit for the panel to say beside its variable (the typed text stays)."""
+        self.cut_errors = {variable: {"text": str(exc.args[0] if exc.args else exc), "typed": typed, "op": op,
+                                      "old": None if old is None else float(old)}}
+        self._emit("cuts")
 
     def add_cut(self, variable: str, value: Any) -> Spec:
         """Add a cut point to ``variable`` (typed text or a number)."""
-        return self._edit_cut(variable, lambda cuts, v: cuts + [v], value)
+        return self._edit_cut(variable, lambda cuts, v: cuts + [v], value, op="add")
 
     def move_cut(self, variable: str, old: float, value: Any) -> Spec:
         """Move ``variable``'s cut ``old`` to ``value``."""
-        return self._edit_cut(variable, lambda cuts, v: [v if c == float(old) else c for c in cuts], value, old)
+        return self._edit_cut(variable, lambda cuts, v: [v if c == float(old) else c for c in cuts], value, old,
+                              op="move")
 
     def remove_cut(self, variable: str, old: float) -> Spec:
         """Remove ``variable``'s cut ``old`` (its last one stays)."""
-        return self._edit_cut(variable, lambda cuts, v: [c for c in cuts if c != float(old)], None, old)
+        return self._edit_cut(variable, lambda cuts, v: [c for c in cuts if c != float(old)], None, old, op="remove")
 
-    def _edit_cut(self, variable: str, change, value: Any, old: float | None = None) -> Spec:
+    def _edit_cut(self, variable: str, change, value: Any, old: float | None = None, op: str = "set") -> Spec:
         cuts = self.cut_points().get(variable)
         if cuts is None:
             return self.set_cuts(variable, [])  # says which variables have cut points
         if old is not None and float(old) not in cuts:
-            raise ValueError(f"{variable!r} has no cut at {cut_text(float(old))} (its cuts: "
+            exc = ValueError(f"{variable!r} has no cut at {cut_text(float(old))} (its cuts: "
                              f"{', '.join(cut_text(c) for c in cuts)})")
-        return self.set_cuts(variable, change(list(cuts), value), typed=None if value is None else str(value))
+            self._refused(variable, exc, "" if value is None else str(value), op, None)
+            raise exc
+        return self.set_cuts(variable, change(list(cuts), value), typed=None if value is None else str(value), op=op,
+                             old=old)
 
     def _check_cuts(self, variable: str, values: list[float]) -> None:
         lo, hi = self._panel[variable]["min"], self._panel[variable]["max"]
