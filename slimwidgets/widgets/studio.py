@@ -146,7 +146,9 @@ def card_payload(controller: Controller) -> dict | None:
     measures = ("error", "tpr", "fpr", "n") if card.family != "risk" else ("log_loss", "auc", "n")
     table = [{"set": which, **{k: _finite(getattr(x, k)) for k in measures}}
              for which, x in (("train", m), ("validation", v)) if x is not None]
-    previous = card.spec is not None and card.spec.key() != spec.key()
+    # a card of other settings, or of the rules of other cut points, while the new one solves
+    previous = (card.spec is not None and card.spec.key() != spec.key()) or (
+        controller.rules is not None and card.rules is not controller.rules)
     return {
         "id": next(_ids), "positive": card.positive_name or str(card.positive), "threshold": card.threshold,
         "rule": card.rule,

@@ -210,6 +210,14 @@ def test_settings_carry_over_to_the_new_rules_by_variable(studio):
     assert c.rules.integer_["bmi"] is False and c.rules.rules_of("bmi") == ["bmi >= 25", "bmi >= 32.5", "bmi missing"]
 
 
+def test_a_cut_whose_carried_settings_cannot_hold_is_refused_before_anything_changes(studio):
+    c, X, y = studio(require=["bmi >= 25", "bmi >= 30", "bmi missing"], max_size=3)
+    kept = _state(c)
+    with pytest.raises(ValueError, match="max_size=3 but 4 features are required"):  # the new rule would be required too
+        c.add_cut("bmi", 35)
+    assert _state(c) == kept and "max_size=3" in {v["name"]: v for v in c.cut_panel()}["bmi"]["error"]["text"]
+
+
 def test_carry_spec_drops_a_gone_rules_lock_and_says_so():
     spec = sw.make_spec(lock={"age >= 60": -2}, signs={"age >= 50": "-", "age >= 60": "-"}, exclude=["bmi missing"])
     new, dropped = carry_spec(spec, ["age >= 50", "age >= 60"], ["age >= 50", "age >= 65"])
