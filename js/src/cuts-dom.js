@@ -32,14 +32,18 @@ export function scaleOf(v) {
   };
 }
 
-/** Where a dragged cut lands: a round step of the variable's range (whole numbers for whole-number data). */
-export function snap(value, v) {
+/** The step a dragged cut moves by: a round hundredth of the variable's range (at least 1 for whole-number data). */
+export function stepOf(v) {
   const raw = (v.max - v.min) / 100;
   const exp = Math.floor(Math.log10(raw || 1));
-  const step = v.integer ? Math.max(1, [1, 2, 5, 10].map((m) => m * 10 ** exp).find((s) => s >= raw) || 1)
-    : [1, 2, 5, 10].map((m) => m * 10 ** exp).find((s) => s >= raw);
-  const snapped = Math.round(value / step) * step;
-  return Number(snapped.toPrecision(12));
+  const step = [1, 2, 5, 10].map((m) => m * 10 ** exp).find((s) => s >= raw) || 1;
+  return v.integer ? Math.max(1, step) : step;
+}
+
+/** Where a dragged cut lands: a multiple of the variable's step. */
+export function snap(value, v) {
+  const step = stepOf(v);
+  return Number((Math.round(value / step) * step).toPrecision(12));
 }
 
 /** The histogram with the cut markers; `drag(old, value)` is called when a marker is dropped. */
@@ -80,7 +84,7 @@ function marker(chart, v, cut, label, base, drag) {
   text.textContent = label;
   const g = svg("g", { class: "sw-cut-marker", "data-cut": String(cut), tabindex: "0" }, line, grip, text);
   const tip = svg("title");
-  tip.textContent = `cut at ${label}: drag it, or type a new value in its box`;
+  tip.textContent = `cut at ${label}: drag it (or focus it and press \u2190 \u2192), or type a new value in its box`;
   g.append(tip);
   let dragging = false;
   const toValue = (ev) => {
@@ -88,6 +92,13 @@ function marker(chart, v, cut, label, base, drag) {
     const px = box.width ? ((ev.clientX - box.left) / box.width) * HIST.width : x(cut);
     return snap(Math.min(v.max, Math.max(v.min, value(px))), v);
   };
+  // a focused marker moves by one step with the arrow keys (the keys stay out of the notebook)
+  g.addEventListener("keydown", (ev) => {
+    if (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight") return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    drag(cut, snap(cut + (ev.key === "ArrowRight" ? 1 : -1) * stepOf(v), v));
+  });
   g.addEventListener("pointerdown", (ev) => { dragging = true; if (g.setPointerCapture) g.setPointerCapture(ev.pointerId); ev.preventDefault(); });
   g.addEventListener("pointermove", (ev) => {
     if (!dragging) return;
@@ -121,20 +132,11 @@ function valueBox(attrs, current, commit) {
 
 /** One variable's block: its head (name, range, rows, use and sign), histogram, cut boxes, error. */
 export function variableBlock(v, send) {
-  const pctText = v.rate === null || v.rate === undefined ? "" : ` \u00b7 ${(100 * v.rate).toFixed(1)} % events`;
-  const missing = v.missing ? ` \u00b7 ${v.missing} missing` : "";
-  const choice = (key, options) => {
-    const select = el("select", { class: `sw-cut-${key}`, "aria-label": `${key} of ${v.name}`, "data-variable": v.name });
-    for (const [value, text] of options) select.append(el("option", { value, text, selected: v[key] === value }));
-    if (v[key] === "mixed") select.append(el("option", { value: "mixed", text: "mixed", selected: true, disabled: true }));
-    select.addEventListener("change", () => send({ op: key, variable: v.name, value: select.value }));
-    return select;
-  };
   const head = el("div", { class: "sw-cut-head" },
     el("b", { class: "sw-cut-name", text: v.name, title: v.name }),
-    el("span", { class: "sw-cut-range", text: `${numberText(v.min)} to ${numberText(v.max)} \u00b7 ${v.rows} rows${missing}${pctText}` }),
-    el("span", { class: "sw-cut-settings" }, "use ", choice("use", [["auto", "auto"], ["exclude", "exclude"]]),
-      " sign ", choice("sign", [["free", "free"], ["+", "+ (rises)"], ["-", "\u2212 (falls)"]])));
+    el("span", { class: "sw-cut-range", text: countsText(v, `${numberText(v.min)} to ${numberText(v.max)} \u00b7 `) }),
+    el("span", { class: "sw-cut-settings" }, "use ", choice(v, "use", [["auto", "auto"], ["exclude", "exclude"]], send),
+      " sign ", choice(v, "sign", [["free", "free"], ["+", "+ (rises)"], ["-", "\u2212 (falls)"]], send)));
   const error = v.error || null;
   const refused = (input) => { // what was typed stays, marked, beside what the panel refused
     input.value = error.typed;
@@ -160,9 +162,44 @@ export function variableBlock(v, send) {
   return block;
 }
 
-/** The panel: one block per numeric variable (nothing when the studio's table has none). */
+/** A select that sends {op: key, variable, value}; "mixed" (its rules differ) is shown, not chosen. */
+function choice(v, key, options, send) {
+  const select = el("select", { class: `sw-cut-${key}`, "aria-label": `${key} of ${v.name}`, "data-variable": v.name });
+  for (const [value, text] of options) select.append(el("option", { value, text, selected: v[key] === value }));
+  if (v[key] === "mixed") select.append(el("option", { value: "mixed", text: "mixed", selected: true, disabled: true }));
+  select.addEventListener("change", () => send({ op: key, variable: v.name, value: select.value }));
+  return select;
+}
+
+/** The line under a variable's name: its rows, missing rows and share of events. */
+function countsText(v, range = "") {
+  const pctText = v.rate === null || v.rate === undefined ? "" : ` \u00b7 ${(100 * v.rate).toFixed(1)} % events`;
+  const missing = v.missing ? ` \u00b7 ${v.missing} missing` : "";
+  return `${range}${v.rows} rows${missing}${pctText}`;
+}
+
+/** A variable of levels: each frequent level's rows (light) and events (dark) as a bar, and its use. */
+export function levelsBlock(v, send) {
+  const top = Math.max(1, ...v.levels.map((l) => l.rows));
+  const rows = v.levels.map((l) => {
+    const rate = l.rows ? ` (${((100 * l.events) / l.rows).toFixed(1)} %)` : "";
+    return el("div", { class: "sw-level", title: `${l.label}: ${l.rows} rows, ${l.events} events${rate}` },
+      el("span", { class: "sw-level-name", text: l.label }),
+      el("span", { class: "sw-level-bar" },
+        el("span", { class: "sw-level-rows", style: `width: ${(100 * l.rows) / top}%` },
+          el("span", { class: "sw-level-events", style: `width: ${l.rows ? (100 * l.events) / l.rows : 0}%` }))),
+      el("span", { class: "sw-level-n", text: String(l.rows) }));
+  });
+  if (v.more) rows.push(el("div", { class: "sw-level-more", text: `and ${v.more} more level${v.more === 1 ? "" : "s"}` }));
+  const head = el("div", { class: "sw-cut-head" }, el("b", { class: "sw-cut-name", text: v.name, title: v.name }),
+    el("span", { class: "sw-cut-range", text: countsText(v) }),
+    el("span", { class: "sw-cut-settings" }, "use ", choice(v, "use", [["auto", "auto"], ["exclude", "exclude"]], send)));
+  return el("div", { class: "sw-cutvar sw-levels", "data-variable": v.name }, head, el("div", { class: "sw-level-list" }, ...rows));
+}
+
+/** The panel: one block per variable, numeric ones with their cut points (nothing when there is none). */
 export function cutPanel(variables, send) {
   const list = Array.isArray(variables) ? variables : [];
-  if (!list.length) return el("div", { class: "sw-cuts sw-cuts-empty", text: "no numeric variable: no cut points to move" });
-  return el("div", { class: "sw-cuts" }, ...list.map((v) => variableBlock(v, send)));
+  if (!list.length) return el("div", { class: "sw-cuts sw-cuts-empty", text: "no variable to show" });
+  return el("div", { class: "sw-cuts" }, ...list.map((v) => (v.kind === "levels" ? levelsBlock(v, send) : variableBlock(v, send))));
 }

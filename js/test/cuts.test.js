@@ -73,6 +73,31 @@ describe("the cut-point panel", () => {
   });
 });
 
+describe("a variable of levels", () => {
+  it("draws each level's rows and events as a bar, and sends its use", () => {
+    document.body.innerHTML = "";
+    const host = document.createElement("div");
+    document.body.append(host);
+    const sex = { name: "sex", kind: "levels", rows: 160, missing: 0, rate: 0.4, use: "auto", error: null, more: 2,
+      levels: [{ label: "F", rows: 100, events: 25 }, { label: "<i>M</i>", rows: 60, events: 39 }] };
+    const model = fakeModel({ variables: [age(), sex], request: {} });
+    cutsView.render({ model, el: host });
+    const block = host.querySelector(".sw-cutvar[data-variable='sex']");
+    expect(block.querySelector(".sw-cut-hist")).toBeNull();
+    expect(block.querySelector("i")).toBeNull();
+    expect([...block.querySelectorAll(".sw-level-name")].map((e) => e.textContent)).toEqual(["F", "<i>M</i>"]);
+    const widths = [...block.querySelectorAll(".sw-level-rows")].map((e) => e.style.width);
+    expect(widths).toEqual(["100%", "60%"]);
+    expect(block.querySelectorAll(".sw-level-events")[1].style.width).toBe("65%");
+    expect(block.querySelector(".sw-level-more").textContent).toBe("and 2 more levels");
+    expect(block.querySelector("select.sw-cut-sign")).toBeNull(); // levels have no order: no sign
+    const use = block.querySelector("select.sw-cut-use");
+    use.value = "exclude";
+    use.dispatchEvent(new Event("change"));
+    expect(model.get("request")).toMatchObject({ op: "use", variable: "sex", value: "exclude" });
+  });
+});
+
 describe("dragging a cut", () => {
   it("lands on a round value inside the variable's range", () => {
     expect(snap(61.3, age())).toBe(61);
@@ -98,6 +123,8 @@ describe("dragging a cut", () => {
     expect(marker.querySelector(".sw-cut-label").textContent).toBe("66");
     marker.dispatchEvent(new MouseEvent("pointerup", { clientX: x(66.2) }));
     expect(model.get("request")).toMatchObject({ op: "move", variable: "age", old: 60, value: "66" });
+    host.querySelector(".sw-cut-marker[data-cut='50']").dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowLeft" }));
+    expect(model.get("request")).toMatchObject({ op: "move", variable: "age", old: 50, value: "49" });
   });
 });
 

@@ -38,7 +38,7 @@ from .holdout import RawRows, measure_card, prepare_validation
 from .settings import SIGNS
 from .solving import SolveCache
 
-__all__ = ["Table", "CutEditing", "parse_cut", "carry_spec", "histogram", "threshold_cuts", "MAX_BINS"]
+__all__ = ["Table", "CutEditing", "parse_cut", "carry_spec", "histogram", "threshold_cuts", "MAX_BINS", "MAX_LEVELS"]
 
 #: a variable's histogram has at most this many bins
 MAX_BINS = 24
@@ -109,17 +109,42 @@ def histogram(values: np.ndarray, events: np.ndarray, integer: bool) -> list[dic
             for a, b, n, k in zip(edges[:-1], edges[1:], rows, hits)]
 
 
-def _summaries(raw: RawRows, data: Dataset, variables: Sequence[str]) -> dict[str, dict]:
-    """Per variable, what its panel shows that no cut changes: range, histogram, missing rows."""
+#: a variable of levels shows at most this many (the most frequent), and how many more it has
+MAX_LEVELS = 12
+
+
+def _events(raw: RawRows, data: Dataset) -> np.ndarray:
     labels = np.asarray(raw.y.to_numpy() if isinstance(raw.y, (pd.Series, pd.Index)) else raw.y, dtype=object)
-    events = np.array([v == data.positive for v in labels], dtype=bool)
+    return np.array([v == data.positive for v in labels], dtype=bool)
+
+
+def _levels(raw: RawRows, data: Dataset, variables: Sequence[str]) -> dict[str, dict]:
+    """Per variable of levels (text, categories, yes/no), its most frequent levels with their rows
+    and events, and its missing rows."""
+    events, out = _events(raw, data), {}
+    for name in variables:
+        column = raw.X[{str(c): c for c in raw.X.columns}[name]]
+        present = column.notna().to_numpy()
+        shown = pd.Series(column[present].map(str).to_numpy())
+        hits = pd.Series(events[present]).groupby(shown).agg(["size", "sum"]).sort_values("size", ascending=False)
+        out[name] = {"kind": "levels", "rows": int(present.sum()), "missing": int((~present).sum()),
+                     "rate": float(events[present].mean()) if present.any() else None,
+                     "levels": [{"label": str(k), "rows": int(r["size"]), "events": int(r["sum"])}
+                                for k, r in hits.head(MAX_LEVELS).iterrows()],
+                     "more": max(0, len(hits) - MAX_LEVELS)}
+    return out
+
+
+def _summaries(raw: RawRows, data: Dataset, variables: Sequence[str]) -> dict[str, dict]:
+    """Per numeric variable, what its panel shows that no cut changes: range, histogram, missing rows."""
+    events = _events(raw, data)
     out = {}
     for name in variables:
         column = pd.to_numeric(raw.X[{str(c): c for c in raw.X.columns}[name]], errors="coerce")
         present = column.notna().to_numpy()
         values = column.to_numpy(dtype=float)[present]
         integer = bool(np.all(values == np.round(values)))
-        out[name] = {"min": float(values.min()), "max": float(values.max()), "integer": integer,
+        out[name] = {"kind": "cuts", "min": float(values.min()), "max": float(values.max()), "integer": integer,
                      "rows": int(present.sum()), "missing": int((~present).sum()),
                      "rate": float(events[present].mean()) if present.any() else None,
                      "bins": histogram(values, events[present], integer)}
@@ -190,7 +215,8 @@ class CutEditing:
             return
         cuts = threshold_cuts(self.rules)
         self._params = {k: v for k, v in self.rules.get_params().items() if k != "cuts"}
-        self._panel = _summaries(raw, self.data, list(cuts))
+        others = [c for c in dict.fromkeys(r.column for r in self.rules.rules_) if c not in cuts]
+        self._panel = {**_summaries(raw, self.data, list(cuts)), **_levels(raw, self.data, others)}
         data, validation, rules = self.data, self.validation, self.rules
         table = Table(rules, data, validation,
                       SolveCache(data, lambda card: measure_card(card, data, validation, rules), self._lock), self._best)
@@ -207,16 +233,22 @@ class CutEditing:
         return {} if self._table is None else threshold_cuts(self.rules)
 
     def cut_panel(self) -> list[dict]:
-        """The panel by variable as the studio draws it: per numeric variable its name, cut
-        points, range, histogram (rows and events per bin), missing rows, its rules' use and
-        sign, and the last refused edit of it (``error``)."""
-        out = []
-        for name, cuts in self.cut_points().items():
+        """The panel by variable as the studio draws it, in the columns' order: per numeric
+        variable (``kind`` "cuts") its name, cut points, range, histogram (rows and events per
+        bin), missing rows, its rules' use and sign, and the last refused edit of it (``error``);
+        per variable of levels (``kind`` "levels") its most frequent levels with their rows and
+        events, and its use."""
+        if self._table is None:
+            return []
+        cuts, out = self.cut_points(), []
+        for name in dict.fromkeys(r.column for r in self.rules.rules_):
             rules = self.rules.rules_of(name)
-            out.append({**self._panel[name], "name": name, "cuts": cuts, "labels": [cut_text(c) for c in cuts],
-                        "use": _shared(["exclude" if n in self.spec.exclude else "auto" for n in rules]),
-                        "sign": _shared([self.spec.signs.get(n, "free") for n in _signed_rules(self.rules, name)]),
-                        "error": self.cut_errors.get(name)})
+            entry = {**self._panel[name], "name": name, "error": self.cut_errors.get(name),
+                     "use": _shared(["exclude" if n in self.spec.exclude else "auto" for n in rules])}
+            if name in cuts:
+                entry.update(cuts=cuts[name], labels=[cut_text(c) for c in cuts[name]],
+                             sign=_shared([self.spec.signs.get(n, "free") for n in _signed_rules(self.rules, name)]))
+            out.append(entry)
         return out
 
     def set_cuts(self, variable: str, cuts: Sequence[Any], *, typed: str | None = None, op: str = "set",

@@ -194,8 +194,8 @@ class StudioLayout:
         self.features_box = features
         if self.cuts_view is None:
             return [top, controls, toolbar, features]
-        n_cuts = len(self.controller.cut_points())
-        cuts = W.Accordion([self.cuts_view], selected_index=0,
-                           titles=(f"variables ({n_cuts} numeric): cut points on each one's histogram · use · sign",))
+        n_vars, n_cuts = len(self.cuts_view.variables), len(self.controller.cut_points())
+        cuts = W.Accordion([self.cuts_view], selected_index=0, titles=(
+            f"variables ({n_vars}, {n_cuts} numeric): cut points on each one's histogram · use · sign",))
         cuts.add_class("sw-cuts-box")
         return [top, controls, toolbar, cuts, features]

@@ -223,7 +223,8 @@ class Studio(StudioLayout, W.VBox):
         self.calib_view.add_class("sw-calibration")
         self._build_alternatives()
         self.cuts_view = None
-        if self.controller.table is not None:  # a raw table: its cut points can be moved
+        if self.controller.cut_points():  # a raw table with numeric variables: their cut points can be moved
+            # (its other variables are listed beside them, with their levels and their use)
             self.cuts_view = CutsView(variables=self.controller.cut_panel())
             self.cuts_view.add_class("sw-cuts-view")
             self.cuts_view.observe(self._on_cuts_request, "request")

@@ -130,6 +130,15 @@ def test_moving_a_cut_refits_the_rules_and_solves_the_card_fit_proves(studio):
     assert panel["age"]["cuts"] == [50.0, 60.0] and panel["bmi"]["missing"] == int(X.bmi.isna().sum())
     assert sum(b["rows"] for b in panel["age"]["bins"]) == len(X)
     assert sum(b["events"] for b in panel["age"]["bins"]) == int(y.sum())
+    sex = panel["sex"]  # a variable of levels: its levels with rows and events, and its use
+    assert sex["kind"] == "levels" and sex["use"] == "auto" and "cuts" not in sex
+    assert {l["label"]: (l["rows"], l["events"]) for l in sex["levels"]} == {
+        k: (int((X.sex == k).sum()), int(y[X.sex == k].sum())) for k in ("F", "M")}
+    c.set_variable("sex", use="exclude")
+    settle(c)
+    assert {v["name"]: v["use"] for v in c.cut_panel()}["sex"] == "exclude" and not any(
+        n.startswith("sex") for n in c.card.points)
+    c.undo()
     steps = len(c.history)
     c.move_cut("age", 60, "65")
     settle(c)
@@ -261,7 +270,7 @@ def test_the_studio_sends_the_card_by_variable_and_follows_a_moved_cut():
         s._refresh_card()
         assert [v["variable"] for v in s.card_view.card["variables"]] == [v for v, _ in s.scoring_system.rules.points_table(
             s.scoring_system.points)]
-        assert [v["name"] for v in s.cuts_view.variables] == ["age", "bmi"]
+        assert [(v["name"], v["kind"]) for v in s.cuts_view.variables] == [("age", "cuts"), ("bmi", "cuts"), ("sex", "levels")]
         s.cuts_view.request = {"op": "add", "variable": "age", "value": "abc", "nonce": "1"}
         error = s.cuts_view.variables[0]["error"]
         assert error["typed"] == "abc" and "is not a number" in error["text"]
@@ -275,3 +284,24 @@ def test_the_studio_sends_the_card_by_variable_and_follows_a_moved_cut():
         assert "age >= 60" in s.feature_rows and s.cuts_view.variables[0]["cuts"] == [50.0, 60.0]
     finally:
         s.close()
+
+
+def test_a_table_without_numeric_variables_has_no_cut_points():
+    X, y = raw()
+    c = Controller(X[["sex"]].assign(smoker=np.where(y.to_numpy() > 0, "yes", "no")), y, time_limit=10, frontier=False,
+                   alternatives=False, debounce=0.0)
+    try:
+        settle(c)
+        assert c.table is not None and c.cut_points() == {}
+        assert [(v["name"], v["kind"]) for v in c.cut_panel()] == [("sex", "levels"), ("smoker", "levels")]
+        with pytest.raises(KeyError, match="not a numeric variable"):
+            c.add_cut("sex", 1)
+        assert [v["variable"] for v in card_variables(c.card, c.spec)] == ["smoker"]
+    finally:
+        assert c.close()
+
+
+def test_a_studio_of_0_1_rules_has_neither_panel_nor_variables(make):
+    c = make()
+    settle(c)
+    assert c.table is None and c.cut_points() == {} and card_variables(c.card, c.spec) is None
