@@ -9,6 +9,8 @@ is refused, said, with everything as it was.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -305,3 +307,16 @@ def test_a_studio_of_0_1_rules_has_neither_panel_nor_variables(make):
     c = make()
     settle(c)
     assert c.table is None and c.cut_points() == {} and card_variables(c.card, c.spec) is None
+
+
+def test_undo_while_the_new_cuts_solve_goes_back_to_the_old_rules(studio):
+    c, X, y = studio(debounce=1.0)  # the new cuts' solve waits a second: undo comes first
+    first, rules = c.card, c.rules
+    c.add_cut("age", 70)
+    assert c.solving and c.rules is not rules
+    assert c.undo()
+    assert not c.solving and c.card is first and c.rules is rules and c.cut_points()["age"] == [50.0, 60.0]
+    assert list(c.data.feature_names) == list(first.feature_names)
+    time.sleep(1.5)  # past the debounce: an abandoned solve that still ran would have landed by now
+    settle(c)
+    assert c.card is first and c.rules is rules and len(c.table.solver.results) == 1
