@@ -268,6 +268,9 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
             card = self._card
             if card is None:
                 raise RuntimeError("there is no card to edit")
+            if tuple(card.feature_names) != tuple(self.data.feature_names):
+                raise RuntimeError("the card on screen has the rules of the previous cut points: edit the new card "
+                                   "once it is shown")
             edited = card.with_points({k: int(v) for k, v in (points or {}).items()},
                                       intercept=None if threshold is None else -int(threshold))
             if edited.coefficients == card.coefficients and edited.intercept == card.intercept:

@@ -320,3 +320,16 @@ def test_undo_while_the_new_cuts_solve_goes_back_to_the_old_rules(studio):
     time.sleep(1.5)  # past the debounce: an abandoned solve that still ran would have landed by now
     settle(c)
     assert c.card is first and c.rules is rules and len(c.table.solver.results) == 1
+
+
+def test_the_previous_rules_card_cannot_be_edited_while_the_new_cuts_solve(studio):
+    c, X, y = studio(debounce=1.0)
+    c.add_cut("age", 70)
+    kept = _state(c)
+    with pytest.raises(RuntimeError, match="previous cut points"):
+        c.edit_band("age", 1, 4)
+    with pytest.raises(RuntimeError, match="previous cut points"):
+        c.edit(points={"age >= 50": 3})
+    assert _state(c) == kept
+    settle(c)
+    assert c.card.rules is c.rules and c.edit(points={"age >= 50": 3}).points["age >= 50"] == 3
