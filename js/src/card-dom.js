@@ -25,6 +25,16 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A function that sends a request to Python through the model's trait ``trait`` (a nonce makes each one new). */
+export function requester(model, trait = "request") {
+  let nonce = 0;
+  return (request) => {
+    nonce += 1;
+    model.set(trait, { ...request, nonce: `${Date.now()}-${nonce}` });
+    model.save_changes();
+  };
+}
+
 const SVG = "http://www.w3.org/2000/svg";
 
 /** A small padlock icon (no emoji font needed), closed when `locked`. */
@@ -187,12 +197,14 @@ export function cardTable(card, status, send, view = {}) {
   const sign = card.rule === ">" ? " IF SCORE > " : " IF SCORE \u2265 ";
   root.append(el("div", { class: "sw-rule" }, "PREDICT ", el("b", { text: String(card.positive).toUpperCase() }), sign, thr));
 
-  const table = el("table", { class: "sw-table" });
+  const byVariable = Array.isArray(card.variables) ? variableTable(card.variables, editable, send) : null;
+  if (byVariable) root.append(byVariable);
+  const table = el("table", { class: "sw-table" + (byVariable && !view.expanded ? " sw-rules-folded" : "") });
   table.append(el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: "feature" }),
     el("th", { text: "points" }), el("th", { text: "" }))));
   const body = el("tbody");
   const unused = card.rows.filter((r) => r.points === 0 && !r.edited && !(r.locked !== null && r.locked !== undefined)).length;
-  const folding = card.rows.length > FOLD_ABOVE && unused > 0;
+  const folding = !byVariable && card.rows.length > FOLD_ABOVE && unused > 0;
   const folded = folding && !view.expanded;
   let n = 0;
   for (const row of card.rows) {
@@ -223,7 +235,14 @@ export function cardTable(card, status, send, view = {}) {
   }
   table.append(body);
   root.append(table);
-  if (folding) {
+  if (byVariable) {
+    // the card by variable is the card; its rules one by one (0 points included) fold away below it
+    const label = view.expanded ? "hide the rules" : `edit rule by rule (${card.rows.length} rules)`;
+    const button = el("button", { class: "sw-fold sw-rules-toggle", type: "button", text: label, "aria-expanded": view.expanded ? "true" : "false",
+      title: "each rule's own points (a band's points are the sum of the rules that hold in it); give a rule with 0 points some to add a cut to the card" });
+    button.addEventListener("click", () => { if (view.toggle) view.toggle(); });
+    root.append(button);
+  } else if (folding) {
     const label = folded ? `show all ${card.rows.length} rules (${unused} with 0 points)` : `fold the ${unused} rules with 0 points`;
     const button = el("button", { class: "sw-fold", type: "button", text: label, "aria-expanded": folded ? "false" : "true",
       title: "the rules the card does not use; the feature panel below is where they are edited" });
@@ -236,6 +255,51 @@ export function cardTable(card, status, send, view = {}) {
   if (card.cost_text) root.append(el("div", { class: "sw-cost", text: card.cost_text, title: explain(card.cost_text) || null }));
   if (card.spec_text) root.append(el("div", { class: "sw-spec", text: card.spec_text, title: explain(card.spec_text) || null }));
   return root;
+}
+
+/**
+ * The card by variable, as clinical scores are printed: "age  < 50: 0 · 50–59: 1 · ≥ 60: 3". Each
+ * band's points are a box (the lowest band of a variable is the reference, its 0 is text); an
+ * edit sends {op: "band", variable, band, label, value} and Python changes the rules so that
+ * every other band keeps its points. The padlock locks all of a variable's rules as shown.
+ */
+export function variableTable(variables, editable, send) {
+  const body = el("tbody");
+  for (const v of variables) {
+    const cells = [];
+    v.bands.forEach((band, i) => {
+      if (i) cells.push(el("span", { class: "sw-band-sep", text: " \u00b7 " }));
+      const id = `band:${v.variable}:${i}`;
+      let value;
+      if (band.editable) {
+        value = el("input", {
+          class: "sw-points sw-band-points", type: "text", inputMode: "numeric", defaultValue: String(band.points),
+          value: String(band.points), disabled: !editable, "aria-label": `points of ${v.variable} ${band.label}`, "data-feature": id,
+          title: `the points of ${v.variable} ${band.label} (from ${band.rules.join(", ")}); the other bands keep theirs`,
+        });
+        pointsBox(value, band.points, (p) => send({ op: "band", variable: v.variable, band: i, label: band.label, value: p }));
+      } else {
+        value = el("b", { class: "sw-band-ref", text: String(band.points), title: `the reference band of ${v.variable}: the other bands count from it` });
+      }
+      cells.push(el("span", { class: "sw-band" + (band.edited ? " sw-edited-band" : ""), "data-band": String(i), "data-kind": band.kind },
+        el("span", { class: "sw-band-label", text: `${band.label}: ` }), value));
+    });
+    const lockBtn = el("button", {
+      class: "sw-lock" + (v.locked ? " sw-locked" : ""), type: "button", disabled: !editable && !v.locked,
+      title: v.locked ? `${v.variable}'s points are locked: click to unlock` : `lock ${v.variable}'s points as shown for the next solves`,
+      "aria-pressed": v.locked ? "true" : "false", "data-variable": v.variable,
+    }, padlock(v.locked));
+    lockBtn.addEventListener("click", () => send({ op: v.locked ? "unlock_variable" : "lock_variable", variable: v.variable }));
+    body.append(el("tr", { class: "sw-var-row", "data-variable": v.variable },
+      el("td", { class: "sw-name sw-var-name", text: v.variable, title: v.variable }),
+      el("td", { class: "sw-bands" }, ...cells), el("td", { class: "sw-cell" }, lockBtn)));
+  }
+  const table = el("table", { class: "sw-table sw-vars" },
+    el("thead", {}, el("tr", {}, el("th", { text: "variable" }), el("th", { text: "points by band" }), el("th", { text: "" }))), body);
+  // what every export prints under a card by variable, said the same way here
+  const sum = el("div", { class: "sw-vars-sum", text: "ADD THE POINTS OF EACH VARIABLE = SCORE" });
+  const note = el("div", { class: "sw-vars-note", text: "a missing value, or a level not listed, scores 0 points for its variable" });
+  return el("div", { class: "sw-by-variable" }, table, sum, note);
 }
 
 const pct = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)} %`);

@@ -1,5 +1,5 @@
 // anywidget view of the studio's point table and status line.
-import { cardTable, statusLine, swap, el } from "./card-dom.js";
+import { cardTable, statusLine, swap, el, requester } from "./card-dom.js";
 import { holdSliderKeys } from "./slider-keys.js";
 import { riskTable } from "./risk-table.js";
 
@@ -10,12 +10,7 @@ function render({ model, el: host }) {
   const riskHost = el("div", { class: "sw-risk-host" });
   root.append(statusHost, bodyHost, riskHost);
   host.append(root);
-  let nonce = 0;
-  const send = (request) => {
-    nonce += 1;
-    model.set("request", { ...request, nonce: `${Date.now()}-${nonce}` });
-    model.save_changes();
-  };
+  const send = requester(model);
   let shownStatus = null;
   const drawStatus = () => {
     const status = model.get("status") || {};

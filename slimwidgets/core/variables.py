@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-__all__ = ["variable_bands", "cut_text", "LEVEL_TYPES"]
+__all__ = ["variable_bands", "variable_entries", "threshold_bands", "cut_text", "LEVEL_TYPES"]
 
 #: The types a level may have: they survive JSON and are written into code as literals.
 LEVEL_TYPES = (str, bool, int, float)
@@ -37,24 +37,43 @@ def variable_bands(rules: Sequence, points: Mapping[str, int], integer: bool,
     >>> variable_bands(rules, {"bmi >= 30": 2, "bmi missing": 1}, False, [])
     (('< 30', 0), ('≥ 30', 2), ('missing', 1))
     """
+    return tuple((label, p) for label, p, _, _ in variable_entries(rules, points, integer, pooled))
+
+
+def variable_entries(rules: Sequence, points: Mapping[str, int], integer: bool,
+                     pooled: Sequence[Any]) -> list[tuple[str, int, tuple[str, ...], str]]:
+    """:func:`variable_bands` with, for each entry, the rules behind it and its kind:
+    ``(label, points, rules, kind)``; ``kind`` is ``"band"`` (``rules``: those that open the
+    band, none for the lowest), ``"level"`` or ``"missing"`` (``rules``: the one rule)."""
     used = [r for r in rules if points.get(r.name, 0)]
-    out = list(_threshold_bands([r for r in used if r.kind in ("ge", "lt")], points, integer))
+    out = [(label, p, opening, "band")
+           for label, p, opening in threshold_bands([r for r in used if r.kind in ("ge", "lt")], points, integer)]
     for r in used:
         p = points[r.name]
         if r.kind == "is":
-            out.append(("yes", p))
+            out.append(("yes", p, (r.name,), "level"))
         elif r.kind == "pass":
-            out.append(("per unit", p))
+            out.append(("per unit", p, (r.name,), "level"))
         elif r.kind == "eq":
-            out.append((str(r.value), p))
+            out.append((str(r.value), p, (r.name,), "level"))
         elif r.kind == "other":
             shown = ", ".join(str(v) for v in list(pooled)[:3]) + (", …" if len(pooled) > 3 else "")
-            out.append((f"other ({shown}) or unseen" if shown else "other or unseen", p))
-    out += [("missing", points[r.name]) for r in used if r.kind == "missing"]
-    return tuple(out)
+            out.append((f"other ({shown}) or unseen" if shown else "other or unseen", p, (r.name,), "level"))
+    out += [("missing", points[r.name], (r.name,), "missing") for r in used if r.kind == "missing"]
+    return out
 
 
-def _threshold_bands(rules: Sequence, points: Mapping[str, int], integer: bool) -> list[tuple[str, int]]:
+def threshold_bands(rules: Sequence, points: Mapping[str, int],
+                    integer: bool) -> list[tuple[str, int, tuple[str, ...]]]:
+    """The bands of a variable's threshold rules: ``(label, points, rules that open it)``, the
+    lowest band first; a band's points are the sum of the rules that hold in it, and the rules
+    that open a band are those whose cut is its left edge (none for the lowest band).
+
+    >>> from slimwidgets.core.rules import Rule
+    >>> rules = [Rule("age >= 50", "age", "ge", 50.0), Rule("age >= 60", "age", "ge", 60.0)]
+    >>> threshold_bands(rules, {"age >= 50": 1, "age >= 60": 2}, True)
+    [('< 50', 0, ()), ('50–59', 1, ('age >= 50',)), ('≥ 60', 3, ('age >= 60',))]
+    """
     if not rules:
         return []
     edges = sorted({float(r.value) for r in rules})
@@ -63,15 +82,16 @@ def _threshold_bands(rules: Sequence, points: Mapping[str, int], integer: bool) 
     def band_points(left: float) -> int:  # every value of a band satisfies the same rules as its left edge
         return sum(points[r.name] for r in rules if (left >= r.value if r.kind == "ge" else left < r.value))
 
-    bands: list[list] = []  # [left, right, points], adjacent bands with equal points merged
+    bands: list[list] = []  # [left, right, points, opening rules], adjacent bands with equal points merged
     for i, left in enumerate(lefts):
         right = edges[i] if i < len(edges) else math.inf
         p = band_points(left)
+        opening = tuple(r.name for r in rules if float(r.value) == left)
         if bands and bands[-1][2] == p:
             bands[-1][1] = right
         else:
-            bands.append([left, right, p])
-    return [(_band_label(left, right, integer), p) for left, right, p in bands]
+            bands.append([left, right, p, opening])
+    return [(_band_label(left, right, integer), p, opening) for left, right, p, opening in bands]
 
 
 def _band_label(left: float, right: float, integer: bool) -> str:

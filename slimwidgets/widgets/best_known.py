@@ -56,6 +56,8 @@ class BestKnown:
         if candidate.coefficients == shown.coefficients and candidate.intercept == shown.intercept \
                 and candidate.multiplier == shown.multiplier:
             return None
+        if tuple(candidate.feature_names) != tuple(self.data.feature_names):
+            return None  # found on the rules of other cut points
         if check_card(candidate, self.data, spec):
             return None
         if shown.family == "risk":

@@ -55,9 +55,10 @@ from ..solvers.base import Incumbent
 from .best_known import BestKnown, BestKnownControls
 from .card_status import (LOST_SOLVER, Status, edit_cost, edited_status, load_notice, optimised_measure, same_figures,
                           showing_bar, signed, status_of, worth_showing)
+from .cuts import CutEditing
 from .exports import EXPORT_FORMATS, export_card
 from .history import HistoryEntry, UndoHistory, UndoRedo
-from .holdout import prepare_validation, risk_frame, split_holdout, studio_data, train_metrics
+from .holdout import measure_card, prepare_validation, risk_frame, split_holdout, studio_data, train_metrics
 from .lifecycle import WaitAndClose
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
@@ -65,6 +66,7 @@ from .solving import Failure, SolveCache
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
 from .warmup import RiskWarmup, WarmupControls
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
+from .variables import VariableEditing
 
 __all__ = [
     "Controller", "Status", "HistoryEntry", "FeatureSettings", "EXPORT_FORMATS", "FPR_CAPS",
@@ -83,7 +85,7 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 # -- the controller --------------------------------------------------------------------------------
 class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls, WaitAndClose,
-                 WarmupControls):
+                 WarmupControls, CutEditing, VariableEditing):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -117,7 +119,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                  max_path_size: int = MAX_PATH_SIZE, start: bool = True, alternatives: bool | None = None,
                  **options: Any):
         # a raw table becomes rules fit on the training rows alone; every card carries them
-        data, self.validation, self.rules, options = studio_data(
+        data, self.validation, self.rules, options, raw = studio_data(
             X, y, data, positive=positive, sample_weight=sample_weight, validation=validation, holdout=holdout,
             random_state=random_state, options=options)
         if spec is not None and options:
@@ -151,6 +153,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                                      enabled=frontier if alternatives is None else alternatives)
         self.incumbent_interval = INCUMBENT_INTERVAL
         self._closed = False
+        self._init_cuts(raw)  # a raw table's cut points can be moved (widgets/cuts.py)
         if start:
             self.set_spec(spec)
 
@@ -206,14 +209,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
     def measured(self, card: ScoringSystem) -> ScoringSystem:
         """``card`` with its training metrics and, with held-out rows, its validation metrics
         (and, from a raw table, its rules, so that it scores and exports raw rows)."""
-        changes: dict[str, Any] = {}
-        if self.rules is not None and card.rules is None:
-            changes["rules"] = self.rules
-        if card.train_metrics is None:
-            changes["train_metrics"] = train_metrics(card, self.data)
-        if self.validation is not None and card.validation_metrics is None:
-            changes["validation_metrics"] = train_metrics(card, self.validation)
-        return replace(card, **changes) if changes else card
+        return measure_card(card, self.data, self.validation, self.rules)
 
     def risk_table(self) -> pd.DataFrame | None:
         """A risk card's table: per total score, its predicted risk beside the observed rate with
@@ -275,6 +271,9 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
             card = self._card
             if card is None:
                 raise RuntimeError("there is no card to edit")
+            if tuple(card.feature_names) != tuple(self.data.feature_names):
+                raise RuntimeError("the card on screen has the rules of the previous cut points: edit the new card "
+                                   "once it is shown")
             edited = card.with_points({k: int(v) for k, v in (points or {}).items()},
                                       intercept=None if threshold is None else -int(threshold))
             if edited.coefficients == card.coefficients and edited.intercept == card.intercept:
@@ -366,6 +365,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                 return False
             # the previous card and settings stay; the status names what failed
             self.spec, self._card, self._base = state.spec, state.card, state.base
+            self._follow_table(state.table)
             self.status = result.status
             self._say("these settings have no card: kept the previous card and settings", "error")
             return True
@@ -377,7 +377,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
 
     def _push(self, card, spec, status, action, base) -> None:
         self._card, self._base, self.status = card, base, status
-        self._undo.push(card, spec, status, action, base)
+        self._undo.push(card, spec, status, action, base, table=self._table)
 
     # -- internals: solving ------------------------------------------------------------------------
     def _incumbent_card(self, spec: Spec, inc: Incumbent) -> ScoringSystem:
@@ -385,8 +385,11 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
 
     def _solve(self, spec: Spec, cancel: threading.Event,
                on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | Failure | None:
-        """Solve ``spec``; None when it was interrupted (nothing to cache)."""
-        return self._solver.solve(spec, cancel, on_incumbent)
+        """Solve ``spec``; None when it was interrupted (nothing to cache), or when the cut points
+        changed meanwhile (the card belongs to rules no longer shown)."""
+        solver = self._solver
+        result = solver.solve(spec, cancel, on_incumbent)
+        return result if solver is self._solver else None
 
     def _store(self, spec: Spec, result) -> None:
         self._solver.store(spec, result)
@@ -410,6 +413,8 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         measure, bar = optimised_measure(spec), showing_bar(self.data, spec, [self._card, self._solver.nearest(spec)])
 
         def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
+            if gen != self._gen:
+                return  # superseded (and, after a cut change, of other rules than the data's)
             card = self._incumbent_card(spec, inc)
             if not worth_showing(card, bar, measure):
                 return  # no trivial or poorer card flashes: the previous card stays, dimmed, until one as good

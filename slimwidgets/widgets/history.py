@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.scoring import Metrics, ScoringSystem
 from ..core.spec import Spec
@@ -47,6 +48,7 @@ class Settled:
     card: ScoringSystem | None
     status: Status
     base: ScoringSystem | None = None
+    table: Any = None  # the rules' table of a studio from a raw table (widgets/cuts.py), else None
 
 
 class UndoHistory:
@@ -73,10 +75,10 @@ class UndoHistory:
         self.cursor = -1
 
     def push(self, card: ScoringSystem | None, spec: Spec, status: Status, action: str,
-             base: ScoringSystem | None = None) -> Settled:
+             base: ScoringSystem | None = None, table: Any = None) -> Settled:
         """A new state after the one shown (the redo tail is dropped); logged."""
         self.drop_redo()
-        state = Settled(spec, card, status, base)
+        state = Settled(spec, card, status, base, table)
         self.states.append(state)
         self.cursor = len(self.states) - 1
         self.entries.append(HistoryEntry(card, spec, action, status, base))
@@ -149,6 +151,7 @@ class UndoRedo:
         self._gen += 1
         self._scheduler.cancel()
         state = self._undo.go(index, action)
+        self._follow_table(state.table)  # back to the cut points of that state
         self.spec = state.spec
         self._card, self._base, self.status = state.card, state.base, state.status
         self._say("")

@@ -4,7 +4,8 @@ and measuring a card on both (its metrics, a risk card's observed rates per scor
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,21 @@ from ..core.data import Dataset, prepare_data
 from ..core.rules import rules_from_options
 from ..core.scoring import Metrics, ScoringSystem
 
-__all__ = ["train_metrics", "split_holdout", "prepare_validation", "studio_data", "risk_frame", "calibration_bands"]
+__all__ = ["train_metrics", "split_holdout", "prepare_validation", "studio_data", "risk_frame", "calibration_bands",
+           "RawRows", "measure_card"]
+
+
+class RawRows(NamedTuple):
+    """The raw rows a studio's rules were fit on (training) and applied to (held-out), kept so
+    that the rules can be fit again with other cut points (:mod:`~slimwidgets.widgets.cuts`)."""
+
+    X: pd.DataFrame
+    y: Any
+    sample_weight: Any
+    positive: Any
+    X_val: Any = None  # None: no held-out rows
+    y_val: Any = None
+    w_val: Any = None
 
 
 def labels_of(data: Dataset) -> np.ndarray:
@@ -82,9 +97,9 @@ def prepare_validation(X: Any, y: Any, train: Dataset, *, sample_weight: Any = N
 
 def studio_data(X: Any, y: Any, data: Dataset | None, *, positive: Any = None, sample_weight: Any = None,
                 validation: Any = None, holdout: Any = None, random_state: Any = None,
-                options: dict | None = None) -> tuple[Dataset, Dataset | None, Any, dict]:
-    """The studio's (training rows, held-out rows or None, rules or None, the other options)
-    from what the user gave: ``X, y`` or a prepared ``data``; held-out rows as
+                options: dict | None = None) -> tuple[Dataset, Dataset | None, Any, dict, RawRows | None]:
+    """The studio's (training rows, held-out rows or None, rules or None, the other options,
+    the raw rows behind the rules or None) from what the user gave: ``X, y`` or a prepared ``data``; held-out rows as
     ``validation=(X_val, y_val)`` or as a ``holdout`` fraction of ``X, y``. A raw table
     becomes rules fit on the training rows alone (the rule options are taken out of
     ``options``); the held-out rows go through the same rules."""
@@ -96,20 +111,35 @@ def studio_data(X: Any, y: Any, data: Dataset | None, *, positive: Any = None, s
             raise TypeError("holdout= splits X and y: give them (not a prepared data=)")
         X, y, sample_weight, X_val, y_val, w_val = split_holdout(X, y, holdout, sample_weight=sample_weight,
                                                                  random_state=random_state)
-    rules = None
+    rules, raw_X = None, X
     if data is None:
         if X is None or y is None:
             raise TypeError("give X and y (or a prepared data=)")
         X, rules, options = rules_from_options(X, options)
         data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     as_rules = (lambda rows: rows) if rules is None else rules.transform
-    if holdout is not None:
-        return data, prepare_validation(as_rules(X_val), y_val, data, sample_weight=w_val), rules, options
     if validation is not None:
         if not isinstance(validation, (tuple, list)) or len(validation) != 2:
             raise TypeError("validation must be a pair (X_val, y_val)")
-        return data, prepare_validation(as_rules(validation[0]), validation[1], data), rules, options
-    return data, None, rules, options
+        X_val, y_val, w_val = validation[0], validation[1], None
+    held = holdout is not None or validation is not None
+    raw = None if rules is None else RawRows(raw_X, y, sample_weight, positive, *((X_val, y_val, w_val) if held else ()))
+    if held:
+        return data, prepare_validation(as_rules(X_val), y_val, data, sample_weight=w_val), rules, options, raw
+    return data, None, rules, options, raw
+
+
+def measure_card(card: ScoringSystem, data: Dataset, validation: Dataset | None, rules: Any) -> ScoringSystem:
+    """``card`` with its training metrics on ``data`` and, with held-out rows, its validation
+    metrics (and, from a raw table, its ``rules``, so that it scores and exports raw rows)."""
+    changes: dict[str, Any] = {}
+    if rules is not None and card.rules is None:
+        changes["rules"] = rules
+    if card.train_metrics is None:
+        changes["train_metrics"] = train_metrics(card, data)
+    if validation is not None and card.validation_metrics is None:
+        changes["validation_metrics"] = train_metrics(card, validation)
+    return replace(card, **changes) if changes else card
 
 
 def _observed(card: ScoringSystem, data: Dataset) -> pd.DataFrame:

@@ -33,6 +33,10 @@ def _row(children: list[W.Widget], cls: str, **layout: str) -> W.Box:
     return box
 
 
+def _features_title(n_features: int) -> str:
+    return f"features ({n_features}): use · sign · penalty · points range"
+
+
 class StudioLayout:
     """The widgets of :class:`~slimwidgets.widgets.studio.Studio` and their arrangement (a
     mixin: the handlers it wires, ``_on_*``, and the views are the studio's)."""
@@ -95,6 +99,15 @@ class StudioLayout:
 
     def _build_feature_panel(self) -> None:
         """One row per feature: use, sign, penalty, points range (the grid's columns are in card.css)."""
+        # the grid's columns are in card.css: they share the width the notebook gives, and on a
+        # narrow notebook each name takes a line of its own above its controls
+        self.feature_panel = W.GridBox(self._feature_cells(), layout=W.Layout(
+            grid_gap="1px 4px", max_height="300px", overflow="auto", padding="0 2px 2px"))
+        self.feature_panel.add_class("sw-features")
+
+    def _feature_cells(self) -> list[W.Widget]:
+        """The feature panel's cells, one row of them per feature of the controller's data (the
+        rows are kept in ``feature_rows``)."""
         c = self.controller
         self.feature_rows: dict[str, dict[str, W.Widget]] = {}
         cells: list[W.Widget] = [W.HTML(f"<b>{h}</b>") for h in ("feature", "use", "sign", "penalty", "points range")]
@@ -119,11 +132,20 @@ class StudioLayout:
                            layout=_cell())
             label.add_class("sw-flabel")
             cells += [label, row["use"], row["sign"], row["penalty"], row["range"]]
-        # the grid's columns are in card.css: they share the width the notebook gives, and on a
-        # narrow notebook each name takes a line of its own above its controls
-        self.feature_panel = W.GridBox(cells, layout=W.Layout(
-            grid_gap="1px 4px", max_height="300px", overflow="auto", padding="0 2px 2px"))
-        self.feature_panel.add_class("sw-features")
+        return cells
+
+    def _follow_features(self) -> None:
+        """After a cut point moved, the rules changed: the feature panel gets a row per new rule
+        (the old rows closed) and the size slider the new count."""
+        names = list(self.controller.data.feature_names)
+        if list(self.feature_rows) == names:
+            return
+        old = [w for row in self.feature_rows.values() for w in row.values()] + list(self.feature_panel.children)
+        self.feature_panel.children = self._feature_cells()
+        for w in old:
+            w.close()
+        self.features_box.set_title(0, _features_title(len(names)))
+        self.size_slider.max = max(1, len(names))
 
     def _build_toolbar(self) -> None:
         """Undo, redo and export, and the line where actions say what they did."""
@@ -167,7 +189,13 @@ class StudioLayout:
         toolbar = _row([self.undo_button, self.redo_button, self.export_format, self.export_path, self.export_button,
                         self.message], "sw-toolbar", grid_gap="2px 6px")
         self.message.layout = W.Layout(flex="1 1 100%", min_width="0")
-        features = W.Accordion([self.feature_panel], selected_index=0,
-                               titles=(f"features ({n_features}): use · sign · penalty · points range",))
+        features = W.Accordion([self.feature_panel], selected_index=0, titles=(_features_title(n_features),))
         features.add_class("sw-features-box")
-        return [top, controls, toolbar, features]
+        self.features_box = features
+        if self.cuts_view is None:
+            return [top, controls, toolbar, features]
+        n_vars, n_cuts = len(self.cuts_view.variables), len(self.controller.cut_points())
+        cuts = W.Accordion([self.cuts_view], selected_index=0, titles=(
+            f"variables ({n_vars}, {n_cuts} numeric): cut points on each one's histogram · use · sign",))
+        cuts.add_class("sw-cuts-box")
+        return [top, controls, toolbar, cuts, features]

@@ -145,6 +145,12 @@ class AlternativesList:
     def pause(self, paused: bool) -> None:
         self.queue.pause(paused)
 
+    def reset(self) -> None:
+        """Forget every list (the rules changed: the lists hold cards of the other rules)."""
+        with self._lock:
+            self._run, self._done, self.loaded = None, {}, None
+        self.queue.set_plan([])
+
     def close(self, timeout: float) -> bool:
         return self.queue.close(timeout)
 

@@ -56,6 +56,11 @@ class SolveCache:
         return key in self.results
 
     def store(self, spec: Spec, result: ScoringSystem | Failure) -> None:
+        """Keep ``result`` as the card of ``spec``; a card of other rules (solved before a cut
+        point moved) or a failure met by another cache is not this data's and is not kept."""
+        if (getattr(result, "source", self) is not self if isinstance(result, Failure)
+                else tuple(result.feature_names) != tuple(self.data.feature_names)):
+            return
         with self._lock:
             key = spec.key()
             if key not in self.results:
@@ -80,6 +85,13 @@ class SolveCache:
     def solve(self, spec: Spec, cancel: threading.Event,
               on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | Failure | None:
         """Solve ``spec`` (not cached here); None when it was interrupted (nothing to cache)."""
+        result = self._attempt(spec, cancel, on_incumbent)
+        if isinstance(result, Failure):
+            result.source = self  # stored only in this cache (see store)
+        return result
+
+    def _attempt(self, spec: Spec, cancel: threading.Event,
+                 on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | Failure | None:
         self.count += 1
         try:
             card = fit_dataset(self.data, spec, warm_start=self.nearest(spec), on_incumbent=on_incumbent,
@@ -101,3 +113,5 @@ class SolveCache:
         if card.status == "interrupted" or cancel.is_set():
             return None
         return self._measure(card)
+
+

@@ -28,8 +28,9 @@ from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec,
 from .card_status import optimised_measure
 from .holdout import calibration_bands
 from .layout import StudioLayout
+from .variables import card_variables
 
-__all__ = ["Studio", "CardView", "ChartView", "AlternativesView", "card_payload", "risk_payload"]
+__all__ = ["Studio", "CardView", "ChartView", "AlternativesView", "CutsView", "card_payload", "risk_payload"]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -71,6 +72,15 @@ class AlternativesView(anywidget.AnyWidget):
     rows = T.List().tag(sync=True)
     state = T.Dict().tag(sync=True)
     clicked = T.Dict().tag(sync=True)  # set by the front end: {rank, nonce}
+
+
+class CutsView(anywidget.AnyWidget):
+    """The cut-point panel (``static/cuts.js``): each numeric variable's cuts on its histogram."""
+
+    _esm = _bundle("cuts.js")
+    _css = _bundle("cuts.css")
+    variables = T.List().tag(sync=True)
+    request = T.Dict().tag(sync=True)  # set by the front end: {op, variable, value?, old?, nonce}
 
 
 def _pct(v: float | None) -> str:
@@ -136,7 +146,9 @@ def card_payload(controller: Controller) -> dict | None:
     measures = ("error", "tpr", "fpr", "n") if card.family != "risk" else ("log_loss", "auc", "n")
     table = [{"set": which, **{k: _finite(getattr(x, k)) for k in measures}}
              for which, x in (("train", m), ("validation", v)) if x is not None]
-    previous = card.spec is not None and card.spec.key() != spec.key()
+    # a card of other settings, or of the rules of other cut points, while the new one solves
+    previous = (card.spec is not None and card.spec.key() != spec.key()) or (
+        controller.rules is not None and card.rules is not controller.rules)
     return {
         "id": next(_ids), "positive": card.positive_name or str(card.positive), "threshold": card.threshold,
         "rule": card.rule,
@@ -144,6 +156,8 @@ def card_payload(controller: Controller) -> dict | None:
         "metrics": table, "editable": True, "is_previous": previous, "status": card.status,
         "max_fpr": None if card.spec is None else card.spec.max_fpr,
         "family": "risk" if card.family == "risk" else "decision", "risk_table": risk_payload(controller),
+        # a card from a raw table is drawn by variable ("age  < 50: 0 · 50–59: 1 · ≥ 60: 3")
+        "variables": card_variables(card, spec, base if card.status == "edited" else None),
     }
 
 
@@ -208,6 +222,12 @@ class Studio(StudioLayout, W.VBox):
         self.calib_view = ChartView(layout=W.Layout(display="none"))
         self.calib_view.add_class("sw-calibration")
         self._build_alternatives()
+        self.cuts_view = None
+        if self.controller.cut_points():  # a raw table with numeric variables: their cut points can be moved
+            # (its other variables are listed beside them, with their levels and their use)
+            self.cuts_view = CutsView(variables=self.controller.cut_panel())
+            self.cuts_view.add_class("sw-cuts-view")
+            self.cuts_view.observe(self._on_cuts_request, "request")
 
     def _build_alternatives(self) -> None:
         """The alternatives list under the card (hidden when the studio does not search them)."""
@@ -274,7 +294,7 @@ class Studio(StudioLayout, W.VBox):
         widgets = [self.family_toggle, self.family_note, self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
                    self.c0_text, self.range_slider, self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
                    self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel,
-                   self.alts_view]
+                   self.alts_view] + ([self.cuts_view] if self.cuts_view is not None else [])
         for row in self.feature_rows.values():
             widgets += list(row.values())
         boxes = [w for w in self._descendants() if w not in widgets]
@@ -391,11 +411,44 @@ class Studio(StudioLayout, W.VBox):
             self._guard(self.controller.lock, req["feature"])
         elif op == "unlock":
             self._guard(self.controller.unlock, req["feature"])
+        elif op == "band":
+            self._guard(self.controller.edit_band, req["variable"], req["band"], req["value"], req.get("label"))
+        elif op in ("lock_variable", "unlock_variable"):
+            self._guard(self.controller.lock_variable, req["variable"], op == "lock_variable")
         elif op == "undo":
             self.undo()
         elif op == "redo":
             self.redo()
         self._refresh_card()  # the table must show the truth even when a request was refused
+
+    def _on_cuts_request(self, change) -> None:
+        """An edit of the cut-point panel: a refused one is said in the panel, beside the variable."""
+        req, c = change["new"] or {}, self.controller
+        op, name = req.get("op"), req.get("variable")
+        edits = {"add": lambda: c.add_cut(name, req.get("value")),
+                 "move": lambda: c.move_cut(name, req.get("old"), req.get("value")),
+                 "remove": lambda: c.remove_cut(name, req.get("old")),
+                 "use": lambda: c.set_variable(name, use=req.get("value")),
+                 "sign": lambda: c.set_variable(name, sign=req.get("value"))}
+        if op in ("add", "move", "remove"):
+            try:
+                edits[op]()
+            except (ValueError, KeyError, TypeError):
+                pass  # said in place: the controller keeps it in cut_errors
+            else:
+                self._show_notice()
+            self._refresh_cuts()
+        elif op in edits:
+            self._guard(edits[op])
+            self._refresh_cuts()
+
+    def _refresh_cuts(self) -> None:
+        if self.cuts_view is None:
+            return
+        with self._ui_lock:
+            panel = self.controller.cut_panel()
+            if self.cuts_view.variables != panel:
+                self.cuts_view.variables = panel
 
     def _on_click(self, change) -> None:
         key = (change["new"] or {}).get("key")
@@ -423,7 +476,11 @@ class Studio(StudioLayout, W.VBox):
         if self._closed:
             return
         if "spec" in events:
+            with self._ui_lock:
+                self._follow_features()  # the rules change with the cut points
             self._sync_controls()
+        if "spec" in events or "cuts" in events:
+            self._refresh_cuts()
         if "notice" in events:
             self._show_notice()
         if "card" in events:

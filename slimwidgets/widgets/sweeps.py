@@ -47,6 +47,13 @@ class Sweeps:
         self.plan_now: list[tuple[str, str, Any]] = []
         self.queue = BackgroundQueue(self._job)
 
+    def reset(self) -> None:
+        """Forget every point (the rules changed: points solved on the others are of other cards)."""
+        with self._c._lock:
+            self.points.clear()
+            self.plan_now = []
+        self.queue.set_plan([])
+
     def plan_for(self, spec: Spec) -> list[tuple[str, str, Any]]:
         """(kind, spec key, parameter) of every frontier and path point for ``spec``.
 

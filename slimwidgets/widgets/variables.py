@@ -1,0 +1,132 @@
+"""The card by variable in the studio, without Jupyter: what the points table shows for a card
+fit on a raw table (the exports' grouping, :func:`~slimwidgets.core.variables.variable_entries`),
+and what an edit of one band's points changes in the card's rules.
+
+A threshold variable's rules are cumulative (``age >= 50``: 1, ``age >= 60``: 2), its bands are
+what a clinician reads (``< 50: 0 · 50–59: 1 · ≥ 60: 3``). An edit names a band and the points it
+should give; the rule that opens the band takes the difference and the rule that opens the next
+band gives it back, so **every other band keeps its points** (what the table showed is what
+changes). The lowest band is the reference: its points are 0 by construction, so it is not
+editable. A level (``sex = F``) or ``missing`` is one rule: its points are the band's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.scoring import ScoringSystem
+from ..core.spec import Spec
+from ..core.variables import variable_entries
+
+__all__ = ["card_variables", "band_edit", "points_of", "VariableEditing"]
+
+
+def _entries(card: ScoringSystem, variable: str) -> list[tuple[str, int, tuple[str, ...], str]]:
+    rules = card.rules
+    mine = [r for r in rules.rules_ if r.column == variable]
+    return variable_entries(mine, points_of(card), rules.integer_.get(variable, False), rules.pooled_.get(variable, []))
+
+
+def card_variables(card: ScoringSystem | None, spec: Spec, base: ScoringSystem | None = None) -> list[dict] | None:
+    """The card's points table by variable as the studio's card view draws it, or None for a
+    card without rules (a 0/1 table: the view lists the rules themselves).
+
+    One entry per variable with points, in the columns' order: ``{"variable", "bands",
+    "locked"}``; each band ``{"label", "points", "editable", "rules", "kind", "edited"}``
+    (``rules``: the rules behind it; ``edited``: its points differ from the solved card's).
+    ``locked`` is true when every rule of the variable is locked.
+    """
+    if card is None or card.rules is None or not hasattr(card.rules, "rules_"):
+        return None
+    out = []
+    for variable in dict.fromkeys(r.column for r in card.rules.rules_):
+        entries = _entries(card, variable)
+        if not entries:
+            continue
+        before = {label: p for label, p, _, _ in _entries(base, variable)} if base is not None else {}
+        names = card.rules.rules_of(variable)
+        out.append({
+            "variable": variable,
+            "locked": bool(names) and all(n in spec.lock for n in names),
+            "bands": [{"label": label, "points": p, "editable": bool(rules), "rules": list(rules), "kind": kind,
+                       "edited": base is not None and before.get(label) != p}
+                      for label, p, rules, kind in entries],
+        })
+    return out
+
+
+def band_edit(card: ScoringSystem, variable: str, index: int, value: int, label: str | None = None) -> dict[str, int]:
+    """The rules' new points that give band ``index`` of ``variable`` the points ``value``, every
+    other band keeping its own (see the module's docstring); ``label``, when given, must be the
+    band's label (the card may have changed since the view drew it).
+
+    >>> import pandas as pd
+    >>> from slimwidgets.core.rules import RuleBuilder
+    >>> b = RuleBuilder(cuts={"age": [50, 60]}).fit(pd.DataFrame({"age": [40, 55, 70]}))
+    >>> card = ScoringSystem(["age >= 50", "age >= 60"], [1, 2], -2, rules=b)
+    >>> band_edit(card, "age", 1, 2)      # 50–59: 1 -> 2, and >= 60 stays at 3
+    {'age >= 50': 2, 'age >= 60': 1}
+    """
+    if card.rules is None:
+        raise ValueError("this card has no variables: edit its rules' points")
+    if variable not in {r.column for r in card.rules.rules_}:
+        raise KeyError(f"unknown variable {variable!r}")
+    entries = _entries(card, variable)
+    if not 0 <= index < len(entries) or (label is not None and entries[index][0] != label):
+        raise ValueError(f"the card changed since {variable!r} was drawn: its band {label or index!r} is gone; "
+                         "type the value again")
+    shown, points, rules, kind = entries[index]
+    if not rules:
+        raise ValueError(f"{shown} is the reference band of {variable!r}: its points are 0 and the other bands "
+                         "count from it; give the other bands more or fewer points instead")
+    current = points_of(card)
+    change = int(value) - points
+    if change == 0:
+        return {}
+    if kind != "band":
+        return {rules[0]: int(value)}
+    new = {rules[0]: current[rules[0]] + change}
+    after = entries[index + 1] if index + 1 < len(entries) and entries[index + 1][3] == "band" else None
+    if after is not None:  # the next band gives the difference back: it keeps its own points
+        new[after[2][0]] = current[after[2][0]] - change
+    return new
+
+
+class VariableEditing:
+    """Edits of the card by variable in :class:`~slimwidgets.widgets.controller.Controller` (a
+    mixin: it calls ``edit``, ``set_spec`` and reads ``card`` and ``spec``)."""
+
+    def edit_band(self, variable: str, index: int, value: Any, label: str | None = None) -> ScoringSystem:
+        """Give band ``index`` of ``variable`` the points ``value`` (every other band keeps its
+        own): one edit of the card, one undo step, no solve (as :meth:`edit`)."""
+        if isinstance(value, bool) or not isinstance(value, int) and not (isinstance(value, float) and value.is_integer()):
+            raise TypeError(f"points must be whole numbers, got {value!r} for {variable!r}")
+        card = self.card
+        if card is None:
+            raise RuntimeError("there is no card to edit")
+        changes = band_edit(card, variable, int(index), int(value), label)
+        return self.edit(changes) if changes else card
+
+    def lock_variable(self, variable: str, locked: bool = True) -> Spec:
+        """Lock every rule of ``variable`` at its points on the card (its bands stay as shown in
+        the next solves), or unlock them all: one undo step."""
+        card, rules = self.card, self.rules
+        if rules is None or variable not in {r.column for r in rules.rules_}:
+            raise KeyError(f"unknown variable {variable!r}")
+        names = rules.rules_of(variable)
+        lock = {k: v for k, v in self.spec.lock.items() if k not in names}
+        if locked:
+            if card is None:
+                raise RuntimeError("there is no card to lock a value from")
+            points = points_of(card)
+            lock.update({n: points[n] for n in names})
+        # a rule locked at non-zero points cannot stay excluded, nor one locked at 0 required
+        spec = self.spec.replace(lock=lock, exclude=[f for f in self.spec.exclude if lock.get(f, 0) == 0],
+                                 require=[f for f in self.spec.require if lock.get(f) != 0])
+        self.set_spec(spec, action="lock")
+        return spec
+
+
+def points_of(card: ScoringSystem) -> dict[str, int]:
+    """The card's points by rule, 0 points included."""
+    return dict(zip(card.feature_names, (int(c) for c in card.coefficients)))
