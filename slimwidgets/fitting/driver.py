@@ -41,6 +41,9 @@ __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarni
 
 
 HEURISTIC_SECONDS = 0.3
+# seconds a phase gets at least when the time limit has passed before it (it still has to
+# give a card: the first local search, the solver's start from it)
+MIN_SECONDS = 0.01
 # kept from the time limit for building and checking the card after the solvers stop
 # (0.05-0.3 s on the paper's data sets, more on a loaded machine)
 FINISH_SHARE, FINISH_SECONDS = 0.1, 0.5
@@ -207,20 +210,26 @@ def fit_dataset(
     t0 = time.perf_counter() if _started is None else _started
     # every phase stops when the caller cancels or when a solver process of this fit is lost
     cancel = None if cancel is None else FitStop(cancel)
+    built = time.perf_counter()
     form = build_formulation(data, spec)
+    # a measure of this machine's pace on these rows now: polishing, building and checking the
+    # card each take about as long as building the program did
+    build_seconds = time.perf_counter() - built
     warm = None
     if warm_start is not None:
         by_name = dict(zip(warm_start.feature_names, warm_start.coefficients))
         warm = np.array([by_name.get(n, 0) for n in data.feature_names], dtype=float)
     # A fast local search gives a feasible card first (shown at once, warm start
     # for the MIP, and the answer if the time limit hits before the MIP finds one).
-    budget = HEURISTIC_SECONDS if spec.time_limit is None else min(HEURISTIC_SECONDS, spec.time_limit / 4)
+    # the solvers stop early enough to leave the card's own checks and figures inside the limit
+    finish = None if spec.time_limit is None else min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) + build_seconds
+    budget = HEURISTIC_SECONDS if spec.time_limit is None else max(min(
+        HEURISTIC_SECONDS, spec.time_limit / 4, spec.time_limit - finish - (time.perf_counter() - t0)), MIN_SECONDS)
     on_incumbent, report, note_bound = _reporters(form, on_incumbent, on_bound, t0)
     found = local_search(form, time_budget=budget, warm=warm, on_improve=report, cancel=cancel)
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
-    # the solvers stop early enough to leave the card's own checks and figures inside the limit
     time_left = None if spec.time_limit is None else max(
-        spec.time_limit - min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) - (time.perf_counter() - t0), 0.01)
+        spec.time_limit - finish - (time.perf_counter() - t0), MIN_SECONDS)
     upper = found.objective if found.feasible else math.inf
     result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel, not found.all_starts,
                     note_bound)
@@ -234,7 +243,7 @@ def fit_dataset(
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
                               "before finding any card")
-    card = _card(data, spec, form, result, family, cancel, t0)
+    card = _card(data, spec, form, result, family, cancel, t0, build_seconds)
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
@@ -289,16 +298,19 @@ def _search_card(result: SolveResult, found, cancel) -> SolveResult:
 
 
 def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, family: str, cancel,
-          t0: float) -> ScoringSystem:
+          t0: float, build_seconds: float = 0.0) -> ScoringSystem:
     """The solver's result as a card: ties polished, the user's intercept box probed, figures
-    measured."""
+    measured. Within a time limit, the polish stops early enough to leave the card's figures and
+    checks (each about ``build_seconds``, the time its program took to build) inside it, and the
+    probe (which builds a program first) runs only where that still leaves them the time."""
+    end = math.inf if spec.time_limit is None else t0 + spec.time_limit
     if POLISH_TIES:
-        points, intercept = polish(form, result.coefficients, result.intercept)
+        points, intercept = polish(form, result.coefficients, result.intercept, deadline=end - 2 * build_seconds)
         result = replace(result, coefficients=points, intercept=intercept)
     result = replace(result, solve_time=time.perf_counter() - t0)
     probe = None
     if family in ("slim", "tilm") and not (cancel is not None and cancel.is_set()):
-        left = PROBE_SECONDS if spec.time_limit is None else spec.time_limit - (time.perf_counter() - t0) - 0.1
+        left = PROBE_SECONDS if spec.time_limit is None else end - time.perf_counter() - 3 * build_seconds - 0.1
         probe = _wider_intercept_probe(form, result, min(PROBE_SECONDS, left))
     return card_from_result(data, spec, form, result, family=family, probe=probe)
 

@@ -47,7 +47,7 @@ from .errors import BoxWarning, NoSolutionError
 from .side_search import SideSearch
 
 __all__ = ["read_large", "is_dask", "searched_on_a_sample", "fit_on_a_sample", "cluster_sample_card", "AllRows",
-           "SAMPLE_ABOVE", "SAMPLE_CELLS", "LARGE_ROWS"]
+           "SAMPLE_ABOVE", "SAMPLE_CELLS", "LARGE_ROWS", "FULL_VALUES_PER_SECOND"]
 
 #: distinct (pattern, label) rows past which the search runs on a sample
 SAMPLE_ABOVE = 50_000
@@ -65,12 +65,23 @@ FINISH_SECONDS = 0.3
 FIRST_SECONDS = 0.3
 #: seconds a search on the sample may overrun its own limit before it is stopped
 STOP_GRACE = 0.3
+#: distinct (pattern, label) rows x rules per second of the time limit up to which the program
+#: on all rows is built and proven (its reading, building, search start and card cost ~1 s per
+#: 10^6 values on this 2-core machine when it is busy: at most a tenth of the limit); past it,
+#: the search runs on a sample
+FULL_VALUES_PER_SECOND = 100_000
 
 
 def searched_on_a_sample(patterns: Patterns, spec: Spec) -> bool:
-    """Whether :func:`~.driver.fit` searches these patterns on a sample: when they are many, for a
-    decision card with the automatic solver (else they are fitted as the same :class:`Dataset`)."""
-    return patterns.n_cells > SAMPLE_ABOVE and spec.loss != "logistic" and spec.solver == "auto"
+    """Whether :func:`~.driver.fit` searches these patterns on a sample: for a decision card with
+    the automatic solver, when they are many, or when the time limit is short for building and
+    proving the program on all of them (more than ``FULL_VALUES_PER_SECOND`` rule values per
+    second of the limit); else they are fitted as the same :class:`Dataset`."""
+    if spec.loss == "logistic" or spec.solver != "auto":
+        return False
+    values = patterns.n_cells * len(patterns.feature_names)
+    short = spec.time_limit is not None and values > FULL_VALUES_PER_SECOND * spec.time_limit
+    return patterns.n_cells > SAMPLE_ABOVE or short
 
 
 def fit_on_a_sample(patterns: Patterns, spec: Spec, *, warm_start: ScoringSystem | None = None,
@@ -374,8 +385,8 @@ class _SampledFit:
 
 
 #: ``fit`` reads a table of 0/1 rules with at least this many rows as weighted patterns
-#: (bit-packed, grouped by a sort of 64-bit words: no float copy of the table)
-LARGE_ROWS = 100_000
+#: (bit-packed, grouped by hashing 64-bit words: no float copy of the table, no sort of rows)
+LARGE_ROWS = 10_000
 
 
 def read_large(X, y, *, positive=None, sample_weight=None, feature_names=None) -> Patterns | None:
