@@ -138,12 +138,12 @@ def fit(
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = _rules(X, options, rules, cuts)
+    spec = spec if spec is not None else make_spec(**options)
     table = _read_table(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names,
-                        sensitive_features=groups)
-    card = _fit_table(table, spec if spec is not None else make_spec(**options), started, warm_start=warm_start,
-                      on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
-    if builder is not None:  # the card applies its rules to raw rows from now on
-        card = replace(card, rules=builder)
+                        sensitive_features=groups, time_limit=spec.time_limit, started=started)
+    card = _fit_table(table, spec, started, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel,
+                      on_bound=on_bound)
+    card = card if builder is None else replace(card, rules=builder)  # it applies its rules to raw rows
     _warn_if_degenerate(card)
     return card
 
@@ -164,11 +164,13 @@ def _warn_if_degenerate(card: ScoringSystem) -> None:
         warnings.warn(problem, DegenerateCardWarning, stacklevel=3)
 
 
-def _read_table(X: Any, y: Any, *, sensitive_features: Any = None, **how: Any) -> Dataset | Patterns:
+def _read_table(X: Any, y: Any, *, sensitive_features: Any = None, time_limit: float | None = None,
+                started: float | None = None, **how: Any) -> Dataset | Patterns:
     """The rows to fit: the weighted distinct patterns of a large table of 0/1 rules or of a Dask
-    DataFrame (:func:`.large.read_large`; not with groups, whose rows must not merge), else the
-    prepared :class:`Dataset`."""
-    patterns = None if sensitive_features is not None else read_large(X, y, **how)
+    DataFrame (:func:`.large.read_large`, a Dask frame's partitions read within the time
+    limit; not with groups, whose rows must not merge), else the prepared :class:`Dataset`."""
+    patterns = None if sensitive_features is not None else read_large(X, y, time_limit=time_limit, started=started,
+                                                                       **how)
     return patterns if patterns is not None else prepare_data(X, y, sensitive_features=sensitive_features, **how)
 
 

@@ -99,13 +99,22 @@ def cluster_sample_card(card: ScoringSystem, patterns: Patterns) -> ScoringSyste
     """The card as fitted on ``patterns``: unchanged, unless they were reduced from a sample of
     the rows (a Dask frame with too many patterns); then it says so and claims no proof (what
     holds on the sample need not hold on all rows)."""
-    if patterns.sampled_from is None:
+    if patterns.sampled_from is None and patterns.partitions_read is None:
         return card
     searched = (card.details.get("sample") or {}).get("rows", patterns.n_samples)
-    note = (f"reduced on the cluster by a sample of {patterns.n_samples:,} of {patterns.sampled_from:,} rows "
-            f"(too many distinct patterns to bring back); the figures are the sample's, nothing is proven")
+    parts = ""
+    if patterns.partitions_read is not None:
+        parts = (f"{patterns.partitions_read[0]:,} of {patterns.partitions_read[1]:,} partitions read within the "
+                 f"time limit ({patterns.sampled_from or patterns.n_samples:,} rows), the rest never read")
+    if patterns.sampled_from is None:
+        note = f"reduced on the cluster from {parts}; the figures are those rows', nothing is proven"
+    else:
+        note = (f"reduced on the cluster by a sample of {patterns.n_samples:,} of {patterns.sampled_from:,} rows "
+                f"(too many distinct patterns to bring back{'; ' + parts if parts else ''}); the figures are the "
+                "sample's, nothing is proven")
     status = card.status if card.status != "optimal" else ("heuristic" if card.spec.time_limit is None else "time_limit")
-    details = {**card.details, "limits": None, "sample": {"rows": searched, "of": patterns.sampled_from, "note": note}}
+    of = patterns.sampled_from or patterns.n_samples
+    details = {**card.details, "limits": None, "sample": {"rows": searched, "of": of, "note": note}}
     return dataclasses.replace(card, status=status, bound=-math.inf, gap=math.inf, details=details)
 
 
@@ -389,16 +398,25 @@ class _SampledFit:
 LARGE_ROWS = 10_000
 
 
-def read_large(X, y, *, positive=None, sample_weight=None, feature_names=None) -> Patterns | None:
+#: share of the time limit the reduction of a Dask frame may take reading partitions (the
+#: rest: summing their counts on the cluster, and the search)
+REDUCTION_SHARE = 0.5
+
+
+def read_large(X, y, *, positive=None, sample_weight=None, feature_names=None,
+               time_limit: float | None = None, started: float | None = None) -> Patterns | None:
     """The weighted distinct patterns of a large table of 0/1 rules or of a Dask DataFrame,
     warned about as :func:`~slimwidgets.core.data.prepare_data` warns; None for anything else
-    (which ``prepare_data`` reads as before)."""
+    (which ``prepare_data`` reads as before). A Dask frame's partitions are read for at most
+    ``REDUCTION_SHARE`` of ``time_limit`` from ``started``."""
     from ..core.patterns import patterns_of
 
     if is_dask(X):
         from ..core.dask_rows import patterns_from_dask
 
-        found = patterns_from_dask(X, y, positive=positive, sample_weight=sample_weight)
+        started = time.perf_counter() if started is None else started
+        deadline = math.inf if time_limit is None else started + REDUCTION_SHARE * time_limit
+        found = patterns_from_dask(X, y, positive=positive, sample_weight=sample_weight, deadline=deadline)
     elif getattr(X, "shape", (0,))[0] < LARGE_ROWS:
         return None
     else:
