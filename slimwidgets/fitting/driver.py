@@ -41,8 +41,7 @@ __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarni
 
 
 HEURISTIC_SECONDS = 0.3
-# seconds a phase gets at least when the time limit has passed before it (it still has to
-# give a card: the first local search, the solver's start from it)
+# seconds the solvers get at least when the time limit has passed before them
 MIN_SECONDS = 0.01
 # kept from the time limit for building and checking the card after the solvers stop
 # (0.05-0.3 s on the paper's data sets, more on a loaded machine)
@@ -225,8 +224,11 @@ def fit_dataset(
     # for the MIP, and the answer if the time limit hits before the MIP finds one).
     # the solvers stop early enough to leave the card's own checks and figures inside the limit
     finish = None if spec.time_limit is None else min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) + build_seconds
+    # the first search runs even when reading took the limit: a card at all is worth a tenth of
+    # the limit (at most HEURISTIC_SECONDS) beyond it
     budget = HEURISTIC_SECONDS if spec.time_limit is None else max(min(
-        HEURISTIC_SECONDS, spec.time_limit / 4, spec.time_limit - finish - (time.perf_counter() - t0)), MIN_SECONDS)
+        HEURISTIC_SECONDS, spec.time_limit / 4, spec.time_limit - finish - (time.perf_counter() - t0)),
+        min(HEURISTIC_SECONDS, spec.time_limit / 10))
     on_incumbent, report, note_bound = _reporters(form, on_incumbent, on_bound, t0)
     found = local_search(form, time_budget=budget, warm=warm, on_improve=report, cancel=cancel)
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None

@@ -75,8 +75,8 @@ def test_each_phase_is_given_only_the_time_left(monkeypatch, step):
     started = clock.now
     card = sw.fit(X, y, max_size=4, C0=0.001, time_limit=limit)
     assert [p[0] for p in phases] == ["search", "solvers", "polish"]
-    for phase, at, seconds in phases:
-        assert at + seconds <= started + limit + 2 * step, (phase, at - started, seconds)
+    for phase, at, seconds in phases:  # the first search may run its floor past the limit
+        assert at + seconds <= started + limit + 2 * step + (phase == "search") * driver.HEURISTIC_SECONDS, phase
     assert card.solve_time <= limit + 10 * step  # the card's clock reads the same fake time
     assert sw.check_card(card, prepare_data(X, y), card.spec) == []
 
@@ -84,8 +84,9 @@ def test_each_phase_is_given_only_the_time_left(monkeypatch, step):
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")  # 0.01 s of search may give one
 @pytest.mark.parametrize("slow", ["_rules", "_read_table"])
 def test_building_rules_and_reading_the_table_count_against_the_limit(monkeypatch, slow):
-    """When building the rules or reading the table takes the whole limit, the search and the
-    solvers get only their minimum, the polish nothing, and a checked card still comes back."""
+    """When building the rules or reading the table takes the whole limit, the first search
+    gets a tenth of the limit at most 0.3 s (a card at all), the solvers their minimum, the
+    polish nothing, and a checked card still comes back."""
     clock = FakeClock(0.0)
     monkeypatch.setattr(driver, "time", clock)
     phases = watch_phases(monkeypatch, clock)
@@ -99,7 +100,7 @@ def test_building_rules_and_reading_the_table_count_against_the_limit(monkeypatc
     X, y = table(seed=1)
     card = sw.fit(X, y, max_size=4, time_limit=10)
     given = {phase: seconds for phase, _, seconds in phases}
-    assert given["search"] == driver.MIN_SECONDS and given["solvers"] == driver.MIN_SECONDS
+    assert given["search"] == min(driver.HEURISTIC_SECONDS, 10 / 10) and given["solvers"] == driver.MIN_SECONDS
     assert given["polish"] < 0  # its deadline has passed: the card is the solver's, unpolished
     assert card.status in ("time_limit", "optimal") and sw.check_card(card, prepare_data(X, y), card.spec) == []
 
