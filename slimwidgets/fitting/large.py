@@ -65,6 +65,9 @@ FINISH_SECONDS = 0.3
 FIRST_SECONDS = 0.3
 #: seconds a search on the sample may overrun its own limit before it is stopped
 STOP_GRACE = 0.3
+#: share of the time left that building the sample's program may take (at the pace measured
+#: on the first card's smaller sample); a larger sample is cut down to it
+BUILD_SHARE = 0.15
 #: distinct (pattern, label) rows x rules per second of the time limit up to which the program
 #: on all rows is built and proven (its reading, building, search start and card cost ~1 s per
 #: 10^6 values on this 2-core machine when it is busy: at most a tenth of the limit); past it,
@@ -257,6 +260,7 @@ class _SampledFit:
         self.lock = threading.Lock()
         m = len(patterns.feature_names)
         self.n_sample = int(min(patterns.n_samples, max(MIN_SAMPLE, SAMPLE_CELLS // m)))
+        self.pace = (0.0, 0)  # (seconds per row, rows) of building the first card's program
 
     def consider(self, coefficients, report: bool = True) -> None:
         """Re-score a card on all rows; keep it (and tell the caller) when it is the best yet."""
@@ -278,7 +282,7 @@ class _SampledFit:
         if on_bound is not None and self.floor > 0:
             on_bound(self.floor)
         warm = self._first_card(self._warm_points(warm_start))
-        sample = self._sample(self.n_sample, seed=0)
+        sample = self._sample(self._affordable_sample(), seed=0)
         search_time = (self.deadline - time.perf_counter()) * (1 - POLISH_SHARE)
         spec = self.spec.replace(C0=self._sample_C0(), time_limit=max(search_time, 0.05))
         stop = threading.Event()
@@ -328,11 +332,24 @@ class _SampledFit:
         """A card within a second: a short local search on a sample a tenth the size, its cards
         re-scored on all rows; the best card so far is the warm start of the next search."""
         small = self._sample(max(MIN_SAMPLE // 2, self.n_sample // 10), seed=1)
+        built = time.perf_counter()
         form = build_formulation(small, self.spec.replace(C0=self._sample_C0()))
+        self.pace = ((time.perf_counter() - built) / max(small.n_rows, 1), small.n_rows)  # seconds per row built
         budget = min(FIRST_SECONDS, max(self.deadline - time.perf_counter(), 0.0) / 4)
         local_search(form, time_budget=budget, warm=warm, cancel=self.user_cancel,
                      on_improve=lambda points, intercept, objective: self.consider(points))
         return warm if self.best is None else self.best[1].astype(float)
+
+    def _affordable_sample(self) -> int:
+        """The sample's rows: ``n_sample``, or fewer when building its program at the pace the
+        first card's program was built (a busy machine) would take more than ``BUILD_SHARE`` of
+        the time left (never below the first card's sample, nor ``MIN_SAMPLE``)."""
+        per_row, small_rows = self.pace
+        left = self.deadline - time.perf_counter()
+        projected = per_row * self.n_sample
+        if projected <= BUILD_SHARE * left:
+            return self.n_sample
+        return int(max(MIN_SAMPLE, small_rows, self.n_sample * max(BUILD_SHARE * left, 0.0) / projected))
 
     def _sample_C0(self) -> float | None:
         """C0 on a sample: the one of all rows (the default depends on the number of rows)."""
