@@ -130,3 +130,29 @@ def test_a_short_limit_on_many_patterns_searches_a_sample():
     assert not large.searched_on_a_sample(patterns, sw.make_spec(time_limit=2 * at))
     assert not large.searched_on_a_sample(patterns, sw.make_spec())
     assert not large.searched_on_a_sample(patterns, sw.make_spec(time_limit=at / 2, loss="logistic"))
+
+
+def test_a_size_program_built_past_the_deadline_is_not_solved(monkeypatch):
+    """The proof by size builds each size's program (its own big-M rows) before its MIP: when
+    the deadline passes while it is built, the MIP is not started with the time that was left
+    before (the fit stops there, with the floor of the sizes not settled)."""
+    from slimwidgets.core.formulation import Formulation
+    from slimwidgets.solvers import decomposition
+
+    clock = FakeClock(0.0)
+    monkeypatch.setattr(decomposition, "time", clock)
+    real = Formulation.restricted
+
+    def slow_build(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        clock.jump(100.0)
+        return out
+    monkeypatch.setattr(Formulation, "restricted", slow_build)
+    solved = []
+    monkeypatch.setattr(decomposition, "_solve_size", lambda *args: solved.append(args))
+    X, y = table(seed=3)
+    form = build_formulation(prepare_data(X, y), sw.make_spec(max_size=4, C0=0.001))
+    start = (np.zeros(7), 0)
+    upper = form.objective_of(np.zeros(7), 0)
+    result = decomposition.solve_by_size(form, upper, start, (1, 4), time_left=10.0)
+    assert solved == [] and result.status == "time_limit" and result.bound <= result.objective
