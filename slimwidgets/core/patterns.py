@@ -48,6 +48,9 @@ class Patterns:
     #: rows of the table when these patterns are those of a sample of it (a Dask frame with
     #: too many patterns to bring back), else None
     sampled_from: int | None = None
+    #: (partitions read, partitions) when a Dask frame's reduction stopped at its deadline
+    #: with some partitions unread (the patterns are those of the partitions read), else None
+    partitions_read: tuple[int, int] | None = None
 
     @property
     def n_patterns(self) -> int:

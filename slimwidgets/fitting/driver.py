@@ -41,6 +41,8 @@ __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarni
 
 
 HEURISTIC_SECONDS = 0.3
+# seconds the solvers get at least when the time limit has passed before them
+MIN_SECONDS = 0.01
 # kept from the time limit for building and checking the card after the solvers stop
 # (0.05-0.3 s on the paper's data sets, more on a loaded machine)
 FINISH_SHARE, FINISH_SECONDS = 0.1, 0.5
@@ -135,12 +137,12 @@ def fit(
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = _rules(X, options, rules, cuts)
+    spec = spec if spec is not None else make_spec(**options)
     table = _read_table(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names,
-                        sensitive_features=groups)
-    card = _fit_table(table, spec if spec is not None else make_spec(**options), started, warm_start=warm_start,
-                      on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
-    if builder is not None:  # the card applies its rules to raw rows from now on
-        card = replace(card, rules=builder)
+                        sensitive_features=groups, time_limit=spec.time_limit, started=started)
+    card = _fit_table(table, spec, started, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel,
+                      on_bound=on_bound)
+    card = card if builder is None else replace(card, rules=builder)  # it applies its rules to raw rows
     _warn_if_degenerate(card)
     return card
 
@@ -161,11 +163,13 @@ def _warn_if_degenerate(card: ScoringSystem) -> None:
         warnings.warn(problem, DegenerateCardWarning, stacklevel=3)
 
 
-def _read_table(X: Any, y: Any, *, sensitive_features: Any = None, **how: Any) -> Dataset | Patterns:
+def _read_table(X: Any, y: Any, *, sensitive_features: Any = None, time_limit: float | None = None,
+                started: float | None = None, **how: Any) -> Dataset | Patterns:
     """The rows to fit: the weighted distinct patterns of a large table of 0/1 rules or of a Dask
-    DataFrame (:func:`.large.read_large`; not with groups, whose rows must not merge), else the
-    prepared :class:`Dataset`."""
-    patterns = None if sensitive_features is not None else read_large(X, y, **how)
+    DataFrame (:func:`.large.read_large`, a Dask frame's partitions read within the time
+    limit; not with groups, whose rows must not merge), else the prepared :class:`Dataset`."""
+    patterns = None if sensitive_features is not None else read_large(X, y, time_limit=time_limit, started=started,
+                                                                       **how)
     return patterns if patterns is not None else prepare_data(X, y, sensitive_features=sensitive_features, **how)
 
 
@@ -207,20 +211,29 @@ def fit_dataset(
     t0 = time.perf_counter() if _started is None else _started
     # every phase stops when the caller cancels or when a solver process of this fit is lost
     cancel = None if cancel is None else FitStop(cancel)
+    built = time.perf_counter()
     form = build_formulation(data, spec)
+    # a measure of this machine's pace on these rows now: polishing, building and checking the
+    # card each take about as long as building the program did
+    build_seconds = time.perf_counter() - built
     warm = None
     if warm_start is not None:
         by_name = dict(zip(warm_start.feature_names, warm_start.coefficients))
         warm = np.array([by_name.get(n, 0) for n in data.feature_names], dtype=float)
     # A fast local search gives a feasible card first (shown at once, warm start
     # for the MIP, and the answer if the time limit hits before the MIP finds one).
-    budget = HEURISTIC_SECONDS if spec.time_limit is None else min(HEURISTIC_SECONDS, spec.time_limit / 4)
+    # the solvers stop early enough to leave the card's own checks and figures inside the limit
+    finish = None if spec.time_limit is None else min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) + build_seconds
+    # the first search runs even when reading took the limit: a card at all is worth a tenth of
+    # the limit (at most HEURISTIC_SECONDS) beyond it
+    budget = HEURISTIC_SECONDS if spec.time_limit is None else max(min(
+        HEURISTIC_SECONDS, spec.time_limit / 4, spec.time_limit - finish - (time.perf_counter() - t0)),
+        min(HEURISTIC_SECONDS, spec.time_limit / 10))
     on_incumbent, report, note_bound = _reporters(form, on_incumbent, on_bound, t0)
     found = local_search(form, time_budget=budget, warm=warm, on_improve=report, cancel=cancel)
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
-    # the solvers stop early enough to leave the card's own checks and figures inside the limit
     time_left = None if spec.time_limit is None else max(
-        spec.time_limit - min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) - (time.perf_counter() - t0), 0.01)
+        spec.time_limit - finish - (time.perf_counter() - t0), MIN_SECONDS)
     upper = found.objective if found.feasible else math.inf
     result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel, not found.all_starts,
                     note_bound)
@@ -234,7 +247,7 @@ def fit_dataset(
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
                               "before finding any card")
-    card = _card(data, spec, form, result, family, cancel, t0)
+    card = _card(data, spec, form, result, family, cancel, t0, build_seconds)
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
@@ -289,16 +302,19 @@ def _search_card(result: SolveResult, found, cancel) -> SolveResult:
 
 
 def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, family: str, cancel,
-          t0: float) -> ScoringSystem:
+          t0: float, build_seconds: float = 0.0) -> ScoringSystem:
     """The solver's result as a card: ties polished, the user's intercept box probed, figures
-    measured."""
+    measured. Within a time limit, the polish stops early enough to leave the card's figures and
+    checks (each about ``build_seconds``, the time its program took to build) inside it, and the
+    probe (which builds a program first) runs only where that still leaves them the time."""
+    end = math.inf if spec.time_limit is None else t0 + spec.time_limit
     if POLISH_TIES:
-        points, intercept = polish(form, result.coefficients, result.intercept)
+        points, intercept = polish(form, result.coefficients, result.intercept, deadline=end - 2 * build_seconds)
         result = replace(result, coefficients=points, intercept=intercept)
     result = replace(result, solve_time=time.perf_counter() - t0)
     probe = None
     if family in ("slim", "tilm") and not (cancel is not None and cancel.is_set()):
-        left = PROBE_SECONDS if spec.time_limit is None else spec.time_limit - (time.perf_counter() - t0) - 0.1
+        left = PROBE_SECONDS if spec.time_limit is None else end - time.perf_counter() - 3 * build_seconds - 0.1
         probe = _wider_intercept_probe(form, result, min(PROBE_SECONDS, left))
     return card_from_result(data, spec, form, result, family=family, probe=probe)
 

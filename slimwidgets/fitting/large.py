@@ -47,7 +47,7 @@ from .errors import BoxWarning, NoSolutionError
 from .side_search import SideSearch
 
 __all__ = ["read_large", "is_dask", "searched_on_a_sample", "fit_on_a_sample", "cluster_sample_card", "AllRows",
-           "SAMPLE_ABOVE", "SAMPLE_CELLS", "LARGE_ROWS"]
+           "SAMPLE_ABOVE", "SAMPLE_CELLS", "LARGE_ROWS", "FULL_VALUES_PER_SECOND"]
 
 #: distinct (pattern, label) rows past which the search runs on a sample
 SAMPLE_ABOVE = 50_000
@@ -65,12 +65,26 @@ FINISH_SECONDS = 0.3
 FIRST_SECONDS = 0.3
 #: seconds a search on the sample may overrun its own limit before it is stopped
 STOP_GRACE = 0.3
+#: share of the time left that building the sample's program may take (at the pace measured
+#: on the first card's smaller sample); a larger sample is cut down to it
+BUILD_SHARE = 0.15
+#: distinct (pattern, label) rows x rules per second of the time limit up to which the program
+#: on all rows is built and proven (its reading, building, search start and card cost ~1 s per
+#: 10^6 values on this 2-core machine when it is busy: at most a tenth of the limit); past it,
+#: the search runs on a sample
+FULL_VALUES_PER_SECOND = 100_000
 
 
 def searched_on_a_sample(patterns: Patterns, spec: Spec) -> bool:
-    """Whether :func:`~.driver.fit` searches these patterns on a sample: when they are many, for a
-    decision card with the automatic solver (else they are fitted as the same :class:`Dataset`)."""
-    return patterns.n_cells > SAMPLE_ABOVE and spec.loss != "logistic" and spec.solver == "auto"
+    """Whether :func:`~.driver.fit` searches these patterns on a sample: for a decision card with
+    the automatic solver, when they are many, or when the time limit is short for building and
+    proving the program on all of them (more than ``FULL_VALUES_PER_SECOND`` rule values per
+    second of the limit); else they are fitted as the same :class:`Dataset`."""
+    if spec.loss == "logistic" or spec.solver != "auto":
+        return False
+    values = patterns.n_cells * len(patterns.feature_names)
+    short = spec.time_limit is not None and values > FULL_VALUES_PER_SECOND * spec.time_limit
+    return patterns.n_cells > SAMPLE_ABOVE or short
 
 
 def fit_on_a_sample(patterns: Patterns, spec: Spec, *, warm_start: ScoringSystem | None = None,
@@ -88,13 +102,22 @@ def cluster_sample_card(card: ScoringSystem, patterns: Patterns) -> ScoringSyste
     """The card as fitted on ``patterns``: unchanged, unless they were reduced from a sample of
     the rows (a Dask frame with too many patterns); then it says so and claims no proof (what
     holds on the sample need not hold on all rows)."""
-    if patterns.sampled_from is None:
+    if patterns.sampled_from is None and patterns.partitions_read is None:
         return card
     searched = (card.details.get("sample") or {}).get("rows", patterns.n_samples)
-    note = (f"reduced on the cluster by a sample of {patterns.n_samples:,} of {patterns.sampled_from:,} rows "
-            f"(too many distinct patterns to bring back); the figures are the sample's, nothing is proven")
+    parts = ""
+    if patterns.partitions_read is not None:
+        parts = (f"{patterns.partitions_read[0]:,} of {patterns.partitions_read[1]:,} partitions read within the "
+                 f"time limit ({patterns.sampled_from or patterns.n_samples:,} rows), the rest never read")
+    if patterns.sampled_from is None:
+        note = f"reduced on the cluster from {parts}; the figures are those rows', nothing is proven"
+    else:
+        note = (f"reduced on the cluster by a sample of {patterns.n_samples:,} of {patterns.sampled_from:,} rows "
+                f"(too many distinct patterns to bring back{'; ' + parts if parts else ''}); the figures are the "
+                "sample's, nothing is proven")
     status = card.status if card.status != "optimal" else ("heuristic" if card.spec.time_limit is None else "time_limit")
-    details = {**card.details, "limits": None, "sample": {"rows": searched, "of": patterns.sampled_from, "note": note}}
+    of = patterns.sampled_from or patterns.n_samples
+    details = {**card.details, "limits": None, "sample": {"rows": searched, "of": of, "note": note}}
     return dataclasses.replace(card, status=status, bound=-math.inf, gap=math.inf, details=details)
 
 
@@ -237,6 +260,7 @@ class _SampledFit:
         self.lock = threading.Lock()
         m = len(patterns.feature_names)
         self.n_sample = int(min(patterns.n_samples, max(MIN_SAMPLE, SAMPLE_CELLS // m)))
+        self.pace = (0.0, 0)  # (seconds per row, rows) of building the first card's program
 
     def consider(self, coefficients, report: bool = True) -> None:
         """Re-score a card on all rows; keep it (and tell the caller) when it is the best yet."""
@@ -258,7 +282,7 @@ class _SampledFit:
         if on_bound is not None and self.floor > 0:
             on_bound(self.floor)
         warm = self._first_card(self._warm_points(warm_start))
-        sample = self._sample(self.n_sample, seed=0)
+        sample = self._sample(self._affordable_sample(), seed=0)
         search_time = (self.deadline - time.perf_counter()) * (1 - POLISH_SHARE)
         spec = self.spec.replace(C0=self._sample_C0(), time_limit=max(search_time, 0.05))
         stop = threading.Event()
@@ -308,11 +332,24 @@ class _SampledFit:
         """A card within a second: a short local search on a sample a tenth the size, its cards
         re-scored on all rows; the best card so far is the warm start of the next search."""
         small = self._sample(max(MIN_SAMPLE // 2, self.n_sample // 10), seed=1)
+        built = time.perf_counter()
         form = build_formulation(small, self.spec.replace(C0=self._sample_C0()))
+        self.pace = ((time.perf_counter() - built) / max(small.n_rows, 1), small.n_rows)  # seconds per row built
         budget = min(FIRST_SECONDS, max(self.deadline - time.perf_counter(), 0.0) / 4)
         local_search(form, time_budget=budget, warm=warm, cancel=self.user_cancel,
                      on_improve=lambda points, intercept, objective: self.consider(points))
         return warm if self.best is None else self.best[1].astype(float)
+
+    def _affordable_sample(self) -> int:
+        """The sample's rows: ``n_sample``, or fewer when building its program at the pace the
+        first card's program was built (a busy machine) would take more than ``BUILD_SHARE`` of
+        the time left (never below the first card's sample, nor ``MIN_SAMPLE``)."""
+        per_row, small_rows = self.pace
+        left = self.deadline - time.perf_counter()
+        projected = per_row * self.n_sample
+        if projected <= BUILD_SHARE * left:
+            return self.n_sample
+        return int(max(MIN_SAMPLE, small_rows, self.n_sample * max(BUILD_SHARE * left, 0.0) / projected))
 
     def _sample_C0(self) -> float | None:
         """C0 on a sample: the one of all rows (the default depends on the number of rows)."""
@@ -374,20 +411,30 @@ class _SampledFit:
 
 
 #: ``fit`` reads a table of 0/1 rules with at least this many rows as weighted patterns
-#: (bit-packed, grouped by a sort of 64-bit words: no float copy of the table)
-LARGE_ROWS = 100_000
+#: (bit-packed, grouped by hashing 64-bit words: no float copy of the table, no sort of rows)
+LARGE_ROWS = 10_000
 
 
-def read_large(X, y, *, positive=None, sample_weight=None, feature_names=None) -> Patterns | None:
+#: share of the time limit the reduction of a Dask frame may take reading partitions (the
+#: rest: summing their counts on the cluster and bringing them back, which took about as long
+#: for 10^7 rows on a busy 2-core machine, then the search and the card)
+REDUCTION_SHARE = 0.3
+
+
+def read_large(X, y, *, positive=None, sample_weight=None, feature_names=None,
+               time_limit: float | None = None, started: float | None = None) -> Patterns | None:
     """The weighted distinct patterns of a large table of 0/1 rules or of a Dask DataFrame,
     warned about as :func:`~slimwidgets.core.data.prepare_data` warns; None for anything else
-    (which ``prepare_data`` reads as before)."""
+    (which ``prepare_data`` reads as before). A Dask frame's partitions are read for at most
+    ``REDUCTION_SHARE`` of ``time_limit`` from ``started``."""
     from ..core.patterns import patterns_of
 
     if is_dask(X):
         from ..core.dask_rows import patterns_from_dask
 
-        found = patterns_from_dask(X, y, positive=positive, sample_weight=sample_weight)
+        started = time.perf_counter() if started is None else started
+        deadline = math.inf if time_limit is None else started + REDUCTION_SHARE * time_limit
+        found = patterns_from_dask(X, y, positive=positive, sample_weight=sample_weight, deadline=deadline)
     elif getattr(X, "shape", (0,))[0] < LARGE_ROWS:
         return None
     else:

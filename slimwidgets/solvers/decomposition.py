@@ -132,8 +132,11 @@ def solve_by_size(
         if left is not None and left <= 0.0 or cancel is not None and cancel.is_set():
             return result(stopped(), _size_floor(prob, size))
         floor_after = _size_floor(prob, size + 1)
-        part = _solve_size(form.restricted(size, best[2]), floor_after, left, threads, cancel, on_incumbent,
-                           on_bound, t0)
+        sub = form.restricted(size, best[2])  # its own big-M rows: seconds on 10^4 rows of a busy machine
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0.0:
+            return result(stopped(), _size_floor(prob, size))
+        part = _solve_size(sub, floor_after, left, threads, cancel, on_incumbent, on_bound, t0)
         if part.coefficients is not None and part.objective < best[2] - 1e-12:
             best = (part.coefficients, part.intercept, part.objective)
         if part.status not in ("optimal", "infeasible"):

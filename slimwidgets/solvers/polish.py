@@ -33,6 +33,7 @@ Examples
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -137,7 +138,7 @@ def _moves(form: Formulation, lam: np.ndarray, keep_l1: bool):
 
 
 def polish(form: Formulation, coefficients: np.ndarray, intercept: int, *,
-           keep_l1: bool = True) -> tuple[np.ndarray, int]:
+           keep_l1: bool = True, deadline: float = math.inf) -> tuple[np.ndarray, int]:
     """The card with the same objective as ``(coefficients, intercept)`` and the lowest logistic
     loss that the greedy walk reaches (the card itself when none is better).
 
@@ -145,6 +146,9 @@ def polish(form: Formulation, coefficients: np.ndarray, intercept: int, *,
     objective's eps * L1 tie-breaker (smallest points) for margin: it keeps only the training
     loss and the penalties equal, so the card may come out with larger points and an objective
     larger by a multiple of eps, no longer the optimum the solver proved.
+
+    The walk stops when ``time.perf_counter()`` passes ``deadline`` (checked before each move
+    it tries) with the best card it has reached: every card it visits has the same objective.
     """
     lam = np.asarray(coefficients).astype(np.int64)
     b = int(intercept)
@@ -155,11 +159,15 @@ def polish(form: Formulation, coefficients: np.ndarray, intercept: int, *,
     best = (logistic_loss(form, lam, b), b)
     movable = np.count_nonzero(lam) ** 2 * form.data.n_rows <= TRANSFER_WORK
     for _ in range(POLISH_ROUNDS):
+        if time.perf_counter() >= deadline:
+            break
         improved = None
         here = _best_on(form, lam, target, coprime, keep_l1)
         if here is not None and here[0] < best[0] - 1e-12:
             improved = (here, lam)
         for trial in _moves(form, lam, keep_l1) if movable else ():
+            if time.perf_counter() >= deadline:
+                break
             if not _signs_agree(form, trial) or not form.linear_rows_hold(trial):
                 continue
             found = _best_on(form, trial, target, coprime, keep_l1)

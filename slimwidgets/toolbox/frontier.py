@@ -26,8 +26,10 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, group_column_apart, prepare_data
+from ..core.dask_rows import weighted_table
 from ..core.rules import rules_from_options
 from ..fitting import InfeasibleError, NoSolutionError, fit_dataset
+from ..fitting.large import is_dask
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..core.status import proven_limit
@@ -409,7 +411,15 @@ def size_path(
 
 def _raw_table(X: Any, y: Any, positive: Any, sample_weight: Any, options: dict, sensitive_features: Any = None):
     """A raw table's rules (``rules``/``cuts`` options as in fit), the data over them (with its
-    groups), and the other options with variables standing for their rules."""
+    groups), and the other options with variables standing for their rules. A Dask DataFrame of
+    0/1 rules is reduced on its cluster to its distinct (rules, label) rows and their weights
+    (:func:`~slimwidgets.core.dask_rows.weighted_table`): every point's fit is the one on its rows."""
+    if is_dask(X):
+        if sensitive_features is not None:
+            raise ValueError("sensitive_features with a Dask DataFrame: group rows must not merge; compute the frame first")
+        X, y, sample_weight, _, n_rows = weighted_table(X, y, sample_weight=sample_weight)
+        data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
+        return replace(data, n_samples=n_rows), None, dict(options)
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = rules_from_options(X, options)
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=groups)

@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from ..core.dask_rows import weighted_table
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
+from ..fitting.large import is_dask
 from .validation import Folds, fold_table, make_folds, run_fits, without_rule_options
 
 __all__ = ["fit_cv", "PAPER_C0"]
@@ -43,7 +45,7 @@ def fit_cv(
 
     Parameters
     ----------
-    X, y : the data, as for :func:`slimwidgets.fit`.
+    X, y : the data, as for :func:`slimwidgets.fit` (a Dask DataFrame: see ``_folds``).
     C0, max_size : a list of values to choose from, or one value that every
         fit uses. With neither a list (and ``C0`` not given), ``C0`` is chosen
         from the paper's six values :data:`PAPER_C0`. Both lists: every pair.
@@ -97,7 +99,7 @@ def fit_cv(
     """
     grid, shared = _candidates(C0, max_size, without_rule_options(spec_options))
     class_weights = make_spec(**shared).class_weights
-    split = make_folds(X, y, cv, seed, positive, sample_weight)
+    split, n_rows = _folds(X, y, cv, seed, positive, sample_weight)
     shared = {**spec_options, **shared}  # rules/cuts back: each fold's fit builds its rules on its own rows
     jobs = [(train, {**shared, **setting}) for setting in grid for train, _ in split.splits]
     results = run_fits(split, jobs, n_jobs=n_jobs, backend=backend, progress=progress, desc="fit_cv",
@@ -107,8 +109,27 @@ def fit_cv(
             for i, setting in enumerate(grid)]
     best = _best_row(rows)
     chosen = {name: best[name] for name in grid[0]}
-    (final,) = run_fits(split, [(None, {**shared, **chosen})], n_jobs=None, backend=None, progress=False, desc="")
+    final = _refit(split, {**shared, **chosen}, n_rows)
     return replace(final, details={**final.details, "cv": _summary(k, seed, class_weights, chosen, best, rows)})
+
+
+def _folds(X: Any, y: Any, cv: int, seed: int | None, positive: Any, sample_weight: Any) -> tuple[Folds, int | None]:
+    """The folds, and the rows of a Dask frame (else None). A Dask DataFrame of 0/1 rules is
+    reduced on its cluster to distinct (rules, label, fold) rows with their weights, each row
+    put in one of the ``cv`` folds at random (seeded by ``seed``), and cross-validated as that
+    weighted table (:func:`~slimwidgets.core.dask_rows.weighted_table`)."""
+    if not is_dask(X):
+        return make_folds(X, y, cv, seed, positive, sample_weight), None
+    X, y, weights, fold_of, n_rows = weighted_table(X, y, sample_weight=sample_weight, folds=cv,
+                                                    seed=0 if seed is None else seed)
+    return make_folds(X, y, cv, seed, positive, weights, fold_of), n_rows
+
+
+def _refit(split: Folds, options: dict, n_rows: int | None) -> ScoringSystem:
+    """The card with the chosen setting on all rows; it counts a Dask frame's ``n_rows``, not
+    the distinct rows it was fitted on."""
+    (final,) = run_fits(split, [(None, options)], n_jobs=None, backend=None, progress=False, desc="")
+    return final if n_rows is None else replace(final, details={**final.details, "n_samples": n_rows})
 
 
 def _summary(folds: int, seed: int | None, class_weights: Any, chosen: dict, best: dict, rows: list[dict]) -> dict:

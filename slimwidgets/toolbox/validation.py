@@ -165,8 +165,10 @@ def without_rule_options(options: dict) -> dict:
     return {k: v for k, v in options.items() if k not in ("rules", "cuts")}
 
 
-def make_folds(X: Any, y: Any, folds: int, seed: int | None, positive: Any, sample_weight: Any) -> Folds:
-    """Check the data and cut it into stratified folds (shuffled with ``seed`` unless it is None)."""
+def make_folds(X: Any, y: Any, folds: int, seed: int | None, positive: Any, sample_weight: Any,
+               fold_of: np.ndarray | None = None) -> Folds:
+    """Check the data and cut it into stratified folds (shuffled with ``seed`` unless it is None),
+    or into the folds ``fold_of`` gives each row (0 .. folds - 1)."""
     from sklearn.model_selection import StratifiedKFold
 
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
@@ -188,7 +190,10 @@ def make_folds(X: Any, y: Any, folds: int, seed: int | None, positive: Any, samp
     if weights is not None and weights.shape != signs.shape:
         raise ValueError(f"sample_weight has {weights.size} values for {len(signs)} rows")
     splitter = StratifiedKFold(n_splits=folds, shuffle=seed is not None, random_state=seed)
-    splits = list(splitter.split(np.zeros(len(signs)), signs))
+    if fold_of is None:
+        splits = list(splitter.split(np.zeros(len(signs)), signs))
+    else:
+        splits = [(np.flatnonzero(fold_of != k), np.flatnonzero(fold_of == k)) for k in range(folds)]
     return Folds(frame, labels, pos_label, weights, splits)
 
 

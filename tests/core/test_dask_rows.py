@@ -3,6 +3,7 @@ LocalCluster give the card fitted locally on the same rows, names kept; too many
 reduced by a sample that the card states; bad input is named."""
 
 import math
+import threading
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ distributed = pytest.importorskip("distributed")
 import slimwidgets as sw  # noqa: E402
 from slimwidgets.core.dask_rows import patterns_from_dask  # noqa: E402
 from slimwidgets.core.patterns import patterns_of  # noqa: E402
+from slimwidgets.fitting import driver, large  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +85,99 @@ def test_bad_dask_input_is_named(client):
         sw.fit(as_dask(X, y)[0], y, max_size=2)
     with pytest.raises(TypeError, match="non-numeric columns: \\['name'\\]"):
         sw.fit(*as_dask(X.assign(name="a"), y), max_size=2)
+
+
+#: the gate the last partition waits at (the in-process cluster runs the tasks in this
+#: process's threads)
+GATE = threading.Event()
+
+
+def _partition(i, n_rows=500):
+    if i == 3:
+        GATE.wait(60)
+    X, y = rules(n_rows, seed=10 + i)
+    return X.assign(outcome=y)
+
+
+class _Clock:
+    """``time`` for core/dask_rows.py: 0 s until the reduction has waited once, 100 s after."""
+
+    waited = False
+
+    @classmethod
+    def perf_counter(cls):
+        return 100.0 if cls.waited else 0.0
+
+
+def _wait_for_three(futures):
+    """The reduction's wait between looks at the clock, here until three partitions are read
+    (the fourth waits at the gate): then the clock is past the deadline."""
+    import time
+
+    for _ in range(6000):
+        if sum(f.done() for f in futures) >= 3:
+            break
+        time.sleep(0.01)
+    _Clock.waited = True
+
+
+def test_the_reduction_stops_at_its_deadline_with_the_partitions_read(client, monkeypatch):
+    """A partition still running at the deadline is not waited for: the patterns are those of
+    the partitions read, which they say, and the card states it and claims no proof."""
+    import dask
+
+    from slimwidgets.core import dask_rows
+
+    GATE.clear()
+    monkeypatch.setattr(_Clock, "waited", False)
+    monkeypatch.setattr(dask_rows, "time", _Clock)
+    monkeypatch.setattr(dask_rows, "_settle", _wait_for_three)
+    frame = dd.from_delayed([dask.delayed(_partition)(i) for i in range(4)], meta=_partition(0).iloc[:0])
+    try:
+        found = patterns_from_dask(frame.drop(columns="outcome"), frame["outcome"], deadline=50.0)
+    finally:
+        GATE.set()  # the last partition may end now (it was cancelled)
+    assert found.partitions_read == (3, 4) and found.n_samples == 1_500
+    read = pd.concat([_partition(i) for i in range(3)])
+    local = patterns_of(read.drop(columns="outcome"), read["outcome"])
+    key = lambda p: sorted(zip(p.words[:, 0].tolist(), p.pos.tolist(), p.neg.tolist()))  # noqa: E731
+    assert key(found) == key(local)
+    card = large.cluster_sample_card(driver.fit_dataset(found.dataset(), sw.make_spec(max_size=2)), found)
+    assert "3 of 4 partitions read within the time limit" in card.details["sample"]["note"]
+    assert card.status != "optimal" and not math.isfinite(card.bound)
+
+
+def test_without_a_deadline_every_partition_is_read(client):
+    X, y = rules(900, seed=4)
+    found = patterns_from_dask(*as_dask(X, y, parts=3))
+    assert found.partitions_read is None and found.n_samples == 900
+
+
+def test_fit_cv_on_a_dask_frame_is_cross_validation_on_its_rows(client):
+    """fit_cv reduces the frame to distinct (rules, label, fold) rows on the cluster, each row
+    in a fold drawn by its partition (seeded by the seed and the partition's number): every
+    setting's mean test error is that of fits on the frame's rows in those folds, and the
+    card, refit on all rows, counts them."""
+    X, y = rules(1_200, seed=5)
+    frame_X, frame_y = as_dask(X, y, parts=3)
+    remote = sw.fit_cv(frame_X, frame_y, max_size=[1, 2, 3], cv=3, seed=4)
+    sizes = frame_X.map_partitions(len).compute().tolist()
+    fold = np.concatenate([np.random.default_rng([4, i]).integers(0, 3, n) for i, n in enumerate(sizes)])
+    for candidate in remote.details["cv"]["candidates"]:
+        errors = []
+        for k in range(3):
+            card = sw.fit(X[fold != k], y[fold != k], max_size=candidate["max_size"])
+            errors.append(card.metrics(X[fold == k], y[fold == k]).error)
+        assert candidate["test_error"] == pytest.approx(np.mean(errors), abs=1e-12)
+    assert remote.details["n_samples"] == 1_200
+    assert remote.train_metrics.error == pytest.approx(remote.metrics(X, y).error, abs=1e-12)
+
+
+def test_a_sweep_on_a_dask_frame_is_the_sweep_on_its_rows(client):
+    X, y = rules(1_500, seed=6)
+    remote = sw.size_path(*as_dask(X, y), sizes=[1, 2, 3])
+    local = sw.size_path(X, y, sizes=[1, 2, 3])
+    assert remote["error"].tolist() == pytest.approx(local["error"].tolist())
+    assert remote["status"].tolist() == local["status"].tolist()
+    assert [c.points for c in remote["card"]] == [c.points for c in local["card"]]
+    assert all(c.details["n_samples"] == 1_500 for c in remote["card"])

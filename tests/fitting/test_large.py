@@ -170,3 +170,20 @@ def test_rows_by_score_give_the_same_figures(sampled):
         by_score = fit._rows_by_score(np.array(coefs))
         labels = np.where(by_score.y == 1, 1, 0)
         assert card.metrics(by_score.X, labels, sample_weight=by_score.weight) == card.metrics(X, y)
+
+
+def test_a_busy_machine_searches_a_smaller_sample(sampled, monkeypatch):
+    """The sample's program is built at the pace the first card's smaller one was: when that
+    would take more than BUILD_SHARE of the time left, the sample is cut down to what fits
+    (never below MIN_SAMPLE). A decision on a measured pace, here a fake one."""
+    clock = FakeClock(0.0)
+    monkeypatch.setattr(large, "time", clock)
+    X, y = planted(4_000, 10, seed=3)
+    fit = large._SampledFit(patterns_of(X, y), sw.make_spec(max_size=4, time_limit=10), clock.now, None, None)
+    assert fit.n_sample == 800  # 8,000 rule values of 10 rules
+    fit.pace = (1e-4, 80)  # 0.08 s for 800 rows: well inside 15 % of the 9.7 s left
+    assert fit._affordable_sample() == 800
+    fit.pace = (0.0025, 80)  # 2 s: cut to the 1.46 s that 15 % of the time left allows
+    assert 570 <= fit._affordable_sample() <= 590
+    fit.pace = (0.01, 80)  # 8 s: cut to MIN_SAMPLE
+    assert fit._affordable_sample() == 400

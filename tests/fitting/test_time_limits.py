@@ -1,0 +1,158 @@
+"""The time limit of ``fit`` on tables searched whole (fitting/driver.py), phase by phase: rule
+building, reading, the first search, the solvers and the polish each get only the time left
+(fake clocks: never wall-clock speed or machine load). The sampled path's phases are tested
+in test_large.py, the Dask reduction's in tests/core/test_dask_rows.py."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import slimwidgets as sw
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.fitting import driver, large
+from slimwidgets.solvers import polish as polish_module
+
+
+class FakeClock:
+    """``time`` for fitting/driver.py: each look at perf_counter moves it on by ``step``
+    seconds; ``jump`` moves it on at once (a phase that took that long)."""
+
+    def __init__(self, step):
+        self.now, self.step = 1000.0, step
+
+    def perf_counter(self):
+        self.now += self.step
+        return self.now
+
+    def jump(self, seconds):
+        self.now += seconds
+
+
+def table(n_rows=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame((rng.random((n_rows, 7)) < 0.5).astype(np.uint8), columns=[f"r{j}" for j in range(7)])
+    score = 3 * X.r0 + 2 * X.r1 - 2 * X.r2 + X.r3.astype(int)
+    y = ((score >= 3) ^ (rng.random(n_rows) < 0.15)).astype(int)
+    return X, y
+
+
+def watch_phases(monkeypatch, clock):
+    """Record (phase, fake time at its start, the seconds it was given) for the first search,
+    the solvers and the polish; each really runs at most 0.2 s (the test's own pace)."""
+    phases = []
+    real_search, real_prove, real_polish = driver.local_search, driver._prove, driver.polish
+
+    def search(form, *, time_budget, **kwargs):
+        phases.append(("search", clock.now, time_budget))
+        return real_search(form, time_budget=min(time_budget, 0.2), **kwargs)
+
+    def prove(form, spec, upper, start, time_left, *args):
+        phases.append(("solvers", clock.now, time_left))
+        return real_prove(form, spec, upper, start, None if time_left is None else min(time_left, 0.2), *args)
+
+    def polish(form, coefficients, intercept, *, deadline=math.inf, **kwargs):
+        phases.append(("polish", clock.now, deadline - clock.now))
+        return real_polish(form, coefficients, intercept, deadline=-math.inf if deadline <= clock.now else math.inf,
+                           **kwargs)
+    monkeypatch.setattr(driver, "local_search", search)
+    monkeypatch.setattr(driver, "_prove", prove)
+    monkeypatch.setattr(driver, "polish", polish)
+    return phases
+
+
+@pytest.mark.parametrize("step", [0.001, 0.05, 0.5])
+def test_each_phase_is_given_only_the_time_left(monkeypatch, step):
+    """Whatever each look at the clock costs, every phase ends by the time limit when it keeps
+    to what it is given (the polish leaves room for the card's figures and checks)."""
+    clock = FakeClock(step)
+    monkeypatch.setattr(driver, "time", clock)
+    phases = watch_phases(monkeypatch, clock)
+    X, y = table()
+    limit = 5.0
+    started = clock.now
+    card = sw.fit(X, y, max_size=4, C0=0.001, time_limit=limit)
+    assert [p[0] for p in phases] == ["search", "solvers", "polish"]
+    for phase, at, seconds in phases:  # the first search may run its floor past the limit
+        assert at + seconds <= started + limit + 2 * step + (phase == "search") * driver.HEURISTIC_SECONDS, phase
+    assert card.solve_time <= limit + 10 * step  # the card's clock reads the same fake time
+    assert sw.check_card(card, prepare_data(X, y), card.spec) == []
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")  # 0.01 s of search may give one
+@pytest.mark.parametrize("slow", ["_rules", "_read_table"])
+def test_building_rules_and_reading_the_table_count_against_the_limit(monkeypatch, slow):
+    """When building the rules or reading the table takes the whole limit, the first search
+    gets a tenth of the limit at most 0.3 s (a card at all), the solvers their minimum, the
+    polish nothing, and a checked card still comes back."""
+    clock = FakeClock(0.0)
+    monkeypatch.setattr(driver, "time", clock)
+    phases = watch_phases(monkeypatch, clock)
+    real = getattr(driver, slow)
+
+    def phase_that_takes_the_limit(*args, **kwargs):
+        out = real(*args, **kwargs)
+        clock.jump(12.0)
+        return out
+    monkeypatch.setattr(driver, slow, phase_that_takes_the_limit)
+    X, y = table(seed=1)
+    card = sw.fit(X, y, max_size=4, time_limit=10)
+    given = {phase: seconds for phase, _, seconds in phases}
+    assert given["search"] == min(driver.HEURISTIC_SECONDS, 10 / 10) and given["solvers"] == driver.MIN_SECONDS
+    assert given["polish"] < 0  # its deadline has passed: the card is the solver's, unpolished
+    assert card.status in ("time_limit", "optimal") and sw.check_card(card, prepare_data(X, y), card.spec) == []
+
+
+def test_the_polish_stops_at_its_deadline_with_the_same_objective():
+    """The polish returns the card it has reached when its deadline passes: at once, the card
+    it was given; every card on its way has the same objective."""
+    X = np.array([[1], [1], [1], [0], [0], [0]])
+    form = build_formulation(prepare_data(X, [1, 1, 1, 0, 0, 0]), sw.make_spec(coef_range=(0, 3)))
+    lam, b = polish_module.polish(form, np.array([3]), -1, deadline=-math.inf)
+    assert (lam.tolist(), b) == ([3], -1)
+    lam, b = polish_module.polish(form, np.array([3]), -1)
+    assert (lam.tolist(), b) == ([3], -2) and form.objective_of(lam, b) == form.objective_of(np.array([3]), -1)
+
+
+def test_a_short_limit_on_many_patterns_searches_a_sample():
+    """Patterns too many for the limit to build and prove the program on all of them (rule
+    values per second of the limit) are searched on a sample; with a longer limit, or no
+    limit, the same patterns are fitted whole. A decision on sizes, never on a clock."""
+    X, y = table(n_rows=12_000, seed=2)
+    X = X.assign(**{f"s{j}": (np.random.default_rng(j).random(len(X)) < 0.5).astype(np.uint8) for j in range(20)})
+    patterns = large.read_large(X, y)
+    values = patterns.n_cells * len(patterns.feature_names)
+    at = values / large.FULL_VALUES_PER_SECOND
+    assert patterns.n_cells <= large.SAMPLE_ABOVE  # not too many for a fit on all rows in itself
+    assert large.searched_on_a_sample(patterns, sw.make_spec(time_limit=at / 2))
+    assert not large.searched_on_a_sample(patterns, sw.make_spec(time_limit=2 * at))
+    assert not large.searched_on_a_sample(patterns, sw.make_spec())
+    assert not large.searched_on_a_sample(patterns, sw.make_spec(time_limit=at / 2, loss="logistic"))
+
+
+def test_a_size_program_built_past_the_deadline_is_not_solved(monkeypatch):
+    """The proof by size builds each size's program (its own big-M rows) before its MIP: when
+    the deadline passes while it is built, the MIP is not started with the time that was left
+    before (the fit stops there, with the floor of the sizes not settled)."""
+    from slimwidgets.core.formulation import Formulation
+    from slimwidgets.solvers import decomposition
+
+    clock = FakeClock(0.0)
+    monkeypatch.setattr(decomposition, "time", clock)
+    real = Formulation.restricted
+
+    def slow_build(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        clock.jump(100.0)
+        return out
+    monkeypatch.setattr(Formulation, "restricted", slow_build)
+    solved = []
+    monkeypatch.setattr(decomposition, "_solve_size", lambda *args: solved.append(args))
+    X, y = table(seed=3)
+    form = build_formulation(prepare_data(X, y), sw.make_spec(max_size=4, C0=0.001))
+    start = (np.zeros(7), 0)
+    upper = form.objective_of(np.zeros(7), 0)
+    result = decomposition.solve_by_size(form, upper, start, (1, 4), time_left=10.0)
+    assert solved == [] and result.status == "time_limit" and result.bound <= result.objective
