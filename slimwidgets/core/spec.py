@@ -292,8 +292,8 @@ def refused_options(spec: Spec) -> list[str]:
     Examples
     --------
     >>> refused_options(Spec(loss="logistic"))  # doctest: +NORMALIZE_WHITESPACE
-    ['max_fpr_by_group', 'min_tpr_by_group', 'max_fpr_gap', 'max_tpr_gap', 'linear', 'margin', 'missing',
-     "solver='cbc'", "solver='scan'"]
+    ['size_cv', 'max_fpr_by_group', 'min_tpr_by_group', 'max_fpr_gap', 'max_tpr_gap', 'linear', 'margin',
+     'missing', "solver='cbc'", "solver='scan'"]
     >>> refused_options(Spec())
     ['scale']
     """

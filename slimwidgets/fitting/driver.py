@@ -34,6 +34,7 @@ from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
 from .risk_driver import fit_risk
+from .size_cv import choose_size
 from .side_search import SideSearch
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
@@ -60,6 +61,8 @@ SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_seconds=3.0)
 # ... unless the walk covers all but this many sizes, each then its own MIP (solvers/decomposition.py):
 # the scan declines on such data (breastcancer's 1-10 columns) after walking what the walk walks
 SIZE_MIPS_FIRST = 2
+# Folds of the size chosen by cross-validation: the default for a raw table given no size (fit's docstring)
+DEFAULT_SIZE_CV = 5
 
 
 
@@ -69,7 +72,8 @@ def fit(
     warm_start: ScoringSystem | None = None, on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None, on_bound: Callable[[float], None] | None = None,
     sensitive_features: Any = None, rules: Any = None,
-    cuts: Mapping[str, Sequence[float]] | None = None, **options: Any,
+    cuts: Mapping[str, Sequence[float]] | None = None, n_jobs: int | None = None, progress: bool | None = None,
+    **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
 
@@ -83,6 +87,13 @@ def fit(
         The card applies them to raw rows (``predict``, exports); ``exclude``, ``signs`` and
         ``penalties`` may name a variable for all its rules.
     cuts : your own cut points, ``{"age": [40, 50, 60]}``; other numeric columns get round ones.
+    size_cv : K folds: the card's size is chosen by K-fold cross-validation on the training rows
+        among 1 to ``max_size`` (or 1 to 5), then solved exactly at that size on all rows
+        (:mod:`~slimwidgets.fitting.size_cv`); the "solved for" line says so. **The default for a
+        raw table whose rules ``fit`` builds**, given neither ``max_size``, ``C0`` nor ``spec``
+        (5 folds); ``max_size=k`` or ``size_cv=None`` solves at the size you give instead.
+    n_jobs, progress : how the ``size_cv`` fits run: through joblib (None: one after another),
+        with a tqdm bar (None: in a terminal or notebook).
     y : labels with exactly two values; ``positive`` picks the predicted class
         (default: the larger label, e.g. 1 or True).
     sample_weight : optional non-negative weights per row.
@@ -135,12 +146,21 @@ def fit(
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = _rules(X, options, rules, cuts)
+    spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder))
+    choice = None
+    if spec.size_cv is not None:  # the size by cross-validation first (it shares the time limit)
+        X, feature_names = _named_frame(X, feature_names), None
+        size, choice = choose_size(fit, X, y, spec, positive=positive, sample_weight=sample_weight, groups=groups,
+                                   n_jobs=n_jobs, progress=progress)
+        spec = replace(spec, max_size=size)
     table = _read_table(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names,
                         sensitive_features=groups)
-    card = _fit_table(table, spec if spec is not None else make_spec(**options), started, warm_start=warm_start,
-                      on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
+    card = _fit_table(table, spec, started, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel,
+                      on_bound=on_bound)
     if builder is not None:  # the card applies its rules to raw rows from now on
         card = replace(card, rules=builder)
+    if choice is not None:
+        card = replace(card, details={**card.details, "size_cv": dict(choice)})
     _warn_if_degenerate(card)
     return card
 
@@ -151,6 +171,30 @@ def _rules(X: Any, options: dict, rules: Any, cuts: Any) -> tuple[Any, Any, dict
     if is_dask(X):
         return X, None, dict(options)
     return rules_from_options(X, {**options, "rules": rules, "cuts": cuts})
+
+
+def _default_size_cv(options: dict, builder: Any) -> dict:
+    """``options`` with ``size_cv`` set to :data:`DEFAULT_SIZE_CV` folds when the default applies:
+    ``fit`` made rules of a raw table, the card is a decision card, and the caller set none of
+    ``max_size``, ``C0`` and ``size_cv`` (an exact card at a size the caller gives stays exact at it)."""
+    if builder is None or options.get("loss", "zero_one") != "zero_one" or \
+            any(name in options for name in ("max_size", "C0", "size_cv")):
+        return options
+    return {**options, "size_cv": DEFAULT_SIZE_CV}
+
+
+def _named_frame(X: Any, feature_names: Sequence[str] | None) -> Any:
+    """The table the size is chosen on, as a DataFrame with the names the card will use
+    (``feature_names`` name an array's columns)."""
+    import pandas as pd
+
+    if is_dask(X):
+        raise ValueError("size_cv needs the rows in memory; give max_size for a Dask table")
+    if isinstance(X, pd.DataFrame):
+        return X
+    values = np.asarray(X)
+    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(values.shape[1])]
+    return pd.DataFrame(values, columns=names)
 
 
 def _warn_if_degenerate(card: ScoringSystem) -> None:
