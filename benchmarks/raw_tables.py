@@ -100,16 +100,20 @@ def is_round(cut: float, span: float) -> bool:
     return False
 
 
+#: the rule builder of the slim methods (--n-cuts sets its candidates per numeric column)
+BUILDER = RuleBuilder()
+
+
 def slim_raw(Xtr, ytr, time_limit):
     # the default path: no size given, so fit chooses it among 1..5 by 5-fold CV inside the
-    # training part (size_cv); rules=True: an all-numeric table (breast cancer) gets rules too
-    card = sw.fit(Xtr, ytr, coef_range=POINTS, time_limit=time_limit, rules=True)
+    # training part (size_cv); rules: an all-numeric table (breast cancer) gets rules too
+    card = sw.fit(Xtr, ytr, coef_range=POINTS, time_limit=time_limit, rules=BUILDER)
     return card.score, card.predict, card.size, card.status, _round_cuts(card, Xtr)
 
 
 def slim_fixed(Xtr, ytr, time_limit):
     # the size given: the exact card of at most 5 rules (the default before size_cv)
-    card = sw.fit(Xtr, ytr, max_size=K, coef_range=POINTS, time_limit=time_limit, rules=True)
+    card = sw.fit(Xtr, ytr, max_size=K, coef_range=POINTS, time_limit=time_limit, rules=BUILDER)
     return card.score, card.predict, card.size, card.status, _round_cuts(card, Xtr)
 
 
@@ -236,7 +240,11 @@ def main() -> None:
     parser.add_argument("--csv", help="also write the per-fold rows here")
     parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=["slim raw", "FasterRisk",
                                                                                  "AutoScore-style"])
+    parser.add_argument("--n-cuts", type=int, help="candidate cut points per numeric column of the slim methods "
+                        "(default: RuleBuilder's)")
     args = parser.parse_args()
+    if args.n_cuts is not None:
+        BUILDER.set_params(n_cuts=args.n_cuts)
     frame = run(args.datasets, args.folds, args.time_limit, not args.no_fasterrisk and has_fasterrisk(), args.csv,
                 args.methods)
     print(table(frame))

@@ -71,9 +71,8 @@ def fit(
     feature_names: Sequence[str] | None = None, spec: Spec | None = None,
     warm_start: ScoringSystem | None = None, on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None, on_bound: Callable[[float], None] | None = None,
-    sensitive_features: Any = None, rules: Any = None,
-    cuts: Mapping[str, Sequence[float]] | None = None, n_jobs: int | None = None, progress: bool | None = None,
-    **options: Any,
+    sensitive_features: Any = None, rules: Any = None, n_jobs: int | None = None, progress: bool | None = None,
+    cuts: Mapping[str, Sequence[float]] | None = None, **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
 
@@ -87,13 +86,9 @@ def fit(
         The card applies them to raw rows (``predict``, exports); ``exclude``, ``signs`` and
         ``penalties`` may name a variable for all its rules.
     cuts : your own cut points, ``{"age": [40, 50, 60]}``; other numeric columns get round ones.
-    size_cv : K folds: the card's size is chosen by K-fold cross-validation on the training rows
-        among 1 to ``max_size`` (or 1 to 5), then solved exactly at that size on all rows
-        (:mod:`~slimwidgets.fitting.size_cv`); the "solved for" line says so. **The default for a
-        raw table whose rules ``fit`` builds**, given neither ``max_size``, ``C0`` nor ``spec``
-        (5 folds); ``max_size=k`` or ``size_cv=None`` solves at the size you give instead.
-    n_jobs, progress : how the ``size_cv`` fits run: through joblib (None: one after another),
-        with a tqdm bar (None: in a terminal or notebook).
+    size_cv : K: the size is chosen among 1 to ``max_size`` (or 5) by K-fold CV, then solved exactly
+        (:mod:`~slimwidgets.fitting.size_cv`); the default (5) when ``fit`` builds rules given no ``max_size``, ``C0``.
+    n_jobs, progress : the ``size_cv`` fits through joblib (None: in turn), with a tqdm bar (None: auto).
     y : labels with exactly two values; ``positive`` picks the predicted class
         (default: the larger label, e.g. 1 or True).
     sample_weight : optional non-negative weights per row.
@@ -147,17 +142,27 @@ def fit(
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = _rules(X, options, rules, cuts)
     spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder))
-    choice = None
-    if spec.size_cv is not None:  # the size by cross-validation first (it shares the time limit)
-        X, feature_names = _named_frame(X, feature_names), None
-        size, choice = choose_size(fit, X, y, spec, positive=positive, sample_weight=sample_weight, groups=groups,
-                                   n_jobs=n_jobs, progress=progress)
-        spec = replace(spec, max_size=size)
-    table = _read_table(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names,
-                        sensitive_features=groups)
-    card = _fit_table(table, spec, started, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel,
-                      on_bound=on_bound)
-    if builder is not None:  # the card applies its rules to raw rows from now on
+    how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
+    X, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress)  # first: it shares the time limit
+    return _finished(_fit_table(_read_table(X, y, **how), spec, started, warm_start=warm_start,
+                                on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound), builder, choice)
+
+
+def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None):
+    """With ``spec.size_cv`` set: the size chosen by cross-validation (:func:`.size_cv.choose_size`)
+    put into the spec as its ``max_size``. Returns ``(X, spec, how the table is read, the choice or None)``."""
+    if spec.size_cv is None:
+        return X, spec, how, None
+    X = _named_frame(X, how["feature_names"])
+    size, choice = choose_size(fit, X, y, spec, positive=how["positive"], sample_weight=how["sample_weight"],
+                               groups=how["sensitive_features"], n_jobs=n_jobs, progress=progress)
+    return X, replace(spec, max_size=size), {**how, "feature_names": None}, choice
+
+
+def _finished(card: ScoringSystem, builder: Any, choice: Any) -> ScoringSystem:
+    """The card with its rules (it applies them to raw rows from now on) and how its size was
+    chosen, warned about when degenerate."""
+    if builder is not None:
         card = replace(card, rules=builder)
     if choice is not None:
         card = replace(card, details={**card.details, "size_cv": dict(choice)})

@@ -10,13 +10,16 @@ exactly at that size on all the rows; its "solved for" line says the size was ch
 
 Each of those fits is an ordinary exact fit, re-checked like any other; only the *choice* of
 size uses held-out rows. They run through joblib (``n_jobs``) with a progress bar for long
-work, and share the fit's time limit: :data:`SHARE` of it goes to them, the rest to the final
-solve (with no limit, each gets :data:`FOLD_SECONDS`).
+work, and share the fit's time limit: :data:`SHARE` of it goes to them, handed out as each
+starts, the rest to the final solve (with no limit, each gets :data:`FOLD_SECONDS`). On a busy
+machine each fit's fixed cost (reading its rows, checking its card: ~0.1-0.4 s) can still take
+the whole past the limit.
 """
 
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from dataclasses import replace
 from typing import Any, Callable
@@ -27,7 +30,8 @@ import pandas as pd
 from ..core.spec import Spec
 from .jobs import check_n_jobs, progress_bar, run_jobs
 
-__all__ = ["choose_size", "size_candidates", "SizeChoice", "LARGEST_SIZE", "SEED", "SHARE", "FOLD_SECONDS"]
+__all__ = ["choose_size", "size_candidates", "SizeChoice", "LARGEST_SIZE", "SEED", "SHARE", "FOLD_SECONDS",
+           "MIN_SECONDS"]
 
 #: The largest size tried when no ``max_size`` is given (clinical scores rarely use more).
 LARGEST_SIZE = 5
@@ -49,7 +53,7 @@ def size_candidates(spec: Spec, n_features: int) -> list[int]:
 
 class SizeChoice(dict):
     """What the choice found (kept in ``card.details["size_cv"]``): ``folds``, ``seed``,
-    ``chosen``, ``seconds_per_fit``, and ``candidates`` (per size: mean and std of the held-out
+    ``chosen``, ``seconds_per_fit`` (each fold fit's planned time), and ``candidates`` (per size: mean and std of the held-out
     error over folds, mean training error, how many fold fits were proven optimal, or ``failed``
     with the reason). With every fold fit proven, the choice depends on the table alone."""
 
@@ -101,7 +105,9 @@ def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive:
     jobs = [(size, train, test) for size in sizes for train, test in splits]
     per_fit = _fold_seconds(spec.time_limit, len(jobs), n_jobs)
     specs = {s: replace(spec, max_size=s, size_cv=None, time_limit=per_fit) for s in sizes}
-    results = _run(fit, X, y, weight, groups, jobs, specs, positive, n_jobs, progress)
+    budget = _Budget(per_fit * math.ceil(len(jobs) / _at_once(n_jobs)) if spec.time_limit else None, len(jobs),
+                     _at_once(n_jobs))
+    results = _run(fit, X, y, weight, groups, jobs, specs, positive, n_jobs, progress, budget)
     k = len(splits)
     rows = [_size_row(s, results[i * k:(i + 1) * k]) for i, s in enumerate(sizes)]
     usable = [r for r in rows if "failed" not in r]
@@ -118,21 +124,44 @@ def _fold_seconds(time_limit: float | None, n_fits: int, n_jobs: int | None) -> 
     after another (``n_jobs`` at a time), or :data:`FOLD_SECONDS` with no limit."""
     if time_limit is None:
         return FOLD_SECONDS
-    at_once = 1 if n_jobs is None else (max(1, n_jobs) if n_jobs > 0 else _cores())
-    rounds = math.ceil(n_fits / at_once)
-    return max(SHARE * time_limit / rounds, 0.05)
+    rounds = math.ceil(n_fits / _at_once(n_jobs))
+    return max(SHARE * time_limit / rounds, MIN_SECONDS)
 
 
-def _cores() -> int:
+#: The least time a fold fit is given (its first local search alone takes about this).
+MIN_SECONDS = 0.05
+
+
+def _at_once(n_jobs: int | None) -> int:
+    """How many fits run at the same time."""
     import os
 
-    return max(1, os.cpu_count() or 1)
+    return 1 if n_jobs is None else (n_jobs if n_jobs > 0 else max(1, os.cpu_count() or 1))
 
 
-def _run(fit, X, y, weight, groups, jobs, specs, positive, n_jobs, progress) -> list:
-    """Every fold fit, in order, through joblib when ``n_jobs`` asks, with a bar for long work."""
+class _Budget:
+    """The fold fits' share of the time limit, handed out as each fit starts: what is left over
+    the fits left (``at_once`` at a time), so a fit that overran (a loaded machine, the fixed
+    cost of each fit) shortens the later ones instead of the final solve."""
+
+    def __init__(self, seconds: float | None, fits: int, at_once: int) -> None:
+        self.deadline = None if seconds is None else time.perf_counter() + seconds
+        self.left, self.at_once = fits, at_once
+
+    def next(self, spec: Spec) -> Spec:
+        if self.deadline is None:
+            return spec
+        rounds = math.ceil(self.left / self.at_once)
+        self.left -= 1
+        seconds = (self.deadline - time.perf_counter()) / max(rounds, 1)
+        return replace(spec, time_limit=min(spec.time_limit, max(seconds, MIN_SECONDS)))
+
+
+def _run(fit, X, y, weight, groups, jobs, specs, positive, n_jobs, progress, budget: _Budget) -> list:
+    """Every fold fit, in order, through joblib when ``n_jobs`` asks, with a bar for long work;
+    each gets its time from ``budget`` as it is handed out."""
     bar = progress_bar(progress, len(jobs), "size by CV")
-    calls = [(fit, X, y, weight, groups, train, test, specs[size], positive) for size, train, test in jobs]
+    calls = ((fit, X, y, weight, groups, train, test, budget.next(specs[size]), positive) for size, train, test in jobs)
     return run_jobs(_one_fit, calls, n_jobs, bar)
 
 

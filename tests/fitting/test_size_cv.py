@@ -38,8 +38,12 @@ def is_round(cut: float) -> bool:
 
 @pytest.fixture(scope="module")
 def default_card():
+    """Few enough rules that every fold fit is proven: the choice is then the table's alone."""
     X, y = raw_table()
-    return X, y, sw.fit(X, y, coef_range=(-3, 3))
+    X = X[["age", "sex"]]
+    card = sw.fit(X, y, coef_range=(-3, 3))
+    assert all(r["optimal_folds"] == 5 for r in card.details["size_cv"]["candidates"])
+    return X, y, card
 
 
 def test_a_raw_table_given_no_size_gets_its_size_by_5_fold_cv_and_says_so(default_card):
@@ -118,13 +122,10 @@ def test_size_cv_asked_for_on_a_table_of_rules_tries_1_to_max_size():
     assert card.spec.max_size == chosen["chosen"] and card.spec.size_cv == 3
 
 
-def test_the_same_table_gives_the_same_choice_and_card_also_through_joblib():
+def test_the_same_table_gives_the_same_choice_and_card_also_through_joblib(default_card):
     """The folds are shuffled with a fixed seed; with every fold fit proven, the choice is the
     table's alone, run here or in joblib's workers."""
-    X, y = raw_table()
-    X = X[["age", "sex"]]
-    card = sw.fit(X, y, coef_range=(-3, 3))
-    assert all(r["optimal_folds"] == 5 for r in card.details["size_cv"]["candidates"])
+    X, y, card = default_card
     again = sw.fit(X, y, coef_range=(-3, 3), n_jobs=2)
     assert again.details["size_cv"] == card.details["size_cv"]
     assert again.points == card.points and again.threshold == card.threshold
@@ -134,10 +135,10 @@ def test_the_fold_fits_share_the_time_limit():
     """Each fold fit gets SHARE of the limit spread over the fits run one after another (the final
     solve keeps the rest); with no limit, FOLD_SECONDS each. A setting, not a speed."""
     X, y = raw_table()
-    card = sw.fit(X, y, coef_range=(-3, 3), time_limit=20)
+    card = sw.fit(X, y, coef_range=(-3, 3), time_limit=4)
     fits = 5 * len(card.details["size_cv"]["candidates"])
-    assert card.details["size_cv"]["seconds_per_fit"] == pytest.approx(size_cv.SHARE * 20 / fits)
-    assert card.spec.time_limit == 20
+    assert card.details["size_cv"]["seconds_per_fit"] == pytest.approx(size_cv.SHARE * 4 / fits)
+    assert card.spec.time_limit == 4
     assert sw.fit(X, y, coef_range=(-3, 3)).details["size_cv"]["seconds_per_fit"] == size_cv.FOLD_SECONDS
 
 
