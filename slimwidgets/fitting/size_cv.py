@@ -4,7 +4,9 @@ An exact fit at a fixed size minimizes training error among cards of that size; 
 noisy tables the best card of 5 rules often scores worse on new rows than a card of 2 or 3.
 With ``size_cv=K``, ``fit`` first splits the training rows into K stratified folds (shuffled
 with :data:`SEED`, so the choice repeats), fits every size from 1 to the cap (``max_size``, or
-:data:`LARGEST_SIZE`) on each fold's training part under the same settings, and keeps the size
+:data:`LARGEST_SIZE`) on each fold's training part under the same settings (smallest first, each
+started from the card of the size before: a card of k rules is a card of at most k + 1, so a
+short time limit does not start a larger size from scratch), and keeps the size
 with the lowest mean held-out error (ties go to the smaller size). The card is then solved
 exactly at that size on all the rows; its "solved for" line says the size was chosen so.
 
@@ -69,25 +71,32 @@ def _fold_rows(y: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.ndarray]]
     return list(split.split(np.zeros(len(y)), y))
 
 
-def _one_fit(fit: Callable, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, groups: Any,
-             train: np.ndarray, test: np.ndarray, spec: Spec, positive: Any) -> tuple[float, float, bool] | str:
-    """Held-out and training error of one fold's card (weighted as the fit weighs rows) and
-    whether it was proven optimal, or why it could not be fit."""
+def _fold_path(fit: Callable, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, groups: Any,
+               train: np.ndarray, test: np.ndarray, specs: list[Spec], positive: Any) -> list:
+    """One fold, every size in turn (smallest first), each fit started from the card of the size
+    before (a card of k rules is a card of at most k + 1): per size, the held-out and training
+    error (weighted as the fit weighs rows) and whether the card was proven optimal, or why it
+    could not be fit."""
     w_train = None if weight is None else weight[train]
     g_train = None if groups is None else np.asarray(groups)[train]
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a fold's degenerate card or box note is the fold's business
-            card = fit(X.iloc[train], y[train], positive=positive, sample_weight=w_train, spec=spec, rules=False,
-                       sensitive_features=g_train)
-    except (ValueError, RuntimeError) as problem:  # InfeasibleError, NoSolutionError: the size fails here
-        return str(problem).splitlines()[0][:200]
+    out, warm = [], None
+    for spec in specs:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a fold's degenerate card or box note is the fold's business
+                card = fit(X.iloc[train], y[train], positive=positive, sample_weight=w_train, spec=spec, rules=False,
+                           sensitive_features=g_train, warm_start=warm)
+        except (ValueError, RuntimeError) as problem:  # InfeasibleError, NoSolutionError: the size fails here
+            out.append(str(problem).splitlines()[0][:200])
+            continue
+        warm = card
+        out.append((_error(card, X, y, weight, test), _error(card, X, y, weight, train), card.status == "optimal"))
+    return out
 
-    def error(rows: np.ndarray) -> float:
-        wrong = (np.asarray(card.predict(X.iloc[rows])) != y[rows]).astype(float)
-        return float(np.average(wrong, weights=None if weight is None else weight[rows]))
 
-    return error(test), error(train), card.status == "optimal"
+def _error(card, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, rows: np.ndarray) -> float:
+    wrong = (np.asarray(card.predict(X.iloc[rows])) != y[rows]).astype(float)
+    return float(np.average(wrong, weights=None if weight is None else weight[rows]))
 
 
 def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive: Any = None,
@@ -102,14 +111,12 @@ def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive:
     weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
     splits = _fold_rows(y, spec.size_cv)
     sizes = size_candidates(spec, X.shape[1])
-    jobs = [(size, train, test) for size in sizes for train, test in splits]
-    per_fit = _fold_seconds(spec.time_limit, len(jobs), n_jobs)
-    specs = {s: replace(spec, max_size=s, size_cv=None, time_limit=per_fit) for s in sizes}
-    budget = _Budget(per_fit * math.ceil(len(jobs) / _at_once(n_jobs)) if spec.time_limit else None, len(jobs),
-                     _at_once(n_jobs))
-    results = _run(fit, X, y, weight, groups, jobs, specs, positive, n_jobs, progress, budget)
-    k = len(splits)
-    rows = [_size_row(s, results[i * k:(i + 1) * k]) for i, s in enumerate(sizes)]
+    k, at_once = len(splits), _at_once(n_jobs)
+    per_fit = _fold_seconds(spec.time_limit, k * len(sizes), n_jobs)
+    specs = [replace(spec, max_size=s, size_cv=None, time_limit=per_fit) for s in sizes]
+    budget = _Budget(per_fit * len(sizes) * math.ceil(k / at_once) if spec.time_limit else None, k, at_once)
+    paths = _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget)
+    rows = [_size_row(s, [path[i] for path in paths]) for i, s in enumerate(sizes)]
     usable = [r for r in rows if "failed" not in r]
     if not usable:
         chosen = sizes[-1]  # the final fit at the cap says what is wrong, in its own words
@@ -140,29 +147,30 @@ def _at_once(n_jobs: int | None) -> int:
 
 
 class _Budget:
-    """The fold fits' share of the time limit, handed out as each fit starts: what is left over
-    the fits left (``at_once`` at a time), so a fit that overran (a loaded machine, the fixed
+    """The fold fits' share of the time limit, handed out as each fold starts: what is left over
+    the folds left (``at_once`` at a time), so a fold that overran (a loaded machine, the fixed
     cost of each fit) shortens the later ones instead of the final solve."""
 
     def __init__(self, seconds: float | None, fits: int, at_once: int) -> None:
         self.deadline = None if seconds is None else time.perf_counter() + seconds
         self.left, self.at_once = fits, at_once
 
-    def next(self, spec: Spec) -> Spec:
+    def next(self, specs: list[Spec]) -> list[Spec]:
+        """One fold's specs, its time shared evenly by its sizes."""
         if self.deadline is None:
-            return spec
+            return specs
         rounds = math.ceil(self.left / self.at_once)
         self.left -= 1
-        seconds = (self.deadline - time.perf_counter()) / max(rounds, 1)
-        return replace(spec, time_limit=min(spec.time_limit, max(seconds, MIN_SECONDS)))
+        seconds = (self.deadline - time.perf_counter()) / max(rounds, 1) / len(specs)
+        return [replace(s, time_limit=min(s.time_limit, max(seconds, MIN_SECONDS))) for s in specs]
 
 
-def _run(fit, X, y, weight, groups, jobs, specs, positive, n_jobs, progress, budget: _Budget) -> list:
-    """Every fold fit, in order, through joblib when ``n_jobs`` asks, with a bar for long work;
-    each gets its time from ``budget`` as it is handed out."""
-    bar = progress_bar(progress, len(jobs), "size by CV")
-    calls = ((fit, X, y, weight, groups, train, test, budget.next(specs[size]), positive) for size, train, test in jobs)
-    return run_jobs(_one_fit, calls, n_jobs, bar)
+def _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget: _Budget) -> list:
+    """Every fold's fits (:func:`_fold_path`), in order, through joblib when ``n_jobs`` asks,
+    with a bar for long work; each fold gets its time from ``budget`` as it starts."""
+    bar = progress_bar(progress, len(splits), "size by CV")
+    calls = ((fit, X, y, weight, groups, train, test, budget.next(specs), positive) for train, test in splits)
+    return run_jobs(_fold_path, calls, n_jobs, bar)
 
 
 def _size_row(size: int, results: list) -> dict:

@@ -62,7 +62,7 @@ def test_a_raw_table_given_no_size_gets_its_size_by_5_fold_cv_and_says_so(defaul
 
 def test_the_held_out_errors_are_those_of_folds_fit_on_their_own(default_card):
     """Recomputed outside: the same stratified folds (seed 0), the same rules, one exact fit per
-    fold and size, scored on the held-out rows."""
+    fold and size (each proven optimal, so its start does not matter), scored on the held-out rows."""
     X, y, card = default_card
     rules = RuleBuilder().fit_transform(X)
     folds = list(StratifiedKFold(5, shuffle=True, random_state=size_cv.SEED).split(rules, y))
@@ -71,6 +71,7 @@ def test_the_held_out_errors_are_those_of_folds_fit_on_their_own(default_card):
         for train, test in folds:
             fold_card = sw.fit(rules.iloc[train], y.iloc[train], max_size=row["max_size"], coef_range=(-3, 3),
                                time_limit=size_cv.FOLD_SECONDS)
+            assert fold_card.status == "optimal"
             errors.append(np.mean(fold_card.predict(rules.iloc[test]).to_numpy() != y.iloc[test].to_numpy()))
         assert row["test_error"] == pytest.approx(np.mean(errors), abs=1e-12)
         assert row["test_error_std"] == pytest.approx(np.std(errors, ddof=1), abs=1e-12)
@@ -136,7 +137,7 @@ def test_the_fold_fits_share_the_time_limit():
     solve keeps the rest); with no limit, FOLD_SECONDS each. A setting, not a speed."""
     X, y = raw_table()
     card = sw.fit(X, y, coef_range=(-3, 3), time_limit=4)
-    fits = 5 * len(card.details["size_cv"]["candidates"])
+    fits = 5 * len(card.details["size_cv"]["candidates"])  # one after another: 5 folds, each every size
     assert card.details["size_cv"]["seconds_per_fit"] == pytest.approx(size_cv.SHARE * 4 / fits)
     assert card.spec.time_limit == 4
     assert sw.fit(X, y, coef_range=(-3, 3)).details["size_cv"]["seconds_per_fit"] == size_cv.FOLD_SECONDS
