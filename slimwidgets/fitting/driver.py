@@ -141,7 +141,7 @@ def fit(
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = _rules(X, options, rules, cuts)
-    spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder))
+    spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
     how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
     X, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress)  # first: it shares the time limit
     return _finished(_fit_table(_read_table(X, y, **how), spec, started, warm_start=warm_start,
@@ -178,12 +178,19 @@ def _rules(X: Any, options: dict, rules: Any, cuts: Any) -> tuple[Any, Any, dict
     return rules_from_options(X, {**options, "rules": rules, "cuts": cuts})
 
 
-def _default_size_cv(options: dict, builder: Any) -> dict:
+def _default_size_cv(options: dict, builder: Any, y: Any) -> dict:
     """``options`` with ``size_cv`` set to :data:`DEFAULT_SIZE_CV` folds when the default applies:
-    ``fit`` made rules of a raw table, the card is a decision card, and the caller set none of
-    ``max_size``, ``C0`` and ``size_cv`` (an exact card at a size the caller gives stays exact at it)."""
+    ``fit`` made rules of a raw table, the card is a decision card, the caller set none of
+    ``max_size``, ``C0`` and ``size_cv`` (an exact card at a size the caller gives stays exact at
+    it), and each class has a row for every fold (a smaller table is solved as before, and the
+    "solved for" line names no CV)."""
     if builder is None or options.get("loss", "zero_one") != "zero_one" or \
             any(name in options for name in ("max_size", "C0", "size_cv")):
+        return options
+    import pandas as pd
+
+    counts = pd.Series(np.asarray(y).ravel()).value_counts()
+    if len(counts) != 2 or counts.min() < DEFAULT_SIZE_CV:
         return options
     return {**options, "size_cv": DEFAULT_SIZE_CV}
 

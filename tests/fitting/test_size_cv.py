@@ -143,12 +143,16 @@ def test_the_fold_fits_share_the_time_limit():
     assert sw.fit(X, y, coef_range=(-3, 3)).details["size_cv"]["seconds_per_fit"] == size_cv.FOLD_SECONDS
 
 
-def test_too_few_rows_of_a_class_for_the_folds_is_said():
+def test_too_few_rows_of_a_class_for_the_folds():
+    """Asked for, it is refused with the reason; by default, such a table is solved as before."""
     X, y = raw_table(n=40)
     y = pd.Series([1] * 3 + [0] * 37)
     with pytest.raises(ValueError, match="size_cv=5 needs at least 5 rows of each class"):
-        sw.fit(X, y)
-    assert sw.fit(X, y, max_size=1, coef_range=(-3, 3)).size <= 1  # a size given needs no folds
+        sw.fit(X, y, size_cv=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        card = sw.fit(X, y, coef_range=(-2, 2), time_limit=5)
+    assert card.spec.size_cv is None and "size chosen by" not in describe_spec(card.spec)
 
 
 def test_a_size_no_fold_can_fit_is_left_out_with_the_reason():
