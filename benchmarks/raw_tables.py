@@ -9,7 +9,11 @@ Every method gets the raw training part of each fold, makes its own 0/1 features
 gives a card of at most 5 of them (so at most 5 variables), points in -5..5:
 
 - ``slim raw``: :func:`slimwidgets.fit` on the raw table with ``rules=True`` (its rule builder:
-  round cut points near the quartiles, levels, a rule for missing values), ``max_size=5``;
+  round cut points near the quartiles, levels, a rule for missing values) and no size: the
+  default path, which chooses the size among 1..5 by 5-fold CV inside the training part
+  (``size_cv``) and then solves exactly at that size;
+- ``slim max_size=5`` (``--methods``): the same with ``max_size=5`` given, the exact card of at
+  most 5 rules (the default before ``size_cv``);
 - ``FasterRisk``: text columns one-hot encoded (missing as a level), then FasterRisk's own
   ``BinBinarizer`` (thresholds at sampled observed values, a NaN indicator per column with
   missing values), then ``RiskScoreOptimizer(k=5)``; positive when its score is > 0;
@@ -26,6 +30,7 @@ Usage::
 
     python benchmarks/raw_tables.py                       # 5 folds, 10 s per slimwidgets fit
     python benchmarks/raw_tables.py --time-limit 5 --datasets penguins diabetes
+    python benchmarks/raw_tables.py --methods "slim raw" "slim max_size=5"
 """
 
 from __future__ import annotations
@@ -95,9 +100,20 @@ def is_round(cut: float, span: float) -> bool:
     return False
 
 
+#: the rule builder of the slim methods (--n-cuts sets its candidates per numeric column)
+BUILDER = RuleBuilder()
+
+
 def slim_raw(Xtr, ytr, time_limit):
-    # rules=True: an all-numeric table (breast cancer) gets rules too, not a linear card
-    card = sw.fit(Xtr, ytr, max_size=K, coef_range=POINTS, time_limit=time_limit, rules=True)
+    # the default path: no size given, so fit chooses it among 1..5 by 5-fold CV inside the
+    # training part (size_cv); rules: an all-numeric table (breast cancer) gets rules too
+    card = sw.fit(Xtr, ytr, coef_range=POINTS, time_limit=time_limit, rules=BUILDER)
+    return card.score, card.predict, card.size, card.status, _round_cuts(card, Xtr)
+
+
+def slim_fixed(Xtr, ytr, time_limit):
+    # the size given: the exact card of at most 5 rules (the default before size_cv)
+    card = sw.fit(Xtr, ytr, max_size=K, coef_range=POINTS, time_limit=time_limit, rules=BUILDER)
     return card.score, card.predict, card.size, card.status, _round_cuts(card, Xtr)
 
 
@@ -154,12 +170,15 @@ def auc(scores, y) -> float:
     return float(roc_auc_score(y, scores)) if len(np.unique(y)) == 2 else math.nan
 
 
-def run(datasets, folds, time_limit, with_fasterrisk, csv_path=None):
+METHODS = {"slim raw": slim_raw, "slim max_size=5": slim_fixed, "FasterRisk": fasterrisk_raw,
+           "AutoScore-style": autoscore}
+
+
+def run(datasets, folds, time_limit, with_fasterrisk, csv_path=None, methods=("slim raw", "FasterRisk",
+                                                                               "AutoScore-style")):
     from sklearn.model_selection import StratifiedKFold
 
-    methods = [("slim raw", slim_raw), ("AutoScore-style", autoscore)]
-    if with_fasterrisk:
-        methods.insert(1, ("FasterRisk", fasterrisk_raw))
+    methods = [(label, METHODS[label]) for label in methods if with_fasterrisk or label != "FasterRisk"]
     rows = []
     for name in datasets:
         X, y = load_raw(name)
@@ -219,8 +238,15 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per slimwidgets fit")
     parser.add_argument("--no-fasterrisk", action="store_true")
     parser.add_argument("--csv", help="also write the per-fold rows here")
+    parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=["slim raw", "FasterRisk",
+                                                                                 "AutoScore-style"])
+    parser.add_argument("--n-cuts", type=int, help="candidate cut points per numeric column of the slim methods "
+                        "(default: RuleBuilder's)")
     args = parser.parse_args()
-    frame = run(args.datasets, args.folds, args.time_limit, not args.no_fasterrisk and has_fasterrisk(), args.csv)
+    if args.n_cuts is not None:
+        BUILDER.set_params(n_cuts=args.n_cuts)
+    frame = run(args.datasets, args.folds, args.time_limit, not args.no_fasterrisk and has_fasterrisk(), args.csv,
+                args.methods)
     print(table(frame))
     print()
     print(verdict(frame))

@@ -335,6 +335,14 @@ OPTIONS: tuple[Option, ...] = (
            flag=Flag("--C0", "accuracy traded for one fewer feature (default: the engine's automatic value)", "C",
                      parse=text_number),
            estimator=True),
+    Option("size_cv", None, 5, v.optional(v.whole(2)), "int | None",
+           "choose the card's size by K-fold cross-validation on the training rows, among 1 to max_size "
+           "(or 1 to 5): the size with the lowest mean held-out error, then the exact card of that size on "
+           "all rows (sw.fit does so by default for a raw table given neither max_size nor C0)",
+           words=Words("size chosen by", lambda k: f"{k}-fold CV"),
+           refused=(Refusal(_RISK, "a risk card's size is chosen on log-loss, not on error; use sw.fit_cv with "
+                                   "a list of max_size values"),),
+           omit_default=True),
     # -- fairness between the groups of the data's sensitive_features (core/groups.py) ----------
     _group_cap("max_fpr_by_group", {"F": 0.3}, "max FPR", "largest false positive rate", "FPR cap"),
     _group_cap("min_tpr_by_group", {"F": 0.7}, "min TPR", "smallest true positive rate", "TPR floor"),

@@ -34,6 +34,7 @@ from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
 from .risk_groups import fit_risk_by_group
+from .size_cv import choose_size
 from .side_search import SideSearch
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
@@ -62,6 +63,8 @@ SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_seconds=3.0)
 # ... unless the walk covers all but this many sizes, each then its own MIP (solvers/decomposition.py):
 # the scan declines on such data (breastcancer's 1-10 columns) after walking what the walk walks
 SIZE_MIPS_FIRST = 2
+# Folds of the size chosen by cross-validation: the default for a raw table given no size (fit's docstring)
+DEFAULT_SIZE_CV = 5
 
 
 
@@ -70,7 +73,7 @@ def fit(
     feature_names: Sequence[str] | None = None, spec: Spec | None = None,
     warm_start: ScoringSystem | None = None, on_incumbent: Callable[[Incumbent], None] | None = None,
     cancel: threading.Event | None = None, on_bound: Callable[[float], None] | None = None,
-    sensitive_features: Any = None, rules: Any = None,
+    sensitive_features: Any = None, rules: Any = None, n_jobs: int | None = None, progress: bool | None = None,
     cuts: Mapping[str, Sequence[float]] | None = None, **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
@@ -85,6 +88,9 @@ def fit(
         The card applies them to raw rows (``predict``, exports); ``exclude``, ``signs`` and
         ``penalties`` may name a variable for all its rules.
     cuts : your own cut points, ``{"age": [40, 50, 60]}``; other numeric columns get round ones.
+    size_cv : K: the size is chosen among 1 to ``max_size`` (or 5) by K-fold CV, then solved exactly
+        (:mod:`~slimwidgets.fitting.size_cv`); the default (5) when ``fit`` builds rules given no ``max_size``, ``C0``.
+    n_jobs, progress : the ``size_cv`` fits through joblib (None: in turn), with a tqdm bar (None: auto).
     y : labels with exactly two values; ``positive`` picks the predicted class
         (default: the larger label, e.g. 1 or True).
     sample_weight : optional non-negative weights per row.
@@ -137,12 +143,32 @@ def fit(
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = _rules(X, options, rules, cuts)
-    spec = spec if spec is not None else make_spec(**options)
-    table = _read_table(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names,
-                        sensitive_features=groups, time_limit=spec.time_limit, started=started)
-    card = _fit_table(table, spec, started, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel,
-                      on_bound=on_bound)
-    card = card if builder is None else replace(card, rules=builder)  # it applies its rules to raw rows
+    spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
+    how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
+    X, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress)  # first: it shares the time limit
+    table = _read_table(X, y, **how, time_limit=spec.time_limit, started=started)
+    return _finished(_fit_table(table, spec, started, warm_start=warm_start,
+                                on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound), builder, choice)
+
+
+def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None):
+    """With ``spec.size_cv`` set: the size chosen by cross-validation (:func:`.size_cv.choose_size`)
+    put into the spec as its ``max_size``. Returns ``(X, spec, how the table is read, the choice or None)``."""
+    if spec.size_cv is None:
+        return X, spec, how, None
+    X = _named_frame(X, how["feature_names"])
+    size, choice = choose_size(fit, X, y, spec, positive=how["positive"], sample_weight=how["sample_weight"],
+                               groups=how["sensitive_features"], n_jobs=n_jobs, progress=progress)
+    return X, replace(spec, max_size=size), {**how, "feature_names": None}, choice
+
+
+def _finished(card: ScoringSystem, builder: Any, choice: Any) -> ScoringSystem:
+    """The card with its rules (it applies them to raw rows from now on) and how its size was
+    chosen, warned about when degenerate."""
+    if builder is not None:
+        card = replace(card, rules=builder)
+    if choice is not None:
+        card = replace(card, details={**card.details, "size_cv": dict(choice)})
     _warn_if_degenerate(card)
     return card
 
@@ -153,6 +179,37 @@ def _rules(X: Any, options: dict, rules: Any, cuts: Any) -> tuple[Any, Any, dict
     if is_dask(X):
         return X, None, dict(options)
     return rules_from_options(X, {**options, "rules": rules, "cuts": cuts})
+
+
+def _default_size_cv(options: dict, builder: Any, y: Any) -> dict:
+    """``options`` with ``size_cv`` set to :data:`DEFAULT_SIZE_CV` folds when the default applies:
+    ``fit`` made rules of a raw table, the card is a decision card, the caller set none of
+    ``max_size``, ``C0`` and ``size_cv`` (an exact card at a size the caller gives stays exact at
+    it), and each class has a row for every fold (a smaller table is solved as before, and the
+    "solved for" line names no CV)."""
+    if builder is None or options.get("loss", "zero_one") != "zero_one" or \
+            any(name in options for name in ("max_size", "C0", "size_cv")):
+        return options
+    import pandas as pd
+
+    counts = pd.Series(np.asarray(y).ravel()).value_counts()
+    if len(counts) != 2 or counts.min() < DEFAULT_SIZE_CV:
+        return options
+    return {**options, "size_cv": DEFAULT_SIZE_CV}
+
+
+def _named_frame(X: Any, feature_names: Sequence[str] | None) -> Any:
+    """The table the size is chosen on, as a DataFrame with the names the card will use
+    (``feature_names`` name an array's columns)."""
+    import pandas as pd
+
+    if is_dask(X):
+        raise ValueError("size_cv needs the rows in memory; give max_size for a Dask table")
+    if isinstance(X, pd.DataFrame):
+        return X
+    values = np.asarray(X)
+    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(values.shape[1])]
+    return pd.DataFrame(values, columns=names)
 
 
 def _warn_if_degenerate(card: ScoringSystem) -> None:

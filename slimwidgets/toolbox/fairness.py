@@ -18,7 +18,7 @@ import pandas as pd
 from ..core.data import prepare_data
 from ..core.groups import dataset_rates
 from .frontier import base_spec, fraction_list, proven_value, sweep_specs
-from .jobs import check_n_jobs
+from ..fitting.jobs import check_n_jobs
 
 __all__ = ["fairness_frontier", "DEFAULT_GAPS"]
 

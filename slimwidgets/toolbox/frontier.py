@@ -33,7 +33,7 @@ from ..fitting.large import is_dask
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..core.status import proven_limit
-from .jobs import check_n_jobs, progress_bar
+from ..fitting.jobs import check_n_jobs, progress_bar
 
 # base_spec, fraction_list, proven_value and sweep_specs are shared with toolbox/fairness.py
 __all__ = ["roc_frontier", "size_path", "clear_cache", "data_fingerprint", "DEFAULT_FPRS"]

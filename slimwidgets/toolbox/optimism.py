@@ -18,7 +18,7 @@ import pandas as pd
 from ..core.risk import card_events
 from ..core.scoring import ScoringSystem
 from ..fitting import InfeasibleError, NoSolutionError, fit
-from .jobs import check_n_jobs, progress_bar
+from ..fitting.jobs import check_n_jobs, progress_bar, run_jobs
 from .validate import card_figures
 
 __all__ = ["optimism"]
@@ -91,24 +91,7 @@ def optimism(card: ScoringSystem, X: pd.DataFrame, y: Any, *, n_boot: int = 20, 
     seeds = np.random.SeedSequence(random_state).generate_state(n_boot)
     jobs = [(card, X, labels, events, int(seed), time_limit) for seed in seeds]
     bar = progress_bar(progress, n_boot, "bootstrap")
-    results = []
-    try:
-        if n_jobs is None or n_jobs == 1:
-            for job in jobs:
-                results.append(_one_bootstrap(*job))
-                if bar is not None:
-                    bar.update(1)
-        else:
-            from joblib import Parallel, delayed
-
-            for result in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                    delayed(_one_bootstrap)(*job) for job in jobs):
-                results.append(result)
-                if bar is not None:
-                    bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+    results = run_jobs(_one_bootstrap, jobs, n_jobs, bar)
     done = pd.DataFrame([r for r in results if r is not None])
     apparent = _figures(card, X, events)
     table = pd.DataFrame({"apparent": apparent})

@@ -22,7 +22,7 @@ from ..core.rules import needs_rules
 from ..fitting import InfeasibleError, NoSolutionError, fit
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
-from .jobs import check_n_jobs, progress_bar
+from ..fitting.jobs import check_n_jobs, progress_bar
 
 __all__ = ["cross_validate", "CVResult"]
 

@@ -1,13 +1,13 @@
-"""What every sweep of fits shares: the check of ``n_jobs`` and the progress bar."""
+"""What every sweep of fits shares: the check of ``n_jobs``, the progress bar, running the fits."""
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
-__all__ = ["check_n_jobs", "progress_bar"]
+__all__ = ["check_n_jobs", "progress_bar", "run_jobs"]
 
 
 def check_n_jobs(n_jobs: Any) -> None:
@@ -44,3 +44,29 @@ def progress_bar(progress: bool | None, total: int, desc: str):
             raise ImportError("progress=True needs tqdm: pip install tqdm") from None
         return None
     return tqdm(total=total, desc=desc, unit="fit", leave=False)
+
+
+def run_jobs(work: Callable, jobs: Iterable[tuple], n_jobs: int | None, bar) -> list:
+    """``[work(*job) for job in jobs]``, in order: in this process when ``n_jobs`` is None or 1,
+    else through joblib; ``bar`` (a tqdm bar or None) moves one step per job and is closed at the
+    end, also on Ctrl-C or an error.
+
+    >>> run_jobs(pow, [(2, 3), (3, 2)], None, None)
+    [8, 9]
+    """
+    out = []
+    try:
+        if n_jobs is None or n_jobs == 1:
+            stream = (work(*job) for job in jobs)
+        else:
+            from joblib import Parallel, delayed
+
+            stream = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(work)(*job) for job in jobs)
+        for result in stream:
+            out.append(result)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return out

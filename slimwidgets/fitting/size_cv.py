@@ -1,0 +1,182 @@
+"""The card's size chosen by cross-validation inside ``fit`` (the ``size_cv`` option).
+
+An exact fit at a fixed size minimizes training error among cards of that size; on small
+noisy tables the best card of 5 rules often scores worse on new rows than a card of 2 or 3.
+With ``size_cv=K``, ``fit`` first splits the training rows into K stratified folds (shuffled
+with :data:`SEED`, so the choice repeats), fits every size from 1 to the cap (``max_size``, or
+:data:`LARGEST_SIZE`) on each fold's training part under the same settings (smallest first, each
+started from the card of the size before: a card of k rules is a card of at most k + 1, so a
+short time limit does not start a larger size from scratch), and keeps the size
+with the lowest mean held-out error (ties go to the smaller size). The card is then solved
+exactly at that size on all the rows; its "solved for" line says the size was chosen so.
+
+Each of those fits is an ordinary exact fit, re-checked like any other; only the *choice* of
+size uses held-out rows. They run through joblib (``n_jobs``) with a progress bar for long
+work, and share the fit's time limit: :data:`SHARE` of it goes to them, handed out as each
+starts, the rest to the final solve (with no limit, each gets :data:`FOLD_SECONDS`). On a busy
+machine each fit's fixed cost (reading its rows, checking its card: ~0.1-0.4 s) can still take
+the whole past the limit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import replace
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from ..core.spec import Spec
+from .jobs import check_n_jobs, progress_bar, run_jobs
+
+__all__ = ["choose_size", "size_candidates", "SizeChoice", "LARGEST_SIZE", "SEED", "SHARE", "FOLD_SECONDS",
+           "MIN_SECONDS"]
+
+#: The largest size tried when no ``max_size`` is given (clinical scores rarely use more).
+LARGEST_SIZE = 5
+#: The folds are shuffled with this seed: the same table gives the same folds and choice.
+SEED = 0
+#: The share of ``time_limit`` the fold fits get (the final solve gets the rest).
+SHARE = 0.6
+#: Seconds each fold fit may take when the fit has no time limit (most prove in far less).
+FOLD_SECONDS = 1.0
+
+
+def size_candidates(spec: Spec, n_features: int) -> list[int]:
+    """The sizes tried: 1 to ``max_size`` (or :data:`LARGEST_SIZE`), at most the number of rules,
+    and at least as many as ``require`` names (a smaller card cannot hold them)."""
+    top = LARGEST_SIZE if spec.max_size is None else spec.max_size
+    top = max(1, min(top, n_features))
+    return list(range(max(1, len(spec.require)), top + 1))
+
+
+class SizeChoice(dict):
+    """What the choice found (kept in ``card.details["size_cv"]``): ``folds``, ``seed``,
+    ``chosen``, ``seconds_per_fit`` (each fold fit's planned time), and ``candidates`` (per size: mean and std of the held-out
+    error over folds, mean training error, how many fold fits were proven optimal, or ``failed``
+    with the reason). With every fold fit proven, the choice depends on the table alone."""
+
+
+def _fold_rows(y: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    from sklearn.model_selection import StratifiedKFold
+
+    fewest = int(np.bincount(np.unique(y, return_inverse=True)[1]).min()) if len(np.unique(y)) == 2 else 0
+    if fewest < folds:
+        raise ValueError(f"size_cv={folds} needs at least {folds} rows of each class; the smaller class has "
+                         f"{fewest} (give max_size instead, or fewer folds)")
+    split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=SEED)
+    return list(split.split(np.zeros(len(y)), y))
+
+
+def _fold_path(fit: Callable, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, groups: Any,
+               train: np.ndarray, test: np.ndarray, specs: list[Spec], positive: Any) -> list:
+    """One fold, every size in turn (smallest first), each fit started from the card of the size
+    before (a card of k rules is a card of at most k + 1): per size, the held-out and training
+    error (weighted as the fit weighs rows) and whether the card was proven optimal, or why it
+    could not be fit."""
+    w_train = None if weight is None else weight[train]
+    g_train = None if groups is None else np.asarray(groups)[train]
+    out, warm = [], None
+    for spec in specs:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a fold's degenerate card or box note is the fold's business
+                card = fit(X.iloc[train], y[train], positive=positive, sample_weight=w_train, spec=spec, rules=False,
+                           sensitive_features=g_train, warm_start=warm)
+        except (ValueError, RuntimeError) as problem:  # InfeasibleError, NoSolutionError: the size fails here
+            out.append(str(problem).splitlines()[0][:200])
+            continue
+        warm = card
+        out.append((_error(card, X, y, weight, test), _error(card, X, y, weight, train), card.status == "optimal"))
+    return out
+
+
+def _error(card, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, rows: np.ndarray) -> float:
+    wrong = (np.asarray(card.predict(X.iloc[rows])) != y[rows]).astype(float)
+    return float(np.average(wrong, weights=None if weight is None else weight[rows]))
+
+
+def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive: Any = None,
+                sample_weight: Any = None, groups: Any = None, n_jobs: int | None = None,
+                progress: bool | None = None) -> tuple[int, SizeChoice]:
+    """The size with the lowest mean held-out error over ``spec.size_cv`` folds of ``X``
+    (a 0/1 table of rules), and what was found. ``fit`` is :func:`slimwidgets.fit`, passed in
+    (it calls this). ``positive`` must name the positive label; ``y`` is compared with
+    ``card.predict``."""
+    check_n_jobs(n_jobs)
+    y = np.asarray(y)
+    weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    splits = _fold_rows(y, spec.size_cv)
+    sizes = size_candidates(spec, X.shape[1])
+    k, at_once = len(splits), _at_once(n_jobs)
+    per_fit = _fold_seconds(spec.time_limit, k * len(sizes), n_jobs)
+    specs = [replace(spec, max_size=s, size_cv=None, time_limit=per_fit) for s in sizes]
+    budget = _Budget(per_fit * len(sizes) * math.ceil(k / at_once) if spec.time_limit else None, k, at_once)
+    paths = _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget)
+    rows = [_size_row(s, [path[i] for path in paths]) for i, s in enumerate(sizes)]
+    usable = [r for r in rows if "failed" not in r]
+    if not usable:
+        chosen = sizes[-1]  # the final fit at the cap says what is wrong, in its own words
+    else:
+        best = min(r["test_error"] for r in usable)
+        chosen = next(r["max_size"] for r in usable if r["test_error"] <= best + 1e-12)  # the smallest of the best
+    return chosen, SizeChoice(folds=k, seed=SEED, chosen=chosen, seconds_per_fit=per_fit, candidates=rows)
+
+
+def _fold_seconds(time_limit: float | None, n_fits: int, n_jobs: int | None) -> float:
+    """Seconds each fold fit gets: :data:`SHARE` of the limit spread over the fits that run one
+    after another (``n_jobs`` at a time), or :data:`FOLD_SECONDS` with no limit."""
+    if time_limit is None:
+        return FOLD_SECONDS
+    rounds = math.ceil(n_fits / _at_once(n_jobs))
+    return max(SHARE * time_limit / rounds, MIN_SECONDS)
+
+
+#: The least time a fold fit is given (its first local search alone takes about this).
+MIN_SECONDS = 0.05
+
+
+def _at_once(n_jobs: int | None) -> int:
+    """How many fits run at the same time."""
+    import os
+
+    return 1 if n_jobs is None else (n_jobs if n_jobs > 0 else max(1, os.cpu_count() or 1))
+
+
+class _Budget:
+    """The fold fits' share of the time limit, handed out as each fold starts: what is left over
+    the folds left (``at_once`` at a time), so a fold that overran (a loaded machine, the fixed
+    cost of each fit) shortens the later ones instead of the final solve."""
+
+    def __init__(self, seconds: float | None, fits: int, at_once: int) -> None:
+        self.deadline = None if seconds is None else time.perf_counter() + seconds
+        self.left, self.at_once = fits, at_once
+
+    def next(self, specs: list[Spec]) -> list[Spec]:
+        """One fold's specs, its time shared evenly by its sizes."""
+        if self.deadline is None:
+            return specs
+        rounds = math.ceil(self.left / self.at_once)
+        self.left -= 1
+        seconds = (self.deadline - time.perf_counter()) / max(rounds, 1) / len(specs)
+        return [replace(s, time_limit=min(s.time_limit, max(seconds, MIN_SECONDS))) for s in specs]
+
+
+def _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget: _Budget) -> list:
+    """Every fold's fits (:func:`_fold_path`), in order, through joblib when ``n_jobs`` asks,
+    with a bar for long work; each fold gets its time from ``budget`` as it starts."""
+    bar = progress_bar(progress, len(splits), "size by CV")
+    calls = ((fit, X, y, weight, groups, train, test, budget.next(specs), positive) for train, test in splits)
+    return run_jobs(_fold_path, calls, n_jobs, bar)
+
+
+def _size_row(size: int, results: list) -> dict:
+    failures = [r for r in results if isinstance(r, str)]
+    if failures:
+        return {"max_size": size, "failed": f"{len(failures)} of {len(results)} folds: {failures[0]}"}
+    test = np.array([r[0] for r in results])
+    return {"max_size": size, "test_error": float(test.mean()), "test_error_std": float(test.std(ddof=1)),
+            "train_error": float(np.mean([r[1] for r in results])), "optimal_folds": sum(r[2] for r in results)}
