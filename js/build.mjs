@@ -13,7 +13,7 @@ mkdirSync(out, { recursive: true });
 const result = await build({
   entryPoints: {
     card: resolve(here, "src/card.js"), chart: resolve(here, "src/chart.js"),
-    alternatives: resolve(here, "src/alternatives.js"),
+    alternatives: resolve(here, "src/alternatives.js"), groups: resolve(here, "src/groups.js"),
   },
   outdir: out,
   bundle: true,
@@ -24,14 +24,14 @@ const result = await build({
   metafile: true,
   logLevel: flag > 0 ? "warning" : "info",
 });
-for (const css of ["card.css", "alternatives.css"]) copyFileSync(resolve(here, "src", css), resolve(out, css));
+for (const css of ["card.css", "alternatives.css", "groups.css"]) copyFileSync(resolve(here, "src", css), resolve(out, css));
 
 const packages = new Map();
 for (const input of Object.keys(result.metafile.inputs)) {
   const m = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
   if (m) packages.set(m[1], join(here, "node_modules", m[1]));
 }
-const parts = ["Third-party software bundled into chart.js, card.js and alternatives.js (built from js/ with esbuild).\n"];
+const parts = ["Third-party software bundled into chart.js, card.js, alternatives.js and groups.js (built from js/ with esbuild).\n"];
 for (const [name, dir] of [...packages].sort()) {
   const meta = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const file = existsSync(dir) ? readdirSync(dir).find((f) => /^licen[cs]e/i.test(f)) : null;

@@ -56,7 +56,8 @@ from .best_known import BestKnown, BestKnownControls
 from .card_status import LOST_SOLVER, Status, edit_cost, edited_status, load_notice, one_class, same_figures, signed, status_of
 from .exports import EXPORT_FORMATS, export_card
 from .history import HistoryEntry, UndoHistory, UndoRedo
-from .holdout import prepare_validation, risk_frame, split_holdout, studio_data, train_metrics
+from .groups import GroupControls, grouped_studio_data
+from .holdout import prepare_validation, risk_frame, split_holdout, train_metrics
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
 from .solving import Failure, SolveCache
@@ -80,7 +81,7 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 
 # -- the controller --------------------------------------------------------------------------------
-class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls):
+class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls, SweepViews, BestKnownControls):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -105,17 +106,19 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
     frontier : compute the FPR-cap frontier and the sparsity path in the background.
     alternatives : list near-optimal cards with other features in the background
         (:attr:`alts`; default: as ``frontier``).
+    sensitive_features : the group column to start with (a column of ``X`` or one label per
+        row); any column of ``X`` with few values can be picked later (:meth:`set_group`).
     """
 
     def __init__(self, X: Any = None, y: Any = None, *, data: Dataset | None = None, spec: Spec | None = None,
                  positive: Any = None, sample_weight: Any = None, validation: Any = None, holdout: Any = None,
                  random_state: Any = None, debounce: float = 0.15, frontier: bool = True, fpr_caps=FPR_CAPS,
                  max_path_size: int = MAX_PATH_SIZE, start: bool = True, alternatives: bool | None = None,
-                 **options: Any):
+                 sensitive_features: Any = None, **options: Any):
         # a raw table becomes rules fit on the training rows alone; every card carries them
-        data, self.validation, self.rules, options = studio_data(
-            X, y, data, positive=positive, sample_weight=sample_weight, validation=validation, holdout=holdout,
-            random_state=random_state, options=options)
+        data, self.validation, self.rules, options, worlds = grouped_studio_data(
+            X, y, data, sensitive_features=sensitive_features, positive=positive, sample_weight=sample_weight,
+            validation=validation, holdout=holdout, random_state=random_state, options=options)
         if spec is not None and options:
             raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
         if spec is None:
@@ -147,6 +150,8 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                                      enabled=frontier if alternatives is None else alternatives)
         self.incumbent_interval = INCUMBENT_INTERVAL
         self._closed = False
+        first = getattr(sensitive_features, "name", None) if not isinstance(sensitive_features, str) else sensitive_features
+        self._init_groups(worlds, None if sensitive_features is None else str(first or "group"))
         if start:
             self.set_spec(spec)
 
@@ -406,6 +411,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                 return False
             # the previous card and settings stay; the status names what failed
             self.spec, self._card, self._base = state.spec, state.card, state.base
+            self._restore_group(state.group)
             self.status = result.status
             self._say("these settings have no card: kept the previous card and settings", "error")
             return True
@@ -426,10 +432,11 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
     def _solve(self, spec: Spec, cancel: threading.Event,
                on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | Failure | None:
         """Solve ``spec``; None when it was interrupted (nothing to cache)."""
-        return self._solver.solve(spec, cancel, on_incumbent)
+        solver = self._solver  # a group column picked meanwhile gets its own data's results
+        return self._kept(solver, spec, solver.solve(spec, cancel, on_incumbent))
 
     def _store(self, spec: Spec, result) -> None:
-        self._solver.store(spec, result)
+        self._store_where_made(spec, result)
 
     @property
     def _cache(self) -> dict[str, ScoringSystem | Failure]:
