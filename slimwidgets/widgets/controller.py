@@ -444,8 +444,8 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
 
     @property
     def solve_count(self) -> int:
-        """Solves actually started."""
-        return self._solver.count
+        """Solves actually started (on every group column's data)."""
+        return self._solve_total()
 
     def _solve_job(self, job, cancel: threading.Event) -> None:
         gen, spec, action = job

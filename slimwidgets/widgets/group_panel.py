@@ -57,8 +57,7 @@ def groups_payload(controller: Any, notice: str = "") -> dict:
     failed = c.status.state in ("infeasible", "error")
     note = notice or (c.status.text if failed else "")
     if frame is None:
-        why = "per-group figures are for decision cards" if c.family == "risk" else "no card yet"
-        return {"column": c.group, "status": why, "level": "warning", "rows": [], "notice": note,
+        return {"column": c.group, "status": "no card yet", "level": "warning", "rows": [], "notice": note,
                 "held_out": False}
     train = frame[frame["set"] == "train"].set_index("group")
     held = frame[frame["set"] == "validation"].set_index("group")

@@ -357,10 +357,10 @@ class GroupControls:
         return "TPR", self.spec.max_tpr_gap
 
     def group_frame(self) -> pd.DataFrame | None:
-        """The card on screen in each group of :attr:`group` (see :func:`group_frame`), or None
-        without a column or a card."""
+        """The card on screen in each group of :attr:`group` (see :func:`group_frame`; a risk
+        card predicts positive at a risk of 50 % or more), or None without a column or a card."""
         card, column = self.card, self._group
-        if card is None or column is None or card.family == "risk":
+        if card is None or column is None:  # a risk card is measured at its decision, risk >= 50 %
             return None
         if self._group_figures[0] is not card or self._group_figures[1] != column:
             frame = group_frame(card, self.data, self._groups.dataset(column, "validation"))
@@ -375,6 +375,9 @@ class GroupControls:
     def _goto(self, index: int, action: str) -> None:
         super()._goto(index, action)
         self._use_group(self._undo.current.group)
+
+    def _solve_total(self) -> int:
+        return sum(w.solver.count for w in self._worlds.values())
 
     def _restore_group(self, column: str | None) -> None:
         self._use_group(column)
