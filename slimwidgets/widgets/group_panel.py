@@ -127,7 +127,7 @@ class GroupPanel:
         self.group_pick.observe(self._on_group, "value")
         for w in (self.gap_rate, self.gap_slider, self.gap_none):
             w.observe(self._on_gap, "value")
-        self.groups_view = GroupsView(layout=W.Layout(display=None if c.group_columns else "none"))
+        self.groups_view = GroupsView(layout=W.Layout(display="none"))
         self.groups_view.add_class("sw-groups-view")
         self._group_widgets = [self.group_pick, self.gap_rate, self.gap_slider, self.gap_none, self.groups_view]
 
@@ -185,6 +185,9 @@ class GroupPanel:
             view = groups_payload(self.controller, self._group_note)
             if self.groups_view.view != view:
                 self.groups_view.view = view
+            # without a column the card keeps its place: the table takes no room (a refusal still shows)
+            shown = view["column"] is not None or bool(view.get("notice"))
+            self.groups_view.layout.display = None if shown else "none"
 
     def _group_marks(self) -> pd.DataFrame:
         return group_marks(self.controller.group_frame())

@@ -53,24 +53,26 @@ def _has_groups(spec: Spec) -> bool:
 def group_candidates(X: Any, sensitive_features: Any = None) -> dict[str, pd.Series]:
     """The columns that can split ``X``'s rows into groups: {name: one label per row}.
 
-    Every column of a DataFrame with 2 to :data:`MAX_LEVELS` distinct values, and
+    Every column of a DataFrame with 2 to :data:`MAX_LEVELS` distinct values (0/1 columns
+    last), and
     ``sensitive_features`` when it is a Series or array of labels (named by its name, or
     "group").
 
     Examples
     --------
-    >>> X = pd.DataFrame({"age": [30, 40, 50, 60], "sex": ["F", "M", "F", "M"]})
-    >>> sorted(group_candidates(X))
-    ['sex']
-    >>> list(group_candidates(X.drop(columns="sex"), pd.Series([1, 1, 2, 2], name="site")))
-    ['site']
+    >>> X = pd.DataFrame({"age": [30, 40, 50, 60], "old": [0, 0, 1, 1], "sex": ["F", "M", "F", "M"]})
+    >>> list(group_candidates(X))
+    ['age', 'sex', 'old']
+    >>> list(group_candidates(X.drop(columns="sex"), pd.Series([1, 1, 2, 2], name="site")))[-1]
+    'site'
     """
     out: dict[str, pd.Series] = {}
     if isinstance(X, pd.DataFrame):
-        for name in X.columns:
-            column = X[name]
-            if 2 <= column.nunique(dropna=True) <= MAX_LEVELS:
-                out[str(name)] = column.reset_index(drop=True)
+        few = [name for name in X.columns if 2 <= X[name].nunique(dropna=True) <= MAX_LEVELS]
+        # columns of labels first; 0/1 columns (often rules already) after them
+        binary = [name for name in few if set(pd.unique(X[name].dropna())) <= {0, 1}]
+        for name in [n for n in few if n not in binary] + binary:
+            out[str(name)] = X[name].reset_index(drop=True)
     if sensitive_features is not None and not isinstance(sensitive_features, str):
         values = pd.Series(np.asarray(sensitive_features, dtype=object).ravel() if not isinstance(
             sensitive_features, pd.Series) else sensitive_features.to_numpy())

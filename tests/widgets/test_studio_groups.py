@@ -197,10 +197,12 @@ def test_the_studio_widgets_pick_a_column_move_the_gap_and_say_a_refusal_in_plac
         assert s.wait(300)
         column = s.children[0].children[0]
         assert column.children[0] is s.card_view and column.children[1] is s.groups_view  # the card first
-        assert s.groups_view.view["column"] is None and "pick a group column" in s.groups_view.view["hint"]
+        assert s.groups_view.view["column"] is None and s.groups_view.layout.display == "none"
+        assert s.group_pick.options[1] == ("sex", "sex")  # columns of labels before 0/1 columns
         assert s.roc_view.datasets["groups"] == []
         s.group_pick.value = "sex"
         assert s.wait(300) and s.controller.group == "sex"
+        assert s.groups_view.layout.display is None
         view = s.groups_view.view
         assert [r["group"] for r in view["rows"]] == ["F", "M"] and view["held_out"]
         assert all(set(r["train"]) == {"n", "TPR", "FPR", "error"} and r["held_out"] for r in view["rows"])
