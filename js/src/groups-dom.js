@@ -31,15 +31,15 @@ export function groupMark(color, shape) {
 
 const MEASURES = [["n", "n"], ["TPR", "TPR"], ["FPR", "FPR"], ["error", "error"]];
 
-/** One row of the table: the group's mark and name (as text), then its figures, train then held-out. */
+/** One row of the table: the group's mark and name (as text), then each figure, train above
+ * held-out (two lines in one cell, so the table stays narrow beside the charts). */
 export function groupRow(row, heldOut) {
   const cells = [el("th", { scope: "row", class: "sw-group-name", title: row.group },
     groupMark(row.color, row.shape), el("span", { text: row.group }))];
-  for (const [which, figures] of [["train", row.train], ["held", heldOut ? row.held_out : null]]) {
-    if (which === "held" && !heldOut) continue;
-    for (const [key] of MEASURES) {
-      cells.push(el("td", { class: `sw-group-${which} sw-group-${key.toLowerCase()}`, text: (figures || {})[key] ?? "–" }));
-    }
+  for (const [key] of MEASURES) {
+    const train = el("span", { class: "sw-group-train", text: (row.train || {})[key] ?? "–" });
+    const held = heldOut ? el("span", { class: "sw-group-held", text: (row.held_out || {})[key] ?? "–" }) : null;
+    cells.push(el("td", { class: `sw-group-${key.toLowerCase()}` }, train, held));
   }
   return el("tr", { "data-group": row.group }, cells);
 }
@@ -49,15 +49,16 @@ export function groupPanel(view) {
   const v = view || {};
   if (!v.column) {
     return el("div", { class: "sw-groups", "data-column": "" },
-      el("span", { class: "sw-groups-hint", text: v.hint || "" }));
+      el("span", { class: "sw-groups-hint", text: v.hint || "" }),
+      v.notice ? el("div", { class: "sw-groups-notice", role: "alert", text: v.notice }) : null);
   }
   const heldOut = Boolean(v.held_out);
-  const head = el("tr", {}, el("th", { scope: "col", rowspan: heldOut ? "2" : null, text: v.column }),
-    heldOut ? [el("th", { scope: "colgroup", colspan: "4", text: "train" }), el("th", { scope: "colgroup", colspan: "4", text: "held-out" })]
-      : MEASURES.map(([, label]) => el("th", { scope: "col", text: label })));
-  const second = heldOut ? el("tr", {}, [...MEASURES, ...MEASURES].map(([, label]) => el("th", { scope: "col", text: label }))) : null;
-  const table = el("table", { class: "sw-groups-table" },
-    el("thead", {}, head, second), el("tbody", {}, (v.rows || []).map((r) => groupRow(r, heldOut))));
+  const head = el("tr", {}, el("th", { scope: "col", class: "sw-groups-column", title: v.column, text: v.column }),
+    MEASURES.map(([, label]) => el("th", { scope: "col", text: label })));
+  const key = heldOut ? el("caption", { class: "sw-groups-key" }, el("span", { class: "sw-group-train", text: "train" }),
+    " above ", el("span", { class: "sw-group-held", text: "held-out" })) : null;
+  const table = el("table", { class: "sw-groups-table", "data-held-out": heldOut ? "1" : "0" }, key,
+    el("thead", {}, head), el("tbody", {}, (v.rows || []).map((r) => groupRow(r, heldOut))));
   return el("div", { class: "sw-groups", "data-column": v.column, "data-rows": (v.rows || []).length },
     el("div", { class: "sw-groups-status", "data-level": v.level || "info", text: v.status || "" }),
     v.notice ? el("div", { class: "sw-groups-notice", "data-level": v.notice_level || "error", role: "alert", text: v.notice }) : null,

@@ -30,12 +30,12 @@ describe("the per-group table", () => {
     const rows = host.querySelectorAll("tbody tr");
     expect(rows.length).toBe(2);
     expect(rows[0].querySelector(".sw-group-name").textContent).toBe("<b>F</b>");
-    expect([...rows[0].querySelectorAll("td.sw-group-train")].map((e) => e.textContent))
+    expect([...rows[0].querySelectorAll("td .sw-group-train")].map((e) => e.textContent))
       .toEqual(["194", "86.3 %", "14.0 %", "13.9 %"]);
-    expect([...rows[0].querySelectorAll("td.sw-group-held")].map((e) => e.textContent))
+    expect([...rows[0].querySelectorAll("td .sw-group-held")].map((e) => e.textContent))
       .toEqual(["194", "87.0 %", "14.0 %", "13.9 %"]);
-    expect([...rows[1].querySelectorAll("td.sw-group-held")].map((e) => e.textContent)).toEqual(["–", "–", "–", "–"]);
-    expect(host.querySelector("thead").textContent).toContain("held-out");
+    expect([...rows[1].querySelectorAll("td .sw-group-held")].map((e) => e.textContent)).toEqual(["–", "–", "–", "–"]);
+    expect(host.querySelector("caption").textContent).toBe("train above held-out");
   });
 
   it("draws each group's mark in its colour and shape, as on the ROC plane", () => {
@@ -49,7 +49,8 @@ describe("the per-group table", () => {
     expect(host.querySelector(".sw-groups-status").textContent).toBe("TPR gap between groups 1.0 %");
     expect(host.querySelector(".sw-groups-notice").textContent).toBe("pick a group column first");
     expect(host.querySelector(".sw-groups-notice").getAttribute("role")).toBe("alert");
-    expect(host.querySelectorAll("td.sw-group-held").length).toBe(0);
+    expect(host.querySelectorAll("td .sw-group-held").length).toBe(0);
+    expect(host.querySelector("caption")).toBeNull();
     expect([...host.querySelectorAll("thead th")].map((e) => e.textContent)).toEqual(["<i>sex</i>", "n", "TPR", "FPR", "error"]);
   });
 

@@ -16,8 +16,9 @@ import pandas as pd
 import traitlets as T
 
 from .charts import records
+from .groups import GROUP_COLORS, GROUP_SHAPES
 
-__all__ = ["GroupsView", "GroupPanel", "groups_payload", "group_marks", "group_marks_chart", "GROUP_MARK_COLS"]
+__all__ = ["GroupsView", "GroupPanel", "groups_payload", "group_marks", "group_marks_chart", "group_marks_layers", "with_group_marks", "GROUP_MARK_COLS"]
 
 GROUP_MARK_COLS = ["group", "tpr", "fpr", "n", "color", "shape"]
 STATIC = Path(__file__).parent / "static"  # the built bundle of js/src (the studio checks it is there)
@@ -76,21 +77,40 @@ def group_marks(frame: pd.DataFrame | None) -> pd.DataFrame:
     return train.rename(columns={"TPR": "tpr", "FPR": "fpr"})[GROUP_MARK_COLS].reset_index(drop=True)
 
 
-def group_marks_chart(marks: pd.DataFrame | None) -> alt.LayerChart:
+def group_marks_layers(marks: pd.DataFrame | None) -> list[alt.Chart]:
     """One mark per group on the ROC plane, in its colour-blind-safe colour and its own shape,
-    labelled with the group's name: a layer to add to :func:`~slimwidgets.widgets.charts.roc_chart`
-    (it reads the named data set ``groups``; colour and shape are the rows' own values, so the
-    marks never take a colour from the chart's legend)."""
+    labelled with the group's name: layers to add to :func:`~slimwidgets.widgets.charts.roc_chart`
+    (see :func:`with_group_marks`; they read the named data set ``groups``, whose rows carry
+    their colour and shape from :func:`~slimwidgets.widgets.groups.group_frame`)."""
     data = alt.InlineData(values=records(marks, GROUP_MARK_COLS), name="groups")
     x = alt.X("fpr:Q", scale=alt.Scale(domain=[0, 1], nice=False))
     y = alt.Y("tpr:Q", scale=alt.Scale(domain=[0, 1], nice=False))
     tip = [alt.Tooltip("group:N", title="group"), alt.Tooltip("tpr:Q", title="TPR", format=".1%"),
            alt.Tooltip("fpr:Q", title="FPR", format=".1%"), alt.Tooltip("n:Q", title="rows")]
-    points = alt.Chart(data).mark_point(filled=True, size=90, opacity=1, stroke="white", strokeWidth=0.8).encode(
-        x=x, y=y, color=alt.Color("color:N", scale=None), shape=alt.Shape("shape:N", scale=None), tooltip=tip)
-    labels = alt.Chart(data).mark_text(align="left", dx=7, dy=-6, fontSize=11, fontWeight="bold").encode(
-        x=x, y=y, text="group:N", color=alt.Color("color:N", scale=None), tooltip=tip)
-    return alt.layer(points, labels)
+    # one layer per colour and shape, both set on the mark: an encoded colour or shape would split
+    # the chart's merged colour-and-shape legend in two (group i has colour i and shape i, mod 7)
+    points, labels = [], []
+    for color, shape in zip(GROUP_COLORS, GROUP_SHAPES):
+        mine = alt.Chart(data).transform_filter(alt.datum.shape == shape)
+        points.append(mine.mark_point(shape=shape, color=color, filled=True, size=90, opacity=1, stroke="white",
+                                      strokeWidth=0.8).encode(x=x, y=y, tooltip=tip))
+        labels.append(mine.mark_text(align="left", dx=7, dy=-6, fontSize=11, fontWeight="bold", color=color)
+                      .encode(x=x, y=y, text="group:N", tooltip=tip))
+    return points + labels
+
+
+def group_marks_chart(marks: pd.DataFrame | None) -> alt.LayerChart:
+    """The group marks alone, as one chart (:func:`group_marks_layers`)."""
+    return alt.layer(*group_marks_layers(marks))
+
+
+def with_group_marks(roc: alt.LayerChart, marks: pd.DataFrame | None) -> alt.LayerChart:
+    """``roc`` (:func:`~slimwidgets.widgets.charts.roc_chart`) with the group marks as layers of
+    its own (one level: a nested layer would split its merged legend in two)."""
+    out = roc.copy()
+    # each layer keeps its own named data (alt.layer would hoist the shared data set out of them)
+    out.layer = list(roc.layer) + group_marks_layers(marks)
+    return out
 
 
 def _grow(basis: str, min_width: str = "0", max_width: str = "none") -> W.Layout:

@@ -26,7 +26,7 @@ from ..core.spec import Spec
 from . import charts
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
 from .card_status import optimised_measure
-from .group_panel import GROUP_MARK_COLS, GroupPanel, group_marks_chart
+from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .holdout import calibration_bands
 from .layout import StudioLayout
 
@@ -515,8 +515,8 @@ class Studio(GroupPanel, StudioLayout, W.VBox):
             roc = charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out)
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out, measure="log_loss")
         else:
-            roc = charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out) \
-                + group_marks_chart(self._group_marks())
+            roc = with_group_marks(charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out),
+                                   self._group_marks())
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out)
         calib = charts.calibration_chart(self._calibration() if risk else None, held_out=held_out)
         return charts.split_datasets(roc)[0], charts.split_datasets(path)[0], charts.split_datasets(calib)[0]

@@ -209,7 +209,9 @@ def test_the_studio_widgets_pick_a_column_move_the_gap_and_say_a_refusal_in_plac
         marks = s.roc_view.datasets["groups"]
         assert [(m["group"], m["color"], m["shape"]) for m in marks] == [("F", "#0072B2", "square"),
                                                                          ("M", "#D55E00", "triangle-up")]
-        assert s.roc_view.spec["layer"][-1]["layer"][1]["mark"]["type"] == "text"  # each mark labelled
+        assert s.roc_view.spec["layer"][-1]["mark"]["type"] == "text"  # each mark labelled
+        # every layer reads a data set the view swaps in place (none renamed, none hoisted away)
+        assert {layer["data"]["name"] for layer in s.roc_view.spec["layer"]} == set(s.roc_view.datasets)
         s.gap_slider.value = 0.03
         s.gap_none.value = False
         assert s.wait(300) and s.spec.max_tpr_gap == 0.03
