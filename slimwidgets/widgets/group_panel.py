@@ -133,7 +133,7 @@ class GroupPanel:
                                      tooltip="the column whose groups the card is measured in and held to the gap in")
         rate, bound = c.gap_control()
         self.gap_rate = W.Dropdown(options=[("TPR gap", "TPR"), ("FPR gap", "FPR")], value=rate,
-                                   layout=W.Layout(flex="0 0 auto", width="92px"))
+                                   layout=W.Layout(flex="0 0 auto", width="auto"))
         self.gap_slider = W.FloatSlider(value=0.05 if bound is None else bound, min=0.0, max=0.5, step=0.005,
                                         description="max", readout_format=".1%", continuous_update=True,
                                         disabled=bound is None, style={"description_width": "32px"},
