@@ -316,6 +316,7 @@ class GroupControls:
         self.data, self._solver, self._best = new.data, new.solver, new.best
         self._undo.group = column
         self.sweeps.points.clear()  # points of another column's gaps must not be drawn
+        self.alts.forget(lambda key: _has_groups(Spec.from_dict(json.loads(key))))
 
     def set_group(self, column: str | None) -> None:
         """Split the rows by ``column`` (None: no groups); one undo step. Without a column the
