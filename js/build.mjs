@@ -14,6 +14,7 @@ const result = await build({
   entryPoints: {
     card: resolve(here, "src/card.js"), chart: resolve(here, "src/chart.js"),
     alternatives: resolve(here, "src/alternatives.js"), cuts: resolve(here, "src/cuts.js"),
+    groups: resolve(here, "src/groups.js"),
   },
   outdir: out,
   bundle: true,
@@ -24,14 +25,14 @@ const result = await build({
   metafile: true,
   logLevel: flag > 0 ? "warning" : "info",
 });
-for (const css of ["card.css", "alternatives.css", "cuts.css"]) copyFileSync(resolve(here, "src", css), resolve(out, css));
+for (const css of ["card.css", "alternatives.css", "cuts.css", "groups.css"]) copyFileSync(resolve(here, "src", css), resolve(out, css));
 
 const packages = new Map();
 for (const input of Object.keys(result.metafile.inputs)) {
   const m = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
   if (m) packages.set(m[1], join(here, "node_modules", m[1]));
 }
-const parts = ["Third-party software bundled into chart.js, card.js, alternatives.js and cuts.js (built from js/ with esbuild).\n"];
+const parts = ["Third-party software bundled into chart.js, card.js, alternatives.js, cuts.js and groups.js (built from js/ with esbuild).\n"];
 for (const [name, dir] of [...packages].sort()) {
   const meta = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const file = existsSync(dir) ? readdirSync(dir).find((f) => /^licen[cs]e/i.test(f)) : null;

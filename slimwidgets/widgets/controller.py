@@ -58,7 +58,8 @@ from .card_status import (LOST_SOLVER, Status, edit_cost, edited_status, load_no
 from .cuts import CutEditing
 from .exports import EXPORT_FORMATS, export_card
 from .history import HistoryEntry, UndoHistory, UndoRedo
-from .holdout import measure_card, prepare_validation, risk_frame, split_holdout, studio_data, train_metrics
+from .groups import GroupControls, grouped_studio_data
+from .holdout import measure_card, prepare_validation, risk_frame, split_holdout, train_metrics
 from .lifecycle import WaitAndClose
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
@@ -84,8 +85,8 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 
 # -- the controller --------------------------------------------------------------------------------
-class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, BestKnownControls, WaitAndClose,
-                 WarmupControls, CutEditing, VariableEditing):
+class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls, SweepViews, BestKnownControls,
+                 WaitAndClose, WarmupControls, CutEditing, VariableEditing):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -111,17 +112,19 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
     frontier : compute the FPR-cap frontier and the sparsity path in the background.
     alternatives : list near-optimal cards with other features in the background
         (:attr:`alts`; default: as ``frontier``).
+    sensitive_features : the group column to start with (a column of ``X`` or one label per
+        row); any column of ``X`` with few values can be picked later (:meth:`set_group`).
     """
 
     def __init__(self, X: Any = None, y: Any = None, *, data: Dataset | None = None, spec: Spec | None = None,
                  positive: Any = None, sample_weight: Any = None, validation: Any = None, holdout: Any = None,
                  random_state: Any = None, debounce: float = 0.15, frontier: bool = True, fpr_caps=FPR_CAPS,
                  max_path_size: int = MAX_PATH_SIZE, start: bool = True, alternatives: bool | None = None,
-                 **options: Any):
+                 sensitive_features: Any = None, **options: Any):
         # a raw table becomes rules fit on the training rows alone; every card carries them
-        data, self.validation, self.rules, options, raw = studio_data(
-            X, y, data, positive=positive, sample_weight=sample_weight, validation=validation, holdout=holdout,
-            random_state=random_state, options=options)
+        data, self.validation, self.rules, options, raw, worlds = grouped_studio_data(
+            X, y, data, sensitive_features=sensitive_features, positive=positive, sample_weight=sample_weight,
+            validation=validation, holdout=holdout, random_state=random_state, options=options)
         if spec is not None and options:
             raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
         if spec is None:
@@ -154,6 +157,8 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
         self.incumbent_interval = INCUMBENT_INTERVAL
         self._closed = False
         self._init_cuts(raw)  # a raw table's cut points can be moved (widgets/cuts.py)
+        first = getattr(sensitive_features, "name", None) if not isinstance(sensitive_features, str) else sensitive_features
+        self._init_groups(worlds, None if sensitive_features is None else str(first or "group"))
         if start:
             self.set_spec(spec)
 
@@ -365,7 +370,7 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
                 return False
             # the previous card and settings stay; the status names what failed
             self.spec, self._card, self._base = state.spec, state.card, state.base
-            self._follow_table(state.table)
+            self._back_to(state)
             self.status = result.status
             self._say("these settings have no card: kept the previous card and settings", "error")
             return True
@@ -383,16 +388,22 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
     def _incumbent_card(self, spec: Spec, inc: Incumbent) -> ScoringSystem:
         return self.measured(card_from_incumbent(self.data, spec, inc))
 
+    def _back_to(self, state) -> None:
+        """A failed solve: the rows of the state kept (its rules' table, then its group column)."""
+        self._restore_group(None)
+        self._follow_table(state.table)
+        self._restore_group(state.group)
+
     def _solve(self, spec: Spec, cancel: threading.Event,
                on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | Failure | None:
-        """Solve ``spec``; None when it was interrupted (nothing to cache), or when the cut points
-        changed meanwhile (the card belongs to rules no longer shown)."""
+        """Solve ``spec``; None when it was interrupted (nothing to cache), or when the studio's
+        rows changed meanwhile (another group column or other cut points): the result then goes
+        to the cache of the rows it was solved on only."""
         solver = self._solver
-        result = solver.solve(spec, cancel, on_incumbent)
-        return result if solver is self._solver else None
+        return self._kept(solver, spec, solver.solve(spec, cancel, on_incumbent))
 
     def _store(self, spec: Spec, result) -> None:
-        self._solver.store(spec, result)
+        self._store_where_made(spec, result)
 
     @property
     def _cache(self) -> dict[str, ScoringSystem | Failure]:
@@ -400,8 +411,8 @@ class Controller(SettingsEditing, UndoRedo, AlternativesControls, SweepViews, Be
 
     @property
     def solve_count(self) -> int:
-        """Solves actually started."""
-        return self._solver.count
+        """Solves actually started (on every group column's data)."""
+        return self._solve_total()
 
     def _solve_job(self, job, cancel: threading.Event) -> None:
         gen, spec, action = job

@@ -209,7 +209,7 @@ class CutEditing:
 
     def _init_cuts(self, raw: RawRows | None) -> None:
         """Keep the raw rows behind the rules (None: a 0/1 table, no panel) and make the first table."""
-        self._raw, self._table, self._tables = raw, None, {}
+        self._raw, self._table, self._first_table, self._tables = raw, None, None, {}
         self.cut_errors: dict[str, dict] = {}  # variable -> {"text", "typed"}: the last refused edit, said in place
         if raw is None or self.rules is None:
             return
@@ -221,7 +221,12 @@ class CutEditing:
         table = Table(rules, data, validation,
                       SolveCache(data, lambda card: measure_card(card, data, validation, rules), self._lock), self._best)
         self._solver = table.solver
-        self._tables[_key(cuts)] = self._table = table
+        self._tables[_key(cuts)] = self._table = self._first_table = table
+
+    @property
+    def moved_cuts(self) -> bool:
+        """Whether the rules are other than the studio's first (a group column splits only those)."""
+        return self._table is not None and self._table is not self._first_table
 
     @property
     def table(self) -> Table | None:
@@ -262,6 +267,9 @@ class CutEditing:
             raise KeyError(f"{variable!r} is not a numeric variable of this studio's table "
                            f"(those with cut points: {sorted(current)})")
         try:
+            if getattr(self, "group", None) is not None:  # the group's rows hold the first rules only
+                raise ValueError(f"the group column {self.group!r} splits the studio's first cut points: "
+                                 "clear the group column to move cut points")
             values = [parse_cut(variable, c) for c in cuts]
             self._check_cuts(variable, values)
             return self._use_cuts(variable, sorted(values), current)

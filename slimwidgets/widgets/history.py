@@ -49,6 +49,7 @@ class Settled:
     status: Status
     base: ScoringSystem | None = None
     table: Any = None  # the rules' table of a studio from a raw table (widgets/cuts.py), else None
+    group: str | None = None  # the studio's group column (widgets/groups.py)
 
 
 class UndoHistory:
@@ -73,12 +74,13 @@ class UndoHistory:
         self.entries: list[HistoryEntry] = []
         self.states: list[Settled] = []
         self.cursor = -1
+        self.group: str | None = None  # the group column new states are settled under
 
     def push(self, card: ScoringSystem | None, spec: Spec, status: Status, action: str,
              base: ScoringSystem | None = None, table: Any = None) -> Settled:
         """A new state after the one shown (the redo tail is dropped); logged."""
         self.drop_redo()
-        state = Settled(spec, card, status, base, table)
+        state = Settled(spec, card, status, base, table, self.group)
         self.states.append(state)
         self.cursor = len(self.states) - 1
         self.entries.append(HistoryEntry(card, spec, action, status, base))

@@ -174,7 +174,7 @@ class StudioLayout:
         charts beside it (or below it when the notebook is narrow), then the controls, the
         toolbar and the feature panel, each wrapping at any width."""
         # the card and, under it, its alternatives: one column beside the charts
-        column = W.VBox([self.card_view, self.alts_view],
+        column = W.VBox([self.card_view, self.groups_view, self.alts_view],
                         layout=W.Layout(flex="1 1 340px", min_width="280px", max_width="620px", overflow="visible"))
         column.add_class("sw-card-column")
         charts = _row([self.roc_view, self.path_view, self.calib_view], "sw-charts", flex="1 1 340px", align_items="flex-start",
@@ -182,7 +182,7 @@ class StudioLayout:
         top = _row([column, charts], "sw-top", align_items="flex-start", grid_gap="8px 16px")
         pair = {"flex": "1 1 360px", "max_width": "560px", "flex_flow": "row nowrap"}
         family = _row([self.family_toggle, self.family_note], "sw-family-row", flex="1 1 100%", grid_gap="2px 10px")
-        controls = _row([family, _row([self.fpr_slider, self.fpr_none], "sw-pair", **pair),
+        controls = _row([family, _row([self.fpr_slider, self.fpr_none], "sw-pair", **pair), *self._group_rows(pair),
                          _row([self.tpr_slider, self.tpr_none], "sw-pair", **pair),
                          _row([self.size_slider, self.size_none], "sw-pair", **pair),
                          self.range_slider, self.c0_text, self.time_text], "sw-controls", grid_gap="2px 16px")

@@ -142,6 +142,16 @@ class AlternativesList:
                 self.queue.set_plan([key])
         self._emit()
 
+    def forget(self, stale: Callable[[str], bool]) -> None:
+        """Drop the lists of the spec keys ``stale`` names (their data changed: another group
+        column, :mod:`~slimwidgets.widgets.groups`), stopping a search for one of them."""
+        with self._lock:
+            for key in [k for k in self._done if stale(k)]:
+                del self._done[key]
+            if self._run is not None and stale(self._run.key):
+                self._run = None
+                self.queue.set_plan([])
+
     def pause(self, paused: bool) -> None:
         self.queue.pause(paused)
 

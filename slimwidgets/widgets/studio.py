@@ -26,6 +26,7 @@ from ..core.spec import Spec
 from . import charts
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
 from .card_status import optimised_measure
+from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .holdout import calibration_bands
 from .layout import StudioLayout
 from .variables import card_variables
@@ -161,7 +162,7 @@ def card_payload(controller: Controller) -> dict | None:
     }
 
 
-class Studio(StudioLayout, W.VBox):
+class Studio(GroupPanel, StudioLayout, W.VBox):
     """Interactive SLIM studio: edit the problem, watch the card re-solve live.
 
     >>> studio = Studio(X, y, max_fpr=0.2, max_size=5)    # doctest: +SKIP
@@ -181,11 +182,19 @@ class Studio(StudioLayout, W.VBox):
     total score beside the observed rates, train and held-out), its own ROC with
     its AUC, and log-loss by size; controls risk cards cannot honour yet are
     disabled, and what the switch set aside comes back when switching back.
+
+    ``sensitive_features`` (a column of ``X``, or one label per row) is the group column to
+    start with; the "groups" picker offers every column of ``X`` with few values. With a
+    column, the card's figures in each group fill a table under the card (train and
+    held-out), each group is a labelled mark on the ROC plane, and the gap slider beside the
+    FPR slider holds the largest difference between two groups' TPR or FPR
+    (``max_tpr_gap`` / ``max_fpr_gap``).
     """
 
     def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
                  frontier: bool = True, positive: Any = None, sample_weight: Any = None, validation: Any = None,
-                 holdout: Any = None, random_state: Any = None, alternatives: bool | None = None, **options: Any):
+                 holdout: Any = None, random_state: Any = None, alternatives: bool | None = None,
+                 sensitive_features: Any = None, **options: Any):
         self._ui_lock = threading.RLock()
         self._syncing = False
         self._charts_for: bool | None = None  # whether the charts are built for risk cards (None: not yet)
@@ -194,8 +203,10 @@ class Studio(StudioLayout, W.VBox):
         self._closed = False
         self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
                                      sample_weight=sample_weight, validation=validation, holdout=holdout,
-                                     random_state=random_state, start=False, alternatives=alternatives, **options)
+                                     random_state=random_state, start=False, alternatives=alternatives,
+                                     sensitive_features=sensitive_features, **options)
         self._build_controls()
+        self._build_group_controls()
         self._build_family_switch()
         self._build_feature_panel()
         self._build_toolbar()
@@ -294,7 +305,7 @@ class Studio(StudioLayout, W.VBox):
         widgets = [self.family_toggle, self.family_note, self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
                    self.c0_text, self.range_slider, self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
                    self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel,
-                   self.alts_view] + ([self.cuts_view] if self.cuts_view is not None else [])
+                   self.alts_view, *self._group_widgets] + ([self.cuts_view] if self.cuts_view is not None else [])
         for row in self.feature_rows.values():
             widgets += list(row.values())
         boxes = [w for w in self._descendants() if w not in widgets]
@@ -489,6 +500,8 @@ class Studio(StudioLayout, W.VBox):
             self._refresh_charts()
         if "card" in events or "alternatives" in events:
             self._refresh_alternatives()
+        if events & {"card", "spec", "notice"}:
+            self._refresh_groups()
 
     def _refresh_alternatives(self) -> None:
         """Rows and state of the list, from the controller (the difference column follows the card)."""
@@ -529,7 +542,8 @@ class Studio(StudioLayout, W.VBox):
                 roc_data = charts.risk_roc_datasets(f["roc"], f["card"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"], "log_loss")
             else:
-                roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
+                roc_data = {**charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"]),
+                            "groups": charts.records(self._group_marks(), GROUP_MARK_COLS)}
                 path_data = charts.sparsity_datasets(f["path"], f["card"])
             calib_data = charts.calibration_datasets(self._calibration() if risk else None)
             specs = None
@@ -558,7 +572,8 @@ class Studio(StudioLayout, W.VBox):
             roc = charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out)
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out, measure="log_loss")
         else:
-            roc = charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out)
+            roc = with_group_marks(charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out),
+                                   self._group_marks())
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out)
         calib = charts.calibration_chart(self._calibration() if risk else None, held_out=held_out)
         return charts.split_datasets(roc)[0], charts.split_datasets(path)[0], charts.split_datasets(calib)[0]
@@ -591,6 +606,7 @@ class Studio(StudioLayout, W.VBox):
                 if s.time_limit is not None:
                     self.time_text.value = s.time_limit
                 self._family_controls()
+                self._sync_group_controls()
                 for name, row in self.feature_rows.items():
                     f = self.controller.feature(name)
                     row["use"].value = f.use

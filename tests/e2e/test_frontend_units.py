@@ -32,6 +32,7 @@ def test_shipped_bundle_is_built_from_the_sources(node_modules, tmp_path):
                          timeout=120)
     assert run.returncode == 0, run.stderr
     for name in ("card.js", "chart.js", "card.css", "alternatives.js", "alternatives.css", "cuts.js", "cuts.css",
+                 "groups.js", "groups.css",
                  "THIRD_PARTY_LICENSES.txt"):
         assert (STATIC / name).is_file(), f"{name} is not in the package: {SETUP_HINT}"
         assert filecmp.cmp(tmp_path / name, STATIC / name, shallow=False), \

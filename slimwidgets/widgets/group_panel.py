@@ -1,0 +1,214 @@
+"""The studio's groups, on screen: the group column picker and the gap slider beside the FPR
+slider, the per-group table under the card (``static/groups.js``) and one mark per group on
+the ROC plane. The logic is the controller's (:mod:`slimwidgets.widgets.groups`); this module
+turns it into widgets, payloads and chart layers."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import anywidget
+import ipywidgets as W
+import pandas as pd
+import traitlets as T
+
+from .charts import records
+from .groups import GROUP_COLORS, GROUP_SHAPES
+
+__all__ = ["GroupsView", "GroupPanel", "groups_payload", "group_marks", "group_marks_chart", "group_marks_layers", "with_group_marks", "GROUP_MARK_COLS"]
+
+GROUP_MARK_COLS = ["group", "tpr", "fpr", "n", "color", "shape"]
+STATIC = Path(__file__).parent / "static"  # the built bundle of js/src (the studio checks it is there)
+
+
+class GroupsView(anywidget.AnyWidget):
+    """The status in words and the per-group table under the card."""
+
+    _esm = STATIC / "groups.js"
+    _css = STATIC / "groups.css"
+    view = T.Dict().tag(sync=True)
+
+
+def _pct(v: Any) -> str:
+    return "–" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
+
+
+def _count(n: float) -> str:
+    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.1f}"
+
+
+def _figures(row: pd.Series | None) -> dict | None:
+    if row is None:
+        return None
+    return {"n": _count(row["n"]), "TPR": _pct(row["TPR"]), "FPR": _pct(row["FPR"]), "error": _pct(row["error"])}
+
+
+def groups_payload(controller: Any, notice: str = "") -> dict:
+    """What the per-group table shows, read from the controller: the column, the status in
+    words, a note (a refused setting or a clash, said in place) and one row per group with its
+    train and held-out figures, its colour and shape as on the ROC plane."""
+    c = controller
+    if c.group is None:
+        hint = "pick a group column to see the card in each group" if c.group_columns else ""
+        return {"column": None, "hint": hint, "notice": notice}
+    frame = c.group_frame()
+    failed = c.status.state in ("infeasible", "error")
+    note = notice or (c.status.text if failed else "")
+    if frame is None:
+        return {"column": c.group, "status": "no card yet", "level": "warning", "rows": [], "notice": note,
+                "held_out": False}
+    train = frame[frame["set"] == "train"].set_index("group")
+    held = frame[frame["set"] == "validation"].set_index("group")
+    rows = [{"group": str(g), "color": r["color"], "shape": r["shape"], "train": _figures(r),
+             "held_out": _figures(held.loc[g]) if g in held.index else None} for g, r in train.iterrows()]
+    return {"column": c.group, "status": c.group_status(), "level": "info", "rows": rows, "notice": note,
+            "notice_level": "error", "held_out": c.validation is not None}
+
+
+def group_marks(frame: pd.DataFrame | None) -> pd.DataFrame:
+    """The ROC plane's group marks (training rows): one row per group with its TPR, FPR,
+    weight, colour and shape."""
+    if frame is None or not len(frame):
+        return pd.DataFrame(columns=GROUP_MARK_COLS)
+    train = frame[frame["set"] == "train"]
+    return train.rename(columns={"TPR": "tpr", "FPR": "fpr"})[GROUP_MARK_COLS].reset_index(drop=True)
+
+
+def group_marks_layers(marks: pd.DataFrame | None) -> list[alt.Chart]:
+    """One mark per group on the ROC plane, in its colour-blind-safe colour and its own shape,
+    labelled with the group's name: layers to add to :func:`~slimwidgets.widgets.charts.roc_chart`
+    (see :func:`with_group_marks`; they read the named data set ``groups``, whose rows carry
+    their colour and shape from :func:`~slimwidgets.widgets.groups.group_frame`)."""
+    data = alt.InlineData(values=records(marks, GROUP_MARK_COLS), name="groups")
+    x = alt.X("fpr:Q", scale=alt.Scale(domain=[0, 1], nice=False))
+    y = alt.Y("tpr:Q", scale=alt.Scale(domain=[0, 1], nice=False))
+    tip = [alt.Tooltip("group:N", title="group"), alt.Tooltip("tpr:Q", title="TPR", format=".1%"),
+           alt.Tooltip("fpr:Q", title="FPR", format=".1%"), alt.Tooltip("n:Q", title="rows")]
+    # one layer per colour and shape, both set on the mark: an encoded colour or shape would split
+    # the chart's merged colour-and-shape legend in two (group i has colour i and shape i, mod 7)
+    points, labels = [], []
+    for color, shape in zip(GROUP_COLORS, GROUP_SHAPES):
+        mine = alt.Chart(data).transform_filter(alt.datum.shape == shape)
+        points.append(mine.mark_point(shape=shape, color=color, filled=True, size=90, opacity=1, stroke="white",
+                                      strokeWidth=0.8).encode(x=x, y=y, tooltip=tip))
+        labels.append(mine.mark_text(align="left", dx=7, dy=-6, fontSize=11, fontWeight="bold", color=color)
+                      .encode(x=x, y=y, text="group:N", tooltip=tip))
+    return points + labels
+
+
+def group_marks_chart(marks: pd.DataFrame | None) -> alt.LayerChart:
+    """The group marks alone, as one chart (:func:`group_marks_layers`)."""
+    return alt.layer(*group_marks_layers(marks))
+
+
+def with_group_marks(roc: alt.LayerChart, marks: pd.DataFrame | None) -> alt.LayerChart:
+    """``roc`` (:func:`~slimwidgets.widgets.charts.roc_chart`) with the group marks as layers of
+    its own (one level: a nested layer would split its merged legend in two)."""
+    out = roc.copy()
+    # each layer keeps its own named data (alt.layer would hoist the shared data set out of them)
+    out.layer = list(roc.layer) + group_marks_layers(marks)
+    return out
+
+
+def _grow(basis: str, min_width: str = "0", max_width: str = "none") -> W.Layout:
+    return W.Layout(flex=f"1 1 {basis}", width="auto", min_width=min_width, max_width=max_width)
+
+
+class GroupPanel:
+    """The group controls and view of :class:`~slimwidgets.widgets.studio.Studio` (a mixin: it
+    reads ``controller`` and the studio's ``_syncing``, ``_ui_lock``, ``message``)."""
+
+    _group_note = ""  # a refused group setting, said in the table's place until the next change
+
+    def _build_group_controls(self) -> None:
+        """The column picker, and the gap slider with its rate and its "no gap" box."""
+        c = self.controller
+        style = {"description_width": "88px"}
+        options = [("no groups", None)] + [(name, name) for name in c.group_columns]
+        self.group_pick = W.Dropdown(options=options, value=c.group, description="groups",
+                                     style=style, layout=_grow("200px", "180px", "300px"),
+                                     tooltip="the column whose groups the card is measured in and held to the gap in")
+        rate, bound = c.gap_control()
+        self.gap_rate = W.Dropdown(options=[("TPR gap", "TPR"), ("FPR gap", "FPR")], value=rate,
+                                   layout=W.Layout(flex="0 0 auto", width="auto"))
+        self.gap_slider = W.FloatSlider(value=0.05 if bound is None else bound, min=0.0, max=0.5, step=0.005,
+                                        description="max", readout_format=".1%", continuous_update=True,
+                                        disabled=bound is None, style={"description_width": "32px"},
+                                        layout=_grow("200px", "170px", "360px"),
+                                        tooltip="the largest difference allowed between two groups' rates")
+        self.gap_none = W.Checkbox(value=bound is None, description="no gap", indent=False,
+                                   layout=W.Layout(flex="0 0 auto", width="auto"))
+        for w, cls in ((self.group_pick, "sw-group-pick"), (self.gap_rate, "sw-gap-rate"),
+                       (self.gap_slider, "sw-max-gap"), (self.gap_none, "sw-max-gap-none")):
+            w.add_class(cls)
+        self.group_pick.observe(self._on_group, "value")
+        for w in (self.gap_rate, self.gap_slider, self.gap_none):
+            w.observe(self._on_gap, "value")
+        self.groups_view = GroupsView(layout=W.Layout(display="none"))
+        self.groups_view.add_class("sw-groups-view")
+        self._group_widgets = [self.group_pick, self.gap_rate, self.gap_slider, self.gap_none, self.groups_view]
+
+    def _group_rows(self, pair: dict) -> list[W.Widget]:
+        """The picker and the gap slider, as rows of the controls (beside the FPR slider)."""
+        gap = W.Box([self.gap_rate, self.gap_slider, self.gap_none], layout=W.Layout(
+            display="flex", align_items="center", overflow="visible", **pair))
+        gap.add_class("sw-pair")
+        gap.add_class("sw-gap-pair")
+        return [gap, self.group_pick] if self.controller.group_columns else []
+
+    def _group_call(self, fn, *args) -> None:
+        """Run a group action; a refusal is said in the table's place as well as in the message line."""
+        try:
+            fn(*args)
+        except (ValueError, TypeError, KeyError, RuntimeError) as exc:
+            self._group_note = str(exc.args[0] if exc.args else exc)
+            self._guard(lambda: (_ for _ in ()).throw(exc))
+            self._sync_group_controls()
+        else:
+            self._group_note = ""
+            self._show_notice()
+        self._refresh_groups()
+
+    def _on_group(self, change) -> None:
+        if not self._syncing:
+            self._group_call(self.controller.set_group, change["new"])
+
+    def _on_gap(self, _change) -> None:
+        if self._syncing:
+            return
+        self.gap_slider.disabled = self.gap_none.value
+        value = None if self.gap_none.value else round(self.gap_slider.value, 4)
+        self._group_call(self.controller.set_gap, self.gap_rate.value, value)
+
+    def _sync_group_controls(self) -> None:
+        """The picker and the gap follow the controller (after undo, a clash, a refusal)."""
+        c = self.controller
+        syncing, self._syncing = self._syncing, True
+        try:
+            self.group_pick.value = c.group
+            rate, bound = c.gap_control()
+            self.gap_rate.value = rate
+            self.gap_none.value = bound is None
+            self.gap_slider.disabled = bound is None
+            if bound is not None:
+                self.gap_slider.value = min(bound, self.gap_slider.max)
+        finally:
+            self._syncing = syncing
+
+    def _refresh_groups(self) -> None:
+        with self._ui_lock:
+            if not self.controller.group_columns:
+                return
+            view = groups_payload(self.controller, self._group_note)
+            if self.groups_view.view != view:
+                self.groups_view.view = view
+            # without a column the card keeps its place: the table takes no room (a refusal still shows)
+            shown = view["column"] is not None or bool(view.get("notice"))
+            self.groups_view.layout.display = None if shown else "none"
+
+    def _group_marks(self) -> pd.DataFrame:
+        return group_marks(self.controller.group_frame())
+

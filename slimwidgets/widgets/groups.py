@@ -1,0 +1,411 @@
+"""The studio's groups (issue 22), without Jupyter: which column splits the rows into groups,
+the gap between groups the card must hold, and what the card does in each group.
+
+A group column is data, not a setting: the :class:`~slimwidgets.core.spec.Spec` holds only
+the bounds (``max_tpr_gap``, ``max_fpr_gap``, ...) and the rows' groups live in the
+:class:`~slimwidgets.core.data.Dataset`. So picking a column swaps the data the studio solves
+on, together with the cache of results solved on it (:class:`GroupWorlds`): a card solved
+under a gap between sexes is never shown for a gap between age bands. Results without group
+options are the same for every column, and are carried across.
+
+The columns offered are those of the table the studio was given with at most
+:data:`MAX_LEVELS` values, a text column kept apart from the rules
+(:func:`~slimwidgets.core.data.group_column_apart`) and a Series given as
+``sensitive_features``. Held-out rows are split into the same groups, so the per-group
+table has train and held-out figures side by side.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.data import Dataset, group_column_apart, prepare_data
+from ..core.groups import GROUP_OPTIONS, dataset_rates
+from ..core.scoring import ScoringSystem
+from ..core.spec import Spec
+from .best_known import BestKnown
+from .holdout import prepare_validation, split_holdout, studio_data
+from .solving import SolveCache
+
+__all__ = ["MAX_LEVELS", "GAP_OPTIONS", "GROUP_COLORS", "GROUP_SHAPES", "GroupRows", "GroupWorlds",
+           "GroupControls", "group_candidates", "grouped_studio_data", "group_frame", "gap_words", "group_status"]
+
+#: a column with more distinct values than this is not offered as a group column
+MAX_LEVELS = 12
+#: the studio's gap control: which rate's gap, and the spec option that holds it
+GAP_OPTIONS = {"TPR": "max_tpr_gap", "FPR": "max_fpr_gap"}
+#: Okabe and Ito's colour-blind-safe palette (without the yellow, too pale on white), one per group
+#: in the order of the column's values; every group also has its own shape and its label beside it
+GROUP_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+GROUP_SHAPES = ("square", "triangle-up", "cross", "triangle-down", "circle", "triangle-right", "triangle-left")
+
+
+def _has_groups(spec: Spec) -> bool:
+    return any(getattr(spec, k) is not None for k in GROUP_OPTIONS)
+
+
+def group_candidates(X: Any, sensitive_features: Any = None) -> dict[str, pd.Series]:
+    """The columns that can split ``X``'s rows into groups: {name: one label per row}.
+
+    Every column of a DataFrame with 2 to :data:`MAX_LEVELS` distinct values (0/1 columns
+    last), and
+    ``sensitive_features`` when it is a Series or array of labels (named by its name, or
+    "group").
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"age": [30, 40, 50, 60], "old": [0, 0, 1, 1], "sex": ["F", "M", "F", "M"]})
+    >>> list(group_candidates(X))
+    ['age', 'sex', 'old']
+    >>> list(group_candidates(X.drop(columns="sex"), pd.Series([1, 1, 2, 2], name="site")))[-1]
+    'site'
+    """
+    out: dict[str, pd.Series] = {}
+    if isinstance(X, pd.DataFrame):
+        few = [name for name in X.columns if 2 <= X[name].nunique(dropna=True) <= MAX_LEVELS]
+        # columns of labels first; 0/1 columns (often rules already) after them
+        binary = [name for name in few if set(pd.unique(X[name].dropna())) <= {0, 1}]
+        for name in [n for n in few if n not in binary] + binary:
+            out[str(name)] = X[name].reset_index(drop=True)
+    if sensitive_features is not None and not isinstance(sensitive_features, str):
+        values = pd.Series(np.asarray(sensitive_features, dtype=object).ravel() if not isinstance(
+            sensitive_features, pd.Series) else sensitive_features.to_numpy())
+        out[str(getattr(sensitive_features, "name", None) or "group")] = values
+    elif isinstance(sensitive_features, str) and sensitive_features not in out:
+        if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
+            raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
+        out[sensitive_features] = X[sensitive_features].reset_index(drop=True)
+    return out
+
+
+@dataclass
+class GroupRows:
+    """Rows at full length (as the card scores them: after the rules) and each candidate
+    column's label per row, so that any column can make a grouped data set of them."""
+
+    X: Any
+    y: Any
+    weight: Any
+    columns: dict[str, pd.Series]
+
+    def dataset(self, column: str, positive: Any) -> Dataset:
+        return prepare_data(self.X, self.y, positive=positive, sample_weight=self.weight,
+                            sensitive_features=pd.Series(self.columns[column].to_numpy(), name=column), warn=False)
+
+
+def _take(rows: Any, idx: np.ndarray) -> Any:
+    return rows.iloc[idx] if isinstance(rows, (pd.DataFrame, pd.Series)) else np.asarray(rows)[idx]
+
+
+def _split(X: Any, y: Any, sample_weight: Any, holdout: Any, random_state: Any):
+    """``split_holdout``'s stratified split, as row positions (the same split: it depends only
+    on the labels, the fraction and the random state)."""
+    n = len(y)
+    tr, _, w_tr, va, _, w_va = split_holdout(np.arange(n), y, holdout, sample_weight=sample_weight,
+                                             random_state=random_state)
+    return np.asarray(tr), np.asarray(va), w_tr, w_va
+
+
+def grouped_studio_data(X: Any, y: Any, data: Dataset | None, *, sensitive_features: Any = None,
+                        positive: Any = None, sample_weight: Any = None, validation: Any = None,
+                        holdout: Any = None, random_state: Any = None, options: dict | None = None):
+    """:func:`~slimwidgets.widgets.holdout.studio_data` that also keeps the rows any group column
+    can split: (training rows, held-out rows or None, rules or None, other options, the raw
+    rows behind the rules or None, the :class:`GroupWorlds` source or None when no column can
+    split the rows).
+
+    A text column named by ``sensitive_features`` is the group only: it leaves the table before
+    the table becomes rules. With ``holdout``, the split is ``split_holdout``'s, made here so
+    that each row's group follows it."""
+    if data is not None or X is None or y is None:
+        if sensitive_features is not None:
+            raise TypeError("sensitive_features= needs X and y (a prepared data= carries its own groups)")
+        return (*studio_data(X, y, data, positive=positive, sample_weight=sample_weight, validation=validation,
+                             holdout=holdout, random_state=random_state, options=options), None)
+    candidates = group_candidates(X, sensitive_features)
+    X, _ = group_column_apart(X, sensitive_features)
+    held = None
+    if holdout is not None:
+        if validation is not None:
+            raise TypeError("give validation=(X_val, y_val) or holdout=fraction, not both")
+        tr, va, sample_weight, w_va = _split(X, y, sample_weight, holdout, random_state)
+        held = (_take(X, va), _take(y, va), w_va, {k: v.iloc[va].reset_index(drop=True) for k, v in candidates.items()})
+        X, y = _take(X, tr), _take(y, tr)
+        candidates = {k: v.iloc[tr].reset_index(drop=True) for k, v in candidates.items()}
+        validation = (held[0], held[1])
+    data, val, rules, options, raw = studio_data(X, y, None, positive=positive, sample_weight=sample_weight,
+                                                 validation=validation, options=options)
+    as_rules = (lambda rows: rows) if rules is None else rules.transform
+    if held is not None and held[2] is not None:  # held-out weights follow their rows
+        val = prepare_validation(as_rules(held[0]), held[1], data, sample_weight=held[2])
+        raw = None if raw is None else raw._replace(w_val=held[2])
+    if not candidates:
+        return data, val, rules, options, raw, None
+    train_rows = GroupRows(as_rules(X), y, sample_weight, candidates)
+    held_rows = None if held is None else GroupRows(as_rules(held[0]), held[1], held[2], held[3])
+    return data, val, rules, options, raw, GroupWorlds(data, train_rows, held_rows)
+
+
+class GroupWorlds:
+    """The studio's data once per group column (and once without groups), made on first use.
+
+    Parameters
+    ----------
+    base : the training rows without groups (what the studio shows without a column).
+    train, held_out : the rows each column splits (held-out rows: None without them).
+    """
+
+    def __init__(self, base: Dataset, train: GroupRows, held_out: GroupRows | None):
+        self.base, self.train, self.held_out = base, train, held_out
+        self._made: dict[tuple[str, str], Dataset] = {}
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(self.train.columns)
+
+    def check(self, column: str | None) -> None:
+        if column is not None and column not in self.train.columns:
+            raise KeyError(f"{column!r} is not a group column of this studio; its group columns are "
+                           f"{list(self.columns)}")
+
+    def dataset(self, column: str | None, which: str = "train") -> Dataset | None:
+        """The training (``which="train"``) or held-out rows split by ``column``."""
+        self.check(column)
+        if column is None:
+            return self.base if which == "train" else None
+        rows = self.train if which == "train" else self.held_out
+        if rows is None:
+            return None
+        if (column, which) not in self._made:
+            made = rows.dataset(column, self.base.positive)
+            if made.feature_names != self.base.feature_names:  # never: the same rows, the same rules
+                raise ValueError(f"the rows split by {column!r} have other features than the studio's")
+            self._made[(column, which)] = made
+        return self._made[(column, which)]
+
+
+# -- figures -------------------------------------------------------------------------------------
+def group_frame(card: ScoringSystem, train: Dataset, held_out: Dataset | None) -> pd.DataFrame:
+    """Per group: weight ``n``, TPR, FPR and error of ``card`` on the training rows
+    (``set="train"``) and, with held-out rows, on them (``set="validation"``); each group keeps
+    its colour and shape (:data:`GROUP_COLORS`, :data:`GROUP_SHAPES`) in the column's order."""
+    frames = []
+    for which, rows in (("train", train), ("validation", held_out)):
+        if rows is None:
+            continue
+        rates = dataset_rates(card, rows).assign(set=which)
+        frames.append(rates)
+    frame = pd.concat(frames, ignore_index=True)
+    order = {g: i for i, g in enumerate(train.sensitive_levels)}
+    idx = frame["group"].map(lambda g: order.get(g, len(order)))
+    frame["color"] = [GROUP_COLORS[i % len(GROUP_COLORS)] for i in idx]
+    frame["shape"] = [GROUP_SHAPES[i % len(GROUP_SHAPES)] for i in idx]
+    return frame[["group", "set", "n", "TPR", "FPR", "error", "color", "shape"]]
+
+
+def _pct(v: float) -> str:
+    return "–" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
+
+
+def _gap_of(frame: pd.DataFrame, rate: str) -> float:
+    values = frame.loc[frame["set"] == "train", rate].dropna()
+    return float(values.max() - values.min()) if len(values) > 1 else math.nan
+
+
+def gap_words(frame: pd.DataFrame, spec: Spec) -> list[str]:
+    """The card's training gaps between groups in words, each beside its bound when the spec
+    sets one ("TPR gap between groups 4.1 % ≤ 5 %").
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"group": ["F", "M"], "set": "train", "TPR": [0.80, 0.841],
+    ...                       "FPR": [0.1, 0.1]})
+    >>> gap_words(frame, Spec(max_tpr_gap=0.05))
+    ['TPR gap between groups 4.1 % ≤ 5 %', 'FPR gap 0.0 %']
+    """
+    words = []
+    first_fpr = spec.max_fpr_gap is not None and spec.max_tpr_gap is None  # the bound set comes first
+    for rate in ("FPR", "TPR") if first_fpr else ("TPR", "FPR"):
+        bound = getattr(spec, GAP_OPTIONS[rate])
+        gap = _gap_of(frame, rate)
+        if math.isnan(gap):
+            continue
+        head = f"{rate} gap between groups" if not words else f"{rate} gap"
+        words.append(f"{head} {_pct(gap)}" + ("" if bound is None else f" \u2264 {100 * bound:.4g} %"))
+    return words
+
+
+def group_status(card: ScoringSystem | None, frame: pd.DataFrame | None, spec: Spec, state: str) -> str:
+    """The group line of the status: the gaps, then whether the card is proven best under the
+    caps ("TPR gap between groups 4.1 % ≤ 5 % · proven best under these caps")."""
+    if card is None or frame is None or not len(frame):
+        return ""
+    words = gap_words(frame, spec)
+    capped = _has_groups(spec)
+    if state == "solving":
+        words.append("solving…")
+    elif card.status == "edited":
+        words.append("edited card")
+    elif card.status == "optimal":
+        words.append("proven best under these caps" if capped else "proven best (no group caps)")
+    else:
+        words.append("best found, not proven best" + (" under these caps" if capped else ""))
+    return " \u00b7 ".join(words)
+
+
+# -- the controller's part -------------------------------------------------------------------------
+@dataclass
+class _World:
+    data: Dataset
+    solver: SolveCache
+    best: BestKnown
+    made: dict = field(default_factory=dict)  # id(result) -> the solver that made it (see _kept)
+
+
+class GroupControls:
+    """The group controls of :class:`~slimwidgets.widgets.controller.Controller` (a mixin: it
+    swaps the controller's ``data``, ``_solver`` and ``_best`` for the picked column's, and reads
+    ``spec``, ``card``, ``validation`` and ``set_spec``)."""
+
+    _groups: GroupWorlds | None = None
+    _group: str | None = None
+
+    def _init_groups(self, worlds: GroupWorlds | None, column: str | None) -> None:
+        """Called once by the controller, after its solver and best-known card exist."""
+        self._groups = worlds
+        self._worlds: dict[str | None, _World] = {None: _World(self.data, self._solver, self._best)}
+        self._made_by: dict[int, SolveCache] = {}
+        self._group_figures: tuple[Any, Any, pd.DataFrame | None] = (None, None, None)
+        if column is not None:
+            self._use_group(column)
+
+    @property
+    def group(self) -> str | None:
+        """The column whose groups the card is measured in (and held to the group options in)."""
+        return self._group
+
+    @property
+    def group_columns(self) -> tuple[str, ...]:
+        """The columns the studio can split its rows by."""
+        return () if self._groups is None else self._groups.columns
+
+    def _world(self, column: str | None) -> _World:
+        if column not in self._worlds:
+            data = self._groups.dataset(column)
+            self._worlds[column] = _World(data, SolveCache(data, self.measured, self._lock), BestKnown(data))
+        return self._worlds[column]
+
+    def _use_group(self, column: str | None) -> None:
+        """Solve on ``column``'s data from now on (under the lock); results without group options
+        are the same for every column and come along."""
+        if column == self._group:
+            return
+        if self._groups is None:
+            raise KeyError("this studio has no group column: give Studio(X, y, sensitive_features=...) a column")
+        self._groups.check(column)
+        old, new = self._world(self._group), self._world(column)
+        for key in list(old.solver.results):
+            spec = Spec.from_dict(json.loads(key))
+            if not _has_groups(spec) and key not in new.solver:
+                new.solver.store(spec, old.solver.results[key])
+        self._group = column
+        self.data, self._solver, self._best = new.data, new.solver, new.best
+        self._undo.group = column
+        self.sweeps.points.clear()  # points of another column's gaps must not be drawn
+        self.alts.forget(lambda key: _has_groups(Spec.from_dict(json.loads(key))))
+
+    def set_group(self, column: str | None) -> None:
+        """Split the rows by ``column`` (None: no groups); one undo step. Without a column the
+        group options have no meaning: they are dropped, and :attr:`notice` says so."""
+        if self._groups is None and column is not None:
+            raise KeyError("this studio has no group column: give Studio(X, y, sensitive_features=...) a column")
+        if column is not None:
+            self._groups.check(column)
+            if getattr(self, "moved_cuts", False):
+                raise ValueError("the groups split the studio's first cut points: put the cut points back "
+                                 "(undo) before picking a group column")
+        spec, notice = self.spec, ""
+        if column is None and _has_groups(spec):
+            spec = spec.replace(**{k: None for k in GROUP_OPTIONS})
+            notice = "no group column: dropped the caps between groups"
+        with self._lock:
+            self._check_open()
+            previous = self._group
+            self._use_group(column)
+        try:
+            self.set_spec(spec, action="group", notice=notice)
+        except BaseException:
+            with self._lock:
+                self._use_group(previous)
+            raise
+
+    def set_gap(self, rate: str, value: float | None) -> Spec:
+        """The studio's gap control: the largest difference between two groups' TPR
+        (``rate="TPR"``, ``max_tpr_gap``) or FPR (``"FPR"``, ``max_fpr_gap``); None lifts it.
+        The control holds one gap: setting one lifts the other (both at once: :meth:`update`)."""
+        if rate not in GAP_OPTIONS:
+            raise ValueError(f"the gap is between groups' TPR or FPR: rate must be 'TPR' or 'FPR', got {rate!r}")
+        if value is not None and self._group is None:
+            raise ValueError("pick a group column first: a gap is between the groups of a column")
+        other = GAP_OPTIONS["FPR" if rate == "TPR" else "TPR"]
+        spec = self.spec.replace(**{GAP_OPTIONS[rate]: value, other: None})
+        self.set_spec(spec)
+        return spec
+
+    def gap_control(self) -> tuple[str, float | None]:
+        """(rate, bound) the gap control shows for the current spec."""
+        if self.spec.max_tpr_gap is None and self.spec.max_fpr_gap is not None:
+            return "FPR", self.spec.max_fpr_gap
+        return "TPR", self.spec.max_tpr_gap
+
+    def group_frame(self) -> pd.DataFrame | None:
+        """The card on screen in each group of :attr:`group` (see :func:`group_frame`; a risk
+        card predicts positive at a risk of 50 % or more), or None without a column or a card."""
+        card, column = self.card, self._group
+        if card is None or column is None:  # a risk card is measured at its decision, risk >= 50 %
+            return None
+        if self._group_figures[0] is not card or self._group_figures[1] != column:
+            frame = group_frame(card, self.data, self._groups.dataset(column, "validation"))
+            self._group_figures = (card, column, frame)
+        return self._group_figures[2].copy()
+
+    def group_status(self) -> str:
+        """The group line of the status (see :func:`group_status`)."""
+        return group_status(self.card, self.group_frame(), self.spec, self.status.state)
+
+    # -- hooks of the controller: undo, a failed solve, solves that outlive a switch --------------
+    def _goto(self, index: int, action: str) -> None:
+        self._use_group(None)  # back to the rules' own rows first, so that the table can follow
+        super()._goto(index, action)
+        self._use_group(self._undo.current.group)
+
+    def _solve_total(self) -> int:
+        return sum(w.solver.count for w in self._worlds.values())
+
+    def _restore_group(self, column: str | None) -> None:
+        self._use_group(column)
+
+    def _kept(self, solver: SolveCache, spec: Spec, result: Any) -> Any:
+        """A result solved on ``solver``'s data: returned when that is still the studio's data;
+        else kept in that data's cache only (None: nothing to show)."""
+        if result is None:
+            return None
+        with self._lock:
+            if solver is self._solver:
+                self._made_by[id(result)] = solver
+                return result
+        if getattr(result, "status", None) != "solver_stopped":
+            solver.store(spec, result)
+        return None
+
+    def _store_where_made(self, spec: Spec, result: Any) -> None:
+        with self._lock:
+            solver = self._made_by.pop(id(result), self._solver)
+        solver.store(spec, result)
+

@@ -1,0 +1,134 @@
+"""The studio's groups in a real JupyterLab: a user picks the group column, the per-group table
+and the status in words appear under the card, each group is a labelled mark on the ROC plane,
+and moving the gap slider re-solves under the gap, the table and the status following (and the
+kernel agreeing). At 800, 1000, 1280 and 1600 px with the file browser open the card stays
+first and the table lies inside the notebook area, nothing scrolling sideways. Screenshots of
+each width go to test-artifacts/e2e/ (look at them).
+"""
+
+from __future__ import annotations
+
+import time
+
+from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, side_panel
+
+NOTEBOOK = "groups.ipynb"
+CELL = """\
+import numpy as np
+from slimwidgets.datasets import load_demo
+from slimwidgets.widgets import Studio
+X, y = load_demo(n_features=5)
+X["sex"] = np.where(np.random.default_rng(0).random(len(X)) < 0.5, "F", "M")  # a text column: the group only
+studio = Studio(X, y, time_limit=60.0, frontier=False, alternatives=False, holdout=0.25, random_state=0)
+studio"""
+
+# The table, the status and the ROC plane's group labels as the page shows them.
+TABLE = """() => {
+  const panel = document.querySelector('.sw-groups');
+  if (!panel) return null;
+  const rows = [...panel.querySelectorAll('tbody tr')].map((r) => ({
+    group: r.dataset.group,
+    train: [...r.querySelectorAll('td .sw-group-train')].map((c) => c.textContent),
+    held: [...r.querySelectorAll('td .sw-group-held')].map((c) => c.textContent)}));
+  const labels = [...document.querySelectorAll('.sw-roc svg g.mark-text.role-mark text')].map((t) => t.textContent);
+  const legends = document.querySelectorAll('.sw-roc svg g.role-legend').length;
+  return {column: panel.dataset.column, legends, status: (panel.querySelector('.sw-groups-status') || {}).textContent,
+          notice: (panel.querySelector('.sw-groups-notice') || {}).textContent || '', rows, labels};
+}"""
+
+MEASURE = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
+  const panel = document.querySelector('.sw-groups');
+  const parts = [panel.querySelector('.sw-groups-status'), ...panel.querySelectorAll('th, td')];
+  const outside = parts.filter((p) => { const b = box(p); return b.left < area.left - 0.5 || b.right > area.right + 0.5; })
+                       .map((p) => ({text: p.textContent, box: box(p)}));
+  const scrolling = [];
+  for (let e = panel; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
+    const style = getComputedStyle(e);
+    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+      scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
+  }
+  const gap = box(document.querySelector('.sw-max-gap')), fpr = box(document.querySelector('.sw-max-fpr'));
+  return {outside, scrolling, parts: parts.length, card: box(document.querySelector('.sw-card-view')),
+          roc: box(document.querySelector('.sw-roc')), table: box(panel), gap, fpr};
+}"""
+
+
+def wait_kernel(k, expr: str, timeout: float = 300) -> None:  # against a hang only: no speed is measured
+    end = time.monotonic() + timeout
+    while not k.value(expr):
+        assert time.monotonic() < end, f"timed out waiting for {expr}"
+        time.sleep(0.2)
+
+
+def table_in_page(page) -> dict:
+    return page.evaluate(TABLE)
+
+
+def kernel_table(k) -> list[dict]:
+    return k.value("[{'group': r['group'], 'train': [r['train'][m] for m in ('n', 'TPR', 'FPR', 'error')], "
+                   "'held': [r['held_out'][m] for m in ('n', 'TPR', 'FPR', 'error')]} "
+                   "for r in studio.groups_view.view['rows']]")
+
+
+def test_pick_a_group_column_and_move_the_gap_slider(lab, page, kernel_for, shot):
+    page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
+    k = open_notebook(lab, page, kernel_for, NOTEBOOK, [CELL])
+    run_first_cell(page)
+    try:
+        wait_kernel(k, "studio.wait(1)")
+        assert page.locator(".sw-groups-view").is_hidden()  # no column yet: the card alone
+        # -- the user picks "sex" ------------------------------------------------------------------
+        page.select_option(".sw-group-pick select", label="sex")
+        wait_kernel(k, "studio.controller.group == 'sex' and studio.wait(1)")
+        page.wait_for_selector(".sw-groups[data-column='sex'] tbody tr[data-group='M']", timeout=60_000)
+        page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-text.role-mark text').length === 2",
+                               timeout=60_000)
+        picked = table_in_page(page)
+        assert [r["group"] for r in picked["rows"]] == ["F", "M"]
+        assert sorted(picked["labels"]) == ["F", "M"]  # one labelled mark per group on the ROC plane
+        assert picked["legends"] == 1, "the group marks split the ROC plane's legend"
+        assert [{k_: r[k_] for k_ in ("group", "train", "held")} for r in picked["rows"]] == kernel_table(k)
+        assert picked["status"] == k.value("studio.controller.group_status()")
+        assert picked["status"].startswith("TPR gap between groups ")
+        shot(page, "picked")
+        # -- the user turns the gap on and moves its slider down with the keyboard -------------------
+        page.click(".sw-max-gap-none input")
+        wait_kernel(k, "studio.spec.max_tpr_gap == 0.05 and studio.wait(1)")
+        page.locator(".sw-max-gap .noUi-handle").first.focus()
+        for _ in range(4):
+            page.keyboard.press("ArrowLeft")  # 0.5 % a step
+        wait_kernel(k, "abs((studio.spec.max_tpr_gap or 0) - 0.03) < 1e-9 and studio.wait(1)")
+        want = k.value("studio.controller.group_status()")
+        assert "\u2264 3 %" in want
+        page.wait_for_function("s => (document.querySelector('.sw-groups-status') || {}).textContent === s",
+                               arg=want, timeout=60_000)
+        moved = table_in_page(page)
+        assert [{k_: r[k_] for k_ in ("group", "train", "held")} for r in moved["rows"]] == kernel_table(k)
+        tprs = [float(r["train"][1].rstrip(" %")) for r in moved["rows"]]
+        assert max(tprs) - min(tprs) <= 3.0 + 0.1  # as the table shows it (rounded to 0.1 pt)
+        assert k.value("studio.controller.violations()") == []
+        assert "TPR gap between groups \u2264 3 %" in page.inner_text(".sw-card-view .sw-spec")
+        shot(page, "gap-moved")
+        # -- at every width, with the file browser open: the card first, the table in view ------------
+        side_panel(page, True)
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            page.wait_for_timeout(400)  # let the notebook re-flow after a resize
+            page.evaluate("() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(200)
+            m = page.evaluate(MEASURE)
+            shot(page, f"groups-{width}-panel-open")
+            page.evaluate("() => document.querySelector('.sw-controls').scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(200)
+            shot(page, f"groups-{width}-panel-open-controls")
+            assert m["parts"] >= 10, "the table was not drawn"
+            assert m["outside"] == [], f"{width} px: parts of the table lie outside the notebook area: {m['outside']}"
+            assert m["scrolling"] == [], f"{width} px: something around the table scrolls sideways: {m['scrolling']}"
+            assert m["card"]["left"] <= m["roc"]["left"] + 1 and m["card"]["top"] <= m["roc"]["top"] + 1, \
+                f"{width} px: the card does not come first: card {m['card']}, ROC {m['roc']}"
+            assert m["table"]["top"] >= m["card"]["bottom"] - 1, "the table must come under the card"
+        assert page.blocked_requests == [], page.blocked_requests[:5]
+    finally:
+        k.run("studio.close()")
