@@ -146,9 +146,9 @@ def fit(
     spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
     how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
     X, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress)  # first: it shares the time limit
-    table = _read_table(X, y, **how, time_limit=spec.time_limit, started=started)
-    return _finished(_fit_table(table, spec, started, warm_start=warm_start,
-                                on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound), builder, choice)
+    card = _fit_table(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
+                      warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
+    return _finished(card, builder, choice)
 
 
 def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None):

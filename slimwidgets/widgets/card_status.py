@@ -189,6 +189,8 @@ def showing_bar(data: Dataset, spec: Spec, known: list[ScoringSystem | None]) ->
     for card in known:
         if card is None or (card.family == "risk") != (family == "risk") or card.zero_score != spec.zero_score:
             continue
+        if list(card.feature_names) != list(data.feature_names):
+            continue  # a card of other rules (the cut points moved): no bar on these rows
         if measure == "error" and spec.class_weights is not None:
             continue  # the weighted error is what is optimised, not the plain error read here
         if not check_card(card, data, spec):

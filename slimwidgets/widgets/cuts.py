@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data
-from ..core.rules import RuleBuilder
+from ..core.rules import RuleBuilder, options_by_variable
 from ..core.spec import Spec
 from ..core.variables import cut_text
 from .best_known import BestKnown
@@ -187,7 +187,8 @@ def carry_spec(spec: Spec, old: Sequence[str], new: Sequence[str]) -> tuple[Spec
     gone, added, old = set(old) - set(new), [n for n in new if n not in old], list(old)
     named = spec.named_features()
     for option in named:
-        if option not in ("exclude", "require", "signs", "penalties", "lock", "coef_ranges", "values", "missing"):
+        if option not in ("exclude", "require", "signs", "penalties", "lock", "coef_ranges", "values", "missing",
+                          "variables"):  # the rules' variables: the new table's own (CutEditing._use_cuts)
             hit = sorted(gone & set(named[option]))
             if hit:
                 raise ValueError(f"{option} names {hit[0]!r}, which this cut change removes: change {option} first")
@@ -331,6 +332,8 @@ class CutEditing:
         key = _key(cuts)
         table = self._tables.get(key) or fit_table(self._raw, self._params, cuts, self._lock)
         spec, dropped = carry_spec(self.spec, self.rules.rules_of(variable), table.rules.rules_of(variable))
+        if spec.variables:
+            spec = spec.replace(variables=options_by_variable(table.rules, {})["variables"])
         spec.check_data(table.data.feature_names, table.data.n_samples)
         before = ", ".join(cut_text(c) for c in current[variable])
         notice = f"cut points of {variable!r}: {before} \u2192 {', '.join(cut_text(c) for c in values)}"

@@ -333,3 +333,29 @@ def test_the_previous_rules_card_cannot_be_edited_while_the_new_cuts_solve(studi
     assert _state(c) == kept
     settle(c)
     assert c.card.rules is c.rules and c.edit(points={"age >= 50": 3}).points["age >= 50"] == 3
+
+
+def test_cut_points_and_a_group_column_take_turns_each_refused_in_place(studio):
+    """A group column splits the studio's first rules: cut points move with no column picked,
+    a column is picked on the first cut points; each refusal is said and changes nothing, and
+    undo walks back through both kinds of edit to the right rows."""
+    c, X, y = studio(sensitive_features="sex")
+    assert c.group == "sex" and "sex" not in " ".join(c.data.feature_names)  # the group only, no rule
+    kept = _state(c)
+    with pytest.raises(ValueError, match="clear the group column to move cut points"):
+        c.add_cut("age", 70)
+    assert _state(c) == kept and "group column" in next(v["error"] for v in c.cut_panel() if v["error"])["text"]
+    first_data = c.data
+    c.set_group(None)
+    settle(c)
+    c.add_cut("age", 70)
+    settle(c)
+    assert c.moved_cuts and c.group is None
+    with pytest.raises(ValueError, match="put the cut points back"):
+        c.set_group("sex")
+    assert c.group is None and c.cut_points()["age"] == [50.0, 60.0, 70.0]
+    assert c.undo() and c.undo()  # the cut, then the column: back to the first state
+    assert c.group == "sex" and c.data is first_data and c.cut_points()["age"] == [50.0, 60.0]
+    assert c.redo() and c.redo()
+    assert c.group is None and c.cut_points()["age"] == [50.0, 60.0, 70.0]
+    assert list(c.data.feature_names) == list(c.card.feature_names)
