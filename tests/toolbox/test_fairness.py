@@ -83,3 +83,13 @@ def test_size_path_cross_validation_alternatives_and_estimator_hold_the_gap():
     with_name = sw.SLIMClassifier(max_tpr_gap=0.05, C0=0.01, exclude=["c"]).fit(X.assign(g=(sex == "F").astype(int)), y,
                                                                                  sensitive_features="g")
     assert with_name.scoring_system_.points.get("c", 0) == 0
+
+
+def test_fit_cv_holds_the_gap_in_every_fold_and_in_the_refit_card():
+    X, y, sex = problem(7, n=60)
+    card = sw.fit_cv(X, y, max_size=[1, 2], cv=3, sensitive_features=sex, max_tpr_gap=0.05, progress=False)
+    assert tpr_gap(card, X, y, sex) <= 0.05 + 1e-12
+    alone = sw.fit(X, y, sensitive_features=sex, max_tpr_gap=0.05, **card.details["cv"]["chosen"])
+    assert card.objective == pytest.approx(alone.objective)  # the refit is fit's own card under the gap
+    free = sw.fit_cv(X, y, max_size=[1, 2], cv=3, progress=False)
+    assert tpr_gap(free, X, y, sex) > 0.05  # without the groups the gap is broken: the option did the work
