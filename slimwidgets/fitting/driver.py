@@ -126,8 +126,7 @@ def fit(
     Warns
     -----
     DegenerateCardWarning
-        When the card predicts one class for every training row (its message says
-        what to change, e.g. ``class_weights="balanced"`` or ``min_tpr``).
+        When the card predicts one class for every training row (the message says what to change).
 
     Examples
     --------

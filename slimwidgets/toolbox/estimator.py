@@ -71,8 +71,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
     coef_range : (int, int) or dict, default=(-10, 10)
         Allowed points of every feature, or feature name -> (low, high).
     intercept_range : (int, int) or None, default=None
-        Allowed intercept (minus the threshold); None derives a box from the
-        data that never binds.
+        Allowed intercept (minus the threshold); None: a box from the data that never binds.
     values : dict or None, default=None
         Feature name -> the list of points values it may take.
     lock : dict or None, default=None
@@ -81,20 +80,16 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         Logical constraints on which features are used, built with
         :func:`slimwidgets.needs`, :func:`slimwidgets.at_most`, ...
     max_variables : int or None, default=None
-        Most variables (columns of a raw table) the card may use: the cut points and
-        levels of one column count once.
+        Most variables (columns of a raw table) the card may use; a column's cuts count once.
     max_cuts_per_variable : int or None, default=None
-        Most threshold rules (cut points) of each variable in use.
+        Most cut points of each variable in use (rules built from a raw table).
     monotone : dict or None, default=None
-        Variable -> ``"+"`` (the points of its bands never fall as it rises) or
-        ``"-"`` (never rise), e.g. ``{"age": "+"}``; its ``missing`` rule and levels
-        stay free. These three read the variables of the rules built from a raw
-        table (``rules``, ``cuts``).
+        Variable -> ``"+"`` (its bands' points never fall as it rises, ``{"age": "+"}``)
+        or ``"-"``; its ``missing`` rule and levels stay free.
     class_weights : "balanced", (float, float), dict or None, default=None
-        Weights of the two classes in the training error: a
-        ``(negative, positive)`` pair, ``"balanced"``, a dict with keys
-        ``"negative"``/``"positive"``, or (as in scikit-learn) a dict keyed
-        by class labels, where a class left out weighs 1.
+        Weights of the two classes in the training error: a ``(negative, positive)``
+        pair, ``"balanced"``, a dict with keys ``"negative"``/``"positive"``, or (as in
+        scikit-learn) a dict keyed by class labels, where a class left out weighs 1.
     missing : dict or None, default=None
         Feature name -> number of training rows where it was missing; adds
         that share to the feature's cost (see :func:`slimwidgets.make_spec`).

@@ -56,10 +56,8 @@ def fit_cv(
     progress : True / False, or None to show a tqdm bar only in a terminal or
         notebook. Ctrl-C stops the remaining fits and raises ``KeyboardInterrupt``.
     positive, sample_weight : as for :func:`slimwidgets.fit`.
-    **spec_options : any other :func:`slimwidgets.fit` option, for every fit
-        (e.g. ``time_limit`` per fit, ``coef_range``, ``class_weights``), and
-        ``sensitive_features`` (a column name or one label per row: each fold's fit holds
-        the group options on its own rows).
+    **spec_options : any other :func:`slimwidgets.fit` option for every fit (``time_limit``
+        per fit, ``class_weights``, ``sensitive_features``: each fold holds it on its rows).
 
     Returns
     -------
@@ -99,8 +97,7 @@ def fit_cv(
     >>> print(next(line for line in card.to_text().splitlines() if line.startswith("CV")))
     CV: test error 18.8 % ± 2.5 (4 folds), chosen max_size = 2
     """
-    plain = {k: v for k, v in spec_options.items() if k != "sensitive_features"}  # rows, not a spec option
-    grid, shared = _candidates(C0, max_size, without_rule_options(plain))
+    grid, shared = _candidates(C0, max_size, without_rule_options(spec_options))
     class_weights = make_spec(**shared).class_weights
     split, n_rows = _folds(X, y, cv, seed, positive, sample_weight)
     shared = {**spec_options, **shared}  # rules/cuts back: each fold's fit builds its rules on its own rows

@@ -136,7 +136,7 @@ def cross_validate(
     (0.0, {'a': 1}, 1)
     """
     # validate options once, before any solve (the group column is data, not an option: issue 22)
-    make_spec(**without_rule_options({k: v for k, v in spec_options.items() if k != "sensitive_features"}))
+    make_spec(**without_rule_options(spec_options))
     split = make_folds(X, y, folds, seed, positive, sample_weight)
     jobs = [(train, spec_options) for train, _ in split.splits] + [(None, spec_options)]
     cards = run_fits(split, jobs, n_jobs=n_jobs, backend=backend, progress=progress, desc="cross-validation")
@@ -161,8 +161,8 @@ class Folds:
 
 def without_rule_options(options: dict) -> dict:
     """The spec's options alone: ``rules`` and ``cuts`` go to each fit, which builds its rules
-    on that fit's training rows (never on held-out rows)."""
-    return {k: v for k, v in options.items() if k not in ("rules", "cuts")}
+    on that fit's training rows (never on held-out rows); ``sensitive_features`` too (rows)."""
+    return {k: v for k, v in options.items() if k not in ("rules", "cuts", "sensitive_features")}
 
 
 def make_folds(X: Any, y: Any, folds: int, seed: int | None, positive: Any, sample_weight: Any,
