@@ -179,6 +179,8 @@ def test_the_card_first_with_many_rules(lab, page, kernel_for, shot):
             assert time.monotonic() < end, "the studio did not settle"
         page.wait_for_selector(".sw-alts-head", timeout=30_000)
         side_panel(page, True)
+        # a better card the background finds becomes the card: count its rules once that is done
+        assert k.value("studio.controller.wait_background(120) and studio.controller.alts.queue.wait_idle(120)")
         size = k.value("studio.scoring_system.size")
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": HEIGHT})
