@@ -92,8 +92,11 @@ def patterns_from_dask(X: Any, y: Any, *, positive: Any = None, sample_weight: A
     meta = _meta(len(names), y.dtype)
     counts = frame.map_partitions(_partition_counts, names, meta=meta)
     keys = [c for c in counts.columns if c not in (_WEIGHT, _ROWS)]
-    # the rows are read once: the counts serve the size check and the sum
-    counts, read = _read_until(counts, meta, deadline)
+    if math.isfinite(deadline):  # summed on this side as the partitions come, until the deadline
+        summed = _reduce_until(counts, _RunningSum(keys, limit, seed), deadline)
+        found = _to_patterns(summed.table, names, positive, summed.sampled_from(), outcome=getattr(y, "name", None))
+        return found if summed.read[0] == summed.read[1] else replace(found, partitions_read=summed.read)
+    counts = counts.persist()  # the rows are read once: the counts serve the size check and the sum
     partial_rows, n_rows = dd.compute(counts.map_partitions(len).sum(), counts[_ROWS].sum())
     sampled_from = None
     if partial_rows > limit:  # too many patterns to bring back: reduce a sample of rows instead
@@ -101,48 +104,81 @@ def patterns_from_dask(X: Any, y: Any, *, positive: Any = None, sample_weight: A
         counts = counts.map_partitions(_thinned, fraction, seed, meta=meta)
         sampled_from = int(n_rows)
     table = counts.groupby(keys, sort=False)[[_WEIGHT, _ROWS]].sum().compute().reset_index()
-    found = _to_patterns(table, names, positive, sampled_from, outcome=getattr(y, "name", None))
-    return found if read[0] == read[1] else replace(found, partitions_read=read)
+    return _to_patterns(table, names, positive, sampled_from, outcome=getattr(y, "name", None))
 
 
-#: seconds between looks at the clock while the cluster reads partitions
-POLL_SECONDS = 0.05
+class _RunningSum:
+    """The counts of the partitions reduced so far, summed by (pattern, label) as each one comes,
+    so that whatever the deadline leaves is a finished reduction. Past ``limit`` distinct rows
+    every row is kept with a falling probability ``fraction`` (binomial thinning composes: the
+    table's rows kept and the next partitions' rows are thinned alike), so the table is a
+    Bernoulli sample of the rows read. ``seconds`` is the longest one sum took (the pace)."""
+
+    def __init__(self, keys: list[str], limit: int, seed: int):
+        self.keys, self.limit, self.seed = keys, limit, seed
+        self.table: pd.DataFrame | None = None
+        self.fraction, self.rows_read, self.seconds, self.read = 1.0, 0, 0.0, (0, 0)
+
+    def add(self, counts: pd.DataFrame) -> None:
+        """Sum one partition's counts into the table (thinned as the rows before it were)."""
+        t = time.perf_counter()
+        self.rows_read += int(counts[_ROWS].sum())
+        if self.fraction < 1.0:
+            counts = _thinned(counts, self.fraction, self.seed + self.read[0])
+        both = counts if self.table is None else pd.concat([self.table, counts], ignore_index=True)
+        self.table = both.groupby(self.keys, sort=False, as_index=False)[[_WEIGHT, _ROWS]].sum()
+        if len(self.table) > self.limit:  # too many to bring back: thin all rows read so far
+            keep = self.limit / len(self.table)
+            self.table = _thinned(self.table, keep, self.seed)
+            self.fraction *= keep
+        self.read = (self.read[0] + 1, self.read[1])
+        self.seconds = max(self.seconds, time.perf_counter() - t)
+
+    def sampled_from(self) -> int | None:
+        """The rows the sample was drawn from (None: every row read is in the table)."""
+        return None if self.fraction >= 1.0 else self.rows_read
 
 
-def _read_until(counts: Any, meta: pd.DataFrame, deadline: float) -> tuple[Any, tuple[int, int]]:
-    """The per-partition counts, computed and kept on the cluster, of the partitions read by
-    ``deadline`` (at least one): (their frame, (partitions read, partitions)). On a distributed
-    cluster the partitions run at once and those unfinished at the deadline are cancelled;
-    on Dask's local schedulers they run a few at a time, the clock looked at in between."""
-    import dask.dataframe as dd
-
+def _reduce_until(counts: Any, summed: _RunningSum, deadline: float) -> _RunningSum:
+    """Partitions reduced and summed until ``deadline`` (one at least), the rest not read: on a
+    distributed cluster all run at once and those unfinished then are cancelled; on Dask's local
+    schedulers a batch of one per core at a time, none started that the pace measured so far
+    (reading a batch and summing it) would end past the deadline."""
     parts = counts.to_delayed()
-    if not math.isfinite(deadline):
-        return counts.persist(), (len(parts), len(parts))
+    summed.read = (0, len(parts))
     try:
         from distributed import get_client
 
         client = get_client()
     except (ImportError, ValueError):
         client = None
-    done = _futures_until(client, parts, deadline) if client is not None else _batches_until(parts, deadline)
-    frame = dd.from_delayed(done, meta=meta, verify_meta=False)
-    return (frame.persist() if client is None else frame), (len(done), len(parts))
+    if client is not None:
+        _futures_until(client, parts, summed, deadline)
+    else:
+        _batches_until(parts, summed, deadline)
+    return summed
 
 
-def _futures_until(client: Any, parts: list, deadline: float) -> list:
-    """The futures of the partitions finished by ``deadline`` (the first to finish at least);
-    the others are cancelled."""
+#: seconds between looks at the clock while the cluster reads partitions
+POLL_SECONDS = 0.05
+
+
+def _futures_until(client: Any, parts: list, summed: _RunningSum, deadline: float) -> None:
+    """Sum the partitions as they finish until ``deadline`` (the first to finish at least, and
+    none whose sum, at the pace measured, would end past it); cancel the others."""
     from distributed import wait
 
-    futures = client.compute(parts)
-    while time.perf_counter() < deadline and not all(f.done() for f in futures):
-        _settle(futures)
-    if not any(f.done() for f in futures):
-        wait(futures, return_when="FIRST_COMPLETED")
-    done = [f for f in futures if f.done()]
-    client.cancel([f for f in futures if not f.done()])
-    return done
+    futures, taken = client.compute(parts), set()
+    while len(taken) < len(futures) and (not taken or time.perf_counter() < deadline):
+        if not taken and not any(f.done() for f in futures):
+            wait(futures, return_when="FIRST_COMPLETED")
+        for i, f in enumerate(futures):
+            if f.done() and i not in taken and (not taken or time.perf_counter() + summed.seconds < deadline):
+                summed.add(f.result())
+                taken.add(i)
+        if len(taken) < len(futures) and time.perf_counter() < deadline:
+            _settle([f for i, f in enumerate(futures) if i not in taken])
+    client.cancel([f for i, f in enumerate(futures) if i not in taken])
 
 
 def _settle(futures: list) -> None:
@@ -155,16 +191,19 @@ def _settle(futures: list) -> None:
         pass
 
 
-def _batches_until(parts: list, deadline: float) -> list:
-    """Partitions computed a batch of one per core at a time until ``deadline`` (one batch at least)."""
+def _batches_until(parts: list, summed: _RunningSum, deadline: float) -> None:
+    """Partitions computed a batch of one per core at a time and summed, until ``deadline`` (one
+    batch at least; none started that the slowest batch so far would end past it)."""
     import dask
 
-    step, done = max(1, os.cpu_count() or 1), []
+    step, slowest = max(1, os.cpu_count() or 1), 0.0
     for start in range(0, len(parts), step):
-        if done and time.perf_counter() >= deadline:
+        if summed.read[0] and time.perf_counter() + slowest >= deadline:
             break
-        done.extend(dask.delayed(frame) for frame in dask.compute(*parts[start:start + step]))
-    return done
+        t = time.perf_counter()
+        for frame in dask.compute(*parts[start:start + step]):
+            summed.add(frame)
+        slowest = max(slowest, time.perf_counter() - t)
 
 
 def _labelled(X: Any, y: Any, sample_weight: Any) -> tuple[Any, tuple[str, ...]]:

@@ -265,8 +265,10 @@ def fit_dataset(
         return fit_risk_by_group(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
     warm_up()
     t0 = time.perf_counter() if _started is None else _started
-    # every phase stops when the caller cancels or when a solver process of this fit is lost
-    cancel = None if cancel is None else FitStop(cancel)
+    # every phase stops when the caller cancels or when a solver process of this fit is lost;
+    # a time-limited fit also gets one, so that its MIPs run in a child process that is killed
+    # at its deadline (HiGHS in this process looks at its clock only now and then)
+    cancel = None if cancel is None and spec.time_limit is None else FitStop(cancel)
     built = time.perf_counter()
     form = build_formulation(data, spec)
     # a measure of this machine's pace on these rows now: polishing, building and checking the
@@ -292,7 +294,7 @@ def fit_dataset(
         spec.time_limit - finish - (time.perf_counter() - t0), MIN_SECONDS)
     upper = found.objective if found.feasible else math.inf
     result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel, not found.all_starts,
-                    note_bound)
+                    note_bound) if _time_for_solvers(time_left) else _no_time_left()
     if result.status == "infeasible":
         if found.feasible:
             raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")
@@ -348,6 +350,20 @@ def _reporters(form: Formulation, on_incumbent, on_bound, t0: float):
     return on_incumbent, report, note_bound
 
 
+def _time_for_solvers(time_left: float | None) -> bool:
+    """Whether the solvers are started at all: not when reading the table, building the program
+    and the first search took the time limit (each solver pays a start of its own, a program to
+    build or a process to reach, that no deadline can cut short)."""
+    return time_left is None or time_left > MIN_SECONDS
+
+
+def _no_time_left() -> SolveResult:
+    """The solvers' result when there was no time for them: no card of theirs and no bound (the
+    first search's card answers, with status "time_limit")."""
+    return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "local search",
+                       message="no time left for the solvers after the first search")
+
+
 def _search_card(result: SolveResult, found, cancel) -> SolveResult:
     """The solver stopped without beating the first local search's card ``found``: that card,
     honestly labelled, with the solver's bound."""
@@ -364,7 +380,7 @@ def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, fam
     checks (each about ``build_seconds``, the time its program took to build) inside it, and the
     probe (which builds a program first) runs only where that still leaves them the time."""
     end = math.inf if spec.time_limit is None else t0 + spec.time_limit
-    if POLISH_TIES:
+    if POLISH_TIES and time.perf_counter() < end - 2 * build_seconds:  # none at all once its deadline passed
         points, intercept = polish(form, result.coefficients, result.intercept, deadline=end - 2 * build_seconds)
         result = replace(result, coefficients=points, intercept=intercept)
     result = replace(result, solve_time=time.perf_counter() - t0)

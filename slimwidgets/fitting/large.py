@@ -415,10 +415,10 @@ class _SampledFit:
 LARGE_ROWS = 10_000
 
 
-#: share of the time limit the reduction of a Dask frame may take reading partitions (the
-#: rest: summing their counts on the cluster and bringing them back, which took about as long
-#: for 10^7 rows on a busy 2-core machine, then the search and the card)
-REDUCTION_SHARE = 0.3
+#: share of the time limit the reduction of a Dask frame may take: reading partitions and summing
+#: their counts as they come (:func:`~slimwidgets.core.dask_rows.patterns_from_dask` stops at it and
+#: keeps what it summed); the rest goes to the search and the card
+REDUCTION_SHARE = 0.4
 
 
 def read_large(X, y, *, positive=None, sample_weight=None, feature_names=None,

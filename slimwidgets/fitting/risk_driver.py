@@ -57,6 +57,13 @@ RISK_SEARCH_SECONDS = 2.0
 SEARCH_SHARE = 0.8
 #: solver="auto" walks the whole box when it takes at most this many elementary steps
 RISK_WALK_WORK = 2e7
+#: kept from the time limit for the card's figures and checks after the search and the proof:
+#: a share of the limit, at most FINISH_SECONDS, plus twice the time building the problem took
+#: (the figures and the checks each pass over the same rows once)
+FINISH_SHARE, FINISH_SECONDS = 0.05, 0.5
+#: kept, out of the proof by supports' time, for the floor over the whole box when that proof
+#: stops unfinished (L-BFGS-B's floor is valid wherever it stops; it gets a share, at most DENSE_SECONDS)
+DENSE_SHARE, DENSE_SECONDS = 0.05, 1.0
 
 
 def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = None,
@@ -68,10 +75,11 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     t0 = time.perf_counter()
     prob = RiskProblem.from_spec(data, spec)
     budget = RISK_SEARCH_SECONDS if spec.time_limit is None else spec.time_limit
+    end = t0 + budget - _finish_reserve(spec, time.perf_counter() - t0)  # every phase ends by it
     walk = spec.solver == "enumerate" or (spec.solver == "auto" and walk_work(prob) <= RISK_WALK_WORK)
     status, solver = "heuristic", "logistic search"
     if walk:
-        card = walk_risk(prob, deadline=t0 + budget if spec.time_limit is not None else math.inf, cancel=cancel)
+        card = walk_risk(prob, deadline=end if spec.time_limit is not None else math.inf, cancel=cancel)
         status, solver = "optimal", "enumeration"
         if card is None:  # stopped before the end: fall back on the search, claim nothing
             status, solver = "interrupted" if cancel is not None and cancel.is_set() else "time_limit", "logistic search"
@@ -83,10 +91,10 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
                                        time.perf_counter() - t0, multiplier=float(found.multiplier)))
         # where the tree will not go, the relaxation's floor gets the last share of the time
         share = 1.0 if tree_applies(prob) and 0 < support_count(prob) <= risk_tree.MAX_SUPPORTS else SEARCH_SHARE
-        card = search_risk(prob, time_limit=max(share * budget - (time.perf_counter() - t0), 0.05), on_improve=report,
+        card = search_risk(prob, time_limit=max(share * (end - t0) - (time.perf_counter() - t0), 0.05), on_improve=report,
                            cancel=cancel, warm=_warm(warm_start, data))
         if card is not None and not (cancel is not None and cancel.is_set()):
-            bound, proven, method = _prove(prob, spec, card, t0 + budget, cancel)
+            bound, proven, method = _prove(prob, spec, card, end, cancel)
             if proven is not card:  # the proof met a better card on its way
                 card = proven
                 report(card)
@@ -95,7 +103,7 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
             elif bound is not None and relative_gap(card.objective, bound) <= spec.gap:  # optimal within gap
                 status, solver = "optimal", method
     if card is None:
-        time_left = None if spec.time_limit is None else max(spec.time_limit - (time.perf_counter() - t0), 0.1)
+        time_left = None if spec.time_limit is None else max(end - time.perf_counter(), 0.1)
         card = _feasible_start(data, spec, prob, time_left, cancel)
     if solver == "enumeration" and on_incumbent is not None:  # the walk reports its card once, proven
         on_incumbent(Incumbent(card.coefficients.copy(), card.intercept, card.objective, card.objective,
@@ -122,7 +130,9 @@ def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: flo
         rules += f" and {prob.rules.describe_caps()}"
     decision = spec.replace(loss="zero_one", scale=True, solver="auto", gap=0.0)
     form = build_formulation(data, decision)
-    result = solve_formulation(form, time_limit=time_left, threads=spec.threads, feasibility_only=True, cancel=cancel)
+    # time-limited: a stop flag puts HiGHS in a child process, killed at its deadline
+    stop = cancel if cancel is not None or time_left is None else threading.Event()
+    result = solve_formulation(form, time_limit=time_left, threads=spec.threads, feasibility_only=True, cancel=stop)
     if result.status == "infeasible" and data.score_step() is not None:
         raise InfeasibleError(find_conflicts(data, decision, cancel=cancel))
     if result.coefficients is None or not prob.card_ok(np.asarray(result.coefficients, float), result.intercept):
@@ -139,10 +149,12 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
     """(floor, best card, the proof's words): with ``solver="auto"`` the tree by supports where
     it applies (:mod:`slimwidgets.solvers.risk_tree`; it ends as soon as it has proven what it
     can), else (and with ``solver="highs"``) the cutting planes in the time left."""
-    tree = prove_by_supports(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline) \
+    # the tree stops early enough to leave the floor over the whole box its share of the time
+    dense = min(DENSE_SHARE * max(deadline - time.perf_counter(), 0.0), DENSE_SECONDS)
+    tree = prove_by_supports(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline - dense) \
         if spec.solver == "auto" else None
     if tree is None:  # too many supports, or rules the tree leaves out
-        floor = dense_floor(prob, deadline=max(deadline, time.perf_counter() + 1.0))  # at most 1 s past the limit
+        floor = dense_floor(prob, deadline=deadline)  # valid wherever it stops: by the deadline
         capped = prob.rules is not None and prob.rules.has_caps
         if prob.scale and not capped:  # with a free multiplier the planes only creep towards the rounding gap: stop here
             return (floor if math.isfinite(floor) else None), card, "logistic search + relaxation"
@@ -151,8 +163,26 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
         return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
     words = "logistic search + branch and bound" if not prob.scale else "logistic search + support floors"
     if not math.isfinite(tree.floor):  # not every support's floor in time: the whole box's, in the time left
-        return dense_floor(prob, deadline=max(deadline, time.perf_counter() + 1.0)), tree.card, words
+        return dense_floor(prob, deadline=deadline), tree.card, words
     return tree.floor, tree.card, words
+
+
+def _finish_reserve(spec: Spec, build_seconds: float) -> float:
+    """Seconds kept from the time limit for the card's figures and checks (0 without a limit):
+    ``FINISH_SHARE`` of the limit, at most ``FINISH_SECONDS``, plus twice ``build_seconds``, the
+    time building the problem took, which measures this machine's pace on these rows now.
+
+    Examples
+    --------
+    >>> from slimwidgets.core.spec import make_spec
+    >>> _finish_reserve(make_spec(loss="logistic", time_limit=60), 0.25)
+    1.0
+    >>> _finish_reserve(make_spec(loss="logistic"), 0.25)
+    0.0
+    """
+    if spec.time_limit is None:
+        return 0.0
+    return min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) + 2 * build_seconds
 
 
 def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,

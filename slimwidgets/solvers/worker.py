@@ -166,9 +166,13 @@ class _Child:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def send_job(self, form: Formulation, options: dict) -> None:
+    def new_job(self) -> bytes:
+        """The next job's name (its stop requests carry it), counted before the job is sent."""
         self.jobs += 1
-        self.conn.send((str(self.jobs).encode(), form, options))
+        return str(self.jobs).encode()
+
+    def send_job(self, job: bytes, form: Formulation, options: dict) -> None:
+        self.conn.send((job, form, options))
 
     def ask_to_stop(self) -> None:
         self.stop_conn.send_bytes(str(self.jobs).encode())
@@ -304,7 +308,7 @@ def solve_in_child(
     asked_at: float | None = None
     why = "interrupted"
     try:
-        child.send_job(form, options)
+        sending = _send_in_background(child, form, options)
         while True:
             if child.conn.poll(_POLL):
                 kind, payload = child.conn.recv()
@@ -335,6 +339,8 @@ def solve_in_child(
                     asked_at = now
             elif now - asked_at > STOP_GRACE:
                 break
+            if sending.failed is not None and not _closing:  # the job never reached the child
+                return _lost(child, cancel, last, streamed, t0)
             if not child.alive():
                 if _closing:  # killed by _reap_all: the caller is exiting, no one to tell
                     break
@@ -344,6 +350,33 @@ def solve_in_child(
             return _lost(child, cancel, last, streamed, t0)
     child.kill()
     return _stopped(why, last, streamed, time.perf_counter() - t0, "stopped by killing the solver process")
+
+
+class _Sending:
+    """A job on its way to a child, sent by a thread of its own: a large program (megabytes of
+    rows) fills the pipe, and ``send`` then waits until the child reads it, which a child still
+    loading Python and HiGHS does only after a second or more on a busy machine. The solve's
+    loop meanwhile keeps its clock and its stop requests (a child killed at its deadline ends
+    the sending with an error, kept here, not raised)."""
+
+    def __init__(self, child: "_Child", form: Formulation, options: dict):
+        self.failed: str | None = None
+        self.job = child.new_job()  # named now: a stop request may come before the job is sent
+        self.thread = threading.Thread(target=self._send, args=(child, form, options), daemon=True,
+                                       name="slimwidgets-send-job")
+
+    def _send(self, child: "_Child", form: Formulation, options: dict) -> None:
+        try:
+            child.send_job(self.job, form, options)
+        except (OSError, ValueError) as exc:  # a closed or reset pipe: the child was killed or died
+            self.failed = f"{type(exc).__name__}: {exc}"
+
+
+def _send_in_background(child: "_Child", form: Formulation, options: dict) -> _Sending:
+    """Start sending the job to ``child`` (see :class:`_Sending`)."""
+    sending = _Sending(child, form, options)
+    sending.thread.start()
+    return sending
 
 
 def _refused(cancel: threading.Event) -> SolveResult | None:

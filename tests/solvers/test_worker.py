@@ -169,3 +169,77 @@ def test_a_child_killed_under_its_solve_keeps_its_card_and_a_new_child_starts():
     assert busy[0] not in worker._live  # reaped
     nxt = solve_formulation(easy_form(1), cancel=threading.Event())
     assert nxt.status == "optimal" and nxt.message == ""
+
+
+class _StubClock:
+    """``time`` for solvers/worker.py: each look at perf_counter or monotonic moves it on by 0.01 s."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        self.now += 0.01
+        return self.now
+
+    monotonic = perf_counter
+
+
+class _DeafChild:
+    """A child that sends one card, then ignores its time limit and every stop request; with
+    ``stuck_sending`` it never even reads its job (a child still loading, a full pipe)."""
+
+    def __init__(self, form, clock, stuck_sending=False):
+        self.clock, self.stuck_sending, self.killed_at, self.asked_at = clock, stuck_sending, None, None
+        points = np.zeros(len(form.data.feature_names))
+        card = worker.Incumbent(points, 0, form.objective_of(points, 0), -np.inf, 0.0)
+        self.messages = [] if stuck_sending else [("incumbent", card)]
+        self.jobs, self.unblock = 0, threading.Event()
+        self.conn = self
+        self.process = type("P", (), {"returncode": -9})()
+
+    def new_job(self):
+        self.jobs += 1
+        return str(self.jobs).encode()
+
+    def send_job(self, job, form, options):
+        if self.stuck_sending and not self.unblock.wait(60):
+            raise AssertionError("never unblocked")
+        if self.killed_at is not None:
+            raise OSError("the child was killed")
+
+    def poll(self, timeout):
+        return bool(self.messages)
+
+    def recv(self):
+        return self.messages.pop(0)
+
+    def ask_to_stop(self):
+        self.asked_at = self.clock.now
+
+    def kill(self):
+        self.killed_at = self.clock.now
+        self.unblock.set()
+
+    def alive(self):
+        return self.killed_at is None
+
+
+@pytest.mark.parametrize("stuck_sending", [False, True])
+def test_a_child_that_ignores_its_limit_is_asked_then_killed_at_its_deadline(monkeypatch, stuck_sending):
+    """Whatever the child does (runs on past its limit, or never reads its job), the parent asks
+    it to stop at the limit and kills it a grace later, and returns the last card it sent as
+    status "time_limit" saying the process was killed (a fake clock and child: no wall-clock)."""
+    clock = _StubClock()
+    form = easy_form(0)
+    child = _DeafChild(form, clock, stuck_sending)
+    monkeypatch.setattr(worker, "time", clock)
+    monkeypatch.setattr(worker, "_take", lambda: child)
+    result = worker.solve_in_child(form, time_limit=2.0, gap=0.0, threads=1, warm_start=None, on_incumbent=None,
+                                   cancel=threading.Event())
+    assert child.asked_at == pytest.approx(2.0 + worker.OVERRUN_GRACE, abs=0.05)
+    assert child.killed_at - child.asked_at == pytest.approx(worker.STOP_GRACE, abs=0.05)
+    if stuck_sending:  # no card ever came: none is made up
+        assert result.status == "no_solution" and result.coefficients is None
+    else:
+        assert result.status == "time_limit" and result.objective == form.objective_of(np.zeros(len(form.data.feature_names)), 0)
+    assert "killing the solver process" in result.message
