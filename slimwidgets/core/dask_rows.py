@@ -129,8 +129,11 @@ class _RunningSum:
         self.table = both.groupby(self.keys, sort=False, as_index=False)[[_WEIGHT, _ROWS]].sum()
         if len(self.table) > self.limit:  # too many to bring back: thin all rows read so far
             keep = self.limit / len(self.table)
-            self.table = _thinned(self.table, keep, self.seed)
+            self.table = _thinned(self.table, keep, self.seed + self.read[0])
             self.fraction *= keep
+            # patterns of many rows stay whatever the thinning: those are the data's, keep them
+            # (and do not thin again for them alone, or every next partition would be thinned)
+            self.limit = max(self.limit, len(self.table))
         self.read = (self.read[0] + 1, self.read[1])
         self.seconds = max(self.seconds, time.perf_counter() - t)
 

@@ -187,3 +187,72 @@ def test_a_sweep_on_a_dask_frame_is_the_sweep_on_its_rows(client):
     assert remote["status"].tolist() == local["status"].tolist()
     assert [c.points for c in remote["card"]] == [c.points for c in local["card"]]
     assert all(c.details["n_samples"] == 1_500 for c in remote["card"])
+
+
+def _counts_of(X, y):
+    from slimwidgets.core import dask_rows
+
+    return dask_rows._partition_counts(X.assign(**{dask_rows._LABEL: y.to_numpy()}), tuple(X.columns))
+
+
+def test_the_running_sum_is_the_reduction_and_past_its_limit_a_sample_of_every_row_read():
+    """Partitions summed one by one give the patterns of all their rows; past the limit of
+    distinct rows, the table is thinned and stays within it, and says how many rows it was
+    drawn from (each row read kept with one probability, earlier partitions too)."""
+    from slimwidgets.core import dask_rows
+
+    X, y = rules(seed=5)
+    parts = [_counts_of(X.iloc[i:i + 500], y.iloc[i:i + 500]) for i in range(0, 2_000, 500)]
+    keys = [c for c in parts[0].columns if c not in (dask_rows._WEIGHT, dask_rows._ROWS)]
+    whole = dask_rows._RunningSum(keys, limit=10_000, seed=0)
+    for counts in parts:
+        whole.add(counts)
+    local = _counts_of(X, y).groupby(keys, as_index=False)[[dask_rows._WEIGHT, dask_rows._ROWS]].sum()
+    key = lambda t: sorted(map(tuple, t[keys + [dask_rows._ROWS]].to_numpy().tolist()))  # noqa: E731
+    assert key(whole.table) == key(local) and whole.sampled_from() is None
+    wide = pd.DataFrame((np.random.default_rng(6).random((2_000, 24)) < 0.5).astype(np.uint8),
+                        columns=[f"r{j}" for j in range(24)])  # rows that hardly repeat
+    parts = [_counts_of(wide.iloc[i:i + 500], y.iloc[i:i + 500]) for i in range(0, 2_000, 500)]
+    keys = [c for c in parts[0].columns if c not in (dask_rows._WEIGHT, dask_rows._ROWS)]
+    small = dask_rows._RunningSum(keys, limit=300, seed=0)
+    for counts in parts:
+        small.add(counts)
+    assert len(small.table) <= 1.25 * 300 and small.sampled_from() == 2_000 and 0 < small.fraction < 0.3
+    kept = small.table[dask_rows._ROWS].sum()
+    assert kept == pytest.approx(small.fraction * 2_000, rel=0.25)  # a sample of every row read, at one rate
+
+
+class _PaceClock:
+    """``time`` for core/dask_rows.py: reading a partition takes 10 s of it."""
+
+    now = 0.0
+
+    @classmethod
+    def perf_counter(cls):
+        return cls.now
+
+
+def _slow_partition(i):
+    _PaceClock.now += 10.0
+    X, y = rules(300, seed=20 + i)
+    return _counts_of(X, y)
+
+
+def test_on_a_local_scheduler_no_batch_is_started_that_would_end_past_the_deadline(monkeypatch):
+    """A batch takes 10 s of the fake clock: with the deadline at 25 s the second batch starts
+    (it ends at 20 s), the third is not (it would end at 30 s); the table is the two partitions'."""
+    import dask
+
+    from slimwidgets.core import dask_rows
+
+    monkeypatch.setattr(_PaceClock, "now", 0.0)
+    monkeypatch.setattr(dask_rows, "time", _PaceClock)
+    monkeypatch.setattr(dask_rows.os, "cpu_count", lambda: 1)
+    parts = [dask.delayed(_slow_partition)(i) for i in range(4)]
+    keys = [c for c in _slow_partition(0).columns if c not in (dask_rows._WEIGHT, dask_rows._ROWS)]
+    _PaceClock.now = 0.0
+    summed = dask_rows._RunningSum(keys, limit=10_000, seed=0)
+    summed.read = (0, 4)
+    with dask.config.set(scheduler="sync"):
+        dask_rows._batches_until(parts, summed, deadline=25.0)
+    assert summed.read == (2, 4) and summed.rows_read == 600 and _PaceClock.now == 20.0

@@ -156,3 +156,54 @@ def test_a_size_program_built_past_the_deadline_is_not_solved(monkeypatch):
     upper = form.objective_of(np.zeros(7), 0)
     result = decomposition.solve_by_size(form, upper, start, (1, 4), time_left=10.0)
     assert solved == [] and result.status == "time_limit" and result.bound <= result.objective
+
+
+@pytest.mark.parametrize("slow_search", [False, True])
+def test_each_risk_phase_ends_by_the_limit_less_the_card_s_reserve(monkeypatch, slow_search):
+    """A risk fit's search and its floor over the whole box end by the time limit less the
+    reserve for the card's figures and checks; a search that takes the whole limit leaves the
+    floor no time (it is taken at its start point, still a floor), and the card is checked."""
+    from slimwidgets.fitting import risk_driver
+
+    clock = FakeClock(0.01)
+    monkeypatch.setattr(risk_driver, "time", clock)
+    ends, real_search, real_floor = [], risk_driver.search_risk, risk_driver.dense_floor
+
+    def search(prob, *, time_limit, **kwargs):
+        ends.append(("search", clock.now + time_limit))
+        found = real_search(prob, time_limit=min(time_limit, 0.2), **kwargs)
+        clock.jump(100.0 if slow_search else 0.0)
+        return found
+
+    def floor(prob, *, deadline, **kwargs):
+        ends.append(("floor", deadline))
+        return real_floor(prob, deadline=-math.inf if deadline <= clock.now else math.inf, **kwargs)
+    monkeypatch.setattr(risk_driver, "search_risk", search)
+    monkeypatch.setattr(risk_driver, "dense_floor", floor)
+    X, y = table(seed=4)
+    data = prepare_data(X, y)
+    started = clock.now
+    card = risk_driver.fit_risk(data, sw.make_spec(loss="logistic", solver="highs", max_size=4, time_limit=10))
+    reserve = min(risk_driver.FINISH_SHARE * 10, risk_driver.FINISH_SECONDS)
+    assert [phase for phase, _ in ends] == ["search", "floor"]
+    for phase, end in ends:
+        assert end <= started + 10 - reserve, phase
+    assert card.bound is None or card.bound <= card.objective + 1e-9
+    assert sw.check_card(card, data, card.spec) == []
+
+
+def test_a_dense_floor_stopped_inside_its_line_search_is_still_a_floor():
+    """The floor over the whole box looks at its deadline at every evaluation, not only after
+    an iteration (a line search on many rows can take seconds): stopped at once, it is the
+    bound at its start point, below the floor it reaches with time, and below the card found."""
+    from slimwidgets.core.losses import ensure_compiled
+    from slimwidgets.solvers.logistic import RiskProblem, search_risk
+    from slimwidgets.solvers.risk_tree import dense_floor
+
+    ensure_compiled()
+    X, y = table(seed=5)
+    prob = RiskProblem.from_spec(prepare_data(X, y), sw.make_spec(loss="logistic", max_size=3))
+    stopped, reached = dense_floor(prob, deadline=-math.inf), dense_floor(prob)
+    card = search_risk(prob, time_limit=None)
+    assert stopped <= reached + 1e-9 <= card.objective + 1e-9
+    assert stopped < reached  # it did stop early
