@@ -262,7 +262,8 @@ def fit_dataset(
     spec.check_data(data.feature_names, data.n_samples)
     check_group_settings(data, spec)  # the group caps need the data's groups, and name only groups it holds
     if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
-        return fit_risk_by_group(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
+        return fit_risk_by_group(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel,
+                                 started=_started)
     warm_up()
     t0 = time.perf_counter() if _started is None else _started
     # every phase stops when the caller cancels or when a solver process of this fit is lost;

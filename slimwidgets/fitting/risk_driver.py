@@ -68,11 +68,14 @@ DENSE_SHARE, DENSE_SECONDS = 0.05, 1.0
 
 def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = None,
              on_incumbent: Callable[[Incumbent], None] | None = None,
-             cancel: threading.Event | None = None) -> ScoringSystem:
-    """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``)."""
-    ensure_compiled()  # once per process, before the clock starts
+             cancel: threading.Event | None = None, started: float | None = None) -> ScoringSystem:
+    """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``);
+    the time limit counts from ``started`` (the fit's call, so reading the data counts), less
+    the one-off compile of the kernels."""
+    compiling = time.perf_counter()
+    ensure_compiled()  # once per process, not charged to the time limit
     ensure_tree_compiled()
-    t0 = time.perf_counter()
+    t0 = time.perf_counter() if started is None else started + (time.perf_counter() - compiling)
     prob = RiskProblem.from_spec(data, spec)
     budget = RISK_SEARCH_SECONDS if spec.time_limit is None else spec.time_limit
     end = t0 + budget - _finish_reserve(spec, time.perf_counter() - t0)  # every phase ends by it
@@ -154,7 +157,7 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
     tree = prove_by_supports(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline - dense) \
         if spec.solver == "auto" else None
     if tree is None:  # too many supports, or rules the tree leaves out
-        floor = dense_floor(prob, deadline=deadline)  # valid wherever it stops: by the deadline
+        floor = _dense_floor_in_time(prob, deadline)
         capped = prob.rules is not None and prob.rules.has_caps
         if prob.scale and not capped:  # with a free multiplier the planes only creep towards the rounding gap: stop here
             return (floor if math.isfinite(floor) else None), card, "logistic search + relaxation"
@@ -163,8 +166,18 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
         return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
     words = "logistic search + branch and bound" if not prob.scale else "logistic search + support floors"
     if not math.isfinite(tree.floor):  # not every support's floor in time: the whole box's, in the time left
-        return dense_floor(prob, deadline=deadline), tree.card, words
+        floor = _dense_floor_in_time(prob, deadline)
+        return (floor if math.isfinite(floor) else None), tree.card, words
     return tree.floor, tree.card, words
+
+
+def _dense_floor_in_time(prob: RiskProblem, deadline: float) -> float:
+    """The floor over the whole box by ``deadline`` (it stops after the iteration that passes
+    it, valid wherever it stops); none (-inf) when the deadline has passed already: its first
+    iteration alone can take seconds on many rows, all of them past the limit."""
+    if time.perf_counter() >= deadline:
+        return -math.inf
+    return dense_floor(prob, deadline=deadline)
 
 
 def _finish_reserve(spec: Spec, build_seconds: float) -> float:

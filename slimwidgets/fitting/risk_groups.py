@@ -36,13 +36,15 @@ FLOOR_SHARE = 0.4
 
 def fit_risk_by_group(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = None,
                       on_incumbent: Callable[[Incumbent], None] | None = None,
-                      cancel: threading.Event | None = None) -> ScoringSystem:
+                      cancel: threading.Event | None = None, started: float | None = None) -> ScoringSystem:
     """:func:`~slimwidgets.fitting.risk_driver.fit_risk`, with the floor from the spec without
-    its group settings when ``spec`` sets them and ``solver="auto"`` (else ``fit_risk`` alone)."""
+    its group settings when ``spec`` sets them and ``solver="auto"`` (else ``fit_risk`` alone);
+    the time limit counts from ``started`` (the fit's call)."""
     if data.sensitive is None or not has_group_options(spec) or spec.solver != "auto" or spec.gap != 0:
-        return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel)
-    t0 = time.perf_counter()
-    share = None if spec.time_limit is None else FLOOR_SHARE * spec.time_limit
+        return fit_risk(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, started=started)
+    t0 = time.perf_counter() if started is None else started
+    share = None if spec.time_limit is None else max(
+        min(FLOOR_SHARE * spec.time_limit, spec.time_limit - (time.perf_counter() - t0)), 0.1)
     free = _without_groups(data, spec, share, cancel)
     if free is not None and free.status == "optimal" and not group_problems(free, data, spec):
         elapsed = time.perf_counter() - t0

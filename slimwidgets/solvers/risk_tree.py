@@ -391,8 +391,6 @@ def dense_floor(prob: RiskProblem, max_iterations: int = 500, deadline: float = 
     low, high = np.concatenate([[ilo], lo]), np.concatenate([[ihi], hi])
 
     def loss_and_gradient(v: np.ndarray) -> tuple[float, np.ndarray]:
-        if time.perf_counter() > deadline:  # a line search can take seconds before its iteration ends
-            raise StopIteration  # the floor is taken at the last point an iteration reached
         u = L.y * (v[0] + L.X @ v[1:])  # every column: no copy of the used ones
         p = L.w / (1.0 + np.exp(np.clip(u, -700, 700)))  # w * sigmoid(-u)
         return L.of_margins(u), -np.concatenate([[L.y @ p], L.column_dots(p)])
@@ -411,7 +409,6 @@ def dense_floor(prob: RiskProblem, max_iterations: int = 500, deadline: float = 
     except StopIteration:  # older scipy passes it on
         pass
     v = np.clip(reached[0], low, high)
-    deadline = math.inf  # the floor's own evaluation at that point
     value, g = loss_and_gradient(v)
     floor = value + float(np.minimum(g * (low - v), g * (high - v)).sum())
     return floor - 1e-12 + float(prob.C0[sorted(prob.required)].sum())

@@ -162,7 +162,8 @@ def test_a_size_program_built_past_the_deadline_is_not_solved(monkeypatch):
 def test_each_risk_phase_ends_by_the_limit_less_the_card_s_reserve(monkeypatch, slow_search):
     """A risk fit's search and its floor over the whole box end by the time limit less the
     reserve for the card's figures and checks; a search that takes the whole limit leaves the
-    floor no time (it is taken at its start point, still a floor), and the card is checked."""
+    floor no time (it is not started: its first iteration alone may take seconds), and the card
+    is checked, with no floor claimed."""
     from slimwidgets.fitting import risk_driver
 
     clock = FakeClock(0.01)
@@ -185,25 +186,9 @@ def test_each_risk_phase_ends_by_the_limit_less_the_card_s_reserve(monkeypatch, 
     started = clock.now
     card = risk_driver.fit_risk(data, sw.make_spec(loss="logistic", solver="highs", max_size=4, time_limit=10))
     reserve = min(risk_driver.FINISH_SHARE * 10, risk_driver.FINISH_SECONDS)
-    assert [phase for phase, _ in ends] == ["search", "floor"]
+    assert [phase for phase, _ in ends] == (["search"] if slow_search else ["search", "floor"])
     for phase, end in ends:
         assert end <= started + 10 - reserve, phase
-    assert card.bound is None or card.bound <= card.objective + 1e-9
+    assert (card.bound is None) == slow_search and (slow_search or card.bound <= card.objective + 1e-9)
     assert sw.check_card(card, data, card.spec) == []
 
-
-def test_a_dense_floor_stopped_inside_its_line_search_is_still_a_floor():
-    """The floor over the whole box looks at its deadline at every evaluation, not only after
-    an iteration (a line search on many rows can take seconds): stopped at once, it is the
-    bound at its start point, below the floor it reaches with time, and below the card found."""
-    from slimwidgets.core.losses import ensure_compiled
-    from slimwidgets.solvers.logistic import RiskProblem, search_risk
-    from slimwidgets.solvers.risk_tree import dense_floor
-
-    ensure_compiled()
-    X, y = table(seed=5)
-    prob = RiskProblem.from_spec(prepare_data(X, y), sw.make_spec(loss="logistic", max_size=3))
-    stopped, reached = dense_floor(prob, deadline=-math.inf), dense_floor(prob)
-    card = search_risk(prob, time_limit=None)
-    assert stopped <= reached + 1e-9 <= card.objective + 1e-9
-    assert stopped < reached  # it did stop early
