@@ -76,9 +76,10 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     ensure_compiled()  # once per process, not charged to the time limit
     ensure_tree_compiled()
     t0 = time.perf_counter() if started is None else started + (time.perf_counter() - compiling)
+    built = time.perf_counter()
     prob = RiskProblem.from_spec(data, spec)
     budget = RISK_SEARCH_SECONDS if spec.time_limit is None else spec.time_limit
-    end = t0 + budget - _finish_reserve(spec, time.perf_counter() - t0)  # every phase ends by it
+    end = t0 + budget - _finish_reserve(spec, time.perf_counter() - built)  # every phase ends by it
     walk = spec.solver == "enumerate" or (spec.solver == "auto" and walk_work(prob) <= RISK_WALK_WORK)
     status, solver = "heuristic", "logistic search"
     if walk:

@@ -6,7 +6,10 @@ superseded solve in the studio kept a core busy that long. A solve in a child pr
 always be stopped: ``cancel`` first asks HiGHS to stop, and a child that has not answered
 within ``STOP_GRACE`` seconds is killed. The cards it had already reported are kept, so the
 caller gets the best of them, labelled ``interrupted``, with the last bound it reported.
-The same holds for a time limit that HiGHS overruns. A child that dies under its solve (the
+The same holds for a time limit that HiGHS overruns: asked to stop at its limit, killed
+``STOP_GRACE`` later (so a time-limited ``fit`` sends every MIP here, with or without ``cancel``),
+also while its job is still on its way (a large program fills the pipe until a child still loading
+reads it; the job is sent by a thread of its own, the clock kept meanwhile). A child that dies under its solve (the
 system's out-of-memory killer picks the largest process) loses nothing either: the solve returns
 its last card and bound with status ``solver_stopped``, a new child is started at once, and a
 :class:`~.base.FitStop` passed as ``cancel`` hears why, so the rest of the fit stops too.
