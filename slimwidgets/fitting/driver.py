@@ -386,9 +386,13 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them (issue 22)
     if grouped and spec.solver == "auto" and spec.gap == 0:  # ... and the spec without them gives a floor
         t = time.perf_counter()
-        floor, answer = group_free_floor(form, time_left, cancel, fit_dataset)
+        floor, answer, better = group_free_floor(form, time_left, cancel, fit_dataset, start)
         if answer is not None:
             return answer
+        if better is not None and better[2] < upper - 1e-12:  # a card the Lagrangian bounds met on the way
+            start, upper = (better[0], better[1]), better[2]
+            if report is not None:
+                report(*better)
         if on_bound is not None and math.isfinite(floor):
             on_bound(floor)
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
