@@ -38,6 +38,7 @@ import numpy as np
 
 from ..core.formulation import Formulation, build_formulation, loss_unit
 from ..core.groups import GROUP_OPTIONS, RateRow
+from ..core.scoring import ScoringSystem
 from ..solvers.base import SolveResult
 
 __all__ = ["Deadline", "DualProbe", "DualResult", "dual_floor", "next_step", "penalized_problem"]
@@ -147,7 +148,7 @@ def penalized_problem(form: Formulation, multipliers: np.ndarray, time_limit: fl
 
 
 def _probe(form: Formulation, direction: np.ndarray, t: float, time_limit: float | None, cancel,
-           fit_dataset: Callable, warm) -> tuple[DualProbe, object] | None:
+           fit_dataset: Callable, warm: ScoringSystem) -> tuple[DualProbe, ScoringSystem] | None:
     problem = penalized_problem(form, t * direction, time_limit)
     if problem is None:
         return None
@@ -217,8 +218,8 @@ def dual_floor(form: Formulation, free_card, floor0: float, known: tuple | None,
     rows at the floor, the best card that meets the rows, and the probes made.
 
     ``free_card``: the best card without group rows (a ScoringSystem); the rows it breaks set
-    the direction, and it warm-starts the first penalized solve (each later one starts from
-    the one before). ``known``: (points, intercept) of the best card known that meets the
+    the direction. Each penalized solve starts from the card seen so far that is cheapest at
+    its step. ``known``: (points, intercept) of the best card known that meets the
     rows, or None (with the free card it sets the first step)."""
     if not dual_applies(form):
         return DualResult(floor0, None, None, [])
@@ -230,14 +231,16 @@ def dual_floor(form: Formulation, free_card, floor0: float, known: tuple | None,
         return DualResult(floor0, None, None, [])
     # every card gives a line above the dual: the free card's and the known one's set the first step
     lines = [(form.objective_of(free_points, int(free_card.intercept)), float(excess @ direction))]
+    cards = [(free_points, int(free_card.intercept))]  # each line's card: the cheapest at t starts its probe
     start = None
     if known is not None:
         value, known_excess = form.objective_of(*known), _excess(form, form.rate_rows, form.wrong_rows(*known))
         lines.append((value, float(known_excess @ direction)))
+        cards.append((np.asarray(known[0], dtype=float), int(known[1])))
         if np.all(known_excess <= 1e-12):
             start = (known[0], known[1], value)
     deadline = None if time_left is None else time.perf_counter() + time_left
-    best, probes, warm, t = floor0, [], free_card, 0.0
+    best, probes, t = floor0, [], 0.0
     # past the step where a row's cost reaches 0 the clipped weights loosen the floor: start below it
     zero = _zero_step(form, direction)
     for k in range(MAX_PROBES):
@@ -250,10 +253,13 @@ def dual_floor(form: Formulation, free_card, floor0: float, known: tuple | None,
             break  # no step can raise the floor further (or the last one could not say more), or no time
         share = None if left is None else PROBE_SHARE * left
         stop = Deadline(None if deadline is None else time.perf_counter() + share, cancel)
+        cheapest = cards[int(np.argmin([o + t * ex for o, ex in lines]))]
+        warm = ScoringSystem(form.data.feature_names, tuple(int(v) for v in cheapest[0]), cheapest[1])
         made = _probe(form, direction, t, share, stop, fit_dataset, warm)
         if made is None:
             break
-        probe, warm = made
+        probe = made[0]
+        cards.append((probe.points, probe.intercept))
         probes.append(probe)
         best = max(best, probe.floor)
         value = form.objective_of(probe.points, probe.intercept)
