@@ -50,7 +50,7 @@ PROBE_SHARE = 0.7
 #: the first step at most this share of the step where a row's cost reaches 0 (the others at most that step)
 PROBE_CAP = 0.5
 #: the penalized rows' costs are rounded down to 1/GRID of the problem's loss unit
-GRID = 8
+GRID = 64
 
 
 class Deadline:

@@ -5,7 +5,9 @@ limit on the best objective with them. The problem without group rows has every 
 proof of the driver (walk, support scan, proof by size, the dominant-class proof), while
 the whole program with the rows has only the MIP, whose bound on real data rises slowly
 (adult, 5 features: 0.1 % after 60 s). When the best card without the rows already meets
-them, it is the answer, proven: fairness cost nothing.
+them, it is the answer, proven: fairness cost nothing. Otherwise Lagrangian bounds
+(:mod:`.group_dual`: the rows priced into the row weights, again a problem without group
+rows) raise the floor in the time left, and may meet a better card that holds the rows.
 """
 
 from __future__ import annotations
