@@ -45,8 +45,10 @@ __all__ = ["Deadline", "DualProbe", "DualResult", "dual_floor", "next_step", "pe
 
 #: most penalized problems solved in one search over the step t
 MAX_PROBES = 6
-#: share of the time left that one penalized solve may take (a later one can prove a better step)
-PROBE_SHARE = 0.7
+#: share of the time left that one penalized solve may take (what it leaves goes to the next step)
+PROBE_SHARE = 1.0
+#: share of the time left that the first look (the largest step, for a card that holds the rows) takes
+SCOUT_SHARE = 0.15
 #: the first step at most this share of the step where a row's cost reaches 0 (the others at most that step)
 PROBE_CAP = 0.5
 #: the penalized rows' costs are rounded down to 1/GRID of the problem's loss unit
@@ -243,15 +245,22 @@ def dual_floor(form: Formulation, free_card, floor0: float, known: tuple | None,
     best, probes, t = floor0, [], 0.0
     # past the step where a row's cost reaches 0 the clipped weights loosen the floor: start below it
     zero = _zero_step(form, direction)
+    # under a time limit, a short first look at the largest step finds a card that holds the rows
+    # (a falling line: the next step is where it meets the free card's), and the time is the proof's
+    scout = deadline is not None and math.isfinite(zero)
     for k in range(MAX_PROBES):
         last = t
-        t, ceiling = next_step(lines, t if t > 0 else zero)
-        t = min(t, PROBE_CAP * zero if k == 0 else zero)
+        if k == 0 and scout:
+            t, ceiling = zero, math.inf
+        else:
+            t, ceiling = next_step(lines, t if t > 0 else min(zero, 1.0))
+            t = min(t, PROBE_CAP * zero if not probes else zero)
+            t = PROBE_CAP * t if t == last else t  # the last step said nothing new: a smaller one
         left = None if deadline is None else deadline - time.perf_counter()
-        if ceiling <= best + 1e-9 or t <= 0 or t == last or (left is not None and left <= 0.05) or \
+        if ceiling <= best + 1e-9 or t <= 0 or (left is not None and left <= 0.05) or \
                 (cancel is not None and cancel.is_set()):
-            break  # no step can raise the floor further (or the last one could not say more), or no time
-        share = None if left is None else PROBE_SHARE * left
+            break  # no step can raise the floor further, or no time
+        share = None if left is None else (SCOUT_SHARE if k == 0 and scout else PROBE_SHARE) * left
         stop = Deadline(None if deadline is None else time.perf_counter() + share, cancel)
         cheapest = cards[int(np.argmin([o + t * ex for o, ex in lines]))]
         warm = ScoringSystem(form.data.feature_names, tuple(int(v) for v in cheapest[0]), cheapest[1])
