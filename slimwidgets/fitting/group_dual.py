@@ -99,9 +99,8 @@ def _excess(form: Formulation, rows: list[RateRow], wrong: np.ndarray) -> np.nda
 
 
 def dual_applies(form: Formulation) -> bool:
-    """Whether the penalized problem is the same objective re-weighted: group rows and no
-    user linear rows' only solver, no class cap (whose dominant-class pricing the re-weighting
-    would undo)."""
+    """Whether the penalized problem is the same objective re-weighted: there are group rows,
+    and no class cap (whose dominant-class pricing the re-weighting would undo)."""
     spec = form.spec
     return bool(form.rate_rows) and form.lexicographic is None and not form.caps \
         and spec.max_fpr is None and spec.min_tpr is None
@@ -137,9 +136,10 @@ def penalized_problem(form: Formulation, multipliers: np.ndarray, time_limit: fl
     penal_spec = spec.replace(**{k: None for k in GROUP_OPTIONS}, linear=[], class_weights=(c, c),
                               C0=form.extra["C0_default"] if spec.C0 is None else spec.C0, time_limit=time_limit)
     check = build_formulation(penal_data, penal_spec)
-    same = np.allclose(check.C0, form.C0, rtol=1e-12, atol=0) and np.allclose(check.row_weight, cost, rtol=1e-9,
-                                                                             atol=1e-15) \
-        and np.array_equal(check.extra["lo"], form.extra["lo"]) and np.array_equal(check.extra["hi"], form.extra["hi"]) \
+    same = np.allclose(check.C0, form.C0, rtol=1e-12, atol=0) \
+        and np.allclose(check.row_weight, cost, rtol=1e-9, atol=1e-15) \
+        and np.array_equal(check.extra["lo"], form.extra["lo"]) \
+        and np.array_equal(check.extra["hi"], form.extra["hi"]) \
         and check.lower[check.col_intercept] <= form.lower[form.col_intercept] \
         and check.upper[check.col_intercept] >= form.upper[form.col_intercept]
     if not same:
@@ -257,9 +257,10 @@ def dual_floor(form: Formulation, free_card, floor0: float, known: tuple | None,
             t = min(t, PROBE_CAP * zero if not probes else zero)
             t = PROBE_CAP * t if t == last else t  # the last step said nothing new: a smaller one
         left = None if deadline is None else deadline - time.perf_counter()
-        if ceiling <= best + 1e-9 or t <= 0 or (left is not None and left <= 0.05) or \
+        tried = any(p.t == t for p in probes)
+        if ceiling <= best + 1e-9 or t <= 0 or tried or (left is not None and left <= 0.05) or \
                 (cancel is not None and cancel.is_set()):
-            break  # no step can raise the floor further, or no time
+            break  # no step can raise the floor further (or the step was probed), or no time
         share = None if left is None else (SCOUT_SHARE if k == 0 and scout else PROBE_SHARE) * left
         stop = Deadline(None if deadline is None else time.perf_counter() + share, cancel)
         cheapest = cards[int(np.argmin([o + t * ex for o, ex in lines]))]
