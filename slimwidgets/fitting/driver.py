@@ -399,13 +399,17 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     proven; with a plain objective, try the support scan (:mod:`slimwidgets.solvers.scan`),
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
     floors these prove join the final bound."""
-    floor, settled = -math.inf, -1
+    floor, settled, better = -math.inf, -1, None
     grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them (issue 22)
     if grouped and spec.solver == "auto" and spec.gap == 0:  # ... and the spec without them gives a floor
         t = time.perf_counter()
-        floor, answer = group_free_floor(form, time_left, cancel, fit_dataset)
+        floor, answer, better = group_free_floor(form, time_left, cancel, fit_dataset, start)
         if answer is not None:
             return answer
+        if better is not None and better[2] < upper - 1e-12:  # a card the Lagrangian bounds met on the way
+            start, upper = (better[0], better[1]), better[2]
+            if report is not None:
+                report(*better)
         if on_bound is not None and math.isfinite(floor):
             on_bound(floor)
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
@@ -445,7 +449,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
     result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound,
                         settled)
-    return _with_floor(result, floor)
+    return _with_floor(_keep_better(result, better, cancel), floor)  # the MIP may stop before it reads its start
 
 
 def _scan(form: Formulation, spec: Spec, upper: float, start, time_left: float | None, on_incumbent, report,
