@@ -90,9 +90,10 @@ class StudioLayout:
         variables, at most k cut points per variable; empty means no cap."""
         s = self.controller.spec
         style = {"description_width": "88px"}
-        box = _grow("160px", "150px", "230px")
+        box = _grow("170px", "160px", "240px")
         self.vars_text = W.Text(value="" if s.max_variables is None else str(s.max_variables), placeholder="no cap",
-                                description="max variables", continuous_update=False, style=style, layout=box,
+                                description="max variables", continuous_update=False, layout=box,
+                                style={"description_width": "104px"},  # its words whole, beside max size's 88 px
                                 tooltip="the most variables the card may use (age >= 50 and age >= 60 count once)")
         self.cuts_text = W.Text(value="" if s.max_cuts_per_variable is None else str(s.max_cuts_per_variable),
                                 placeholder="no cap", description="cuts/variable", continuous_update=False, style=style,
@@ -218,6 +219,6 @@ class StudioLayout:
             return [top, controls, toolbar, features]
         n_vars, n_cuts = len(self.cuts_view.variables), len(self.controller.cut_points())
         cuts = W.Accordion([self.cuts_view], selected_index=0, titles=(
-            f"variables ({n_vars}, {n_cuts} numeric): cut points on each one's histogram · use · sign",))
+            f"variables ({n_vars}, {n_cuts} numeric): cut points on each one's histogram · use · sign · monotone",))
         cuts.add_class("sw-cuts-box")
         return [top, controls, toolbar, cuts, features]
