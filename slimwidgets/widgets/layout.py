@@ -7,6 +7,8 @@ import html
 
 import ipywidgets as W
 
+from ..core.by_variable import THRESHOLD_KINDS, kind_name
+
 __all__ = ["StudioLayout"]
 
 
@@ -102,7 +104,7 @@ class StudioLayout:
         self.cuts_text.add_class("sw-max-cuts")
         self.vars_text.observe(lambda ch: self._on_cap("max_variables", ch), "value")
         self.cuts_text.observe(lambda ch: self._on_cap("max_cuts_per_variable", ch), "value")
-        thresholds = any(k in ("ge", "lt") for kinds in s.variables.values() for k in kinds.values())
+        thresholds = any(kind_name(k) in THRESHOLD_KINDS for kinds in s.variables.values() for k in kinds.values())
         self.caps_row = _row([self.vars_text] + ([self.cuts_text] if thresholds else []), "sw-variable-caps",
                              flex="1 1 320px", max_width="480px", grid_gap="2px 8px")
         if not s.variables:  # a 0/1 table: each rule is a variable of its own, max size says it all
