@@ -50,6 +50,8 @@ Examples
 from __future__ import annotations
 
 import difflib
+import math
+import numbers
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -96,13 +98,14 @@ def _kind(rule: str, kind: Any, what: str) -> Any:
             raise ValueError(f"{what}: band rule {rule!r} needs its edges, as ['band', lo, hi]")
         return kind
     parts = list(kind) if isinstance(kind, (list, tuple)) else [kind]
-    name, edges = parts[0], parts[1:]
-    want = {"ge": 1, "lt": 1, "band": 2}.get(name)
-    ok = want == len(edges) and all(e is None or (isinstance(e, (int, float)) and not isinstance(e, bool)
-                                                 and np.isfinite(e)) for e in edges)
-    if ok and name != "band" and edges[0] is None:
-        ok = False
-    if ok and name == "band" and (edges == [None, None] or (None not in edges and not edges[0] < edges[1])):
+    name, edges = (parts[0], parts[1:]) if parts else (None, [])
+    numbers_ok = all(e is None or (isinstance(e, numbers.Real) and not isinstance(e, bool) and math.isfinite(e))
+                     for e in edges)
+    if name in ("ge", "lt"):
+        ok = len(edges) == 1 and numbers_ok and edges[0] is not None
+    elif name == "band":  # lo < hi, at most one end open
+        ok = len(edges) == 2 and numbers_ok and edges != [None, None] and (None in edges or edges[0] < edges[1])
+    else:
         ok = False
     if not ok:
         raise ValueError(f"{what}: rule {rule!r} has a kind {kind!r}; with edges a kind is ['ge', cut], ['lt', cut] "
