@@ -125,12 +125,21 @@ def _cut_of(rule: str) -> float:
     return float(rule.rsplit(" ", 1)[1])
 
 
+def _interval(rule: str, kind) -> tuple:
+    """The values ``[lo, hi)`` a rule holds on (None: open), from its kind's edges when it has
+    them (``("band", 2, 4)``), else from the cut its name states."""
+    if isinstance(kind, tuple):
+        return {"ge": (kind[1], None), "lt": (None, kind[1])}.get(kind[0], kind[1:])
+    return (_cut_of(rule), None) if kind == "ge" else (None, _cut_of(rule))
+
+
 def variables_ok(spec, names, grid):
     """Which cards (rows of ``grid``, points per feature of ``names``) meet the settings by
     variable, from their meaning: at most ``max_variables`` distinct variables in use (a rule
     in no variable is one), at most ``max_cuts_per_variable`` threshold rules ("ge"/"lt") of
     any variable in use, and under ``monotone`` the points of the variable's bands (the sum of
-    the rules that hold at a value, read at a value below every cut and at every cut) in order."""
+    the rules that hold at a value, read at a value below every cut and at every cut) in order;
+    a band rule (``["band", lo, hi]``) holds on ``lo <= x < hi``."""
     grid = np.atleast_2d(np.asarray(grid, dtype=float))
     used = grid != 0
     owner = {rule: var for var, kinds in getattr(spec, "variables", {}).items() for rule in kinds}
@@ -142,16 +151,19 @@ def variables_ok(spec, names, grid):
             count += used[:, [j for j, x in enumerate(labels) if x == label]].any(axis=1)
         keep &= count <= spec.max_variables
     for var, kinds in getattr(spec, "variables", {}).items():
-        cuts = [r for r, k in kinds.items() if k in ("ge", "lt") and r in names]
-        if getattr(spec, "max_cuts_per_variable", None) is not None and cuts:
-            keep &= used[:, [names.index(r) for r in cuts]].sum(axis=1) <= spec.max_cuts_per_variable
+        kind = {r: k[0] if isinstance(k, tuple) else k for r, k in kinds.items()}
+        thresholds = [r for r in kinds if kind[r] in ("ge", "lt") and r in names]
+        if getattr(spec, "max_cuts_per_variable", None) is not None and thresholds:
+            keep &= used[:, [names.index(r) for r in thresholds]].sum(axis=1) <= spec.max_cuts_per_variable
+        cuts = [r for r in kinds if kind[r] in ("ge", "lt", "band") and r in names]
         direction = getattr(spec, "monotone", {}).get(var)
         if direction is None or not cuts:
             continue
-        edges = sorted({_cut_of(r) for r in cuts})
+        spans = {r: _interval(r, kinds[r]) for r in cuts}
+        edges = sorted({e for lo, hi in spans.values() for e in (lo, hi) if e is not None})
         band = []
         for value in [edges[0] - 1.0] + edges:  # every band, from low values to high
-            holds = [(value >= _cut_of(r)) if kinds[r] == "ge" else (value < _cut_of(r)) for r in cuts]
+            holds = [(lo is None or value >= lo) and (hi is None or value < hi) for lo, hi in spans.values()]
             band.append(grid[:, [names.index(r) for r in cuts]] @ np.array(holds, dtype=float))
         steps = np.diff(np.stack(band, axis=1), axis=1)
         keep &= (steps >= 0).all(axis=1) if direction == "+" else (steps <= 0).all(axis=1)

@@ -6,3 +6,16 @@ from __future__ import annotations
 
 def settle(c, timeout=300):  # against a hang only: no proof is timed
     assert c.wait(timeout), f"no result within {timeout} s: {c.status.text}"
+
+
+def raw_clinical(n=160, seed=0):
+    """A small raw table (age, bmi with missing values, sex) and a target that reads all three."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"age": rng.integers(30, 85, n), "bmi": np.round(rng.normal(28, 5, n), 1),
+                      "sex": rng.choice(["F", "M"], n)})
+    y = ((X.age > 62) | ((X.sex == "M") & (rng.random(n) < 0.4)) | (X.bmi > 34)).astype(int)
+    X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
+    return X, y

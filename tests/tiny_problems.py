@@ -115,6 +115,23 @@ def tiny_variable_problem(seed: int, n: int | None = None):
     return X.to_numpy(dtype=float), y, list(X.columns), options_by_variable(builder, {})["variables"]
 
 
+def tiny_band_problem(seed: int, n: int | None = None):
+    """A variable ``a`` (0..5) as rules of every shape that share cuts: ``a < 2``, ``2 <= a < 4``,
+    ``a >= 4``, ``a >= 2`` (a band and thresholds of both directions), and a 0/1 rule ``c``:
+    ``(rules table, y in {-1, 1}, rule names, variables with each rule's edges)``."""
+    rng = np.random.default_rng(seed)
+    n = n or int(rng.integers(8, 15))
+    a, c = rng.integers(0, 6, n), rng.integers(0, 2, n)
+    a[:6], c[:2] = range(6), [0, 1]  # every cut splits the rows
+    kinds = {"a < 2": ["lt", 2], "2 <= a < 4": ["band", 2, 4], "a >= 4": ["ge", 4], "a >= 2": ["ge", 2]}
+    names = list(kinds) + ["c"]
+    X = np.column_stack([a < 2, (a >= 2) & (a < 4), a >= 4, a >= 2, c]).astype(float)
+    logit = X @ rng.normal(0, 1.5, X.shape[1]) + rng.normal(0, 0.7, n)
+    y = np.where(logit > np.median(logit), 1, -1)
+    y[0], y[1] = 1, -1
+    return X, y, names, {"a": kinds}
+
+
 def random_variable_options(rng, variables) -> dict:
     """Random settings by variable for :func:`tiny_variable_problem`: a cap on variables, on cut
     points per variable, a direction for a or b, now and then a sign or a required rule."""

@@ -136,7 +136,8 @@ export function variableBlock(v, send) {
     el("b", { class: "sw-cut-name", text: v.name, title: v.name }),
     el("span", { class: "sw-cut-range", text: countsText(v, `${numberText(v.min)} to ${numberText(v.max)} \u00b7 `) }),
     el("span", { class: "sw-cut-settings" }, "use ", choice(v, "use", [["auto", "auto"], ["exclude", "exclude"]], send),
-      " sign ", choice(v, "sign", [["free", "free"], ["+", "+ (rises)"], ["-", "\u2212 (falls)"]], send)));
+      " sign ", choice(v, "sign", [["free", "free"], ["+", "+ (rises)"], ["-", "\u2212 (falls)"]], send),
+      " monotone ", choice(v, "monotone", [["none", "none"], ["increasing", "increasing"], ["decreasing", "decreasing"]], send)));
   const error = v.error || null;
   const refused = (input) => { // what was typed stays, marked, beside what the panel refused
     input.value = error.typed;

@@ -6,7 +6,7 @@ import { fakeModel } from "./fake-model.js";
 
 const age = (over = {}) => ({
   name: "age", min: 30, max: 84, integer: true, rows: 160, missing: 0, rate: 0.4, cuts: [50, 60], labels: ["50", "60"],
-  use: "auto", sign: "free", error: null,
+  use: "auto", sign: "free", monotone: "none", error: null,
   bins: [{ lo: 30, hi: 45, rows: 50, events: 10 }, { lo: 45, hi: 60, rows: 60, events: 20 }, { lo: 60, hi: 85, rows: 50, events: 40 }],
   ...over,
 });
@@ -71,6 +71,15 @@ describe("the cut-point panel", () => {
     sign.dispatchEvent(new Event("change"));
     expect(model.get("request")).toMatchObject({ op: "sign", variable: "age", value: "+" });
   });
+
+  it("shows and sends the monotone choice of a numeric variable", () => {
+    const monotone = host.querySelector("select.sw-cut-monotone");
+    expect(monotone.value).toBe("none");
+    expect([...monotone.options].map((o) => o.value)).toEqual(["none", "increasing", "decreasing"]);
+    monotone.value = "decreasing";
+    monotone.dispatchEvent(new Event("change"));
+    expect(model.get("request")).toMatchObject({ op: "monotone", variable: "age", value: "decreasing" });
+  });
 });
 
 describe("a variable of levels", () => {
@@ -91,6 +100,7 @@ describe("a variable of levels", () => {
     expect(block.querySelectorAll(".sw-level-events")[1].style.width).toBe("65%");
     expect(block.querySelector(".sw-level-more").textContent).toBe("and 2 more levels");
     expect(block.querySelector("select.sw-cut-sign")).toBeNull(); // levels have no order: no sign
+    expect(block.querySelector("select.sw-cut-monotone")).toBeNull(); // nor a monotone choice
     const use = block.querySelector("select.sw-cut-use");
     use.value = "exclude";
     use.dispatchEvent(new Event("change"));

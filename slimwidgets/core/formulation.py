@@ -43,12 +43,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import reduce
+from functools import cached_property, reduce
 from typing import Any
 
 import numpy as np
 
-from .by_variable import support_constraints, variable_ids
+from .by_variable import linear_rows, support_constraints, variable_ids
 from .data import Dataset
 from .groups import RateRow, add_rate_rows, rate_rows
 from .linear import add_linear_rows
@@ -113,15 +113,21 @@ class Formulation:
     variable_id: np.ndarray | None = None
     max_variables: int | None = None
 
+    @cached_property
+    def linear_rows(self) -> tuple:
+        """The user's linear rows (issue 22) and those ``monotone`` needs between bands (issue 19)."""
+        return linear_rows(self.spec)
+
     def linear_rows_hold(self, coefficients: np.ndarray) -> bool:
-        """Whether the user's linear rows (issue 22) hold for these points."""
+        """Whether the linear rows hold for these points."""
         points = dict(zip(self.data.feature_names, np.asarray(coefficients).tolist()))
-        return all(row.holds(points) for row in self.spec.linear)
+        return all(row.holds(points) for row in self.linear_rows)
 
     @property
     def special_rows(self) -> bool:
-        """Rows that only the local search and the MIP hold: group rows, the user's linear rows."""
-        return bool(self.rate_rows) or bool(self.spec.linear)
+        """Rows that only the local search and the MIP hold: group rows, linear rows (the user's,
+        and monotone's between bands that share a cut)."""
+        return bool(self.rate_rows) or bool(self.linear_rows)
 
     @property
     def row_margins(self) -> np.ndarray:
@@ -975,8 +981,9 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     rates = rate_rows(data, spec)  # group fairness (issue 22)
     if rates:
         add_rate_rows(b, rates, data, box, cols.intercept, cols.col_lambda, col_loss, always_wrong, need)
-    if spec.linear:  # the user's own rows, written in PuLP (issue 22)
-        add_linear_rows(b, spec.linear, names, cols.col_lambda, cols.col_alpha, box.fixed_value, box.always_used)
+    linear = linear_rows(spec)  # the user's own rows, written in PuLP (issue 22), and monotone's between bands
+    if linear:
+        add_linear_rows(b, linear, names, cols.col_lambda, cols.col_alpha, box.fixed_value, box.always_used)
     _alpha_rows(b, spec, names, box, cols)
 
     start, index, value, row_lower, row_upper = b.csr()

@@ -413,7 +413,8 @@ OPTIONS: tuple[Option, ...] = (
     # -- variables: the columns the rules read (issue 19, core/by_variable.py) ------------------
     Option("variables", {}, {"v": {"a": "ge", "b": "ge"}}, variables_map, "Mapping[str, Mapping[str, str]]",
            "variable -> its rules and their kinds ('ge' at or above a cut, 'lt' below it, 'eq', 'missing', ...; "
-           "a list of rules: kind unknown); fit fills it from its rule builder",
+           "with edges ['ge', cut], ['lt', cut] or ['band', lo, hi] for lo <= x < hi, which monotone needs when "
+           "rules share a cut; a list of rules: kind unknown); fit fills it from its rule builder",
            names=_variable_rules, omit_default=True),
     Option("max_variables", None, 2, v.optional(v.whole(0)), "int | None",
            "most variables the card may use: the rules of one variable (age >= 50, age >= 60, age missing) count "
@@ -429,7 +430,7 @@ OPTIONS: tuple[Option, ...] = (
            estimator=True, omit_default=True),
     Option("monotone", {}, {"a": "+"}, v.signs, "Mapping[str, str]",
            "variable -> '+' (the points of its bands never fall as it rises) or '-' (never rise); its "
-           "'missing' rule and levels stay free",
+           "'missing' rule and levels stay free; band rules and rules of both directions need their edges",
            words=Words("monotone", _sign, each="monotone"),
            relax=Relax(lambda f, s: f"monotone {s!r} on {f!r}", each=True),
            flag=Flag("--monotone", "points of variable NAME rise (+) or fall (-) across its cut points", "NAME=SIGN",

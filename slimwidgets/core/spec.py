@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Mapping, Sequence
 
-from .by_variable import check_variable_names, check_variable_options, monotone_sign
+from .by_variable import check_variable_names, check_variable_options, linear_rows, monotone_sign
 from .constraints import LogicalConstraint, at_least, at_most, hierarchy, needs
 from .groups import GROUP_OPTIONS
 from .options import (  # noqa: F401 - the constants are part of this module's interface
@@ -271,16 +271,17 @@ def _check_together(spec: Spec) -> None:
         raise ValueError("group_penalty, rule_penalty, max_rules_per_group and group_signs_agree need groups")
     if spec.pulp_solver is not None and spec.solver != "pulp":
         raise ValueError(f"pulp_solver={spec.pulp_solver!r} names the solver of solver='pulp' (got solver={spec.solver!r})")
-    _check_group_solver(spec)
     check_variable_options(spec)  # settings by variable (issue 19)
+    _check_group_solver(spec)
 
 
 def _check_group_solver(spec: Spec) -> None:
     """Solvers that cannot hold rows per group (or the user's linear rows) are refused, not
     silently used (issue 22)."""
     grouped = any(getattr(spec, k) is not None for k in GROUP_OPTIONS) and spec.loss != "logistic"  # the risk walk holds them
-    if (grouped or spec.linear) and spec.solver in ("enumerate", "scan"):
-        raise ValueError(f"solver={spec.solver!r} cannot hold group constraints or linear constraints (its compiled "
+    if (grouped or linear_rows(spec)) and spec.solver in ("enumerate", "scan"):
+        raise ValueError(f"solver={spec.solver!r} cannot hold group constraints, linear constraints or monotone across "
+                         "rules that share a cut (its compiled "
                          "loops count errors per class and know no other rows); use solver='auto', 'highs', 'cbc' or 'pulp'")
 
 

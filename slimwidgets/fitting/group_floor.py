@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.formulation import Formulation
 from ..core.groups import GROUP_OPTIONS
+from ..core.by_variable import signs_only
 from ..core.linear import linear_problems
 from ..solvers.base import SolveResult
 from .group_dual import Deadline, dual_floor
@@ -68,8 +69,8 @@ def _free_floor(form: Formulation, time_left: float | None, cancel, fit_dataset:
     """(floor, answer, the card) of the spec without group rows (see group_free_floor)."""
     spec = form.spec
     share = None if time_left is None else max(FLOOR_SHARE * time_left, 0.05)
-    relaxed = spec.replace(**{k: None for k in GROUP_OPTIONS}, linear=[],
-                           time_limit=share if share is not None else spec.time_limit)
+    relaxed = signs_only(spec).replace(**{k: None for k in GROUP_OPTIONS}, linear=[],  # monotone's rows go too
+                                       time_limit=share if share is not None else spec.time_limit)
     key = relaxed.replace(time_limit=None).key()
     with _PROVEN_LOCK:
         card = _PROVEN.get(form.data, {}).get(key)
@@ -88,7 +89,7 @@ def _free_floor(form: Formulation, time_left: float | None, cancel, fit_dataset:
                      dtype=float)
     b, loss = form.intercept_losses(coefs)
     meets = np.isfinite(loss[b == card.intercept]).all() and (b == card.intercept).any() \
-        and not linear_problems(dict(zip(form.data.feature_names, coefs.tolist())), spec.linear)
+        and not linear_problems(dict(zip(form.data.feature_names, coefs.tolist())), form.linear_rows)
     if card.status == "optimal" and meets:
         value = form.objective_of(coefs, card.intercept)
         return value, SolveResult("optimal", coefs, int(card.intercept), value, value, 0.0, card.solve_time or 0.0,

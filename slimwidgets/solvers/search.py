@@ -388,7 +388,7 @@ SWAP_PAIRS = 2  # swap pairs tried per used-or-unused feature, most promising fi
 def _linear_arrays(form: Formulation):
     """The spec's linear rows as (points coefficients, use coefficients, lower, upper) over
     the features, or Nones without rows."""
-    rows = form.spec.linear
+    rows = form.linear_rows  # the user's and monotone's between bands (issue 19)
     if not rows:
         return None, None, None, None
     index = {n: j for j, n in enumerate(form.data.feature_names)}

@@ -241,7 +241,7 @@ class CutEditing:
     def cut_panel(self) -> list[dict]:
         """The panel by variable as the studio draws it, in the columns' order: per numeric
         variable (``kind`` "cuts") its name, cut points, range, histogram (rows and events per
-        bin), missing rows, its rules' use and sign, and the last refused edit of it (``error``);
+        bin), missing rows, its rules' use and sign, its monotone choice, and the last refused edit of it (``error``);
         per variable of levels (``kind`` "levels") its most frequent levels with their rows and
         events, and its use."""
         if self._table is None:
@@ -253,7 +253,8 @@ class CutEditing:
                      "use": _shared(["exclude" if n in self.spec.exclude else "auto" for n in rules])}
             if name in cuts:
                 entry.update(cuts=cuts[name], labels=[cut_text(c) for c in cuts[name]],
-                             sign=_shared([self.spec.signs.get(n, "free") for n in _signed_rules(self.rules, name)]))
+                             sign=_shared([self.spec.signs.get(n, "free") for n in _signed_rules(self.rules, name)]),
+                             monotone=self.monotone_of(name))  # widgets/variables.py
             out.append(entry)
         return out
 

@@ -7,6 +7,8 @@ import html
 
 import ipywidgets as W
 
+from ..core.by_variable import THRESHOLD_KINDS, kind_name
+
 __all__ = ["StudioLayout"]
 
 
@@ -84,6 +86,29 @@ class StudioLayout:
         self.c0_text.observe(self._on_c0, "value")
         self.range_slider.observe(self._on_range, "value")
         self.time_text.observe(self._on_time, "value")
+
+    def _build_variable_caps(self) -> None:
+        """Beside max size, the caps by variable (a table of raw columns only): at most K
+        variables, at most k cut points per variable; empty means no cap."""
+        s = self.controller.spec
+        style = {"description_width": "88px"}
+        box = _grow("170px", "160px", "240px")
+        self.vars_text = W.Text(value="" if s.max_variables is None else str(s.max_variables), placeholder="no cap",
+                                description="max variables", continuous_update=False, layout=box,
+                                style={"description_width": "104px"},  # its words whole, beside max size's 88 px
+                                tooltip="the most variables the card may use (age >= 50 and age >= 60 count once)")
+        self.cuts_text = W.Text(value="" if s.max_cuts_per_variable is None else str(s.max_cuts_per_variable),
+                                placeholder="no cap", description="cuts/variable", continuous_update=False, style=style,
+                                layout=box, tooltip="the most cut points of each numeric variable the card may use")
+        self.vars_text.add_class("sw-max-variables")
+        self.cuts_text.add_class("sw-max-cuts")
+        self.vars_text.observe(lambda ch: self._on_cap("max_variables", ch), "value")
+        self.cuts_text.observe(lambda ch: self._on_cap("max_cuts_per_variable", ch), "value")
+        thresholds = any(kind_name(k) in THRESHOLD_KINDS for kinds in s.variables.values() for k in kinds.values())
+        self.caps_row = _row([self.vars_text] + ([self.cuts_text] if thresholds else []), "sw-variable-caps",
+                             flex="1 1 320px", max_width="480px", grid_gap="2px 8px")
+        if not s.variables:  # a 0/1 table: each rule is a variable of its own, max size says it all
+            self.caps_row.layout.display = "none"
 
     def _build_family_switch(self) -> None:
         """Decision cards or risk cards, and the line that says which controls the family sets aside."""
@@ -184,7 +209,7 @@ class StudioLayout:
         family = _row([self.family_toggle, self.family_note], "sw-family-row", flex="1 1 100%", grid_gap="2px 10px")
         controls = _row([family, _row([self.fpr_slider, self.fpr_none], "sw-pair", **pair), *self._group_rows(pair),
                          _row([self.tpr_slider, self.tpr_none], "sw-pair", **pair),
-                         _row([self.size_slider, self.size_none], "sw-pair", **pair),
+                         _row([self.size_slider, self.size_none], "sw-pair", **pair), self.caps_row,
                          self.range_slider, self.c0_text, self.time_text], "sw-controls", grid_gap="2px 16px")
         toolbar = _row([self.undo_button, self.redo_button, self.export_format, self.export_path, self.export_button,
                         self.message], "sw-toolbar", grid_gap="2px 6px")
@@ -196,6 +221,6 @@ class StudioLayout:
             return [top, controls, toolbar, features]
         n_vars, n_cuts = len(self.cuts_view.variables), len(self.controller.cut_points())
         cuts = W.Accordion([self.cuts_view], selected_index=0, titles=(
-            f"variables ({n_vars}, {n_cuts} numeric): cut points on each one's histogram · use · sign",))
+            f"variables ({n_vars}, {n_cuts} numeric): cut points on each one's histogram · use · sign · monotone",))
         cuts.add_class("sw-cuts-box")
         return [top, controls, toolbar, cuts, features]

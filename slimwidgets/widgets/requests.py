@@ -33,6 +33,12 @@ class ViewRequests:
                     return
                 self._guard(self.controller.set_feature, name, penalty=value)
 
+    def _on_cap(self, option: str, change) -> None:
+        """A cap by variable typed beside max size (empty: no cap); refused text is said in the
+        message line and the box shows the cap in force again."""
+        if not self._syncing:
+            self._guard(self.controller.set_caps, **{option: change["new"]})
+
     def _on_request(self, change) -> None:
         req = change["new"] or {}
         op = req.get("op")
@@ -62,7 +68,8 @@ class ViewRequests:
                  "move": lambda: c.move_cut(name, req.get("old"), req.get("value")),
                  "remove": lambda: c.remove_cut(name, req.get("old")),
                  "use": lambda: c.set_variable(name, use=req.get("value")),
-                 "sign": lambda: c.set_variable(name, sign=req.get("value"))}
+                 "sign": lambda: c.set_variable(name, sign=req.get("value")),
+                 "monotone": lambda: c.set_monotone(name, req.get("value"))}
         if op in ("add", "move", "remove"):
             try:
                 edits[op]()

@@ -207,6 +207,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                                      random_state=random_state, start=False, alternatives=alternatives,
                                      sensitive_features=sensitive_features, **options)
         self._build_controls()
+        self._build_variable_caps()
         self._build_group_controls()
         self._build_family_switch()
         self._build_feature_panel()
@@ -304,7 +305,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         self._closed = True
         self.controller.close()
         widgets = [self.family_toggle, self.family_note, self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
-                   self.c0_text, self.range_slider, self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
+                   self.vars_text, self.cuts_text, self.c0_text, self.range_slider, self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
                    self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel,
                    self.alts_view, *self._group_widgets] + ([self.cuts_view] if self.cuts_view is not None else [])
         for row in self.feature_rows.values():
@@ -530,6 +531,8 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 self.size_slider.disabled = s.max_size is None
                 if s.max_size is not None:
                     self.size_slider.value = min(s.max_size, self.size_slider.max)
+                self.vars_text.value = "" if s.max_variables is None else str(s.max_variables)
+                self.cuts_text.value = "" if s.max_cuts_per_variable is None else str(s.max_cuts_per_variable)
                 self.c0_text.value = "" if s.C0 is None else f"{s.C0:g}"
                 self.range_slider.value = tuple(s.coef_range)
                 if s.time_limit is not None:

@@ -12,13 +12,38 @@ editable. A level (``sex = F``) or ``missing`` is one rule: its points are the b
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.variables import variable_entries
 
-__all__ = ["card_variables", "band_edit", "points_of", "VariableEditing"]
+__all__ = ["card_variables", "band_edit", "points_of", "VariableEditing", "parse_cap", "MONOTONE_CHOICES"]
+
+#: The monotone choices of a numeric variable in the studio, and the spec's value of each.
+MONOTONE_CHOICES = {"none": None, "increasing": "+", "decreasing": "-"}
+
+
+def parse_cap(text: Any, what: str) -> int | None:
+    """A cap typed in a box of the settings panel: empty (or "none") is no cap, else a whole
+    number >= 0; ``ValueError`` naming the setting otherwise.
+
+    >>> parse_cap(" 2 ", "max variables"), parse_cap("", "max variables")
+    (2, None)
+    """
+    if text is None:
+        return None
+    value = str(text).strip()
+    if value.lower() in ("", "none", "no cap", "\u221e"):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or number < 0 or not number.is_integer():
+        raise ValueError(f"{what} must be a whole number >= 0, or empty for no cap; got \u201c{value}\u201d")
+    return int(number)
 
 
 def _entries(card: ScoringSystem, variable: str) -> list[tuple[str, int, tuple[str, ...], str]]:
@@ -106,6 +131,42 @@ class VariableEditing:
             raise RuntimeError("there is no card to edit")
         changes = band_edit(card, variable, int(index), int(value), label)
         return self.edit(changes) if changes else card
+
+    def set_caps(self, **caps: Any) -> Spec:
+        """Set ``max_variables`` and/or ``max_cuts_per_variable`` from what a box holds (text or a
+        number; empty: no cap): one undo step, a re-solve. Bad text, or a cap that clashes with
+        what must be used (``max_variables=0`` with a requirement), raises ``ValueError`` in words
+        and changes nothing."""
+        words = {"max_variables": "max variables", "max_cuts_per_variable": "max cut points per variable"}
+        unknown = sorted(set(caps) - set(words))
+        if unknown:
+            raise KeyError(f"no such cap: {', '.join(unknown)} (one of {', '.join(words)})")
+        changes = {k: parse_cap(v, words[k]) for k, v in caps.items()}
+        spec = self.spec.replace(**changes)
+        self.set_spec(spec)
+        return spec
+
+    def monotone_of(self, variable: str) -> str:
+        """The monotone choice of ``variable`` as the panel shows it: "none", "increasing" or "decreasing"."""
+        direction = self.spec.monotone.get(variable)
+        return next(k for k, v in MONOTONE_CHOICES.items() if v == direction)
+
+    def set_monotone(self, variable: str, choice: str) -> Spec:
+        """Make the points of ``variable``'s bands rise ("increasing", "+"), fall ("decreasing",
+        "-") or leave them free ("none"): one undo step, a re-solve. A choice the variable's
+        locks, signs or ranges cannot meet raises ``ValueError`` saying which rule, and changes
+        nothing."""
+        value = {"+": "+", "-": "-", "\u2212": "-"}.get(choice, MONOTONE_CHOICES.get(choice, "?"))
+        if value == "?":
+            raise ValueError(f"monotone of {variable!r} must be one of {', '.join(MONOTONE_CHOICES)}, got {choice!r}")
+        if variable not in self.spec.variables:
+            raise KeyError(f"unknown variable {variable!r}")
+        monotone = {k: v for k, v in self.spec.monotone.items() if k != variable}
+        if value is not None:
+            monotone[variable] = value
+        spec = self.spec.replace(monotone=monotone)
+        self.set_spec(spec)
+        return spec
 
     def lock_variable(self, variable: str, locked: bool = True) -> Spec:
         """Lock every rule of ``variable`` at its points on the card (its bands stay as shown in

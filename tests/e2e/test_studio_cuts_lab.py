@@ -8,18 +8,10 @@ sideways. Screenshots of each width go to test-artifacts/e2e/ (look at them).
 
 from __future__ import annotations
 
-from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, side_panel
+from lab import HEIGHT, RAW_TABLE, WIDTHS, open_notebook, run_first_cell, side_panel
 
 NOTEBOOK = "cuts.ipynb"
-CELL = """\
-import numpy as np, pandas as pd
-from slimwidgets.widgets import Studio
-rng = np.random.default_rng(0)
-n = 240
-X = pd.DataFrame({"age": rng.integers(30, 85, n), "bmi": np.round(rng.normal(28, 5, n), 1),
-                  "sex": rng.choice(["F", "M"], n)})
-y = ((X.age > 62) | ((X.sex == "M") & (rng.random(n) < 0.4)) | (X.bmi > 34)).astype(int)
-X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
+CELL = RAW_TABLE + """\
 studio = Studio(X, y, max_size=3, cuts={"age": [50, 60], "bmi": [25, 30]}, time_limit=5.0, frontier=False,
                 alternatives=False, holdout=0.25, random_state=0)
 studio"""

@@ -21,16 +21,10 @@ from slimwidgets.widgets.controller import Controller
 from slimwidgets.widgets.cuts import carry_spec, histogram, parse_cut
 from slimwidgets.widgets.solving import SolveCache
 from slimwidgets.widgets.variables import band_edit, card_variables
-from studio_helpers import settle
+from studio_helpers import raw_clinical, settle
 
 
-def raw(n=160, seed=0):
-    rng = np.random.default_rng(seed)
-    X = pd.DataFrame({"age": rng.integers(30, 85, n), "bmi": np.round(rng.normal(28, 5, n), 1),
-                      "sex": rng.choice(["F", "M"], n)})
-    y = ((X.age > 62) | ((X.sex == "M") & (rng.random(n) < 0.4)) | (X.bmi > 34)).astype(int)
-    X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
-    return X, y
+raw = raw_clinical
 
 
 @pytest.fixture
