@@ -471,9 +471,9 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 roc_data = charts.risk_roc_datasets(f["roc"], f["card"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"], "log_loss")
             else:
-                roc_data = {**charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"]),
-                            "groups": charts.records(self._group_marks(), GROUP_MARK_COLS)}
+                roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"])
+            roc_data["groups"] = charts.records(self._group_marks(), GROUP_MARK_COLS)  # both families' ROC
             calib_data = charts.calibration_datasets(self._calibration() if risk else None)
             specs = None
             if self._charts_for != risk:  # the structure changes only with the family
@@ -498,7 +498,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     def _chart_specs(self, f: dict[str, pd.DataFrame], risk: bool) -> tuple[dict, dict, dict]:
         held_out = self.controller.validation is not None
         if risk:
-            roc = charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out)
+            roc = with_group_marks(charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out), self._group_marks())
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out, measure="log_loss")
         else:
             roc = with_group_marks(charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out),

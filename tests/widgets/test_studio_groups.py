@@ -230,3 +230,43 @@ def test_the_studio_widgets_pick_a_column_move_the_gap_and_say_a_refusal_in_plac
         assert s.gap_none.value and s.spec.max_tpr_gap is None
     finally:
         s.close()
+
+
+def test_the_risk_roc_carries_a_labelled_mark_per_group_at_the_cards_decision(table):
+    """A risk card's ROC plane has the group marks as the decision card's has: each group's TPR
+    and FPR at the card's own decision (predicted risk >= 50 %), as scikit-learn counts them."""
+    from slimwidgets.widgets.studio import Studio
+
+    X, y = table
+    s = Studio(X, y, sensitive_features="sex", exclude=["site"], time_limit=LIMIT, frontier=False,
+               alternatives=False, loss="logistic")
+    try:
+        assert s.wait(300)
+        card = s.controller.card
+        assert card.family == "risk" and s.controller.group == "sex"
+        marks = s.roc_view.datasets["groups"]
+        assert [(m["group"], m["color"], m["shape"]) for m in marks] == [("F", "#0072B2", "square"),
+                                                                         ("M", "#D55E00", "triangle-up")]
+        rows = X.drop(columns=["sex"])
+        risk = card.predict_proba(rows).to_numpy()[:, 1]
+        for m in marks:
+            mask = (X["sex"] == m["group"]).to_numpy()
+            decided = (risk[mask] >= 0.5).astype(int)
+            assert np.array_equal(decided, np.asarray(card.predict(rows[mask])))  # the decision is risk >= 50 %
+            assert m["tpr"] == pytest.approx(recall_score(y[mask], decided))
+            assert m["fpr"] == pytest.approx(1 - recall_score(y[mask], decided, pos_label=0))
+            assert m["at"] == f"score \u2265 {card.threshold} (predicted risk \u2265 50 %)"
+        layers = s.roc_view.spec["layer"]
+        assert layers[-1]["mark"]["type"] == "text" and layers[-1]["encoding"]["text"]["field"] == "group"
+        assert {layer["data"]["name"] for layer in layers} == set(s.roc_view.datasets)  # swapped in place
+        marks_layers = [layer for layer in layers if layer["data"]["name"] == "groups"]
+        assert len(marks_layers) == 14 and all("color" not in layer["encoding"] for layer in marks_layers)  # no 2nd legend
+        s.group_pick.value = None  # no column: no marks, the same chart
+        assert s.wait(300) and s.roc_view.datasets["groups"] == []
+        s.family_toggle.value = "decision"  # the decision card's ROC keeps its marks with the group back
+        s.group_pick.value = "sex"
+        assert s.wait(300) and s.controller.card.family != "risk"
+        assert [m["group"] for m in s.roc_view.datasets["groups"]] == ["F", "M"]
+        assert s.roc_view.datasets["groups"][0]["at"] == f"score \u2265 {s.controller.card.threshold}"
+    finally:
+        s.close()
