@@ -30,7 +30,7 @@ from ..core.groups import GROUP_OPTIONS, dataset_rates
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from .best_known import BestKnown
-from .holdout import prepare_validation, split_holdout, studio_data
+from .holdout import measure_card, prepare_validation, split_holdout, studio_data
 from .solving import SolveCache
 
 __all__ = ["MAX_LEVELS", "GAP_OPTIONS", "GROUP_COLORS", "GROUP_SHAPES", "GroupRows", "GroupWorlds",
@@ -93,9 +93,12 @@ class GroupRows:
     y: Any
     weight: Any
     columns: dict[str, pd.Series]
+    raw: Any = None  # the rows before the rules (a raw table's), so that other cut points can split them too
 
-    def dataset(self, column: str, positive: Any) -> Dataset:
-        return prepare_data(self.X, self.y, positive=positive, sample_weight=self.weight,
+    def dataset(self, column: str, positive: Any, rules: Any = None) -> Dataset:
+        """The rows split by ``column``: as the studio's first rules, or (``rules``) as other ones."""
+        X = self.X if rules is None else rules.transform(self.raw, warn=False)
+        return prepare_data(X, self.y, positive=positive, sample_weight=self.weight,
                             sensitive_features=pd.Series(self.columns[column].to_numpy(), name=column), warn=False)
 
 
@@ -147,9 +150,9 @@ def grouped_studio_data(X: Any, y: Any, data: Dataset | None, *, sensitive_featu
         raw = None if raw is None else raw._replace(w_val=held[2])
     if not candidates:
         return data, val, rules, options, raw, None
-    train_rows = GroupRows(as_rules(X), y, sample_weight, candidates)
-    held_rows = None if held is None else GroupRows(as_rules(held[0]), held[1], held[2], held[3])
-    return data, val, rules, options, raw, GroupWorlds(data, train_rows, held_rows)
+    train_rows = GroupRows(as_rules(X), y, sample_weight, candidates, X)
+    held_rows = None if held is None else GroupRows(as_rules(held[0]), held[1], held[2], held[3], held[0])
+    return data, val, rules, options, raw, GroupWorlds(data, train_rows, held_rows, rules)
 
 
 class GroupWorlds:
@@ -159,11 +162,14 @@ class GroupWorlds:
     ----------
     base : the training rows without groups (what the studio shows without a column).
     train, held_out : the rows each column splits (held-out rows: None without them).
+    rules : the studio's first rules (None: a table of rules); rows under other rules (moved cut
+        points, :mod:`~slimwidgets.widgets.cuts`) are made from the raw rows of ``train`` and
+        ``held_out``.
     """
 
-    def __init__(self, base: Dataset, train: GroupRows, held_out: GroupRows | None):
-        self.base, self.train, self.held_out = base, train, held_out
-        self._made: dict[tuple[str, str], Dataset] = {}
+    def __init__(self, base: Dataset, train: GroupRows, held_out: GroupRows | None, rules: Any = None):
+        self.base, self.train, self.held_out, self.rules = base, train, held_out, rules
+        self._made: dict[tuple[int, str, str], tuple[Any, Dataset]] = {}
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -174,20 +180,23 @@ class GroupWorlds:
             raise KeyError(f"{column!r} is not a group column of this studio; its group columns are "
                            f"{list(self.columns)}")
 
-    def dataset(self, column: str | None, which: str = "train") -> Dataset | None:
-        """The training (``which="train"``) or held-out rows split by ``column``."""
+    def dataset(self, column: str | None, which: str = "train", rules: Any = None) -> Dataset | None:
+        """The training (``which="train"``) or held-out rows split by ``column``, as the first
+        rules or as ``rules`` (the rules of moved cut points)."""
         self.check(column)
         if column is None:
             return self.base if which == "train" else None
         rows = self.train if which == "train" else self.held_out
         if rows is None:
             return None
-        if (column, which) not in self._made:
-            made = rows.dataset(column, self.base.positive)
-            if made.feature_names != self.base.feature_names:  # never: the same rows, the same rules
+        other = None if rules is None or rules is self.rules else rules
+        key = (id(other), column, which)
+        if key not in self._made:
+            made = rows.dataset(column, self.base.positive, other)
+            if other is None and made.feature_names != self.base.feature_names:  # never: the same rows and rules
                 raise ValueError(f"the rows split by {column!r} have other features than the studio's")
-            self._made[(column, which)] = made
-        return self._made[(column, which)]
+            self._made[key] = (other, made)  # the rules kept alive with their rows: their id stays theirs
+        return self._made[key][1]
 
 
 # -- figures -------------------------------------------------------------------------------------
@@ -279,7 +288,9 @@ class GroupControls:
     def _init_groups(self, worlds: GroupWorlds | None, column: str | None) -> None:
         """Called once by the controller, after its solver and best-known card exist."""
         self._groups = worlds
-        self._worlds: dict[str | None, _World] = {None: _World(self.data, self._solver, self._best)}
+        # keyed by (the rules' table, the column): each set of cut points has its own split rows
+        self._worlds: dict[tuple[Any, str | None], _World] = {
+            (self._rules_table(), None): _World(self.data, self._solver, self._best)}
         self._made_by: dict[int, SolveCache] = {}
         self._group_figures: tuple[Any, Any, pd.DataFrame | None] = (None, None, None)
         if column is not None:
@@ -295,11 +306,30 @@ class GroupControls:
         """The columns the studio can split its rows by."""
         return () if self._groups is None else self._groups.columns
 
+    def _rules_table(self) -> Any:
+        """The current rules' table of a raw table (:mod:`~slimwidgets.widgets.cuts`), else None."""
+        return getattr(self, "_table", None)
+
     def _world(self, column: str | None) -> _World:
-        if column not in self._worlds:
-            data = self._groups.dataset(column)
-            self._worlds[column] = _World(data, SolveCache(data, self.measured, self._lock), BestKnown(data))
-        return self._worlds[column]
+        """``column``'s rows under the current rules (None: the rules' own rows), made on first use."""
+        table = self._rules_table()
+        key = (table, column)
+        if key not in self._worlds:
+            if column is None:  # other cut points' own rows: their table's data, cache and judge
+                self._worlds[key] = _World(table.data, table.solver, table.best)
+                return self._worlds[key]
+            validation, rules = (self.validation, self.rules) if table is None else (table.validation, table.rules)
+            data = self._groups.dataset(column, "train", rules)
+            solver = SolveCache(data, lambda card: measure_card(card, data, validation, rules), self._lock)
+            self._worlds[key] = _World(data, solver, BestKnown(data))
+        return self._worlds[key]
+
+    def _use_table(self, table: Any) -> None:
+        """Other cut points (:meth:`CutEditing._use_table`): the column picked splits their rows."""
+        column = self._group
+        self._use_group(None)
+        super()._use_table(table)
+        self._use_group(column)
 
     def _use_group(self, column: str | None) -> None:
         """Solve on ``column``'s data from now on (under the lock); results without group options
@@ -327,9 +357,6 @@ class GroupControls:
             raise KeyError("this studio has no group column: give Studio(X, y, sensitive_features=...) a column")
         if column is not None:
             self._groups.check(column)
-            if getattr(self, "moved_cuts", False):
-                raise ValueError("the groups split the studio's first cut points: put the cut points back "
-                                 "(undo) before picking a group column")
         spec, notice = self.spec, ""
         if column is None and _has_groups(spec):
             spec = spec.replace(**{k: None for k in GROUP_OPTIONS})
@@ -371,7 +398,7 @@ class GroupControls:
         if card is None or column is None:  # a risk card is measured at its decision, risk >= 50 %
             return None
         if self._group_figures[0] is not card or self._group_figures[1] != column:
-            frame = group_frame(card, self.data, self._groups.dataset(column, "validation"))
+            frame = group_frame(card, self.data, self._groups.dataset(column, "validation", self.rules))
             self._group_figures = (card, column, frame)
         return self._group_figures[2].copy()
 
