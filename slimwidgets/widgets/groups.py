@@ -325,11 +325,15 @@ class GroupControls:
         return self._worlds[key]
 
     def _use_table(self, table: Any) -> None:
-        """Other cut points (:meth:`CutEditing._use_table`): the column picked splits their rows."""
-        column = self._group
+        """Other cut points (:meth:`CutEditing._use_table`): the column picked splits their rows
+        (and when its own cuts moved, its new rules are the ones it keeps off the card)."""
+        column, apart = self._group, self.group_apart
+        old = [] if column is None else self._rules_of_column(column)
         self._use_group(None)
         super()._use_table(table)
         self._use_group(column)
+        if apart and column is not None:  # the user's own exclusions of the column stay theirs
+            self._undo.apart = tuple(n for n in self._rules_of_column(column) if n in apart or n not in old)
 
     def _use_group(self, column: str | None) -> None:
         """Solve on ``column``'s data from now on (under the lock); results without group options
@@ -352,25 +356,69 @@ class GroupControls:
 
     def set_group(self, column: str | None) -> None:
         """Split the rows by ``column`` (None: no groups); one undo step. Without a column the
-        group options have no meaning: they are dropped, and :attr:`notice` says so."""
+        group options have no meaning: they are dropped, and :attr:`notice` says so.
+
+        The column picked is kept off the card: its rules (a column of the table that became
+        rules) are excluded while it is the group, as a text column given as
+        ``sensitive_features=`` never becomes one; the exclusions it added go when the column
+        does (:attr:`group_apart`)."""
         if self._groups is None and column is not None:
             raise KeyError("this studio has no group column: give Studio(X, y, sensitive_features=...) a column")
         if column is not None:
             self._groups.check(column)
-        spec, notice = self.spec, ""
+        spec, words = self.spec, []
         if column is None and _has_groups(spec):
             spec = spec.replace(**{k: None for k in GROUP_OPTIONS})
-            notice = "no group column: dropped the caps between groups"
+            words.append("no group column: dropped the caps between groups")
+        apart = self.group_apart
+        if column != self._group:
+            spec, apart = self._apart_spec(spec, column, words)
         with self._lock:
             self._check_open()
-            previous = self._group
+            previous, before = self._group, self.group_apart
             self._use_group(column)
+            self._undo.apart = apart
         try:
-            self.set_spec(spec, action="group", notice=notice)
+            self.set_spec(spec, action="group", notice="; ".join(words))
         except BaseException:
             with self._lock:
                 self._use_group(previous)
+                self._undo.apart = before
             raise
+
+    @property
+    def group_apart(self) -> tuple[str, ...]:
+        """The rules the group column keeps off the card (the exclusions picking it added)."""
+        return tuple(getattr(self._undo, "apart", ()))
+
+    def _rules_of_column(self, column: str) -> list[str]:
+        """The features ``column`` of the studio's table became (itself, in a table of rules)."""
+        if self.rules is not None and column in {str(r.column) for r in self.rules.rules_}:
+            return [r.name for r in self.rules.rules_ if str(r.column) == column]
+        return [column] if column in self.data.feature_names else []
+
+    def _apart_spec(self, spec: Spec, column: str | None, words: list[str]) -> tuple[Spec, tuple[str, ...]]:
+        """``spec`` with the previous column's rules given back and ``column``'s excluded, and
+        the rules excluded for it; what changed is added to ``words``."""
+        back = self.group_apart
+        if back:
+            spec = spec.replace(exclude=[f for f in spec.exclude if f not in back])
+            words.append(f"gave the card back the rules of {self._group!r}")
+        if column is None:
+            return spec, ()
+        own = self._rules_of_column(column)
+        required = [n for n in own if n in spec.require]
+        if required:
+            raise ValueError(f"{column!r} cannot be the group column while the card must use {required[0]!r}: "
+                             f"the group column is kept off the card (lift the requirement first)")
+        apart = tuple(n for n in own if n not in spec.exclude)
+        if apart:
+            locks = [n for n in apart if n in spec.lock]
+            spec = spec.replace(exclude=list(spec.exclude) + list(apart),
+                                lock={k: v for k, v in spec.lock.items() if k not in apart})
+            words.append(f"the group column {column!r} is kept off the card: its rules are excluded while it is "
+                         "the group" + (f" (dropped the lock of {locks[0]!r})" if locks else ""))
+        return spec, apart
 
     def set_gap(self, rate: str, value: float | None) -> Spec:
         """The studio's gap control: the largest difference between two groups' TPR
@@ -410,13 +458,19 @@ class GroupControls:
     def _goto(self, index: int, action: str) -> None:
         self._use_group(None)  # back to the rules' own rows first, so that the table can follow
         super()._goto(index, action)
-        self._use_group(self._undo.current.group)
+        self._restore_group(self._undo.current.group)
 
     def _solve_total(self) -> int:
         return sum(w.solver.count for w in self._worlds.values())
 
     def _restore_group(self, column: str | None) -> None:
+        """Back to the state shown (undo, redo, a failed solve): its column and what it kept apart."""
         self._use_group(column)
+        state = self._undo.current
+        if column is not None and state is not None and state.group == column:
+            self._undo.apart = state.apart
+        elif column is None:
+            self._undo.apart = ()
 
     def _kept(self, solver: SolveCache, spec: Spec, result: Any) -> Any:
         """A result solved on ``solver``'s data: returned when that is still the studio's data;
