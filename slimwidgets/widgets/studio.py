@@ -185,11 +185,12 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     disabled, and what the switch set aside comes back when switching back.
 
     ``sensitive_features`` (a column of ``X``, or one label per row) is the group column to
-    start with; the "groups" picker offers every column of ``X`` with few values. With a
-    column, the card's figures in each group fill a table under the card (train and
-    held-out), each group is a labelled mark on the ROC plane, and the gap slider beside the
+    start with; the "groups" picker offers every column of ``X`` with few values (a column
+    picked is kept off the card while it is the group). With a column, the card's figures in
+    each group fill a table under the card (train and held-out), each group is a labelled mark
+    on the ROC plane of either family (at the card's decision), and the gap slider beside the
     FPR slider holds the largest difference between two groups' TPR or FPR
-    (``max_tpr_gap`` / ``max_fpr_gap``).
+    (``max_tpr_gap`` / ``max_fpr_gap``). Cut points move with a column picked.
     """
 
     def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
