@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, side_panel
+from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel
 
 NOTEBOOK = "groups.ipynb"
 CELL = """\
@@ -114,14 +114,10 @@ def test_pick_a_group_column_and_move_the_gap_slider(lab, page, kernel_for, shot
         # -- at every width, with the file browser open: the card first, the table in view ------------
         side_panel(page, True)
         for width in WIDTHS:
-            page.set_viewport_size({"width": width, "height": HEIGHT})
-            page.wait_for_timeout(400)  # let the notebook re-flow after a resize
-            page.evaluate("() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})")
-            page.wait_for_timeout(200)
+            scroll_to(page, ".sw-card-view", width)
             m = page.evaluate(MEASURE)
             shot(page, f"groups-{width}-panel-open")
-            page.evaluate("() => document.querySelector('.sw-controls').scrollIntoView({block: 'start'})")
-            page.wait_for_timeout(200)
+            scroll_to(page, ".sw-controls")
             shot(page, f"groups-{width}-panel-open-controls")
             assert m["parts"] >= 10, "the table was not drawn"
             assert m["outside"] == [], f"{width} px: parts of the table lie outside the notebook area: {m['outside']}"
@@ -153,13 +149,9 @@ def look_at_every_width(page, shot, name: str) -> None:
     the group labels stay drawn and the table stays in the notebook area."""
     side_panel(page, True)
     for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": HEIGHT})
-        page.wait_for_timeout(400)  # let the notebook re-flow after a resize
-        page.evaluate("() => document.querySelector('.sw-roc').scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(200)
+        scroll_to(page, ".sw-roc", width)
         shot(page, f"{name}-{width}-panel-open")
-        page.evaluate("() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(200)
+        scroll_to(page, ".sw-card-view")
         shot(page, f"{name}-{width}-panel-open-card")
         m = page.evaluate(MEASURE)
         assert m["outside"] == [], f"{width} px: parts of the table lie outside the notebook area: {m['outside']}"
@@ -236,6 +228,8 @@ def test_a_group_picked_after_a_cut_moved_and_a_cut_moved_with_the_group_picked(
                                arg=want, timeout=60_000)
         assert [{k_: r[k_] for k_ in ("group", "train", "held")} for r in table_in_page(page)["rows"]] == kernel_table(k)
         look_at_every_width(page, shot, "cut-moved-with-group")
+        scroll_to(page, ".sw-cuts-view")
+        shot(page, "cut-moved-with-group-1600-cut-panel")  # "sex" says "use exclude" while it is the group
         page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
         page.click(".sw-undo")
         wait_kernel(k, "studio.controller.cut_points()['age'] == [50.0, 60.0, 70.0] and studio.wait(1)")
