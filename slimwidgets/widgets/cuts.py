@@ -226,7 +226,7 @@ class CutEditing:
 
     @property
     def moved_cuts(self) -> bool:
-        """Whether the rules are other than the studio's first (a group column splits only those)."""
+        """Whether the rules are other than the studio's first."""
         return self._table is not None and self._table is not self._first_table
 
     @property
@@ -269,9 +269,6 @@ class CutEditing:
             raise KeyError(f"{variable!r} is not a numeric variable of this studio's table "
                            f"(those with cut points: {sorted(current)})")
         try:
-            if getattr(self, "group", None) is not None:  # the group's rows hold the first rules only
-                raise ValueError(f"the group column {self.group!r} splits the studio's first cut points: "
-                                 "clear the group column to move cut points")
             values = [parse_cut(variable, c) for c in cuts]
             self._check_cuts(variable, values)
             return self._use_cuts(variable, sorted(values), current)

@@ -18,9 +18,9 @@ import traitlets as T
 from .charts import records
 from .groups import GROUP_COLORS, GROUP_SHAPES
 
-__all__ = ["GroupsView", "GroupPanel", "groups_payload", "group_marks", "group_marks_chart", "group_marks_layers", "with_group_marks", "GROUP_MARK_COLS"]
+__all__ = ["GroupsView", "GroupPanel", "groups_payload", "group_marks", "decision_words", "group_marks_chart", "group_marks_layers", "with_group_marks", "GROUP_MARK_COLS"]
 
-GROUP_MARK_COLS = ["group", "tpr", "fpr", "n", "color", "shape"]
+GROUP_MARK_COLS = ["group", "tpr", "fpr", "n", "color", "shape", "at"]
 STATIC = Path(__file__).parent / "static"  # the built bundle of js/src (the studio checks it is there)
 
 
@@ -68,12 +68,31 @@ def groups_payload(controller: Any, notice: str = "") -> dict:
             "notice_level": "error", "held_out": c.validation is not None}
 
 
-def group_marks(frame: pd.DataFrame | None) -> pd.DataFrame:
+def decision_words(card: Any) -> str:
+    """Where ``card`` predicts positive, in words: the point of its ROC curve the group marks
+    stand at (a risk card decides at a predicted risk of 50 %, where score + intercept is 0).
+
+    Examples
+    --------
+    >>> from slimwidgets.core.scoring import ScoringSystem
+    >>> decision_words(ScoringSystem(("a",), (2,), -1))
+    'score \u2265 1'
+    >>> decision_words(ScoringSystem(("a",), (2,), -1, family="risk", multiplier=2.0))
+    'score \u2265 1 (predicted risk \u2265 50 %)'
+    """
+    if card is None:
+        return ""
+    sign = "\u2265" if card.rule == ">=" else ">"
+    words = f"score {sign} {card.threshold}"
+    return words + (f" (predicted risk {sign} 50 %)" if card.family == "risk" else "")
+
+
+def group_marks(frame: pd.DataFrame | None, card: Any = None) -> pd.DataFrame:
     """The ROC plane's group marks (training rows): one row per group with its TPR, FPR,
-    weight, colour and shape."""
+    weight, colour and shape, at ``card``'s decision (``at``, :func:`decision_words`)."""
     if frame is None or not len(frame):
         return pd.DataFrame(columns=GROUP_MARK_COLS)
-    train = frame[frame["set"] == "train"]
+    train = frame[frame["set"] == "train"].assign(at=decision_words(card))
     return train.rename(columns={"TPR": "tpr", "FPR": "fpr"})[GROUP_MARK_COLS].reset_index(drop=True)
 
 
@@ -86,7 +105,8 @@ def group_marks_layers(marks: pd.DataFrame | None) -> list[alt.Chart]:
     x = alt.X("fpr:Q", scale=alt.Scale(domain=[0, 1], nice=False))
     y = alt.Y("tpr:Q", scale=alt.Scale(domain=[0, 1], nice=False))
     tip = [alt.Tooltip("group:N", title="group"), alt.Tooltip("tpr:Q", title="TPR", format=".1%"),
-           alt.Tooltip("fpr:Q", title="FPR", format=".1%"), alt.Tooltip("n:Q", title="rows")]
+           alt.Tooltip("fpr:Q", title="FPR", format=".1%"), alt.Tooltip("n:Q", title="rows"),
+           alt.Tooltip("at:N", title="the card's decision")]
     # one layer per colour and shape, both set on the mark: an encoded colour or shape would split
     # the chart's merged colour-and-shape legend in two (group i has colour i and shape i, mod 7)
     points, labels = [], []
@@ -210,5 +230,5 @@ class GroupPanel:
             self.groups_view.layout.display = None if shown else "none"
 
     def _group_marks(self) -> pd.DataFrame:
-        return group_marks(self.controller.group_frame())
+        return group_marks(self.controller.group_frame(), self.controller.card)
 

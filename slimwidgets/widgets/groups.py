@@ -30,7 +30,7 @@ from ..core.groups import GROUP_OPTIONS, dataset_rates
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from .best_known import BestKnown
-from .holdout import prepare_validation, split_holdout, studio_data
+from .holdout import measure_card, prepare_validation, split_holdout, studio_data
 from .solving import SolveCache
 
 __all__ = ["MAX_LEVELS", "GAP_OPTIONS", "GROUP_COLORS", "GROUP_SHAPES", "GroupRows", "GroupWorlds",
@@ -93,9 +93,12 @@ class GroupRows:
     y: Any
     weight: Any
     columns: dict[str, pd.Series]
+    raw: Any = None  # the rows before the rules (a raw table's), so that other cut points can split them too
 
-    def dataset(self, column: str, positive: Any) -> Dataset:
-        return prepare_data(self.X, self.y, positive=positive, sample_weight=self.weight,
+    def dataset(self, column: str, positive: Any, rules: Any = None) -> Dataset:
+        """The rows split by ``column``: as the studio's first rules, or (``rules``) as other ones."""
+        X = self.X if rules is None else rules.transform(self.raw, warn=False)
+        return prepare_data(X, self.y, positive=positive, sample_weight=self.weight,
                             sensitive_features=pd.Series(self.columns[column].to_numpy(), name=column), warn=False)
 
 
@@ -147,9 +150,9 @@ def grouped_studio_data(X: Any, y: Any, data: Dataset | None, *, sensitive_featu
         raw = None if raw is None else raw._replace(w_val=held[2])
     if not candidates:
         return data, val, rules, options, raw, None
-    train_rows = GroupRows(as_rules(X), y, sample_weight, candidates)
-    held_rows = None if held is None else GroupRows(as_rules(held[0]), held[1], held[2], held[3])
-    return data, val, rules, options, raw, GroupWorlds(data, train_rows, held_rows)
+    train_rows = GroupRows(as_rules(X), y, sample_weight, candidates, X)
+    held_rows = None if held is None else GroupRows(as_rules(held[0]), held[1], held[2], held[3], held[0])
+    return data, val, rules, options, raw, GroupWorlds(data, train_rows, held_rows, rules)
 
 
 class GroupWorlds:
@@ -159,11 +162,14 @@ class GroupWorlds:
     ----------
     base : the training rows without groups (what the studio shows without a column).
     train, held_out : the rows each column splits (held-out rows: None without them).
+    rules : the studio's first rules (None: a table of rules); rows under other rules (moved cut
+        points, :mod:`~slimwidgets.widgets.cuts`) are made from the raw rows of ``train`` and
+        ``held_out``.
     """
 
-    def __init__(self, base: Dataset, train: GroupRows, held_out: GroupRows | None):
-        self.base, self.train, self.held_out = base, train, held_out
-        self._made: dict[tuple[str, str], Dataset] = {}
+    def __init__(self, base: Dataset, train: GroupRows, held_out: GroupRows | None, rules: Any = None):
+        self.base, self.train, self.held_out, self.rules = base, train, held_out, rules
+        self._made: dict[tuple[int, str, str], tuple[Any, Dataset]] = {}
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -174,20 +180,23 @@ class GroupWorlds:
             raise KeyError(f"{column!r} is not a group column of this studio; its group columns are "
                            f"{list(self.columns)}")
 
-    def dataset(self, column: str | None, which: str = "train") -> Dataset | None:
-        """The training (``which="train"``) or held-out rows split by ``column``."""
+    def dataset(self, column: str | None, which: str = "train", rules: Any = None) -> Dataset | None:
+        """The training (``which="train"``) or held-out rows split by ``column``, as the first
+        rules or as ``rules`` (the rules of moved cut points)."""
         self.check(column)
         if column is None:
             return self.base if which == "train" else None
         rows = self.train if which == "train" else self.held_out
         if rows is None:
             return None
-        if (column, which) not in self._made:
-            made = rows.dataset(column, self.base.positive)
-            if made.feature_names != self.base.feature_names:  # never: the same rows, the same rules
+        other = None if rules is None or rules is self.rules else rules
+        key = (id(other), column, which)
+        if key not in self._made:
+            made = rows.dataset(column, self.base.positive, other)
+            if other is None and made.feature_names != self.base.feature_names:  # never: the same rows and rules
                 raise ValueError(f"the rows split by {column!r} have other features than the studio's")
-            self._made[(column, which)] = made
-        return self._made[(column, which)]
+            self._made[key] = (other, made)  # the rules kept alive with their rows: their id stays theirs
+        return self._made[key][1]
 
 
 # -- figures -------------------------------------------------------------------------------------
@@ -279,7 +288,9 @@ class GroupControls:
     def _init_groups(self, worlds: GroupWorlds | None, column: str | None) -> None:
         """Called once by the controller, after its solver and best-known card exist."""
         self._groups = worlds
-        self._worlds: dict[str | None, _World] = {None: _World(self.data, self._solver, self._best)}
+        # keyed by (the rules' table, the column): each set of cut points has its own split rows
+        self._worlds: dict[tuple[Any, str | None], _World] = {
+            (self._rules_table(), None): _World(self.data, self._solver, self._best)}
         self._made_by: dict[int, SolveCache] = {}
         self._group_figures: tuple[Any, Any, pd.DataFrame | None] = (None, None, None)
         if column is not None:
@@ -295,11 +306,34 @@ class GroupControls:
         """The columns the studio can split its rows by."""
         return () if self._groups is None else self._groups.columns
 
+    def _rules_table(self) -> Any:
+        """The current rules' table of a raw table (:mod:`~slimwidgets.widgets.cuts`), else None."""
+        return getattr(self, "_table", None)
+
     def _world(self, column: str | None) -> _World:
-        if column not in self._worlds:
-            data = self._groups.dataset(column)
-            self._worlds[column] = _World(data, SolveCache(data, self.measured, self._lock), BestKnown(data))
-        return self._worlds[column]
+        """``column``'s rows under the current rules (None: the rules' own rows), made on first use."""
+        table = self._rules_table()
+        key = (table, column)
+        if key not in self._worlds:
+            if column is None:  # other cut points' own rows: their table's data, cache and judge
+                self._worlds[key] = _World(table.data, table.solver, table.best)
+                return self._worlds[key]
+            validation, rules = (self.validation, self.rules) if table is None else (table.validation, table.rules)
+            data = self._groups.dataset(column, "train", rules)
+            solver = SolveCache(data, lambda card: measure_card(card, data, validation, rules), self._lock)
+            self._worlds[key] = _World(data, solver, BestKnown(data))
+        return self._worlds[key]
+
+    def _use_table(self, table: Any) -> None:
+        """Other cut points (:meth:`CutEditing._use_table`): the column picked splits their rows
+        (and when its own cuts moved, its new rules are the ones it keeps off the card)."""
+        column, apart = self._group, self.group_apart
+        old = [] if column is None else self._rules_of_column(column)
+        self._use_group(None)
+        super()._use_table(table)
+        self._use_group(column)
+        if apart and column is not None:  # the user's own exclusions of the column stay theirs
+            self._undo.apart = tuple(n for n in self._rules_of_column(column) if n in apart or n not in old)
 
     def _use_group(self, column: str | None) -> None:
         """Solve on ``column``'s data from now on (under the lock); results without group options
@@ -322,28 +356,69 @@ class GroupControls:
 
     def set_group(self, column: str | None) -> None:
         """Split the rows by ``column`` (None: no groups); one undo step. Without a column the
-        group options have no meaning: they are dropped, and :attr:`notice` says so."""
+        group options have no meaning: they are dropped, and :attr:`notice` says so.
+
+        The column picked is kept off the card: its rules (a column of the table that became
+        rules) are excluded while it is the group, as a text column given as
+        ``sensitive_features=`` never becomes one; the exclusions it added go when the column
+        does (:attr:`group_apart`)."""
         if self._groups is None and column is not None:
             raise KeyError("this studio has no group column: give Studio(X, y, sensitive_features=...) a column")
         if column is not None:
             self._groups.check(column)
-            if getattr(self, "moved_cuts", False):
-                raise ValueError("the groups split the studio's first cut points: put the cut points back "
-                                 "(undo) before picking a group column")
-        spec, notice = self.spec, ""
+        spec, words = self.spec, []
         if column is None and _has_groups(spec):
             spec = spec.replace(**{k: None for k in GROUP_OPTIONS})
-            notice = "no group column: dropped the caps between groups"
+            words.append("no group column: dropped the caps between groups")
+        apart = self.group_apart
+        if column != self._group:
+            spec, apart = self._apart_spec(spec, column, words)
         with self._lock:
             self._check_open()
-            previous = self._group
+            previous, before = self._group, self.group_apart
             self._use_group(column)
+            self._undo.apart = apart
         try:
-            self.set_spec(spec, action="group", notice=notice)
+            self.set_spec(spec, action="group", notice="; ".join(words))
         except BaseException:
             with self._lock:
                 self._use_group(previous)
+                self._undo.apart = before
             raise
+
+    @property
+    def group_apart(self) -> tuple[str, ...]:
+        """The rules the group column keeps off the card (the exclusions picking it added)."""
+        return tuple(getattr(self._undo, "apart", ()))
+
+    def _rules_of_column(self, column: str) -> list[str]:
+        """The features ``column`` of the studio's table became (itself, in a table of rules)."""
+        if self.rules is not None and column in {str(r.column) for r in self.rules.rules_}:
+            return [r.name for r in self.rules.rules_ if str(r.column) == column]
+        return [column] if column in self.data.feature_names else []
+
+    def _apart_spec(self, spec: Spec, column: str | None, words: list[str]) -> tuple[Spec, tuple[str, ...]]:
+        """``spec`` with the previous column's rules given back and ``column``'s excluded, and
+        the rules excluded for it; what changed is added to ``words``."""
+        back = self.group_apart
+        if back:
+            spec = spec.replace(exclude=[f for f in spec.exclude if f not in back])
+            words.append(f"gave the card back the rules of {self._group!r}")
+        if column is None:
+            return spec, ()
+        own = self._rules_of_column(column)
+        required = [n for n in own if n in spec.require]
+        if required:
+            raise ValueError(f"{column!r} cannot be the group column while the card must use {required[0]!r}: "
+                             f"the group column is kept off the card (lift the requirement first)")
+        apart = tuple(n for n in own if n not in spec.exclude)
+        if apart:
+            locks = [n for n in apart if n in spec.lock]
+            spec = spec.replace(exclude=list(spec.exclude) + list(apart),
+                                lock={k: v for k, v in spec.lock.items() if k not in apart})
+            words.append(f"the group column {column!r} is kept off the card: its rules are excluded while it is "
+                         "the group" + (f" (dropped the lock of {locks[0]!r})" if locks else ""))
+        return spec, apart
 
     def set_gap(self, rate: str, value: float | None) -> Spec:
         """The studio's gap control: the largest difference between two groups' TPR
@@ -371,7 +446,7 @@ class GroupControls:
         if card is None or column is None:  # a risk card is measured at its decision, risk >= 50 %
             return None
         if self._group_figures[0] is not card or self._group_figures[1] != column:
-            frame = group_frame(card, self.data, self._groups.dataset(column, "validation"))
+            frame = group_frame(card, self.data, self._groups.dataset(column, "validation", self.rules))
             self._group_figures = (card, column, frame)
         return self._group_figures[2].copy()
 
@@ -383,13 +458,19 @@ class GroupControls:
     def _goto(self, index: int, action: str) -> None:
         self._use_group(None)  # back to the rules' own rows first, so that the table can follow
         super()._goto(index, action)
-        self._use_group(self._undo.current.group)
+        self._restore_group(self._undo.current.group)
 
     def _solve_total(self) -> int:
         return sum(w.solver.count for w in self._worlds.values())
 
     def _restore_group(self, column: str | None) -> None:
+        """Back to the state shown (undo, redo, a failed solve): its column and what it kept apart."""
         self._use_group(column)
+        state = self._undo.current
+        if column is not None and state is not None and state.group == column:
+            self._undo.apart = state.apart
+        elif column is None:
+            self._undo.apart = ()
 
     def _kept(self, solver: SolveCache, spec: Spec, result: Any) -> Any:
         """A result solved on ``solver``'s data: returned when that is still the studio's data;

@@ -50,6 +50,7 @@ class Settled:
     base: ScoringSystem | None = None
     table: Any = None  # the rules' table of a studio from a raw table (widgets/cuts.py), else None
     group: str | None = None  # the studio's group column (widgets/groups.py)
+    apart: tuple[str, ...] = ()  # the rules the group column keeps off the card (widgets/groups.py)
 
 
 class UndoHistory:
@@ -75,12 +76,13 @@ class UndoHistory:
         self.states: list[Settled] = []
         self.cursor = -1
         self.group: str | None = None  # the group column new states are settled under
+        self.apart: tuple[str, ...] = ()  # and the rules it keeps off the card
 
     def push(self, card: ScoringSystem | None, spec: Spec, status: Status, action: str,
              base: ScoringSystem | None = None, table: Any = None) -> Settled:
         """A new state after the one shown (the redo tail is dropped); logged."""
         self.drop_redo()
-        state = Settled(spec, card, status, base, table, self.group)
+        state = Settled(spec, card, status, base, table, self.group, self.apart)
         self.states.append(state)
         self.cursor = len(self.states) - 1
         self.entries.append(HistoryEntry(card, spec, action, status, base))

@@ -185,11 +185,12 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     disabled, and what the switch set aside comes back when switching back.
 
     ``sensitive_features`` (a column of ``X``, or one label per row) is the group column to
-    start with; the "groups" picker offers every column of ``X`` with few values. With a
-    column, the card's figures in each group fill a table under the card (train and
-    held-out), each group is a labelled mark on the ROC plane, and the gap slider beside the
+    start with; the "groups" picker offers every column of ``X`` with few values (a column
+    picked is kept off the card while it is the group). With a column, the card's figures in
+    each group fill a table under the card (train and held-out), each group is a labelled mark
+    on the ROC plane of either family (at the card's decision), and the gap slider beside the
     FPR slider holds the largest difference between two groups' TPR or FPR
-    (``max_tpr_gap`` / ``max_fpr_gap``).
+    (``max_tpr_gap`` / ``max_fpr_gap``). Cut points move with a column picked.
     """
 
     def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
@@ -472,9 +473,9 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 roc_data = charts.risk_roc_datasets(f["roc"], f["card"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"], "log_loss")
             else:
-                roc_data = {**charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"]),
-                            "groups": charts.records(self._group_marks(), GROUP_MARK_COLS)}
+                roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"])
+            roc_data["groups"] = charts.records(self._group_marks(), GROUP_MARK_COLS)  # both families' ROC
             calib_data = charts.calibration_datasets(self._calibration() if risk else None)
             specs = None
             if self._charts_for != risk:  # the structure changes only with the family
@@ -499,7 +500,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     def _chart_specs(self, f: dict[str, pd.DataFrame], risk: bool) -> tuple[dict, dict, dict]:
         held_out = self.controller.validation is not None
         if risk:
-            roc = charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out)
+            roc = with_group_marks(charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out), self._group_marks())
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out, measure="log_loss")
         else:
             roc = with_group_marks(charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out),

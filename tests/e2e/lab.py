@@ -268,3 +268,13 @@ def side_panel(page, want_open: bool) -> None:
         page.wait_for_function("w => { const s = document.querySelector('#jp-left-stack');"
                                " return (!!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0) === w; }",
                                arg=want_open, timeout=10_000)
+
+
+def scroll_to(page, selector: str, width: int | None = None) -> None:
+    """Bring ``selector`` to the top of the notebook (after a resize to ``width`` px, once the
+    notebook has re-flowed)."""
+    if width is not None:
+        page.set_viewport_size({"width": width, "height": HEIGHT})
+        page.wait_for_timeout(400)
+    page.evaluate("s => document.querySelector(s).scrollIntoView({block: 'start'})", selector)
+    page.wait_for_timeout(200)

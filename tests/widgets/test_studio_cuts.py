@@ -329,27 +329,70 @@ def test_the_previous_rules_card_cannot_be_edited_while_the_new_cuts_solve(studi
     assert c.card.rules is c.rules and c.edit(points={"age >= 50": 3}).points["age >= 50"] == 3
 
 
-def test_cut_points_and_a_group_column_take_turns_each_refused_in_place(studio):
-    """A group column splits the studio's first rules: cut points move with no column picked,
-    a column is picked on the first cut points; each refusal is said and changes nothing, and
-    undo walks back through both kinds of edit to the right rows."""
+def _group_table_is_group_rates(c, X, y):
+    """The studio's per-group table is ``sw.group_rates`` of its card on the raw rows."""
+    want = sw.group_rates(c.card, X, y, "sex").set_index("group")
+    got = c.group_frame().set_index("group")
+    assert got["n"].to_dict() == want["n"].to_dict()
+    for rate in ("TPR", "FPR", "error"):
+        assert np.allclose(got[rate], want.loc[got.index, rate])
+
+
+def test_cut_points_move_with_a_group_column_picked_and_undo_walks_back_through_both(studio):
+    """A group column and moved cut points combine: a cut moved with a column picked splits the
+    new rules' rows by the column (the card proven on them, as ``sw.fit`` proves it, its table
+    in each group that of ``sw.group_rates``), a column picked after a cut moved splits the moved
+    rules' rows; undo and redo bring back both the cut points and the column, with their cards."""
     c, X, y = studio(sensitive_features="sex")
     assert c.group == "sex" and "sex" not in " ".join(c.data.feature_names)  # the group only, no rule
-    kept = _state(c)
-    with pytest.raises(ValueError, match="clear the group column to move cut points"):
-        c.add_cut("age", 70)
-    assert _state(c) == kept and "group column" in next(v["error"] for v in c.cut_panel() if v["error"])["text"]
-    first_data = c.data
-    c.set_group(None)
-    settle(c)
+    first_data, first_card = c.data, c.card
     c.add_cut("age", 70)
     settle(c)
-    assert c.moved_cuts and c.group is None
-    with pytest.raises(ValueError, match="put the cut points back"):
-        c.set_group("sex")
-    assert c.group is None and c.cut_points()["age"] == [50.0, 60.0, 70.0]
-    assert c.undo() and c.undo()  # the cut, then the column: back to the first state
-    assert c.group == "sex" and c.data is first_data and c.cut_points()["age"] == [50.0, 60.0]
+    assert c.moved_cuts and c.group == "sex" and c.cut_points()["age"] == [50.0, 60.0, 70.0]
+    assert c.data.sensitive_name == "sex" and c.data.sensitive_levels == ("F", "M")
+    assert list(c.data.feature_names) == list(c.card.feature_names) and "age >= 70" in c.data.feature_names
+    _group_table_is_group_rates(c, X, y)
+    steps = len(c._undo.states)
+    c.set_gap("TPR", 0.1)  # a gap between the groups of the moved rules' rows
+    settle(c)
+    gapped = c.card
+    assert len(c._undo.states) == steps + 1 and c.violations() == [] and gapped.status == "optimal"
+    alone = sw.fit(X, y, sensitive_features="sex", max_tpr_gap=0.1, max_size=3,
+                   cuts={"age": [50, 60, 70], "bmi": [25, 30]}, time_limit=60)
+    assert alone.status == "optimal" and alone.objective == pytest.approx(gapped.objective, abs=1e-9)
+    _group_table_is_group_rates(c, X, y)
+    assert c.group_status().endswith("proven best under these caps")
+    assert c.undo() and c.undo()  # the gap, then the cut: back to the first state, the column kept
+    assert c.group == "sex" and c.data is first_data and c.card is first_card
+    assert c.cut_points()["age"] == [50.0, 60.0] and c.spec.max_tpr_gap is None
+    _group_table_is_group_rates(c, X, y)
     assert c.redo() and c.redo()
-    assert c.group is None and c.cut_points()["age"] == [50.0, 60.0, 70.0]
+    assert c.group == "sex" and c.cut_points()["age"] == [50.0, 60.0, 70.0] and c.card is gapped
+    assert c.spec.max_tpr_gap == 0.1 and c.data.sensitive_name == "sex" and c.violations() == []
+    # a column picked after the cut points moved splits the moved rules' rows
+    c.set_group(None)
+    settle(c)
+    c.move_cut("age", 70, 65)
+    settle(c)
+    assert c.group is None and c.data.sensitive is None and "age >= 65" in c.data.feature_names
+    c.set_group("sex")
+    settle(c)
+    assert c.group == "sex" and c.data.sensitive_name == "sex" and "age >= 65" in c.data.feature_names
     assert list(c.data.feature_names) == list(c.card.feature_names)
+    _group_table_is_group_rates(c, X, y)
+    assert c.undo() and c.group is None and c.cut_points()["age"] == [50.0, 60.0, 65.0]
+    assert c.undo() and c.group is None and c.cut_points()["age"] == [50.0, 60.0, 70.0]
+
+
+def test_the_held_out_rows_of_each_group_follow_the_moved_cut_points(studio):
+    from slimwidgets.widgets.holdout import split_holdout
+
+    c, X, y = studio(sensitive_features="sex", holdout=0.25, random_state=0)
+    c.add_cut("age", 70)
+    settle(c)
+    _, _, _, X_va, y_va, _ = split_holdout(X, y, 0.25, random_state=0)
+    want = sw.group_rates(c.card, X_va, y_va, "sex").set_index("group")
+    got = c.group_frame().query("set == 'validation'").set_index("group")
+    assert c.card.rules is c.rules and "age >= 70" in c.card.feature_names
+    assert got["n"].to_dict() == want["n"].to_dict() and np.allclose(got["TPR"], want.loc[got.index, "TPR"])
+    assert np.allclose(got["FPR"], want.loc[got.index, "FPR"])

@@ -230,3 +230,97 @@ def test_the_studio_widgets_pick_a_column_move_the_gap_and_say_a_refusal_in_plac
         assert s.gap_none.value and s.spec.max_tpr_gap is None
     finally:
         s.close()
+
+
+def test_the_risk_roc_carries_a_labelled_mark_per_group_at_the_cards_decision(table):
+    """A risk card's ROC plane has the group marks as the decision card's has: each group's TPR
+    and FPR at the card's own decision (predicted risk >= 50 %), as scikit-learn counts them."""
+    from slimwidgets.widgets.studio import Studio
+
+    X, y = table
+    s = Studio(X, y, sensitive_features="sex", exclude=["site"], time_limit=LIMIT, frontier=False,
+               alternatives=False, loss="logistic")
+    try:
+        assert s.wait(300)
+        card = s.controller.card
+        assert card.family == "risk" and s.controller.group == "sex"
+        marks = s.roc_view.datasets["groups"]
+        assert [(m["group"], m["color"], m["shape"]) for m in marks] == [("F", "#0072B2", "square"),
+                                                                         ("M", "#D55E00", "triangle-up")]
+        rows = X.drop(columns=["sex"])
+        risk = card.predict_proba(rows).to_numpy()[:, 1]
+        for m in marks:
+            mask = (X["sex"] == m["group"]).to_numpy()
+            decided = (risk[mask] >= 0.5).astype(int)
+            assert np.array_equal(decided, np.asarray(card.predict(rows[mask])))  # the decision is risk >= 50 %
+            assert m["tpr"] == pytest.approx(recall_score(y[mask], decided))
+            assert m["fpr"] == pytest.approx(1 - recall_score(y[mask], decided, pos_label=0))
+            assert m["at"] == f"score \u2265 {card.threshold} (predicted risk \u2265 50 %)"
+        layers = s.roc_view.spec["layer"]
+        assert layers[-1]["mark"]["type"] == "text" and layers[-1]["encoding"]["text"]["field"] == "group"
+        assert {layer["data"]["name"] for layer in layers} == set(s.roc_view.datasets)  # swapped in place
+        marks_layers = [layer for layer in layers if layer["data"]["name"] == "groups"]
+        assert len(marks_layers) == 14 and all("color" not in layer["encoding"] for layer in marks_layers)  # no 2nd legend
+        s.group_pick.value = None  # no column: no marks, the same chart
+        assert s.wait(300) and s.roc_view.datasets["groups"] == []
+        s.family_toggle.value = "decision"  # the decision card's ROC keeps its marks with the group back
+        s.group_pick.value = "sex"
+        assert s.wait(300) and s.controller.card.family != "risk"
+        assert [m["group"] for m in s.roc_view.datasets["groups"]] == ["F", "M"]
+        assert s.roc_view.datasets["groups"][0]["at"] == f"score \u2265 {s.controller.card.threshold}"
+    finally:
+        s.close()
+
+
+def test_a_column_picked_later_is_kept_off_the_card_while_it_is_the_group():
+    """A text column not named as ``sensitive_features`` became rules; picked from the group
+    list it is kept off the card as ``sensitive_features=`` keeps it (the card proven as
+    ``sw.fit`` proves it then), one undo step, its rules given back when the column goes; the
+    user's own exclusion stays theirs, and a rule the card must use refuses the column."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"age": rng.integers(30, 85, 240), "sex": rng.choice(["F", "M"], 240)})
+    y = ((X.age > 62) | ((X.sex == "M") & (rng.random(240) < 0.6))).astype(int)
+    c = Controller(X, y, cuts={"age": [50, 60]}, max_size=3, time_limit=LIMIT, frontier=False, alternatives=False,
+                   debounce=0.0)
+    try:
+        settle(c)
+        sex = [n for n in c.data.feature_names if n.startswith("sex")]
+        free = c.card
+        assert sex and any(free.points.get(n) for n in sex), "the card should use sex here"
+        steps = len(c._undo.states)
+        c.set_group("sex")
+        settle(c)
+        assert c.group == "sex" and c.group_apart == tuple(sex) and set(sex) <= set(c.spec.exclude)
+        assert not any(c.card.points.get(n) for n in sex) and len(c._undo.states) == steps + 1
+        assert "kept off the card" in c.notice and c.violations() == []
+        assert next(v for v in c.cut_panel() if v["name"] == "sex")["use"] == "exclude"
+        alone = sw.fit(X, y, sensitive_features="sex", cuts={"age": [50, 60]}, max_size=3, time_limit=LIMIT)
+        assert alone.status == c.card.status == "optimal"
+        assert alone.objective == pytest.approx(c.card.objective, abs=1e-9)
+        grouped = c.card
+        assert c.undo() and c.group is None and c.card is free and c.group_apart == ()
+        assert not set(sex) & set(c.spec.exclude)
+        assert c.redo() and c.group == "sex" and c.card is grouped and c.group_apart == tuple(sex)
+        c.add_cut("age", 70)  # a cut moved keeps the column apart
+        settle(c)
+        assert c.group_apart == tuple(sex) and not any(c.card.points.get(n) for n in sex)
+        c.set_group(None)
+        settle(c)
+        assert not set(sex) & set(c.spec.exclude) and "gave the card back the rules of 'sex'" in c.notice
+        # the user's own exclusion is theirs: picking and clearing the column leaves it
+        c.set_variable("sex", use="exclude")
+        settle(c)
+        c.set_group("sex")
+        settle(c)
+        assert c.group_apart == ()
+        c.set_group(None)
+        settle(c)
+        assert set(sex) <= set(c.spec.exclude)
+        c.set_spec(c.spec.replace(exclude=[], require=[sex[-1]]))
+        settle(c)
+        kept = c.spec
+        with pytest.raises(ValueError, match="cannot be the group column while the card must use"):
+            c.set_group("sex")
+        assert c.group is None and c.spec == kept and c.group_apart == ()
+    finally:
+        assert c.close()
