@@ -57,6 +57,9 @@ RISK_SEARCH_SECONDS = 2.0
 SEARCH_SHARE = 0.8
 #: solver="auto" walks the whole box when it takes at most this many elementary steps
 RISK_WALK_WORK = 2e7
+#: the walk, the search and the proof end this many times the card's figures and checks (timed on
+#: the problem) before the time limit, so that the checked card is back by the limit
+FINISH_FACTOR = 2.0
 
 
 def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = None,
@@ -67,7 +70,7 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     ensure_tree_compiled()
     t0 = time.perf_counter()
     prob = RiskProblem.from_spec(data, spec)
-    budget = RISK_SEARCH_SECONDS if spec.time_limit is None else spec.time_limit
+    budget = _budget(data, spec, prob)
     walk = spec.solver == "enumerate" or (spec.solver == "auto" and walk_work(prob) <= RISK_WALK_WORK)
     status, solver = "heuristic", "logistic search"
     if walk:
@@ -107,6 +110,21 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     return result
 
 
+def _budget(data: Dataset, spec: Spec, prob: RiskProblem) -> float:
+    """The seconds the walk, the search and the proof share: the time limit less room for the
+    steps after them (the card's figures, risk table and checks), timed on this problem now on
+    the card without points; at least half the limit."""
+    if spec.time_limit is None:
+        return RISK_SEARCH_SECONDS
+    started = time.perf_counter()
+    zeros = np.zeros(prob.n_features)
+    loss = prob.loss.evaluate(zeros, 0)
+    blank = RiskCard(zeros, 0, 1.0, loss, prob.objective(zeros, loss))
+    check_card(_card(data, spec, prob, blank, "heuristic", "", 0.0, None), data, spec)
+    finish = FINISH_FACTOR * (time.perf_counter() - started)
+    return max(spec.time_limit - finish, 0.5 * spec.time_limit)
+
+
 def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: float | None, cancel) -> RiskCard:
     """When the search found no card: a decision card under the same rules, whose points and
     intercept meet them too (a risk card predicts as a decision card does, at total >= 0), as
@@ -142,7 +160,7 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
     tree = prove_by_supports(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline) \
         if spec.solver == "auto" else None
     if tree is None:  # too many supports, or rules the tree leaves out
-        floor = dense_floor(prob, deadline=max(deadline, time.perf_counter() + 1.0))  # at most 1 s past the limit
+        floor = dense_floor(prob, deadline=deadline)  # stopped at the deadline, it is a floor still (a weaker one)
         capped = prob.rules is not None and prob.rules.has_caps
         if prob.scale and not capped:  # with a free multiplier the planes only creep towards the rounding gap: stop here
             return (floor if math.isfinite(floor) else None), card, "logistic search + relaxation"
@@ -151,7 +169,7 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
         return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
     words = "logistic search + branch and bound" if not prob.scale else "logistic search + support floors"
     if not math.isfinite(tree.floor):  # not every support's floor in time: the whole box's, in the time left
-        return dense_floor(prob, deadline=max(deadline, time.perf_counter() + 1.0)), tree.card, words
+        return dense_floor(prob, deadline=deadline), tree.card, words
     return tree.floor, tree.card, words
 
 
