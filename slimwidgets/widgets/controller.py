@@ -60,7 +60,7 @@ from .exports import EXPORT_FORMATS, export_card
 from .finish import FinishClock
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .groups import GroupControls, grouped_studio_data
-from .holdout import calibration_bands, measure_card, prepare_validation, risk_frame, split_holdout, train_metrics
+from .holdout import RiskTables, measure_card, prepare_validation, split_holdout, train_metrics
 from .lifecycle import WaitAndClose
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
@@ -87,7 +87,7 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 # -- the controller --------------------------------------------------------------------------------
 class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls, SweepViews, BestKnownControls,
-                 WaitAndClose, WarmupControls, CutEditing, VariableEditing):
+                 WaitAndClose, WarmupControls, CutEditing, VariableEditing, RiskTables):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -217,32 +217,6 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         """``card`` with its training metrics and, with held-out rows, its validation metrics
         (and, from a raw table, its rules, so that it scores and exports raw rows)."""
         return measure_card(card, self.data, self.validation, self.rules)
-
-    def risk_table(self) -> pd.DataFrame | None:
-        """A risk card's table: per total score, its predicted risk beside the observed rate with
-        its Wilson interval on the training rows (``train_*``) and, with held-out rows, on them
-        (``val_*``); None for a decision card."""
-        got = self._risk_tables()
-        return None if got is None else got[0].copy()
-
-    def risk_calibration(self) -> pd.DataFrame | None:
-        """A risk card's calibration by score band (:func:`~slimwidgets.widgets.holdout.calibration_bands`
-        of :meth:`risk_table`); None for a decision card."""
-        got = self._risk_tables()
-        return None if got is None else got[1].copy()
-
-    def _risk_tables(self) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-        card = self._card
-        if card is None or card.family != "risk":
-            return None
-        # once per card's points on these rows, not on every redraw: a settled card with the
-        # points of the incumbent drawn before it is drawn without working them out again
-        key = (tuple(card.feature_names), card.coefficients, card.intercept, card.multiplier, id(self.data),
-               id(self.validation))
-        if self._risk[0] != key:
-            frame = risk_frame(card, self.data, self.validation)
-            self._risk = (key, frame, calibration_bands(frame))
-        return self._risk[1], self._risk[2]
 
     # -- spec editing -----------------------------------------------------------------------------
     def set_spec(self, spec: Spec, action: str = "solve", *, notice: str = "",
