@@ -36,7 +36,7 @@ def studio_spec(spec: Spec) -> Spec:
     not say "size chosen by K-fold CV" (a card loaded from ``fit`` that did run it still says so).
 
     >>> from slimwidgets.core.spec import make_spec
-    >>> studio_spec(make_spec(size_cv=5, max_size=3)).to_dict()["size_cv"] is None
+    >>> studio_spec(make_spec(size_cv=5, max_size=3)).size_cv is None
     True
     """
     return spec if spec.size_cv is None else spec.replace(size_cv=None)
