@@ -23,10 +23,12 @@ function observed(row, prefix) {
 export function riskTable(rows) {
   if (!Array.isArray(rows) || !rows.length) return null;
   const heldOut = rows.some((r) => "val_count" in r);
-  const head = ["total score", "predicted risk", "observed, train (95 % CI)"]
-    .concat(heldOut ? ["observed, held-out (95 % CI)"] : []);
+  // "(95 % CI)" stays on one line when a narrow column wraps its heading
+  const ci = () => el("span", { class: "sw-risk-ci-head", text: "(95 % CI)" });
+  const head = [["total score"], ["predicted risk"], ["observed, train ", ci()]]
+    .concat(heldOut ? [["observed, held-out ", ci()]] : []);
   const table = el("table", { class: "sw-risk-table" },
-    el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { text: h })))),
+    el("thead", {}, el("tr", {}, ...head.map((h) => el("th", {}, ...h)))),
     el("tbody", {}, ...rows.map((r) => el("tr", { "data-score": r.score },
       el("th", { class: "sw-risk-score", text: String(r.score).replace("-", "\u2212") }),
       el("td", { class: "sw-risk-pred", text: pct(r.predicted) }),

@@ -15,6 +15,9 @@ describe("the risk table", () => {
     const node = riskTable([row(-1), row(3, { predicted: 0.655 })]);
     const heads = [...node.querySelectorAll("thead th")].map((h) => h.textContent);
     expect(heads).toEqual(["total score", "predicted risk", "observed, train (95 % CI)"]);
+    // the interval's words are kept on one line (a narrow column wraps before them, never inside)
+    const ci = node.querySelector("thead .sw-risk-ci-head");
+    expect(ci.textContent).toBe("(95 % CI)");
     const cells = [...node.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent));
     expect(cells[0]).toEqual(["\u22121", "20.0 %", "20.0 %5.7 – 51.0 %2/10"]);
     expect(cells[1][1]).toBe("65.5 %");

@@ -57,10 +57,11 @@ RISK_SEARCH_SECONDS = 2.0
 SEARCH_SHARE = 0.8
 #: solver="auto" walks the whole box when it takes at most this many elementary steps
 RISK_WALK_WORK = 2e7
-#: kept from the time limit for the card's figures and checks after the search and the proof:
-#: a share of the limit, at most FINISH_SECONDS, plus twice the time building the problem took
-#: (the figures and the checks each pass over the same rows once)
-FINISH_SHARE, FINISH_SECONDS = 0.05, 0.5
+#: the walk, the search and the proof end this many times the card's figures and checks (timed on
+#: the problem) before the time limit, so that the checked card is back by the limit
+FINISH_FACTOR = 2.0
+#: and a margin for the steps between the phases (a share of the limit, at most MARGIN_SECONDS)
+MARGIN_SHARE, MARGIN_SECONDS = 0.02, 0.25
 #: kept, out of the proof by supports' time, for the floor over the whole box when that proof
 #: stops unfinished (L-BFGS-B's floor is valid wherever it stops; it gets a share, at most DENSE_SECONDS)
 DENSE_SHARE, DENSE_SECONDS = 0.05, 1.0
@@ -76,10 +77,9 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     ensure_compiled()  # once per process, not charged to the time limit
     ensure_tree_compiled()
     t0 = time.perf_counter() if started is None else started + (time.perf_counter() - compiling)
-    built = time.perf_counter()
     prob = RiskProblem.from_spec(data, spec)
-    budget = RISK_SEARCH_SECONDS if spec.time_limit is None else spec.time_limit
-    end = t0 + budget - _finish_reserve(spec, time.perf_counter() - built)  # every phase ends by it
+    budget = _budget(data, spec, prob)
+    end = t0 + budget  # every phase ends by it: the rest is the card's figures and checks
     walk = spec.solver == "enumerate" or (spec.solver == "auto" and walk_work(prob) <= RISK_WALK_WORK)
     status, solver = "heuristic", "logistic search"
     if walk:
@@ -117,6 +117,21 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the risk card breaks {problems}")
     return result
+
+
+def _budget(data: Dataset, spec: Spec, prob: RiskProblem) -> float:
+    """The seconds the walk, the search and the proof share: the time limit less room for the
+    steps after them (the card's figures, risk table and checks), timed on this problem now on
+    the card without points; at least half the limit."""
+    if spec.time_limit is None:
+        return RISK_SEARCH_SECONDS
+    started = time.perf_counter()
+    zeros = np.zeros(prob.n_features)
+    loss = prob.loss.evaluate(zeros, 0)
+    blank = RiskCard(zeros, 0, 1.0, loss, prob.objective(zeros, loss))
+    check_card(_card(data, spec, prob, blank, "heuristic", "", 0.0, None), data, spec)
+    finish = FINISH_FACTOR * (time.perf_counter() - started) + min(MARGIN_SHARE * spec.time_limit, MARGIN_SECONDS)
+    return max(spec.time_limit - finish, 0.5 * spec.time_limit)
 
 
 def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: float | None, cancel) -> RiskCard:
@@ -179,24 +194,6 @@ def _dense_floor_in_time(prob: RiskProblem, deadline: float) -> float:
     if time.perf_counter() >= deadline:
         return -math.inf
     return dense_floor(prob, deadline=deadline)
-
-
-def _finish_reserve(spec: Spec, build_seconds: float) -> float:
-    """Seconds kept from the time limit for the card's figures and checks (0 without a limit):
-    ``FINISH_SHARE`` of the limit, at most ``FINISH_SECONDS``, plus twice ``build_seconds``, the
-    time building the problem took, which measures this machine's pace on these rows now.
-
-    Examples
-    --------
-    >>> from slimwidgets.core.spec import make_spec
-    >>> _finish_reserve(make_spec(loss="logistic", time_limit=60), 0.25)
-    1.0
-    >>> _finish_reserve(make_spec(loss="logistic"), 0.25)
-    0.0
-    """
-    if spec.time_limit is None:
-        return 0.0
-    return min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) + 2 * build_seconds
 
 
 def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,

@@ -57,13 +57,14 @@ from .card_status import (LOST_SOLVER, Status, edit_cost, edited_status, load_no
                           showing_bar, signed, status_of, worth_showing)
 from .cuts import CutEditing
 from .exports import EXPORT_FORMATS, export_card
+from .finish import FinishClock
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .groups import GroupControls, grouped_studio_data
-from .holdout import measure_card, prepare_validation, risk_frame, split_holdout, train_metrics
+from .holdout import RiskTables, measure_card, prepare_validation, split_holdout, train_metrics
 from .lifecycle import WaitAndClose
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
-from .solving import Failure, SolveCache
+from .solving import Failure, SolveCache, studio_spec
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
 from .warmup import RiskWarmup, WarmupControls
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
@@ -86,7 +87,7 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 # -- the controller --------------------------------------------------------------------------------
 class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls, SweepViews, BestKnownControls,
-                 WaitAndClose, WarmupControls, CutEditing, VariableEditing):
+                 WaitAndClose, WarmupControls, CutEditing, VariableEditing, RiskTables):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -137,6 +138,7 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self._solver = SolveCache(data, self.measured, self._lock)
         self._best = BestKnown(data)
         self._warmup = RiskWarmup(self._warming_progress)
+        self._finish = FinishClock()  # the time limit runs from the request to the card drawn
         self._gen = 0
         self.spec: Spec = spec
         self._card: ScoringSystem | None = None
@@ -150,7 +152,7 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self.history: list[HistoryEntry] = self._undo.entries
         self.sweeps = Sweeps(self, enabled=frontier, fpr_caps=fpr_caps, max_path_size=max_path_size)
         self._roc: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
-        self._risk: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
+        self._risk: tuple = (None, None, None)  # (the card's points and rows, its risk table, its calibration)
         self._scheduler = SolveScheduler(self._solve_job, debounce=debounce)
         self.alts = AlternativesList(self, lambda: self._emit("alternatives"), k=ALT_K, within=ALT_WITHIN,
                                      enabled=frontier if alternatives is None else alternatives)
@@ -216,17 +218,6 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         (and, from a raw table, its rules, so that it scores and exports raw rows)."""
         return measure_card(card, self.data, self.validation, self.rules)
 
-    def risk_table(self) -> pd.DataFrame | None:
-        """A risk card's table: per total score, its predicted risk beside the observed rate with
-        its Wilson interval on the training rows (``train_*``) and, with held-out rows, on them
-        (``val_*``); None for a decision card."""
-        card = self._card
-        if card is None or card.family != "risk":
-            return None
-        if self._risk[0] is not card:  # computed once per card, not on every redraw
-            self._risk = (card, risk_frame(card, self.data, self.validation))
-        return self._risk[1].copy()
-
     # -- spec editing -----------------------------------------------------------------------------
     def set_spec(self, spec: Spec, action: str = "solve", *, notice: str = "",
                  watch: tuple[str, ScoringSystem | None] | None = None) -> None:
@@ -239,6 +230,7 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         """
         if not isinstance(spec, Spec):
             raise TypeError(f"expected a Spec, got {type(spec).__name__}")
+        spec = studio_spec(spec)  # the studio's solves never choose the size by CV, nor say so
         spec.check_data(self.data.feature_names, self.data.n_samples)
         with self._lock:
             self._check_open()
@@ -251,7 +243,7 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
                 self._scheduler.cancel()
                 self._settle(hit, spec, "cache" if action == "solve" else action)
             else:
-                self._scheduler.submit((self._gen, spec, action))
+                self._scheduler.submit((self._gen, spec, action, self._finish.now()))
                 self._undo.drop_redo()  # a new request drops the redo tail
                 # the previous card stays on screen (dimmed) until a card as good arrives (see _solve_job)
                 warming = spec.loss == FAMILY_LOSS["risk"] and self._warmup.busy
@@ -394,13 +386,13 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self._follow_table(state.table)
         self._restore_group(state.group)
 
-    def _solve(self, spec: Spec, cancel: threading.Event,
-               on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | Failure | None:
-        """Solve ``spec``; None when it was interrupted (nothing to cache), or when the studio's
-        rows changed meanwhile (another group column or other cut points): the result then goes
-        to the cache of the rows it was solved on only."""
+    def _solve(self, spec: Spec, cancel: threading.Event, on_incumbent: Callable[[Incumbent], None] | None = None,
+               time_limit: float | None = None) -> ScoringSystem | Failure | None:
+        """Solve ``spec`` (in ``time_limit`` seconds when given); None when it was interrupted
+        (nothing to cache), or when the studio's rows changed meanwhile (another group column or
+        other cut points): the result then goes to the cache of the rows it was solved on only."""
         solver = self._solver
-        return self._kept(solver, spec, solver.solve(spec, cancel, on_incumbent))
+        return self._kept(solver, spec, solver.solve(spec, cancel, on_incumbent, time_limit))
 
     def _store(self, spec: Spec, result) -> None:
         self._store_where_made(spec, result)
@@ -415,10 +407,16 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         return self._solve_total()
 
     def _solve_job(self, job, cancel: threading.Event) -> None:
-        gen, spec, action = job
+        gen, spec, action, requested = job
         if gen != self._gen:
             return
         cached = self._cache.get(spec.key())
+        if cached is None and spec.loss == FAMILY_LOSS["risk"] and self._warmup.busy:
+            # the one-off compile, said on the status line, is not the solve's time: its clock starts after
+            while not self._warmup.join(0.1):
+                if cancel.is_set() or gen != self._gen:
+                    return
+            requested = self._finish.now()
         started = time.time()
         finished = threading.Event()  # set (under the lock) once the solve's own result is shown
         measure, bar = optimised_measure(spec), showing_bar(self.data, spec, [self._card, self._solver.nearest(spec)])
@@ -451,13 +449,15 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self.sweeps.queue.pause(True)
         self.alts.pause(True)
         try:
-            result = cached if cached is not None else self._solve(spec, cancel, on_incumbent)
+            result = cached if cached is not None else \
+                self._solve(spec, cancel, on_incumbent, self._finish.seconds(spec, requested))
         finally:
             throttle.stop()
             self.sweeps.queue.pause(False)
             self.alts.pause(False)
         if result is None:
             return
+        solved = self._finish.now()
         lost = isinstance(result, ScoringSystem) and result.status == "solver_stopped"
         if not lost:  # a card cut short by a lost solver process is solved again when asked again
             self._store(spec, result)
@@ -472,6 +472,8 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
             self._plan_background(also=("spec", "card", "notice"))
         else:
             self._emit("card", "notice")
+            if cached is None:  # how long the card took from the fit to the views: the next solve's reserve
+                self._finish.record(FinishClock.family(spec), self._finish.now() - solved)
             self.alts.plan()  # the settled card is the first of its alternatives
         self.sweeps.solved(spec, result)
         if not reverted:

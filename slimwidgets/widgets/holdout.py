@@ -15,7 +15,7 @@ from ..core.rules import rules_from_options
 from ..core.scoring import Metrics, ScoringSystem
 
 __all__ = ["train_metrics", "split_holdout", "prepare_validation", "studio_data", "risk_frame", "calibration_bands",
-           "RawRows", "measure_card"]
+           "RiskTables", "RawRows", "measure_card"]
 
 
 class RawRows(NamedTuple):
@@ -215,3 +215,34 @@ def calibration_bands(frame: pd.DataFrame) -> pd.DataFrame:
                          "events": k, "predicted": float(np.average(part["predicted"], weights=weights)),
                          "observed": k / n, "lower": float(lo), "upper": float(hi)})
     return pd.DataFrame(rows, columns=["band", "set", "rows", "events", "predicted", "observed", "lower", "upper"])
+
+
+class RiskTables:
+    """A risk card's table and calibration for :class:`~slimwidgets.widgets.controller.Controller`
+    (a mixin: it reads the controller's card, rows and ``_risk``, the last tables worked out)."""
+
+    def risk_table(self) -> pd.DataFrame | None:
+        """A risk card's table: per total score, its predicted risk beside the observed rate with
+        its Wilson interval on the training rows (``train_*``) and, with held-out rows, on them
+        (``val_*``); None for a decision card."""
+        got = self._risk_tables()
+        return None if got is None else got[0].copy()
+
+    def risk_calibration(self) -> pd.DataFrame | None:
+        """A risk card's calibration by score band (:func:`calibration_bands`
+        of :meth:`risk_table`); None for a decision card."""
+        got = self._risk_tables()
+        return None if got is None else got[1].copy()
+
+    def _risk_tables(self) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+        card = self._card
+        if card is None or card.family != "risk":
+            return None
+        # once per card's points on these rows, not on every redraw: a settled card with the
+        # points of the incumbent drawn before it is drawn without working them out again
+        key = (tuple(card.feature_names), card.coefficients, card.intercept, card.multiplier, id(self.data),
+               id(self.validation))
+        if self._risk[0] != key:
+            frame = risk_frame(card, self.data, self.validation)
+            self._risk = (key, frame, calibration_bands(frame))
+        return self._risk[1], self._risk[2]

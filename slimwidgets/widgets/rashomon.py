@@ -24,6 +24,7 @@ from ..fitting import check_card
 from ..toolbox.alternatives import STOPS, Alternatives, as_alternative, risk_figures, search_alternatives
 from .card_status import Status, change_text, optimised_measure, status_of
 from .scheduler import BackgroundQueue
+from .solving import studio_spec
 
 if TYPE_CHECKING:
     from .controller import Controller
@@ -188,7 +189,7 @@ class AlternativesList:
             c.offer(card, "the alternatives search")
 
         try:
-            result = search_alternatives(c.data, first.spec or c.spec, k=self.k, within=self.within,
+            result = search_alternatives(c.data, studio_spec(first.spec or c.spec), k=self.k, within=self.within,
                                          cancel=cancel, first=first, on_card=on_card)
         except Exception as exc:  # a failed search must say so, never leave the list spinning
             result, run.error = None, f"{type(exc).__name__}: {exc}"
@@ -344,11 +345,12 @@ class AlternativesControls:
         card = self.alts.card(rank)
         with self._lock:
             self._check_open()
-            spec, before = self.spec, self._card
+            spec, before = studio_spec(self.spec), self._card  # solved here: no choice of the size by CV
             shown = as_alternative(card, spec, rank)
             broken = check_card(shown, self.data, spec)
             self._gen += 1
             self._scheduler.cancel()
+            self.spec = spec
             self._push(shown, spec, alternative_status(shown, rank, self.data), "load", None)
             self._say(alternative_notice(rank, shown, before, broken, self.data, spec), "warning" if broken else "info")
             self.alts.loaded = (shown, self.notice, self.notice_level)

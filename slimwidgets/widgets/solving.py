@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import threading
+from dataclasses import replace
 from typing import Callable
 
 from ..core.data import Dataset
@@ -15,7 +16,7 @@ from ..fitting import InfeasibleError, NoSolutionError, fit_dataset
 from ..solvers.base import Incumbent
 from .card_status import Status
 
-__all__ = ["Failure", "SolveCache"]
+__all__ = ["Failure", "SolveCache", "studio_spec"]
 
 
 class Failure:
@@ -27,6 +28,18 @@ class Failure:
 
 def failure(state: str, text: str, conflicts: tuple[str, ...] = ()) -> Failure:
     return Failure(Status(state, text, conflicts=conflicts, level="error"))
+
+
+def studio_spec(spec: Spec) -> Spec:
+    """``spec`` as the studio solves it: without ``size_cv``. The studio solves at the size the
+    spec gives; it never runs the choice of the size by cross-validation again, so its cards must
+    not say "size chosen by K-fold CV" (a card loaded from ``fit`` that did run it still says so).
+
+    >>> from slimwidgets.core.spec import make_spec
+    >>> studio_spec(make_spec(size_cv=5, max_size=3)).size_cv is None
+    True
+    """
+    return spec if spec.size_cv is None else spec.replace(size_cv=None)
 
 
 def _spec_distance(a: dict, b: dict) -> int:
@@ -82,20 +95,26 @@ class SolveCache:
                 best, best_d = card, d
         return best
 
-    def solve(self, spec: Spec, cancel: threading.Event,
-              on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | Failure | None:
-        """Solve ``spec`` (not cached here); None when it was interrupted (nothing to cache)."""
-        result = self._attempt(spec, cancel, on_incumbent)
+    def solve(self, spec: Spec, cancel: threading.Event, on_incumbent: Callable[[Incumbent], None] | None = None,
+              time_limit: float | None = None) -> ScoringSystem | Failure | None:
+        """Solve ``spec`` (not cached here); None when it was interrupted (nothing to cache).
+
+        ``time_limit``: the seconds this solve may take, when less than the spec's (the studio
+        counts the limit from the user's request); the card still carries ``spec``."""
+        result = self._attempt(spec, cancel, on_incumbent, time_limit)
         if isinstance(result, Failure):
             result.source = self  # stored only in this cache (see store)
         return result
 
-    def _attempt(self, spec: Spec, cancel: threading.Event,
-                 on_incumbent: Callable[[Incumbent], None] | None = None) -> ScoringSystem | Failure | None:
+    def _attempt(self, spec: Spec, cancel: threading.Event, on_incumbent: Callable[[Incumbent], None] | None = None,
+                 time_limit: float | None = None) -> ScoringSystem | Failure | None:
         self.count += 1
+        shorter = time_limit is not None and spec.time_limit is not None and time_limit < spec.time_limit
         try:
-            card = fit_dataset(self.data, spec, warm_start=self.nearest(spec), on_incumbent=on_incumbent,
-                               cancel=cancel)
+            card = fit_dataset(self.data, spec.replace(time_limit=time_limit) if shorter else spec,
+                               warm_start=self.nearest(spec), on_incumbent=on_incumbent, cancel=cancel)
+            if shorter:  # the card is of the user's spec (its key, its words), solved in the time left
+                card = replace(card, spec=spec)
         except InfeasibleError as exc:
             if cancel.is_set():
                 return None

@@ -27,7 +27,6 @@ from . import charts
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
 from .card_status import optimised_measure
 from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
-from .holdout import calibration_bands
 from .layout import StudioLayout
 from .requests import ViewRequests
 from .variables import card_variables
@@ -511,8 +510,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
 
     def _calibration(self) -> pd.DataFrame | None:
         """The risk card's calibration bands (None for a decision card)."""
-        table = self.controller.risk_table()
-        return None if table is None else calibration_bands(table)
+        return self.controller.risk_calibration()
 
     def _sync_controls(self) -> None:
         """Show the current spec in every control (after undo, redo, load, or a refused value)."""

@@ -15,6 +15,7 @@ from ..core.data import Dataset
 from ..core.scoring import Metrics, ScoringSystem
 from ..core.spec import Spec
 from .scheduler import BackgroundQueue
+from .solving import studio_spec
 
 if TYPE_CHECKING:
     from .controller import Controller
@@ -60,6 +61,8 @@ class Sweeps:
         The path starts at the number of features the spec forces in (required or
         locked at non-zero points): a smaller size is not a card of this spec.
         """
+        spec = studio_spec(spec)  # (solved here, at the spec's size: no choice by CV)
+
         def key(**change: Any) -> str | None:
             try:
                 return spec.replace(**change).key()

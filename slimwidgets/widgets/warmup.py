@@ -6,6 +6,7 @@ and how far the compile has come."""
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 from typing import Callable
 
@@ -15,21 +16,25 @@ __all__ = ["RiskWarmup", "WARMING_TEXT", "WARMING_HEAD", "WarmupControls", "warm
 
 #: how the status line of a risk solve that waits for the compile begins
 WARMING_HEAD = "solving… · getting the risk search ready"
-#: the status line of a risk solve that waits for the compile (before its first kernel is ready)
-WARMING_TEXT = WARMING_HEAD + ": its kernels compile once (about 15 s), then it solves"
+#: the status line of a risk solve that waits for the compile (before its first part is ready)
+WARMING_TEXT = WARMING_HEAD + " (once on this computer, about 15 s when it is not busy), then it solves"
 
 
-def warming_text(done: int, total: int) -> str:
-    """The status line of a risk solve waiting for the compile, ``done`` of ``total`` kernels ready.
+def warming_text(done: int, total: int, left: float | None = None) -> str:
+    """The status line of a risk solve waiting for the compile: ``done`` of its ``total`` parts
+    (compiled kernels) ready, about ``left`` seconds to go (measured on the parts done so far).
 
-    >>> warming_text(0, 4) == WARMING_TEXT
+    >>> warming_text(0, 5) == WARMING_TEXT
     True
-    >>> warming_text(2, 4)
-    'solving… · getting the risk search ready: 2 of its 4 kernels compiled (once, about 15 s in all), then it solves'
+    >>> warming_text(2, 5, left=37.2)
+    'solving… · getting the risk search ready (once on this computer): 2 of 5 parts done, about 35 s left, then it solves'
+    >>> warming_text(4, 5, left=3.4)
+    'solving… · getting the risk search ready (once on this computer): 4 of 5 parts done, about 3 s left, then it solves'
     """
     if done <= 0:
         return WARMING_TEXT
-    return f"{WARMING_HEAD}: {done} of its {total} kernels compiled (once, about 15 s in all), then it solves"
+    to_go = "" if left is None else f", about {max(round(left), 1) if left < 10 else 5 * round(left / 5)} s left"
+    return f"{WARMING_HEAD} (once on this computer): {done} of {total} parts done{to_go}, then it solves"
 
 
 class RiskWarmup:
@@ -42,6 +47,7 @@ class RiskWarmup:
         self.thread: threading.Thread | None = None
         self.progress = (0, 0)  # kernels compiled, of how many
         self._on_progress = on_progress
+        self._started = time.monotonic()  # when the compile began (the time left is measured on it)
 
     def start(self) -> None:
         if self.thread is None and not self._done.is_set():
@@ -49,6 +55,7 @@ class RiskWarmup:
             self.thread.start()
 
     def _run(self) -> None:
+        self._started = time.monotonic()
         from ..core.losses import ensure_compiled
         from ..solvers.risk_tree import ensure_tree_compiled
 
@@ -66,8 +73,11 @@ class RiskWarmup:
             self._on_progress(done, total)
 
     def text(self) -> str:
-        """What a risk solve that waits for this compile says now."""
-        return warming_text(*self.progress)
+        """What a risk solve that waits for this compile says now: the parts done and, from
+        how long they took, about how long the rest will take."""
+        done, total = self.progress
+        left = (time.monotonic() - self._started) / done * (total - done) if done > 0 else None
+        return warming_text(done, total, left)
 
     @property
     def busy(self) -> bool:
@@ -89,5 +99,5 @@ class WarmupControls:
         with self._lock:
             if self._closed or self.status.state != "solving" or not self.status.text.startswith(WARMING_HEAD):
                 return
-            self.status = replace(self.status, text=warming_text(done, total))
+            self.status = replace(self.status, text=self._warmup.text())
         self._emit("card")

@@ -1,0 +1,73 @@
+"""The first switch to risk cards while the risk kernels still compile (issue 20 item 3), in real
+JupyterLab with a cold numba cache: the status line says the search is getting ready and, as the
+compile goes on, how many of its parts are done and about how long the rest will take; at 800, 1000, 1280 and 1600 px with the
+side panel open that line lies inside the notebook, whole, with nothing scrolling sideways.
+Screenshots go to test-artifacts/e2e/ (look at them)."""
+
+from __future__ import annotations
+
+import time
+
+from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, side_panel
+
+CELL = """\
+import os, tempfile
+os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cold-")  # this kernel compiles everything once
+from slimwidgets.datasets import load_demo
+from slimwidgets.widgets import Studio
+X, y = load_demo()
+studio = Studio(X, y, max_fpr=0.2, time_limit=5.0, frontier=False, alternatives=False)
+studio"""
+
+# the status line against the notebook's visible area, and anything around it that scrolls sideways
+STATUS = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
+  const line = document.querySelector('.sw-card-view .sw-status');
+  line.scrollIntoView({block: 'center'});
+  const text = document.querySelector('.sw-card-view .sw-status-text');
+  const scrolling = [];
+  for (let e = text; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
+    const style = getComputedStyle(e);
+    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+      scrolling.push(e.className);
+  }
+  const cut = text.scrollWidth > text.clientWidth + 1 || text.scrollHeight > text.clientHeight + 1;
+  return {area, line: box(line), text: text.textContent, scrolling, cut};
+}"""
+
+
+def test_the_compile_progress_is_said_whole_at_every_width(lab, page, kernel_for, shot):
+    page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
+    k = open_notebook(lab, page, kernel_for, "warmup.ipynb", [CELL])
+    side_panel(page, True)
+    run_first_cell(page, ready=".sw-card-view .sw-status")
+    page.wait_for_selector(".sw-card-view input.sw-points", timeout=900_000)  # after the decision kernels' compile
+    k = kernel_for("warmup.ipynb")  # a fresh connection: the server drops one silent for 90 s
+    try:
+        if not k.value("studio.controller._warmup.busy"):
+            k.run("studio.controller._warmup.start()")  # (normally already started by the card on screen)
+        page.click(".sw-family button:has-text('risk card')")
+        page.wait_for_function("() => (document.querySelector('.sw-card-view .sw-status-text') || {})"
+                               ".textContent?.includes('getting the risk search ready')", timeout=60_000)
+        seen = set()
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            page.wait_for_timeout(300)
+            place = page.evaluate(STATUS)
+            if "risk search ready" not in place["text"]:
+                break  # the compile ended meanwhile (a fast machine): what was seen is checked
+            seen.add(place["text"])
+            a, b = place["area"], place["line"]
+            assert a["left"] - 0.5 <= b["left"] and b["right"] <= a["right"] + 0.5, f"{width} px: {place}"
+            assert place["scrolling"] == [] and not place["cut"], f"{width} px: the line is cut or scrolls: {place}"
+            shot(page, f"compiling-{width}-panel-open")
+        assert seen, "the switch never said that the risk search was getting ready"
+        end = time.monotonic() + 600
+        while not k.value("studio.wait(1)"):
+            assert time.monotonic() < end, "the risk card did not settle"
+        page.wait_for_selector(".sw-risk-table tbody tr", timeout=60_000)
+        assert "risk search ready" not in page.inner_text(".sw-card-view .sw-status-text")
+        shot(page, "settled-1280-panel-open")
+    finally:
+        k.run("studio.close()")
