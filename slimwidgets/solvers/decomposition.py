@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -134,9 +135,10 @@ def solve_by_size(
                 return result(stopped(), -math.inf if walk is not None else _size_floor(prob, size))
             part = _solve_size(sub, floor_after, left, threads, cancel, on_incumbent,
                                on_bound if walk is None else None, t0)
-            if part.coefficients is not None and part.objective < best[2] - 1e-12:
-                best = (part.coefficients, part.intercept, part.objective)
-            if part.status not in ("optimal", "infeasible"):
+            best = _better(best, None if part.coefficients is None else (part.coefficients, part.intercept, part.objective))
+            if part.status not in ("optimal", "infeasible") or cancel is not None and cancel.is_set():
+                # a proof HiGHS gives as it is being stopped is not taken: only the size's penalties
+                part = part if part.status not in ("optimal", "infeasible") else replace(part, bound=-math.inf)
                 if walk is not None and walk.finished() and walk.join() is not None:  # the small sizes are in
                     best = _walked_in(walk.join(), best, on_incumbent, _size_floor(prob, size), t0)
                     floor_after, walk = _size_floor(prob, size + 1), None
