@@ -8,7 +8,10 @@ far easier for HiGHS than the whole program: the size row removes the LP's freed
 small fractions over many features, and the cutoff leaves little loss to spend. "infeasible"
 proves that no card of that size beats the incumbent; a card it finds becomes the incumbent and
 tightens the cutoff of the sizes after it. Walking all sizes and finding every remaining size
-empty is a proof of optimality for the best card seen.
+empty is a proof of optimality for the best card seen. The walk runs on a thread of its own
+beside the first size's MIP (both release the GIL): that MIP's cutoff is the start's objective,
+which the walk's card can only lower, so its "infeasible" holds for the walk's card too, and
+until the walk is in, nothing it reports claims the small sizes.
 
 On breastcancer at C0 = 0.01 (9 features): cards of up to 3 features are walked in about 2 s,
 size 4 is infeasible after about 17 s and size 5 after 2 s, where one MIP over the whole box
@@ -20,6 +23,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -105,45 +109,97 @@ def solve_by_size(
         return SolveResult(status, best[0], best[1], obj, bound, relative_gap(obj, bound), time.perf_counter() - t0,
                            "enumeration+highs")
 
-    walked = None
-    if k > settled:
-        walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel, max_features=k)
-        if walked is None:
-            return result(stopped(), -math.inf)
-    if walked is not None and walked.objective < best[2] - 1e-12:
-        best = (walked.coefficients, walked.intercept, walked.objective)
-        if on_incumbent is not None:
-            on_incumbent(Incumbent(best[0], best[1], best[2], min(best[2], _size_floor(prob, k + 1)),
-                                   time.perf_counter() - t0))
-    size = k + 1
-    while True:
-        other = None if latest is None else latest()
-        if other is not None and other[2] < best[2] - 1e-12:
-            best = (np.asarray(other[0]), int(other[1]), other[2])
-        if size > support_size_limit(prob, best[2], None):
-            break
-        n_free = size - form.always_used()
-        if n_free > int(np.count_nonzero(form.col_alpha >= 0)):
-            break  # no card has this many features (nor more)
-        if n_free < 0:
+    # the walk runs beside the first size's MIP (another core), whose cutoff is the start's
+    walk = _WalkBeside(form, upper, k, deadline) if k > settled else None
+    try:
+        size = max(k + 1, form.always_used())  # no card has fewer features than it always uses
+        while True:
+            if walk is not None and size > k + 1:
+                walked, walk = walk.join(), None
+                if walked is None:
+                    return result(stopped(), -math.inf)
+                best = _walked_in(walked, best, on_incumbent, _size_floor(prob, size), t0)
+            best = _better(best, None if latest is None else latest())
+            n_free = size - form.always_used()
+            if size > support_size_limit(prob, best[2], None) or n_free > int(np.count_nonzero(form.col_alpha >= 0)):
+                if walk is None:
+                    break  # no card of this size (nor larger) can beat the best
+                size += 1  # the walk's card joins first
+                continue
+            # while the walk runs, what the MIP reports is capped by the cheapest card it may find
+            floor_after = _size_floor(prob, size + 1 if walk is None else max(settled + 1, 0))
+            # its own big-M rows: seconds on 10^4 rows of a busy machine
+            sub = None if _stop_now(deadline, cancel) else form.restricted(size, best[2])
+            left = None if deadline is None else deadline - time.perf_counter()
+            if sub is None or left is not None and left <= 0.0:
+                return result(stopped(), -math.inf if walk is not None else _size_floor(prob, size))
+            part = _solve_size(sub, floor_after, left, threads, cancel, on_incumbent,
+                               on_bound if walk is None else None, t0)
+            best = _better(best, None if part.coefficients is None else (part.coefficients, part.intercept, part.objective))
+            if part.status not in ("optimal", "infeasible") or cancel is not None and cancel.is_set():
+                # a proof HiGHS gives as it is being stopped is not taken: only the size's penalties
+                part = part if part.status not in ("optimal", "infeasible") else replace(part, bound=-math.inf)
+                if walk is not None and walk.finished() and walk.join() is not None:  # the small sizes are in
+                    best = _walked_in(walk.join(), best, on_incumbent, _size_floor(prob, size), t0)
+                    floor_after, walk = _size_floor(prob, size + 1), None
+                # a MIP stopped before its first bound still has its size's cheapest penalties
+                return result(stopped(), min(max(part.bound, _size_floor(prob, size)), floor_after))
             size += 1
-            continue
-        left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
-        if left is not None and left <= 0.0 or cancel is not None and cancel.is_set():
-            return result(stopped(), _size_floor(prob, size))
-        floor_after = _size_floor(prob, size + 1)
-        sub = form.restricted(size, best[2])  # its own big-M rows: seconds on 10^4 rows of a busy machine
-        left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0.0:
-            return result(stopped(), _size_floor(prob, size))
-        part = _solve_size(sub, floor_after, left, threads, cancel, on_incumbent, on_bound, t0)
-        if part.coefficients is not None and part.objective < best[2] - 1e-12:
-            best = (part.coefficients, part.intercept, part.objective)
-        if part.status not in ("optimal", "infeasible"):
-            # a MIP stopped before its first bound still has its size's cheapest penalties
-            return result(stopped(), min(max(part.bound, _size_floor(prob, size)), floor_after))
-        size += 1
+    finally:
+        if walk is not None:
+            walk.halt()
     return result("optimal", math.inf)
+
+
+def _stop_now(deadline: float | None, cancel) -> bool:
+    """Whether the time is up or the solve was cancelled."""
+    return deadline is not None and deadline <= time.perf_counter() or cancel is not None and cancel.is_set()
+
+
+def _better(best: tuple, other: tuple | None) -> tuple:
+    """``best`` (points, intercept, objective), or ``other`` (a card found beside) when better."""
+    if other is None or other[2] >= best[2] - 1e-12:
+        return best
+    return np.asarray(other[0]), int(other[1]), other[2]
+
+
+def _walked_in(walked, best: tuple, on_incumbent, floor: float, t0: float) -> tuple:
+    """``best`` (points, intercept, objective), or the walk's card when that is better (told
+    to ``on_incumbent`` with ``floor``, the cheapest card of the sizes not yet settled)."""
+    if walked.objective >= best[2] - 1e-12:
+        return best
+    if on_incumbent is not None:
+        on_incumbent(Incumbent(walked.coefficients, walked.intercept, walked.objective,
+                               min(walked.objective, floor), time.perf_counter() - t0))
+    return walked.coefficients, walked.intercept, walked.objective
+
+
+class _WalkBeside:
+    """The walk of every card of up to ``k`` movable features that could beat ``upper``
+    (:func:`.exhaustive.solve_by_enumeration`, compiled code that releases the GIL) on a
+    thread, beside the first size's MIP; :meth:`join` waits for its result (None: it ran out
+    of time or was halted)."""
+
+    def __init__(self, form: Formulation, upper: float, k: int, deadline: float | None):
+        self._halt = threading.Event()
+        self._result = None
+
+        def run() -> None:
+            self._result = solve_by_enumeration(form, upper, deadline=deadline, cancel=self._halt, max_features=k)
+        self._thread = threading.Thread(target=run, name="slimwidgets-walk", daemon=True)
+        self._thread.start()
+
+    def join(self):
+        self._thread.join()
+        return self._result
+
+    def finished(self) -> bool:
+        return not self._thread.is_alive()
+
+    def halt(self) -> None:
+        """Stop the walk (its result is dropped) and wait for its thread."""
+        self._halt.set()
+        self._thread.join()
 
 
 def _solve_size(sub: Formulation, floor_after: float, left: float | None, threads: int, cancel,

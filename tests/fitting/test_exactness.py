@@ -286,6 +286,58 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     assert sw.check_card(card, data, spec) == []
 
 
+@pytest.mark.parametrize("zero_score", RULES)
+@pytest.mark.parametrize("seed", range(8))
+def test_what_a_proof_by_size_reports_while_its_walk_runs_is_a_valid_bound(seed, zero_score):
+    """The walk of the small sizes runs beside the first size's MIP: every bound told on the way
+    (incumbents and bound rises) is at most the brute-force optimum, and the walk's card joins."""
+    from slimwidgets.solvers.decomposition import solve_by_size
+    from slimwidgets.solvers.exhaustive import support_size_limit
+    from slimwidgets.core.formulation import build_formulation
+    from slimwidgets.solvers.search import SearchProblem
+
+    X, y, names = tiny_problem(7700 + seed, n_features=3)
+    spec = sw.make_spec(C0=0.01, zero_score=zero_score, **BOX)
+    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
+    start, upper = _empty_card(form)
+    K = support_size_limit(SearchProblem(form), upper, None)
+    told = []
+    result = solve_by_size(form, upper, start, (min(1 + seed % 2, K), K), on_bound=told.append,
+                           on_incumbent=lambda inc: told.append(inc.bound))
+    best = best_objective(enumerate_cards(X, y, names, spec), 0.01)
+    assert result.status == "optimal"
+    total = X @ result.coefficients + result.intercept
+    assert np.mean(row_errors(total, y, zero_score)) + 0.01 * np.count_nonzero(result.coefficients) == \
+        pytest.approx(best, abs=1e-12)
+    # the objective adds a tie-break below one loss step (epsilon per point): bounds are in its units
+    assert all(b <= result.objective + 1e-12 for b in told)
+
+
+def test_the_first_size_program_beside_the_walk_claims_nothing_of_the_small_sizes(monkeypatch):
+    """While the walk runs, the first size's MIP hears no bound rise to pass on and caps what it
+    reports at the cheapest card of any size; the sizes after it, the walk being in, are capped
+    at the cheapest card of the next size."""
+    from slimwidgets.solvers import decomposition
+    from slimwidgets.solvers.base import SolveResult
+    from slimwidgets.core.formulation import build_formulation
+    from slimwidgets.solvers.search import SearchProblem
+
+    X, y, names = tiny_problem(7800, n_features=3)
+    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), sw.make_spec(C0=0.001, **BOX))
+    calls = []
+
+    def settled(sub, floor_after, left, threads, cancel, on_incumbent, on_bound, t0):
+        calls.append((floor_after, on_bound))
+        return SolveResult("infeasible", None, None, None, math.inf, math.inf, 0.0, "highs")
+    monkeypatch.setattr(decomposition, "_solve_size", settled)
+    start, upper = _empty_card(form)
+    result = decomposition.solve_by_size(form, upper, start, (1, 3), on_bound=lambda b: None)
+    assert result.status == "optimal" and len(calls) == 2
+    prob = SearchProblem(form)
+    assert calls[0] == (decomposition._size_floor(prob, 0), None)
+    assert calls[1][0] == decomposition._size_floor(prob, 4) and calls[1][1] is not None
+
+
 class _CancelAfter:
     """An Event-like that reads as set from its ``calls``-th check on (a deterministic stop)."""
 
