@@ -9,9 +9,10 @@ Every method gets the raw training part of each fold, makes its own 0/1 features
 gives a card of at most 5 of them (so at most 5 variables), points in -5..5:
 
 - ``slim raw``: :func:`slimwidgets.fit` on the raw table with ``rules=True`` (its rule builder:
-  round cut points near the quartiles, levels, a rule for missing values) and no size: the
-  default path, which chooses the size among 1..5 by 5-fold CV inside the training part
-  (``size_cv``) and then solves exactly at that size;
+  round cut points, levels, a rule for missing values) and no size: the default path, which
+  chooses the size among 1..5 and the candidate cut points per numeric column (3 near the
+  quartiles or 9 near the deciles) by 5-fold CV inside the training part (``size_cv``) and then
+  solves exactly at that size with those rules (``--n-cuts`` fixes the candidates instead);
 - ``slim max_size=5`` (``--methods``): the same with ``max_size=5`` given, the exact card of at
   most 5 rules (the default before ``size_cv``);
 - ``FasterRisk``: text columns one-hot encoded (missing as a level), then FasterRisk's own
@@ -22,7 +23,7 @@ gives a card of at most 5 of them (so at most 5 variables), points in -5..5:
   exact fit (``max_size=5``).
 
 It prints mean ± std over folds of the test error, test AUC of the integer score, train error,
-size, seconds per fit, and for slimwidgets' cards whether every cut point is a round number
+size, wall and CPU seconds per fit, and for slimwidgets' cards whether every cut point is a round number
 (a multiple of 1, 2, 2.5 or 5 times a power of ten). FasterRisk is a benchmark-only
 dependency (``pip install --no-deps fasterrisk``; see generalization.py for its numpy-2 patch).
 
