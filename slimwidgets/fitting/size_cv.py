@@ -67,8 +67,8 @@ class SizeChoice(dict):
     """What the choice found (kept in ``card.details["size_cv"]``): ``folds``, ``seed``,
     ``chosen``, ``seconds_per_fit`` (each fold fit's planned time), and ``candidates`` (per size: mean and std of the held-out
     error over folds, mean training error, how many fold fits were proven optimal, or ``failed``
-    with the reason); with the cut points chosen too, ``n_cuts`` and ``by_n_cuts`` (each number
-    tried -> its best mean held-out error). With every fold fit proven, the choice depends on
+    with the reason); with the cut points chosen too, ``n_cuts``, ``by_n_cuts`` (each number
+    tried -> its best mean held-out error) and ``within`` (the one standard error allowed). With every fold fit proven, the choice depends on
     the table alone."""
 
 
@@ -145,8 +145,9 @@ def choose_cuts_and_size(fit: Callable, raw: Any, y: Any, options: dict, cuts: A
     chosen together by the same folds: for each number, ``fit``'s own rules of ``raw`` with that
     many candidates and :func:`choose_size` on them (each gets a part of the time in proportion
     to its number of rules); the
-    pair with the lowest mean held-out error wins (ties go to fewer cut points, then the smaller
-    size). ``options`` are fit's keyword options before rules were made (variables' names
+    fewest cut points whose best mean held-out error is within one standard error of the lowest
+    wins (``within``: that standard error, the fold std of the lowest over the root of the folds),
+    with its best size. ``options`` are fit's keyword options before rules were made (variables' names
     standing for their rules), ``spec`` the spec made of them. Returns ``(0/1 table, fitted
     builder, spec with the chosen size, SizeChoice)``; the choice names ``n_cuts`` and keeps the
     best mean held-out error of each number tried in ``by_n_cuts`` (a number whose rules lack a
@@ -177,9 +178,22 @@ def choose_cuts_and_size(fit: Callable, raw: Any, y: Any, options: dict, cuts: A
                                    sample_weight=sample_weight, groups=groups, n_jobs=n_jobs, progress=progress)
         best = min((r["test_error"] for r in choice["candidates"] if "failed" not in r), default=math.inf)
         tried.append((best, n, X, builder, replace(spec_n, max_size=size), choice))
-    _, n, X, builder, chosen, choice = min(tried, key=lambda t: round(t[0], 12))  # the first of equals
+    (_, n, X, builder, chosen, choice), se = _fewest_cuts_within_one_se(tried)
     by_n = {str(t[1]): None if t[0] == math.inf else t[0] for t in tried}
-    return X, builder, chosen, SizeChoice(choice, n_cuts=n, by_n_cuts=by_n)
+    return X, builder, chosen, SizeChoice(choice, n_cuts=n, by_n_cuts=by_n, within=se)
+
+
+def _fewest_cuts_within_one_se(tried: list[tuple]) -> tuple:
+    """Of ``(best error, n_cuts, ...)`` in growing ``n_cuts``: the fewest cut points whose best
+    mean held-out error is within one standard error (over folds) of the lowest, and that
+    standard error: more cut points must earn their place by more than the folds' noise (the
+    one-standard-error rule)."""
+    lowest = min(tried, key=lambda t: round(t[0], 12))
+    if lowest[0] == math.inf:
+        return lowest, 0.0
+    row = next(r for r in lowest[5]["candidates"] if r["max_size"] == lowest[5]["chosen"])
+    se = row["test_error_std"] / math.sqrt(lowest[5]["folds"]) if math.isfinite(row["test_error_std"]) else 0.0
+    return next(t for t in tried if t[0] <= lowest[0] + se + 1e-12), se
 
 
 def _fold_seconds(time_limit: float | None, n_fits: int, n_jobs: int | None) -> float:

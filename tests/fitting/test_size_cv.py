@@ -83,14 +83,23 @@ def test_the_held_out_errors_are_those_of_folds_fit_on_their_own(default_card):
 
 
 def test_fits_own_rules_get_their_cut_points_chosen_by_the_same_folds(default_card):
-    """3 or 9 candidate cut points per numeric column: the number whose best size has the lowest
-    mean held-out error (ties to fewer), and the card's rules are that builder's."""
+    """3 or 9 candidate cut points per numeric column: the fewest whose best size's mean held-out
+    error is within one standard error (over folds) of the lowest, and the card's rules are
+    that builder's."""
     X, y, card = default_card
     chosen = card.details["size_cv"]
     tried = chosen["by_n_cuts"]
     assert sorted(tried) == sorted(str(n) for n in size_cv.CUT_GRID)
-    best = min(tried.values())
-    assert chosen["n_cuts"] == min(n for n in size_cv.CUT_GRID if tried[str(n)] <= best + 1e-12)
+    lowest = min(tried.values())
+    rows = {str(n): sw.fit(X, y, coef_range=(-3, 3), time_limit=LIMIT, rules=RuleBuilder(n_cuts=n), size_cv=5)
+            for n in size_cv.CUT_GRID}  # each table's own size choice, on the same folds
+    assert {n: min(r["test_error"] for r in c.details["size_cv"]["candidates"]) for n, c in rows.items()} == \
+        pytest.approx(tried, abs=1e-12)
+    best = next(c.details["size_cv"] for c in rows.values() if min(
+        r["test_error"] for r in c.details["size_cv"]["candidates"]) <= lowest + 1e-12)
+    row = next(r for r in best["candidates"] if r["max_size"] == best["chosen"])
+    assert chosen["within"] == pytest.approx(row["test_error_std"] / math.sqrt(5), abs=1e-12)
+    assert chosen["n_cuts"] == min(n for n in size_cv.CUT_GRID if tried[str(n)] <= lowest + chosen["within"] + 1e-12)
     assert tried[str(chosen["n_cuts"])] == min(r["test_error"] for r in chosen["candidates"])
     assert card.rules.n_cuts == chosen["n_cuts"]
     assert card.rules.get_feature_names_out().tolist() == \
