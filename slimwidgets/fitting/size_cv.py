@@ -14,7 +14,9 @@ When ``fit`` makes the rules of a raw table itself, the same folds also choose h
 candidate cut points each numeric column gets (:data:`CUT_GRID`: 3 or 9, round values near
 the quartiles or the deciles; :func:`choose_cuts_and_size`): few suit small noisy tables, more
 suit tables whose signal sits at a precise cut, and which one a table is only its held-out
-rows can tell (benchmarks/README.md, "Cards from raw tables").
+rows can tell (benchmarks/README.md, "Cards from raw tables"). More cut points must beat fewer
+by more than one standard error over the folds: on noisy tables the larger table's lowest
+held-out error is often luck.
 
 Each of those fits is an ordinary exact fit, re-checked like any other; only the *choice* of
 size uses held-out rows. They run through joblib (``n_jobs``) with a progress bar for long
