@@ -9,9 +9,10 @@ Every method gets the raw training part of each fold, makes its own 0/1 features
 gives a card of at most 5 of them (so at most 5 variables), points in -5..5:
 
 - ``slim raw``: :func:`slimwidgets.fit` on the raw table with ``rules=True`` (its rule builder:
-  round cut points near the quartiles, levels, a rule for missing values) and no size: the
-  default path, which chooses the size among 1..5 by 5-fold CV inside the training part
-  (``size_cv``) and then solves exactly at that size;
+  round cut points, levels, a rule for missing values) and no size: the default path, which
+  chooses the size among 1..5 and the candidate cut points per numeric column (3 near the
+  quartiles or 9 near the deciles) by 5-fold CV inside the training part (``size_cv``) and then
+  solves exactly at that size with those rules (``--n-cuts`` fixes the candidates instead);
 - ``slim max_size=5`` (``--methods``): the same with ``max_size=5`` given, the exact card of at
   most 5 rules (the default before ``size_cv``);
 - ``FasterRisk``: text columns one-hot encoded (missing as a level), then FasterRisk's own
@@ -22,7 +23,7 @@ gives a card of at most 5 of them (so at most 5 variables), points in -5..5:
   exact fit (``max_size=5``).
 
 It prints mean ± std over folds of the test error, test AUC of the integer score, train error,
-size, seconds per fit, and for slimwidgets' cards whether every cut point is a round number
+size, wall and CPU seconds per fit, and for slimwidgets' cards whether every cut point is a round number
 (a multiple of 1, 2, 2.5 or 5 times a power of ten). FasterRisk is a benchmark-only
 dependency (``pip install --no-deps fasterrisk``; see generalization.py for its numpy-2 patch).
 
@@ -102,12 +103,17 @@ def is_round(cut: float, span: float) -> bool:
 
 #: the rule builder of the slim methods (--n-cuts sets its candidates per numeric column)
 BUILDER = RuleBuilder()
+#: --n-cuts given: the slim methods use BUILDER, whose candidates are then fixed
+FIXED_CUTS = False
 
 
 def slim_raw(Xtr, ytr, time_limit):
-    # the default path: no size given, so fit chooses it among 1..5 by 5-fold CV inside the
-    # training part (size_cv); rules: an all-numeric table (breast cancer) gets rules too
-    card = sw.fit(Xtr, ytr, coef_range=POINTS, time_limit=time_limit, rules=BUILDER)
+    # the default path: no size given, so fit chooses it among 1..5 and the candidate cut points
+    # (3 or 9 per numeric column) by 5-fold CV inside the training part (size_cv); rules=True:
+    # an all-numeric table (breast cancer) gets rules too
+    card = sw.fit(Xtr, ytr, coef_range=POINTS, time_limit=time_limit, rules=BUILDER if FIXED_CUTS else True)
+    n_cuts = card.details.get("size_cv", {}).get("n_cuts", card.rules.n_cuts)
+    print(f"  chose {n_cuts} cut points, size {card.spec.max_size}", file=sys.stderr)
     return card.score, card.predict, card.size, card.status, _round_cuts(card, Xtr)
 
 
@@ -186,17 +192,18 @@ def run(datasets, folds, time_limit, with_fasterrisk, csv_path=None, methods=("s
         for fold, (tr, te) in enumerate(split.split(X, y)):
             Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
             for label, method in methods:
-                t0 = time.perf_counter()
+                t0, cpu0 = time.perf_counter(), time.process_time()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # unseen levels in a test fold are named: noise here
                     score, predict, size, status, rounds = method(Xtr, ytr, time_limit)
-                    seconds = time.perf_counter() - t0
+                    seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
                     test_pred, train_pred = np.asarray(predict(Xte)), np.asarray(predict(Xtr))
                     test_scores = np.asarray(score(Xte), dtype=float)
                 rows.append({"data": name, "n": len(X), "method": label, "fold": fold,
                              "test_error": float(np.mean(test_pred != yte.to_numpy())),
                              "train_error": float(np.mean(train_pred != ytr.to_numpy())),
                              "test_auc": auc(test_scores, yte.to_numpy()), "size": size, "seconds": seconds,
+                             "cpu_seconds": cpu,
                              "status": status, "round_cuts": rounds})
                 print(f"{name} fold {fold + 1} {label}: test error {100 * rows[-1]['test_error']:.1f} %",
                       file=sys.stderr, flush=True)
@@ -213,17 +220,17 @@ def table(frame: pd.DataFrame) -> str:
     for (name, method), g in frame.groupby(["data", "method"], sort=False):
         rounds = g["round_cuts"].dropna()
         rows.append([name, str(g["n"].iloc[0]), method, pm(g.test_error), pm(g.test_auc, 1.0, 3), pm(g.train_error),
-                     f"{g['size'].mean():.1f}", f"{g.seconds.mean():.1f}",
+                     f"{g['size'].mean():.1f}", f"{g.seconds.mean():.1f}", f"{g.cpu_seconds.mean():.1f}",
                      f"{int((g.status == 'optimal').sum())}/{len(g)}",
                      "–" if rounds.empty else f"{int(rounds.astype(bool).sum())}/{len(rounds)}"])
     return markdown_table(["data", "rows", "method", "test error %", "test AUC", "train error %", "size",
-                           "s / fit", "proven", "round cuts"], rows)
+                           "s / fit", "CPU s / fit", "proven", "round cuts"], rows)
 
 
 def verdict(frame: pd.DataFrame) -> str:
     means = frame.groupby(["data", "method"]).test_error.mean().unstack()
-    if "FasterRisk" not in means:
-        return "FasterRisk not installed: no comparison."
+    if "FasterRisk" not in means or "slim raw" not in means:
+        return "slim raw or FasterRisk not run (or FasterRisk not installed): no comparison."
     ok = [d for d in means.index if means.loc[d, "slim raw"] <= means.loc[d, "FasterRisk"] + 1e-12]
     return (f"slim raw no worse than FasterRisk in mean test error on {len(ok)} of {len(means)} sets "
             f"({', '.join(ok) or 'none'}); misses: "
@@ -244,6 +251,8 @@ def main() -> None:
                         "(default: RuleBuilder's)")
     args = parser.parse_args()
     if args.n_cuts is not None:
+        global FIXED_CUTS
+        FIXED_CUTS = True
         BUILDER.set_params(n_cuts=args.n_cuts)
     frame = run(args.datasets, args.folds, args.time_limit, not args.no_fasterrisk and has_fasterrisk(), args.csv,
                 args.methods)

@@ -34,7 +34,7 @@ from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
 from .risk_groups import fit_risk_by_group
-from .size_cv import choose_size
+from .size_cv import choose_cuts_and_size, choose_size
 from .side_search import SideSearch
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
@@ -141,24 +141,33 @@ def fit(
     warm_up()
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
-    X, builder, options = _rules(X, options, rules, cuts)
+    X, builder, options, own_rules = _rules(X, options, rules, cuts, spec is None)
     spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
     how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
-    X, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress)  # first: it shares the time limit
+    X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules)  # 1st: limit
     card = _fit_table(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
                       warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
     return _finished(card, builder, choice)
 
 
-def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None):
+def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None, builder: Any,
+                own_rules: tuple | None):
     """With ``spec.size_cv`` set: the size chosen by cross-validation (:func:`.size_cv.choose_size`)
-    put into the spec as its ``max_size``. Returns ``(X, spec, how the table is read, the choice or None)``."""
+    put into the spec as its ``max_size``; with rules ``fit`` made itself (``own_rules``: the raw
+    table, the options and cuts they were made of), their number of candidate cut points too
+    (:func:`.size_cv.choose_cuts_and_size`). Returns ``(X, builder, spec, how the table is read,
+    the choice or None)``."""
     if spec.size_cv is None:
-        return X, spec, how, None
+        return X, builder, spec, how, None
+    kw = dict(positive=how["positive"], sample_weight=how["sample_weight"], groups=how["sensitive_features"],
+              n_jobs=n_jobs, progress=progress)
+    if own_rules is not None and builder is not None:
+        raw, options, cuts = own_rules
+        X, builder, spec, choice = choose_cuts_and_size(fit, raw, y, options, cuts, spec, **kw)
+        return X, builder, spec, {**how, "feature_names": None}, choice
     X = _named_frame(X, how["feature_names"])
-    size, choice = choose_size(fit, X, y, spec, positive=how["positive"], sample_weight=how["sample_weight"],
-                               groups=how["sensitive_features"], n_jobs=n_jobs, progress=progress)
-    return X, replace(spec, max_size=size), {**how, "feature_names": None}, choice
+    size, choice = choose_size(fit, X, y, spec, **kw)
+    return X, builder, replace(spec, max_size=size), {**how, "feature_names": None}, choice
 
 
 def _finished(card: ScoringSystem, builder: Any, choice: Any) -> ScoringSystem:
@@ -172,12 +181,16 @@ def _finished(card: ScoringSystem, builder: Any, choice: Any) -> ScoringSystem:
     return card
 
 
-def _rules(X: Any, options: dict, rules: Any, cuts: Any) -> tuple[Any, Any, dict]:
+def _rules(X: Any, options: dict, rules: Any, cuts: Any, own: bool = True) -> tuple[Any, Any, dict, Any]:
     """A raw table made into 0/1 rules (:func:`~slimwidgets.core.rules.rules_from_options`); a Dask
-    DataFrame is taken as 0/1 rules already (building rules would read it whole)."""
+    DataFrame is taken as 0/1 rules already (building rules would read it whole). Last comes what
+    the rules were made of, ``(raw table, options, cuts)``, when ``fit`` made them with its own
+    settings (``rules`` None or True) and ``own`` (no spec given): the size choice may then choose
+    their cut points too; else None."""
     if is_dask(X):
-        return X, None, dict(options)
-    return rules_from_options(X, {**options, "rules": rules, "cuts": cuts})
+        return X, None, dict(options), None
+    made = (X, options, cuts) if own and (rules is None or rules is True) else None
+    return *rules_from_options(X, {**options, "rules": rules, "cuts": cuts}), made
 
 
 def _default_size_cv(options: dict, builder: Any, y: Any) -> dict:

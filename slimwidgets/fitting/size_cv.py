@@ -10,6 +10,14 @@ short time limit does not start a larger size from scratch), and keeps the size
 with the lowest mean held-out error (ties go to the smaller size). The card is then solved
 exactly at that size on all the rows; its "solved for" line says the size was chosen so.
 
+When ``fit`` makes the rules of a raw table itself, the same folds also choose how many
+candidate cut points each numeric column gets (:data:`CUT_GRID`: 3 or 9, round values near
+the quartiles or the deciles; :func:`choose_cuts_and_size`): few suit small noisy tables, more
+suit tables whose signal sits at a precise cut, and which one a table is only its held-out
+rows can tell (benchmarks/README.md, "Cards from raw tables"). More cut points must beat fewer
+by more than one standard error over the folds: on noisy tables the larger table's lowest
+held-out error is often luck.
+
 Each of those fits is an ordinary exact fit, re-checked like any other; only the *choice* of
 size uses held-out rows. They run through joblib (``n_jobs``) with a progress bar for long
 work, and share the fit's time limit: :data:`SHARE` of it goes to them, handed out as each
@@ -32,8 +40,8 @@ import pandas as pd
 from ..core.spec import Spec
 from .jobs import check_n_jobs, progress_bar, run_jobs
 
-__all__ = ["choose_size", "size_candidates", "SizeChoice", "LARGEST_SIZE", "SEED", "SHARE", "FOLD_SECONDS",
-           "MIN_SECONDS"]
+__all__ = ["choose_size", "choose_cuts_and_size", "size_candidates", "SizeChoice", "LARGEST_SIZE", "SEED", "SHARE",
+           "FOLD_SECONDS", "MIN_SECONDS", "CUT_GRID"]
 
 #: The largest size tried when no ``max_size`` is given (clinical scores rarely use more).
 LARGEST_SIZE = 5
@@ -43,6 +51,10 @@ SEED = 0
 SHARE = 0.6
 #: Seconds each fold fit may take when the fit has no time limit (most prove in far less).
 FOLD_SECONDS = 1.0
+#: Candidate cut points per numeric column tried beside the sizes when ``fit`` makes the rules
+#: itself: few (round values near the quartiles) suit small noisy tables, more (near the
+#: deciles, still rounded) tables whose signal sits at a precise cut (benchmarks/README.md).
+CUT_GRID = (3, 9)
 
 
 def size_candidates(spec: Spec, n_features: int) -> list[int]:
@@ -57,7 +69,9 @@ class SizeChoice(dict):
     """What the choice found (kept in ``card.details["size_cv"]``): ``folds``, ``seed``,
     ``chosen``, ``seconds_per_fit`` (each fold fit's planned time), and ``candidates`` (per size: mean and std of the held-out
     error over folds, mean training error, how many fold fits were proven optimal, or ``failed``
-    with the reason). With every fold fit proven, the choice depends on the table alone."""
+    with the reason); with the cut points chosen too, ``n_cuts``, ``by_n_cuts`` (each number
+    tried -> its best mean held-out error) and ``within`` (the one standard error allowed). With every fold fit proven, the choice depends on
+    the table alone."""
 
 
 def _fold_rows(y: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -124,6 +138,64 @@ def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive:
         best = min(r["test_error"] for r in usable)
         chosen = next(r["max_size"] for r in usable if r["test_error"] <= best + 1e-12)  # the smallest of the best
     return chosen, SizeChoice(folds=k, seed=SEED, chosen=chosen, seconds_per_fit=per_fit, candidates=rows)
+
+
+def choose_cuts_and_size(fit: Callable, raw: Any, y: Any, options: dict, cuts: Any, spec: Spec, *,
+                         positive: Any = None, sample_weight: Any = None, groups: Any = None,
+                         n_jobs: int | None = None, progress: bool | None = None) -> tuple:
+    """The number of candidate cut points per numeric column (:data:`CUT_GRID`) and the size,
+    chosen together by the same folds: for each number, ``fit``'s own rules of ``raw`` with that
+    many candidates and :func:`choose_size` on them (each gets a part of the time in proportion
+    to its number of rules); the
+    fewest cut points whose best mean held-out error is within one standard error of the lowest
+    wins (``within``: that standard error, the fold std of the lowest over the root of the folds),
+    with its best size. ``options`` are fit's keyword options before rules were made (variables' names
+    standing for their rules), ``spec`` the spec made of them. Returns ``(0/1 table, fitted
+    builder, spec with the chosen size, SizeChoice)``; the choice names ``n_cuts`` and keeps the
+    best mean held-out error of each number tried in ``by_n_cuts`` (a number whose rules lack a
+    rule the options name, such as ``require=["age >= 66"]``, is not tried)."""
+    from ..core.rules import RuleBuilder, rules_from_options
+    from ..core.spec import make_spec
+
+    tables, seen = [], set()
+    for n in CUT_GRID:
+        try:
+            X, builder, opts = rules_from_options(raw, {**options, "rules": RuleBuilder(cuts=cuts, n_cuts=n)})
+            made = make_spec(**{**opts, "size_cv": spec.size_cv})
+            made.check_data(list(X.columns), len(X))
+        except (ValueError, KeyError):  # the options name a rule these cut points do not make
+            if n == CUT_GRID[0]:
+                raise  # the builder's default: fit made these rules already, so this cannot happen
+            continue
+        if tuple(X.columns) not in seen:  # the user's cuts on every column: one table, one choice
+            seen.add(tuple(X.columns))
+            tables.append((n, X, builder, made))
+    rules = sum(t[1].shape[1] for t in tables)
+    tried = []
+    for n, X, builder, spec_n in tables:
+        # each table's part of the time grows with its rules (a fold fit's work does): starved,
+        # the larger table's fold cards are poor and its held-out error says more of the time than of the cuts
+        share = None if spec.time_limit is None else spec.time_limit * X.shape[1] / rules
+        size, choice = choose_size(fit, X, y, replace(spec_n, time_limit=share), positive=positive,
+                                   sample_weight=sample_weight, groups=groups, n_jobs=n_jobs, progress=progress)
+        best = min((r["test_error"] for r in choice["candidates"] if "failed" not in r), default=math.inf)
+        tried.append((best, n, X, builder, replace(spec_n, max_size=size), choice))
+    (_, n, X, builder, chosen, choice), se = _fewest_cuts_within_one_se(tried)
+    by_n = {str(t[1]): None if t[0] == math.inf else t[0] for t in tried}
+    return X, builder, chosen, SizeChoice(choice, n_cuts=n, by_n_cuts=by_n, within=se)
+
+
+def _fewest_cuts_within_one_se(tried: list[tuple]) -> tuple:
+    """Of ``(best error, n_cuts, ...)`` in growing ``n_cuts``: the fewest cut points whose best
+    mean held-out error is within one standard error (over folds) of the lowest, and that
+    standard error: more cut points must earn their place by more than the folds' noise (the
+    one-standard-error rule)."""
+    lowest = min(tried, key=lambda t: round(t[0], 12))
+    if lowest[0] == math.inf:
+        return lowest, 0.0
+    row = next(r for r in lowest[5]["candidates"] if r["max_size"] == lowest[5]["chosen"])
+    se = row["test_error_std"] / math.sqrt(lowest[5]["folds"]) if math.isfinite(row["test_error_std"]) else 0.0
+    return next(t for t in tried if t[0] <= lowest[0] + se + 1e-12), se
 
 
 def _fold_seconds(time_limit: float | None, n_fits: int, n_jobs: int | None) -> float:

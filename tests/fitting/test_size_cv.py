@@ -36,12 +36,17 @@ def is_round(cut: float) -> bool:
     return False
 
 
+#: seconds for the fits that must be proven (a cap, never reached on a quiet machine)
+LIMIT = 600
+
+
 @pytest.fixture(scope="module")
 def default_card():
-    """Few enough rules that every fold fit is proven: the choice is then the table's alone."""
+    """Few enough rules that every fold fit is proven (a generous limit: proofs end long before
+    it, whatever the machine's load): the choice is then the table's alone."""
     X, y = raw_table()
     X = X[["age", "sex"]]
-    card = sw.fit(X, y, coef_range=(-3, 3))
+    card = sw.fit(X, y, coef_range=(-3, 3), time_limit=LIMIT)
     assert all(r["optimal_folds"] == 5 for r in card.details["size_cv"]["candidates"])
     return X, y, card
 
@@ -64,22 +69,60 @@ def test_the_held_out_errors_are_those_of_folds_fit_on_their_own(default_card):
     """Recomputed outside: the same stratified folds (seed 0), the same rules, one exact fit per
     fold and size (each proven optimal, so its start does not matter), scored on the held-out rows."""
     X, y, card = default_card
-    rules = RuleBuilder().fit_transform(X)
+    rules = RuleBuilder(n_cuts=card.details["size_cv"]["n_cuts"]).fit_transform(X)
     folds = list(StratifiedKFold(5, shuffle=True, random_state=size_cv.SEED).split(rules, y))
     for row in card.details["size_cv"]["candidates"]:
         errors = []
         for train, test in folds:
             fold_card = sw.fit(rules.iloc[train], y.iloc[train], max_size=row["max_size"], coef_range=(-3, 3),
-                               time_limit=size_cv.FOLD_SECONDS)
+                               time_limit=LIMIT)
             assert fold_card.status == "optimal"
             errors.append(np.mean(fold_card.predict(rules.iloc[test]).to_numpy() != y.iloc[test].to_numpy()))
         assert row["test_error"] == pytest.approx(np.mean(errors), abs=1e-12)
         assert row["test_error_std"] == pytest.approx(np.std(errors, ddof=1), abs=1e-12)
 
 
+def test_fits_own_rules_get_their_cut_points_chosen_by_the_same_folds(default_card):
+    """3 or 9 candidate cut points per numeric column: the fewest whose best size's mean held-out
+    error is within one standard error (over folds) of the lowest, and the card's rules are
+    that builder's."""
+    X, y, card = default_card
+    chosen = card.details["size_cv"]
+    tried = chosen["by_n_cuts"]
+    assert sorted(tried) == sorted(str(n) for n in size_cv.CUT_GRID)
+    lowest = min(tried.values())
+    rows = {str(n): sw.fit(X, y, coef_range=(-3, 3), time_limit=LIMIT, rules=RuleBuilder(n_cuts=n), size_cv=5)
+            for n in size_cv.CUT_GRID}  # each table's own size choice, on the same folds
+    assert {n: min(r["test_error"] for r in c.details["size_cv"]["candidates"]) for n, c in rows.items()} == \
+        pytest.approx(tried, abs=1e-12)
+    best = next(c.details["size_cv"] for c in rows.values() if min(
+        r["test_error"] for r in c.details["size_cv"]["candidates"]) <= lowest + 1e-12)
+    row = next(r for r in best["candidates"] if r["max_size"] == best["chosen"])
+    assert chosen["within"] == pytest.approx(row["test_error_std"] / math.sqrt(5), abs=1e-12)
+    assert chosen["n_cuts"] == min(n for n in size_cv.CUT_GRID if tried[str(n)] <= lowest + chosen["within"] + 1e-12)
+    assert tried[str(chosen["n_cuts"])] == min(r["test_error"] for r in chosen["candidates"])
+    assert card.rules.n_cuts == chosen["n_cuts"]
+    assert card.rules.get_feature_names_out().tolist() == \
+        RuleBuilder(n_cuts=chosen["n_cuts"]).fit(X).get_feature_names_out().tolist()
+
+
+def test_a_rule_builder_you_give_keeps_its_cut_points():
+    X, y = raw_table()
+    card = sw.fit(X[["age", "sex"]], y, coef_range=(-3, 3), rules=RuleBuilder(n_cuts=2), time_limit=5)
+    assert card.spec.size_cv == 5 and "n_cuts" not in card.details["size_cv"] and card.rules.n_cuts == 2
+
+
+def test_your_cuts_on_every_numeric_column_leave_one_table_to_choose_from():
+    X, y = raw_table()
+    card = sw.fit(X[["age", "sex"]], y, coef_range=(-3, 3), cuts={"age": [50, 60]}, time_limit=5)
+    assert list(card.details["size_cv"]["by_n_cuts"]) == ["3"]
+    assert {r.value for r in card.rules.rules_ if r.kind == "ge"} <= {50.0, 60.0}
+
+
 def test_the_card_is_the_exact_card_of_the_chosen_size(default_card):
     X, y, card = default_card
-    at_size = sw.fit(X, y, max_size=card.spec.max_size, coef_range=(-3, 3))
+    at_size = sw.fit(X, y, max_size=card.spec.max_size, coef_range=(-3, 3), time_limit=LIMIT,
+                     rules=RuleBuilder(n_cuts=card.details["size_cv"]["n_cuts"]))
     assert card.status == at_size.status == "optimal"
     assert card.objective == pytest.approx(at_size.objective, abs=1e-12)
     assert card.rules is not None and card.predict(X).shape == (len(X),)  # it still scores raw rows
@@ -127,8 +170,11 @@ def test_the_same_table_gives_the_same_choice_and_card_also_through_joblib(defau
     """The folds are shuffled with a fixed seed; with every fold fit proven, the choice is the
     table's alone, run here or in joblib's workers."""
     X, y, card = default_card
-    again = sw.fit(X, y, coef_range=(-3, 3), n_jobs=2)
-    assert again.details["size_cv"] == card.details["size_cv"]
+    again = sw.fit(X, y, coef_range=(-3, 3), n_jobs=2, time_limit=LIMIT)
+    def choice(c):  # each fit's planned seconds differ: two at a time get more each
+        return {k: v for k, v in c.details["size_cv"].items() if k != "seconds_per_fit"}
+
+    assert choice(again) == choice(card)
     assert again.points == card.points and again.threshold == card.threshold
 
 
@@ -136,10 +182,14 @@ def test_the_fold_fits_share_the_time_limit():
     """Each fold fit gets SHARE of the limit spread over the fits run one after another (the final
     solve keeps the rest); with no limit, FOLD_SECONDS each. A setting, not a speed."""
     X, y = raw_table()
-    card = sw.fit(X, y, coef_range=(-3, 3), time_limit=4)
+    card = sw.fit(X, y, coef_range=(-3, 3), time_limit=10)
     fits = 5 * len(card.details["size_cv"]["candidates"])  # one after another: 5 folds, each every size
-    assert card.details["size_cv"]["seconds_per_fit"] == pytest.approx(size_cv.SHARE * 4 / fits)
-    assert card.spec.time_limit == 4
+    # each number of cut points a part in proportion to its rules
+    rules = {n: len(RuleBuilder(n_cuts=n).fit(X).rules_) for n in size_cv.CUT_GRID}
+    part = rules[card.details["size_cv"]["n_cuts"]] / sum(rules.values())
+    assert len(card.details["size_cv"]["by_n_cuts"]) == len(size_cv.CUT_GRID)
+    assert card.details["size_cv"]["seconds_per_fit"] == pytest.approx(size_cv.SHARE * 10 * part / fits)
+    assert card.spec.time_limit == 10
     assert sw.fit(X, y, coef_range=(-3, 3)).details["size_cv"]["seconds_per_fit"] == size_cv.FOLD_SECONDS
 
 
@@ -161,3 +211,6 @@ def test_a_size_no_fold_can_fit_is_left_out_with_the_reason():
     rows = card.details["size_cv"]["candidates"]
     assert rows[0]["max_size"] == 2 and card.spec.max_size >= 2  # a card of one rule cannot hold both
     assert all(not math.isnan(r["test_error"]) for r in rows if "failed" not in r)
+    # a number of cut points is tried only when its rules hold both named rules
+    for n in card.details["size_cv"]["by_n_cuts"]:
+        assert "age >= 66" in RuleBuilder(n_cuts=int(n)).fit(X).get_feature_names_out().tolist()
