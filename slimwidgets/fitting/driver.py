@@ -430,7 +430,8 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     cheap = works is not None and works[-1] <= ENUMERATION_WORK  # _prove_all walks it
     # a walk and at most SIZE_MIPS_FIRST size programs left: the proof by size goes first
     split = None if works is None or spec.gap != 0 or start is None else size_split(form, upper, works)
-    by_size = split is not None and split[1] - split[0] <= SIZE_MIPS_FIRST
+    # ... except under max_variables: the scan cuts whole branches that break the cap, the size MIPs do not
+    by_size = split is not None and split[1] - split[0] <= SIZE_MIPS_FIRST and form.max_variables is None
     if spec.solver == "auto" and not cheap and not grouped and form.lexicographic is not None and spec.gap == 0 \
             and start is not None:
         t = time.perf_counter()

@@ -140,9 +140,40 @@ def _order_cells(cp, cn, ncell, order, u_pos, u_neg):
 
 
 @njit(nogil=True)
+def _within_caps(chosen, d, var, var_room, member, cap_room):
+    """Whether the features ``chosen[0..d]`` keep the hard caps on supports: at most ``var_room``
+    distinct variables among those with ``var >= 0`` (the others add none: no cap, or their
+    variable is in use already), and at most ``cap_room[c]`` of the features in ``member[c]``
+    (an ``at_most`` constraint, such as ``max_cuts_per_variable``). Both only grow as features
+    are added, so a support that breaks one has no support above it that keeps it."""
+    new = 0
+    for t in range(d + 1):
+        v = var[chosen[t]]
+        if v < 0:
+            continue
+        seen = False
+        for s in range(t):
+            if var[chosen[s]] == v:
+                seen = True
+                break
+        if not seen:
+            new += 1
+    if new > var_room:
+        return False
+    for c in range(member.shape[0]):
+        used = 0
+        for t in range(d + 1):
+            used += member[c, chosen[t]]
+        if used > cap_room[c]:
+            return False
+    return True
+
+
+@njit(nogil=True)
 def scan_supports(k, first_lo, first_hi, bits, nlev, cost, budget0, Wp, slices, K, u_pos, u_neg,
-                  idx, mask, start, cp, cn, nc, order, out_sup, out_floor):
-    """Every support of ``k`` scanned features whose first lies in [first_lo, first_hi): its
+                  idx, mask, start, cp, cn, nc, order, out_sup, out_floor, var, var_room, member, cap_room):
+    """Every support of ``k`` scanned features whose first lies in [first_lo, first_hi) and that
+    keeps the caps (:func:`_within_caps`; a branch that breaks them is cut whole): its
     floor (cells of depth 0, refined by each feature in turn) against the budget
     ``budget0 - sum of cost[j]``; a support whose floor reaches its budget is discarded.
 
@@ -168,6 +199,8 @@ def scan_supports(k, first_lo, first_hi, bits, nlev, cost, budget0, Wp, slices, 
             d -= 1
             continue
         j = chosen[d]
+        if not _within_caps(chosen, d, var, var_room, member, cap_room):
+            continue
         spent[d + 1] = spent[d] + cost[j]
         budget = budget0 - spent[d + 1]
         if budget <= 0.0:  # costs alone reach the incumbent (a floor is never negative)
@@ -200,4 +233,5 @@ def warm_up() -> None:
     cp = np.zeros((k + 1, 1), np.int64)
     scan_supports(k, 0, 1, bits, np.array([2]), np.zeros(1), 1.0, 1, np.zeros((1, W), np.uint64), 0, 1.0, 1.0,
                   idx, mask, start, cp, cp.copy(), np.zeros(k + 1, np.int64), np.zeros((k + 1, 1), np.int64),
-                  np.zeros((1, k), np.int64), np.zeros(1))
+                  np.zeros((1, k), np.int64), np.zeros(1), np.zeros(1, np.int64), 1, np.zeros((0, 1), np.int64),
+                  np.zeros(0, np.int64))

@@ -28,7 +28,7 @@ from . import _kernels
 from ..core.formulation import Formulation
 from .search import SearchProblem
 
-__all__ = ["work_by_size", "solve_by_enumeration", "EnumerationResult", "SupportWalker", "use_costs",
+__all__ = ["work_by_size", "steps_per_support", "solve_by_enumeration", "EnumerationResult", "SupportWalker", "use_costs",
            "support_size_limit"]
 
 
@@ -141,30 +141,47 @@ def work_by_size(form: Formulation, upper_bound: float) -> list[float]:
     the intercepts its scores can reach (``_intercept_window``) per value of the last one.
     """
     prob = SearchProblem(form)
-    free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
-    K = support_size_limit(prob, upper_bound, None)
-    n = prob.n
-    # values per coordinate: 21 for the usual box (kept as the floor), more for wide PILM boxes
-    width = max([21.0] + [float(len(prob.allowed[j])) for j in free])
-    cells = not np.any(prob.fixed_nonzero)
-    low, high = prob.col_low[free], prob.col_high[free]
-    # distinct values per column, counted cheaply (small integers: the range; else assume all differ)
-    levels = sorted(np.where(_small_integers(prob)[free], np.minimum(high - low + 1, n), n).tolist(), reverse=True)
-    top_points = np.array([float(np.abs(prob.allowed[j]).max()) for j in free])
-    reach = sorted((top_points * np.maximum(np.abs(low), np.abs(high))).tolist(), reverse=True)
+    steps = _StepsPerSupport(prob)
     work, out = 0.0, []
-    for k in range(0, K + 1):
-        rows = float(n)
-        if cells:
-            rows = min(rows, float(np.prod(levels[:k])))
-        bins = min(float(prob.R), 2.0 * (sum(reach[:k]) + max(abs(prob.gamma_pos), abs(prob.gamma_neg)) + 2) + 1)
-        combos = float(np.prod([width] * max(k - 1, 0)))  # values of the first k-1 coordinates
-        per_support = (4.0 * k * n if cells else 0.0) + combos * (k * rows + width * (rows + 5.0 * bins))
-        work += math.comb(len(free), k) * per_support
+    for k in range(0, support_size_limit(prob, upper_bound, None) + 1):
+        work += math.comb(len(steps.free), k) * steps(k)
         out.append(work)
         if work > 1e13:
             break
     return out
+
+
+def steps_per_support(form: Formulation, size: int) -> float:
+    """Rough count of elementary steps to walk one support of ``size`` features (the unit of
+    :func:`work_by_size`, whose list stops at 1e13 in all: this one answers for every size)."""
+    return _StepsPerSupport(SearchProblem(form))(size)
+
+
+class _StepsPerSupport:
+    """What one support's walk costs by its size (see :func:`work_by_size`)."""
+
+    def __init__(self, prob: SearchProblem):
+        self.prob = prob
+        self.free = free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
+        # values per coordinate: 21 for the usual box (kept as the floor), more for wide PILM boxes
+        self.width = max([21.0] + [float(len(prob.allowed[j])) for j in free])
+        self.cells = not np.any(prob.fixed_nonzero)
+        low, high = prob.col_low[free], prob.col_high[free]
+        # distinct values per column, counted cheaply (small integers: the range; else assume all differ)
+        n = prob.n
+        self.levels = sorted(np.where(_small_integers(prob)[free], np.minimum(high - low + 1, n), n).tolist(),
+                             reverse=True)
+        top_points = np.array([float(np.abs(prob.allowed[j]).max()) for j in free])
+        self.reach = sorted((top_points * np.maximum(np.abs(low), np.abs(high))).tolist(), reverse=True)
+
+    def __call__(self, k: int) -> float:
+        prob, n, width = self.prob, self.prob.n, self.width
+        rows = float(n)
+        if self.cells:
+            rows = min(rows, float(np.prod(self.levels[:k])))
+        bins = min(float(prob.R), 2.0 * (sum(self.reach[:k]) + max(abs(prob.gamma_pos), abs(prob.gamma_neg)) + 2) + 1)
+        combos = float(np.prod([width] * max(k - 1, 0)))  # values of the first k-1 coordinates
+        return (4.0 * k * n if self.cells else 0.0) + combos * (k * rows + width * (rows + 5.0 * bins))
 
 
 def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadline: float | None = None,

@@ -32,10 +32,10 @@ import numpy as np
 from . import _scan_kernels
 from ..core.formulation import Formulation, loss_unit
 from .base import Incumbent, SolveResult, relative_gap
-from .exhaustive import SupportWalker, support_size_limit, use_costs, work_by_size
+from .exhaustive import SupportWalker, steps_per_support, support_size_limit, use_costs
 from .search import SearchProblem
 
-__all__ = ["solve_by_scan", "scan_applicable", "ScanLimits", "support_floors", "surviving_supports"]
+__all__ = ["solve_by_scan", "scan_applicable", "ScanLimits", "support_floors", "surviving_supports", "support_caps"]
 
 #: a column with more distinct values is treated as splitting every row apart (floor 0)
 MAX_LEVELS = 64
@@ -115,6 +115,7 @@ class _Bitsets:
             for v in range(self.nlev[t]):
                 self.bits[t, v] = _pack(bit[present & (prob.X[:, j] == levels[t][v])], W)
         self.cells0 = self._first_cells(bit, weight, base_lam, present, W)
+        self.caps = support_caps(prob, self.required, self.optional)
 
     def _first_cells(self, bit, weight, base_lam, present, W):
         """Mixed cells of rows that agree on the locked points' score and the required features:
@@ -175,7 +176,7 @@ class _Bitsets:
             flo = np.zeros(room)
             found, seen, used = _scan_kernels.scan_supports(
                 extra, first, first + 1, self.bits, self.nlev, cost, budget0, self.Wp, self.slices, self.K,
-                self.u_pos, self.u_neg, idx, msk, st, cp, cn, nc, order, sup, flo)
+                self.u_pos, self.u_neg, idx, msk, st, cp, cn, nc, order, sup, flo, *self.caps)
             if found > room:  # more survivors than room: again, with room for all
                 room = 2 * found
                 continue
@@ -187,6 +188,62 @@ class _Bitsets:
         sups = np.concatenate(out_sup) if out_sup else np.zeros((0, extra), np.int64)
         floors = np.concatenate(out_floor) if out_floor else np.zeros(0)
         return sups, floors, scanned, ops
+
+
+def support_caps(prob: SearchProblem, required: list[int], optional: list[int]) -> tuple:
+    """The hard caps on supports that only grow as features are added, for the scan to cut
+    whole branches (:func:`._scan_kernels.scan_supports`): ``(var, var_room, member, cap_room)``.
+
+    ``var`` numbers each optional feature's variable under ``max_variables`` (-1: it adds no
+    variable, its variable being in use by a locked or required feature, or there is no cap),
+    ``var_room`` how many more variables a card may use; ``member[c]`` marks the optional
+    features of each ``at_most`` constraint (``max_cuts_per_variable``'s among them) and
+    ``cap_room[c]`` how many of them a card may still use.
+    """
+    used = prob.fixed_nonzero.copy()
+    used[required] = True
+    var = np.full(len(optional), -1, dtype=np.int64)
+    var_room = len(optional)
+    if prob.form.max_variables is not None:
+        ids = prob.form.variable_id
+        in_use = set(np.unique(ids[used]).tolist())
+        var_room = prob.form.max_variables - len(in_use)
+        var = np.array([-1 if ids[j] in in_use else ids[j] for j in optional], dtype=np.int64)
+    position = {j: t for t, j in enumerate(optional)}
+    caps = [(feats, k) for kind, feats, _, k in prob.logic if kind == "at_most"]
+    member = np.zeros((len(caps), len(optional)), dtype=np.int64)
+    cap_room = np.zeros(len(caps), dtype=np.int64)
+    for c, (feats, k) in enumerate(caps):
+        member[c, [position[j] for j in feats if j in position]] = 1
+        cap_room[c] = k - int(used[feats].sum())
+    return var, max(var_room, -1), member, cap_room
+
+
+def supports_within_caps(caps: tuple, extra: int) -> int:
+    """How many sets of ``extra`` optional features use at most ``var_room`` new variables
+    (``caps`` from :func:`support_caps`; the ``at_most`` caps are not counted: an upper count).
+
+    >>> var = np.array([0, 0, 1, 1, -1])  # two variables of two features each, and a free one
+    >>> supports_within_caps((var, 1, None, None), 2), math.comb(5, 2)
+    (6, 10)
+    """
+    var, var_room = caps[0], caps[1]
+    if var_room < 0:
+        return 0
+    # ways[m, v]: sets of m features using v new variables, over the variables counted so far
+    ways = np.zeros((extra + 1, var_room + 1), dtype=object)
+    ways[0, 0] = 1
+    for m in range(1, extra + 1):
+        ways[m, 0] = math.comb(int(np.count_nonzero(var < 0)), m)
+    for v in np.unique(var[var >= 0]):
+        size = int(np.count_nonzero(var == v))
+        grown = ways.copy()
+        for m in range(extra + 1):
+            for u in range(var_room):
+                for take in range(1, min(size, extra - m) + 1):
+                    grown[m + take, u + 1] += ways[m, u] * math.comb(size, take)
+        ways = grown
+    return int(ways[extra].sum())
 
 
 def _feature_costs(prob: SearchProblem, feats: list[int]) -> np.ndarray:
@@ -285,22 +342,18 @@ class _ScanProof:
         self.pool: list[tuple[float, list[int]]] = []  # (floor + least penalties, support), unwalked
         self.scanned = self.walked = 0
         self.settled = -1  # every card with at most this many movable features is settled
-        self.works: list[float] | None = None  # work_by_size, computed on first use
+        self.steps: dict[int, float] = {}  # steps_per_support by size, computed on first use
 
     def expired(self) -> bool:
         return time.perf_counter() > self.deadline or (self.cancel is not None and self.cancel.is_set())
 
     def walk_seconds(self, size: int) -> float:
         """A low estimate of the seconds one support of ``size`` features takes to walk: the
-        walk's own estimate of its steps (:func:`.exhaustive.work_by_size`, 1-6x high) at
-        ``WALK_RATE``; inf for sizes it gives up estimating."""
-        if self.works is None:
-            self.works = work_by_size(self.form, self.best[2])
-        if size >= len(self.works):
-            return math.inf
-        n_free = len(self.bits.required) + len(self.bits.optional)
-        steps = (self.works[size] - (self.works[size - 1] if size else 0.0)) / max(math.comb(n_free, size), 1)
-        return steps / WALK_RATE
+        walk's own estimate of its steps (:func:`.exhaustive.steps_per_support`, 1-6x high) at
+        ``WALK_RATE``."""
+        if size not in self.steps:
+            self.steps[size] = steps_per_support(self.form, size)
+        return self.steps[size] / WALK_RATE
 
     def least(self, extra: int) -> float:
         """The least objective of a card with ``extra`` optional features, by its penalties alone."""
@@ -312,7 +365,7 @@ class _ScanProof:
         self.walk_left = math.inf if limits is None else limits.walk_seconds  # CPU seconds
         extra = 0
         while extra <= len(bits.optional) and extra + len(bits.required) <= support_size_limit(prob, self.best[2], None):
-            n_supports = math.comb(len(bits.optional), extra)
+            n_supports = supports_within_caps(bits.caps, extra)
             if limits is not None and extra >= 2 and ops + per_support * n_supports > limits.scan_work:
                 return self.result(min([self.least(extra)] + [f for f, _ in self.pool]), "declined")
             found = self.scan(extra)
