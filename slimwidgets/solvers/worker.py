@@ -371,7 +371,9 @@ class _Sending:
     def _send(self, child: "_Child", form: Formulation, options: dict) -> None:
         try:
             child.send_job(self.job, form, options)
-        except (OSError, ValueError) as exc:  # a closed or reset pipe: the child was killed or died
+        # a closed or reset pipe: the child was killed or died; a pipe closed by the kill while
+        # its write was under way fails with TypeError (the connection's handle is gone)
+        except (OSError, ValueError, TypeError) as exc:
             self.failed = f"{type(exc).__name__}: {exc}"
 
 

@@ -243,3 +243,33 @@ def test_a_child_that_ignores_its_limit_is_asked_then_killed_at_its_deadline(mon
     else:
         assert result.status == "time_limit" and result.objective == form.objective_of(np.zeros(len(form.data.feature_names)), 0)
     assert "killing the solver process" in result.message
+
+
+def test_a_job_whose_pipe_is_closed_while_it_is_being_sent_ends_quietly(monkeypatch):
+    """The child killed at its deadline closes the pipe while a large job is still being written
+    to it: the sending thread keeps the failure, and no traceback reaches the user's output."""
+    import multiprocessing
+
+    reader, writer = multiprocessing.Pipe(duplex=False)
+
+    class Child:  # a child that never reads its job: the write blocks on the full pipe
+        conn = writer
+
+        def new_job(self) -> bytes:
+            return b"1"
+
+        def send_job(self, job, form, options):
+            self.conn.send((job, form, options))
+
+    raised = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: raised.append(args.exc_value))
+    sending = worker._send_in_background(Child(), np.zeros(2_000_000), {})
+    for _ in range(200):  # wait until the write is under way (the thread is blocked in it)
+        if sending.thread.is_alive():
+            break
+        time.sleep(0.01)
+    writer.close()  # what the kill does to the parent's end
+    reader.close()
+    sending.thread.join(30)
+    assert not sending.thread.is_alive()
+    assert raised == [] and sending.failed is not None
