@@ -21,8 +21,8 @@ CHROMIUM = os.environ.get("SLIMWIDGETS_CHROMIUM", "/usr/bin/chromium")
 #: the window widths every studio layout is checked and photographed at, and the window height
 WIDTHS = (800, 1000, 1280, 1600)
 HEIGHT = 1000
-#: a notebook cell's first lines: a small raw clinical table X, y (numbers, a category, missing values)
-RAW_TABLE = """\
+#: a notebook cell's first lines: a small raw clinical table X, y (numbers, a category)
+RAW_COLUMNS = """\
 import numpy as np, pandas as pd
 from slimwidgets.widgets import Studio
 rng = np.random.default_rng(0)
@@ -30,7 +30,9 @@ n = 240
 X = pd.DataFrame({"age": rng.integers(30, 85, n), "bmi": np.round(rng.normal(28, 5, n), 1),
                   "sex": rng.choice(["F", "M"], n)})
 y = ((X.age > 62) | ((X.sex == "M") & (rng.random(n) < 0.4)) | (X.bmi > 34)).astype(int)
-X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
+"""
+#: the same table with a tenth of its BMI values missing
+RAW_TABLE = RAW_COLUMNS + """X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
 """
 SETUP_HINT = "run `bash scripts/setup_browser_tests.sh` (installs Debian's chromium, builds the front-end bundle)"
 CHROMIUM_ARGS = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel
+from lab import HEIGHT, RAW_COLUMNS, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel
 
 NOTEBOOK = "groups.ipynb"
 CELL = """\
@@ -183,14 +183,7 @@ def test_the_risk_cards_roc_has_a_labelled_mark_per_group(lab, page, kernel_for,
         k.run("studio.close()")
 
 
-CUTS_CELL = """\
-import numpy as np, pandas as pd
-from slimwidgets.widgets import Studio
-rng = np.random.default_rng(0)
-n = 240
-X = pd.DataFrame({"age": rng.integers(30, 85, n), "bmi": np.round(rng.normal(28, 5, n), 1),
-                  "sex": rng.choice(["F", "M"], n)})
-y = ((X.age > 62) | ((X.sex == "M") & (rng.random(n) < 0.4)) | (X.bmi > 34)).astype(int)
+CUTS_CELL = RAW_COLUMNS + """\
 studio = Studio(X, y, max_size=3, cuts={"age": [50, 60], "bmi": [25, 30]}, time_limit=20.0, frontier=False,
                 alternatives=False, holdout=0.25, random_state=0)
 studio"""
