@@ -64,17 +64,32 @@ def row_tolerance(form: Formulation) -> float | None:
     >>> row_tolerance(build_formulation(prepare_data(X, np.array([1, -1, 1]), warn=False), sw.make_spec())) is None
     True
     """
-    loss_cols = form.col_loss[form.col_loss >= 0]
-    if not loss_cols.size or form.margin <= 0:
+    big_m = _largest_big_m(form)
+    if big_m is None or form.margin <= 0:
         return None
-    on_loss = np.isin(form.index, loss_cols)
-    big_m = float(np.abs(form.value[on_loss]).max(initial=0.0))
     slack = DEFAULT_TOLERANCES["primal_feasibility_tolerance"] + big_m * DEFAULT_TOLERANCES["mip_feasibility_tolerance"]
     if slack < 0.5 * form.margin:
         return None
     # tau (M + 1) = g / 2; never looser than a default, nor tighter than HiGHS takes
     tolerance = 0.5 * form.margin / (big_m + 1.0)
     return max(min(tolerance, min(DEFAULT_TOLERANCES.values())), LEAST_TOLERANCE)
+
+
+def _largest_big_m(form: Formulation) -> float | None:
+    """The largest coefficient of an indicator (an integer column other than the intercept and
+    the points) in a row that holds the intercept: the loss rows' M_i, and the group rows' (None:
+    no such row). The size and cap rows, whose coefficients are weights, do not hold the
+    intercept and do not count."""
+    row_of = np.repeat(np.arange(form.n_rows), np.diff(form.start))
+    scored = np.zeros(form.n_rows, dtype=bool)
+    scored[row_of[form.index == form.col_intercept]] = True
+    indicator = form.integer.astype(bool).copy()
+    indicator[form.col_intercept] = False
+    indicator[form.col_lambda[form.col_lambda >= 0]] = False
+    entries = scored[row_of] & indicator[form.index]
+    if not entries.any():
+        return None
+    return float(np.abs(form.value[entries]).max())
 
 
 def new_highs(threads: int = 1):

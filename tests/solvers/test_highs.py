@@ -54,6 +54,21 @@ def test_the_defaults_stay_where_they_suffice_and_the_least_tolerance_is_a_floor
     assert row_tolerance(form) == LEAST_TOLERANCE
 
 
+def test_rows_of_weights_do_not_count_as_big_m():
+    """A cap row's coefficients on the loss columns are the rows' weights (here up to 10^6), and a
+    size's cut-off row carries their prices: neither is a big-M (neither holds the intercept), so
+    integer data keep HiGHS's defaults."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(40, 3)).astype(float)
+    y = np.where(X[:, 0] + rng.integers(0, 2, size=40) >= 2, 1, -1)
+    w = rng.choice([1.0, 1e6], size=40)
+    form = build_formulation(prepare_data(X, y, sample_weight=w, warn=False), sw.make_spec(C0=0.01, max_fpr=0.2))
+    sub = form.restricted(2, 1.0)
+    for program in (form, sub):  # weights past 10^6 on the loss columns: defaults' slack 1 over a margin 1
+        assert np.abs(program.value[np.isin(program.index, program.col_loss[program.col_loss >= 0])]).max() >= 1e6
+        assert row_tolerance(program) is None
+
+
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("seed", range(8))
 def test_highs_proves_ill_scaled_programs_exactly(seed, zero_score):
