@@ -9,7 +9,9 @@ time, status, gap, train error and size, next to the paper's train error and siz
 
 Proofs never regress unnoticed: the status of every program in the last committed run is kept
 in ``paper_table.json`` beside this script, and the "since last run" column marks a program
-proven then and not now ("**proof lost**", also listed at the end) or proven now and not then.
+proven then and not now ("**proof lost**", also listed at the end) or proven now and not then,
+and an unproven program whose proven bound ("bound": the floor on the objective) fell below the
+stored one.
 ``--save`` writes this run's figures into that file (commit it with the README's table).
 """
 
@@ -38,14 +40,18 @@ def stored_run() -> dict:
     return json.loads(STORED.read_text())["programs"]
 
 
-def since_last(before: dict | None, status: str, seconds: float) -> str:
-    """What changed against the last committed run: a proof lost or gained, else its status."""
+def since_last(before: dict | None, status: str, seconds: float, bound: float | None = None) -> str:
+    """What changed against the last committed run: a proof lost or gained, a proven bound that
+    fell (an honest bound regresses too), else its status."""
     if before is None:
         return "new"
     if before["status"] == "optimal" and status != "optimal":
         return f"**proof lost** (proven in {before['solve_s']:.1f} s then)"
     if before["status"] != "optimal" and status == "optimal":
         return f"proof gained (was {before['status']})"
+    if status != "optimal" and bound is not None and before.get("bound") is not None \
+            and bound < before["bound"] - 5e-5:  # the table prints 4 decimals
+        return f"bound fell (was {before['bound']:.4f})"
     return "same status"
 
 
@@ -62,13 +68,15 @@ def run(name: str, C0: float | None, time_limit: float, threads: int) -> list[st
     balanced = 0.5 * (1 - m.tpr) + 0.5 * m.fpr
     paper_err, paper_size, weighted = PAPER_TRAIN[name]
     gap = "0" if card.status == "optimal" else f"{card.gap:.1%}"
+    bound = card.objective if card.status == "optimal" else card.bound
     before = stored_run().get(f"{name} {'0.01' if C0 is not None else 'max-acc'}")
     return [
         name, "0.01" if C0 is not None else "max-acc", f"{data.n_samples} → {data.n_rows}",
         f"{build:.3f}", f"{card.solve_time:.1f}", card.status, gap, f"{card.objective:.4f}",
+        "—" if bound is None else f"{bound:.4f}",
         f"{m.error:.1%}" + (f" ({balanced:.1%} bal.)" if weighted else ""), str(card.size),
         f"{paper_err:.1f} %{' (weighted)' if weighted else ''} / {paper_size}",
-        since_last(before, card.status, card.solve_time),
+        since_last(before, card.status, card.solve_time, bound),
     ]
 
 
@@ -83,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"write this run's figures into {STORED.name} (what the next run compares with)")
     args = parser.parse_args(argv)
     C0s = {"both": [0.01, None], "0.01": [0.01], "max-acc": [None]}[args.C0]
-    header = ["data", "C0", "rows → distinct", "build s", "solve s", "status", "gap", "objective",
+    header = ["data", "C0", "rows → distinct", "build s", "solve s", "status", "gap", "objective", "bound",
               "train err", "size", "paper train err / size", "since last run"]
     print(f"load before: {load_line()}", file=sys.stderr, flush=True)
     rows = []
@@ -95,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     print(table)
     lost = [f"{r[0]} at C0 = {r[1]}" for r in rows if r[-1].startswith("**proof lost**")]
     print("\nproofs lost since the last committed run: " + (", ".join(lost) if lost else "none"))
+    fell = [f"{r[0]} at C0 = {r[1]}" for r in rows if r[-1].startswith("bound fell")]
+    if fell:
+        print("proven bounds fallen since the last committed run: " + ", ".join(fell))
     print(f"load after: {load_line()}", file=sys.stderr)
     if args.save:
         save(rows, args.time_limit)
@@ -109,6 +120,8 @@ def save(rows: list[list[str]], time_limit: float) -> None:
     programs = stored_run()
     for r in rows:
         programs[f"{r[0]} {r[1]}"] = {"status": r[5], "solve_s": float(r[4]), "objective": float(r[7])}
+        if r[8] != "—":
+            programs[f"{r[0]} {r[1]}"]["bound"] = float(r[8])
     body = {"time_limit_s": time_limit, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "programs": dict(sorted(programs.items()))}
     STORED.write_text(json.dumps(body, indent=1) + "\n")

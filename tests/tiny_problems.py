@@ -3,6 +3,8 @@
 
 - :func:`tiny_problem` (with ``BOX``, ``RULES`` and random operational options): decision
   cards against the brute force, used across fitting, solvers and toolbox tests;
+  :func:`ill_scaled_problem`: the same on three-decimal columns in the thousands (big-M over
+  the margin past 10^6, as on spambase);
 - :func:`tiny_risk_problem`: risk cards (``loss="logistic"``);
 - :func:`tiny_roc_problem` (with ``SMALL``): the ROC frontier and the size path.
 """
@@ -34,6 +36,21 @@ def tiny_problem(seed: int, n_features: int | None = None):
     y[0], y[1] = 1, -1
     names = [f"f{j}" for j in range(p)]
     return X, y, names
+
+
+def ill_scaled_problem(seed: int):
+    """Spambase in miniature: three-decimal columns (multiples of 1/8, so every total is exact in
+    floating point), one of them reaching the thousands, so a loss row's big-M over the margin
+    (0.001) passes 10^6; small enough for brute force with points in -2..2."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6, 11))
+    small = rng.integers(0, 41, size=n) / 8  # 0 .. 5, e.g. 1.625
+    large = rng.integers(0, 2000, size=n) + rng.integers(0, 8, size=n) / 8  # e.g. 1843.375
+    mid = rng.integers(0, 161, size=n) / 8  # 0 .. 20
+    X = np.column_stack([small, large, mid])
+    y = rng.choice([-1, 1], size=n)
+    y[0], y[1] = 1, -1
+    return X, y, ["small", "large", "mid"]
 
 
 def force_proof_by_size(monkeypatch, walked: int) -> None:

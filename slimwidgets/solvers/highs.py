@@ -16,7 +16,12 @@ import numpy as np
 from ..core.formulation import Formulation
 from .base import Incumbent, SolveResult, SolverError, relative_gap
 
-__all__ = ["new_highs", "solve_highs", "card_from_columns"]
+__all__ = ["new_highs", "solve_highs", "card_from_columns", "row_tolerance"]
+
+#: HiGHS's defaults for the two tolerances :func:`row_tolerance` may tighten, and the least
+#: value HiGHS accepts for either (1e-10 in highspy 1.16)
+DEFAULT_TOLERANCES = {"mip_feasibility_tolerance": 1e-6, "primal_feasibility_tolerance": 1e-7}
+LEAST_TOLERANCE = 1e-10
 
 # HiGHS keeps one thread scheduler per process (see new_highs); its first Highs() prints a banner.
 _scheduler_threads: list[int] = []
@@ -30,6 +35,61 @@ def card_from_columns(form: Formulation, x: np.ndarray) -> tuple[np.ndarray, int
     free = form.col_lambda >= 0
     coefs[free] = np.round(x[form.col_lambda[free]])
     return form.canonical(coefs, int(round(x[form.col_intercept])))
+
+
+def row_tolerance(form: Formulation) -> float | None:
+    """The feasibility and integrality tolerance under which no solution HiGHS accepts can
+    switch a loss row off; None when HiGHS's defaults already do (or there is no loss row).
+
+    A loss row reads ``y_i (b + x_i . lambda) + M_i z_i >= m_i``. HiGHS takes ``z_i <= tau``
+    as 0 and lets the row fall short by ``delta``, so a row it counts as right has
+    ``y_i total >= m_i - delta - M_i tau``. The totals are multiples of the margin g (the
+    data's granularity), so with ``delta + M_i tau < g`` that is the exact rule. On
+    spambase (M up to 275,572, g = 0.001) the defaults let ``z_i = 4e-9`` count as 0 and
+    every row as right, so HiGHS "proved" the empty card at its root; ``tau = delta =
+    g / (2 (M + 1))`` (1.8e-9) forbids that. Below HiGHS's least tolerance (1e-10) the
+    least is used, and only the exact re-evaluation in :func:`solve_highs` stands guard.
+
+    Examples
+    --------
+    >>> import slimwidgets as sw
+    >>> import numpy as np
+    >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.formulation import build_formulation
+    >>> X = np.array([[0.001, 5000.0], [2.5, 1.0], [3.25, 4000.0]])
+    >>> data = prepare_data(X, np.array([1, -1, 1]), warn=False)
+    >>> row_tolerance(build_formulation(data, sw.make_spec()))  # M ~ 10^5 over g = 0.001
+    9.99...e-09
+    >>> X = np.array([[1.0, 5.0], [2.0, 1.0], [3.0, 4.0]])  # integer data: the defaults do
+    >>> row_tolerance(build_formulation(prepare_data(X, np.array([1, -1, 1]), warn=False), sw.make_spec())) is None
+    True
+    """
+    big_m = _largest_big_m(form)
+    if big_m is None or form.margin <= 0:
+        return None
+    slack = DEFAULT_TOLERANCES["primal_feasibility_tolerance"] + big_m * DEFAULT_TOLERANCES["mip_feasibility_tolerance"]
+    if slack < 0.5 * form.margin:
+        return None
+    # tau (M + 1) = g / 2; never looser than a default, nor tighter than HiGHS takes
+    tolerance = 0.5 * form.margin / (big_m + 1.0)
+    return max(min(tolerance, min(DEFAULT_TOLERANCES.values())), LEAST_TOLERANCE)
+
+
+def _largest_big_m(form: Formulation) -> float | None:
+    """The largest coefficient of an indicator (an integer column other than the intercept and
+    the points) in a row that holds the intercept: the loss rows' M_i, and the group rows' (None:
+    no such row). The size and cap rows, whose coefficients are weights, do not hold the
+    intercept and do not count."""
+    row_of = np.repeat(np.arange(form.n_rows), np.diff(form.start))
+    scored = np.zeros(form.n_rows, dtype=bool)
+    scored[row_of[form.index == form.col_intercept]] = True
+    indicator = form.integer.astype(bool).copy()
+    indicator[form.col_intercept] = False
+    indicator[form.col_lambda[form.col_lambda >= 0]] = False
+    entries = scored[row_of] & indicator[form.index]
+    if not entries.any():
+        return None
+    return float(np.abs(form.value[entries]).max())
 
 
 def new_highs(threads: int = 1):
@@ -105,6 +165,10 @@ def _load(form: Formulation, *, time_limit, gap, threads, warm_start, feasibilit
     h.setOptionValue("mip_abs_gap", float(min(1e-6, 0.1 * form.epsilon * form.scale)))
     if form.objective_step > 0:  # a gap below one step leaves only the incumbent's value possible
         h.setOptionValue("mip_abs_gap", float(0.99 * form.objective_step * form.scale))
+    tolerance = row_tolerance(form)
+    if tolerance is not None:  # a z_i within HiGHS's tolerance of 0 must not switch its row off
+        for name in DEFAULT_TOLERANCES:
+            h.setOptionValue(name, tolerance)
     cost = np.zeros_like(form.cost) if feasibility_only else form.cost
     if feasibility_only:
         h.setOptionValue("mip_max_improving_sols", 1)

@@ -28,14 +28,19 @@ def test_the_committed_figures_name_every_program(bench):
     assert all(v["status"] in ("optimal", "time_limit", "feasible") for v in stored.values())
 
 
-def test_a_proof_lost_since_the_stored_run_is_marked(bench, capsys):
-    bench.STORED.write_text(json.dumps({"programs": {
-        "bankruptcy 0.01": {"status": "optimal", "solve_s": 0.1, "objective": 0.0242}}}))
-    # a time limit of a few milliseconds: bankruptcy is not proven, so the stored proof is lost
+def _unproven_against(bench, capsys, stored: dict) -> str:
+    """The table of bankruptcy at C0 = 0.01 with a time limit of a few milliseconds (so it is not
+    proven) against ``stored`` as the last committed run."""
+    bench.STORED.write_text(json.dumps({"programs": {"bankruptcy 0.01": stored}}))
     assert bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "0.001"]) == 0
     out = capsys.readouterr().out
     if "| optimal |" in out:
         pytest.skip("proven within the first search: nothing lost to mark")
+    return out
+
+
+def test_a_proof_lost_since_the_stored_run_is_marked(bench, capsys):
+    out = _unproven_against(bench, capsys, {"status": "optimal", "solve_s": 0.1, "objective": 0.0242})
     assert "**proof lost** (proven in 0.1 s then)" in out
     assert "proofs lost since the last committed run: bankruptcy at C0 = 0.01" in out
 
@@ -48,3 +53,18 @@ def test_a_proof_kept_is_not_marked_and_save_stores_the_run(bench, capsys):
     assert stored["bankruptcy 0.01"]["status"] == "optimal"
     assert bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "60"]) == 0
     assert "| same status |" in capsys.readouterr().out
+
+
+def test_a_bound_fallen_since_the_stored_run_is_marked(bench, capsys):
+    """An unproven program whose proven bound is below the stored one is marked: at a time limit
+    of a few milliseconds bankruptcy's bound is below the optimum, stored here as a bound."""
+    out = _unproven_against(bench, capsys, {"status": "time_limit", "solve_s": 60.0, "objective": 0.0242,
+                                            "bound": 0.0242})
+    assert "bound fell (was 0.0242)" in out
+    assert "proven bounds fallen since the last committed run: bankruptcy at C0 = 0.01" in out
+
+
+def test_save_stores_the_proven_bound(bench, capsys):
+    assert bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "60", "--save"]) == 0
+    stored = json.loads(bench.STORED.read_text())["programs"]["bankruptcy 0.01"]
+    assert stored["status"] == "optimal" and stored["bound"] == stored["objective"]

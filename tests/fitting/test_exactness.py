@@ -12,7 +12,8 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.fitting import fit_dataset
 
 from brute import best_objective, enumerate_cards, row_errors
-from tiny_problems import BOX, RULES, force_proof_by_size, gcd_all, random_operational_spec, spec_or_skip, tiny_problem
+from tiny_problems import (BOX, RULES, force_proof_by_size, gcd_all, ill_scaled_problem, random_operational_spec,
+                           spec_or_skip, tiny_problem)
 
 # every proof path gets the brute-force tests: the MIP, the exhaustive walk, the proof by
 # model size (walk the small cards, one cut-off MIP per larger size), which "auto" picks on
@@ -394,6 +395,23 @@ def test_decimal_features_match_brute_force(seed, solver, zero_score):
     spec = sw.make_spec(C0=0.01, solver=spec_solver(solver), zero_score=zero_score, **BOX)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert card.details["margin"] == pytest.approx(0.1)
+    assert_exact(card, X, y, names, spec, 0.01)
+
+
+@pytest.mark.parametrize("zero_score", RULES)
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("seed", range(8))
+def test_ill_scaled_decimal_data_match_brute_force(seed, solver, zero_score):
+    """Spambase in miniature: three-decimal columns in the thousands, big-M over the margin past
+    10^6. Every proof path proves brute force's optimum (HiGHS with the tolerances that keep a
+    z_i near 0 from switching its row off, :func:`slimwidgets.solvers.highs.row_tolerance`)."""
+    from slimwidgets.core.formulation import build_formulation
+
+    X, y, names = ill_scaled_problem(15000 + seed)
+    spec = sw.make_spec(C0=0.01, coef_range=(-2, 2), solver=spec_solver(solver), zero_score=zero_score)
+    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
+    assert form.value[form.extra["big_m"][3]].max() / form.margin >= 1e6
+    card = sw.fit(X, y, feature_names=names, spec=spec)
     assert_exact(card, X, y, names, spec, 0.01)
 
 
