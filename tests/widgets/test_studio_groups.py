@@ -388,3 +388,38 @@ def test_the_label_layers_read_the_places():
     texts = [layer.to_dict() for layer in group_marks_layers(marks[GROUP_MARK_COLS]) if layer.mark.type == "text"]
     assert texts and all(t["encoding"]["x"]["field"] == "label_fpr" and t["encoding"]["y"]["field"] == "label_tpr"
                          and t["mark"]["align"] == "center" and t["mark"]["baseline"] == "middle" for t in texts)
+
+
+def test_the_cut_panel_says_at_the_group_column_why_it_is_kept_off_the_card():
+    """The group column's block in the cut panel says, in words, that it is the group column and
+    so kept off the card, and how to put it back (the "groups" control); its use cannot be turned
+    back on while it is the group (refused with the reason, nothing changed); no other column
+    says it, and once no column is the group neither does it."""
+    from slimwidgets.widgets.cuts import GROUP_NOTE
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"age": rng.integers(30, 85, 240), "sex": rng.choice(["F", "M"], 240),
+                      "site": rng.integers(0, 3, 240)})
+    y = ((X.age > 62) | ((X.sex == "M") & (rng.random(240) < 0.6))).astype(int)
+    c = Controller(X, y, cuts={"age": [50, 60]}, max_size=3, time_limit=LIMIT, frontier=False, alternatives=False,
+                   debounce=0.0)
+    try:
+        settle(c)
+        assert all(v["group"] is None for v in c.cut_panel())
+        for column in ("sex", "site"):  # a column of levels, then a numeric one with cut points
+            c.set_group(column)
+            settle(c)
+            panel = {v["name"]: v for v in c.cut_panel()}
+            assert panel[column]["use"] == "exclude" and panel[column]["group"] == GROUP_NOTE
+            assert "kept off the card" in GROUP_NOTE and "\u201cno groups\u201d" in GROUP_NOTE
+            assert [n for n, v in panel.items() if v["group"]] == [column]
+            kept = c.spec
+            with pytest.raises(ValueError, match=f"'{column}' is the group column: kept off the card"):
+                c.set_variable(column, use="auto")
+            assert c.spec == kept and c.group == column
+        c.set_group(None)
+        settle(c)
+        assert all(v["group"] is None for v in c.cut_panel())
+        c.set_variable("sex", use="auto")  # no longer the group: its use is the user's again
+    finally:
+        assert c.close()
