@@ -8,9 +8,7 @@ go to test-artifacts/e2e/ (look at them)."""
 
 from __future__ import annotations
 
-import time
-
-from lab import HEIGHT, RAW_COLUMNS, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel
+from lab import HEIGHT, RAW_COLUMNS, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel, wait_kernel
 
 NOTEBOOK = "group-notes.ipynb"
 # every positive found (min_tpr=1): each group's mark at TPR 100 %, the defect's case
@@ -48,13 +46,6 @@ LABELS = """() => {
   const labels = [...svg.querySelectorAll('g.mark-text.role-mark text')].map((t) => ({text: t.textContent, box: box(t)}));
   return {frame, labels, svg: box(svg)};
 }"""
-
-
-def wait_kernel(k, expr: str, timeout: float = 300) -> None:  # against a hang only: no speed is measured
-    end = time.monotonic() + timeout
-    while not k.value(expr):
-        assert time.monotonic() < end, f"timed out waiting for {expr}"
-        time.sleep(0.2)
 
 
 def apart(a: dict, b: dict) -> bool:
