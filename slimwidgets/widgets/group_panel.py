@@ -158,6 +158,7 @@ def label_places(marks: pd.DataFrame, width: float = WIDTH, height: float = HEIG
         best, best_cost = None, math.inf
         for box in _label_boxes(x, y, w, h, height):
             cost = 10 * (w * h - _overlap(box, (0, 0, width, height))) + sum(_overlap(box, o) for o in others)
+            cost = 0.0 if cost < 1e-6 else cost  # (a box inside the plot leaves a rounding error outside)
             if cost < best_cost:
                 best, best_cost = box, cost
             if cost == 0:

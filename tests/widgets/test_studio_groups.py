@@ -423,3 +423,30 @@ def test_the_cut_panel_says_at_the_group_column_why_it_is_kept_off_the_card():
         c.set_variable("sex", use="auto")  # no longer the group: its use is the user's again
     finally:
         assert c.close()
+
+
+def test_a_group_label_stays_beside_its_mark():
+    """A label goes to its mark's side, not anywhere free: a lone mark's label lies at LABEL_GAP
+    from it (its corner sides a little further) wherever the mark is, right and above it when there is room; two
+    marks close together each keep theirs beside them (the defect of a first placement: a label
+    sent far down the plot by a rounding error in its cost)."""
+    from slimwidgets.widgets.charts import HEIGHT, WIDTH
+    import math
+
+    from slimwidgets.widgets.group_panel import LABEL_GAP, label_places
+
+    def reach(box, x, y):  # from the mark's centre to the nearest point of the box
+        dx, dy = max(box[0] - x, 0, x - box[2]), max(box[1] - y, 0, y - box[3])
+        return (dx * dx + dy * dy) ** 0.5
+
+    rng = np.random.default_rng(3)
+    for tpr, fpr in rng.random((300, 2)):
+        marks = pd.DataFrame({"group": ["female"], "tpr": [tpr], "fpr": [fpr]})
+        (box,) = label_boxes(marks, label_places(marks))
+        x, y = fpr * WIDTH, (1 - tpr) * HEIGHT
+        assert reach(box, x, y) <= math.hypot(LABEL_GAP, LABEL_GAP / 2) + 0.5, (tpr, fpr, box)  # (a corner side)
+        if 60 < x < WIDTH - 60 and 30 < y:
+            assert box[0] > x and box[3] < y, (tpr, fpr, box)  # right and above
+    marks = pd.DataFrame({"group": ["F", "M"], "tpr": [0.87, 0.90], "fpr": [0.13, 0.10]})
+    for box, (_, m) in zip(label_boxes(marks, label_places(marks)), marks.iterrows()):
+        assert reach(box, m.fpr * WIDTH, (1 - m.tpr) * HEIGHT) <= LABEL_GAP + 14, (m.group, box)
