@@ -15,6 +15,7 @@ from typing import Callable
 
 from .card_status import Status
 from .scheduler import THREAD_PREFIX
+from .settings import FAMILY_LOSS
 
 __all__ = ["KernelWarmup", "RiskWarmup", "SearchWarmup", "WARMING_TEXT", "WARMING_HEAD", "SEARCH_HEAD",
            "SEARCH_TEXT", "WarmupControls", "warming_text", "seconds_text"]
@@ -166,7 +167,7 @@ class WarmupControls:
 
     def _warmup_for(self, spec) -> KernelWarmup:
         """The compile a solve of ``spec`` needs."""
-        return self._warmup if spec.loss == "logistic" else self._search_warmup
+        return self._warmup if spec.loss == FAMILY_LOSS["risk"] else self._search_warmup
 
     def _solving_text(self, spec) -> str:
         """What the status line says when a solve of ``spec`` is asked: the compile it waits for,
