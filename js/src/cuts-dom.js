@@ -135,7 +135,7 @@ export function variableBlock(v, send) {
   const head = el("div", { class: "sw-cut-head" },
     el("b", { class: "sw-cut-name", text: v.name, title: v.name }),
     el("span", { class: "sw-cut-range", text: countsText(v, `${numberText(v.min)} to ${numberText(v.max)} \u00b7 `) }),
-    el("span", { class: "sw-cut-settings" }, "use ", choice(v, "use", [["auto", "auto"], ["exclude", "exclude"]], send),
+    el("span", { class: "sw-cut-settings" }, "use ", useChoice(v, send),
       " sign ", choice(v, "sign", [["free", "free"], ["+", "+ (rises)"], ["-", "\u2212 (falls)"]], send),
       " monotone ", choice(v, "monotone", [["none", "none"], ["increasing", "increasing"], ["decreasing", "decreasing"]], send)));
   const error = v.error || null;
@@ -157,10 +157,26 @@ export function variableBlock(v, send) {
     (text) => { if (text) send({ op: "add", variable: v.name, value: text }); });
   if (error && error.op === "add") refused(add);
   const block = el("div", { class: "sw-cutvar", "data-variable": v.name },
-    head, histogram(v, (old, value) => send({ op: "move", variable: v.name, old, value: String(value) })),
+    head, groupNote(v), histogram(v, (old, value) => send({ op: "move", variable: v.name, old, value: String(value) })),
     el("div", { class: "sw-cut-list" }, el("span", { class: "sw-cut-lead", text: "cuts" }), ...boxes, add));
   if (error) block.append(el("div", { class: "sw-cut-error", role: "alert", text: `${error.text} \u2014 the cuts stay as they were` }));
   return block;
+}
+
+/** The variable's use; the group column's is fixed (kept off the card while it is the group: its note says why). */
+function useChoice(v, send) {
+  const select = choice(v, "use", [["auto", "auto"], ["exclude", "exclude"]], send);
+  if (v.group) {
+    select.disabled = true;
+    select.title = `the group column: ${v.group}`;
+  }
+  return select;
+}
+
+/** At the group column: why its use says "exclude", and how to change that, in words (nothing elsewhere). */
+function groupNote(v) {
+  if (!v.group) return null;
+  return el("div", { class: "sw-cut-group", role: "note" }, el("b", { text: "group column: " }), v.group);
 }
 
 /** A select that sends {op: key, variable, value}; "mixed" (its rules differ) is shown, not chosen. */
@@ -194,8 +210,9 @@ export function levelsBlock(v, send) {
   if (v.more) rows.push(el("div", { class: "sw-level-more", text: `and ${v.more} more level${v.more === 1 ? "" : "s"}` }));
   const head = el("div", { class: "sw-cut-head" }, el("b", { class: "sw-cut-name", text: v.name, title: v.name }),
     el("span", { class: "sw-cut-range", text: countsText(v) }),
-    el("span", { class: "sw-cut-settings" }, "use ", choice(v, "use", [["auto", "auto"], ["exclude", "exclude"]], send)));
-  return el("div", { class: "sw-cutvar sw-levels", "data-variable": v.name }, head, el("div", { class: "sw-level-list" }, ...rows));
+    el("span", { class: "sw-cut-settings" }, "use ", useChoice(v, send)));
+  return el("div", { class: "sw-cutvar sw-levels", "data-variable": v.name }, head, groupNote(v),
+    el("div", { class: "sw-level-list" }, ...rows));
 }
 
 /** The panel: one block per variable, numeric ones with their cut points (nothing when there is none). */

@@ -108,6 +108,33 @@ describe("a variable of levels", () => {
   });
 });
 
+describe("the group column", () => {
+  it("says at the column that it is the group, kept off the card, and how to change that; its use is fixed", () => {
+    document.body.innerHTML = "";
+    const host = document.createElement("div");
+    document.body.append(host);
+    const note = "kept off the card while the card is measured in its groups; to put it on the card, set \u201cgroups\u201d in the controls to another column or to \u201cno groups\u201d";
+    const sex = { name: "sex", kind: "levels", rows: 160, missing: 0, rate: 0.4, use: "exclude", error: null, more: 0,
+      group: note, levels: [{ label: "F", rows: 100, events: 25 }, { label: "M", rows: 60, events: 39 }] };
+    const model = fakeModel({ variables: [age({ use: "exclude", group: "<i>x</i> " + note }), sex, age({ name: "bmi" })], request: {} });
+    cutsView.render({ model, el: host });
+    for (const name of ["sex", "age"]) {
+      const block = host.querySelector(`.sw-cutvar[data-variable='${name}']`);
+      const said = block.querySelector(".sw-cut-group");
+      expect(said.textContent).toContain("group column: ");
+      expect(said.textContent).toContain("kept off the card");
+      expect(said.textContent).toContain("\u201cno groups\u201d");
+      const use = block.querySelector("select.sw-cut-use");
+      expect(use.value).toBe("exclude");
+      expect(use.disabled).toBe(true);
+    }
+    expect(host.querySelector(".sw-cut-group i")).toBeNull(); // words, never parsed as HTML
+    const bmi = host.querySelector(".sw-cutvar[data-variable='bmi']");
+    expect(bmi.querySelector(".sw-cut-group")).toBeNull(); // only the group column says it
+    expect(bmi.querySelector("select.sw-cut-use").disabled).toBe(false);
+  });
+});
+
 describe("dragging a cut", () => {
   it("lands on a round value inside the variable's range", () => {
     expect(snap(61.3, age())).toBe(61);

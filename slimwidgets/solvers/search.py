@@ -38,11 +38,13 @@ from .base import exiting
 __all__ = ["local_search", "SearchResult", "SearchProblem", "warm_up"]
 
 
-def warm_up() -> None:
+def warm_up(progress: Callable[..., None] | None = None) -> None:
     """What a process pays once, before any clock starts: compiling (or loading) the search
     kernels, announced when it compiles, and importing scikit-learn's linear models (about
-    1 s, 2-3 s on a loaded machine), whose fits seed the local search."""
-    _kernels.ensure_compiled()
+    1 s, 2-3 s on a loaded machine), whose fits seed the local search. ``progress(done, total,
+    share=, kept=)`` is told after each kernel compiled (not loaded from numba's cache): see
+    ``_kernels.ensure_compiled``."""
+    _kernels.ensure_compiled(progress)
     import sklearn.linear_model  # noqa: F401
     import sklearn.svm  # noqa: F401
 

@@ -66,7 +66,7 @@ from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
 from .solving import Failure, SolveCache, studio_spec
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
-from .warmup import RiskWarmup, WarmupControls
+from .warmup import RiskWarmup, SearchWarmup, WarmupControls
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
 from .variables import VariableEditing
 
@@ -137,7 +137,8 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self._listeners: list[Callable[[set], None]] = []
         self._solver = SolveCache(data, self.measured, self._lock)
         self._best = BestKnown(data)
-        self._warmup = RiskWarmup(self._warming_progress)
+        self._warmup = RiskWarmup(self._warming_progress)  # the risk kernels, once a card is on screen
+        self._search_warmup = SearchWarmup(self._warming_progress)  # the decision search's, on its first solve
         self._finish = FinishClock()  # the time limit runs from the request to the card drawn
         self._gen = 0
         self.spec: Spec = spec
@@ -246,8 +247,7 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
                 self._scheduler.submit((self._gen, spec, action, self._finish.now()))
                 self._undo.drop_redo()  # a new request drops the redo tail
                 # the previous card stays on screen (dimmed) until a card as good arrives (see _solve_job)
-                warming = spec.loss == FAMILY_LOSS["risk"] and self._warmup.busy
-                self.status = Status("solving", self._warmup.text() if warming else "solving…", started=time.time())
+                self.status = Status("solving", self._solving_text(spec), started=time.time())
         self._plan_background(also=("spec", "card", "notice"))
 
     # -- edit -----------------------------------------------------------------------------------
@@ -411,11 +411,10 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         if gen != self._gen:
             return
         cached = self._cache.get(spec.key())
-        if cached is None and spec.loss == FAMILY_LOSS["risk"] and self._warmup.busy:
+        if cached is None and self._warmup_for(spec).busy:
             # the one-off compile, said on the status line, is not the solve's time: its clock starts after
-            while not self._warmup.join(0.1):
-                if cancel.is_set() or gen != self._gen:
-                    return
+            if not self._wait_for_warmup(spec, gen, cancel):
+                return
             requested = self._finish.now()
         started = time.time()
         finished = threading.Event()  # set (under the lock) once the solve's own result is shown

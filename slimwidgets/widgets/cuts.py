@@ -38,7 +38,7 @@ from .holdout import RawRows, measure_card, prepare_validation
 from .settings import SIGNS
 from .solving import SolveCache
 
-__all__ = ["Table", "CutEditing", "parse_cut", "carry_spec", "histogram", "threshold_cuts", "MAX_BINS", "MAX_LEVELS"]
+__all__ = ["Table", "CutEditing", "parse_cut", "carry_spec", "histogram", "threshold_cuts", "MAX_BINS", "MAX_LEVELS", "GROUP_NOTE"]
 
 #: a variable's histogram has at most this many bins
 MAX_BINS = 24
@@ -243,14 +243,16 @@ class CutEditing:
         variable (``kind`` "cuts") its name, cut points, range, histogram (rows and events per
         bin), missing rows, its rules' use and sign, its monotone choice, and the last refused edit of it (``error``);
         per variable of levels (``kind`` "levels") its most frequent levels with their rows and
-        events, and its use."""
+        events, and its use; at the group column (``group``) why it is kept off the card and how
+        to change that, in words."""
         if self._table is None:
             return []
         cuts, out = self.cut_points(), []
         for name in dict.fromkeys(r.column for r in self.rules.rules_):
             rules = self.rules.rules_of(name)
             entry = {**self._panel[name], "name": name, "error": self.cut_errors.get(name),
-                     "use": _shared(["exclude" if n in self.spec.exclude else "auto" for n in rules])}
+                     "use": _shared(["exclude" if n in self.spec.exclude else "auto" for n in rules]),
+                     "group": GROUP_NOTE if name == getattr(self, "group", None) else None}
             if name in cuts:
                 entry.update(cuts=cuts[name], labels=[cut_text(c) for c in cuts[name]],
                              sign=_shared([self.spec.signs.get(n, "free") for n in _signed_rules(self.rules, name)]),
@@ -368,6 +370,8 @@ class CutEditing:
         if use is not None:
             if use not in ("auto", "exclude"):
                 raise ValueError(f"use of a variable must be 'auto' or 'exclude', got {use!r}")
+            if use != "exclude" and variable == getattr(self, "group", None):
+                raise ValueError(f"{variable!r} is the group column: {GROUP_NOTE}")
             changes["exclude"] = [f for f in s.exclude if f not in names] + (names if use == "exclude" else [])
             changes["lock"] = {k: v for k, v in s.lock.items() if k not in names or use != "exclude"}
         if sign is not None:
@@ -379,6 +383,11 @@ class CutEditing:
         spec = s.replace(**changes)
         self.set_spec(spec)
         return spec
+
+
+#: what the cut panel says at the group column (why its rules say "exclude", and how to change it)
+GROUP_NOTE = ("kept off the card while the card is measured in its groups; to put it on the card, set "
+              "“groups” in the controls to another column or to “no groups”")
 
 
 def _signed_rules(rules: RuleBuilder, variable: str) -> list[str]:

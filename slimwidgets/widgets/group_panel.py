@@ -15,12 +15,12 @@ import ipywidgets as W
 import pandas as pd
 import traitlets as T
 
-from .charts import records
+from .charts import HEIGHT, WIDTH, records
 from .groups import GROUP_COLORS, GROUP_SHAPES
 
-__all__ = ["GroupsView", "GroupPanel", "groups_payload", "group_marks", "decision_words", "group_marks_chart", "group_marks_layers", "with_group_marks", "GROUP_MARK_COLS"]
+__all__ = ["GroupsView", "GroupPanel", "groups_payload", "group_marks", "decision_words", "group_marks_chart", "group_marks_layers", "with_group_marks", "GROUP_MARK_COLS", "label_places"]
 
-GROUP_MARK_COLS = ["group", "tpr", "fpr", "n", "color", "shape", "at"]
+GROUP_MARK_COLS = ["group", "tpr", "fpr", "n", "color", "shape", "at", "label_fpr", "label_tpr"]
 STATIC = Path(__file__).parent / "static"  # the built bundle of js/src (the studio checks it is there)
 
 
@@ -89,11 +89,101 @@ def decision_words(card: Any) -> str:
 
 def group_marks(frame: pd.DataFrame | None, card: Any = None) -> pd.DataFrame:
     """The ROC plane's group marks (training rows): one row per group with its TPR, FPR,
-    weight, colour and shape, at ``card``'s decision (``at``, :func:`decision_words`)."""
+    weight, colour and shape, at ``card``'s decision (``at``, :func:`decision_words`), and where
+    its label goes (``label_fpr``, ``label_tpr``: the label's centre, :func:`label_places`)."""
     if frame is None or not len(frame):
         return pd.DataFrame(columns=GROUP_MARK_COLS)
     train = frame[frame["set"] == "train"].assign(at=decision_words(card))
-    return train.rename(columns={"TPR": "tpr", "FPR": "fpr"})[GROUP_MARK_COLS].reset_index(drop=True)
+    marks = train.rename(columns={"TPR": "tpr", "FPR": "fpr"}).reset_index(drop=True)
+    marks[["label_fpr", "label_tpr"]] = label_places(marks, avoid=_card_marks(card))
+    return marks[GROUP_MARK_COLS]
+
+
+#: a group label's font (px, bold) and the width of one of its characters at most (a generous
+#: mean of sans-serif bold letters at 11 px; the browser test measures the labels drawn)
+LABEL_FONT, LABEL_CHAR = 11, 7.2
+#: from a group mark's centre to the nearest edge of its label, and the marks' own half size (px)
+LABEL_GAP, MARK_HALF = 7.0, 6.0
+#: where a label may go around its mark, in order of preference: (right, up) in -1, 0, 1
+LABEL_SIDES = ((1, 1), (1, 0), (1, -1), (-1, 1), (-1, 0), (-1, -1), (0, 1), (0, -1))
+
+
+def _card_marks(card: Any) -> list[tuple[float, float, float, float]]:
+    """What else the ROC plane writes or draws where a group label could land (boxes in the
+    plot's pixels, ``(left, top, right, bottom)``): a decision card's own point, a risk card's AUC
+    line in the lower right corner (:func:`~slimwidgets.widgets.charts.risk_roc_chart`)."""
+    if card is None or card.train_metrics is None:
+        return []
+    if getattr(card, "family", "") == "risk":
+        chars = len("AUC train 0.000") + (len(" · held-out 0.000") if card.validation_metrics is not None else 0)
+        return [(WIDTH - 4 - 8.0 * chars, HEIGHT - 4 - 16, WIDTH, HEIGHT)]
+    x, y = card.train_metrics.fpr * WIDTH, (1 - card.train_metrics.tpr) * HEIGHT
+    return [(x - 8, y - 8, x + 8, y + 8)]
+
+
+def _overlap(a: tuple, b: tuple) -> float:
+    """The area two boxes ``(left, top, right, bottom)`` share."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def label_places(marks: pd.DataFrame, width: float = WIDTH, height: float = HEIGHT,
+                 avoid: list[tuple] = ()) -> pd.DataFrame:
+    """Where each group's label goes on the ROC plane: beside its mark (right and above when
+    there is room), inside the plot, clear of the other groups' marks and labels and of the
+    ``avoid`` boxes (pixels ``(left, top, right, bottom)``): the first side of
+    :data:`LABEL_SIDES` that is free; else one moved up or down by whole label heights (groups
+    that share a point, a corner) until it is; else the least covered, pushed inside the plot.
+
+    The plot keeps its size in its own units at every width (the chart's SVG is scaled as a
+    whole), so places found in them hold at every width. Returns the labels' centres as
+    ``label_fpr`` and ``label_tpr``, in the plot's units (0 to 1).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> marks = pd.DataFrame({"group": ["F", "M"], "tpr": [0.999, 0.5], "fpr": [0.2, 0.5]})
+    >>> places = label_places(marks)
+    >>> bool(places.loc[0, "label_tpr"] < 0.999)  # below its mark: above it there is no room
+    True
+    >>> bool(places.loc[1, "label_tpr"] > 0.5 and places.loc[1, "label_fpr"] > 0.5)  # right and above
+    True
+    """
+    h = LABEL_FONT + 2.0
+    points = [(float(f) * width, (1 - float(t)) * height) for f, t in zip(marks["fpr"], marks["tpr"])]
+    dots = [(x - MARK_HALF, y - MARK_HALF, x + MARK_HALF, y + MARK_HALF) for x, y in points]
+    placed: list[tuple] = []
+    for i, ((x, y), name) in enumerate(zip(points, marks["group"].astype(str))):
+        w = LABEL_CHAR * len(name) + 2.0
+        others = [d for j, d in enumerate(dots) if j != i] + placed + list(avoid)
+        best, best_cost = None, math.inf
+        for box in _label_boxes(x, y, w, h, height):
+            cost = 10 * (w * h - _overlap(box, (0, 0, width, height))) + sum(_overlap(box, o) for o in others)
+            cost = 0.0 if cost < 1e-6 else cost  # (a box inside the plot leaves a rounding error outside)
+            if cost < best_cost:
+                best, best_cost = box, cost
+            if cost == 0:
+                break
+        # pushed inside the plot whatever overlap is left (a label cut by the frame is worse)
+        dx = max(0.0, -best[0]) - max(0.0, best[2] - width)
+        dy = max(0.0, -best[1]) - max(0.0, best[3] - height)
+        placed.append((best[0] + dx, best[1] + dy, best[2] + dx, best[3] + dy))
+    centres = [((b[0] + b[2]) / 2 / width, 1 - (b[1] + b[3]) / 2 / height) for b in placed]
+    return pd.DataFrame(centres, columns=["label_fpr", "label_tpr"], index=marks.index)
+
+
+def _label_boxes(x: float, y: float, w: float, h: float, height: float):
+    """The boxes a ``w`` by ``h`` label of the mark at ``(x, y)`` may take, best first: each
+    side of :data:`LABEL_SIDES`, then each moved by 1, 2, ... label heights up and down."""
+    sides = []
+    for right, up in LABEL_SIDES:
+        cx = x + right * (LABEL_GAP + w / 2)
+        cy = y - up * (LABEL_GAP / 2 + h / 2) if right else y - up * (LABEL_GAP + h / 2)
+        sides.append((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
+    yield from sides
+    for k in range(1, int(height // h) + 1):
+        for shift in (k * h, -k * h):
+            for box in sides:
+                yield box[0], box[1] + shift, box[2], box[3] + shift
 
 
 def group_marks_layers(marks: pd.DataFrame | None) -> list[alt.Chart]:
@@ -114,8 +204,11 @@ def group_marks_layers(marks: pd.DataFrame | None) -> list[alt.Chart]:
         mine = alt.Chart(data).transform_filter(alt.datum.shape == shape)
         points.append(mine.mark_point(shape=shape, color=color, filled=True, size=90, opacity=1, stroke="white",
                                       strokeWidth=0.8).encode(x=x, y=y, tooltip=tip))
-        labels.append(mine.mark_text(align="left", dx=7, dy=-6, fontSize=11, fontWeight="bold", color=color)
-                      .encode(x=x, y=y, text="group:N", tooltip=tip))
+        # each label at the centre label_places chose for it: inside the plot, clear of the others
+        labels.append(mine.mark_text(align="center", baseline="middle", fontSize=LABEL_FONT, fontWeight="bold",
+                                     color=color).encode(
+            x=alt.X("label_fpr:Q", scale=alt.Scale(domain=[0, 1], nice=False)),
+            y=alt.Y("label_tpr:Q", scale=alt.Scale(domain=[0, 1], nice=False)), text="group:N", tooltip=tip))
     return points + labels
 
 

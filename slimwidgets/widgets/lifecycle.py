@@ -31,7 +31,8 @@ class WaitAndClose:
 
     def threads(self) -> list[threading.Thread]:
         """This controller's live worker threads."""
-        workers = (self._scheduler.thread, self.sweeps.queue.thread, self.alts.queue.thread, self._warmup.thread)
+        workers = (self._scheduler.thread, self.sweeps.queue.thread, self.alts.queue.thread, self._warmup.thread,
+                   self._search_warmup.thread)
         return [t for t in workers if t is not None and t.is_alive()]
 
     def close(self, timeout: float = 10.0) -> bool:
@@ -41,7 +42,8 @@ class WaitAndClose:
             self._gen += 1
         a = self._scheduler.close(timeout)
         b = self.sweeps.queue.close(timeout)
-        return self.alts.close(timeout) and self._warmup.join(timeout) and a and b
+        warm = self._warmup.join(timeout) and self._search_warmup.join(timeout)
+        return self.alts.close(timeout) and warm and a and b
 
     @property
     def closed(self) -> bool:

@@ -261,6 +261,14 @@ def run_first_cell(page, ready: str = ".sw-card-view input.sw-points") -> None:
     page.wait_for_selector(ready, timeout=90_000)
 
 
+def wait_kernel(k: "Kernel", expr: str, timeout: float = 300) -> None:
+    """Until ``expr`` is true in the kernel (against a hang only: no speed is measured)."""
+    end = time.monotonic() + timeout
+    while not k.value(expr):
+        assert time.monotonic() < end, f"timed out waiting for {expr}"
+        time.sleep(0.2)
+
+
 def side_panel(page, want_open: bool) -> None:
     """Open or close JupyterLab's left side panel (the file browser)."""
     is_open = page.evaluate("() => { const s = document.querySelector('#jp-left-stack');"

@@ -8,9 +8,7 @@ each width go to test-artifacts/e2e/ (look at them).
 
 from __future__ import annotations
 
-import time
-
-from lab import HEIGHT, RAW_COLUMNS, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel
+from lab import HEIGHT, RAW_COLUMNS, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel, wait_kernel
 
 NOTEBOOK = "groups.ipynb"
 CELL = """\
@@ -53,13 +51,6 @@ MEASURE = """() => {
   return {outside, scrolling, parts: parts.length, card: box(document.querySelector('.sw-card-view')),
           roc: box(document.querySelector('.sw-roc')), table: box(panel), gap, fpr};
 }"""
-
-
-def wait_kernel(k, expr: str, timeout: float = 300) -> None:  # against a hang only: no speed is measured
-    end = time.monotonic() + timeout
-    while not k.value(expr):
-        assert time.monotonic() < end, f"timed out waiting for {expr}"
-        time.sleep(0.2)
 
 
 def table_in_page(page) -> dict:

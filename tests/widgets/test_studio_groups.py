@@ -324,3 +324,129 @@ def test_a_column_picked_later_is_kept_off_the_card_while_it_is_the_group():
         assert c.group is None and c.spec == kept and c.group_apart == ()
     finally:
         assert c.close()
+
+
+# -- the group labels on the ROC plane stay inside it and clear of each other -----------------------------
+def label_boxes(marks: pd.DataFrame, places: pd.DataFrame) -> list[tuple[float, float, float, float]]:
+    """Each label's box in the plot's pixels, as :func:`label_places` sizes a label."""
+    from slimwidgets.widgets.charts import HEIGHT, WIDTH
+    from slimwidgets.widgets.group_panel import LABEL_CHAR, LABEL_FONT
+
+    out = []
+    for name, (fx, ty) in zip(marks["group"], places[["label_fpr", "label_tpr"]].itertuples(index=False)):
+        w, h, cx, cy = LABEL_CHAR * len(name) + 2, LABEL_FONT + 2, fx * WIDTH, (1 - ty) * HEIGHT
+        out.append((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
+    return out
+
+
+def test_a_group_label_near_the_top_or_a_corner_stays_inside_the_plot():
+    """The defect seen: a group whose TPR is near 100 % had its label above the plot's top edge."""
+    from slimwidgets.widgets.charts import HEIGHT, WIDTH
+    from slimwidgets.widgets.group_panel import label_places
+
+    for tpr, fpr in [(1.0, 0.3), (0.995, 0.0), (1.0, 1.0), (0.0, 1.0), (0.0, 0.0), (0.5, 0.999)]:
+        marks = pd.DataFrame({"group": ["female"], "tpr": [tpr], "fpr": [fpr]})
+        (box,) = label_boxes(marks, label_places(marks))
+        assert box[0] >= 0 and box[1] >= 0 and box[2] <= WIDTH and box[3] <= HEIGHT, (tpr, fpr, box)
+    # with room, right of its mark and above it, as before
+    marks = pd.DataFrame({"group": ["F"], "tpr": [0.5], "fpr": [0.5]})
+    (box,) = label_boxes(marks, label_places(marks))
+    assert box[0] > WIDTH / 2 and box[3] < HEIGHT / 2
+
+
+def test_group_labels_never_leave_the_plot_nor_cover_each_other():
+    """Many random planes: 1 to 7 groups (the colours there are), names of 1 to 14 letters, marks
+    anywhere, on the edges and sharing points: every label inside the plot, no two overlapping."""
+    from slimwidgets.widgets.charts import HEIGHT, WIDTH
+    from slimwidgets.widgets.group_panel import label_places
+
+    rng = np.random.default_rng(7)
+    for trial in range(400):
+        k = int(rng.integers(1, 8))
+        names = ["".join(rng.choice(list("abcdefghijkMW"), int(rng.integers(1, 15)))) for _ in range(k)]
+        spots = rng.choice([0.0, 1.0, 0.5, 0.98], size=(k, 2)) if trial % 3 == 0 else rng.random((k, 2))
+        if trial % 5 == 0:
+            spots[:] = spots[0]  # every group at one point (a card that decides alike in each)
+        marks = pd.DataFrame({"group": names, "tpr": spots[:, 0], "fpr": spots[:, 1]})
+        boxes = label_boxes(marks, label_places(marks))
+        for b in boxes:
+            assert b[0] >= -1e-9 and b[1] >= -1e-9 and b[2] <= WIDTH + 1e-9 and b[3] <= HEIGHT + 1e-9, (trial, b)
+        for i in range(k):
+            for j in range(i):
+                a, b = boxes[i], boxes[j]
+                assert min(a[2], b[2]) <= max(a[0], b[0]) + 1e-9 or min(a[3], b[3]) <= max(a[1], b[1]) + 1e-9, \
+                    (trial, names, spots.tolist())
+
+
+def test_the_label_layers_read_the_places():
+    """The chart draws each label at its place (centred there), not at a fixed offset from its mark."""
+    from slimwidgets.widgets.group_panel import GROUP_MARK_COLS, group_marks_layers, label_places
+
+    marks = pd.DataFrame({"group": ["F", "M"], "tpr": [1.0, 0.4], "fpr": [0.1, 0.6], "n": [5, 5],
+                          "color": ["#0072B2", "#D55E00"], "shape": ["square", "triangle-up"], "at": ["", ""]})
+    marks[["label_fpr", "label_tpr"]] = label_places(marks)
+    texts = [layer.to_dict() for layer in group_marks_layers(marks[GROUP_MARK_COLS]) if layer.mark.type == "text"]
+    assert texts and all(t["encoding"]["x"]["field"] == "label_fpr" and t["encoding"]["y"]["field"] == "label_tpr"
+                         and t["mark"]["align"] == "center" and t["mark"]["baseline"] == "middle" for t in texts)
+
+
+def test_the_cut_panel_says_at_the_group_column_why_it_is_kept_off_the_card():
+    """The group column's block in the cut panel says, in words, that it is the group column and
+    so kept off the card, and how to put it back (the "groups" control); its use cannot be turned
+    back on while it is the group (refused with the reason, nothing changed); no other column
+    says it, and once no column is the group neither does it."""
+    from slimwidgets.widgets.cuts import GROUP_NOTE
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"age": rng.integers(30, 85, 240), "sex": rng.choice(["F", "M"], 240),
+                      "site": rng.integers(0, 3, 240)})
+    y = ((X.age > 62) | ((X.sex == "M") & (rng.random(240) < 0.6))).astype(int)
+    c = Controller(X, y, cuts={"age": [50, 60]}, max_size=3, time_limit=LIMIT, frontier=False, alternatives=False,
+                   debounce=0.0)
+    try:
+        settle(c)
+        assert all(v["group"] is None for v in c.cut_panel())
+        for column in ("sex", "site"):  # a column of levels, then a numeric one with cut points
+            c.set_group(column)
+            settle(c)
+            panel = {v["name"]: v for v in c.cut_panel()}
+            assert panel[column]["use"] == "exclude" and panel[column]["group"] == GROUP_NOTE
+            assert "kept off the card" in GROUP_NOTE and "\u201cno groups\u201d" in GROUP_NOTE
+            assert [n for n, v in panel.items() if v["group"]] == [column]
+            kept = c.spec
+            with pytest.raises(ValueError, match=f"'{column}' is the group column: kept off the card"):
+                c.set_variable(column, use="auto")
+            assert c.spec == kept and c.group == column
+        c.set_group(None)
+        settle(c)
+        assert all(v["group"] is None for v in c.cut_panel())
+        c.set_variable("sex", use="auto")  # no longer the group: its use is the user's again
+    finally:
+        assert c.close()
+
+
+def test_a_group_label_stays_beside_its_mark():
+    """A label goes to its mark's side, not anywhere free: a lone mark's label lies at LABEL_GAP
+    from it (its corner sides a little further) wherever the mark is, right and above it when there is room; two
+    marks close together each keep theirs beside them (the defect of a first placement: a label
+    sent far down the plot by a rounding error in its cost)."""
+    from slimwidgets.widgets.charts import HEIGHT, WIDTH
+    import math
+
+    from slimwidgets.widgets.group_panel import LABEL_GAP, label_places
+
+    def reach(box, x, y):  # from the mark's centre to the nearest point of the box
+        dx, dy = max(box[0] - x, 0, x - box[2]), max(box[1] - y, 0, y - box[3])
+        return (dx * dx + dy * dy) ** 0.5
+
+    rng = np.random.default_rng(3)
+    for tpr, fpr in rng.random((300, 2)):
+        marks = pd.DataFrame({"group": ["female"], "tpr": [tpr], "fpr": [fpr]})
+        (box,) = label_boxes(marks, label_places(marks))
+        x, y = fpr * WIDTH, (1 - tpr) * HEIGHT
+        assert reach(box, x, y) <= math.hypot(LABEL_GAP, LABEL_GAP / 2) + 0.5, (tpr, fpr, box)  # (a corner side)
+        if 60 < x < WIDTH - 60 and 30 < y:
+            assert box[0] > x and box[3] < y, (tpr, fpr, box)  # right and above
+    marks = pd.DataFrame({"group": ["F", "M"], "tpr": [0.87, 0.90], "fpr": [0.13, 0.10]})
+    for box, (_, m) in zip(label_boxes(marks, label_places(marks)), marks.iterrows()):
+        assert reach(box, m.fpr * WIDTH, (1 - m.tpr) * HEIGHT) <= LABEL_GAP + 14, (m.group, box)
