@@ -34,6 +34,7 @@ from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
 from .risk_groups import fit_risk_by_group
+from . import size_cv
 from .size_cv import choose_cuts_and_size, choose_size
 from .side_search import SideSearch
 
@@ -142,32 +143,43 @@ def fit(
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options, own_rules = _rules(X, options, rules, cuts, spec is None)
+    rules_seconds = time.perf_counter() - started
     spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
     how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
-    X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules)  # 1st: limit
+    made = None if own_rules is None else (X, builder, options)
+    X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules,
+                                                (started, rules_seconds, made))
     card = _fit_table(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
                       warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
     return _finished(card, builder, choice)
 
 
 def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None, builder: Any,
-                own_rules: tuple | None):
+                own_rules: tuple | None, clock: tuple = (None, 0.0, None)):
     """With ``spec.size_cv`` set: the size chosen by cross-validation (:func:`.size_cv.choose_size`)
     put into the spec as its ``max_size``; with rules ``fit`` made itself (``own_rules``: the raw
     table, the options and cuts they were made of), their number of candidate cut points too
-    (:func:`.size_cv.choose_cuts_and_size`). Returns ``(X, builder, spec, how the table is read,
-    the choice or None)``."""
+    (:func:`.size_cv.choose_cuts_and_size`). ``clock``: (the fit's start, the seconds its rules
+    took, the (table, builder, options) they made): the CV ends :data:`.size_cv.SHARE` of the time
+    limit after the start; when it had no time to choose, the spec claims no CV (the choice says
+    what was skipped). Returns ``(X, builder, spec, how the table is read, the choice or None)``."""
     if spec.size_cv is None:
         return X, builder, spec, how, None
+    started, rules_seconds, made = clock
+    deadline = None if spec.time_limit is None or started is None else started + size_cv.SHARE * spec.time_limit
     kw = dict(positive=how["positive"], sample_weight=how["sample_weight"], groups=how["sensitive_features"],
-              n_jobs=n_jobs, progress=progress)
+              n_jobs=n_jobs, progress=progress, deadline=deadline)
     if own_rules is not None and builder is not None:
         raw, options, cuts = own_rules
-        X, builder, spec, choice = choose_cuts_and_size(fit, raw, y, options, cuts, spec, **kw)
-        return X, builder, spec, {**how, "feature_names": None}, choice
-    X = _named_frame(X, how["feature_names"])
-    size, choice = choose_size(fit, X, y, spec, **kw)
-    return X, builder, replace(spec, max_size=size), {**how, "feature_names": None}, choice
+        X, builder, spec, choice = choose_cuts_and_size(fit, raw, y, options, cuts, spec, made=made,
+                                                        rules_seconds=rules_seconds, **kw)
+    else:
+        X = _named_frame(X, how["feature_names"])
+        size, choice = choose_size(fit, X, y, spec, **kw)
+        spec = replace(spec, max_size=size)
+    if choice.get("skipped"):  # no size was chosen by CV: the "solved for" line must not say so
+        spec = replace(spec, size_cv=None)
+    return X, builder, spec, {**how, "feature_names": None}, choice
 
 
 def _finished(card: ScoringSystem, builder: Any, choice: Any) -> ScoringSystem:
