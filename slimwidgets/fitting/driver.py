@@ -331,7 +331,8 @@ def fit_dataset(
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
                               "before finding any card")
-    card = _card(data, spec, form, result, family, cancel, t0, build_seconds)
+    card = _card(data, spec, form, result, family, cancel, t0, build_seconds,
+                 () if _time_for_solvers(time_left) else ("the solvers",))
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
@@ -400,21 +401,28 @@ def _search_card(result: SolveResult, found, cancel) -> SolveResult:
 
 
 def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, family: str, cancel,
-          t0: float, build_seconds: float = 0.0) -> ScoringSystem:
+          t0: float, build_seconds: float = 0.0, skipped: tuple = ()) -> ScoringSystem:
     """The solver's result as a card: ties polished, the user's intercept box probed, figures
     measured. Within a time limit, the polish stops early enough to leave the card's figures and
     checks (each about ``build_seconds``, the time its program took to build) inside it, and the
-    probe (which builds a program first) runs only where that still leaves them the time."""
+    probe (which builds a program first) runs only where that still leaves them the time. What
+    the time limit left out (``skipped`` before, the polish and the probe here) is named in the
+    card's ``details["skipped"]``."""
     end = math.inf if spec.time_limit is None else t0 + spec.time_limit
     if POLISH_TIES and time.perf_counter() < end - 2 * build_seconds:  # none at all once its deadline passed
         points, intercept = polish(form, result.coefficients, result.intercept, deadline=end - 2 * build_seconds)
         result = replace(result, coefficients=points, intercept=intercept)
+    elif POLISH_TIES:
+        skipped += ("the polish of ties",)
     result = replace(result, solve_time=time.perf_counter() - t0)
     probe = None
     if family in ("slim", "tilm") and not (cancel is not None and cancel.is_set()):
         left = PROBE_SECONDS if spec.time_limit is None else end - time.perf_counter() - 3 * build_seconds - 0.1
         probe = _wider_intercept_probe(form, result, min(PROBE_SECONDS, left))
-    return card_from_result(data, spec, form, result, family=family, probe=probe)
+        if left < 0.05 and spec.intercept_range is not None:
+            skipped += ("the probe of a wider intercept range",)
+    card = card_from_result(data, spec, form, result, family=family, probe=probe)
+    return replace(card, details={**card.details, "skipped": skipped}) if skipped else card
 
 
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,

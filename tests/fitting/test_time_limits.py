@@ -78,6 +78,7 @@ def test_each_phase_is_given_only_the_time_left(monkeypatch, step):
     for phase, at, seconds in phases:  # the first search may run its floor past the limit
         assert at + seconds <= started + limit + 2 * step + (phase == "search") * driver.HEURISTIC_SECONDS, phase
     assert card.solve_time <= limit + 10 * step  # the card's clock reads the same fake time
+    assert "skipped" not in card.details
     assert sw.check_card(card, prepare_data(X, y), card.spec) == []
 
 
@@ -102,6 +103,7 @@ def test_building_rules_and_reading_the_table_count_against_the_limit(monkeypatc
     given = {phase: seconds for phase, _, seconds in phases}
     assert given == {"search": min(driver.HEURISTIC_SECONDS, 10 / 10)}  # no solver, no polish: no time
     assert card.status == "time_limit" and card.solver == "local search"
+    assert card.details["skipped"] == ("the solvers", "the polish of ties")  # said, not silent
     assert sw.check_card(card, prepare_data(X, y), card.spec) == []
 
 
