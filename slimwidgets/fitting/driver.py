@@ -101,8 +101,7 @@ def fit(
         card instead of a decision card (see :meth:`ScoringSystem.predict_proba`): it takes every
         option but ``margin``, ``missing`` and ``solver="cbc"`` / ``"scan"`` (refused with the
         reason); its caps hold for its decision, positive where the predicted risk is >= 50 %.
-    warm_start : a previous card to start the solver from.
-    on_incumbent : called with every improving card while the solver runs.
+    warm_start, on_incumbent : a previous card to start the solver from; called with every better card found.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
     on_bound : called with the proven lower bound on the objective each time it rises (needs ``on_incumbent``).
     **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ``time_limit``, ...): every
@@ -143,12 +142,10 @@ def fit(
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options, own_rules = _rules(X, options, rules, cuts, spec is None)
-    rules_seconds = time.perf_counter() - started
+    clock = (started, time.perf_counter() - started, (X, builder, options))  # for the CV: its start, the rules
     spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
     how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
-    made = None if own_rules is None else (X, builder, options)
-    X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules,
-                                                (started, rules_seconds, made))
+    X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules, clock)
     card = _fit_table(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
                       warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
     return _finished(card, builder, choice)
@@ -160,7 +157,7 @@ def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progr
     put into the spec as its ``max_size``; with rules ``fit`` made itself (``own_rules``: the raw
     table, the options and cuts they were made of), their number of candidate cut points too
     (:func:`.size_cv.choose_cuts_and_size`). ``clock``: (the fit's start, the seconds its rules
-    took, the (table, builder, options) they made): the CV ends :data:`.size_cv.SHARE` of the time
+    took, the (table, builder, options) they made, used with ``own_rules``): the CV ends :data:`.size_cv.SHARE` of the time
     limit after the start; when it had no time to choose, the spec claims no CV (the choice says
     what was skipped). Returns ``(X, builder, spec, how the table is read, the choice or None)``."""
     if spec.size_cv is None:

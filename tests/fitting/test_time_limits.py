@@ -12,6 +12,7 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.core.patterns import patterns_of
 from slimwidgets.fitting import driver, large
 from slimwidgets.solvers import polish as polish_module
 
@@ -309,3 +310,26 @@ def test_the_dense_floor_starts_no_pass_over_the_rows_after_its_deadline(monkeyp
     monkeypatch.setattr(LogisticLoss, "column_dots", slow_pass)
     floor = risk_tree.dense_floor(prob, deadline=clock.now + 50.0)
     assert len(passes) == 1 and math.isfinite(floor) and floor <= converged + 1e-9
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
+def test_a_sample_fit_whose_limit_passed_while_reading_keeps_its_first_search(monkeypatch):
+    """Many patterns whose reading took the whole limit (a fake clock): the first card's search on
+    a small sample still gets a tenth of the limit (at most FIRST_SECONDS: a card at all), the
+    search on the full sample is not started (nor its program built), the card says so and is
+    measured on all rows."""
+    monkeypatch.setattr(large, "SAMPLE_CELLS", 8_000)
+    monkeypatch.setattr(large, "MIN_SAMPLE", 400)
+    clock = FakeClock(0.0)
+    monkeypatch.setattr(large, "time", clock)
+    budgets, sides, real_search = [], [], large.local_search
+    monkeypatch.setattr(large, "local_search", lambda form, *, time_budget, **kw: budgets.append(time_budget) or
+                        real_search(form, time_budget=time_budget, **kw))
+    monkeypatch.setattr(large, "SideSearch", lambda *args: sides.append(args))
+    X, y = table(n_rows=4_000, seed=9)
+    limit = 2.0
+    card = large.fit_on_a_sample(patterns_of(X, y), sw.make_spec(max_size=4, time_limit=limit),
+                                 started=clock.now - 3 * limit)
+    assert budgets == [min(large.FIRST_SECONDS, limit / 10)] and sides == []
+    assert card.details["skipped"] == ("the search on the full sample",) and card.status == "time_limit"
+    assert card.train_metrics == card.metrics(X, y)
