@@ -107,10 +107,10 @@ class PhaseClock:
         self.undo: list[tuple] = []
 
     def wrap(self, module, names: dict[str, str]) -> None:
+        """Time the functions ``names`` of a module, or the methods of a class."""
         for attr, phase in names.items():
-            real = getattr(module, attr)
-            self.undo.append((module, attr, real))
-            setattr(module, attr, self._timed(real, phase))
+            self.undo.append((module, attr, vars(module)[attr]))
+            setattr(module, attr, self._timed(getattr(module, attr), phase))
 
     def _timed(self, real, phase: str):
         def timed(*args, **kwargs):
@@ -137,12 +137,28 @@ class PhaseClock:
         return ", ".join(f"{k} {v:.1f}" for k, v in shown if v >= 0.05) + f", other {rest:.1f}"
 
 
+def what_was_left_out(card) -> str:
+    """How the size/cut CV went and what the time limit left out, from the card's details."""
+    choice, words = card.details.get("size_cv"), []
+    if choice is not None and choice.get("skipped"):
+        words.append("CV: " + choice["skipped"].split(":")[0])
+    elif choice is not None:
+        done = choice.get("folds_in_time", choice["folds"])
+        words.append(f"CV: size {choice['chosen']}, {choice.get('n_cuts', '?')} cuts, {done} of {choice['folds']} folds")
+    if choice is not None and choice.get("untried"):
+        words.append(f"cuts {choice['untried']} not tried")
+    words += list(card.details.get("skipped", ()))
+    return "; ".join(words)
+
+
 def raw_rows(n_rows: int, limits: list[float]) -> list[list[str]]:
     """``fit`` on a raw table of ``n_rows`` within each limit, decision and risk cards: wall, past
     the limit, status and where the time went."""
     import warnings
 
+    from slimwidgets.core.patterns import Patterns
     from slimwidgets.fitting import driver, risk_driver
+    from slimwidgets.solvers.logistic import RiskProblem
 
     warm_up()
     X, y = raw_table(n_rows)
@@ -156,6 +172,8 @@ def raw_rows(n_rows: int, limits: list[float]) -> list[list[str]]:
             clock = PhaseClock()
             clock.wrap(driver, PhaseClock.DRIVER)
             clock.wrap(risk_driver, PhaseClock.RISK)
+            clock.wrap(Patterns, {"dataset": "patterns as rows"})
+            clock.wrap(RiskProblem, {"from_spec": "risk problem"})
             try:
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():
@@ -166,7 +184,8 @@ def raw_rows(n_rows: int, limits: list[float]) -> list[list[str]]:
                 clock.restore()
             error = None if card.train_metrics is None else card.train_metrics.error
             rows.append([f"{n_rows:,} raw", loss, f"{limit:g}", card.status, f"{wall:.2f}", f"{wall - limit:+.2f}",
-                         "" if error is None else f"{100 * error:.1f} %", str(card.size), clock.summary(wall)])
+                         "" if error is None else f"{100 * error:.1f} %", str(card.size), clock.summary(wall),
+                         what_was_left_out(card)])
             print(" | ".join(rows[-1]), flush=True)
     return rows
 
@@ -254,7 +273,7 @@ def main() -> None:
     if args.raw_rows:
         print()
         print(markdown_table(["data", "card", "limit (s)", "status", "fit wall (s)", "past the limit (s)",
-                              "train error", "size", "seconds by phase"],
+                              "train error", "size", "seconds by phase", "CV and what was left out"],
                              raw_rows(int(args.raw_rows), args.raw_limits)), flush=True)
     if args.groups:
         print()
