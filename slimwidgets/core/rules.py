@@ -370,7 +370,7 @@ class RuleBuilder:
                               f"they score 0 points for {column!r}", DataWarning, stacklevel=4)
             levels = [r.value for r in mine if r.kind == "eq"]
             if levels and not any(r.kind == "other" for r in mine):
-                new = sorted({str(v) for v in col.dropna() if not any(v == level for level in levels)})
+                new = sorted({str(v) for v in pd.unique(col.dropna()) if not any(v == level for level in levels)})
                 if new:
                     warnings.warn(f"column {column!r} has levels not seen in training {new[:5]}: "
                                   f"they score 0 points for {column!r}", DataWarning, stacklevel=4)
