@@ -267,8 +267,7 @@ def prepare_data(
     keyed = np.column_stack([matrix, signs] if groups is None else [matrix, groups, signs])
     keep = weights > 0
     if collapse:
-        uniq, inverse = np.unique(keyed[keep], axis=0, return_inverse=True)
-        summed = np.bincount(inverse.ravel(), weights=weights[keep], minlength=uniq.shape[0])
+        uniq, summed = _distinct_rows(keyed[keep], weights[keep])
     else:
         uniq, summed = keyed[keep], weights[keep]
     n_keys = 1 if groups is None else 2
@@ -292,13 +291,37 @@ def prepare_data(
     )
 
 
+def _distinct_rows(keyed: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``keyed`` in ascending order (first column first), and the summed
+    ``weights`` of each: ``np.unique(keyed, axis=0)`` and its weights, summed in the same order,
+    from one stable sort by column instead of a sort of whole rows (mushroom's 8,124 rows of 113
+    values: ~0.4 s down to a few hundredths).
+
+    >>> _distinct_rows(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1.0, 2.0, 3.0]))
+    (array([[0., 1.],
+           [1., 0.]]), array([2., 4.]))
+    """
+    if keyed.shape[0] == 0:
+        return keyed[:0], np.zeros(0)
+    order = np.lexsort(keyed.T[::-1])  # the last key is the first column: rows in ascending order
+    ordered = keyed[order]
+    starts = np.ones(len(ordered), dtype=bool)
+    starts[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    group = np.cumsum(starts) - 1
+    return ordered[starts], np.bincount(group, weights=weights[order], minlength=int(starts.sum()))
+
+
 def _warn_about_columns(matrix: np.ndarray, names: tuple[str, ...]) -> None:
     constant = [names[j] for j in range(matrix.shape[1]) if np.all(matrix[:, j] == matrix[0, j])]
     if constant:
         warnings.warn(f"constant columns carry no information and will never be used: {constant}", DataWarning, stacklevel=3)
-    _, first = np.unique(matrix.T, axis=0, return_index=True)
-    if len(first) < matrix.shape[1]:
-        dupes = [names[j] for j in sorted(set(range(matrix.shape[1])) - set(first.tolist()))]
+    seen, dupes = set(), []
+    for j in range(matrix.shape[1]):  # a column's values as bytes (-0.0 read as 0.0), each looked up once
+        key = (matrix[:, j] + 0.0).tobytes()
+        if key in seen:
+            dupes.append(names[j])
+        seen.add(key)
+    if dupes:
         warnings.warn(f"columns identical to an earlier column (only one of each can matter): {dupes}", DataWarning, stacklevel=3)
 
 

@@ -84,14 +84,14 @@ class Patterns:
         has_pos, has_neg = rows[pos > 0], rows[neg > 0]
         take = np.concatenate([has_pos, has_neg])
         m = len(self.feature_names)
-        X = np.empty((len(take), m))
-        for j in range(m):
-            X[:, j] = self.column(j, take)
+        # rule j is bit j % 64 of word j // 64: bit j of the words' little-endian bytes
+        bits = np.unpackbits(np.ascontiguousarray(self.words[take], dtype="<u8").view(np.uint8), axis=1,
+                             bitorder="little")[:, :m]
         y = np.concatenate([np.ones(len(has_pos), np.int8), -np.ones(len(has_neg), np.int8)])
         weight = np.concatenate([pos[pos > 0], neg[neg > 0]]).astype(float)
-        order = np.lexsort((y,) + tuple(X[:, j] for j in range(m - 1, -1, -1))) if ordered else slice(None)
+        order = np.lexsort((y,) + _sort_keys(bits)[::-1]) if ordered else slice(None)
         ones = np.ones(m, dtype=bool)
-        return Dataset(self.feature_names, np.ascontiguousarray(X[order]), y[order], weight[order],
+        return Dataset(self.feature_names, bits[order].astype(float), y[order], weight[order],
                        self.n_samples if n_samples is None else n_samples, self.positive, self.negative,
                        integer_valued=ones, binary=ones, outcome=self.outcome)
 
@@ -138,6 +138,16 @@ class Patterns:
         if dupes:
             warnings.warn(f"columns identical to an earlier column (only one of each can matter): {dupes}",
                           DataWarning, stacklevel=4)
+
+
+def _sort_keys(bits: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The 0/1 rows ``bits`` as a few uint64 sort keys, 64 rules a key, the first rule the most
+    significant bit: sorting by them (first key first) sorts the rows as sorting by every rule
+    (first rule first) does, in a handful of passes instead of one per rule."""
+    packed = np.packbits(bits, axis=1, bitorder="big")
+    packed = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8)))
+    keys = np.ascontiguousarray(packed).view(">u8")
+    return tuple(keys[:, i] for i in range(keys.shape[1]))
 
 
 def _binary_column(values: np.ndarray) -> np.ndarray | None:

@@ -129,6 +129,12 @@ def _column_type(name: str, col: pd.Series) -> str:
         return "category"
     if pd.api.types.is_numeric_dtype(col):
         return "number"
+    # pandas reads the values' kinds in C: all text, or all numbers, needs no look at each value
+    inferred = pd.api.types.infer_dtype(col, skipna=True)
+    if inferred == "string":
+        return "category"
+    if inferred in ("integer", "floating", "mixed-integer-float"):
+        return "number"
     example: dict[str, Any] = {}  # the first value of each kind, for the message
     for v in col.dropna():
         example.setdefault(_value_kind(v), v)
@@ -314,8 +320,9 @@ class RuleBuilder:
         return sorted({human_cut(ordered, float(q), tolerance) for q in qs})
 
     def _level_rules(self, name: str, col: pd.Series) -> list[Rule]:
-        counts = col.dropna().map(_plain).value_counts(sort=False)
-        levels = sorted(counts.index, key=lambda v: (str(type(v)), v) if not isinstance(v, str) else ("", v))
+        # counted first, then made plain: one call per level, not per row
+        counts = {_plain(v): int(k) for v, k in col.dropna().value_counts(sort=False).items()}
+        levels = sorted(counts, key=lambda v: (str(type(v)), v) if not isinstance(v, str) else ("", v))
         kept = [v for v in levels if counts[v] >= self.min_count]
         pooled = [v for v in levels if counts[v] < self.min_count]
         rules = [Rule(f"{name} = {v}", name, "eq", _plain(v)) for v in kept]
@@ -347,7 +354,8 @@ class RuleBuilder:
         absent = [c for c in needed if c not in lookup]
         if absent:
             raise KeyError(f"X lacks columns the rules were fit on: {absent}")
-        out = {r.name: rule_values(r, X[lookup[r.column]]) for r in self.rules_}
+        memos: dict[str, dict] = {}  # per column: its missing values, numbers and levels, found once
+        out = {r.name: rule_values(r, X[lookup[r.column]], memos.setdefault(r.column, {})) for r in self.rules_}
         if warn:
             self._warn_uncovered(X, lookup)
         frame = pd.DataFrame(out, index=X.index)
@@ -362,7 +370,7 @@ class RuleBuilder:
                               f"they score 0 points for {column!r}", DataWarning, stacklevel=4)
             levels = [r.value for r in mine if r.kind == "eq"]
             if levels and not any(r.kind == "other" for r in mine):
-                new = sorted({str(v) for v in col.dropna() if not any(v == level for level in levels)})
+                new = sorted({str(v) for v in pd.unique(col.dropna()) if not any(v == level for level in levels)})
                 if new:
                     warnings.warn(f"column {column!r} has levels not seen in training {new[:5]}: "
                                   f"they score 0 points for {column!r}", DataWarning, stacklevel=4)
@@ -442,10 +450,17 @@ class RuleBuilder:
         return builder
 
 
-def rule_values(rule: Rule, col: pd.Series) -> pd.Series:
+def rule_values(rule: Rule, col: pd.Series, memo: dict | None = None) -> pd.Series:
     """Where ``rule`` holds on the raw column ``col`` (0/1, int8): the one definition that the
-    Python and SQL exports repeat."""
-    missing = col.isna().to_numpy()
+    Python and SQL exports repeat. ``memo`` (a dict per column, empty at first) keeps what every
+    rule of the column reads (its missing values, numbers, levels) for the next rule.
+
+    Level rules test each distinct value once (:func:`pandas.factorize`), not each row: the same
+    answers, in C over the rows."""
+    memo = {} if memo is None else memo
+    if "missing" not in memo:
+        memo["missing"] = col.isna().to_numpy()
+    missing = memo["missing"]
     if rule.kind == "missing":
         held = missing
     elif rule.kind == "pass":
@@ -453,20 +468,34 @@ def rule_values(rule: Rule, col: pd.Series) -> pd.Series:
             raise ValueError(f"column {rule.column!r} has missing values")
         return col
     elif rule.kind in ("ge", "lt"):
-        values = pd.to_numeric(col.where(~col.isna(), np.nan), errors="coerce").to_numpy(dtype=float)
+        values = memo.get("numbers")
+        if values is None:
+            values = memo["numbers"] = pd.to_numeric(col.where(~col.isna(), np.nan),
+                                                     errors="coerce").to_numpy(dtype=float)
         bad = ~missing & np.isnan(values)
         if bad.any():
             raise ValueError(f"column {rule.column!r} has values that are not numbers, e.g. {col[bad].iloc[0]!r}")
         with np.errstate(invalid="ignore"):
             held = (values >= rule.value) if rule.kind == "ge" else (values < rule.value)
         held = held & ~missing
-    elif rule.kind == "is":
-        held = ~missing & (col.map(lambda v: bool(v == 1) if not _missing(v) else False).to_numpy(dtype=bool))
-    elif rule.kind == "eq":
-        held = col.map(lambda v: (not _missing(v)) and bool(v == rule.value)).to_numpy(dtype=bool)
-    else:  # other: present and none of the kept levels
-        held = col.map(lambda v: (not _missing(v)) and not any(v == level for level in rule.value)).to_numpy(dtype=bool)
+    else:
+        if "levels" not in memo:
+            memo["levels"] = pd.factorize(col)  # a missing value gets code -1
+        codes, uniques = memo["levels"]
+        held = np.append(np.array([_level_holds(rule, v) for v in uniques], dtype=bool), False)[codes]
+        held = held & ~missing
     return pd.Series(held.astype(np.int8), index=col.index)
+
+
+def _level_holds(rule: Rule, v: Any) -> bool:
+    """Whether an ``is``, ``eq`` or ``other`` rule holds for the value ``v``."""
+    if _missing(v):
+        return False
+    if rule.kind == "is":
+        return bool(v == 1)
+    if rule.kind == "eq":
+        return bool(v == rule.value)
+    return not any(v == level for level in rule.value)  # other: none of the kept levels
 
 
 def _missing(v: Any) -> bool:

@@ -34,6 +34,7 @@ from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
 from .risk_groups import fit_risk_by_group
+from . import size_cv
 from .size_cv import choose_cuts_and_size, choose_size
 from .side_search import SideSearch
 
@@ -100,8 +101,7 @@ def fit(
         card instead of a decision card (see :meth:`ScoringSystem.predict_proba`): it takes every
         option but ``margin``, ``missing`` and ``solver="cbc"`` / ``"scan"`` (refused with the
         reason); its caps hold for its decision, positive where the predicted risk is >= 50 %.
-    warm_start : a previous card to start the solver from.
-    on_incumbent : called with every improving card while the solver runs.
+    warm_start, on_incumbent : a previous card to start the solver from; called with every better card found.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
     on_bound : called with the proven lower bound on the objective each time it rises (needs ``on_incumbent``).
     **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ``time_limit``, ...): every
@@ -142,32 +142,41 @@ def fit(
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options, own_rules = _rules(X, options, rules, cuts, spec is None)
+    clock = (started, time.perf_counter() - started, (X, builder, options))  # for the CV: its start, the rules
     spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
     how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
-    X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules)  # 1st: limit
+    X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules, clock)
     card = _fit_table(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
                       warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
     return _finished(card, builder, choice)
 
 
 def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None, builder: Any,
-                own_rules: tuple | None):
+                own_rules: tuple | None, clock: tuple = (None, 0.0, None)):
     """With ``spec.size_cv`` set: the size chosen by cross-validation (:func:`.size_cv.choose_size`)
     put into the spec as its ``max_size``; with rules ``fit`` made itself (``own_rules``: the raw
     table, the options and cuts they were made of), their number of candidate cut points too
-    (:func:`.size_cv.choose_cuts_and_size`). Returns ``(X, builder, spec, how the table is read,
-    the choice or None)``."""
+    (:func:`.size_cv.choose_cuts_and_size`). ``clock``: (the fit's start, the seconds its rules
+    took, the (table, builder, options) they made, used with ``own_rules``): the CV ends :data:`.size_cv.SHARE` of the time
+    limit after the start; when it had no time to choose, the spec claims no CV (the choice says
+    what was skipped). Returns ``(X, builder, spec, how the table is read, the choice or None)``."""
     if spec.size_cv is None:
         return X, builder, spec, how, None
+    started, rules_seconds, made = clock
+    deadline = None if spec.time_limit is None or started is None else started + size_cv.SHARE * spec.time_limit
     kw = dict(positive=how["positive"], sample_weight=how["sample_weight"], groups=how["sensitive_features"],
-              n_jobs=n_jobs, progress=progress)
+              n_jobs=n_jobs, progress=progress, deadline=deadline)
     if own_rules is not None and builder is not None:
         raw, options, cuts = own_rules
-        X, builder, spec, choice = choose_cuts_and_size(fit, raw, y, options, cuts, spec, **kw)
-        return X, builder, spec, {**how, "feature_names": None}, choice
-    X = _named_frame(X, how["feature_names"])
-    size, choice = choose_size(fit, X, y, spec, **kw)
-    return X, builder, replace(spec, max_size=size), {**how, "feature_names": None}, choice
+        X, builder, spec, choice = choose_cuts_and_size(fit, raw, y, options, cuts, spec, made=made,
+                                                        rules_seconds=rules_seconds, **kw)
+    else:
+        X = _named_frame(X, how["feature_names"])
+        size, choice = choose_size(fit, X, y, spec, **kw)
+        spec = replace(spec, max_size=size)
+    if choice.get("skipped"):  # no size was chosen by CV: the "solved for" line must not say so
+        spec = replace(spec, size_cv=None)
+    return X, builder, spec, {**how, "feature_names": None}, choice
 
 
 def _finished(card: ScoringSystem, builder: Any, choice: Any) -> ScoringSystem:
@@ -319,7 +328,8 @@ def fit_dataset(
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
                               "before finding any card")
-    card = _card(data, spec, form, result, family, cancel, t0, build_seconds)
+    card = _card(data, spec, form, result, family, cancel, t0, build_seconds,
+                 () if _time_for_solvers(time_left) else ("the solvers",))
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
@@ -388,21 +398,28 @@ def _search_card(result: SolveResult, found, cancel) -> SolveResult:
 
 
 def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, family: str, cancel,
-          t0: float, build_seconds: float = 0.0) -> ScoringSystem:
+          t0: float, build_seconds: float = 0.0, skipped: tuple = ()) -> ScoringSystem:
     """The solver's result as a card: ties polished, the user's intercept box probed, figures
     measured. Within a time limit, the polish stops early enough to leave the card's figures and
     checks (each about ``build_seconds``, the time its program took to build) inside it, and the
-    probe (which builds a program first) runs only where that still leaves them the time."""
+    probe (which builds a program first) runs only where that still leaves them the time. What
+    the time limit left out (``skipped`` before, the polish and the probe here) is named in the
+    card's ``details["skipped"]``."""
     end = math.inf if spec.time_limit is None else t0 + spec.time_limit
     if POLISH_TIES and time.perf_counter() < end - 2 * build_seconds:  # none at all once its deadline passed
         points, intercept = polish(form, result.coefficients, result.intercept, deadline=end - 2 * build_seconds)
         result = replace(result, coefficients=points, intercept=intercept)
+    elif POLISH_TIES:
+        skipped += ("the polish of ties",)
     result = replace(result, solve_time=time.perf_counter() - t0)
     probe = None
     if family in ("slim", "tilm") and not (cancel is not None and cancel.is_set()):
         left = PROBE_SECONDS if spec.time_limit is None else end - time.perf_counter() - 3 * build_seconds - 0.1
         probe = _wider_intercept_probe(form, result, min(PROBE_SECONDS, left))
-    return card_from_result(data, spec, form, result, family=family, probe=probe)
+        if left < 0.05 and spec.intercept_range is not None:
+            skipped += ("the probe of a wider intercept range",)
+    card = card_from_result(data, spec, form, result, family=family, probe=probe)
+    return replace(card, details={**card.details, "skipped": skipped}) if skipped else card
 
 
 def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,

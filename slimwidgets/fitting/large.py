@@ -278,12 +278,30 @@ class _SampledFit:
         """Search the sample as :func:`~.driver.fit_dataset` searches beside its solver
         (feature-pool MIPs, then the local search with kicks), stopped at its share of the time;
         then polish the best card on all rows. No proof is tried on the sample (it would prove
-        nothing about all rows), and nothing is built or checked there."""
+        nothing about all rows), and nothing is built or checked there. When reading the table
+        left no time for the search on the full sample, the first card's search on its tenth
+        answers (the card names what was skipped)."""
         if on_bound is not None and self.floor > 0:
             on_bound(self.floor)
-        warm = self._first_card(self._warm_points(warm_start))
-        sample = self._sample(self._affordable_sample(), seed=0)
+        warm, small = self._first_card(self._warm_points(warm_start))
         search_time = (self.deadline - time.perf_counter()) * (1 - POLISH_SHARE)
+        skipped: tuple = ()
+        if search_time > STOP_GRACE:
+            sample = self._search_sample(warm, search_time)
+        else:  # building the sample's program alone would pass the deadline
+            sample, skipped = small, ("the search on the full sample",)
+        if self.best is None:
+            raise NoSolutionError(f"no card found on a sample of {sample.n_samples:,} rows meets the caps on all "
+                                  f"{self.p.n_samples:,} rows")
+        coefs, intercept, value = self.all_rows.polish(self.best[1], self.deadline)
+        self.consider(coefs)
+        card = self._card(sample)
+        return dataclasses.replace(card, details={**card.details, "skipped": skipped}) if skipped else card
+
+    def _search_sample(self, warm: np.ndarray | None, search_time: float) -> Dataset:
+        """The search on the full sample for ``search_time`` seconds (the first search, then the
+        side search's pools and kicks), stopped by a watcher at its end; returns the sample."""
+        sample = self._sample(self._affordable_sample(), seed=0)
         spec = self.spec.replace(C0=self._sample_C0(), time_limit=max(search_time, 0.05))
         stop = threading.Event()
         search_end = time.perf_counter() + search_time
@@ -309,12 +327,7 @@ class _SampledFit:
             if side is not None:
                 side.stop()
             watcher.join()
-        if self.best is None:
-            raise NoSolutionError(f"no card found on a sample of {sample.n_samples:,} rows meets the caps on all "
-                                  f"{self.p.n_samples:,} rows")
-        coefs, intercept, value = self.all_rows.polish(self.best[1], self.deadline)
-        self.consider(coefs)
-        return self._card(sample)
+        return sample
 
     def _sample(self, n_rows: int, seed: int) -> Dataset:
         rows, pos, neg = self.p.sample(n_rows, seed=seed)
@@ -328,17 +341,21 @@ class _SampledFit:
         self.consider(warm)
         return warm
 
-    def _first_card(self, warm: np.ndarray | None) -> np.ndarray | None:
+    def _first_card(self, warm: np.ndarray | None) -> tuple[np.ndarray | None, Dataset]:
         """A card within a second: a short local search on a sample a tenth the size, its cards
-        re-scored on all rows; the best card so far is the warm start of the next search."""
+        re-scored on all rows; the best card so far is the warm start of the next search.
+        As in :func:`~.driver.fit_dataset`, a card at all is worth a tenth of the limit (at most
+        ``FIRST_SECONDS``) past the deadline. Returns (that start, the small sample)."""
         small = self._sample(max(MIN_SAMPLE // 2, self.n_sample // 10), seed=1)
         built = time.perf_counter()
         form = build_formulation(small, self.spec.replace(C0=self._sample_C0()))
         self.pace = ((time.perf_counter() - built) / max(small.n_rows, 1), small.n_rows)  # seconds per row built
-        budget = min(FIRST_SECONDS, max(self.deadline - time.perf_counter(), 0.0) / 4)
+        limit = NO_LIMIT_SECONDS if self.spec.time_limit is None else self.spec.time_limit
+        budget = max(min(FIRST_SECONDS, max(self.deadline - time.perf_counter(), 0.0) / 4),
+                     min(FIRST_SECONDS, limit / 10))
         local_search(form, time_budget=budget, warm=warm, cancel=self.user_cancel,
                      on_improve=lambda points, intercept, objective: self.consider(points))
-        return warm if self.best is None else self.best[1].astype(float)
+        return (warm if self.best is None else self.best[1].astype(float)), small
 
     def _affordable_sample(self) -> int:
         """The sample's rows: ``n_sample``, or fewer when building its program at the pace the

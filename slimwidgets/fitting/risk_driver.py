@@ -188,9 +188,9 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
 
 
 def _dense_floor_in_time(prob: RiskProblem, deadline: float) -> float:
-    """The floor over the whole box by ``deadline`` (it stops after the iteration that passes
-    it, valid wherever it stops); none (-inf) when the deadline has passed already: its first
-    iteration alone can take seconds on many rows, all of them past the limit."""
+    """The floor over the whole box by ``deadline`` (it starts no pass over the rows after it,
+    valid wherever it stops); none (-inf) when the deadline has passed already: its first pass
+    alone can take a second or more on many rows, all of it past the limit."""
     if time.perf_counter() >= deadline:
         return -math.inf
     return dense_floor(prob, deadline=deadline)

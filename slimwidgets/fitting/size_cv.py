@@ -23,7 +23,16 @@ size uses held-out rows. They run through joblib (``n_jobs``) with a progress ba
 work, and share the fit's time limit: :data:`SHARE` of it goes to them, handed out as each
 starts, the rest to the final solve (with no limit, each gets :data:`FOLD_SECONDS`). On a busy
 machine each fit's fixed cost (reading its rows, checking its card: ~0.1-0.4 s) can still take
-the whole past the limit.
+the whole past the limit. So the fold fits also keep one deadline, :data:`SHARE` of the limit
+counted from ``fit``'s call (building the rules counts): no fold, no size and no further table
+of cut points is started after it. A choice then rests on the folds whose every size was fit in
+time; with fewer than :data:`MIN_FOLDS` of them there is no choice (the size is the cap, the cut
+points the fewest) and the choice says so in ``skipped``, so the final solve keeps its time.
+
+A table of more than :data:`CV_ROWS` rows is cross-validated on a class-stratified sample of
+that many rows (drawn with :data:`SEED`; the choice says how many): the size of a card is
+told apart on fifty thousand rows as well as on a million, and each fold fit's fixed cost stays
+that of a modest table. The card itself is solved on all rows.
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ from ..core.spec import Spec
 from .jobs import check_n_jobs, progress_bar, run_jobs
 
 __all__ = ["choose_size", "choose_cuts_and_size", "size_candidates", "SizeChoice", "LARGEST_SIZE", "SEED", "SHARE",
-           "FOLD_SECONDS", "MIN_SECONDS", "CUT_GRID"]
+           "FOLD_SECONDS", "MIN_SECONDS", "CUT_GRID", "CV_ROWS", "MIN_FOLDS"]
 
 #: The largest size tried when no ``max_size`` is given (clinical scores rarely use more).
 LARGEST_SIZE = 5
@@ -55,6 +64,10 @@ FOLD_SECONDS = 1.0
 #: itself: few (round values near the quartiles) suit small noisy tables, more (near the
 #: deciles, still rounded) tables whose signal sits at a precise cut (benchmarks/README.md).
 CUT_GRID = (3, 9)
+#: Rows the folds are drawn from: a larger table is cross-validated on a class-stratified sample.
+CV_ROWS = 50_000
+#: Folds whose every size was fit within the time that a choice needs (fewer: no choice).
+MIN_FOLDS = 2
 
 
 def size_candidates(spec: Spec, n_features: int) -> list[int]:
@@ -85,16 +98,37 @@ def _fold_rows(y: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.ndarray]]
     return list(split.split(np.zeros(len(y)), y))
 
 
+def _cv_rows(y: np.ndarray) -> np.ndarray | None:
+    """The rows the folds are drawn from when ``y`` has more than :data:`CV_ROWS`: a sample of
+    that many, each class keeping its share (seeded, sorted); None for all rows."""
+    if len(y) <= CV_ROWS:
+        return None
+    rng = np.random.default_rng(SEED)
+    picked = []
+    for label in np.unique(y):
+        rows = np.flatnonzero(y == label)
+        picked.append(rng.choice(rows, max(1, round(CV_ROWS * len(rows) / len(y))), replace=False))
+    return np.sort(np.concatenate(picked))
+
+
 def _fold_path(fit: Callable, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, groups: Any,
-               train: np.ndarray, test: np.ndarray, specs: list[Spec], positive: Any) -> list:
+               train: np.ndarray, test: np.ndarray, specs: list[Spec], positive: Any,
+               deadline: float | None = None) -> list:
     """One fold, every size in turn (smallest first), each fit started from the card of the size
     before (a card of k rules is a card of at most k + 1): per size, the held-out and training
     error (weighted as the fit weighs rows) and whether the card was proven optimal, or why it
-    could not be fit."""
+    could not be fit; None for a size not started because ``deadline`` had passed (its fit
+    gets at most the time to it)."""
     w_train = None if weight is None else weight[train]
     g_train = None if groups is None else np.asarray(groups)[train]
     out, warm = [], None
     for spec in specs:
+        left = math.inf if deadline is None else deadline - time.perf_counter()
+        if left <= 0:
+            out.append(None)
+            continue
+        if spec.time_limit is not None and left < spec.time_limit:
+            spec = replace(spec, time_limit=max(left, MIN_SECONDS))
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # a fold's degenerate card or box note is the fold's business
@@ -115,34 +149,53 @@ def _error(card, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, rows
 
 def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive: Any = None,
                 sample_weight: Any = None, groups: Any = None, n_jobs: int | None = None,
-                progress: bool | None = None) -> tuple[int, SizeChoice]:
+                progress: bool | None = None, deadline: float | None = None) -> tuple[int, SizeChoice]:
     """The size with the lowest mean held-out error over ``spec.size_cv`` folds of ``X``
     (a 0/1 table of rules), and what was found. ``fit`` is :func:`slimwidgets.fit`, passed in
     (it calls this). ``positive`` must name the positive label; ``y`` is compared with
-    ``card.predict``."""
+    ``card.predict``. With a time limit no fold fit starts after ``deadline`` (a
+    ``time.perf_counter()`` value; by default :data:`SHARE` of the limit from now)."""
     check_n_jobs(n_jobs)
     y = np.asarray(y)
     weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    n_rows, sample = len(y), _cv_rows(y)
+    if sample is not None:  # a large table: its folds are drawn from a sample of its rows
+        X, y = X.iloc[sample], y[sample]
+        weight = None if weight is None else weight[sample]
+        groups = None if groups is None else np.asarray(groups)[sample]
     splits = _fold_rows(y, spec.size_cv)
     sizes = size_candidates(spec, X.shape[1])
     k, at_once = len(splits), _at_once(n_jobs)
     per_fit = _fold_seconds(spec.time_limit, k * len(sizes), n_jobs)
     specs = [replace(spec, max_size=s, size_cv=None, time_limit=per_fit) for s in sizes]
-    budget = _Budget(per_fit * len(sizes) * math.ceil(k / at_once) if spec.time_limit else None, k, at_once)
+    if spec.time_limit is not None and deadline is None:
+        deadline = time.perf_counter() + per_fit * len(sizes) * math.ceil(k / at_once)
+    budget = _Budget(deadline if spec.time_limit is not None else None, k, at_once)
     paths = _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget)
-    rows = [_size_row(s, [path[i] for path in paths]) for i, s in enumerate(sizes)]
+    done = [path for path in paths if all(r is not None for r in path)]  # every size fit in time
+    about = dict(folds=k, seed=SEED, seconds_per_fit=per_fit)
+    if sample is not None:
+        about["rows"] = {"used": len(y), "of": n_rows}
+    if len(done) < min(MIN_FOLDS, k):
+        return sizes[-1], SizeChoice(about, chosen=sizes[-1], candidates=[], skipped=(
+            f"no time for the size CV within the time limit ({len(done)} of {k} folds fit in time): "
+            f"the size is the largest tried, {sizes[-1]}"))
+    if len(done) < k:
+        about["folds_in_time"] = len(done)
+    rows = [_size_row(s, [path[i] for path in done]) for i, s in enumerate(sizes)]
     usable = [r for r in rows if "failed" not in r]
     if not usable:
         chosen = sizes[-1]  # the final fit at the cap says what is wrong, in its own words
     else:
         best = min(r["test_error"] for r in usable)
         chosen = next(r["max_size"] for r in usable if r["test_error"] <= best + 1e-12)  # the smallest of the best
-    return chosen, SizeChoice(folds=k, seed=SEED, chosen=chosen, seconds_per_fit=per_fit, candidates=rows)
+    return chosen, SizeChoice(about, chosen=chosen, candidates=rows)
 
 
 def choose_cuts_and_size(fit: Callable, raw: Any, y: Any, options: dict, cuts: Any, spec: Spec, *,
                          positive: Any = None, sample_weight: Any = None, groups: Any = None,
-                         n_jobs: int | None = None, progress: bool | None = None) -> tuple:
+                         n_jobs: int | None = None, progress: bool | None = None, deadline: float | None = None,
+                         made: tuple | None = None, rules_seconds: float = 0.0) -> tuple:
     """The number of candidate cut points per numeric column (:data:`CUT_GRID`) and the size,
     chosen together by the same folds: for each number, ``fit``'s own rules of ``raw`` with that
     many candidates and :func:`choose_size` on them (each gets a part of the time in proportion
@@ -153,36 +206,72 @@ def choose_cuts_and_size(fit: Callable, raw: Any, y: Any, options: dict, cuts: A
     standing for their rules), ``spec`` the spec made of them. Returns ``(0/1 table, fitted
     builder, spec with the chosen size, SizeChoice)``; the choice names ``n_cuts`` and keeps the
     best mean held-out error of each number tried in ``by_n_cuts`` (a number whose rules lack a
-    rule the options name, such as ``require=["age >= 66"]``, is not tried)."""
-    from ..core.rules import RuleBuilder, rules_from_options
-    from ..core.spec import make_spec
+    rule the options name, such as ``require=["age >= 66"]``, is not tried).
 
-    tables, seen = [], set()
+    ``made``: the ``(table, builder, options)`` ``fit`` made already (its builder's number of cut
+    points is not built again). With a time limit nothing starts after ``deadline``: a further
+    table is built only when its rules (about ``rules_seconds``, what ``fit``'s took) end by it."""
+    tables, seen, untried = [], set(), []
     for n in CUT_GRID:
-        try:
-            X, builder, opts = rules_from_options(raw, {**options, "rules": RuleBuilder(cuts=cuts, n_cuts=n)})
-            made = make_spec(**{**opts, "size_cv": spec.size_cv})
-            made.check_data(list(X.columns), len(X))
-        except (ValueError, KeyError):  # the options name a rule these cut points do not make
-            if n == CUT_GRID[0]:
-                raise  # the builder's default: fit made these rules already, so this cannot happen
+        if made is not None and made[1].n_cuts == n:
+            X, builder, opts = made
+            made_spec = _spec_of(opts, spec.size_cv, X)
+        elif tables and deadline is not None and time.perf_counter() + rules_seconds > deadline:
+            untried.append(n)  # no time to build its rules, let alone to fit its folds
             continue
+        else:
+            try:
+                X, builder, opts = _rules_with(raw, options, cuts, n)
+                made_spec = _spec_of(opts, spec.size_cv, X)
+            except (ValueError, KeyError):  # the options name a rule these cut points do not make
+                if n == CUT_GRID[0]:
+                    raise  # the builder's default: fit made these rules already, so this cannot happen
+                continue
         if tuple(X.columns) not in seen:  # the user's cuts on every column: one table, one choice
             seen.add(tuple(X.columns))
-            tables.append((n, X, builder, made))
-    rules = sum(t[1].shape[1] for t in tables)
-    tried = []
-    for n, X, builder, spec_n in tables:
-        # each table's part of the time grows with its rules (a fold fit's work does): starved,
-        # the larger table's fold cards are poor and its held-out error says more of the time than of the cuts
-        share = None if spec.time_limit is None else spec.time_limit * X.shape[1] / rules
-        size, choice = choose_size(fit, X, y, replace(spec_n, time_limit=share), positive=positive,
-                                   sample_weight=sample_weight, groups=groups, n_jobs=n_jobs, progress=progress)
-        best = min((r["test_error"] for r in choice["candidates"] if "failed" not in r), default=math.inf)
-        tried.append((best, n, X, builder, replace(spec_n, max_size=size), choice))
+            tables.append((n, X, builder, made_spec))
+    tried = _cv_each_table(fit, tables, y, spec, deadline, positive=positive, sample_weight=sample_weight,
+                           groups=groups, n_jobs=n_jobs, progress=progress)
     (_, n, X, builder, chosen, choice), se = _fewest_cuts_within_one_se(tried)
     by_n = {str(t[1]): None if t[0] == math.inf else t[0] for t in tried}
-    return X, builder, chosen, SizeChoice(choice, n_cuts=n, by_n_cuts=by_n, within=se)
+    extra = {"untried": untried} if untried else {}
+    return X, builder, chosen, SizeChoice(choice, n_cuts=n, by_n_cuts=by_n, within=se, **extra)
+
+
+def _rules_with(raw: Any, options: dict, cuts: Any, n: int) -> tuple:
+    """``fit``'s own rules of ``raw`` with ``n`` candidate cut points per numeric column."""
+    from ..core.rules import RuleBuilder, rules_from_options
+
+    return rules_from_options(raw, {**options, "rules": RuleBuilder(cuts=cuts, n_cuts=n)})
+
+
+def _spec_of(options: dict, folds: int | None, X: pd.DataFrame) -> Spec:
+    """The spec of ``options`` for the rules ``X`` (checked against them: a ``ValueError`` or
+    ``KeyError`` when they name a rule ``X`` lacks)."""
+    from ..core.spec import make_spec
+
+    made = make_spec(**{**options, "size_cv": folds})
+    made.check_data(list(X.columns), len(X))
+    return made
+
+
+def _cv_each_table(fit: Callable, tables: list, y: Any, spec: Spec, deadline: float | None, **how: Any) -> list:
+    """:func:`choose_size` on each table in turn: ``(best mean held-out error, n, X, builder, spec
+    at the chosen size, choice)``. Each table's part of the time grows with its rules (a fold
+    fit's work does): starved, the larger table's fold cards are poor and its held-out error says
+    more of the time than of the cuts. With a deadline each table's part ends at its share of
+    the time left to it."""
+    rules = left = sum(t[1].shape[1] for t in tables)
+    tried = []
+    for n, X, builder, spec_n in tables:
+        share = None if spec.time_limit is None else spec.time_limit * X.shape[1] / rules
+        part = None if deadline is None else time.perf_counter() + max(deadline - time.perf_counter(), 0.0) * \
+            X.shape[1] / left
+        left -= X.shape[1]
+        size, choice = choose_size(fit, X, y, replace(spec_n, time_limit=share), deadline=part, **how)
+        best = min((r["test_error"] for r in choice["candidates"] if "failed" not in r), default=math.inf)
+        tried.append((best, n, X, builder, replace(spec_n, max_size=size), choice))
+    return tried
 
 
 def _fewest_cuts_within_one_se(tried: list[tuple]) -> tuple:
@@ -223,8 +312,8 @@ class _Budget:
     the folds left (``at_once`` at a time), so a fold that overran (a loaded machine, the fixed
     cost of each fit) shortens the later ones instead of the final solve."""
 
-    def __init__(self, seconds: float | None, fits: int, at_once: int) -> None:
-        self.deadline = None if seconds is None else time.perf_counter() + seconds
+    def __init__(self, deadline: float | None, fits: int, at_once: int) -> None:
+        self.deadline = deadline
         self.left, self.at_once = fits, at_once
 
     def next(self, specs: list[Spec]) -> list[Spec]:
@@ -241,7 +330,8 @@ def _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, b
     """Every fold's fits (:func:`_fold_path`), in order, through joblib when ``n_jobs`` asks,
     with a bar for long work; each fold gets its time from ``budget`` as it starts."""
     bar = progress_bar(progress, len(splits), "size by CV")
-    calls = ((fit, X, y, weight, groups, train, test, budget.next(specs), positive) for train, test in splits)
+    calls = ((fit, X, y, weight, groups, train, test, budget.next(specs), positive, budget.deadline)
+             for train, test in splits)
     return run_jobs(_fold_path, calls, n_jobs, bar)
 
 

@@ -382,33 +382,32 @@ def dense_floor(prob: RiskProblem, max_iterations: int = 500, deadline: float = 
     with every feature free (no ``max_size``, no rules but the boxes, stretched by the largest
     ``1/m`` when the multiplier is free), plus the required features' ``C0``. Every card lies
     in that box, so this is a relaxation; its value is bounded from below, as in
-    :func:`linear_floor`, at the point L-BFGS-B reaches (by ``deadline``), so an inexact
-    solve stays valid."""
+    :func:`linear_floor`, at each point L-BFGS-B evaluates (the loss is convex: its tangent at
+    any point lies below it), and the highest of those bounds is the floor, so an inexact solve
+    stays valid. Past ``deadline`` no further pass over the rows starts (one pass, not one
+    iteration of several, may end after it: on many rows each takes a while)."""
     from scipy.optimize import minimize
 
     L = prob.loss
     lo, hi, ilo, ihi = _boxes(prob)
     low, high = np.concatenate([[ilo], lo]), np.concatenate([[ihi], hi])
+    best = [-math.inf]  # the highest bound of the points evaluated so far
+
+    class OutOfTime(Exception):
+        """The deadline passed: no more passes over the rows."""
 
     def loss_and_gradient(v: np.ndarray) -> tuple[float, np.ndarray]:
+        if math.isfinite(best[0]) and time.perf_counter() > deadline:
+            raise OutOfTime
         u = L.y * (v[0] + L.X @ v[1:])  # every column: no copy of the used ones
         p = L.w / (1.0 + np.exp(np.clip(u, -700, 700)))  # w * sigmoid(-u)
-        return L.of_margins(u), -np.concatenate([[L.y @ p], L.column_dots(p)])
-
-    reached = [np.clip(np.zeros(low.size), low, high)]
-
-    def on_time(x: np.ndarray) -> None:
-        reached[0] = np.array(x)
-        if time.perf_counter() > deadline:
-            raise StopIteration  # scipy ends the solve; the floor is taken where it got to
+        value, g = L.of_margins(u), -np.concatenate([[L.y @ p], L.column_dots(p)])
+        best[0] = max(best[0], value + float(np.minimum(g * (low - v), g * (high - v)).sum()))
+        return value, g
 
     try:
-        fit = minimize(loss_and_gradient, reached[0], jac=True, method="L-BFGS-B", bounds=list(zip(low, high)),
-                       callback=on_time, options={"maxiter": max_iterations, "gtol": 1e-10, "ftol": 1e-15})
-        reached[0] = fit.x
-    except StopIteration:  # older scipy passes it on
+        minimize(loss_and_gradient, np.clip(np.zeros(low.size), low, high), jac=True, method="L-BFGS-B",
+                 bounds=list(zip(low, high)), options={"maxiter": max_iterations, "gtol": 1e-10, "ftol": 1e-15})
+    except OutOfTime:
         pass
-    v = np.clip(reached[0], low, high)
-    value, g = loss_and_gradient(v)
-    floor = value + float(np.minimum(g * (low - v), g * (high - v)).sum())
-    return floor - 1e-12 + float(prob.C0[sorted(prob.required)].sum())
+    return best[0] - 1e-12 + float(prob.C0[sorted(prob.required)].sum())

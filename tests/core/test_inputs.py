@@ -500,3 +500,22 @@ def test_positive_not_present(labels, positive):
     X, y = make_xy()
     with raises(ValueError, f"positive={positive!r}", "not one of the labels"):
         fit(X, labels(y), positive=positive)
+
+
+@pytest.mark.parametrize("kind", ["binary", "integer", "decimal"])
+def test_duplicate_rows_collapse_as_numpy_unique_collapses_them(kind):
+    """prepare_data finds duplicate rows by one stable sort per column: the same distinct rows
+    in the same order as ``np.unique(axis=0)``, each with the same summed weight (summed in the
+    same order: equal to the last bit)."""
+    from slimwidgets.core.data import _distinct_rows
+
+    rng = np.random.default_rng(len(kind))
+    values = {"binary": lambda: (rng.random((3000, 9)) < 0.5).astype(float),
+              "integer": lambda: rng.integers(-2, 3, (3000, 4)).astype(float),
+              "decimal": lambda: rng.normal(size=(3000, 2)).round(1)}[kind]()
+    keyed = np.column_stack([values, rng.choice([-1.0, 1.0], 3000)])
+    weights = rng.random(3000)
+    uniq, inverse = np.unique(keyed, axis=0, return_inverse=True)
+    rows, summed = _distinct_rows(keyed, weights)
+    assert np.array_equal(rows, uniq)
+    assert np.array_equal(summed, np.bincount(inverse.ravel(), weights=weights, minlength=len(uniq)))

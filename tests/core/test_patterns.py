@@ -70,3 +70,19 @@ def test_a_sample_keeps_each_class_share_and_draws_by_weight():
     share = float((y == "yes").mean())
     assert abs(pos.sum() - 1000 * share) <= 1 and abs(pos.sum() + neg.sum() - 1000) <= 1
     assert np.all(pos[p.pos[rows] == 0] == 0) and np.all(neg[p.neg[rows] == 0] == 0)  # only rows that exist
+
+
+@pytest.mark.parametrize("n_rules", [3, 64, 70])
+def test_the_dataset_of_patterns_is_sorted_rule_by_rule_then_label(n_rules):
+    """The Dataset of patterns holds each pattern's rules (read from its bits in one go) in the
+    order prepare_data gives, by every rule (first rule first) then label, also past 64 rules
+    (two sort keys)."""
+    rng = np.random.default_rng(n_rules)
+    X = pd.DataFrame((rng.random((3000, n_rules)) < 0.2).astype(np.uint8), columns=[f"r{j}" for j in range(n_rules)])
+    y = rng.integers(0, 2, 3000)
+    p = patterns_of(X, y)
+    d = p.dataset()
+    order = np.lexsort((d.y,) + tuple(d.X[:, j] for j in range(n_rules - 1, -1, -1)))
+    assert np.array_equal(order, np.arange(d.n_rows))
+    whole = prepare_data(X, y, warn=False)
+    assert np.array_equal(d.X, whole.X) and np.array_equal(d.y, whole.y) and np.array_equal(d.weight, whole.weight)

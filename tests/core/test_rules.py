@@ -216,3 +216,30 @@ def test_points_table_by_variable():
     total = sum(T[n] * p for n, p in points.items())
     assert total[X.bmi.between(25, 30, inclusive="left")].eq(1).all() and total[X.bmi >= 30].eq(0).all()
     assert math.isclose(total[X.bmi < 25].sum(), 0)
+
+
+def test_level_rules_read_each_distinct_value_as_each_row_would():
+    """Level rules test each distinct value once (pandas.factorize): on a column mixing text,
+    numbers, booleans and every kind of missing value, each rule holds exactly where the
+    row-by-row definition (present, and equal to the level / to none of the kept levels) says."""
+    import math
+
+    from slimwidgets.core.rules import Rule, rule_values
+
+    col = pd.Series(["a", None, 1, 1.0, True, "1", math.nan, pd.NA, "b", 0, False, "a"], dtype=object)
+
+    def present(v):
+        return not (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)))
+
+    rules = [Rule("c = a", "c", "eq", "a"), Rule("c = 1", "c", "eq", 1), Rule("c = '1'", "c", "eq", "1"),
+             Rule("c = other", "c", "other", ("a", 1)), Rule("c", "c", "is", None)]
+    for rule in rules:
+        if rule.kind == "eq":
+            expected = [present(v) and bool(v == rule.value) for v in col]
+        elif rule.kind == "other":
+            expected = [present(v) and not any(v == level for level in rule.value) for v in col]
+        else:
+            expected = [present(v) and bool(v == 1) for v in col]
+        memo = {}
+        assert rule_values(rule, col, memo).astype(bool).tolist() == expected, rule.name
+        assert rule_values(rule, col, memo).astype(bool).tolist() == expected, rule.name  # from the memo

@@ -12,6 +12,7 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.core.patterns import patterns_of
 from slimwidgets.fitting import driver, large
 from slimwidgets.solvers import polish as polish_module
 
@@ -78,6 +79,7 @@ def test_each_phase_is_given_only_the_time_left(monkeypatch, step):
     for phase, at, seconds in phases:  # the first search may run its floor past the limit
         assert at + seconds <= started + limit + 2 * step + (phase == "search") * driver.HEURISTIC_SECONDS, phase
     assert card.solve_time <= limit + 10 * step  # the card's clock reads the same fake time
+    assert "skipped" not in card.details
     assert sw.check_card(card, prepare_data(X, y), card.spec) == []
 
 
@@ -102,6 +104,7 @@ def test_building_rules_and_reading_the_table_count_against_the_limit(monkeypatc
     given = {phase: seconds for phase, _, seconds in phases}
     assert given == {"search": min(driver.HEURISTIC_SECONDS, 10 / 10)}  # no solver, no polish: no time
     assert card.status == "time_limit" and card.solver == "local search"
+    assert card.details["skipped"] == ("the solvers", "the polish of ties")  # said, not silent
     assert sw.check_card(card, prepare_data(X, y), card.spec) == []
 
 
@@ -192,3 +195,141 @@ def test_each_risk_phase_ends_by_the_limit_less_the_card_s_reserve(monkeypatch, 
     assert (card.bound is None) == slow_search and (slow_search or card.bound <= card.objective + 1e-9)
     assert sw.check_card(card, data, card.spec) == []
 
+
+
+def raw_rows(n_rows=300, seed=5):
+    """A small raw table (numbers with missing values, text): fit builds its rules and, given no
+    size, chooses the size and the cut points by CV."""
+    rng = np.random.default_rng(seed)
+    age = rng.normal(58, 12, n_rows).round(1)
+    bmi = rng.normal(27, 4, n_rows).round(1)
+    bmi[rng.random(n_rows) < 0.1] = np.nan
+    sex = rng.choice(["F", "M"], n_rows)
+    risk = (age - 58) / 12 + 0.5 * (sex == "M") + rng.normal(0, 0.8, n_rows)
+    return pd.DataFrame({"age": age, "bmi": bmi, "sex": sex}), (risk > 0.3).astype(int)
+
+
+@pytest.mark.parametrize("fit_seconds, folds_in_time", [(2.0, 1), (0.5, 4)])
+def test_the_size_cv_starts_no_fit_after_its_deadline(monkeypatch, fit_seconds, folds_in_time):
+    """Each fold fit takes ``fit_seconds`` on a fake clock: none starts at or after the CV's
+    deadline, each is given at most the time to it, and the choice rests on the folds whose every
+    size was fit in time; with fewer than MIN_FOLDS of them there is no choice (the cap), and the
+    choice says why."""
+    from slimwidgets.fitting import size_cv
+
+    clock = FakeClock(0.0)
+    monkeypatch.setattr(size_cv, "time", clock)
+    starts = []
+
+    def slow_fit(X, y, **kwargs):
+        starts.append((clock.now, kwargs["spec"].time_limit))
+        card = sw.fit(X, y, **kwargs)
+        clock.jump(fit_seconds)
+        return card
+    X, y = table(seed=6)
+    deadline = clock.now + 6.0
+    size, choice = size_cv.choose_size(slow_fit, X, y, sw.make_spec(size_cv=5, max_size=3, time_limit=10),
+                                       deadline=deadline)
+    assert starts and all(at < deadline and at + seconds <= deadline + 1e-9 for at, seconds in starts)
+    assert len(starts) == min(5 * 3, math.ceil(6.0 / fit_seconds))  # every size of a fold, folds in turn
+    if folds_in_time < size_cv.MIN_FOLDS:
+        assert size == 3 and choice["candidates"] == [] and "no time for the size CV" in choice["skipped"]
+    else:
+        assert "skipped" not in choice and choice["folds_in_time"] == folds_in_time
+        assert [r["max_size"] for r in choice["candidates"]] == [1, 2, 3] and size == choice["chosen"]
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
+def test_rules_that_take_the_limit_leave_no_time_for_the_size_cv(monkeypatch):
+    """Building the rules of a raw table takes the whole limit (a fake clock): no fold fit is
+    started and no further table of cut points is built; the card is fit at the largest size,
+    its spec claims no CV, its details say what was skipped, and it is checked on all rows."""
+    from slimwidgets.core.wording import describe_spec
+    from slimwidgets.fitting import size_cv
+
+    clock = FakeClock(0.0)
+    for module in (driver, size_cv):
+        monkeypatch.setattr(module, "time", clock)
+    real_rules, real_fit, fold_fits = driver._rules, driver.fit, []
+
+    def slow_rules(*args, **kwargs):
+        out = real_rules(*args, **kwargs)
+        clock.jump(12.0)
+        return out
+    monkeypatch.setattr(driver, "_rules", slow_rules)
+    monkeypatch.setattr(driver, "fit", lambda *args, **kwargs: fold_fits.append(args) or real_fit(*args, **kwargs))
+    X, y = raw_rows()
+    card = real_fit(X, y, time_limit=10)
+    chosen = card.details["size_cv"]
+    assert fold_fits == []
+    assert "no time for the size CV" in chosen["skipped"] and chosen["untried"] == [9]
+    assert card.spec.size_cv is None and "size chosen by" not in describe_spec(card.spec)
+    assert card.spec.max_size == size_cv.LARGEST_SIZE and card.status == "time_limit"
+    assert sw.check_card(card, prepare_data(card.rules.transform(X), y), card.spec) == []
+
+
+def test_a_large_table_is_cross_validated_on_a_stratified_sample(monkeypatch):
+    """More rows than CV_ROWS: the folds are drawn from a seeded sample of that many rows, each
+    class keeping its share; the choice says so. A decision on sizes, never on a clock."""
+    from slimwidgets.fitting import size_cv
+
+    monkeypatch.setattr(size_cv, "CV_ROWS", 200)
+    seen = []
+
+    def counting_fit(X, y, **kwargs):
+        seen.append((len(X), np.bincount(np.asarray(y))))
+        return sw.fit(X, y, **kwargs)
+    X, y = table(n_rows=600, seed=7)
+    y = np.asarray(y)
+    size, choice = size_cv.choose_size(counting_fit, X, y, sw.make_spec(size_cv=4, max_size=2))
+    assert choice["rows"] == {"used": 200, "of": 600}
+    assert all(n == 150 for n, _ in seen)  # 3 of 4 folds of the 200 rows
+    rows = size_cv._cv_rows(y)
+    assert abs(y[rows].mean() - y.mean()) < 0.01 and np.array_equal(rows, size_cv._cv_rows(y))
+
+
+def test_the_dense_floor_starts_no_pass_over_the_rows_after_its_deadline(monkeypatch):
+    """One pass over the rows takes 100 s on a fake clock: the floor over the whole box stops
+    after the first pass (not at the end of an iteration of several), and the floor it states,
+    the tangent bound at the point it evaluated, is valid: no higher than the converged one."""
+    from slimwidgets.core.losses import LogisticLoss
+    from slimwidgets.solvers import risk_tree
+    from slimwidgets.solvers.logistic import RiskProblem
+
+    X, y = table(seed=8)
+    prob = RiskProblem.from_spec(prepare_data(X, y), sw.make_spec(loss="logistic", max_size=3))
+    converged = risk_tree.dense_floor(prob)
+    clock = FakeClock(0.0)
+    monkeypatch.setattr(risk_tree, "time", clock)
+    passes, real = [], LogisticLoss.column_dots
+
+    def slow_pass(self, p):
+        passes.append(clock.now)
+        clock.jump(100.0)
+        return real(self, p)
+    monkeypatch.setattr(LogisticLoss, "column_dots", slow_pass)
+    floor = risk_tree.dense_floor(prob, deadline=clock.now + 50.0)
+    assert len(passes) == 1 and math.isfinite(floor) and floor <= converged + 1e-9
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
+def test_a_sample_fit_whose_limit_passed_while_reading_keeps_its_first_search(monkeypatch):
+    """Many patterns whose reading took the whole limit (a fake clock): the first card's search on
+    a small sample still gets a tenth of the limit (at most FIRST_SECONDS: a card at all), the
+    search on the full sample is not started (nor its program built), the card says so and is
+    measured on all rows."""
+    monkeypatch.setattr(large, "SAMPLE_CELLS", 8_000)
+    monkeypatch.setattr(large, "MIN_SAMPLE", 400)
+    clock = FakeClock(0.0)
+    monkeypatch.setattr(large, "time", clock)
+    budgets, sides, real_search = [], [], large.local_search
+    monkeypatch.setattr(large, "local_search", lambda form, *, time_budget, **kw: budgets.append(time_budget) or
+                        real_search(form, time_budget=time_budget, **kw))
+    monkeypatch.setattr(large, "SideSearch", lambda *args: sides.append(args))
+    X, y = table(n_rows=4_000, seed=9)
+    limit = 2.0
+    card = large.fit_on_a_sample(patterns_of(X, y), sw.make_spec(max_size=4, time_limit=limit),
+                                 started=clock.now - 3 * limit)
+    assert budgets == [min(large.FIRST_SECONDS, limit / 10)] and sides == []
+    assert card.details["skipped"] == ("the search on the full sample",) and card.status == "time_limit"
+    assert card.train_metrics == card.metrics(X, y)
