@@ -51,6 +51,8 @@ __all__ = [
 
 #: The one wording for "the solver has proven nothing yet".
 NO_BOUND = "no proven limit yet"
+#: a risk card's proven log-loss floor below this share of its loss is stated as no limit
+USEFUL_FLOOR_SHARE = 0.01
 
 
 class DegenerateCardWarning(UserWarning):
@@ -376,7 +378,9 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
     loss = (card.details or {}).get("log_loss", None if weighted or m is None else m.log_loss)
     features = f"{card.size} feature{'' if card.size == 1 else 's'}"
     caps = " under the caps" if _capped(card) else ""
-    floor_text = f"proven: every card with ≤ {features}{caps} has {what} ≥ {floor:.4f}" if floor and floor > 0 else ""
+    # a floor that prints as 0.0000, or is a sliver of the card's loss, tells the user nothing
+    useful = floor is not None and round(floor, 4) > 0 and (loss is None or floor >= USEFUL_FLOOR_SHARE * loss)
+    floor_text = f"proven: every card with ≤ {features}{caps} has {what} ≥ {floor:.4f}" if useful else ""
     if card.status == "optimal":
         if floor is not None and loss is not None and floor >= loss - 1e-9:
             return f"proven lowest {what} for ≤ {features}{caps}", True, True
