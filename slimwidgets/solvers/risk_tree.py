@@ -152,8 +152,9 @@ def merged_rows(X, y, w, idx):  # pragma: no cover - compiled
 def support_floors(X, yX, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
     """A floor of every support (one row of feature indices each), on the rows merged by the
     support when its features are 0/1 (``binary``), else on all rows: :func:`linear_floor`
-    after ``QUICK_STEPS`` Newton steps, and after up to ``steps`` more only where that floor
-    is below ``cutoff`` (a support whose rough floor already reaches it is settled)."""
+    after ``QUICK_STEPS`` Newton steps, then after each further round of steps (1, 2, 4, ...,
+    up to ``steps`` in all) while it is below ``cutoff`` and the fit still moves (a support
+    whose floor reaches the cutoff is settled: most stop after a few steps)."""
     out = np.empty(supports.shape[0])
     for s in range(supports.shape[0]):
         idx = supports[s]
@@ -163,11 +164,15 @@ def support_floors(X, yX, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutof
             columns, cy, cw = np.ascontiguousarray(yX[:, idx]), y, w
         low, high = lo[idx], hi[idx]
         beta = np.minimum(np.maximum(np.zeros(idx.size), low), high)
-        b0 = box_newton_fit(columns, cy, cw, beta, 0.0, low, high, QUICK_STEPS)[0]
+        b0, loss = box_newton_fit(columns, cy, cw, beta, 0.0, low, high, QUICK_STEPS)
         out[s] = linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi)
-        if out[s] < cutoff:
-            b0 = box_newton_fit(columns, cy, cw, beta, b0, low, high, steps)[0]
+        done, round_steps = QUICK_STEPS, 1
+        while out[s] < cutoff and done < QUICK_STEPS + steps:
+            b0, moved = box_newton_fit(columns, cy, cw, beta, b0, low, high, round_steps)
             out[s] = max(out[s], linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi))
+            if moved >= loss - 1e-15 * max(loss, 1e-300):  # converged: no more steps help
+                break
+            loss, done, round_steps = moved, done + round_steps, 2 * round_steps
     return out
 
 
