@@ -149,31 +149,75 @@ def merged_rows(X, y, w, idx):  # pragma: no cover - compiled
 
 
 @njit(nogil=True)
-def support_floors(X, yX, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
-    """A floor of every support (one row of feature indices each), on the rows merged by the
-    support when its features are 0/1 (``binary``), else on all rows: :func:`linear_floor`
-    after ``QUICK_STEPS`` Newton steps, then after each further round of steps (1, 2, 4, ...,
-    up to ``steps`` in all) while it is below ``cutoff`` and the fit still moves (a support
-    whose floor reaches the cutoff is settled: most stop after a few steps)."""
+def merged_by_ranks(X, y, w, ranks, sizes, idx):  # pragma: no cover - compiled
+    """As :func:`merged_rows` for features of any values: rows that agree on the support's
+    values (``ranks``: each value's rank in its column, ``sizes`` ranks per column) and the
+    label merge into one (weights added); sorted by a key that numbers each combination."""
+    n, k = X.shape[0], idx.size
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        key = 0
+        for c in range(k):
+            key = key * sizes[idx[c]] + ranks[i, idx[c]]
+        keys[i] = 2 * key + (1 if y[i] > 0 else 0)
+    order = np.argsort(keys)
+    first = np.ones(n, dtype=np.bool_)
+    for r in range(1, n):
+        first[r] = keys[order[r]] != keys[order[r - 1]]
+    cells = np.cumsum(first) - 1
+    m = cells[-1] + 1 if n else 0
+    columns, cy, cw = np.zeros((m, k)), np.empty(m), np.zeros(m)
+    for r in range(n):
+        i, cell = order[r], cells[r]
+        cw[cell] += w[i]
+        cy[cell] = y[i]
+        for c in range(k):
+            columns[cell, c] = y[i] * X[i, idx[c]]
+    return columns, cy, cw
+
+
+@njit(nogil=True)
+def support_floors(X, ranks, sizes, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
+    """A floor of every support (one row of feature indices each, :func:`one_support_floor`)
+    on the rows merged by the support: by bits when its features are 0/1 (``binary``), else
+    by the ranks of their values (:func:`merged_by_ranks`)."""
     out = np.empty(supports.shape[0])
     for s in range(supports.shape[0]):
         idx = supports[s]
         if binary[idx].all():
             columns, cy, cw = merged_rows(X, y, w, idx)
         else:
-            columns, cy, cw = np.ascontiguousarray(yX[:, idx]), y, w
-        low, high = lo[idx], hi[idx]
-        beta = np.minimum(np.maximum(np.zeros(idx.size), low), high)
-        b0, loss = box_newton_fit(columns, cy, cw, beta, 0.0, low, high, QUICK_STEPS)
-        out[s] = linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi)
-        done, round_steps = QUICK_STEPS, 1
-        while out[s] < cutoff and done < QUICK_STEPS + steps:
-            b0, moved = box_newton_fit(columns, cy, cw, beta, b0, low, high, round_steps)
-            out[s] = max(out[s], linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi))
-            if moved >= loss - 1e-15 * max(loss, 1e-300):  # converged: no more steps help
-                break
-            loss, done, round_steps = moved, done + round_steps, 2 * round_steps
+            columns, cy, cw = merged_by_ranks(X, y, w, ranks, sizes, idx)
+        out[s] = one_support_floor(columns, cy, cw, lo[idx], hi[idx], ilo, ihi, steps, cutoff)
     return out
+
+
+def value_ranks(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each value's rank among its column's distinct values, distinct values per column)."""
+    ranks = np.empty(X.shape, dtype=np.int64)
+    sizes = np.empty(X.shape[1], dtype=np.int64)
+    for j in range(X.shape[1]):
+        values, ranks[:, j] = np.unique(X[:, j], return_inverse=True)
+        sizes[j] = values.size
+    return ranks, sizes
+
+
+@njit(nogil=True)
+def one_support_floor(columns, cy, cw, low, high, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
+    """:func:`linear_floor` after ``QUICK_STEPS`` Newton steps, then after each further round
+    of steps (1, 2, 4, ..., up to ``steps`` in all) while it is below ``cutoff`` and the fit
+    still moves (a support whose floor reaches the cutoff is settled: most stop after a few)."""
+    beta = np.minimum(np.maximum(np.zeros(low.size), low), high)
+    b0, loss = box_newton_fit(columns, cy, cw, beta, 0.0, low, high, QUICK_STEPS)
+    floor = linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi)
+    done, round_steps = QUICK_STEPS, 1
+    while floor < cutoff and done < QUICK_STEPS + steps:
+        b0, moved = box_newton_fit(columns, cy, cw, beta, b0, low, high, round_steps)
+        floor = max(floor, linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi))
+        if moved >= loss - 1e-15 * max(loss, 1e-300):  # converged: no more steps help
+            break
+        loss, done, round_steps = moved, done + round_steps, 2 * round_steps
+    return floor
 
 
 @njit(nogil=True)
@@ -236,6 +280,7 @@ def _floors(prob: RiskProblem, supports: np.ndarray, stop, deadline: float,
     L = prob.loss
     lo, hi, ilo, ihi = _boxes(prob)
     out = np.empty(supports.shape[0])
+    ranks, sizes = value_ranks(L.X)
     t0 = time.perf_counter()
     for start in range(0, supports.shape[0], CHUNK):
         if stop():
@@ -243,7 +288,7 @@ def _floors(prob: RiskProblem, supports: np.ndarray, stop, deadline: float,
         if start and time.perf_counter() + (time.perf_counter() - t0) * (supports.shape[0] - start) / start > deadline:
             return None
         chunk = supports[start:start + CHUNK]
-        floors = support_floors(L.X, L.yX, L.y, L.w, L.binary, chunk, lo, hi, ilo, ihi, NEWTON_STEPS, cutoff)
+        floors = support_floors(L.X, ranks, sizes, L.y, L.w, L.binary, chunk, lo, hi, ilo, ihi, NEWTON_STEPS, cutoff)
         out[start:start + chunk.shape[0]] = floors
     return out + float(prob.C0[sorted(prob.required)].sum())
 
@@ -423,9 +468,9 @@ def ensure_tree_compiled() -> None:
     """Compile (or load from the cache) the tree's kernels, so no fit's clock counts it."""
     one, idx = np.ones((1, 1)), np.zeros((1, 1), dtype=np.int64)
     v, two = np.ones(1), np.ones((2, 2))
-    by_column = np.asfortranarray(two)  # the loss keeps y * X column-major (2 x 2: numba types 1 x 1 as "C")
+    ranks, sizes = value_ranks(two)
     for binary in (True, False):
-        support_floors(two, by_column, np.ones(2), np.ones(2), np.full(2, binary), idx, -v, v, -1.0, 1.0, 1, 0.0)
+        support_floors(two, ranks, sizes, np.ones(2), np.ones(2), np.full(2, binary), idx, -v, v, -1.0, 1.0, 1, 0.0)
     box_floor(one, v, v, -v, v, -1.0, 1.0, 1)
     best_integer_intercept(v, v, v, -1.0, 1.0)
     ensure_cone_compiled()

@@ -199,3 +199,25 @@ def test_the_floors_give_up_at_once_when_their_pace_would_miss_the_deadline(monk
     best = _oracle(X, y, names, spec)[0]
     result = prove_by_supports(prob, empty_risk_card(prob), deadline=clock.now + 1e6)
     assert result.complete and result.card.objective == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rows_merged_by_their_values_keep_every_cards_loss(seed):
+    """The support floors merge rows that agree on a support's values (any values, not only
+    0/1) and the label: every card on the support has the same loss on the merged rows."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    X = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n), rng.normal(size=n).round(1),
+                         rng.integers(0, 3, n)]).astype(float)
+    y = rng.choice([-1.0, 1.0], size=n)
+    w = rng.random(n)
+    ranks, sizes = risk_tree.value_ranks(X)
+    idx = np.array([0, 1, 2] if seed % 2 else [1, 3], dtype=np.int64)
+    columns, cy, cw = risk_tree.merged_by_ranks(X, y, w, ranks, sizes, idx)
+    assert cy.size < n or seed % 2  # the integer columns alone merge rows
+    assert cw.sum() == pytest.approx(w.sum())
+    for _ in range(5):
+        points, b = rng.integers(-3, 4, size=idx.size).astype(float), float(rng.integers(-3, 4))
+        every_row = w @ np.logaddexp(0.0, -y * (b + X[:, idx] @ points))
+        merged = cw @ np.logaddexp(0.0, -(cy * b + columns @ points))
+        assert merged == pytest.approx(every_row, rel=1e-12)
