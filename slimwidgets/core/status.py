@@ -384,6 +384,11 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
     if card.status == "optimal":
         if floor is not None and loss is not None and floor >= loss - 1e-9:
             return f"proven lowest {what} for ≤ {features}{caps}", True, True
+        asked = 0.0 if card.spec is None else card.spec.gap
+        if asked > 0 and card.gap is not None and card.gap > 1e-9:  # stopped at the requested gap
+            above = f"at most {percent(card.gap)}" if card.gap >= 0.001 else "less than 0.1 %"
+            within = f"proven within the requested gap ({percent(asked)}): log-loss + size penalty{caps} {above} above the best"
+            return _join(within, floor_text and "· " + floor_text), True, True
         return _join(f"optimal for log-loss + size penalty{caps} (proven)", floor_text and "· " + floor_text), True, True
     found = _stopped_early(card) or f"{card.status.replace('_', ' ')}: best found in {seconds(card.solve_time)}"
     if floor_text:

@@ -131,6 +131,9 @@ def test_fit_honours_the_gap_and_says_so(monkeypatch):
     card = sw.fit(X, y, spec=spec)
     assert card.status == "optimal" and card.gap <= 0.1
     assert card.bound <= best + 1e-9 <= card.objective + 1e-9
+    if card.gap > 1e-9:  # stopped at the gap: the words say so, and not "optimal"
+        words = card.status_line()
+        assert "proven within the requested gap (10.0 %)" in words and "optimal" not in words
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
