@@ -40,6 +40,7 @@ from .._jit import njit
 from ..core.losses import MIN_INVERSE_MULTIPLIER, box_newton_fit
 from .logistic import RiskCard, RiskProblem
 from .risk_cone import cone_floor, ensure_cone_compiled, leaf_walk
+from .risk_rows import merged_by_ranks, merged_rows, value_ranks
 
 __all__ = ["TreeResult", "tree_applies", "support_count", "prove_by_supports", "dense_floor", "ensure_tree_compiled",
            "MAX_SUPPORTS"]
@@ -59,7 +60,7 @@ NODE_TOLERANCE = 1e-10
 class TreeResult:
     """``floor``: a proven lower bound on every card's objective (-inf: none); ``card``: the
     best card (the incumbent, or better); ``complete``: every support was settled, so ``card``
-    is optimal (``scale=False`` only); ``supports``: how many supports had their floor."""
+    is optimal (or within the gap); ``supports``: how many supports had their floor."""
 
     floor: float
     card: RiskCard
@@ -128,55 +129,6 @@ def box_floor(columns, y, w, lo, hi, ilo, ihi, steps):  # pragma: no cover - com
 
 
 @njit(nogil=True)
-def merged_rows(X, y, w, idx):  # pragma: no cover - compiled
-    """(y * x_j for j in idx, y, w) with the rows that agree on 0/1 features ``idx`` and the
-    label merged into one cell (weights added): at most 2^(k+1) cells."""
-    k = idx.size
-    cells = np.zeros(2 ** (k + 1))
-    for i in range(X.shape[0]):
-        key = 1 if y[i] > 0 else 0
-        for c in range(k):
-            if X[i, idx[c]] != 0:
-                key += 2 ** (c + 1)
-        cells[key] += w[i]
-    used = np.flatnonzero(cells)
-    cy = np.where(used % 2 == 1, 1.0, -1.0)
-    columns = np.empty((used.size, k))
-    for r in range(used.size):
-        for c in range(k):
-            columns[r, c] = cy[r] * ((used[r] >> (c + 1)) & 1)
-    return columns, cy, cells[used]
-
-
-@njit(nogil=True)
-def merged_by_ranks(X, y, w, ranks, sizes, idx):  # pragma: no cover - compiled
-    """As :func:`merged_rows` for features of any values: rows that agree on the support's
-    values (``ranks``: each value's rank in its column, ``sizes`` ranks per column) and the
-    label merge into one (weights added); sorted by a key that numbers each combination."""
-    n, k = X.shape[0], idx.size
-    keys = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        key = 0
-        for c in range(k):
-            key = key * sizes[idx[c]] + ranks[i, idx[c]]
-        keys[i] = 2 * key + (1 if y[i] > 0 else 0)
-    order = np.argsort(keys)
-    first = np.ones(n, dtype=np.bool_)
-    for r in range(1, n):
-        first[r] = keys[order[r]] != keys[order[r - 1]]
-    cells = np.cumsum(first) - 1
-    m = cells[-1] + 1 if n else 0
-    columns, cy, cw = np.zeros((m, k)), np.empty(m), np.zeros(m)
-    for r in range(n):
-        i, cell = order[r], cells[r]
-        cw[cell] += w[i]
-        cy[cell] = y[i]
-        for c in range(k):
-            columns[cell, c] = y[i] * X[i, idx[c]]
-    return columns, cy, cw
-
-
-@njit(nogil=True)
 def support_floors(X, ranks, sizes, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
     """A floor of every support (one row of feature indices each, :func:`one_support_floor`)
     on the rows merged by the support: by bits when its features are 0/1 (``binary``), else
@@ -190,16 +142,6 @@ def support_floors(X, ranks, sizes, y, w, binary, supports, lo, hi, ilo, ihi, st
             columns, cy, cw = merged_by_ranks(X, y, w, ranks, sizes, idx)
         out[s] = one_support_floor(columns, cy, cw, lo[idx], hi[idx], ilo, ihi, steps, cutoff)
     return out
-
-
-def value_ranks(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each value's rank among its column's distinct values, distinct values per column)."""
-    ranks = np.empty(X.shape, dtype=np.int64)
-    sizes = np.empty(X.shape[1], dtype=np.int64)
-    for j in range(X.shape[1]):
-        values, ranks[:, j] = np.unique(X[:, j], return_inverse=True)
-        sizes[j] = values.size
-    return ranks, sizes
 
 
 @njit(nogil=True)
@@ -328,8 +270,8 @@ class _Incumbent:
 
 def prove_by_supports(prob: RiskProblem, incumbent: RiskCard, *, gap: float = 0.0, deadline: float = math.inf,
                       cancel: threading.Event | None = None) -> TreeResult | None:
-    """The floor of every support, then (``scale=False``) branch and bound inside the supports
-    whose floor is below the incumbent (by more than the relative ``gap``), least floor first,
+    """The floor of every support, then branch and bound (on the cone of a free multiplier
+    with ``scale=True``) inside the supports whose floor is below the incumbent (by more than the relative ``gap``), least floor first,
     until ``deadline``. None when the problem is not one the tree handles or has too many
     supports; a result with ``floor = -inf`` when the floors were not all computed in time (or
     would not be, at the pace of the first ones)."""

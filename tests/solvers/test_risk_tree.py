@@ -13,6 +13,7 @@ import pytest
 
 import slimwidgets as sw
 import slimwidgets.fitting.risk_driver as risk_driver
+import slimwidgets.solvers.risk_rows as risk_rows
 import slimwidgets.solvers.risk_tree as risk_tree
 from brute_risk import best_risk_card
 from slimwidgets.core.data import prepare_data
@@ -214,9 +215,9 @@ def test_rows_merged_by_their_values_keep_every_cards_loss(seed):
                          rng.integers(0, 3, n)]).astype(float)
     y = rng.choice([-1.0, 1.0], size=n)
     w = rng.random(n)
-    ranks, sizes = risk_tree.value_ranks(X)
+    ranks, sizes = risk_rows.value_ranks(X)
     idx = np.array([0, 1, 2] if seed % 2 else [1, 3], dtype=np.int64)
-    columns, cy, cw = risk_tree.merged_by_ranks(X, y, w, ranks, sizes, idx)
+    columns, cy, cw = risk_rows.merged_by_ranks(X, y, w, ranks, sizes, idx)
     assert cy.size < n or seed % 2  # the integer columns alone merge rows
     assert cw.sum() == pytest.approx(w.sum())
     for _ in range(5):
