@@ -124,7 +124,9 @@ def _fit_in_box(columns, y, w, v, vlo, vhi, steps):  # pragma: no cover - compil
         if idx.size == 0 or np.max(np.abs(g[idx])) < 1e-13:
             break
         direction = np.zeros(v.size)
-        direction[idx] = -np.linalg.solve(h[idx][:, idx] + 1e-12 * np.eye(idx.size), g[idx])
+        sub = h[idx][:, idx]
+        ridge = 1e-12 * (1.0 + np.max(np.abs(sub)))  # relative, so that no pivot of a PSD matrix is 0
+        direction[idx] = -np.linalg.solve(sub + ridge * np.eye(idx.size), g[idx])
         if -(g @ direction) <= 1e-16 * max(loss, 1e-300):  # Newton's decrement: nothing left to gain
             break
         trial_v, trial = _line_search(columns, y, w, v, vlo, vhi, loss, g, direction, 1.0)

@@ -3,7 +3,7 @@ against brute force (tests/brute_risk.py finds each card's multiplier with scipy
 never pass the best card in their box, the walk over intercepts is exact wherever it starts
 (flat stretches too), the proof finds the optimum and claims it only when the brute force
 agrees, on random and adversarial problems (weights, ties, a rare class, separable rows,
-narrow boxes), and a fit stops as soon as its card is proven."""
+narrow boxes, flat directions), and a fit stops as soon as its card is proven."""
 
 from __future__ import annotations
 
@@ -52,10 +52,12 @@ def _adversarial(kind: str, seed: int):
         options.update(intercept_range=(0, 1), values={"f0": [0, 2]}, require=["f1"])
     elif kind == "signs":
         options.update(signs={"f0": "+", "f2": "-"}, C0=0.01)
+    elif kind == "flat":  # a feature that is never on, another on everywhere: flat directions of the loss
+        X["f1"], X["f2"] = 0.0, 1.0
     return X, y, weights, options
 
 
-KINDS = ["random", "weights", "ties", "rare", "separable", "narrow", "signs"]
+KINDS = ["random", "weights", "ties", "rare", "separable", "narrow", "signs", "flat"]
 CASES = [(kind, seed) for kind in KINDS for seed in range(3)]
 
 
