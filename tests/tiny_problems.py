@@ -5,7 +5,8 @@
   cards against the brute force, used across fitting, solvers and toolbox tests;
   :func:`ill_scaled_problem`: the same on three-decimal columns in the thousands (big-M over
   the margin past 10^6, as on spambase);
-- :func:`tiny_risk_problem`: risk cards (``loss="logistic"``);
+- :func:`tiny_risk_problem`: risk cards (``loss="logistic"``), and :func:`empty_risk_card`, a
+  poor incumbent for their proofs;
 - :func:`tiny_roc_problem` (with ``SMALL``): the ROC frontier and the size path.
 """
 
@@ -178,6 +179,17 @@ def tiny_risk_problem(seed: int, n: int = 24, d: int = 3):
     y[:2] = [0, 1]  # both classes
     names = [f"f{j}" for j in range(d)]
     return pd.DataFrame(X, columns=names), y, names
+
+
+def empty_risk_card(prob):
+    """A poor incumbent for a proof of risk cards (no points, intercept 0 or the nearest
+    allowed), so the proof must find the card itself."""
+    from slimwidgets.solvers.logistic import RiskCard
+
+    coefs = np.array([a[np.argmin(np.abs(a))] for a in prob.allowed])
+    b = int(min(max(0, prob.intercepts[0]), prob.intercepts[1]))
+    loss = prob.loss.evaluate(coefs, b)
+    return RiskCard(coefs, b, 1.0, loss, prob.objective(coefs, loss))
 
 
 # -- sweeps ------------------------------------------------------------------------------------------

@@ -51,6 +51,8 @@ __all__ = [
 
 #: The one wording for "the solver has proven nothing yet".
 NO_BOUND = "no proven limit yet"
+#: a risk card's proven log-loss floor below this share of its loss is stated as no limit
+USEFUL_FLOOR_SHARE = 0.01
 
 
 class DegenerateCardWarning(UserWarning):
@@ -376,10 +378,17 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
     loss = (card.details or {}).get("log_loss", None if weighted or m is None else m.log_loss)
     features = f"{card.size} feature{'' if card.size == 1 else 's'}"
     caps = " under the caps" if _capped(card) else ""
-    floor_text = f"proven: every card with ≤ {features}{caps} has {what} ≥ {floor:.4f}" if floor and floor > 0 else ""
+    # a floor that prints as 0.0000, or is a sliver of the card's loss, tells the user nothing
+    useful = floor is not None and round(floor, 4) > 0 and (loss is None or floor >= USEFUL_FLOOR_SHARE * loss)
+    floor_text = f"proven: every card with ≤ {features}{caps} has {what} ≥ {floor:.4f}" if useful else ""
     if card.status == "optimal":
         if floor is not None and loss is not None and floor >= loss - 1e-9:
             return f"proven lowest {what} for ≤ {features}{caps}", True, True
+        asked = 0.0 if card.spec is None else card.spec.gap
+        if asked > 0 and card.gap is not None and card.gap > 1e-9:  # stopped at the requested gap
+            above = f"at most {percent(card.gap)}" if card.gap >= 0.001 else "less than 0.1 %"
+            within = f"proven within the requested gap ({percent(asked)}): log-loss + size penalty{caps} {above} above the best"
+            return _join(within, floor_text and "· " + floor_text), True, True
         return _join(f"optimal for log-loss + size penalty{caps} (proven)", floor_text and "· " + floor_text), True, True
     found = _stopped_early(card) or f"{card.status.replace('_', ' ')}: best found in {seconds(card.solve_time)}"
     if floor_text:

@@ -8,9 +8,9 @@ can (or the time is up; ``time_limit=None`` gives the search and the proof
 
 * ``solver="auto"`` on a problem whose rules are the boxes and ``max_size``, with at most
   :data:`~slimwidgets.solvers.risk_tree.MAX_SUPPORTS` supports of ``max_size`` features: the
-  tree by supports (:mod:`slimwidgets.solvers.risk_tree`). With ``scale=False`` its branch and
-  bound proves the optimum (or the requested ``gap``) and the fit stops there; with a
-  multiplier it proves the floor of the continuous relaxation and stops.
+  tree by supports (:mod:`slimwidgets.solvers.risk_tree`). Its branch and bound proves the
+  optimum (or the requested ``gap``) and the fit stops there, with ``scale=False`` and with a
+  free multiplier alike (:mod:`slimwidgets.solvers.risk_cone`).
 * else the cutting-plane master (:mod:`slimwidgets.solvers.risk_bound`) in the time left.
   ``solver="highs"`` always takes this path and skips the walk; without a time limit and with
   ``scale=False`` it runs until it proves the optimum (or reaches ``gap``).
@@ -180,7 +180,7 @@ def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
         bound, card = _bound(prob, spec, card, deadline - time.perf_counter(), cancel)
         bound = max(floor, -math.inf if bound is None else bound)
         return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
-    words = "logistic search + branch and bound" if not prob.scale else "logistic search + support floors"
+    words = "logistic search + branch and bound"  # on the points, and with a free multiplier on its cone too
     if not math.isfinite(tree.floor):  # not every support's floor in time: the whole box's, in the time left
         floor = _dense_floor_in_time(prob, deadline)
         return (floor if math.isfinite(floor) else None), tree.card, words

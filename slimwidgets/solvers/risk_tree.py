@@ -9,15 +9,17 @@ over those supports, of the least objective of the cards inside each one.
   for *any* ``x`` (the linear model under-estimates a convex function). ``x`` is the
   box-constrained Newton fit, so the floor is within rounding of the continuous optimum, and it
   stays valid however inexact that fit is. With ``scale=True`` the box is stretched by the
-  largest ``1/m``: every card's logits ``t λ`` lie in it, so the floor is valid, though the
-  points then round with a gap no box closes.
-* **Branch and bound on integer points** (``scale=False``, RiskSLIM's objective). Supports are
-  taken least floor first; inside one, a node is a box of allowed values per point, its floor
-  the same bound over that box (plus ``C0`` for every point whose box leaves out 0); the node
-  splits on the point whose relaxed value lies farthest from an allowed one. A node of single
-  values is a card: its best integer intercept is exact (the loss is convex in the intercept,
-  so it is next to the real minimiser). A support is done when every node's floor reaches the
-  best card found; the card is optimal when every support is done.
+  largest ``1/m``: every card's logits ``t λ`` lie in it, so the floor is valid (and loose).
+* **Branch and bound on integer points.** Supports are taken least floor first; inside one, a
+  node is a box of allowed values per point, its floor the same bound over that box (plus
+  ``C0`` for every point whose box leaves out 0); the node splits on the point whose relaxed
+  value lies farthest from an allowed one. A node of single values is a card. With
+  ``scale=False`` its best integer intercept is exact (the loss is convex in the intercept, so
+  it is next to the real minimiser). With a free multiplier a node's floor is that of its cone
+  ``{t (λ0, λ)}`` (a convex relaxation in the logits and ``t``), and a card's intercept and
+  multiplier come from a walk over intercepts that quasiconvexity makes exact
+  (:mod:`slimwidgets.solvers.risk_cone`). A support is done when every node's floor reaches
+  the best card found; the card is optimal when every support is done.
 
 Used only on problems whose rules are the boxes and ``max_size`` (no caps, support rules, group
 signs or costs beyond ``C0``: :func:`tree_applies`); the cutting planes serve the rest.
@@ -35,8 +37,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import njit
-from ..core.losses import box_newton_fit
+from ..core.losses import MIN_INVERSE_MULTIPLIER, box_newton_fit
 from .logistic import RiskCard, RiskProblem
+from .risk_cone import cone_floor, ensure_cone_compiled, leaf_walk
+from .risk_rows import merged_by_ranks, merged_rows, value_ranks
 
 __all__ = ["TreeResult", "tree_applies", "support_count", "prove_by_supports", "dense_floor", "ensure_tree_compiled",
            "MAX_SUPPORTS"]
@@ -48,13 +52,15 @@ QUICK_STEPS = 3  # Newton steps of a first, rough floor per support (most suppor
 CHUNK = 2000  # supports per call of the compiled floors (the clock is read between calls)
 #: floats: a floor within this of the incumbent counts as reaching it
 SLACK = 1e-12
+#: a free multiplier's node floor is searched until within this of its relaxation (or decided)
+NODE_TOLERANCE = 1e-10
 
 
 @dataclass
 class TreeResult:
     """``floor``: a proven lower bound on every card's objective (-inf: none); ``card``: the
     best card (the incumbent, or better); ``complete``: every support was settled, so ``card``
-    is optimal (``scale=False`` only); ``supports``: how many supports had their floor."""
+    is optimal (or within the gap); ``supports``: how many supports had their floor."""
 
     floor: float
     card: RiskCard
@@ -123,47 +129,37 @@ def box_floor(columns, y, w, lo, hi, ilo, ihi, steps):  # pragma: no cover - com
 
 
 @njit(nogil=True)
-def merged_rows(X, y, w, idx):  # pragma: no cover - compiled
-    """(y * x_j for j in idx, y, w) with the rows that agree on 0/1 features ``idx`` and the
-    label merged into one cell (weights added): at most 2^(k+1) cells."""
-    k = idx.size
-    cells = np.zeros(2 ** (k + 1))
-    for i in range(X.shape[0]):
-        key = 1 if y[i] > 0 else 0
-        for c in range(k):
-            if X[i, idx[c]] != 0:
-                key += 2 ** (c + 1)
-        cells[key] += w[i]
-    used = np.flatnonzero(cells)
-    cy = np.where(used % 2 == 1, 1.0, -1.0)
-    columns = np.empty((used.size, k))
-    for r in range(used.size):
-        for c in range(k):
-            columns[r, c] = cy[r] * ((used[r] >> (c + 1)) & 1)
-    return columns, cy, cells[used]
-
-
-@njit(nogil=True)
-def support_floors(X, yX, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
-    """A floor of every support (one row of feature indices each), on the rows merged by the
-    support when its features are 0/1 (``binary``), else on all rows: :func:`linear_floor`
-    after ``QUICK_STEPS`` Newton steps, and after up to ``steps`` more only where that floor
-    is below ``cutoff`` (a support whose rough floor already reaches it is settled)."""
+def support_floors(X, ranks, sizes, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
+    """A floor of every support (one row of feature indices each, :func:`one_support_floor`)
+    on the rows merged by the support: by bits when its features are 0/1 (``binary``), else
+    by the ranks of their values (:func:`merged_by_ranks`)."""
     out = np.empty(supports.shape[0])
     for s in range(supports.shape[0]):
         idx = supports[s]
         if binary[idx].all():
             columns, cy, cw = merged_rows(X, y, w, idx)
         else:
-            columns, cy, cw = np.ascontiguousarray(yX[:, idx]), y, w
-        low, high = lo[idx], hi[idx]
-        beta = np.minimum(np.maximum(np.zeros(idx.size), low), high)
-        b0 = box_newton_fit(columns, cy, cw, beta, 0.0, low, high, QUICK_STEPS)[0]
-        out[s] = linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi)
-        if out[s] < cutoff:
-            b0 = box_newton_fit(columns, cy, cw, beta, b0, low, high, steps)[0]
-            out[s] = max(out[s], linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi))
+            columns, cy, cw = merged_by_ranks(X, y, w, ranks, sizes, idx)
+        out[s] = one_support_floor(columns, cy, cw, lo[idx], hi[idx], ilo, ihi, steps, cutoff)
     return out
+
+
+@njit(nogil=True)
+def one_support_floor(columns, cy, cw, low, high, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
+    """:func:`linear_floor` after ``QUICK_STEPS`` Newton steps, then after each further round
+    of steps (1, 2, 4, ..., up to ``steps`` in all) while it is below ``cutoff`` and the fit
+    still moves (a support whose floor reaches the cutoff is settled: most stop after a few)."""
+    beta = np.minimum(np.maximum(np.zeros(low.size), low), high)
+    b0, loss = box_newton_fit(columns, cy, cw, beta, 0.0, low, high, QUICK_STEPS)
+    floor = linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi)
+    done, round_steps = QUICK_STEPS, 1
+    while floor < cutoff and done < QUICK_STEPS + steps:
+        b0, moved = box_newton_fit(columns, cy, cw, beta, b0, low, high, round_steps)
+        floor = max(floor, linear_floor(columns, cy, cw, beta, b0, low, high, ilo, ihi))
+        if moved >= loss - 1e-15 * max(loss, 1e-300):  # converged: no more steps help
+            break
+        loss, done, round_steps = moved, done + round_steps, 2 * round_steps
+    return floor
 
 
 @njit(nogil=True)
@@ -200,8 +196,6 @@ def best_integer_intercept(s, y, w, ilo, ihi):  # pragma: no cover - compiled
 def _boxes(prob: RiskProblem) -> tuple[np.ndarray, np.ndarray, float, float]:
     """Each point's box and the intercept's, stretched to hold every logit ``t λ`` when the
     multiplier is free (``t`` between the smallest and largest ``1/m``)."""
-    from ..core.losses import MIN_INVERSE_MULTIPLIER
-
     lo = np.array([a[0] for a in prob.allowed], dtype=float)
     hi = np.array([a[-1] for a in prob.allowed], dtype=float)
     ilo, ihi = (float(v) for v in prob.intercepts)
@@ -228,6 +222,7 @@ def _floors(prob: RiskProblem, supports: np.ndarray, stop, deadline: float,
     L = prob.loss
     lo, hi, ilo, ihi = _boxes(prob)
     out = np.empty(supports.shape[0])
+    ranks, sizes = value_ranks(L.X)
     t0 = time.perf_counter()
     for start in range(0, supports.shape[0], CHUNK):
         if stop():
@@ -235,7 +230,7 @@ def _floors(prob: RiskProblem, supports: np.ndarray, stop, deadline: float,
         if start and time.perf_counter() + (time.perf_counter() - t0) * (supports.shape[0] - start) / start > deadline:
             return None
         chunk = supports[start:start + CHUNK]
-        floors = support_floors(L.X, L.yX, L.y, L.w, L.binary, chunk, lo, hi, ilo, ihi, NEWTON_STEPS, cutoff)
+        floors = support_floors(L.X, ranks, sizes, L.y, L.w, L.binary, chunk, lo, hi, ilo, ihi, NEWTON_STEPS, cutoff)
         out[start:start + chunk.shape[0]] = floors
     return out + float(prob.C0[sorted(prob.required)].sum())
 
@@ -257,15 +252,26 @@ class _Incumbent:
             return True
         return False
 
+    def cutoff(self) -> float:
+        """The floor at which a node is cut (within the gap of the best card)."""
+        objective = self.card.objective
+        return objective - self.gap * abs(objective) - SLACK
+
     def offer(self, card: RiskCard) -> None:
         if card.objective < self.card.objective - SLACK:
             self.card = card
 
+    def settle(self, floor: float) -> None:
+        """A node settled exactly (a card) whose floor is still below the best card (by rounding
+        in the multiplier's 1-D fit): that floor stays the proof's."""
+        if floor < self.card.objective - SLACK:
+            self.loose = min(self.loose, floor)
+
 
 def prove_by_supports(prob: RiskProblem, incumbent: RiskCard, *, gap: float = 0.0, deadline: float = math.inf,
                       cancel: threading.Event | None = None) -> TreeResult | None:
-    """The floor of every support, then (``scale=False``) branch and bound inside the supports
-    whose floor is below the incumbent (by more than the relative ``gap``), least floor first,
+    """The floor of every support, then branch and bound (on the cone of a free multiplier
+    with ``scale=True``) inside the supports whose floor is below the incumbent (by more than the relative ``gap``), least floor first,
     until ``deadline``. None when the problem is not one the tree handles or has too many
     supports; a result with ``floor = -inf`` when the floors were not all computed in time (or
     would not be, at the pace of the first ones)."""
@@ -277,15 +283,13 @@ def prove_by_supports(prob: RiskProblem, incumbent: RiskCard, *, gap: float = 0.
     floors = _floors(prob, supports, stop, deadline, incumbent.objective - required_cost)
     if floors is None:
         return TreeResult(-math.inf, incumbent, False, 0)
-    if prob.scale:  # the points round with a gap no box closes: the floor is all there is
-        floor = min(float(floors.min()), incumbent.objective)
-        return TreeResult(floor, incumbent, floor >= incumbent.objective - SLACK, supports.shape[0])
     best, open_floors = _Incumbent(incumbent, gap), []
     order = np.argsort(floors, kind="stable")
     for rank, s in enumerate(order):
         if best.cuts(float(floors[s])):
             continue
-        left = _branch(prob, [int(j) for j in supports[s]], best, stop)
+        left = _branch(_ConeSupport(prob, [int(j) for j in supports[s]]) if prob.scale
+                       else _Support(prob, [int(j) for j in supports[s]]), best, stop)
         if left is not None:  # stopped inside this support: it and every later one stay open
             open_floors = [left] + [float(floors[r]) for r in order[rank + 1:]]
             break
@@ -303,15 +307,20 @@ class _Support:
         self.C0 = prob.C0[support]
         self.ilo, self.ihi = (float(v) for v in prob.intercepts)
 
-    def card(self, points: np.ndarray) -> RiskCard:
-        """The card with these points and its best integer intercept (exact)."""
+    def leaf(self, points: np.ndarray) -> tuple[RiskCard, float]:
+        """(the card with these points and its best integer intercept, a floor of every such
+        card): exact here, so the floor is the card's objective."""
         b, loss = best_integer_intercept(np.ascontiguousarray(self.columns @ points), self.y, self.w,
                                          self.ilo, self.ihi)
+        card = self._card(points, int(b), 1.0, float(loss))
+        return card, card.objective
+
+    def _card(self, points: np.ndarray, intercept: int, t: float, loss: float) -> RiskCard:
         coefs = np.zeros(self.prob.n_features)
         coefs[self.support] = points
-        return RiskCard(coefs, int(b), 1.0, float(loss), float(loss) + float(self.C0[points != 0].sum()))
+        return RiskCard(coefs, intercept, t, loss, loss + float(self.C0[points != 0].sum()))
 
-    def node(self, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
+    def node(self, low: np.ndarray, high: np.ndarray, cutoff: float = math.inf) -> tuple[float, np.ndarray]:
         """(floor, relaxed points) of the node whose point k takes ``values[k][low[k]..high[k]]``."""
         lo = np.array([v[i] for v, i in zip(self.values, low)])
         hi = np.array([v[i] for v, i in zip(self.values, high)])
@@ -338,23 +347,54 @@ class _Support:
         return [(low, left_high), (right_low, high)]
 
 
-def _branch(prob: RiskProblem, support: list[int], best: _Incumbent, stop) -> float | None:
+class _ConeSupport(_Support):
+    """The same with a free multiplier: a node's floor is the cone relaxation's
+    (:func:`~slimwidgets.solvers.risk_cone.cone_floor`), a card's intercept and multiplier come
+    from the quasiconvex walk over intercepts (:func:`~slimwidgets.solvers.risk_cone.leaf_walk`)."""
+
+    def __init__(self, prob: RiskProblem, support: list[int]):
+        super().__init__(prob, support)
+        self.tmin, self.tmax = MIN_INVERSE_MULTIPLIER, prob.t_max()
+
+    def node(self, low: np.ndarray, high: np.ndarray, cutoff: float = math.inf) -> tuple[float, np.ndarray]:
+        lo = np.array([v[i] for v, i in zip(self.values, low)])
+        hi = np.array([v[i] for v, i in zip(self.values, high)])
+        cost = float(self.C0[(lo > 0) | (hi < 0)].sum())
+        floor, relaxed, _ = cone_floor(self.columns, self.y, self.w, lo, hi, self.ilo, self.ihi, self.tmin, self.tmax,
+                                       cutoff - cost, NODE_TOLERANCE)
+        return float(floor) + cost, relaxed[1:]
+
+    def leaf(self, points: np.ndarray) -> tuple[RiskCard, float]:
+        """The card of least loss with these points (its intercept by the walk, started at the
+        relaxation's intercept rounded) and the walk's floor of every card with these points."""
+        scores = np.ascontiguousarray(self.columns @ points)
+        one = np.ones(1)
+        relaxed = cone_floor(scores[:, None].copy(), self.y, self.w, one, one, self.ilo, self.ihi,
+                             self.tmin, self.tmax, math.inf, 1e-6)[1]  # a start for the walk: rough will do
+        start = float(np.round(relaxed[0])) if np.isfinite(relaxed[0]) else 0.0
+        b, t, loss, floor = leaf_walk(scores, self.y, self.w, self.ilo, self.ihi, self.tmin, self.tmax, start)
+        cost = float(self.C0[points != 0].sum())
+        return self._card(points, int(b), float(t), float(loss)), float(floor) + cost
+
+
+def _branch(tree: _Support, best: _Incumbent, stop) -> float | None:
     """Best-first branch and bound over the points of one support, improving ``best``; the
     least open floor when stopped, else None (the support is settled)."""
-    tree = _Support(prob, support)
     heap, counter = [], itertools.count()
 
     def visit(low: np.ndarray, high: np.ndarray) -> None:
         if (low == high).all():  # a card
-            best.offer(tree.card(np.array([v[i] for v, i in zip(tree.values, low)])))
+            card, floor = tree.leaf(np.array([v[i] for v, i in zip(tree.values, low)]))
+            best.offer(card)
+            best.settle(floor)
             return
-        floor, beta = tree.node(low, high)
+        floor, beta = tree.node(low, high, best.cutoff())
         if best.cuts(floor):
             return
-        best.offer(tree.card(tree.rounded(beta, low, high)))  # a card near the relaxation: incumbents early
+        best.offer(tree.leaf(tree.rounded(beta, low, high))[0])  # a card near the relaxation: incumbents early
         heapq.heappush(heap, (floor, next(counter), low, high, beta))
 
-    visit(np.zeros(len(support), dtype=np.int64), np.array([v.size - 1 for v in tree.values], dtype=np.int64))
+    visit(np.zeros(len(tree.support), dtype=np.int64), np.array([v.size - 1 for v in tree.values], dtype=np.int64))
     while heap:
         floor, _, low, high, beta = heapq.heappop(heap)
         if best.cuts(floor):
@@ -370,11 +410,12 @@ def ensure_tree_compiled() -> None:
     """Compile (or load from the cache) the tree's kernels, so no fit's clock counts it."""
     one, idx = np.ones((1, 1)), np.zeros((1, 1), dtype=np.int64)
     v, two = np.ones(1), np.ones((2, 2))
-    by_column = np.asfortranarray(two)  # the loss keeps y * X column-major (2 x 2: numba types 1 x 1 as "C")
+    ranks, sizes = value_ranks(two)
     for binary in (True, False):
-        support_floors(two, by_column, np.ones(2), np.ones(2), np.full(2, binary), idx, -v, v, -1.0, 1.0, 1, 0.0)
+        support_floors(two, ranks, sizes, np.ones(2), np.ones(2), np.full(2, binary), idx, -v, v, -1.0, 1.0, 1, 0.0)
     box_floor(one, v, v, -v, v, -1.0, 1.0, 1)
     best_integer_intercept(v, v, v, -1.0, 1.0)
+    ensure_cone_compiled()
 
 
 def dense_floor(prob: RiskProblem, max_iterations: int = 500, deadline: float = math.inf) -> float:

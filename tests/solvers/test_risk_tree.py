@@ -1,6 +1,7 @@
 """The proof by supports (solvers/risk_tree.py) against brute force: floors never pass the
 optimum, the branch and bound finds it and claims "complete" only when it is, the gap is
-honoured, and fit stops as soon as its card is proven."""
+honoured, and fit stops as soon as its card is proven (a free multiplier's proof in depth:
+test_risk_cone.py)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ import pytest
 
 import slimwidgets as sw
 import slimwidgets.fitting.risk_driver as risk_driver
+import slimwidgets.solvers.risk_rows as risk_rows
 import slimwidgets.solvers.risk_tree as risk_tree
 from brute_risk import best_risk_card
 from slimwidgets.core.data import prepare_data
-from slimwidgets.solvers.logistic import RiskCard, RiskProblem
+from slimwidgets.solvers.logistic import RiskProblem
 from slimwidgets.solvers.risk_tree import dense_floor, prove_by_supports, support_count, tree_applies
-from tiny_problems import tiny_risk_problem as tiny
+from tiny_problems import empty_risk_card, tiny_risk_problem as tiny
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
 # the options the tree handles: boxes (signs, values, locks, exclude, require), costs per
@@ -48,21 +50,13 @@ def _problem(case: int, seed: int, **extra):
     return X, y, names, spec, RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
 
 
-def _empty_card(prob: RiskProblem) -> RiskCard:
-    """A poor incumbent (no points, intercept 0 or the nearest allowed), so the tree must find the card."""
-    coefs = np.array([a[np.argmin(np.abs(a))] for a in prob.allowed])
-    b = int(min(max(0, prob.intercepts[0]), prob.intercepts[1]))
-    loss = prob.loss.evaluate(coefs, b)
-    return RiskCard(coefs, b, 1.0, loss, prob.objective(coefs, loss))
-
-
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
 @pytest.mark.parametrize("case", range(len(PLAIN)))
 def test_branch_and_bound_finds_and_proves_the_optimum_without_scale(case):
     X, y, names, spec, prob = _problem(case, case + 300, scale=False)
     assert tree_applies(prob) and support_count(prob) >= 1
     best = _oracle(X, y, names, spec)
-    result = prove_by_supports(prob, _empty_card(prob))
+    result = prove_by_supports(prob, empty_risk_card(prob))
     assert result.complete
     assert result.card.objective == pytest.approx(best[0], abs=1e-9)
     assert result.floor == pytest.approx(best[0], abs=1e-9)
@@ -78,7 +72,7 @@ def test_branch_and_bound_finds_and_proves_the_optimum_without_scale(case):
 def test_a_requested_gap_is_honoured_and_its_floor_stays_below_the_optimum(case, gap):
     X, y, names, spec, prob = _problem(case, case + 400, scale=False)
     best = _oracle(X, y, names, spec)[0]
-    result = prove_by_supports(prob, _empty_card(prob), gap=gap)
+    result = prove_by_supports(prob, empty_risk_card(prob), gap=gap)
     assert result.complete
     assert result.floor <= best + 1e-9 <= result.card.objective + 2e-9
     assert result.card.objective - result.floor <= gap * abs(result.card.objective) + 1e-9
@@ -91,7 +85,7 @@ def test_with_a_multiplier_the_support_floor_never_passes_the_optimum(case):
     spec = sw.make_spec(**BOX, **PLAIN[case] if case not in (5, 6) else {})
     prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
     best = _oracle(X, y, names, spec)[0]
-    result = prove_by_supports(prob, _empty_card(prob))
+    result = prove_by_supports(prob, empty_risk_card(prob))
     assert math.isfinite(result.floor) and result.floor <= best + 1e-9
     assert result.complete == (result.floor >= result.card.objective - 1e-12)
 
@@ -100,7 +94,7 @@ def test_with_a_multiplier_the_support_floor_never_passes_the_optimum(case):
 def test_stopped_early_it_claims_nothing_beyond_its_floor():
     X, y, names, spec, prob = _problem(0, 600, scale=False)
     best = _oracle(X, y, names, spec)[0]
-    result = prove_by_supports(prob, _empty_card(prob), deadline=time.perf_counter() - 1.0)
+    result = prove_by_supports(prob, empty_risk_card(prob), deadline=time.perf_counter() - 1.0)
     assert not result.complete and result.floor == -math.inf
 
 
@@ -110,7 +104,7 @@ def test_rules_the_tree_does_not_handle_leave_it_to_the_cutting_planes():
     for options in ({"max_fpr": 0.3}, {"constraints": [sw.at_most(1, ["f0", "f1"])]},
                     {"tiers": [(1, 0.01), (2, 0.03)]}):
         prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), sw.make_spec(**BOX, **options))
-        assert not tree_applies(prob) and prove_by_supports(prob, _empty_card(prob)) is None
+        assert not tree_applies(prob) and prove_by_supports(prob, empty_risk_card(prob)) is None
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning", "ignore::slimwidgets.DegenerateCardWarning")
@@ -138,18 +132,22 @@ def test_fit_honours_the_gap_and_says_so(monkeypatch):
     card = sw.fit(X, y, spec=spec)
     assert card.status == "optimal" and card.gap <= 0.1
     assert card.bound <= best + 1e-9 <= card.objective + 1e-9
+    if card.gap > 1e-9:  # stopped at the gap: the words say so, and not "optimal"
+        words = card.status_line()
+        assert "proven within the requested gap (10.0 %)" in words and "optimal" not in words
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
-def test_fit_with_a_multiplier_states_its_floor_and_stops(monkeypatch):
+def test_fit_with_a_multiplier_proves_its_card_and_stops(monkeypatch):
+    """The default model (a free multiplier) is proven too (tests/solvers/test_risk_cone.py
+    checks that proof in depth)."""
     monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
     X, y, names = tiny(901, d=3)
     spec = sw.make_spec(**BOX, time_limit=3600)
     best = _oracle(X, y, names, spec)[0]
     card = sw.fit(X, y, spec=spec)
+    assert card.status == "optimal" and card.objective == pytest.approx(best, abs=1e-9)
     assert card.bound is not None and card.bound <= best + 1e-9
-    if card.status != "optimal":
-        assert card.status == "heuristic" and "proven: every card" in card.status_line()
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
@@ -198,10 +196,32 @@ def test_the_floors_give_up_at_once_when_their_pace_would_miss_the_deadline(monk
     monkeypatch.setattr(risk_tree, "CHUNK", 1)
     clock = _SlowClock()
     monkeypatch.setattr(risk_tree, "time", clock)
-    result = prove_by_supports(prob, _empty_card(prob), deadline=6.0)
+    result = prove_by_supports(prob, empty_risk_card(prob), deadline=6.0)
     assert not result.complete and result.floor == -math.inf
     assert clock.now < 6.0 + 3  # it stopped after the first support instead of running to the deadline
     # with room for every support at that pace, it proves the card
     best = _oracle(X, y, names, spec)[0]
-    result = prove_by_supports(prob, _empty_card(prob), deadline=clock.now + 1e6)
+    result = prove_by_supports(prob, empty_risk_card(prob), deadline=clock.now + 1e6)
     assert result.complete and result.card.objective == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rows_merged_by_their_values_keep_every_cards_loss(seed):
+    """The support floors merge rows that agree on a support's values (any values, not only
+    0/1) and the label: every card on the support has the same loss on the merged rows."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    X = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n), rng.normal(size=n).round(1),
+                         rng.integers(0, 3, n)]).astype(float)
+    y = rng.choice([-1.0, 1.0], size=n)
+    w = rng.random(n)
+    ranks, sizes = risk_rows.value_ranks(X)
+    idx = np.array([0, 1, 2] if seed % 2 else [1, 3], dtype=np.int64)
+    columns, cy, cw = risk_rows.merged_by_ranks(X, y, w, ranks, sizes, idx)
+    assert cy.size < n or seed % 2  # the integer columns alone merge rows
+    assert cw.sum() == pytest.approx(w.sum())
+    for _ in range(5):
+        points, b = rng.integers(-3, 4, size=idx.size).astype(float), float(rng.integers(-3, 4))
+        every_row = w @ np.logaddexp(0.0, -y * (b + X[:, idx] @ points))
+        merged = cw @ np.logaddexp(0.0, -(cy * b + columns @ points))
+        assert merged == pytest.approx(every_row, rel=1e-12)
