@@ -76,11 +76,13 @@ def score_range(X: np.ndarray, lo: np.ndarray, hi: np.ndarray, optional: np.ndar
     """
     lo_f, hi_f = lo.astype(float), hi.astype(float)
     optional = (lo <= 0) & (hi >= 0) if optional is None else optional
-    if X.shape[0] == 0:
-        return 0.0, 0.0
-    s_max = float(_most_of(_parts(X, lo_f, hi_f), optional, most).max(initial=0.0))
-    s_min = -float(_most_of(_parts(-X, lo_f, hi_f), optional, most).max(initial=0.0))
-    return min(s_min, 0.0), max(s_max, 0.0)
+    up = down = 0.0
+    step = max(1, int(_CHUNK // max(X.shape[1], 1)))  # rows at a time: a million rows' parts are gigabytes
+    for start in range(0, X.shape[0], step):
+        block = X[start:start + step]
+        up = max(up, float(_most_of(_parts(block, lo_f, hi_f), optional, most).max()))
+        down = max(down, float(_most_of(_parts(-block, lo_f, hi_f), optional, most).max()))
+    return (-down if down > 0 else 0.0), up
 
 
 class RowReach:

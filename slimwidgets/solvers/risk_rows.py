@@ -9,7 +9,7 @@ import numpy as np
 
 from .._jit import njit
 
-__all__ = ["merged_rows", "merged_by_ranks", "value_ranks"]
+__all__ = ["merged_rows", "merged_by_ranks", "support_rows", "value_ranks", "MAX_TABLE_FEATURES"]
 
 
 @njit(nogil=True)
@@ -58,6 +58,32 @@ def merged_by_ranks(X, y, w, ranks, sizes, idx):  # pragma: no cover - compiled
         cy[cell] = y[i]
         for c in range(k):
             columns[cell, c] = y[i] * X[i, idx[c]]
+    return columns, cy, cw
+
+
+#: supports of more 0/1 features than this are merged by sorting (merged_rows' table of
+#: 2^(k+1) cells would not fit in memory: a default risk fit's one support of 43 rules asked 2^44)
+MAX_TABLE_FEATURES = 20
+
+
+@njit(nogil=True)
+def support_rows(X, ranks, sizes, y, w, binary, idx):  # pragma: no cover - compiled
+    """The rows a support's floor is computed on: merged by bits when its features are few and
+    0/1, else by the ranks of their values when every combination has its own int64 key, else
+    the rows as they are (each with its own cell: still exact, only slower)."""
+    if binary[idx].all() and idx.size <= MAX_TABLE_FEATURES:
+        return merged_rows(X, y, w, idx)
+    combinations = 2.0
+    for c in range(idx.size):
+        combinations *= max(sizes[idx[c]], 1)
+    if combinations < 2.0 ** 62:
+        return merged_by_ranks(X, y, w, ranks, sizes, idx)
+    n, k = X.shape[0], idx.size
+    columns, cy, cw = np.empty((n, k)), np.empty(n), np.empty(n)
+    for i in range(n):
+        cy[i], cw[i] = y[i], w[i]
+        for c in range(k):
+            columns[i, c] = y[i] * X[i, idx[c]]
     return columns, cy, cw
 
 

@@ -40,7 +40,7 @@ from .._jit import njit
 from ..core.losses import MIN_INVERSE_MULTIPLIER, box_newton_fit
 from .logistic import RiskCard, RiskProblem
 from .risk_cone import cone_floor, ensure_cone_compiled, leaf_walk
-from .risk_rows import merged_by_ranks, merged_rows, value_ranks
+from .risk_rows import support_rows, value_ranks
 
 __all__ = ["TreeResult", "tree_applies", "support_count", "prove_by_supports", "dense_floor", "ensure_tree_compiled",
            "MAX_SUPPORTS"]
@@ -131,15 +131,11 @@ def box_floor(columns, y, w, lo, hi, ilo, ihi, steps):  # pragma: no cover - com
 @njit(nogil=True)
 def support_floors(X, ranks, sizes, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
     """A floor of every support (one row of feature indices each, :func:`one_support_floor`)
-    on the rows merged by the support: by bits when its features are 0/1 (``binary``), else
-    by the ranks of their values (:func:`merged_by_ranks`)."""
+    on the rows merged by the support (:func:`~slimwidgets.solvers.risk_rows.support_rows`)."""
     out = np.empty(supports.shape[0])
     for s in range(supports.shape[0]):
         idx = supports[s]
-        if binary[idx].all():
-            columns, cy, cw = merged_rows(X, y, w, idx)
-        else:
-            columns, cy, cw = merged_by_ranks(X, y, w, ranks, sizes, idx)
+        columns, cy, cw = support_rows(X, ranks, sizes, y, w, binary, idx)
         out[s] = one_support_floor(columns, cy, cw, lo[idx], hi[idx], ilo, ihi, steps, cutoff)
     return out
 

@@ -65,3 +65,17 @@ def test_no_card_near_the_totals_is_wrong_by_more_than_its_row_m(seed, by_featur
             assert np.all(wrong <= big + 1e-9), (lam, b)
             if np.all(wrong[anchors] <= 0):  # the anchors are right: their class's rows are bounded
                 assert np.all(wrong <= anchored + 1e-9), (lam, b)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_score_range_read_in_blocks_of_rows_is_the_whole_tables(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(0, 50, size=(101, 7)).round(2)
+    lo, hi = rng.integers(-5, 1, size=7), rng.integers(0, 6, size=7)
+    most = [None, 1, 3][seed % 3]
+    whole = score_range(X, lo, hi, most=most)
+    monkeypatch.setattr(reach_module, "_CHUNK", 7.0 * 4)  # four rows at a time: 26 blocks, the last short
+    assert score_range(X, lo, hi, most=most) == whole
+    monkeypatch.setattr(reach_module, "_CHUNK", 1.0)  # a row at a time
+    assert score_range(X, lo, hi, most=most) == whole
+    assert score_range(X[:0], lo, hi, most=most) == (0.0, 0.0)

@@ -9,6 +9,7 @@ import math
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import slimwidgets as sw
@@ -203,6 +204,44 @@ def test_the_floors_give_up_at_once_when_their_pace_would_miss_the_deadline(monk
     best = _oracle(X, y, names, spec)[0]
     result = prove_by_supports(prob, empty_risk_card(prob), deadline=clock.now + 1e6)
     assert result.complete and result.card.objective == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("case", ["bits", "ranks", "many 0/1 features", "too many combinations"])
+def test_the_rows_of_a_support_keep_every_cards_loss_and_fit_in_memory(case):
+    """A support's rows are merged by bits (a table of 2^(k+1) cells: few 0/1 features), by
+    ranks, or not at all (when the combinations of values overflow an int64 key): each way,
+    every card on the support has its loss. A default risk fit on a raw table asked for one
+    support of 43 rules, and the table of 2^44 cells failed with a MemoryError."""
+    rng = np.random.default_rng(7)
+    n, k = 60, {"bits": 3, "ranks": 3, "many 0/1 features": risk_rows.MAX_TABLE_FEATURES + 9}.get(case, 5)
+    X = rng.integers(0, 2, size=(n, k)).astype(float)
+    if case == "ranks":
+        X = rng.normal(size=(n, k)).round(3)
+    if case == "too many combinations":  # 2^16 values a column: the key of ranks (1, 0, 0, 0, 0)
+        X = np.repeat(np.arange(2.0 ** 16)[:, None], k, axis=1)  # would wrap to row 0's key
+        X, n = np.vstack([X, np.eye(1, k)]), 2 ** 16 + 1
+    y, w = rng.choice([-1.0, 1.0], size=n), rng.random(n)
+    y[-1] = y[0]
+    ranks, sizes = risk_rows.value_ranks(X)
+    idx = np.arange(k, dtype=np.int64)
+    binary = np.array([set(np.unique(X[:, j])) <= {0.0, 1.0} for j in range(k)])
+    columns, cy, cw = risk_rows.support_rows(X, ranks, sizes, y, w, binary, idx)
+    assert cw.sum() == pytest.approx(w.sum()) and columns.shape[0] <= n
+    for _ in range(5):
+        points, b = rng.choice([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0], size=k), float(rng.integers(-3, 4))
+        every_row = w @ np.logaddexp(0.0, -y * (b + X @ points))
+        assert cw @ np.logaddexp(0.0, -(cy * b + columns @ points)) == pytest.approx(every_row, rel=1e-12)
+
+
+def test_a_risk_fit_whose_one_support_has_more_rules_than_a_table_of_cells_holds_is_proven():
+    """24 rules, one support of them all: its rows are merged by sorting, not in a table of
+    2^25 cells (a default risk fit on a raw table asked for one support of 43 rules: 2^44)."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.integers(0, 2, size=(80, 24)), columns=[f"r{j}" for j in range(24)])
+    y = np.where(X["r0"] + X["r1"] + rng.random(80) > 1.2, 1, -1)
+    assert 24 > risk_rows.MAX_TABLE_FEATURES
+    card = sw.fit(X, y, loss="logistic", max_size=24, coef_range=(-1, 1))  # no time limit: to its proof
+    assert card.status == "optimal" and card.bound == pytest.approx(card.objective, abs=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(5))
