@@ -92,6 +92,11 @@ def value_ranks(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ranks = np.empty(X.shape, dtype=np.int64)
     sizes = np.empty(X.shape[1], dtype=np.int64)
     for j in range(X.shape[1]):
-        values, ranks[:, j] = np.unique(X[:, j], return_inverse=True)
-        sizes[j] = values.size
+        column = X[:, j]
+        low, high = (column.min(), column.max()) if column.size else (0.0, 0.0)
+        if ((column == low) | (column == high)).all():  # two values at most (0/1 rules): no sort
+            ranks[:, j], sizes[j] = column != low, 1 + (high != low)
+        else:
+            values, ranks[:, j] = np.unique(column, return_inverse=True)
+            sizes[j] = values.size
     return ranks, sizes

@@ -40,7 +40,7 @@ from .._jit import njit
 from ..core.losses import MIN_INVERSE_MULTIPLIER, box_newton_fit
 from .logistic import RiskCard, RiskProblem
 from .risk_cone import cone_floor, ensure_cone_compiled, leaf_walk
-from .risk_rows import support_rows, value_ranks
+from .risk_rows import MAX_TABLE_FEATURES, support_rows, value_ranks
 
 __all__ = ["TreeResult", "tree_applies", "support_count", "prove_by_supports", "dense_floor", "ensure_tree_compiled",
            "MAX_SUPPORTS"]
@@ -218,7 +218,12 @@ def _floors(prob: RiskProblem, supports: np.ndarray, stop, deadline: float,
     L = prob.loss
     lo, hi, ilo, ihi = _boxes(prob)
     out = np.empty(supports.shape[0])
-    ranks, sizes = value_ranks(L.X)
+    if stop() or time.perf_counter() >= deadline:
+        return None
+    if L.binary.all() and supports.shape[1] <= MAX_TABLE_FEATURES:  # merged by bits: no ranks read
+        ranks, sizes = np.zeros((1, 1), dtype=np.int64), np.ones(L.X.shape[1], dtype=np.int64)
+    else:  # a second or more on a million rows
+        ranks, sizes = value_ranks(L.X)
     t0 = time.perf_counter()
     for start in range(0, supports.shape[0], CHUNK):
         if stop():

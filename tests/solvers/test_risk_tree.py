@@ -264,3 +264,13 @@ def test_rows_merged_by_their_values_keep_every_cards_loss(seed):
         every_row = w @ np.logaddexp(0.0, -y * (b + X[:, idx] @ points))
         merged = cw @ np.logaddexp(0.0, -(cy * b + columns @ points))
         assert merged == pytest.approx(every_row, rel=1e-12)
+
+
+def test_the_ranks_of_values_are_numpys_unique_inverse_with_two_valued_columns_read_without_a_sort():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 2, 50), np.full(50, 3.0), rng.integers(0, 5, 50),
+                         rng.choice([2.5, 7.0], 50), rng.normal(size=50)])
+    ranks, sizes = risk_rows.value_ranks(X)
+    for j in range(X.shape[1]):
+        values, inverse = np.unique(X[:, j], return_inverse=True)
+        assert (ranks[:, j] == inverse).all() and sizes[j] == values.size
