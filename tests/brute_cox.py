@@ -35,7 +35,13 @@ def best_t(X, time, event, w, points) -> tuple[float, float]:
     """(t, loss) of least loss over ``T_RANGE``."""
     f = lambda t: cox_loss(X, time, event, w, points, t)  # noqa: E731
     inner = minimize_scalar(f, bounds=T_RANGE, method="bounded", options={"xatol": 1e-11})
-    return min([(f(T_RANGE[0]), T_RANGE[0]), (f(T_RANGE[1]), T_RANGE[1]), (float(inner.fun), float(inner.x))])[::-1]
+    return min(
+        [
+            (f(T_RANGE[0]), T_RANGE[0]),
+            (f(T_RANGE[1]), T_RANGE[1]),
+            (float(inner.fun), float(inner.x)),
+        ]
+    )[::-1]
 
 
 def cards(allowed, max_size):

@@ -25,8 +25,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SurvivalTarget", "survival_target", "is_survival_target", "CoxCells", "StepFunction",
-           "breslow_baseline", "kaplan_meier", "harrell_c"]
+__all__ = [
+    "SurvivalTarget",
+    "survival_target",
+    "is_survival_target",
+    "CoxCells",
+    "StepFunction",
+    "breslow_baseline",
+    "kaplan_meier",
+    "harrell_c",
+]
 
 
 @dataclass(frozen=True)
@@ -68,8 +76,10 @@ def survival_target(y: Any) -> SurvivalTarget:
     ([True, False], [2.0, 5.0], ('died', 'days'))
     """
     if not is_survival_target(y):
-        raise ValueError("a time-to-event y is a structured array of a bool field (the event) and a float "
-                         "field (the time), as sksurv.util.Surv.from_arrays(event, time) makes")
+        raise ValueError(
+            "a time-to-event y is a structured array of a bool field (the event) and a float "
+            "field (the time), as sksurv.util.Surv.from_arrays(event, time) makes"
+        )
     y = np.asarray(y).ravel()
     event_name = next(name for name in y.dtype.names if y.dtype[name].kind == "b")
     time_name = next(name for name in y.dtype.names if name != event_name)
@@ -77,7 +87,9 @@ def survival_target(y: Any) -> SurvivalTarget:
     if not np.isfinite(time).all() or (time < 0).any():
         raise ValueError(f"every time ({time_name!r}) must be finite and non-negative")
     if not event.any():
-        raise ValueError(f"no row has an event ({event_name!r} is False everywhere): nothing to fit")
+        raise ValueError(
+            f"no row has an event ({event_name!r} is False everywhere): nothing to fit"
+        )
     return SurvivalTarget(event, time, (event_name, time_name))
 
 
@@ -96,10 +108,16 @@ class CoxCells:
     0.828302
     """
 
-    def __init__(self, X: np.ndarray, time: np.ndarray, event: np.ndarray, weight: np.ndarray | None = None):
-        X = np.asarray(X, dtype=float).reshape(len(time), -1)
+    def __init__(
+        self, X: np.ndarray, time: np.ndarray, event: np.ndarray, weight: np.ndarray | None = None
+    ):
+        X = np.asarray(X, dtype=float)
+        X = X[:, None] if X.ndim == 1 else X
         w = np.ones(len(time)) if weight is None else np.asarray(weight, dtype=float)
-        self.values, cell = np.unique(X, axis=0, return_inverse=True)  # one row per cell
+        if X.shape[1]:
+            self.values, cell = np.unique(X, axis=0, return_inverse=True)  # one row per cell
+        else:  # no feature: every row in one cell
+            self.values, cell = np.zeros((1, 0)), np.zeros(len(time), dtype=np.int64)
         cell = cell.ravel()
         taus, at_time = np.unique(time[event], return_inverse=True)
         self.times = taus
@@ -144,10 +162,10 @@ class CoxCells:
         weighted = self.at_risk * np.exp(eta - top)
         sums = weighted.sum(axis=1)
         mean = weighted @ scores / sums
-        second = weighted @ (scores ** 2) / sums
+        second = weighted @ (scores**2) / sums
         loss = (float(self.deaths @ (np.log(sums) + top)) - float(self.events @ eta)) / self.total
         d1 = (float(self.deaths @ mean) - float(self.events @ scores)) / self.total
-        d2 = float(self.deaths @ (second - mean ** 2)) / self.total
+        d2 = float(self.deaths @ (second - mean**2)) / self.total
         return loss, d1, d2
 
 
@@ -177,14 +195,17 @@ class StepFunction:
         return f"StepFunction(x=<{self.x.size} times>, y=<{self.y.size} values>)"
 
 
-def breslow_baseline(eta: np.ndarray, time: np.ndarray, event: np.ndarray,
-                     weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def breslow_baseline(
+    eta: np.ndarray, time: np.ndarray, event: np.ndarray, weight: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Breslow's cumulative baseline hazard: (event times, ``H0`` at each), given each row's
-    log hazard ratio ``eta``: ``H0(tau) = sum over event times <= tau of d / sum_{at risk} w exp(eta)``.
+    log hazard ratio ``eta``:
+    ``H0(tau) = sum over event times <= tau of d / sum_{at risk} w exp(eta)``.
 
     Examples
     --------
-    >>> times, H0 = breslow_baseline(np.zeros(3), np.array([1.0, 2.0, 3.0]), np.array([True, False, True]))
+    >>> time, event = np.array([1.0, 2.0, 3.0]), np.array([True, False, True])
+    >>> times, H0 = breslow_baseline(np.zeros(3), time, event)
     >>> times.tolist(), H0.round(4).tolist()
     ([1.0, 3.0], [0.3333, 1.3333])
     """
@@ -198,8 +219,12 @@ def breslow_baseline(eta: np.ndarray, time: np.ndarray, event: np.ndarray,
     return cells.times, np.cumsum(cells.deaths / (at_risk[first] * np.exp(top)))
 
 
-def kaplan_meier(time: np.ndarray, event: np.ndarray, weight: np.ndarray | None = None,
-                 z: float = 1.959963984540054) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def kaplan_meier(
+    time: np.ndarray,
+    event: np.ndarray,
+    weight: np.ndarray | None = None,
+    z: float = 1.959963984540054,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Kaplan–Meier's survival at each event time with its pointwise 95 % interval (Greenwood's
     variance on the log(-log) scale, as scikit-survival's ``conf_type="log-log"``).
 
@@ -207,7 +232,8 @@ def kaplan_meier(time: np.ndarray, event: np.ndarray, weight: np.ndarray | None 
 
     Examples
     --------
-    >>> times, s, lo, hi = kaplan_meier(np.array([1.0, 2.0, 3.0, 4.0]), np.array([True, False, True, True]))
+    >>> time, event = np.array([1.0, 2.0, 3.0, 4.0]), np.array([True, False, True, True])
+    >>> times, s, lo, hi = kaplan_meier(time, event)
     >>> times.tolist(), s.round(3).tolist()
     ([1.0, 3.0, 4.0], [0.75, 0.375, 0.0])
     """
@@ -243,7 +269,9 @@ def harrell_c(time: np.ndarray, event: np.ndarray, risk: np.ndarray) -> float:
     for i in np.flatnonzero(event):
         later = (time > time[i]) | ((time == time[i]) & ~event)
         comparable += int(later.sum())
-        concordant += float((risk[i] > risk[later]).sum()) + 0.5 * float((risk[i] == risk[later]).sum())
+        concordant += float((risk[i] > risk[later]).sum()) + 0.5 * float(
+            (risk[i] == risk[later]).sum()
+        )
     if comparable == 0:
         raise ValueError("no comparable pair: every earlier time is censored")
     return concordant / comparable

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from .rules import as_frame
-from .survival import StepFunction, harrell_c, kaplan_meier, survival_target
+from .survival import StepFunction, kaplan_meier
+from .survival_family import TIME_TO_EVENT
 
 __all__ = ["SurvivalCard", "ScoreRisk", "risk_by_score", "default_horizons"]
 
@@ -44,7 +45,8 @@ class SurvivalCard:
     Examples
     --------
     >>> import numpy as np
-    >>> card = SurvivalCard(("a", "b"), (2, 1), 2.0, np.array([1.0, 3.0]), np.array([0.1, 0.3]), (3.0,))
+    >>> times, hazard = np.array([1.0, 3.0]), np.array([0.1, 0.3])
+    >>> card = SurvivalCard(("a", "b"), (2, 1), 2.0, times, hazard, (3.0,))
     >>> card.predict(np.array([[1, 0], [1, 1]])).tolist()  # (points) / multiplier
     [1.0, 1.5]
     >>> round(card.risk_at(2, 3.0), 4)  # 1 - exp(-0.3 e^1)
@@ -103,12 +105,15 @@ class SurvivalCard:
 
     def score(self, X: Any, y: Any) -> float:
         """Harrell's concordance index of :meth:`predict` on ``X`` and a ``Surv`` array ``y``."""
-        target = survival_target(y)
-        return harrell_c(target.time, target.event, self.predict(X))
+        return TIME_TO_EVENT.figures(self, X, y)["harrell_c"]
 
     def risk_at(self, total: float, horizon: float) -> float:
         """The predicted risk of the event by ``horizon`` for a total score."""
-        hazard = float(StepFunction(self.baseline_times, self.baseline_hazard, 0.0)(min(horizon, self.last_time))[0])
+        hazard = float(
+            StepFunction(self.baseline_times, self.baseline_hazard, 0.0)(
+                min(horizon, self.last_time)
+            )[0]
+        )
         return 1.0 - math.exp(-hazard * math.exp(total / self.multiplier))
 
     @property
@@ -126,27 +131,32 @@ class SurvivalCard:
         ratio = np.exp(self.predict(X))
         if return_array:
             return ratio[:, None] * self.baseline_hazard[None, :]
-        return np.array([StepFunction(self.baseline_times, self.baseline_hazard * r, 0.0) for r in ratio])
+        return np.array(
+            [StepFunction(self.baseline_times, self.baseline_hazard * r, 0.0) for r in ratio]
+        )
 
     def predict_survival_function(self, X: Any, return_array: bool = False) -> np.ndarray:
-        """Each row's survival as a :class:`StepFunction` (or its values at :attr:`unique_times_`)."""
+        """Each row's survival as a :class:`StepFunction` (or its values at
+        :attr:`unique_times_`)."""
         ratio = np.exp(self.predict(X))
         if return_array:
             return np.exp(-ratio[:, None] * self.baseline_hazard[None, :])
-        return np.array([StepFunction(self.baseline_times, np.exp(-self.baseline_hazard * r), 1.0) for r in ratio])
+        return np.array(
+            [
+                StepFunction(self.baseline_times, np.exp(-self.baseline_hazard * r), 1.0)
+                for r in ratio
+            ]
+        )
 
     def __str__(self) -> str:
-        from .survival_text import card_text
-
-        return card_text(self)
+        return TIME_TO_EVENT.card_text(self)
 
     def _repr_html_(self) -> str:
-        from .survival_text import card_html
-
-        return card_html(self)
+        return TIME_TO_EVENT.card_html(self)
 
     def __repr__(self) -> str:
-        return f"SurvivalCard(points={self.card_points!r}, multiplier={self.multiplier:.4g}, status={self.status!r})"
+        return (f"SurvivalCard(points={self.card_points!r}, multiplier={self.multiplier:.4g}, "
+                f"status={self.status!r})")
 
 
 def default_horizons(time: np.ndarray) -> tuple[float, ...]:
@@ -164,8 +174,13 @@ def default_horizons(time: np.ndarray) -> tuple[float, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def risk_by_score(card: SurvivalCard, totals: np.ndarray, time: np.ndarray, event: np.ndarray,
-                  weight: np.ndarray | None = None) -> tuple[ScoreRisk, ...]:
+def risk_by_score(
+    card: SurvivalCard,
+    totals: np.ndarray,
+    time: np.ndarray,
+    event: np.ndarray,
+    weight: np.ndarray | None = None,
+) -> tuple[ScoreRisk, ...]:
     """The card's table: for each total score of the rows, the predicted risk by each horizon
     beside Kaplan–Meier's observed risk among the rows with that score (95 % interval)."""
     w = np.ones(len(time)) if weight is None else np.asarray(weight, dtype=float)
@@ -173,14 +188,20 @@ def risk_by_score(card: SurvivalCard, totals: np.ndarray, time: np.ndarray, even
     for total in np.unique(totals):
         mine = totals == total
         observed = [_observed(time[mine], event[mine], w[mine], h) for h in card.horizons]
-        rows.append(ScoreRisk(int(total), float(w[mine].sum()),
-                              tuple(card.risk_at(float(total), h) for h in card.horizons),
-                              *(tuple(o[i] for o in observed) for i in range(3))))
+        rows.append(
+            ScoreRisk(
+                int(total),
+                float(w[mine].sum()),
+                tuple(card.risk_at(float(total), h) for h in card.horizons),
+                *(tuple(o[i] for o in observed) for i in range(3)),
+            )
+        )
     return tuple(rows)
 
 
-def _observed(time: np.ndarray, event: np.ndarray, w: np.ndarray, horizon: float
-              ) -> tuple[float | None, float | None, float | None]:
+def _observed(
+    time: np.ndarray, event: np.ndarray, w: np.ndarray, horizon: float
+) -> tuple[float | None, float | None, float | None]:
     """(1 - KM survival, its lower and upper bound) by ``horizon``; None when the rows say nothing
     about it (no one followed that long, or no event among them: then 0 up to the last time)."""
     if time.max() < horizon:

@@ -15,14 +15,20 @@ if TYPE_CHECKING:
 
 __all__ = ["card_text", "card_html", "points_by_variable", "status_words"]
 
+SUBHEADS = "<th>predicted</th><th>observed (95 % CI)</th>"  # under each horizon
+
 
 def points_by_variable(card: "SurvivalCard") -> list[tuple[str, list[tuple[str, int]]]]:
     """``[(variable, [(band or rule, points), ...]), ...]``: the card's rules grouped by the
     variable they read (one row per rule without a rule builder)."""
     if card.rules is not None:
-        return [(variable, list(bands)) for variable, bands in card.rules.points_table(card.card_points)]
-    return [(name, [("yes" if card.details.get("binary", {}).get(name, True) else "per unit", points)])
-            for name, points in card.card_points.items()]
+        return [
+            (variable, list(bands)) for variable, bands in card.rules.points_table(card.card_points)
+        ]
+    return [
+        (name, [("yes" if card.details.get("binary", {}).get(name, True) else "per unit", points)])
+        for name, points in card.card_points.items()
+    ]
 
 
 def status_words(card: "SurvivalCard") -> str:
@@ -31,8 +37,10 @@ def status_words(card: "SurvivalCard") -> str:
         return f"optimal (proven): objective {card.objective:.6g} per event"
     if card.bound is None:
         return f"{card.status}: objective {card.objective:.6g} per event, no floor proven"
-    return (f"{card.status}: objective {card.objective:.6g} per event; every card is at least "
-            f"{card.bound:.6g} (gap {100 * (card.gap or 0.0):.2f} %)")
+    return (
+        f"{card.status}: objective {card.objective:.6g} per event; every card is at least "
+        f"{card.bound:.6g} (gap {100 * (card.gap or 0.0):.2f} %)"
+    )
 
 
 def _pct(value: float | None) -> str:
@@ -49,22 +57,39 @@ def _interval(row, i: int) -> str:
 
 def _hazard_words(card: "SurvivalCard") -> str:
     per_point = math.exp(1.0 / card.multiplier)
-    return (f"each point multiplies the hazard of {card.names[0]!s} by {per_point:.3g} "
-            f"(log hazard ratio = total / {card.multiplier:.4g})")
+    return (
+        f"each point multiplies the hazard of {card.names[0]!s} by {per_point:.3g} "
+        f"(log hazard ratio = total / {card.multiplier:.4g})"
+    )
 
 
 def card_text(card: "SurvivalCard") -> str:
     """The card as plain text: status, points by variable, risk by horizon per total score."""
-    lines = [f"Time-to-event card: {card.names[0]} over {card.names[1]}", f"  {status_words(card)}", "",
-             "POINTS"]
+    lines = [
+        f"Time-to-event card: {card.names[0]} over {card.names[1]}",
+        f"  {status_words(card)}",
+        "",
+        "POINTS",
+    ]
     for variable, bands in points_by_variable(card) or [("(no variable)", [])]:
-        lines.append(f"  {variable}: " + "  |  ".join(f"{band}: {points:+d}" for band, points in bands))
-    lines += ["", f"  {_hazard_words(card)}", "",
-              f"RISK OF THE EVENT BY {card.names[1]} (predicted | Kaplan–Meier observed, 95 % CI)"]
-    header = f"  {'score':>5} {'rows':>6}" + "".join(f" | {'by ' + format(h, 'g'):>32}" for h in card.horizons)
+        lines.append(
+            f"  {variable}: " + "  |  ".join(f"{band}: {points:+d}" for band, points in bands)
+        )
+    lines += [
+        "",
+        f"  {_hazard_words(card)}",
+        "",
+        f"RISK OF THE EVENT BY {card.names[1]} (predicted | Kaplan–Meier observed, 95 % CI)",
+    ]
+    header = f"  {'score':>5} {'rows':>6}" + "".join(
+        f" | {'by ' + format(h, 'g'):>32}" for h in card.horizons
+    )
     lines.append(header)
     for row in card.table:
-        cells = "".join(f" | {_pct(row.predicted[i]):>8} {_interval(row, i):>23}" for i in range(len(card.horizons)))
+        cells = "".join(
+            f" | {_pct(row.predicted[i]):>8} {_interval(row, i):>23}"
+            for i in range(len(card.horizons))
+        )
         lines.append(f"  {row.score:>5} {row.n_rows:>6g}{cells}")
     return "\n".join(lines)
 
@@ -73,18 +98,30 @@ def card_html(card: "SurvivalCard") -> str:
     """The card as an HTML fragment (names from the data escaped)."""
     e = lambda text: html.escape(str(text), quote=True)  # noqa: E731
     points = "".join(
-        f"<tr><td rowspan='{len(bands)}'>{e(variable)}</td>" + "</tr><tr>".join(
-            f"<td>{e(band)}</td><td style='text-align:right'>{points:+d}</td>" for band, points in bands) + "</tr>"
-        for variable, bands in points_by_variable(card))
+        f"<tr><td rowspan='{len(bands)}'>{e(variable)}</td>"
+        + "</tr><tr>".join(
+            f"<td>{e(band)}</td><td style='text-align:right'>{points:+d}</td>"
+            for band, points in bands
+        )
+        + "</tr>"
+        for variable, bands in points_by_variable(card)
+    )
     heads = "".join(f"<th colspan='2'>by {e(format(h, 'g'))}</th>" for h in card.horizons)
     rows = "".join(
-        f"<tr><td>{row.score}</td><td>{row.n_rows:g}</td>" + "".join(
-            f"<td>{e(_pct(row.predicted[i]))}</td><td>{e(_interval(row, i))}</td>" for i in range(len(card.horizons)))
-        + "</tr>" for row in card.table)
-    return (f"<div class='slimwidgets-survival-card'><h4>Time-to-event card: {e(card.names[0])} over "
-            f"{e(card.names[1])}</h4><p>{e(status_words(card))}</p>"
-            f"<table><tr><th>variable</th><th>band</th><th>points</th></tr>{points}</table>"
-            f"<p>{e(_hazard_words(card))}</p>"
-            f"<table><tr><th>score</th><th>rows</th>{heads}</tr>"
-            f"<tr><th></th><th></th>{'<th>predicted</th><th>observed (95 % CI)</th>' * len(card.horizons)}</tr>"
-            f"{rows}</table></div>")
+        f"<tr><td>{row.score}</td><td>{row.n_rows:g}</td>"
+        + "".join(
+            f"<td>{e(_pct(row.predicted[i]))}</td><td>{e(_interval(row, i))}</td>"
+            for i in range(len(card.horizons))
+        )
+        + "</tr>"
+        for row in card.table
+    )
+    return (
+        f"<div class='slimwidgets-survival-card'><h4>Time-to-event card: {e(card.names[0])} over "
+        f"{e(card.names[1])}</h4><p>{e(status_words(card))}</p>"
+        f"<table><tr><th>variable</th><th>band</th><th>points</th></tr>{points}</table>"
+        f"<p>{e(_hazard_words(card))}</p>"
+        f"<table><tr><th>score</th><th>rows</th>{heads}</tr>"
+        f"<tr><th></th><th></th>{SUBHEADS * len(card.horizons)}</tr>"
+        f"{rows}</table></div>"
+    )

@@ -6,17 +6,9 @@ A card's log hazard ratio is ``t (x . points)`` with integer points in their box
 most ``K`` features uses a subset of a support of exactly ``K`` features, so the least
 objective over all cards is the least over those supports of the least inside each one.
 
-* **A node's floor.** A node is a box ``lo <= points <= hi`` on one support. In the log hazard
-  ratios ``v = t points`` its cards lie in the polytope ``P = {(v, t): t lo <= v <= t hi,
-  t_min <= t <= t_max}``. The loss is convex in ``v`` (on every real ``v``, so on the rows'
-  cells too), so for any ``x`` with gradient ``g`` the tangent ``L(x) + g . (v - x)`` lies
-  below it, and its least value over ``P`` is ``L(x) - g . x + min(t_min c, t_max c)`` with
-  ``c = sum_k min(g_k lo_k, g_k hi_k)``. ``x`` is the box fit at a few ``t`` (a golden-section
-  search on the best loss over ``t B``, convex in ``t``); a convex combination of two tangents
-  is a tangent too, so the best combination of the two around the best ``t`` is taken. The
-  floor is valid however inexact the fits are; it is tight when they are good.
-* **A card** (a node of single values): its loss is convex in ``t`` alone; Newton inside a
-  bracket finds ``t``, and the tangent in ``t`` at the ``t`` found bounds every ``t``.
+* **Floors** of a node (a box of points on one support, any ``t``) and of one card come from
+  the family (:class:`~slimwidgets.core.survival_family.TimeToEventFamily`, whose floors are in
+  :mod:`slimwidgets.core.cox_floor`): valid however inexact its fits.
 * **Branch and bound.** Supports are taken least floor first; inside one, best first, a node
   splits on the point whose relaxed value lies farthest from an allowed one, and is cut when
   its floor (plus ``C0`` for every point whose box leaves out 0) reaches the best card found.
@@ -36,16 +28,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core.survival import CoxCells
+from ..core.survival_family import TIME_TO_EVENT
 
-__all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "node_floor", "best_scale_of", "empty_card",
-           "MAX_COX_SUPPORTS"]
+__all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_COX_SUPPORTS"]
 
 #: more supports than this and the proof only states the floor over the whole box
 MAX_COX_SUPPORTS = 20_000
-FIT_STEPS = 40  # projected Newton steps of one box fit
-T_STEPS = 14  # golden-section steps on t per node
 SLACK = 1e-10  # a floor within this of the incumbent reaches it (floats)
-GOLDEN = 0.5 * (math.sqrt(5.0) - 1.0)
 
 
 @dataclass(frozen=True)
@@ -63,7 +52,7 @@ class CoxProblem:
     t_range: tuple[float, float]
 
     def cells(self, support: Sequence[int]) -> CoxCells:
-        return CoxCells(self.X[:, list(support)], self.time, self.event, self.weight)
+        return TIME_TO_EVENT.loss(self.X[:, list(support)], self.time, self.event, self.weight)
 
 
 @dataclass(frozen=True)
@@ -88,126 +77,6 @@ class CoxProof:
     nodes: int
 
 
-def _box_fit(cells: CoxCells, v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
-    """Projected Newton with backtracking on the loss over ``lo <= v <= hi``: (v, loss, gradient)."""
-    v = np.clip(v, lo, hi)
-    loss, g, h = cells.value_gradient_hessian(v)
-    for _ in range(FIT_STEPS):
-        free = ~(((v <= lo) & (g > 0)) | ((v >= hi) & (g < 0)))
-        if not free.any() or np.max(np.abs(g[free])) < 1e-12:
-            break
-        direction = np.zeros_like(v)
-        sub = h[np.ix_(free, free)]
-        ridge = 1e-10 * (1.0 + np.max(np.abs(sub)))
-        direction[free] = -np.linalg.solve(sub + ridge * np.eye(int(free.sum())), g[free])
-        alpha, moved = 1.0, False
-        for _ in range(40):
-            trial_v = np.clip(v + alpha * direction, lo, hi)
-            trial = cells.value(trial_v)
-            if trial < loss and trial <= loss + 1e-4 * float(g @ (trial_v - v)):
-                moved = True
-                break
-            alpha *= 0.5
-        if not moved:
-            break
-        done = loss - trial <= 1e-14 * max(abs(loss), 1e-300)
-        v = trial_v
-        loss, g, h = cells.value_gradient_hessian(v)
-        if done:
-            break
-    return v, loss, g
-
-
-def _least_over_cone(g: np.ndarray, lo: np.ndarray, hi: np.ndarray, t_range: tuple[float, float]) -> tuple[float, float]:
-    """(min over the polytope ``t lo <= v <= t hi``, ``t`` in ``t_range``, of ``g . v``; ``c``)."""
-    c = float(np.minimum(g * lo, g * hi).sum())
-    return min(t_range[0] * c, t_range[1] * c), c
-
-
-def _combined_floor(a: tuple[float, np.ndarray], b: tuple[float, np.ndarray], lo: np.ndarray, hi: np.ndarray,
-                    t_range: tuple[float, float]) -> float:
-    """The best floor of the tangents ``theta a + (1 - theta) b`` (concave in theta: golden section)."""
-    def at(theta: float) -> float:
-        g = theta * a[1] + (1.0 - theta) * b[1]
-        return theta * a[0] + (1.0 - theta) * b[0] + _least_over_cone(g, lo, hi, t_range)[0]
-
-    left, right = 0.0, 1.0
-    best = max(at(0.0), at(1.0))
-    for _ in range(40):
-        x1, x2 = right - GOLDEN * (right - left), left + GOLDEN * (right - left)
-        f1, f2 = at(x1), at(x2)
-        best = max(best, f1, f2)
-        if f1 < f2:
-            left = x1
-        else:
-            right = x2
-    return best
-
-
-def node_floor(cells: CoxCells, lo: np.ndarray, hi: np.ndarray,
-               t_range: tuple[float, float]) -> tuple[float, np.ndarray]:
-    """(a floor of the loss of every card with points in ``[lo, hi]`` and ``t`` in ``t_range``,
-    the relaxed points ``v / t`` at the best fit found): see the module's docstring."""
-    fits: dict[float, tuple[float, np.ndarray, float, float]] = {}  # log t -> (loss, v, const, c)
-    start = np.zeros(lo.size)
-
-    def fit(x: float) -> float:
-        t = math.exp(x)
-        v, loss, g = _box_fit(cells, start * t, t * lo, t * hi)
-        fits[x] = (loss, v, loss - float(g @ v), g)
-        return loss
-
-    a, b = math.log(t_range[0]), math.log(t_range[1])
-    x1, x2 = b - GOLDEN * (b - a), a + GOLDEN * (b - a)
-    f1, f2 = fit(x1), fit(x2)
-    for _ in range(T_STEPS):  # V(t) is convex in t, so unimodal in log t
-        if f1 < f2:
-            b, x2, f2 = x2, x1, f1
-            x1 = b - GOLDEN * (b - a)
-            f1 = fit(x1)
-        else:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + GOLDEN * (b - a)
-            f2 = fit(x2)
-    fit(math.log(t_range[0]))
-    fit(math.log(t_range[1]))
-    planes = [(const, g) for _, _, const, g in fits.values()]
-    floor = max(const + _least_over_cone(g, lo, hi, t_range)[0] for const, g in planes)
-    slopes = [(_least_over_cone(g, lo, hi, t_range)[1], x) for x, (_, _, _, g) in fits.items()]
-    below = [x for c, x in slopes if c <= 0]
-    above = [x for c, x in slopes if c > 0]
-    if below and above:  # the tangents on either side of the best t, combined
-        pick = lambda x: (fits[x][2], fits[x][3])  # noqa: E731
-        floor = max(floor, _combined_floor(pick(max(below)), pick(min(above)), lo, hi, t_range))
-    best_x = min(fits, key=lambda x: fits[x][0])
-    return floor, fits[best_x][1] / math.exp(best_x)
-
-
-def best_scale_of(cells: CoxCells, scores: np.ndarray, t_range: tuple[float, float]) -> tuple[float, float, float]:
-    """(t, loss, floor) of the cells' integer ``scores`` at the best ``t`` in ``t_range``: the
-    loss is convex in ``t``; Newton steps kept in a shrinking bracket, then the tangent at the
-    ``t`` found bounds the loss at every ``t`` of the range."""
-    lo, hi = t_range
-    d_lo, d_hi = cells.scale_slope(scores, lo)[1], cells.scale_slope(scores, hi)[1]
-    if d_hi <= 0:
-        t = hi
-    elif d_lo >= 0:
-        t = lo
-    else:
-        t = 0.5 * (lo + hi)
-        for _ in range(100):
-            _, d1, d2 = cells.scale_slope(scores, t)
-            lo, hi = (t, hi) if d1 < 0 else (lo, t)
-            step = t - d1 / d2 if d2 > 0 else 0.5 * (lo + hi)
-            new = step if lo < step < hi else 0.5 * (lo + hi)
-            if abs(new - t) <= 1e-14 * t or hi - lo <= 1e-15:
-                t = new
-                break
-            t = new
-    loss, d1, _ = cells.scale_slope(scores, t)
-    return t, loss, loss + min(d1 * (t_range[0] - t), d1 * (t_range[1] - t))
-
-
 class _Support:
     """One support's cells, allowed values and costs, for the branch and bound."""
 
@@ -218,12 +87,16 @@ class _Support:
         self.C0 = prob.C0[self.support]
 
     def bounds(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return (np.array([v[i] for v, i in zip(self.values, low)]),
-                np.array([v[i] for v, i in zip(self.values, high)]))
+        return (
+            np.array([v[i] for v, i in zip(self.values, low)]),
+            np.array([v[i] for v, i in zip(self.values, high)]),
+        )
 
     def leaf(self, points: np.ndarray) -> tuple[CoxCard, float]:
         """(the card with these points at its best t, a floor of its objective at every t)."""
-        t, loss, floor = best_scale_of(self.cells, self.cells.values @ points, self.prob.t_range)
+        t, loss, floor = TIME_TO_EVENT.card_floor(
+            self.cells, self.cells.values @ points, self.prob.t_range
+        )
         cost = float(self.C0[points != 0].sum())
         full = np.zeros(self.prob.X.shape[1])
         full[self.support] = points
@@ -231,18 +104,28 @@ class _Support:
 
     def node(self, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
         lo, hi = self.bounds(low, high)
-        floor, relaxed = node_floor(self.cells, lo, hi, self.prob.t_range)
+        floor, relaxed = TIME_TO_EVENT.node_floor(self.cells, lo, hi, self.prob.t_range)
         return floor + float(self.C0[(lo > 0) | (hi < 0)].sum()), relaxed
 
     def rounded(self, relaxed: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-        return np.array([v[a:b + 1][np.argmin(np.abs(v[a:b + 1] - r))]
-                         for v, r, a, b in zip(self.values, relaxed, low, high)])
+        return np.array(
+            [
+                v[a : b + 1][np.argmin(np.abs(v[a : b + 1] - r))]
+                for v, r, a, b in zip(self.values, relaxed, low, high)
+            ]
+        )
 
-    def split(self, relaxed: np.ndarray, low: np.ndarray, high: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def split(
+        self, relaxed: np.ndarray, low: np.ndarray, high: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Two children, split on the point farthest from an allowed value (the widest box when
         every relaxed point is allowed), between the values around its relaxed value."""
-        gaps = np.array([np.min(np.abs(v[a:b + 1] - r)) if b > a else -1.0
-                         for v, r, a, b in zip(self.values, relaxed, low, high)])
+        gaps = np.array(
+            [
+                np.min(np.abs(v[a : b + 1] - r)) if b > a else -1.0
+                for v, r, a, b in zip(self.values, relaxed, low, high)
+            ]
+        )
         k = int(np.argmax(gaps))
         if gaps[k] <= 1e-9:
             k = int(np.argmax(high - low))
@@ -298,7 +181,8 @@ def _branch(tree: _Support, best: _Best, stop: Callable[[], bool]) -> float | No
 
 
 def _supports(prob: CoxProblem) -> list[list[int]]:
-    """Every support of exactly ``K`` usable features (features whose only value is 0 never count)."""
+    """Every support of exactly ``K`` usable features (a feature whose only value is 0 never
+    counts)."""
     usable = [j for j, a in enumerate(prob.allowed) if (np.asarray(a) != 0).any()]
     size = min(prob.max_size, len(usable))
     return [list(c) for c in itertools.combinations(usable, size)]
@@ -308,18 +192,23 @@ def _whole_box_floor(prob: CoxProblem) -> float:
     """A floor of every card, with no size limit: the node floor of every feature's whole box."""
     lo = np.array([np.min(a) for a in prob.allowed], dtype=float)
     hi = np.array([np.max(a) for a in prob.allowed], dtype=float)
-    floor = node_floor(prob.cells(range(prob.X.shape[1])), lo, hi, prob.t_range)[0]
+    floor = TIME_TO_EVENT.node_floor(prob.cells(range(prob.X.shape[1])), lo, hi, prob.t_range)[0]
     return floor + float(prob.C0[(lo > 0) | (hi < 0)].sum())
 
 
 def empty_card(prob: CoxProblem) -> CoxCard:
     """The card without points (every row the same hazard)."""
-    loss = CoxCells(np.zeros((prob.X.shape[0], 1)), prob.time, prob.event, prob.weight).value(np.zeros(1))
+    loss = prob.cells([]).value(np.zeros(0))
     return CoxCard(np.zeros(prob.X.shape[1]), 1.0, loss, loss)
 
 
-def prove_cox(prob: CoxProblem, *, deadline: float = math.inf, clock: Callable[[], float] = time.perf_counter,
-              incumbent: CoxCard | None = None) -> CoxProof:
+def prove_cox(
+    prob: CoxProblem,
+    *,
+    deadline: float = math.inf,
+    clock: Callable[[], float] = time.perf_counter,
+    incumbent: CoxCard | None = None,
+) -> CoxProof:
     """The best card of ``prob`` and a proven floor: the floor of every support, then branch
     and bound inside those below the best card, least floor first, until ``deadline`` (read on
     ``clock``). With more than :data:`MAX_COX_SUPPORTS` supports, or when the supports' floors
@@ -328,8 +217,9 @@ def prove_cox(prob: CoxProblem, *, deadline: float = math.inf, clock: Callable[[
     Examples
     --------
     >>> X = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
-    >>> prob = CoxProblem(X, np.arange(1.0, 7.0), np.array([1, 1, 0, 1, 0, 1], dtype=bool), np.ones(6),
-    ...                   [np.arange(-2, 3)] * 2, np.full(2, 0.01), 1, (1e-4, 2.0))
+    >>> event = np.array([1, 1, 0, 1, 0, 1], dtype=bool)
+    >>> prob = CoxProblem(X, np.arange(1.0, 7.0), event, np.ones(6), [np.arange(-2, 3)] * 2,
+    ...                   np.full(2, 0.01), 1, (1e-4, 2.0))
     >>> proof = prove_cox(prob)
     >>> proof.complete, proof.card.points.tolist(), proof.floor >= proof.card.objective - 1e-9
     (True, [1.0, 0.0], True)
@@ -342,7 +232,13 @@ def prove_cox(prob: CoxProblem, *, deadline: float = math.inf, clock: Callable[[
     trees, floors = [], []
     for support in supports:
         if stop():
-            return CoxProof(best.card, min(_whole_box_floor(prob), best.card.objective), False, len(floors), best.nodes)
+            return CoxProof(
+                best.card,
+                min(_whole_box_floor(prob), best.card.objective),
+                False,
+                len(floors),
+                best.nodes,
+            )
         tree = _Support(prob, support)
         full = (np.zeros(len(support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
         trees.append(tree)
@@ -354,7 +250,7 @@ def prove_cox(prob: CoxProblem, *, deadline: float = math.inf, clock: Callable[[
             continue
         left = _branch(trees[s], best, stop)
         if left is not None:
-            open_floors = [left] + [floors[r] for r in order[rank + 1:]]
+            open_floors = [left] + [floors[r] for r in order[rank + 1 :]]
             break
     floor = min(open_floors + [best.loose, best.card.objective])
     return CoxProof(best.card, floor, not open_floors, len(supports), best.nodes)

@@ -1,4 +1,5 @@
-"""Survival data and Cox's partial likelihood, checked against scikit-survival on its bundled sets."""
+"""Survival data and Cox's partial likelihood, checked against scikit-survival on its bundled
+sets."""
 
 from __future__ import annotations
 
@@ -13,8 +14,15 @@ from sksurv.metrics import concordance_index_censored  # noqa: E402
 from sksurv.nonparametric import kaplan_meier_estimator  # noqa: E402
 from sksurv.util import Surv  # noqa: E402
 
-from slimwidgets.core.survival import (CoxCells, StepFunction, breslow_baseline, harrell_c,  # noqa: E402
-                                       is_survival_target, kaplan_meier, survival_target)
+from slimwidgets.core.survival import (  # noqa: E402
+    CoxCells,
+    StepFunction,
+    breslow_baseline,
+    harrell_c,
+    is_survival_target,
+    kaplan_meier,
+    survival_target,
+)
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +80,9 @@ def test_kaplan_meier_and_its_interval_are_scikit_survival_s(load):
     event_name, time_name = y.dtype.names
     event, time = y[event_name], y[time_name]
     times, survival, lower, upper = kaplan_meier(time, event)
-    their_times, their_survival, (their_lower, their_upper) = kaplan_meier_estimator(event, time,
-                                                                                     conf_type="log-log")
+    their_times, their_survival, (their_lower, their_upper) = kaplan_meier_estimator(
+        event, time, conf_type="log-log"
+    )
     at = np.searchsorted(their_times, times)
     np.testing.assert_allclose(survival, their_survival[at], rtol=1e-12)
     inside = survival > 0

@@ -34,7 +34,9 @@ def test_a_raw_table_gives_a_proven_card_of_rules(whas_card):
     card = whas_card
     assert card.status == "optimal" and card.bound == card.objective
     assert 1 <= len(card.card_points) <= 2
-    assert all(card.rules.variable_of(name) is not None for name in card.card_points)  # rules of variables
+    assert all(
+        card.rules.variable_of(name) is not None for name in card.card_points
+    )  # rules of variables
     assert card.multiplier > 0 and card.names == ("fstat", "lenfol")
 
 
@@ -45,7 +47,9 @@ def test_score_is_scikit_survival_s_harrell_c(whas, whas_card):
     assert whas_card.score(X, y) > 0.6  # age and heart failure rank who dies first
 
 
-def test_survival_and_hazard_functions_are_breslow_s_as_scikit_survival_computes_them(whas, whas_card):
+def test_survival_and_hazard_functions_are_breslow_s_as_scikit_survival_computes_them(
+    whas, whas_card
+):
     X, y = whas
     eta = whas_card.predict(X)
     theirs = BreslowEstimator().fit(eta, y["fstat"], y["lenfol"])
@@ -68,9 +72,13 @@ def test_the_risk_table_matches_the_survival_function_and_kaplan_meier(whas, wha
         mine = totals == row.score
         for i, horizon in enumerate(whas_card.horizons):
             one = X[mine].iloc[:1]
-            assert row.predicted[i] == pytest.approx(1 - whas_card.predict_survival_function(one)[0](horizon)[0])
+            assert row.predicted[i] == pytest.approx(
+                1 - whas_card.predict_survival_function(one)[0](horizon)[0]
+            )
             times, survival = kaplan_meier_estimator(y["fstat"][mine], y["lenfol"][mine])
-            assert row.observed[i] == pytest.approx(1 - survival[np.searchsorted(times, horizon, "right") - 1])
+            assert row.observed[i] == pytest.approx(
+                1 - survival[np.searchsorted(times, horizon, "right") - 1]
+            )
             assert row.lower[i] <= row.observed[i] <= row.upper[i]
 
 
@@ -90,13 +98,22 @@ def test_fit_finds_the_brute_force_optimum(seed):
 
 
 def test_a_time_limit_states_a_proven_floor():
-    """A fake clock that runs out during the proof: no claim of optimality, a floor below the optimum."""
+    """A fake clock that runs out during the proof: no claim of optimality, a floor below the
+    optimum."""
     X, time, event, w = tiny_survival(5)
     y = Surv.from_arrays(event=event, time=time)
     best, _ = brute_optimum(X, time, event, w, [np.arange(-3, 4)] * 3, np.full(3, 0.0), 3)
-    ticks = iter(range(10 ** 6))
-    card = fit_survival(X, y, sample_weight=w, max_size=3, coef_range=(-3, 3), C0=0.0, time_limit=3,
-                        clock=lambda: next(ticks))
+    ticks = iter(range(10**6))
+    card = fit_survival(
+        X,
+        y,
+        sample_weight=w,
+        max_size=3,
+        coef_range=(-3, 3),
+        C0=0.0,
+        time_limit=3,
+        clock=lambda: next(ticks),
+    )
     assert card.status == "time_limit" and card.bound <= best + 1e-9 <= card.objective + 1e-9
     assert "every card is at least" in str(card)
 

@@ -9,7 +9,8 @@ import pytest
 
 from brute_cox import T_RANGE, best_t, brute_optimum, cards, cox_loss, tiny_survival
 from slimwidgets.core.survival import CoxCells
-from slimwidgets.solvers.cox_tree import CoxProblem, best_scale_of, node_floor, prove_cox
+from slimwidgets.core.cox_floor import best_scale_of, node_floor
+from slimwidgets.solvers.cox_tree import CoxProblem, prove_cox
 
 
 def _problem(seed, box=(-2, 2), max_size=2, C0=0.01, binary=True):
@@ -22,7 +23,9 @@ def _problem(seed, box=(-2, 2), max_size=2, C0=0.01, binary=True):
 def test_the_cells_loss_is_the_row_by_row_loss(seed):
     X, time, event, w = tiny_survival(seed)
     v = np.random.default_rng(seed).normal(0, 1, X.shape[1])
-    assert CoxCells(X, time, event, w).value(v) == pytest.approx(cox_loss(X, time, event, w, v, 1.0), abs=1e-12)
+    assert CoxCells(X, time, event, w).value(v) == pytest.approx(
+        cox_loss(X, time, event, w, v, 1.0), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -32,8 +35,13 @@ def test_the_gradient_and_hessian_are_the_loss_s_derivatives(seed):
     _, g, H = cells.value_gradient_hessian(v)
     for k in range(3):
         step = np.eye(3)[k] * h
-        assert g[k] == pytest.approx((cells.value(v + step) - cells.value(v - step)) / (2 * h), abs=1e-7)
-        g_up, g_down = cells.value_gradient_hessian(v + step)[1], cells.value_gradient_hessian(v - step)[1]
+        assert g[k] == pytest.approx(
+            (cells.value(v + step) - cells.value(v - step)) / (2 * h), abs=1e-7
+        )
+        g_up, g_down = (
+            cells.value_gradient_hessian(v + step)[1],
+            cells.value_gradient_hessian(v - step)[1],
+        )
         assert H[:, k] == pytest.approx((g_up - g_down) / (2 * h), abs=1e-6)
 
 
@@ -56,7 +64,10 @@ def test_node_floors_are_below_every_card_of_the_node(seed):
     lo = rng.integers(-3, 1, 3)
     hi = lo + rng.integers(0, 3, 3)
     floor, _ = node_floor(CoxCells(X, time, event, w), lo.astype(float), hi.astype(float), T_RANGE)
-    least = min(best_t(X, time, event, w, p)[1] for p in cards([np.arange(a, b + 1) for a, b in zip(lo, hi)], 3))
+    least = min(
+        best_t(X, time, event, w, p)[1]
+        for p in cards([np.arange(a, b + 1) for a, b in zip(lo, hi)], 3)
+    )
     assert floor <= least + 1e-10
     assert floor >= least - 0.05  # and useful: close to the least card (loose only by rounding)
 
@@ -66,7 +77,9 @@ def test_node_floors_are_below_every_card_of_the_node(seed):
 def test_the_proof_finds_the_brute_force_optimum(seed, max_size, C0):
     prob = _problem(seed, max_size=max_size, C0=C0, binary=seed % 4 != 3)
     proof = prove_cox(prob)
-    best, points = brute_optimum(prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, max_size)
+    best, points = brute_optimum(
+        prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, max_size
+    )
     assert proof.complete
     assert proof.card.objective == pytest.approx(best, abs=1e-8)
     assert proof.floor <= best + 1e-9 and proof.floor >= proof.card.objective - 1e-8
@@ -81,7 +94,7 @@ def test_a_deadline_leaves_a_floor_below_the_optimum():
     best, _ = brute_optimum(prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, 2)
     settled = []
     for readings in range(1, 12):
-        ticks = iter(range(10 ** 6))
+        ticks = iter(range(10**6))
         proof = prove_cox(prob, deadline=readings, clock=lambda: next(ticks))
         assert math.isfinite(proof.floor) and proof.floor <= best + 1e-9
         assert proof.card.objective >= best - 1e-9
