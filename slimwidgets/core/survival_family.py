@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
-from .cox_floor import best_scale_of, node_floor
+from .cox_floor import T_STEPS, best_scale_of, node_floor
 from .survival import CoxCells, SurvivalTarget, harrell_c, is_survival_target, survival_target
 from .survival_text import card_html, card_text
 
@@ -54,11 +54,16 @@ class TimeToEventFamily:
         return CoxCells(X, time, event, weight)
 
     def node_floor(
-        self, cells: CoxCells, lo: np.ndarray, hi: np.ndarray, t_range: tuple[float, float]
+        self,
+        cells: CoxCells,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        t_range: tuple[float, float],
+        steps: int = T_STEPS,
     ) -> tuple[float, np.ndarray]:
         """A floor of every card with points in ``[lo, hi]``
         (:func:`~slimwidgets.core.cox_floor.node_floor`)."""
-        return node_floor(cells, lo, hi, t_range)
+        return node_floor(cells, lo, hi, t_range, steps)
 
     def card_floor(
         self, cells: CoxCells, scores: np.ndarray, t_range: tuple[float, float]

@@ -35,6 +35,9 @@ __all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_
 #: more supports than this and the proof only states the floor over the whole box
 MAX_COX_SUPPORTS = 20_000
 SLACK = 1e-10  # a floor within this of the incumbent reaches it (floats)
+#: when the supports' floors are not all in by the deadline the whole box's floor is stated: its
+#: share of the time, and its golden-section steps on t (a valid floor, looser and sooner)
+WHOLE_BOX_SHARE, WHOLE_BOX_STEPS = 0.1, 4
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,8 @@ def _whole_box_floor(prob: CoxProblem) -> float:
     """A floor of every card, with no size limit: the node floor of every feature's whole box."""
     lo = np.array([np.min(a) for a in prob.allowed], dtype=float)
     hi = np.array([np.max(a) for a in prob.allowed], dtype=float)
-    floor = TIME_TO_EVENT.node_floor(prob.cells(range(prob.X.shape[1])), lo, hi, prob.t_range)[0]
+    cells = prob.cells(range(prob.X.shape[1]))
+    floor = TIME_TO_EVENT.node_floor(cells, lo, hi, prob.t_range, steps=WHOLE_BOX_STEPS)[0]
     return floor + float(prob.C0[(lo > 0) | (hi < 0)].sum())
 
 
@@ -226,23 +230,22 @@ def prove_cox(
     """
     best = _Best(incumbent if incumbent is not None else empty_card(prob))
     stop = lambda: clock() > deadline  # noqa: E731
+    # the floors of the supports leave a share of the time for the whole box's floor
+    reserve = WHOLE_BOX_SHARE * (deadline - clock()) if math.isfinite(deadline) else 0.0
     supports = _supports(prob)
     if len(supports) > MAX_COX_SUPPORTS:
         return CoxProof(best.card, min(_whole_box_floor(prob), best.card.objective), False, 0, 0)
     trees, floors = [], []
     for support in supports:
-        if stop():
-            return CoxProof(
-                best.card,
-                min(_whole_box_floor(prob), best.card.objective),
-                False,
-                len(floors),
-                best.nodes,
-            )
+        if clock() > deadline - reserve:
+            floor = min(_whole_box_floor(prob), best.card.objective)
+            return CoxProof(best.card, floor, False, len(floors), best.nodes)
         tree = _Support(prob, support)
         full = (np.zeros(len(support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
+        floor, relaxed = tree.node(*full)
+        best.offer(*tree.leaf(tree.rounded(relaxed, *full)))  # a card of every support: incumbents early
         trees.append(tree)
-        floors.append(tree.node(*full)[0])
+        floors.append(floor)
     open_floors: list[float] = []
     order = np.argsort(floors, kind="stable")
     for rank, s in enumerate(order):
