@@ -252,7 +252,9 @@ def kaplan_meier(
     return cells.times, survival, np.nan_to_num(lower, nan=1.0), np.nan_to_num(upper, nan=1.0)
 
 
-def harrell_c(time: np.ndarray, event: np.ndarray, risk: np.ndarray) -> float:
+def harrell_c(
+    time: np.ndarray, event: np.ndarray, risk: np.ndarray, weights: np.ndarray | None = None
+) -> float:
     """Harrell's concordance index: among pairs where the earlier time is an event, the share in
     which that row has the higher risk (ties in risk count one half; pairs with equal times are
     not comparable), as scikit-survival's ``concordance_index_censored``.
@@ -263,15 +265,16 @@ def harrell_c(time: np.ndarray, event: np.ndarray, risk: np.ndarray) -> float:
     1.0
     """
     time, event, risk = (np.asarray(a) for a in (time, event, risk))
-    order = np.argsort(time, kind="stable")
-    time, event, risk = time[order], event[order], risk[order]
-    concordant, comparable = 0.0, 0
+    weights = np.ones(time.size) if weights is None else np.asarray(weights, dtype=float)
+    numerator = denominator = 0.0
     for i in np.flatnonzero(event):
         later = (time > time[i]) | ((time == time[i]) & ~event)
-        comparable += int(later.sum())
-        concordant += float((risk[i] > risk[later]).sum()) + 0.5 * float(
-            (risk[i] == risk[later]).sum()
-        )
-    if comparable == 0:
+        if not later.any():
+            continue
+        ties = np.abs(risk[later] - risk[i]) <= 1e-8
+        right = float((risk[later][~ties] < risk[i]).sum()) + 0.5 * float(ties.sum())
+        numerator += weights[i] * right
+        denominator += weights[i] * float(later.sum())
+    if denominator == 0:
         raise ValueError("no comparable pair: every earlier time is censored")
-    return concordant / comparable
+    return float(numerator / denominator)
