@@ -105,7 +105,7 @@ class SurvivalCard:
 
     def score(self, X: Any, y: Any) -> float:
         """Harrell's concordance index of :meth:`predict` on ``X`` and a ``Surv`` array ``y``."""
-        return TIME_TO_EVENT.figures(self, X, y)["harrell_c"]
+        return TIME_TO_EVENT.figures(self, X, y)["Harrell's C"]
 
     def risk_at(self, total: float, horizon: float) -> float:
         """The predicted risk of the event by ``horizon`` for a total score."""
@@ -155,8 +155,10 @@ class SurvivalCard:
         return TIME_TO_EVENT.card_html(self)
 
     def __repr__(self) -> str:
-        return (f"SurvivalCard(points={self.card_points!r}, multiplier={self.multiplier:.4g}, "
-                f"status={self.status!r})")
+        return (
+            f"SurvivalCard(points={self.card_points!r}, multiplier={self.multiplier:.4g}, "
+            f"status={self.status!r})"
+        )
 
 
 def default_horizons(time: np.ndarray) -> tuple[float, ...]:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .cox_floor import T_STEPS, best_scale_of, node_floor
 from .survival import CoxCells, SurvivalTarget, harrell_c, is_survival_target, survival_target
+from .survival_metrics import dynamic_auc, integrated_brier, uno_c
 from .survival_text import card_html, card_text
 
 if TYPE_CHECKING:
@@ -71,10 +72,34 @@ class TimeToEventFamily:
         """(t, loss, floor) of one card (:func:`~slimwidgets.core.cox_floor.best_scale_of`)."""
         return best_scale_of(cells, scores, t_range)
 
-    def figures(self, card: "SurvivalCard", X: Any, y: Any) -> dict[str, float]:
-        """The card's figures on ``X, y``: Harrell's C of its risk score."""
+    def figures(
+        self,
+        card: "SurvivalCard",
+        X: Any,
+        y: Any,
+        train: tuple[np.ndarray, np.ndarray] | None = None,
+        grid: np.ndarray | None = None,
+    ) -> dict[str, float]:
+        """The card's figures on ``X, y``: Harrell's C; with ``train`` (its rows' times and
+        events, for the censoring weights) or ``grid`` also Uno's C up to the last horizon, the
+        time-dependent AUC at each horizon and their mean, and the Brier score integrated over
+        ``grid`` (:mod:`~slimwidgets.core.survival_metrics`)."""
         target = survival_target(y)
-        return {"harrell_c": harrell_c(target.time, target.event, card.predict(X))}
+        time, event, risk = target.time, target.event, card.predict(X)
+        out = {"Harrell's C": harrell_c(time, event, risk)}
+        if train is None and grid is None:
+            return out
+        train = (time, event) if train is None else train
+        out["Uno's C"] = uno_c(time, event, risk, train, tau=max(card.horizons))
+        aucs, mean = dynamic_auc(time, event, risk, card.horizons, train)
+        out.update({f"AUC by {h:g}": float(a) for h, a in zip(card.horizons, aucs)})
+        out["mean AUC"] = mean
+        if grid is not None:
+            survival = card.predict_survival_function(X, return_array=True)
+            at = np.searchsorted(card.unique_times_, grid, side="right") - 1
+            values = np.where(at >= 0, survival[:, np.maximum(at, 0)], 1.0)
+            out["integrated Brier score"] = integrated_brier(time, event, values, grid, train)
+        return out
 
     def card_text(self, card: "SurvivalCard") -> str:
         """The card as plain text (:func:`~slimwidgets.core.survival_text.card_text`)."""
