@@ -145,3 +145,11 @@ def test_the_card_reads_for_a_clinician():
     assert "observed (95 % CI)" in page and page.count("<tr>") >= len(card.table) + 2
     for name in card.card_points:
         assert name in text and name in page
+
+
+def test_exclusions_and_signs_name_variables_of_a_raw_table(whas):
+    X, y = whas
+    card = sw.fit(X, y, rules=True, max_size=2, exclude=["age"], signs={"hr": "-"})
+    assert card.status == "optimal" and card.card_points
+    assert all(card.rules.variable_of(name) != "age" for name in card.card_points)
+    assert all(p <= 0 for name, p in card.card_points.items() if card.rules.variable_of(name) == "hr")

@@ -102,3 +102,15 @@ def test_a_deadline_leaves_a_floor_below_the_optimum():
             assert proof.card.objective == pytest.approx(best, abs=1e-8)
         settled.append(proof.complete)
     assert not settled[0] and settled[-1]  # stopped at first, settled with time
+
+
+def test_too_many_supports_leave_the_whole_box_s_floor(monkeypatch):
+    """Past the supports' cap only the floor over the whole box (every feature free) is stated."""
+    import slimwidgets.solvers.cox_tree as cox_tree
+
+    prob = _problem(7, max_size=2, C0=0.01)
+    best, _ = brute_optimum(prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, 2)
+    monkeypatch.setattr(cox_tree, "MAX_COX_SUPPORTS", 1)
+    proof = prove_cox(prob)
+    assert not proof.complete and proof.supports == 0
+    assert math.isfinite(proof.floor) and proof.floor <= best + 1e-9
