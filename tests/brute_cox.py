@@ -31,9 +31,11 @@ def cox_loss(X, time, event, w, points, t) -> float:
     return total / np.sum(w[event])
 
 
-def best_t(X, time, event, w, points) -> tuple[float, float]:
-    """(t, loss) of least loss over ``T_RANGE``."""
-    f = lambda t: cox_loss(X, time, event, w, points, t)  # noqa: E731
+def best_t(X, time, event, w, points, loss=None) -> tuple[float, float]:
+    """(t, loss) of least loss over ``T_RANGE`` (``loss``: :func:`cox_loss`, the default, or
+    :func:`efron_loss`)."""
+    loss = cox_loss if loss is None else loss
+    f = lambda t: loss(X, time, event, w, points, t)  # noqa: E731
     inner = minimize_scalar(f, bounds=T_RANGE, method="bounded", options={"xatol": 1e-11})
     return min(
         [
@@ -51,12 +53,12 @@ def cards(allowed, max_size):
             yield np.array(points, dtype=float)
 
 
-def brute_optimum(X, time, event, w, allowed, C0, max_size) -> tuple[float, np.ndarray]:
+def brute_optimum(X, time, event, w, allowed, C0, max_size, loss=None) -> tuple[float, np.ndarray]:
     """(least objective, its points) over every card."""
     best = (np.inf, None)
     for points in cards(allowed, max_size):
-        loss = best_t(X, time, event, w, points)[1]
-        objective = loss + float(np.sum(np.asarray(C0)[points != 0]))
+        loss_value = best_t(X, time, event, w, points, loss)[1]
+        objective = loss_value + float(np.sum(np.asarray(C0)[points != 0]))
         if objective < best[0]:
             best = (objective, points)
     return best
@@ -73,3 +75,22 @@ def tiny_survival(seed: int, n_features: int = 3, binary: bool = True):
     event[0] = True
     w = rng.integers(1, 3, n).astype(float)
     return X, time, event, w
+
+
+def efron_loss(X, time, event, w, points, t) -> float:
+    """The same loss with Efron's ties: at a time with m events D, the terms
+    ``mean(w_D) log(S - k/m E)`` for k = 0..m-1, S the risk set's and E the events' weighted
+    hazard."""
+    eta = t * (np.asarray(X, float) @ np.asarray(points, float))
+    total = 0.0
+    for tau in np.unique(time[event]):
+        dying = event & (time == tau)
+        at_risk = time >= tau
+        S = np.sum(w[at_risk] * np.exp(eta[at_risk]))
+        E = np.sum(w[dying] * np.exp(eta[dying]))
+        m = int(dying.sum())
+        mean_w = np.sum(w[dying]) / m
+        total += sum(mean_w * np.log(S - k / m * E) for k in range(m)) - np.sum(
+            w[dying] * eta[dying]
+        )
+    return total / np.sum(w[event])

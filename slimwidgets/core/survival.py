@@ -94,7 +94,8 @@ def survival_target(y: Any) -> SurvivalTarget:
 
 
 class CoxCells:
-    """Cox's partial likelihood (Breslow ties) of the rows of ``X``, merged into cells.
+    """Cox's partial likelihood of the rows of ``X``, merged into cells; ties by Breslow, or
+    by Efron with ``ties="efron"``.
 
     Rows with equal values in ``X`` share their log hazard ratio, so only the cells' weights at
     risk at each event time and their events matter. ``value_gradient_hessian(v)`` gives the loss
@@ -109,7 +110,12 @@ class CoxCells:
     """
 
     def __init__(
-        self, X: np.ndarray, time: np.ndarray, event: np.ndarray, weight: np.ndarray | None = None
+        self,
+        X: np.ndarray,
+        time: np.ndarray,
+        event: np.ndarray,
+        weight: np.ndarray | None = None,
+        ties: str = "breslow",
     ):
         X = np.asarray(X, dtype=float)
         X = X[:, None] if X.ndim == 1 else X
@@ -132,6 +138,22 @@ class CoxCells:
         self.deaths = np.bincount(at_time, weights=w[event], minlength=taus.size)  # d_tau
         self.events = np.bincount(cell[event], weights=w[event], minlength=n_cells)
         self.total = float(self.deaths.sum())
+        if ties == "efron":
+            self._efron(at_time.ravel(), cell[event], w[event], n_cells)
+        elif ties != "breslow":
+            raise ValueError(f"ties must be 'breslow' or 'efron', got {ties!r}")
+
+    def _efron(self, at_time: np.ndarray, cell: np.ndarray, w: np.ndarray, n_cells: int) -> None:
+        """Efron's ties: the ``m`` events at a time become ``m`` terms, the l-th with the risk set
+        less ``l/m`` of those events' weight and ``1/m`` of the time's deaths. Each term has the
+        form of a Breslow term, so value, gradient and Hessian are computed alike."""
+        dying = np.zeros((self.times.size, n_cells))
+        np.add.at(dying, (at_time, cell), w)
+        m = np.bincount(at_time, minlength=self.times.size)
+        term = np.repeat(np.arange(self.times.size), m)
+        l = np.arange(term.size) - (np.cumsum(m) - m)[term]  # noqa: E741
+        self.at_risk = self.at_risk[term] - (l / m[term])[:, None] * dying[term]
+        self.deaths = (self.deaths / m)[term]
 
     def _shares(self, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """(cells' eta, each cell's share of the risk set's hazard per time, sum d log S)."""

@@ -49,10 +49,15 @@ class TimeToEventFamily:
         return survival_target(y)
 
     def loss(
-        self, X: np.ndarray, time: np.ndarray, event: np.ndarray, weight: np.ndarray
+        self,
+        X: np.ndarray,
+        time: np.ndarray,
+        event: np.ndarray,
+        weight: np.ndarray,
+        ties: str = "breslow",
     ) -> CoxCells:
         """The loss of the rows ``X`` (a support's columns), merged into cells."""
-        return CoxCells(X, time, event, weight)
+        return CoxCells(X, time, event, weight, ties)
 
     def node_floor(
         self,

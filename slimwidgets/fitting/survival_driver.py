@@ -80,6 +80,7 @@ def fit_survival(
     rules: Any = None,
     cuts: Any = None,
     horizons: Sequence[float] | None = None,
+    ties: str = "breslow",
     clock: Callable[[], float] = time.perf_counter,
     **options: Any,
 ) -> SurvivalCard:
@@ -93,6 +94,7 @@ def fit_survival(
     feature_names : the names of an array's columns.
     rules, cuts : how a raw table becomes 0/1 rules, as for :func:`slimwidgets.fit`.
     horizons : the times the card states the risk by (default: :func:`default_horizons`).
+    ties : events at one time by ``"breslow"`` or ``"efron"`` (the baseline hazard is Breslow's).
     clock : the clock the time limit is read on.
     **options : ``loss="cox"`` and the options of :data:`SURVIVAL_OPTIONS`; the other arguments of
         :func:`slimwidgets.fit` (:data:`REFUSED_ARGUMENTS`) are refused unless None.
@@ -125,7 +127,7 @@ def fit_survival(
         if sample_weight is None
         else np.asarray(sample_weight, dtype=float)
     )
-    prob = _problem(values, target, w, names, spec)
+    prob = _problem(values, target, w, names, spec, ties)
     deadline = math.inf if spec.time_limit is None else started + spec.time_limit
     proof = _smallest_form(prove_cox(prob, deadline=deadline, clock=clock), prob)
     _check(proof, prob)
@@ -191,7 +193,9 @@ def _spec(options: dict) -> Spec:
     )
 
 
-def _problem(values: np.ndarray, target, w: np.ndarray, names: list[str], spec: Spec) -> CoxProblem:
+def _problem(
+    values: np.ndarray, target, w: np.ndarray, names: list[str], spec: Spec, ties: str
+) -> CoxProblem:
     spec.check_names(names)
     allowed = []
     for name in names:
@@ -211,6 +215,7 @@ def _problem(values: np.ndarray, target, w: np.ndarray, names: list[str], spec: 
         C0,
         spec.max_size,
         (MIN_INVERSE_MULTIPLIER, MAX_INVERSE_MULTIPLIER),
+        ties,
     )
 
 
@@ -239,7 +244,7 @@ def _check(proof: CoxProof, prob: CoxProblem) -> None:
         for j, p in enumerate(points)
         if p != 0 and p not in prob.allowed[j]
     ]
-    loss = TIME_TO_EVENT.loss(prob.X, prob.time, prob.event, prob.weight).value(
+    loss = TIME_TO_EVENT.loss(prob.X, prob.time, prob.event, prob.weight, prob.ties).value(
         proof.card.t * points
     )
     objective = loss + float(prob.C0[points != 0].sum())
@@ -277,12 +282,13 @@ def _card(
         objective=proof.card.objective,
         bound=proof.card.objective if optimal else proof.floor,
         solve_time=elapsed,
-        solver="branch and bound on supports (Cox, Breslow ties)",
+        solver=f"branch and bound on supports (Cox, {prob.ties.capitalize()} ties)",
         names=target.names,
         rules=builder,
         details={
             "C0": prob.C0.tolist(),
             "cox_loss": proof.card.loss,
+            "ties": prob.ties,
             "max_size": prob.max_size,
             "n_rows": int(prob.X.shape[0]),
             "n_events": int(prob.event.sum()),

@@ -43,7 +43,8 @@ WHOLE_BOX_SHARE, WHOLE_BOX_STEPS = 0.1, 4
 @dataclass(frozen=True)
 class CoxProblem:
     """Rows (``X`` n x p), times, events and weights; the allowed points of each feature
-    (sorted, integers), ``C0`` per feature, at most ``max_size`` features, ``t`` in ``t_range``."""
+    (sorted, integers), ``C0`` per feature, at most ``max_size`` features, ``t`` in ``t_range``;
+    ties by Breslow or Efron."""
 
     X: np.ndarray
     time: np.ndarray
@@ -53,9 +54,11 @@ class CoxProblem:
     C0: np.ndarray
     max_size: int
     t_range: tuple[float, float]
+    ties: str = "breslow"
 
     def cells(self, support: Sequence[int]) -> CoxCells:
-        return TIME_TO_EVENT.loss(self.X[:, list(support)], self.time, self.event, self.weight)
+        X = self.X[:, list(support)]
+        return TIME_TO_EVENT.loss(X, self.time, self.event, self.weight, self.ties)
 
 
 @dataclass(frozen=True)
@@ -243,7 +246,9 @@ def prove_cox(
         tree = _Support(prob, support)
         full = (np.zeros(len(support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
         floor, relaxed = tree.node(*full)
-        best.offer(*tree.leaf(tree.rounded(relaxed, *full)))  # a card of every support: incumbents early
+        best.offer(
+            *tree.leaf(tree.rounded(relaxed, *full))
+        )  # a card of every support: incumbents early
         trees.append(tree)
         floors.append(floor)
     open_floors: list[float] = []

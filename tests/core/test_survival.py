@@ -105,3 +105,21 @@ def test_step_functions_read_as_scikit_survival_s():
     assert f(np.array([0.0, 1.99, 2.0, 4.0, 5.0])).tolist() == [1.0, 1.0, 0.8, 0.8, 0.4]
     with pytest.raises(ValueError, match="outside the domain"):
         f(6.0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_efron_s_ties_are_the_row_by_row_loss(seed):
+    from brute_cox import efron_loss, tiny_survival
+
+    X, time, event, w = tiny_survival(seed)
+    v = np.random.default_rng(seed).normal(0, 1, X.shape[1])
+    cells = CoxCells(X, time, event, w, ties="efron")
+    assert cells.value(v) == pytest.approx(efron_loss(X, time, event, w, v, 1.0), abs=1e-12)
+    assert cells.value(v) != pytest.approx(CoxCells(X, time, event, w).value(v), abs=1e-9)  # ties
+
+
+def test_the_least_efron_loss_is_scikit_survival_s_efron_fit(whas):
+    X, y = whas
+    ours = _newton(CoxCells(X, y["lenfol"], y["fstat"], ties="efron"), X.shape[1])
+    theirs = CoxPHSurvivalAnalysis(alpha=0.0, ties="efron").fit(X, y).coef_
+    np.testing.assert_allclose(ours, theirs, atol=1e-6)

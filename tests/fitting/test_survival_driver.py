@@ -152,4 +152,15 @@ def test_exclusions_and_signs_name_variables_of_a_raw_table(whas):
     card = sw.fit(X, y, rules=True, max_size=2, exclude=["age"], signs={"hr": "-"})
     assert card.status == "optimal" and card.card_points
     assert all(card.rules.variable_of(name) != "age" for name in card.card_points)
-    assert all(p <= 0 for name, p in card.card_points.items() if card.rules.variable_of(name) == "hr")
+    assert all(
+        p <= 0 for name, p in card.card_points.items() if card.rules.variable_of(name) == "hr"
+    )
+
+
+def test_efron_s_ties_are_asked_for_by_name():
+    X, time, event, w = tiny_survival(4)
+    y = Surv.from_arrays(event=event, time=time)
+    card = sw.fit(X, y, sample_weight=w, max_size=2, rules=False, ties="efron")
+    assert card.status == "optimal" and card.details["ties"] == "efron" and "Efron" in card.solver
+    with pytest.raises(ValueError, match="ties must be 'breslow' or 'efron'"):
+        sw.fit(X, y, ties="exact")

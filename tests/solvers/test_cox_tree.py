@@ -7,16 +7,17 @@ import math
 import numpy as np
 import pytest
 
-from brute_cox import T_RANGE, best_t, brute_optimum, cards, cox_loss, tiny_survival
+from brute_cox import T_RANGE, best_t, brute_optimum, cards, cox_loss, efron_loss, tiny_survival
 from slimwidgets.core.survival import CoxCells
 from slimwidgets.core.cox_floor import best_scale_of, node_floor
 from slimwidgets.solvers.cox_tree import CoxProblem, prove_cox
 
 
-def _problem(seed, box=(-2, 2), max_size=2, C0=0.01, binary=True):
+def _problem(seed, box=(-2, 2), max_size=2, C0=0.01, binary=True, ties="breslow"):
     X, time, event, w = tiny_survival(seed, binary=binary)
     allowed = [np.arange(box[0], box[1] + 1)] * X.shape[1]
-    return CoxProblem(X, time, event, w, allowed, np.full(X.shape[1], C0), max_size, T_RANGE)
+    C0 = np.full(X.shape[1], C0)
+    return CoxProblem(X, time, event, w, allowed, C0, max_size, T_RANGE, ties)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -114,3 +115,15 @@ def test_too_many_supports_leave_the_whole_box_s_floor(monkeypatch):
     proof = prove_cox(prob)
     assert not proof.complete and proof.supports == 0
     assert math.isfinite(proof.floor) and proof.floor <= best + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_efron_s_ties_are_proven_as_breslow_s(seed):
+    prob = _problem(seed, max_size=2, C0=0.01, ties="efron")
+    proof = prove_cox(prob)
+    best, _ = brute_optimum(
+        prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, 2, efron_loss
+    )
+    assert proof.complete and proof.card.objective == pytest.approx(best, abs=1e-8)
+    loss = efron_loss(prob.X, prob.time, prob.event, prob.weight, proof.card.points, proof.card.t)
+    assert proof.card.loss == pytest.approx(loss, abs=1e-12)
