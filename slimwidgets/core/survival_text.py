@@ -121,6 +121,8 @@ def card_html(card: "SurvivalCard") -> str:
         f"{e(card.names[1])}</h4><p>{e(status_words(card))}</p>"
         f"<table><tr><th>variable</th><th>band</th><th>points</th></tr>{points}</table>"
         f"<p>{e(_hazard_words(card))}</p>"
+        f"<p>Risk of the event ({e(card.names[0])}) by each horizon of {e(card.names[1])}, per "
+        "total score: predicted, and Kaplan–Meier's observed among the rows with that score</p>"
         f"<table><tr><th>score</th><th>rows</th>{heads}</tr>"
         f"<tr><th></th><th></th>{SUBHEADS * len(card.horizons)}</tr>"
         f"{rows}</table></div>"
