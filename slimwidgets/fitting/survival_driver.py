@@ -290,7 +290,9 @@ def _card(
             "cox_loss": proof.card.loss,
             "ties": prob.ties,
             # how the points table reads a feature: "yes" for a 0/1 rule, "per unit" otherwise
-            "binary": {n: bool(np.isin(prob.X[:, j], (0.0, 1.0)).all()) for j, n in enumerate(names)},
+            "binary": {
+                n: bool(np.isin(prob.X[:, j], (0.0, 1.0)).all()) for j, n in enumerate(names)
+            },
             "max_size": prob.max_size,
             "n_rows": int(prob.X.shape[0]),
             "n_events": int(prob.event.sum()),
