@@ -38,7 +38,7 @@ class ScoreRisk:
     upper: tuple[float | None, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its arrays have no one truth value: cards compare by identity
 class SurvivalCard:
     """A time-to-event scoring system (see the module's docstring).
 

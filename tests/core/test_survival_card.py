@@ -82,3 +82,12 @@ def test_the_status_says_what_is_proven():
         0.2
     )
     assert "no floor proven" in status_words(_card(status="time_limit", bound=None))
+
+
+def test_cards_compare_by_identity_and_survive_pickling():
+    import pickle
+
+    card = _card()
+    copy = pickle.loads(pickle.dumps(card))
+    assert card == card and card != copy  # no element-wise comparison of the arrays
+    assert copy.risk_at(2, 6.0) == card.risk_at(2, 6.0)
