@@ -280,7 +280,9 @@ def _card(
         ),
         status="optimal" if optimal else "time_limit",
         objective=proof.card.objective,
-        bound=proof.card.objective if optimal else proof.floor,
+        bound=proof.card.objective
+        if optimal
+        else (proof.floor if math.isfinite(proof.floor) else None),
         solve_time=elapsed,
         solver=f"branch and bound on supports (Cox, {prob.ties.capitalize()} ties)",
         names=target.names,

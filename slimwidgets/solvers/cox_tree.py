@@ -35,9 +35,9 @@ __all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_
 #: more supports than this and the proof only states the floor over the whole box
 MAX_COX_SUPPORTS = 20_000
 SLACK = 1e-10  # a floor within this of the incumbent reaches it (floats)
-#: when the supports' floors are not all in by the deadline the whole box's floor is stated: its
-#: share of the time, and its golden-section steps on t (a valid floor, looser and sooner)
-WHOLE_BOX_SHARE, WHOLE_BOX_STEPS = 0.1, 4
+#: when the pace of the supports' floors says they will not all be in by the deadline, the whole
+#: box's floor is computed at once (with this many golden-section steps on t: looser, sooner)
+WHOLE_BOX_STEPS = 4
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,8 @@ def prove_cox(
     """The best card of ``prob`` and a proven floor: the floor of every support, then branch
     and bound inside those below the best card, least floor first, until ``deadline`` (read on
     ``clock``). With more than :data:`MAX_COX_SUPPORTS` supports, or when the supports' floors
-    are not all in by the deadline, the floor is that of the whole box.
+    are not all in by the deadline, the floor is that of the whole box, computed as soon as the
+    pace of the supports says so (-inf, no floor, when the deadline comes before that).
 
     Examples
     --------
@@ -233,22 +234,24 @@ def prove_cox(
     """
     best = _Best(incumbent if incumbent is not None else empty_card(prob))
     stop = lambda: clock() > deadline  # noqa: E731
-    # the floors of the supports leave a share of the time for the whole box's floor
-    reserve = WHOLE_BOX_SHARE * (deadline - clock()) if math.isfinite(deadline) else 0.0
     supports = _supports(prob)
     if len(supports) > MAX_COX_SUPPORTS:
         return CoxProof(best.card, min(_whole_box_floor(prob), best.card.objective), False, 0, 0)
-    trees, floors = [], []
-    for support in supports:
-        if clock() > deadline - reserve:
-            floor = min(_whole_box_floor(prob), best.card.objective)
-            return CoxProof(best.card, floor, False, len(floors), best.nodes)
+    trees, floors, whole, started = [], [], -math.inf, clock()
+    for done, support in enumerate(supports):
+        now = clock()
+        if now > deadline:  # the floor of the whole box, if the pace asked for it in time
+            return CoxProof(best.card, min(whole, best.card.objective), False, done, best.nodes)
+        if (
+            done
+            and whole == -math.inf
+            and now + (now - started) / done * (len(supports) - done) > deadline
+        ):
+            whole = _whole_box_floor(prob)  # the supports' floors will not all be in: a floor now
         tree = _Support(prob, support)
         full = (np.zeros(len(support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
         floor, relaxed = tree.node(*full)
-        best.offer(
-            *tree.leaf(tree.rounded(relaxed, *full))
-        )  # a card of every support: incumbents early
+        best.offer(*tree.leaf(tree.rounded(relaxed, *full)))  # a card of every support, early
         trees.append(tree)
         floors.append(floor)
     open_floors: list[float] = []

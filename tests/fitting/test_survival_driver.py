@@ -116,6 +116,11 @@ def test_a_time_limit_states_a_proven_floor():
     )
     assert card.status == "time_limit" and card.bound <= best + 1e-9 <= card.objective + 1e-9
     assert "every card is at least" in str(card)
+    ticks = iter(range(10**6))  # out of time at once: no floor, said so
+    card = fit_survival(
+        X, y, max_size=3, coef_range=(-3, 3), time_limit=1, clock=lambda: next(ticks)
+    )
+    assert card.status == "time_limit" and card.bound is None and "no floor proven" in str(card)
 
 
 def test_loss_cox_is_implied_and_checked():
