@@ -18,6 +18,7 @@ from .toolbox.reduction import ReductionResult, reduce_data
 from .toolbox.risk import risk_table, wilson_interval
 from .core.rules import RuleBuilder
 from .core.scoring import Metrics, ScoringSystem
+from .core.survival_card import SurvivalCard
 from .core.status import CardStatus, DegenerateCardWarning, describe
 from .solvers.base import Incumbent, SolverError
 from .core.spec import LogicalConstraint, Spec, at_least, at_most, hierarchy, make_spec, needs
@@ -63,5 +64,6 @@ __all__ = [
     "fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS", "alternatives",
     "validate", "Validation", "optimism", "report",
     "group_rates", "fairness_frontier", "fairness_chart", "formulate",
+    "SurvivalCard",
     "__version__",
 ]

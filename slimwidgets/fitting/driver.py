@@ -34,6 +34,7 @@ from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
 from .risk_groups import fit_risk_by_group
+from .survival_driver import routes_time_to_event
 from . import size_cv
 from .size_cv import choose_cuts_and_size, choose_size
 from .side_search import SideSearch
@@ -92,8 +93,8 @@ def fit(
     size_cv : K: the size is chosen among 1 to ``max_size`` (or 5) by K-fold CV, then solved exactly
         (:mod:`~slimwidgets.fitting.size_cv`); the default (5) when ``fit`` builds rules given no ``max_size``, ``C0``.
     n_jobs, progress : the ``size_cv`` fits through joblib (None: in turn), with a tqdm bar (None: auto).
-    y : labels with exactly two values; ``positive`` picks the predicted class
-        (default: the larger label, e.g. 1 or True).
+    y : labels with exactly two values (``positive`` picks the predicted class: default the larger), or
+        a ``Surv`` array (event, time): a time-to-event card (:func:`.survival_driver.fit_survival`).
     sample_weight : optional non-negative weights per row.
     sensitive_features : a column name of ``X`` or one group label per row: the groups of
         ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap``, ``max_tpr_gap`` (:mod:`~slimwidgets.core.groups`).
@@ -149,6 +150,9 @@ def fit(
     card = _fit_table(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
                       warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
     return _finished(card, builder, choice)
+
+
+fit = routes_time_to_event(fit)  # a time-to-event y goes to its own driver before anything reads it as labels
 
 
 def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None, builder: Any,

@@ -19,7 +19,9 @@ import pandas as pd
 
 from ..core.risk import card_events, risk_table
 from ..core.scoring import ScoringSystem
+from ..core.survival_family import TIME_TO_EVENT
 from . import evidence as ev
+from .survival_validation import validate_survival
 
 __all__ = ["validate", "Validation", "FIGURES"]
 
@@ -143,7 +145,8 @@ def validate(card: ScoringSystem, X: Any, y: Any, *, groups: Any = None, label: 
     ----------
     card : a :class:`~slimwidgets.ScoringSystem`.
     X : DataFrame with the variables the card uses (and the ``groups`` column, if named).
-    y : labels: the card's positive and negative labels only.
+    y : labels: the card's positive and negative labels only; a ``Surv`` array for a time-to-event
+        card (:func:`~slimwidgets.toolbox.survival_validation.validate_survival`).
     groups : a column name of ``X``, or one value per row: figures per group as well.
     label : what the data are, e.g. ``"external: site B"``.
     confidence : level of every interval (default 95 %).
@@ -169,6 +172,8 @@ def validate(card: ScoringSystem, X: Any, y: Any, *, groups: Any = None, label: 
     AUC     0.875  0.630  1.000
     TPR     0.750  0.301  0.954
     """
+    if TIME_TO_EVENT.reads(y, {}):  # a time-to-event card: its own figures
+        return validate_survival(card, X, y, label=label, confidence=confidence)
     if not isinstance(card, ScoringSystem):
         raise TypeError(f"card must be a ScoringSystem, got {type(card).__name__}")
     X = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=list(card.feature_names))

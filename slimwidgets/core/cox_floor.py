@@ -1,0 +1,167 @@
+"""Floors of Cox's partial likelihood for time-to-event cards: over a node's cone, and of one card.
+
+A card's log hazard ratios are ``v = t points`` with integer points in a box ``[lo, hi]`` and
+``t = 1/m`` in ``[t_min, t_max]``: the polytope ``P = {(v, t): t lo <= v <= t hi}``. The loss
+(:class:`~slimwidgets.core.survival.CoxCells`) is convex in ``v``, so for any ``x`` with
+gradient ``g`` the tangent ``L(x) + g . (v - x)`` lies below it, and its least value over ``P``
+is ``L(x) - g . x + min(t_min c, t_max c)`` with ``c = sum_k min(g_k lo_k, g_k hi_k)``.
+:func:`node_floor` takes ``x`` at the box fits of a golden-section search on ``t`` (the least
+loss over ``t B`` is convex in ``t``) and combines the two tangents around the best ``t``;
+valid however inexact the fits. :func:`best_scale_of` settles one card: its loss is convex in
+``t`` alone.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .survival import CoxCells
+
+__all__ = ["node_floor", "best_scale_of", "FIT_STEPS", "T_STEPS"]
+
+FIT_STEPS = 40  # projected Newton steps of one box fit
+T_STEPS = 14  # golden-section steps on t per node
+GOLDEN = 0.5 * (math.sqrt(5.0) - 1.0)
+
+
+def _box_fit(
+    cells: CoxCells, v: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """Projected Newton with backtracking on the loss over ``lo <= v <= hi``:
+    (v, loss, gradient)."""
+    v = np.clip(v, lo, hi)
+    loss, g, h = cells.value_gradient_hessian(v)
+    for _ in range(FIT_STEPS):
+        free = ~(((v <= lo) & (g > 0)) | ((v >= hi) & (g < 0)))
+        if not free.any() or np.max(np.abs(g[free])) < 1e-12:
+            break
+        direction = np.zeros_like(v)
+        sub = h[np.ix_(free, free)]
+        ridge = 1e-10 * (1.0 + np.max(np.abs(sub)))
+        direction[free] = -np.linalg.solve(sub + ridge * np.eye(int(free.sum())), g[free])
+        alpha, moved = 1.0, False
+        for _ in range(40):
+            trial_v = np.clip(v + alpha * direction, lo, hi)
+            trial = cells.value(trial_v)
+            if trial < loss and trial <= loss + 1e-4 * float(g @ (trial_v - v)):
+                moved = True
+                break
+            alpha *= 0.5
+        if not moved:
+            break
+        done = loss - trial <= 1e-14 * max(abs(loss), 1e-300)
+        v = trial_v
+        loss, g, h = cells.value_gradient_hessian(v)
+        if done:
+            break
+    return v, loss, g
+
+
+def _least_over_cone(
+    g: np.ndarray, lo: np.ndarray, hi: np.ndarray, t_range: tuple[float, float]
+) -> tuple[float, float]:
+    """(min over the polytope ``t lo <= v <= t hi``, ``t`` in ``t_range``, of ``g . v``; ``c``)."""
+    c = float(np.minimum(g * lo, g * hi).sum())
+    return min(t_range[0] * c, t_range[1] * c), c
+
+
+def _combined_floor(
+    a: tuple[float, np.ndarray],
+    b: tuple[float, np.ndarray],
+    lo: np.ndarray,
+    hi: np.ndarray,
+    t_range: tuple[float, float],
+) -> float:
+    """The best floor of the tangents ``theta a + (1 - theta) b`` (concave in theta: golden
+    section)."""
+
+    def at(theta: float) -> float:
+        g = theta * a[1] + (1.0 - theta) * b[1]
+        return theta * a[0] + (1.0 - theta) * b[0] + _least_over_cone(g, lo, hi, t_range)[0]
+
+    left, right = 0.0, 1.0
+    best = max(at(0.0), at(1.0))
+    for _ in range(40):
+        x1, x2 = right - GOLDEN * (right - left), left + GOLDEN * (right - left)
+        f1, f2 = at(x1), at(x2)
+        best = max(best, f1, f2)
+        if f1 < f2:
+            left = x1
+        else:
+            right = x2
+    return best
+
+
+def node_floor(
+    cells: CoxCells,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    t_range: tuple[float, float],
+    steps: int = T_STEPS,
+) -> tuple[float, np.ndarray]:
+    """(a floor of the loss of every card with points in ``[lo, hi]`` and ``t`` in ``t_range``,
+    the relaxed points ``v / t`` at the best fit found): see the module's docstring. ``steps``
+    golden-section steps on ``t``: fewer give a valid, looser floor sooner."""
+    fits: dict[float, tuple[float, np.ndarray, float, float]] = {}  # log t -> (loss, v, const, c)
+    start = [np.zeros(lo.size)]  # the last fit's points: each fit starts from them (fewer steps)
+
+    def fit(x: float) -> float:
+        t = math.exp(x)
+        v, loss, g = _box_fit(cells, start[0] * t, t * lo, t * hi)
+        fits[x] = (loss, v, loss - float(g @ v), g)
+        start[0] = v / t
+        return loss
+
+    a, b = math.log(t_range[0]), math.log(t_range[1])
+    x1, x2 = b - GOLDEN * (b - a), a + GOLDEN * (b - a)
+    f1, f2 = fit(x1), fit(x2)
+    for _ in range(steps):  # V(t) is convex in t, so unimodal in log t
+        if f1 < f2:
+            b, x2, f2 = x2, x1, f1
+            x1 = b - GOLDEN * (b - a)
+            f1 = fit(x1)
+        else:
+            a, x1, f1 = x1, x2, f2
+            x2 = a + GOLDEN * (b - a)
+            f2 = fit(x2)
+    fit(math.log(t_range[0]))
+    fit(math.log(t_range[1]))
+    planes = [(const, g) for _, _, const, g in fits.values()]
+    floor = max(const + _least_over_cone(g, lo, hi, t_range)[0] for const, g in planes)
+    slopes = [(_least_over_cone(g, lo, hi, t_range)[1], x) for x, (_, _, _, g) in fits.items()]
+    below = [x for c, x in slopes if c <= 0]
+    above = [x for c, x in slopes if c > 0]
+    if below and above:  # the tangents on either side of the best t, combined
+        pick = lambda x: (fits[x][2], fits[x][3])  # noqa: E731
+        floor = max(floor, _combined_floor(pick(max(below)), pick(min(above)), lo, hi, t_range))
+    best_x = min(fits, key=lambda x: fits[x][0])
+    return floor, fits[best_x][1] / math.exp(best_x)
+
+
+def best_scale_of(
+    cells: CoxCells, scores: np.ndarray, t_range: tuple[float, float]
+) -> tuple[float, float, float]:
+    """(t, loss, floor) of the cells' integer ``scores`` at the best ``t`` in ``t_range``: the
+    loss is convex in ``t``; Newton steps kept in a shrinking bracket, then the tangent at the
+    ``t`` found bounds the loss at every ``t`` of the range."""
+    lo, hi = t_range
+    d_lo, d_hi = cells.scale_slope(scores, lo)[1], cells.scale_slope(scores, hi)[1]
+    if d_hi <= 0:
+        t = hi
+    elif d_lo >= 0:
+        t = lo
+    else:
+        t = 0.5 * (lo + hi)
+        for _ in range(100):
+            _, d1, d2 = cells.scale_slope(scores, t)
+            lo, hi = (t, hi) if d1 < 0 else (lo, t)
+            step = t - d1 / d2 if d2 > 0 else 0.5 * (lo + hi)
+            new = step if lo < step < hi else 0.5 * (lo + hi)
+            if abs(new - t) <= 1e-14 * t or hi - lo <= 1e-15:
+                t = new
+                break
+            t = new
+    loss, d1, _ = cells.scale_slope(scores, t)
+    return t, loss, loss + min(d1 * (t_range[0] - t), d1 * (t_range[1] - t))

@@ -1,0 +1,120 @@
+"""The time-to-event card family as one object: what the driver, the proof and the card ask of it.
+
+The family reads ``y`` (a ``Surv`` array), holds the loss (Cox's partial likelihood over a
+support's cells, its value, gradient and Hessian), its floors (of a node's cone and of one
+card), its figures and its card's words. Code outside it asks the object; it does not compare
+family names.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+
+from .cox_floor import T_STEPS, best_scale_of, node_floor
+from .survival import CoxCells, SurvivalTarget, harrell_c, is_survival_target, survival_target
+from .survival_metrics import dynamic_auc, integrated_brier, uno_c
+from .survival_text import card_html, card_text
+
+if TYPE_CHECKING:
+    from .survival_card import SurvivalCard
+
+__all__ = ["TimeToEventFamily", "TIME_TO_EVENT"]
+
+
+class TimeToEventFamily:
+    """Time-to-event cards: integer points and a multiplier for Cox's partial likelihood.
+
+    Examples
+    --------
+    >>> y = np.array([(True, 2.0), (False, 5.0)], dtype=[("event", "?"), ("time", "<f8")])
+    >>> reads = TIME_TO_EVENT.reads
+    >>> reads(y, {}), reads([0, 1], {}), reads([0, 1], {"loss": "cox"})
+    (True, False, True)
+    """
+
+    name = "time_to_event"
+    #: the loss option that asks for this family (``loss="cox"``)
+    loss_name = "cox"
+
+    def reads(self, y: Any, options: Mapping[str, Any]) -> bool:
+        """Whether a fit of ``y`` under ``options`` is this family's: a ``Surv`` y, or
+        ``loss="cox"``."""
+        return is_survival_target(y) or options.get("loss") == self.loss_name
+
+    def target(self, y: Any) -> SurvivalTarget:
+        """The events and times of ``y``, checked
+        (:func:`~slimwidgets.core.survival.survival_target`)."""
+        return survival_target(y)
+
+    def loss(
+        self,
+        X: np.ndarray,
+        time: np.ndarray,
+        event: np.ndarray,
+        weight: np.ndarray,
+        ties: str = "breslow",
+    ) -> CoxCells:
+        """The loss of the rows ``X`` (a support's columns), merged into cells."""
+        return CoxCells(X, time, event, weight, ties)
+
+    def node_floor(
+        self,
+        cells: CoxCells,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        t_range: tuple[float, float],
+        steps: int = T_STEPS,
+    ) -> tuple[float, np.ndarray]:
+        """A floor of every card with points in ``[lo, hi]``
+        (:func:`~slimwidgets.core.cox_floor.node_floor`)."""
+        return node_floor(cells, lo, hi, t_range, steps)
+
+    def card_floor(
+        self, cells: CoxCells, scores: np.ndarray, t_range: tuple[float, float]
+    ) -> tuple[float, float, float]:
+        """(t, loss, floor) of one card (:func:`~slimwidgets.core.cox_floor.best_scale_of`)."""
+        return best_scale_of(cells, scores, t_range)
+
+    def figures(
+        self,
+        card: "SurvivalCard",
+        X: Any,
+        y: Any,
+        train: tuple[np.ndarray, np.ndarray] | None = None,
+        grid: np.ndarray | None = None,
+    ) -> dict[str, float]:
+        """The card's figures on ``X, y``: Harrell's C; with ``train`` (its rows' times and
+        events, for the censoring weights) or ``grid`` also Uno's C up to the last horizon, the
+        time-dependent AUC at each horizon and their mean, and the Brier score integrated over
+        ``grid`` (:mod:`~slimwidgets.core.survival_metrics`)."""
+        target = survival_target(y)
+        time, event, risk = target.time, target.event, card.predict(X)
+        out = {"Harrell's C": harrell_c(time, event, risk)}
+        if train is None and grid is None:
+            return out
+        train = (time, event) if train is None else train
+        out["Uno's C"] = uno_c(time, event, risk, train, tau=max(card.horizons))
+        aucs, mean = dynamic_auc(time, event, risk, card.horizons, train)
+        out.update({f"AUC by {h:g}": float(a) for h, a in zip(card.horizons, aucs)})
+        out["mean AUC"] = mean
+        if grid is not None:
+            survival = card.predict_survival_function(X, return_array=True)
+            at = np.searchsorted(card.unique_times_, grid, side="right") - 1
+            values = np.where(at >= 0, survival[:, np.maximum(at, 0)], 1.0)
+            out["integrated Brier score"] = integrated_brier(time, event, values, grid, train)
+        return out
+
+    def card_text(self, card: "SurvivalCard") -> str:
+        """The card as plain text (:func:`~slimwidgets.core.survival_text.card_text`)."""
+        return card_text(card)
+
+    def card_html(self, card: "SurvivalCard") -> str:
+        """The card as an HTML fragment, names escaped
+        (:func:`~slimwidgets.core.survival_text.card_html`)."""
+        return card_html(card)
+
+
+#: the one time-to-event family object
+TIME_TO_EVENT = TimeToEventFamily()

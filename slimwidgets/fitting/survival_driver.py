@@ -1,0 +1,305 @@
+"""The fit driver of time-to-event cards (``y`` a ``Surv`` array, ``loss="cox"``).
+
+:func:`slimwidgets.fit` hands a time-to-event ``y`` here. A raw table becomes 0/1 rules as for
+the other cards (:func:`~slimwidgets.core.rules.rules_from_options`); the options are read by
+:func:`~slimwidgets.core.spec.make_spec` (so every name and range is checked as for the other
+cards) and those this family honours are :data:`SURVIVAL_OPTIONS`; any other one set is refused
+with the reason. The proof by supports (:mod:`slimwidgets.solvers.cox_tree`) finds the card and
+proves it optimal, or states its floor when the time limit comes first. The card is re-checked
+(points in their boxes, size, objective recomputed) before it is returned.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import replace
+from typing import Any, Callable, Sequence, TypeVar
+
+import numpy as np
+
+from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER
+from ..core.rules import as_frame, rules_from_options
+from ..core.spec import Spec, make_spec
+from ..core.survival import breslow_baseline
+from ..core.survival_card import SurvivalCard, default_horizons, risk_by_score
+from ..core.survival_family import TIME_TO_EVENT
+from ..solvers.cox_tree import CoxProblem, CoxProof, prove_cox
+
+__all__ = [
+    "fit_survival",
+    "routes_time_to_event",
+    "REFUSED_ARGUMENTS",
+    "SURVIVAL_OPTIONS",
+    "DEFAULT_SURVIVAL_MAX_SIZE",
+    "DEFAULT_SURVIVAL_C0",
+]
+
+#: the options a time-to-event card honours (others are refused, naming them)
+SURVIVAL_OPTIONS = frozenset(
+    {
+        "max_size",
+        "C0",
+        "coef_range",
+        "coef_ranges",
+        "exclude",
+        "signs",
+        "values",
+        "lock",
+        "penalties",
+        "time_limit",
+        "variables",
+    }
+)  # the rules of each variable: the rule builder sets it
+F = TypeVar("F", bound=Callable[..., Any])
+#: arguments of fit that a time-to-event card does not take (yet): each must be None
+REFUSED_ARGUMENTS = (
+    "positive",
+    "spec",
+    "warm_start",
+    "on_incumbent",
+    "cancel",
+    "on_bound",
+    "sensitive_features",
+    "n_jobs",
+    "progress",
+)
+#: without max_size a card has at most this many rules (the proof walks every support of this size)
+DEFAULT_SURVIVAL_MAX_SIZE = 3
+#: without C0: each rule used costs this much Cox loss per event
+DEFAULT_SURVIVAL_C0 = 0.002
+
+
+def fit_survival(
+    X: Any,
+    y: Any,
+    *,
+    sample_weight: Any = None,
+    feature_names: Sequence[str] | None = None,
+    rules: Any = None,
+    cuts: Any = None,
+    horizons: Sequence[float] | None = None,
+    ties: str = "breslow",
+    clock: Callable[[], float] = time.perf_counter,
+    **options: Any,
+) -> SurvivalCard:
+    """A time-to-event card for ``X`` and the ``Surv`` array ``y`` (see :func:`slimwidgets.fit`).
+
+    Parameters
+    ----------
+    X : a raw table or a 2-D array of features.
+    y : a structured array of a bool field (the event) and a float field (the time).
+    sample_weight : optional non-negative weights per row.
+    feature_names : the names of an array's columns.
+    rules, cuts : how a raw table becomes 0/1 rules, as for :func:`slimwidgets.fit`.
+    horizons : the times the card states the risk by (default: :func:`default_horizons`).
+    ties : events at one time by ``"breslow"`` or ``"efron"`` (the baseline hazard is Breslow's).
+    clock : the clock the time limit is read on.
+    **options : ``loss="cox"`` and the options of :data:`SURVIVAL_OPTIONS`; the other arguments of
+        :func:`slimwidgets.fit` (:data:`REFUSED_ARGUMENTS`) are refused unless None.
+
+    Returns
+    -------
+    SurvivalCard
+        ``status`` "optimal" only when proven; else "time_limit" with the proven floor ``bound``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> events = [(True, 1.0), (True, 2.0), (False, 3.0), (True, 4.0), (False, 5.0), (True, 6.0)]
+    >>> y = np.array(events + [(True, 7.0), (False, 8.0)], dtype=[("died", "?"), ("days", "<f8")])
+    >>> X = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0], [0, 1], [1, 1], [0, 0]])
+    >>> card = fit_survival(X, y, max_size=2, feature_names=["smoker", "old"])
+    >>> card.card_points, card.status
+    ({'smoker': 1}, 'optimal')
+    """
+    started = clock()
+    _refuse(
+        {name: options.pop(name, None) for name in REFUSED_ARGUMENTS}, options.pop("loss", "cox")
+    )
+    target = TIME_TO_EVENT.target(y)
+    X, builder, options = rules_from_options(X, {**options, "rules": rules, "cuts": cuts})
+    names, values = _features(X, feature_names, target.time.size)
+    spec = _spec(options)
+    w = (
+        np.ones(values.shape[0])
+        if sample_weight is None
+        else np.asarray(sample_weight, dtype=float)
+    )
+    prob = _problem(values, target, w, names, spec, ties)
+    deadline = math.inf if spec.time_limit is None else started + spec.time_limit
+    proof = _smallest_form(prove_cox(prob, deadline=deadline, clock=clock), prob)
+    _check(proof, prob)
+    return _card(proof, prob, names, target, builder, horizons, clock() - started)
+
+
+def routes_time_to_event(fit: F) -> F:
+    """``fit`` that hands a time-to-event ``y`` (a ``Surv`` array), or ``loss="cox"``, to
+    :func:`fit_survival`: the one place a card family is chosen from ``y``.
+
+    >>> routed = routes_time_to_event(lambda X, y, **options: "binary")
+    >>> routed([[0]], [1])
+    'binary'
+    """
+
+    @functools.wraps(fit)
+    def routed(X: Any, y: Any, **options: Any) -> Any:
+        if TIME_TO_EVENT.reads(y, options):
+            return fit_survival(X, y, **options)
+        return fit(X, y, **options)
+
+    return routed  # type: ignore[return-value]
+
+
+def _refuse(refused: dict, loss: str) -> None:
+    if loss != "cox":
+        raise ValueError(f"a time-to-event y is fitted with loss='cox', not loss={loss!r}")
+    given = sorted(name for name, value in refused.items() if value is not None)
+    if given:
+        raise ValueError(
+            f"time-to-event cards do not take {', '.join(given)} yet: leave "
+            f"{'it' if len(given) == 1 else 'them'} out"
+        )
+
+
+def _features(X: Any, feature_names: Sequence[str] | None, n: int) -> tuple[list[str], np.ndarray]:
+    frame = as_frame(X)
+    if feature_names is not None:
+        frame.columns = list(feature_names)
+    values = frame.to_numpy(dtype=float)
+    if values.shape[0] != n:
+        raise ValueError(f"X has {values.shape[0]} rows and y {n}: one time and event per row")
+    if not np.isfinite(values).all():
+        raise ValueError(
+            "X has a missing or infinite value: give the raw table with rules=True "
+            "to make rules of it"
+        )
+    return [str(c) for c in frame.columns], values
+
+
+def _spec(options: dict) -> Spec:
+    """The options checked by the options table, with this family's defaults; others refused."""
+    spec = make_spec(**options)
+    others = sorted(name for name, value in options.items() if name not in SURVIVAL_OPTIONS)
+    if others:
+        raise ValueError(
+            f"time-to-event cards do not take {', '.join(others)} yet; they take "
+            f"{', '.join(sorted(SURVIVAL_OPTIONS))}"
+        )
+    return spec.replace(
+        max_size=DEFAULT_SURVIVAL_MAX_SIZE if spec.max_size is None else spec.max_size,
+        C0=DEFAULT_SURVIVAL_C0 if spec.C0 is None else spec.C0,
+    )
+
+
+def _problem(
+    values: np.ndarray, target, w: np.ndarray, names: list[str], spec: Spec, ties: str
+) -> CoxProblem:
+    spec.check_names(names)
+    allowed = []
+    for name in names:
+        lo, hi = spec.feature_box(name)
+        allowed.append(
+            np.array(
+                [v for v in spec.values.get(name, range(lo, hi + 1)) if lo <= v <= hi], dtype=float
+            )
+        )
+    C0 = np.array([spec.penalties.get(n, spec.C0) for n in names], dtype=float)
+    return CoxProblem(
+        values,
+        target.time,
+        target.event,
+        w,
+        allowed,
+        C0,
+        spec.max_size,
+        (MIN_INVERSE_MULTIPLIER, MAX_INVERSE_MULTIPLIER),
+        ties,
+    )
+
+
+def _smallest_form(proof: CoxProof, prob: CoxProblem) -> CoxProof:
+    """The card with its points divided by their greatest common divisor and ``t`` multiplied by
+    it, when that ``t`` stays in range: the same log hazard ratios, so the same loss, in fewer
+    points."""
+    points = proof.card.points.astype(np.int64)
+    divisor = int(np.gcd.reduce(np.abs(points))) if points.any() else 1
+    t = proof.card.t * divisor
+    if divisor <= 1 or t > prob.t_range[1]:
+        return proof
+    smaller = points // divisor
+    if any(p != 0 and p not in prob.allowed[j] for j, p in enumerate(smaller)):
+        return proof
+    return replace(proof, card=replace(proof.card, points=smaller.astype(float), t=t))
+
+
+def _check(proof: CoxProof, prob: CoxProblem) -> None:
+    """Refuse to hand out a card that breaks its rules or misstates its objective (a bug)."""
+    points, problems = proof.card.points, []
+    if np.count_nonzero(points) > prob.max_size:
+        problems.append(f"{np.count_nonzero(points)} rules > max_size {prob.max_size}")
+    problems += [
+        f"feature {j} has {p:g} points, outside its allowed values"
+        for j, p in enumerate(points)
+        if p != 0 and p not in prob.allowed[j]
+    ]
+    loss = TIME_TO_EVENT.loss(prob.X, prob.time, prob.event, prob.weight, prob.ties).value(
+        proof.card.t * points
+    )
+    objective = loss + float(prob.C0[points != 0].sum())
+    if not math.isclose(objective, proof.card.objective, rel_tol=1e-9, abs_tol=1e-9):
+        problems.append(f"objective {proof.card.objective} recomputed as {objective}")
+    if proof.floor > proof.card.objective + 1e-9:
+        problems.append(f"floor {proof.floor} above the card's objective {proof.card.objective}")
+    if problems:
+        raise RuntimeError(f"internal error: the time-to-event card breaks {problems}")
+
+
+def _card(
+    proof: CoxProof,
+    prob: CoxProblem,
+    names: list[str],
+    target,
+    builder: Any,
+    horizons: Sequence[float] | None,
+    elapsed: float,
+) -> SurvivalCard:
+    points = tuple(int(round(p)) for p in proof.card.points)
+    totals = prob.X @ np.array(points, dtype=float)
+    times, hazard = breslow_baseline(proof.card.t * totals, prob.time, prob.event, prob.weight)
+    optimal = proof.complete
+    card = SurvivalCard(
+        tuple(names),
+        points,
+        1.0 / proof.card.t,
+        times,
+        hazard,
+        tuple(
+            float(h) for h in (horizons if horizons is not None else default_horizons(prob.time))
+        ),
+        status="optimal" if optimal else "time_limit",
+        objective=proof.card.objective,
+        bound=proof.card.objective
+        if optimal
+        else (proof.floor if math.isfinite(proof.floor) else None),
+        solve_time=elapsed,
+        solver=f"branch and bound on supports (Cox, {prob.ties.capitalize()} ties)",
+        names=target.names,
+        rules=builder,
+        details={
+            "C0": prob.C0.tolist(),
+            "cox_loss": proof.card.loss,
+            "ties": prob.ties,
+            # how the points table reads a feature: "yes" for a 0/1 rule, "per unit" otherwise
+            "binary": {
+                n: bool(np.isin(prob.X[:, j], (0.0, 1.0)).all()) for j, n in enumerate(names)
+            },
+            "max_size": prob.max_size,
+            "n_rows": int(prob.X.shape[0]),
+            "n_events": int(prob.event.sum()),
+            "supports": proof.supports,
+            "nodes": proof.nodes,
+        },
+    )
+    return replace(card, table=risk_by_score(card, totals, prob.time, prob.event, prob.weight))

@@ -1,0 +1,267 @@
+"""A proof for time-to-event cards: a floor for each support, then branch and bound on its points.
+
+A card's log hazard ratio is ``t (x . points)`` with integer points in their boxes and a real
+``t = 1/m`` in ``[t_min, t_max]``; its objective is the Cox loss
+(:class:`~slimwidgets.core.survival.CoxCells`) plus ``C0`` per point used. Every card of at
+most ``K`` features uses a subset of a support of exactly ``K`` features, so the least
+objective over all cards is the least over those supports of the least inside each one.
+
+* **Floors** of a node (a box of points on one support, any ``t``) and of one card come from
+  the family (:class:`~slimwidgets.core.survival_family.TimeToEventFamily`, whose floors are in
+  :mod:`slimwidgets.core.cox_floor`): valid however inexact its fits.
+* **Branch and bound.** Supports are taken least floor first; inside one, best first, a node
+  splits on the point whose relaxed value lies farthest from an allowed one, and is cut when
+  its floor (plus ``C0`` for every point whose box leaves out 0) reaches the best card found.
+  The card is optimal when every support is settled; when the deadline comes first, the least
+  open floor is a proven floor of every card.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..core.survival import CoxCells
+from ..core.survival_family import TIME_TO_EVENT
+
+__all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_COX_SUPPORTS"]
+
+#: more supports than this and the proof only states the floor over the whole box
+MAX_COX_SUPPORTS = 20_000
+SLACK = 1e-10  # a floor within this of the incumbent reaches it (floats)
+#: when the pace of the supports' floors says they will not all be in by the deadline, the whole
+#: box's floor is computed at once (with this many golden-section steps on t: looser, sooner)
+WHOLE_BOX_STEPS = 4
+
+
+@dataclass(frozen=True)
+class CoxProblem:
+    """Rows (``X`` n x p), times, events and weights; the allowed points of each feature
+    (sorted, integers), ``C0`` per feature, at most ``max_size`` features, ``t`` in ``t_range``;
+    ties by Breslow or Efron."""
+
+    X: np.ndarray
+    time: np.ndarray
+    event: np.ndarray
+    weight: np.ndarray
+    allowed: Sequence[np.ndarray]
+    C0: np.ndarray
+    max_size: int
+    t_range: tuple[float, float]
+    ties: str = "breslow"
+
+    def cells(self, support: Sequence[int]) -> CoxCells:
+        X = self.X[:, list(support)]
+        return TIME_TO_EVENT.loss(X, self.time, self.event, self.weight, self.ties)
+
+
+@dataclass(frozen=True)
+class CoxCard:
+    """Points per feature, ``t = 1/m``, the Cox loss and the objective (loss plus costs)."""
+
+    points: np.ndarray
+    t: float
+    loss: float
+    objective: float
+
+
+@dataclass(frozen=True)
+class CoxProof:
+    """The best card, a proven floor of every card's objective, whether the proof settled every
+    support (``card`` is then optimal), and how many supports and nodes it looked at."""
+
+    card: CoxCard
+    floor: float
+    complete: bool
+    supports: int
+    nodes: int
+
+
+class _Support:
+    """One support's cells, allowed values and costs, for the branch and bound."""
+
+    def __init__(self, prob: CoxProblem, support: Sequence[int]):
+        self.prob, self.support = prob, list(support)
+        self.cells = prob.cells(support)
+        self.values = [np.asarray(prob.allowed[j], dtype=float) for j in support]
+        self.C0 = prob.C0[self.support]
+
+    def bounds(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return (
+            np.array([v[i] for v, i in zip(self.values, low)]),
+            np.array([v[i] for v, i in zip(self.values, high)]),
+        )
+
+    def leaf(self, points: np.ndarray) -> tuple[CoxCard, float]:
+        """(the card with these points at its best t, a floor of its objective at every t)."""
+        t, loss, floor = TIME_TO_EVENT.card_floor(
+            self.cells, self.cells.values @ points, self.prob.t_range
+        )
+        cost = float(self.C0[points != 0].sum())
+        full = np.zeros(self.prob.X.shape[1])
+        full[self.support] = points
+        return CoxCard(full, t, loss, loss + cost), floor + cost
+
+    def node(self, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
+        lo, hi = self.bounds(low, high)
+        floor, relaxed = TIME_TO_EVENT.node_floor(self.cells, lo, hi, self.prob.t_range)
+        return floor + float(self.C0[(lo > 0) | (hi < 0)].sum()), relaxed
+
+    def rounded(self, relaxed: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        return np.array(
+            [
+                v[a : b + 1][np.argmin(np.abs(v[a : b + 1] - r))]
+                for v, r, a, b in zip(self.values, relaxed, low, high)
+            ]
+        )
+
+    def split(
+        self, relaxed: np.ndarray, low: np.ndarray, high: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Two children, split on the point farthest from an allowed value (the widest box when
+        every relaxed point is allowed), between the values around its relaxed value."""
+        gaps = np.array(
+            [
+                np.min(np.abs(v[a : b + 1] - r)) if b > a else -1.0
+                for v, r, a, b in zip(self.values, relaxed, low, high)
+            ]
+        )
+        k = int(np.argmax(gaps))
+        if gaps[k] <= 1e-9:
+            k = int(np.argmax(high - low))
+        cut = int(np.searchsorted(self.values[k], relaxed[k] + 1e-9, side="right")) - 1
+        cut = min(max(cut, int(low[k])), int(high[k]) - 1)
+        left_high, right_low = high.copy(), low.copy()
+        left_high[k], right_low[k] = cut, cut + 1
+        return [(low, left_high), (right_low, high)]
+
+
+class _Best:
+    """The best card so far; the least floor of a card settled just below it (rounding in t)."""
+
+    def __init__(self, card: CoxCard):
+        self.card, self.loose, self.nodes = card, math.inf, 0
+
+    def cuts(self, floor: float) -> bool:
+        return floor >= self.card.objective - SLACK
+
+    def offer(self, card: CoxCard, floor: float) -> None:
+        if card.objective < self.card.objective - SLACK:
+            self.card = card
+        if floor < self.card.objective - SLACK:
+            self.loose = min(self.loose, floor)
+
+
+def _branch(tree: _Support, best: _Best, stop: Callable[[], bool]) -> float | None:
+    """Best-first branch and bound over one support's points, improving ``best``; the least open
+    floor when stopped, else None (the support is settled)."""
+    heap, counter = [], itertools.count()
+
+    def visit(low: np.ndarray, high: np.ndarray) -> None:
+        best.nodes += 1
+        if (low == high).all():
+            best.offer(*tree.leaf(tree.bounds(low, high)[0]))
+            return
+        floor, relaxed = tree.node(low, high)
+        if best.cuts(floor):
+            return
+        best.offer(*tree.leaf(tree.rounded(relaxed, low, high)))  # a card near the relaxation
+        heapq.heappush(heap, (floor, next(counter), low, high, relaxed))
+
+    visit(np.zeros(len(tree.support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
+    while heap:
+        floor, _, low, high, relaxed = heapq.heappop(heap)
+        if best.cuts(floor):
+            continue
+        if stop():
+            return floor
+        for child in tree.split(relaxed, low, high):
+            visit(*child)
+    return None
+
+
+def _supports(prob: CoxProblem) -> list[list[int]]:
+    """Every support of exactly ``K`` usable features (a feature whose only value is 0 never
+    counts)."""
+    usable = [j for j, a in enumerate(prob.allowed) if (np.asarray(a) != 0).any()]
+    size = min(prob.max_size, len(usable))
+    return [list(c) for c in itertools.combinations(usable, size)]
+
+
+def _whole_box_floor(prob: CoxProblem) -> float:
+    """A floor of every card, with no size limit: the node floor of every feature's whole box."""
+    lo = np.array([np.min(a) for a in prob.allowed], dtype=float)
+    hi = np.array([np.max(a) for a in prob.allowed], dtype=float)
+    cells = prob.cells(range(prob.X.shape[1]))
+    floor = TIME_TO_EVENT.node_floor(cells, lo, hi, prob.t_range, steps=WHOLE_BOX_STEPS)[0]
+    return floor + float(prob.C0[(lo > 0) | (hi < 0)].sum())
+
+
+def empty_card(prob: CoxProblem) -> CoxCard:
+    """The card without points (every row the same hazard)."""
+    loss = prob.cells([]).value(np.zeros(0))
+    return CoxCard(np.zeros(prob.X.shape[1]), 1.0, loss, loss)
+
+
+def prove_cox(
+    prob: CoxProblem,
+    *,
+    deadline: float = math.inf,
+    clock: Callable[[], float] = time.perf_counter,
+    incumbent: CoxCard | None = None,
+) -> CoxProof:
+    """The best card of ``prob`` and a proven floor: the floor of every support, then branch
+    and bound inside those below the best card, least floor first, until ``deadline`` (read on
+    ``clock``). With more than :data:`MAX_COX_SUPPORTS` supports, or when the supports' floors
+    are not all in by the deadline, the floor is that of the whole box, computed as soon as the
+    pace of the supports says so (-inf, no floor, when the deadline comes before that).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> event = np.array([1, 1, 0, 1, 0, 1], dtype=bool)
+    >>> prob = CoxProblem(X, np.arange(1.0, 7.0), event, np.ones(6), [np.arange(-2, 3)] * 2,
+    ...                   np.full(2, 0.01), 1, (1e-4, 2.0))
+    >>> proof = prove_cox(prob)
+    >>> proof.complete, proof.card.points.tolist(), proof.floor >= proof.card.objective - 1e-9
+    (True, [1.0, 0.0], True)
+    """
+    best = _Best(incumbent if incumbent is not None else empty_card(prob))
+    stop = lambda: clock() > deadline  # noqa: E731
+    supports = _supports(prob)
+    if len(supports) > MAX_COX_SUPPORTS:
+        return CoxProof(best.card, min(_whole_box_floor(prob), best.card.objective), False, 0, 0)
+    trees, floors, whole, started = [], [], -math.inf, clock()
+    for done, support in enumerate(supports):
+        now = clock()
+        if now > deadline:  # the floor of the whole box, if the pace asked for it in time
+            return CoxProof(best.card, min(whole, best.card.objective), False, done, best.nodes)
+        if (
+            done
+            and whole == -math.inf
+            and now + (now - started) / done * (len(supports) - done) > deadline
+        ):
+            whole = _whole_box_floor(prob)  # the supports' floors will not all be in: a floor now
+        tree = _Support(prob, support)
+        full = (np.zeros(len(support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
+        floor, relaxed = tree.node(*full)
+        best.offer(*tree.leaf(tree.rounded(relaxed, *full)))  # a card of every support, early
+        trees.append(tree)
+        floors.append(floor)
+    open_floors: list[float] = []
+    order = np.argsort(floors, kind="stable")
+    for rank, s in enumerate(order):
+        if best.cuts(floors[s]):
+            continue
+        left = _branch(trees[s], best, stop)
+        if left is not None:
+            open_floors = [left] + [floors[r] for r in order[rank + 1 :]]
+            break
+    floor = min(open_floors + [best.loose, best.card.objective])
+    return CoxProof(best.card, floor, not open_floors, len(supports), best.nodes)

@@ -1,0 +1,135 @@
+"""The proof for time-to-event cards against brute force on many tiny problems."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from brute_cox import T_RANGE, best_t, brute_optimum, cards, cox_loss, efron_loss, tiny_survival
+from slimwidgets.core.survival import CoxCells
+from slimwidgets.core.cox_floor import best_scale_of, node_floor
+from slimwidgets.solvers.cox_tree import CoxProblem, prove_cox
+
+
+def _problem(seed, box=(-2, 2), max_size=2, C0=0.01, binary=True, ties="breslow"):
+    X, time, event, w = tiny_survival(seed, binary=binary)
+    allowed = [np.arange(box[0], box[1] + 1)] * X.shape[1]
+    C0 = np.full(X.shape[1], C0)
+    return CoxProblem(X, time, event, w, allowed, C0, max_size, T_RANGE, ties)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_cells_loss_is_the_row_by_row_loss(seed):
+    X, time, event, w = tiny_survival(seed)
+    v = np.random.default_rng(seed).normal(0, 1, X.shape[1])
+    assert CoxCells(X, time, event, w).value(v) == pytest.approx(
+        cox_loss(X, time, event, w, v, 1.0), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_gradient_and_hessian_are_the_loss_s_derivatives(seed):
+    X, time, event, w = tiny_survival(seed)
+    cells, v, h = CoxCells(X, time, event, w), np.random.default_rng(seed).normal(0, 1, 3), 1e-6
+    _, g, H = cells.value_gradient_hessian(v)
+    for k in range(3):
+        step = np.eye(3)[k] * h
+        assert g[k] == pytest.approx(
+            (cells.value(v + step) - cells.value(v - step)) / (2 * h), abs=1e-7
+        )
+        g_up, g_down = (
+            cells.value_gradient_hessian(v + step)[1],
+            cells.value_gradient_hessian(v - step)[1],
+        )
+        assert H[:, k] == pytest.approx((g_up - g_down) / (2 * h), abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_card_s_multiplier_is_the_best_one_and_its_floor_holds(seed):
+    X, time, event, w = tiny_survival(seed)
+    points = np.random.default_rng(seed).integers(-3, 4, 3).astype(float)
+    cells = CoxCells(X, time, event, w)
+    t, loss, floor = best_scale_of(cells, cells.values @ points, T_RANGE)
+    brute_t, brute_loss = best_t(X, time, event, w, points)
+    assert loss == pytest.approx(brute_loss, abs=1e-9) and loss <= brute_loss + 1e-12
+    assert floor <= brute_loss + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_node_floors_are_below_every_card_of_the_node(seed):
+    """The relaxation's floor of random sub-boxes never exceeds any card inside them."""
+    X, time, event, w = tiny_survival(seed)
+    rng = np.random.default_rng(100 + seed)
+    lo = rng.integers(-3, 1, 3)
+    hi = lo + rng.integers(0, 3, 3)
+    floor, _ = node_floor(CoxCells(X, time, event, w), lo.astype(float), hi.astype(float), T_RANGE)
+    least = min(
+        best_t(X, time, event, w, p)[1]
+        for p in cards([np.arange(a, b + 1) for a, b in zip(lo, hi)], 3)
+    )
+    assert floor <= least + 1e-10
+    assert floor >= least - 0.05  # and useful: close to the least card (loose only by rounding)
+
+
+@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("max_size,C0", [(1, 0.0), (2, 0.01), (3, 0.05)])
+def test_the_proof_finds_the_brute_force_optimum(seed, max_size, C0):
+    prob = _problem(seed, max_size=max_size, C0=C0, binary=seed % 4 != 3)
+    proof = prove_cox(prob)
+    best, points = brute_optimum(
+        prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, max_size
+    )
+    assert proof.complete
+    assert proof.card.objective == pytest.approx(best, abs=1e-8)
+    assert proof.floor <= best + 1e-9 and proof.floor >= proof.card.objective - 1e-8
+    assert np.count_nonzero(proof.card.points) <= max_size
+    loss = cox_loss(prob.X, prob.time, prob.event, prob.weight, proof.card.points, proof.card.t)
+    assert proof.card.loss == pytest.approx(loss, abs=1e-12)  # the card is what it says it is
+
+
+def test_a_deadline_leaves_a_floor_below_the_optimum():
+    """Stopped after a few clock readings: optimal only when settled, and the floor still proven."""
+    prob = _problem(3, box=(-3, 3), max_size=2, C0=0.0)
+    best, _ = brute_optimum(prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, 2)
+    settled = []
+    for readings in range(1, 12):
+        ticks = iter(range(10**6))
+        proof = prove_cox(prob, deadline=readings, clock=lambda: next(ticks))
+        assert proof.floor <= best + 1e-9  # -inf when stopped before any floor was in
+        assert proof.card.objective >= best - 1e-9
+        if proof.complete:
+            assert proof.card.objective == pytest.approx(best, abs=1e-8)
+        settled.append(proof.complete)
+    assert not settled[0] and settled[-1]  # stopped at first, settled with time
+    ticks = iter(range(10**6))  # a deadline the pace of the supports will not meet: a floor anyway
+    proof = prove_cox(
+        _problem(3, box=(-3, 3), max_size=2, C0=0.0), deadline=3, clock=lambda: next(ticks)
+    )
+    assert not proof.complete and math.isfinite(proof.floor) and proof.floor <= best + 1e-9
+
+
+def test_too_many_supports_leave_the_whole_box_s_floor(monkeypatch):
+    """Past the supports' cap only the floor over the whole box (every feature free) is stated."""
+    import slimwidgets.solvers.cox_tree as cox_tree
+
+    prob = _problem(3, max_size=2, C0=0.0)
+    best, _ = brute_optimum(prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, 2)
+    monkeypatch.setattr(cox_tree, "MAX_COX_SUPPORTS", 1)
+    proof = prove_cox(prob)
+    assert best < proof.card.objective - 1e-3  # the card without points: far from the optimum
+    assert not proof.complete and proof.supports == 0
+    assert math.isfinite(proof.floor) and proof.floor <= best + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_efron_s_ties_are_proven_as_breslow_s(seed):
+    prob = _problem(seed, max_size=2, C0=0.01, ties="efron")
+    proof = prove_cox(prob)
+    best, _ = brute_optimum(
+        prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, 2, efron_loss
+    )
+    assert proof.complete and proof.card.objective == pytest.approx(best, abs=1e-8)
+    loss = efron_loss(prob.X, prob.time, prob.event, prob.weight, proof.card.points, proof.card.t)
+    assert proof.card.loss == pytest.approx(loss, abs=1e-12)
