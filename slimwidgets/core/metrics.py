@@ -108,4 +108,4 @@ def read_metrics(d: Mapping | None) -> Metrics | None:
     """Metrics read back from a card file's counts (None stays None)."""
     if d is None:
         return None
-    return Metrics(**{k: d[k] for k in _COUNTS}, **{k: float(d[k]) for k in _RANKING if d.get(k) is not None})
+    return Metrics(**{k: d[k] for k in _COUNTS}, **{k: float(d[k]) for k in _RANKING if d.get(k) is not None})  # type: ignore[arg-type]
