@@ -72,3 +72,12 @@ def test_the_environment_chooses_the_seeds(made_up, monkeypatch, chosen, seeds):
     monkeypatch.setenv("SLIMWIDGETS_TESTS_SEEDS", chosen)
     brute = [n for n in _ran(made_up.inline_run()) if n.startswith("test_brute")]
     assert brute == sorted(f"test_brute[{s}]" for s in seeds)
+
+
+def test_ci_runs_the_readmes_full_test_command():
+    """.ci/run runs the README's set-up line, the one that runs every tier."""
+    root = ROOT_CONFTEST.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if x.startswith("python -m pip install -e \".[test]\""))
+    assert line.endswith("python -m pytest --all")
+    assert line in (root / ".ci" / "run").read_text(encoding="utf-8").splitlines()
