@@ -31,7 +31,7 @@ _LAZY = {
     "fit_cv": "toolbox.selection",
     "validate": "toolbox.validate", "Validation": "toolbox.validate", "optimism": "toolbox.optimism",
     "report": "reporting",
-    "fit_cv": "toolbox.selection", "fairness_frontier": "toolbox.fairness",
+    "fairness_frontier": "toolbox.fairness",
     "formulate": "toolbox.program",
 }
 

@@ -10,18 +10,26 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 
+from needs import missing  # noqa: E402
 from shared_data import shared_data_dir  # noqa: E402  (a module of its own: tests/e2e has a conftest too)
 
 
 @pytest.fixture(scope="session")
-def paper_data():
-    """Loader for the paper's data sets in ../shared/data (or $SLIMWIDGETS_DATA)."""
-    from slimwidgets.datasets import load_paper_dataset
-
+def paper_data_dir():
+    """The folder of the paper's data sets: ../shared/data or $SLIMWIDGETS_DATA (skipped without
+    it, failed in CI)."""
     folder = shared_data_dir()
     if not folder.is_dir():
-        pytest.fail(f"the paper's data sets are not at {folder}; set SLIMWIDGETS_DATA")
-    return lambda name: load_paper_dataset(name, folder=folder)
+        missing(f"the paper's data sets are not at {folder}; set SLIMWIDGETS_DATA")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def paper_data(paper_data_dir):
+    """Loader for the paper's data sets in ``paper_data_dir``."""
+    from slimwidgets.datasets import load_paper_dataset
+
+    return lambda name: load_paper_dataset(name, folder=paper_data_dir)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -13,6 +13,8 @@ import pytest
 
 import slimwidgets
 
+pytestmark = pytest.mark.slow  # a Sphinx build: python -m pytest --all runs them
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

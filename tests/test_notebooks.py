@@ -23,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from needs import missing
 from shared_data import shared_data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +88,7 @@ def _text_outputs(cell) -> str:
 def _data_dir() -> Path:
     folder = shared_data_dir()
     if not folder.is_dir():
-        pytest.fail(f"the paper's data sets are not at {folder}; set SLIMWIDGETS_DATA")
+        missing(f"the paper's data sets are not at {folder}; set SLIMWIDGETS_DATA")
     return folder
 
 

@@ -60,7 +60,8 @@ def run_script(text: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", text], capture_output=True, text=True, env=env(), timeout=HANG)
 
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
+              pytest.mark.slow]  # child processes: python -m pytest --all runs them
 
 
 def test_a_script_that_ran_a_cancellable_fit_exits_without_a_trace():

@@ -37,6 +37,9 @@ FAMILIES = ("slim", "pilm", "m_of_n", "tilm", "risk")
 class CardJSON:
     """The JSON side of a card (a mixin of :class:`~slimwidgets.core.scoring.ScoringSystem`)."""
 
+    if TYPE_CHECKING:  # the card's fields live on ScoringSystem, which this class is part of
+        def __getattr__(self, name: str) -> Any: ...
+
     def to_dict(self) -> dict:
         body = {
             "schema_version": SCHEMA_VERSION,
@@ -157,7 +160,7 @@ class CardJSON:
             spec = None if spec_dict is None else Spec.from_dict(spec_dict)
             tm, vm = d.get("train_metrics"), d.get("validation_metrics")
             metrics, validation = read_metrics(tm), read_metrics(vm)
-            return cls(
+            return cls(  # type: ignore[call-arg, return-value]  # cls is ScoringSystem
                 tuple(names), tuple(coefs), d["intercept"], positive=d["positive"], negative=d["negative"],
                 status=d["status"], objective=d.get("objective"), bound=d.get("bound"), gap=d.get("gap"),
                 solve_time=d.get("solve_time"), solver=d.get("solver"), spec=spec, train_metrics=metrics,

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import export as render
 from .._version import __version__
@@ -19,11 +19,14 @@ __all__ = ["CardRendering"]
 class CardRendering:
     """How a card reads (a mixin of :class:`~slimwidgets.core.scoring.ScoringSystem`)."""
 
+    if TYPE_CHECKING:  # the card's fields live on ScoringSystem, which this class is part of
+        def __getattr__(self, name: str) -> Any: ...
+
     def _card_data(self) -> "render.CardData":
         rows = tuple(self.points.items())
         binary = self.binary or (True,) * len(self.feature_names)
         kinds = tuple(binary[self.feature_names.index(n)] for n, _ in rows)
-        status = describe(self, validation=self.validation_metrics)
+        status = describe(self, validation=self.validation_metrics)  # type: ignore[arg-type]  # a ScoringSystem
         notes = [] if self.train_metrics is None else [f"train: {self.train_metrics}"]
         if self.validation_metrics is not None:
             notes.append(f"validation: {self.validation_metrics}")
@@ -50,7 +53,7 @@ class CardRendering:
     def status_line(self) -> str:
         """What the card is and what is proven about it, in the user's units (see
         :func:`slimwidgets.describe`), e.g. ``"error 12.1 % · proven lowest"``."""
-        return describe(self, validation=self.validation_metrics).headline
+        return describe(self, validation=self.validation_metrics).headline  # type: ignore[arg-type]  # a ScoringSystem
 
     def _risk_rows(self) -> tuple:
         # Rule tables count rules, not points: their risk-by-score table would read wrongly.

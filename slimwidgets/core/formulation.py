@@ -950,7 +950,7 @@ def _variable_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], cols: _Col
     b.row(terms, [1.0] * len(terms), -math.inf, spec.max_variables - constant)
 
 
-def _row_reach(data: Dataset, spec: Spec, box: _Boxes, margin: float, ibox: tuple[int, int]) -> RowReach | None:
+def _row_reach(data: Dataset, spec: Spec, box: FeatureBoxes, margin: float, ibox: tuple[int, int]) -> RowReach | None:
     """The loss rows' tighter big-M (:mod:`~.reach`), when the intercept box reaches every
     row's total (always, unless the user's intercept_range is narrower)."""
     derived = intercept_box(replace(spec, intercept_range=None), data.X, box.lo, box.hi, margin, spec.max_size)

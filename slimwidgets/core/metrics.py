@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -108,4 +108,6 @@ def read_metrics(d: Mapping | None) -> Metrics | None:
     """Metrics read back from a card file's counts (None stays None)."""
     if d is None:
         return None
-    return Metrics(**{k: d[k] for k in _COUNTS}, **{k: float(d[k]) for k in _RANKING if d.get(k) is not None})
+    figures: dict[str, Any] = {k: d[k] for k in _COUNTS}
+    figures.update({k: float(d[k]) for k in _RANKING if d.get(k) is not None})
+    return Metrics(**figures)

@@ -65,7 +65,7 @@ class Patterns:
         """Rule ``j`` of the patterns ``rows``, as uint8 0/1."""
         return ((self.words[rows, j // 64] >> np.uint64(j % 64)) & np.uint64(1)).astype(np.uint8)
 
-    def scores(self, coefficients: Sequence[int]) -> np.ndarray:
+    def scores(self, coefficients: Sequence[int] | np.ndarray) -> np.ndarray:
         """Each pattern's total points (int64), from the rules the card uses only."""
         total = np.zeros(self.n_patterns, dtype=np.int64)
         for j in np.flatnonzero(np.asarray(coefficients)):

@@ -241,7 +241,7 @@ class RuleBuilder:
         for name, values in (self.cuts or {}).items():
             if str(name) not in columns:
                 raise KeyError(f"cuts names column {name!r}, which is not in X")
-            values = [values] if isinstance(values, numbers.Real) else list(values)
+            values = [values] if isinstance(values, numbers.Real) else list(values)  # type: ignore[list-item]
             if not values or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
                                      for v in values):
                 raise ValueError(f"cuts for {name!r} must be a list of finite numbers, got {values!r}")

@@ -14,7 +14,7 @@ import difflib
 import inspect
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence
 
 from .by_variable import check_variable_names, check_variable_options, linear_rows, monotone_sign
 from .constraints import LogicalConstraint, at_least, at_most, hierarchy, needs
@@ -65,6 +65,11 @@ class Spec:
     limit" for the caps. The fields are the rows of the options table
     (:data:`slimwidgets.core.options.OPTIONS`; see :doc:`/api/options`).
     """
+
+    if TYPE_CHECKING:  # a dataclass whose fields are made from the options table
+        __dataclass_fields__: ClassVar[dict[str, Any]]
+
+        def __getattr__(self, name: str) -> Any: ...
 
     # -- serialization ----------------------------------------------------------------
     def to_dict(self) -> dict:

@@ -120,7 +120,7 @@ class LimitScale:
         if self.kind == "tpr" and self.whole and self.others_max < self.per_error:
             # Lexicographic: the objective is per_error * (missed positives) + less than one
             # per_error, so floor(B / per_error) misses are proven; exact at B = optimum.
-            count = math.floor(bound / self.per_error + 1e-9)
+            count: float = math.floor(bound / self.per_error + 1e-9)
         else:
             count = (bound - self.others_max) / self.per_error
             count = math.ceil(count - 1e-6) if self.whole else count

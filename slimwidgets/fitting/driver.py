@@ -295,7 +295,7 @@ def fit_dataset(
     # every phase stops when the caller cancels or when a solver process of this fit is lost;
     # a time-limited fit also gets one, so that its MIPs run in a child process that is killed
     # at its deadline (HiGHS in this process looks at its clock only now and then)
-    cancel = None if cancel is None and spec.time_limit is None else FitStop(cancel)
+    cancel = None if cancel is None and spec.time_limit is None else FitStop(cancel)  # type: ignore[assignment]
     built = time.perf_counter()
     form = build_formulation(data, spec)
     # a measure of this machine's pace on these rows now: polishing, building and checking the
@@ -328,7 +328,7 @@ def fit_dataset(
         raise InfeasibleError(find_conflicts(data, spec, cancel=cancel))
     if found.feasible and (result.coefficients is None or found.objective < result.objective - 1e-12):
         result = _search_card(result, found, cancel)
-    result = _said_lost(result, cancel)
+    result = _said_lost(result, cancel)  # type: ignore[arg-type]  # the FitStop made above
     if result.coefficients is None:
         raise NoSolutionError(f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
                               "before finding any card")
@@ -354,7 +354,7 @@ def _reporters(form: Formulation, on_incumbent, on_bound, t0: float):
     limits = limits_in_user_units(form)
     shown = [-math.inf]
 
-    def on_incumbent(inc: Incumbent) -> None:  # better cards, or the best one with a better bound
+    def on_incumbent(inc: Incumbent) -> None:  # type: ignore[no-redef]  # the caller's is user_callback
         with lock:  # the MIP and the search report from different threads
             # Every bound reported holds for the whole problem, and stays valid: a card
             # from the search carries the best one seen, not the -inf it was sent with.

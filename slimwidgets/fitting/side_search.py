@@ -57,7 +57,8 @@ class SideSearch:
                                  deadline=t0 + time_left / 2, cancel=stop, on_improve=on_improve)
             warm = start[0] if pooled is None else pooled[0]
             local_search(form, time_budget=time_left - (time.perf_counter() - t0), warm=warm, kicks=10**6,
-                         seed=1, on_improve=on_improve, cancel=stop, zero_start=False, linear_starts=linear_starts)
+                         seed=1, on_improve=on_improve, cancel=stop,  # type: ignore[arg-type]  # has is_set
+                         zero_start=False, linear_starts=linear_starts)
         self._thread = threading.Thread(target=run, name="slimwidgets-search", daemon=True)
         self._thread.start()
 

@@ -121,7 +121,8 @@ def _fold_path(fit: Callable, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray
     gets at most the time to it)."""
     w_train = None if weight is None else weight[train]
     g_train = None if groups is None else np.asarray(groups)[train]
-    out, warm = [], None
+    out: list[str | tuple[float, float, bool] | None] = []
+    warm = None
     for spec in specs:
         left = math.inf if deadline is None else deadline - time.perf_counter()
         if left <= 0:
@@ -173,7 +174,7 @@ def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive:
     budget = _Budget(deadline if spec.time_limit is not None else None, k, at_once)
     paths = _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget)
     done = [path for path in paths if all(r is not None for r in path)]  # every size fit in time
-    about = dict(folds=k, seed=SEED, seconds_per_fit=per_fit)
+    about: dict[str, Any] = dict(folds=k, seed=SEED, seconds_per_fit=per_fit)
     if sample is not None:
         about["rows"] = {"used": len(y), "of": n_rows}
     if len(done) < min(MIN_FOLDS, k):

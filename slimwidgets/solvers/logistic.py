@@ -247,7 +247,7 @@ def beam_supports(prob: RiskProblem, beam: int, children: int, deadline: float,
     seen = {frozenset(start)}
     while level and len(level[0][1]) < prob.max_size and time.perf_counter() < deadline and not stop():
         grown = []
-        for loss, support, beta, b0 in level:
+        for _loss, support, beta, b0 in level:
             if grown and stop():
                 break
             for j in _steepest(prob, beta, b0, support, children):
@@ -491,7 +491,7 @@ def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
         if beam > 1:  # then the rest of the beam, only while no card meets the rules (caps)
             order += [f for f in sorted(fits, key=lambda f: f[0]) if len(f[1]) != top]
         done = set()
-        for i, (loss, support, beta, b0) in enumerate(order):
+        for i, (_loss, support, beta, b0) in enumerate(order):
             key = frozenset(support)
             if key in done:
                 continue

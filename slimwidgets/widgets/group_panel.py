@@ -278,7 +278,7 @@ class GroupPanel:
             fn(*args)
         except (ValueError, TypeError, KeyError, RuntimeError) as exc:
             self._group_note = str(exc.args[0] if exc.args else exc)
-            self._guard(lambda: (_ for _ in ()).throw(exc))
+            self._guard(lambda: (_ for _ in ()).throw(exc))  # noqa: F821  (called at once, exc still bound)
             self._sync_group_controls()
         else:
             self._group_note = ""

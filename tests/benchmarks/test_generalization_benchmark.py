@@ -7,6 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.slow  # benchmark runs: python -m pytest --all runs them
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # benchmark runs: python -m pytest --all runs them
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 

@@ -79,6 +79,7 @@ def assert_user_error(code: int, err: str, expected_code: int = 2) -> None:
 
 
 # -- the data's own optimum, so the constraints below actually bind -----------------------------
+@pytest.mark.slow
 def test_unconstrained_card_uses_the_features_the_options_will_restrict():
     X, y = features_and_target(make_frame())
     card = sw.fit(X, y)
@@ -87,6 +88,7 @@ def test_unconstrained_card_uses_the_features_the_options_will_restrict():
 
 
 # -- demo, version, entry point -------------------------------------------------------------------
+@pytest.mark.slow
 def test_demo_as_subprocess_prints_a_valid_card_with_an_honest_status():
     """The demo's proof takes 2-30 s depending on the machine's load: the card and the honesty
     of its status are asserted, not that the proof finished within the demo's time limit."""
@@ -115,6 +117,7 @@ def test_no_command_is_a_usage_error(capsys):
 
 # -- fit ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("newline", ["\n", "\r", "\r\n"], ids=["LF", "CR", "CRLF"])
+@pytest.mark.slow
 def test_fit_honours_sign_lock_and_max_size(tmp_path, capsys, newline):
     path = write_csv(make_frame(), tmp_path / "data.csv", newline)
     if newline == "\r":
@@ -144,6 +147,7 @@ def test_zero_score_option_gives_the_papers_rule(tmp_path, capsys):
     assert code == 2 and "--zero-score" in err
 
 
+@pytest.mark.slow
 def test_cr_and_lf_files_give_the_same_card(tmp_path, capsys):
     cards = []
     for newline in ("\n", "\r"):
@@ -240,6 +244,7 @@ def test_html_export_is_a_standalone_document(tmp_path, capsys, csv_path):
 
 
 # -- show --------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_show_round_trip_as_subprocess(tmp_path, csv_path):
     card_json = tmp_path / "card.json"
     fitted = run_process("fit", str(csv_path), "--target", "Y", "--sign", "c=+", "--json", str(card_json))
@@ -320,6 +325,7 @@ def test_bad_inputs_are_user_errors(tmp_path, capsys, csv_path, extra, data, nee
         assert_user_error(code, err)
 
 
+@pytest.mark.slow
 def test_error_in_a_real_process_has_no_traceback(tmp_path):
     proc = run_process("fit", str(tmp_path / "missing.csv"), "--target", "Y")
     assert proc.returncode == 2
@@ -333,6 +339,7 @@ def test_output_folder_checked_before_solving(tmp_path, capsys, csv_path):
     assert "does not exist" in err
 
 
+@pytest.mark.slow
 def test_infeasible_constraints_exit_1_and_name_the_clash(capsys, csv_path):
     code, out, err = run(["fit", str(csv_path), "--target", "Y", "--max-fpr", "0", "--min-tpr", "1", "--max-size", "4"], capsys)
     assert_user_error(code, err, expected_code=1)

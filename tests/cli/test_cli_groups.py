@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import slimwidgets as sw
 from slimwidgets.cli import main
@@ -23,6 +24,7 @@ def grouped_csv(tmp_path):
     return path, frame
 
 
+@pytest.mark.slow
 def test_fit_holds_the_gap_and_the_json_carries_it(tmp_path, capsys):
     path, frame = grouped_csv(tmp_path)
     out = tmp_path / "card.json"

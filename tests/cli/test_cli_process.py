@@ -18,9 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from slimwidgets.cli import DEFAULT_TIME_LIMIT, main
 from solver_children import solver_child_alive
+
+pytestmark = pytest.mark.slow  # the CLI as a process: python -m pytest --all runs them
 
 REPO = Path(__file__).resolve().parents[2]
 HANG = 600

@@ -8,6 +8,8 @@ import slimwidgets as sw
 from slimwidgets.cli import main
 from slimwidgets.datasets import load_demo
 
+pytestmark = pytest.mark.slow  # reports of fitted cards: python -m pytest --all runs them
+
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):

@@ -7,6 +7,7 @@ import sqlite3
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import slimwidgets as sw
 from slimwidgets.cli import main
@@ -22,6 +23,7 @@ def raw_csv(path, n=150, seed=0):
     return frame
 
 
+@pytest.mark.slow
 def test_fit_a_raw_csv_with_cuts_and_a_sign_by_variable(tmp_path, capsys):
     frame = raw_csv(tmp_path / "raw.csv")
     card_json = tmp_path / "card.json"
@@ -51,6 +53,7 @@ def test_bad_cuts_and_never_are_clear_usage_errors(tmp_path, capsys):
     assert "non-numeric columns: ['sex']" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_settings_by_variable_on_the_command_line(tmp_path, capsys):
     raw_csv(tmp_path / "raw.csv", seed=1)
     card_json = tmp_path / "card.json"

@@ -75,7 +75,7 @@ def test_a_user_box_that_limits_the_card_is_said_so(tmp_path):
 
 
 @pytest.mark.parametrize("solver", ["highs", "enumerate"])
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_the_derived_box_matches_brute_force(seed, solver):
     """Raw integer values up to 250 with no intercept_range: the optimum over every intercept
     (the oracle takes them from the scores of every card in its grid) is the card's."""
@@ -103,6 +103,7 @@ def test_the_derived_box_is_wide_enough_for_every_row():
     assert lo <= -s.max() - form.margin and hi >= s.max() + form.margin
 
 
+@pytest.mark.slow
 def test_a_user_box_that_limits_the_card_without_touching_it_is_said_so(monkeypatch):
     """Raw amounts in the hundreds: within -100..100 the amount can hardly carry points, and
     the card's intercept sits inside the box; a search over the derived box shows a better

@@ -49,7 +49,7 @@ def test_the_solved_for_line_words_them():
     assert "variables \u2264 2" in line and "cut points per variable \u2264 1" in line and "monotone" in line
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.seeds(3)
 def test_every_card_that_keeps_them_is_a_point_of_the_program(seed):
     """The rows are not too tight: each card of a small box that keeps the settings (by the brute
     force's reading), written as the program's columns (the warm start), meets every row."""

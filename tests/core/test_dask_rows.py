@@ -39,6 +39,7 @@ def as_dask(X, y, parts=4):
     return frame.drop(columns="outcome"), frame["outcome"]
 
 
+@pytest.mark.slow
 def test_the_dask_card_is_the_local_card(client):
     X, y = rules()
     local = sw.fit(X, y, max_size=4, max_fpr=0.15)
@@ -76,6 +77,7 @@ def test_too_many_patterns_are_reduced_by_a_sample_the_card_states(client, monke
     assert card.train_metrics.n == sample["rows"]  # the figures are the sample's, as the note says
 
 
+@pytest.mark.slow
 def test_bad_dask_input_is_named(client):
     X, y = rules(200)
     bad = X.assign(age=np.arange(200))
@@ -159,6 +161,7 @@ def test_without_a_deadline_every_partition_is_read(client):
     assert found.partitions_read is None and found.n_samples == 900
 
 
+@pytest.mark.slow
 def test_fit_cv_on_a_dask_frame_is_cross_validation_on_its_rows(client):
     """fit_cv reduces the frame to distinct (rules, label, fold) rows on the cluster, each row
     in a fold drawn by its partition (seeded by the seed and the partition's number): every
@@ -179,6 +182,7 @@ def test_fit_cv_on_a_dask_frame_is_cross_validation_on_its_rows(client):
     assert remote.train_metrics.error == pytest.approx(remote.metrics(X, y).error, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_a_sweep_on_a_dask_frame_is_the_sweep_on_its_rows(client):
     X, y = rules(1_500, seed=6)
     remote = sw.size_path(*as_dask(X, y), sizes=[1, 2, 3])

@@ -201,6 +201,7 @@ print(json.dumps({
 '''
 
 
+@pytest.mark.slow
 def test_a_new_row_is_all_it_takes_for_spec_words_conflicts_and_the_command_line():
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, "-c", TOY], capture_output=True, text=True, cwd=REPO, env=env,

@@ -42,7 +42,7 @@ def wrongness(X, y, lam, b, need):
 
 
 @pytest.mark.parametrize("by_feature", [False, True])
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.seeds(30)
 def test_no_card_near_the_totals_is_wrong_by_more_than_its_row_m(seed, by_feature, monkeypatch):
     if by_feature:
         monkeypatch.setattr(reach_module, "EXACT_WORK", -1.0)
@@ -67,7 +67,7 @@ def test_no_card_near_the_totals_is_wrong_by_more_than_its_row_m(seed, by_featur
                 assert np.all(wrong <= anchored + 1e-9), (lam, b)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_the_score_range_read_in_blocks_of_rows_is_the_whole_tables(seed, monkeypatch):
     rng = np.random.default_rng(seed)
     X = rng.normal(0, 50, size=(101, 7)).round(2)

@@ -29,7 +29,7 @@ def _card(**spec):
     return sw.ScoringSystem(("a", "b", "c"), (3, 2, 1), -4, status="optimal", spec=make_spec(**spec))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 @pytest.mark.parametrize("spec", [{}, {"max_fpr": 0.2}, {"min_tpr": 0.8}])
 def test_the_new_threshold_is_the_best_under_the_cards_settings(seed, spec):
     X, y = _rows(seed, shift=1.0)
@@ -57,7 +57,7 @@ def test_an_unreachable_cap_is_named():
         _card(min_tpr=1.0, max_fpr=0.0).recalibrate(X, y)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.seeds(4)
 def test_the_risk_link_is_the_maximum_likelihood_one_with_an_integer_intercept(seed):
     X, y = _rows(seed, n=400, shift=0.7)
     card = sw.ScoringSystem(("a", "b", "c"), (3, 2, 1), -3, family="risk", multiplier=1.0)

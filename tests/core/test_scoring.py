@@ -494,6 +494,7 @@ def test_hostile_names_survive_json(hostile, tmp_path):
     assert back.spec.require == tuple(HOSTILE)
 
 
+@pytest.mark.slow
 def test_cards_carry_their_risk_by_score_in_every_export():
     """The issue's 'risk per score ... on the card and in exports'."""
     from slimwidgets.datasets import load_demo

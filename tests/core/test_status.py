@@ -43,7 +43,7 @@ def weaker(card, bound):
 
 
 # -- limits against brute force ------------------------------------------------------------
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.seeds(3)
 def test_tpr_limit_is_tight_at_the_optimum_and_sound_below_it(seed):
     X, y = tiny(seed)
     spec = make_spec(max_fpr=0.25, **SMALL)
@@ -57,7 +57,7 @@ def test_tpr_limit_is_tight_at_the_optimum_and_sound_below_it(seed):
         assert limit >= best - 1e-12  # a weaker bound never claims less than the truth
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.seeds(3)
 def test_error_limit_is_tight_at_the_optimum_and_sound_below_it(seed):
     X, y = tiny(seed)
     spec = make_spec(**SMALL)
@@ -102,6 +102,7 @@ def capped(demo):
     return sw.fit(X, y, max_fpr=0.2, max_size=3)
 
 
+@pytest.mark.slow
 def test_cap_proven_best(capped):
     s = describe(capped)
     m = capped.train_metrics
@@ -112,6 +113,7 @@ def test_cap_proven_best(capped):
     assert s.details["status"] == "optimal" and s.details["limit_of"] == "tpr"
 
 
+@pytest.mark.slow
 def test_cap_unproven_shows_the_proven_tpr_limit(capped):
     m = capped.train_metrics
     card = weaker(capped, 0.5 * capped.objective)
@@ -256,6 +258,7 @@ def test_scale_round_trips():
     assert s.limit(None) is None and s.limit(4.0) == pytest.approx(0.8)
 
 
+@pytest.mark.slow
 def test_incumbents_carry_the_scale(demo):
     X, y = demo
     seen = []
@@ -400,7 +403,8 @@ def _lowest_loss_by_size(X, y, spec, size):
     return best
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.seeds(2)
+@pytest.mark.slow
 def test_risk_log_loss_floor_is_sound_against_brute_force(seed):
     X, y = _tiny_risk(seed)
     spec = make_spec(loss="logistic", C0=0.01, coef_range=(-2, 2), intercept_range=(-3, 3), solver="enumerate")

@@ -17,6 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from needs import missing  # noqa: E402
 from lab import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, SETUP_HINT, Kernel, have_chromium, start_lab  # noqa: E402
 
 NOT_LOCAL = re.compile(r"^(?!(https?|wss?)://(127\.0\.0\.1|localhost)[:/])[a-z]+://")
@@ -43,7 +44,7 @@ def pytest_runtest_makereport(item, call):
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     if not have_chromium():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: {SETUP_HINT}", pytrace=False)
+        missing(f"Chromium is not installed at {CHROMIUM}: {SETUP_HINT}")
     return CHROMIUM
 
 

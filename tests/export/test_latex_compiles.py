@@ -7,7 +7,6 @@ fails in CI (``CI`` set), so a missing install cannot pass unseen.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 
@@ -16,10 +15,12 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
+from needs import in_ci
 
 PDFLATEX = shutil.which("pdflatex")
-pytestmark = pytest.mark.skipif(PDFLATEX is None and not os.environ.get("CI"),
-                                reason="pdflatex is not installed (bash scripts/setup_latex.sh)")
+pytestmark = [pytest.mark.skipif(PDFLATEX is None and not in_ci(),
+                                 reason="pdflatex is not installed (bash scripts/setup_latex.sh)"),
+              pytest.mark.slow]  # pdflatex runs: python -m pytest --all runs them
 
 # names a data set may carry: TeX specials, a file read, signs, accents, a script pdfLaTeX has no glyph for
 NAMES = ("$\\input{secret}$ & 100%_#{}~^\\", "age ≥ 60 · BMI ≤ 30 – “high”", "é ü ø ß ą ð", "中文 ключ",

@@ -11,6 +11,8 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.core.rules import RuleBuilder
 
+pytestmark = pytest.mark.slow  # fits on raw tables: python -m pytest --all runs them
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
@@ -149,7 +151,7 @@ def test_points_table_in_every_human_format(card):
         assert "a missing value, or a level not listed, scores 0 points" in output
         assert "ADD THE POINTS OF EACH VARIABLE" in output
     assert r"$\geq$" in card.to_latex() and "≥" not in card.to_latex().split("RISK BY SCORE")[0]
-    for name, bands in card.rules.points_table(card.points):
+    for name, _bands in card.rules.points_table(card.points):
         assert name in text
 
 

@@ -58,7 +58,8 @@ def _check_against_brute_force(seed, solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.seeds(16)
+@pytest.mark.slow
 def test_monotone_on_bands_matches_brute_force(seed, solver):
     if solver == "cbc":
         pytest.importorskip("pulp")
@@ -71,6 +72,7 @@ def test_monotone_on_bands_matches_brute_force(seed, solver):
     assert sw.check_card(card, prepare_data(X, y, feature_names=names, warn=False), spec) == []
 
 
+@pytest.mark.slow
 def test_the_brute_force_sees_the_rows_dropped(monkeypatch):
     """Sabotage: without monotone's rows the fits return cards that break it (or beat the true
     optimum) on some of these problems, and the comparison above says so."""
@@ -87,7 +89,7 @@ def test_the_brute_force_sees_the_rows_dropped(monkeypatch):
     assert caught > 0
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_the_search_never_returns_a_card_that_breaks_it(seed):
     rng = np.random.default_rng(950 + seed)
     X, y, names, variables = tiny_band_problem(950 + seed, n=30)

@@ -19,6 +19,7 @@ from brute import best_objective, enumerate_cards, row_errors
 from tiny_problems import BOX, RULES, random_operational_spec, spec_or_skip, tiny_problem
 
 
+@pytest.mark.slow
 def test_sleep_apnea_style_spec_on_breastcancer(paper_data):
     """The paper's sec. 5 workflow: FPR <= 20 %, at most 5 features, sign constraints."""
     X, y = paper_data("breastcancer")  # label 1 = malignant, although the column says Benign
@@ -37,6 +38,7 @@ def test_sleep_apnea_style_spec_on_breastcancer(paper_data):
     assert ((card.score(X) >= card.threshold) == (card.predict(X) == 1)).all()
 
 
+@pytest.mark.slow
 def test_time_limit_returns_incumbent_with_honest_gap(paper_data):
     X, y = paper_data("heart")
     card = sw.fit(X, y, C0=0.01, time_limit=1.0)
@@ -62,6 +64,7 @@ def test_incumbents_stream_while_solving(paper_data):
 
 
 @pytest.mark.parametrize("in_child", [False, True])
+@pytest.mark.slow
 def test_the_solver_streams_its_rising_bound(paper_data, in_child):
     from slimwidgets.solvers.mip import solve_formulation
 
@@ -83,6 +86,7 @@ def test_the_solver_streams_its_rising_bound(paper_data, in_child):
     assert heard[-1] <= result.bound + 1e-9 <= result.objective + 1e-9
 
 
+@pytest.mark.slow
 def test_every_incumbent_carries_the_best_bound_seen(paper_data):
     """Cards from the search and the pools beside a time-limited MIP know no bound of their
     own; they are reported with the best bound the MIP has streamed so far."""
@@ -95,6 +99,7 @@ def test_every_incumbent_carries_the_best_bound_seen(paper_data):
     assert card.bound >= bounds[-1] - 1e-12
 
 
+@pytest.mark.slow
 def test_cancel_stops_a_running_solve(paper_data):
     X, y = paper_data("heart")
     cancel = threading.Event()
@@ -119,7 +124,7 @@ def test_warm_start_keeps_the_optimum(paper_data):
     assert again.objective == pytest.approx(first.objective, abs=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.seeds(4)
 def test_cbc_and_highs_agree(seed):
     X, y, names = tiny_problem(7000 + seed)
     spec = sw.make_spec(C0=0.02, **BOX)
@@ -151,7 +156,7 @@ def test_thread_count_can_change_between_solves():
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(25))
+@pytest.mark.seeds(25)
 def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed, zero_score):
     rng = np.random.default_rng(9000 + seed)
     X, y, names = tiny_problem(9000 + seed)
@@ -177,7 +182,7 @@ def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed, zero_s
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.seeds(20)
 def test_kicks_from_the_elite_give_valid_cards_that_never_beat_the_optimum(seed, zero_score):
     """The iterated search (kicks of 1-3 features from one of the best distinct local optima)
     with no deadline stops after a count of fruitless kicks, so what it returns depends on no
@@ -212,7 +217,7 @@ def test_kicks_from_the_elite_give_valid_cards_that_never_beat_the_optimum(seed,
         assert obj - form.epsilon * np.abs(lam[free]).sum() == pytest.approx(value - spec.C0 * locked, abs=1e-9)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_linear_starts_stay_in_the_box_and_under_the_size_cap(seed):
     """Rounded classifier starts use allowed points only and at most max_size features
     (required ones kept), whatever the scale."""
@@ -284,6 +289,7 @@ def test_every_highs_run_shares_the_thread_bookkeeping(paper_data):
     assert solve_formulation(form, threads=1).status == "optimal"
 
 
+@pytest.mark.slow
 def test_mammo_cannot_match_the_papers_train_error_at_its_size(paper_data):
     """The live-speed issue asks for the paper's 18.3 % train error with <= 9 features on
     mammo; the proven optimum on the full data is 177 errors of 961 (18.4 %): the paper's
@@ -295,6 +301,7 @@ def test_mammo_cannot_match_the_papers_train_error_at_its_size(paper_data):
     assert round(m.error * len(y)) == 177 and m.error > 0.183
 
 
+@pytest.mark.slow
 def test_time_limited_runs_search_beside_the_mip_and_leave_no_thread(paper_data):
     X, y = paper_data("mushroom")
     data = prepare_data(X, y, warn=False)
@@ -307,7 +314,7 @@ def test_time_limited_runs_search_beside_the_mip_and_leave_no_thread(paper_data)
     assert sw.check_card(card, data, spec) == []
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.seeds(40)
 def test_intercept_losses_match_the_definition_at_every_intercept(seed):
     """The sorted-threshold sweep gives, for every intercept, the weighted loss of its wrong rows
     (y (score + b) below the row's margin: 0 for positives under the default rule) and inf

@@ -71,7 +71,7 @@ def cards_value(card, X, y, names, C0, weights=None, zero_score="positive"):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.seeds(20)
 def test_plain_slim_matches_brute_force(seed, solver, zero_score):
     X, y, names = tiny_problem(seed)
     C0 = [0.0, 0.01, 0.05, 0.2][seed % 4]
@@ -82,7 +82,7 @@ def test_plain_slim_matches_brute_force(seed, solver, zero_score):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_default_C0_loses_no_accuracy(seed, solver, zero_score):
     X, y, names = tiny_problem(100 + seed)
     card = sw.fit(X, y, feature_names=names, solver=spec_solver(solver), zero_score=zero_score, **BOX)
@@ -95,7 +95,7 @@ def test_default_C0_loses_no_accuracy(seed, solver, zero_score):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.seeds(30)
 def test_operational_constraints_match_brute_force(seed, solver, zero_score):
     rng = np.random.default_rng(1000 + seed)
     X, y, names = tiny_problem(1000 + seed)
@@ -114,7 +114,7 @@ def test_operational_constraints_match_brute_force(seed, solver, zero_score):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.seeds(16)
 def test_fpr_cap_gives_the_most_sensitive_card(seed, solver, zero_score):
     X, y, names = tiny_problem(2000 + seed, n_features=3)
     cap = [0.0, 0.2, 0.34, 0.5][seed % 4]
@@ -131,7 +131,7 @@ def test_fpr_cap_gives_the_most_sensitive_card(seed, solver, zero_score):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_tpr_floor_gives_the_most_specific_card(seed, solver, zero_score):
     X, y, names = tiny_problem(3000 + seed, n_features=3)
     floor = [0.5, 0.8, 1.0, 0.3][seed % 4]
@@ -146,7 +146,7 @@ def test_tpr_floor_gives_the_most_specific_card(seed, solver, zero_score):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_default_C0_under_a_size_cap_loses_no_accuracy(seed, solver, zero_score):
     """With max_size the default C0 counts only the features a card can use (a larger C0,
     still below one error for all of them): the most accurate card of that size, then the sparsest."""
@@ -173,7 +173,7 @@ def test_eps_never_trades_an_error_for_a_feature(solver):
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_collapsing_duplicate_rows_keeps_the_optimum(seed, zero_score):
     X, y, names = tiny_problem(4000 + seed)
     rng = np.random.default_rng(seed)
@@ -191,7 +191,7 @@ def test_collapsing_duplicate_rows_keeps_the_optimum(seed, zero_score):
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_integer_sample_weights_equal_repeated_rows(seed, zero_score):
     X, y, names = tiny_problem(5000 + seed)
     w = np.random.default_rng(seed).integers(1, 4, size=len(y))
@@ -204,7 +204,7 @@ def test_integer_sample_weights_equal_repeated_rows(seed, zero_score):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_preference_penalties_and_missing_counts_match_brute_force(seed, solver, zero_score):
     """Per-feature C0_j (the paper's preferences), and C0_j = C0 + M/N for imputed features."""
     X, y, names = tiny_problem(6000 + seed, n_features=3)
@@ -224,7 +224,7 @@ def test_preference_penalties_and_missing_counts_match_brute_force(seed, solver,
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_class_weights_match_brute_force(seed, solver, zero_score):
     X, y, names = tiny_problem(6500 + seed, n_features=3)
     weights = [(1.0, 3.0), (2.0, 1.0), "balanced"][seed % 3]
@@ -250,7 +250,7 @@ def _empty_card(form):
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(24))
+@pytest.mark.seeds(24)
 def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     """Every size above the walked ones must be searched by its own MIP: starting from the empty
     card, the optimum (which uses features) can only come from the walk or those MIPs."""
@@ -288,7 +288,7 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_what_a_proof_by_size_reports_while_its_walk_runs_is_a_valid_bound(seed, zero_score):
     """The walk of the small sizes runs beside the first size's MIP: every bound told on the way
     (incumbents and bound rises) is at most the brute-force optimum, and the walk's card joins."""
@@ -354,7 +354,7 @@ class _CancelAfter:
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_a_stopped_proof_by_size_reports_a_valid_bound(seed, zero_score):
     """Stopped at any point (in the walk, between sizes, or out of time), the bound still holds
     for every card and the card is the start or better."""
@@ -386,7 +386,7 @@ def test_a_stopped_proof_by_size_reports_a_valid_bound(seed, zero_score):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_decimal_features_match_brute_force(seed, solver, zero_score):
     """Real-valued columns on a decimal grid: the margin (here 0.1) makes "total < 0" and, under
     the paper's rule, "total > 0" exact, so the optimum is brute force's under both rules."""
@@ -400,7 +400,8 @@ def test_decimal_features_match_brute_force(seed, solver, zero_score):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
+@pytest.mark.slow
 def test_ill_scaled_decimal_data_match_brute_force(seed, solver, zero_score):
     """Spambase in miniature: three-decimal columns in the thousands, big-M over the margin past
     10^6. Every proof path proves brute force's optimum (HiGHS with the tolerances that keep a
@@ -430,7 +431,7 @@ def shifted_problem(seed: int, n_features: int = 3):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", ["highs", "by_size"])
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.seeds(16)
 def test_the_derived_box_and_the_rows_big_m_keep_the_optimum(seed, solver, zero_score):
     """No intercept_range: the derived box (narrowed by max_size) and the big-M of each loss row
     from the differences between rows (core/reach.py) never exclude an optimal card."""
@@ -447,7 +448,7 @@ def test_the_derived_box_and_the_rows_big_m_keep_the_optimum(seed, solver, zero_
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(24))
+@pytest.mark.seeds(24)
 def test_each_size_program_keeps_every_card_that_beats_its_cutoff(seed, zero_score):
     """``Formulation.restricted(size, below)``: each size's big-M, its narrowed intercept box and
     the rows fixed right (heavier than the loss a card below the cutoff may have) keep every

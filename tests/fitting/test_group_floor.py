@@ -63,7 +63,7 @@ def meets_rows(form, points, intercept) -> bool:
     return all(float(row.coef @ wrong) <= row.upper + 1e-9 for row in form.rate_rows)
 
 
-@pytest.mark.parametrize("seed", range(24))
+@pytest.mark.seeds(24)
 def test_floor_never_passes_the_brute_force_optimum(seed):
     """The floor (without the rows, raised by the Lagrangian bounds) is at most the grouped
     optimum; a proven answer is that optimum; a card met on the way meets the rows."""
@@ -83,6 +83,7 @@ def test_floor_never_passes_the_brute_force_optimum(seed):
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
+@pytest.mark.slow
 def test_the_lagrangian_bounds_raise_the_floor_and_prove_optima():
     """Over the tiny problems whose best card without the rows breaks them, the Lagrangian
     bounds raise the floor above the optimum without the rows on some, and close on some
@@ -107,7 +108,8 @@ def test_the_lagrangian_bounds_raise_the_floor_and_prove_optima():
     assert broken >= 10 and raised >= 3 and closed >= 1, (broken, raised, closed)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
+@pytest.mark.slow
 def test_the_penalized_problem_is_a_floor_card_by_card(seed):
     """For any multipliers, every card's penalized objective plus the constant is at most its
     objective plus the multipliers times its rows' excess (weak duality card by card), and the

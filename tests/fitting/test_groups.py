@@ -55,7 +55,8 @@ def objective(card, X, y, C0, zero_score):
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(15))
+@pytest.mark.seeds(15)
+@pytest.mark.slow
 def test_group_settings_match_brute_force(seed, solver, zero_score):
     X, y, names, groups = grouped_problem(7000 + seed, n_groups=2 + seed % 2)
     C0 = 0.01
@@ -79,7 +80,7 @@ def test_group_settings_match_brute_force(seed, solver, zero_score):
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.seeds(20)
 def test_local_search_returns_only_cards_that_meet_the_group_rows(seed, zero_score):
     """The fast search holds the group rows: whatever it returns is among brute force's
     feasible cards (and it finds one whenever there is one on these tiny boxes)."""
@@ -95,6 +96,7 @@ def test_local_search_returns_only_cards_that_meet_the_group_rows(seed, zero_sco
     assert match.any(), (found.coefficients, found.intercept)
 
 
+@pytest.mark.slow
 def test_gap_rows_cannot_be_met_by_claiming_errors_a_card_does_not_make():
     """A gap row counts one group's errors negatively: without 'z = 1 => wrong' the program
     could close a gap with errors the card does not make. Brute force decides."""
@@ -132,6 +134,7 @@ def test_group_settings_need_the_column_and_known_groups():
         sw.fit(X, [1, 0, 0, 1], sensitive_features=["F"] * 4)
 
 
+@pytest.mark.slow
 def test_a_text_column_is_the_group_only_and_a_numeric_one_stays_a_feature():
     X = pd.DataFrame({"a": [1, 0, 1, 0, 1, 0], "male": [1, 1, 1, 0, 0, 0], "sex": list("MMMFFF")})
     y = [1, 0, 1, 1, 0, 0]
@@ -168,7 +171,7 @@ def test_a_gap_that_does_not_bind_is_proven_by_the_spec_without_it():
     assert loose.objective == pytest.approx(plain.objective, abs=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.seeds(10)
 def test_pool_programs_keep_the_groups_apart(seed):
     """Feature-pool MIPs merge rows that agree on the pool; rows of different groups must stay
     apart, so a pool of the first two features gives brute force's optimum among the cards that

@@ -85,6 +85,7 @@ def test_few_patterns_fit_exactly_as_before(monkeypatch):
 
 
 @pytest.mark.parametrize("options", [dict(max_size=5), dict(max_size=4, max_fpr=0.05)])
+@pytest.mark.slow
 def test_a_card_searched_on_a_sample_carries_the_figures_of_all_rows(sampled, options):
     X, y = planted(6_000, 10, seed=5)
     seen = []
@@ -104,6 +105,7 @@ def test_a_card_searched_on_a_sample_carries_the_figures_of_all_rows(sampled, op
     assert sw.ScoringSystem.from_json(card.to_json()).details["sample"]["rows"] == sample["rows"]
 
 
+@pytest.mark.slow
 def test_the_sampled_search_finds_the_planted_card(sampled):
     X, y = planted(6_000, 10, seed=6)
     card = sw.fit(X, y, max_size=5, time_limit=4)
@@ -122,6 +124,7 @@ class FakeClock:
 
 
 @pytest.mark.parametrize("step", [0.001, 0.05, 3.0])
+@pytest.mark.slow
 def test_every_phase_gets_only_the_time_left(sampled, monkeypatch, step):
     """Whatever the phases cost (each look at a fake clock costs ``step`` seconds, the deadline
     passes before the search when it is 3 s), each search on a sample is given only what is

@@ -19,8 +19,9 @@ from slimwidgets.core.status import details_text
 from slimwidgets.solvers import worker
 from solver_children import HANG, kill_a_busy_child
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or not worker.available(),
-                                reason="kills a solver child process")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux") or not worker.available(),
+                                 reason="kills a solver child process"),
+              pytest.mark.slow]  # a worker process killed: python -m pytest --all runs them
 
 
 def test_a_killed_solver_process_returns_the_best_card_so_far(paper_data):

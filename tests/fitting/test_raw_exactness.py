@@ -21,7 +21,7 @@ def tiny_raw(seed: int, n: int = 24) -> tuple[pd.DataFrame, np.ndarray]:
     return pd.DataFrame({"x": x, "level": level}), y
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_raw_fit_matches_brute_force_over_its_rules(seed):
     X, y = tiny_raw(8100 + seed)
     builder = RuleBuilder(n_cuts=1).fit(X)

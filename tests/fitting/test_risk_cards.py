@@ -39,7 +39,8 @@ def _oracle(X, y, names, spec, data):
 
 
 @pytest.mark.parametrize("scale", [True, False])
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
+@pytest.mark.slow
 def test_walk_matches_brute_force(seed, scale):
     X, y, names = tiny(seed)
     options = dict(SPECS[seed % len(SPECS)], loss="logistic", scale=scale, coef_range=(-2, 2), intercept_range=(-3, 3))
@@ -65,7 +66,8 @@ def test_walk_matches_brute_force(seed, scale):
     assert sw.check_card(card, prepare_data(X, y), spec) == []
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
+@pytest.mark.slow
 def test_search_is_never_better_than_the_optimum_and_usually_reaches_it(seed):
     X, y, names = tiny(seed + 100, n=40, d=4)
     spec = sw.make_spec(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3), max_size=3)
@@ -79,6 +81,7 @@ def test_search_is_never_better_than_the_optimum_and_usually_reaches_it(seed):
     assert card.status == "optimal" and card.objective == pytest.approx(best, abs=1e-7)
 
 
+@pytest.mark.slow
 def test_heuristic_cards_say_so_and_keep_every_constraint(paper_data):
     X, y = paper_data("heart")
     first = []
@@ -181,6 +184,7 @@ def test_decision_cards_have_no_predicted_risk_and_keep_their_exports():
         sw.ScoringSystem(("a",), (1,), 0, family="risk")
 
 
+@pytest.mark.slow
 def test_estimator_fits_risk_cards():
     from sklearn.model_selection import cross_val_score
 
@@ -228,7 +232,8 @@ def test_alternatives_are_distinct_near_optimal_and_match_brute_force(loss):
         assert len(cards) > 1 and cards[1].objective == pytest.approx(best, abs=1e-7)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
+@pytest.mark.slow
 def test_cutting_planes_prove_the_optimum_without_scale_and_bound_it_with_scale(seed):
     X, y, names = tiny(seed + 50)
     options = dict(SPECS[seed % len(SPECS)], loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
@@ -250,7 +255,7 @@ def test_cutting_planes_prove_the_optimum_without_scale_and_bound_it_with_scale(
     assert bound <= best + 1e-9
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_the_continuous_fit_reaches_the_box_constrained_optimum_on_merged_rows_too(seed):
     """The beam's fit (projected Newton) against scipy's L-BFGS-B on the same bounded problem,
     on the rows as they are and on the rows merged by support (binary features)."""

@@ -73,7 +73,7 @@ def _holds(card, X, y, groups, spec, weights=None) -> bool:
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.parametrize("scale", [True, False])
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_the_walk_under_group_settings_matches_brute_force(seed, scale, zero_score):
     X, y, names, groups = grouped_risk_problem(100 + seed)
     weights = np.arange(len(y)) % 3 + 1.0 if seed % 4 == 1 else None  # sample weights count in the rates
@@ -91,7 +91,7 @@ def test_the_walk_under_group_settings_matches_brute_force(seed, scale, zero_sco
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_the_cutting_planes_prove_group_settings_without_scale(seed, zero_score):
     """No walk, no time limit: the master with the group rows runs until it proves the card."""
     X, y, names, groups = grouped_risk_problem(200 + seed)
@@ -106,7 +106,8 @@ def test_the_cutting_planes_prove_group_settings_without_scale(seed, zero_score)
     assert _holds(card, X, y, groups, spec)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
+@pytest.mark.slow
 def test_the_master_bound_with_a_multiplier_stays_below_the_optimum(seed):
     X, y, names, groups = grouped_risk_problem(300 + seed)
     spec = sw.make_spec(**BOX, **group_settings(seed))
@@ -119,7 +120,7 @@ def test_the_master_bound_with_a_multiplier_stays_below_the_optimum(seed):
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_the_search_returns_only_cards_that_meet_the_group_settings(seed, zero_score):
     X, y, names, groups = grouped_risk_problem(400 + seed, n=30, d=3)
     spec = sw.make_spec(**BOX, **group_settings(seed), zero_score=zero_score, max_size=2)
@@ -139,7 +140,7 @@ def test_the_search_returns_only_cards_that_meet_the_group_settings(seed, zero_s
     assert sw.check_card(card, data, spec) == []
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.seeds(20)
 def test_the_intercept_runs_are_exactly_the_intercepts_that_meet_the_settings(seed):
     X, y, names, groups = grouped_risk_problem(500 + seed, n=25, d=3)
     spec = sw.make_spec(**BOX, **group_settings(seed), zero_score=RULES[seed % 2])
@@ -166,6 +167,7 @@ def test_a_risk_card_clash_names_the_groups_and_settings():
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
+@pytest.mark.slow
 def test_a_risk_card_under_a_gap_on_real_data_keeps_it(paper_data):
     """The breast cancer data, a made-up two-level group: the gap holds on every row."""
     X, y = paper_data("breastcancer")
@@ -187,7 +189,7 @@ def test_calibration_in_the_large_by_group_is_refused_with_the_reason(name):
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_auto_with_the_floor_without_groups_matches_brute_force(seed):
     """solver="auto": the spec without its group settings first (its proven card is the answer
     when it meets them), then the whole spec; either way the optimum, and a floor never above it."""
@@ -207,6 +209,7 @@ def test_auto_with_the_floor_without_groups_matches_brute_force(seed):
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
+@pytest.mark.slow
 def test_a_gap_that_does_not_bind_is_proven_by_the_risk_card_without_it():
     X, y, names, groups = grouped_risk_problem(800, n=30, d=3)
     spec = sw.make_spec(**BOX, max_tpr_gap=1.0, max_fpr_gap=1.0)

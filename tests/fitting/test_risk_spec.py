@@ -58,6 +58,7 @@ def _fit_or_clash(X, y, spec, **kw):
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
 @pytest.mark.parametrize("scale", [True, False])
 @pytest.mark.parametrize("case", range(len(OPTIONS)))
+@pytest.mark.slow
 def test_walk_under_every_option_matches_brute_force(case, scale):
     X, y, names = tiny(case + 20)
     weights = np.arange(len(y)) % 3 + 1.0 if case % 2 else None  # sample weights count in caps and loss
@@ -88,6 +89,7 @@ def test_cutting_planes_prove_every_option_without_scale(case):
 
 
 @pytest.mark.parametrize("case", range(len(OPTIONS)))
+@pytest.mark.slow
 def test_cutting_plane_bound_with_a_multiplier_stays_below_the_optimum(case):
     X, y, names = tiny(case + 60)
     spec = sw.make_spec(**BOX, **OPTIONS[case])
@@ -100,6 +102,7 @@ def test_cutting_plane_bound_with_a_multiplier_stays_below_the_optimum(case):
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
 @pytest.mark.parametrize("case", range(len(OPTIONS)))
+@pytest.mark.slow
 def test_the_search_returns_only_cards_that_meet_every_rule(case):
     X, y, names = tiny(case + 80, n=40, d=4)
     spec = sw.make_spec(**BOX, **OPTIONS[case], max_size=3) if "max_size" not in OPTIONS[case] else \
@@ -119,6 +122,7 @@ def test_the_search_returns_only_cards_that_meet_every_rule(case):
     assert sw.check_card(card, data, spec) == []
 
 
+@pytest.mark.slow
 def test_capped_risk_cards_on_real_data_keep_the_cap(paper_data):
     X, y = paper_data("heart")
     for cap in ({"max_fpr": 0.1}, {"min_tpr": 0.9}):

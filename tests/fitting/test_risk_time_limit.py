@@ -60,6 +60,7 @@ def test_the_checked_risk_card_is_back_by_the_time_limit(monkeypatch, problem, f
     assert card.status == "heuristic" and check_card(card, data, spec) == []
 
 
+@pytest.mark.slow
 def test_the_floor_of_the_whole_box_stops_at_the_proofs_deadline(monkeypatch, problem):
     """Where the tree by supports does not go (caps), the relaxation's floor is given the
     proof's own deadline, not a second past it, and is not started once that has passed (its

@@ -15,6 +15,8 @@ from slimwidgets.core.rules import RuleBuilder
 from slimwidgets.core.wording import describe_spec
 from slimwidgets.fitting import size_cv
 
+pytestmark = pytest.mark.slow  # cross-validated fits: python -m pytest --all runs them
+
 
 def raw_table(n: int = 90, seed: int = 3) -> tuple[pd.DataFrame, pd.Series]:
     """A small clinical-looking table: real-valued measurements, a text column, missing values."""

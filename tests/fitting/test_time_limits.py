@@ -65,6 +65,7 @@ def watch_phases(monkeypatch, clock):
 
 
 @pytest.mark.parametrize("step", [0.001, 0.05, 0.5])
+@pytest.mark.slow
 def test_each_phase_is_given_only_the_time_left(monkeypatch, step):
     """Whatever each look at the clock costs, every phase ends by the time limit when it keeps
     to what it is given (the polish leaves room for the card's figures and checks)."""
@@ -210,6 +211,7 @@ def raw_rows(n_rows=300, seed=5):
 
 
 @pytest.mark.parametrize("fit_seconds, folds_in_time", [(2.0, 1), (0.5, 4)])
+@pytest.mark.slow
 def test_the_size_cv_starts_no_fit_after_its_deadline(monkeypatch, fit_seconds, folds_in_time):
     """Each fold fit takes ``fit_seconds`` on a fake clock: none starts at or after the CV's
     deadline, each is given at most the time to it, and the choice rests on the folds whose every
@@ -268,6 +270,7 @@ def test_rules_that_take_the_limit_leave_no_time_for_the_size_cv(monkeypatch):
     assert sw.check_card(card, prepare_data(card.rules.transform(X), y), card.spec) == []
 
 
+@pytest.mark.slow
 def test_a_large_table_is_cross_validated_on_a_stratified_sample(monkeypatch):
     """More rows than CV_ROWS: the folds are drawn from a seeded sample of that many rows, each
     class keeping its share; the choice says so. A decision on sizes, never on a clock."""

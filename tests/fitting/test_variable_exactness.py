@@ -45,7 +45,8 @@ def _solver(solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.seeds(20)
+@pytest.mark.slow
 def test_settings_by_variable_match_brute_force(seed, solver):
     rng = np.random.default_rng(500 + seed)
     X, y, names, variables = tiny_variable_problem(500 + seed)
@@ -64,7 +65,7 @@ def test_settings_by_variable_match_brute_force(seed, solver):
     assert sw.check_card(card, prepare_data(X, y, feature_names=names, warn=False), spec) == []
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.seeds(10)
 def test_the_search_never_returns_a_card_that_breaks_them(seed):
     rng = np.random.default_rng(700 + seed)
     X, y, names, variables = tiny_variable_problem(700 + seed, n=30)
@@ -142,7 +143,8 @@ def test_without_variables_max_variables_is_max_size():
 
 # -- risk cards --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("solver", ["highs", "enumerate"])
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.seeds(10)
+@pytest.mark.slow
 def test_risk_cards_keep_them_and_match_brute_force(seed, solver):
     rng = np.random.default_rng(900 + seed)
     X, y, names, variables = tiny_variable_problem(900 + seed, n=20)

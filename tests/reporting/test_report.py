@@ -97,6 +97,7 @@ def test_the_data_section_counts_missing_values_and_leaves_those_rows_out():
     assert "complete cases" in doc
 
 
+@pytest.mark.slow
 def test_report_of_a_fitted_decision_card_with_bootstrap_and_cv(tmp_path):
     X, y = load_demo()
     card = sw.fit_cv(X[:300], y[:300], max_size=[2, 3], cv=3, time_limit=2, progress=False)
@@ -111,6 +112,7 @@ def test_report_of_a_fitted_decision_card_with_bootstrap_and_cv(tmp_path):
     assert "highspy" in doc and "max_size" in doc
 
 
+@pytest.mark.slow
 def test_a_recalibrated_card_reports_its_history():
     X, y = load_demo()
     card = sw.fit(X[:300], y[:300], max_fpr=0.2, max_size=3, time_limit=2)

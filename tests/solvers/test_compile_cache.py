@@ -11,8 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from slimwidgets.core import losses
 from slimwidgets.solvers import _kernels, _scan_kernels
+
+pytestmark = pytest.mark.slow  # fresh interpreters compiling the kernels: python -m pytest --all runs them
 
 ROOT = Path(__file__).resolve().parents[2]
 FIT = """

@@ -35,7 +35,7 @@ def _exact_best(X, y, names, spec, form) -> float:
         np.isclose(cards["loss"] + 0.01 * cards["size"], best_objective(cards, 0.01), rtol=0, atol=1e-12)].min()
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_the_tolerances_leave_no_row_switched_off(seed):
     """delta + M tau stays below half the margin: a z_i HiGHS takes as 0 cannot make a wrong row right."""
     _, _, _, _, form = _ill_scaled(seed, "positive")
@@ -70,7 +70,8 @@ def test_rows_of_weights_do_not_count_as_big_m():
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
+@pytest.mark.slow
 def test_highs_proves_ill_scaled_programs_exactly(seed, zero_score):
     X, y, names, spec, form = _ill_scaled(seed, zero_score)
     result = _solve(form)
@@ -81,7 +82,7 @@ def test_highs_proves_ill_scaled_programs_exactly(seed, zero_score):
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_with_loose_tolerances_a_false_claim_is_refused_and_the_bound_stays_below(seed, zero_score, monkeypatch):
     """HiGHS's defaults on the same programs: it takes z_i ~ margin / M as 0 and "proves" too good
     a value; the exact re-evaluation refuses the claim ("feasible"), and what is kept as the bound

@@ -33,7 +33,7 @@ def random_case(rng, value, real=False):
 
 
 @pytest.mark.parametrize("real", [False, True])
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.seeds(60)
 def test_shifting_a_binary_rule_gives_the_losses_of_moving_each_row(seed, real):
     rng = np.random.default_rng(seed)
     value = float(rng.choice([1, 2, -1, 3]))

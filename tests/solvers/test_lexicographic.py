@@ -65,7 +65,7 @@ def solved(seed: int):
     return best, build_formulation(data, spec), enumerate_cards(X, y, names, spec, weights)
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.seeds(30)
 def test_the_dominant_proof_matches_brute_force(seed):
     """prove_dominant's floor is the least weight of dominant errors, and its card attains it."""
     best, form, cards = solved(seed)
@@ -84,6 +84,7 @@ def test_the_dominant_proof_matches_brute_force(seed):
     assert stopped.floor <= min(losses) + 1e-9
 
 
+@pytest.mark.slow
 def test_conflict_sets_hold_for_every_card_in_the_box():
     """No card gets every row of a conflict set right (brute force over each tiny problem's
     box, caps and size limits left out since the sets hold for any card); the sets found
@@ -114,7 +115,7 @@ def test_a_conflict_of_four_rows():
     assert proof.proven and class_limits(form, proof.floor, proof.coefficients, proof.intercept)["tpr_max"] == 0.5
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.seeds(30)
 def test_the_limit_read_from_any_valid_bound_holds(seed):
     """class_limits turns a bound into a TPR (FPR) limit: from the optimum's objective it is the
     best rate itself, from any lower bound a limit no card passes."""
@@ -135,7 +136,7 @@ def test_the_limit_read_from_any_valid_bound_holds(seed):
             assert weak["fpr_min"] <= best + 1e-12
 
 
-@pytest.mark.parametrize("seed", range(24))
+@pytest.mark.seeds(24)
 def test_fit_proves_the_best_rate_first_and_says_so(seed, monkeypatch):
     """With the walk ruled out, fit proves the dominant part first: the card's details carry the
     proven limit, every reported bound holds, and an optimal card has the brute-force best rate."""

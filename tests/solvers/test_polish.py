@@ -28,7 +28,7 @@ def tied_cards(form, X, y, names, spec):
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.seeds(16)
 def test_the_polish_never_changes_the_objective_the_status_or_the_bound(seed, zero_score, monkeypatch):
     rng = np.random.default_rng(11000 + seed)
     X, y, names = tiny_problem(11000 + seed)

@@ -28,7 +28,7 @@ def _pool_optimum(X, y, names, spec, pool, C0):
 
 
 @pytest.mark.parametrize("zero_score", RULES)
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.seeds(30)
 def test_a_pool_gives_the_brute_force_best_card_on_its_features(seed, zero_score):
     rng = np.random.default_rng(4000 + seed)
     X, y, names = tiny_problem(4000 + seed, n_features=int(rng.integers(3, 5)))
@@ -121,6 +121,7 @@ def test_a_pool_of_every_feature_is_left_to_the_whole_solve():
     assert solve_pool(form, [0, 1]).objective < poor[2]  # although the pool would improve it
 
 
+@pytest.mark.slow
 def test_mushroom_max_accuracy_card_is_found_by_a_pool(paper_data):
     """The case the pools exist for: 7 features, zero training errors (the local search stops
     at a few errors; the whole MIP needs ~30 s). No deadline: what is found must not depend

@@ -17,7 +17,7 @@ PULP_SOLVERS = [None, "PULP_CBC_CMD", "HiGHS"]
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
 @pytest.mark.parametrize("name", PULP_SOLVERS)
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_a_pulp_solve_is_the_optimum_and_agrees_with_highs(seed, name):
     X, y, names = tiny_problem(3100 + seed)
     options = dict(BOX, max_fpr=[None, 0.5][seed % 2], max_size=[None, 2][seed % 3 == 0])
@@ -31,6 +31,7 @@ def test_a_pulp_solve_is_the_optimum_and_agrees_with_highs(seed, name):
     assert spec.solver == "pulp" and spec.pulp_solver == name
 
 
+@pytest.mark.slow
 def test_formulate_solves_through_pulp_with_the_user_s_rows_and_groups():
     X, y, names = tiny_problem(3200, n_features=3)
     X = pd.DataFrame(X, columns=names)

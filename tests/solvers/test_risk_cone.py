@@ -77,6 +77,7 @@ def _setup(kind: str, seed: int):
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
 @pytest.mark.parametrize("kind,seed", CASES)
+@pytest.mark.slow
 def test_the_proof_with_a_free_multiplier_finds_the_brute_force_optimum(kind, seed):
     prob, best, (X, ysign, w) = _setup(kind, seed)
     assert prob.scale and best is not None
@@ -98,7 +99,7 @@ def _cards_in(values: list[np.ndarray], ilo: int, ihi: int):
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_a_node_floor_never_passes_the_best_card_in_its_box(seed):
     """Random sub-boxes of one support, some leaving out 0 or the intercept's middle: the cone
     floor is at most the least loss of every integer card in the box, each at its best t."""
@@ -120,7 +121,7 @@ def test_a_node_floor_never_passes_the_best_card_in_its_box(seed):
     assert MIN_INVERSE_MULTIPLIER <= t <= T_MAX
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.seeds(10)
 def test_the_walk_over_intercepts_is_exact_from_any_start(seed):
     """With the points fixed, the best intercept and multiplier over ilo..ihi, from the
     relaxation's start or either end of the box; flat stretches (scores all 0) included."""
@@ -148,6 +149,7 @@ def test_the_walk_over_intercepts_is_exact_from_any_start(seed):
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
 @pytest.mark.parametrize("gap", [0.02, 0.1])
+@pytest.mark.slow
 def test_a_requested_gap_is_honoured_with_a_free_multiplier(gap):
     prob, best, _ = _setup("weights", 1)
     result = prove_by_supports(prob, empty_risk_card(prob), gap=gap)

@@ -81,6 +81,7 @@ def test_a_requested_gap_is_honoured_and_its_floor_stays_below_the_optimum(case,
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
 @pytest.mark.parametrize("case", range(len(PLAIN)))
+@pytest.mark.slow
 def test_with_a_multiplier_the_support_floor_never_passes_the_optimum(case):
     X, y, names = tiny(case + 500, d=3)
     spec = sw.make_spec(**BOX, **PLAIN[case] if case not in (5, 6) else {})
@@ -94,7 +95,6 @@ def test_with_a_multiplier_the_support_floor_never_passes_the_optimum(case):
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
 def test_stopped_early_it_claims_nothing_beyond_its_floor():
     X, y, names, spec, prob = _problem(0, 600, scale=False)
-    best = _oracle(X, y, names, spec)[0]
     result = prove_by_supports(prob, empty_risk_card(prob), deadline=time.perf_counter() - 1.0)
     assert not result.complete and result.floor == -math.inf
 
@@ -139,6 +139,7 @@ def test_fit_honours_the_gap_and_says_so(monkeypatch):
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+@pytest.mark.slow
 def test_fit_with_a_multiplier_proves_its_card_and_stops(monkeypatch):
     """The default model (a free multiplier) is proven too (tests/solvers/test_risk_cone.py
     checks that proof in depth)."""
@@ -155,6 +156,7 @@ def test_fit_with_a_multiplier_proves_its_card_and_stops(monkeypatch):
 @pytest.mark.parametrize("scale", [True, False])
 @pytest.mark.parametrize("options", [{}, {"max_size": 1, "require": ["f0"]}, {"max_fpr": 0.3},
                                      {"constraints": [sw.at_least(2, ["f0", "f1", "f2"])]}])
+@pytest.mark.slow
 def test_the_dense_floor_never_passes_the_optimum(options, scale):
     X, y, names = tiny(1000 + len(options), d=3)
     spec = sw.make_spec(**BOX, **options, scale=scale)
@@ -166,6 +168,7 @@ def test_the_dense_floor_never_passes_the_optimum(options, scale):
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+@pytest.mark.slow
 def test_too_many_supports_a_multiplier_fit_states_the_relaxations_floor(monkeypatch):
     """Where the tree does not go, a fit with a free multiplier states the dense floor and stops."""
     monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
@@ -244,7 +247,7 @@ def test_a_risk_fit_whose_one_support_has_more_rules_than_a_table_of_cells_holds
     assert card.status == "optimal" and card.bound == pytest.approx(card.objective, abs=1e-9)
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.seeds(5)
 def test_rows_merged_by_their_values_keep_every_cards_loss(seed):
     """The support floors merge rows that agree on a support's values (any values, not only
     0/1) and the label: every card on the support has the same loss on the merged rows."""

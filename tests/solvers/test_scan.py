@@ -88,7 +88,7 @@ def free_support(form, points: np.ndarray) -> tuple[int, ...]:
     return tuple(np.flatnonzero((points != 0) & movable).tolist())
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.seeds(40)
 def test_floor_is_below_the_loss_of_every_card_on_the_support(seed):
     """floor(S) <= the loss of any card whose features lie in S, whatever its points."""
     form, cards = setup(seed)
@@ -107,7 +107,7 @@ def test_floor_is_below_the_loss_of_every_card_on_the_support(seed):
     assert checked > 0
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.seeds(60)
 def test_a_discarded_support_never_holds_a_better_card(seed):
     """Against an incumbent picked among the brute-force cards: every card on a support the scan
     discards is no better than it, and a survivor's least objective is a true floor."""
@@ -141,7 +141,7 @@ def empty_start(form):
     return start, form.objective_of(*start)
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.seeds(30)
 def test_the_scan_proves_the_optimum_from_a_poor_start(seed):
     """From the empty card (or none), every incumbent it reports carries a valid bound, and
     what it calls optimal is the brute-force optimum."""
@@ -159,7 +159,7 @@ def test_the_scan_proves_the_optimum_from_a_poor_start(seed):
     assert all(inc.bound <= best + 1e-12 and inc.objective >= best - 1e-12 for inc in seen)
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.seeds(20)
 def test_a_stopped_scan_reports_a_valid_bound(seed):
     """Cancelled at its first improving card (or before it starts): the bound still holds."""
     form, cards = setup(500 + seed)
@@ -184,7 +184,8 @@ def separable_problem(seed: int):
     return X, y, [f"f{j}" for j in range(6)]
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.seeds(4)
+@pytest.mark.slow
 def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch):
     """With the walk ruled out, "auto" proves by the scan; with limits it cannot meet, it
     gives the scan up and proves another way. Both are the brute-force optimum."""
@@ -204,7 +205,7 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
     assert other.objective == pytest.approx(card.objective, abs=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.seeds(4)
 def test_auto_proves_by_size_first_when_few_sizes_are_left_to_mips(seed, monkeypatch):
     """When the walk leaves at most SIZE_MIPS_FIRST sizes to MIPs, "auto" skips the scan (which
     would walk the same cards before giving up on data like breastcancer's): the brute-force

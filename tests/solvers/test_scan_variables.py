@@ -82,7 +82,8 @@ def mismatches(seed: int) -> list[str]:
     return wrong
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.seeds(40)
+@pytest.mark.slow
 def test_the_scan_under_caps_on_variables_matches_brute_force(seed):
     assert mismatches(seed) == []
 
@@ -100,6 +101,7 @@ def tightened(which: str):
 
 
 @pytest.mark.parametrize("which", ["variables", "cuts"])
+@pytest.mark.slow
 def test_a_cap_one_too_tight_is_caught(which, monkeypatch):
     """The brute-force checks above fail when the scan cuts with a cap tighter than the spec's."""
     monkeypatch.setattr(scan, "support_caps", tightened(which))
@@ -112,7 +114,7 @@ def test_a_cap_one_too_tight_is_caught(which, monkeypatch):
     pytest.fail(f"no problem caught the {which} cap made one too tight")
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.seeds(20)
 def test_supports_within_caps_counts_them(seed):
     """The count the scan's work estimate uses, against itertools."""
     rng = np.random.default_rng(seed)

@@ -20,6 +20,8 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.highs import solve_highs
 from slimwidgets.solvers.mip import solve_formulation
 
+pytestmark = pytest.mark.slow  # HiGHS in a worker process: python -m pytest --all runs them
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -39,7 +41,7 @@ def easy_form(seed: int):
     return build_formulation(prepare_data(X, y, warn=False), sw.make_spec(C0=0.01, coef_range=(-3, 3)))
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.seeds(4)
 def test_a_solve_in_the_child_equals_the_solve_in_process(seed):
     form = easy_form(seed)
     here = solve_highs(form, time_limit=None, gap=0.0, threads=1, warm_start=None, on_incumbent=None,

@@ -58,7 +58,8 @@ def check_against(best, cards, within):
     assert missed == [], f"cards within the margin on feature sets the list does not cover: {missed}"
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.seeds(4)
+@pytest.mark.slow
 def test_decision_alternatives_match_brute_force(seed):
     X, y, names = tiny(seed + 20, n=40, d=4)
     options = dict(BOX, **[{}, {"max_size": 2}, {"signs": {"f0": "+"}}, {"exclude": ["f3"]}][seed])
@@ -70,7 +71,8 @@ def test_decision_alternatives_match_brute_force(seed):
     check_against(best, cards, 0.08)
 
 
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.seeds(2)
+@pytest.mark.slow
 def test_risk_alternatives_match_brute_force(seed):
     X, y, names = tiny(seed + 30, n=30, d=3)
     spec = sw.make_spec(**BOX, loss="logistic")
@@ -121,6 +123,7 @@ def test_bad_k_and_within_are_refused():
         sw.alternatives(X, y, within=-0.1)
 
 
+@pytest.mark.slow
 def test_under_an_fpr_cap_the_margin_is_points_of_tpr():
     from slimwidgets.datasets import load_demo
 

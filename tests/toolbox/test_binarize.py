@@ -98,6 +98,7 @@ def test_sklearn_conventions_and_errors():
     assert len(pipe.predict(X.drop(columns="sex"))) == 8
 
 
+@pytest.mark.slow
 def test_breastcancer_rules_feed_fit(paper_data):
     X, y = paper_data("breastcancer")
     B = binarize(X, n_thresholds=2)

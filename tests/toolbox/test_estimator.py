@@ -102,6 +102,7 @@ def test_invalid_options_are_reported_at_fit_not_init():
 
 
 # -- fit / predict on the demo data ------------------------------------------------------------
+@pytest.mark.slow
 def test_fit_predict_on_demo_agrees_with_the_card(demo, demo_fit):
     X, y = demo
     clf = demo_fit
@@ -328,6 +329,7 @@ def check_solves(engine_calls):
 
 @pytest.mark.usefixtures("check_solves")
 @parametrize_with_checks([CHECKED], expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS, xfail_strict=True)
+@pytest.mark.slow
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", slimwidgets.DataWarning)

@@ -33,7 +33,7 @@ def _placements_auc_var(s: np.ndarray, e: np.ndarray) -> float:
     return psi.mean(axis=1).var(ddof=1) / pos.size + psi.mean(axis=0).var(ddof=1) / neg.size
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.seeds(5)
 def test_auc_matches_sklearn_scipy_and_the_pairwise_variance(seed):
     card, X, y = _risk_data(seed)
     s = card.score(X).to_numpy()
@@ -53,7 +53,7 @@ def test_wilson_matches_statsmodels(k, n):
     assert (lo, hi) == pytest.approx(proportion_confint(k, n, alpha=0.05, method="wilson"), abs=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.seeds(4)
 def test_calibration_fits_match_statsmodels(seed):
     card, X, y = _risk_data(seed)
     p = card.predict_proba(X).to_numpy()[:, 1]
@@ -74,7 +74,7 @@ def test_logistic_fit_says_nan_when_the_classes_separate():
     assert np.isnan(coef).all() and np.isnan(se).all()
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.seeds(3)
 def test_hosmer_lemeshow_is_the_pearson_chi_square_over_its_groups(seed):
     card, X, y = _risk_data(seed)
     p = card.predict_proba(X).to_numpy()[:, 1]

@@ -27,6 +27,7 @@ def tpr_gap(card, X, y, sex):
     return float(rates["TPR"].max() - rates["TPR"].min())
 
 
+@pytest.mark.slow
 def test_fairness_frontier_matches_brute_force_at_every_gap():
     X, y, sex = problem()
     box = dict(coef_range=(-2, 2), intercept_range=(-4, 4), C0=0.001)
@@ -44,6 +45,7 @@ def test_fairness_frontier_matches_brute_force_at_every_gap():
     assert np.all(np.diff(front["error"].to_numpy()) <= 1e-12)
 
 
+@pytest.mark.slow
 def test_fairness_frontier_runs_in_parallel_and_draws():
     X, y, sex = problem(5)
     front = sw.fairness_frontier(X, y, sex, gaps=[0.0, 1.0], n_jobs=2, progress=False, cache=False, C0=0.01,
@@ -66,6 +68,7 @@ def test_the_sweeps_cache_tells_group_columns_apart():
         assert tpr_gap(card, X, y, groups) <= 1e-12 and card.metrics(X, y).fpr <= 0.3 + 1e-12
 
 
+@pytest.mark.slow
 def test_size_path_cross_validation_alternatives_and_estimator_hold_the_gap():
     X, y, sex = problem(7, n=60)
     path = sw.size_path(X, y, sizes=[1, 2], sensitive_features=sex, max_tpr_gap=0.05, progress=False, cache=False)
@@ -85,6 +88,7 @@ def test_size_path_cross_validation_alternatives_and_estimator_hold_the_gap():
     assert with_name.scoring_system_.points.get("c", 0) == 0
 
 
+@pytest.mark.slow
 def test_fit_cv_holds_the_gap_in_every_fold_and_in_the_refit_card():
     X, y, sex = problem(7, n=60)
     card = sw.fit_cv(X, y, max_size=[1, 2], cv=3, sensitive_features=sex, max_tpr_gap=0.05, progress=False)

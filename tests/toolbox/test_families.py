@@ -18,7 +18,6 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.toolbox.binarize import binarize
 from slimwidgets.core.data import prepare_data
-from slimwidgets.datasets import load_paper_dataset
 from slimwidgets.toolbox.families import fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.core.scoring import ScoringSystem
@@ -28,7 +27,6 @@ from brute import card_value, enumerate_cards, penalty
 from tiny_problems import gcd_all, tiny_problem
 
 SOLVERS = ["highs", "enumerate"]
-DATA = "/work/shared/data"
 
 
 def assert_family_exact(card, X, y, names, spec, C0=0.0):
@@ -58,7 +56,7 @@ def half_errors(n, *ks):
 
 # -- PILM ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_pilm_matches_brute_force(seed, solver):
     X, y, names = tiny_problem(7000 + seed)
     rng = np.random.default_rng(seed)
@@ -139,7 +137,7 @@ def m_of_n_brute(X, y, C0):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 @pytest.mark.parametrize("zero_score", ["positive", "error"])
 def test_m_of_n_matches_brute_force(seed, solver, zero_score):
     rng = np.random.default_rng(8000 + seed)
@@ -223,7 +221,7 @@ def random_group_spec(rng, names, n, solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(14))
+@pytest.mark.seeds(14)
 def test_group_options_match_brute_force(seed, solver):
     rng = np.random.default_rng(9000 + seed)
     X, y, names = tiny_problem(9000 + seed, n_features=int(rng.integers(3, 5)))
@@ -234,7 +232,7 @@ def test_group_options_match_brute_force(seed, solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_tilm_on_threshold_rules_matches_brute_force(seed, solver):
     rng = np.random.default_rng(9500 + seed)
     n = int(rng.integers(8, 14))
@@ -259,8 +257,9 @@ def test_threshold_groups_reads_binarizer_names():
     assert rev == ["Age < 40", "x.y <= 1e-03"]
 
 
-def test_tilm_on_haberman_keeps_rules_per_feature_and_signs():
-    X, y = load_paper_dataset("haberman", DATA)
+@pytest.mark.slow
+def test_tilm_on_haberman_keeps_rules_per_feature_and_signs(paper_data):
+    X, y = paper_data("haberman")
     B = binarize(X, n_thresholds=5, direction="auto")
     groups, rev = threshold_groups(list(B.columns))
     assert set(groups) == set(X.columns) and rev  # "auto" writes both >= and < rules
@@ -270,7 +269,7 @@ def test_tilm_on_haberman_keeps_rules_per_feature_and_signs():
     assert card.solve_time < 12
     used = card.points
     assert len(used) >= 2, "a card this small on haberman would be a poor model"
-    for feature, members in groups.items():
+    for members in groups.values():
         oriented = [(-1 if m in rev else 1) * used[m] for m in members if m in used]
         assert len(oriented) <= 2
         assert all(s > 0 for s in oriented) or all(s < 0 for s in oriented)

@@ -22,7 +22,7 @@ def fresh_cache():
     clear_cache()
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.seeds(3)
 def test_frontier_matches_brute_force(seed):
     X, y = tiny(seed)
     caps = [0.0, 0.1, 0.25, 0.5, 1.0]
@@ -128,6 +128,7 @@ def test_parallel_threading_backend_same_answers_and_parallel_config_respected(m
     assert list(par.tpr) == list(seq.tpr) and list(par.status) == list(seq.status)
 
 
+@pytest.mark.slow
 def test_parallel_default_backend_uses_processes():
     X, y = tiny(7)
     par = roc_frontier(X, y, fprs=[0.1, 0.5], n_jobs=2, progress=False, cache=False, **SMALL)
@@ -179,6 +180,7 @@ def test_c0_path_trades_accuracy_for_sparsity():
     assert path["error"].is_monotonic_decreasing
 
 
+@pytest.mark.slow
 def test_breastcancer_frontier_points_have_status_and_gap(paper_data):
     X, y = paper_data("breastcancer")
     front = roc_frontier(X, y, fprs=[0.05, 0.5], time_limit=1.0, progress=False)
@@ -188,6 +190,7 @@ def test_breastcancer_frontier_points_have_status_and_gap(paper_data):
     assert front.tpr.iloc[0] > 0.9
 
 
+@pytest.mark.slow
 def test_sweeps_take_a_raw_table_and_their_cards_score_raw_rows():
     rng = np.random.default_rng(5)
     X = pd.DataFrame({"age": rng.integers(30, 85, 80), "sex": rng.choice(["F", "M"], 80)})

@@ -47,7 +47,7 @@ def value(card, X, y):
 
 
 @pytest.mark.parametrize("solver", ["auto", "highs", "cbc"])
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_user_rows_match_brute_force(seed, solver):
     X, y = tiny(100 + seed)
     prog = sw.formulate(X, y, solver=solver, **BOX)
@@ -61,7 +61,7 @@ def test_user_rows_match_brute_force(seed, solver):
     assert sw.check_card(card, prepare_data(X, y, warn=False), extended.spec) == []
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_the_search_holds_user_rows(seed):
     X, y = tiny(200 + seed)
     prog = sw.formulate(X, y, **BOX).with_rows([])

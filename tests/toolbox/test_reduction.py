@@ -58,6 +58,7 @@ def test_reduced_optimum_is_the_full_optimum(seed, zero_score, removes):
         assert objective == pytest.approx(full.objective, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_some_rows_are_removed_and_wider_sets_remove_fewer(paper_data):
     X, y = paper_data("bankruptcy")
     opts = dict(C0=0.01, intercept_range=(-10, 10))

@@ -41,6 +41,7 @@ def balanced_error(card, X, y):
     return 0.5 * (1 - m.tpr) + 0.5 * m.fpr
 
 
+@pytest.mark.slow
 def test_each_candidate_carries_its_own_cross_validation_and_the_best_is_refit():
     X, y = noisy_two_feature_data()
     card = fit_cv(X, y, max_size=[3, 1, 2], cv=4, seed=0)
@@ -60,6 +61,7 @@ def test_each_candidate_carries_its_own_cross_validation_and_the_best_is_refit()
     assert (card.points, card.threshold, card.status) == (refit.points, refit.threshold, "optimal")
 
 
+@pytest.mark.slow
 def test_grid_search_over_the_estimator_agrees_with_fit_cv():
     X, y = noisy_two_feature_data()
     folds = StratifiedKFold(4, shuffle=True, random_state=0)
@@ -71,6 +73,7 @@ def test_grid_search_over_the_estimator_agrees_with_fit_cv():
     assert search.best_estimator_.scoring_system_.points == card.points
 
 
+@pytest.mark.slow
 def test_grid_search_over_C0_in_parallel():
     X, y = noisy_two_feature_data()
     grid = {"C0": [0.2, 0.05, None]}
@@ -81,6 +84,7 @@ def test_grid_search_over_C0_in_parallel():
     assert search.best_estimator_.scoring_system_.size == sizes[grid["C0"].index(search.best_params_["C0"])]
 
 
+@pytest.mark.slow
 def test_ties_go_to_the_sparser_setting_and_the_paper_grid_is_the_default():
     X = pd.DataFrame({"a": [1, 0] * 15, "b": [1, 1, 0] * 10, "c": [0, 1, 1, 0, 1] * 6})
     y = X.a.to_numpy()  # a alone predicts y perfectly: every setting has test error 0
@@ -94,6 +98,7 @@ def test_ties_go_to_the_sparser_setting_and_the_paper_grid_is_the_default():
     assert card.details["cv"]["chosen"] == {"C0": 0.075} and card.points == {"a": 1}  # "SCORE >= 1": the smallest form
 
 
+@pytest.mark.slow
 def test_the_cv_figures_show_on_the_card_and_survive_json(tmp_path):
     X, y = noisy_two_feature_data()
     card = fit_cv(X, y, C0=[0.05, None], cv=4)
@@ -119,6 +124,7 @@ def test_the_cv_figures_show_on_the_card_and_survive_json(tmp_path):
     assert "cross_validation" not in sw.fit(X, y, max_size=1).to_dict()
 
 
+@pytest.mark.slow
 def test_a_setting_that_fails_on_a_fold_is_skipped_and_all_failing_is_an_error():
     rng = np.random.default_rng(2)
     X = pd.DataFrame(rng.integers(0, 2, size=(60, 3)), columns=["a", "b", "c"])
@@ -152,6 +158,7 @@ def test_bad_requests_fail_before_any_solve(monkeypatch):
         fit_cv(X, y, max_size=[1, 2], cv=1)
 
 
+@pytest.mark.slow
 def test_balanced_class_weights_make_a_two_sided_card_and_are_selected_by_balanced_error():
     X, y = imbalanced_data()
     with warnings.catch_warnings():
@@ -176,6 +183,7 @@ def test_balanced_class_weights_make_a_two_sided_card_and_are_selected_by_balanc
         assert c["test_error"] == pytest.approx(per_fold.mean())
 
 
+@pytest.mark.slow
 def test_parallel_folds_and_progress_bar_match_sequential(capsys):
     X, y = noisy_two_feature_data()
     seq = fit_cv(X, y, max_size=[1, 2], cv=3)

@@ -24,7 +24,7 @@ def errors(X, y, coef, intercept=0.0):
     return int(np.sum(y * (X @ coef + intercept) <= 0))
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_theorem1_rounding_keeps_every_prediction(seed):
     X, y = data(seed)
     rho = LogisticRegression(fit_intercept=False).fit(X, y).coef_.ravel()
@@ -37,7 +37,7 @@ def test_theorem1_rounding_keeps_every_prediction(seed):
     assert (np.sign(X @ lam) == np.sign(X @ rho)).all()  # the proof's stronger statement
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.seeds(4)
 def test_theorem1_with_intercept(seed):
     X, y = data(100 + seed)
     lr = LogisticRegression().fit(X, y)
@@ -59,7 +59,7 @@ def test_too_coarse_a_resolution_can_lose_accuracy():
     assert changed > 0
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_kth_margin_corollary(seed):
     X, y = data(200 + seed, n=60)
     rho = LogisticRegression(fit_intercept=False).fit(X, y).coef_.ravel()

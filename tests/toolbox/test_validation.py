@@ -17,6 +17,7 @@ def bankruptcy_cv(paper_data):
     return X, y, cross_validate(X, y, folds=5, seed=3, time_limit=5)
 
 
+@pytest.mark.slow
 def test_folds_are_stratified_and_metrics_are_recomputable(bankruptcy_cv):
     X, y, cv = bankruptcy_cv
     assert isinstance(cv, CVResult)
@@ -102,10 +103,8 @@ def no_network(monkeypatch, tmp_path):
     return calls
 
 
-def test_load_from_env_folder_matches_paper_loader(monkeypatch, paper_data):
-    from shared_data import shared_data_dir
-
-    monkeypatch.setenv("SLIMWIDGETS_DATA", str(shared_data_dir()))
+def test_load_from_env_folder_matches_paper_loader(monkeypatch, paper_data, paper_data_dir):
+    monkeypatch.setenv("SLIMWIDGETS_DATA", str(paper_data_dir))
     monkeypatch.setattr(ds, "_fetch", lambda *a: pytest.fail("must not download"))
     X, y = ds.load("bankruptcy")
     X2, y2 = paper_data("bankruptcy")
@@ -114,11 +113,9 @@ def test_load_from_env_folder_matches_paper_loader(monkeypatch, paper_data):
     assert X.shape == (250, 6) and y.name == "NotBankrupt"
 
 
-def test_local_checksums_match_the_pinned_ones():
-    from shared_data import shared_data_dir
-
+def test_local_checksums_match_the_pinned_ones(paper_data_dir):
     for name, digest in ds.SHA256.items():
-        assert ds._sha256((shared_data_dir() / f"{name}_processed.csv").read_bytes()) == digest
+        assert ds._sha256((paper_data_dir / f"{name}_processed.csv").read_bytes()) == digest
 
 
 def test_offline_error_is_clear(no_network, tmp_path):
@@ -133,10 +130,8 @@ def test_offline_error_is_clear(no_network, tmp_path):
         ds.load("iris")
 
 
-def test_download_is_verified_and_cached(no_network, monkeypatch):
-    from shared_data import shared_data_dir
-
-    good = (shared_data_dir() / "haberman_processed.csv").read_bytes()
+def test_download_is_verified_and_cached(no_network, monkeypatch, paper_data_dir):
+    good = (paper_data_dir / "haberman_processed.csv").read_bytes()
     served = []
     monkeypatch.setattr(ds, "_fetch", lambda url, timeout: served.append(url) or good)
     X, y = ds.load("haberman")

@@ -22,6 +22,8 @@ from slimwidgets.widgets.scheduler import THREAD_PREFIX, BackgroundQueue, SolveS
 from slimwidgets.widgets.warmup import RiskWarmup, SearchWarmup
 from studio_helpers import settle
 
+pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
+
 
 def no_studio_threads() -> list[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith(THREAD_PREFIX)]

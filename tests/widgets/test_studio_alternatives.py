@@ -44,6 +44,7 @@ def settled_list(c, timeout=300):  # against a hang only: no search is timed
     return view
 
 
+@pytest.mark.slow
 def test_the_list_fills_in_for_the_settled_card_in_the_users_units(make):
     c = make(holdout=0.25, random_state=0, lock={"texture >= 18.8": 2})
     view = settled_list(c)
@@ -73,6 +74,7 @@ def test_the_list_fills_in_for_the_settled_card_in_the_users_units(make):
     assert "at most 2 pt error worse than the best" in view["state"]["text"]
 
 
+@pytest.mark.slow
 def test_a_click_loads_the_card_as_one_undo_step_and_says_what_it_did(make):
     c = make(lock={"texture >= 18.8": 2})
     rows = settled_list(c)["rows"]
@@ -97,6 +99,7 @@ def test_a_click_loads_the_card_as_one_undo_step_and_says_what_it_did(make):
     assert c.card is best
 
 
+@pytest.mark.slow
 def test_a_spec_change_supersedes_the_list_and_undo_finds_it_again(make):
     c = make()
     before = settled_list(c)["rows"]
@@ -111,6 +114,7 @@ def test_a_spec_change_supersedes_the_list_and_undo_finds_it_again(make):
     assert again["state"]["phase"] == "done" and [r["features"] for r in again["rows"]] == [r["features"] for r in before]
 
 
+@pytest.mark.slow
 def test_a_running_search_is_cancelled_when_the_spec_changes(make):
     c = make(time_limit=30.0)
     assert c.wait(300)
@@ -132,6 +136,7 @@ def test_risk_cards_list_log_loss_and_auc(make):
         assert view["rows"][1]["difference"].startswith("log-loss ")
 
 
+@pytest.mark.slow
 def test_the_widget_list_and_its_click(small):
     from slimwidgets.widgets import Studio
 
@@ -149,6 +154,7 @@ def test_the_widget_list_and_its_click(small):
         st.close()
 
 
+@pytest.mark.slow
 def test_off_by_default_without_background_work(small):
     c = Controller(*small, time_limit=1.0, frontier=False)
     try:
@@ -158,6 +164,7 @@ def test_off_by_default_without_background_work(small):
         c.close()
 
 
+@pytest.mark.slow
 def test_settings_without_a_card_say_so_and_a_reverted_spec_gets_its_list_back(make):
     c = make(max_fpr=0.0, min_tpr=1.0)
     assert c.wait(300) and c.status.state == "infeasible"

@@ -4,7 +4,6 @@ and the alternatives are measured against the card shown."""
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
@@ -13,15 +12,12 @@ import slimwidgets as sw
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.widgets.controller import Controller
 
+pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
+
 
 @pytest.fixture(scope="module")
-def heart():
-    from slimwidgets.datasets import load_paper_dataset
-
-    folder = os.environ.get("SLIMWIDGETS_DATA")
-    if not folder or not os.path.isdir(folder):
-        pytest.skip("the paper's data (SLIMWIDGETS_DATA) are needed for a problem that takes minutes to prove")
-    return load_paper_dataset("heart", folder)  # 32 rules: a 0.3 s solve is far from proven
+def heart(paper_data):
+    return paper_data("heart")  # 32 rules: a 0.3 s solve is far from proven
 
 
 def _objective(c: Controller, card) -> float:

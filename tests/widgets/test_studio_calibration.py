@@ -9,6 +9,8 @@ import pytest
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.holdout import BAND_ROWS, BAND_SHARE, calibration_bands
 
+pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
+
 
 @pytest.fixture(scope="module")
 def risk_studio():

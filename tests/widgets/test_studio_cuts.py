@@ -128,7 +128,7 @@ def test_moving_a_cut_refits_the_rules_and_solves_the_card_fit_proves(studio):
     assert sum(b["events"] for b in panel["age"]["bins"]) == int(y.sum())
     sex = panel["sex"]  # a variable of levels: its levels with rows and events, and its use
     assert sex["kind"] == "levels" and sex["use"] == "auto" and "cuts" not in sex
-    assert {l["label"]: (l["rows"], l["events"]) for l in sex["levels"]} == {
+    assert {lv["label"]: (lv["rows"], lv["events"]) for lv in sex["levels"]} == {
         k: (int((X.sex == k).sum()), int(y[X.sex == k].sum())) for k in ("F", "M")}
     c.set_variable("sex", use="exclude")
     settle(c)
@@ -255,6 +255,7 @@ def test_histogram_and_parse_cut():
 
 
 # -- the studio's views (Python side; the browser test is tests/e2e/test_studio_cuts_lab.py) -----------
+@pytest.mark.slow
 def test_the_studio_sends_the_card_by_variable_and_follows_a_moved_cut():
     from slimwidgets.widgets.studio import Studio
 
@@ -297,12 +298,14 @@ def test_a_table_without_numeric_variables_has_no_cut_points():
         assert c.close()
 
 
+@pytest.mark.slow
 def test_a_studio_of_0_1_rules_has_neither_panel_nor_variables(make):
     c = make()
     settle(c)
     assert c.table is None and c.cut_points() == {} and card_variables(c.card, c.spec) is None
 
 
+@pytest.mark.slow
 def test_undo_while_the_new_cuts_solve_goes_back_to_the_old_rules(studio):
     c, X, y = studio(debounce=1.0)  # the new cuts' solve waits a second: undo comes first
     first, rules = c.card, c.rules
@@ -316,6 +319,7 @@ def test_undo_while_the_new_cuts_solve_goes_back_to_the_old_rules(studio):
     assert c.card is first and c.rules is rules and len(c.table.solver.results) == 1
 
 
+@pytest.mark.slow
 def test_the_previous_rules_card_cannot_be_edited_while_the_new_cuts_solve(studio):
     c, X, y = studio(debounce=1.0)
     c.add_cut("age", 70)
@@ -338,6 +342,7 @@ def _group_table_is_group_rates(c, X, y):
         assert np.allclose(got[rate], want.loc[got.index, rate])
 
 
+@pytest.mark.slow
 def test_cut_points_move_with_a_group_column_picked_and_undo_walks_back_through_both(studio):
     """A group column and moved cut points combine: a cut moved with a column picked splits the
     new rules' rows by the column (the card proven on them, as ``sw.fit`` proves it, its table

@@ -46,6 +46,7 @@ def test_export_sql_runs_in_sqlite_and_agrees_with_the_card(hostile, tmp_path):
     assert list(out["prediction"].astype(bool)) == list(card.predict(X) == "yes")
 
 
+@pytest.mark.slow
 def test_export_menu_offers_sql(tmp_path):
     from slimwidgets.datasets import load_demo
     from slimwidgets.widgets import Studio

@@ -58,6 +58,7 @@ def test_candidates_are_the_columns_with_few_values():
         group_candidates(X, "nope")
 
 
+@pytest.mark.slow
 def test_a_text_group_column_is_the_group_only_and_the_table_matches_group_rates(studio, table):
     X, y = table
     c = studio(sensitive_features="sex", holdout=0.25, random_state=0)
@@ -81,6 +82,7 @@ def test_a_text_group_column_is_the_group_only_and_the_table_matches_group_rates
     assert set(frame["color"]) == {"#0072B2", "#D55E00"} and set(frame["shape"]) == {"square", "triangle-up"}
 
 
+@pytest.mark.slow
 def test_the_gap_is_held_proven_and_said_in_words(studio, table):
     X, y = table
     c = studio(sensitive_features="sex")
@@ -112,6 +114,7 @@ def test_the_gap_is_held_proven_and_said_in_words(studio, table):
     assert c.spec.max_tpr_gap == 0.02 and c.spec.max_fpr_gap is None
 
 
+@pytest.mark.slow
 def test_picking_a_column_is_one_undo_step_and_each_column_solves_on_its_own_groups(studio):
     c = studio(sensitive_features="sex", max_tpr_gap=0.02)
     settle(c)
@@ -144,6 +147,7 @@ def test_picking_a_column_is_one_undo_step_and_each_column_solves_on_its_own_gro
         c.set_group("nope")
 
 
+@pytest.mark.slow
 def test_a_clash_keeps_the_previous_card_and_names_the_settings(studio):
     c = studio(sensitive_features="sex", max_fpr=0.2, min_tpr=0.85)
     settle(c)
@@ -156,6 +160,7 @@ def test_a_clash_keeps_the_previous_card_and_names_the_settings(studio):
     assert "kept the previous card" in c.notice
 
 
+@pytest.mark.slow
 def test_risk_cards_refuse_the_gap_with_the_engines_reason_or_hold_it(studio):
     try:  # the engine may learn group rows for risk cards (issue 22): then the gap carries over
         make_spec(loss="logistic", max_tpr_gap=0.05)
@@ -188,6 +193,7 @@ def test_status_words_without_a_bound_and_while_solving():
     assert group_status(None, frame, spec, "idle") == ""
 
 
+@pytest.mark.slow
 def test_the_studio_widgets_pick_a_column_move_the_gap_and_say_a_refusal_in_place(table):
     from slimwidgets.widgets.studio import Studio
 
@@ -232,6 +238,7 @@ def test_the_studio_widgets_pick_a_column_move_the_gap_and_say_a_refusal_in_plac
         s.close()
 
 
+@pytest.mark.slow
 def test_the_risk_roc_carries_a_labelled_mark_per_group_at_the_cards_decision(table):
     """A risk card's ROC plane has the group marks as the decision card's has: each group's TPR
     and FPR at the card's own decision (predicted risk >= 50 %), as scikit-learn counts them."""
@@ -354,6 +361,7 @@ def test_a_group_label_near_the_top_or_a_corner_stays_inside_the_plot():
     assert box[0] > WIDTH / 2 and box[3] < HEIGHT / 2
 
 
+@pytest.mark.slow
 def test_group_labels_never_leave_the_plot_nor_cover_each_other():
     """Many random planes: 1 to 7 groups (the colours there are), names of 1 to 14 letters, marks
     anywhere, on the edges and sharing points: every label inside the plot, no two overlapping."""

@@ -23,6 +23,7 @@ def demo():
     return load_demo(n_features=8)
 
 
+@pytest.mark.slow
 def test_a_poorer_card_of_a_running_solve_never_replaces_the_card(demo):
     """The cap loosens from 20 % to 25 %: the card shown meets the new cap, so the solve's trivial
     card and a card with a lower TPR stay off screen; a card at least as good is shown at once."""
@@ -65,6 +66,7 @@ def m(card):
     return card.train_metrics
 
 
+@pytest.mark.slow
 def test_the_bar_reads_the_trivial_card_or_a_known_card_that_meets_the_settings(demo):
     X, y = demo
     c = Controller(X, y, time_limit=10, frontier=False, alternatives=False)

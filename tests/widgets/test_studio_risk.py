@@ -15,6 +15,7 @@ from slimwidgets.widgets.studio import Studio, card_payload
 from studio_helpers import settle
 
 
+@pytest.mark.slow
 def test_switch_sets_aside_what_risk_cards_refuse_and_is_one_undo_step(make, small):
     c = make(max_fpr=0.2, margin=0.5, max_size=3)
     settle(c)
@@ -88,6 +89,7 @@ def test_background_for_risk_cards_solves_the_path_only(make):
     assert {kind for kind, _, _ in c._plan(c.spec.replace(loss="zero_one"))} == {"fpr", "size"}
 
 
+@pytest.mark.slow
 def test_studio_switch_keeps_the_caps_and_names_what_it_set_aside(small):
     st = Studio(*small, max_fpr=0.2, margin=0.5, max_size=3, coef_range=(-3, 3), time_limit=1.0, frontier=False)
     try:
@@ -152,6 +154,7 @@ def test_an_edited_risk_card_says_its_cost_in_log_loss_and_auc(make):
     assert card_payload(c)["cost_text"].startswith("edit vs the solved card: log-loss")
 
 
+@pytest.mark.slow
 def test_options_a_family_refuses_outside_the_controls_are_named_too(make):
     c = make(max_size=3, margin=0.5)
     settle(c)

@@ -5,10 +5,13 @@ settings) solve at the size given and never claim the choice by CV."""
 from __future__ import annotations
 
 import slimwidgets as sw
+import pytest
 from slimwidgets.core.scoring import ScoringSystem
 from slimwidgets.core.wording import describe_spec
 from slimwidgets.widgets.controller import Controller
 from studio_helpers import settle
+
+pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
 
 CLAIM = "size chosen by"
 

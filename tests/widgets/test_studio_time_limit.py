@@ -14,6 +14,8 @@ from slimwidgets.widgets.finish import FIRST_RESERVE_SHARE, MAX_RESERVE_SHARE, R
 from fake_clock import FakeClock
 from studio_helpers import settle
 
+pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
+
 LIMIT, WAIT = 5.0, 0.3  # the user's time limit; how long each request waits before its solve starts
 
 

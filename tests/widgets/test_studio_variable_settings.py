@@ -55,6 +55,7 @@ def test_parse_cap_reads_a_box():
             parse_cap(bad, "max variables")
 
 
+@pytest.mark.slow
 def test_max_variables_re_solves_in_one_undo_step(studio):
     c, X, y = studio()
     before = c.card
@@ -73,6 +74,7 @@ def test_max_variables_re_solves_in_one_undo_step(studio):
     assert c.spec.max_variables is None
 
 
+@pytest.mark.slow
 def test_max_cuts_per_variable_keeps_one_cut_of_each(studio):
     c, X, y = studio()
     c.set_caps(max_cuts_per_variable=1)
@@ -96,6 +98,7 @@ def test_bad_caps_and_clashes_are_refused_in_words_with_nothing_changed(studio):
     assert _state(c) == kept
 
 
+@pytest.mark.slow
 def test_monotone_choice_re_solves_with_bands_in_order(studio):
     c, X, y = studio()
     panel = {v["name"]: v for v in c.cut_panel()}
@@ -131,6 +134,7 @@ def test_a_monotone_choice_that_clashes_is_refused_in_words(studio):
     assert _state(c) == kept
 
 
+@pytest.mark.slow
 def test_the_studio_boxes_set_the_caps_and_say_what_they_refuse():
     X, y = raw()
     st = Studio(X, y, **DEFAULTS)
@@ -155,6 +159,7 @@ def test_the_studio_boxes_set_the_caps_and_say_what_they_refuse():
         st.close()
 
 
+@pytest.mark.slow
 def test_a_table_of_0_1_rules_hides_the_caps():
     rng = np.random.default_rng(1)
     X = pd.DataFrame(rng.integers(0, 2, (40, 3)), columns=["a", "b", "c"])

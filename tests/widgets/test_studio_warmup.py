@@ -16,6 +16,8 @@ from slimwidgets.widgets import warmup
 from slimwidgets.widgets.warmup import SEARCH_HEAD, WARMING_TEXT, RiskWarmup, SearchWarmup, warming_text
 from studio_helpers import settle
 
+pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
+
 
 def test_the_risk_kernels_are_ready_before_the_first_switch():
     X, y = load_demo(n_features=5)

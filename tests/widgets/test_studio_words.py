@@ -21,6 +21,7 @@ def capped():
     assert c.close()
 
 
+@pytest.mark.slow
 def test_a_threshold_edit_that_breaks_the_cap_reads_in_user_units(capped):
     c = capped
     solved = c.card
