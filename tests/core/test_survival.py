@@ -90,7 +90,7 @@ def test_kaplan_meier_and_its_interval_are_scikit_survival_s(load):
     np.testing.assert_allclose(upper[inside], their_upper[at][inside], rtol=1e-9)
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.seeds(5)
 def test_harrell_s_c_is_scikit_survival_s(seed):
     rng = np.random.default_rng(seed)
     time = rng.integers(1, 20, 60).astype(float)  # ties in time
@@ -107,7 +107,7 @@ def test_step_functions_read_as_scikit_survival_s():
         f(6.0)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_efron_s_ties_are_the_row_by_row_loss(seed):
     from brute_cox import efron_loss, tiny_survival
 

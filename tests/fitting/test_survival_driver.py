@@ -88,7 +88,7 @@ def test_raw_rows_and_rule_rows_score_alike(whas, whas_card):
     np.testing.assert_array_equal(whas_card.predict(X), whas_card.predict(rules))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_fit_finds_the_brute_force_optimum(seed):
     X, time, event, w = tiny_survival(seed)
     y = Surv.from_arrays(event=event, time=time)

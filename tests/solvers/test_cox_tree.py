@@ -20,7 +20,7 @@ def _problem(seed, box=(-2, 2), max_size=2, C0=0.01, binary=True, ties="breslow"
     return CoxProblem(X, time, event, w, allowed, C0, max_size, T_RANGE, ties)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.seeds(12)
 def test_the_cells_loss_is_the_row_by_row_loss(seed):
     X, time, event, w = tiny_survival(seed)
     v = np.random.default_rng(seed).normal(0, 1, X.shape[1])
@@ -29,7 +29,7 @@ def test_the_cells_loss_is_the_row_by_row_loss(seed):
     )
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.seeds(6)
 def test_the_gradient_and_hessian_are_the_loss_s_derivatives(seed):
     X, time, event, w = tiny_survival(seed)
     cells, v, h = CoxCells(X, time, event, w), np.random.default_rng(seed).normal(0, 1, 3), 1e-6
@@ -46,7 +46,7 @@ def test_the_gradient_and_hessian_are_the_loss_s_derivatives(seed):
         assert H[:, k] == pytest.approx((g_up - g_down) / (2 * h), abs=1e-6)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_a_card_s_multiplier_is_the_best_one_and_its_floor_holds(seed):
     X, time, event, w = tiny_survival(seed)
     points = np.random.default_rng(seed).integers(-3, 4, 3).astype(float)
@@ -57,7 +57,7 @@ def test_a_card_s_multiplier_is_the_best_one_and_its_floor_holds(seed):
     assert floor <= brute_loss + 1e-12
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_node_floors_are_below_every_card_of_the_node(seed):
     """The relaxation's floor of random sub-boxes never exceeds any card inside them."""
     X, time, event, w = tiny_survival(seed)
@@ -73,7 +73,7 @@ def test_node_floors_are_below_every_card_of_the_node(seed):
     assert floor >= least - 0.05  # and useful: close to the least card (loose only by rounding)
 
 
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.seeds(16)
 @pytest.mark.parametrize("max_size,C0", [(1, 0.0), (2, 0.01), (3, 0.05)])
 def test_the_proof_finds_the_brute_force_optimum(seed, max_size, C0):
     prob = _problem(seed, max_size=max_size, C0=C0, binary=seed % 4 != 3)
@@ -123,7 +123,7 @@ def test_too_many_supports_leave_the_whole_box_s_floor(monkeypatch):
     assert math.isfinite(proof.floor) and proof.floor <= best + 1e-9
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.seeds(8)
 def test_efron_s_ties_are_proven_as_breslow_s(seed):
     prob = _problem(seed, max_size=2, C0=0.01, ties="efron")
     proof = prove_cox(prob)
