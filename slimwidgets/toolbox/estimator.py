@@ -19,7 +19,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ..core.data import group_column_apart
+from ..core.data import group_column_apart, refuse_time_to_event
 from ..core.options import estimator_options
 from ..core.rules import build_rules, options_by_variable
 from ..fitting import driver
@@ -301,6 +301,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
                 raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
         X, sensitive_features = group_column_apart(X, sensitive_features)  # a text column is the group only
+        refuse_time_to_event(np.asarray(y))
         X, builder = build_rules(X, self.rules, self.cuts)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
         check_classification_targets(y)

@@ -180,7 +180,7 @@ def test_target_with_missing_values_is_refused():
     X = raw_table(30)
     y = pd.Series([0, 1] * 15, dtype=float)
     y[4] = np.nan
-    with pytest.raises(ValueError, match="1 missing labels"):
+    with pytest.raises(ValueError, match="1 missing value; .*drop those rows"):
         sw.fit(X, y, max_size=1)
 
 
