@@ -13,7 +13,8 @@ from sklearn.pipeline import make_pipeline
 
 import slimwidgets as sw
 from slimwidgets.core.data import DataWarning
-from slimwidgets.core.rules import RuleBuilder, build_rules, human_cut, needs_rules, options_by_variable
+from slimwidgets.core.rules import (MAX_SHIFT, RuleBuilder, build_rules, human_cut, needs_rules, options_by_variable,
+                                    significant_digits)
 
 
 def raw_table(n=200, seed=0):
@@ -65,6 +66,67 @@ def test_human_cut_prefers_coarse_steps():
     assert human_cut(values, 59.3, 0.05) == 60.0
     tiny = np.sort(np.array([0.0112, 0.0131, 0.0154, 0.0187, 0.0203, 0.0251]))
     assert is_round(human_cut(tiny, 0.0154, 0.2))
+
+
+def real_columns() -> dict[str, pd.Series]:
+    """Measurements as people record them, from data sets that ship inside installed packages:
+    glucose, total cholesterol, BMI and age (scikit-learn's diabetes data, unscaled), body
+    weight in grams (palmerpenguins), household income (statsmodels' Engel data)."""
+    import statsmodels.api as sm
+    from palmerpenguins import load_penguins
+    from sklearn.datasets import load_diabetes
+
+    diabetes = load_diabetes(as_frame=True, scaled=False).frame
+    return {"glucose": diabetes["s6"], "cholesterol": diabetes["s1"], "bmi": diabetes["bmi"], "age": diabetes["age"],
+            "weight": load_penguins()["body_mass_g"], "income": sm.datasets.engel.load_pandas().data["income"]}
+
+
+def written_by_a_person(cut: float) -> bool:
+    digits = f"{cut:.10g}".replace(".", "").replace("-", "").lstrip("0").rstrip("0")
+    return len(digits) <= 2 or (len(digits) == 3 and digits[-1] == "5")
+
+
+@pytest.mark.parametrize("n_cuts", [3, 5, 9])
+@pytest.mark.parametrize("name", ["glucose", "cholesterol", "bmi", "age", "weight", "income"])
+def test_cut_points_of_real_columns_are_written_as_a_person_writes_them(name, n_cuts):
+    column = real_columns()[name]
+    values = column.dropna().to_numpy(dtype=float)
+    builder = RuleBuilder(n_cuts=n_cuts).fit(column.to_frame(name))
+    cuts = [r.value for r in builder.rules_ if r.kind == "ge"]
+    quantiles = np.quantile(values, [(i + 1) / (n_cuts + 1) for i in range(n_cuts)])
+    assert len(cuts) >= min(n_cuts, len(set(quantiles))) - 2, cuts  # rounding merges a few at most
+    for cut in cuts:
+        assert written_by_a_person(cut), (name, cut)
+        # the rule's share of rows is within MAX_SHIFT of some quantile's
+        share = float((values >= cut).mean())
+        assert min(abs(share - float((values >= q).mean())) for q in quantiles) <= MAX_SHIFT + 1e-12, (name, cut)
+
+
+def test_two_significant_digits_before_a_third_that_is_a_5():
+    assert [significant_digits(x) for x in (140.0, 25.0, 0.3, 1200.0, 1250.0, 137.5)] == \
+        ["14", "25", "3", "12", "125", "1375"]
+    weight = np.sort(np.arange(100.0, 200.0, 0.5))  # evenly spread: each 1 of the range holds 1 % of rows
+    assert human_cut(weight, 142.0, 0.02) == 140.0  # 142 is not what a person writes; 140 moves 2 %
+    assert human_cut(weight, 136.8, 0.02) == 135.0  # 130 and 140 move the share too far: a 5 as third digit
+    # within 0.5 % of rows is only 137.5 itself: the nearest a person writes, 2.5 % away (< MAX_SHIFT)
+    assert human_cut(weight, 137.5, 0.005) in (135.0, 140.0)
+    income = np.sort(np.arange(1000.0, 1500.0))
+    assert human_cut(income, 1252.0, 0.01) == 1250.0
+
+
+def test_a_quantile_with_no_round_number_near_it_gives_no_cut():
+    # every row between 136 and 139: 135 moves the share of x >= 137.5 (80 %) by 20 %, 140 by 80 %
+    crowded = np.sort(np.r_[np.full(60, 137.5), np.linspace(136.0, 137.4, 20), np.linspace(137.6, 139.0, 20)])
+    assert human_cut(crowded, 137.5, 0.02) is None
+    with pytest.warns(DataWarning, match="'w' has no round cut point .* 5%: it gives no rule; give its cut"):
+        assert RuleBuilder(n_cuts=1).fit(pd.DataFrame({"w": crowded})).rules_ == []
+
+
+def test_your_own_cuts_are_kept_exactly():
+    column = real_columns()["glucose"]
+    builder = RuleBuilder(cuts={"glucose": [117.5, 92.25, 101]}).fit(column.to_frame("glucose"))
+    assert [r.value for r in builder.rules_] == [92.25, 101.0, 117.5]
+    assert builder.get_feature_names_out().tolist() == ["glucose >= 92.25", "glucose >= 101", "glucose >= 117.5"]
 
 
 def test_transform_matches_pandas_for_every_kind_of_rule():
