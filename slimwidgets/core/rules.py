@@ -28,9 +28,11 @@ import pandas as pd
 from .constraints import at_least
 from .data import DataWarning
 from .variables import LEVEL_TYPES, cut_text, variable_bands
+from ..datasets import RULES_ATTR
 
 __all__ = ["Rule", "RuleBuilder", "KINDS", "needs_rules", "human_cut", "significant_digits", "MAX_SHIFT",
-           "rule_values", "build_rules", "options_by_variable", "rules_from_options", "read_rule", "as_frame"]
+           "SMALL_SCALE", "rule_values", "build_rules", "options_by_variable", "rules_from_options", "read_rule",
+           "as_frame"]
 
 #: What each kind of rule tests; ``pass`` copies a column as it is (a 0/1 or count feature).
 KINDS = ("ge", "lt", "eq", "other", "is", "missing", "pass")
@@ -39,6 +41,9 @@ _STEPS = (5.0, 2.5, 2.0, 1.0)
 #: The most a rounded cut may move its rule's share of rows (from the quantile's), when no round
 #: number lies within the builder's ``tolerance``: a cut with none that close is left out.
 MAX_SHIFT = 0.05
+#: Whole numbers spanning at most this many consecutive values form a scale (a 0-10 or 1-10
+#: rating, a count of 0-10, a grade of 1-4): their cut points are the scale's own values.
+SMALL_SCALE = 11
 
 
 class Rule(NamedTuple):
@@ -52,21 +57,20 @@ class Rule(NamedTuple):
 
 
 def needs_rules(X: Any) -> bool:
-    """True when ``X`` is a DataFrame the engine cannot take as it is: a column that is not
-    numeric or boolean (text, categories, objects, dates), or any missing value.
+    """True when ``X`` is a DataFrame of variables, not of 0/1 rules: a column with values other
+    than 0/1 (measurements, counts, scales, 1/2 codes, text, categories, dates) or a missing
+    value. False for a 2-D array (features as given, as scikit-learn pipelines pass them) and for
+    a frame whose ``attrs[RULES_ATTR]`` is False: the paper's processed tables carry that
+    (:func:`slimwidgets.datasets.load`), so fits on them keep the paper's raw-number cards.
 
     >>> needs_rules(pd.DataFrame({"a": [0, 1]})), needs_rules(pd.DataFrame({"a": [0, None]}))
     (False, True)
+    >>> needs_rules(pd.DataFrame({"glucose": [91.0, 128.0, 142.0]}))
+    True
     """
-    if not isinstance(X, pd.DataFrame):
+    if not isinstance(X, pd.DataFrame) or X.attrs.get(RULES_ATTR, True) is False:
         return False
-    for c in X.columns:
-        col = X[c]
-        if not (pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col)):
-            return True
-        if col.isna().any():
-            return True
-    return False
+    return not all(_is_binary(X[c]) and not X[c].isna().any() for c in X.columns)
 
 
 def _share_at_or_above(ordered: np.ndarray, cut: float) -> float:
@@ -129,6 +133,29 @@ def human_cut(ordered: np.ndarray, q: float, tolerance: float, max_shift: float 
                 return cut
     allowed = [c for c in candidates if _written_by_a_person(c, True) and shift[c] <= max(max_shift, tolerance)]
     return min(allowed, key=lambda c: (shift[c], abs(c - q))) if allowed else None
+
+
+def _is_small_scale(ordered: np.ndarray) -> bool:
+    """Whole numbers spanning at most :data:`SMALL_SCALE` consecutive values (ages 34-80 do not)."""
+    return bool(ordered[-1] - ordered[0] < SMALL_SCALE and np.all(ordered == np.round(ordered)))
+
+
+def _scale_cuts(ordered: np.ndarray, levels: Sequence[float]) -> list[float]:
+    """Cut points of a small scale: its values above the lowest, every one when there are no more
+    than ``levels``, else for each quantile level the value whose rule ``x >= value`` holds for
+    the share of rows nearest ``1 - level`` (each value of a scale holds many rows: rounding
+    across values would move a rule by a whole step).
+
+    >>> _scale_cuts(np.sort(np.array([0, 0, 1, 1, 2, 3] * 5, dtype=float)), [0.25, 0.5, 0.75])
+    [1.0, 2.0, 3.0]
+    >>> _scale_cuts(np.arange(1.0, 11.0).repeat(3), [0.25, 0.5, 0.75])
+    [3.0, 6.0, 8.0]
+    """
+    values = np.unique(ordered)[1:]
+    if len(values) <= len(levels):
+        return [float(v) for v in values]
+    shares = np.array([_share_at_or_above(ordered, v) for v in values])
+    return sorted({float(values[np.argmin(np.abs(shares - (1 - level)))]) for level in levels})
 
 
 def _plain(value: Any) -> Any:
@@ -354,8 +381,11 @@ class RuleBuilder:
         if ordered[0] == ordered[-1]:
             return []
         k = int(self.n_cuts)
+        levels = [(i + 1) / (k + 1) for i in range(k)]
+        if _is_small_scale(ordered):
+            return _scale_cuts(ordered, levels)
         tolerance = max(float(self.tolerance), 1.0 / len(ordered))
-        qs = np.quantile(ordered, [(i + 1) / (k + 1) for i in range(k)])
+        qs = np.quantile(ordered, levels)
         return sorted({human_cut(ordered, float(q), tolerance) for q in qs} - {None})
 
     def _level_rules(self, name: str, col: pd.Series) -> list[Rule]:
@@ -563,11 +593,11 @@ def build_rules(X: Any, rules: Any = None, cuts: Mapping[str, Sequence[float]] |
                 ) -> tuple[Any, "RuleBuilder | None"]:
     """What ``fit`` and its kin do with a table: ``(X for the engine, fitted builder or None)``.
 
-    ``rules=None`` builds rules when ``X`` needs them (:func:`needs_rules`: a text, categorical
-    or other non-numeric column, or a missing value) or when ``cuts`` are given; ``True``
-    always (numeric columns become threshold rules, so a card on real-valued columns reads as
-    a points table instead of "8 points × bmi"); ``False`` never (the engine takes ``X`` as it
-    is); a :class:`RuleBuilder` (fitted or not) gives the settings, fit afresh on ``X``.
+    ``rules=None`` builds rules when ``X`` is a DataFrame of variables (:func:`needs_rules`: a
+    column with values other than 0/1, or a missing value; numeric columns become threshold
+    rules, so a card reads as a points table by variable instead of "8 points × bmi") or when
+    ``cuts`` are given; ``True`` always (an array too, or a paper table); ``False`` never (the
+    engine takes ``X`` as it is, the paper's raw-number cards); a :class:`RuleBuilder` (fitted or not) gives the settings, fit afresh on ``X``.
     """
     if rules is False or (rules is None and cuts is None and not needs_rules(X)):
         if cuts is not None:

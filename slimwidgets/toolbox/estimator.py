@@ -272,10 +272,12 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features without missing values (0/1 columns make the
-            most readable cards).
+            Features as they are (an array), or a table of variables (a
+            DataFrame: numbers, text, missing values), made into rules by
+            ``rules`` (by default when a column is not 0/1).
         y : array-like of shape (n_samples,)
-            Labels with exactly two values.
+            Labels with exactly two values (a structured time-to-event array
+            is refused with what to do).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of each row.
         sensitive_features : array-like of shape (n_samples,) or str, default=None
@@ -319,10 +321,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             )
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if hasattr(self, "feature_names_in_"):
-            names = [str(n) for n in self.feature_names_in_]
-        else:
-            names = [f"x{j}" for j in range(X.shape[1])]
+        names = [str(n) for n in getattr(self, "feature_names_in_", [f"x{j}" for j in range(X.shape[1])])]
 
         options = {p: getattr(self, p) for p in _SPEC_PARAMS}
         options["class_weights"] = self._engine_class_weights(classes)  # labels -> (negative, positive)

@@ -13,6 +13,7 @@ from sklearn.pipeline import make_pipeline
 
 import slimwidgets as sw
 from slimwidgets.core.data import DataWarning
+from slimwidgets.datasets import RULES_ATTR
 from slimwidgets.core.rules import (MAX_SHIFT, RuleBuilder, build_rules, human_cut, needs_rules, options_by_variable,
                                     significant_digits)
 
@@ -248,16 +249,42 @@ def test_target_with_missing_values_is_refused():
 
 def test_when_rules_are_built_and_options_by_variable():
     numeric = pd.DataFrame({"a": [0, 1, 1, 0], "b": [1.5, 2.5, 3.5, 4.5]})
-    assert not needs_rules(numeric) and needs_rules(numeric.assign(c=["x", "y", "x", "y"]))
-    same, builder = build_rules(numeric)
-    assert builder is None and same is numeric
-    _, builder = build_rules(numeric, rules=True)
+    assert needs_rules(numeric) and needs_rules(numeric.assign(c=["x", "y", "x", "y"]))
+    zero_one = numeric[["a"]].assign(d=[True, False, True, True])
+    assert not needs_rules(zero_one) and not needs_rules(numeric.to_numpy())
+    assert needs_rules(zero_one.assign(a=[1, 2, 2, 1]))  # codes 1/2: a variable, not a rule
+    same, builder = build_rules(zero_one)
+    assert builder is None and same is zero_one
+    for paper in (numeric.copy(), numeric.copy()):  # a frame that says so is taken as it is
+        paper.attrs[RULES_ATTR] = False
+        assert not needs_rules(paper) and build_rules(paper)[1] is None and build_rules(paper.iloc[:2])[1] is None
+    assert build_rules(paper, rules=True)[1] is not None
+    _, builder = build_rules(numeric)
     assert builder.rules_of("a") == ["a"] and all(n.startswith("b >= ") for n in builder.rules_of("b"))
     with pytest.raises(ValueError, match="cuts"):
         build_rules(numeric, rules=False, cuts={"b": [2]})
     expanded = options_by_variable(builder, {"signs": {"b": "+"}, "exclude": ["a"], "max_size": 2})
     assert expanded["signs"] == {n: "+" for n in builder.rules_of("b")}
     assert expanded["exclude"] == ["a"] and expanded["max_size"] == 2
+
+
+def test_small_integer_scales_cut_at_their_own_values():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"pain": rng.integers(1, 11, 300),  # a 1-10 rating
+                      "grade": rng.choice([1, 2, 3], 300, p=[0.7, 0.2, 0.1]),  # skewed: every step a cut
+                      "visits": rng.poisson(1.2, 300),  # a count
+                      "age": rng.integers(20, 90, 300)})  # 70 values: a measurement, whole round cuts
+    b = RuleBuilder(n_cuts=3).fit(X)
+    cuts = {c: [r.value for r in b.rules_ if r.column == c] for c in X.columns}
+    assert cuts["grade"] == [2.0, 3.0]
+    for column in ("pain", "visits"):
+        values = X[column].to_numpy(dtype=float)
+        assert set(cuts[column]) <= set(np.unique(values)[1:]), column
+        nearest = {min(np.unique(values)[1:], key=lambda v: abs((values >= v).mean() - level))
+                   for level in (0.75, 0.5, 0.25)}  # the value whose share is nearest each quantile's
+        assert cuts[column] == sorted(nearest), column
+    assert len(cuts["pain"]) == 3
+    assert all(float(c).is_integer() for c in cuts["age"]) and len(cuts["age"]) == 3
 
 
 def test_points_table_by_variable():
