@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 import pandas as pd
+
+from slimwidgets.datasets import RULES_ATTR
 import pytest
 
 import slimwidgets as sw
@@ -178,7 +180,9 @@ def tiny_risk_problem(seed: int, n: int = 24, d: int = 3):
     y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
     y[:2] = [0, 1]  # both classes
     names = [f"f{j}" for j in range(d)]
-    return pd.DataFrame(X, columns=names), y, names
+    frame = pd.DataFrame(X, columns=names)
+    frame.attrs[RULES_ATTR] = False  # the engine's own features (a count among them), as brute force reads them
+    return frame, y, names
 
 
 def empty_risk_card(prob):

@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..core.data import group_column_apart, refuse_time_to_event
-from ..core.options import estimator_options
+from ..core.options import DEFAULT_TIME_LIMIT, estimator_options
 from ..core.rules import build_rules, options_by_variable
 from ..fitting import driver
 
@@ -101,10 +101,11 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         ``classes_[1]`` iff score >= threshold, trained with exactly that
         rule: cards in their smallest form), or the paper's "error" (a zero
         total is an error for either class; predict iff score > threshold).
-    time_limit : float or None, default=None
-        Seconds the solver may run. When it stops at the limit the best card
-        so far is kept (``status_ == "time_limit"``, ``gap_ > 0``); if it has
-        found none (nor has the engine's quick local search),
+    time_limit : float or None, default=30.0
+        Seconds the fit may run (as ``sw.fit`` and the command line; None:
+        until proven). When it stops at the limit the best card so far is
+        kept (``status_ == "time_limit"``, ``gap_ > 0``); if it has found
+        none (nor has the engine's quick local search),
         :class:`slimwidgets.NoSolutionError` is raised. A
         solve cut by the clock depends on the machine's speed, so only
         untimed (or finished) solves are reproducible.
@@ -217,7 +218,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         missing=None,
         margin=None,
         zero_score="positive",
-        time_limit=None,
+        time_limit=DEFAULT_TIME_LIMIT,
         gap=0.0,
         threads=1,
         solver="auto",
@@ -273,11 +274,9 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
             Features as they are (an array), or a table of variables (a
-            DataFrame: numbers, text, missing values), made into rules by
-            ``rules`` (by default when a column is not 0/1).
+            DataFrame) made into rules by ``rules`` (None: if a column is not 0/1).
         y : array-like of shape (n_samples,)
-            Labels with exactly two values (a structured time-to-event array
-            is refused with what to do).
+            Labels with exactly two values.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of each row.
         sensitive_features : array-like of shape (n_samples,) or str, default=None
