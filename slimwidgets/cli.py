@@ -357,18 +357,9 @@ class _Progress:
 
     def describe(self, inc, bound: float) -> str:
         """The headline of the card found so far, in the same words as the final card's."""
-        from .core.status import describe
-        from .fitting.cards import card_from_incumbent
+        from .fitting.progress import describe_incumbent
 
-        limits = None
-        if inc.limits is None and inc.multiplier is None:  # an incumbent not reported by fit carries none
-            from .core.formulation import build_formulation
-            from .fitting.cards import limits_in_user_units
-
-            limits = limits_in_user_units(build_formulation(self.data, self.spec))
-        card = card_from_incumbent(self.data, self.spec, inc, bound=bound, solve_time=time.perf_counter() - self.t0,
-                                   limits=limits)
-        return describe(card).headline
+        return describe_incumbent(self.data, self.spec, inc, bound, time.perf_counter() - self.t0)
 
 
 def _solve_interruptibly(data, spec, progress: _Progress | None, started: float):

@@ -68,7 +68,7 @@ def needs_rules(X: Any) -> bool:
     >>> needs_rules(pd.DataFrame({"glucose": [91.0, 128.0, 142.0]}))
     True
     """
-    if not isinstance(X, pd.DataFrame) or X.attrs.get(RULES_ATTR, True) is False:
+    if not isinstance(X, pd.DataFrame) or X.attrs.get(RULES_ATTR, True) is False or not len(X):
         return False
     return not all(_is_binary(X[c]) and not X[c].isna().any() for c in X.columns)
 
