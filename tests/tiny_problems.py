@@ -16,11 +16,10 @@ import math
 
 import numpy as np
 import pandas as pd
-
-from slimwidgets.datasets import RULES_ATTR
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.datasets import RULES_ATTR
 
 # -- decision cards against brute force ------------------------------------------------------------
 BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8))
