@@ -503,9 +503,9 @@ OPTIONS: tuple[Option, ...] = (
            refused=(Refusal("zero_one", "scale applies to risk cards only (loss='logistic')"),),
            example_with={"loss": "logistic"}, estimator=True, omit_default=True),
     # -- the solver ---------------------------------------------------------------------------------------
-    Option("time_limit", DEFAULT_TIME_LIMIT, 5.0, v.optional(v.positive("or None for no limit")), "float | None",
-           f"seconds the fit may run, choosing the size included ({DEFAULT_TIME_LIMIT:g} s unless given; None: no "
-           "limit, until proven)",
+    Option("time_limit", DEFAULT_TIME_LIMIT, 5.0, v.optional(v.positive("or None for no limit")),
+           "float | None", f"seconds the fit may run, choosing the size included ({DEFAULT_TIME_LIMIT:g} s "
+           "unless given; None: no limit, until proven)",
            words=Words("limit", lambda x: f"{x:g} s"),
            flag=Flag("--time-limit", "stop after SECONDS and print the best card found, with what is proven about "
                      "it; Ctrl-C stops earlier the same way (status 'interrupted', exit code 130)", "SECONDS",

@@ -111,7 +111,8 @@ def _round_candidates(lo: float, hi: float, q: float, whole: bool) -> list[float
     return out
 
 
-def human_cut(ordered: np.ndarray, q: float, tolerance: float, max_shift: float = MAX_SHIFT) -> float | None:
+def human_cut(ordered: np.ndarray, q: float, tolerance: float,
+              max_shift: float = MAX_SHIFT) -> float | None:
     """The roundest cut near ``q`` a person writes: at most two significant digits (140, 25, 0.3,
     1200) whose rule ``x >= cut`` holds for a share of ``ordered`` (sorted, non-missing values)
     within ``tolerance`` of the share ``x >= q`` holds for; else a third significant digit of 5
@@ -131,7 +132,8 @@ def human_cut(ordered: np.ndarray, q: float, tolerance: float, max_shift: float 
         for cut in candidates:
             if _written_by_a_person(cut, third) and shift[cut] <= tolerance:
                 return cut
-    allowed = [c for c in candidates if _written_by_a_person(c, True) and shift[c] <= max(max_shift, tolerance)]
+    bound = max(max_shift, tolerance)
+    allowed = [c for c in candidates if _written_by_a_person(c, True) and shift[c] <= bound]
     return min(allowed, key=lambda c: (shift[c], abs(c - q))) if allowed else None
 
 
@@ -597,7 +599,8 @@ def build_rules(X: Any, rules: Any = None, cuts: Mapping[str, Sequence[float]] |
     column with values other than 0/1, or a missing value; numeric columns become threshold
     rules, so a card reads as a points table by variable instead of "8 points × bmi") or when
     ``cuts`` are given; ``True`` always (an array too, or a paper table); ``False`` never (the
-    engine takes ``X`` as it is, the paper's raw-number cards); a :class:`RuleBuilder` (fitted or not) gives the settings, fit afresh on ``X``.
+    engine takes ``X`` as it is, the paper's raw-number cards); a :class:`RuleBuilder` (fitted
+    or not) gives the settings, fit afresh on ``X``.
     """
     if rules is False or (rules is None and cuts is None and not needs_rules(X)):
         if cuts is not None:

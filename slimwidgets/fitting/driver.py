@@ -112,9 +112,8 @@ def fit(
     -------
     ScoringSystem
         With ``status`` "optimal" only when proven; a time-limited solve returns its best card
-        with ``bound`` and ``gap``. Among the cards with the returned objective it prefers the
-        one whose score separates the classes most widely (the lowest logistic loss of the
-        score, see :mod:`slimwidgets.solvers.polish`); that never changes the objective.
+        with ``bound`` and ``gap``. Of the cards with its objective, the one whose score separates
+        the classes most widely (:mod:`slimwidgets.solvers.polish`): never another objective.
 
     Raises
     ------
@@ -147,12 +146,14 @@ def fit(
     spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
     how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
     X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules, clock)
-    card = _fit_watched(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started, progress,
-                        dict(warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound))
+    solve = dict(warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
+    card = _fit_watched(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
+                        progress, solve)
     return _finished(card, builder, choice)
 
 
-def _fit_watched(table: Any, spec: Spec, started: float, progress: bool | None, how: dict) -> ScoringSystem:
+def _fit_watched(table: Any, spec: Spec, started: float, progress: bool | None,
+                 how: dict) -> ScoringSystem:
     """:func:`_fit_table` with the bar of :mod:`.progress` (the best card so far, what is proven,
     the time left) where ``progress`` asks for one; ``how``: its keyword arguments."""
     watch = fit_progress(progress, spec.time_limit, started)
