@@ -332,3 +332,12 @@ def test_level_rules_read_each_distinct_value_as_each_row_would():
         memo = {}
         assert rule_values(rule, col, memo).astype(bool).tolist() == expected, rule.name
         assert rule_values(rule, col, memo).astype(bool).tolist() == expected, rule.name  # from the memo
+
+
+def test_the_paper_tables_keep_their_raw_number_cards(paper_data):
+    X, y = paper_data("haberman")  # three numeric columns (age, year, nodes), none 0/1
+    assert X.attrs[RULES_ATTR] is False and needs_rules(X.iloc[:100]) is False
+    card = sw.fit(X, y, max_size=2, C0=0.01, coef_range=(-3, 3), time_limit=None)
+    assert card.rules is None and set(card.points) <= set(X.columns)  # points x raw numbers, as the paper
+    by_variable = sw.fit(X, y, max_size=2, C0=0.01, coef_range=(-3, 3), time_limit=None, rules=True)
+    assert by_variable.rules is not None and all(" >= " in rule for rule in by_variable.points)
