@@ -11,7 +11,7 @@ unusable data) print ``slimwidgets: error: <message>`` on stderr and exit
 with code 2; constraints that no card can satisfy exit with code 1 and name
 the clashing constraints. Only the standard library's ``argparse`` is used.
 
-``fit`` and ``demo`` stop at a time limit (60 s and 30 s unless given), print
+``fit`` and ``demo`` stop at a time limit (30 s unless given, as ``sw.fit``), print
 their progress to stderr (the best card so far and what is proven, at most one
 line a second), and stop within a second on Ctrl-C: the best card found is
 printed with status "interrupted", ``--json`` is written, and the exit code
@@ -38,7 +38,7 @@ from typing import Any, Callable, Sequence
 
 from .core.data import group_column_apart
 from .core.groups import GROUP_OPTIONS
-from .core.options import Option, flagged, named_features, text_number, text_range, text_whole
+from .core.options import DEFAULT_TIME_LIMIT, Option, flagged, named_features, text_number, text_range, text_whole
 from .core.validators import positive, whole
 from .core.status import degeneracy, describe, details_text
 
@@ -54,9 +54,8 @@ _RANGE_OPTIONS = tuple(row.flag.flag for row in flagged() if row.flag.parse is t
 
 EXIT_OK, EXIT_INFEASIBLE, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
-DEFAULT_TIME_LIMIT, DEMO_TIME_LIMIT = 60.0, 30.0
-FIT_DEFAULTS = {"time_limit": DEFAULT_TIME_LIMIT}
-DEMO_DEFAULTS = {"time_limit": DEMO_TIME_LIMIT, "max_size": 5}
+FIT_DEFAULTS = {"time_limit": DEFAULT_TIME_LIMIT}  # the engine's own (core/options.py), said in --help
+DEMO_DEFAULTS = {**FIT_DEFAULTS, "max_size": 5}
 PROGRESS_EVERY = 1.0  # seconds between progress lines at most
 
 
@@ -358,18 +357,9 @@ class _Progress:
 
     def describe(self, inc, bound: float) -> str:
         """The headline of the card found so far, in the same words as the final card's."""
-        from .core.status import describe
-        from .fitting.cards import card_from_incumbent
+        from .fitting.progress import describe_incumbent
 
-        limits = None
-        if inc.limits is None and inc.multiplier is None:  # an incumbent not reported by fit carries none
-            from .core.formulation import build_formulation
-            from .fitting.cards import limits_in_user_units
-
-            limits = limits_in_user_units(build_formulation(self.data, self.spec))
-        card = card_from_incumbent(self.data, self.spec, inc, bound=bound, solve_time=time.perf_counter() - self.t0,
-                                   limits=limits)
-        return describe(card).headline
+        return describe_incumbent(self.data, self.spec, inc, bound, time.perf_counter() - self.t0)
 
 
 def _solve_interruptibly(data, spec, progress: _Progress | None, started: float):
@@ -506,7 +496,7 @@ def _parse_cuts(items: Sequence[str] | None, columns: Sequence[str]) -> dict[str
 
 
 def _rules_for(X, args: argparse.Namespace):
-    """The raw table's rules (text, categories, missing values, --cuts, --rules always), with the
+    """The raw table's rules (a column not 0/1, a missing value, --cuts, --rules always), with the
     rule builder's data warnings as one-line messages."""
     from .core.data import DataWarning
     from .core.rules import build_rules
@@ -691,7 +681,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="your own cut points for a numeric column, e.g. age=40,50,60 (rules age >= 40, ...)")
     fit.add_argument("--rules", choices=("auto", "always", "never"), default="auto",
                      help="turn columns into 0/1 rules (round cut points, levels, 'missing'): auto (default) when a "
-                          "column is text or has empty cells, or --cuts is given; always; never")
+                          "column is not 0/1 (numbers, text, empty cells) or --cuts is given; always; never (the "
+                          "paper's raw-number cards)")
     _add_spec_options(fit)
     _add_group_options(fit)
     _add_solver_options(fit)

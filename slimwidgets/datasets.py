@@ -15,7 +15,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["load_demo", "load_paper_dataset", "PAPER_DATASETS", "load", "cache_dir", "DatasetDownloadError", "SHA256"]
+__all__ = ["load_demo", "load_paper_dataset", "PAPER_DATASETS", "RULES_ATTR", "load", "cache_dir", "DatasetDownloadError", "SHA256"]
+
+#: The key of ``DataFrame.attrs`` that tells ``fit`` whether to turn the frame's columns into
+#: rules (``slimwidgets.core.rules.needs_rules``); the paper's tables carry False, so fits on
+#: them take the columns as the paper did (raw numbers) unless given ``rules=True``.
+RULES_ATTR = "slimwidgets.rules"
 
 PAPER_DATASETS = ("adult", "bankruptcy", "breastcancer", "haberman", "heart", "mammo", "mushroom", "spambase")
 
@@ -65,6 +70,9 @@ def _default_folder() -> Path:
 
 def load_paper_dataset(name: str, folder: str | os.PathLike | None = None) -> tuple[pd.DataFrame, pd.Series]:
     """One of the paper's processed data sets as ``(X, y)``; ``y`` is 0/1, named for class 1.
+
+    ``X.attrs[RULES_ATTR]`` is False: ``fit`` takes its columns as the paper did (raw numbers,
+    such as breastcancer's 1-10 scales); ``rules=True`` gives a points table by variable.
 
     The files use old-Mac CR line endings, which are normalized here.
     """
@@ -128,7 +136,9 @@ def _fetch(url: str, timeout: float) -> bytes:
 def _parse(text: str, name: str) -> tuple[pd.DataFrame, pd.Series]:
     frame = pd.read_csv(io.StringIO(text.replace("\r\n", "\n").replace("\r", "\n")))
     y = frame.iloc[:, 0].astype(int).rename(_POSITIVE_NAME[name])
-    return frame.iloc[:, 1:], y
+    X = frame.iloc[:, 1:]
+    X.attrs[RULES_ATTR] = False  # the paper's processed features, taken as they are
+    return X, y
 
 
 def load(
@@ -150,7 +160,8 @@ def load(
        :data:`SOURCE_COMMIT`), downloaded once, verified against
        :data:`SHA256` and saved in the cache. ``download=False`` forbids it.
 
-    ``y`` is 0/1 and named for class 1 (in breastcancer, 1 is malignant).
+    ``y`` is 0/1 and named for class 1 (in breastcancer, 1 is malignant). ``X`` carries
+    ``attrs[RULES_ATTR] = False``, as :func:`load_paper_dataset` says.
 
     Raises
     ------

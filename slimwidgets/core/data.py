@@ -15,7 +15,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["Dataset", "DataWarning", "prepare_data", "prepare_features", "labels_to_sign", "sensitive_codes", "group_column_apart"]
+__all__ = ["Dataset", "DataWarning", "prepare_data", "prepare_features", "labels_to_sign", "outcome_values",
+           "refuse_time_to_event", "sensitive_codes", "group_column_apart"]
 
 
 class DataWarning(UserWarning):
@@ -168,29 +169,72 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
     return matrix, names
 
 
+def outcome_values(y: Any) -> np.ndarray:
+    """``y`` as a 1-D array of two classes, or a ValueError whose one sentence says what is
+    supported and what to do: for a time-to-event outcome (a structured array such as
+    scikit-survival's ``Surv``), missing labels, a continuous outcome and more than two classes.
+
+    >>> outcome_values([0, 1, 1]).tolist()
+    [0, 1, 1]
+    >>> outcome_values([0.2, 1.7, 3.1])
+    Traceback (most recent call last):
+    ValueError: y holds 3 distinct numbers such as 0.2, 1.7, 3.1, a continuous outcome; a card predicts one of two classes: give a yes/no y, e.g. y >= a clinically meaningful cut-off
+    """
+    values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+    refuse_time_to_event(values)
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
+    if values.ndim != 1:
+        raise ValueError(f"y must be one-dimensional, got shape {values.shape}")
+    if values.size == 0:
+        raise ValueError("y is empty")
+    missing = int(pd.isna(values).sum())
+    if missing:
+        raise ValueError(f"y has {missing} missing value{'s' if missing > 1 else ''}; a card learns from "
+                         "labelled rows only: drop those rows from X and y (e.g. keep = y.notna())")
+    classes = pd.unique(values)
+    if len(classes) > 2:
+        shown = ", ".join(_label_text(c) for c in classes[:3])
+        if _continuous(values):
+            raise ValueError(f"y holds {len(classes)} distinct numbers such as {shown}, a continuous outcome; a "
+                             "card predicts one of two classes: give a yes/no y, e.g. y >= a clinically "
+                             "meaningful cut-off")
+        raise ValueError(f"y has {len(classes)} classes ({shown}{', ...' if len(classes) > 3 else ''}); a card "
+                         "separates two classes: fit one class against the rest (e.g. y == 'A') or merge "
+                         "the classes into two")
+    return values
+
+
+def refuse_time_to_event(values: np.ndarray) -> None:
+    """A ValueError saying what to do when ``values`` is a structured array (a time-to-event
+    outcome such as scikit-survival's ``Surv``) that reached a fit of two classes: numpy's own
+    error there ("ufunc 'isnan' not supported") says nothing."""
+    if values.dtype.names is not None:
+        raise ValueError(f"y is a structured array with fields {list(values.dtype.names)}, a time-to-event "
+                         "outcome, which this fit of two classes does not take: sw.fit(X, y) makes a "
+                         "time-to-event card from it (loss='cox')")
+
+
+def _label_text(value: Any) -> str:
+    value = python_scalar(value)
+    return f"{value:g}" if isinstance(value, float) else repr(value)
+
+
+def _continuous(values: np.ndarray) -> bool:
+    """Numbers that are not all whole (a measurement, not class codes)."""
+    return values.dtype.kind == "f" and not bool(np.all(values == np.round(values)))
+
+
 def labels_to_sign(y: Any, positive: Any = None) -> tuple[np.ndarray, Any, Any]:
     """Map two-valued labels to +1/-1. Returns (signs, positive label, negative label).
 
     Without ``positive``, the larger of the two sorted labels is positive (1
     for 0/1 or -1/+1 labels, True for booleans), as scikit-learn does.
     """
-    values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
-    if values.ndim != 1:
-        if values.ndim == 2 and values.shape[1] == 1:
-            values = values[:, 0]
-        else:
-            raise ValueError(f"y must be one-dimensional, got shape {values.shape}")
-    if values.size == 0:
-        raise ValueError("y is empty")
-    if pd.isna(values).any():
-        raise ValueError(f"y has {int(pd.isna(values).sum())} missing labels; drop those rows (a card cannot "
-                         "learn from a row without a label)")
+    values = outcome_values(y)
     classes = [python_scalar(c) for c in pd.unique(values)]
     if len(classes) < 2:
         raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs examples of both classes")
-    if len(classes) > 2:
-        shown = classes[:6]
-        raise ValueError(f"y has {len(classes)} classes {shown}; scoring systems are binary classifiers")
     if len({isinstance(c, str) for c in classes}) > 1:
         raise ValueError(f"y mixes text and non-text labels {classes}; give both classes the same type")
     try:

@@ -51,6 +51,11 @@ DEFAULT_COEF_RANGE = (-10, 10)
 # None: the intercept box is derived from the data and the points boxes, wide enough that it
 # never binds (see formulation.intercept_box); a box the user sets may bind, and the card says so.
 DEFAULT_INTERCEPT_RANGE = None
+#: Seconds a fit may run unless told otherwise: ``fit``, ``SLIMClassifier`` and the command line
+#: return by then with their best card and what is proven about it (a bar shows progress).
+#: Half a minute: small tables are proven or chosen well within it, and a first look at any
+#: table never waits on a proof that may take hours; ``time_limit=None`` waits for the proof.
+DEFAULT_TIME_LIMIT = 30.0
 
 
 # -- the parts of a row --------------------------------------------------------------------------
@@ -498,8 +503,9 @@ OPTIONS: tuple[Option, ...] = (
            refused=(Refusal("zero_one", "scale applies to risk cards only (loss='logistic')"),),
            example_with={"loss": "logistic"}, estimator=True, omit_default=True),
     # -- the solver ---------------------------------------------------------------------------------------
-    Option("time_limit", None, 5.0, v.optional(v.positive("or None for no limit")), "float | None",
-           "seconds the solver may run (None: no limit)",
+    Option("time_limit", DEFAULT_TIME_LIMIT, 5.0, v.optional(v.positive("or None for no limit")),
+           "float | None", f"seconds the fit may run, choosing the size included ({DEFAULT_TIME_LIMIT:g} s "
+           "unless given; None: no limit, until proven)",
            words=Words("limit", lambda x: f"{x:g} s"),
            flag=Flag("--time-limit", "stop after SECONDS and print the best card found, with what is proven about "
                      "it; Ctrl-C stops earlier the same way (status 'interrupted', exit code 130)", "SECONDS",

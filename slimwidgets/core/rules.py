@@ -28,14 +28,22 @@ import pandas as pd
 from .constraints import at_least
 from .data import DataWarning
 from .variables import LEVEL_TYPES, cut_text, variable_bands
+from ..datasets import RULES_ATTR
 
-__all__ = ["Rule", "RuleBuilder", "KINDS", "needs_rules", "human_cut", "rule_values", "build_rules",
-           "options_by_variable", "rules_from_options", "read_rule", "as_frame"]
+__all__ = ["Rule", "RuleBuilder", "KINDS", "needs_rules", "human_cut", "significant_digits", "MAX_SHIFT",
+           "SMALL_SCALE", "rule_values", "build_rules", "options_by_variable", "rules_from_options", "read_rule",
+           "as_frame"]
 
 #: What each kind of rule tests; ``pass`` copies a column as it is (a 0/1 or count feature).
 KINDS = ("ge", "lt", "eq", "other", "is", "missing", "pass")
 #: Steps of a human cut point: 1, 2, 2.5 or 5 times a power of ten (coarsest tried first).
 _STEPS = (5.0, 2.5, 2.0, 1.0)
+#: The most a rounded cut may move its rule's share of rows (from the quantile's), when no round
+#: number lies within the builder's ``tolerance``: a cut with none that close is left out.
+MAX_SHIFT = 0.05
+#: Whole numbers spanning at most this many consecutive values form a scale (a 0-10 or 1-10
+#: rating, a count of 0-10, a grade of 1-4): their cut points are the scale's own values.
+SMALL_SCALE = 11
 
 
 class Rule(NamedTuple):
@@ -49,33 +57,67 @@ class Rule(NamedTuple):
 
 
 def needs_rules(X: Any) -> bool:
-    """True when ``X`` is a DataFrame the engine cannot take as it is: a column that is not
-    numeric or boolean (text, categories, objects, dates), or any missing value.
+    """True when ``X`` is a DataFrame of variables, not of 0/1 rules: a column with values other
+    than 0/1 (measurements, counts, scales, 1/2 codes, text, categories, dates) or a missing
+    value. False for a 2-D array (features as given, as scikit-learn pipelines pass them) and for
+    a frame whose ``attrs[RULES_ATTR]`` is False: the paper's processed tables carry that
+    (:func:`slimwidgets.datasets.load`), so fits on them keep the paper's raw-number cards.
 
     >>> needs_rules(pd.DataFrame({"a": [0, 1]})), needs_rules(pd.DataFrame({"a": [0, None]}))
     (False, True)
+    >>> needs_rules(pd.DataFrame({"glucose": [91.0, 128.0, 142.0]}))
+    True
     """
-    if not isinstance(X, pd.DataFrame):
+    if not isinstance(X, pd.DataFrame) or X.attrs.get(RULES_ATTR, True) is False or not len(X):
         return False
-    for c in X.columns:
-        col = X[c]
-        if not (pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col)):
-            return True
-        if col.isna().any():
-            return True
-    return False
+    return not all(_is_binary(X[c]) and not X[c].isna().any() for c in X.columns)
 
 
 def _share_at_or_above(ordered: np.ndarray, cut: float) -> float:
     return float(len(ordered) - np.searchsorted(ordered, cut, side="left")) / len(ordered)
 
 
-def human_cut(ordered: np.ndarray, q: float, tolerance: float) -> float:
-    """The roundest cut near ``q``: a multiple of 5, 2.5, 2 or 1 times a power of ten whose rule
-    ``x >= cut`` holds for a share of ``ordered`` (sorted, non-missing values) within
-    ``tolerance`` of the share ``x >= q`` holds for; coarser steps first, down to steps of about
-    a thousandth of the range (whole numbers for whole-number data). Falls back to the
-    observed value nearest ``q`` when no round number is close enough.
+def significant_digits(x: float) -> str:
+    """The significant digits of ``x`` as written in decimal (``1250.0`` -> ``"125"``).
+
+    >>> significant_digits(1250.0), significant_digits(0.3), significant_digits(137.5)
+    ('125', '3', '1375')
+    """
+    mantissa = f"{abs(x):.12e}".split("e")[0].replace(".", "")
+    return mantissa.rstrip("0") or "0"
+
+
+def _written_by_a_person(x: float, third: bool) -> bool:
+    """At most two significant digits (140, 25, 0.3, 1200); with ``third``, a third that is a 5
+    (135, 1250; 137.5 has four)."""
+    digits = significant_digits(x)
+    return len(digits) <= 2 or (third and len(digits) == 3 and digits[-1] == "5")
+
+
+def _round_candidates(lo: float, hi: float, q: float, whole: bool) -> list[float]:
+    """Cut points near ``q`` a person writes, roundest first: multiples of 5, 2.5, 2 and 1 times
+    a power of ten, from the data's scale down to the third significant digit of ``q``; the two
+    multiples of each step around ``q``, nearer first. Every one lies in ``(lo, hi]``."""
+    top = math.floor(math.log10(max(hi - lo, abs(q), 1e-12)))
+    lowest = math.floor(math.log10(max(abs(q), (hi - lo) * 1e-3, 1e-12))) - 2
+    out: list[float] = []
+    for exponent in range(top, (max(0, lowest) if whole else lowest) - 1, -1):
+        for mult in _STEPS:
+            step = mult * 10.0 ** exponent
+            for n in sorted({math.floor(q / step), math.ceil(q / step)}, key=lambda n: abs(n * step - q)):
+                cut = float(round(n * step, max(0, -exponent + 1)))
+                if lo < cut <= hi and not (whole and not cut.is_integer()) and cut not in out:
+                    out.append(cut)
+    return out
+
+
+def human_cut(ordered: np.ndarray, q: float, tolerance: float,
+              max_shift: float = MAX_SHIFT) -> float | None:
+    """The roundest cut near ``q`` a person writes: at most two significant digits (140, 25, 0.3,
+    1200) whose rule ``x >= cut`` holds for a share of ``ordered`` (sorted, non-missing values)
+    within ``tolerance`` of the share ``x >= q`` holds for; else a third significant digit of 5
+    (135, 1250) within ``tolerance``; else the one of these that moves the share least, if by
+    at most ``max_shift``; else None (no round cut near ``q``). Whole-number data get whole cuts.
 
     >>> v = np.sort(np.array([31.2, 38.9, 44.1, 47.5, 49.6, 51.3, 58.8, 61.7, 66.4, 72.0]))
     >>> human_cut(v, 49.6, 0.02)
@@ -83,21 +125,39 @@ def human_cut(ordered: np.ndarray, q: float, tolerance: float) -> float:
     """
     lo, hi = float(ordered[0]), float(ordered[-1])
     target = _share_at_or_above(ordered, q)
-    top = math.floor(math.log10(max(hi - lo, abs(q), 1e-12)))
     whole = bool(np.all(ordered == np.round(ordered)))  # whole numbers (ages, counts) get whole cuts
-    # steps down to a thousandth of the range: finer "round" numbers would read as measurements
-    for exponent in range(top, (max(0, top - 2) if whole else top - 2) - 1, -1):
-        for mult in _STEPS:
-            step = mult * 10.0 ** exponent
-            decimals = max(0, -exponent + 1)
-            for n in sorted({math.floor(q / step), math.ceil(q / step)}, key=lambda n: abs(n * step - q)):
-                cut = round(n * step, decimals)
-                if whole and not float(cut).is_integer():
-                    continue
-                if lo < cut <= hi and abs(_share_at_or_above(ordered, cut) - target) <= tolerance:
-                    return float(cut)
-    above = ordered[ordered > lo]
-    return float(above[np.argmin(np.abs(above - q))])
+    candidates = _round_candidates(lo, hi, q, whole)
+    shift = {c: abs(_share_at_or_above(ordered, c) - target) for c in candidates}
+    for third in (False, True):
+        for cut in candidates:
+            if _written_by_a_person(cut, third) and shift[cut] <= tolerance:
+                return cut
+    bound = max(max_shift, tolerance)
+    allowed = [c for c in candidates if _written_by_a_person(c, True) and shift[c] <= bound]
+    return min(allowed, key=lambda c: (shift[c], abs(c - q))) if allowed else None
+
+
+def _is_small_scale(ordered: np.ndarray) -> bool:
+    """Whole numbers spanning at most :data:`SMALL_SCALE` consecutive values (ages 34-80 do not)."""
+    return bool(ordered[-1] - ordered[0] < SMALL_SCALE and np.all(ordered == np.round(ordered)))
+
+
+def _scale_cuts(ordered: np.ndarray, levels: Sequence[float]) -> list[float]:
+    """Cut points of a small scale: its values above the lowest, every one when there are no more
+    than ``levels``, else for each quantile level the value whose rule ``x >= value`` holds for
+    the share of rows nearest ``1 - level`` (each value of a scale holds many rows: rounding
+    across values would move a rule by a whole step).
+
+    >>> _scale_cuts(np.sort(np.array([0, 0, 1, 1, 2, 3] * 5, dtype=float)), [0.25, 0.5, 0.75])
+    [1.0, 2.0, 3.0]
+    >>> _scale_cuts(np.arange(1.0, 11.0).repeat(3), [0.25, 0.5, 0.75])
+    [3.0, 6.0, 8.0]
+    """
+    values = np.unique(ordered)[1:]
+    if len(values) <= len(levels):
+        return [float(v) for v in values]
+    shares = np.array([_share_at_or_above(ordered, v) for v in values])
+    return sorted({float(values[np.argmin(np.abs(shares - (1 - level)))]) for level in levels})
 
 
 def _plain(value: Any) -> Any:
@@ -161,9 +221,12 @@ def _value_kind(v: Any) -> str:
 class RuleBuilder:
     """Learn readable 0/1 rules from a raw table; apply them to new rows (scikit-learn style).
 
-    Numbers get threshold rules ``x >= cut`` at *human* cut points: round values (steps of
-    1, 2, 2.5 or 5 times a power of ten) near the quantiles, moved only while the rule's share
-    of rows moves by at most ``tolerance``; or the user's own ``cuts``. Text, categorical and
+    Numbers get threshold rules ``x >= cut`` at cut points a person writes, near the quantiles:
+    at most two significant digits (140, 25, 0.3, 1200), a third only when it is a 5 and no
+    two-digit number is close enough (135, 1250; never 137.5), whole for whole-number data
+    (:func:`human_cut`). Rounding moves a rule's share of rows by at most ``tolerance`` where
+    such a number exists, else by at most :data:`MAX_SHIFT` (5 %); a quantile with no round
+    number that close gives no cut. The user's own ``cuts`` are kept exactly. Text, categorical and
     boolean columns get one rule per level, levels seen fewer than ``min_count`` times pooled
     into one named ``other`` rule (which also takes levels first seen at predict time). Every
     column with a missing value gets a rule ``"<column> missing"``. Columns of 0/1 values stay
@@ -175,7 +238,8 @@ class RuleBuilder:
     n_cuts : how many candidate cut points per numeric column (at the 1/(k+1) ... k/(k+1)
         quantiles, before rounding); fewer when rounding merges some.
     min_count : levels seen fewer times are pooled into ``other``.
-    tolerance : how far (a share of rows) rounding may move a rule; at least 1/n.
+    tolerance : how far (a share of rows) rounding may move a rule before a third significant
+        digit or a larger move (up to :data:`MAX_SHIFT`) is tried; at least 1/n.
     missing : ``"rule"`` (a missing-value rule per column that has any) or ``"error"``.
 
     Attributes
@@ -287,7 +351,7 @@ class RuleBuilder:
             rules = self._threshold_rules(name, col, cuts)
         else:
             rules = self._level_rules(name, col)
-        if not rules and not n_missing:
+        if not rules and not n_missing and col.nunique() <= 1:
             warnings.warn(f"column {name!r} has a single value: it gives no rule", DataWarning, stacklevel=4)
         if n_missing:
             rules.append(Rule(f"{name} missing", name, "missing", None))
@@ -301,6 +365,10 @@ class RuleBuilder:
         self.integer_[name] = bool(np.all(ordered == np.round(ordered)))
         if cuts is None:
             cuts = self._human_cuts(ordered)
+            if not cuts and ordered[0] < ordered[-1]:
+                warnings.warn(f"column {name!r} has no round cut point that moves a quantile's share of rows by "
+                              f"at most {MAX_SHIFT:.0%}: it gives no rule; give its cut points (cuts=)",
+                              DataWarning, stacklevel=5)
         else:
             outside = [c for c in cuts if not ordered[0] < c <= ordered[-1]]
             if outside:
@@ -315,9 +383,12 @@ class RuleBuilder:
         if ordered[0] == ordered[-1]:
             return []
         k = int(self.n_cuts)
+        levels = [(i + 1) / (k + 1) for i in range(k)]
+        if _is_small_scale(ordered):
+            return _scale_cuts(ordered, levels)
         tolerance = max(float(self.tolerance), 1.0 / len(ordered))
-        qs = np.quantile(ordered, [(i + 1) / (k + 1) for i in range(k)])
-        return sorted({human_cut(ordered, float(q), tolerance) for q in qs})
+        qs = np.quantile(ordered, levels)
+        return sorted({human_cut(ordered, float(q), tolerance) for q in qs} - {None})
 
     def _level_rules(self, name: str, col: pd.Series) -> list[Rule]:
         # counted first, then made plain: one call per level, not per row
@@ -524,11 +595,12 @@ def build_rules(X: Any, rules: Any = None, cuts: Mapping[str, Sequence[float]] |
                 ) -> tuple[Any, "RuleBuilder | None"]:
     """What ``fit`` and its kin do with a table: ``(X for the engine, fitted builder or None)``.
 
-    ``rules=None`` builds rules when ``X`` needs them (:func:`needs_rules`: a text, categorical
-    or other non-numeric column, or a missing value) or when ``cuts`` are given; ``True``
-    always (numeric columns become threshold rules, so a card on real-valued columns reads as
-    a points table instead of "8 points × bmi"); ``False`` never (the engine takes ``X`` as it
-    is); a :class:`RuleBuilder` (fitted or not) gives the settings, fit afresh on ``X``.
+    ``rules=None`` builds rules when ``X`` is a DataFrame of variables (:func:`needs_rules`: a
+    column with values other than 0/1, or a missing value; numeric columns become threshold
+    rules, so a card reads as a points table by variable instead of "8 points × bmi") or when
+    ``cuts`` are given; ``True`` always (an array too, or a paper table); ``False`` never (the
+    engine takes ``X`` as it is, the paper's raw-number cards); a :class:`RuleBuilder` (fitted
+    or not) gives the settings, fit afresh on ``X``.
     """
     if rules is False or (rules is None and cuts is None and not needs_rules(X)):
         if cuts is not None:

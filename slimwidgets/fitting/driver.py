@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..core.data import Dataset, group_column_apart, prepare_data
+from ..core.data import Dataset, group_column_apart, outcome_values, prepare_data
 from ..core.rules import rules_from_options
 from ..core.formulation import Formulation, build_formulation, intercept_box
 from ..core.patterns import Patterns
@@ -38,6 +38,7 @@ from .survival_driver import routes_time_to_event
 from . import size_cv
 from .size_cv import choose_cuts_and_size, choose_size
 from .side_search import SideSearch
+from .progress import fit_progress
 
 __all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
            "box_limits"]
@@ -84,17 +85,17 @@ def fit(
     ----------
     X : a raw table (numbers, text, categories, missing values), a 2-D array (``feature_names``), or a
         Dask DataFrame of 0/1 columns (``y`` a Dask Series partitioned like it); many 0/1 rows: :mod:`.large`.
-    rules : how a raw table becomes 0/1 rules (:class:`slimwidgets.RuleBuilder`): None builds
-        them when a column is not numeric or boolean, has a missing value, or has ``cuts``;
-        True always (a points table by variable); False never; a ``RuleBuilder`` its settings.
-        The card applies them to raw rows (``predict``, exports); ``exclude``, ``signs`` and
-        ``penalties`` may name a variable for all its rules.
-    cuts : your own cut points, ``{"age": [40, 50, 60]}``; other numeric columns get round ones.
+    rules : how a table becomes 0/1 rules (:class:`slimwidgets.RuleBuilder`): None when a DataFrame
+        has a column not 0/1, a missing value or ``cuts`` (not an array, nor the paper's tables of
+        :func:`slimwidgets.datasets.load`); True always; False never; a ``RuleBuilder`` its settings.
+        The card applies them to raw rows; ``exclude``, ``signs``, ``penalties`` may name a variable.
+    cuts : your own cut points, ``{"age": [40, 50, 60]}``, kept exactly; other columns get round ones.
     size_cv : K: the size is chosen among 1 to ``max_size`` (or 5) by K-fold CV, then solved exactly
         (:mod:`~slimwidgets.fitting.size_cv`); the default (5) when ``fit`` builds rules given no ``max_size``, ``C0``.
-    n_jobs, progress : the ``size_cv`` fits through joblib (None: in turn), with a tqdm bar (None: auto).
-    y : labels with exactly two values (``positive`` picks the predicted class: default the larger), or
-        a ``Surv`` array (event, time): a time-to-event card (:func:`.survival_driver.fit_survival`).
+    n_jobs, progress : ``size_cv`` fits through joblib (None: in turn); tqdm bars of the CV and, past
+        2 s, of the fit (:mod:`.progress`): None in a notebook or terminal only, True always.
+    y : labels with two values (``positive`` picks the predicted one: default the larger, 1 or True),
+        or a ``Surv`` array (event, time): a time-to-event card (:func:`.survival_driver.fit_survival`).
     sample_weight : optional non-negative weights per row.
     sensitive_features : a column name of ``X`` or one group label per row: the groups of
         ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap``, ``max_tpr_gap`` (:mod:`~slimwidgets.core.groups`).
@@ -105,16 +106,16 @@ def fit(
     warm_start, on_incumbent : a previous card to start the solver from; called with every better card found.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
     on_bound : called with the proven lower bound on the objective each time it rises (needs ``on_incumbent``).
-    **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ``time_limit``, ...): every
-        parameter of :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.families`).
+    **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ...): every parameter of
+        :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.families`).
+        ``time_limit``: 30 s unless given, CV included (None: until proven), then the best card.
 
     Returns
     -------
     ScoringSystem
         With ``status`` "optimal" only when proven; a time-limited solve returns its best card
-        with ``bound`` and ``gap``. Among the cards with the returned objective it prefers the
-        one whose score separates the classes most widely (the lowest logistic loss of the
-        score, see :mod:`slimwidgets.solvers.polish`); that never changes the objective.
+        with ``bound`` and ``gap``. Of the cards with its objective, the one whose score separates
+        the classes most widely (:mod:`slimwidgets.solvers.polish`): never another objective.
 
     Raises
     ------
@@ -147,12 +148,31 @@ def fit(
     spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
     how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
     X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules, clock)
-    card = _fit_table(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
-                      warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
+    solve = dict(warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
+    card = _fit_watched(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
+                        progress, solve)
     return _finished(card, builder, choice)
 
 
 fit = routes_time_to_event(fit)  # a time-to-event y goes to its own driver before anything reads it as labels
+
+
+def _fit_watched(table: Any, spec: Spec, started: float, progress: bool | None,
+                 how: dict) -> ScoringSystem:
+    """:func:`_fit_table` with the bar of :mod:`.progress` (the best card so far, what is proven,
+    the time left) where ``progress`` asks for one; ``how``: its keyword arguments."""
+    watch = fit_progress(progress, spec.time_limit, started)
+    if watch is None:
+        return _fit_table(table, spec, started, **how)
+    watch.reading(table, spec)
+    how["on_incumbent"], how["on_bound"] = watch.chain(how["on_incumbent"], how["on_bound"])
+    card = None
+    watch.start()
+    try:
+        card = _fit_table(table, spec, started, **how)
+    finally:  # also on Ctrl-C or an error: the bar stops, saying nothing it does not know
+        watch.finish(card)
+    return card
 
 
 def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None, builder: Any,
@@ -217,7 +237,7 @@ def _default_size_cv(options: dict, builder: Any, y: Any) -> dict:
         return options
     import pandas as pd
 
-    counts = pd.Series(np.asarray(y).ravel()).value_counts()
+    counts = pd.Series(outcome_values(y)).value_counts()
     if len(counts) != 2 or counts.min() < DEFAULT_SIZE_CV:
         return options
     return {**options, "size_cv": DEFAULT_SIZE_CV}

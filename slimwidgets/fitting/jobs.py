@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-__all__ = ["check_n_jobs", "progress_bar", "run_jobs"]
+__all__ = ["check_n_jobs", "interactive", "progress_bar", "run_jobs"]
 
 
 def check_n_jobs(n_jobs: Any) -> None:
@@ -27,13 +27,18 @@ def _in_notebook() -> bool:
     return ip is not None and "IPKernelApp" in getattr(ip, "config", {})
 
 
+def interactive() -> bool:
+    """True in a notebook or when stderr is a terminal: where a progress bar is seen (a script
+    whose stderr goes to a file or a pipe gets none unless asked)."""
+    return _in_notebook() or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
+
+
 def progress_bar(progress: bool | None, total: int, desc: str):
     """A tqdm bar, or None. ``progress=None``: auto (a terminal or notebook and >= 4 solves)."""
     if progress is False or total == 0:
         return None
     if progress is None:
-        interactive = _in_notebook() or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
-        if not interactive or total < 4:
+        if not interactive() or total < 4:
             return None
     elif progress is not True:
         raise TypeError(f"progress must be True, False or None (auto), got {progress!r}")

@@ -19,8 +19,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ..core.data import group_column_apart
-from ..core.options import estimator_options
+from ..core.data import group_column_apart, refuse_time_to_event
+from ..core.options import DEFAULT_TIME_LIMIT, estimator_options
 from ..core.rules import build_rules, options_by_variable
 from ..fitting import driver
 
@@ -101,10 +101,11 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         ``classes_[1]`` iff score >= threshold, trained with exactly that
         rule: cards in their smallest form), or the paper's "error" (a zero
         total is an error for either class; predict iff score > threshold).
-    time_limit : float or None, default=None
-        Seconds the solver may run. When it stops at the limit the best card
-        so far is kept (``status_ == "time_limit"``, ``gap_ > 0``); if it has
-        found none (nor has the engine's quick local search),
+    time_limit : float or None, default=30.0
+        Seconds the fit may run (as ``sw.fit`` and the command line; None:
+        until proven). When it stops at the limit the best card so far is
+        kept (``status_ == "time_limit"``, ``gap_ > 0``); if it has found
+        none (nor has the engine's quick local search),
         :class:`slimwidgets.NoSolutionError` is raised. A
         solve cut by the clock depends on the machine's speed, so only
         untimed (or finished) solves are reproducible.
@@ -217,7 +218,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         missing=None,
         margin=None,
         zero_score="positive",
-        time_limit=None,
+        time_limit=DEFAULT_TIME_LIMIT,
         gap=0.0,
         threads=1,
         solver="auto",
@@ -272,8 +273,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric features without missing values (0/1 columns make the
-            most readable cards).
+            Features as they are (an array), or a table of variables (a
+            DataFrame) made into rules by ``rules`` (None: if a column is not 0/1).
         y : array-like of shape (n_samples,)
             Labels with exactly two values.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -301,6 +302,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
                 raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
         X, sensitive_features = group_column_apart(X, sensitive_features)  # a text column is the group only
+        refuse_time_to_event(np.asarray(y))
         X, builder = build_rules(X, self.rules, self.cuts)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
         check_classification_targets(y)
@@ -318,10 +320,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
             )
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if hasattr(self, "feature_names_in_"):
-            names = [str(n) for n in self.feature_names_in_]
-        else:
-            names = [f"x{j}" for j in range(X.shape[1])]
+        names = [str(n) for n in getattr(self, "feature_names_in_", [f"x{j}" for j in range(X.shape[1])])]
 
         options = {p: getattr(self, p) for p in _SPEC_PARAMS}
         options["class_weights"] = self._engine_class_weights(classes)  # labels -> (negative, positive)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.datasets import RULES_ATTR
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 
@@ -24,7 +25,9 @@ def glucose_data(n: int = 300, seed: int = 0, cut: float = 140) -> tuple[pd.Data
     glucose = rng.normal(120, 30, n).round()
     bmi = rng.normal(30, 6, n).round(1)
     y = ((glucose > cut) ^ (rng.random(n) < 0.05)).astype(int)
-    return pd.DataFrame({"glucose": glucose, "bmi": bmi}), y
+    frame = pd.DataFrame({"glucose": glucose, "bmi": bmi})
+    frame.attrs[RULES_ATTR] = False  # raw values: the boxes hold points x glucose, not rules of it
+    return frame, y
 
 
 @pytest.mark.parametrize("box", [(-1000, 1000), (-128, 127), (-5000, 3), (127, 1000)])
@@ -119,10 +122,10 @@ def test_a_user_box_that_limits_the_card_without_touching_it_is_said_so(monkeypa
     amount, age, months = rng.gamma(2, 300, n).round(), rng.integers(19, 75, n), rng.integers(4, 72, n)
     y = ((amount / 100 + months / 10 - age / 20 + rng.normal(0, 1, n)) > 3).astype(int)
     X = pd.DataFrame({"amount": amount, "age": age, "months": months})
-    card = sw.fit(X, y, intercept_range=(-100, 100), time_limit=60)
+    card = sw.fit(X, y, intercept_range=(-100, 100), time_limit=60, rules=False)  # points x raw amounts
     assert -100 < card.intercept < 100
     notes = [note for note in card.details["box_limits"] if note.startswith("intercept_range -100..100 limits the card")]
     assert len(notes) == 1, card.details["box_limits"]
     better = float(notes[0].split("reaches error ")[1].split("%")[0]) / 100
     assert better < card.train_metrics.error
-    assert sw.fit(X, y, time_limit=5).details["box_limits"] == ()  # the derived box: nothing to say
+    assert sw.fit(X, y, time_limit=5, rules=False).details["box_limits"] == ()  # the derived box: nothing to say

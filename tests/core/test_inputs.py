@@ -140,10 +140,17 @@ def test_y_with_one_class():
         fit(X, pd.Series([1] * 20))
 
 
-def test_y_with_three_classes():
+@pytest.mark.parametrize("labels, fragments", [
+    ([0, 1, 2] * 6 + [0, 1], ("y has 3 classes (0, 1, 2)", "a card separates two classes",
+                              "one class against the rest")),
+    (["a", "b", "c", "d"] * 5, ("y has 4 classes ('a', 'b', 'c', ...)", "merge the classes into two")),
+    (list(np.linspace(0.5, 20.1, 20)), ("20 distinct numbers such as 0.5, 1.53158", "a continuous outcome",
+                                        "give a yes/no y", "cut-off")),
+])
+def test_y_that_is_not_two_classes_says_what_to_do(labels, fragments):
     X, _ = make_xy()
-    with raises(ValueError, "3 classes", "binary"):
-        fit(X, [0, 1, 2] * 6 + [0, 1])
+    with raises(ValueError, *fragments):
+        fit(X, labels)
 
 
 @pytest.mark.parametrize("missing", [np.nan, None])
@@ -151,8 +158,21 @@ def test_y_with_missing_labels(missing):
     X, y = make_xy()
     y = y.astype(object)
     y.iloc[3] = missing
-    with raises(ValueError, "y has 1 missing"):
+    with raises(ValueError, "y has 1 missing value;", "labelled rows only", "drop those rows"):
         fit(X, y)
+
+
+def time_to_event(n: int) -> np.ndarray:
+    """(event, time) pairs as scikit-survival's ``Surv.from_arrays`` makes them."""
+    return np.array([(i % 2 == 0, 1.0 + i) for i in range(n)], dtype=[("event", "?"), ("time", "<f8")])
+
+
+def test_time_to_event_y_gets_a_sentence_not_numpys_error():
+    """The estimator of two classes says where a time-to-event y goes (sw.fit takes it)."""
+    X, _ = make_xy()
+    with raises(ValueError, "structured array with fields ['event', 'time']", "time-to-event outcome",
+                "sw.fit(X, y) makes a time-to-event card"):
+        sw.SLIMClassifier(max_size=1).fit(X, time_to_event(20))
 
 
 def test_y_with_mixed_label_types():

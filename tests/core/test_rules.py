@@ -13,7 +13,9 @@ from sklearn.pipeline import make_pipeline
 
 import slimwidgets as sw
 from slimwidgets.core.data import DataWarning
-from slimwidgets.core.rules import RuleBuilder, build_rules, human_cut, needs_rules, options_by_variable
+from slimwidgets.datasets import RULES_ATTR
+from slimwidgets.core.rules import (MAX_SHIFT, RuleBuilder, build_rules, human_cut, needs_rules, options_by_variable,
+                                    significant_digits)
 
 
 def raw_table(n=200, seed=0):
@@ -65,6 +67,67 @@ def test_human_cut_prefers_coarse_steps():
     assert human_cut(values, 59.3, 0.05) == 60.0
     tiny = np.sort(np.array([0.0112, 0.0131, 0.0154, 0.0187, 0.0203, 0.0251]))
     assert is_round(human_cut(tiny, 0.0154, 0.2))
+
+
+def real_columns() -> dict[str, pd.Series]:
+    """Measurements as people record them, from data sets that ship inside installed packages:
+    glucose, total cholesterol, BMI and age (scikit-learn's diabetes data, unscaled), body
+    weight in grams (palmerpenguins), household income (statsmodels' Engel data)."""
+    import statsmodels.api as sm
+    from palmerpenguins import load_penguins
+    from sklearn.datasets import load_diabetes
+
+    diabetes = load_diabetes(as_frame=True, scaled=False).frame
+    return {"glucose": diabetes["s6"], "cholesterol": diabetes["s1"], "bmi": diabetes["bmi"], "age": diabetes["age"],
+            "weight": load_penguins()["body_mass_g"], "income": sm.datasets.engel.load_pandas().data["income"]}
+
+
+def written_by_a_person(cut: float) -> bool:
+    digits = f"{cut:.10g}".replace(".", "").replace("-", "").lstrip("0").rstrip("0")
+    return len(digits) <= 2 or (len(digits) == 3 and digits[-1] == "5")
+
+
+@pytest.mark.parametrize("n_cuts", [3, 5, 9])
+@pytest.mark.parametrize("name", ["glucose", "cholesterol", "bmi", "age", "weight", "income"])
+def test_cut_points_of_real_columns_are_written_as_a_person_writes_them(name, n_cuts):
+    column = real_columns()[name]
+    values = column.dropna().to_numpy(dtype=float)
+    builder = RuleBuilder(n_cuts=n_cuts).fit(column.to_frame(name))
+    cuts = [r.value for r in builder.rules_ if r.kind == "ge"]
+    quantiles = np.quantile(values, [(i + 1) / (n_cuts + 1) for i in range(n_cuts)])
+    assert len(cuts) >= min(n_cuts, len(set(quantiles))) - 2, cuts  # rounding merges a few at most
+    for cut in cuts:
+        assert written_by_a_person(cut), (name, cut)
+        # the rule's share of rows is within MAX_SHIFT of some quantile's
+        share = float((values >= cut).mean())
+        assert min(abs(share - float((values >= q).mean())) for q in quantiles) <= MAX_SHIFT + 1e-12, (name, cut)
+
+
+def test_two_significant_digits_before_a_third_that_is_a_5():
+    assert [significant_digits(x) for x in (140.0, 25.0, 0.3, 1200.0, 1250.0, 137.5)] == \
+        ["14", "25", "3", "12", "125", "1375"]
+    weight = np.sort(np.arange(100.0, 200.0, 0.5))  # evenly spread: each 1 of the range holds 1 % of rows
+    assert human_cut(weight, 142.0, 0.02) == 140.0  # 142 is not what a person writes; 140 moves 2 %
+    assert human_cut(weight, 136.8, 0.02) == 135.0  # 130 and 140 move the share too far: a 5 as third digit
+    # within 0.5 % of rows is only 137.5 itself: the nearest a person writes, 2.5 % away (< MAX_SHIFT)
+    assert human_cut(weight, 137.5, 0.005) in (135.0, 140.0)
+    income = np.sort(np.arange(1000.0, 1500.0))
+    assert human_cut(income, 1252.0, 0.01) == 1250.0
+
+
+def test_a_quantile_with_no_round_number_near_it_gives_no_cut():
+    # every row between 136 and 139: 135 moves the share of x >= 137.5 (80 %) by 20 %, 140 by 80 %
+    crowded = np.sort(np.r_[np.full(60, 137.5), np.linspace(136.0, 137.4, 20), np.linspace(137.6, 139.0, 20)])
+    assert human_cut(crowded, 137.5, 0.02) is None
+    with pytest.warns(DataWarning, match="'w' has no round cut point .* 5%: it gives no rule; give its cut"):
+        assert RuleBuilder(n_cuts=1).fit(pd.DataFrame({"w": crowded})).rules_ == []
+
+
+def test_your_own_cuts_are_kept_exactly():
+    column = real_columns()["glucose"]
+    builder = RuleBuilder(cuts={"glucose": [117.5, 92.25, 101]}).fit(column.to_frame("glucose"))
+    assert [r.value for r in builder.rules_] == [92.25, 101.0, 117.5]
+    assert builder.get_feature_names_out().tolist() == ["glucose >= 92.25", "glucose >= 101", "glucose >= 117.5"]
 
 
 def test_transform_matches_pandas_for_every_kind_of_rule():
@@ -180,22 +243,48 @@ def test_target_with_missing_values_is_refused():
     X = raw_table(30)
     y = pd.Series([0, 1] * 15, dtype=float)
     y[4] = np.nan
-    with pytest.raises(ValueError, match="1 missing labels"):
+    with pytest.raises(ValueError, match="1 missing value; .*drop those rows"):
         sw.fit(X, y, max_size=1)
 
 
 def test_when_rules_are_built_and_options_by_variable():
     numeric = pd.DataFrame({"a": [0, 1, 1, 0], "b": [1.5, 2.5, 3.5, 4.5]})
-    assert not needs_rules(numeric) and needs_rules(numeric.assign(c=["x", "y", "x", "y"]))
-    same, builder = build_rules(numeric)
-    assert builder is None and same is numeric
-    _, builder = build_rules(numeric, rules=True)
+    assert needs_rules(numeric) and needs_rules(numeric.assign(c=["x", "y", "x", "y"]))
+    zero_one = numeric[["a"]].assign(d=[True, False, True, True])
+    assert not needs_rules(zero_one) and not needs_rules(numeric.to_numpy())
+    assert needs_rules(zero_one.assign(a=[1, 2, 2, 1]))  # codes 1/2: a variable, not a rule
+    same, builder = build_rules(zero_one)
+    assert builder is None and same is zero_one
+    for paper in (numeric.copy(), numeric.copy()):  # a frame that says so is taken as it is
+        paper.attrs[RULES_ATTR] = False
+        assert not needs_rules(paper) and build_rules(paper)[1] is None and build_rules(paper.iloc[:2])[1] is None
+    assert build_rules(paper, rules=True)[1] is not None
+    _, builder = build_rules(numeric)
     assert builder.rules_of("a") == ["a"] and all(n.startswith("b >= ") for n in builder.rules_of("b"))
     with pytest.raises(ValueError, match="cuts"):
         build_rules(numeric, rules=False, cuts={"b": [2]})
     expanded = options_by_variable(builder, {"signs": {"b": "+"}, "exclude": ["a"], "max_size": 2})
     assert expanded["signs"] == {n: "+" for n in builder.rules_of("b")}
     assert expanded["exclude"] == ["a"] and expanded["max_size"] == 2
+
+
+def test_small_integer_scales_cut_at_their_own_values():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"pain": rng.integers(1, 11, 300),  # a 1-10 rating
+                      "grade": rng.choice([1, 2, 3], 300, p=[0.7, 0.2, 0.1]),  # skewed: every step a cut
+                      "visits": rng.poisson(1.2, 300),  # a count
+                      "age": rng.integers(20, 90, 300)})  # 70 values: a measurement, whole round cuts
+    b = RuleBuilder(n_cuts=3).fit(X)
+    cuts = {c: [r.value for r in b.rules_ if r.column == c] for c in X.columns}
+    assert cuts["grade"] == [2.0, 3.0]
+    for column in ("pain", "visits"):
+        values = X[column].to_numpy(dtype=float)
+        assert set(cuts[column]) <= set(np.unique(values)[1:]), column
+        nearest = {min(np.unique(values)[1:], key=lambda v: abs((values >= v).mean() - level))
+                   for level in (0.75, 0.5, 0.25)}  # the value whose share is nearest each quantile's
+        assert cuts[column] == sorted(nearest), column
+    assert len(cuts["pain"]) == 3
+    assert all(float(c).is_integer() for c in cuts["age"]) and len(cuts["age"]) == 3
 
 
 def test_points_table_by_variable():
@@ -243,3 +332,12 @@ def test_level_rules_read_each_distinct_value_as_each_row_would():
         memo = {}
         assert rule_values(rule, col, memo).astype(bool).tolist() == expected, rule.name
         assert rule_values(rule, col, memo).astype(bool).tolist() == expected, rule.name  # from the memo
+
+
+def test_the_paper_tables_keep_their_raw_number_cards(paper_data):
+    X, y = paper_data("haberman")  # three numeric columns (age, year, nodes), none 0/1
+    assert X.attrs[RULES_ATTR] is False and needs_rules(X.iloc[:100]) is False
+    card = sw.fit(X, y, max_size=2, C0=0.01, coef_range=(-3, 3), time_limit=None)
+    assert card.rules is None and set(card.points) <= set(X.columns)  # points x raw numbers, as the paper
+    by_variable = sw.fit(X, y, max_size=2, C0=0.01, coef_range=(-3, 3), time_limit=None, rules=True)
+    assert by_variable.rules is not None and all(" >= " in rule for rule in by_variable.points)

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.datasets import RULES_ATTR
 from slimwidgets.core.card_json import _checksum
 from slimwidgets.core.scoring import SCHEMA_VERSION, ScoringSystem
 
@@ -36,6 +37,7 @@ def make_xy() -> tuple[pd.DataFrame, pd.Series]:
     )
     raw = 2 * X["age>=60"] + X["visits"] - 2 * X["female"] + rng.integers(0, 2, n)
     y = pd.Series(np.where(raw >= 2, "sick", "well"), index=X.index, name="outcome")
+    X.attrs[RULES_ATTR] = False  # features as the engine takes them: the count scores per visit
     return X, y
 
 
@@ -429,7 +431,7 @@ def hostile():
     X[HOSTILE[2]] = rng.integers(0, 3, n)  # a count feature too
     raw = X[HOSTILE[0]] + X[HOSTILE[2]] - X[HOSTILE[3]] + rng.integers(0, 2, n)
     y = pd.Series(np.where(raw >= 2, "yes", "no"), name="<b>outcome</b>")
-    card = sw.fit(X, y, positive="yes", require=HOSTILE, **SMALL)  # every name on the card
+    card = sw.fit(X, y, positive="yes", require=HOSTILE, rules=False, **SMALL)  # every name on the card
     return X, y, card
 
 

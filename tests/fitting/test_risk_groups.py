@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.datasets import RULES_ATTR
 from brute_risk import best_risk_card, groups_ok
 from slimwidgets.core.data import prepare_data
 from slimwidgets.solvers.logistic import RiskProblem, search_risk
@@ -39,7 +40,9 @@ def grouped_risk_problem(seed: int, n: int = 18, d: int = 2):
     for g in range(k):  # both classes in every group, so every rate exists
         y[2 * g], y[2 * g + 1], groups[2 * g], groups[2 * g + 1] = 1, -1, "ABC"[g], "ABC"[g]
     names = [f"f{j}" for j in range(d)]
-    return pd.DataFrame(X, columns=names), y, names, groups
+    frame = pd.DataFrame(X, columns=names)
+    frame.attrs[RULES_ATTR] = False  # the engine's own features (a count among them), as brute force reads them
+    return frame, y, names, groups
 
 
 def group_settings(seed: int) -> dict:

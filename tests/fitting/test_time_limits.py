@@ -336,3 +336,17 @@ def test_a_sample_fit_whose_limit_passed_while_reading_keeps_its_first_search(mo
     assert budgets == [min(large.FIRST_SECONDS, limit / 10)] and sides == []
     assert card.details["skipped"] == ("the search on the full sample",) and card.status == "time_limit"
     assert card.train_metrics == card.metrics(X, y)
+
+
+def test_fit_the_estimator_and_the_command_line_share_one_default_time_limit():
+    import inspect
+
+    from slimwidgets import cli
+    from slimwidgets.core.options import DEFAULT_TIME_LIMIT
+
+    X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0]})
+    card = sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1)
+    estimator = inspect.signature(sw.SLIMClassifier).parameters["time_limit"].default
+    assert card.spec.time_limit == sw.make_spec().time_limit == estimator == DEFAULT_TIME_LIMIT == 30.0
+    assert cli.FIT_DEFAULTS["time_limit"] == cli.DEMO_DEFAULTS["time_limit"] == DEFAULT_TIME_LIMIT
+    assert sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1, time_limit=None).spec.time_limit is None  # until proven

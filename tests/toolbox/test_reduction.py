@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.datasets import RULES_ATTR
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.toolbox.reduction import ReductionResult, reduce_data
 
@@ -14,6 +15,7 @@ OPTS = dict(C0=0.001, coef_range=(-3, 3), intercept_range=(-5, 5))
 def small(seed, n=60, p=3):
     rng = np.random.default_rng(seed)
     X = pd.DataFrame(rng.integers(0, 3, size=(n, p)), columns=[f"x{j}" for j in range(p)])
+    X.attrs[RULES_ATTR] = False  # the paper's sec. 4 reduces the engine's features, counts as they are
     score = X.to_numpy() @ rng.integers(-2, 3, size=p) + rng.normal(0, 0.3, n)
     y = pd.Series((score > np.median(score)).astype(int), name="event")
     return X, y
