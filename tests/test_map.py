@@ -33,3 +33,51 @@ def test_the_issue_tag_pattern_finds_tags():
     assert ISSUE_TAG.search("# group fairness (issue 22)")
     assert ISSUE_TAG.search("see Issues #7")
     assert not ISSUE_TAG.search("# the issue is that the rows repeat")
+
+
+def _table_rows(markdown: str) -> list[str]:
+    return [line for line in markdown.splitlines() if line.startswith("| `")]
+
+
+def _module_row(rows: list[str], module: Path) -> str | None:
+    """The row of CONTRIBUTING's table for ``module``: its folder's row, or the first column's
+    file list for a module at the top of the package."""
+    rel = module.relative_to(PACKAGE)
+    if len(rel.parts) == 1:
+        files = [r.split("|")[1] for r in rows if r.startswith("| `slimwidgets/cli.py`")]
+        return files[0] if files else None
+    folder = [r for r in rows if r.startswith(f"| `slimwidgets/{rel.parts[0]}/`")]
+    return folder[0] if folder else None
+
+
+def _unmapped_modules(contributing: str) -> list[str]:
+    rows = _table_rows(contributing)
+    missing = []
+    for module in sorted(PACKAGE.rglob("*.py")):
+        rel = module.relative_to(PACKAGE)
+        if module.name == "__init__.py" and len(rel.parts) > 1:
+            continue  # a folder's __init__ is the folder's own row
+        row = _module_row(rows, module)
+        named = (f"`{module.name}`", f"`slimwidgets/{module.name}`") if len(rel.parts) == 1 else (f"`{module.stem}`",)
+        if row is None or not any(n in row for n in named):
+            missing.append(str(rel))
+    return missing
+
+
+def test_every_module_is_in_contributings_table():
+    missing = _unmapped_modules((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    assert not missing, ("modules missing from CONTRIBUTING.md's table 'Where each kind of change goes' "
+                         f"(name each in its folder's row, in backticks): {missing}")
+
+
+def test_a_module_left_out_of_the_table_is_found():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert _unmapped_modules(text.replace("`size_cv` (", "size_cv (")) == ["fitting/size_cv.py"]
+
+
+def test_every_js_source_is_in_the_js_readme():
+    readme = "\n".join(_table_rows((ROOT / "js" / "README.md").read_text(encoding="utf-8")))
+    sources = sorted(p.name for p in (ROOT / "js" / "src").iterdir() if p.suffix in (".js", ".css"))
+    assert sources, "no js/src files found"
+    missing = [name for name in sources if f"`src/{name}`" not in readme]
+    assert not missing, f"js/src files missing from js/README.md's table: {missing}"
