@@ -81,3 +81,46 @@ def test_every_js_source_is_in_the_js_readme():
     assert sources, "no js/src files found"
     missing = [name for name in sources if f"`src/{name}`" not in readme]
     assert not missing, f"js/src files missing from js/README.md's table: {missing}"
+
+
+# -- the README is a landing page, the manual lives in docs/ ----------------------------------------
+README_MAX_LINES = 200
+
+
+def _paragraphs(markdown: str) -> list[str]:
+    """The prose paragraphs of a Markdown text, whitespace folded (code blocks left out)."""
+    prose = re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
+    return [" ".join(block.split()) for block in re.split(r"\n\s*\n", prose) if block.strip()]
+
+
+def _repeated_paragraphs(pages: dict[str, str], min_chars: int = 160) -> list[str]:
+    seen: dict[str, str] = {}
+    repeated = []
+    for name, text in pages.items():
+        for para in _paragraphs(text):
+            if len(para) >= min_chars and para in seen and seen[para] != name:
+                repeated.append(f"{seen[para]} and {name}: {para[:80]}...")
+            seen.setdefault(para, name)
+    return repeated
+
+
+def test_the_readme_is_a_landing_page():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= README_MAX_LINES
+    assert "docs/_static/studio.png" in readme and (ROOT / "docs" / "_static" / "studio.png").exists()
+    links = re.findall(r"\]\(((?:docs|benchmarks)/[^)#]+|[A-Z]+\.md)\)", readme)
+    assert links, "the README links to no docs page"
+    broken = [link for link in links if not (ROOT / link).exists()]
+    assert not broken, f"README links to missing files: {broken}"
+
+
+def test_no_docs_page_repeats_another():
+    pages = {p.name: p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))}
+    pages["README.md"] = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not _repeated_paragraphs(pages)
+
+
+def test_a_repeated_paragraph_is_found():
+    para = "A paragraph long enough to count as prose that a second page copied word for word. " * 3
+    assert _repeated_paragraphs({"a.md": para, "b.md": "Intro.\n\n" + para})
+    assert not _repeated_paragraphs({"a.md": para, "b.md": "Other words."})
