@@ -58,7 +58,9 @@ def _unmapped_modules(contributing: str) -> list[str]:
         if module.name == "__init__.py" and len(rel.parts) > 1:
             continue  # a folder's __init__ is the folder's own row
         row = _module_row(rows, module)
-        named = (f"`{module.name}`", f"`slimwidgets/{module.name}`") if len(rel.parts) == 1 else (f"`{module.stem}`",)
+        top = len(rel.parts) == 1
+        named = ((f"`{module.name}`", f"`slimwidgets/{module.name}`") if top
+                 else (f"`{module.stem}`",))
         if row is None or not any(n in row for n in named):
             missing.append(str(rel))
     return missing
@@ -66,8 +68,8 @@ def _unmapped_modules(contributing: str) -> list[str]:
 
 def test_every_module_is_in_contributings_table():
     missing = _unmapped_modules((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
-    assert not missing, ("modules missing from CONTRIBUTING.md's table 'Where each kind of change goes' "
-                         f"(name each in its folder's row, in backticks): {missing}")
+    assert not missing, ("modules missing from CONTRIBUTING.md's table 'Where each kind of change "
+                         f"goes' (name each in its folder's row, in backticks): {missing}")
 
 
 def test_a_module_left_out_of_the_table_is_found():
@@ -83,7 +85,7 @@ def test_every_js_source_is_in_the_js_readme():
     assert not missing, f"js/src files missing from js/README.md's table: {missing}"
 
 
-# -- the README is a landing page, the manual lives in docs/ ----------------------------------------
+# -- the README is a landing page, the manual lives in docs/ -----------------------------------
 README_MAX_LINES = 200
 
 
@@ -107,7 +109,8 @@ def _repeated_paragraphs(pages: dict[str, str], min_chars: int = 160) -> list[st
 def test_the_readme_is_a_landing_page():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= README_MAX_LINES
-    assert "docs/_static/studio.png" in readme and (ROOT / "docs" / "_static" / "studio.png").exists()
+    picture = "docs/_static/studio.png"
+    assert picture in readme and (ROOT / picture).exists()
     links = re.findall(r"\]\(((?:docs|benchmarks)/[^)#]+|[A-Z]+\.md)\)", readme)
     assert links, "the README links to no docs page"
     broken = [link for link in links if not (ROOT / link).exists()]
