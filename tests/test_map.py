@@ -22,10 +22,12 @@ def _source_files() -> list[Path]:
 
 
 def test_no_issue_tags_in_the_package():
-    tagged = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
-              for p in _source_files()
-              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-              if ISSUE_TAG.search(line)]
+    tagged = [
+        f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+        for p in _source_files()
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if ISSUE_TAG.search(line)
+    ]
     assert not tagged, "say the reason itself, not an issue number:\n" + "\n".join(tagged)
 
 
@@ -59,8 +61,9 @@ def _unmapped_modules(contributing: str) -> list[str]:
             continue  # a folder's __init__ is the folder's own row
         row = _module_row(rows, module)
         top = len(rel.parts) == 1
-        named = ((f"`{module.name}`", f"`slimwidgets/{module.name}`") if top
-                 else (f"`{module.stem}`",))
+        named = (
+            (f"`{module.name}`", f"`slimwidgets/{module.name}`") if top else (f"`{module.stem}`",)
+        )
         if row is None or not any(n in row for n in named):
             missing.append(str(rel))
     return missing
@@ -68,8 +71,10 @@ def _unmapped_modules(contributing: str) -> list[str]:
 
 def test_every_module_is_in_contributings_table():
     missing = _unmapped_modules((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
-    assert not missing, ("modules missing from CONTRIBUTING.md's table 'Where each kind of change "
-                         f"goes' (name each in its folder's row, in backticks): {missing}")
+    assert not missing, (
+        "modules missing from CONTRIBUTING.md's table 'Where each kind of change "
+        f"goes' (name each in its folder's row, in backticks): {missing}"
+    )
 
 
 def test_a_module_left_out_of_the_table_is_found():
