@@ -54,7 +54,7 @@ class Dataset:
     integer_valued: np.ndarray = field(repr=False)
     binary: np.ndarray = field(repr=False)
     outcome: str | None = None
-    # -- group fairness (issue 22, core/groups.py): each distinct row's group code, the groups'
+    # -- group fairness (core/groups.py): each distinct row's group code, the groups'
     #    labels and the column's name; None when no sensitive_features were given
     sensitive: np.ndarray | None = field(default=None, repr=False)
     sensitive_levels: tuple[str, ...] = ()

@@ -106,16 +106,16 @@ class Formulation:
     # the program's optimal values lie this far apart (paper units) at least, when known (0: not
     # known): the solver may then stop as soon as its gap is below it
     objective_step: float = 0.0
-    # group fairness (issue 22, core/groups.py): per-group caps and gaps as rows over the error
+    # group fairness (core/groups.py): per-group caps and gaps as rows over the error
     # indicators; the solvers whose loops know only the two class caps are not used when present
     rate_rows: list[RateRow] = field(default_factory=list)
-    # max_variables (issue 19, core/by_variable.py): per feature the number of its variable, and the cap
+    # max_variables (core/by_variable.py): per feature the number of its variable, and the cap
     variable_id: np.ndarray | None = None
     max_variables: int | None = None
 
     @cached_property
     def linear_rows(self) -> tuple:
-        """The user's linear rows (issue 22) and those ``monotone`` needs between bands (issue 19)."""
+        """The user's linear rows and those ``monotone`` needs between bands."""
         return linear_rows(self.spec)
 
     def linear_rows_hold(self, coefficients: np.ndarray) -> bool:
@@ -978,10 +978,10 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     reach = _row_reach(data, spec, box, margin, ibox)
     col_loss, always_wrong, open_rows, m_at = _loss_rows(b, data, spec, box, costs, cols, need, reach)
     caps = _cap_rows(b, data, spec, col_loss, always_wrong, open_rows)
-    rates = rate_rows(data, spec)  # group fairness (issue 22)
+    rates = rate_rows(data, spec)  # group fairness
     if rates:
         add_rate_rows(b, rates, data, box, cols.intercept, cols.col_lambda, col_loss, always_wrong, need)
-    linear = linear_rows(spec)  # the user's own rows, written in PuLP (issue 22), and monotone's between bands
+    linear = linear_rows(spec)  # the user's own rows, written in PuLP, and monotone's between bands
     if linear:
         add_linear_rows(b, linear, names, cols.col_lambda, cols.col_alpha, box.fixed_value, box.always_used)
     _alpha_rows(b, spec, names, box, cols)

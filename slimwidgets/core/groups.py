@@ -1,4 +1,4 @@
-"""Fair by construction: per-group rate caps and gaps between groups (issue 22).
+"""Fair by construction: per-group rate caps and gaps between groups.
 
 The column that splits the rows into groups (sex, age band, site: fairlearn calls it
 ``sensitive_features``) lives in the :class:`~slimwidgets.core.data.Dataset`, like the

@@ -1,4 +1,4 @@
-"""Linear constraints of the user's own on points and feature use (issue 22, written in PuLP).
+"""Linear constraints of the user's own on points and feature use (written in PuLP).
 
 :func:`slimwidgets.formulate` hands out the program's variables as PuLP variables; a
 constraint written on them (``pts["age >= 60"] + pts["bmi >= 30"] <= 4``) becomes a

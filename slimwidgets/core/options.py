@@ -416,7 +416,7 @@ OPTIONS: tuple[Option, ...] = (
            "logical constraints on which features are used (needs, at_most, at_least, hierarchy)",
            words=Words("", LogicalConstraint.describe, each="constraint"),
            relax=Relax(LogicalConstraint.describe, each=True), names=_constraint_names, estimator=True),
-    # -- variables: the columns the rules read (issue 19, core/by_variable.py) ------------------
+    # -- variables: the columns the rules read (core/by_variable.py) ----------------------------
     Option("variables", {}, {"v": {"a": "ge", "b": "ge"}}, variables_map, "Mapping[str, Mapping[str, str]]",
            "variable -> its rules and their kinds ('ge' at or above a cut, 'lt' below it, 'eq', 'missing', ...; "
            "with edges ['ge', cut], ['lt', cut] or ['band', lo, hi] for lo <= x < hi, which monotone needs when "

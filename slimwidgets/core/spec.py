@@ -276,13 +276,13 @@ def _check_together(spec: Spec) -> None:
         raise ValueError("group_penalty, rule_penalty, max_rules_per_group and group_signs_agree need groups")
     if spec.pulp_solver is not None and spec.solver != "pulp":
         raise ValueError(f"pulp_solver={spec.pulp_solver!r} names the solver of solver='pulp' (got solver={spec.solver!r})")
-    check_variable_options(spec)  # settings by variable (issue 19)
+    check_variable_options(spec)  # settings by variable
     _check_group_solver(spec)
 
 
 def _check_group_solver(spec: Spec) -> None:
     """Solvers that cannot hold rows per group (or the user's linear rows) are refused, not
-    silently used (issue 22)."""
+    silently used."""
     grouped = any(getattr(spec, k) is not None for k in GROUP_OPTIONS) and spec.loss != "logistic"  # the risk walk holds them
     if (grouped or linear_rows(spec)) and spec.solver in ("enumerate", "scan"):
         raise ValueError(f"solver={spec.solver!r} cannot hold group constraints, linear constraints or monotone across "

@@ -80,7 +80,7 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
         problems.append(f"min TPR {100 * spec.min_tpr:.4g} % (TPR {percent(m.tpr, spec.min_tpr)})")
     problems += group_problems(card, data, spec)  # the caps and gaps between groups
     problems += linear_problems(coefs, spec.linear)  # the user's own rows
-    problems += variable_problems(spec, coefs)  # max_variables, cut points per variable, monotone (issue 19)
+    problems += variable_problems(spec, coefs)  # max_variables, cut points per variable, monotone
     used = {n for n, v in coefs.items() if v != 0}
     for c in spec.constraints:
         if c.kind == "needs":

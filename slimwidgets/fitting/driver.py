@@ -454,7 +454,7 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
     floors these prove join the final bound."""
     floor, settled, better = -math.inf, -1, None
-    grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them (issue 22)
+    grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them
     if grouped and spec.solver == "auto" and spec.gap == 0:  # ... and the spec without them gives a floor
         t = time.perf_counter()
         floor, answer, better = group_free_floor(form, time_left, cancel, fit_dataset, start)

@@ -1,4 +1,4 @@
-"""A stronger proven floor under group rows (issue 22): Lagrangian bounds.
+"""A stronger proven floor under group rows: Lagrangian bounds.
 
 Each group row of the program (:func:`slimwidgets.core.groups.rate_rows`) reads
 ``coef . z <= upper`` over the rows' error indicators z. For multipliers lambda_r >= 0,

@@ -1,4 +1,4 @@
-"""A proven floor for a spec with group rows or linear rows (issue 22): the spec without them.
+"""A proven floor for a spec with group rows or linear rows: the spec without them.
 
 Group caps and gaps only remove cards, so the best objective without them is a lower
 limit on the best objective with them. The problem without group rows has every fast

@@ -1,4 +1,4 @@
-"""Risk cards under caps and gaps between groups (issue 22): a proven floor from the spec without them.
+"""Risk cards under caps and gaps between groups: a proven floor from the spec without them.
 
 The group settings only remove cards, so the best risk card without them bounds the best card
 with them from below, and when that card already meets them it is the answer, proven: the

@@ -69,7 +69,7 @@ def _max_support(prob: SearchProblem, free: list[int], upper_bound: float, fixed
         k += 1
     if prob.max_size is not None:
         k = min(k, prob.max_size - int(np.count_nonzero(prob.fixed_nonzero)))
-    if prob.most_rules is not None:  # max_variables bounds the size too (issue 19)
+    if prob.most_rules is not None:  # max_variables bounds the size too
         k = min(k, prob.most_rules - int(np.count_nonzero(prob.fixed_nonzero)))
     return max(k, 0)
 

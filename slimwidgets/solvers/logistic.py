@@ -87,7 +87,7 @@ class RiskProblem:
     scale: bool
     constraints: list[tuple[str, frozenset, frozenset, int]] = field(default_factory=list)
     rules: RiskRules | None = None  # caps, group signs and costs beyond C0 (None: none)
-    # max_variables (issue 19): per feature the number of its variable, and the cap (None: no cap)
+    # max_variables: per feature the number of its variable, and the cap (None: no cap)
     variable_id: np.ndarray | None = None
     max_variables: int | None = None
 

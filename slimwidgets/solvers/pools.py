@@ -79,7 +79,7 @@ def _pool_mask(form: Formulation, pool: Sequence[int] | np.ndarray) -> np.ndarra
 def _merged_data(form: Formulation, mask: np.ndarray) -> Dataset:
     """The data with every feature outside ``mask`` at 0 and rows that then agree merged."""
     data = form.data
-    grouped = data.sensitive is not None  # rows of different groups never merge (group rows, issue 22)
+    grouped = data.sensitive is not None  # rows of different groups never merge (group rows)
     keyed = np.column_stack([data.X[:, mask]] + ([data.sensitive] if grouped else []) + [data.y])
     merged, inverse = np.unique(keyed, axis=0, return_inverse=True)
     X = np.zeros((merged.shape[0], data.n_features))

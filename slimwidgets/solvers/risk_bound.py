@@ -143,7 +143,7 @@ def _group_columns(h, prob: RiskProblem, reach: np.ndarray) -> None:
 
 
 def _variable_rows(h, prob: RiskProblem) -> None:
-    """``max_variables`` (issue 19): a binary u_v per variable of two or more features with
+    """``max_variables``: a binary u_v per variable of two or more features with
     ``z_j <= u_v`` for each, and ``sum u_v + sum z_j (variables of one feature) <= max_variables``
     (u_v costs nothing: the cap alone pushes it down)."""
     import highspy

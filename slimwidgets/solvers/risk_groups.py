@@ -1,4 +1,4 @@
-"""Per-group caps and gaps for risk cards (issue 22): the check, the intercepts, the master's rows.
+"""Per-group caps and gaps for risk cards: the check, the intercepts, the master's rows.
 
 A risk card decides as a decision card does: positive where its risk is at least 50 %, i.e.
 where its total ``intercept + x . points`` is ``>= 0`` (``> 0`` under ``zero_score="error"``).

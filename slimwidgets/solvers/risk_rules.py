@@ -56,7 +56,7 @@ class RiskRules:
                        for members in spec.groups.values()]
         self.group_penalty, self.rule_penalty = spec.group_penalty, spec.rule_penalty
         self.signs_agree = spec.group_signs_agree
-        self.by_group = group_caps(data, spec, self.strict)  # caps and gaps between groups (issue 22)
+        self.by_group = group_caps(data, spec, self.strict)  # caps and gaps between groups
 
     @property
     def has_caps(self) -> bool:

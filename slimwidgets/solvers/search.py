@@ -107,17 +107,17 @@ class SearchProblem:
         # caps count data weights of margin errors, as the MIP's cap rows do
         self.pos_budget = next((float(b) for cls, b in form.caps if cls == 1), -1.0)  # -1: no cap
         self.neg_budget = next((float(b) for cls, b in form.caps if cls == -1), -1.0)
-        # group caps and gaps (issue 22): the compiled loops know only the class caps, so under
+        # group caps and gaps: the compiled loops know only the class caps, so under
         # these rows a card's loss is computed over every intercept by the formulation itself
         self.rate_rows = form.rate_rows
-        # the user's linear rows on points and use (issue 22), priced like any broken constraint
+        # the user's linear rows on points and use, priced like any broken constraint
         self.lin_points, self.lin_used, self.lin_lo, self.lin_hi = _linear_arrays(form)
         self.max_size = spec.max_size
         self.most_rules = most_rules(spec, d.feature_names)  # under max_variables: the most rules in use
         self.names = d.feature_names
         self.logic = []
         index = {n: j for j, n in enumerate(d.feature_names)}
-        for c in support_constraints(spec):  # with max_cuts_per_variable's caps (issue 19)
+        for c in support_constraints(spec):  # with max_cuts_per_variable's caps
             self.logic.append((c.kind, [index[f] for f in c.features], [index[f] for f in c.targets], c.k))
         # sec. 7: per-value costs (tiers) and groups
         self.value_cost = form.value_cost
@@ -160,7 +160,7 @@ class SearchProblem:
         if self.max_rules is not None:
             for members in self.groups:
                 v += max(0, int(np.count_nonzero(used[members])) - self.max_rules)
-        if self.form.max_variables is not None:  # distinct variables in use (issue 19)
+        if self.form.max_variables is not None:  # distinct variables in use
             v += max(0, np.unique(self.form.variable_id[used]).size - self.form.max_variables)
         return v * self.big
 
@@ -390,7 +390,7 @@ SWAP_PAIRS = 2  # swap pairs tried per used-or-unused feature, most promising fi
 def _linear_arrays(form: Formulation):
     """The spec's linear rows as (points coefficients, use coefficients, lower, upper) over
     the features, or Nones without rows."""
-    rows = form.linear_rows  # the user's and monotone's between bands (issue 19)
+    rows = form.linear_rows  # the user's and monotone's between bands
     if not rows:
         return None, None, None, None
     index = {n: j for j, n in enumerate(form.data.feature_names)}

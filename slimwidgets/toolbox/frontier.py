@@ -99,7 +99,7 @@ def data_fingerprint(data: Dataset) -> str:
     h = hashlib.sha256()
     h.update(repr((data.feature_names, data.positive, data.negative, data.outcome, data.n_samples)).encode())
     arrays = [data.X, data.y, data.weight]
-    if data.sensitive is not None:  # group fairness (issue 22): the groups are part of the data
+    if data.sensitive is not None:  # group fairness: the groups are part of the data
         h.update(repr(data.sensitive_levels).encode())
         arrays.append(data.sensitive)
     for arr in arrays:

@@ -1,4 +1,4 @@
-"""The integer program in PuLP's hands: ``sw.formulate`` (issue 22).
+"""The integer program in PuLP's hands: ``sw.formulate``.
 
 :func:`formulate` builds the program of a spec and hands out its variables as PuLP
 variables named after the features: ``prog.points["age >= 60"]`` (the points of a rule)

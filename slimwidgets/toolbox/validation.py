@@ -135,7 +135,7 @@ def cross_validate(
     >>> float(cv.summary.loc["test_error", "mean"]), cv.final.points, cv.final.threshold
     (0.0, {'a': 1}, 1)
     """
-    # validate options once, before any solve (the group column is data, not an option: issue 22)
+    # validate options once, before any solve (the group column is data, not an option)
     make_spec(**without_rule_options(spec_options))
     split = make_folds(X, y, folds, seed, positive, sample_weight)
     jobs = [(train, spec_options) for train, _ in split.splits] + [(None, spec_options)]
@@ -278,7 +278,7 @@ def _fit_one(split: Folds, train: np.ndarray | None, options: dict, keep_failure
     idx = slice(None) if train is None else train
     w = None if split.weights is None else split.weights[idx]
     groups = options.get("sensitive_features")
-    if groups is not None and not isinstance(groups, str):  # one label per row: the fold's rows (issue 22)
+    if groups is not None and not isinstance(groups, str):  # one label per row: the fold's rows
         options = {**options, "sensitive_features": np.asarray(groups)[idx]}
     try:
         return fit(split.frame.iloc[idx], split.labels.iloc[idx], positive=split.positive, sample_weight=w,

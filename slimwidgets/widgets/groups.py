@@ -1,4 +1,4 @@
-"""The studio's groups (issue 22), without Jupyter: which column splits the rows into groups,
+"""The studio's groups, without Jupyter: which column splits the rows into groups,
 the gap between groups the card must hold, and what the card does in each group.
 
 A group column is data, not a setting: the :class:`~slimwidgets.core.spec.Spec` holds only
