@@ -175,12 +175,13 @@ def test_a_stopped_scan_reports_a_valid_bound(seed):
     assert result.bound <= best + 1e-12 <= result.objective + 2e-12
 
 
-def separable_problem(seed: int):
-    """Binary features where a few rules nearly separate the classes, like mushroom."""
+def separable_problem(seed: int, flips: int = 4):
+    """Binary features where a few rules nearly separate the classes, like mushroom (up to
+    ``flips`` labels flipped)."""
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 2, size=(60, 6))
     y = np.where(X[:, 0] + X[:, 1] - X[:, 2] >= 1, 1, -1)
-    y[rng.integers(0, 60, size=4)] *= -1
+    y[rng.integers(0, 60, size=flips)] *= -1
     return X, y, [f"f{j}" for j in range(6)]
 
 
@@ -198,7 +199,7 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
     assert card.solver == "scan" and card.status == "optimal"
     total = X @ np.array(card.coefficients, float) + card.intercept
     assert np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size == pytest.approx(best, abs=1e-12)
-    monkeypatch.setattr(fitting, "SCAN_LIMITS", ScanLimits(scan_work=0.0, walk_seconds=0.0))
+    monkeypatch.setattr(fitting, "SCAN_LIMITS", ScanLimits(scan_work=0.0, walk_work=0.0))
     other = sw.fit(X, y, feature_names=names, spec=spec)
     assert other.solver != "scan" and other.status == "optimal"
     assert other.objective == pytest.approx(card.objective, abs=1e-12)
@@ -206,10 +207,11 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
 
 @pytest.mark.parametrize("seed", range(4))
 def test_auto_proves_by_size_first_when_few_sizes_are_left_to_mips(seed, monkeypatch):
-    """When the walk leaves at most SIZE_MIPS_FIRST sizes to MIPs, "auto" skips the scan (which
-    would walk the same cards before giving up on data like breastcancer's): the brute-force
-    optimum, proven by size."""
+    """When the walk leaves at most SIZE_MIPS_FIRST sizes to MIPs and a column is not 0/1,
+    "auto" skips the scan (which would walk the same cards before giving up on data like
+    breastcancer's): the brute-force optimum, proven by size."""
     X, y, names = separable_problem(seed)
+    X[:, 3] *= 2  # a column of 0 and 2: not 0/1 data
     spec = sw.make_spec(C0=0.02, coef_range=(-2, 2), intercept_range=(-5, 5))
     cards = enumerate_cards(X, y, names, spec)
     monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
@@ -219,3 +221,50 @@ def test_auto_proves_by_size_first_when_few_sizes_are_left_to_mips(seed, monkeyp
     total = X @ np.array(card.coefficients, float) + card.intercept
     got = np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size
     assert got == pytest.approx((cards["loss"] + 0.02 * cards["size"]).min(), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_auto_scans_0_1_rules_before_the_proof_by_size(seed, monkeypatch):
+    """On 0/1 columns (rules) the cell floors discard most supports at once: "auto" proves by
+    the scan even when few sizes are left to MIPs, and finds the brute-force optimum."""
+    X, y, names = separable_problem(seed)
+    spec = sw.make_spec(C0=0.02, coef_range=(-2, 2), intercept_range=(-5, 5))
+    cards = enumerate_cards(X, y, names, spec)
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", 10**6)
+    card = sw.fit(X, y, feature_names=names, spec=spec)
+    assert card.solver == "scan" and card.status == "optimal"
+    total = X @ np.array(card.coefficients, float) + card.intercept
+    got = np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size
+    assert got == pytest.approx((cards["loss"] + 0.02 * cards["size"]).min(), abs=1e-12)
+
+
+class _BusyClock:
+    """A clock on a machine so loaded that every reading is 50 s after the last one."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 50.0
+        return self.now
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_scan_choice_is_the_same_under_any_load(seed, monkeypatch):
+    """The scan is given up on counted work, never on seconds: with a CPU clock that runs 50 s
+    per reading (a fake, loaded machine) and no time limit, "auto" gives the same card, status
+    and solver as with the real clock."""
+    X, y, names = separable_problem(seed, flips=12)  # noisy: the scan walks several supports
+    spec = sw.make_spec(C0=0.02, coef_range=(-2, 2), intercept_range=(-5, 5))
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", -1)
+    quiet = sw.fit(X, y, feature_names=names, spec=spec)
+    assert quiet.solver == "scan" and quiet.status == "optimal"
+    import time
+
+    for name in ("thread_time", "process_time"):
+        monkeypatch.setattr(time, name, _BusyClock())
+    busy = sw.fit(X, y, feature_names=names, spec=spec)
+    assert (busy.solver, busy.status, busy.coefficients, busy.intercept) == (
+        quiet.solver, quiet.status, quiet.coefficients, quiet.intercept)
