@@ -360,6 +360,14 @@ class _ScanProof:
         """The least objective of a card with ``extra`` optional features, by its penalties alone."""
         return self.fixed + float(np.sort(self.cost)[:extra].sum())
 
+    def beyond(self, extra: int) -> float:
+        """The least objective of a card with more than ``extra`` optional features that could
+        still beat the incumbent: inf when no larger card can (``max_size``, or its penalties)."""
+        size = extra + 1 + len(self.bits.required)
+        if extra + 1 > len(self.bits.optional) or size > support_size_limit(self.prob, self.best[2], None):
+            return math.inf
+        return self.least(extra + 1)
+
     def run(self, limits: ScanLimits | None) -> SolveResult:
         bits, prob = self.bits, self.prob
         ops, per_support = 0.0, 0.0
@@ -377,7 +385,7 @@ class _ScanProof:
             per_support = max(per_support, used / max(scanned, 1))
             walked = self.walk(extra)
             if walked != "done":
-                return self.result(min([self.least(extra + 1)] + [f for f, _ in self.pool]),
+                return self.result(min([self.beyond(extra)] + [f for f, _ in self.pool]),
                                    "declined" if walked == "declined" else None)
             self.settled = extra + len(bits.required)
             extra += 1
@@ -423,7 +431,7 @@ class _ScanProof:
                 lam, b = self.form.canonical(lam, b)
                 self.best = (lam, int(b), self.form.objective_of(lam, b))
                 if self.on_incumbent is not None:
-                    bound = min([self.best[2], floor, self.least(extra + 1)] + [f for f, _ in self.pool])
+                    bound = min([self.best[2], floor, self.beyond(extra)] + [f for f, _ in self.pool])
                     self.on_incumbent(Incumbent(self.best[0], self.best[1], self.best[2], bound,
                                                 time.perf_counter() - self.t0))
         self.pool.clear()

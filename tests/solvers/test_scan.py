@@ -17,6 +17,7 @@ from slimwidgets.fitting import driver as fitting
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.lexicographic import weighted_errors
+from slimwidgets.solvers.exhaustive import steps_per_support
 from slimwidgets.solvers.scan import ScanLimits, solve_by_scan, support_floors, surviving_supports
 
 from brute import enumerate_cards, row_errors
@@ -173,6 +174,41 @@ def test_a_stopped_scan_reports_a_valid_bound(seed):
     best = brute_optimum(form, cards)
     assert result.status in ("optimal", "interrupted")
     assert result.bound <= best + 1e-12 <= result.objective + 2e-12
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_declined_scan_reports_a_valid_bound(seed):
+    """Given up after a few walk steps (at any point of the proof, under every option and
+    max_size): its bound, and every incumbent's, still holds; a card beyond max_size or too
+    costly to win is not counted as left to settle."""
+    form, cards = setup(900 + seed)
+    start, upper = empty_start(form)
+    if not len(cards["loss"]) or start is None or upper >= 1e6:
+        return
+    best = brute_optimum(form, cards)
+    bounds = []
+    for walk_work in (0.0, 1e3, 1e5, 1e7):
+        result = solve_by_scan(form, upper, start, limits=ScanLimits(scan_work=math.inf, walk_work=walk_work),
+                               on_incumbent=lambda inc: bounds.append(inc.bound))
+        assert result.status in ("optimal", "declined")
+        assert result.bound <= best + 1e-12 <= result.objective + 2e-12
+    assert all(bound <= best + 1e-12 for bound in bounds)
+
+
+def test_a_scan_declined_at_max_size_bounds_by_its_floors():
+    """Declined while walking the largest size max_size allows, the bound is the least floor
+    left (no larger card exists), far above the penalties alone, and below the optimum."""
+    X, y, names = separable_problem(1, flips=12)
+    spec = sw.make_spec(C0=0.001, max_size=2, coef_range=(-2, 2), intercept_range=(-5, 5))
+    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
+    best = brute_optimum(form, enumerate_cards(X, y, names, spec))
+    start, upper = empty_start(form)
+    small = [support for _, support in surviving_supports(form, upper) if len(support) < 2]
+    # steps for every survivor of sizes 0 and 1, and half of one of size 2: declined at size 2
+    work = sum(steps_per_support(form, len(support)) for support in small) + steps_per_support(form, 2) / 2
+    declined = solve_by_scan(form, upper, start, limits=ScanLimits(scan_work=math.inf, walk_work=work))
+    assert declined.status == "declined" and declined.settled == 1
+    assert 0.1 < declined.bound <= best + 1e-12  # errors, not 2 * C0 = 0.002 of penalties
 
 
 def separable_problem(seed: int, flips: int = 4):
