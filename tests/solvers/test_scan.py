@@ -10,6 +10,7 @@ import math
 import threading
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import slimwidgets as sw
@@ -304,3 +305,33 @@ def test_the_scan_choice_is_the_same_under_any_load(seed, monkeypatch):
     busy = sw.fit(X, y, feature_names=names, spec=spec)
     assert (busy.solver, busy.status, busy.coefficients, busy.intercept) == (
         quiet.solver, quiet.status, quiet.coefficients, quiet.intercept)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_auto_proves_a_raw_table_with_nested_thresholds(seed, monkeypatch):
+    """A raw table made into rules (nested thresholds of one number, levels of a text column):
+    "auto" proves by the scan, and its card is the brute-force optimum over those rules, with
+    signs on some rules; so is the scan's from the empty card."""
+    rng = np.random.default_rng(seed)
+    n = 24
+    raw = pd.DataFrame({"age": rng.integers(20, 80, size=n), "kind": rng.choice(["a", "b", "c"], size=n)})
+    y = np.where(((raw["age"] > 50) & (raw["kind"] != "c")) ^ (rng.random(n) < 0.1), 1, -1)
+    builder = sw.RuleBuilder(cuts={"age": [40, 50, 60]}).fit(raw)
+    rules = builder.transform(raw)
+    names = list(rules.columns)
+    signs = {names[0]: "+"} if seed % 2 else {}
+    spec = sw.make_spec(C0=0.03, max_size=3, coef_range=(-3, 3), intercept_range=(-8, 8), signs=signs)
+    cards = enumerate_cards(rules.to_numpy(), y, names, spec)
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", 10**6)
+    card = sw.fit(raw, y, rules=builder, spec=spec)
+    assert card.solver == "scan" and card.status == "optimal"
+    total = rules.to_numpy() @ np.array([dict(zip(card.feature_names, card.coefficients)).get(f, 0) for f in names],
+                                        float) + card.intercept
+    got = np.mean(row_errors(total, y, spec.zero_score)) + 0.03 * card.size
+    assert got == pytest.approx((cards["loss"] + 0.03 * cards["size"]).min(), abs=1e-12)
+    form = build_formulation(prepare_data(rules.to_numpy(), y, feature_names=names, warn=False), spec)
+    start, upper = empty_start(form)
+    scanned = solve_by_scan(form, upper, start)
+    assert scanned.status == "optimal"
+    assert scanned.objective == pytest.approx(brute_optimum(form, cards), abs=1e-12)
