@@ -61,10 +61,12 @@ ENUMERATION_WORK = 2e8
 # classes most widely (solvers/polish.py): never changes the objective, the status or the bound.
 POLISH_TIES = True
 # solver="auto" then tries the support scan (solvers/scan.py), and gives it up for the proof by
-# size or the MIP once its measured work passes these (~3-5 s of scanning, 3 s of walking).
-SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_seconds=3.0)
-# ... unless the walk covers all but this many sizes, each then its own MIP (solvers/decomposition.py):
-# the scan declines on such data (breastcancer's 1-10 columns) after walking what the walk walks
+# size or the MIP once its counted work passes these (~3-5 s of scanning and ~3 s of walking
+# on a quiet machine; counts, so the choice is the same at any load).
+SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_work=1.5e10)
+# ... unless the walk covers all but this many sizes, each then its own MIP (solvers/decomposition.py),
+# and some column is not 0/1: the scan declines on such data (breastcancer's 1-10 columns) after
+# walking what the walk walks; on 0/1 rules its cell floors discard most supports at once
 SIZE_MIPS_FIRST = 2
 # Folds of the size chosen by cross-validation: the default for a raw table given no size (fit's docstring)
 DEFAULT_SIZE_CV = 5
@@ -472,7 +474,8 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     # a walk and at most SIZE_MIPS_FIRST size programs left: the proof by size goes first
     split = None if works is None or spec.gap != 0 or start is None else size_split(form, upper, works)
     # ... except under max_variables: the scan cuts whole branches that break the cap, the size MIPs do not
-    by_size = split is not None and split[1] - split[0] <= SIZE_MIPS_FIRST and form.max_variables is None
+    by_size = split is not None and split[1] - split[0] <= SIZE_MIPS_FIRST and form.max_variables is None \
+        and not _all_binary(form)
     if spec.solver == "auto" and not cheap and not grouped and form.lexicographic is not None and spec.gap == 0 \
             and start is not None:
         t = time.perf_counter()
@@ -512,8 +515,6 @@ def _scan(form: Formulation, spec: Spec, upper: float, start, time_left: float |
     """The support scan (status "declined" when auto gives it up), with the search beside it
     when time is limited: the scan works on one core, the search on the other."""
     limits = None if spec.solver == "scan" else SCAN_LIMITS
-    if limits is not None and time_left is not None:  # a short solve keeps most of its time for the rest
-        limits = replace(limits, walk_seconds=min(limits.walk_seconds, time_left / 4))
     side = None
     if time_left is not None and start is not None:
         side = SideSearch(form, start, upper, time_left, report, cancel, more_starts)
@@ -597,6 +598,12 @@ def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
     """Whether "auto" tries the support scan: an exact proof with a card to beat, and the
     plain objective (under a cap the floor counts errors of both classes alike, too weak)."""
     return spec.gap == 0 and start is not None and not form.caps and not form.special_rows and scan_applicable(form)
+
+
+def _all_binary(form: Formulation) -> bool:
+    """Whether every column is 0/1 (rules, one-hot levels): the scan's cells are then few."""
+    X = form.data.X
+    return bool(np.all((X == 0) | (X == 1)))
 
 
 def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> SolveResult:

@@ -41,20 +41,22 @@ __all__ = ["solve_by_scan", "scan_applicable", "ScanLimits", "support_floors", "
 MAX_LEVELS = 64
 #: integer row weights are kept below this (coarser weights are rounded down: still a floor)
 MAX_WEIGHT = 2**20
-#: walk steps (work_by_size's unit) per second, on the fast side (0.7-5e9 measured here)
+#: walk steps per second, on the fast side (0.7-5e9 measured here): only for the time limit,
+#: which must not start a support's walk (it cannot be interrupted) that cannot end in time
 WALK_RATE = 5e9
 
 
 @dataclass(frozen=True)
 class ScanLimits:
     """When the fit driver gives the scan up (it then proves another way): more than
-    ``scan_work`` word-ops predicted for the scan, or more than ``walk_seconds`` of CPU time
-    (of the solving thread, so other processes do not count) spent walking survivors. The walk
-    is measured, not predicted: its estimate (:func:`.exhaustive.work_by_size`) is 1-6x too high
-    on binary data, and a better card found early often prunes most of the survivors."""
+    ``scan_work`` word-ops predicted for the scan, or more than ``walk_work`` steps walking
+    survivors. The walk's work is counted support by support as it goes (each walked support
+    adds :func:`.exhaustive.steps_per_support` of its size), not predicted for all survivors at
+    once: a better card found early often prunes most of them. Both are counts of work, never
+    seconds, so the same call makes the same choice at any machine load."""
 
     scan_work: float
-    walk_seconds: float
+    walk_work: float
 
 
 def scan_applicable(form: Formulation) -> bool:
@@ -347,22 +349,29 @@ class _ScanProof:
     def expired(self) -> bool:
         return time.perf_counter() > self.deadline or (self.cancel is not None and self.cancel.is_set())
 
-    def walk_seconds(self, size: int) -> float:
-        """A low estimate of the seconds one support of ``size`` features takes to walk: the
-        walk's own estimate of its steps (:func:`.exhaustive.steps_per_support`, 1-6x high) at
-        ``WALK_RATE``."""
+    def walk_steps(self, size: int) -> float:
+        """The work of walking one support of ``size`` features, in the walk's own unit
+        (:func:`.exhaustive.steps_per_support`; 1-6x the steps really taken on binary data)."""
         if size not in self.steps:
             self.steps[size] = steps_per_support(self.form, size)
-        return self.steps[size] / WALK_RATE
+        return self.steps[size]
 
     def least(self, extra: int) -> float:
         """The least objective of a card with ``extra`` optional features, by its penalties alone."""
         return self.fixed + float(np.sort(self.cost)[:extra].sum())
 
+    def beyond(self, extra: int) -> float:
+        """The least objective of a card with more than ``extra`` optional features that could
+        still beat the incumbent: inf when no larger card can (``max_size``, or its penalties)."""
+        size = extra + 1 + len(self.bits.required)
+        if extra + 1 > len(self.bits.optional) or size > support_size_limit(self.prob, self.best[2], None):
+            return math.inf
+        return self.least(extra + 1)
+
     def run(self, limits: ScanLimits | None) -> SolveResult:
         bits, prob = self.bits, self.prob
         ops, per_support = 0.0, 0.0
-        self.walk_left = math.inf if limits is None else limits.walk_seconds  # CPU seconds
+        self.walk_left = math.inf if limits is None else limits.walk_work  # steps
         extra = 0
         while extra <= len(bits.optional) and extra + len(bits.required) <= support_size_limit(prob, self.best[2], None):
             n_supports = supports_within_caps(bits.caps, extra)
@@ -376,7 +385,7 @@ class _ScanProof:
             per_support = max(per_support, used / max(scanned, 1))
             walked = self.walk(extra)
             if walked != "done":
-                return self.result(min([self.least(extra + 1)] + [f for f, _ in self.pool]),
+                return self.result(min([self.beyond(extra)] + [f for f, _ in self.pool]),
                                    "declined" if walked == "declined" else None)
             self.settled = extra + len(bits.required)
             extra += 1
@@ -402,29 +411,27 @@ class _ScanProof:
     def walk(self, extra: int) -> str:
         """Walk the pool (supports of up to ``extra`` optional features), cheapest floor first,
         until none in it can beat the incumbent: "done", or "stopped" (time, cancel) or
-        "declined" (the CPU time for walking ran out) first, the pool then holding what is left."""
+        "declined" (the work allowed for walking ran out) first, the pool then holding what is left."""
         self.pool.sort(key=lambda s: s[0], reverse=True)
         while self.pool and self.pool[-1][0] < self.best[2] - 1e-12:
             if self.expired():
                 return "stopped"
             if self.walk_left <= 0:
                 return "declined"
-            # one support's walk cannot be interrupted: never start one that cannot end in time
-            seconds = self.walk_seconds(len(self.pool[-1][1]))
-            if seconds > self.walk_left:
+            steps = self.walk_steps(len(self.pool[-1][1]))
+            if steps > self.walk_left:
                 return "declined"
-            if seconds > self.deadline - time.perf_counter():
+            if steps / WALK_RATE > self.deadline - time.perf_counter():
                 return "stopped"
             floor, support = self.pool.pop()
             self.walked += 1
-            cpu = time.thread_time()
             obj, lam, b = self.walker.best(support)
-            self.walk_left -= time.thread_time() - cpu
+            self.walk_left -= steps
             if obj < self.best[2] - 1e-12:
                 lam, b = self.form.canonical(lam, b)
                 self.best = (lam, int(b), self.form.objective_of(lam, b))
                 if self.on_incumbent is not None:
-                    bound = min([self.best[2], floor, self.least(extra + 1)] + [f for f, _ in self.pool])
+                    bound = min([self.best[2], floor, self.beyond(extra)] + [f for f, _ in self.pool])
                     self.on_incumbent(Incumbent(self.best[0], self.best[1], self.best[2], bound,
                                                 time.perf_counter() - self.t0))
         self.pool.clear()

@@ -10,6 +10,7 @@ import math
 import threading
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import slimwidgets as sw
@@ -17,6 +18,7 @@ from slimwidgets.fitting import driver as fitting
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers.lexicographic import weighted_errors
+from slimwidgets.solvers.exhaustive import steps_per_support
 from slimwidgets.solvers.scan import ScanLimits, solve_by_scan, support_floors, surviving_supports
 
 from brute import enumerate_cards, row_errors
@@ -175,12 +177,48 @@ def test_a_stopped_scan_reports_a_valid_bound(seed):
     assert result.bound <= best + 1e-12 <= result.objective + 2e-12
 
 
-def separable_problem(seed: int):
-    """Binary features where a few rules nearly separate the classes, like mushroom."""
+@pytest.mark.parametrize("seed", range(30))
+def test_a_declined_scan_reports_a_valid_bound(seed):
+    """Given up after a few walk steps (at any point of the proof, under every option and
+    max_size): its bound, and every incumbent's, still holds; a card beyond max_size or too
+    costly to win is not counted as left to settle."""
+    form, cards = setup(900 + seed)
+    start, upper = empty_start(form)
+    if not len(cards["loss"]) or start is None or upper >= 1e6:
+        return
+    best = brute_optimum(form, cards)
+    bounds = []
+    for walk_work in (0.0, 1e3, 1e5, 1e7):
+        result = solve_by_scan(form, upper, start, limits=ScanLimits(scan_work=math.inf, walk_work=walk_work),
+                               on_incumbent=lambda inc: bounds.append(inc.bound))
+        assert result.status in ("optimal", "declined")
+        assert result.bound <= best + 1e-12 <= result.objective + 2e-12
+    assert all(bound <= best + 1e-12 for bound in bounds)
+
+
+def test_a_scan_declined_at_max_size_bounds_by_its_floors():
+    """Declined while walking the largest size max_size allows, the bound is the least floor
+    left (no larger card exists), far above the penalties alone, and below the optimum."""
+    X, y, names = separable_problem(1, flips=12)
+    spec = sw.make_spec(C0=0.001, max_size=2, coef_range=(-2, 2), intercept_range=(-5, 5))
+    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
+    best = brute_optimum(form, enumerate_cards(X, y, names, spec))
+    start, upper = empty_start(form)
+    small = [support for _, support in surviving_supports(form, upper) if len(support) < 2]
+    # steps for every survivor of sizes 0 and 1, and half of one of size 2: declined at size 2
+    work = sum(steps_per_support(form, len(support)) for support in small) + steps_per_support(form, 2) / 2
+    declined = solve_by_scan(form, upper, start, limits=ScanLimits(scan_work=math.inf, walk_work=work))
+    assert declined.status == "declined" and declined.settled == 1
+    assert 0.1 < declined.bound <= best + 1e-12  # errors, not 2 * C0 = 0.002 of penalties
+
+
+def separable_problem(seed: int, flips: int = 4):
+    """Binary features where a few rules nearly separate the classes, like mushroom (up to
+    ``flips`` labels flipped)."""
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 2, size=(60, 6))
     y = np.where(X[:, 0] + X[:, 1] - X[:, 2] >= 1, 1, -1)
-    y[rng.integers(0, 60, size=4)] *= -1
+    y[rng.integers(0, 60, size=flips)] *= -1
     return X, y, [f"f{j}" for j in range(6)]
 
 
@@ -199,7 +237,7 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
     assert card.solver == "scan" and card.status == "optimal"
     total = X @ np.array(card.coefficients, float) + card.intercept
     assert np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size == pytest.approx(best, abs=1e-12)
-    monkeypatch.setattr(fitting, "SCAN_LIMITS", ScanLimits(scan_work=0.0, walk_seconds=0.0))
+    monkeypatch.setattr(fitting, "SCAN_LIMITS", ScanLimits(scan_work=0.0, walk_work=0.0))
     other = sw.fit(X, y, feature_names=names, spec=spec)
     assert other.solver != "scan" and other.status == "optimal"
     assert other.objective == pytest.approx(card.objective, abs=1e-12)
@@ -207,10 +245,11 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
 
 @pytest.mark.seeds(4)
 def test_auto_proves_by_size_first_when_few_sizes_are_left_to_mips(seed, monkeypatch):
-    """When the walk leaves at most SIZE_MIPS_FIRST sizes to MIPs, "auto" skips the scan (which
-    would walk the same cards before giving up on data like breastcancer's): the brute-force
-    optimum, proven by size."""
+    """When the walk leaves at most SIZE_MIPS_FIRST sizes to MIPs and a column is not 0/1,
+    "auto" skips the scan (which would walk the same cards before giving up on data like
+    breastcancer's): the brute-force optimum, proven by size."""
     X, y, names = separable_problem(seed)
+    X[:, 3] *= 2  # a column of 0 and 2: not 0/1 data
     spec = sw.make_spec(C0=0.02, coef_range=(-2, 2), intercept_range=(-5, 5))
     cards = enumerate_cards(X, y, names, spec)
     monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
@@ -220,3 +259,80 @@ def test_auto_proves_by_size_first_when_few_sizes_are_left_to_mips(seed, monkeyp
     total = X @ np.array(card.coefficients, float) + card.intercept
     got = np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size
     assert got == pytest.approx((cards["loss"] + 0.02 * cards["size"]).min(), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_auto_scans_0_1_rules_before_the_proof_by_size(seed, monkeypatch):
+    """On 0/1 columns (rules) the cell floors discard most supports at once: "auto" proves by
+    the scan even when few sizes are left to MIPs, and finds the brute-force optimum."""
+    X, y, names = separable_problem(seed)
+    spec = sw.make_spec(C0=0.02, coef_range=(-2, 2), intercept_range=(-5, 5))
+    cards = enumerate_cards(X, y, names, spec)
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", 10**6)
+    card = sw.fit(X, y, feature_names=names, spec=spec)
+    assert card.solver == "scan" and card.status == "optimal"
+    total = X @ np.array(card.coefficients, float) + card.intercept
+    got = np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size
+    assert got == pytest.approx((cards["loss"] + 0.02 * cards["size"]).min(), abs=1e-12)
+
+
+class _BusyClock:
+    """A clock on a machine so loaded that every reading is 50 s after the last one."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 50.0
+        return self.now
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_scan_choice_is_the_same_under_any_load(seed, monkeypatch):
+    """The scan is given up on counted work, never on seconds: with a CPU clock that runs 50 s
+    per reading (a fake, loaded machine) and no time limit, "auto" gives the same card, status
+    and solver as with the real clock."""
+    X, y, names = separable_problem(seed, flips=12)  # noisy: the scan walks several supports
+    spec = sw.make_spec(C0=0.02, coef_range=(-2, 2), intercept_range=(-5, 5))
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", -1)
+    quiet = sw.fit(X, y, feature_names=names, spec=spec)
+    assert quiet.solver == "scan" and quiet.status == "optimal"
+    import time
+
+    for name in ("thread_time", "process_time"):
+        monkeypatch.setattr(time, name, _BusyClock())
+    busy = sw.fit(X, y, feature_names=names, spec=spec)
+    assert (busy.solver, busy.status, busy.coefficients, busy.intercept) == (
+        quiet.solver, quiet.status, quiet.coefficients, quiet.intercept)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_auto_proves_a_raw_table_with_nested_thresholds(seed, monkeypatch):
+    """A raw table made into rules (nested thresholds of one number, levels of a text column):
+    "auto" proves by the scan, and its card is the brute-force optimum over those rules, with
+    signs on some rules; so is the scan's from the empty card."""
+    rng = np.random.default_rng(seed)
+    n = 24
+    raw = pd.DataFrame({"age": rng.integers(20, 80, size=n), "kind": rng.choice(["a", "b", "c"], size=n)})
+    y = np.where(((raw["age"] > 50) & (raw["kind"] != "c")) ^ (rng.random(n) < 0.1), 1, -1)
+    builder = sw.RuleBuilder(cuts={"age": [40, 50, 60]}).fit(raw)
+    rules = builder.transform(raw)
+    names = list(rules.columns)
+    signs = {names[0]: "+"} if seed % 2 else {}
+    spec = sw.make_spec(C0=0.03, max_size=3, coef_range=(-3, 3), intercept_range=(-8, 8), signs=signs)
+    cards = enumerate_cards(rules.to_numpy(), y, names, spec)
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", 10**6)
+    card = sw.fit(raw, y, rules=builder, spec=spec)
+    assert card.solver == "scan" and card.status == "optimal"
+    total = rules.to_numpy() @ np.array([dict(zip(card.feature_names, card.coefficients)).get(f, 0) for f in names],
+                                        float) + card.intercept
+    got = np.mean(row_errors(total, y, spec.zero_score)) + 0.03 * card.size
+    assert got == pytest.approx((cards["loss"] + 0.03 * cards["size"]).min(), abs=1e-12)
+    form = build_formulation(prepare_data(rules.to_numpy(), y, feature_names=names, warn=False), spec)
+    start, upper = empty_start(form)
+    scanned = solve_by_scan(form, upper, start)
+    assert scanned.status == "optimal"
+    assert scanned.objective == pytest.approx(brute_optimum(form, cards), abs=1e-12)

@@ -1,0 +1,95 @@
+"""Time to proof on small raw tables with rules: decision cards of at most 3, 4 and 5 rules.
+
+Raw public tables that ship inside installed packages (nothing is downloaded), each of at most
+1,000 rows and 10 variables, fitted with ``rules=True``, ``max_size`` 3, 4 and 5 and an explicit
+time limit; then the paper's heart set at ``max_size=5`` (default C0) and at ``C0 = 0.01``.
+The tables: the Palmer penguins field data (target: male), statsmodels' ``anes96`` (vote) and
+every 7th row of ``fair`` (910 rows; any affair), scikit-learn's ``diabetes`` (progression above
+140), ``breast_cancer`` (its 10 "mean" columns; malignant) and ``wine`` (its first 10 columns;
+class 1 against the rest).
+
+Prints one Markdown table (seconds to the end of ``fit``, status, gap, the solver that ended)
+with ``uptime`` before and after: wall-clock figures on a shared machine are only comparable
+at a similar load, so CPU seconds of this process are shown too.
+
+Usage::
+
+    python benchmarks/raw_proofs.py                    # 10 s per raw fit, heart 30 s and 60 s
+    python benchmarks/raw_proofs.py --time-limit 5 --tables penguins diabetes --sizes 3 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+import slimwidgets as sw
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import load, load_line, markdown_table  # noqa: E402
+from raw_tables import load_raw  # noqa: E402
+
+TABLES = ("penguins", "anes96", "fair910", "diabetes", "breast_cancer10", "wine10")
+
+
+def load_table(name: str) -> tuple[pd.DataFrame, pd.Series]:
+    """A raw table of at most 1,000 rows and 10 variables, and its 0/1 target."""
+    if name == "fair910":  # its rows come sorted by the target: every 7th row keeps both classes
+        X, y = load_raw("fair")
+        return X.iloc[::7].reset_index(drop=True), y.iloc[::7].reset_index(drop=True)
+    if name == "breast_cancer10":
+        X, y = load_raw("breast_cancer")
+        return X.iloc[:, :10], y
+    if name == "wine10":
+        from sklearn import datasets
+
+        d = datasets.load_wine(as_frame=True)
+        return d.data.iloc[:, :10], (d.target == 1).astype(int)
+    return load_raw(name)
+
+
+def timed(fit) -> list[str]:
+    """Seconds (wall, CPU), status, gap and solver of one fit."""
+    t, c = time.perf_counter(), time.process_time()
+    card = fit()
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    gap = "0" if card.status == "optimal" else f"{100 * card.gap:.1f} %"
+    return [f"{wall:.1f}", f"{cpu:.1f}", card.status, gap, str(card.solver), str(card.size)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", nargs="+", default=list(TABLES))
+    parser.add_argument("--sizes", nargs="+", type=int, default=[3, 4, 5])
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--no-heart", action="store_true")
+    args = parser.parse_args()
+    print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load before: {load_line()}",
+          flush=True)
+    rows = []
+    for name in args.tables:
+        X, y = load_table(name)
+        for k in args.sizes:
+            cells = timed(lambda: sw.fit(X, y, rules=True, max_size=k, time_limit=args.time_limit))
+            rows.append([name, f"{X.shape[0]} x {X.shape[1]}", f"rules, max_size={k}", str(args.time_limit)] + cells)
+            print(" | ".join(rows[-1]), flush=True)
+    if not args.no_heart:
+        X, y = load("heart")
+        for label, spec in (("max_size=5", sw.make_spec(max_size=5, time_limit=30)),
+                            ("C0=0.01", sw.make_spec(C0=0.01, time_limit=60))):
+            cells = timed(lambda: sw.fit(X, y, spec=spec))
+            rows.append(["heart (paper)", f"{X.shape[0]} x {X.shape[1]}", label, str(spec.time_limit)] + cells)
+            print(" | ".join(rows[-1]), flush=True)
+    header = ["table", "rows x variables", "fit", "limit s", "wall s", "CPU s", "status", "gap", "solver", "size"]
+    print(markdown_table(header, rows))
+    proven = sum(r[6] == "optimal" for r in rows)
+    print(f"\n{proven} of {len(rows)} fits proven optimal; load after: {load_line()}")
+
+
+if __name__ == "__main__":
+    main()
