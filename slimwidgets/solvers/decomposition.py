@@ -15,7 +15,7 @@ until the walk is in, nothing it reports claims the small sizes.
 
 On breastcancer at C0 = 0.01 (9 features): cards of up to 3 features are walked in about 2 s,
 size 4 is infeasible after about 17 s and size 5 after 2 s, where one MIP over the whole box
-still had a gap of 74-91 % after 60 s (the numbers are in the README).
+still had a gap of 74-91 % after 60 s.
 """
 
 from __future__ import annotations
