@@ -4,7 +4,8 @@
 
 Starts JupyterLab on 127.0.0.1 (with the browser tests' helpers in tests/e2e/lab.py), runs
 the tour's studio line (`sw.Studio(X, y, max_fpr=0.2, max_size=5)`) on the embedded demo data,
-waits until the solve has settled and the charts are drawn, and saves the JupyterLab window as a small palette PNG.
+waits until the solve has settled and the charts are drawn, and saves the JupyterLab window as a
+small palette PNG.
 """
 
 from __future__ import annotations
