@@ -275,7 +275,8 @@ def risk_lines(rows: RiskRows, predicted) -> list[tuple[str, ...]]:
 # -- cards by variable (fit on a raw table) -----------------------------------------------------
 #: What every human-readable format prints under a card by variable: the rule that the
 #: Python and SQL exports (and ``predict``) follow.
-MISSING_NOTE = "a missing value, or a level not listed, scores 0 points for its variable"
+MISSING_NOTE = ("a missing value, or a level not listed (a level never seen in training, unless its variable "
+                "lists 'or unseen'), scores 0 points for its variable")
 VARIABLES_TOTAL = "ADD THE POINTS OF EACH VARIABLE"
 RULE_KINDS = ("ge", "lt", "eq", "other", "is", "missing", "pass")
 _LEVEL_TYPES = (str, bool, int, float)

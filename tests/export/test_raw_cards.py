@@ -10,6 +10,7 @@ import pytest
 
 import slimwidgets as sw
 from slimwidgets.core.rules import RuleBuilder
+from slimwidgets.export.card import MISSING_NOTE
 
 pytestmark = pytest.mark.slow  # fits on raw tables: python -m pytest --all runs them
 
@@ -146,9 +147,9 @@ def test_points_table_in_every_human_format(card):
     age_line = next(line for line in lines if line.startswith("age "))
     assert "< " in age_line and "≥ " in age_line and " · " in age_line
     assert "ADD THE POINTS OF EACH VARIABLE = SCORE" in text
-    assert "a missing value, or a level not listed, scores 0 points for its variable" in text
+    assert MISSING_NOTE in text
     for output in (card.to_markdown(), card.to_html(), card.to_latex(), card._repr_html_()):
-        assert "a missing value, or a level not listed, scores 0 points" in output
+        assert "a missing value, or a level not listed (a level never seen in training" in output
         assert "ADD THE POINTS OF EACH VARIABLE" in output
     assert r"$\geq$" in card.to_latex() and "≥" not in card.to_latex().split("RISK BY SCORE")[0]
     for name, _bands in card.rules.points_table(card.points):
