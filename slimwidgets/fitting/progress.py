@@ -149,7 +149,9 @@ class FitProgress:
         if self.bar is None:
             make = self.make_bar
             if make is None:
-                from tqdm.auto import tqdm as make
+                from tqdm.auto import tqdm
+
+                make = tqdm
             total = None if self.time_limit is None else float(self.time_limit)
             self.bar = make(total=total, desc="fit", unit="s", file=self.stream or sys.stderr, leave=True,
                             bar_format="{desc}: {bar} {n:.0f}/{total:.0f} s{postfix}" if total else
