@@ -42,12 +42,14 @@ class LogicalConstraint:
                 raise ValueError(f"at_least {self.k} of {len(self.features)} features can never hold")
 
     def describe(self) -> str:
+        """The constraint in words, e.g. "at most 2 of a, b, c"."""
         if self.kind == "needs":
             return f"{' / '.join(self.features)} needs {' and '.join(self.targets)}"
         word = "at most" if self.kind == "at_most" else "at least"
         return f"{word} {self.k} of {', '.join(self.features)}"
 
     def to_dict(self) -> dict:
+        """The constraint as plain JSON values."""
         out: dict[str, Any] = {"kind": self.kind, "features": list(self.features)}
         if self.kind == "needs":
             out["targets"] = list(self.targets)
@@ -57,6 +59,7 @@ class LogicalConstraint:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "LogicalConstraint":
+        """The constraint :meth:`to_dict` wrote; a malformed one raises ``ValueError``."""
         if not isinstance(d, Mapping) or "kind" not in d or "features" not in d:
             raise ValueError(f"a constraint must be a mapping with 'kind' and 'features', got {d!r}")
         return cls(

@@ -62,25 +62,32 @@ class Dataset:
 
     @property
     def positive_name(self) -> str:
-        """How the card names its predicted class: the label, or the outcome column's name
-        when the labels are just 1/True (a Series named "malignant" gives "malignant")."""
+        """How the card names its predicted class.
+
+        The label, or the outcome column's name when the labels are just 1/True (a Series
+        named "malignant" gives "malignant").
+        """
         if self.outcome is not None and self.positive in (1, True):
             return self.outcome
         return str(self.positive)
 
     @property
     def n_rows(self) -> int:
+        """The number of rows of ``X`` (after collapsing)."""
         return int(self.X.shape[0])
 
     @property
     def n_features(self) -> int:
+        """The number of feature columns."""
         return len(self.feature_names)
 
     @property
     def total_weight(self) -> float:
+        """The sum of the row weights."""
         return float(self.weight.sum())
 
     def class_weight_total(self, sign: int) -> float:
+        """The sum of the weights of the rows whose label is ``sign`` (+1 or -1)."""
         return float(self.weight[self.y == sign].sum())
 
     def default_margin(self) -> float:

@@ -33,18 +33,22 @@ class Metrics:
 
     @property
     def error(self) -> float:
+        """The share of rows misclassified (NaN without rows)."""
         return (self.fp + self.fn) / self.n if self.n else math.nan
 
     @property
     def accuracy(self) -> float:
+        """The share of rows classified correctly."""
         return 1.0 - self.error
 
     @property
     def tpr(self) -> float:
+        """The true positive rate, TP / (TP + FN) (NaN without positives)."""
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else math.nan
 
     @property
     def fpr(self) -> float:
+        """The false positive rate, FP / (FP + TN) (NaN without negatives)."""
         return self.fp / (self.fp + self.tn) if self.fp + self.tn else math.nan
 
     @property
@@ -57,6 +61,7 @@ class Metrics:
         )
 
     def to_dict(self) -> dict:
+        """The counts and rates as a plain dict."""
         out = {
             "n": self.n, "error": self.error, "tpr": self.tpr, "fpr": self.fpr, "size": self.size,
             "tp": self.tp, "fp": self.fp, "tn": self.tn, "fn": self.fn,

@@ -271,9 +271,11 @@ class RuleBuilder:
 
     # scikit-learn's clone and Pipeline read and set the parameters through these
     def get_params(self, deep: bool = True) -> dict:
+        """The settings, as scikit-learn's ``get_params`` (``deep`` is accepted and unused)."""
         return {k: getattr(self, k) for k in ("cuts", "n_cuts", "min_count", "tolerance", "missing")}
 
     def set_params(self, **params: Any) -> "RuleBuilder":
+        """Change settings by name, as scikit-learn's ``set_params``; returns the builder."""
         for k, v in params.items():
             if k not in self.get_params():
                 raise ValueError(f"RuleBuilder has no parameter {k!r}")
@@ -447,6 +449,7 @@ class RuleBuilder:
                                   f"they score 0 points for {column!r}", DataWarning, stacklevel=4)
 
     def fit_transform(self, X: Any, y: Any = None) -> pd.DataFrame:
+        """Fit on ``X`` and return its 0/1 rule columns."""
         return self.fit(X, y).transform(X, warn=False)
 
     def get_feature_names_out(self, input_features: Iterable[str] | None = None) -> np.ndarray:
@@ -468,9 +471,17 @@ class RuleBuilder:
         return [r.name for r in getattr(self, "rules_", ()) if r.column == variable]
 
     def points_table(self, points: Mapping[str, int]) -> list[tuple[str, tuple[tuple[str, int], ...]]]:
-        """The card by variable: ``[(variable, ((band or level, points), ...)), ...]`` for the
-        variables whose rules carry points, in the order of the columns.
+        """The card by variable, for the variables whose rules carry points.
 
+        ``[(variable, ((band or level, points), ...)), ...]``, in the order of the columns.
+
+        Parameters
+        ----------
+        points : mapping of str to int
+            The points of each rule, by rule name.
+
+        Examples
+        --------
         >>> b = RuleBuilder(cuts={"age": [50, 60]}).fit(pd.DataFrame({"age": [40, 55, 70, 65]}))
         >>> b.points_table({"age >= 50": 1, "age >= 60": 2})
         [('age', (('< 50', 0), ('50–59', 1), ('≥ 60', 3)))]

@@ -111,8 +111,11 @@ class ScoringSystem(CardRendering, CardJSON):
 
     @property
     def threshold(self) -> int:
-        """``-intercept``: the card predicts positive iff score >= threshold (score >
-        threshold when ``zero_score == "error"``, the paper's convention)."""
+        """The score at which the card predicts positive: ``-intercept``.
+
+        The card predicts positive iff score >= threshold (score > threshold when
+        ``zero_score == "error"``, the paper's convention).
+        """
         return -self.intercept
 
     @property
@@ -131,13 +134,17 @@ class ScoringSystem(CardRendering, CardJSON):
 
     @property
     def size(self) -> int:
+        """The number of features with nonzero points."""
         return sum(1 for c in self.coefficients if c != 0)
 
     @property
     def m_of_n(self) -> tuple[int, int] | None:
-        """(M, N) when the card reads as an M-of-N rule table: predict the positive class
-        iff at least M of its N rules hold. None unless every used feature carries the
-        same positive points (any card of family ``"m_of_n"`` does)."""
+        """(M, N) when the card reads as an M-of-N rule table, else None.
+
+        An M-of-N rule table predicts the positive class iff at least M of its N rules hold.
+        None unless every used feature carries the same positive points (any card of family
+        ``"m_of_n"`` does).
+        """
         pts = set(self.points.values())
         if len(pts) > 1 or any(p <= 0 for p in pts):
             return None
@@ -184,8 +191,16 @@ class ScoringSystem(CardRendering, CardJSON):
         return pd.Series(values, index=X.index, name="score") if isinstance(X, pd.DataFrame) else values
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """score - threshold: the card predicts the positive class where this is >= 0
-        (> 0 when ``zero_score == "error"``)."""
+        """Each row's score minus the threshold.
+
+        The card predicts the positive class where this is >= 0 (> 0 when
+        ``zero_score == "error"``).
+
+        Parameters
+        ----------
+        X : DataFrame or array
+            The rows to score, with the card's feature columns.
+        """
         return np.asarray(self.score(X)) - self.threshold
 
     def predict(self, X: Any) -> pd.Series | np.ndarray:

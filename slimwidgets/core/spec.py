@@ -73,14 +73,18 @@ class Spec:
 
     # -- serialization ----------------------------------------------------------------
     def to_dict(self) -> dict:
-        """Plain JSON values. The options the table marks ``omit_default`` (the sec. 7 ones,
-        the loss) appear only when set, so a plain SLIM spec serializes (and keys caches)
-        exactly as it did before they existed."""
+        """The spec as plain JSON values.
+
+        The options the table marks ``omit_default`` (the sec. 7 ones, the loss) appear only
+        when set, so a plain SLIM spec serializes (and keys caches) to the same dict whether
+        or not those options are known.
+        """
         return {row.name: _plain(getattr(self, row.name)) for row in OPTIONS
                 if not (row.omit_default and getattr(self, row.name) == row.default)}
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "Spec":
+        """The spec :meth:`to_dict` wrote; unknown fields raise ``ValueError``."""
         if not isinstance(d, Mapping):
             raise ValueError("a spec must be a JSON object")
         unknown = set(d) - {f.name for f in fields(cls)}
@@ -110,6 +114,7 @@ class Spec:
         return _named_in({row.name: getattr(self, row.name) for row in OPTIONS})
 
     def check_names(self, feature_names: Sequence[str]) -> None:
+        """Raise ``ValueError`` naming any option's feature not in ``feature_names``."""
         known = set(feature_names)
         for option, names in self.named_features().items():
             unknown = [n for n in names if n not in known]
@@ -121,6 +126,7 @@ class Spec:
                 raise KeyError(f"{option} names unknown features: {', '.join(hints)}")
 
     def check_data(self, feature_names: Sequence[str], n_samples: int) -> None:
+        """Raise ``ValueError`` when the options do not fit the data's features and rows."""
         self.check_names(feature_names)
         check_variable_names(self)  # monotone names variables; max_cuts_per_variable has cut points to count
         for name, m in self.missing.items():

@@ -118,6 +118,7 @@ class SurvivalCard:
 
     @property
     def last_time(self) -> float:
+        """The last time of the baseline hazard."""
         return float(self.baseline_times[-1])
 
     @property
@@ -126,8 +127,15 @@ class SurvivalCard:
         return self.baseline_times
 
     def predict_cumulative_hazard_function(self, X: Any, return_array: bool = False) -> np.ndarray:
-        """Each row's cumulative hazard as a :class:`StepFunction` (or, with ``return_array``,
-        its values at :attr:`unique_times_`, one row per row of ``X``)."""
+        """Each row's cumulative hazard as a :class:`StepFunction`.
+
+        Parameters
+        ----------
+        X : DataFrame or array
+            The rows, with the card's feature columns.
+        return_array : bool, default=False
+            Return the values at :attr:`unique_times_` instead, one row per row of ``X``.
+        """
         ratio = np.exp(self.predict(X))
         if return_array:
             return ratio[:, None] * self.baseline_hazard[None, :]
@@ -136,8 +144,15 @@ class SurvivalCard:
         )
 
     def predict_survival_function(self, X: Any, return_array: bool = False) -> np.ndarray:
-        """Each row's survival as a :class:`StepFunction` (or its values at
-        :attr:`unique_times_`)."""
+        """Each row's survival as a :class:`StepFunction`.
+
+        Parameters
+        ----------
+        X : DataFrame or array
+            The rows, with the card's feature columns.
+        return_array : bool, default=False
+            Return the values at :attr:`unique_times_` instead, one row per row of ``X``.
+        """
         ratio = np.exp(self.predict(X))
         if return_array:
             return np.exp(-ratio[:, None] * self.baseline_hazard[None, :])

@@ -44,8 +44,19 @@ def box_limits(form: Formulation, coefficients, intercept: int) -> list[str]:
 
 
 def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
-    """Every constraint of ``spec`` that ``card`` breaks on ``data`` (empty list: all hold), in
-    the user's units: "max FPR 20 % (FPR 27.7 %)"."""
+    """Every constraint of ``spec`` that ``card`` breaks on ``data`` (empty list: all hold).
+
+    Each in the user's units: "max FPR 20 % (FPR 27.7 %)".
+
+    Parameters
+    ----------
+    card : ScoringSystem
+        The card to check.
+    data : Dataset
+        The rows the constraints are measured on.
+    spec : Spec
+        The constraints.
+    """
     problems: list[str] = []
     coefs = dict(zip(card.feature_names, card.coefficients))
     for name in data.feature_names:

@@ -85,32 +85,39 @@ def fit(
 
     Parameters
     ----------
-    X : a raw table (numbers, text, categories, missing values), a 2-D array (``feature_names``), or a
-        Dask DataFrame of 0/1 columns (``y`` a Dask Series partitioned like it); many 0/1 rows: :mod:`.large`.
-    rules : how a table becomes 0/1 rules (:class:`slimwidgets.RuleBuilder`): None when a DataFrame
-        has a column not 0/1, a missing value or ``cuts`` (not an array, nor the paper's tables of
-        :func:`slimwidgets.datasets.load`); True always; False never; a ``RuleBuilder`` its settings.
-        The card applies them to raw rows; ``exclude``, ``signs``, ``penalties`` may name a variable.
-    cuts : your own cut points, ``{"age": [40, 50, 60]}``, kept exactly; other columns get round ones.
-    size_cv : K: the size is chosen among 1 to ``max_size`` (or 5) by K-fold CV, then solved exactly
-        (:mod:`~slimwidgets.fitting.size_cv`); the default (5) when ``fit`` builds rules given no ``max_size``, ``C0``.
-    n_jobs, progress : ``size_cv`` fits through joblib (None: in turn); tqdm bars of the CV and, past
-        2 s, of the fit (:mod:`.progress`): None in a notebook or terminal only, True always.
-    y : labels with two values (``positive`` picks the predicted one: default the larger, 1 or True),
-        or a ``Surv`` array (event, time): a time-to-event card (:func:`.survival_driver.fit_survival`).
+    X : a raw table (numbers, text, categories, missing values), a 2-D array (``feature_names``),
+        or a Dask DataFrame of 0/1 columns (``y`` a Dask Series partitioned like it); many 0/1
+        rows: :mod:`.large`.
+    y : labels with two values, or a ``Surv`` array (event, time): a time-to-event card
+        (:func:`.survival_driver.fit_survival`).
+    positive : the label the card predicts (default the larger, 1 or True).
     sample_weight : optional non-negative weights per row.
-    sensitive_features : a column name of ``X`` or one group label per row: the groups of
-        ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap``, ``max_tpr_gap`` (:mod:`~slimwidgets.core.groups`).
+    feature_names : the column names when ``X`` is an array.
     spec : a ready :class:`Spec` instead of keyword options. ``loss="logistic"`` fits a risk
         card instead of a decision card (see :meth:`ScoringSystem.predict_proba`): it takes every
         option but ``margin``, ``missing`` and ``solver="cbc"`` / ``"scan"`` (refused with the
         reason); its caps hold for its decision, positive where the predicted risk is >= 50 %.
-    warm_start, on_incumbent : a previous card to start the solver from; called with every better card found.
+    warm_start, on_incumbent : a card to start the solver from; called with each better card.
     cancel : a ``threading.Event``; setting it stops the solve (status "interrupted").
-    on_bound : called with the proven lower bound on the objective each time it rises (needs ``on_incumbent``).
+    on_bound : called with the proven lower bound on the objective each time it rises (needs
+        ``on_incumbent``).
+    sensitive_features : a column name of ``X`` or one group label per row: the groups of
+        ``max_fpr_by_group``, ``min_tpr_by_group``, ``max_fpr_gap``, ``max_tpr_gap``
+        (:mod:`~slimwidgets.core.groups`).
+    rules : how a table becomes 0/1 rules (:class:`slimwidgets.RuleBuilder`): None when a
+        DataFrame has a column not 0/1, a missing value or ``cuts`` (not an array, nor the paper's
+        tables of :func:`slimwidgets.datasets.load`); True always; False never; a ``RuleBuilder``
+        its settings. The card applies them to raw rows; ``exclude``, ``signs``, ``penalties`` may
+        name a variable.
+    n_jobs, progress : ``size_cv`` fits through joblib (None: in turn); tqdm bars of the CV and,
+        past 2 s, of the fit (:mod:`.progress`): None in a notebook or terminal only, True always.
+    cuts : your own cut points, ``{"age": [40, 50, 60]}``, kept exactly (others: round ones).
     **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ...): every parameter of
         :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.families`).
         ``time_limit``: 30 s unless given, CV included (None: until proven), then the best card.
+        ``size_cv=K``: the size is chosen among 1 to ``max_size`` (or 5) by K-fold CV, then
+        solved exactly (:mod:`~slimwidgets.fitting.size_cv`); K is 5 by default when ``fit``
+        builds rules given no ``max_size`` nor ``C0``.
 
     Returns
     -------

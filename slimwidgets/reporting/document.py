@@ -143,6 +143,7 @@ def report(card: ScoringSystem, X: Any, y: Any, *, test: tuple | None = None, ex
     bootstrap : samples of Harrell's bootstrap for the optimism-corrected AUC (and calibration
         slope); 0 (default) leaves it out. Each sample is one fit of ``time_limit`` seconds.
     n_jobs : bootstrap fits in parallel through joblib.
+    time_limit : seconds of each bootstrap fit.
     title : the document's title (default: the card's headline).
     path : also write the document there (UTF-8).
     confidence : level of every interval.

@@ -84,6 +84,7 @@ class Incumbent:
 
     @property
     def gap(self) -> float:
+        """The relative gap between the objective and the bound (inf without a bound)."""
         return relative_gap(self.objective, self.bound)
 
 

@@ -84,8 +84,8 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
 
     Parameters
     ----------
-    X, y, positive, sample_weight : as in :func:`slimwidgets.fit` (a raw table too; ``rules``
-        and ``cuts`` as there: the rules are built once and every card carries them).
+    X, y : as in :func:`slimwidgets.fit` (a raw table too; ``rules`` and ``cuts`` as there: the
+        rules are built once and every card carries them).
     k : most cards to return.
     within : how much worse than the best card a card may be, in the figure the spec
         optimises: for decision cards the training error (a share of rows: 0.02 is 2 points
@@ -96,6 +96,7 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
         with more features needs a slightly better figure to stay in. When the scores have no
         common step (real-valued features) the objective has no such reading and ``within``
         is in the objective's own units (:attr:`Alternatives.measure` is then "objective").
+    positive, sample_weight : as in :func:`slimwidgets.fit`.
     cancel : a ``threading.Event``; setting it returns the cards found so far.
     sensitive_features : the groups of the group options, as for :func:`slimwidgets.fit`.
     **options : the spec, as for :func:`slimwidgets.fit` (both loss families).

@@ -239,6 +239,8 @@ def fit_tilm(
     C_f, C_t : the least gain in training accuracy for using a feature, and
         for each further rule of a feature already in use.
     max_rules_per_feature : R_max (None: no cap).
+    signs_agree : one sign for all of a feature's rules (the score is monotone in each
+        feature).
     **options : other options of :func:`slimwidgets.fit` (``coef_range``,
         ``max_size``, ``max_fpr``, ``time_limit``, ...). ``C0`` (default 0) adds
         a cost per rule on top.

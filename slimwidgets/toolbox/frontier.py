@@ -279,8 +279,9 @@ def roc_frontier(
         notebook when at least 4 solves are needed.
     cache : None/True for the shared in-memory cache (see :func:`clear_cache`),
         False for none, or your own dict.
-    positive, sample_weight, sensitive_features : as for :func:`slimwidgets.fit` (groups: ``max_tpr_gap``).
+    positive, sample_weight : as for :func:`slimwidgets.fit`.
     warm_start : a card to start the first (smallest-cap) solve from.
+    sensitive_features : as for :func:`slimwidgets.fit` (groups: ``max_tpr_gap``).
     **spec_options : any other :func:`slimwidgets.make_spec` option
         (``time_limit`` is per point). ``max_fpr`` is set by the sweep.
 

@@ -56,6 +56,7 @@ def optimism(card: ScoringSystem, X: pd.DataFrame, y: Any, *, n_boot: int = 20, 
     card : a card from :func:`slimwidgets.fit` (it needs its ``spec``).
     X, y : the card's training rows (every feature it was fitted on).
     n_boot : bootstrap samples; each is one fit of ``time_limit`` seconds at most.
+    time_limit : seconds of each bootstrap fit, at most.
     n_jobs : fits in parallel through joblib (None: one after another).
     random_state : seed of the samples.
     progress : a progress bar (None: in a terminal or notebook only).

@@ -102,6 +102,7 @@ def resolution_bound(X: Any, y: Any, coef: Any, *, intercept: float | None = Non
         is then added to X (the paper's x_i = [1, x_i1, ..., x_iP]) and ρ gets
         it as a first coordinate, so P counts it.
     k : 1 for Theorem 1, k >= 2 for the corollary.
+    positive : the label of the +1 class (default the larger, 1 or True).
 
     Examples
     --------

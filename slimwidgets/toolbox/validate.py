@@ -139,7 +139,8 @@ def validate(card: ScoringSystem, X: Any, y: Any, *, groups: Any = None, label: 
     threshold with Wilson intervals), the observed rate per total score, the net benefit over
     risk thresholds (decision curve) and, for risk cards, calibration: calibration-in-the-large,
     calibration slope, observed/expected, Brier score and Hosmer–Lemeshow. Use it on held-out
-    rows or on another site's rows (external validation).
+    rows or on another site's rows (external validation). Every row counts once (no sample
+    weights): these are the figures a reviewer recomputes.
 
     Parameters
     ----------
@@ -151,8 +152,6 @@ def validate(card: ScoringSystem, X: Any, y: Any, *, groups: Any = None, label: 
     label : what the data are, e.g. ``"external: site B"``.
     confidence : level of every interval (default 95 %).
     thresholds : risk thresholds of the decision curve (default 1 % to 99 %).
-
-    Every row counts once (no sample weights): these are the figures a reviewer recomputes.
 
     Returns
     -------

@@ -18,12 +18,19 @@ _MEASURES = {"error": ("error", "error_min", "train error", "proven lowest error
 
 
 def fairness_chart(frontier: pd.DataFrame, measure: str = "error") -> alt.LayerChart:
-    """The best card's train error (``measure="error"``) or TPR (``"tpr"``, under an FPR cap)
-    against the allowed gap between groups, with the solver's proven limit at each gap.
+    """The best card's error or TPR against the allowed gap between groups.
 
-    ``frontier``: the rows of :func:`slimwidgets.fairness_frontier` (``max_gap``,
-    ``gap_reached``, the measure and its proven limit, ``status``). Points without a card
-    (infeasible gaps) are left out; a proven limit is drawn only where there is one.
+    The train error (``measure="error"``) or TPR (``"tpr"``, under an FPR cap), with the
+    solver's proven limit at each gap. Points without a card (infeasible gaps) are left out;
+    a proven limit is drawn only where there is one.
+
+    Parameters
+    ----------
+    frontier : DataFrame
+        The rows of :func:`slimwidgets.fairness_frontier` (``max_gap``, ``gap_reached``, the
+        measure and its proven limit, ``status``).
+    measure : {"error", "tpr"}, default="error"
+        The figure on the vertical axis.
 
     Examples
     --------

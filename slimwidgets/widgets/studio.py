@@ -276,10 +276,12 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
 
     @property
     def spec(self) -> Spec:
+        """The spec of the card on screen."""
         return self.controller.spec
 
     @property
     def status(self) -> str:
+        """The status line shown under the card, as text."""
         return self.controller.status.text
 
     def wait(self, timeout: float | None = 60.0) -> bool:
@@ -287,15 +289,26 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         return self.controller.wait(timeout)
 
     def undo(self) -> bool:
+        """Go back one step; False when there is none, None when it failed (message shown)."""
         return self._guard(self.controller.undo)
 
     def redo(self) -> bool:
+        """Go forward one step; False when there is none, None when it failed (message shown)."""
         return self._guard(self.controller.redo)
 
     def export(self, fmt: str = "json", path: str | None = None) -> tuple[Path, str]:
-        """Write the card on screen as json/html/latex/markdown/python/sql, or ``"report"``: its
-        validation report (:func:`slimwidgets.report`, with the held-out rows when there are any);
-        returns (path, reload line)."""
+        """Write the card on screen to a file; returns (path, reload line).
+
+        Parameters
+        ----------
+        fmt : str, default="json"
+            ``"json"``, ``"html"``, ``"latex"``, ``"markdown"``, ``"python"``, ``"sql"``, or
+            ``"report"``: the card's validation report (:func:`slimwidgets.report`, with the
+            held-out rows when there are any).
+        path : str or None, default=None
+            Where to write (None: ``scoring_system`` with the format's extension, in the
+            working directory).
+        """
         return self.controller.export(fmt, path)
 
     def close(self) -> None:
