@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.data import Dataset
 from ..core.by_variable import variable_problems
+from ..core.data import Dataset
 from ..core.formulation import Formulation, intercept_box
 from ..core.groups import group_problems
 from ..core.linear import linear_problems
@@ -28,25 +28,39 @@ def box_limits(form: Formulation, coefficients, intercept: int) -> list[str]:
     """
     notes: list[str] = []
     spec, (ilo, ihi) = form.spec, form.intercept_box
-    free_lo, free_hi = intercept_box(replace(spec, intercept_range=None), form.data.X,
-                                     form.extra["lo"], form.extra["hi"], form.margin, spec.max_size)
+    free_lo, free_hi = intercept_box(
+        replace(spec, intercept_range=None),
+        form.data.X,
+        form.extra["lo"],
+        form.extra["hi"],
+        form.margin,
+        spec.max_size,
+    )
     if (intercept == ilo and ilo > free_lo) or (intercept == ihi and ihi < free_hi):
-        notes.append(f"the intercept is at the end of its range {ilo}..{ihi}: a wider intercept_range may give a better card")
-    user_set = set(spec.coef_ranges) if tuple(spec.coef_range) == DEFAULT_COEF_RANGE else set(form.data.feature_names)
+        notes.append(
+            f"the intercept is at the end of its range {ilo}..{ihi}: a wider intercept_range may give a better card"
+        )
+    user_set = (
+        set(spec.coef_ranges)
+        if tuple(spec.coef_range) == DEFAULT_COEF_RANGE
+        else set(form.data.feature_names)
+    )
     for name, v in zip(form.data.feature_names, np.asarray(coefficients).astype(int).tolist()):
         lo, hi = spec.feature_box(name)
-        if name in user_set and name not in spec.lock and ((v < 0 and v == lo) or (v > 0 and v == hi)):
-            notes.append(f"the points of {name!r} ({v}) are at the end of their range {lo}..{hi}: "
-                         "a wider range may give a better card")
+        if (
+            name in user_set
+            and name not in spec.lock
+            and ((v < 0 and v == lo) or (v > 0 and v == hi))
+        ):
+            notes.append(
+                f"the points of {name!r} ({v}) are at the end of their range {lo}..{hi}: "
+                "a wider range may give a better card"
+            )
     return notes
 
 
-
-
 def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
-    """Every constraint of ``spec`` that ``card`` breaks on ``data`` (empty list: all hold).
-
-    Each in the user's units: "max FPR 20 % (FPR 27.7 %)".
+    """Every constraint of ``spec`` that ``card`` breaks on ``data``: "max FPR 20 % (FPR 27.7 %)".
 
     Parameters
     ----------
@@ -78,8 +92,13 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
         if name in spec.values and v not in spec.values[name]:
             problems.append(f"values of {name!r} ({v})")
         if spec.tiers and abs(v) > spec.tiers[-1][0]:
-            problems.append(f"tiers: {name!r} has {v} points, beyond the last tier ({spec.tiers[-1][0]})")
-    if spec.intercept_range is not None and not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]:
+            problems.append(
+                f"tiers: {name!r} has {v} points, beyond the last tier ({spec.tiers[-1][0]})"
+            )
+    if (
+        spec.intercept_range is not None
+        and not spec.intercept_range[0] <= card.intercept <= spec.intercept_range[1]
+    ):
         problems.append(f"intercept_range ({card.intercept})")
     if spec.max_size is not None and card.size > spec.max_size:
         problems.append(f"at most {spec.max_size} features ({card.size} used)")
@@ -106,7 +125,9 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
     for g, members in spec.groups.items():
         in_use = [n for n in members if coefs.get(n, 0) != 0]
         if spec.max_rules_per_group is not None and len(in_use) > spec.max_rules_per_group:
-            problems.append(f"max_rules_per_group={spec.max_rules_per_group} (group {g!r} uses {len(in_use)})")
+            problems.append(
+                f"max_rules_per_group={spec.max_rules_per_group} (group {g!r} uses {len(in_use)})"
+            )
         if spec.group_signs_agree:
             oriented = [(-1 if n in reversed_ else 1) * coefs[n] for n in in_use]
             if any(v > 0 for v in oriented) and any(v < 0 for v in oriented):
@@ -116,8 +137,12 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
     if card.family == "m_of_n":
         pts = [v for v in card.coefficients if v != 0]
         if len(set(pts)) > 1 or any(v < 0 for v in pts):
-            problems.append(f"m_of_n: every rule in the table must carry the same positive points (got {sorted(set(pts))})")
-        non_binary = [n for n, b in zip(data.feature_names, data.binary) if not b and coefs.get(n, 0) != 0]
+            problems.append(
+                f"m_of_n: every rule in the table must carry the same positive points (got {sorted(set(pts))})"
+            )
+        non_binary = [
+            n for n, b in zip(data.feature_names, data.binary) if not b and coefs.get(n, 0) != 0
+        ]
         if non_binary:
             problems.append(f"m_of_n: rules must be 0/1 features, not {non_binary}")
     return problems
