@@ -25,13 +25,19 @@ DURATIONS_IN_FULL_RUN = 25
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--all", action="store_true", dest="run_all",
-        help="run every test (slow, e2e, notebooks, binder) with every seed; what CI runs")
+        "--all",
+        action="store_true",
+        dest="run_all",
+        help="run every test (slow, e2e, notebooks, binder) with every seed; what CI runs",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "seeds(n): a brute-force test over range(n) of seeds, "
-                            "two of them by default and all with --all or SLIMWIDGETS_TESTS_SEEDS=all")
+    config.addinivalue_line(
+        "markers",
+        "seeds(n): a brute-force test over range(n) of seeds, "
+        "two of them by default and all with --all or SLIMWIDGETS_TESTS_SEEDS=all",
+    )
     if config.option.run_all:
         if not config.option.durations:
             config.option.durations = DURATIONS_IN_FULL_RUN
@@ -44,8 +50,10 @@ def pytest_report_header(config: pytest.Config) -> str:
     if config.option.run_all:
         return "tier: everything (--all), every seed"
     if not config.option.file_or_dir and config.option.markexpr.startswith("not slow and"):
-        return (f"tier: fast ({', '.join(OPT_IN_MARKERS)} deselected; --all runs them), "
-                f"seeds {_seed_words()}")
+        return (
+            f"tier: fast ({', '.join(OPT_IN_MARKERS)} deselected; --all runs them), "
+            f"seeds {_seed_words()}"
+        )
     return f"tier: as named, seeds {_seed_words()}"
 
 
@@ -92,6 +100,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     if "seed" not in metafunc.fixturenames:
         raise pytest.UsageError(f"{metafunc.definition.nodeid} is marked seeds() but takes no seed")
-    seeds = chosen_seeds(marker.args[0], metafunc.config.option.run_all,
-                         os.environ.get("SLIMWIDGETS_TESTS_SEEDS", ""))
+    seeds = chosen_seeds(
+        marker.args[0],
+        metafunc.config.option.run_all,
+        os.environ.get("SLIMWIDGETS_TESTS_SEEDS", ""),
+    )
     metafunc.parametrize("seed", seeds)  # none chosen: pytest skips it, saying so

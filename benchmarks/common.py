@@ -11,11 +11,25 @@ from slimwidgets.datasets import PAPER_DATASETS, load_paper_dataset
 # The paper's Table 6 (SLIM column): 10-fold CV mean train error (%) and final model size.
 # adult and haberman are reported with a class-balanced (weighted) error.
 PAPER_TRAIN = {
-    "adult": (17.5, 18, True), "breastcancer": (3.2, 2, False), "bankruptcy": (0.0, 3, False),
-    "haberman": (29.7, 3, True), "heart": (14.9, 3, False), "mammo": (18.3, 9, False),
-    "mushroom": (0.0, 7, False), "spambase": (5.7, 34, False),
+    "adult": (17.5, 18, True),
+    "breastcancer": (3.2, 2, False),
+    "bankruptcy": (0.0, 3, False),
+    "haberman": (29.7, 3, True),
+    "heart": (14.9, 3, False),
+    "mammo": (18.3, 9, False),
+    "mushroom": (0.0, 7, False),
+    "spambase": (5.7, 34, False),
 }
-ORDER = ("bankruptcy", "mammo", "breastcancer", "haberman", "heart", "mushroom", "spambase", "adult")
+ORDER = (
+    "bankruptcy",
+    "mammo",
+    "breastcancer",
+    "haberman",
+    "heart",
+    "mushroom",
+    "spambase",
+    "adult",
+)
 
 
 def data_folder() -> Path:

@@ -1,6 +1,6 @@
 """Time the 19-point max-FPR frontier (5 %…95 %) on breastcancer, warm-started point to point.
 
-    python benchmarks/frontier_speed.py [--per-point 1.2] [--n-jobs N]
+python benchmarks/frontier_speed.py [--per-point 1.2] [--n-jobs N]
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 import time
 
-import slimwidgets as sw
-
 from common import load
+
+import slimwidgets as sw
 
 
 def main(argv=None) -> int:

@@ -59,7 +59,18 @@ from common import ORDER, load, markdown_table  # noqa: E402
 DATASETS = (*ORDER, "wdbc")
 POINTS = (-5, 5)
 LOGISTIC_C_GRID = tuple(float(c) for c in np.logspace(-3, 2, 21))
-FIELDS = ("data", "k", "method", "fold", "test_error", "test_auc", "train_error", "size", "seconds", "status")
+FIELDS = (
+    "data",
+    "k",
+    "method",
+    "fold",
+    "test_error",
+    "test_auc",
+    "train_error",
+    "size",
+    "seconds",
+    "status",
+)
 
 
 def load_set(name: str) -> tuple[pd.DataFrame, pd.Series]:
@@ -72,7 +83,9 @@ def load_set(name: str) -> tuple[pd.DataFrame, pd.Series]:
     return load(name)
 
 
-def fold_features(X: pd.DataFrame, train: np.ndarray, test: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+def fold_features(
+    X: pd.DataFrame, train: np.ndarray, test: np.ndarray
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The 0/1 features of one fold: cut points learned on the training rows only."""
     binarizer = sw.Binarizer(n_thresholds=3).fit(X.iloc[train])
     Xtr, Xte = binarizer.transform(X.iloc[train]), binarizer.transform(X.iloc[test])
@@ -82,7 +95,9 @@ def fold_features(X: pd.DataFrame, train: np.ndarray, test: np.ndarray) -> tuple
 
 def slim_card(Xtr, ytr, k: int, time_limit: float):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", sw.DataWarning)  # duplicate threshold columns are expected here
+        warnings.simplefilter(
+            "ignore", sw.DataWarning
+        )  # duplicate threshold columns are expected here
         card = sw.fit(Xtr, ytr, max_size=k, coef_range=POINTS, time_limit=time_limit)
     return card.score, card.predict, card.size, card.status
 
@@ -92,7 +107,9 @@ def selected_slim_card(Xtr, ytr, k: int, time_limit: float):
     sizes = sorted({m for m in (1, 2, 3, 5, k) if m <= k})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sw.DataWarning)
-        card = sw.fit_cv(Xtr, ytr, max_size=sizes, cv=5, coef_range=POINTS, time_limit=time_limit, progress=False)
+        card = sw.fit_cv(
+            Xtr, ytr, max_size=sizes, cv=5, coef_range=POINTS, time_limit=time_limit, progress=False
+        )
     return card.score, card.predict, card.size, card.status
 
 
@@ -106,7 +123,9 @@ def rounded_l1_card(Xtr, ytr, k: int):
         return cards[C]
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # clipping and convergence notes: the card is judged by its error anyway
+        warnings.simplefilter(
+            "ignore"
+        )  # clipping and convergence notes: the card is judged by its error anyway
         small = [C for C in LOGISTIC_C_GRID if card_at(C).size <= k]
         large = [C for C in LOGISTIC_C_GRID if card_at(C).size > k and C > min(small, default=0.0)]
         if small and large:  # the support grows quickly with C: bisect where it passes k
@@ -167,7 +186,9 @@ def has_fasterrisk() -> bool:
     return True
 
 
-def methods(k: int, time_limits: list[float], with_fasterrisk: bool, select: str | None) -> list[tuple[str, object]]:
+def methods(
+    k: int, time_limits: list[float], with_fasterrisk: bool, select: str | None
+) -> list[tuple[str, object]]:
     out = [(f"slim {t:g} s", lambda X, y, t=t: slim_card(X, y, k, t)) for t in time_limits]
     if select:
         t = min(time_limits)
@@ -189,31 +210,57 @@ def evaluate(method, Xtr, ytr, Xte, yte) -> dict:
     try:
         score, predict, size, status = method(Xtr, ytr)
     except Exception as exc:  # a benchmark reports a failing method and goes on
-        return {"test_error": math.nan, "test_auc": math.nan, "train_error": math.nan, "size": math.nan,
-                "seconds": time.perf_counter() - start, "status": f"error: {type(exc).__name__}: {exc}"[:120]}
+        return {
+            "test_error": math.nan,
+            "test_auc": math.nan,
+            "train_error": math.nan,
+            "size": math.nan,
+            "seconds": time.perf_counter() - start,
+            "status": f"error: {type(exc).__name__}: {exc}"[:120],
+        }
     seconds = time.perf_counter() - start
     test_scores = np.asarray(score(Xte), dtype=float)
     return {
         "test_error": float(np.mean(np.asarray(predict(Xte)) != yte.to_numpy())),
         "test_auc": float(roc_auc_score(yte, test_scores)) if np.ptp(test_scores) > 0 else 0.5,
         "train_error": float(np.mean(np.asarray(predict(Xtr)) != ytr.to_numpy())),
-        "size": size, "seconds": seconds, "status": status,
+        "size": size,
+        "seconds": seconds,
+        "status": status,
     }
 
 
-def run_set(name: str, k: int, time_limits: list[float], folds: int, seed: int,
-            with_fasterrisk: bool, select: str | None, sink) -> None:
+def run_set(
+    name: str,
+    k: int,
+    time_limits: list[float],
+    folds: int,
+    seed: int,
+    with_fasterrisk: bool,
+    select: str | None,
+    sink,
+) -> None:
     """All methods and folds on one data set at size k; every row goes to ``sink`` as it is made."""
     from sklearn.model_selection import StratifiedKFold
 
     X, y = load_set(name)
-    y = pd.Series((np.asarray(y) == max(np.unique(y))).astype(int), index=X.index)  # 1 = the larger label
+    y = pd.Series(
+        (np.asarray(y) == max(np.unique(y))).astype(int), index=X.index
+    )  # 1 = the larger label
     splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(X, y)
     for fold, (train, test) in enumerate(splits, start=1):
         Xtr, Xte = fold_features(X, train, test)
         ytr, yte = y.iloc[train], y.iloc[test]
         for label, method in methods(k, time_limits, with_fasterrisk, select):
-            sink({"data": name, "k": k, "method": label, "fold": fold, **evaluate(method, Xtr, ytr, Xte, yte)})
+            sink(
+                {
+                    "data": name,
+                    "k": k,
+                    "method": label,
+                    "fold": fold,
+                    **evaluate(method, Xtr, ytr, Xte, yte),
+                }
+            )
 
 
 def warm_up() -> None:
@@ -238,13 +285,33 @@ def _statuses(values: pd.Series) -> str:
 
 def results_table(frame: pd.DataFrame, k: int) -> str:
     """One row per data set and method at size k: means ± sd over folds."""
-    header = ["data", "method", "folds", "test error %", "test AUC", "train error %", "size", "s / fold", "status"]
+    header = [
+        "data",
+        "method",
+        "folds",
+        "test error %",
+        "test AUC",
+        "train error %",
+        "size",
+        "s / fold",
+        "status",
+    ]
     rows = []
     part = frame[frame["k"] == k]
     for (name, label), g in part.groupby(["data", "method"], sort=False):
-        rows.append([name, label, str(len(g)), _mean_sd(g["test_error"], True), _mean_sd(g["test_auc"], False),
-                     _mean_sd(g["train_error"], True), f"{g['size'].astype(float).mean():.1f}",
-                     f"{g['seconds'].astype(float).mean():.1f}", _statuses(g["status"])])
+        rows.append(
+            [
+                name,
+                label,
+                str(len(g)),
+                _mean_sd(g["test_error"], True),
+                _mean_sd(g["test_auc"], False),
+                _mean_sd(g["train_error"], True),
+                f"{g['size'].astype(float).mean():.1f}",
+                f"{g['seconds'].astype(float).mean():.1f}",
+                _statuses(g["status"]),
+            ]
+        )
     return markdown_table(header, rows)
 
 
@@ -270,8 +337,15 @@ def versus_table(frame: pd.DataFrame, k: int) -> tuple[str, str]:
     rows, verdicts = [], []
     for name, r in means.iterrows():
         diffs = [100 * (r[m] - r["FasterRisk"]) for m in slims]
-        rows.append([name, str(folds[name]), *[_percent(r[m]) for m in slims], _percent(r["FasterRisk"]),
-                     *["—" if math.isnan(d) else f"{d:+.1f}" for d in diffs]])
+        rows.append(
+            [
+                name,
+                str(folds[name]),
+                *[_percent(r[m]) for m in slims],
+                _percent(r["FasterRisk"]),
+                *["—" if math.isnan(d) else f"{d:+.1f}" for d in diffs],
+            ]
+        )
     for m in slims:
         diff = 100 * (means[m] - means["FasterRisk"]).dropna()
         wins, losses = int((diff < -1e-9).sum()), int((diff > 1e-9).sum())
@@ -294,7 +368,12 @@ def report(frame: pd.DataFrame, sizes: list[int]) -> str:
         if not (frame["k"] == k).any():
             continue
         versus, verdicts = versus_table(frame, k)
-        parts += [f"### At most {k} features, points in {POINTS[0]}…{POINTS[1]}", "", results_table(frame, k), ""]
+        parts += [
+            f"### At most {k} features, points in {POINTS[0]}…{POINTS[1]}",
+            "",
+            results_table(frame, k),
+            "",
+        ]
         if versus:
             parts += ["Mean test error (%) against FasterRisk:", "", versus, ""]
         parts += [verdicts, ""]
@@ -303,20 +382,46 @@ def report(frame: pd.DataFrame, sizes: list[int]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=DATASETS, metavar="NAME",
-                        help=f"some of {', '.join(DATASETS)} (default: all)")
-    parser.add_argument("--sizes", nargs="*", type=int, default=[5, 10], help="most features per card (default 5 10)")
-    parser.add_argument("--time-limits", nargs="*", type=float, default=[2.0, 10.0],
-                        help="slimwidgets seconds per fold (default 2 10)")
+    parser.add_argument(
+        "--datasets",
+        nargs="*",
+        default=list(DATASETS),
+        choices=DATASETS,
+        metavar="NAME",
+        help=f"some of {', '.join(DATASETS)} (default: all)",
+    )
+    parser.add_argument(
+        "--sizes",
+        nargs="*",
+        type=int,
+        default=[5, 10],
+        help="most features per card (default 5 10)",
+    )
+    parser.add_argument(
+        "--time-limits",
+        nargs="*",
+        type=float,
+        default=[2.0, 10.0],
+        help="slimwidgets seconds per fold (default 2 10)",
+    )
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--select", choices=["also", "only"],
-                        help="add (or run only) slimwidgets with its size chosen by inner 5-fold CV among "
-                             "1, 2, 3, 5, k features (fit_cv at the smallest time limit; ~26 fits per fold)")
-    parser.add_argument("--no-fasterrisk", action="store_true", help="skip FasterRisk even if installed")
+    parser.add_argument(
+        "--select",
+        choices=["also", "only"],
+        help="add (or run only) slimwidgets with its size chosen by inner 5-fold CV among "
+        "1, 2, 3, 5, k features (fit_cv at the smallest time limit; ~26 fits per fold)",
+    )
+    parser.add_argument(
+        "--no-fasterrisk", action="store_true", help="skip FasterRisk even if installed"
+    )
     parser.add_argument("--csv", help="append every per-fold row to this CSV file as it is made")
-    parser.add_argument("--from-csv", nargs="+", metavar="CSV",
-                        help="only print the tables of (possibly partial) earlier --csv runs, pooled")
+    parser.add_argument(
+        "--from-csv",
+        nargs="+",
+        metavar="CSV",
+        help="only print the tables of (possibly partial) earlier --csv runs, pooled",
+    )
     parser.add_argument("--out", help="also write the Markdown tables to this file")
     args = parser.parse_args(argv)
 
@@ -326,7 +431,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     with_fasterrisk = not args.no_fasterrisk and has_fasterrisk()
     if not with_fasterrisk and not args.no_fasterrisk:
-        print("fasterrisk is not installed (pip install --no-deps fasterrisk): its rows are skipped", file=sys.stderr)
+        print(
+            "fasterrisk is not installed (pip install --no-deps fasterrisk): its rows are skipped",
+            file=sys.stderr,
+        )
     out = None
     if args.csv:
         new = not Path(args.csv).exists()
@@ -339,8 +447,13 @@ def main(argv: list[str] | None = None) -> int:
 
     def sink(row: dict) -> None:
         rows.append(row)
-        print(" | ".join(f"{row[f]:.3f}" if isinstance(row[f], float) else str(row[f]) for f in FIELDS),
-              file=sys.stderr, flush=True)
+        print(
+            " | ".join(
+                f"{row[f]:.3f}" if isinstance(row[f], float) else str(row[f]) for f in FIELDS
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
         if out is not None:
             writer.writerow(row)
             out.flush()
@@ -349,7 +462,16 @@ def main(argv: list[str] | None = None) -> int:
     try:  # every set at the first size before any at the next, so a cut-short run has whole tables
         for k in args.sizes:
             for name in args.datasets:
-                run_set(name, k, args.time_limits, args.folds, args.seed, with_fasterrisk, args.select, sink)
+                run_set(
+                    name,
+                    k,
+                    args.time_limits,
+                    args.folds,
+                    args.seed,
+                    with_fasterrisk,
+                    args.select,
+                    sink,
+                )
     except KeyboardInterrupt:
         print("interrupted: tables of the folds finished so far", file=sys.stderr)
     finally:

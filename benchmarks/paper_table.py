@@ -23,11 +23,11 @@ import sys
 import time
 from pathlib import Path
 
+from common import ORDER, PAPER_TRAIN, load, load_line, markdown_table
+
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
-
-from common import ORDER, PAPER_TRAIN, load, load_line, markdown_table
 
 #: the figures of the last committed run, one entry per "data C0" (see --save)
 STORED = Path(__file__).with_name("paper_table.json")
@@ -49,8 +49,12 @@ def since_last(before: dict | None, status: str, seconds: float, bound: float | 
         return f"**proof lost** (proven in {before['solve_s']:.1f} s then)"
     if before["status"] != "optimal" and status == "optimal":
         return f"proof gained (was {before['status']})"
-    if status != "optimal" and bound is not None and before.get("bound") is not None \
-            and bound < before["bound"] - 5e-5:  # the table prints 4 decimals
+    if (
+        status != "optimal"
+        and bound is not None
+        and before.get("bound") is not None
+        and bound < before["bound"] - 5e-5
+    ):  # the table prints 4 decimals
         return f"bound fell (was {before['bound']:.4f})"
     return "same status"
 
@@ -63,7 +67,9 @@ def run(name: str, C0: float | None, time_limit: float, threads: int) -> list[st
     t = time.perf_counter()
     build_formulation(data, spec)
     build = time.perf_counter() - t
-    card = sw.fit(X, y, spec=spec, rules=False)  # the paper's features as they are (its raw-number cards)
+    card = sw.fit(
+        X, y, spec=spec, rules=False
+    )  # the paper's features as they are (its raw-number cards)
     m = card.metrics(X, y)
     balanced = 0.5 * (1 - m.tpr) + 0.5 * m.fpr
     paper_err, paper_size, weighted = PAPER_TRAIN[name]
@@ -71,10 +77,17 @@ def run(name: str, C0: float | None, time_limit: float, threads: int) -> list[st
     bound = card.objective if card.status == "optimal" else card.bound
     before = stored_run().get(f"{name} {'0.01' if C0 is not None else 'max-acc'}")
     return [
-        name, "0.01" if C0 is not None else "max-acc", f"{data.n_samples} → {data.n_rows}",
-        f"{build:.3f}", f"{card.solve_time:.1f}", card.status, gap, f"{card.objective:.4f}",
+        name,
+        "0.01" if C0 is not None else "max-acc",
+        f"{data.n_samples} → {data.n_rows}",
+        f"{build:.3f}",
+        f"{card.solve_time:.1f}",
+        card.status,
+        gap,
+        f"{card.objective:.4f}",
         "—" if bound is None else f"{bound:.4f}",
-        f"{m.error:.1%}" + (f" ({balanced:.1%} bal.)" if weighted else ""), str(card.size),
+        f"{m.error:.1%}" + (f" ({balanced:.1%} bal.)" if weighted else ""),
+        str(card.size),
         f"{paper_err:.1f} %{' (weighted)' if weighted else ''} / {paper_size}",
         since_last(before, card.status, card.solve_time, bound),
     ]
@@ -87,12 +100,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets", nargs="*", default=list(ORDER))
     parser.add_argument("--C0", choices=["both", "0.01", "max-acc"], default="both")
     parser.add_argument("--out", help="also write the table to this file")
-    parser.add_argument("--save", action="store_true",
-                        help=f"write this run's figures into {STORED.name} (what the next run compares with)")
+    parser.add_argument(
+        "--save",
+        action="store_true",
+        help=f"write this run's figures into {STORED.name} (what the next run compares with)",
+    )
     args = parser.parse_args(argv)
     C0s = {"both": [0.01, None], "0.01": [0.01], "max-acc": [None]}[args.C0]
-    header = ["data", "C0", "rows → distinct", "build s", "solve s", "status", "gap", "objective", "bound",
-              "train err", "size", "paper train err / size", "since last run"]
+    header = [
+        "data",
+        "C0",
+        "rows → distinct",
+        "build s",
+        "solve s",
+        "status",
+        "gap",
+        "objective",
+        "bound",
+        "train err",
+        "size",
+        "paper train err / size",
+        "since last run",
+    ]
     print(f"load before: {load_line()}", file=sys.stderr, flush=True)
     rows = []
     for name in args.datasets:
@@ -119,11 +148,18 @@ def save(rows: list[list[str]], time_limit: float) -> None:
     """Merge this run's statuses into STORED (programs not run keep their stored figures)."""
     programs = stored_run()
     for r in rows:
-        programs[f"{r[0]} {r[1]}"] = {"status": r[5], "solve_s": float(r[4]), "objective": float(r[7])}
+        programs[f"{r[0]} {r[1]}"] = {
+            "status": r[5],
+            "solve_s": float(r[4]),
+            "objective": float(r[7]),
+        }
         if r[8] != "—":
             programs[f"{r[0]} {r[1]}"]["bound"] = float(r[8])
-    body = {"time_limit_s": time_limit, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "programs": dict(sorted(programs.items()))}
+    body = {
+        "time_limit_s": time_limit,
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "programs": dict(sorted(programs.items())),
+    }
     STORED.write_text(json.dumps(body, indent=1) + "\n")
 
 

@@ -20,21 +20,22 @@ import argparse
 import time
 
 import numpy as np
+from common import load, markdown_table
 from sklearn.model_selection import StratifiedKFold
 
 import slimwidgets as sw
-from slimwidgets.fitting import driver as fitting
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.fitting import driver as fitting
 from slimwidgets.solvers.polish import polish
-
-from common import load, markdown_table
 
 
 def run(name: str, time_limit: float, n_folds: int) -> list[str]:
     X, y = load(name)
     X = sw.binarize(X, n_thresholds=3)
-    fitting.POLISH_TIES = False  # the solver's own card; the polish is applied here, to the same card
+    fitting.POLISH_TIES = (
+        False  # the solver's own card; the polish is applied here, to the same card
+    )
     errors, changed, statuses = {"plain": [], "polished": [], "relaxed": []}, [0, 0], []
     started = time.perf_counter()
     for train, test in StratifiedKFold(n_folds, shuffle=True, random_state=0).split(X, y):
@@ -45,14 +46,26 @@ def run(name: str, time_limit: float, n_folds: int) -> list[str]:
         errors["plain"].append(card.metrics(Xte, yte).error)
         statuses.append(card.status)
         for k, (kind, keep_l1) in enumerate((("polished", True), ("relaxed", False))):
-            points, intercept = polish(form, np.array(card.coefficients), card.intercept, keep_l1=keep_l1)
-            other = card.with_points(dict(zip(card.feature_names, points.tolist())), intercept=intercept)
-            changed[k] += other.coefficients != card.coefficients or other.intercept != card.intercept
+            points, intercept = polish(
+                form, np.array(card.coefficients), card.intercept, keep_l1=keep_l1
+            )
+            other = card.with_points(
+                dict(zip(card.feature_names, points.tolist())), intercept=intercept
+            )
+            changed[k] += (
+                other.coefficients != card.coefficients or other.intercept != card.intercept
+            )
             errors[kind].append(other.metrics(Xte, yte).error)
     plain, pol, rel = (100 * np.mean(errors[k]) for k in ("plain", "polished", "relaxed"))
     status = ", ".join(f"{statuses.count(s)} {s}" for s in sorted(set(statuses)))
-    return [name, f"{plain:.2f} %", f"{pol:.2f} % ({changed[0]} of {n_folds} changed)",
-            f"{rel:.2f} % ({changed[1]} of {n_folds} changed)", status, f"{time.perf_counter() - started:.0f} s"]
+    return [
+        name,
+        f"{plain:.2f} %",
+        f"{pol:.2f} % ({changed[0]} of {n_folds} changed)",
+        f"{rel:.2f} % ({changed[1]} of {n_folds} changed)",
+        status,
+        f"{time.perf_counter() - started:.0f} s",
+    ]
 
 
 def main() -> None:
@@ -62,8 +75,14 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     args = parser.parse_args()
     rows = [run(name, args.time_limit, args.folds) for name in args.datasets]
-    header = ["data", "test error, solver's card", "polished (same objective)",
-              "polished, ties in loss + penalties only", "statuses", "time"]
+    header = [
+        "data",
+        "test error, solver's card",
+        "polished (same objective)",
+        "polished, ties in loss + penalties only",
+        "statuses",
+        "time",
+    ]
     print(markdown_table(header, rows))
 
 

@@ -10,18 +10,18 @@ on a shared machine are only comparable at a similar load, so CPU seconds are sh
 from __future__ import annotations
 
 import argparse
-import math
 import datetime
+import math
 import statistics
 import time
 
+from common import load, load_line, markdown_table
+
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
-from slimwidgets.fitting import fit_dataset
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.fitting import fit_dataset
 from slimwidgets.solvers.lexicographic import class_limits
-
-from common import load, load_line, markdown_table
 
 
 def timed_fit(data, spec):
@@ -38,11 +38,24 @@ def proof_rows(names, limit: float, c0s=(0.01, None)) -> list[list[str]]:
         data = prepare_data(X, y, warn=False)
         for C0 in c0s:
             for solver in ("auto", "scan"):
-                card, wall, cpu = timed_fit(data, sw.make_spec(C0=C0, solver=solver, time_limit=limit))
+                card, wall, cpu = timed_fit(
+                    data, sw.make_spec(C0=C0, solver=solver, time_limit=limit)
+                )
                 m = card.train_metrics
-                rows.append([name, "max accuracy" if C0 is None else f"{C0:g}", solver, card.status, card.solver,
-                             f"{wall:.1f} s", f"{cpu:.1f} s", f"{m.error:.2%} / {card.size}",
-                             f"{card.objective:.6f}", f"{card.bound:.6f}"])
+                rows.append(
+                    [
+                        name,
+                        "max accuracy" if C0 is None else f"{C0:g}",
+                        solver,
+                        card.status,
+                        card.solver,
+                        f"{wall:.1f} s",
+                        f"{cpu:.1f} s",
+                        f"{m.error:.2%} / {card.size}",
+                        f"{card.objective:.6f}",
+                        f"{card.bound:.6f}",
+                    ]
+                )
                 print(f"done {name} C0={C0} {solver}", flush=True)
     return rows
 
@@ -63,8 +76,11 @@ def tpr_row(name: str, limit: float) -> list[str]:
         first = []
 
         def heard(inc, form=form, first=first, t=t, c=c):
-            if not first and class_limits(form, inc.bound, inc.coefficients, inc.intercept).get("tpr_proven"):
+            if not first and class_limits(form, inc.bound, inc.coefficients, inc.intercept).get(
+                "tpr_proven"
+            ):
                 first.append((time.perf_counter() - t, time.process_time() - c))
+
         card = fit_dataset(data, spec, on_incumbent=heard)
         if not first and card.details.get("tpr_proven"):
             first.append((time.perf_counter() - t, time.process_time() - c))
@@ -73,32 +89,66 @@ def tpr_row(name: str, limit: float) -> list[str]:
             walls.append(first[0][0])
             cpus.append(first[0][1])
         settled += card.status == "optimal"
-    med = (lambda v: f"{statistics.median(v):.2f} s" if v else "—")
-    return [name, f"{proven} / {len(CAPS)}", med(walls), med(cpus), f"{max(walls, default=math.nan):.2f} s",
-            f"{settled} / {len(CAPS)}"]
+    med = lambda v: f"{statistics.median(v):.2f} s" if v else "—"
+    return [
+        name,
+        f"{proven} / {len(CAPS)}",
+        med(walls),
+        med(cpus),
+        f"{max(walls, default=math.nan):.2f} s",
+        f"{settled} / {len(CAPS)}",
+    ]
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="*", default=["mushroom", "breastcancer", "heart"])
     parser.add_argument("--limit", type=float, default=60.0, help="time limit per fit (s)")
-    parser.add_argument("--tpr", action="store_true", help="time the proof of the best TPR under max_fpr")
-    parser.add_argument("--c0", nargs="+", default=["0.01", "max"], help="C0 values ('max': max accuracy)")
+    parser.add_argument(
+        "--tpr", action="store_true", help="time the proof of the best TPR under max_fpr"
+    )
+    parser.add_argument(
+        "--c0", nargs="+", default=["0.01", "max"], help="C0 values ('max': max accuracy)"
+    )
     args = parser.parse_args(argv)
     sw.fit([[0], [1]], [0, 1])  # load and compile everything once, outside the timings
-    started = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load: {load_line()}"
+    started = (
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load: {load_line()}"
+    )
     if args.tpr:
         rows = [tpr_row(name, args.limit) for name in args.datasets]
         caps = ", ".join(f"{c:.0%}" for c in CAPS)
         print(f"\n### Best TPR proven under max_fpr = {caps} (time limit {args.limit:g} s)\n")
         print(f"started {started}\n\nended with load: {load_line()}\n")
-        print(markdown_table(["data", "TPR proven", "median wall", "median CPU", "max wall", "card settled"], rows))
+        print(
+            markdown_table(
+                ["data", "TPR proven", "median wall", "median CPU", "max wall", "card settled"],
+                rows,
+            )
+        )
         return 0
-    rows = proof_rows(args.datasets, args.limit, [None if c == "max" else float(c) for c in args.c0])
+    rows = proof_rows(
+        args.datasets, args.limit, [None if c == "max" else float(c) for c in args.c0]
+    )
     print(f"\n### Proofs within {args.limit:g} s: auto against the support scan forced\n")
     print(f"started {started}\n\nended with load: {load_line()}\n")
-    print(markdown_table(["data", "C0", "solver", "status", "proof", "wall", "CPU", "train error / size",
-                          "objective", "bound"], rows))
+    print(
+        markdown_table(
+            [
+                "data",
+                "C0",
+                "solver",
+                "status",
+                "proof",
+                "wall",
+                "CPU",
+                "train error / size",
+                "objective",
+                "bound",
+            ],
+            rows,
+        )
+    )
     return 0
 
 

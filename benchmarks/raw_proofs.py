@@ -69,23 +69,44 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--no-heart", action="store_true")
     args = parser.parse_args()
-    print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load before: {load_line()}",
-          flush=True)
+    print(
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load before: {load_line()}",
+        flush=True,
+    )
     rows = []
     for name in args.tables:
         X, y = load_table(name)
         for k in args.sizes:
             cells = timed(lambda: sw.fit(X, y, rules=True, max_size=k, time_limit=args.time_limit))
-            rows.append([name, f"{X.shape[0]} x {X.shape[1]}", f"rules, max_size={k}", str(args.time_limit)] + cells)
+            rows.append(
+                [name, f"{X.shape[0]} x {X.shape[1]}", f"rules, max_size={k}", str(args.time_limit)]
+                + cells
+            )
             print(" | ".join(rows[-1]), flush=True)
     if not args.no_heart:
         X, y = load("heart")
-        for label, spec in (("max_size=5", sw.make_spec(max_size=5, time_limit=30)),
-                            ("C0=0.01", sw.make_spec(C0=0.01, time_limit=60))):
+        for label, spec in (
+            ("max_size=5", sw.make_spec(max_size=5, time_limit=30)),
+            ("C0=0.01", sw.make_spec(C0=0.01, time_limit=60)),
+        ):
             cells = timed(lambda: sw.fit(X, y, spec=spec))
-            rows.append(["heart (paper)", f"{X.shape[0]} x {X.shape[1]}", label, str(spec.time_limit)] + cells)
+            rows.append(
+                ["heart (paper)", f"{X.shape[0]} x {X.shape[1]}", label, str(spec.time_limit)]
+                + cells
+            )
             print(" | ".join(rows[-1]), flush=True)
-    header = ["table", "rows x variables", "fit", "limit s", "wall s", "CPU s", "status", "gap", "solver", "size"]
+    header = [
+        "table",
+        "rows x variables",
+        "fit",
+        "limit s",
+        "wall s",
+        "CPU s",
+        "status",
+        "gap",
+        "solver",
+        "size",
+    ]
     print(markdown_table(header, rows))
     proven = sum(r[6] == "optimal" for r in rows)
     print(f"\n{proven} of {len(rows)} fits proven optimal; load after: {load_line()}")

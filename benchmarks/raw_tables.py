@@ -64,9 +64,20 @@ def load_raw(name: str) -> tuple[pd.DataFrame, pd.Series]:
 
         raw = load_penguins_raw()
         raw = raw[raw["Sex"].isin(["MALE", "FEMALE"])]
-        cols = ["Species", "Island", "Clutch Completion", "Culmen Length (mm)", "Culmen Depth (mm)",
-                "Flipper Length (mm)", "Body Mass (g)", "Delta 15 N (o/oo)", "Delta 13 C (o/oo)"]
-        return raw[cols].reset_index(drop=True), (raw["Sex"] == "MALE").astype(int).reset_index(drop=True)
+        cols = [
+            "Species",
+            "Island",
+            "Clutch Completion",
+            "Culmen Length (mm)",
+            "Culmen Depth (mm)",
+            "Flipper Length (mm)",
+            "Body Mass (g)",
+            "Delta 15 N (o/oo)",
+            "Delta 13 C (o/oo)",
+        ]
+        return raw[cols].reset_index(drop=True), (raw["Sex"] == "MALE").astype(int).reset_index(
+            drop=True
+        )
     if name in ("fair", "anes96"):
         import statsmodels.api as sm
 
@@ -95,7 +106,7 @@ def load_raw(name: str) -> tuple[pd.DataFrame, pd.Series]:
 def is_round(cut: float, span: float) -> bool:
     """A multiple of 1, 2, 2.5 or 5 times 10^k, with 10^k at least about a thousandth of the range."""
     for exponent in range(math.floor(math.log10(max(span, abs(cut), 1e-12))) - 2, 8):
-        q = cut / 10.0 ** exponent
+        q = cut / 10.0**exponent
         if any(abs(q / m - round(q / m)) < 1e-9 for m in (1, 2, 2.5, 5)):
             return True
     return False
@@ -111,7 +122,9 @@ def slim_raw(Xtr, ytr, time_limit):
     # the default path: no size given, so fit chooses it among 1..5 and the candidate cut points
     # (3 or 9 per numeric column) by 5-fold CV inside the training part (size_cv); rules=True:
     # an all-numeric table (breast cancer) gets rules too
-    card = sw.fit(Xtr, ytr, coef_range=POINTS, time_limit=time_limit, rules=BUILDER if FIXED_CUTS else True)
+    card = sw.fit(
+        Xtr, ytr, coef_range=POINTS, time_limit=time_limit, rules=BUILDER if FIXED_CUTS else True
+    )
     n_cuts = card.details.get("size_cv", {}).get("n_cuts", card.rules.n_cuts)
     print(f"  chose {n_cuts} cut points, size {card.spec.max_size}", file=sys.stderr)
     return card.score, card.predict, card.size, card.status, _round_cuts(card, Xtr)
@@ -131,17 +144,29 @@ def autoscore(Xtr, ytr, time_limit):
             cuts[str(c)] = sorted(set(np.quantile(col.dropna(), AUTOSCORE_QUANTILES).tolist()))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sw.DataWarning)  # a quantile at the minimum gives no rule
-        card = sw.fit(Xtr, ytr, max_size=K, coef_range=POINTS, time_limit=time_limit, rules=RuleBuilder(cuts=cuts))
+        card = sw.fit(
+            Xtr,
+            ytr,
+            max_size=K,
+            coef_range=POINTS,
+            time_limit=time_limit,
+            rules=RuleBuilder(cuts=cuts),
+        )
     return card.score, card.predict, card.size, card.status, _round_cuts(card, Xtr)
 
 
 def _round_cuts(card, Xtr) -> bool:
     """Whether every cut point the card uses is a round number for its column."""
+
     def span(column):
         values = pd.to_numeric(Xtr[column]).dropna()
         return float(values.max() - values.min())
 
-    return all(is_round(r.value, span(r.column)) for r in card.rules.rules_ if r.kind == "ge" and card.points.get(r.name))
+    return all(
+        is_round(r.value, span(r.column))
+        for r in card.rules.rules_
+        if r.kind == "ge" and card.points.get(r.name)
+    )
 
 
 def fasterrisk_raw(Xtr, ytr, time_limit):
@@ -176,15 +201,27 @@ def auc(scores, y) -> float:
     return float(roc_auc_score(y, scores)) if len(np.unique(y)) == 2 else math.nan
 
 
-METHODS = {"slim raw": slim_raw, "slim max_size=5": slim_fixed, "FasterRisk": fasterrisk_raw,
-           "AutoScore-style": autoscore}
+METHODS = {
+    "slim raw": slim_raw,
+    "slim max_size=5": slim_fixed,
+    "FasterRisk": fasterrisk_raw,
+    "AutoScore-style": autoscore,
+}
 
 
-def run(datasets, folds, time_limit, with_fasterrisk, csv_path=None, methods=("slim raw", "FasterRisk",
-                                                                               "AutoScore-style")):
+def run(
+    datasets,
+    folds,
+    time_limit,
+    with_fasterrisk,
+    csv_path=None,
+    methods=("slim raw", "FasterRisk", "AutoScore-style"),
+):
     from sklearn.model_selection import StratifiedKFold
 
-    methods = [(label, METHODS[label]) for label in methods if with_fasterrisk or label != "FasterRisk"]
+    methods = [
+        (label, METHODS[label]) for label in methods if with_fasterrisk or label != "FasterRisk"
+    ]
     rows = []
     for name in datasets:
         X, y = load_raw(name)
@@ -194,19 +231,34 @@ def run(datasets, folds, time_limit, with_fasterrisk, csv_path=None, methods=("s
             for label, method in methods:
                 t0, cpu0 = time.perf_counter(), time.process_time()
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # unseen levels in a test fold are named: noise here
+                    warnings.simplefilter(
+                        "ignore"
+                    )  # unseen levels in a test fold are named: noise here
                     score, predict, size, status, rounds = method(Xtr, ytr, time_limit)
                     seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
                     test_pred, train_pred = np.asarray(predict(Xte)), np.asarray(predict(Xtr))
                     test_scores = np.asarray(score(Xte), dtype=float)
-                rows.append({"data": name, "n": len(X), "method": label, "fold": fold,
-                             "test_error": float(np.mean(test_pred != yte.to_numpy())),
-                             "train_error": float(np.mean(train_pred != ytr.to_numpy())),
-                             "test_auc": auc(test_scores, yte.to_numpy()), "size": size, "seconds": seconds,
-                             "cpu_seconds": cpu,
-                             "status": status, "round_cuts": rounds})
-                print(f"{name} fold {fold + 1} {label}: test error {100 * rows[-1]['test_error']:.1f} %",
-                      file=sys.stderr, flush=True)
+                rows.append(
+                    {
+                        "data": name,
+                        "n": len(X),
+                        "method": label,
+                        "fold": fold,
+                        "test_error": float(np.mean(test_pred != yte.to_numpy())),
+                        "train_error": float(np.mean(train_pred != ytr.to_numpy())),
+                        "test_auc": auc(test_scores, yte.to_numpy()),
+                        "size": size,
+                        "seconds": seconds,
+                        "cpu_seconds": cpu,
+                        "status": status,
+                        "round_cuts": rounds,
+                    }
+                )
+                print(
+                    f"{name} fold {fold + 1} {label}: test error {100 * rows[-1]['test_error']:.1f} %",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 if csv_path:  # every fold as it ends: a long run stopped midway keeps what it did
                     pd.DataFrame(rows).to_csv(csv_path, index=False)
     return pd.DataFrame(rows)
@@ -219,12 +271,37 @@ def table(frame: pd.DataFrame) -> str:
     rows = []
     for (name, method), g in frame.groupby(["data", "method"], sort=False):
         rounds = g["round_cuts"].dropna()
-        rows.append([name, str(g["n"].iloc[0]), method, pm(g.test_error), pm(g.test_auc, 1.0, 3), pm(g.train_error),
-                     f"{g['size'].mean():.1f}", f"{g.seconds.mean():.1f}", f"{g.cpu_seconds.mean():.1f}",
-                     f"{int((g.status == 'optimal').sum())}/{len(g)}",
-                     "–" if rounds.empty else f"{int(rounds.astype(bool).sum())}/{len(rounds)}"])
-    return markdown_table(["data", "rows", "method", "test error %", "test AUC", "train error %", "size",
-                           "s / fit", "CPU s / fit", "proven", "round cuts"], rows)
+        rows.append(
+            [
+                name,
+                str(g["n"].iloc[0]),
+                method,
+                pm(g.test_error),
+                pm(g.test_auc, 1.0, 3),
+                pm(g.train_error),
+                f"{g['size'].mean():.1f}",
+                f"{g.seconds.mean():.1f}",
+                f"{g.cpu_seconds.mean():.1f}",
+                f"{int((g.status == 'optimal').sum())}/{len(g)}",
+                "–" if rounds.empty else f"{int(rounds.astype(bool).sum())}/{len(rounds)}",
+            ]
+        )
+    return markdown_table(
+        [
+            "data",
+            "rows",
+            "method",
+            "test error %",
+            "test AUC",
+            "train error %",
+            "size",
+            "s / fit",
+            "CPU s / fit",
+            "proven",
+            "round cuts",
+        ],
+        rows,
+    )
 
 
 def verdict(frame: pd.DataFrame) -> str:
@@ -232,30 +309,55 @@ def verdict(frame: pd.DataFrame) -> str:
     if "FasterRisk" not in means or "slim raw" not in means:
         return "slim raw or FasterRisk not run (or FasterRisk not installed): no comparison."
     ok = [d for d in means.index if means.loc[d, "slim raw"] <= means.loc[d, "FasterRisk"] + 1e-12]
-    return (f"slim raw no worse than FasterRisk in mean test error on {len(ok)} of {len(means)} sets "
-            f"({', '.join(ok) or 'none'}); misses: "
-            + (", ".join(f"{d} (+{100 * (means.loc[d, 'slim raw'] - means.loc[d, 'FasterRisk']):.1f} pt)"
-                         for d in means.index if d not in ok) or "none"))
+    return (
+        f"slim raw no worse than FasterRisk in mean test error on {len(ok)} of {len(means)} sets "
+        f"({', '.join(ok) or 'none'}); misses: "
+        + (
+            ", ".join(
+                f"{d} (+{100 * (means.loc[d, 'slim raw'] - means.loc[d, 'FasterRisk']):.1f} pt)"
+                for d in means.index
+                if d not in ok
+            )
+            or "none"
+        )
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["penguins", "fair", "anes96", "diabetes", "breast_cancer"])
+    parser.add_argument(
+        "--datasets", nargs="+", default=["penguins", "fair", "anes96", "diabetes", "breast_cancer"]
+    )
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--time-limit", type=float, default=10.0, help="seconds per slimwidgets fit")
+    parser.add_argument(
+        "--time-limit", type=float, default=10.0, help="seconds per slimwidgets fit"
+    )
     parser.add_argument("--no-fasterrisk", action="store_true")
     parser.add_argument("--csv", help="also write the per-fold rows here")
-    parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=["slim raw", "FasterRisk",
-                                                                                 "AutoScore-style"])
-    parser.add_argument("--n-cuts", type=int, help="candidate cut points per numeric column of the slim methods "
-                        "(default: RuleBuilder's)")
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        choices=list(METHODS),
+        default=["slim raw", "FasterRisk", "AutoScore-style"],
+    )
+    parser.add_argument(
+        "--n-cuts",
+        type=int,
+        help="candidate cut points per numeric column of the slim methods (default: RuleBuilder's)",
+    )
     args = parser.parse_args()
     if args.n_cuts is not None:
         global FIXED_CUTS
         FIXED_CUTS = True
         BUILDER.set_params(n_cuts=args.n_cuts)
-    frame = run(args.datasets, args.folds, args.time_limit, not args.no_fasterrisk and has_fasterrisk(), args.csv,
-                args.methods)
+    frame = run(
+        args.datasets,
+        args.folds,
+        args.time_limit,
+        not args.no_fasterrisk and has_fasterrisk(),
+        args.csv,
+        args.methods,
+    )
     print(table(frame))
     print()
     print(verdict(frame))

@@ -66,24 +66,39 @@ def sklearn_breast_cancer() -> tuple[pd.DataFrame, pd.Series]:
 
 def _metrics(y: np.ndarray, p: np.ndarray) -> dict:
     p = np.clip(p, 1e-15, 1 - 1e-15)
-    return {"auc": roc_auc_score(y, p), "brier": brier_score_loss(y, p), "logloss": log_loss(y, p, labels=[0, 1])}
+    return {
+        "auc": roc_auc_score(y, p),
+        "brier": brier_score_loss(y, p),
+        "logloss": log_loss(y, p, labels=[0, 1]),
+    }
 
 
 def _ours(Xtr, ytr, Xte, yte, seconds: float) -> dict:
     first = []
     t0, cpu0 = time.perf_counter(), time.process_time()
-    card = sw.fit(Xtr, ytr, loss="logistic", max_size=K, coef_range=(LO, HI), time_limit=seconds,
-                  on_incumbent=lambda inc: first.append(inc.elapsed))
+    card = sw.fit(
+        Xtr,
+        ytr,
+        loss="logistic",
+        max_size=K,
+        coef_range=(LO, HI),
+        time_limit=seconds,
+        on_incumbent=lambda inc: first.append(inc.elapsed),
+    )
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     out = _metrics(yte, card.predict_proba(Xte).to_numpy()[:, 1])
-    out["train"] = log_loss(ytr, np.clip(card.predict_proba(Xtr).to_numpy()[:, 1], 1e-15, 1 - 1e-15), labels=[0, 1])
+    out["train"] = log_loss(
+        ytr, np.clip(card.predict_proba(Xtr).to_numpy()[:, 1], 1e-15, 1 - 1e-15), labels=[0, 1]
+    )
     out.update(time=elapsed, cpu=cpu, first=first[0] if first else elapsed, status=card.status)
     return out
 
 
 def _theirs(Optimizer, Xtr, ytr, Xte, yte) -> dict:
     t0 = time.perf_counter()
-    opt = Optimizer(Xtr.to_numpy(float), np.where(ytr.to_numpy() == 1, 1.0, -1.0), k=K, lb=LO, ub=HI)
+    opt = Optimizer(
+        Xtr.to_numpy(float), np.where(ytr.to_numpy() == 1, 1.0, -1.0), k=K, lb=LO, ub=HI
+    )
     opt.optimize()
     m, b0, betas = opt.get_models(model_index=0)
     elapsed = time.perf_counter() - t0
@@ -100,7 +115,9 @@ def _theirs(Optimizer, Xtr, ytr, Xte, yte) -> dict:
 
 def run(names: list[str], seconds: float) -> None:
     Optimizer = _fasterrisk()
-    sw.fit(pd.DataFrame({"a": [0, 1, 1, 0]}), [0, 1, 1, 1], loss="logistic")  # compile the kernels first
+    sw.fit(
+        pd.DataFrame({"a": [0, 1, 1, 0]}), [0, 1, 1, 1], loss="logistic"
+    )  # compile the kernels first
     rows, targets = [], {"auc": 0, "train": 0, "first": 0}
     for name in names:
         X, y = sklearn_breast_cancer() if name == "sklearn-breast-cancer" else load(name)
@@ -116,19 +133,47 @@ def run(names: list[str], seconds: float) -> None:
         targets["auc"] += a["auc"].mean() >= b["auc"].mean() - 0.005
         targets["train"] += a["train"].mean() <= b["train"].mean() + 1e-6
         targets["first"] += a["first"].max() <= 0.1
-        rows.append([name] + [f"{a[c].mean():.4f} / {b[c].mean():.4f}" for c in ("auc", "brier", "logloss", "train")]
-                    + [f"{a['time'].mean():.2f} / {b['time'].mean():.2f}", f"{a['cpu'].mean():.2f}",
-                       f"{a['first'].mean():.3f} (max {a['first'].max():.3f})",
-                       f"{win}/{tie}/{FOLDS - win - tie}", ",".join(sorted(set(a["status"])))])
-        print("row: | " + " | ".join(rows[-1]) + " |", file=sys.stderr, flush=True)  # in case a later set stalls
-    header = ["data set", "test AUC (sw / FR)", "test Brier", "test log-loss", "train log-loss", "s per fit",
-              "CPU s per fit (sw)", "s to first card (sw)", "train log-loss folds W/T/L", "sw status"]
-    print(f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
-    print(f"{FOLDS}-fold CV, at most {K} features, points {LO}..{HI}; slimwidgets time limit {seconds:g} s per fit\n")
+        rows.append(
+            [name]
+            + [
+                f"{a[c].mean():.4f} / {b[c].mean():.4f}"
+                for c in ("auc", "brier", "logloss", "train")
+            ]
+            + [
+                f"{a['time'].mean():.2f} / {b['time'].mean():.2f}",
+                f"{a['cpu'].mean():.2f}",
+                f"{a['first'].mean():.3f} (max {a['first'].max():.3f})",
+                f"{win}/{tie}/{FOLDS - win - tie}",
+                ",".join(sorted(set(a["status"]))),
+            ]
+        )
+        print(
+            "row: | " + " | ".join(rows[-1]) + " |", file=sys.stderr, flush=True
+        )  # in case a later set stalls
+    header = [
+        "data set",
+        "test AUC (sw / FR)",
+        "test Brier",
+        "test log-loss",
+        "train log-loss",
+        "s per fit",
+        "CPU s per fit (sw)",
+        "s to first card (sw)",
+        "train log-loss folds W/T/L",
+        "sw status",
+    ]
+    print(
+        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}"
+    )
+    print(
+        f"{FOLDS}-fold CV, at most {K} features, points {LO}..{HI}; slimwidgets time limit {seconds:g} s per fit\n"
+    )
     print(markdown_table(header, rows))
     n = len(names)
-    print(f"\nmean test AUC within 0.005 of FasterRisk's or better: {targets['auc']}/{n}; "
-          f"mean train log-loss no worse: {targets['train']}/{n}; first card <= 0.1 s on every fold: {targets['first']}/{n}")
+    print(
+        f"\nmean test AUC within 0.005 of FasterRisk's or better: {targets['auc']}/{n}; "
+        f"mean train log-loss no worse: {targets['train']}/{n}; first card <= 0.1 s on every fold: {targets['first']}/{n}"
+    )
 
 
 if __name__ == "__main__":

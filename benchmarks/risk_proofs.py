@@ -40,8 +40,19 @@ from risk_cards import _fasterrisk, sklearn_breast_cancer  # noqa: E402
 import slimwidgets as sw  # noqa: E402
 
 SMALL_SETS = ("bankruptcy", "mammo", "haberman", "breastcancer", "heart")
-HEADER = ["data set", "rows x rules", "s to first card", "s to settle", "status", "objective", "proven floor",
-          "gap", "train log-loss (sw / FR)", "FR s", "what is proven"]
+HEADER = [
+    "data set",
+    "rows x rules",
+    "s to first card",
+    "s to settle",
+    "status",
+    "objective",
+    "proven floor",
+    "gap",
+    "train log-loss (sw / FR)",
+    "FR s",
+    "what is proven",
+]
 
 
 def _train_loss(y: pd.Series, p: np.ndarray) -> float:
@@ -51,11 +62,21 @@ def _train_loss(y: pd.Series, p: np.ndarray) -> float:
 def _ours(X, y, **options) -> dict:
     first = []
     t0 = time.perf_counter()
-    card = sw.fit(X, y, loss="logistic", coef_range=(-5, 5), on_incumbent=lambda inc: first.append(inc.elapsed),
-                  **options)
+    card = sw.fit(
+        X,
+        y,
+        loss="logistic",
+        coef_range=(-5, 5),
+        on_incumbent=lambda inc: first.append(inc.elapsed),
+        **options,
+    )
     settle = time.perf_counter() - t0
-    return {"card": card, "first": first[0] if first else settle, "settle": settle,
-            "train": _train_loss(y, card.predict_proba(X).to_numpy()[:, 1])}
+    return {
+        "card": card,
+        "first": first[0] if first else settle,
+        "settle": settle,
+        "train": _train_loss(y, card.predict_proba(X).to_numpy()[:, 1]),
+    }
 
 
 def _theirs(Optimizer, X, y, k: int) -> dict:
@@ -73,9 +94,19 @@ def _row(name: str, X, ours: dict, theirs: dict | None) -> list[str]:
     gap = "–" if card.gap is None else f"{100 * card.gap:.2f} %"
     fr = ("–", "–") if theirs is None else (f"{theirs['train']:.4f}", f"{theirs['time']:.2f}")
     words = card.status_line().split(" · ", 2)[-1]  # what the status line says is proven
-    return [name, f"{X.shape[0]:,} x {X.shape[1]}", f"{ours['first']:.3f}", f"{ours['settle']:.2f}",
-            f"{card.status} ({card.solver})", f"{card.objective:.5f}", floor, gap, f"{ours['train']:.4f} / {fr[0]}",
-            fr[1], words]
+    return [
+        name,
+        f"{X.shape[0]:,} x {X.shape[1]}",
+        f"{ours['first']:.3f}",
+        f"{ours['settle']:.2f}",
+        f"{card.status} ({card.solver})",
+        f"{card.objective:.5f}",
+        floor,
+        gap,
+        f"{ours['train']:.4f} / {fr[0]}",
+        fr[1],
+        words,
+    ]
 
 
 def small_table(names: list[str], scale: bool, seconds: float, Optimizer) -> None:
@@ -88,7 +119,9 @@ def small_table(names: list[str], scale: bool, seconds: float, Optimizer) -> Non
         rows.append(_row(name, X, ours, theirs))
         print("row: | " + " | ".join(rows[-1]) + " |", file=sys.stderr, flush=True)
     model = "scale=False (RiskSLIM's objective)" if not scale else "a real multiplier (the default)"
-    print(f"\n{model}, at most 5 rules, points -5..5, time_limit={seconds:g} s; FasterRisk: k=5, its multiplier\n")
+    print(
+        f"\n{model}, at most 5 rules, points -5..5, time_limit={seconds:g} s; FasterRisk: k=5, its multiplier\n"
+    )
     print(markdown_table(HEADER, rows))
     if scale:
         print("\ntargets: " + "; ".join(_free_target(row) for row in rows))
@@ -107,7 +140,9 @@ def _free_target(row: list[str]) -> str:
     return f"{name} {'met' if ok else 'missed'}"
 
 
-def synthetic(n: int = 30_000, d: int = 200, k: int = 10, seed: int = 0) -> tuple[pd.DataFrame, pd.Series]:
+def synthetic(
+    n: int = 30_000, d: int = 200, k: int = 10, seed: int = 0
+) -> tuple[pd.DataFrame, pd.Series]:
     """0/1 rules with a planted k-rule logistic model; every 4th rule copies 70 % of the previous one."""
     rng = np.random.default_rng(seed)
     X = (rng.random((n, d)) < rng.uniform(0.05, 0.5, d)).astype(np.int8)
@@ -126,12 +161,16 @@ def large_table(Optimizer) -> None:
     theirs = _theirs(Optimizer, X, y, 10)
     limit = theirs["time"] / 2
     ours = _ours(X, y, max_size=10, time_limit=limit)
-    print(f"\nsynthetic 30,000 x 200, 10-rule cards; slimwidgets' time_limit = half FasterRisk's wall time "
-          f"({limit:.1f} s)\n")
+    print(
+        f"\nsynthetic 30,000 x 200, 10-rule cards; slimwidgets' time_limit = half FasterRisk's wall time "
+        f"({limit:.1f} s)\n"
+    )
     print(markdown_table(HEADER, [_row("synthetic", X, ours, theirs)]))
     ok = ours["train"] <= theirs["train"] + 1e-6 and ours["settle"] <= theirs["time"] / 2 + 1.0
-    print(f"\ntarget (log-loss no worse in half FasterRisk's time, floor stated): {'met' if ok else 'missed'}; "
-          f"status line: {ours['card'].status_line()}")
+    print(
+        f"\ntarget (log-loss no worse in half FasterRisk's time, floor stated): {'met' if ok else 'missed'}; "
+        f"status line: {ours['card'].status_line()}"
+    )
 
 
 if __name__ == "__main__":
@@ -144,7 +183,9 @@ if __name__ == "__main__":
     args = parser.parse_args()
     every = not (args.fixed or args.free or args.large)
     Optimizer = None if args.no_fasterrisk else _fasterrisk()
-    sw.fit(pd.DataFrame({"a": [0, 1, 1, 0]}), [0, 1, 1, 1], loss="logistic")  # compile the kernels first
+    sw.fit(
+        pd.DataFrame({"a": [0, 1, 1, 0]}), [0, 1, 1, 1], loss="logistic"
+    )  # compile the kernels first
     print(f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC; before: {load_line()}")
     sets = args.sets.split(",")
     if every or args.fixed:

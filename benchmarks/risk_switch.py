@@ -58,16 +58,28 @@ c.close()
 
 def run(mode: str) -> list[str]:
     env = {**os.environ, "NUMBA_CACHE_DIR": tempfile.mkdtemp(prefix="numba-cold-")}
-    out = subprocess.run([sys.executable, "-c", CHILD, mode], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, mode], env=env, capture_output=True, text=True, check=True
+    )
     return out.stdout.split()
 
 
 if __name__ == "__main__":
-    print("| first switch to risk cards (cold numba cache, time limit 5 s) | switch to settled card, s "
-          "| solve time on the card, s | CPU, s |")
+    print(
+        "| first switch to risk cards (cold numba cache, time limit 5 s) | switch to settled card, s "
+        "| solve time on the card, s | CPU, s |"
+    )
     print("|---|---|---|---|")
-    for mode, label in (("after", "the user switches once the first card is settled and the background compile is done"),
-                        ("studio", "the same in the studio, its views drawing the card (no browser)"),
-                        ("now", "the user switches at once (the compile, if still running, is waited for and said)")):
+    for mode, label in (
+        (
+            "after",
+            "the user switches once the first card is settled and the background compile is done",
+        ),
+        ("studio", "the same in the studio, its views drawing the card (no browser)"),
+        (
+            "now",
+            "the user switches at once (the compile, if still running, is waited for and said)",
+        ),
+    ):
         wall, solve, used = run(mode)
         print(f"| {label} | {wall} | {solve} | {used} |")

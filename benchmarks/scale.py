@@ -52,18 +52,34 @@ def one_run(n_rows: int, n_rules: int, time_limit: float) -> dict:
     import slimwidgets as sw
 
     X, y = planted_rules(2_000, 10, seed=1)
-    sw.fit(X, y, max_size=5, time_limit=2)  # warm-up: compile or load the kernels, import scikit-learn
+    sw.fit(
+        X, y, max_size=5, time_limit=2
+    )  # warm-up: compile or load the kernels, import scikit-learn
     X, y = planted_rules(n_rows, n_rules)
     first = []
     t0 = time.perf_counter()
-    card = sw.fit(X, y, max_size=5, time_limit=time_limit,
-                  on_incumbent=lambda inc: first.append(time.perf_counter() - t0) if not first else None)
+    card = sw.fit(
+        X,
+        y,
+        max_size=5,
+        time_limit=time_limit,
+        on_incumbent=lambda inc: first.append(time.perf_counter() - t0) if not first else None,
+    )
     settled = time.perf_counter() - t0
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     sample = card.details.get("sample") or {}
-    return {"rows": n_rows, "rules": n_rules, "first": first[0] if first else math.nan, "settled": settled,
-            "peak_gb": peak_kb / 2**20, "error": card.train_metrics.error, "planted": planted_error(X, y),
-            "size": card.size, "status": card.status, "sample": sample.get("rows")}
+    return {
+        "rows": n_rows,
+        "rules": n_rules,
+        "first": first[0] if first else math.nan,
+        "settled": settled,
+        "peak_gb": peak_kb / 2**20,
+        "error": card.train_metrics.error,
+        "planted": planted_error(X, y),
+        "size": card.size,
+        "status": card.status,
+        "sample": sample.get("rows"),
+    }
 
 
 def dask_run(n_rows: int, n_rules: int, time_limit: float, partition_rows: int = 1_000_000) -> dict:
@@ -79,28 +95,55 @@ def dask_run(n_rows: int, n_rules: int, time_limit: float, partition_rows: int =
     parts = math.ceil(n_rows / partition_rows)
 
     def part(i: int) -> pd.DataFrame:
-        Xp, yp = planted_rules(min(partition_rows, n_rows - i * partition_rows), n_rules, seed=100 + i)
+        Xp, yp = planted_rules(
+            min(partition_rows, n_rows - i * partition_rows), n_rules, seed=100 + i
+        )
         return Xp.assign(event=yp)
 
     meta = part(0).iloc[:0]
     frame = dd.from_delayed([dask.delayed(part)(i) for i in range(parts)], meta=meta)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="2GB") as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, memory_limit="2GB"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         first = []
         t0 = time.perf_counter()
-        card = sw.fit(frame.drop(columns="event"), frame["event"], max_size=5, time_limit=time_limit,
-                      on_incumbent=lambda inc: first.append(time.perf_counter() - t0) if not first else None)
+        card = sw.fit(
+            frame.drop(columns="event"),
+            frame["event"],
+            max_size=5,
+            time_limit=time_limit,
+            on_incumbent=lambda inc: first.append(time.perf_counter() - t0) if not first else None,
+        )
         settled = time.perf_counter() - t0
         workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     sample = card.details.get("sample") or {}
-    return {"rows": n_rows, "rules": n_rules, "first": first[0] if first else math.nan, "settled": settled,
-            "peak_gb": max(workers.values()) / 2**20, "error": card.train_metrics.error, "planted": math.nan,
-            "size": card.size, "status": card.status, "sample": sample.get("rows"),
-            "note": sample.get("note", "every partition read")}
+    return {
+        "rows": n_rows,
+        "rules": n_rules,
+        "first": first[0] if first else math.nan,
+        "settled": settled,
+        "peak_gb": max(workers.values()) / 2**20,
+        "error": card.train_metrics.error,
+        "planted": math.nan,
+        "size": card.size,
+        "status": card.status,
+        "sample": sample.get("rows"),
+        "note": sample.get("note", "every partition read"),
+    }
 
 
 def in_child(n_rows: int, n_rules: int, time_limit: float, dask: bool = False) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", str(n_rows), str(n_rules), str(time_limit)]
+    cmd = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--child",
+        str(n_rows),
+        str(n_rules),
+        str(time_limit),
+    ]
     if dask:
         cmd.append("--dask-child")
     out = subprocess.run(cmd, capture_output=True, text=True)
@@ -122,24 +165,59 @@ def table(runs: list[dict], limit: float) -> str:
     rows = []
     for r in runs:
         if "failed" in r:
-            rows.append([f"{r['rows']:,}", f"{r['rules']:,}", "failed: " + " ".join(r["failed"]), "", "", "", "", ""])
+            rows.append(
+                [
+                    f"{r['rows']:,}",
+                    f"{r['rules']:,}",
+                    "failed: " + " ".join(r["failed"]),
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                ]
+            )
             continue
         over = r["settled"] - limit
-        rows.append([f"{r['rows']:,}", f"{r['rules']:,}", f"{r['first']:.2f} s",
-                     f"{r['settled']:.1f} s ({over:+.1f} s)", f"{r['peak_gb']:.2f} GB",
-                     f"{100 * r['error']:.2f} %", "–" if math.isnan(r["planted"]) else f"{100 * r['planted']:.2f} %",
-                     f"{r['status']}, {r['size']} rules" + (f", sample {r['sample']:,}" if r.get("sample") else "")])
-    return markdown_table(["rows", "rules", "first card", "settled (vs limit)", "peak RSS", "train error",
-                           "planted card", "card"], rows)
+        rows.append(
+            [
+                f"{r['rows']:,}",
+                f"{r['rules']:,}",
+                f"{r['first']:.2f} s",
+                f"{r['settled']:.1f} s ({over:+.1f} s)",
+                f"{r['peak_gb']:.2f} GB",
+                f"{100 * r['error']:.2f} %",
+                "–" if math.isnan(r["planted"]) else f"{100 * r['planted']:.2f} %",
+                f"{r['status']}, {r['size']} rules"
+                + (f", sample {r['sample']:,}" if r.get("sample") else ""),
+            ]
+        )
+    return markdown_table(
+        [
+            "rows",
+            "rules",
+            "first card",
+            "settled (vs limit)",
+            "peak RSS",
+            "train error",
+            "planted card",
+            "card",
+        ],
+        rows,
+    )
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--rows", type=float, nargs="*", default=[1e4, 1e5, 1e6])
     ap.add_argument("--rules", type=float, nargs="*", default=[50, 200, 1000])
     ap.add_argument("--rules-at", type=float, default=1e5, help="rows of the runs over rules")
     ap.add_argument("--time-limit", type=float, default=30.0)
-    ap.add_argument("--dask", type=float, nargs="*", default=[], help="rows through Dask (e.g. 1e7 1e8)")
+    ap.add_argument(
+        "--dask", type=float, nargs="*", default=[], help="rows through Dask (e.g. 1e7 1e8)"
+    )
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--dask-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -151,16 +229,22 @@ def main() -> None:
     by_rows = [in_child(int(n), 50, args.time_limit) for n in args.rows]
     print(f"\n### Rows (50 rules, max_size=5, time_limit={args.time_limit:g} s)\n")
     print(table(by_rows, args.time_limit))
-    print(f"\nslope of settled time against rows: {slope(by_rows, 'rows')}; "
-          f"of the first card: {slope(by_rows, 'rows', 'first')}")
+    print(
+        f"\nslope of settled time against rows: {slope(by_rows, 'rows')}; "
+        f"of the first card: {slope(by_rows, 'rows', 'first')}"
+    )
     by_rules = [in_child(int(args.rules_at), int(m), args.time_limit) for m in args.rules]
     print(f"\n### Rules ({int(args.rules_at):,} rows)\n")
     print(table(by_rules, args.time_limit))
-    print(f"\nslope of settled time against rules: {slope(by_rules, 'rules')}; "
-          f"of the first card: {slope(by_rules, 'rules', 'first')}")
+    print(
+        f"\nslope of settled time against rules: {slope(by_rules, 'rules')}; "
+        f"of the first card: {slope(by_rules, 'rules', 'first')}"
+    )
     if args.dask:
         by_dask = [in_child(int(n), 50, args.time_limit, dask=True) for n in args.dask]
-        print("\n### Through Dask (LocalCluster, 2 worker processes; peak RSS: the larger worker's)\n")
+        print(
+            "\n### Through Dask (LocalCluster, 2 worker processes; peak RSS: the larger worker's)\n"
+        )
         print(table(by_dask, args.time_limit))
         for r in by_dask:  # how much of the frame was read within the limit, as the card says
             print(f"\n{r['rows']:,} rows: {r.get('note', '')}")

@@ -15,6 +15,7 @@ import os
 import time
 
 from common import load, markdown_table
+
 from slimwidgets.widgets.controller import Controller
 
 SPECS = {"no cap": {}, "max FPR 20 %": {"max_fpr": 0.2}, "size ≤ 3": {"max_size": 3}}
@@ -39,8 +40,15 @@ def one_case(X, y, options: dict, time_limit: float) -> list[str]:
         proven = sum(r["how"].startswith("proven") for r in rows)
     finally:
         c.close()
-    return [f"{settled - t0:.2f}", "–" if first is None else f"{first:.2f}", f"{done:.2f}", str(len(rows)),
-            f"{proven}/{len(rows)}", "yes" if complete else "no", f"{time.process_time() - cpu0:.1f}"]
+    return [
+        f"{settled - t0:.2f}",
+        "–" if first is None else f"{first:.2f}",
+        f"{done:.2f}",
+        str(len(rows)),
+        f"{proven}/{len(rows)}",
+        "yes" if complete else "no",
+        f"{time.process_time() - cpu0:.1f}",
+    ]
 
 
 def main() -> None:
@@ -48,8 +56,10 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=5.0)
     ap.add_argument("--datasets", nargs="+", default=["breastcancer", "mammo", "heart"])
     args = ap.parse_args()
-    print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; "
-          f"time limit {args.time_limit:g} s per fit")
+    print(
+        f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; "
+        f"time limit {args.time_limit:g} s per fit"
+    )
     table = []
     for name in args.datasets:
         X, y = load(name)
@@ -57,9 +67,25 @@ def main() -> None:
             table.append([name, label] + one_case(X, y, options, args.time_limit))
             print(" | ".join(table[-1]), flush=True)
     print()
-    print(markdown_table(["data", "spec", "card s", "first other row s", "list done s", "rows", "proven",
-                          "complete", "CPU s"], table))
-    print(f"\nload after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+    print(
+        markdown_table(
+            [
+                "data",
+                "spec",
+                "card s",
+                "first other row s",
+                "list done s",
+                "rows",
+                "proven",
+                "complete",
+                "CPU s",
+            ],
+            table,
+        )
+    )
+    print(
+        f"\nload after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -133,19 +133,32 @@ def fmt(values: list[float]) -> str:
 
 def settle(k: Kernel, timeout: float = 120) -> None:
     end = time.monotonic() + timeout
-    while not k.value("not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"):
+    while not k.value(
+        "not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"
+    ):
         if time.monotonic() > end:
             raise TimeoutError("the studio did not settle")
         time.sleep(0.1)
 
 
-def run_dataset(page, server, name: str, moves: int, time_limit: float, start: float, switches: int = 0) -> dict:
+def run_dataset(
+    page, server, name: str, moves: int, time_limit: float, start: float, switches: int = 0
+) -> dict:
     nb = f"latency_{name}.ipynb"
-    (server.root / nb).write_text(json.dumps(notebook([
-        "import os\nfrom slimwidgets.datasets import load_paper_dataset\nfrom slimwidgets.widgets import Studio\n"
-        f"X, y = load_paper_dataset({name!r}, os.environ['SLIMWIDGETS_DATA'])\n"
-        f"studio = Studio(X, y, max_fpr={start}, time_limit={time_limit}, frontier=False)\nstudio"])))
-    page.goto(f"{server.url}/lab/workspaces/latency-{name}/tree/{nb}")  # a fresh workspace: this notebook only
+    (server.root / nb).write_text(
+        json.dumps(
+            notebook(
+                [
+                    "import os\nfrom slimwidgets.datasets import load_paper_dataset\nfrom slimwidgets.widgets import Studio\n"
+                    f"X, y = load_paper_dataset({name!r}, os.environ['SLIMWIDGETS_DATA'])\n"
+                    f"studio = Studio(X, y, max_fpr={start}, time_limit={time_limit}, frontier=False)\nstudio"
+                ]
+            )
+        )
+    )
+    page.goto(
+        f"{server.url}/lab/workspaces/latency-{name}/tree/{nb}"
+    )  # a fresh workspace: this notebook only
     page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
     k = Kernel(server, server.kernel_id(nb))
     try:
@@ -154,12 +167,26 @@ def run_dataset(page, server, name: str, moves: int, time_limit: float, start: f
         page.wait_for_selector(".sw-card-view .sw-card .sw-spec", timeout=120_000)
         settle(k)
         page.wait_for_timeout(500)
-        out = {"new_first": [], "new_proven": [], "new_settled": [], "cached_first": [], "statuses": [], "unproven": 0}
+        out = {
+            "new_first": [],
+            "new_proven": [],
+            "new_settled": [],
+            "cached_first": [],
+            "statuses": [],
+            "unproven": 0,
+        }
         value = start
         timeout = 1000 * (time_limit * 3 + 30)
         for _ in range(moves):  # new positions: each one is solved
             value = round(value + 0.01, 2)
-            r = page.evaluate(MEASURE, {"expect": f"max FPR {100 * value:.0f} % ·", "timeout": timeout, "key": "ArrowRight"})
+            r = page.evaluate(
+                MEASURE,
+                {
+                    "expect": f"max FPR {100 * value:.0f} % ·",
+                    "timeout": timeout,
+                    "key": "ArrowRight",
+                },
+            )
             if r["first"] is not None:
                 out["new_first"].append(r["first"])
             if r["settled"] is not None:
@@ -172,7 +199,14 @@ def run_dataset(page, server, name: str, moves: int, time_limit: float, start: f
             out["statuses"].append(k.value("studio.scoring_system.status"))
         for _ in range(moves):  # back over the same positions: cache hits
             value = round(value - 0.01, 2)
-            r = page.evaluate(MEASURE, {"expect": f"max FPR {100 * value:.0f} % ·", "timeout": timeout, "key": "ArrowLeft"})
+            r = page.evaluate(
+                MEASURE,
+                {
+                    "expect": f"max FPR {100 * value:.0f} % ·",
+                    "timeout": timeout,
+                    "key": "ArrowLeft",
+                },
+            )
             if r["settled"] is not None:
                 out["cached_first"].append(r["settled"])
             settle(k)
@@ -190,7 +224,9 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=5.0)
     ap.add_argument("--start", type=float, default=0.10, help="max FPR the studio starts at")
     ap.add_argument("--datasets", nargs="+", default=["breastcancer", "mammo"])
-    ap.add_argument("--switches", type=int, default=0, help="family switches to risk cards and back to time")
+    ap.add_argument(
+        "--switches", type=int, default=0, help="family switches to risk cards and back to time"
+    )
     args = ap.parse_args(argv)
     if not have_chromium():
         print(f"Chromium is not installed at {CHROMIUM}: {SETUP_HINT}", file=sys.stderr)
@@ -203,36 +239,70 @@ def main(argv=None) -> int:
     rows, switch_rows = [], []
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
             for name in args.datasets:
                 page = browser.new_page(viewport={"width": 1440, "height": 1100})
-                r = run_dataset(page, server, name, args.moves, args.time_limit, args.start, args.switches)
+                r = run_dataset(
+                    page, server, name, args.moves, args.time_limit, args.start, args.switches
+                )
                 if "switch" in r:
                     sw_ = r["switch"]
-                    switch_rows.append((name, fmt(sw_["risk_first"]), fmt(sw_["risk_settled"]), fmt(sw_["cpu"]), fmt(sw_["back"]),
-                                        ", ".join(f"{x} ×{sw_['statuses'].count(x)}" for x in sorted(set(sw_["statuses"])))))
+                    switch_rows.append(
+                        (
+                            name,
+                            fmt(sw_["risk_first"]),
+                            fmt(sw_["risk_settled"]),
+                            fmt(sw_["cpu"]),
+                            fmt(sw_["back"]),
+                            ", ".join(
+                                f"{x} ×{sw_['statuses'].count(x)}"
+                                for x in sorted(set(sw_["statuses"]))
+                            ),
+                        )
+                    )
                 page.close()
-                statuses = ", ".join(f"{s} ×{r['statuses'].count(s)}" for s in sorted(set(r["statuses"])))
+                statuses = ", ".join(
+                    f"{s} ×{r['statuses'].count(s)}" for s in sorted(set(r["statuses"]))
+                )
                 proven = f"{fmt(r['new_proven'])} ({args.moves - r['unproven']} of {args.moves})"
-                rows.append((name, fmt(r["new_first"]), proven, fmt(r["new_settled"]), fmt(r["cached_first"]), statuses))
+                rows.append(
+                    (
+                        name,
+                        fmt(r["new_first"]),
+                        proven,
+                        fmt(r["new_settled"]),
+                        fmt(r["cached_first"]),
+                        statuses,
+                    )
+                )
                 print(f"{name}: done ({statuses})", file=sys.stderr)
             browser.close()
     finally:
         server.stop()
-    print(f"Studio latency, key press on the max-FPR slider -> card in the page; {args.moves} new positions and "
-          f"{args.moves} cached ones per data set; time limit {args.time_limit:g} s per solve; debounce 0.15 s; "
-          f"{os.cpu_count()} cores, {platform.python_version()}, headless Chromium, JupyterLab.\n")
-    print("| data set | first card for a new position (median / p95) | \"proven best TPR\" shown (median / p95, "
-          "positions where it was) | settled card (median / p95) | cached position (median / p95) | final statuses |")
+    print(
+        f"Studio latency, key press on the max-FPR slider -> card in the page; {args.moves} new positions and "
+        f"{args.moves} cached ones per data set; time limit {args.time_limit:g} s per solve; debounce 0.15 s; "
+        f"{os.cpu_count()} cores, {platform.python_version()}, headless Chromium, JupyterLab.\n"
+    )
+    print(
+        '| data set | first card for a new position (median / p95) | "proven best TPR" shown (median / p95, '
+        "positions where it was) | settled card (median / p95) | cached position (median / p95) | final statuses |"
+    )
     print("|---|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
     if switch_rows:
-        print(f"\nFamily switch, click -> card in the page; {args.switches} switches to risk cards (max size 3, 4, ...: "
-              "each a new solve) and back to decision cards (cached).\n")
-        print("| data set | risk card shown, with its risk table (median / p95) | risk card settled (median / p95) "
-              "| kernel CPU per risk switch (median / p95) | back to the decision card (median / p95) "
-              "| risk cards' final statuses |")
+        print(
+            f"\nFamily switch, click -> card in the page; {args.switches} switches to risk cards (max size 3, 4, ...: "
+            "each a new solve) and back to decision cards (cached).\n"
+        )
+        print(
+            "| data set | risk card shown, with its risk table (median / p95) | risk card settled (median / p95) "
+            "| kernel CPU per risk switch (median / p95) | back to the decision card (median / p95) "
+            "| risk cards' final statuses |"
+        )
         print("|---|---|---|---|---|---|")
         for row in switch_rows:
             print("| " + " | ".join(row) + " |")

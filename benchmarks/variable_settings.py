@@ -46,7 +46,11 @@ def directions(Xtr: pd.DataFrame, ytr: pd.Series) -> dict[str, str]:
     out = {}
     for c in Xtr.columns:
         col = Xtr[c]
-        if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col) and col.nunique() > 2:
+        if (
+            pd.api.types.is_numeric_dtype(col)
+            and not pd.api.types.is_bool_dtype(col)
+            and col.nunique() > 2
+        ):
             rho = col.rank().corr(ytr.rank())
             if np.isfinite(rho) and rho != 0:
                 out[str(c)] = "+" if rho > 0 else "-"
@@ -57,8 +61,11 @@ SETTINGS = {
     "<= 5 rules": lambda X, y: {"max_size": 5},
     "<= 3 variables": lambda X, y: {"max_variables": 3},
     "<= 3 variables, 1 cut each": lambda X, y: {"max_variables": 3, "max_cuts_per_variable": 1},
-    "<= 3 variables, 1 cut each, monotone": lambda X, y: {"max_variables": 3, "max_cuts_per_variable": 1,
-                                                          "monotone": directions(X, y)},
+    "<= 3 variables, 1 cut each, monotone": lambda X, y: {
+        "max_variables": 3,
+        "max_cuts_per_variable": 1,
+        "monotone": directions(X, y),
+    },
 }
 
 
@@ -74,27 +81,53 @@ def run(datasets, folds, time_limit):
     rows = []
     for name in datasets:
         X, y = load_raw(name)
-        for fold, (tr, te) in enumerate(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y)):
+        for fold, (tr, te) in enumerate(
+            StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y)
+        ):
             Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y.iloc[tr], y.iloc[te]
             for label, settings in SETTINGS.items():
                 t0, cpu0 = time.perf_counter(), cpu_seconds()
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # unseen levels in a test fold are named: noise here
-                    card = sw.fit(Xtr, ytr, rules=True, coef_range=POINTS, time_limit=time_limit,
-                                  **settings(Xtr, ytr))
+                    warnings.simplefilter(
+                        "ignore"
+                    )  # unseen levels in a test fold are named: noise here
+                    card = sw.fit(
+                        Xtr,
+                        ytr,
+                        rules=True,
+                        coef_range=POINTS,
+                        time_limit=time_limit,
+                        **settings(Xtr, ytr),
+                    )
                     seconds, cpu = time.perf_counter() - t0, cpu_seconds() - cpu0
-                    test_pred, train_pred = np.asarray(card.predict(Xte)), np.asarray(card.predict(Xtr))
+                    test_pred, train_pred = (
+                        np.asarray(card.predict(Xte)),
+                        np.asarray(card.predict(Xtr)),
+                    )
                 used = [n for n, p in card.points.items() if p]
-                kept = not sw.check_card(card, sw.prepare_data(card.rules.transform(Xtr, warn=False), ytr),
-                                         card.spec)
-                rows.append({"data": name, "n": len(X), "setting": label,
-                             "test_error": float(np.mean(test_pred != yte.to_numpy())),
-                             "train_error": float(np.mean(train_pred != ytr.to_numpy())),
-                             "rules": len(used), "variables": len({card.rules.variable_of(n) for n in used}),
-                             "kept": kept, "optimal": card.status == "optimal", "seconds": seconds,
-                             "cpu": cpu})
-                print(f"{name} fold {fold + 1} {label}: test error {100 * rows[-1]['test_error']:.1f} %",
-                      file=sys.stderr, flush=True)
+                kept = not sw.check_card(
+                    card, sw.prepare_data(card.rules.transform(Xtr, warn=False), ytr), card.spec
+                )
+                rows.append(
+                    {
+                        "data": name,
+                        "n": len(X),
+                        "setting": label,
+                        "test_error": float(np.mean(test_pred != yte.to_numpy())),
+                        "train_error": float(np.mean(train_pred != ytr.to_numpy())),
+                        "rules": len(used),
+                        "variables": len({card.rules.variable_of(n) for n in used}),
+                        "kept": kept,
+                        "optimal": card.status == "optimal",
+                        "seconds": seconds,
+                        "cpu": cpu,
+                    }
+                )
+                print(
+                    f"{name} fold {fold + 1} {label}: test error {100 * rows[-1]['test_error']:.1f} %",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return pd.DataFrame(rows)
 
 
@@ -102,12 +135,38 @@ def table(frame: pd.DataFrame) -> str:
     def pm(values):
         return f"{100 * values.mean():.1f} ± {100 * values.std(ddof=1):.1f}"
 
-    rows = [[name, str(g["n"].iloc[0]), setting, pm(g.test_error), pm(g.train_error), f"{g.rules.mean():.1f}",
-             f"{g.variables.mean():.1f}", f"{int(g.kept.sum())}/{len(g)}", f"{int(g.optimal.sum())}/{len(g)}",
-             f"{g.seconds.mean():.1f}", f"{g.cpu.mean():.1f}"]
-            for (name, setting), g in frame.groupby(["data", "setting"], sort=False)]
-    return markdown_table(["data", "rows", "setting", "test error %", "train error %", "rules", "variables",
-                           "settings kept", "proven", "s / fit", "CPU s / fit"], rows)
+    rows = [
+        [
+            name,
+            str(g["n"].iloc[0]),
+            setting,
+            pm(g.test_error),
+            pm(g.train_error),
+            f"{g.rules.mean():.1f}",
+            f"{g.variables.mean():.1f}",
+            f"{int(g.kept.sum())}/{len(g)}",
+            f"{int(g.optimal.sum())}/{len(g)}",
+            f"{g.seconds.mean():.1f}",
+            f"{g.cpu.mean():.1f}",
+        ]
+        for (name, setting), g in frame.groupby(["data", "setting"], sort=False)
+    ]
+    return markdown_table(
+        [
+            "data",
+            "rows",
+            "setting",
+            "test error %",
+            "train error %",
+            "rules",
+            "variables",
+            "settings kept",
+            "proven",
+            "s / fit",
+            "CPU s / fit",
+        ],
+        rows,
+    )
 
 
 def main() -> None:

@@ -47,7 +47,10 @@ intersphinx_mapping = {}
 html_theme = "alabaster"
 html_static_path = ["_static"]
 html_title = f"slimwidgets {release}"
-html_theme_options = {"description": "Exactly optimized integer scoring systems", "fixed_sidebar": True}
+html_theme_options = {
+    "description": "Exactly optimized integer scoring systems",
+    "fixed_sidebar": True,
+}
 
 
 # The table of options (docs/api/options.rst) is generated from slimwidgets.core.options.OPTIONS.
@@ -61,8 +64,11 @@ def _options_directive():
     class OptionsTable(SphinxDirective):
         def run(self):
             holder = nodes.container()
-            self.state.nested_parse(StringList(options_rst().splitlines(), "slimwidgets.core.options"),
-                                    self.content_offset, holder)
+            self.state.nested_parse(
+                StringList(options_rst().splitlines(), "slimwidgets.core.options"),
+                self.content_offset,
+                holder,
+            )
             return holder.children
 
     return OptionsTable

@@ -28,8 +28,13 @@ X, y = load_demo()
 studio = sw.Studio(X, y, max_fpr=0.2, max_size=5)
 studio"""
 SETTLED = "not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"
-BACKGROUND_DONE = "studio.controller.wait_background(0)"  # the frontier and size path behind the charts
-VIEWPORT = {"width": 1280, "height": 1000}  # the studio's two columns side by side, the charts below
+BACKGROUND_DONE = (
+    "studio.controller.wait_background(0)"  # the frontier and size path behind the charts
+)
+VIEWPORT = {
+    "width": 1280,
+    "height": 1000,
+}  # the studio's two columns side by side, the charts below
 
 
 def wait_for(kernel: Kernel, expr: str, timeout: float = 180) -> None:
@@ -64,11 +69,15 @@ def take(out: Path) -> None:
         try:
             wait_for(kernel, BACKGROUND_DONE, timeout=60)
         except TimeoutError:
-            print("the background frontier is still running: the charts show the points solved so far")
+            print(
+                "the background frontier is still running: the charts show the points solved so far"
+            )
         status = kernel.value("studio.status")
         page.wait_for_function(
             "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && s.textContent === t; }",
-            arg=status, timeout=30_000)
+            arg=status,
+            timeout=30_000,
+        )
         page.wait_for_timeout(1500)  # let the charts finish their last redraw
         page.locator(".jp-Notebook").first.evaluate("n => n.scrollTo(0, 0)")
         page.screenshot(path=str(out))  # the whole JupyterLab window

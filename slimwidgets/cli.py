@@ -24,23 +24,32 @@ import argparse
 import atexit
 import csv
 import difflib
-import os
 import io
 import json
 import math
+import os
 import signal
 import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .core.data import group_column_apart
 from .core.groups import GROUP_OPTIONS
-from .core.options import DEFAULT_TIME_LIMIT, Option, flagged, named_features, text_number, text_range, text_whole
-from .core.validators import positive, whole
+from .core.options import (
+    DEFAULT_TIME_LIMIT,
+    Option,
+    flagged,
+    named_features,
+    text_number,
+    text_range,
+    text_whole,
+)
 from .core.status import degeneracy, describe, details_text
+from .core.validators import positive, whole
 
 __all__ = ["main", "run", "build_parser"]
 
@@ -54,7 +63,9 @@ _RANGE_OPTIONS = tuple(row.flag.flag for row in flagged() if row.flag.parse is t
 
 EXIT_OK, EXIT_INFEASIBLE, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
-FIT_DEFAULTS = {"time_limit": DEFAULT_TIME_LIMIT}  # the engine's own (core/options.py), said in --help
+FIT_DEFAULTS = {
+    "time_limit": DEFAULT_TIME_LIMIT
+}  # the engine's own (core/options.py), said in --help
 DEMO_DEFAULTS = {**FIT_DEFAULTS, "max_size": 5}
 PROGRESS_EVERY = 1.0  # seconds between progress lines at most
 
@@ -76,19 +87,25 @@ def _split_assignment(item: str, option: str) -> tuple[str, str]:
     return name, value.strip()
 
 
-def _assignments(items: Sequence[str] | None, option: str, parse: Callable[[str], Any] | None) -> dict[str, Any]:
+def _assignments(
+    items: Sequence[str] | None, option: str, parse: Callable[[str], Any] | None
+) -> dict[str, Any]:
     """Repeated ``NAME=VALUE`` options -> {name: parsed value}; the same name twice must agree."""
     out: dict[str, Any] = {}
     for item in items or ():
         name, raw = _split_assignment(item, option)
         value = _read(parse, raw, f"{option} {item!r}")
         if name in out and out[name] != value:
-            raise CliError(f"{option} gives {name!r} two different values: {out[name]!r} and {value!r}")
+            raise CliError(
+                f"{option} gives {name!r} two different values: {out[name]!r} and {value!r}"
+            )
         out[name] = value
     return out
 
 
-def _whole_and_per_feature(items: Sequence[str], flag: str, parse: Callable[[str], Any]) -> tuple[Any, dict[str, Any]]:
+def _whole_and_per_feature(
+    items: Sequence[str], flag: str, parse: Callable[[str], Any]
+) -> tuple[Any, dict[str, Any]]:
     """``FLAG VALUE`` (every feature) and ``FLAG NAME=VALUE`` (one feature), as in
     ``--coef-range -5:5 --coef-range age=0:3``."""
     global_range: Any = None
@@ -125,7 +142,9 @@ def _value_type(row: Option) -> Callable[[str], Any]:
     return parse
 
 
-def _argument_type(read: Callable[[str], Any], check: Callable[[Any, str], Any], flag: str) -> Callable[[str], Any]:
+def _argument_type(
+    read: Callable[[str], Any], check: Callable[[Any, str], Any], flag: str
+) -> Callable[[str], Any]:
     """An argparse type for a flag outside the options table: the text read, then checked."""
 
     def parse(text: str) -> Any:
@@ -168,7 +187,9 @@ def read_csv(path: str, sep: str = ","):
         raise CliError(f"{where}: the header row could not be read as CSV ({exc})") from None
     dupes = sorted({h for h in header if header.count(h) > 1})
     if dupes:
-        raise CliError(f"{where} has duplicate column names {dupes}; every column needs its own name")
+        raise CliError(
+            f"{where} has duplicate column names {dupes}; every column needs its own name"
+        )
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -217,7 +238,9 @@ def _match_label(raw: str, labels, target: str) -> Any:
     raise CliError(f"--positive {raw!r} is not a label of column {target!r} (its labels: {shown})")
 
 
-def _unknown_column(name: str, columns: Sequence[str], path: str, option: str = "--target") -> CliError:
+def _unknown_column(
+    name: str, columns: Sequence[str], path: str, option: str = "--target"
+) -> CliError:
     close = difflib.get_close_matches(name, list(columns), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     shown = ", ".join(repr(c) for c in list(columns)[:12]) + (", ..." if len(columns) > 12 else "")
@@ -241,8 +264,12 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
             opts[row.name] = _assignments(raw, flag.flag, flag.parse)
         elif flag.kind == "assign_or_value":
             whole, per_feature = _whole_and_per_feature(raw, flag.flag, flag.parse)
-            if whole is not None and per_feature and flag.per_feature == row.name:  # a group cap: one or the other
-                raise CliError(f"{flag.flag}: give one value for every group or GROUP=VALUE, not both")
+            if (
+                whole is not None and per_feature and flag.per_feature == row.name
+            ):  # a group cap: one or the other
+                raise CliError(
+                    f"{flag.flag}: give one value for every group or GROUP=VALUE, not both"
+                )
             opts.update({} if whole is None else {row.name: whole})
             opts.update({flag.per_feature: per_feature} if per_feature else {})
         else:
@@ -253,16 +280,27 @@ def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _check_group_flags(opts: dict[str, Any], sensitive: str | None) -> None:
     """The group options need --sensitive COLUMN (the demo has no group column)."""
-    given = [row.flag.flag for row in flagged() if row.name in GROUP_OPTIONS and opts.get(row.name) is not None]
+    given = [
+        row.flag.flag
+        for row in flagged()
+        if row.name in GROUP_OPTIONS and opts.get(row.name) is not None
+    ]
     if given and sensitive is None:
-        raise CliError(f"{', '.join(given)} need --sensitive COLUMN (the column that holds each row's group)")
+        raise CliError(
+            f"{', '.join(given)} need --sensitive COLUMN (the column that holds each row's group)"
+        )
 
 
 def _add_group_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("group fairness", "the column whose groups --max-tpr-gap, --max-fpr-by-group, ... "
-                             "compare (exact, proven)")
-    g.add_argument("--sensitive", metavar="COLUMN",
-                   help="the column of each row's group (sex, site); a text column is not a feature")
+    g = p.add_argument_group(
+        "group fairness",
+        "the column whose groups --max-tpr-gap, --max-fpr-by-group, ... compare (exact, proven)",
+    )
+    g.add_argument(
+        "--sensitive",
+        metavar="COLUMN",
+        help="the column of each row's group (sex, site); a text column is not a feature",
+    )
 
 
 def _named_features(opts: dict[str, Any]) -> dict[str, list[str]]:
@@ -277,7 +315,9 @@ def _check_names(opts: dict[str, Any], features: Sequence[str], target: str) -> 
     for option, names in _named_features(opts).items():
         for name in names:
             if name == target:
-                raise CliError(f"{option} names {name!r}, which is the target column, not a feature")
+                raise CliError(
+                    f"{option} names {name!r}, which is the target column, not a feature"
+                )
             if name not in known:
                 close = difflib.get_close_matches(name, list(features), n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -297,8 +337,12 @@ def details_line(card) -> str:
 
 def render(card, fmt: str) -> str:
     renderers = {
-        "text": card.to_text, "markdown": card.to_markdown, "html": card.to_html,
-        "latex": card.to_latex, "python": card.to_python, "sql": card.to_sql,
+        "text": card.to_text,
+        "markdown": card.to_markdown,
+        "html": card.to_html,
+        "latex": card.to_latex,
+        "python": card.to_python,
+        "sql": card.to_sql,
     }
     return renderers[fmt]()
 
@@ -323,7 +367,10 @@ def _emit(card, args: argparse.Namespace) -> None:
     if problem is not None:  # fit's DegenerateCardWarning, said once, for fitted and loaded cards
         print(f"{PROG}: warning: the card {problem}", file=sys.stderr)
     if json_path:
-        print(f"card JSON written to {json_path}", file=sys.stderr if not args.out and args.format in _CODE_FORMATS else sys.stdout)
+        print(
+            f"card JSON written to {json_path}",
+            file=sys.stderr if not args.out and args.format in _CODE_FORMATS else sys.stdout,
+        )
 
 
 class _Progress:
@@ -353,7 +400,11 @@ class _Progress:
             if not self.fresh or self.best is None or now - self.shown_at < PROGRESS_EVERY:
                 return
             inc, bound, self.fresh, self.shown_at = self.best, self.bound, False, now
-        print(f"{PROG}: {now - self.t0:.1f} s · best so far: {self.describe(inc, bound)}", file=self.stream, flush=True)
+        print(
+            f"{PROG}: {now - self.t0:.1f} s · best so far: {self.describe(inc, bound)}",
+            file=self.stream,
+            flush=True,
+        )
 
     def describe(self, inc, bound: float) -> str:
         """The headline of the card found so far, in the same words as the final card's."""
@@ -372,9 +423,14 @@ def _solve_interruptibly(data, spec, progress: _Progress | None, started: float)
 
     def work() -> None:
         try:
-            box["card"] = fit_dataset(data, spec, cancel=cancel, _started=started,
-                                      on_incumbent=None if progress is None else progress.on_incumbent,
-                                      on_bound=None if progress is None else progress.on_bound)
+            box["card"] = fit_dataset(
+                data,
+                spec,
+                cancel=cancel,
+                _started=started,
+                on_incumbent=None if progress is None else progress.on_incumbent,
+                on_bound=None if progress is None else progress.on_bound,
+            )
         except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
             box["error"] = exc
 
@@ -382,8 +438,11 @@ def _solve_interruptibly(data, spec, progress: _Progress | None, started: float)
         if cancel.is_set():
             raise KeyboardInterrupt
         cancel.set()
-        print(f"{PROG}: interrupted: stopping with the best card found (Ctrl-C again to quit at once)",
-              file=sys.stderr, flush=True)
+        print(
+            f"{PROG}: interrupted: stopping with the best card found (Ctrl-C again to quit at once)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     thread = threading.Thread(target=work, name="slimwidgets-fit", daemon=True)
     main_thread = threading.current_thread() is threading.main_thread()
@@ -402,8 +461,9 @@ def _solve_interruptibly(data, spec, progress: _Progress | None, started: float)
     return box["card"], cancel.is_set()
 
 
-def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, sensitive_features: Any = None,
-                       **options):
+def _fit_with_warnings(
+    X, y, *, quiet: bool = False, positive: Any = None, sensitive_features: Any = None, **options
+):
     """Fit with progress and Ctrl-C handling, reporting the engine's data and box warnings as
     one-line messages, not source locations. Returns (card, interrupted)."""
     from .core.data import DataWarning, prepare_data
@@ -421,7 +481,9 @@ def _fit_with_warnings(X, y, *, quiet: bool = False, positive: Any = None, sensi
             started = time.perf_counter()
             data = prepare_data(X, y, positive=positive, sensitive_features=sensitive_features)
             spec = make_spec(**options)
-            return _solve_interruptibly(data, spec, None if quiet else _Progress(data, spec), started)
+            return _solve_interruptibly(
+                data, spec, None if quiet else _Progress(data, spec), started
+            )
         finally:
             for w in caught:
                 if issubclass(w.category, (DataWarning, BoxWarning)):
@@ -443,7 +505,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
     y = frame[args.target]
     n_missing = int(y.isna().sum())
     if n_missing:
-        raise CliError(f"the target column {args.target!r} has {n_missing} empty cell(s); every row needs a label")
+        raise CliError(
+            f"the target column {args.target!r} has {n_missing} empty cell(s); every row needs a label"
+        )
     if y.nunique() < 2:
         raise CliError(
             f"the target column {args.target!r} has only one value ({_plain(y.iloc[0])!r}); "
@@ -456,7 +520,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
         raise CliError(f"{args.data} has no feature columns besides the target {args.target!r}")
     X, groups = group_column_apart(X, args.sensitive)  # a text group column is the group only
     X, builder = _rules_for(X, args)
-    names = [str(c) for c in X.columns] + ([] if builder is None else list(builder.feature_names_in_))
+    names = [str(c) for c in X.columns] + (
+        [] if builder is None else list(builder.feature_names_in_)
+    )
     _check_names(opts, names, args.target)
     if builder is not None:  # --sign age=+ / --exclude age: every rule of the variable
         from .core.rules import options_by_variable
@@ -464,8 +530,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
         opts = options_by_variable(builder, opts)
     positive = None if args.positive is None else _match_label(args.positive, y, args.target)
     opts = {**FIT_DEFAULTS, **opts}
-    card, interrupted = _fit_with_warnings(X, y, positive=positive, quiet=args.quiet,
-                                           sensitive_features=groups, **opts)
+    card, interrupted = _fit_with_warnings(
+        X, y, positive=positive, quiet=args.quiet, sensitive_features=groups, **opts
+    )
     if builder is not None:
         from dataclasses import replace
 
@@ -474,7 +541,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
-def _parse_cuts(items: Sequence[str] | None, columns: Sequence[str]) -> dict[str, list[float]] | None:
+def _parse_cuts(
+    items: Sequence[str] | None, columns: Sequence[str]
+) -> dict[str, list[float]] | None:
     """``--cuts age=40,50,60`` (repeatable) -> ``{"age": [40.0, 50.0, 60.0]}``."""
     if not items:
         return None
@@ -485,11 +554,16 @@ def _parse_cuts(items: Sequence[str] | None, columns: Sequence[str]) -> dict[str
             raise CliError(f"--cuts expects NAME=CUT,CUT,..., got {item!r}")
         if name not in columns:
             close = difflib.get_close_matches(name, list(columns), n=1)
-            raise CliError(f"--cuts names an unknown column {name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            raise CliError(
+                f"--cuts names an unknown column {name!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else "")
+            )
         try:
             cuts[name] = [float(v) for v in values.split(",") if v.strip()]
         except ValueError:
-            raise CliError(f"--cuts {item!r}: the cut points must be numbers separated by commas") from None
+            raise CliError(
+                f"--cuts {item!r}: the cut points must be numbers separated by commas"
+            ) from None
         if not cuts[name] or not all(math.isfinite(c) for c in cuts[name]):
             raise CliError(f"--cuts {item!r}: give at least one finite cut point")
     return cuts
@@ -505,7 +579,9 @@ def _rules_for(X, args: argparse.Namespace):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DataWarning)
         try:
-            return build_rules(X, rules, _parse_cuts(getattr(args, "cuts", None), [str(c) for c in X.columns]))
+            return build_rules(
+                X, rules, _parse_cuts(getattr(args, "cuts", None), [str(c) for c in X.columns])
+            )
         finally:
             for w in caught:
                 print(f"{PROG}: warning: {w.message}", file=sys.stderr)
@@ -546,7 +622,9 @@ def _load_card(where: str, verify: bool):
         message = str(exc)
         if "checksum" in message:
             message = f"{where}: its content does not match its checksum (edited after export?); use --no-verify to load it anyway"
-        raise CliError(f"{where}: {message}" if not message.startswith(where) else message) from None
+        raise CliError(
+            f"{where}: {message}" if not message.startswith(where) else message
+        ) from None
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -573,11 +651,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     card = _load_card(args.card, verify=not args.no_verify)
     X, y = _labelled_rows(args.data, args.target, args.sep)
     test = None if args.test is None else _labelled_rows(args.test, args.target, args.sep)
-    external = None if args.external is None else _labelled_rows(args.external, args.target, args.sep)
+    external = (
+        None if args.external is None else _labelled_rows(args.external, args.target, args.sep)
+    )
     if args.groups is not None and args.groups not in X.columns:
         raise CliError(f"--groups {args.groups!r} is not a column of {args.data}")
-    doc = report(card, X, y, test=test, external=external, groups=args.groups, bootstrap=args.bootstrap,
-                 n_jobs=args.n_jobs, time_limit=args.bootstrap_time_limit, progress=False if args.quiet else None)
+    doc = report(
+        card,
+        X,
+        y,
+        test=test,
+        external=external,
+        groups=args.groups,
+        bootstrap=args.bootstrap,
+        n_jobs=args.n_jobs,
+        time_limit=args.bootstrap_time_limit,
+        progress=False if args.quiet else None,
+    )
     Path(args.out).write_text(doc, encoding="utf-8")
     if not args.quiet:
         print(f"wrote {args.out}", file=sys.stderr)
@@ -585,24 +675,49 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _add_report_parser(sub) -> None:
-    rep = sub.add_parser("report", allow_abbrev=False, help="write the validation report of a saved card",
-                         description="Write a standalone HTML validation report of a card saved with --json, "
-                                     "on labelled CSV data (optionally held-out and external rows too).")
+    rep = sub.add_parser(
+        "report",
+        allow_abbrev=False,
+        help="write the validation report of a saved card",
+        description="Write a standalone HTML validation report of a card saved with --json, "
+        "on labelled CSV data (optionally held-out and external rows too).",
+    )
     rep.add_argument("card", metavar="CARD.json")
-    rep.add_argument("data", metavar="DATA.csv", help="the card's training rows, with the label column")
-    rep.add_argument("--target", required=True, metavar="COLUMN", help="the label column (in every CSV)")
-    rep.add_argument("-o", "--out", required=True, metavar="REPORT.html", help="where to write the report")
+    rep.add_argument(
+        "data", metavar="DATA.csv", help="the card's training rows, with the label column"
+    )
+    rep.add_argument(
+        "--target", required=True, metavar="COLUMN", help="the label column (in every CSV)"
+    )
+    rep.add_argument(
+        "-o", "--out", required=True, metavar="REPORT.html", help="where to write the report"
+    )
     rep.add_argument("--test", metavar="TEST.csv", help="held-out rows from the same source")
-    rep.add_argument("--external", metavar="EXTERNAL.csv", help="rows from elsewhere (external validation)")
+    rep.add_argument(
+        "--external", metavar="EXTERNAL.csv", help="rows from elsewhere (external validation)"
+    )
     rep.add_argument("--groups", metavar="COLUMN", help="a column: every figure by group too")
-    rep.add_argument("--bootstrap", type=_argument_type(text_whole, whole(0), "--bootstrap"), default=0,
-                     metavar="N", help="bootstrap samples for the optimism-corrected AUC (default 0: none)")
-    rep.add_argument("--bootstrap-time-limit", default=2.0, metavar="SECONDS",
-                     type=_argument_type(text_number, positive("a refit needs time"), "--bootstrap-time-limit"),
-                     help="time limit of each bootstrap refit (default 2)")
-    rep.add_argument("--n-jobs", type=int, default=None, metavar="N", help="bootstrap refits in parallel")
+    rep.add_argument(
+        "--bootstrap",
+        type=_argument_type(text_whole, whole(0), "--bootstrap"),
+        default=0,
+        metavar="N",
+        help="bootstrap samples for the optimism-corrected AUC (default 0: none)",
+    )
+    rep.add_argument(
+        "--bootstrap-time-limit",
+        default=2.0,
+        metavar="SECONDS",
+        type=_argument_type(text_number, positive("a refit needs time"), "--bootstrap-time-limit"),
+        help="time limit of each bootstrap refit (default 2)",
+    )
+    rep.add_argument(
+        "--n-jobs", type=int, default=None, metavar="N", help="bootstrap refits in parallel"
+    )
     rep.add_argument("--sep", default=",", metavar="CHAR", help="field separator (default: ',')")
-    rep.add_argument("--no-verify", action="store_true", help="load the card even if its checksum does not match")
+    rep.add_argument(
+        "--no-verify", action="store_true", help="load the card even if its checksum does not match"
+    )
     rep.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     rep.set_defaults(handler=cmd_report)
 
@@ -610,12 +725,20 @@ def _add_report_parser(sub) -> None:
 # -- the parser ---------------------------------------------------------------------------------
 def _add_output_options(p: argparse.ArgumentParser, *, json_option: bool = True) -> None:
     g = p.add_argument_group("output")
-    g.add_argument("--format", choices=FORMATS, default="text",
-                   help="how to print the card (default: text). For html/latex/python/sql printed to stdout "
-                        "the status line goes to stderr, so stdout stays valid code")
+    g.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="how to print the card (default: text). For html/latex/python/sql printed to stdout "
+        "the status line goes to stderr, so stdout stays valid code",
+    )
     g.add_argument("--out", metavar="FILE", help="write the card to FILE instead of stdout")
     if json_option:
-        g.add_argument("--json", metavar="FILE", help="also write the card as JSON (reload it with 'slimwidgets show')")
+        g.add_argument(
+            "--json",
+            metavar="FILE",
+            help="also write the card as JSON (reload it with 'slimwidgets show')",
+        )
 
 
 def _add_table_options(group, section: str, defaults: dict[str, Any]) -> None:
@@ -625,7 +748,9 @@ def _add_table_options(group, section: str, defaults: dict[str, Any]) -> None:
         flag = row.flag
         if flag.group != section:
             continue
-        help_text = flag.help + (f" (default: {defaults[row.name]:g})" if row.name in defaults else "")
+        help_text = flag.help + (
+            f" (default: {defaults[row.name]:g})" if row.name in defaults else ""
+        )
         kwargs: dict[str, Any] = {"dest": row.name, "help": help_text}
         if flag.kind == "value":
             kwargs.update(type=_value_type(row), metavar=flag.metavar)
@@ -641,14 +766,17 @@ def _add_table_options(group, section: str, defaults: dict[str, Any]) -> None:
 def _add_solver_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
     g = p.add_argument_group("solver")
     _add_table_options(g, "solver", _command_defaults(demo))
-    g.add_argument("--quiet", action="store_true",
-                   help="print no progress lines on stderr while solving")
+    g.add_argument(
+        "--quiet", action="store_true", help="print no progress lines on stderr while solving"
+    )
 
 
 def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
-    g = p.add_argument_group("the scoring system",
-                             "options naming a feature repeat; NAME=VALUE is split on the last '=' "
-                             "so feature names may contain '='")
+    g = p.add_argument_group(
+        "the scoring system",
+        "options naming a feature repeat; NAME=VALUE is split on the last '=' "
+        "so feature names may contain '='",
+    )
     _add_table_options(g, "spec", _command_defaults(demo))
 
 
@@ -661,45 +789,75 @@ def build_parser() -> argparse.ArgumentParser:
     from ._version import __version__
 
     parser = argparse.ArgumentParser(
-        prog=PROG, allow_abbrev=False,
+        prog=PROG,
+        allow_abbrev=False,
         description="Learn exactly optimized integer scoring systems (SLIM) from the command line.",
         epilog="exit codes: 0 success, 1 no scoring system meets the constraints, 2 usage or data error, "
-               "130 interrupted by Ctrl-C (the best card found is printed)",
+        "130 interrupted by Ctrl-C (the best card found is printed)",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    fit = sub.add_parser("fit", allow_abbrev=False, help="learn a card from a CSV file",
-                         description="Learn a scoring system from a CSV: --target is y, every other column a numeric feature.")
-    fit.add_argument("data", metavar="DATA.csv", help="CSV file with a header row ('-' reads stdin)")
-    fit.add_argument("--target", required=True, metavar="COLUMN", help="the label column (two classes)")
-    fit.add_argument("--positive", metavar="LABEL",
-                     help="the label to predict (default: the larger label, e.g. 1 or True)")
+    fit = sub.add_parser(
+        "fit",
+        allow_abbrev=False,
+        help="learn a card from a CSV file",
+        description="Learn a scoring system from a CSV: --target is y, every other column a numeric feature.",
+    )
+    fit.add_argument(
+        "data", metavar="DATA.csv", help="CSV file with a header row ('-' reads stdin)"
+    )
+    fit.add_argument(
+        "--target", required=True, metavar="COLUMN", help="the label column (two classes)"
+    )
+    fit.add_argument(
+        "--positive",
+        metavar="LABEL",
+        help="the label to predict (default: the larger label, e.g. 1 or True)",
+    )
     fit.add_argument("--sep", default=",", metavar="CHAR", help="field separator (default: ',')")
-    fit.add_argument("--cuts", action="append", metavar="NAME=CUT,CUT,...",
-                     help="your own cut points for a numeric column, e.g. age=40,50,60 (rules age >= 40, ...)")
-    fit.add_argument("--rules", choices=("auto", "always", "never"), default="auto",
-                     help="turn columns into 0/1 rules (round cut points, levels, 'missing'): auto (default) when a "
-                          "column is not 0/1 (numbers, text, empty cells) or --cuts is given; always; never (the "
-                          "paper's raw-number cards)")
+    fit.add_argument(
+        "--cuts",
+        action="append",
+        metavar="NAME=CUT,CUT,...",
+        help="your own cut points for a numeric column, e.g. age=40,50,60 (rules age >= 40, ...)",
+    )
+    fit.add_argument(
+        "--rules",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="turn columns into 0/1 rules (round cut points, levels, 'missing'): auto (default) when a "
+        "column is not 0/1 (numbers, text, empty cells) or --cuts is given; always; never (the "
+        "paper's raw-number cards)",
+    )
     _add_spec_options(fit)
     _add_group_options(fit)
     _add_solver_options(fit)
     _add_output_options(fit)
     fit.set_defaults(handler=cmd_fit)
 
-    demo = sub.add_parser("demo", allow_abbrev=False, help="fit the bundled breast cancer demo (no download)",
-                          description="Fit scikit-learn's bundled breast cancer data, binarized (no download).")
+    demo = sub.add_parser(
+        "demo",
+        allow_abbrev=False,
+        help="fit the bundled breast cancer demo (no download)",
+        description="Fit scikit-learn's bundled breast cancer data, binarized (no download).",
+    )
     _add_spec_options(demo, demo=True)
     _add_solver_options(demo, demo=True)
     _add_output_options(demo)
     demo.set_defaults(handler=cmd_demo)
 
-    show = sub.add_parser("show", allow_abbrev=False, help="print a card saved with --json",
-                          description="Reload a card saved with --json and print it.")
+    show = sub.add_parser(
+        "show",
+        allow_abbrev=False,
+        help="print a card saved with --json",
+        description="Reload a card saved with --json and print it.",
+    )
     show.add_argument("card", metavar="CARD.json")
-    show.add_argument("--no-verify", action="store_true", help="load the card even if its checksum does not match")
+    show.add_argument(
+        "--no-verify", action="store_true", help="load the card even if its checksum does not match"
+    )
     _add_output_options(show, json_option=False)
     show.set_defaults(handler=cmd_show)
     _add_report_parser(sub)
@@ -715,7 +873,12 @@ def _join_negative_ranges(argv: list[str]) -> list[str]:
         if arg == "--":
             out.extend(argv[i:])
             break
-        if arg in _RANGE_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") and argv[i + 1][1:2].isdigit():
+        if (
+            arg in _RANGE_OPTIONS
+            and i + 1 < len(argv)
+            and argv[i + 1].startswith("-")
+            and argv[i + 1][1:2].isdigit()
+        ):
             out.append(f"{arg}={argv[i + 1]}")
             i += 2
             continue

@@ -15,21 +15,45 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["load_demo", "load_paper_dataset", "PAPER_DATASETS", "RULES_ATTR", "load", "cache_dir", "DatasetDownloadError", "SHA256"]
+__all__ = [
+    "load_demo",
+    "load_paper_dataset",
+    "PAPER_DATASETS",
+    "RULES_ATTR",
+    "load",
+    "cache_dir",
+    "DatasetDownloadError",
+    "SHA256",
+]
 
 #: The key of ``DataFrame.attrs`` that tells ``fit`` whether to turn the frame's columns into
 #: rules (``slimwidgets.core.rules.needs_rules``); the paper's tables carry False, so fits on
 #: them take the columns as the paper did (raw numbers) unless given ``rules=True``.
 RULES_ATTR = "slimwidgets.rules"
 
-PAPER_DATASETS = ("adult", "bankruptcy", "breastcancer", "haberman", "heart", "mammo", "mushroom", "spambase")
+PAPER_DATASETS = (
+    "adult",
+    "bankruptcy",
+    "breastcancer",
+    "haberman",
+    "heart",
+    "mammo",
+    "mushroom",
+    "spambase",
+)
 
 # The label column of each processed file, and what a 1 in it means. In
 # breastcancer_processed.csv the column is named "Benign" but 1 marks the
 # malignant tumours (see the data's provenance notes).
 _POSITIVE_NAME = {
-    "adult": "Over50K", "bankruptcy": "NotBankrupt", "breastcancer": "Malignant", "haberman": "AliveAfter5Yrs",
-    "heart": "Disease", "mammo": "Malignant", "mushroom": "Poisonous", "spambase": "Spam",
+    "adult": "Over50K",
+    "bankruptcy": "NotBankrupt",
+    "breastcancer": "Malignant",
+    "haberman": "AliveAfter5Yrs",
+    "heart": "Disease",
+    "mammo": "Malignant",
+    "mushroom": "Poisonous",
+    "spambase": "Spam",
 }
 
 
@@ -68,7 +92,9 @@ def _default_folder() -> Path:
     )
 
 
-def load_paper_dataset(name: str, folder: str | os.PathLike | None = None) -> tuple[pd.DataFrame, pd.Series]:
+def load_paper_dataset(
+    name: str, folder: str | os.PathLike | None = None
+) -> tuple[pd.DataFrame, pd.Series]:
     """One of the paper's processed data sets as ``(X, y)``; ``y`` is 0/1, named for class 1.
 
     ``X.attrs[RULES_ATTR]`` is False: ``fit`` takes its columns as the paper did (raw numbers,
@@ -88,7 +114,9 @@ def load_paper_dataset(name: str, folder: str | os.PathLike | None = None) -> tu
 # -- load(): local folder, user cache, or a verified download ------------------------------------------
 #: Where the processed files come from: the authors' slim-python repository, pinned to one commit.
 SOURCE_COMMIT = "204c7db64cad0b139e748b299fea672bca9bc81e"
-SOURCE_URL = "https://raw.githubusercontent.com/ustunb/slim-python/{commit}/data/{name}_processed.csv"
+SOURCE_URL = (
+    "https://raw.githubusercontent.com/ustunb/slim-python/{commit}/data/{name}_processed.csv"
+)
 
 #: sha256 of each ``<name>_processed.csv`` (the bytes as published, CR line endings included).
 SHA256 = {
@@ -107,7 +135,7 @@ class DatasetDownloadError(OSError):
     """A paper data set is not available locally and could not be downloaded (or failed its checksum)."""
 
 
-def cache_dir() -> "Path":
+def cache_dir() -> Path:
     """Where downloaded data sets are kept: ``$SLIMWIDGETS_CACHE``, else the user cache folder
     (``$XDG_CACHE_HOME/slimwidgets`` or ``~/.cache/slimwidgets``; ``%LOCALAPPDATA%`` on Windows)."""
     env = os.environ.get("SLIMWIDGETS_CACHE")
@@ -144,7 +172,7 @@ def _parse(text: str, name: str) -> tuple[pd.DataFrame, pd.Series]:
 def load(
     name: str,
     *,
-    folder: "str | os.PathLike | None" = None,
+    folder: str | os.PathLike | None = None,
     download: bool = True,
     timeout: float = 30.0,
 ) -> tuple[pd.DataFrame, pd.Series]:
@@ -179,12 +207,18 @@ def load(
     if name not in PAPER_DATASETS:
         raise ValueError(f"unknown data set {name!r}; choose from {PAPER_DATASETS}")
     filename = f"{name}_processed.csv"
-    local = Path(folder) if folder is not None else (Path(os.environ["SLIMWIDGETS_DATA"]) if os.environ.get("SLIMWIDGETS_DATA") else None)
+    local = (
+        Path(folder)
+        if folder is not None
+        else (Path(os.environ["SLIMWIDGETS_DATA"]) if os.environ.get("SLIMWIDGETS_DATA") else None)
+    )
     if local is not None:
         path = local / filename
         if not path.is_file():
             origin = "folder=" if folder is not None else "SLIMWIDGETS_DATA"
-            raise FileNotFoundError(f"{path} does not exist ({origin} points to {local}); fix the folder or unset it to download")
+            raise FileNotFoundError(
+                f"{path} does not exist ({origin} points to {local}); fix the folder or unset it to download"
+            )
         return _parse(path.read_bytes().decode("utf-8"), name)
     cached = cache_dir() / filename
     if cached.is_file():

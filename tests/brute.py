@@ -154,7 +154,10 @@ def variables_ok(spec, names, grid):
         kind = {r: k[0] if isinstance(k, tuple) else k for r, k in kinds.items()}
         thresholds = [r for r in kinds if kind[r] in ("ge", "lt") and r in names]
         if getattr(spec, "max_cuts_per_variable", None) is not None and thresholds:
-            keep &= used[:, [names.index(r) for r in thresholds]].sum(axis=1) <= spec.max_cuts_per_variable
+            keep &= (
+                used[:, [names.index(r) for r in thresholds]].sum(axis=1)
+                <= spec.max_cuts_per_variable
+            )
         cuts = [r for r in kinds if kind[r] in ("ge", "lt", "band") and r in names]
         direction = getattr(spec, "monotone", {}).get(var)
         if direction is None or not cuts:
@@ -163,7 +166,10 @@ def variables_ok(spec, names, grid):
         edges = sorted({e for lo, hi in spans.values() for e in (lo, hi) if e is not None})
         band = []
         for value in [edges[0] - 1.0] + edges:  # every band, from low values to high
-            holds = [(lo is None or value >= lo) and (hi is None or value < hi) for lo, hi in spans.values()]
+            holds = [
+                (lo is None or value >= lo) and (hi is None or value < hi)
+                for lo, hi in spans.values()
+            ]
             band.append(grid[:, [names.index(r) for r in cuts]] @ np.array(holds, dtype=float))
         steps = np.diff(np.stack(band, axis=1), axis=1)
         keep &= (steps >= 0).all(axis=1) if direction == "+" else (steps <= 0).all(axis=1)
@@ -235,7 +241,9 @@ def penalty(points, names, spec, C0):
     for members in spec.groups.values():
         idx = [names.index(f) for f in members]
         in_use = (points[:, idx] != 0).sum(axis=1)
-        total += np.where(in_use > 0, spec.group_penalty + spec.rule_penalty * np.maximum(in_use - 1, 0), 0.0)
+        total += np.where(
+            in_use > 0, spec.group_penalty + spec.rule_penalty * np.maximum(in_use - 1, 0), 0.0
+        )
     return total
 
 

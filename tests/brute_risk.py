@@ -47,7 +47,9 @@ def support_ok(spec, names, coefs) -> bool:
             return False
         if c.kind == "at_least" and len(used & set(c.features)) < c.k:
             return False
-    if not variables_ok(spec, names, [coefs])[0]:  # max_variables, cut points per variable, monotone
+    if not variables_ok(spec, names, [coefs])[
+        0
+    ]:  # max_variables, cut points per variable, monotone
         return False
     value = dict(zip(names, coefs))
     for members in spec.groups.values():
@@ -67,7 +69,9 @@ def caps_ok(X, y, sample_weight, coefs, intercept, spec) -> bool:
     y = np.asarray(y)
     fpr = sample_weight[(y == -1) & predicted].sum() / sample_weight[y == -1].sum()
     tpr = sample_weight[(y == 1) & predicted].sum() / sample_weight[y == 1].sum()
-    return (spec.max_fpr is None or fpr <= spec.max_fpr + 1e-12) and (spec.min_tpr is None or tpr >= spec.min_tpr - 1e-12)
+    return (spec.max_fpr is None or fpr <= spec.max_fpr + 1e-12) and (
+        spec.min_tpr is None or tpr >= spec.min_tpr - 1e-12
+    )
 
 
 def groups_ok(X, y, sample_weight, coefs, intercept, spec, sensitive) -> bool:
@@ -97,7 +101,11 @@ def groups_ok(X, y, sample_weight, coefs, intercept, spec, sensitive) -> bool:
         if c is not None and rate < c - 1e-12:
             return False
     for gap, rates in ((spec.max_fpr_gap, fprs), (spec.max_tpr_gap, tprs)):
-        if gap is not None and len(rates) > 1 and max(rates.values()) - min(rates.values()) > gap + 1e-12:
+        if (
+            gap is not None
+            and len(rates) > 1
+            and max(rates.values()) - min(rates.values()) > gap + 1e-12
+        ):
             return False
     return True
 
@@ -119,7 +127,11 @@ def best_risk_card(X, y, names, spec, weights=None, C0=1e-6, sample_weight=None,
                 continue
             if sensitive is not None and not groups_ok(X, y, sw, coefs, b, spec, sensitive):
                 continue
-            t, loss = best_t(X, y, w, coefs, b) if spec.scale else (1.0, risk_loss(X, y, w, coefs, b, 1.0))
+            t, loss = (
+                best_t(X, y, w, coefs, b)
+                if spec.scale
+                else (1.0, risk_loss(X, y, w, coefs, b, 1.0))
+            )
             if best is None or loss + cost < best[0]:
                 best = (loss + cost, coefs, b, t)
     return best

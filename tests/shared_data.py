@@ -7,7 +7,9 @@ still find the real files to serve them.
 import os
 from pathlib import Path
 
-_FOLDER = Path(os.environ.get("SLIMWIDGETS_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+_FOLDER = Path(
+    os.environ.get("SLIMWIDGETS_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data"
+)
 
 
 def shared_data_dir() -> Path:

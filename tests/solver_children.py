@@ -38,6 +38,7 @@ def busy_children() -> list:
 def kill_a_busy_child(ready: threading.Event) -> threading.Thread:
     """Start a thread that, once ``ready`` is set, SIGKILLs the first child busy with a job;
     its ``killed`` attribute lists the pids it killed."""
+
     def run():
         assert ready.wait(HANG)
         end = time.monotonic() + HANG
@@ -48,6 +49,7 @@ def kill_a_busy_child(ready: threading.Event) -> threading.Thread:
                 thread.killed.append(busy[0].process.pid)
                 return
             time.sleep(0.01)
+
     thread = threading.Thread(target=run, daemon=True)
     thread.killed = []
     thread.start()

@@ -14,8 +14,13 @@ def raw_clinical(n=160, seed=0):
     import pandas as pd
 
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame({"age": rng.integers(30, 85, n), "bmi": np.round(rng.normal(28, 5, n), 1),
-                      "sex": rng.choice(["F", "M"], n)})
+    X = pd.DataFrame(
+        {
+            "age": rng.integers(30, 85, n),
+            "bmi": np.round(rng.normal(28, 5, n), 1),
+            "sex": rng.choice(["F", "M"], n),
+        }
+    )
     y = ((X.age > 62) | ((X.sex == "M") & (rng.random(n) < 0.4)) | (X.bmi > 34)).astype(int)
     X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
     return X, y

@@ -22,8 +22,10 @@ TESTS = ROOT / "tests"
 # The floors, lowest first. A module may import its own unit and the units of lower floors;
 # two units on one floor are independent of each other.
 FLOORS: list[tuple[str, list[str]]] = [
-    ("ground (needs nothing of the package)",
-     ["slimwidgets._version", "slimwidgets._jit", "slimwidgets.datasets", "slimwidgets.export"]),
+    (
+        "ground (needs nothing of the package)",
+        ["slimwidgets._version", "slimwidgets._jit", "slimwidgets.datasets", "slimwidgets.export"],
+    ),
     ("core", ["slimwidgets.core"]),
     ("solvers", ["slimwidgets.solvers"]),
     ("fitting", ["slimwidgets.fitting"]),
@@ -34,20 +36,17 @@ FLOORS: list[tuple[str, list[str]]] = [
 ]
 
 # Private names (``_x``) imported from another module, each with the reason it may cross.
-PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
-}
+PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {}
 
 # Functions longer than this (docstring and decorators included) are hard to read at once.
 # Lengths count the lines a reader reads (see reading_lines), not how the formatter wraps them.
 MAX_FUNCTION_LINES = 80
-LONG_FUNCTIONS_ALLOWED: dict[str, str] = {
-}
+LONG_FUNCTIONS_ALLOWED: dict[str, str] = {}
 
 # Classes longer than this (docstring and decorators included) do more than one job: split them
 # by concern (a mixin or plain functions in a module beside them, as ScoringSystem and Controller).
 MAX_CLASS_LINES = 400
-LONG_CLASSES_ALLOWED: dict[str, str] = {
-}
+LONG_CLASSES_ALLOWED: dict[str, str] = {}
 
 # Folders under tests/ that mirror no unit of the package.
 TEST_FOLDERS_OF_THEIR_OWN = {
@@ -87,7 +86,8 @@ def _shown(path: Path) -> str:
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _import_nodes(tree: ast.AST):
@@ -112,7 +112,11 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
     for node in _import_nodes(tree):
         where = f"{_shown(path)}:{node.lineno}"
         if isinstance(node, ast.Import):
-            found += [Import(name, a.name, (), where) for a in node.names if a.name.split(".")[0] == "slimwidgets"]
+            found += [
+                Import(name, a.name, (), where)
+                for a in node.names
+                if a.name.split(".")[0] == "slimwidgets"
+            ]
             continue
         if node.level:
             anchor = name.split(".")
@@ -139,19 +143,32 @@ def _private_attributes(name: str, path: Path, tree: ast.AST, found: list[Import
     for node in _import_nodes(tree):
         for alias in node.names:
             for imp in found:
-                if imp.where.endswith(f":{node.lineno}") and not imp.names and imp.target.endswith("." + alias.name):
+                if (
+                    imp.where.endswith(f":{node.lineno}")
+                    and not imp.names
+                    and imp.target.endswith("." + alias.name)
+                ):
                     bound[alias.asname or alias.name] = imp.target
     reads = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
-                and node.attr.startswith("_") and not node.attr.startswith("__")):
-            reads.append(Import(name, bound[node.value.id], (node.attr,), f"{_shown(path)}:{node.lineno}"))
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in bound
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            reads.append(
+                Import(name, bound[node.value.id], (node.attr,), f"{_shown(path)}:{node.lineno}")
+            )
     return reads
 
 
 def import_graph() -> list[Import]:
     modules = package_modules()
-    return [imp for name, path in sorted(modules.items()) for imp in imports_of(name, path, modules)]
+    return [
+        imp for name, path in sorted(modules.items()) for imp in imports_of(name, path, modules)
+    ]
 
 
 def unit_of(module: str) -> tuple[int, str]:
@@ -159,7 +176,9 @@ def unit_of(module: str) -> tuple[int, str]:
     best = None
     for index, (_, units) in enumerate(FLOORS):
         for unit in units:
-            if (module == unit or module.startswith(unit + ".")) and (best is None or len(unit) > len(best[1])):
+            if (module == unit or module.startswith(unit + ".")) and (
+                best is None or len(unit) > len(best[1])
+            ):
                 best = (index, unit)
     assert best is not None, f"{module} is on no floor: add it to FLOORS in {Path(__file__).name}"
     return best
@@ -216,8 +235,10 @@ def test_no_import_runs_upward_or_sideways():
         if unit == target_unit or target_floor < floor:
             continue
         why = "upward" if target_floor > floor else "sideways, to another unit of its floor"
-        bad.append(f"{imp}\n    runs {why}: {unit} (floor '{FLOORS[floor][0]}') -> "
-                   f"{target_unit} (floor '{FLOORS[target_floor][0]}')")
+        bad.append(
+            f"{imp}\n    runs {why}: {unit} (floor '{FLOORS[floor][0]}') -> "
+            f"{target_unit} (floor '{FLOORS[target_floor][0]}')"
+        )
     assert not bad, "imports against the floors:\n" + "\n".join(bad)
 
 
@@ -227,8 +248,11 @@ def test_no_import_cycle_between_modules():
     report = []
     for component in found:
         members = set(component)
-        report.append(" <-> ".join(component) + "\n" + "\n".join(
-            f"    {e}" for e in edges if e.importer in members and e.target in members))
+        report.append(
+            " <-> ".join(component)
+            + "\n"
+            + "\n".join(f"    {e}" for e in edges if e.importer in members and e.target in members)
+        )
     assert not found, "import cycles (function-level imports count):\n" + "\n".join(report)
 
 
@@ -236,22 +260,39 @@ def test_private_names_stay_in_their_module():
     crossing = []
     for imp in import_graph():
         for name in imp.names:
-            if name.startswith("_") and not name.startswith("__") and (imp.importer, name) not in PRIVATE_IMPORTS_ALLOWED:
-                crossing.append(f"{imp.where}: {imp.importer} takes the private {name} from {imp.target}")
-        private_module = imp.target.rsplit(".", 1)[-1].startswith("_") and not imp.target.endswith("__main__")
+            if (
+                name.startswith("_")
+                and not name.startswith("__")
+                and (imp.importer, name) not in PRIVATE_IMPORTS_ALLOWED
+            ):
+                crossing.append(
+                    f"{imp.where}: {imp.importer} takes the private {name} from {imp.target}"
+                )
+        private_module = imp.target.rsplit(".", 1)[-1].startswith("_") and not imp.target.endswith(
+            "__main__"
+        )
         home = imp.target.rsplit(".", 1)[0]
         if private_module and not (imp.importer == home or imp.importer.startswith(home + ".")):
-            crossing.append(f"{imp.where}: {imp.importer} imports the private module {imp.target} "
-                            f"from outside {home}")
-    assert not crossing, ("private names imported across modules (make them public, or list them "
-                          "with a reason in PRIVATE_IMPORTS_ALLOWED):\n" + "\n".join(crossing))
+            crossing.append(
+                f"{imp.where}: {imp.importer} imports the private module {imp.target} "
+                f"from outside {home}"
+            )
+    assert not crossing, (
+        "private names imported across modules (make them public, or list them "
+        "with a reason in PRIVATE_IMPORTS_ALLOWED):\n" + "\n".join(crossing)
+    )
 
 
 def test_the_tests_mirror_the_package():
     units = {unit.split(".")[-1] for _, floor in FLOORS for unit in floor}
-    stray = [d.name for d in TESTS.iterdir()
-             if d.is_dir() and not d.name.startswith((".", "_")) and d.name not in units
-             and d.name not in TEST_FOLDERS_OF_THEIR_OWN]
+    stray = [
+        d.name
+        for d in TESTS.iterdir()
+        if d.is_dir()
+        and not d.name.startswith((".", "_"))
+        and d.name not in units
+        and d.name not in TEST_FOLDERS_OF_THEIR_OWN
+    ]
     assert not stray, f"tests/ folders that mirror no part of slimwidgets: {stray}"
 
 
@@ -260,10 +301,20 @@ def test_no_test_file_imports_another():
     bad = []
     for path in TESTS.rglob("*.py"):
         for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            bad += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names
-                    if n.split(".")[-1] in test_files]
-    assert not bad, "test files importing test files (share helpers through a module or a fixture):\n" + "\n".join(bad)
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+            bad += [
+                f"{path.relative_to(ROOT)}:{node.lineno} imports {n}"
+                for n in names
+                if n.split(".")[-1] in test_files
+            ]
+    assert not bad, (
+        "test files importing test files (share helpers through a module or a fixture):\n"
+        + "\n".join(bad)
+    )
 
 
 def reading_lines(source: str) -> list[int]:
@@ -287,7 +338,9 @@ def reading_lines(source: str) -> list[int]:
     return sorted(lines)
 
 
-def _length(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, read: list[int]) -> tuple[int, int]:
+def _length(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, read: list[int]
+) -> tuple[int, int]:
     """Where ``node`` starts (its first decorator) and how many of its lines are read."""
     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
     return first, sum(1 for n in read if first <= n <= node.end_lineno)
@@ -311,7 +364,10 @@ def test_functions_are_short_enough_to_read_at_once():
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first, lines = _length(node, read)
-                if lines > MAX_FUNCTION_LINES and f"{name}.{node.name}" not in LONG_FUNCTIONS_ALLOWED:
+                if (
+                    lines > MAX_FUNCTION_LINES
+                    and f"{name}.{node.name}" not in LONG_FUNCTIONS_ALLOWED
+                ):
                     long.append(f"{path.relative_to(ROOT)}:{first}: {node.name} is {lines} lines")
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them):\n" + "\n".join(long)
 
@@ -330,17 +386,26 @@ def long_classes(path: Path, name: str) -> list[str]:
 
 
 def test_classes_do_one_job():
-    long = [line for name, path in sorted(package_modules().items()) for line in long_classes(path, name)]
-    assert not long, f"classes over {MAX_CLASS_LINES} lines (split them by concern):\n" + "\n".join(long)
+    long = [
+        line
+        for name, path in sorted(package_modules().items())
+        for line in long_classes(path, name)
+    ]
+    assert not long, f"classes over {MAX_CLASS_LINES} lines (split them by concern):\n" + "\n".join(
+        long
+    )
 
 
 def test_the_class_length_check_can_fail(tmp_path):
     """A class one line over the limit is named (its decorator counted); one at the limit is not."""
     source = tmp_path / "fake.py"
     body = "".join(f"    x{i} = {i}\n" for i in range(MAX_CLASS_LINES - 2))
-    source.write_text(f"@dataclass\nclass Long:\n{body}    y = 0\n\nclass Short:\n{body}", encoding="utf-8")
+    source.write_text(
+        f"@dataclass\nclass Long:\n{body}    y = 0\n\nclass Short:\n{body}", encoding="utf-8"
+    )
     assert long_classes(source, "slimwidgets.core.fake") == [
-        f"{source}:1: class Long is {MAX_CLASS_LINES + 1} lines"]
+        f"{source}:1: class Long is {MAX_CLASS_LINES + 1} lines"
+    ]
 
 
 def test_the_reading_sees_what_runs(tmp_path):
@@ -354,12 +419,20 @@ def test_the_reading_sees_what_runs(tmp_path):
         "    from ..widgets.controller import Controller\n"
         "def f():\n"
         "    from ..toolbox.risk import risk_table\n"
-        "    return scoring._limits, risk_table\n", encoding="utf-8")
+        "    return scoring._limits, risk_table\n",
+        encoding="utf-8",
+    )
     found = imports_of("slimwidgets.core.fake", source, package_modules())
     assert sorted((i.target, i.names) for i in found) == [
-        ("slimwidgets.core.scoring", ()), ("slimwidgets.core.scoring", ("_limits",)),
-        ("slimwidgets.toolbox.risk", ("risk_table",))]
+        ("slimwidgets.core.scoring", ()),
+        ("slimwidgets.core.scoring", ("_limits",)),
+        ("slimwidgets.toolbox.risk", ("risk_table",)),
+    ]
     assert unit_of("slimwidgets.toolbox.risk")[0] > unit_of("slimwidgets.core.fake")[0]  # upward
-    loop = [Import("a", "b", (), "a.py:1"), Import("b", "c", (), "b.py:1"), Import("c", "a", (), "c.py:1"),
-            Import("c", "d", (), "c.py:2")]
+    loop = [
+        Import("a", "b", (), "a.py:1"),
+        Import("b", "c", (), "b.py:1"),
+        Import("c", "a", (), "c.py:1"),
+        Import("c", "d", (), "c.py:2"),
+    ]
     assert cycles(loop) == [["a", "b", "c"]]

@@ -22,9 +22,23 @@ ROOT = Path(__file__).resolve().parents[1]
 def built_docs(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("docs")
     run = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            "-d",
+            str(out / "doctrees"),
+            str(ROOT / "docs"),
+            str(out / "html"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode == 0, f"the docs build failed or warned:\n{run.stdout}\n{run.stderr}"
     return out / "html"
@@ -41,7 +55,7 @@ def test_every_public_name_is_in_the_api_reference(built_docs):
 def test_docstrings_are_rendered_by_numpydoc(built_docs):
     fitting = (built_docs / "api" / "fitting.html").read_text(encoding="utf-8")
     # the Parameters section of fit(), turned into a field list, with a parameter from the docstring
-    fit_entry = fitting[fitting.index('id="slimwidgets.fit"'):]
+    fit_entry = fitting[fitting.index('id="slimwidgets.fit"') :]
     assert "Parameters" in fit_entry[:20000] and "max_fpr" in fit_entry[:20000]
     # a doctest example rendered as code
     assert "&gt;&gt;&gt;" in fitting
@@ -63,7 +77,7 @@ def test_the_options_page_lists_every_option(built_docs):
     from slimwidgets.core.options import OPTIONS
 
     page = (built_docs / "api" / "options.html").read_text(encoding="utf-8")
-    table = page[page.index("<table"):page.index("</table>")]
+    table = page[page.index("<table") : page.index("</table>")]
     for row in OPTIONS:
         assert f'<span class="pre">{row.name}</span>' in table, row.name
         if row.flag is not None:

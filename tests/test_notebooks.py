@@ -23,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
 from needs import missing
 from shared_data import shared_data_dir
 
@@ -54,7 +55,9 @@ def _kernel_env(data_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["SLIMWIDGETS_DATA"] = str(data_dir)
     # The kernel must import this checkout, whether or not it is installed.
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     env["MPLBACKEND"] = "Agg"
     env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"  # silence the debugger's frozen-modules note
     return env
@@ -65,7 +68,10 @@ def _execute(nb, data_dir: Path, timeout: int = 600):
     from nbclient import NotebookClient
 
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", allow_errors=False,
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=False,
         resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
     )
     started = time.perf_counter()
@@ -110,8 +116,10 @@ def test_stored_without_outputs(path):
             continue
         if cell.outputs or cell.execution_count is not None:
             dirty.append(k)
-    assert not dirty, (f"{path.name}: cells {dirty} carry outputs or execution counts; clear them "
-                       f"(e.g. jupyter nbconvert --clear-output --inplace {path.relative_to(ROOT)})")
+    assert not dirty, (
+        f"{path.name}: cells {dirty} carry outputs or execution counts; clear them "
+        f"(e.g. jupyter nbconvert --clear-output --inplace {path.relative_to(ROOT)})"
+    )
 
 
 @pytest.mark.parametrize("name", NEEDS_PAPER_DATA)
@@ -129,11 +137,30 @@ def _run_nbmake(path: Path, data_dir: Path, work: Path):
     shutil.copy(path, copy)
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbmake", "--overwrite", "--nbmake-timeout=600", "-q",
-         "-p", "no:cacheprovider", "--rootdir", str(work), str(copy)],
-        env=_kernel_env(data_dir), cwd=work, capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbmake",
+            "--overwrite",
+            "--nbmake-timeout=600",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(work),
+            str(copy),
+        ],
+        env=_kernel_env(data_dir),
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     seconds = time.perf_counter() - started
-    assert proc.returncode == 0, f"nbmake failed on {path.name}:\n{(proc.stdout + proc.stderr)[-4000:]}"
+    assert proc.returncode == 0, (
+        f"nbmake failed on {path.name}:\n{(proc.stdout + proc.stderr)[-4000:]}"
+    )
     return nbformat.read(copy, as_version=4), seconds
 
 
@@ -175,8 +202,13 @@ def test_binder_environment(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PYTHON"] = sys.executable
     env["TMPDIR"] = str(tmp_path)
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "check_binder.sh"), str(ROOT)], env=env,
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "check_binder.sh"), str(ROOT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     log = (proc.stdout + "\n" + proc.stderr)[-6000:]
     assert proc.returncode == 0, log
     assert "OK: binder/ installs the package and runs the quickstart" in proc.stdout, log

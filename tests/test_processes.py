@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from solver_children import solver_child_alive
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +35,9 @@ y = (X[:, :4].sum(axis=1) + rng.normal(0, 1.2, size=400) > 2).astype(int)
 
 
 def env() -> dict:
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    return dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
 
 
 def wait_gone(pids: list[int]) -> list[int]:
@@ -46,7 +49,9 @@ def wait_gone(pids: list[int]) -> list[int]:
 
 
 def child_pids(stdout: str) -> list[int]:
-    pids = [int(p) for line in stdout.splitlines() if line.startswith("PIDS") for p in line.split()[1:]]
+    pids = [
+        int(p) for line in stdout.splitlines() if line.startswith("PIDS") for p in line.split()[1:]
+    ]
     assert pids, f"the script reported no solver child: {stdout!r}"
     return pids
 
@@ -57,17 +62,22 @@ def script(body: str) -> str:
 
 
 def run_script(text: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", text], capture_output=True, text=True, env=env(), timeout=HANG)
+    return subprocess.run(
+        [sys.executable, "-c", text], capture_output=True, text=True, env=env(), timeout=HANG
+    )
 
 
-pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
-              pytest.mark.slow]  # child processes: python -m pytest --all runs them
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
+    pytest.mark.slow,
+]  # child processes: python -m pytest --all runs them
 
 
 def test_a_script_that_ran_a_cancellable_fit_exits_without_a_trace():
     """The fit's children (a busy one abandoned by a daemon thread, and idle spares) are
     killed and reaped at exit; nothing is printed."""
-    out = run_script(script("""
+    out = run_script(
+        script("""
         cancel = threading.Event()
         card = sw.fit(X, y, C0=0.002, time_limit=1.0, cancel=cancel)
         # a second solve still running in a daemon thread when the script ends
@@ -77,7 +87,8 @@ def test_a_script_that_ran_a_cancellable_fit_exits_without_a_trace():
         busy.wait(120)
         time.sleep(0.5)
         print("PIDS", *[c.process.pid for c in worker._live], flush=True)
-    """).replace("import threading", "import threading, time"))
+    """).replace("import threading", "import threading, time")
+    )
     assert out.returncode == 0, out.stderr
     assert out.stderr == "", out.stderr
     assert wait_gone(child_pids(out.stdout)) == []
@@ -85,13 +96,15 @@ def test_a_script_that_ran_a_cancellable_fit_exits_without_a_trace():
 
 def test_a_script_that_made_a_studio_exits_without_a_trace():
     pytest.importorskip("anywidget")
-    out = run_script(script("""
+    out = run_script(
+        script("""
         studio = sw.Studio(X, y, C0=0.002, time_limit=2)
         studio.wait(120)
         studio.controller.update(C0=0.001, time_limit=600)  # a solve still running at exit
         import time; time.sleep(1.0)
         print("PIDS", *[c.process.pid for c in worker._live], flush=True)
-    """))
+    """)
+    )
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and "Error" not in out.stderr, out.stderr
     assert wait_gone(child_pids(out.stdout)) == []
@@ -100,7 +113,11 @@ def test_a_script_that_made_a_studio_exits_without_a_trace():
 def test_a_child_whose_parent_was_killed_exits_silently():
     """SIGKILL leaves no atexit: the busy child finds its pipes closed, stops its solve and
     exits without the BrokenPipeError traceback it used to print."""
-    proc = subprocess.Popen([sys.executable, "-c", script("""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            script("""
         import os, signal, time
         first = threading.Event()
         threading.Thread(target=lambda: sw.fit(X, y, C0=0.001, time_limit=600, cancel=threading.Event(),
@@ -112,7 +129,13 @@ def test_a_child_whose_parent_was_killed_exits_silently():
             time.sleep(0.05)
         print("PIDS", *[c.process.pid for c in worker._live], flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
-    """)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+    """),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
     # the children inherit stderr: it ends only when the last of them is gone
     stdout, stderr = proc.communicate(timeout=HANG)
     assert proc.returncode == -signal.SIGKILL
@@ -120,7 +143,9 @@ def test_a_child_whose_parent_was_killed_exits_silently():
     assert wait_gone(child_pids(stdout)) == []
 
 
-WORKER_TASK = HARD + """
+WORKER_TASK = (
+    HARD
+    + """
 def task(seed, abandon):
     # a cancellable fit (children used), and perhaps a solve abandoned in a thread at the end
     import os
@@ -131,16 +156,20 @@ def task(seed, abandon):
         import time; time.sleep(1.5)
     return os.getpid(), [c.process.pid for c in worker._live], card.status
 """
+)
 
 
 def test_a_joblib_worker_that_ran_a_fit_shuts_down_cleanly():
-    out = run_script(WORKER_TASK + """
+    out = run_script(
+        WORKER_TASK
+        + """
 import joblib
 results = joblib.Parallel(n_jobs=2, backend="loky")(joblib.delayed(task)(s, True) for s in range(2))
 for _, pids, status in results:
     assert status in ("optimal", "time_limit"), status
     print("PIDS", *pids, flush=True)
-""")
+"""
+    )
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and "Error" not in out.stderr, out.stderr
     assert wait_gone(child_pids(out.stdout)) == []
@@ -150,7 +179,9 @@ def test_a_dask_worker_that_ran_a_fit_shuts_down_cleanly():
     """A worker that ran a fit (idle children remain) and left one running in a thread: the
     search in that thread stops at the exit, and every child is gone with the worker."""
     pytest.importorskip("distributed")
-    out = run_script(WORKER_TASK + """
+    out = run_script(
+        WORKER_TASK
+        + """
 if __name__ == "__main__":
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
@@ -158,7 +189,8 @@ if __name__ == "__main__":
             _, pids, status = client.submit(task, 0, True).result()
     assert status in ("optimal", "time_limit"), status
     print("PIDS", *pids, flush=True)
-""")
+"""
+    )
     assert out.returncode == 0, out.stderr
     # Dask itself may log a missed heartbeat on a loaded machine: nothing may come from here
     assert "slimwidgets" not in out.stderr and "BrokenPipeError" not in out.stderr, out.stderr

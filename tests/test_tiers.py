@@ -36,14 +36,19 @@ def test_browser():
 def made_up(pytester, monkeypatch):
     monkeypatch.delenv("SLIMWIDGETS_TESTS_SEEDS", raising=False)
     pytester.makeconftest(ROOT_CONFTEST.read_text())
-    pytester.makeini("[pytest]\nmarkers =\n    slow: slow\n    e2e: e2e\n    notebooks: nb\n    binder: b\n")
+    pytester.makeini(
+        "[pytest]\nmarkers =\n    slow: slow\n    e2e: e2e\n    notebooks: nb\n    binder: b\n"
+    )
     pytester.makepyfile(test_made_up=MADE_UP)
     return pytester
 
 
 def _ran(result) -> list[str]:
-    return sorted(r.nodeid.split("::")[-1] for r in result.getreports("pytest_runtest_logreport")
-                  if r.when == "call")
+    return sorted(
+        r.nodeid.split("::")[-1]
+        for r in result.getreports("pytest_runtest_logreport")
+        if r.when == "call"
+    )
 
 
 def test_plain_pytest_is_the_fast_tier_with_two_seeds(made_up):
@@ -60,7 +65,13 @@ def test_all_runs_every_marker_and_every_seed_and_lists_the_slowest(made_up):
 
 def test_a_named_file_runs_what_it_holds(made_up):
     result = made_up.inline_run("test_made_up.py")
-    assert _ran(result) == ["test_browser", "test_brute[0]", "test_brute[1]", "test_plain", "test_slow"]
+    assert _ran(result) == [
+        "test_browser",
+        "test_brute[0]",
+        "test_brute[1]",
+        "test_plain",
+        "test_slow",
+    ]
 
 
 def test_a_marker_expression_chooses_for_itself(made_up):
@@ -78,6 +89,8 @@ def test_ci_runs_the_readmes_full_test_command():
     """.ci/run runs the README's set-up line, the one that runs every tier."""
     root = ROOT_CONFTEST.parent
     readme = (root / "README.md").read_text(encoding="utf-8")
-    line = next(x for x in readme.splitlines() if x.startswith("python -m pip install -e \".[test]\""))
+    line = next(
+        x for x in readme.splitlines() if x.startswith('python -m pip install -e ".[test]"')
+    )
     assert line.endswith("python -m pytest --all")
     assert line in (root / ".ci" / "run").read_text(encoding="utf-8").splitlines()

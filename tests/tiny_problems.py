@@ -66,6 +66,7 @@ def force_proof_by_size(monkeypatch, walked: int) -> None:
             return None
         K = decomposition.support_size_limit(decomposition.SearchProblem(form), upper, None)
         return min(walked, K), K
+
     monkeypatch.setattr(driver, "ENUMERATION_WORK", -1.0)
     monkeypatch.setattr(driver, "_scan_fits", lambda form, spec, start: False)
     monkeypatch.setattr(driver, "size_split", forced)
@@ -102,12 +103,16 @@ def random_operational_spec(rng, names):
         elif k == 3:
             opts.setdefault("lock", {})[f] = int(rng.choice([-2, 1, 3]))
         elif k == 4:
-            opts.setdefault("values", {})[f] = sorted({int(v) for v in rng.choice([-3, -1, 0, 2, 3], size=3)})
+            opts.setdefault("values", {})[f] = sorted(
+                {int(v) for v in rng.choice([-3, -1, 0, 2, 3], size=3)}
+            )
         else:
             opts["max_size"] = int(rng.integers(1, len(names)))
     if rng.random() < 0.4 and len(names) >= 2:
         a, b = rng.choice(names, size=2, replace=False)
-        opts["constraints"] = [sw.needs(str(a), str(b)) if rng.random() < 0.5 else sw.at_most(1, [str(a), str(b)])]
+        opts["constraints"] = [
+            sw.needs(str(a), str(b)) if rng.random() < 0.5 else sw.at_most(1, [str(a), str(b)])
+        ]
     return opts
 
 
@@ -123,15 +128,26 @@ def tiny_variable_problem(seed: int, n: int | None = None):
 
     rng = np.random.default_rng(seed)
     n = n or int(rng.integers(8, 15))
-    raw = pd.DataFrame({"a": rng.integers(0, 5, n), "b": rng.integers(0, 4, n), "c": rng.integers(0, 2, n)})
-    raw.loc[:4, "a"], raw.loc[:3, "b"], raw.loc[:1, "c"] = range(5), range(4), [0, 1]  # every cut splits the rows
+    raw = pd.DataFrame(
+        {"a": rng.integers(0, 5, n), "b": rng.integers(0, 4, n), "c": rng.integers(0, 2, n)}
+    )
+    raw.loc[:4, "a"], raw.loc[:3, "b"], raw.loc[:1, "c"] = (
+        range(5),
+        range(4),
+        [0, 1],
+    )  # every cut splits the rows
     builder = sw.RuleBuilder(cuts=VARIABLE_CUTS).fit(raw)
     X = builder.transform(raw)
     # labels from random weights on the rules (often not monotone in a or b), with noise
     logit = X.to_numpy(dtype=float) @ rng.normal(0, 1.5, X.shape[1]) + rng.normal(0, 0.7, n)
     y = np.where(logit > np.median(logit), 1, -1)
     y[0], y[1] = 1, -1
-    return X.to_numpy(dtype=float), y, list(X.columns), options_by_variable(builder, {})["variables"]
+    return (
+        X.to_numpy(dtype=float),
+        y,
+        list(X.columns),
+        options_by_variable(builder, {})["variables"],
+    )
 
 
 def tiny_band_problem(seed: int, n: int | None = None):
@@ -142,7 +158,12 @@ def tiny_band_problem(seed: int, n: int | None = None):
     n = n or int(rng.integers(8, 15))
     a, c = rng.integers(0, 6, n), rng.integers(0, 2, n)
     a[:6], c[:2] = range(6), [0, 1]  # every cut splits the rows
-    kinds = {"a < 2": ["lt", 2], "2 <= a < 4": ["band", 2, 4], "a >= 4": ["ge", 4], "a >= 2": ["ge", 2]}
+    kinds = {
+        "a < 2": ["lt", 2],
+        "2 <= a < 4": ["band", 2, 4],
+        "a >= 4": ["ge", 4],
+        "a >= 2": ["ge", 2],
+    }
     names = list(kinds) + ["c"]
     X = np.column_stack([a < 2, (a >= 2) & (a < 4), a >= 4, a >= 2, c]).astype(float)
     logit = X @ rng.normal(0, 1.5, X.shape[1]) + rng.normal(0, 0.7, n)
@@ -180,7 +201,9 @@ def tiny_risk_problem(seed: int, n: int = 24, d: int = 3):
     y[:2] = [0, 1]  # both classes
     names = [f"f{j}" for j in range(d)]
     frame = pd.DataFrame(X, columns=names)
-    frame.attrs[RULES_ATTR] = False  # the engine's own features (a count among them), as brute force reads them
+    frame.attrs[RULES_ATTR] = (
+        False  # the engine's own features (a count among them), as brute force reads them
+    )
     return frame, y, names
 
 

@@ -4,11 +4,21 @@
 Nothing here imports Jupyter, Altair or scikit-learn.
 """
 
-from .data import DataWarning, Dataset, prepare_data
+from .data import Dataset, DataWarning, prepare_data
 from .scoring import Metrics, ScoringSystem
 from .spec import LogicalConstraint, Spec, at_least, at_most, hierarchy, make_spec, needs
 
 __all__ = [
-    "DataWarning", "Dataset", "prepare_data", "Metrics", "ScoringSystem", "LogicalConstraint", "Spec", "at_least",
-    "at_most", "hierarchy", "make_spec", "needs",
+    "DataWarning",
+    "Dataset",
+    "prepare_data",
+    "Metrics",
+    "ScoringSystem",
+    "LogicalConstraint",
+    "Spec",
+    "at_least",
+    "at_most",
+    "hierarchy",
+    "make_spec",
+    "needs",
 ]

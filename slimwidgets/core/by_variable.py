@@ -52,7 +52,8 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -60,9 +61,25 @@ from .constraints import LogicalConstraint
 from .linear import LinearRow
 from .validators import mapping, names
 
-__all__ = ["variables_map", "THRESHOLD_KINDS", "INTERVAL_KINDS", "kind_name", "monotone_steps", "monotone_rows",
-           "linear_rows", "signs_only", "variable_of", "variable_ids", "monotone_sign",
-           "support_constraints", "check_variable_options", "check_variable_names", "variable_problems", "variables_in_use", "most_rules"]
+__all__ = [
+    "variables_map",
+    "THRESHOLD_KINDS",
+    "INTERVAL_KINDS",
+    "kind_name",
+    "monotone_steps",
+    "monotone_rows",
+    "linear_rows",
+    "signs_only",
+    "variable_of",
+    "variable_ids",
+    "monotone_sign",
+    "support_constraints",
+    "check_variable_options",
+    "check_variable_names",
+    "variable_problems",
+    "variables_in_use",
+    "most_rules",
+]
 
 #: The kinds of threshold rules and the way each points: ``ge`` holds above its cut (+1), ``lt`` below it (-1).
 THRESHOLD_KINDS = {"ge": 1, "lt": -1}
@@ -99,17 +116,26 @@ def _kind(rule: str, kind: Any, what: str) -> Any:
         return kind
     parts = list(kind) if isinstance(kind, (list, tuple)) else [kind]
     name, edges = (parts[0], parts[1:]) if parts else (None, [])
-    numbers_ok = all(e is None or (isinstance(e, numbers.Real) and not isinstance(e, bool) and math.isfinite(e))
-                     for e in edges)
+    numbers_ok = all(
+        e is None or (isinstance(e, numbers.Real) and not isinstance(e, bool) and math.isfinite(e))
+        for e in edges
+    )
     if name in ("ge", "lt"):
         ok = len(edges) == 1 and numbers_ok and edges[0] is not None
     elif name == "band":  # lo < hi, at most one end open
-        ok = len(edges) == 2 and numbers_ok and edges != [None, None] and (None in edges or edges[0] < edges[1])
+        ok = (
+            len(edges) == 2
+            and numbers_ok
+            and edges != [None, None]
+            and (None in edges or edges[0] < edges[1])
+        )
     else:
         ok = False
     if not ok:
-        raise ValueError(f"{what}: rule {rule!r} has a kind {kind!r}; with edges a kind is ['ge', cut], ['lt', cut] "
-                         "or ['band', lo, hi] (lo < hi, None for an open end)")
+        raise ValueError(
+            f"{what}: rule {rule!r} has a kind {kind!r}; with edges a kind is ['ge', cut], ['lt', cut] "
+            "or ['band', lo, hi] (lo < hi, None for an open end)"
+        )
     return (name, *(None if e is None else float(e) for e in edges))
 
 
@@ -127,8 +153,10 @@ def variables_map(value: Any, what: str) -> dict[str, dict[str, str]]:
             raise ValueError(f"{what}[{var!r}] has no rules")
         for rule, kind in kinds.items():
             if kind_name(kind) not in RULE_KINDS:
-                raise ValueError(f"{what}[{var!r}]: rule {rule!r} has an unknown kind {kind!r} "
-                                 f"(one of {', '.join(RULE_KINDS)})")
+                raise ValueError(
+                    f"{what}[{var!r}]: rule {rule!r} has an unknown kind {kind!r} "
+                    f"(one of {', '.join(RULE_KINDS)})"
+                )
             if rule in owner:
                 raise ValueError(f"rule {rule!r} is in two variables ({owner[rule]!r} and {var!r})")
             owner[rule] = str(var)
@@ -180,10 +208,12 @@ def most_rules(spec: Any, feature_names: Sequence[str]) -> int | None:
     usable = []
     for v in np.unique(ids):
         rules = [feature_names[j] for j in np.flatnonzero(ids == v)]
-        cuts = sum(1 for r in rules if r in of and kind_name(spec.variables[of[r]][r]) in THRESHOLD_KINDS)
+        cuts = sum(
+            1 for r in rules if r in of and kind_name(spec.variables[of[r]][r]) in THRESHOLD_KINDS
+        )
         cap = cuts if spec.max_cuts_per_variable is None else min(cuts, spec.max_cuts_per_variable)
         usable.append(len(rules) - cuts + cap)
-    return int(sum(sorted(usable, reverse=True)[:spec.max_variables]))
+    return int(sum(sorted(usable, reverse=True)[: spec.max_variables]))
 
 
 def monotone_sign(spec: Any, name: str) -> str | None:
@@ -228,11 +258,15 @@ def monotone_steps(kinds: Mapping[str, Any]) -> list[tuple[float | None, dict[st
     rules = _interval_rules(kinds)
     edges = {r: _edges(kinds[r]) for r in rules}
     if all(e is None for e in edges.values()):
-        if len({kind_name(kinds[r]) for r in rules}) <= 1 and all(kind_name(kinds[r]) != "band" for r in rules):
+        if len({kind_name(kinds[r]) for r in rules}) <= 1 and all(
+            kind_name(kinds[r]) != "band" for r in rules
+        ):
             return [(None, {r: THRESHOLD_KINDS[kind_name(kinds[r])]}) for r in rules]
     if any(e is None for e in edges.values()):
-        raise ValueError("its interval rules point both ways (>= and <, or bands), so their order needs their cut "
-                         "points: give each as ['ge', cut], ['lt', cut] or ['band', lo, hi]")
+        raise ValueError(
+            "its interval rules point both ways (>= and <, or bands), so their order needs their cut "
+            "points: give each as ['ge', cut], ['lt', cut] or ['band', lo, hi]"
+        )
     steps: dict[float, dict[str, int]] = {}
     for r, (lo, hi) in edges.items():
         for cut, sign in ((lo, 1), (hi, -1)):
@@ -241,7 +275,9 @@ def monotone_steps(kinds: Mapping[str, Any]) -> list[tuple[float | None, dict[st
     return [(cut, {r: v for r, v in steps[cut].items() if v}) for cut in sorted(steps)]
 
 
-def _monotone_split(spec: Any) -> tuple[dict[str, str], list[tuple[str, float | None, dict[str, int]]]]:
+def _monotone_split(
+    spec: Any,
+) -> tuple[dict[str, str], list[tuple[str, float | None, dict[str, int]]]]:
     """``monotone`` as signs on rules (a step of one rule) and rows (a step of several, or a
     rule whose one-rule steps ask both signs): ``({rule: sign}, [(variable, cut, step)])``."""
     signs: dict[str, set[str]] = {}
@@ -250,7 +286,7 @@ def _monotone_split(spec: Any) -> tuple[dict[str, str], list[tuple[str, float | 
     for var, direction in spec.monotone.items():
         for cut, step in monotone_steps(spec.variables.get(var, {})):
             if len(step) == 1:
-                (rule, s), = step.items()
+                ((rule, s),) = step.items()
                 signs.setdefault(rule, set()).add("+" if (s > 0) == (direction == "+") else "-")
                 alone.append((var, cut, step))
             else:
@@ -269,8 +305,14 @@ def monotone_rows(spec: Any) -> tuple[Any, ...]:
     for var, cut, step in _monotone_split(spec)[1]:
         up = spec.monotone[var] == "+"
         where = "" if cut is None else f" at {cut:g}"
-        out.append(LinearRow(tuple(("points", r, float(v)) for r, v in step.items()), 0.0 if up else None,
-                             None if up else 0.0, f"monotone {spec.monotone[var]} on {var!r}{where}"))
+        out.append(
+            LinearRow(
+                tuple(("points", r, float(v)) for r, v in step.items()),
+                0.0 if up else None,
+                None if up else 0.0,
+                f"monotone {spec.monotone[var]} on {var!r}{where}",
+            )
+        )
     return tuple(out)
 
 
@@ -282,7 +324,11 @@ def linear_rows(spec: Any) -> tuple[Any, ...]:
 def signs_only(spec: Any) -> Any:
     """The spec with only the part of ``monotone`` that signs hold (a relaxation: its optimum is
     a floor of the spec's)."""
-    keep = {var: d for var, d in spec.monotone.items() if not any(row_var == var for row_var, _, _ in _monotone_split(spec)[1])}
+    keep = {
+        var: d
+        for var, d in spec.monotone.items()
+        if not any(row_var == var for row_var, _, _ in _monotone_split(spec)[1])
+    }
     return spec if keep == dict(spec.monotone) else spec.replace(monotone=keep)
 
 
@@ -292,8 +338,11 @@ def support_constraints(spec: Any) -> tuple[LogicalConstraint, ...]:
     k = spec.max_cuts_per_variable
     if k is None:
         return tuple(spec.constraints)
-    caps = [LogicalConstraint("at_most", tuple(t), k=k) for t in map(_thresholds, spec.variables.values())
-            if len(t) > k]
+    caps = [
+        LogicalConstraint("at_most", tuple(t), k=k)
+        for t in map(_thresholds, spec.variables.values())
+        if len(t) > k
+    ]
     return tuple(spec.constraints) + tuple(caps)
 
 
@@ -308,21 +357,31 @@ def check_variable_options(spec: Any) -> None:
         for rule in kinds:
             sign, v = monotone_sign(spec, rule), spec.lock.get(rule, 0)
             if (sign == "+" and v < 0) or (sign == "-" and v > 0):
-                raise ValueError(f"monotone {direction!r} on {var!r} needs {sign!r} points on {rule!r}, "
-                                 f"but it is locked at {v}")
+                raise ValueError(
+                    f"monotone {direction!r} on {var!r} needs {sign!r} points on {rule!r}, "
+                    f"but it is locked at {v}"
+                )
             lo, hi = spec.feature_box(rule)
             if sign is not None and (lo > hi or (rule in spec.require and lo == hi == 0)):
-                raise ValueError(f"monotone {direction!r} on {var!r} needs {sign!r} points on {rule!r}, which its "
-                                 "range, sign or requirement does not allow")
+                raise ValueError(
+                    f"monotone {direction!r} on {var!r} needs {sign!r} points on {rule!r}, which its "
+                    "range, sign or requirement does not allow"
+                )
     if spec.monotone and spec.loss == "logistic" and monotone_rows(spec):
-        raise ValueError(f"monotone on {', '.join(map(repr, spec.monotone))}: its rules share cuts (bands, or rules "
-                         "of both directions), which needs rows between bands; risk cards hold monotone only on "
-                         "rules of one direction (age >= 50, age >= 60), decision cards hold both")
+        raise ValueError(
+            f"monotone on {', '.join(map(repr, spec.monotone))}: its rules share cuts (bands, or rules "
+            "of both directions), which needs rows between bands; risk cards hold monotone only on "
+            "rules of one direction (age >= 50, age >= 60), decision cards hold both"
+        )
     if spec.max_variables is not None:
-        fixed = variables_in_use(spec, list(spec.require) + [n for n, v in spec.lock.items() if v != 0])
+        fixed = variables_in_use(
+            spec, list(spec.require) + [n for n, v in spec.lock.items() if v != 0]
+        )
         if len(fixed) > spec.max_variables:
-            raise ValueError(f"max_variables={spec.max_variables} clashes with {len(fixed)} variables that must be "
-                             f"used (require/lock): {fixed}")
+            raise ValueError(
+                f"max_variables={spec.max_variables} clashes with {len(fixed)} variables that must be "
+                f"used (require/lock): {fixed}"
+            )
 
 
 def check_variable_names(spec: Any) -> None:
@@ -331,14 +390,25 @@ def check_variable_names(spec: Any) -> None:
     for var in spec.monotone:
         if var not in spec.variables:
             close = difflib.get_close_matches(var, list(spec.variables), n=1)
-            known = ", ".join(map(repr, spec.variables)) or "none: fit on a raw table, or give variables="
-            raise KeyError(f"monotone names {var!r}, which is no variable of the rules"
-                           + (f" (did you mean {close[0]!r}?)" if close else f" (variables: {known})"))
+            known = (
+                ", ".join(map(repr, spec.variables))
+                or "none: fit on a raw table, or give variables="
+            )
+            raise KeyError(
+                f"monotone names {var!r}, which is no variable of the rules"
+                + (f" (did you mean {close[0]!r}?)" if close else f" (variables: {known})")
+            )
         if not _interval_rules(spec.variables[var]):
-            raise ValueError(f"monotone on {var!r}: it has no threshold rules nor bands (levels and 'missing' have no order)")
-    if spec.max_cuts_per_variable is not None and not any(map(_thresholds, spec.variables.values())):
-        raise ValueError("max_cuts_per_variable needs the threshold rules of variables (fit on a raw table with "
-                         "numeric columns, or give variables={name: {rule: 'ge', ...}})")
+            raise ValueError(
+                f"monotone on {var!r}: it has no threshold rules nor bands (levels and 'missing' have no order)"
+            )
+    if spec.max_cuts_per_variable is not None and not any(
+        map(_thresholds, spec.variables.values())
+    ):
+        raise ValueError(
+            "max_cuts_per_variable needs the threshold rules of variables (fit on a raw table with "
+            "numeric columns, or give variables={name: {rule: 'ge', ...}})"
+        )
 
 
 def variable_problems(spec: Any, points: Mapping[str, int]) -> list[str]:
@@ -348,15 +418,26 @@ def variable_problems(spec: Any, points: Mapping[str, int]) -> list[str]:
     used = [n for n, v in points.items() if v != 0]
     in_use = variables_in_use(spec, used)
     if spec.max_variables is not None and len(in_use) > spec.max_variables:
-        problems.append(f"at most {spec.max_variables} variables ({len(in_use)} used: {', '.join(in_use)})")
+        problems.append(
+            f"at most {spec.max_variables} variables ({len(in_use)} used: {', '.join(in_use)})"
+        )
     for var, kinds in spec.variables.items():
         cuts = [r for r in _thresholds(kinds) if points.get(r, 0) != 0]
         if spec.max_cuts_per_variable is not None and len(cuts) > spec.max_cuts_per_variable:
-            problems.append(f"at most {spec.max_cuts_per_variable} cut points per variable ({var!r} uses {len(cuts)})")
+            problems.append(
+                f"at most {spec.max_cuts_per_variable} cut points per variable ({var!r} uses {len(cuts)})"
+            )
         direction = spec.monotone.get(var)
-        if direction is not None:  # the change of the band points at each cut, from the rules' intervals
-            steps = [sum(v * points.get(r, 0) for r, v in step.items()) for _, step in monotone_steps(kinds)]
+        if (
+            direction is not None
+        ):  # the change of the band points at each cut, from the rules' intervals
+            steps = [
+                sum(v * points.get(r, 0) for r, v in step.items())
+                for _, step in monotone_steps(kinds)
+            ]
             if any(s < 0 for s in steps) if direction == "+" else any(s > 0 for s in steps):
-                problems.append(f"monotone {direction} on {var!r} (its band points do not "
-                                f"{'rise' if direction == '+' else 'fall'} with it)")
+                problems.append(
+                    f"monotone {direction} on {var!r} (its band points do not "
+                    f"{'rise' if direction == '+' else 'fall'} with it)"
+                )
     return problems

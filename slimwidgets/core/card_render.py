@@ -7,7 +7,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from .. import export as render
 from .._version import __version__
@@ -20,9 +21,10 @@ class CardRendering:
     """How a card reads (a mixin of :class:`~slimwidgets.core.scoring.ScoringSystem`)."""
 
     if TYPE_CHECKING:  # the card's fields live on ScoringSystem, which this class is part of
+
         def __getattr__(self, name: str) -> Any: ...
 
-    def _card_data(self) -> "render.CardData":
+    def _card_data(self) -> render.CardData:
         rows = tuple(self.points.items())
         binary = self.binary or (True,) * len(self.feature_names)
         kinds = tuple(binary[self.feature_names.index(n)] for n, _ in rows)
@@ -37,18 +39,29 @@ class CardRendering:
             notes.append(_cv_line(self.details["cv"]))
         notes.extend(self.details.get("box_limits", ()))  # boxes the card sits at the end of
         notes.extend(entry["note"] for entry in self.history)  # e.g. recalibrated for a new site
-        return render.CardData(rows=rows, threshold=self.threshold, positive=self.positive_name or str(self.positive),
-                               binary=kinds, notes=tuple(notes), family=self.family, level=status.level,
-                               details=details_text(status), rule=self.rule,
-                               multiplier=self.multiplier, **self._variables(rows))
+        return render.CardData(
+            rows=rows,
+            threshold=self.threshold,
+            positive=self.positive_name or str(self.positive),
+            binary=kinds,
+            notes=tuple(notes),
+            family=self.family,
+            level=status.level,
+            details=details_text(status),
+            rule=self.rule,
+            multiplier=self.multiplier,
+            **self._variables(rows),
+        )
 
     def _variables(self, rows: tuple) -> dict:
         """What the exports need of the rule builder: the points by variable and what each rule tests."""
         if self.rules is None:
             return {}
         by_name = {r.name: r for r in self.rules.rules_}
-        return {"variables": tuple(self.rules.points_table(dict(rows))),
-                "rule_defs": tuple(tuple(by_name[name][1:]) for name, _ in rows)}
+        return {
+            "variables": tuple(self.rules.points_table(dict(rows))),
+            "rule_defs": tuple(tuple(by_name[name][1:]) for name, _ in rows),
+        }
 
     def status_line(self) -> str:
         """What the card is and what is proven about it, in the user's units (see
@@ -66,21 +79,33 @@ class CardRendering:
         return tuple(float(p) for p in self.predicted_risk([row[0] for row in self._risk_rows()]))
 
     def to_text(self) -> str:
-        return render.render_text(self._card_data()) + render.risk_text(self._risk_rows(), self._predicted())
+        return render.render_text(self._card_data()) + render.risk_text(
+            self._risk_rows(), self._predicted()
+        )
 
     def to_html(self, document: bool = True) -> str:
         """The card as a standalone HTML document (doctype, charset, title, print styles,
         risk table); ``document=False`` gives the fragment a notebook shows."""
         if not document:
-            return render.render_html(self._card_data()) + render.risk_html(self._risk_rows(), self._predicted())
-        return render.render_document(self._card_data(), self._risk_rows(), generator=f"slimwidgets {__version__}",
-                                      predicted=self._predicted())
+            return render.render_html(self._card_data()) + render.risk_html(
+                self._risk_rows(), self._predicted()
+            )
+        return render.render_document(
+            self._card_data(),
+            self._risk_rows(),
+            generator=f"slimwidgets {__version__}",
+            predicted=self._predicted(),
+        )
 
     def to_latex(self) -> str:
-        return render.render_latex(self._card_data()) + render.risk_latex(self._risk_rows(), self._predicted())
+        return render.render_latex(self._card_data()) + render.risk_latex(
+            self._risk_rows(), self._predicted()
+        )
 
     def to_markdown(self) -> str:
-        return render.render_markdown(self._card_data()) + render.risk_markdown(self._risk_rows(), self._predicted())
+        return render.render_markdown(self._card_data()) + render.risk_markdown(
+            self._risk_rows(), self._predicted()
+        )
 
     def to_python(self, function_name: str = "predict") -> str:
         """Source of a dependency-free Python module that scores a mapping row."""
@@ -92,6 +117,10 @@ class CardRendering:
 
 def _cv_line(cv: Mapping[str, Any]) -> str:
     """The card's one line on its cross-validation (see slimwidgets.fit_cv)."""
-    chosen = ", ".join(f"{k} = {'auto' if v is None else f'{v:g}'}" for k, v in cv["chosen"].items())
-    return (f"CV: test {cv['error']} {100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} "
-            f"({cv['folds']} folds), chosen {chosen}")
+    chosen = ", ".join(
+        f"{k} = {'auto' if v is None else f'{v:g}'}" for k, v in cv["chosen"].items()
+    )
+    return (
+        f"CV: test {cv['error']} {100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} "
+        f"({cv['folds']} folds), chosen {chosen}"
+    )

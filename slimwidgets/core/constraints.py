@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .validators import names
 
@@ -27,19 +28,25 @@ class LogicalConstraint:
 
     def __post_init__(self) -> None:
         if self.kind not in ("needs", "at_most", "at_least"):
-            raise ValueError(f"unknown constraint kind {self.kind!r}; use needs, at_most or at_least")
+            raise ValueError(
+                f"unknown constraint kind {self.kind!r}; use needs, at_most or at_least"
+            )
         if not self.features or not all(isinstance(f, str) for f in self.features):
             raise ValueError(f"constraint {self.kind!r} needs a non-empty list of feature names")
         if self.kind == "needs":
             if not self.targets or not all(isinstance(f, str) for f in self.targets):
                 raise ValueError("a 'needs' constraint needs the feature(s) it depends on")
             if set(self.features) & set(self.targets):
-                raise ValueError(f"a feature cannot need itself: {sorted(set(self.features) & set(self.targets))}")
+                raise ValueError(
+                    f"a feature cannot need itself: {sorted(set(self.features) & set(self.targets))}"
+                )
         else:
             if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool) or self.k < 0:
                 raise ValueError(f"{self.kind} needs a whole number k >= 0, got {self.k!r}")
             if self.kind == "at_least" and self.k > len(self.features):
-                raise ValueError(f"at_least {self.k} of {len(self.features)} features can never hold")
+                raise ValueError(
+                    f"at_least {self.k} of {len(self.features)} features can never hold"
+                )
 
     def describe(self) -> str:
         """The constraint in words, e.g. "at most 2 of a, b, c"."""
@@ -58,10 +65,12 @@ class LogicalConstraint:
         return out
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "LogicalConstraint":
+    def from_dict(cls, d: Mapping) -> LogicalConstraint:
         """The constraint :meth:`to_dict` wrote; a malformed one raises ``ValueError``."""
         if not isinstance(d, Mapping) or "kind" not in d or "features" not in d:
-            raise ValueError(f"a constraint must be a mapping with 'kind' and 'features', got {d!r}")
+            raise ValueError(
+                f"a constraint must be a mapping with 'kind' and 'features', got {d!r}"
+            )
         return cls(
             kind=str(d["kind"]),
             features=names(d["features"], "constraint features"),

@@ -104,7 +104,9 @@ def node_floor(
     """(a floor of the loss of every card with points in ``[lo, hi]`` and ``t`` in ``t_range``,
     the relaxed points ``v / t`` at the best fit found): see the module's docstring. ``steps``
     golden-section steps on ``t``: fewer give a valid, looser floor sooner."""
-    fits: dict[float, tuple[float, np.ndarray, float, np.ndarray]] = {}  # log t -> (loss, v, const, c)
+    fits: dict[
+        float, tuple[float, np.ndarray, float, np.ndarray]
+    ] = {}  # log t -> (loss, v, const, c)
     start = [np.zeros(lo.size)]  # the last fit's points: each fit starts from them (fewer steps)
 
     def fit(x: float) -> float:

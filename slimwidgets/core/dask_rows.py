@@ -32,8 +32,13 @@ _FOLD = "__slimwidgets_fold__"
 MAX_TABLE_ROWS = 200_000
 
 
-def _partition_counts(frame: pd.DataFrame, names: tuple[str, ...], folds: int = 0, seed: int = 0,
-                      partition_info: dict | None = None) -> pd.DataFrame:
+def _partition_counts(
+    frame: pd.DataFrame,
+    names: tuple[str, ...],
+    folds: int = 0,
+    seed: int = 0,
+    partition_info: dict | None = None,
+) -> pd.DataFrame:
     """One partition's (pattern words, label) -> summed weight; with ``folds``, each row is put
     in a fold at random first (seeded by ``seed`` and the partition's number) and the key is
     (pattern words, label, fold)."""
@@ -41,15 +46,19 @@ def _partition_counts(frame: pd.DataFrame, names: tuple[str, ...], folds: int = 
     words = pack_rules([frame[c].to_numpy() for c in rules], len(frame))
     if words is None:
         bad = [str(c) for c in rules if pack_rules([frame[c].to_numpy()], len(frame)) is None]
-        raise ValueError(f"columns {bad} hold values other than 0 and 1 (or missing values); a Dask DataFrame "
-                         "is read as 0/1 rules: binarize it first (slimwidgets.binarize)")
+        raise ValueError(
+            f"columns {bad} hold values other than 0 and 1 (or missing values); a Dask DataFrame "
+            "is read as 0/1 rules: binarize it first (slimwidgets.binarize)"
+        )
     out = pd.DataFrame({f"w{k}": words[:, k].view(np.int64) for k in range(words.shape[1])})
     out[_LABEL] = frame[_LABEL].to_numpy()
     out[_WEIGHT] = frame[_WEIGHT].to_numpy(dtype=float) if _WEIGHT in frame else 1.0
     out[_ROWS] = 1
     if folds:
         number = 0 if partition_info is None else int(partition_info.get("number", 0))
-        out[_FOLD] = np.random.default_rng([seed, number]).integers(0, folds, len(frame)).astype(np.int64)
+        out[_FOLD] = (
+            np.random.default_rng([seed, number]).integers(0, folds, len(frame)).astype(np.int64)
+        )
     keys = [c for c in out.columns if c not in (_WEIGHT, _ROWS)]
     return out.groupby(keys, sort=False, as_index=False)[[_WEIGHT, _ROWS]].sum()
 
@@ -60,22 +69,38 @@ def _thinned(counts: pd.DataFrame, fraction: float, seed: int) -> pd.DataFrame:
     again."""
     rng = np.random.default_rng([seed, len(counts), int(counts[_ROWS].sum())])
     kept = rng.binomial(counts[_ROWS].to_numpy(), fraction)
-    out = counts.assign(**{_WEIGHT: counts[_WEIGHT].to_numpy() * kept / counts[_ROWS].to_numpy(), _ROWS: kept})
+    out = counts.assign(
+        **{_WEIGHT: counts[_WEIGHT].to_numpy() * kept / counts[_ROWS].to_numpy(), _ROWS: kept}
+    )
     return out[kept > 0]
 
 
 def _check_columns(X: Any) -> tuple[str, ...]:
     names = feature_names_of(X.columns)
-    bad = [str(c) for c, t in X.dtypes.items() if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))]
+    bad = [
+        str(c)
+        for c, t in X.dtypes.items()
+        if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))
+    ]
     if bad:
-        raise TypeError(f"non-numeric columns: {bad}; encode them as 0/1 rules first (e.g. one column per category)")
+        raise TypeError(
+            f"non-numeric columns: {bad}; encode them as 0/1 rules first (e.g. one column per category)"
+        )
     if not names:
         raise ValueError("X has no columns")
     return names
 
 
-def patterns_from_dask(X: Any, y: Any, *, positive: Any = None, sample_weight: Any = None,
-                       max_patterns: int | None = None, seed: int = 0, deadline: float = math.inf) -> Patterns:
+def patterns_from_dask(
+    X: Any,
+    y: Any,
+    *,
+    positive: Any = None,
+    sample_weight: Any = None,
+    max_patterns: int | None = None,
+    seed: int = 0,
+    deadline: float = math.inf,
+) -> Patterns:
     """The weighted distinct patterns of a Dask DataFrame ``X`` of 0/1 rules with labels ``y``
     (a Dask Series partitioned like ``X``), reduced on the cluster.
 
@@ -94,8 +119,14 @@ def patterns_from_dask(X: Any, y: Any, *, positive: Any = None, sample_weight: A
     keys = [c for c in counts.columns if c not in (_WEIGHT, _ROWS)]
     if math.isfinite(deadline):  # summed on this side as the partitions come, until the deadline
         summed = _reduce_until(counts, _RunningSum(keys, limit, seed), deadline)
-        found = _to_patterns(summed.table, names, positive, summed.sampled_from(), outcome=getattr(y, "name", None))
-        return found if summed.read[0] == summed.read[1] else replace(found, partitions_read=summed.read)
+        found = _to_patterns(
+            summed.table, names, positive, summed.sampled_from(), outcome=getattr(y, "name", None)
+        )
+        return (
+            found
+            if summed.read[0] == summed.read[1]
+            else replace(found, partitions_read=summed.read)
+        )
     counts = counts.persist()  # the rows are read once: the counts serve the size check and the sum
     partial_rows, n_rows = dd.compute(counts.map_partitions(len).sum(), counts[_ROWS].sum())
     sampled_from = None
@@ -176,7 +207,11 @@ def _futures_until(client: Any, parts: list, summed: _RunningSum, deadline: floa
         if not taken and not any(f.done() for f in futures):
             wait(futures, return_when="FIRST_COMPLETED")
         for i, f in enumerate(futures):
-            if f.done() and i not in taken and (not taken or time.perf_counter() + summed.seconds < deadline):
+            if (
+                f.done()
+                and i not in taken
+                and (not taken or time.perf_counter() + summed.seconds < deadline)
+            ):
                 summed.add(f.result())
                 taken.add(i)
         if len(taken) < len(futures) and time.perf_counter() < deadline:
@@ -204,7 +239,7 @@ def _batches_until(parts: list, summed: _RunningSum, deadline: float) -> None:
         if summed.read[0] and time.perf_counter() + slowest >= deadline:
             break
         t = time.perf_counter()
-        for frame in dask.compute(*parts[start:start + step]):
+        for frame in dask.compute(*parts[start : start + step]):
             summed.add(frame)
         slowest = max(slowest, time.perf_counter() - t)
 
@@ -215,7 +250,9 @@ def _labelled(X: Any, y: Any, sample_weight: Any) -> tuple[Any, tuple[str, ...]]
 
     names = _check_columns(X)
     if not isinstance(y, dd.Series):
-        raise TypeError("with a Dask DataFrame, y must be a Dask Series partitioned like it (e.g. frame['label'])")
+        raise TypeError(
+            "with a Dask DataFrame, y must be a Dask Series partitioned like it (e.g. frame['label'])"
+        )
     frame = X.rename(columns=dict(zip(X.columns, names))).assign(**{_LABEL: y})
     return (frame if sample_weight is None else frame.assign(**{_WEIGHT: sample_weight})), names
 
@@ -223,12 +260,20 @@ def _labelled(X: Any, y: Any, sample_weight: Any) -> tuple[Any, tuple[str, ...]]
 def _meta(n_rules: int, label_dtype: Any, folds: int = 0) -> pd.DataFrame:
     cols = {f"w{k}": pd.Series([], dtype=np.int64) for k in range(max(1, -(-n_rules // 64)))}
     fold = {_FOLD: pd.Series([], dtype=np.int64)} if folds else {}
-    return pd.DataFrame({**cols, _LABEL: pd.Series([], dtype=label_dtype), **fold,
-                         _WEIGHT: pd.Series([], dtype=float), _ROWS: pd.Series([], dtype=np.int64)})
+    return pd.DataFrame(
+        {
+            **cols,
+            _LABEL: pd.Series([], dtype=label_dtype),
+            **fold,
+            _WEIGHT: pd.Series([], dtype=float),
+            _ROWS: pd.Series([], dtype=np.int64),
+        }
+    )
 
 
-def weighted_table(X: Any, y: Any, *, sample_weight: Any = None, folds: int = 0,
-                   seed: int = 0) -> tuple[pd.DataFrame, pd.Series, np.ndarray, np.ndarray | None, int]:
+def weighted_table(
+    X: Any, y: Any, *, sample_weight: Any = None, folds: int = 0, seed: int = 0
+) -> tuple[pd.DataFrame, pd.Series, np.ndarray, np.ndarray | None, int]:
     """A Dask DataFrame of 0/1 rules as a small weighted pandas table, reduced on the cluster:
     its distinct (pattern, label) rows, or with ``folds`` its distinct (pattern, label, fold)
     rows, each row of the frame put in one of ``folds`` folds at random (seeded). Returns (0/1
@@ -242,23 +287,45 @@ def weighted_table(X: Any, y: Any, *, sample_weight: Any = None, folds: int = 0,
     keys = [c for c in counts.columns if c not in (_WEIGHT, _ROWS)]
     table = counts.groupby(keys, sort=False)[[_WEIGHT, _ROWS]].sum().compute().reset_index()
     if len(table) > MAX_TABLE_ROWS:
-        raise ValueError(f"the Dask frame has {len(table):,} distinct (rules, label{', fold' if folds else ''}) rows, "
-                         f"more than the {MAX_TABLE_ROWS:,} this brings back as a table; fit one card with "
-                         "slimwidgets.fit (it reduces any number of rows), or use fewer rules")
-    words = np.ascontiguousarray(table[[c for c in table.columns if c.startswith("w")]].to_numpy(np.int64)).view(np.uint64)
-    rules = pd.DataFrame({n: ((words[:, j // 64] >> np.uint64(j % 64)) & np.uint64(1)).astype(np.uint8)
-                          for j, n in enumerate(names)})
+        raise ValueError(
+            f"the Dask frame has {len(table):,} distinct (rules, label{', fold' if folds else ''}) rows, "
+            f"more than the {MAX_TABLE_ROWS:,} this brings back as a table; fit one card with "
+            "slimwidgets.fit (it reduces any number of rows), or use fewer rules"
+        )
+    words = np.ascontiguousarray(
+        table[[c for c in table.columns if c.startswith("w")]].to_numpy(np.int64)
+    ).view(np.uint64)
+    rules = pd.DataFrame(
+        {
+            n: ((words[:, j // 64] >> np.uint64(j % 64)) & np.uint64(1)).astype(np.uint8)
+            for j, n in enumerate(names)
+        }
+    )
     labels = pd.Series(table[_LABEL].to_numpy(), name=getattr(y, "name", None))
     fold = table[_FOLD].to_numpy() if folds else None
     return rules, labels, table[_WEIGHT].to_numpy(dtype=float), fold, int(table[_ROWS].sum())
 
 
-def _to_patterns(table: pd.DataFrame, names: tuple[str, ...], positive: Any, sampled_from: int | None,
-                 outcome: Any) -> Patterns:
+def _to_patterns(
+    table: pd.DataFrame,
+    names: tuple[str, ...],
+    positive: Any,
+    sampled_from: int | None,
+    outcome: Any,
+) -> Patterns:
     labels = table[_LABEL].to_numpy()
     signs, pos_label, neg_label = labels_to_sign(labels, positive)
-    words = np.ascontiguousarray(table[[c for c in table.columns if c.startswith("w")]].to_numpy(np.int64)).view(np.uint64)
-    found = patterns_from_arrays(words, signs, table[_WEIGHT].to_numpy(dtype=float), names, int(table[_ROWS].sum()),
-                                 python_scalar(pos_label), python_scalar(neg_label),
-                                 None if outcome is None else str(outcome))
+    words = np.ascontiguousarray(
+        table[[c for c in table.columns if c.startswith("w")]].to_numpy(np.int64)
+    ).view(np.uint64)
+    found = patterns_from_arrays(
+        words,
+        signs,
+        table[_WEIGHT].to_numpy(dtype=float),
+        names,
+        int(table[_ROWS].sum()),
+        python_scalar(pos_label),
+        python_scalar(neg_label),
+        None if outcome is None else str(outcome),
+    )
     return replace(found, sampled_from=sampled_from)

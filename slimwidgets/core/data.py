@@ -9,14 +9,24 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Dataset", "DataWarning", "prepare_data", "prepare_features", "labels_to_sign", "outcome_values",
-           "refuse_time_to_event", "sensitive_codes", "group_column_apart"]
+__all__ = [
+    "Dataset",
+    "DataWarning",
+    "prepare_data",
+    "prepare_features",
+    "labels_to_sign",
+    "outcome_values",
+    "refuse_time_to_event",
+    "sensitive_codes",
+    "group_column_apart",
+]
 
 
 class DataWarning(UserWarning):
@@ -125,16 +135,26 @@ def feature_names_of(columns: Sequence[Any]) -> tuple[str, ...]:
     return names
 
 
-def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tuple[np.ndarray, tuple[str, ...]]:
+def prepare_features(
+    X: Any, feature_names: Sequence[str] | None = None
+) -> tuple[np.ndarray, tuple[str, ...]]:
     """Check that ``X`` is a non-empty, finite, numeric table; return (matrix, names)."""
     if isinstance(X, pd.DataFrame):
-        if feature_names is not None and tuple(map(str, X.columns)) != tuple(map(str, feature_names)):
+        if feature_names is not None and tuple(map(str, X.columns)) != tuple(
+            map(str, feature_names)
+        ):
             raise ValueError("feature_names given together with a DataFrame whose columns differ")
         names = feature_names_of(X.columns)
-        bad = [str(c) for c in X.columns if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))]
+        bad = [
+            str(c)
+            for c in X.columns
+            if not (pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]))
+        ]
         complex_cols = [str(c) for c in X.columns if pd.api.types.is_complex_dtype(X[c])]
         if complex_cols:
-            raise TypeError(f"complex-valued columns: {complex_cols}; scoring systems need real-valued features")
+            raise TypeError(
+                f"complex-valued columns: {complex_cols}; scoring systems need real-valued features"
+            )
         if bad:
             raise TypeError(
                 f"non-numeric columns: {bad}; encode them as numbers first (e.g. one 0/1 column per category), "
@@ -149,11 +169,15 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
         if np.iscomplexobj(raw):
             raise TypeError("X holds complex numbers; scoring systems need real-valued features")
         if raw.dtype.kind in "USO" and any(isinstance(v, (str, bytes)) for v in raw.ravel()):
-            raise TypeError("X holds text; encode it as numbers first (numeric strings are not parsed)")
+            raise TypeError(
+                "X holds text; encode it as numbers first (numeric strings are not parsed)"
+            )
         try:
             matrix = np.asarray(raw, dtype=np.float64)
         except (TypeError, ValueError):
-            raise TypeError("X must be numeric (a DataFrame of numeric/bool columns or a numeric array)") from None
+            raise TypeError(
+                "X must be numeric (a DataFrame of numeric/bool columns or a numeric array)"
+            ) from None
         if matrix.ndim != 2:
             raise ValueError(f"X must be 2-dimensional, got shape {matrix.shape}")
         if feature_names is None:
@@ -170,9 +194,11 @@ def prepare_features(X: Any, feature_names: Sequence[str] | None = None) -> tupl
     if not finite.all():
         cols = [names[j] for j in np.flatnonzero(~finite.all(axis=0))]
         count = int((~finite).sum())
-        raise ValueError(f"X has {count} missing or infinite values, in columns {cols}; impute or drop them first, "
-                         "or give missing values a rule of their own with sw.RuleBuilder (sw.fit does so unless "
-                         "rules=False)")
+        raise ValueError(
+            f"X has {count} missing or infinite values, in columns {cols}; impute or drop them first, "
+            "or give missing values a rule of their own with sw.RuleBuilder (sw.fit does so unless "
+            "rules=False)"
+        )
     return matrix, names
 
 
@@ -197,18 +223,24 @@ def outcome_values(y: Any) -> np.ndarray:
         raise ValueError("y is empty")
     missing = int(pd.isna(values).sum())
     if missing:
-        raise ValueError(f"y has {missing} missing value{'s' if missing > 1 else ''}; a card learns from "
-                         "labelled rows only: drop those rows from X and y (e.g. keep = y.notna())")
+        raise ValueError(
+            f"y has {missing} missing value{'s' if missing > 1 else ''}; a card learns from "
+            "labelled rows only: drop those rows from X and y (e.g. keep = y.notna())"
+        )
     classes = pd.unique(values)
     if len(classes) > 2:
         shown = ", ".join(_label_text(c) for c in classes[:3])
         if _continuous(values):
-            raise ValueError(f"y holds {len(classes)} distinct numbers such as {shown}, a continuous outcome; a "
-                             "card predicts one of two classes: give a yes/no y, e.g. y >= a clinically "
-                             "meaningful cut-off")
-        raise ValueError(f"y has {len(classes)} classes ({shown}{', ...' if len(classes) > 3 else ''}); a card "
-                         "separates two classes: fit one class against the rest (e.g. y == 'A') or merge "
-                         "the classes into two")
+            raise ValueError(
+                f"y holds {len(classes)} distinct numbers such as {shown}, a continuous outcome; a "
+                "card predicts one of two classes: give a yes/no y, e.g. y >= a clinically "
+                "meaningful cut-off"
+            )
+        raise ValueError(
+            f"y has {len(classes)} classes ({shown}{', ...' if len(classes) > 3 else ''}); a card "
+            "separates two classes: fit one class against the rest (e.g. y == 'A') or merge "
+            "the classes into two"
+        )
     return values
 
 
@@ -217,9 +249,11 @@ def refuse_time_to_event(values: np.ndarray) -> None:
     outcome such as scikit-survival's ``Surv``) that reached a fit of two classes: numpy's own
     error there ("ufunc 'isnan' not supported") says nothing."""
     if values.dtype.names is not None:
-        raise ValueError(f"y is a structured array with fields {list(values.dtype.names)}, a time-to-event "
-                         "outcome, which this fit of two classes does not take: sw.fit(X, y) makes a "
-                         "time-to-event card from it (loss='cox')")
+        raise ValueError(
+            f"y is a structured array with fields {list(values.dtype.names)}, a time-to-event "
+            "outcome, which this fit of two classes does not take: sw.fit(X, y) makes a "
+            "time-to-event card from it (loss='cox')"
+        )
 
 
 def _label_text(value: Any) -> str:
@@ -241,9 +275,13 @@ def labels_to_sign(y: Any, positive: Any = None) -> tuple[np.ndarray, Any, Any]:
     values = outcome_values(y)
     classes = [python_scalar(c) for c in pd.unique(values)]
     if len(classes) < 2:
-        raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs examples of both classes")
+        raise ValueError(
+            f"y has only one class ({classes[0]!r}); a classifier needs examples of both classes"
+        )
     if len({isinstance(c, str) for c in classes}) > 1:
-        raise ValueError(f"y mixes text and non-text labels {classes}; give both classes the same type")
+        raise ValueError(
+            f"y mixes text and non-text labels {classes}; give both classes the same type"
+        )
     try:
         classes = sorted(classes)
     except TypeError:
@@ -365,15 +403,25 @@ def _distinct_rows(keyed: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, 
 def _warn_about_columns(matrix: np.ndarray, names: tuple[str, ...]) -> None:
     constant = [names[j] for j in range(matrix.shape[1]) if np.all(matrix[:, j] == matrix[0, j])]
     if constant:
-        warnings.warn(f"constant columns carry no information and will never be used: {constant}", DataWarning, stacklevel=3)
+        warnings.warn(
+            f"constant columns carry no information and will never be used: {constant}",
+            DataWarning,
+            stacklevel=3,
+        )
     seen, dupes = set(), []
-    for j in range(matrix.shape[1]):  # a column's values as bytes (-0.0 read as 0.0), each looked up once
+    for j in range(
+        matrix.shape[1]
+    ):  # a column's values as bytes (-0.0 read as 0.0), each looked up once
         key = (matrix[:, j] + 0.0).tobytes()
         if key in seen:
             dupes.append(names[j])
         seen.add(key)
     if dupes:
-        warnings.warn(f"columns identical to an earlier column (only one of each can matter): {dupes}", DataWarning, stacklevel=3)
+        warnings.warn(
+            f"columns identical to an earlier column (only one of each can matter): {dupes}",
+            DataWarning,
+            stacklevel=3,
+        )
 
 
 def group_column_apart(X: Any, sensitive_features: Any) -> tuple[Any, Any]:
@@ -388,7 +436,11 @@ def group_column_apart(X: Any, sensitive_features: Any) -> tuple[Any, Any]:
     >>> list(rest.columns), list(groups)
     (['age'], ['F', 'M'])
     """
-    if not (isinstance(sensitive_features, str) and isinstance(X, pd.DataFrame) and sensitive_features in X.columns):
+    if not (
+        isinstance(sensitive_features, str)
+        and isinstance(X, pd.DataFrame)
+        and sensitive_features in X.columns
+    ):
         return X, sensitive_features
     column = X[sensitive_features]
     if not pd.api.types.is_numeric_dtype(column):
@@ -396,7 +448,9 @@ def group_column_apart(X: Any, sensitive_features: Any) -> tuple[Any, Any]:
     return X, column
 
 
-def sensitive_codes(X: Any, sensitive_features: Any) -> tuple[Any, np.ndarray, tuple[str, ...], str]:
+def sensitive_codes(
+    X: Any, sensitive_features: Any
+) -> tuple[Any, np.ndarray, tuple[str, ...], str]:
     """(X to use as features, group code per row, group labels, column name).
 
     ``sensitive_features`` is a column of ``X`` (kept as a feature when it is numeric, so
@@ -414,8 +468,11 @@ def sensitive_codes(X: Any, sensitive_features: Any) -> tuple[Any, np.ndarray, t
         values = column.to_numpy()
     else:
         name = str(getattr(sensitive_features, "name", None) or "group")
-        values = sensitive_features.to_numpy() if isinstance(sensitive_features, (pd.Series, pd.Index)) \
+        values = (
+            sensitive_features.to_numpy()
+            if isinstance(sensitive_features, (pd.Series, pd.Index))
             else np.asarray(sensitive_features)
+        )
         if values.ndim != 1:
             raise ValueError(f"sensitive_features must be one column, got shape {values.shape}")
     n = len(X) if hasattr(X, "__len__") else np.asarray(X).shape[0]
@@ -423,11 +480,15 @@ def sensitive_codes(X: Any, sensitive_features: Any) -> tuple[Any, np.ndarray, t
         raise ValueError(f"sensitive_features has {len(values)} values for {n} rows")
     missing = pd.isna(values)
     if missing.any():
-        raise ValueError(f"sensitive_features ({name!r}) has {int(missing.sum())} missing values; "
-                         "give them a group of their own (e.g. 'unknown') first")
+        raise ValueError(
+            f"sensitive_features ({name!r}) has {int(missing.sum())} missing values; "
+            "give them a group of their own (e.g. 'unknown') first"
+        )
     text = np.array([str(v) for v in values], dtype=object)
     labels, codes = np.unique(text, return_inverse=True)
     if len(labels) < 2:
-        raise ValueError(f"sensitive_features ({name!r}) has one group only ({labels[0]!r}); "
-                         "group constraints need at least two")
+        raise ValueError(
+            f"sensitive_features ({name!r}) has one group only ({labels[0]!r}); "
+            "group constraints need at least two"
+        )
     return X, codes.astype(np.int64).ravel(), tuple(str(v) for v in labels), name

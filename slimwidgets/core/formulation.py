@@ -92,7 +92,9 @@ class Formulation:
     scale: float
     lexicographic: str | None  # "tpr" / "fpr" when a cap makes one class dominate
     extra: dict[str, Any] = field(default_factory=dict)
-    caps: list[tuple[int, float]] = field(default_factory=list)  # (class, max weight of its margin errors)
+    caps: list[tuple[int, float]] = field(
+        default_factory=list
+    )  # (class, max weight of its margin errors)
     allowed: list[np.ndarray] = field(default_factory=list)  # allowed points per feature
     # sec. 7: extra cost of each allowed value over C0_j (PILM tiers), aligned with ``allowed``
     value_cost: list[np.ndarray] = field(default_factory=list)
@@ -163,8 +165,10 @@ class Formulation:
         # rows' big-M reach only that far (see core/reach.py)
         totals = self.data.X @ coefficients
         if totals.size:
-            intercept = min(max(intercept, math.floor(-totals.max() - self.margin)),
-                            math.ceil(-totals.min() + self.positive_margin))
+            intercept = min(
+                max(intercept, math.floor(-totals.max() - self.margin)),
+                math.ceil(-totals.min() + self.positive_margin),
+            )
         x[self.col_intercept] = intercept
         free = self.col_lambda >= 0
         x[self.col_lambda[free]] = coefficients[free]
@@ -189,8 +193,12 @@ class Formulation:
             if "tau" in cols:
                 x[cols["tau"]] = float(max(k - 1, 0))
             if "delta" in cols:
-                x[cols["delta"]] = float(not np.any(self.orientation[members] * coefficients[members] < 0))
-        for col, members in self.extra.get("variable_cols", {}).values():  # max_variables: u_v = variable in use
+                x[cols["delta"]] = float(
+                    not np.any(self.orientation[members] * coefficients[members] < 0)
+                )
+        for col, members in self.extra.get(
+            "variable_cols", {}
+        ).values():  # max_variables: u_v = variable in use
             x[col] = float(used[members].any())
         rows = self.col_loss >= 0
         x[self.col_loss[rows]] = self.wrong_rows(coefficients, intercept)[rows].astype(float)
@@ -203,7 +211,9 @@ class Formulation:
         """The intercept's (low, high): the spec's, or the one derived from the data."""
         return int(self.lower[self.col_intercept]), int(self.upper[self.col_intercept])
 
-    def intercept_losses(self, coefficients: np.ndarray, excess: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def intercept_losses(
+        self, coefficients: np.ndarray, excess: list | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(intercepts, loss of each, inf where a cap breaks) over the whole intercept range.
         ``excess``: a list that receives, per intercept, by how much the caps and group rows
         break in all (each excess over its row's total weight), for searches under group rows."""
@@ -224,6 +234,7 @@ class Formulation:
             cp = np.concatenate([[0.0], np.cumsum(w[pos][order_p])])
             cn = np.concatenate([[0.0], np.cumsum(w[~pos][order_n])])
             return (cp[-1] - cp[n_ok_p]) + cn[n_wrong_n]
+
         loss = wrong_weight(self.row_weight)
         over = np.zeros(len(b))
         for cls, budget in self.caps:
@@ -234,7 +245,9 @@ class Formulation:
         for row in self.rate_rows:  # group caps and gaps (signed weights sum the same way)
             loss = np.where(wrong_weight(row.coef) > row.upper + 1e-9, np.inf, loss)
             if excess is not None:
-                over += np.maximum(wrong_weight(row.coef) - row.upper, 0.0) / max(float(np.abs(row.coef).sum()), 1e-12)
+                over += np.maximum(wrong_weight(row.coef) - row.upper, 0.0) / max(
+                    float(np.abs(row.coef).sum()), 1e-12
+                )
         if excess is not None:
             excess.append(over)
         return b.astype(np.int64), loss
@@ -247,10 +260,16 @@ class Formulation:
         g = int(np.gcd.reduce(np.abs(coefs))) if coefs.size else 0
         if g > 1:
             cand = coefs // g
-            if all(cand[j] in self.allowed[j] for j in range(len(cand))) and self.linear_rows_hold(cand):
+            if all(cand[j] in self.allowed[j] for j in range(len(cand))) and self.linear_rows_hold(
+                cand
+            ):
                 b, loss = self.intercept_losses(cand)
                 cand_b = int(b[np.argmin(loss)])
-                if np.isfinite(loss).any() and self.objective_of(cand, cand_b) <= self.objective_of(coefs, intercept) + 1e-12:
+                if (
+                    np.isfinite(loss).any()
+                    and self.objective_of(cand, cand_b)
+                    <= self.objective_of(coefs, intercept) + 1e-12
+                ):
                     coefs, intercept, g = cand, cand_b, 1
         b, loss = self.intercept_losses(coefs)
         here = loss[b == intercept]
@@ -268,7 +287,11 @@ class Formulation:
         coefficients = np.asarray(coefficients, dtype=float)
         loss = float(self.row_weight[self.wrong_rows(coefficients, intercept)].sum())
         used = coefficients != 0
-        value = loss + float(self.C0[used].sum()) + self.epsilon * float(np.abs(coefficients[self.col_lambda >= 0]).sum())
+        value = (
+            loss
+            + float(self.C0[used].sum())
+            + self.epsilon * float(np.abs(coefficients[self.col_lambda >= 0]).sum())
+        )
         if self.tier_steps:
             value += self.tier_cost(coefficients)
         if self.groups:
@@ -294,7 +317,7 @@ class Formulation:
         """How many movable features every card uses (their sign is forced, so no alpha column)."""
         return int(np.count_nonzero((self.col_lambda >= 0) & (self.col_alpha < 0)))
 
-    def restricted(self, n_used: int, below: float) -> "Formulation":
+    def restricted(self, n_used: int, below: float) -> Formulation:
         """This program limited to cards that use exactly ``n_used`` movable features and
         whose objective (paper units) is below ``below``, for proofs by model size.
 
@@ -307,11 +330,14 @@ class Formulation:
         cut = (below - self.constant) * self.scale - min(1e-6, 0.1 * self.epsilon * self.scale)
         costly = np.flatnonzero(self.cost).astype(np.int32)
         offset = int(self.start[-1])
-        start = np.concatenate([self.start, [offset + alpha.size, offset + alpha.size + costly.size]]).astype(np.int32)
+        start = np.concatenate(
+            [self.start, [offset + alpha.size, offset + alpha.size + costly.size]]
+        ).astype(np.int32)
         value, lower, upper = self._sized(n_used, below)
         return replace(
             self,
-            lower=lower, upper=upper,
+            lower=lower,
+            upper=upper,
             start=start,
             index=np.concatenate([self.index, alpha, costly]).astype(np.int32),
             value=np.concatenate([value, np.ones(alpha.size), self.cost[costly]]),
@@ -335,7 +361,9 @@ class Formulation:
         value = value.copy()
         value[at] = np.minimum(value[at], reach.big_m(rows, need, most))
         if self.spec.intercept_range is None:
-            low, high = intercept_box(self.spec, self.data.X, self.extra["lo"], self.extra["hi"], self.margin, most)
+            low, high = intercept_box(
+                self.spec, self.data.X, self.extra["lo"], self.extra["hi"], self.margin, most
+            )
             i = self.col_intercept
             lower[i], upper[i] = max(lower[i], low), min(upper[i], high)
         # every penalty is >= 0: the loss of a card that beats `below` is under below - constant
@@ -364,10 +392,14 @@ class Formulation:
             )
             for name, lo, hi, is_int in zip(self.names, self.lower, self.upper, self.integer)
         ]
-        prob.setObjective(pulp.LpAffineExpression([(cols[k], c) for k, c in enumerate(self.cost) if c != 0]))
+        prob.setObjective(
+            pulp.LpAffineExpression([(cols[k], c) for k, c in enumerate(self.cost) if c != 0])
+        )
         for r in range(self.n_rows):
             a, b = self.start[r], self.start[r + 1]
-            expr = pulp.LpAffineExpression([(cols[k], v) for k, v in zip(self.index[a:b].tolist(), self.value[a:b].tolist())])
+            expr = pulp.LpAffineExpression(
+                [(cols[k], v) for k, v in zip(self.index[a:b].tolist(), self.value[a:b].tolist())]
+            )
             lo, hi = self.row_lower[r], self.row_upper[r]
             if lo == hi:
                 prob.addConstraint(pulp.LpConstraint(expr, pulp.LpConstraintEQ, f"r{r}", hi))
@@ -393,8 +425,14 @@ def _gcd_fraction(values: np.ndarray) -> Fraction:
 AUTO_INTERCEPT_LIMIT = 10**6
 
 
-def intercept_box(spec: Spec, X: np.ndarray, lo: np.ndarray, hi: np.ndarray, margin: float,
-                  most: int | None = None) -> tuple[int, int]:
+def intercept_box(
+    spec: Spec,
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    margin: float,
+    most: int | None = None,
+) -> tuple[int, int]:
     """The intercept box: the user's, or one derived from the data and the points boxes.
 
     Every card in the points box with at most ``most`` features (``max_size``) gives each row a
@@ -461,7 +499,9 @@ class _Builder:
         self.upper: list[float] = []
         self.integer: list[bool] = []
         self.names: list[str] = []
-        self.row_blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.row_blocks: list[
+            tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+        ] = []
 
     def col(self, name: str, lo: float, hi: float, integer: bool, cost: float = 0.0) -> int:
         self.names.append(name)
@@ -472,10 +512,24 @@ class _Builder:
         return len(self.names) - 1
 
     def row(self, cols: list[int], vals: list[float], lo: float, hi: float) -> None:
-        self.rows(np.array([0, len(cols)]), np.asarray(cols, dtype=np.int32), np.asarray(vals, dtype=float), np.array([lo]), np.array([hi]))
+        self.rows(
+            np.array([0, len(cols)]),
+            np.asarray(cols, dtype=np.int32),
+            np.asarray(vals, dtype=float),
+            np.array([lo]),
+            np.array([hi]),
+        )
 
     def rows(self, start, index, value, lo, hi) -> None:
-        self.row_blocks.append((np.asarray(start), np.asarray(index, dtype=np.int32), np.asarray(value, dtype=float), np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)))
+        self.row_blocks.append(
+            (
+                np.asarray(start),
+                np.asarray(index, dtype=np.int32),
+                np.asarray(value, dtype=float),
+                np.asarray(lo, dtype=float),
+                np.asarray(hi, dtype=float),
+            )
+        )
 
     def csr(self):
         starts, indices, values, los, his = [np.array([0])], [], [], [], []
@@ -488,7 +542,13 @@ class _Builder:
             los.append(lo)
             his.append(hi)
         cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt)  # noqa: E731
-        return (cat(starts, np.int32), cat(indices, np.int32), cat(values, float), cat(los, float), cat(his, float))
+        return (
+            cat(starts, np.int32),
+            cat(indices, np.int32),
+            cat(values, float),
+            cat(los, float),
+            cat(his, float),
+        )
 
 
 @dataclass(eq=False)
@@ -509,14 +569,18 @@ class FeatureBoxes:
     @property
     def always_used(self) -> np.ndarray:
         """Features every card uses: a box that excludes 0, or a fixed non-zero value."""
-        return (self.free & ((self.lo > 0) | (self.hi < 0))) | (self.fixed & (self.fixed_value != 0))
+        return (self.free & ((self.lo > 0) | (self.hi < 0))) | (
+            self.fixed & (self.fixed_value != 0)
+        )
 
 
 def feature_boxes(data: Dataset, spec: Spec) -> FeatureBoxes:
     """Each feature's box of points under ``spec`` (also read by :mod:`slimwidgets.fitting.large`,
     which prices cards on all rows of a large table without building the program)."""
     names = data.feature_names
-    box = np.array([spec.feature_box(name) for name in names], dtype=np.int64).reshape(len(names), 2)
+    box = np.array([spec.feature_box(name) for name in names], dtype=np.int64).reshape(
+        len(names), 2
+    )
     lo, hi = box[:, 0], box[:, 1]
     required = np.array([n in spec.require for n in names])
     # A required feature with a known sign just loses 0 from its box.
@@ -540,7 +604,9 @@ def feature_boxes(data: Dataset, spec: Spec) -> FeatureBoxes:
         inside = [v for v in values if lo[j] <= v <= hi[j]]
         if inside != list(range(lo[j], hi[j] + 1)):
             value_sets[j] = inside
-    return FeatureBoxes(lo, hi, required, fixed, ~fixed, allowed, np.where(fixed, lo, 0), value_sets)
+    return FeatureBoxes(
+        lo, hi, required, fixed, ~fixed, allowed, np.where(fixed, lo, 0), value_sets
+    )
 
 
 @dataclass(eq=False)
@@ -602,17 +668,29 @@ def objective_costs(data: Dataset, spec: Spec, box: FeatureBoxes) -> ObjectiveCo
     row_weight, lexicographic, base = _row_weights(data, spec)
     unit = loss_unit(base)
     C0_default = _default_C0(spec, unit, int(free.sum()))
-    C0 = np.array([spec.penalties.get(n, C0_default) + spec.missing.get(n, 0) / data.n_samples for n in names])
+    C0 = np.array(
+        [spec.penalties.get(n, C0_default) + spec.missing.get(n, 0) / data.n_samples for n in names]
+    )
     C0[~free] = 0.0
     # PILM: a value in tier r >= 2 pays the steps C_r - C_{r-1} on top of C0_j.
-    tier_steps = tuple((int(spec.tiers[r - 1][0]), float(spec.tiers[r][1] - spec.tiers[r - 1][1]))
-                       for r in range(1, len(spec.tiers)) if spec.tiers[r][1] > spec.tiers[r - 1][1])
+    tier_steps = tuple(
+        (int(spec.tiers[r - 1][0]), float(spec.tiers[r][1] - spec.tiers[r - 1][1]))
+        for r in range(1, len(spec.tiers))
+        if spec.tiers[r][1] > spec.tiers[r - 1][1]
+    )
     value_cost = []
     for j, vals in enumerate(box.allowed):
         size = np.abs(vals) if free[j] else np.zeros(len(vals), dtype=np.int64)
-        value_cost.append(np.array([sum(step for above, step in tier_steps if m > above) for m in size.tolist()], dtype=float))
+        value_cost.append(
+            np.array(
+                [sum(step for above, step in tier_steps if m > above) for m in size.tolist()],
+                dtype=float,
+            )
+        )
     index = {n: j for j, n in enumerate(names)}
-    groups = [np.array([index[n] for n in members], dtype=np.int64) for members in spec.groups.values()]
+    groups = [
+        np.array([index[n] for n in members], dtype=np.int64) for members in spec.groups.values()
+    ]
     orientation = np.ones(len(names))
     for n in spec.group_reversed:
         orientation[index[n]] = -1.0
@@ -633,8 +711,19 @@ def objective_costs(data: Dataset, spec: Spec, box: FeatureBoxes) -> ObjectiveCo
         rest += sum(spec.group_penalty + spec.rule_penalty * max(len(m) - 1, 0) for m in groups)
         step = loss_unit(row_weight[dominant])
         row_weight = np.where(dominant, row_weight * (rest + unit) / step, row_weight)
-    return ObjectiveCosts(row_weight, unit, lexicographic, C0, C0_default, tier_steps, value_cost, groups, orientation,
-                  epsilon, 1.0 / unit)
+    return ObjectiveCosts(
+        row_weight,
+        unit,
+        lexicographic,
+        C0,
+        C0_default,
+        tier_steps,
+        value_cost,
+        groups,
+        orientation,
+        epsilon,
+        1.0 / unit,
+    )
 
 
 @dataclass(eq=False)
@@ -649,16 +738,22 @@ class _Columns:
     value_cols: dict[int, dict[int, int]] = field(default_factory=dict)
     tier_cols: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     group_cols: dict[int, dict[str, int]] = field(default_factory=dict)
-    variable_cols: dict[int, tuple[int, list[int]]] = field(default_factory=dict)  # u_v and its rules
+    variable_cols: dict[int, tuple[int, list[int]]] = field(
+        default_factory=dict
+    )  # u_v and its rules
 
 
-def _coefficient_columns(b: "_Builder", spec: Spec, box: FeatureBoxes, costs: ObjectiveCosts,
-                         intercept: tuple[int, int]) -> _Columns:
+def _coefficient_columns(
+    b: _Builder, spec: Spec, box: FeatureBoxes, costs: ObjectiveCosts, intercept: tuple[int, int]
+) -> _Columns:
     """The intercept, lambda_j, and per free feature alpha_j = 1[lambda_j != 0] (l0 rows),
     beta_j = |lambda_j| (l1 rows) and, for a required feature of either sign, its sign."""
     lo, hi, eps, scale = box.lo, box.hi, costs.epsilon, costs.scale
-    cols = _Columns(b.col("intercept", intercept[0], intercept[1], True),
-                    np.full(len(lo), -1, dtype=np.int64), np.full(len(lo), -1, dtype=np.int64))
+    cols = _Columns(
+        b.col("intercept", intercept[0], intercept[1], True),
+        np.full(len(lo), -1, dtype=np.int64),
+        np.full(len(lo), -1, dtype=np.int64),
+    )
     free = np.flatnonzero(box.free)
     for j in free:
         # |lambda_j| is linear when the sign is known: put eps on lambda itself.
@@ -674,7 +769,9 @@ def _coefficient_columns(b: "_Builder", spec: Spec, box: FeatureBoxes, costs: Ob
         if lo[j] < 0:  # lambda_j >= lo * alpha_j
             b.row([lam[j], alpha[j]], [1.0, -float(lo[j])], 0.0, math.inf)
         if lo[j] < 0 < hi[j]:
-            beta = cols.betas[j] = b.col(f"beta_{j}", 0.0, float(max(-lo[j], hi[j])), False, eps * scale)
+            beta = cols.betas[j] = b.col(
+                f"beta_{j}", 0.0, float(max(-lo[j], hi[j])), False, eps * scale
+            )
             b.row([beta, lam[j]], [1.0, -1.0], 0.0, math.inf)
             b.row([beta, lam[j]], [1.0, 1.0], 0.0, math.inf)
         if box.required[j]:
@@ -687,7 +784,7 @@ def _coefficient_columns(b: "_Builder", spec: Spec, box: FeatureBoxes, costs: Ob
     return cols
 
 
-def _value_set_columns(b: "_Builder", box: FeatureBoxes, cols: _Columns) -> None:
+def _value_set_columns(b: _Builder, box: FeatureBoxes, cols: _Columns) -> None:
     """lambda_j = sum_v v u_{j,v} over binaries u_{j,v}, one per allowed non-zero value."""
     for j, allowed in box.value_sets.items():
         nonzero = [v for v in allowed if v != 0]
@@ -703,7 +800,9 @@ def _value_set_columns(b: "_Builder", box: FeatureBoxes, cols: _Columns) -> None
             b.row(us, [1.0] * len(us), 1.0, 1.0)
 
 
-def _rewarded_alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: FeatureBoxes, cols: _Columns) -> None:
+def _rewarded_alpha_rows(
+    b: _Builder, spec: Spec, names: tuple[str, ...], box: FeatureBoxes, cols: _Columns
+) -> None:
     """alpha_j >= 1[lambda_j != 0] is all the costs need: they push alpha_j down. A constraint that
     rewards alpha_j = 1 (the target of "needs", a member of "at_least") could instead be met by
     alpha_j = 1 with lambda_j = 0, a card that breaks it; there alpha_j = 1 must force
@@ -726,11 +825,21 @@ def _rewarded_alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box:
             b.row([lam[j], alpha[j]], [1.0, 1.0], -math.inf, 0.0)
         else:
             cols.signs[j] = side = b.col(f"sign_{j}", 0.0, 1.0, True)
-            b.row([lam[j], side, alpha[j]], [1.0, -float(1 - lo[j]), -float(1 - lo[j])], float(2 * lo[j] - 1), math.inf)
-            b.row([lam[j], side, alpha[j]], [1.0, -float(hi[j] + 1), float(hi[j] + 1)], -math.inf, float(hi[j]))
+            b.row(
+                [lam[j], side, alpha[j]],
+                [1.0, -float(1 - lo[j]), -float(1 - lo[j])],
+                float(2 * lo[j] - 1),
+                math.inf,
+            )
+            b.row(
+                [lam[j], side, alpha[j]],
+                [1.0, -float(hi[j] + 1), float(hi[j] + 1)],
+                -math.inf,
+                float(hi[j]),
+            )
 
 
-def _tier_columns(b: "_Builder", box: FeatureBoxes, costs: ObjectiveCosts, cols: _Columns) -> None:
+def _tier_columns(b: _Builder, box: FeatureBoxes, costs: ObjectiveCosts, cols: _Columns) -> None:
     """PILM tiers: t_{j,r} = 1 iff |lambda_j| > b_{r-1}, each carrying its step."""
     lo, hi, lam, scale = box.lo, box.hi, cols.col_lambda, costs.scale
     for j in np.flatnonzero(box.free):
@@ -756,7 +865,9 @@ def _tier_columns(b: "_Builder", box: FeatureBoxes, costs: ObjectiveCosts, cols:
             cols.tier_cols[j] = tiers
 
 
-def _group_columns(b: "_Builder", spec: Spec, box: FeatureBoxes, costs: ObjectiveCosts, cols: _Columns) -> None:
+def _group_columns(
+    b: _Builder, spec: Spec, box: FeatureBoxes, costs: ObjectiveCosts, cols: _Columns
+) -> None:
     """TILM groups: nu_g (in use), tau_g (members beyond the first), R_max, delta_g (signs)."""
     always_used, scale = box.always_used, costs.scale
     for g, members in enumerate(costs.groups):
@@ -772,15 +883,24 @@ def _group_columns(b: "_Builder", spec: Spec, box: FeatureBoxes, costs: Objectiv
                 cols_g["nu"] = b.col(f"nu_{g}", 0.0, 1.0, True, spec.group_penalty * scale)
                 for a in alphas:  # alpha_j <= nu_g
                     b.row([a, cols_g["nu"]], [1.0, -1.0], -math.inf, 0.0)
-                b.row(alphas + [cols_g["nu"]], [1.0] * len(alphas) + [-1.0], 0.0, math.inf)  # nu_g <= sum alpha
+                b.row(
+                    alphas + [cols_g["nu"]], [1.0] * len(alphas) + [-1.0], 0.0, math.inf
+                )  # nu_g <= sum alpha
         if spec.rule_penalty > 0 and on + len(alphas) >= 2:
             top = float(on + len(alphas) - 1)
             cols_g["tau"] = b.col(f"tau_{g}", 0.0, top, False, spec.rule_penalty * scale)
             # tau_g >= sum alpha + on - nu_g  (nu_g = 1 when on > 0, so: - 1)
             if on:
-                b.row([cols_g["tau"]] + alphas, [1.0] + [-1.0] * len(alphas), float(on - 1), math.inf)
+                b.row(
+                    [cols_g["tau"]] + alphas, [1.0] + [-1.0] * len(alphas), float(on - 1), math.inf
+                )
             else:
-                b.row([cols_g["tau"]] + alphas + [cols_g["nu"]], [1.0] + [-1.0] * len(alphas) + [1.0], 0.0, math.inf)
+                b.row(
+                    [cols_g["tau"]] + alphas + [cols_g["nu"]],
+                    [1.0] + [-1.0] * len(alphas) + [1.0],
+                    0.0,
+                    math.inf,
+                )
         if spec.max_rules_per_group is not None and len(alphas) + on > spec.max_rules_per_group:
             b.row(alphas, [1.0] * len(alphas), -math.inf, float(spec.max_rules_per_group - on))
         if spec.group_signs_agree and len(members) >= 2:
@@ -791,8 +911,14 @@ def _group_columns(b: "_Builder", spec: Spec, box: FeatureBoxes, costs: Objectiv
             cols.group_cols[g] = cols_g
 
 
-def _group_sign_rows(b: "_Builder", g: int, members: np.ndarray, box: FeatureBoxes, costs: ObjectiveCosts,
-                     cols: _Columns) -> int | None:
+def _group_sign_rows(
+    b: _Builder,
+    g: int,
+    members: np.ndarray,
+    box: FeatureBoxes,
+    costs: ObjectiveCosts,
+    cols: _Columns,
+) -> int | None:
     """delta_g = 1: every o_j lambda_j >= 0, else every one <= 0; None when the boxes cannot mix signs."""
     boxes = []  # the box of o_j lambda_j, per member
     for j in members:
@@ -816,8 +942,16 @@ def _group_sign_rows(b: "_Builder", g: int, members: np.ndarray, box: FeatureBox
     return delta
 
 
-def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: FeatureBoxes, costs: ObjectiveCosts, cols: _Columns,
-               need: np.ndarray, reach: RowReach | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _loss_rows(
+    b: _Builder,
+    data: Dataset,
+    spec: Spec,
+    box: FeatureBoxes,
+    costs: ObjectiveCosts,
+    cols: _Columns,
+    need: np.ndarray,
+    reach: RowReach | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """y_i (lambda_0 + x_i . lambda) + M_i z_i >= m_i for the rows some card gets right and some
     wrong; (loss column per row (-1: none), rows every card gets wrong, rows with a loss column,
     where each row's M_i sits in the program's values).
@@ -832,7 +966,9 @@ def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: FeatureBoxes, cost
     either class.
     """
     X, y, free, lo, hi = data.X, data.y, box.free, box.lo, box.hi
-    const = X[:, box.fixed] @ box.fixed_value[box.fixed].astype(float)  # contribution of locked points
+    const = X[:, box.fixed] @ box.fixed_value[box.fixed].astype(
+        float
+    )  # contribution of locked points
     lo_f, hi_f = lo[free].astype(float), hi[free].astype(float)
     yX = y[:, None] * X[:, free]
     # floats: int8 labels times a wide intercept box overflow
@@ -858,7 +994,11 @@ def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: FeatureBoxes, cost
         index = np.empty(start[-1], dtype=np.int32)
         value = np.empty(start[-1])
         # position of each feature entry inside its row: after the intercept slot
-        pos = start[nz_r] + 1 + (np.arange(len(nz_r)) - np.concatenate([[0], np.cumsum(counts - 2)])[nz_r])
+        pos = (
+            start[nz_r]
+            + 1
+            + (np.arange(len(nz_r)) - np.concatenate([[0], np.cumsum(counts - 2)])[nz_r])
+        )
         index[start[:-1]] = cols.intercept
         value[start[:-1]] = y[open_rows]
         index[pos] = cols.col_lambda[np.flatnonzero(free)][nz_c]
@@ -866,15 +1006,29 @@ def _loss_rows(b: "_Builder", data: Dataset, spec: Spec, box: FeatureBoxes, cost
         index[start[1:] - 1] = col_loss[open_rows]
         big_m = need[open_rows] - worst[open_rows]  # M_i = m_i + max wrongness
         if reach is not None:
-            big_m = np.minimum(big_m, reach.big_m(open_rows, need[open_rows], spec.max_size, exact=False))
+            big_m = np.minimum(
+                big_m, reach.big_m(open_rows, need[open_rows], spec.max_size, exact=False)
+            )
         value[start[1:] - 1] = big_m
         m_at = offset + start[1:] - 1
-        b.rows(start, index, value, need[open_rows] - y[open_rows] * const[open_rows], np.full(len(open_rows), math.inf))
+        b.rows(
+            start,
+            index,
+            value,
+            need[open_rows] - y[open_rows] * const[open_rows],
+            np.full(len(open_rows), math.inf),
+        )
     return col_loss, always_wrong, open_rows, m_at
 
 
-def _cap_rows(b: "_Builder", data: Dataset, spec: Spec, col_loss: np.ndarray, always_wrong: np.ndarray,
-              open_rows: np.ndarray) -> list[tuple[int, float]]:
+def _cap_rows(
+    b: _Builder,
+    data: Dataset,
+    spec: Spec,
+    col_loss: np.ndarray,
+    always_wrong: np.ndarray,
+    open_rows: np.ndarray,
+) -> list[tuple[int, float]]:
     """The FPR cap and TPR floor: the data weight of one class's errors stays within a budget."""
     y, caps = data.y, []
 
@@ -885,7 +1039,12 @@ def _cap_rows(b: "_Builder", data: Dataset, spec: Spec, col_loss: np.ndarray, al
             budget = math.floor(budget + 1e-9)
         caps.append((cls, budget))
         fixed_errors = float(data.weight[(y == cls) & always_wrong].sum())
-        b.row(col_loss[members].tolist(), data.weight[members].tolist(), -math.inf, budget - fixed_errors)
+        b.row(
+            col_loss[members].tolist(),
+            data.weight[members].tolist(),
+            -math.inf,
+            budget - fixed_errors,
+        )
 
     if spec.max_fpr is not None:
         cap_row(-1, spec.max_fpr)
@@ -894,7 +1053,9 @@ def _cap_rows(b: "_Builder", data: Dataset, spec: Spec, col_loss: np.ndarray, al
     return caps
 
 
-def _alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: FeatureBoxes, cols: _Columns) -> None:
+def _alpha_rows(
+    b: _Builder, spec: Spec, names: tuple[str, ...], box: FeatureBoxes, cols: _Columns
+) -> None:
     """Operational constraints on which features are used: the size cap, needs, at most, at least."""
     always_used = box.always_used
 
@@ -920,7 +1081,12 @@ def _alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: FeatureB
                 for t in c.targets:
                     tcols, tconst = alpha_terms([t])
                     # alpha_f <= alpha_t
-                    b.row(fcols + tcols, [1.0] * len(fcols) + [-1.0] * len(tcols), -math.inf, tconst - fconst)
+                    b.row(
+                        fcols + tcols,
+                        [1.0] * len(fcols) + [-1.0] * len(tcols),
+                        -math.inf,
+                        tconst - fconst,
+                    )
         else:
             terms, constant = alpha_terms(c.features)
             if c.kind == "at_most":
@@ -929,7 +1095,9 @@ def _alpha_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], box: FeatureB
                 b.row(terms, [1.0] * len(terms), c.k - constant, math.inf)
 
 
-def _variable_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], cols: _Columns, alpha_terms) -> None:
+def _variable_rows(
+    b: _Builder, spec: Spec, names: tuple[str, ...], cols: _Columns, alpha_terms
+) -> None:
     """``max_variables``: a binary u_v per variable of two or more free rules, u_v >= alpha_j for
     each of them, and sum u_v + sum alpha_j (variables of one free rule) + (variables always in
     use) <= max_variables. u_v costs nothing: the cap alone pushes it down."""
@@ -950,10 +1118,14 @@ def _variable_rows(b: "_Builder", spec: Spec, names: tuple[str, ...], cols: _Col
     b.row(terms, [1.0] * len(terms), -math.inf, spec.max_variables - constant)
 
 
-def _row_reach(data: Dataset, spec: Spec, box: FeatureBoxes, margin: float, ibox: tuple[int, int]) -> RowReach | None:
+def _row_reach(
+    data: Dataset, spec: Spec, box: FeatureBoxes, margin: float, ibox: tuple[int, int]
+) -> RowReach | None:
     """The loss rows' tighter big-M (:mod:`~.reach`), when the intercept box reaches every
     row's total (always, unless the user's intercept_range is narrower)."""
-    derived = intercept_box(replace(spec, intercept_range=None), data.X, box.lo, box.hi, margin, spec.max_size)
+    derived = intercept_box(
+        replace(spec, intercept_range=None), data.X, box.lo, box.hi, margin, spec.max_size
+    )
     if ibox[0] > derived[0] or ibox[1] < derived[1]:
         return None
     return RowReach(data.X, data.y, box.lo, box.hi, margin)
@@ -976,37 +1148,76 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
     _group_columns(b, spec, box, costs, cols)
     need = np.where(data.y == 1, positive_margin, margin)
     reach = _row_reach(data, spec, box, margin, ibox)
-    col_loss, always_wrong, open_rows, m_at = _loss_rows(b, data, spec, box, costs, cols, need, reach)
+    col_loss, always_wrong, open_rows, m_at = _loss_rows(
+        b, data, spec, box, costs, cols, need, reach
+    )
     caps = _cap_rows(b, data, spec, col_loss, always_wrong, open_rows)
     rates = rate_rows(data, spec)  # group fairness
     if rates:
-        add_rate_rows(b, rates, data, box, cols.intercept, cols.col_lambda, col_loss, always_wrong, need)
+        add_rate_rows(
+            b, rates, data, box, cols.intercept, cols.col_lambda, col_loss, always_wrong, need
+        )
     linear = linear_rows(spec)  # the user's own rows, written in PuLP, and monotone's between bands
     if linear:
-        add_linear_rows(b, linear, names, cols.col_lambda, cols.col_alpha, box.fixed_value, box.always_used)
+        add_linear_rows(
+            b, linear, names, cols.col_lambda, cols.col_alpha, box.fixed_value, box.always_used
+        )
     _alpha_rows(b, spec, names, box, cols)
 
     start, index, value, row_lower, row_upper = b.csr()
     # The constant C0 of features that are always used goes into the objective constant.
     C0_constant = float(costs.C0[box.free & ((box.lo > 0) | (box.hi < 0))].sum())
     return Formulation(
-        data=data, spec=spec,
-        cost=np.asarray(b.cost), lower=np.asarray(b.lower), upper=np.asarray(b.upper),
-        integer=np.asarray(b.integer), names=b.names,
-        start=start, index=index, value=value, row_lower=row_lower, row_upper=row_upper,
-        col_intercept=cols.intercept, col_lambda=cols.col_lambda, col_alpha=cols.col_alpha, col_loss=col_loss,
-        fixed_lambda=box.fixed_value.astype(float), row_weight=costs.row_weight, C0=costs.C0,
-        epsilon=costs.epsilon, margin=margin, positive_margin=positive_margin,
-        constant=float(costs.row_weight[always_wrong].sum()) + C0_constant, scale=costs.scale,
+        data=data,
+        spec=spec,
+        cost=np.asarray(b.cost),
+        lower=np.asarray(b.lower),
+        upper=np.asarray(b.upper),
+        integer=np.asarray(b.integer),
+        names=b.names,
+        start=start,
+        index=index,
+        value=value,
+        row_lower=row_lower,
+        row_upper=row_upper,
+        col_intercept=cols.intercept,
+        col_lambda=cols.col_lambda,
+        col_alpha=cols.col_alpha,
+        col_loss=col_loss,
+        fixed_lambda=box.fixed_value.astype(float),
+        row_weight=costs.row_weight,
+        C0=costs.C0,
+        epsilon=costs.epsilon,
+        margin=margin,
+        positive_margin=positive_margin,
+        constant=float(costs.row_weight[always_wrong].sum()) + C0_constant,
+        scale=costs.scale,
         lexicographic=costs.lexicographic,
-        extra={"beta": cols.betas, "sign": cols.signs, "value_cols": cols.value_cols, "lo": box.lo, "hi": box.hi,
-               "unit": costs.unit, "C0_default": costs.C0_default,
-               "tier_cols": cols.tier_cols, "group_cols": cols.group_cols, "variable_cols": cols.variable_cols,
-               # what restricted() needs to give each size its own big-M (core/reach.py)
-               "big_m": None if reach is None else (reach, open_rows, need[open_rows], m_at)},
-        caps=caps, allowed=box.allowed, value_cost=costs.value_cost, tier_steps=costs.tier_steps,
-        groups=costs.groups, group_penalty=spec.group_penalty, rule_penalty=spec.rule_penalty,
-        max_rules=spec.max_rules_per_group, signs_agree=spec.group_signs_agree, orientation=costs.orientation,
+        extra={
+            "beta": cols.betas,
+            "sign": cols.signs,
+            "value_cols": cols.value_cols,
+            "lo": box.lo,
+            "hi": box.hi,
+            "unit": costs.unit,
+            "C0_default": costs.C0_default,
+            "tier_cols": cols.tier_cols,
+            "group_cols": cols.group_cols,
+            "variable_cols": cols.variable_cols,
+            # what restricted() needs to give each size its own big-M (core/reach.py)
+            "big_m": None if reach is None else (reach, open_rows, need[open_rows], m_at),
+        },
+        caps=caps,
+        allowed=box.allowed,
+        value_cost=costs.value_cost,
+        tier_steps=costs.tier_steps,
+        groups=costs.groups,
+        group_penalty=spec.group_penalty,
+        rule_penalty=spec.rule_penalty,
+        max_rules=spec.max_rules_per_group,
+        signs_agree=spec.group_signs_agree,
+        orientation=costs.orientation,
         rate_rows=rates,
-        variable_id=None if spec.max_variables is None else variable_ids(spec, names), max_variables=spec.max_variables,
+        variable_id=None if spec.max_variables is None else variable_ids(spec, names),
+        max_variables=spec.max_variables,
     )

@@ -41,20 +41,35 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .data import labels_to_sign, sensitive_codes
 
-__all__ = ["GROUP_OPTIONS", "RateRow", "check_group_settings", "rate_rows", "add_rate_rows", "group_rates",
-           "group_problems", "dataset_rates", "per_group_caps"]
+__all__ = [
+    "GROUP_OPTIONS",
+    "RateRow",
+    "check_group_settings",
+    "rate_rows",
+    "add_rate_rows",
+    "group_rates",
+    "group_problems",
+    "dataset_rates",
+    "per_group_caps",
+]
 
 #: the spec's group options (rows of the options table, core/options.py), all off (None) by
 #: default and serialized only when set
-GROUP_OPTIONS: tuple[str, ...] = ("max_fpr_by_group", "min_tpr_by_group", "max_fpr_gap", "max_tpr_gap")
+GROUP_OPTIONS: tuple[str, ...] = (
+    "max_fpr_by_group",
+    "min_tpr_by_group",
+    "max_fpr_gap",
+    "max_tpr_gap",
+)
 
 
 def has_group_options(spec: Any) -> bool:
@@ -68,7 +83,9 @@ def check_group_settings(data: Any, spec: Any) -> None:
         return
     if data.sensitive is None:
         set_ = [k for k in GROUP_OPTIONS if getattr(spec, k) is not None]
-        raise ValueError(f"{', '.join(set_)} need sensitive_features= (the column that holds each row's group)")
+        raise ValueError(
+            f"{', '.join(set_)} need sensitive_features= (the column that holds each row's group)"
+        )
     import difflib
 
     for option in ("max_fpr_by_group", "min_tpr_by_group"):
@@ -76,11 +93,14 @@ def check_group_settings(data: Any, spec: Any) -> None:
         if isinstance(value, Mapping):
             for g in value:
                 if g not in data.sensitive_levels:
-                    close = [x for x in data.sensitive_levels if x.lower() == g.lower()] or \
-                        difflib.get_close_matches(g, list(data.sensitive_levels), n=1)
-                    raise KeyError(f"{option} names the group {g!r}, which {data.sensitive_name!r} does not hold"
-                                   + (f" (did you mean {close[0]!r}?)" if close else "")
-                                   + f"; its groups are {list(data.sensitive_levels)}")
+                    close = [
+                        x for x in data.sensitive_levels if x.lower() == g.lower()
+                    ] or difflib.get_close_matches(g, list(data.sensitive_levels), n=1)
+                    raise KeyError(
+                        f"{option} names the group {g!r}, which {data.sensitive_name!r} does not hold"
+                        + (f" (did you mean {close[0]!r}?)" if close else "")
+                        + f"; its groups are {list(data.sensitive_levels)}"
+                    )
 
 
 # -- rows of the program --------------------------------------------------------------------------
@@ -111,7 +131,10 @@ def rate_rows(data: Any, spec: Any) -> list[RateRow]:
     integral = bool(np.all(data.weight == np.round(data.weight)))
     rows: list[RateRow] = []
     labels = data.sensitive_levels
-    for cls, option, what in ((-1, spec.max_fpr_by_group, "max FPR"), (1, spec.min_tpr_by_group, "min TPR")):
+    for cls, option, what in (
+        (-1, spec.max_fpr_by_group, "max FPR"),
+        (1, spec.min_tpr_by_group, "min TPR"),
+    ):
         for g, label in enumerate(labels):
             share = _cap_of(option, label)
             members = (data.sensitive == g) & (data.y == cls)
@@ -120,27 +143,52 @@ def rate_rows(data: Any, spec: Any) -> list[RateRow]:
                 continue
             allowed = share if cls == -1 else 1.0 - share
             coef = np.where(members, data.weight, 0.0)
-            rows.append(RateRow(coef, _budget(allowed * total, integral),
-                                f"{what} {100 * share:.4g} % in group {label!r}", False))
+            rows.append(
+                RateRow(
+                    coef,
+                    _budget(allowed * total, integral),
+                    f"{what} {100 * share:.4g} % in group {label!r}",
+                    False,
+                )
+            )
     for cls, gap, what in ((-1, spec.max_fpr_gap, "FPR"), (1, spec.max_tpr_gap, "TPR")):
         if gap is None:
             continue
-        totals = [float(data.weight[(data.sensitive == g) & (data.y == cls)].sum()) for g in range(len(labels))]
+        totals = [
+            float(data.weight[(data.sensitive == g) & (data.y == cls)].sum())
+            for g in range(len(labels))
+        ]
         for a in range(len(labels)):
             for b in range(len(labels)):
                 if a == b or totals[a] == 0 or totals[b] == 0:
                     continue
                 in_a = (data.sensitive == a) & (data.y == cls)
                 in_b = (data.sensitive == b) & (data.y == cls)
-                coef = np.where(in_a, totals[b] * data.weight, 0.0) - np.where(in_b, totals[a] * data.weight, 0.0)
-                rows.append(RateRow(coef, _budget(gap * totals[a] * totals[b], integral),
-                                    f"{what} gap {100 * gap:.4g} % between groups {labels[a]!r} and {labels[b]!r}",
-                                    True))
+                coef = np.where(in_a, totals[b] * data.weight, 0.0) - np.where(
+                    in_b, totals[a] * data.weight, 0.0
+                )
+                rows.append(
+                    RateRow(
+                        coef,
+                        _budget(gap * totals[a] * totals[b], integral),
+                        f"{what} gap {100 * gap:.4g} % between groups {labels[a]!r} and {labels[b]!r}",
+                        True,
+                    )
+                )
     return rows
 
 
-def add_rate_rows(b: Any, form_rows: list[RateRow], data: Any, box: Any, col_intercept: int, col_lambda: np.ndarray,
-                  col_loss: np.ndarray, always_wrong: np.ndarray, need: np.ndarray) -> None:
+def add_rate_rows(
+    b: Any,
+    form_rows: list[RateRow],
+    data: Any,
+    box: Any,
+    col_intercept: int,
+    col_lambda: np.ndarray,
+    col_loss: np.ndarray,
+    always_wrong: np.ndarray,
+    need: np.ndarray,
+) -> None:
     """Add ``form_rows`` to the program builder ``b`` (see :func:`rate_rows`), and for the rows
     whose indicator a gap counts negatively, ``z_i = 1 => row i is wrong``."""
     for row in form_rows:
@@ -156,13 +204,26 @@ def add_rate_rows(b: Any, form_rows: list[RateRow], data: Any, box: Any, col_int
         return
     step = data.score_step()
     if step is None:
-        raise ValueError("max_fpr_gap / max_tpr_gap need totals on a grid: features with whole-number values "
-                         "or at most three decimals (round or binarize the others first)")
-    _exact_indicator_rows(b, data, box, col_intercept, col_lambda, col_loss, np.flatnonzero(signed), need, step)
+        raise ValueError(
+            "max_fpr_gap / max_tpr_gap need totals on a grid: features with whole-number values "
+            "or at most three decimals (round or binarize the others first)"
+        )
+    _exact_indicator_rows(
+        b, data, box, col_intercept, col_lambda, col_loss, np.flatnonzero(signed), need, step
+    )
 
 
-def _exact_indicator_rows(b: Any, data: Any, box: Any, col_intercept: int, col_lambda: np.ndarray,
-                          col_loss: np.ndarray, rows: np.ndarray, need: np.ndarray, step: float) -> None:
+def _exact_indicator_rows(
+    b: Any,
+    data: Any,
+    box: Any,
+    col_intercept: int,
+    col_lambda: np.ndarray,
+    col_loss: np.ndarray,
+    rows: np.ndarray,
+    need: np.ndarray,
+    step: float,
+) -> None:
     """``y_i (b0 + x_i . lambda) <= u_i + M_i (1 - z_i)``: u_i the largest multiple of ``step``
     below the margin ``need_i`` (so z_i = 1 only on a wrong row), M_i its largest excess."""
     free, lo, hi = box.free, box.lo.astype(float), box.hi.astype(float)
@@ -171,7 +232,11 @@ def _exact_indicator_rows(b: Any, data: Any, box: Any, col_intercept: int, col_l
     for i in rows.tolist():
         y = float(data.y[i])
         yx = y * data.X[i, free]
-        best = float(np.maximum(yx * lo[free], yx * hi[free]).sum()) + max(y * ilo, y * ihi) + y * const[i]
+        best = (
+            float(np.maximum(yx * lo[free], yx * hi[free]).sum())
+            + max(y * ilo, y * ihi)
+            + y * const[i]
+        )
         u = step * math.ceil(need[i] / step - 1e-9) - step
         big = best - u
         nz = np.flatnonzero(yx)
@@ -181,28 +246,44 @@ def _exact_indicator_rows(b: Any, data: Any, box: Any, col_intercept: int, col_l
 
 
 # -- checks and figures ---------------------------------------------------------------------------
-def _rates_from_predictions(pred: np.ndarray, y: np.ndarray, w: np.ndarray, codes: np.ndarray,
-                            labels: tuple[str, ...]) -> pd.DataFrame:
+def _rates_from_predictions(
+    pred: np.ndarray, y: np.ndarray, w: np.ndarray, codes: np.ndarray, labels: tuple[str, ...]
+) -> pd.DataFrame:
     rows = []
     for g, label in enumerate(labels):
         m = codes == g
         pos, neg = m & (y == 1), m & (y == -1)
         P, N = float(w[pos].sum()), float(w[neg].sum())
         tp, fp = float(w[pos & pred].sum()), float(w[neg & pred].sum())
-        rows.append({"group": label, "n": float(w[m].sum()), "positives": P, "negatives": N,
-                     "TPR": tp / P if P else math.nan, "FPR": fp / N if N else math.nan,
-                     "error": ((P - tp) + fp) / (P + N) if P + N else math.nan})
+        rows.append(
+            {
+                "group": label,
+                "n": float(w[m].sum()),
+                "positives": P,
+                "negatives": N,
+                "TPR": tp / P if P else math.nan,
+                "FPR": fp / N if N else math.nan,
+                "error": ((P - tp) + fp) / (P + N) if P + N else math.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def dataset_rates(card: Any, data: Any) -> pd.DataFrame:
-    pred = np.asarray(card.predict(data.X if card.feature_names == data.feature_names
-                                   else pd.DataFrame(data.X, columns=data.feature_names)))
+    pred = np.asarray(
+        card.predict(
+            data.X
+            if card.feature_names == data.feature_names
+            else pd.DataFrame(data.X, columns=data.feature_names)
+        )
+    )
     pred = pred == data.positive
     return _rates_from_predictions(pred, data.y, data.weight, data.sensitive, data.sensitive_levels)
 
 
-def group_rates(card: Any, X: Any, y: Any, sensitive_features: Any, *, sample_weight: Any = None) -> pd.DataFrame:
+def group_rates(
+    card: Any, X: Any, y: Any, sensitive_features: Any, *, sample_weight: Any = None
+) -> pd.DataFrame:
     """TPR, FPR, error and weight ``n`` of ``card`` in each group of ``sensitive_features``.
 
     ``sensitive_features`` is a column name of ``X`` or one label per row, as for
@@ -236,13 +317,17 @@ def group_problems(card: Any, data: Any, spec: Any) -> list[str]:
             share = _cap_of(getattr(spec, option), label)
             rate = rates.loc[label, column]
             if share is not None and not math.isnan(rate) and sign * (rate - share) > 1e-12:
-                problems.append(f"{option} in group {label!r} ({column} {rate:.4f}, allowed {share:g})")
+                problems.append(
+                    f"{option} in group {label!r} ({column} {rate:.4f}, allowed {share:g})"
+                )
     for option, column in (("max_fpr_gap", "FPR"), ("max_tpr_gap", "TPR")):
         gap = getattr(spec, option)
         values = rates[column].dropna()
         if gap is not None and len(values) > 1 and values.max() - values.min() > gap + 1e-12:
-            problems.append(f"{option}={gap:g} ({column} {values.min():.4f} in {values.idxmin()!r}, "
-                            f"{values.max():.4f} in {values.idxmax()!r})")
+            problems.append(
+                f"{option}={gap:g} ({column} {values.min():.4f} in {values.idxmin()!r}, "
+                f"{values.max():.4f} in {values.idxmax()!r})"
+            )
     return problems
 
 
@@ -250,6 +335,9 @@ def group_problems(card: Any, data: Any, spec: Any) -> list[str]:
 def per_group_caps(spec: Any, levels: tuple[str, ...]) -> Any:
     """``spec`` with a cap given for every group as one number spelled out per group (the same
     program), so that conflict explanation can drop, and name, the cap of each group."""
-    changes = {name: {g: getattr(spec, name) for g in levels} for name in ("max_fpr_by_group", "min_tpr_by_group")
-               if getattr(spec, name) is not None and not isinstance(getattr(spec, name), Mapping)}
+    changes = {
+        name: {g: getattr(spec, name) for g in levels}
+        for name in ("max_fpr_by_group", "min_tpr_by_group")
+        if getattr(spec, name) is not None and not isinstance(getattr(spec, name), Mapping)
+    }
     return spec.replace(**changes) if changes and levels else spec

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -47,9 +48,13 @@ class LinearRow:
             raise ValueError(f"linear constraint {self.name!r} needs a lower or an upper bound")
         for kind, feature, coef in self.terms:
             if kind not in KINDS or not isinstance(feature, str):
-                raise ValueError(f"a term of a linear constraint is 'points:FEATURE' or 'used:FEATURE', got {kind}:{feature}")
+                raise ValueError(
+                    f"a term of a linear constraint is 'points:FEATURE' or 'used:FEATURE', got {kind}:{feature}"
+                )
             if not math.isfinite(coef):
-                raise ValueError(f"linear constraint {self.name!r}: coefficient of {kind}:{feature} is not finite")
+                raise ValueError(
+                    f"linear constraint {self.name!r}: coefficient of {kind}:{feature} is not finite"
+                )
 
     def value(self, points: Mapping[str, int]) -> float:
         """The row's left side for a card with these points (features not named: 0)."""
@@ -61,7 +66,9 @@ class LinearRow:
 
     def holds(self, points: Mapping[str, int]) -> bool:
         v = self.value(points)
-        return (self.lower is None or v >= self.lower - 1e-9) and (self.upper is None or v <= self.upper + 1e-9)
+        return (self.lower is None or v >= self.lower - 1e-9) and (
+            self.upper is None or v <= self.upper + 1e-9
+        )
 
     def describe(self) -> str:
         """The row in words, e.g. ``points[a] + 2 used[b] ≤ 4``."""
@@ -79,7 +86,11 @@ class LinearRow:
             if self.lower == self.upper:
                 return f"{left} = {self.upper:g}"
             return f"{self.lower:g} \u2264 {left} \u2264 {self.upper:g}"
-        return f"{left} \u2264 {self.upper:g}" if self.upper is not None else f"{left} \u2265 {self.lower:g}"
+        return (
+            f"{left} \u2264 {self.upper:g}"
+            if self.upper is not None
+            else f"{left} \u2265 {self.lower:g}"
+        )
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"terms": {f"{k}:{f}": c for k, f, c in self.terms}}
@@ -92,9 +103,11 @@ class LinearRow:
         return out
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "LinearRow":
+    def from_dict(cls, d: Mapping) -> LinearRow:
         if not isinstance(d, Mapping) or "terms" not in d:
-            raise ValueError(f"a linear constraint is a mapping with 'terms' and 'lower'/'upper', got {d!r}")
+            raise ValueError(
+                f"a linear constraint is a mapping with 'terms' and 'lower'/'upper', got {d!r}"
+            )
         terms = []
         for key, coef in dict(d["terms"]).items():
             kind, sep, feature = str(key).partition(":")
@@ -116,8 +129,15 @@ def normalize_linear(value: Any) -> tuple[LinearRow, ...]:
     return tuple(v if isinstance(v, LinearRow) else LinearRow.from_dict(v) for v in value)
 
 
-def add_linear_rows(b: Any, rows: tuple[LinearRow, ...], names: tuple[str, ...], col_lambda: np.ndarray,
-                    col_alpha: np.ndarray, fixed_lambda: np.ndarray, always_used: np.ndarray) -> None:
+def add_linear_rows(
+    b: Any,
+    rows: tuple[LinearRow, ...],
+    names: tuple[str, ...],
+    col_lambda: np.ndarray,
+    col_alpha: np.ndarray,
+    fixed_lambda: np.ndarray,
+    always_used: np.ndarray,
+) -> None:
     """The rows over the program's lambda (points) and alpha (use) columns; fixed columns
     move to the bounds as constants."""
     index = {n: j for j, n in enumerate(names)}
@@ -140,5 +160,8 @@ def add_linear_rows(b: Any, rows: tuple[LinearRow, ...], names: tuple[str, ...],
 
 def linear_problems(points: Mapping[str, int], rows: tuple[LinearRow, ...]) -> list[str]:
     """The rows a card with ``points`` breaks (for ``check_card``)."""
-    return [f"linear constraint {row.name or row.describe()!r} ({row.value(points):g})"
-            for row in rows if not row.holds(points)]
+    return [
+        f"linear constraint {row.name or row.describe()!r} ({row.value(points):g})"
+        for row in rows
+        if not row.holds(points)
+    ]

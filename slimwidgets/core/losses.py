@@ -17,7 +17,7 @@ Both are computed on the collapsed rows of a :class:`~slimwidgets.core.data.Data
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -88,7 +88,9 @@ class ZeroOneLoss:
         w = class_weighted(data, class_weights)
         self.w = w / w.sum()
 
-    def evaluate(self, coefficients: np.ndarray, intercept: float, multiplier: float = 1.0) -> float:
+    def evaluate(
+        self, coefficients: np.ndarray, intercept: float, multiplier: float = 1.0
+    ) -> float:
         margins = self.y * (intercept + self.X @ np.asarray(coefficients, dtype=float))
         return float(self.w[margins <= 0].sum())
 
@@ -136,7 +138,9 @@ class LogisticLoss:
         """Mean loss of margins ``u`` at inverse multiplier ``t = 1/m``."""
         return float(self.w @ softplus(-t * margins))
 
-    def evaluate(self, coefficients: np.ndarray, intercept: float, multiplier: float = 1.0) -> float:
+    def evaluate(
+        self, coefficients: np.ndarray, intercept: float, multiplier: float = 1.0
+    ) -> float:
         return self.of_margins(self.margins(coefficients, intercept), 1.0 / multiplier)
 
     def on_support(self, support: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -153,7 +157,7 @@ class LogisticLoss:
         bits = (cells[:, None] >> np.arange(1, k + 1)) & 1
         return np.ascontiguousarray(bits * y[:, None], dtype=float), y, weights[cells]
 
-    def merged(self, support: list[int]) -> "LogisticLoss":
+    def merged(self, support: list[int]) -> LogisticLoss:
         """This loss on the rows merged as in :meth:`on_support`: the same value for every
         card that uses only ``support``, at a fraction of the work; itself when nothing merges."""
         columns, y, w = self.on_support(support)
@@ -177,7 +181,9 @@ class LogisticLoss:
         column = self.y if j < 0 else self.yX[:, j]
         return _scan(margins, column, self.w, np.asarray(deltas, dtype=float), float(t))
 
-    def best_inverse_multiplier(self, margins: np.ndarray, t_max: float = 1.0) -> tuple[float, float]:
+    def best_inverse_multiplier(
+        self, margins: np.ndarray, t_max: float = 1.0
+    ) -> tuple[float, float]:
         """The ``t = 1/m`` in ``[MIN_INVERSE_MULTIPLIER, t_max]`` of least loss, and that loss.
 
         The loss is convex in ``t`` (a softplus of a linear function): Newton steps on its
@@ -198,10 +204,12 @@ def ensure_compiled(progress: Callable[[int, int], None] | None = None) -> None:
     4 of 4
     """
     one = np.ones(1)
-    steps = (lambda: _scan(one, one, one, one, 1.0),
-             lambda: _column_dots(np.ones((2, 2), order="F"), np.ones(2)),  # yX is column-major
-             lambda: best_scale(one, one, 0.5, 1.0),
-             lambda: box_newton_fit(np.ones((1, 1)), one, one, np.zeros(1), 0.0, -one, one, 1))
+    steps = (
+        lambda: _scan(one, one, one, one, 1.0),
+        lambda: _column_dots(np.ones((2, 2), order="F"), np.ones(2)),  # yX is column-major
+        lambda: best_scale(one, one, 0.5, 1.0),
+        lambda: box_newton_fit(np.ones((1, 1)), one, one, np.zeros(1), 0.0, -one, one, 1),
+    )
     for done, step in enumerate(steps, 1):
         step()
         if progress is not None:

@@ -5,8 +5,9 @@ as a card file keeps them."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,8 +64,15 @@ class Metrics:
     def to_dict(self) -> dict:
         """The counts and rates as a plain dict."""
         out = {
-            "n": self.n, "error": self.error, "tpr": self.tpr, "fpr": self.fpr, "size": self.size,
-            "tp": self.tp, "fp": self.fp, "tn": self.tn, "fn": self.fn,
+            "n": self.n,
+            "error": self.error,
+            "tpr": self.tpr,
+            "fpr": self.fpr,
+            "size": self.size,
+            "tp": self.tp,
+            "fp": self.fp,
+            "tn": self.tn,
+            "fn": self.fn,
         }
         return {**out, **_ranking_figures(self)}
 

@@ -10,8 +10,9 @@ are needed: a sample to search on, or the few rules a card uses to re-score it.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -72,8 +73,14 @@ class Patterns:
             total += int(coefficients[j]) * self.column(int(j)).astype(np.int64)
         return total
 
-    def dataset(self, rows: np.ndarray | None = None, pos: np.ndarray | None = None,
-                neg: np.ndarray | None = None, n_samples: int | None = None, ordered: bool = True) -> Dataset:
+    def dataset(
+        self,
+        rows: np.ndarray | None = None,
+        pos: np.ndarray | None = None,
+        neg: np.ndarray | None = None,
+        n_samples: int | None = None,
+        ordered: bool = True,
+    ) -> Dataset:
         """The :class:`Dataset` of the patterns ``rows`` (all by default) with weights ``pos``
         and ``neg`` (theirs by default), rows in the order :func:`~.data.prepare_data` gives
         (sorted by rule values, then label: a fit on it is the fit on the raw rows) unless
@@ -85,15 +92,27 @@ class Patterns:
         take = np.concatenate([has_pos, has_neg])
         m = len(self.feature_names)
         # rule j is bit j % 64 of word j // 64: bit j of the words' little-endian bytes
-        bits = np.unpackbits(np.ascontiguousarray(self.words[take], dtype="<u8").view(np.uint8), axis=1,
-                             bitorder="little")[:, :m]
+        bits = np.unpackbits(
+            np.ascontiguousarray(self.words[take], dtype="<u8").view(np.uint8),
+            axis=1,
+            bitorder="little",
+        )[:, :m]
         y = np.concatenate([np.ones(len(has_pos), np.int8), -np.ones(len(has_neg), np.int8)])
         weight = np.concatenate([pos[pos > 0], neg[neg > 0]]).astype(float)
         order = np.lexsort((y,) + _sort_keys(bits)[::-1]) if ordered else slice(None)
         ones = np.ones(m, dtype=bool)
-        return Dataset(self.feature_names, bits[order].astype(float), y[order], weight[order],
-                       self.n_samples if n_samples is None else n_samples, self.positive, self.negative,
-                       integer_valued=ones, binary=ones, outcome=self.outcome)
+        return Dataset(
+            self.feature_names,
+            bits[order].astype(float),
+            y[order],
+            weight[order],
+            self.n_samples if n_samples is None else n_samples,
+            self.positive,
+            self.negative,
+            integer_valued=ones,
+            binary=ones,
+            outcome=self.outcome,
+        )
 
     def sample(self, n_rows: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """A class-stratified sample of about ``n_rows`` rows, drawn with probability proportional
@@ -133,11 +152,17 @@ class Patterns:
             else:
                 seen.setdefault(key, []).append(j)
         if constant:
-            warnings.warn(f"constant columns carry no information and will never be used: {constant}", DataWarning,
-                          stacklevel=4)
+            warnings.warn(
+                f"constant columns carry no information and will never be used: {constant}",
+                DataWarning,
+                stacklevel=4,
+            )
         if dupes:
-            warnings.warn(f"columns identical to an earlier column (only one of each can matter): {dupes}",
-                          DataWarning, stacklevel=4)
+            warnings.warn(
+                f"columns identical to an earlier column (only one of each can matter): {dupes}",
+                DataWarning,
+                stacklevel=4,
+            )
 
 
 def _sort_keys(bits: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -176,7 +201,9 @@ def pack_rules(columns: Sequence[np.ndarray], n_rows: int) -> np.ndarray | None:
     return np.stack(packed, axis=1).view("<u8")
 
 
-def _group(words: np.ndarray, signs: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _group(
+    words: np.ndarray, signs: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct rows of ``words`` with the positive and negative weight of each (hashing: linear
     in the rows, where sorting is not). Rows of several words are hashed to one word first, and
     the hash is checked: rows with one code must be equal (else one word at a time)."""
@@ -188,7 +215,9 @@ def _group(words: np.ndarray, signs: np.ndarray, weights: np.ndarray) -> tuple[n
             for w in range(words.shape[1]):
                 mixed = (mixed ^ words[:, w]) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(w + 1)
         codes, n_codes = _codes(mixed)
-        if not np.array_equal(words[_first_rows(codes, n_codes)][codes], words):  # a collision: be exact
+        if not np.array_equal(
+            words[_first_rows(codes, n_codes)][codes], words
+        ):  # a collision: be exact
             codes, n_codes = _codes(words[:, 0])
             for w in range(1, words.shape[1]):
                 more, n_more = _codes(words[:, w])
@@ -205,34 +234,58 @@ def _codes(keys: np.ndarray) -> tuple[np.ndarray, int]:
 
 def _first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
     first = np.empty(n_codes, dtype=np.int64)
-    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)  # the last write wins: each code's first row
+    first[codes[::-1]] = np.arange(
+        len(codes) - 1, -1, -1
+    )  # the last write wins: each code's first row
     return first
 
 
-def patterns_from_arrays(words: np.ndarray, signs: np.ndarray, weights: np.ndarray, names: tuple[str, ...],
-                         n_samples: int, positive: Any, negative: Any, outcome: str | None = None) -> Patterns:
+def patterns_from_arrays(
+    words: np.ndarray,
+    signs: np.ndarray,
+    weights: np.ndarray,
+    names: tuple[str, ...],
+    n_samples: int,
+    positive: Any,
+    negative: Any,
+    outcome: str | None = None,
+) -> Patterns:
     """Reduce packed rows (``words``, +1/-1 ``signs``, ``weights``) to their distinct patterns."""
     keep = weights > 0
     uniq, pos, neg = _group(words[keep], signs[keep], weights[keep])
     return Patterns(names, uniq, pos, neg, n_samples, positive, negative, outcome)
 
 
-def _columns_and_names(X: Any, feature_names: Sequence[str] | None) -> tuple[list[np.ndarray], tuple[str, ...]] | None:
+def _columns_and_names(
+    X: Any, feature_names: Sequence[str] | None
+) -> tuple[list[np.ndarray], tuple[str, ...]] | None:
     if isinstance(X, pd.DataFrame):
-        if feature_names is not None and tuple(map(str, X.columns)) != tuple(map(str, feature_names)):
+        if feature_names is not None and tuple(map(str, X.columns)) != tuple(
+            map(str, feature_names)
+        ):
             return None  # prepare_data says what is wrong
         return [X[c].to_numpy() for c in X.columns], feature_names_of(X.columns)
     raw = np.asarray(X)
     if raw.ndim != 2 or raw.dtype.kind not in "biuf":
         return None
-    names = tuple(f"x{j}" for j in range(raw.shape[1])) if feature_names is None else feature_names_of(feature_names)
+    names = (
+        tuple(f"x{j}" for j in range(raw.shape[1]))
+        if feature_names is None
+        else feature_names_of(feature_names)
+    )
     if len(names) != raw.shape[1]:
         return None
     return [raw[:, j] for j in range(raw.shape[1])], names
 
 
-def patterns_of(X: Any, y: Any, *, positive: Any = None, sample_weight: Any = None,
-                feature_names: Sequence[str] | None = None) -> Patterns | None:
+def patterns_of(
+    X: Any,
+    y: Any,
+    *,
+    positive: Any = None,
+    sample_weight: Any = None,
+    feature_names: Sequence[str] | None = None,
+) -> Patterns | None:
     """The weighted distinct patterns of a table of 0/1 rules, or None when ``X`` is not such a
     table (other values, missing values, no rows or columns): :func:`~.data.prepare_data` then
     reads it, and says what is wrong with it.
@@ -264,5 +317,6 @@ def patterns_of(X: Any, y: Any, *, positive: Any = None, sample_weight: Any = No
     if words is None:
         return None
     outcome = None if getattr(y, "name", None) is None else str(y.name)
-    return patterns_from_arrays(words, signs, weights, names, n, python_scalar(pos_label), python_scalar(neg_label),
-                                outcome)
+    return patterns_from_arrays(
+        words, signs, weights, names, n, python_scalar(pos_label), python_scalar(neg_label), outcome
+    )

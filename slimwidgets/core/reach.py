@@ -59,8 +59,13 @@ def _most_of(parts: np.ndarray, optional: np.ndarray, most: int | None) -> np.nd
     return fixed + _top_sum(np.maximum(parts[..., optional], 0.0), k)
 
 
-def score_range(X: np.ndarray, lo: np.ndarray, hi: np.ndarray, optional: np.ndarray | None = None,
-                most: int | None = None) -> tuple[float, float]:
+def score_range(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    optional: np.ndarray | None = None,
+    most: int | None = None,
+) -> tuple[float, float]:
     """(least, greatest) total ``x_i . lambda`` over the rows and the cards with points in
     ``[lo, hi]`` that use at most ``most`` features (``optional``: features whose box holds 0).
 
@@ -77,9 +82,11 @@ def score_range(X: np.ndarray, lo: np.ndarray, hi: np.ndarray, optional: np.ndar
     lo_f, hi_f = lo.astype(float), hi.astype(float)
     optional = (lo <= 0) & (hi >= 0) if optional is None else optional
     up = down = 0.0
-    step = max(1, int(_CHUNK // max(X.shape[1], 1)))  # rows at a time: a million rows' parts are gigabytes
+    step = max(
+        1, int(_CHUNK // max(X.shape[1], 1))
+    )  # rows at a time: a million rows' parts are gigabytes
     for start in range(0, X.shape[0], step):
-        block = X[start:start + step]
+        block = X[start : start + step]
         up = max(up, float(_most_of(_parts(block, lo_f, hi_f), optional, most).max()))
         down = max(down, float(_most_of(_parts(-block, lo_f, hi_f), optional, most).max()))
     return (-down if down > 0 else 0.0), up
@@ -106,14 +113,23 @@ class RowReach:
     array([93., 53., 92.])
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, lo: np.ndarray, hi: np.ndarray, margin: float,
-                 optional: np.ndarray | None = None):
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        margin: float,
+        optional: np.ndarray | None = None,
+    ):
         self.X, self.y = X.astype(float), y
         self.lo, self.hi = lo.astype(float), hi.astype(float)
         self.optional = (lo <= 0) & (hi >= 0) if optional is None else optional
         self.margin = float(margin)
 
-    def big_m(self, rows: np.ndarray, need: np.ndarray, most: int | None, exact: bool = True) -> np.ndarray:
+    def big_m(
+        self, rows: np.ndarray, need: np.ndarray, most: int | None, exact: bool = True
+    ) -> np.ndarray:
         """M for each of ``rows`` (``need``: their margins), cards of at most ``most`` features;
         ``exact=False``: always the bound feature by feature (O(rows x features))."""
         n, p = self.X.shape
@@ -149,7 +165,7 @@ class RowReach:
             sign = -1.0 if cls == 1 else 1.0
             step = max(1, int(_CHUNK // max(len(theirs) * self.X.shape[1], 1)))
             for s in range(0, len(mine), step):
-                part = mine[s:s + step]
+                part = mine[s : s + step]
                 d = sign * (self.X[rows[part]][:, None, :] - self.X[theirs][None, :, :])
                 far = _most_of(_parts(d, self.lo, self.hi), self.optional, most).min(axis=1)
                 out[part] = np.maximum(far, 0.0) + 1e-6 * (1.0 + np.abs(far))
@@ -160,10 +176,14 @@ class RowReach:
         step = max(1, int(_CHUNK // max(n * max(p, 1), 1)))
         out = np.empty(len(rows))
         for s in range(0, len(rows), step):
-            chunk = rows[s:s + step]
+            chunk = rows[s : s + step]
             # y-oriented: negatives are wrong when their total is high, positives when it is low
-            d = (self.X[chunk][:, None, :] - self.X[None, :, :]) * np.where(self.y[chunk] == 1, -1.0, 1.0)[:, None, None]
-            out[s:s + step] = _most_of(_parts(d, self.lo, self.hi), self.optional, most).max(axis=1)
+            d = (self.X[chunk][:, None, :] - self.X[None, :, :]) * np.where(
+                self.y[chunk] == 1, -1.0, 1.0
+            )[:, None, None]
+            out[s : s + step] = _most_of(_parts(d, self.lo, self.hi), self.optional, most).max(
+                axis=1
+            )
         return out
 
     def _by_feature(self, rows: np.ndarray, most: int | None) -> np.ndarray:
@@ -171,5 +191,7 @@ class RowReach:
         low, high = self.X.min(axis=0), self.X.max(axis=0)
         sign = np.where(self.y[rows] == 1, -1.0, 1.0)[:, None]
         # d = sign (x_i - x_k) over x_k in [low, high]: the parts peak at one of the two ends
-        ends = np.maximum(_parts(sign * (x - low), self.lo, self.hi), _parts(sign * (x - high), self.lo, self.hi))
+        ends = np.maximum(
+            _parts(sign * (x - low), self.lo, self.hi), _parts(sign * (x - high), self.lo, self.hi)
+        )
         return _most_of(ends, self.optional, most)

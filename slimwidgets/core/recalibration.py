@@ -36,7 +36,9 @@ def _class_weights(events: np.ndarray, spec: Spec | None) -> tuple[float, float]
     return float(cw[0]), float(cw[1])
 
 
-def refit_threshold(scores: np.ndarray, events: np.ndarray, spec: Spec | None, rule: str, old: int) -> int:
+def refit_threshold(
+    scores: np.ndarray, events: np.ndarray, spec: Spec | None, rule: str, old: int
+) -> int:
     """The threshold that best meets the card's settings on new rows (ties: nearest ``old``).
 
     Examples
@@ -67,8 +69,11 @@ def refit_threshold(scores: np.ndarray, events: np.ndarray, spec: Spec | None, r
         if best_key is None or key < best_key:
             best, best_key = int(t), key
     if best is None:
-        caps = [f"{name} = {value:g}" for name, value in (("max_fpr", spec.max_fpr), ("min_tpr", spec.min_tpr))
-                if value is not None]
+        caps = [
+            f"{name} = {value:g}"
+            for name, value in (("max_fpr", spec.max_fpr), ("min_tpr", spec.min_tpr))
+            if value is not None
+        ]
         raise ValueError(f"no threshold meets the card's {' and '.join(caps)} on the new rows")
     return best
 

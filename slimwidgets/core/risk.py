@@ -38,8 +38,14 @@ def wilson_interval(events: Any, n: Any, confidence: float = 0.95) -> tuple[np.n
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.1078, 0.6032)
     """
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be a number strictly between 0 and 1, got {confidence!r}")
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float))
+        or not 0 < confidence < 1
+    ):
+        raise ValueError(
+            f"confidence must be a number strictly between 0 and 1, got {confidence!r}"
+        )
     k = np.asarray(events, dtype=float)
     n = np.asarray(n, dtype=float)
     if np.any(k < 0) or np.any(n < 0) or np.any(k > n):
@@ -69,7 +75,9 @@ def card_events(card: ScoringSystem, y: Any, n: int) -> np.ndarray:
         raise ValueError("y has missing labels")
     foreign = [v for v in pd.unique(values) if not (v == card.positive or v == card.negative)]
     if foreign:
-        raise ValueError(f"y has labels {foreign[:6]} that are neither {card.positive!r} nor {card.negative!r}")
+        raise ValueError(
+            f"y has labels {foreign[:6]} that are neither {card.positive!r} nor {card.negative!r}"
+        )
     return (values == card.positive).astype(float)
 
 
@@ -118,12 +126,17 @@ def risk_table(
         raise TypeError(f"card must be a ScoringSystem, got {type(card).__name__}")
     scores = np.asarray(card.score(X))
     events = card_events(card, y, len(scores))
-    w = np.ones(len(events)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
+    w = (
+        np.ones(len(events))
+        if sample_weight is None
+        else np.asarray(sample_weight, dtype=float).ravel()
+    )
     if w.shape != events.shape or not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("sample_weight must be finite, non-negative, one per row")
     table = (
         pd.DataFrame({"score": scores, "count": w, "events": w * events})
-        .groupby("score", sort=True)[["count", "events"]].sum()
+        .groupby("score", sort=True)[["count", "events"]]
+        .sum()
     )
     table = table[table["count"] > 0]
     if sample_weight is None:

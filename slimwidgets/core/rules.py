@@ -20,19 +20,33 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from ..datasets import RULES_ATTR
 from .constraints import at_least
 from .data import DataWarning
 from .variables import LEVEL_TYPES, cut_text, variable_bands
-from ..datasets import RULES_ATTR
 
-__all__ = ["Rule", "RuleBuilder", "KINDS", "needs_rules", "human_cut", "significant_digits", "MAX_SHIFT",
-           "SMALL_SCALE", "rule_values", "build_rules", "options_by_variable", "rules_from_options", "read_rule",
-           "as_frame"]
+__all__ = [
+    "Rule",
+    "RuleBuilder",
+    "KINDS",
+    "needs_rules",
+    "human_cut",
+    "significant_digits",
+    "MAX_SHIFT",
+    "SMALL_SCALE",
+    "rule_values",
+    "build_rules",
+    "options_by_variable",
+    "rules_from_options",
+    "read_rule",
+    "as_frame",
+]
 
 #: What each kind of rule tests; ``pass`` copies a column as it is (a 0/1 or count feature).
 KINDS = ("ge", "lt", "eq", "other", "is", "missing", "pass")
@@ -103,16 +117,19 @@ def _round_candidates(lo: float, hi: float, q: float, whole: bool) -> list[float
     out: list[float] = []
     for exponent in range(top, (max(0, lowest) if whole else lowest) - 1, -1):
         for mult in _STEPS:
-            step = mult * 10.0 ** exponent
-            for n in sorted({math.floor(q / step), math.ceil(q / step)}, key=lambda n: abs(n * step - q)):
+            step = mult * 10.0**exponent
+            for n in sorted(
+                {math.floor(q / step), math.ceil(q / step)}, key=lambda n: abs(n * step - q)
+            ):
                 cut = float(round(n * step, max(0, -exponent + 1)))
                 if lo < cut <= hi and not (whole and not cut.is_integer()) and cut not in out:
                     out.append(cut)
     return out
 
 
-def human_cut(ordered: np.ndarray, q: float, tolerance: float,
-              max_shift: float = MAX_SHIFT) -> float | None:
+def human_cut(
+    ordered: np.ndarray, q: float, tolerance: float, max_shift: float = MAX_SHIFT
+) -> float | None:
     """The roundest cut near ``q`` a person writes: at most two significant digits (140, 25, 0.3,
     1200) whose rule ``x >= cut`` holds for a share of ``ordered`` (sorted, non-missing values)
     within ``tolerance`` of the share ``x >= q`` holds for; else a third significant digit of 5
@@ -125,7 +142,9 @@ def human_cut(ordered: np.ndarray, q: float, tolerance: float,
     """
     lo, hi = float(ordered[0]), float(ordered[-1])
     target = _share_at_or_above(ordered, q)
-    whole = bool(np.all(ordered == np.round(ordered)))  # whole numbers (ages, counts) get whole cuts
+    whole = bool(
+        np.all(ordered == np.round(ordered))
+    )  # whole numbers (ages, counts) get whole cuts
     candidates = _round_candidates(lo, hi, q, whole)
     shift = {c: abs(_share_at_or_above(ordered, c) - target) for c in candidates}
     for third in (False, True):
@@ -168,19 +187,26 @@ def _plain(value: Any) -> Any:
 def _is_binary(values: pd.Series) -> bool:
     """Non-missing values all 0/1 (or booleans)."""
     present = values.dropna()
-    if pd.api.types.is_bool_dtype(values) or (len(present) and all(isinstance(v, (bool, np.bool_)) for v in present)):
+    if pd.api.types.is_bool_dtype(values) or (
+        len(present) and all(isinstance(v, (bool, np.bool_)) for v in present)
+    ):
         return True
     if not pd.api.types.is_numeric_dtype(present):
         return False
-    return len(present) > 0 and set(np.asarray(pd.unique(present), dtype=float).tolist()) <= {0.0, 1.0}
+    return len(present) > 0 and set(np.asarray(pd.unique(present), dtype=float).tolist()) <= {
+        0.0,
+        1.0,
+    }
 
 
 def _column_type(name: str, col: pd.Series) -> str:
     """``"binary"``, ``"number"`` or ``"category"``; a clear error for dates, complex numbers,
     mixed text and numbers and other objects, naming the column."""
     if pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col):
-        raise TypeError(f"column {name!r} holds dates or times; turn it into a number first "
-                        "(e.g. age in years, days since admission) or drop it")
+        raise TypeError(
+            f"column {name!r} holds dates or times; turn it into a number first "
+            "(e.g. age in years, days since admission) or drop it"
+        )
     if pd.api.types.is_complex_dtype(col):
         raise TypeError(f"column {name!r} holds complex numbers; scoring systems need real values")
     if _is_binary(col):
@@ -204,10 +230,14 @@ def _column_type(name: str, col: pd.Series) -> str:
     if kinds <= {"text"}:
         return "category"
     if any(k in kinds for k in ("Timestamp", "datetime", "date", "time", "Timedelta")):
-        raise TypeError(f"column {name!r} holds dates or times; turn it into a number first or drop it")
+        raise TypeError(
+            f"column {name!r} holds dates or times; turn it into a number first or drop it"
+        )
     shown = ", ".join(repr(example[k]) for k in sorted(kinds)[:3])
-    raise TypeError(f"column {name!r} mixes values of different types ({', '.join(sorted(kinds))}; "
-                    f"e.g. {shown}); make it all numbers or all text")
+    raise TypeError(
+        f"column {name!r} mixes values of different types ({', '.join(sorted(kinds))}; "
+        f"e.g. {shown}); make it all numbers or all text"
+    )
 
 
 def _value_kind(v: Any) -> str:
@@ -261,8 +291,14 @@ class RuleBuilder:
     [1, 0, 0, 1, 0, 0, 1]
     """
 
-    def __init__(self, cuts: Mapping[str, Sequence[float]] | None = None, n_cuts: int = 3, min_count: int = 5,
-                 tolerance: float = 0.02, missing: str = "rule") -> None:
+    def __init__(
+        self,
+        cuts: Mapping[str, Sequence[float]] | None = None,
+        n_cuts: int = 3,
+        min_count: int = 5,
+        tolerance: float = 0.02,
+        missing: str = "rule",
+    ) -> None:
         self.cuts = cuts
         self.n_cuts = n_cuts
         self.min_count = min_count
@@ -272,9 +308,11 @@ class RuleBuilder:
     # scikit-learn's clone and Pipeline read and set the parameters through these
     def get_params(self, deep: bool = True) -> dict:
         """The settings, as scikit-learn's ``get_params`` (``deep`` is accepted and unused)."""
-        return {k: getattr(self, k) for k in ("cuts", "n_cuts", "min_count", "tolerance", "missing")}
+        return {
+            k: getattr(self, k) for k in ("cuts", "n_cuts", "min_count", "tolerance", "missing")
+        }
 
-    def set_params(self, **params: Any) -> "RuleBuilder":
+    def set_params(self, **params: Any) -> RuleBuilder:
         """Change settings by name, as scikit-learn's ``set_params``; returns the builder."""
         for k, v in params.items():
             if k not in self.get_params():
@@ -286,8 +324,12 @@ class RuleBuilder:
         """A transformer that takes missing values, text and categories (scikit-learn >= 1.6)."""
         from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
 
-        return Tags(estimator_type=None, target_tags=TargetTags(required=False), transformer_tags=TransformerTags(),
-                    input_tags=InputTags(allow_nan=True, string=True, categorical=True))
+        return Tags(
+            estimator_type=None,
+            target_tags=TargetTags(required=False),
+            transformer_tags=TransformerTags(),
+            input_tags=InputTags(allow_nan=True, string=True, categorical=True),
+        )
 
     def __repr__(self) -> str:
         changed = {k: v for k, v in self.get_params().items() if v != RuleBuilder().get_params()[k]}
@@ -297,10 +339,16 @@ class RuleBuilder:
         k = self.n_cuts
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"n_cuts must be a whole number >= 1, got {k!r}")
-        if isinstance(self.min_count, bool) or not isinstance(self.min_count, (int, np.integer)) or self.min_count < 1:
+        if (
+            isinstance(self.min_count, bool)
+            or not isinstance(self.min_count, (int, np.integer))
+            or self.min_count < 1
+        ):
             raise ValueError(f"min_count must be a whole number >= 1, got {self.min_count!r}")
         if not 0 <= self.tolerance < 0.5:
-            raise ValueError(f"tolerance must be a share of rows in [0, 0.5), got {self.tolerance!r}")
+            raise ValueError(
+                f"tolerance must be a share of rows in [0, 0.5), got {self.tolerance!r}"
+            )
         if self.missing not in ("rule", "error"):
             raise ValueError(f"missing must be 'rule' or 'error', got {self.missing!r}")
         cuts: dict[str, list[float]] = {}
@@ -308,19 +356,25 @@ class RuleBuilder:
             if str(name) not in columns:
                 raise KeyError(f"cuts names column {name!r}, which is not in X")
             values = [values] if isinstance(values, numbers.Real) else list(values)  # type: ignore[list-item]
-            if not values or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
-                                     for v in values):
-                raise ValueError(f"cuts for {name!r} must be a list of finite numbers, got {values!r}")
+            if not values or not all(
+                isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+                for v in values
+            ):
+                raise ValueError(
+                    f"cuts for {name!r} must be a list of finite numbers, got {values!r}"
+                )
             cuts[str(name)] = sorted({float(v) for v in values})
         return cuts
 
     # -- fitting ---------------------------------------------------------------------------
-    def fit(self, X: Any, y: Any = None) -> "RuleBuilder":
+    def fit(self, X: Any, y: Any = None) -> RuleBuilder:
         """Learn the rules from the training rows ``X`` (``y`` is ignored)."""
         X = as_frame(X)
         columns = [str(c) for c in X.columns]
         if len(set(columns)) != len(columns):
-            raise ValueError(f"duplicate column names: {sorted({c for c in columns if columns.count(c) > 1})}")
+            raise ValueError(
+                f"duplicate column names: {sorted({c for c in columns if columns.count(c) > 1})}"
+            )
         cuts = self._check_params(columns)
         self.feature_names_in_ = np.asarray(columns, dtype=object)
         self.n_features_in_ = len(columns)
@@ -339,12 +393,18 @@ class RuleBuilder:
     def _column_rules(self, name: str, col: pd.Series, cuts: list[float] | None) -> list[Rule]:
         n_missing = int(col.isna().sum())
         if n_missing == len(col):
-            warnings.warn(f"column {name!r} is missing in every row: it gives no rule", DataWarning, stacklevel=4)
+            warnings.warn(
+                f"column {name!r} is missing in every row: it gives no rule",
+                DataWarning,
+                stacklevel=4,
+            )
             return []
         if n_missing and self.missing == "error":
             raise ValueError(f"column {name!r} has {n_missing} missing values (missing='error')")
         kind = "number" if cuts is not None else _column_type(name, col)
-        if cuts is not None and not (pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)):
+        if cuts is not None and not (
+            pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+        ):
             raise TypeError(f"cuts are given for column {name!r}, which is not numeric")
         if kind == "binary":
             present = col.dropna().astype(float)
@@ -354,7 +414,9 @@ class RuleBuilder:
         else:
             rules = self._level_rules(name, col)
         if not rules and not n_missing and col.nunique() <= 1:
-            warnings.warn(f"column {name!r} has a single value: it gives no rule", DataWarning, stacklevel=4)
+            warnings.warn(
+                f"column {name!r} has a single value: it gives no rule", DataWarning, stacklevel=4
+            )
         if n_missing:
             rules.append(Rule(f"{name} missing", name, "missing", None))
         return rules
@@ -368,15 +430,22 @@ class RuleBuilder:
         if cuts is None:
             cuts = self._human_cuts(ordered)
             if not cuts and ordered[0] < ordered[-1]:
-                warnings.warn(f"column {name!r} has no round cut point that moves a quantile's share of rows by "
-                              f"at most {MAX_SHIFT:.0%}: it gives no rule; give its cut points (cuts=)",
-                              DataWarning, stacklevel=5)
+                warnings.warn(
+                    f"column {name!r} has no round cut point that moves a quantile's share of rows by "
+                    f"at most {MAX_SHIFT:.0%}: it gives no rule; give its cut points (cuts=)",
+                    DataWarning,
+                    stacklevel=5,
+                )
         else:
             outside = [c for c in cuts if not ordered[0] < c <= ordered[-1]]
             if outside:
-                warnings.warn(f"cuts {[cut_text(c) for c in outside]} for {name!r} lie outside its training values "
-                              f"({cut_text(ordered[0])} to {cut_text(ordered[-1])}): their rules would be constant "
-                              "and are left out", DataWarning, stacklevel=5)
+                warnings.warn(
+                    f"cuts {[cut_text(c) for c in outside]} for {name!r} lie outside its training values "
+                    f"({cut_text(ordered[0])} to {cut_text(ordered[-1])}): their rules would be constant "
+                    "and are left out",
+                    DataWarning,
+                    stacklevel=5,
+                )
             cuts = [c for c in cuts if c not in outside]
         self.integer_[name] = self.integer_[name] and all(float(c).is_integer() for c in cuts)
         return [Rule(f"{name} >= {cut_text(c)}", name, "ge", float(c)) for c in cuts]
@@ -395,13 +464,17 @@ class RuleBuilder:
     def _level_rules(self, name: str, col: pd.Series) -> list[Rule]:
         # counted first, then made plain: one call per level, not per row
         counts = {_plain(v): int(k) for v, k in col.dropna().value_counts(sort=False).items()}
-        levels = sorted(counts, key=lambda v: (str(type(v)), v) if not isinstance(v, str) else ("", v))
+        levels = sorted(
+            counts, key=lambda v: (str(type(v)), v) if not isinstance(v, str) else ("", v)
+        )
         kept = [v for v in levels if counts[v] >= self.min_count]
         pooled = [v for v in levels if counts[v] < self.min_count]
         rules = [Rule(f"{name} = {v}", name, "eq", _plain(v)) for v in kept]
         if pooled:
             self.pooled_[name] = [_plain(v) for v in pooled]
-            label = f"{name} = other" if "other" not in [str(v) for v in kept] else f"{name} = (other)"
+            label = (
+                f"{name} = other" if "other" not in [str(v) for v in kept] else f"{name} = (other)"
+            )
             rules.append(Rule(label, name, "other", tuple(_plain(v) for v in kept)))
         if len(kept) == 1 and not pooled:
             return []  # one level and nothing else: a constant
@@ -427,8 +500,13 @@ class RuleBuilder:
         absent = [c for c in needed if c not in lookup]
         if absent:
             raise KeyError(f"X lacks columns the rules were fit on: {absent}")
-        memos: dict[str, dict] = {}  # per column: its missing values, numbers and levels, found once
-        out = {r.name: rule_values(r, X[lookup[r.column]], memos.setdefault(r.column, {})) for r in self.rules_}
+        memos: dict[
+            str, dict
+        ] = {}  # per column: its missing values, numbers and levels, found once
+        out = {
+            r.name: rule_values(r, X[lookup[r.column]], memos.setdefault(r.column, {}))
+            for r in self.rules_
+        }
         if warn:
             self._warn_uncovered(X, lookup)
         frame = pd.DataFrame(out, index=X.index)
@@ -439,14 +517,28 @@ class RuleBuilder:
             mine = [r for r in self.rules_ if r.column == column]
             col = X[lookup[column]]
             if col.isna().any() and not any(r.kind == "missing" for r in mine):
-                warnings.warn(f"column {column!r} has {int(col.isna().sum())} missing values and training had none: "
-                              f"they score 0 points for {column!r}", DataWarning, stacklevel=4)
+                warnings.warn(
+                    f"column {column!r} has {int(col.isna().sum())} missing values and training had none: "
+                    f"they score 0 points for {column!r}",
+                    DataWarning,
+                    stacklevel=4,
+                )
             levels = [r.value for r in mine if r.kind == "eq"]
             if levels and not any(r.kind == "other" for r in mine):
-                new = sorted({str(v) for v in pd.unique(col.dropna()) if not any(v == level for level in levels)})
+                new = sorted(
+                    {
+                        str(v)
+                        for v in pd.unique(col.dropna())
+                        if not any(v == level for level in levels)
+                    }
+                )
                 if new:
-                    warnings.warn(f"column {column!r} has levels not seen in training {new[:5]}: "
-                                  f"they score 0 points for {column!r}", DataWarning, stacklevel=4)
+                    warnings.warn(
+                        f"column {column!r} has levels not seen in training {new[:5]}: "
+                        f"they score 0 points for {column!r}",
+                        DataWarning,
+                        stacklevel=4,
+                    )
 
     def fit_transform(self, X: Any, y: Any = None) -> pd.DataFrame:
         """Fit on ``X`` and return its 0/1 rule columns."""
@@ -457,7 +549,7 @@ class RuleBuilder:
         self._check_fitted()
         return np.asarray([r.name for r in self.rules_], dtype=object)
 
-    def set_output(self, *, transform: str | None = None) -> "RuleBuilder":
+    def set_output(self, *, transform: str | None = None) -> RuleBuilder:
         """Output is always a DataFrame (accepted for scikit-learn's ``set_output``)."""
         return self
 
@@ -470,7 +562,9 @@ class RuleBuilder:
         """The names of a variable's rules, in order."""
         return [r.name for r in getattr(self, "rules_", ()) if r.column == variable]
 
-    def points_table(self, points: Mapping[str, int]) -> list[tuple[str, tuple[tuple[str, int], ...]]]:
+    def points_table(
+        self, points: Mapping[str, int]
+    ) -> list[tuple[str, tuple[tuple[str, int], ...]]]:
         """The card by variable, for the variables whose rules carry points.
 
         ``[(variable, ((band or level, points), ...)), ...]``, in the order of the columns.
@@ -490,8 +584,17 @@ class RuleBuilder:
         for column in dict.fromkeys(r.column for r in self.rules_):
             mine = [r for r in self.rules_ if r.column == column]
             if any(points.get(r.name, 0) for r in mine):
-                out.append((column, variable_bands(mine, points, self.integer_.get(column, False),
-                                                   self.pooled_.get(column, []))))
+                out.append(
+                    (
+                        column,
+                        variable_bands(
+                            mine,
+                            points,
+                            self.integer_.get(column, False),
+                            self.pooled_.get(column, []),
+                        ),
+                    )
+                )
         return out
 
     # -- JSON ------------------------------------------------------------------------------
@@ -499,20 +602,32 @@ class RuleBuilder:
         """The fitted rules as JSON-ready data (the card keeps them: see :meth:`from_dict`)."""
         self._check_fitted()
         return {
-            "params": {**self.get_params(), "cuts": None if self.cuts is None else
-                       {str(k): [float(v) for v in ([vs] if isinstance(vs, numbers.Real) else vs)]
-                        for k, vs in self.cuts.items()}},
+            "params": {
+                **self.get_params(),
+                "cuts": None
+                if self.cuts is None
+                else {
+                    str(k): [float(v) for v in ([vs] if isinstance(vs, numbers.Real) else vs)]
+                    for k, vs in self.cuts.items()
+                },
+            },
             "columns": list(self.feature_names_in_),
-            "rules": [[r.name, r.column, r.kind, list(r.value) if isinstance(r.value, tuple) else r.value]
-                      for r in self.rules_],
+            "rules": [
+                [r.name, r.column, r.kind, list(r.value) if isinstance(r.value, tuple) else r.value]
+                for r in self.rules_
+            ],
             "integer": dict(self.integer_),
             "pooled": {k: list(v) for k, v in self.pooled_.items()},
         }
 
     @classmethod
-    def from_dict(cls, d: Any) -> "RuleBuilder":
+    def from_dict(cls, d: Any) -> RuleBuilder:
         """A fitted builder from :meth:`to_dict`'s output; ``ValueError`` naming what is wrong."""
-        if not isinstance(d, dict) or not isinstance(d.get("rules"), list) or not isinstance(d.get("columns"), list):
+        if (
+            not isinstance(d, dict)
+            or not isinstance(d.get("rules"), list)
+            or not isinstance(d.get("columns"), list)
+        ):
             raise ValueError("rules must be an object with 'columns' and 'rules' lists")
         params = d.get("params") or {}
         if not isinstance(params, dict) or set(params) - set(cls().get_params()):
@@ -552,11 +667,14 @@ def rule_values(rule: Rule, col: pd.Series, memo: dict | None = None) -> pd.Seri
     elif rule.kind in ("ge", "lt"):
         values = memo.get("numbers")
         if values is None:
-            values = memo["numbers"] = pd.to_numeric(col.where(~col.isna(), np.nan),
-                                                     errors="coerce").to_numpy(dtype=float)
+            values = memo["numbers"] = pd.to_numeric(
+                col.where(~col.isna(), np.nan), errors="coerce"
+            ).to_numpy(dtype=float)
         bad = ~missing & np.isnan(values)
         if bad.any():
-            raise ValueError(f"column {rule.column!r} has values that are not numbers, e.g. {col[bad].iloc[0]!r}")
+            raise ValueError(
+                f"column {rule.column!r} has values that are not numbers, e.g. {col[bad].iloc[0]!r}"
+            )
         with np.errstate(invalid="ignore"):
             held = (values >= rule.value) if rule.kind == "ge" else (values < rule.value)
         held = held & ~missing
@@ -564,7 +682,9 @@ def rule_values(rule: Rule, col: pd.Series, memo: dict | None = None) -> pd.Seri
         if "levels" not in memo:
             memo["levels"] = pd.factorize(col)  # a missing value gets code -1
         codes, uniques = memo["levels"]
-        held = np.append(np.array([_level_holds(rule, v) for v in uniques], dtype=bool), False)[codes]
+        held = np.append(np.array([_level_holds(rule, v) for v in uniques], dtype=bool), False)[
+            codes
+        ]
         held = held & ~missing
     return pd.Series(held.astype(np.int8), index=col.index)
 
@@ -602,8 +722,9 @@ def as_frame(X: Any) -> pd.DataFrame:
     return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
 
 
-def build_rules(X: Any, rules: Any = None, cuts: Mapping[str, Sequence[float]] | None = None
-                ) -> tuple[Any, "RuleBuilder | None"]:
+def build_rules(
+    X: Any, rules: Any = None, cuts: Mapping[str, Sequence[float]] | None = None
+) -> tuple[Any, RuleBuilder | None]:
     """What ``fit`` and its kin do with a table: ``(X for the engine, fitted builder or None)``.
 
     ``rules=None`` builds rules when ``X`` is a DataFrame of variables (:func:`needs_rules`: a
@@ -624,11 +745,13 @@ def build_rules(X: Any, rules: Any = None, cuts: Mapping[str, Sequence[float]] |
     elif rules is None or rules is True:
         builder = RuleBuilder(cuts=cuts)
     else:
-        raise TypeError(f"rules must be None, True, False or a RuleBuilder, got {type(rules).__name__}")
+        raise TypeError(
+            f"rules must be None, True, False or a RuleBuilder, got {type(rules).__name__}"
+        )
     return builder.fit_transform(X), builder
 
 
-def options_by_variable(builder: "RuleBuilder", options: dict) -> dict:
+def options_by_variable(builder: RuleBuilder, options: dict) -> dict:
     """``exclude``, ``signs`` and ``penalties`` may name a variable: it stands for all its rules
     (``signs={"age": "+"}`` makes the points rise with age). ``require`` of a variable asks that
     the card use it: its one rule, or at least one of its rules (an ``at_least`` constraint).
@@ -661,14 +784,18 @@ def options_by_variable(builder: "RuleBuilder", options: dict) -> dict:
         several = [n for n in names if is_variable(n) and len(expand(n)) > 1]
         out["require"] = [r for n in names if n not in several for r in expand(n)]
         if several:
-            out["constraints"] = list(out.get("constraints") or ()) + [at_least(1, expand(n)) for n in several]
+            out["constraints"] = list(out.get("constraints") or ()) + [
+                at_least(1, expand(n)) for n in several
+            ]
     if builder.rules_:  # the rules just built are the truth about their variables
-        out["variables"] = {column: {r.name: r.kind for r in builder.rules_ if r.column == column}
-                            for column in dict.fromkeys(r.column for r in builder.rules_)}
+        out["variables"] = {
+            column: {r.name: r.kind for r in builder.rules_ if r.column == column}
+            for column in dict.fromkeys(r.column for r in builder.rules_)
+        }
     return out
 
 
-def rules_from_options(X: Any, options: Mapping[str, Any]) -> tuple[Any, "RuleBuilder | None", dict]:
+def rules_from_options(X: Any, options: Mapping[str, Any]) -> tuple[Any, RuleBuilder | None, dict]:
     """:func:`build_rules` with ``rules`` and ``cuts`` taken out of a function's keyword options;
     the other options come back with variables standing for their rules
     (:func:`options_by_variable`). Returns ``(X for the engine, builder or None, options)``."""
@@ -687,11 +814,15 @@ def read_rule(row: Any, columns: Sequence[str]):
         raise ValueError("each rule must be [name, column, kind, value]")
     name, column, kind, value = row
     if not isinstance(name, str) or column not in columns:
-        raise ValueError(f"rule {name!r}: the name must be text and the column one of the rules' columns")
+        raise ValueError(
+            f"rule {name!r}: the name must be text and the column one of the rules' columns"
+        )
     if kind not in KINDS:
         raise ValueError(f"rule {name!r}: unknown kind {kind!r}")
     if kind in ("ge", "lt"):
-        ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+        ok = (
+            isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+        )
         value = float(value) if ok else value
     elif kind == "eq":
         ok = _level(value)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -78,15 +79,24 @@ class ScoringSystem(CardRendering, CardJSON):
         if self.family not in FAMILIES:
             raise ValueError(f"unknown model family {self.family!r}; expected one of {FAMILIES}")
         if (self.family == "risk") != (self.multiplier is not None):
-            raise ValueError("a risk card (family 'risk') needs a multiplier, and only a risk card has one")
+            raise ValueError(
+                "a risk card (family 'risk') needs a multiplier, and only a risk card has one"
+            )
         if self.multiplier is not None:
             m = self.multiplier
-            if isinstance(m, bool) or not isinstance(m, numbers.Real) or not math.isfinite(m) or m <= 0:
+            if (
+                isinstance(m, bool)
+                or not isinstance(m, numbers.Real)
+                or not math.isfinite(m)
+                or m <= 0
+            ):
                 raise ValueError(f"the multiplier must be a finite number > 0, got {m!r}")
             object.__setattr__(self, "multiplier", float(m))
         names = tuple(str(n) for n in self.feature_names)
         if len(set(names)) != len(names):
-            raise ValueError(f"duplicate feature names: {sorted({n for n in names if names.count(n) > 1})}")
+            raise ValueError(
+                f"duplicate feature names: {sorted({n for n in names if names.count(n) > 1})}"
+            )
         if len(names) != len(self.coefficients):
             raise ValueError(f"{len(names)} features but {len(self.coefficients)} coefficients")
         coefs = []
@@ -94,7 +104,11 @@ class ScoringSystem(CardRendering, CardJSON):
             if isinstance(c, bool) or not isinstance(c, numbers.Real) or c != int(c):
                 raise TypeError(f"points must be integers, got {c!r}")
             coefs.append(int(c))
-        if isinstance(self.intercept, bool) or not isinstance(self.intercept, numbers.Real) or self.intercept != int(self.intercept):
+        if (
+            isinstance(self.intercept, bool)
+            or not isinstance(self.intercept, numbers.Real)
+            or self.intercept != int(self.intercept)
+        ):
             raise TypeError(f"the intercept must be an integer, got {self.intercept!r}")
         object.__setattr__(self, "feature_names", names)
         object.__setattr__(self, "coefficients", tuple(coefs))
@@ -159,18 +173,28 @@ class ScoringSystem(CardRendering, CardJSON):
             # Cards name features by str(column), so a column 0 is feature "0".
             lookup = {str(c): c for c in X.columns}
             lookup.update({c: c for c in X.columns if isinstance(c, str)})
-            missing = [n for n, c in zip(self.feature_names, self.coefficients) if c != 0 and n not in lookup]
+            missing = [
+                n
+                for n, c in zip(self.feature_names, self.coefficients)
+                if c != 0 and n not in lookup
+            ]
             if missing:
                 raise KeyError(f"X lacks columns the card uses: {missing}")
             used = [n for n, c in zip(self.feature_names, self.coefficients) if c != 0]
-            matrix, _ = prepare_features(X[[lookup[n] for n in used]]) if used else (np.zeros((len(X), 0)), ())
+            matrix, _ = (
+                prepare_features(X[[lookup[n] for n in used]])
+                if used
+                else (np.zeros((len(X), 0)), ())
+            )
             full = np.zeros((len(X), len(self.feature_names)))
             for k, n in enumerate(used):
                 full[:, self.feature_names.index(n)] = matrix[:, k]
             return full
         matrix, _ = prepare_features(X)
         if matrix.shape[1] != len(self.feature_names):
-            raise ValueError(f"X has {matrix.shape[1]} columns; the card was built on {len(self.feature_names)} features")
+            raise ValueError(
+                f"X has {matrix.shape[1]} columns; the card was built on {len(self.feature_names)} features"
+            )
         return matrix
 
     def _raw(self, X: Any) -> bool:
@@ -188,7 +212,11 @@ class ScoringSystem(CardRendering, CardJSON):
         """Total points of each row (without the intercept)."""
         values = self._matrix(X) @ np.asarray(self.coefficients, dtype=float)
         values = values.astype(np.int64) if np.all(values == np.round(values)) else values
-        return pd.Series(values, index=X.index, name="score") if isinstance(X, pd.DataFrame) else values
+        return (
+            pd.Series(values, index=X.index, name="score")
+            if isinstance(X, pd.DataFrame)
+            else values
+        )
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Each row's score minus the threshold.
@@ -206,12 +234,18 @@ class ScoringSystem(CardRendering, CardJSON):
     def predict(self, X: Any) -> pd.Series | np.ndarray:
         """The predicted labels (the original label values)."""
         positive = self.predicts_positive(self.decision_function(X))
-        labels = np.where(positive, np.array(self.positive, dtype=object), np.array(self.negative, dtype=object))
+        labels = np.where(
+            positive, np.array(self.positive, dtype=object), np.array(self.negative, dtype=object)
+        )
         try:
             labels = labels.astype(np.result_type(type(self.positive), type(self.negative)))
         except TypeError:
             pass
-        return pd.Series(labels, index=X.index, name="prediction") if isinstance(X, pd.DataFrame) else labels
+        return (
+            pd.Series(labels, index=X.index, name="prediction")
+            if isinstance(X, pd.DataFrame)
+            else labels
+        )
 
     def predict_proba(self, X: Any) -> pd.DataFrame | np.ndarray:
         """Predicted risk of each row, ``1 / (1 + exp(-(score + intercept) / multiplier))``.
@@ -227,14 +261,20 @@ class ScoringSystem(CardRendering, CardJSON):
         [0.378, 0.622]
         """
         if self.multiplier is None:
-            raise AttributeError("predict_proba needs a risk card (fit with loss='logistic'); "
-                                 "for a decision card see its observed risk table (card.risk, sw.risk_table)")
+            raise AttributeError(
+                "predict_proba needs a risk card (fit with loss='logistic'); "
+                "for a decision card see its observed risk table (card.risk, sw.risk_table)"
+            )
         from .losses import sigmoid
 
-        risk = np.atleast_1d(sigmoid((np.asarray(self.score(X), dtype=float) + self.intercept) / self.multiplier))
+        risk = np.atleast_1d(
+            sigmoid((np.asarray(self.score(X), dtype=float) + self.intercept) / self.multiplier)
+        )
         both = np.column_stack([1.0 - risk, risk])
         if isinstance(X, pd.DataFrame):
-            return pd.DataFrame(both, index=X.index, columns=pd.Index([self.negative, self.positive]))
+            return pd.DataFrame(
+                both, index=X.index, columns=pd.Index([self.negative, self.positive])
+            )
         return both
 
     def predicted_risk(self, scores: Any) -> np.ndarray:
@@ -243,30 +283,44 @@ class ScoringSystem(CardRendering, CardJSON):
 
         if self.multiplier is None:
             raise AttributeError("only a risk card (loss='logistic') predicts a risk per score")
-        return np.atleast_1d(sigmoid((np.asarray(scores, dtype=float) + self.intercept) / self.multiplier))
+        return np.atleast_1d(
+            sigmoid((np.asarray(scores, dtype=float) + self.intercept) / self.multiplier)
+        )
 
     def metrics(self, X: Any, y: Any, sample_weight: Any = None) -> Metrics:
         """Error, TPR, FPR, size and confusion counts on ``X, y``."""
-        foreign = [v for v in pd.unique(np.asarray(y, dtype=object).ravel())
-                   if not pd.isna(v) and not (v == self.positive or v == self.negative)]
+        foreign = [
+            v
+            for v in pd.unique(np.asarray(y, dtype=object).ravel())
+            if not pd.isna(v) and not (v == self.positive or v == self.negative)
+        ]
         if foreign:
             raise ValueError(
                 f"y has labels {foreign[:6]} that are neither of the card's labels "
                 f"{self.positive!r} (positive) and {self.negative!r} (negative)"
             )
-        signs, _, _ = labels_to_sign(y, self.positive) if _has_both(y) else _one_class_signs(y, self.positive)
+        signs, _, _ = (
+            labels_to_sign(y, self.positive) if _has_both(y) else _one_class_signs(y, self.positive)
+        )
         predicted = self.predicts_positive(self.decision_function(X))
         if len(signs) != len(predicted):
             raise ValueError(f"X has {len(predicted)} rows but y has {len(signs)} labels")
-        w = np.ones(len(signs)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
+        w = (
+            np.ones(len(signs))
+            if sample_weight is None
+            else np.asarray(sample_weight, dtype=float).ravel()
+        )
         if w.shape != signs.shape:
             raise ValueError(f"sample_weight has {w.size} values for {len(signs)} rows")
         pos = signs == 1
         return Metrics(
             n=float(w.sum()),
-            tp=float(w[pos & predicted].sum()), fn=float(w[pos & ~predicted].sum()),
-            fp=float(w[~pos & predicted].sum()), tn=float(w[~pos & ~predicted].sum()),
-            size=self.size, **self._risk_figures(X, pos, w),
+            tp=float(w[pos & predicted].sum()),
+            fn=float(w[pos & ~predicted].sum()),
+            fp=float(w[~pos & predicted].sum()),
+            tn=float(w[~pos & ~predicted].sum()),
+            size=self.size,
+            **self._risk_figures(X, pos, w),
         )
 
     def _risk_figures(self, X: Any, pos: np.ndarray, w: np.ndarray) -> dict:
@@ -278,9 +332,14 @@ class ScoringSystem(CardRendering, CardJSON):
         # -log(risk) for events, -log(1 - risk) otherwise, without overflow at extreme totals
         loss = np.logaddexp(0.0, np.where(pos, -margin, margin))
         total = float(w.sum())
-        return {"auc": score_auc(scores, pos, w), "log_loss": float(np.sum(w * loss) / total) if total else math.nan}
+        return {
+            "auc": score_auc(scores, pos, w),
+            "log_loss": float(np.sum(w * loss) / total) if total else math.nan,
+        }
 
-    def with_points(self, points: Mapping[str, int] | None = None, intercept: int | None = None) -> "ScoringSystem":
+    def with_points(
+        self, points: Mapping[str, int] | None = None, intercept: int | None = None
+    ) -> ScoringSystem:
         """A copy with some points (or the intercept) edited by hand: status "edited"."""
         coefs = list(self.coefficients)
         for name, value in (points or {}).items():
@@ -288,14 +347,23 @@ class ScoringSystem(CardRendering, CardJSON):
                 raise KeyError(f"unknown feature {name!r}")
             coefs[self.feature_names.index(name)] = value
         return ScoringSystem(
-            self.feature_names, tuple(coefs), self.intercept if intercept is None else intercept,
-            positive=self.positive, negative=self.negative, status="edited", spec=self.spec,
-            binary=self.binary, positive_name=self.positive_name, solver=None, family=self.family,
+            self.feature_names,
+            tuple(coefs),
+            self.intercept if intercept is None else intercept,
+            positive=self.positive,
+            negative=self.negative,
+            status="edited",
+            spec=self.spec,
+            binary=self.binary,
+            positive_name=self.positive_name,
+            solver=None,
+            family=self.family,
             zero_score=self.zero_score,
-            multiplier=self.multiplier, rules=self.rules,
+            multiplier=self.multiplier,
+            rules=self.rules,
         )
 
-    def recalibrate(self, X: Any, y: Any, *, label: str | None = None) -> "ScoringSystem":
+    def recalibrate(self, X: Any, y: Any, *, label: str | None = None) -> ScoringSystem:
         """A copy refitted for a new site on its rows ``X, y``, points unchanged.
 
         A decision card gets the threshold that best meets its own settings on the new rows
@@ -323,7 +391,9 @@ class ScoringSystem(CardRendering, CardJSON):
             raise ValueError(f"X has {len(scores)} rows but y has {len(values)} labels")
         foreign = [v for v in pd.unique(values) if not (v == self.positive or v == self.negative)]
         if foreign or pd.isna(values).any():
-            raise ValueError(f"y must hold only the card's labels {self.positive!r} and {self.negative!r}")
+            raise ValueError(
+                f"y must hold only the card's labels {self.positive!r} and {self.negative!r}"
+            )
         events = (values == self.positive).astype(float)
         site = f" for {label}" if label else ""
         where = f"recalibrated{site} on {len(events)} rows ({int(events.sum())} events)"
@@ -332,16 +402,35 @@ class ScoringSystem(CardRendering, CardJSON):
             multiplier, change = None, f"threshold {self.threshold} → {-intercept}"
         else:
             intercept, multiplier, _ = refit_link(scores, events)
-            change = (f"risk link: intercept {self.intercept} → {intercept}, "
-                      f"multiplier {self.multiplier:.3g} → {multiplier:.3g}")
-        entry = {"event": "recalibrated", "label": label, "rows": len(events), "events": int(events.sum()),
-                 "intercept": [self.intercept, intercept], "multiplier": [self.multiplier, multiplier],
-                 "note": f"{where}: {change}; points unchanged"}
+            change = (
+                f"risk link: intercept {self.intercept} → {intercept}, "
+                f"multiplier {self.multiplier:.3g} → {multiplier:.3g}"
+            )
+        entry = {
+            "event": "recalibrated",
+            "label": label,
+            "rows": len(events),
+            "events": int(events.sum()),
+            "intercept": [self.intercept, intercept],
+            "multiplier": [self.multiplier, multiplier],
+            "note": f"{where}: {change}; points unchanged",
+        }
         return ScoringSystem(
-            self.feature_names, self.coefficients, intercept, positive=self.positive, negative=self.negative,
-            status="recalibrated", spec=self.spec, binary=self.binary, positive_name=self.positive_name,
-            solver=self.solver, family=self.family, zero_score=self.zero_score, multiplier=multiplier,
-            details={"history": (*self.history, entry)}, rules=self.rules,
+            self.feature_names,
+            self.coefficients,
+            intercept,
+            positive=self.positive,
+            negative=self.negative,
+            status="recalibrated",
+            spec=self.spec,
+            binary=self.binary,
+            positive_name=self.positive_name,
+            solver=self.solver,
+            family=self.family,
+            zero_score=self.zero_score,
+            multiplier=multiplier,
+            details={"history": (*self.history, entry)},
+            rules=self.rules,
         )
 
     @property
@@ -354,11 +443,12 @@ class ScoringSystem(CardRendering, CardJSON):
 
     def __repr__(self) -> str:
         pts = ", ".join(f"{n!r}: {c}" for n, c in self.points.items())
-        return f"ScoringSystem({{{pts}}}, score {self.rule} {self.threshold}, status={self.status!r})"
+        return (
+            f"ScoringSystem({{{pts}}}, score {self.rule} {self.threshold}, status={self.status!r})"
+        )
 
     def _repr_html_(self) -> str:
         return self.to_html(document=False)
-
 
 
 def _has_both(y: Any) -> bool:

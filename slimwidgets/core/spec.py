@@ -13,20 +13,38 @@ from __future__ import annotations
 import difflib
 import inspect
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .by_variable import check_variable_names, check_variable_options, linear_rows, monotone_sign
 from .constraints import LogicalConstraint, at_least, at_most, hierarchy, needs
 from .groups import GROUP_OPTIONS
 from .options import (  # noqa: F401 - the constants are part of this module's interface
-    DEFAULT_COEF_RANGE, DEFAULT_INTERCEPT_RANGE, NOT_OFFERED, OPTION, OPTIONS, SOLVERS, ZERO_SCORES,
-    refusals, refused_is_set,
+    DEFAULT_COEF_RANGE,
+    DEFAULT_INTERCEPT_RANGE,
+    NOT_OFFERED,
+    OPTION,
+    OPTIONS,
+    SOLVERS,
+    ZERO_SCORES,
+    refusals,
+    refused_is_set,
 )
 from .options import named_features as _named_in
 from .validators import mapping as _mapping
 
-__all__ = ["Spec", "LogicalConstraint", "needs", "at_most", "at_least", "hierarchy", "make_spec", "refused_options", "set_options"]
+__all__ = [
+    "Spec",
+    "LogicalConstraint",
+    "needs",
+    "at_most",
+    "at_least",
+    "hierarchy",
+    "make_spec",
+    "refused_options",
+    "set_options",
+]
 
 # Options that a spec leaves out of its JSON when at their default (the sec. 7 options and the
 # loss family): a plain SLIM spec serializes, and keys caches, as before they existed.
@@ -79,11 +97,14 @@ class Spec:
         when set, so a plain SLIM spec serializes (and keys caches) to the same dict whether
         or not those options are known.
         """
-        return {row.name: _plain(getattr(self, row.name)) for row in OPTIONS
-                if not (row.omit_default and getattr(self, row.name) == row.default)}
+        return {
+            row.name: _plain(getattr(self, row.name))
+            for row in OPTIONS
+            if not (row.omit_default and getattr(self, row.name) == row.default)
+        }
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "Spec":
+    def from_dict(cls, d: Mapping) -> Spec:
         """The spec :meth:`to_dict` wrote; unknown fields raise ``ValueError``."""
         if not isinstance(d, Mapping):
             raise ValueError("a spec must be a JSON object")
@@ -101,11 +122,14 @@ class Spec:
     def __hash__(self) -> int:
         return hash(self.key())
 
-    def replace(self, **changes: Any) -> "Spec":
+    def replace(self, **changes: Any) -> Spec:
         """A new spec with some options changed (validated again)."""
         d = self.to_dict()
         d.update(changes)
-        d["constraints"] = [c if isinstance(c, LogicalConstraint) else LogicalConstraint.from_dict(c) for c in d["constraints"]]
+        d["constraints"] = [
+            c if isinstance(c, LogicalConstraint) else LogicalConstraint.from_dict(c)
+            for c in d["constraints"]
+        ]
         return make_spec(**d)
 
     # -- checks against data -------------------------------------------------------------
@@ -128,7 +152,9 @@ class Spec:
     def check_data(self, feature_names: Sequence[str], n_samples: int) -> None:
         """Raise ``ValueError`` when the options do not fit the data's features and rows."""
         self.check_names(feature_names)
-        check_variable_names(self)  # monotone names variables; max_cuts_per_variable has cut points to count
+        check_variable_names(
+            self
+        )  # monotone names variables; max_cuts_per_variable has cut points to count
         for name, m in self.missing.items():
             if m > n_samples:
                 raise ValueError(f"missing[{name!r}] = {m} is more than the {n_samples} rows")
@@ -148,7 +174,10 @@ class Spec:
         lo, hi = self.coef_ranges.get(name, self.coef_range)
         if name in self.values:
             lo, hi = max(lo, min(self.values[name])), min(hi, max(self.values[name]))
-        for sign in (self.signs.get(name), monotone_sign(self, name)):  # monotone: a sign per cut rule
+        for sign in (
+            self.signs.get(name),
+            monotone_sign(self, name),
+        ):  # monotone: a sign per cut rule
             if sign == "+":
                 lo = max(lo, 0)
             elif sign == "-":
@@ -234,7 +263,9 @@ def make_spec(**options: Any) -> Spec:
     """
     _reject_unknown(options)
     options = _coef_range_per_feature(options)
-    spec = Spec(**{row.name: row.check(options.get(row.name, row.default), row.name) for row in OPTIONS})
+    spec = Spec(
+        **{row.name: row.check(options.get(row.name, row.default), row.name) for row in OPTIONS}
+    )
     _check_together(spec)
     _check_contradictions(spec)
     _check_loss(spec)
@@ -254,8 +285,15 @@ def _reject_unknown(options: dict[str, Any]) -> None:
 
 # make_spec takes every option of the table as a keyword, with its default (help() and the docs say so)
 make_spec.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-    [inspect.Parameter(row.name, inspect.Parameter.KEYWORD_ONLY, default=row.signature_default,
-                       annotation=row.annotation) for row in OPTIONS],
+    [
+        inspect.Parameter(
+            row.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=row.signature_default,
+            annotation=row.annotation,
+        )
+        for row in OPTIONS
+    ],
     return_annotation="Spec",
 )
 
@@ -272,16 +310,26 @@ def _coef_range_per_feature(options: dict[str, Any]) -> dict[str, Any]:
 def _check_together(spec: Spec) -> None:
     """The sec. 7 options that only make sense with others."""
     if spec.tiers and spec.C0 is not None:
-        raise ValueError("give C0 or tiers, not both: the first tier's cost is the cost of using a feature")
+        raise ValueError(
+            "give C0 or tiers, not both: the first tier's cost is the cost of using a feature"
+        )
     owner = {n for members in spec.groups.values() for n in members}
     stray = [n for n in spec.group_reversed if n not in owner]
     if stray:
         raise ValueError(f"group_reversed names features in no group: {stray}")
-    if not spec.groups and (spec.group_penalty or spec.rule_penalty or spec.max_rules_per_group is not None
-                            or spec.group_signs_agree):
-        raise ValueError("group_penalty, rule_penalty, max_rules_per_group and group_signs_agree need groups")
+    if not spec.groups and (
+        spec.group_penalty
+        or spec.rule_penalty
+        or spec.max_rules_per_group is not None
+        or spec.group_signs_agree
+    ):
+        raise ValueError(
+            "group_penalty, rule_penalty, max_rules_per_group and group_signs_agree need groups"
+        )
     if spec.pulp_solver is not None and spec.solver != "pulp":
-        raise ValueError(f"pulp_solver={spec.pulp_solver!r} names the solver of solver='pulp' (got solver={spec.solver!r})")
+        raise ValueError(
+            f"pulp_solver={spec.pulp_solver!r} names the solver of solver='pulp' (got solver={spec.solver!r})"
+        )
     check_variable_options(spec)  # settings by variable
     _check_group_solver(spec)
 
@@ -289,11 +337,15 @@ def _check_together(spec: Spec) -> None:
 def _check_group_solver(spec: Spec) -> None:
     """Solvers that cannot hold rows per group (or the user's linear rows) are refused, not
     silently used."""
-    grouped = any(getattr(spec, k) is not None for k in GROUP_OPTIONS) and spec.loss != "logistic"  # the risk walk holds them
+    grouped = (
+        any(getattr(spec, k) is not None for k in GROUP_OPTIONS) and spec.loss != "logistic"
+    )  # the risk walk holds them
     if (grouped or linear_rows(spec)) and spec.solver in ("enumerate", "scan"):
-        raise ValueError(f"solver={spec.solver!r} cannot hold group constraints, linear constraints or monotone across "
-                         "rules that share a cut (its compiled "
-                         "loops count errors per class and know no other rows); use solver='auto', 'highs', 'cbc' or 'pulp'")
+        raise ValueError(
+            f"solver={spec.solver!r} cannot hold group constraints, linear constraints or monotone across "
+            "rules that share a cut (its compiled "
+            "loops count errors per class and know no other rows); use solver='auto', 'highs', 'cbc' or 'pulp'"
+        )
 
 
 #: Why a risk card (``loss="logistic"``) has no use for an option: option -> the reason (from the
@@ -342,7 +394,9 @@ def _check_loss(spec: Spec) -> None:
     reasons = refusals(spec.loss)
     if spec.loss == "logistic":
         said = "; ".join(f"{name}: {reasons[name][1].reason}" for name in refused)
-        raise ValueError(f"risk cards (loss='logistic') have no use for {', '.join(refused)}. {said}.")
+        raise ValueError(
+            f"risk cards (loss='logistic') have no use for {', '.join(refused)}. {said}."
+        )
     raise ValueError("; ".join(reasons[name][1].reason for name in refused))
 
 
@@ -361,13 +415,19 @@ def _check_contradictions(spec: Spec) -> None:
         if (sign == "+" and v < 0) or (sign == "-" and v > 0):
             raise ValueError(f"{name!r} has sign {sign!r} but is locked at {v} points")
         if name in spec.values and v not in spec.values[name]:
-            raise ValueError(f"{name!r} is locked at {v}, which is not among its allowed values {list(spec.values[name])}")
+            raise ValueError(
+                f"{name!r} is locked at {v}, which is not among its allowed values {list(spec.values[name])}"
+            )
         lo, hi = spec.coef_ranges.get(name, spec.coef_range)
         if not lo <= v <= hi:
             raise ValueError(f"{name!r} is locked at {v}, outside its points range {lo}..{hi}")
         if spec.tiers and abs(v) > spec.tiers[-1][0]:
-            raise ValueError(f"{name!r} is locked at {v}, beyond the last tier (|points| <= {spec.tiers[-1][0]})")
-    for name in set(spec.signs) | set(spec.values) | set(spec.coef_ranges) | excluded | set(spec.require):
+            raise ValueError(
+                f"{name!r} is locked at {v}, beyond the last tier (|points| <= {spec.tiers[-1][0]})"
+            )
+    for name in (
+        set(spec.signs) | set(spec.values) | set(spec.coef_ranges) | excluded | set(spec.require)
+    ):
         if name in spec.lock:
             continue
         lo, hi = spec.coef_ranges.get(name, spec.coef_range)
@@ -379,9 +439,12 @@ def _check_contradictions(spec: Spec) -> None:
             allowed = [v for v in allowed if v <= 0]
         if spec.tiers:
             allowed = [v for v in allowed if abs(v) <= spec.tiers[-1][0]]
-        reason = f"range {lo}..{hi}" + (f", sign {sign!r}" if sign else "") + (
-            f", values {list(spec.values[name])}" if name in spec.values else ""
-        ) + (f", tiers up to {spec.tiers[-1][0]}" if spec.tiers else "")
+        reason = (
+            f"range {lo}..{hi}"
+            + (f", sign {sign!r}" if sign else "")
+            + (f", values {list(spec.values[name])}" if name in spec.values else "")
+            + (f", tiers up to {spec.tiers[-1][0]}" if spec.tiers else "")
+        )
         if not allowed:
             raise ValueError(f"{name!r} has no allowed points value ({reason})")
         if name in excluded and 0 not in allowed:
@@ -389,14 +452,22 @@ def _check_contradictions(spec: Spec) -> None:
         if name in spec.require and not any(v != 0 for v in allowed):
             raise ValueError(f"{name!r} is required, but only 0 points is allowed by its {reason}")
     if spec.max_size is not None and len(set(spec.require)) > spec.max_size:
-        raise ValueError(f"max_size={spec.max_size} but {len(set(spec.require))} features are required")
+        raise ValueError(
+            f"max_size={spec.max_size} but {len(set(spec.require))} features are required"
+        )
     reversed_ = set(spec.group_reversed)
     for g, members in spec.groups.items():
         used = [n for n in members if n in spec.require or spec.lock.get(n, 0) != 0]
         if spec.max_rules_per_group is not None and len(used) > spec.max_rules_per_group:
-            raise ValueError(f"max_rules_per_group={spec.max_rules_per_group} but group {g!r} must use {len(used)} "
-                             f"features (require/lock): {used}")
+            raise ValueError(
+                f"max_rules_per_group={spec.max_rules_per_group} but group {g!r} must use {len(used)} "
+                f"features (require/lock): {used}"
+            )
         if spec.group_signs_agree:
-            oriented = {(-1 if n in reversed_ else 1) * spec.lock[n] > 0 for n in members if spec.lock.get(n, 0) != 0}
+            oriented = {
+                (-1 if n in reversed_ else 1) * spec.lock[n] > 0
+                for n in members
+                if spec.lock.get(n, 0) != 0
+            }
             if len(oriented) > 1:
                 raise ValueError(f"group {g!r} must agree in sign, but its locked points disagree")

@@ -108,14 +108,22 @@ class LimitScale:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> LimitScale:
-        return cls(kind=str(d["kind"]), per_error=float(d["per_error"]), others_max=float(d["others_max"]),
-                   total=float(d["total"]), whole=bool(d["whole"]), zero_is_error=bool(d["zero_is_error"]))
+        return cls(
+            kind=str(d["kind"]),
+            per_error=float(d["per_error"]),
+            others_max=float(d["others_max"]),
+            total=float(d["total"]),
+            whole=bool(d["whole"]),
+            zero_is_error=bool(d["zero_is_error"]),
+        )
 
     def limit(self, bound: float | None) -> float | None:
         """The proven limit (TPR ≤, FPR ≥ or error ≥ it, as a fraction) from ``bound``."""
         if bound is None or not math.isfinite(bound) or self.total <= 0 or self.per_error <= 0:
             return None
-        if self.kind == "log_loss":  # log-loss + size cost >= bound, and the size cost <= others_max
+        if (
+            self.kind == "log_loss"
+        ):  # log-loss + size cost >= bound, and the size cost <= others_max
             return (bound - self.others_max) / self.per_error
         if self.kind == "tpr" and self.whole and self.others_max < self.per_error:
             # Lexicographic: the objective is per_error * (missed positives) + less than one
@@ -155,7 +163,10 @@ def limit_scale(form: Formulation) -> LimitScale | None:
     per_error = float(np.max(form.row_weight[live] / data.weight[live]))
     others = float(form.row_weight[~counted].sum()) + _penalty_max(form)
     return LimitScale(
-        kind=kind, per_error=per_error, others_max=others, total=float(data.weight[counted].sum()),
+        kind=kind,
+        per_error=per_error,
+        others_max=others,
+        total=float(data.weight[counted].sum()),
         whole=bool(np.all(data.weight == np.round(data.weight))),
         zero_is_error=getattr(spec, "zero_score", "error") == "error",
     )
@@ -172,8 +183,14 @@ def risk_limit_scale(C0: Any, size: int) -> LimitScale:
     0.125
     """
     costs = sorted((float(c) for c in np.ravel(C0)), reverse=True)
-    return LimitScale(kind="log_loss", per_error=1.0, others_max=float(sum(costs[:max(size, 0)])), total=1.0,
-                      whole=False, zero_is_error=False)
+    return LimitScale(
+        kind="log_loss",
+        per_error=1.0,
+        others_max=float(sum(costs[: max(size, 0)])),
+        total=1.0,
+        whole=False,
+        zero_is_error=False,
+    )
 
 
 def _penalty_max(form: Formulation) -> float:
@@ -183,10 +200,18 @@ def _penalty_max(form: Formulation) -> float:
     for j in free:
         allowed = form.allowed[j]
         biggest = float(np.abs(allowed).max()) if allowed.size else 0.0
-        tier = float(form.value_cost[j].max()) if j < len(form.value_cost) and form.value_cost[j].size else 0.0
+        tier = (
+            float(form.value_cost[j].max())
+            if j < len(form.value_cost) and form.value_cost[j].size
+            else 0.0
+        )
         per_feature.append(float(form.C0[j]) + form.epsilon * biggest + tier)
     per_feature.sort(reverse=True)
-    most = len(per_feature) if form.spec.max_size is None else min(form.spec.max_size, len(per_feature))
+    most = (
+        len(per_feature)
+        if form.spec.max_size is None
+        else min(form.spec.max_size, len(per_feature))
+    )
     groups = sum(form.group_penalty + form.rule_penalty * max(len(m) - 1, 0) for m in form.groups)
     return float(sum(per_feature[:most])) + groups
 
@@ -212,7 +237,9 @@ def percent(x: float, other: float | None = None) -> str:
     """``0.953 -> '95.3 %'``; two decimals when ``other`` differs but rounds the same."""
     if x is None or not math.isfinite(x):
         return "–"
-    digits = 2 if other is not None and x != other and round(100 * x, 1) == round(100 * other, 1) else 1
+    digits = (
+        2 if other is not None and x != other and round(100 * x, 1) == round(100 * other, 1) else 1
+    )
     return f"{100 * x:.{digits}f} %"
 
 
@@ -242,10 +269,18 @@ def degeneracy(card: ScoringSystem) -> str | None:
     rows = "training row" if card.train_metrics is not None else "row"
     if side == "negative":
         label = card.negative
-        why = f"no {rows} reaches its threshold" if card.train_metrics is not None else "no row can reach its threshold"
+        why = (
+            f"no {rows} reaches its threshold"
+            if card.train_metrics is not None
+            else "no row can reach its threshold"
+        )
     else:
         label = card.positive_name or card.positive
-        why = f"every {rows} reaches its threshold" if card.train_metrics is not None else "every row reaches its threshold"
+        why = (
+            f"every {rows} reaches its threshold"
+            if card.train_metrics is not None
+            else "every row reaches its threshold"
+        )
     return f'predicts "{label}" for every {rows}: {why}. Try {_suggestion(card, side)}.'
 
 
@@ -265,7 +300,9 @@ def _one_side(card: ScoringSystem) -> str | None:
     coefs = np.asarray(card.coefficients, dtype=float)
     highest, lowest = (coefs > 0).astype(float), (coefs < 0).astype(float)
     # predict() applies the card's own rule, so this holds whichever rule (> or ≥) it uses.
-    top_pos, bottom_pos = (bool(p == card.positive) for p in card.predict(np.vstack([highest, lowest])))
+    top_pos, bottom_pos = (
+        bool(p == card.positive) for p in card.predict(np.vstack([highest, lowest]))
+    )
     if not top_pos:
         return "negative"
     if bottom_pos:
@@ -311,9 +348,14 @@ def describe(card: ScoringSystem, *, validation: Metrics | None = None) -> CardS
     m = card.train_metrics
     limit = proven_limit(card)
     details = {
-        "status": card.status, "objective": card.objective, "bound": card.bound, "gap": card.gap,
-        "solver": card.solver, "seconds": card.solve_time,
-        "limit": None if limit is None else limit[1], "limit_of": None if limit is None else limit[0],
+        "status": card.status,
+        "objective": card.objective,
+        "bound": card.bound,
+        "gap": card.gap,
+        "solver": card.solver,
+        "seconds": card.solve_time,
+        "limit": None if limit is None else limit[1],
+        "limit_of": None if limit is None else limit[0],
         "stopped": (card.details or {}).get("solver_stopped"),
     }
     warning = degeneracy(card)
@@ -328,24 +370,35 @@ def describe(card: ScoringSystem, *, validation: Metrics | None = None) -> CardS
         claim, proven, anything = _claim(card, m, kind, limit)
         headline = f"{subject} · {claim}"
         sample = (card.details or {}).get("sample")
-        if sample:  # a large table searched on a sample (fitting/large.py): the figures are all rows'
+        if (
+            sample
+        ):  # a large table searched on a sample (fitting/large.py): the figures are all rows'
             headline += f" · searched on a sample of {sample['rows']:,} of {sample['of']:,} rows"
         if validation is not None:
             headline += " · " + _held_out(kind, validation)
-    level = "warn" if warning is not None or not anything or card.status == "solver_stopped" else "ok"
-    return CardStatus(headline=headline, level=level, proven=proven, warning=warning, details=details)
+    level = (
+        "warn" if warning is not None or not anything or card.status == "solver_stopped" else "ok"
+    )
+    return CardStatus(
+        headline=headline, level=level, proven=proven, warning=warning, details=details
+    )
 
 
 def _risk_headline(card: ScoringSystem, validation: Metrics | None) -> tuple[str, bool, bool]:
     """(headline, is the card proven best, is anything proven) of a risk card, e.g.
     ``"risk card · train log-loss 0.3030, AUC 0.932 · best found in 2.0 s · proven: every card
     with ≤ 3 features has train log-loss ≥ 0.3016"``."""
-    parts = ["risk card", _risk_figures("train", card.train_metrics, (card.details or {}).get("log_loss"))]
+    parts = [
+        "risk card",
+        _risk_figures("train", card.train_metrics, (card.details or {}).get("log_loss")),
+    ]
     if validation is not None:
         parts.append(_risk_figures("held-out", validation, None))
     if _capped(card) and card.train_metrics is not None:  # where its decision at risk >= 50 % lands
         m = card.train_metrics
-        parts.append(f"at risk {'≥' if card.rule == '>=' else '>'} 50 %: TPR {percent(m.tpr)}, FPR {percent(m.fpr)}")
+        parts.append(
+            f"at risk {'≥' if card.rule == '>=' else '>'} 50 %: TPR {percent(m.tpr)}, FPR {percent(m.fpr)}"
+        )
     claim, proven, anything = _risk_claim(card)
     return " · ".join(p for p in parts + [claim] if p), proven, anything
 
@@ -359,7 +412,9 @@ def _risk_figures(which: str, m: Metrics | None, fallback: float | None) -> str:
     """``"train log-loss 0.3030, AUC 0.932"`` (what is known of the two)."""
     loss = m.log_loss if m is not None and m.log_loss is not None else fallback
     auc = None if m is None else m.auc
-    figures = ([] if loss is None else [f"log-loss {loss:.4f}"]) + ([] if auc is None else [f"AUC {auc:.3f}"])
+    figures = ([] if loss is None else [f"log-loss {loss:.4f}"]) + (
+        [] if auc is None else [f"AUC {auc:.3f}"]
+    )
     return f"{which} " + ", ".join(figures) if figures else ""
 
 
@@ -379,8 +434,14 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
     features = f"{card.size} feature{'' if card.size == 1 else 's'}"
     caps = " under the caps" if _capped(card) else ""
     # a floor that prints as 0.0000, or is a sliver of the card's loss, tells the user nothing
-    useful = floor is not None and round(floor, 4) > 0 and (loss is None or floor >= USEFUL_FLOOR_SHARE * loss)
-    floor_text = f"proven: every card with ≤ {features}{caps} has {what} ≥ {floor:.4f}" if useful else ""
+    useful = (
+        floor is not None
+        and round(floor, 4) > 0
+        and (loss is None or floor >= USEFUL_FLOOR_SHARE * loss)
+    )
+    floor_text = (
+        f"proven: every card with ≤ {features}{caps} has {what} ≥ {floor:.4f}" if useful else ""
+    )
     if card.status == "optimal":
         if floor is not None and loss is not None and floor >= loss - 1e-9:
             return f"proven lowest {what} for ≤ {features}{caps}", True, True
@@ -389,8 +450,18 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
             above = f"at most {percent(card.gap)}" if card.gap >= 0.001 else "less than 0.1 %"
             within = f"proven within the requested gap ({percent(asked)}): log-loss + size penalty{caps} {above} above the best"
             return _join(within, floor_text and "· " + floor_text), True, True
-        return _join(f"optimal for log-loss + size penalty{caps} (proven)", floor_text and "· " + floor_text), True, True
-    found = _stopped_early(card) or f"{card.status.replace('_', ' ')}: best found in {seconds(card.solve_time)}"
+        return (
+            _join(
+                f"optimal for log-loss + size penalty{caps} (proven)",
+                floor_text and "· " + floor_text,
+            ),
+            True,
+            True,
+        )
+    found = (
+        _stopped_early(card)
+        or f"{card.status.replace('_', ' ')}: best found in {seconds(card.solve_time)}"
+    )
     if floor_text:
         return f"{found} · {floor_text}", False, True
     return f"{found}, {NO_BOUND}", False, False
@@ -406,7 +477,10 @@ def _subject(card: ScoringSystem, m: Metrics) -> tuple[str, str]:
     elif min_tpr is not None and max_fpr is None:
         text, kind = f"FPR {percent(m.fpr)} at TPR {percent(m.tpr)}", "fpr"
     elif max_fpr is not None:
-        text, kind = f"error {percent(m.error)} at TPR {percent(m.tpr)}, FPR {percent(m.fpr)}", "error"
+        text, kind = (
+            f"error {percent(m.error)} at TPR {percent(m.tpr)}, FPR {percent(m.fpr)}",
+            "error",
+        )
     else:
         text, kind = f"error {percent(m.error)}", "error"
     if max_fpr is not None and m.fpr > max_fpr + 1e-12:
@@ -419,7 +493,9 @@ def _subject(card: ScoringSystem, m: Metrics) -> tuple[str, str]:
 _WHERE = {"tpr": "under this cap", "fpr": "at this TPR floor", "error": ""}
 
 
-def _claim(card: ScoringSystem, m: Metrics, kind: str, limit: tuple[str, float] | None) -> tuple[str, bool, bool]:
+def _claim(
+    card: ScoringSystem, m: Metrics, kind: str, limit: tuple[str, float] | None
+) -> tuple[str, bool, bool]:
     """(what is proven, is the card proven best, is anything proven)."""
     if card.status == "edited":
         return "edited by hand, " + NO_BOUND, False, False
@@ -430,15 +506,22 @@ def _claim(card: ScoringSystem, m: Metrics, kind: str, limit: tuple[str, float] 
     spec = card.spec
     weighted = spec is not None and spec.class_weights is not None
     best_word = "best" if kind == "tpr" else "lowest"
-    at_limit = limit is not None and limit[0] == kind and (
-        value >= limit[1] - 1e-12 if kind == "tpr" else value <= limit[1] + 1e-12)
+    at_limit = (
+        limit is not None
+        and limit[0] == kind
+        and (value >= limit[1] - 1e-12 if kind == "tpr" else value <= limit[1] + 1e-12)
+    )
     # Without a scale the loss counts margin errors (real data), not the card's errors.
     exact = bool((card.details or {}).get("limits"))
     lexicographic_optimum = card.status == "optimal" and kind != "error" and exact and not weighted
     if at_limit or lexicographic_optimum:
         return _join(f"proven {best_word}", where, qualifier), True, True
     if card.status == "optimal":
-        objective = ("the class-weighted error" if weighted else "error + size penalty") if exact else "its objective"
+        objective = (
+            ("the class-weighted error" if weighted else "error + size penalty")
+            if exact
+            else "its objective"
+        )
         text = f"optimal for {objective} (proven)"
         if limit is not None and limit[0] == kind and _informative(kind, limit[1]):
             text += " · " + _limit_phrase(kind, value, limit[1], where, qualifier)

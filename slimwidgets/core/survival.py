@@ -135,7 +135,9 @@ class CoxCells:
         by_row[np.arange(len(time)), cell[order]] = w[order]
         at_risk = np.cumsum(by_row[::-1], axis=0)[::-1]  # rows from this one on, per cell
         self.at_risk = at_risk[later]
-        self.deaths: np.ndarray = np.bincount(at_time, weights=w[event], minlength=taus.size)  # d_tau
+        self.deaths: np.ndarray = np.bincount(
+            at_time, weights=w[event], minlength=taus.size
+        )  # d_tau
         self.events = np.bincount(cell[event], weights=w[event], minlength=n_cells)
         self.total = float(self.deaths.sum())
         if ties == "efron":

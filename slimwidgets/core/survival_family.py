@@ -8,7 +8,8 @@ family names.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ class TimeToEventFamily:
 
     def figures(
         self,
-        card: "SurvivalCard",
+        card: SurvivalCard,
         X: Any,
         y: Any,
         train: tuple[np.ndarray, np.ndarray] | None = None,
@@ -106,11 +107,11 @@ class TimeToEventFamily:
             out["integrated Brier score"] = integrated_brier(time, event, values, grid, train)
         return out
 
-    def card_text(self, card: "SurvivalCard") -> str:
+    def card_text(self, card: SurvivalCard) -> str:
         """The card as plain text (:func:`~slimwidgets.core.survival_text.card_text`)."""
         return card_text(card)
 
-    def card_html(self, card: "SurvivalCard") -> str:
+    def card_html(self, card: SurvivalCard) -> str:
         """The card as an HTML fragment, names escaped
         (:func:`~slimwidgets.core.survival_text.card_html`)."""
         return card_html(card)

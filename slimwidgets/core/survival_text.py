@@ -18,7 +18,7 @@ __all__ = ["card_text", "card_html", "points_by_variable", "status_words"]
 SUBHEADS = "<th>predicted</th><th>observed (95 % CI)</th>"  # under each horizon
 
 
-def points_by_variable(card: "SurvivalCard") -> list[tuple[str, list[tuple[str, int]]]]:
+def points_by_variable(card: SurvivalCard) -> list[tuple[str, list[tuple[str, int]]]]:
     """``[(variable, [(band or rule, points), ...]), ...]``: the card's rules grouped by the
     variable they read (one row per rule without a rule builder)."""
     if card.rules is not None:
@@ -31,7 +31,7 @@ def points_by_variable(card: "SurvivalCard") -> list[tuple[str, list[tuple[str, 
     ]
 
 
-def status_words(card: "SurvivalCard") -> str:
+def status_words(card: SurvivalCard) -> str:
     """What the card's proof says, in the loss's unit (Cox partial log-likelihood per event)."""
     if card.status == "optimal":
         return f"optimal (proven): objective {card.objective:.6g} per event"
@@ -55,7 +55,7 @@ def _interval(row, i: int) -> str:
     return f"{_pct(row.observed[i])} ({100 * row.lower[i]:.1f}–{100 * row.upper[i]:.1f})"
 
 
-def _hazard_words(card: "SurvivalCard") -> str:
+def _hazard_words(card: SurvivalCard) -> str:
     per_point = math.exp(1.0 / card.multiplier)
     return (
         f"each point multiplies the hazard of {card.names[0]!s} by {per_point:.3g} "
@@ -63,7 +63,7 @@ def _hazard_words(card: "SurvivalCard") -> str:
     )
 
 
-def card_text(card: "SurvivalCard") -> str:
+def card_text(card: SurvivalCard) -> str:
     """The card as plain text: status, points by variable, risk by horizon per total score."""
     lines = [
         f"Time-to-event card: {card.names[0]} over {card.names[1]}",
@@ -94,7 +94,7 @@ def card_text(card: "SurvivalCard") -> str:
     return "\n".join(lines)
 
 
-def card_html(card: "SurvivalCard") -> str:
+def card_html(card: SurvivalCard) -> str:
     """The card as an HTML fragment (names from the data escaped)."""
     e = lambda text: html.escape(str(text), quote=True)  # noqa: E731
     points = "".join(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 Check = Callable[[Any, str], Any]
 
@@ -22,7 +23,9 @@ def names(value: Any, what: str) -> tuple[str, ...]:
     try:
         items = tuple(value)
     except TypeError:
-        raise TypeError(f"{what} must be a feature name or a list of names, got {value!r}") from None
+        raise TypeError(
+            f"{what} must be a feature name or a list of names, got {value!r}"
+        ) from None
     if not all(isinstance(v, str) for v in items):
         raise TypeError(f"{what} must be feature names (strings), got {items!r}")
     return items
@@ -54,7 +57,12 @@ def fraction(value: Any, what: str) -> float | None:
 
 def nonneg(value: Any, what: str) -> float:
     """A finite number >= 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not math.isfinite(value)
+        or value < 0
+    ):
         raise ValueError(f"{what} must be a finite number >= 0, got {value!r}")
     return float(value)
 
@@ -197,7 +205,9 @@ def groups(value: Any, what: str) -> dict[str, tuple[str, ...]]:
             raise ValueError(f"{what}[{g!r}] lists a feature twice")
         for n in items:
             if n in owner:
-                raise ValueError(f"{n!r} is in two groups ({owner[n]!r} and {g!r}); groups must be disjoint")
+                raise ValueError(
+                    f"{n!r} is in two groups ({owner[n]!r} and {g!r}); groups must be disjoint"
+                )
             owner[n] = g
         out[str(g)] = items
     return out
@@ -221,7 +231,9 @@ def tiers(value: Any, what: str) -> tuple[tuple[int, float], ...]:
         try:
             bound, cost = item
         except (TypeError, ValueError):
-            raise TypeError(f"each tier must be a (largest |points|, cost) pair, got {item!r}") from None
+            raise TypeError(
+                f"each tier must be a (largest |points|, cost) pair, got {item!r}"
+            ) from None
         bound = integer(bound, "a tier's largest |points|")
         cost = nonneg(cost, "a tier's cost")
         if bound < 1:
@@ -229,7 +241,9 @@ def tiers(value: Any, what: str) -> tuple[tuple[int, float], ...]:
         if out and bound <= out[-1][0]:
             raise ValueError(f"tier bounds must increase, got {out[-1][0]} then {bound}")
         if out and cost < out[-1][1]:
-            raise ValueError(f"tier costs must not decrease (larger points are less interpretable), got {out[-1][1]} then {cost}")
+            raise ValueError(
+                f"tier costs must not decrease (larger points are less interpretable), got {out[-1][1]} then {cost}"
+            )
         out.append((bound, cost))
     return tuple(out)
 
@@ -240,7 +254,9 @@ def class_weights(value: Any, what: str) -> tuple[float, float] | str | None:
         return None
     if isinstance(value, str):
         if value != "balanced":
-            raise ValueError(f"{what} must be 'balanced', a (negative, positive) pair or a mapping, got {value!r}")
+            raise ValueError(
+                f"{what} must be 'balanced', a (negative, positive) pair or a mapping, got {value!r}"
+            )
         return value
     if isinstance(value, Mapping):
         if set(value) != {"negative", "positive"}:

@@ -8,7 +8,8 @@ the points of a band are the sum of the rules that hold there. Used by
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 __all__ = ["variable_bands", "variable_entries", "threshold_bands", "cut_text", "LEVEL_TYPES"]
 
@@ -26,8 +27,9 @@ def cut_text(value: float) -> str:
     return str(int(value)) if value.is_integer() else f"{value:.6g}"
 
 
-def variable_bands(rules: Sequence, points: Mapping[str, int], integer: bool,
-                   pooled: Sequence[Any]) -> tuple[tuple[str, int], ...]:
+def variable_bands(
+    rules: Sequence, points: Mapping[str, int], integer: bool, pooled: Sequence[Any]
+) -> tuple[tuple[str, int], ...]:
     """(label, points) of one variable: its bands (every band, 0 points included) for threshold
     rules, then its levels that carry points, then ``missing`` when it carries points.
 
@@ -40,14 +42,19 @@ def variable_bands(rules: Sequence, points: Mapping[str, int], integer: bool,
     return tuple((label, p) for label, p, _, _ in variable_entries(rules, points, integer, pooled))
 
 
-def variable_entries(rules: Sequence, points: Mapping[str, int], integer: bool,
-                     pooled: Sequence[Any]) -> list[tuple[str, int, tuple[str, ...], str]]:
+def variable_entries(
+    rules: Sequence, points: Mapping[str, int], integer: bool, pooled: Sequence[Any]
+) -> list[tuple[str, int, tuple[str, ...], str]]:
     """:func:`variable_bands` with, for each entry, the rules behind it and its kind:
     ``(label, points, rules, kind)``; ``kind`` is ``"band"`` (``rules``: those that open the
     band, none for the lowest), ``"level"`` or ``"missing"`` (``rules``: the one rule)."""
     used = [r for r in rules if points.get(r.name, 0)]
-    out = [(label, p, opening, "band")
-           for label, p, opening in threshold_bands([r for r in used if r.kind in ("ge", "lt")], points, integer)]
+    out = [
+        (label, p, opening, "band")
+        for label, p, opening in threshold_bands(
+            [r for r in used if r.kind in ("ge", "lt")], points, integer
+        )
+    ]
     for r in used:
         p = points[r.name]
         if r.kind == "is":
@@ -58,13 +65,21 @@ def variable_entries(rules: Sequence, points: Mapping[str, int], integer: bool,
             out.append((str(r.value), p, (r.name,), "level"))
         elif r.kind == "other":
             shown = ", ".join(str(v) for v in list(pooled)[:3]) + (", …" if len(pooled) > 3 else "")
-            out.append((f"other ({shown}) or unseen" if shown else "other or unseen", p, (r.name,), "level"))
+            out.append(
+                (
+                    f"other ({shown}) or unseen" if shown else "other or unseen",
+                    p,
+                    (r.name,),
+                    "level",
+                )
+            )
     out += [("missing", points[r.name], (r.name,), "missing") for r in used if r.kind == "missing"]
     return out
 
 
-def threshold_bands(rules: Sequence, points: Mapping[str, int],
-                    integer: bool) -> list[tuple[str, int, tuple[str, ...]]]:
+def threshold_bands(
+    rules: Sequence, points: Mapping[str, int], integer: bool
+) -> list[tuple[str, int, tuple[str, ...]]]:
     """The bands of a variable's threshold rules: ``(label, points, rules that open it)``, the
     lowest band first; a band's points are the sum of the rules that hold in it, and the rules
     that open a band are those whose cut is its left edge (none for the lowest band).
@@ -79,10 +94,16 @@ def threshold_bands(rules: Sequence, points: Mapping[str, int],
     edges = sorted({float(r.value) for r in rules})
     lefts = [-math.inf] + edges
 
-    def band_points(left: float) -> int:  # every value of a band satisfies the same rules as its left edge
-        return sum(points[r.name] for r in rules if (left >= r.value if r.kind == "ge" else left < r.value))
+    def band_points(
+        left: float,
+    ) -> int:  # every value of a band satisfies the same rules as its left edge
+        return sum(
+            points[r.name] for r in rules if (left >= r.value if r.kind == "ge" else left < r.value)
+        )
 
-    bands: list[list] = []  # [left, right, points, opening rules], adjacent bands with equal points merged
+    bands: list[
+        list
+    ] = []  # [left, right, points, opening rules], adjacent bands with equal points merged
     for i, left in enumerate(lefts):
         right = edges[i] if i < len(edges) else math.inf
         p = band_points(left)

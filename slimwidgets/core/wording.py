@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from .options import OPTIONS
 from .spec import Spec
@@ -36,10 +36,14 @@ def describe_spec(spec: Spec | None) -> str:
     """
     if spec is None:
         return ""
-    joined: dict[str, tuple[str, list[str]]] = {}  # group label (or the item's own key) -> fragments
+    joined: dict[
+        str, tuple[str, list[str]]
+    ] = {}  # group label (or the item's own key) -> fragments
     for key, (label, fragment) in _spec_items(spec).items():
         joined.setdefault(label or key, (label, []))[1].append(fragment)
-    return "solved for: " + " · ".join(f"{label} {', '.join(frags)}".strip() for label, frags in joined.values())
+    return "solved for: " + " · ".join(
+        f"{label} {', '.join(frags)}".strip() for label, frags in joined.values()
+    )
 
 
 def spec_changes(old: Spec, new: Spec) -> list[str]:

@@ -11,7 +11,18 @@ from .sql import render_sql
 from .text import render_text, risk_text
 
 __all__ = [
-    "CardData", "RiskRows", "m_of_n_count", "render_text", "render_html", "render_document", "render_latex",
-    "render_markdown", "render_python",
-    "render_sql", "risk_text", "risk_html", "risk_latex", "risk_markdown",
+    "CardData",
+    "RiskRows",
+    "m_of_n_count",
+    "render_text",
+    "render_html",
+    "render_document",
+    "render_latex",
+    "render_markdown",
+    "render_python",
+    "render_sql",
+    "risk_text",
+    "risk_html",
+    "risk_latex",
+    "risk_markdown",
 ]

@@ -30,9 +30,27 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["CardData", "RiskRows", "RULES", "headline", "m_of_n_count", "total_line", "points_label", "rule_table",
-           "rule_headline", "table_rules", "risk_cells", "risk_header", "risk_lines", "exact_str", "exact_int", "EMPTY_CARD",
-           "MISSING_NOTE", "VARIABLES_TOTAL", "band_text"]
+__all__ = [
+    "CardData",
+    "RiskRows",
+    "RULES",
+    "headline",
+    "m_of_n_count",
+    "total_line",
+    "points_label",
+    "rule_table",
+    "rule_headline",
+    "table_rules",
+    "risk_cells",
+    "risk_header",
+    "risk_lines",
+    "exact_str",
+    "exact_int",
+    "EMPTY_CARD",
+    "MISSING_NOTE",
+    "VARIABLES_TOTAL",
+    "band_text",
+]
 
 
 def exact_str(value: object, what: str, *, coerce: bool) -> str:
@@ -55,9 +73,7 @@ def exact_int(value: object, what: str) -> int:
     try:
         number = operator.index(value)
     except TypeError:
-        raise TypeError(
-            f"{what} must be an integer, got {type(value).__name__}"
-        ) from None
+        raise TypeError(f"{what} must be an integer, got {type(value).__name__}") from None
     return int.__int__(number)
 
 
@@ -147,9 +163,7 @@ class CardData:
             raise ValueError("feature names must be unique")
         binary = tuple(bool(flag) for flag in self.binary)
         if len(binary) != len(rows):
-            raise ValueError(
-                f"binary has {len(binary)} entries but there are {len(rows)} rows"
-            )
+            raise ValueError(f"binary has {len(binary)} entries but there are {len(rows)} rows")
         set_field = object.__setattr__  # the dataclass is frozen
         set_field(self, "rows", tuple(rows))
         set_field(self, "threshold", exact_int(self.threshold, "threshold"))
@@ -166,12 +180,15 @@ class CardData:
         set_field(self, "details", exact_str(self.details, "details", coerce=True))
         if self.multiplier is not None:
             m = self.multiplier
-            if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < float(m) < float("inf"):
+            if (
+                isinstance(m, bool)
+                or not isinstance(m, (int, float))
+                or not 0 < float(m) < float("inf")
+            ):
                 raise ValueError(f"multiplier must be a finite number > 0, got {m!r}")
             set_field(self, "multiplier", float(m))
         set_field(self, "variables", _checked_variables(self.variables))
         set_field(self, "rule_defs", _checked_rule_defs(self.rule_defs, len(rows)))
-
 
 
 def points_label(points: int) -> str:
@@ -186,7 +203,10 @@ def headline(card: CardData, escape: Callable[[str], str], gt: str = ">", ge: st
     The class name is upper-cased *before* escaping, never after.
     """
     return "PREDICT %s IF SCORE %s %d" % (
-        escape(card.positive.upper()), ge if card.rule == ">=" else gt, card.threshold)
+        escape(card.positive.upper()),
+        ge if card.rule == ">=" else gt,
+        card.threshold,
+    )
 
 
 def total_line(n_rows: int, dash: str) -> str:
@@ -259,7 +279,12 @@ def risk_header(predicted) -> tuple[str, ...]:
 
 def risk_cells(row, predicted: float | None = None) -> tuple[str, ...]:
     score, count, events, rate, lower, upper = row
-    cells = (f"{score:g}", f"{count:g}", f"{events:g}", f"{100 * rate:.1f} % ({100 * lower:.1f}–{100 * upper:.1f} %)")
+    cells = (
+        f"{score:g}",
+        f"{count:g}",
+        f"{events:g}",
+        f"{100 * rate:.1f} % ({100 * lower:.1f}–{100 * upper:.1f} %)",
+    )
     return cells if predicted is None else cells + (f"{100 * float(predicted):.1f} %",)
 
 
@@ -267,16 +292,18 @@ def risk_lines(rows: RiskRows, predicted) -> list[tuple[str, ...]]:
     """The cells of every row of the risk table (``predicted``: one risk per row, or None)."""
     if predicted is not None and len(predicted) != len(rows):
         raise ValueError(f"{len(predicted)} predicted risks for {len(rows)} rows")
-    return [risk_cells(row, None if predicted is None else predicted[i]) for i, row in enumerate(rows)]
-
-
+    return [
+        risk_cells(row, None if predicted is None else predicted[i]) for i, row in enumerate(rows)
+    ]
 
 
 # -- cards by variable (fit on a raw table) -----------------------------------------------------
 #: What every human-readable format prints under a card by variable: the rule that the
 #: Python and SQL exports (and ``predict``) follow.
-MISSING_NOTE = ("a missing value, or a level not listed (a level never seen in training, unless its variable "
-                "lists 'or unseen'), scores 0 points for its variable")
+MISSING_NOTE = (
+    "a missing value, or a level not listed (a level never seen in training, unless its variable "
+    "lists 'or unseen'), scores 0 points for its variable"
+)
 VARIABLES_TOTAL = "ADD THE POINTS OF EACH VARIABLE"
 RULE_KINDS = ("ge", "lt", "eq", "other", "is", "missing", "pass")
 _LEVEL_TYPES = (str, bool, int, float)
@@ -292,8 +319,18 @@ def _checked_variables(variables) -> tuple:
     for entry in variables:
         name, bands = entry
         name = exact_str(name, "variable name", coerce=False)
-        out.append((name, tuple((exact_str(label, f"label of {name!r}", coerce=False),
-                                 exact_int(points, f"points of {name!r}")) for label, points in bands)))
+        out.append(
+            (
+                name,
+                tuple(
+                    (
+                        exact_str(label, f"label of {name!r}", coerce=False),
+                        exact_int(points, f"points of {name!r}"),
+                    )
+                    for label, points in bands
+                ),
+            )
+        )
     return tuple(out)
 
 

@@ -6,8 +6,20 @@ from __future__ import annotations
 import html
 
 from .card import (
-    MISSING_NOTE, VARIABLES_TOTAL, CardData, EMPTY_CARD, RiskRows, band_text, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
-    table_rules, total_line,
+    EMPTY_CARD,
+    MISSING_NOTE,
+    VARIABLES_TOTAL,
+    CardData,
+    RiskRows,
+    band_text,
+    headline,
+    points_label,
+    risk_header,
+    risk_lines,
+    rule_headline,
+    rule_table,
+    table_rules,
+    total_line,
 )
 
 
@@ -33,30 +45,32 @@ def render_html(card: CardData) -> str:
     """
     esc = _html_escape
     table = rule_table(card)
-    title = headline(card, esc, "&gt;", "&ge;") if table is None else rule_headline(card, esc, *table)
+    title = (
+        headline(card, esc, "&gt;", "&ge;") if table is None else rule_headline(card, esc, *table)
+    )
     parts = [
         '<div class="slimwidgets-card" style="display:inline-block;'
         "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;"
         'border:1px solid #888;border-radius:4px;padding:6px 10px;">',
         '<table style="border-collapse:collapse;border:none;">',
         '<caption style="caption-side:top;text-align:left;font-weight:bold;'
-        'padding:2px 8px;">%s</caption>'
-        % title,
+        'padding:2px 8px;">%s</caption>' % title,
     ]
     if table is not None:
         rules = table_rules(card, *table)
         if rules:
             parts.append("<tbody>")
             for i, name in enumerate(rules):
-                parts.append('<tr><td style="%s">%d.</td><td style="%s">%s</td></tr>'
-                             % (_RIGHT, i + 1, _CELL, esc(name)))
+                parts.append(
+                    '<tr><td style="%s">%d.</td><td style="%s">%s</td></tr>'
+                    % (_RIGHT, i + 1, _CELL, esc(name))
+                )
             parts.append("</tbody>")
     elif card.variables:
         parts.extend(_variable_rows(card))
     elif not card.rows:
         parts.append(
-            '<tbody><tr><td colspan="4" style="%s">%s</td></tr></tbody>'
-            % (_CELL, EMPTY_CARD)
+            '<tbody><tr><td colspan="4" style="%s">%s</td></tr></tbody>' % (_CELL, EMPTY_CARD)
         )
     else:
         parts.append("<tbody>")
@@ -64,10 +78,17 @@ def render_html(card: CardData) -> str:
             plus = "&nbsp;&nbsp;" if i == 0 else "+&nbsp;"
             if flag:
                 middle = '<td style="%s">%s</td><td style="%s">%s</td>' % (
-                    _CELL, esc(name), _RIGHT, points_label(points))
+                    _CELL,
+                    esc(name),
+                    _RIGHT,
+                    points_label(points),
+                )
             else:
                 middle = '<td colspan="2" style="%s">%s &times; %s</td>' % (
-                    _CELL, points_label(points), esc(name))
+                    _CELL,
+                    points_label(points),
+                    esc(name),
+                )
             parts.append(
                 '<tr><td style="%s">%d.</td>%s<td style="%s">%s.....</td></tr>'
                 % (_RIGHT, i + 1, middle, _CELL, plus)
@@ -76,8 +97,7 @@ def render_html(card: CardData) -> str:
         parts.append(
             '<tfoot><tr style="border-top:1px solid #888;"><td style="%s"></td>'
             '<td colspan="2" style="%s">%s</td><td style="%s">= SCORE</td>'
-            "</tr></tfoot>"
-            % (_CELL, _CELL, total_line(len(card.rows), "&ndash;"), _CELL)
+            "</tr></tfoot>" % (_CELL, _CELL, total_line(len(card.rows), "&ndash;"), _CELL)
         )
     parts.append("</table>")
     parts.extend(_footer(card))
@@ -88,11 +108,21 @@ def render_html(card: CardData) -> str:
 def _variable_rows(card: CardData) -> list[str]:
     """The points table by variable: one row per variable, its bands and levels with points."""
     esc = _html_escape
-    rows = ['<tr><td style="%s">%s</td><td colspan="3" style="%s">%s</td></tr>'
-            % (_CELL, esc(name), _CELL, band_text(bands, esc, " &middot; ")) for name, bands in card.variables]
-    return (["<tbody>"] + rows + ["</tbody>",
+    rows = [
+        '<tr><td style="%s">%s</td><td colspan="3" style="%s">%s</td></tr>'
+        % (_CELL, esc(name), _CELL, band_text(bands, esc, " &middot; "))
+        for name, bands in card.variables
+    ]
+    return (
+        ["<tbody>"]
+        + rows
+        + [
+            "</tbody>",
             '<tfoot><tr style="border-top:1px solid #888;"><td style="%s"></td><td colspan="3" style="%s">%s = SCORE</td></tr>'
-            '<tr><td colspan="4" style="%scolor:#555;">%s</td></tr></tfoot>' % (_CELL, _CELL, VARIABLES_TOTAL, _CELL, MISSING_NOTE)])
+            '<tr><td colspan="4" style="%scolor:#555;">%s</td></tr></tfoot>'
+            % (_CELL, _CELL, VARIABLES_TOTAL, _CELL, MISSING_NOTE),
+        ]
+    )
 
 
 # Amber and red that keep their contrast on white (WCAG AA for normal text).
@@ -118,11 +148,16 @@ def _footer(card: CardData) -> list[str]:
 def risk_html(rows: RiskRows, predicted=None) -> str:
     if not rows:
         return ""
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>" for cells in risk_lines(rows, predicted))
+    body = "".join(
+        "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+        for cells in risk_lines(rows, predicted)
+    )
     head = "".join(f"<th>{name}</th>" for name in risk_header(predicted))
-    return ('<table class="sw-risk" style="border-collapse:collapse;margin-top:6px;font-size:12px">'
-            "<caption>Risk by score (training data)</caption>"
-            "<tr>" + head + "</tr>" + body + "</table>")
+    return (
+        '<table class="sw-risk" style="border-collapse:collapse;margin-top:6px;font-size:12px">'
+        "<caption>Risk by score (training data)</caption>"
+        "<tr>" + head + "</tr>" + body + "</table>"
+    )
 
 
 # Class selectors only: shown inside a notebook by mistake, the page's own styles are untouched.
@@ -139,8 +174,13 @@ _PRINT_CSS = """
 """
 
 
-def render_document(card: CardData, risk: RiskRows = (), title: str | None = None,
-                    generator: str = "slimwidgets", predicted=None) -> str:
+def render_document(
+    card: CardData,
+    risk: RiskRows = (),
+    title: str | None = None,
+    generator: str = "slimwidgets",
+    predicted=None,
+) -> str:
     """The card (and its risk table) as a complete HTML5 document: doctype, UTF-8 charset,
     an escaped title, print styles, ``generator`` (the package and version) in a meta tag.
     Nothing is loaded from elsewhere.
@@ -153,19 +193,21 @@ def render_document(card: CardData, risk: RiskRows = (), title: str | None = Non
     if title is None:
         table = rule_table(card)
         title = headline(card, str) if table is None else rule_headline(card, str, *table)
-    return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<meta name="generator" content="%s">' % _html_escape(generator),
-        "<title>%s</title>" % _html_escape(title),
-        "<style>%s</style>" % _PRINT_CSS,
-        "</head>",
-        '<body>\n<main class="sw-document">',
-        render_html(card) + risk_html(risk, predicted),
-        "</main>\n</body>",
-        "</html>",
-        "",
-    ])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            '<meta name="generator" content="%s">' % _html_escape(generator),
+            "<title>%s</title>" % _html_escape(title),
+            "<style>%s</style>" % _PRINT_CSS,
+            "</head>",
+            '<body>\n<main class="sw-document">',
+            render_html(card) + risk_html(risk, predicted),
+            "</main>\n</body>",
+            "</html>",
+            "",
+        ]
+    )

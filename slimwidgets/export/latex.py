@@ -5,10 +5,20 @@ from __future__ import annotations
 import unicodedata
 
 from .card import (
-    MISSING_NOTE, VARIABLES_TOTAL, CardData, RiskRows, band_text, headline, points_label, risk_header, risk_lines, rule_headline, rule_table, table_rules,
+    MISSING_NOTE,
+    VARIABLES_TOTAL,
+    CardData,
+    RiskRows,
+    band_text,
+    headline,
+    points_label,
+    risk_header,
+    risk_lines,
+    rule_headline,
+    rule_table,
+    table_rules,
     total_line,
 )
-
 
 _LATEX_MAP = {
     "\\": r"\textbackslash{}",
@@ -31,12 +41,38 @@ _LATEX_MAP = {
 # Signs the cards write (and a few more a name may hold), as pdfLaTeX sets them with no package:
 # written as Unicode, pdfLaTeX stops on most ("Unicode character ≤ not set up for use with LaTeX").
 _SIGNS = {
-    "≤": r"$\leq$", "≥": r"$\geq$", "≠": r"$\neq$", "≈": r"$\approx$", "±": r"$\pm$",
-    "×": r"$\times$", "÷": r"$\div$", "·": r"$\cdot$", "−": r"$-$", "–": "--", "—": "---",
-    "…": r"\ldots{}", "→": r"$\rightarrow$", "←": r"$\leftarrow$", "∞": r"$\infty$", "°": r"\textdegree{}",
-    "µ": r"$\mu$", "«": r"\guillemotleft{}", "»": r"\guillemotright{}", "‘": "`", "’": "'",
-    "“": "``", "”": "''", "\u00a0": "~", "€": r"\texteuro{}", "£": r"\pounds{}", "§": r"\S{}", "¶": r"\P{}",
-    "©": r"\copyright{}", "®": r"\textregistered{}", "™": r"\texttrademark{}", "•": r"\textbullet{}",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+    "≠": r"$\neq$",
+    "≈": r"$\approx$",
+    "±": r"$\pm$",
+    "×": r"$\times$",
+    "÷": r"$\div$",
+    "·": r"$\cdot$",
+    "−": r"$-$",
+    "–": "--",
+    "—": "---",
+    "…": r"\ldots{}",
+    "→": r"$\rightarrow$",
+    "←": r"$\leftarrow$",
+    "∞": r"$\infty$",
+    "°": r"\textdegree{}",
+    "µ": r"$\mu$",
+    "«": r"\guillemotleft{}",
+    "»": r"\guillemotright{}",
+    "‘": "`",
+    "’": "'",
+    "“": "``",
+    "”": "''",
+    "\u00a0": "~",
+    "€": r"\texteuro{}",
+    "£": r"\pounds{}",
+    "§": r"\S{}",
+    "¶": r"\P{}",
+    "©": r"\copyright{}",
+    "®": r"\textregistered{}",
+    "™": r"\texttrademark{}",
+    "•": r"\textbullet{}",
 }
 
 # Latin letters pdfLaTeX's default set-up (utf8, OT1 fonts) cannot set: measured with pdflatex
@@ -118,7 +154,10 @@ def render_latex(card: CardData) -> str:
     ]
     if card.variables:
         for name, bands in card.variables:
-            lines.append(r"%s & \multicolumn{3}{l}{%s} \\" % (_latex_escape(name), band_text(bands, _latex_band, r" $\cdot$ ")))
+            lines.append(
+                r"%s & \multicolumn{3}{l}{%s} \\"
+                % (_latex_escape(name), band_text(bands, _latex_band, r" $\cdot$ "))
+            )
         lines.append(r"\hline")
         lines.append(r" & \multicolumn{3}{l}{%s $=$ SCORE} \\" % VARIABLES_TOTAL)
         lines.append(r"\multicolumn{4}{l}{%s} \\" % MISSING_NOTE)
@@ -131,18 +170,16 @@ def render_latex(card: CardData) -> str:
                 middle = "%s & %s" % (_latex_escape(name), points_label(points))
             else:
                 middle = r"\multicolumn{2}{l}{%s $\times$ %s}" % (
-                    points_label(points), _latex_escape(name))
+                    points_label(points),
+                    _latex_escape(name),
+                )
             lines.append(r"%d. & %s & %s \\" % (i + 1, middle, plus))
         lines.append(r"\hline")
-        lines.append(
-            r" & \multicolumn{2}{l}{%s} & $=$ SCORE \\"
-            % total_line(len(card.rows), "--")
-        )
+        lines.append(r" & \multicolumn{2}{l}{%s} & $=$ SCORE \\" % total_line(len(card.rows), "--"))
     for note in card.notes:
         lines.append(r"\multicolumn{4}{l}{%s} \\" % _latex_escape(note))
     lines.append(r"\end{tabular}")
     return "\n".join(lines)
-
 
 
 # The usual markdown punctuation, plus "~" (GFM strikethrough) and "$"
@@ -154,9 +191,13 @@ def risk_latex(rows: RiskRows, predicted=None) -> str:
         return ""
     head = risk_header(predicted)
     n = len(head)
-    lines = ["", "", r"\begin{tabular}{rrrl" + "r" * (n - 4) + "}",
-             r"\multicolumn{%d}{l}{\textbf{RISK BY SCORE} (training data)} \\" % n,
-             " & ".join(_latex_escape(h) for h in head) + r" \\ \hline"]
+    lines = [
+        "",
+        "",
+        r"\begin{tabular}{rrrl" + "r" * (n - 4) + "}",
+        r"\multicolumn{%d}{l}{\textbf{RISK BY SCORE} (training data)} \\" % n,
+        " & ".join(_latex_escape(h) for h in head) + r" \\ \hline",
+    ]
     for cells in risk_lines(rows, predicted):
         lines.append(" & ".join(_latex_escape(c) for c in cells) + " \\\\")
     lines.append(r"\end{tabular}")

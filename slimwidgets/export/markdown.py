@@ -5,10 +5,21 @@ from __future__ import annotations
 import unicodedata
 
 from .card import (
-    MISSING_NOTE, VARIABLES_TOTAL, CardData, EMPTY_CARD, RiskRows, band_text, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
-    table_rules, total_line,
+    EMPTY_CARD,
+    MISSING_NOTE,
+    VARIABLES_TOTAL,
+    CardData,
+    RiskRows,
+    band_text,
+    headline,
+    points_label,
+    risk_header,
+    risk_lines,
+    rule_headline,
+    rule_table,
+    table_rules,
+    total_line,
 )
-
 
 _MARKDOWN_SPECIALS = set("\\`*_{}[]()#+-.!|<>~$")
 
@@ -59,8 +70,10 @@ def render_markdown(card: CardData) -> str:
     lines = ["**%s**" % headline(card, _markdown_escape), ""]
     if card.variables:
         lines += ["| Variable | Points |", "|:--|:--|"]
-        lines += ["| %s | %s |" % (_markdown_escape(name), band_text(bands, _markdown_escape))
-                  for name, bands in card.variables]
+        lines += [
+            "| %s | %s |" % (_markdown_escape(name), band_text(bands, _markdown_escape))
+            for name, bands in card.variables
+        ]
         lines += ["| %s | = SCORE |" % VARIABLES_TOTAL, "", MISSING_NOTE]
     elif not card.rows:
         lines.append(EMPTY_CARD)
@@ -80,7 +93,6 @@ def render_markdown(card: CardData) -> str:
     return "\n".join(lines)
 
 
-
 # Names the generated module defines itself; the prediction function must not
 # shadow them (``score`` would otherwise recurse into itself).
 
@@ -89,6 +101,13 @@ def risk_markdown(rows: RiskRows, predicted=None) -> str:
     if not rows:
         return ""
     head = risk_header(predicted)
-    lines = ["", "", "**Risk by score** (training data)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [
+        "",
+        "",
+        "**Risk by score** (training data)",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     lines += ["| " + " | ".join(cells) + " |" for cells in risk_lines(rows, predicted)]
     return "\n".join(lines)

@@ -37,8 +37,12 @@ def _rule_sql(column: str, kind: str, value: object) -> str:
         "eq": lambda: "%s = %s" % (col, _sql_value(value)),
         "is": lambda: "%s = 1" % col,
         "missing": lambda: "%s IS NULL" % col,
-        "other": lambda: "%s IS NOT NULL AND %s NOT IN (%s)" % (col, col, ", ".join(_sql_value(v) for v in value))
-        if value else "%s IS NOT NULL" % col,
+        "other": lambda: (
+            "%s IS NOT NULL AND %s NOT IN (%s)"
+            % (col, col, ", ".join(_sql_value(v) for v in value))
+            if value
+            else "%s IS NOT NULL" % col
+        ),
     }[kind]()
     return "(CASE WHEN %s THEN 1 ELSE 0 END)" % test
 
@@ -66,11 +70,13 @@ def render_sql(card: CardData, table: str = "patients") -> str:
     table_sql = _sql_identifier(exact_str(table, "table", coerce=False))
     if card.rows:
         # Terms are joined with " + " so a negative point never forms "--".
-        terms = ([_rule_sql(*d) for d in card.rule_defs] if card.rule_defs
-                 else [_sql_identifier(name) for name, _ in card.rows])
+        terms = (
+            [_rule_sql(*d) for d in card.rule_defs]
+            if card.rule_defs
+            else [_sql_identifier(name) for name, _ in card.rows]
+        )
         total = "(%s)" % " + ".join(
-            "%d * %s" % (points, term)
-            for (_, points), term in zip(card.rows, terms)
+            "%d * %s" % (points, term) for (_, points), term in zip(card.rows, terms)
         )
     else:
         total = "0"
@@ -78,8 +84,10 @@ def render_sql(card: CardData, table: str = "patients") -> str:
     if card.multiplier is not None:
         # z = (score - threshold) / m; each branch only ever takes EXP of a number <= 0
         z = "((%s - %d) / %s)" % (total, card.threshold, repr(float(card.multiplier)))
-        risk = ("  CASE WHEN %s >= 0 THEN 1.0 / (1.0 + EXP(-%s))\n"
-                "       ELSE EXP(%s) / (1.0 + EXP(%s)) END AS risk,\n" % (z, z, z, z))
+        risk = (
+            "  CASE WHEN %s >= 0 THEN 1.0 / (1.0 + EXP(-%s))\n"
+            "       ELSE EXP(%s) / (1.0 + EXP(%s)) END AS risk,\n" % (z, z, z, z)
+        )
     return (
         "SELECT *,\n"
         "  CASE WHEN %s %s %d THEN 1 ELSE 0 END AS prediction,\n"

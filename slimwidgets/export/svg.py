@@ -47,10 +47,21 @@ def _fmt(v: float, percent: bool) -> str:
     return f"{100 * v:g} %" if percent else f"{v:g}"
 
 
-def chart(series: Sequence[Series], *, x_range: tuple[float, float], y_range: tuple[float, float],
-          x_title: str, y_title: str, title: str, x_percent: bool = False, y_percent: bool = False,
-          x_integer: bool = False,
-          diagonal: bool = False, width: int = 700, height: int = 340) -> str:
+def chart(
+    series: Sequence[Series],
+    *,
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    x_title: str,
+    y_title: str,
+    title: str,
+    x_percent: bool = False,
+    y_percent: bool = False,
+    x_integer: bool = False,
+    diagonal: bool = False,
+    width: int = 700,
+    height: int = 340,
+) -> str:
     """An ``<svg>`` element with the series drawn inside the given ranges (values outside are
     clipped to the plot area; a line stops where it leaves it); the legend sits to the right.
 
@@ -75,23 +86,33 @@ def chart(series: Sequence[Series], *, x_range: tuple[float, float], y_range: tu
     def py(v: float) -> float:
         return top + ph - (min(max(v, y0), y1) - y0) / (y1 - y0) * ph
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="sw-chart" viewBox="0 0 {width} {height}" '
-           f'width="{width}" height="{height}" role="img" aria-label="{esc(title)}" '
-           'font-family="system-ui, sans-serif" font-size="11">',
-           f"<title>{esc(title)}</title>",
-           f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="sw-chart" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" aria-label="{esc(title)}" '
+        'font-family="system-ui, sans-serif" font-size="11">',
+        f"<title>{esc(title)}</title>",
+        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>',
+    ]
     for t in _ticks(x0, x1, integer=x_integer):
-        out.append(f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{top}" y2="{top + ph}" stroke="#eee"/>'
-                   f'<text x="{px(t):.1f}" y="{top + ph + 14}" text-anchor="middle">{esc(_fmt(t, x_percent))}</text>')
+        out.append(
+            f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{top}" y2="{top + ph}" stroke="#eee"/>'
+            f'<text x="{px(t):.1f}" y="{top + ph + 14}" text-anchor="middle">{esc(_fmt(t, x_percent))}</text>'
+        )
     for t in _ticks(y0, y1):
-        out.append(f'<line x1="{left}" x2="{left + pw}" y1="{py(t):.1f}" y2="{py(t):.1f}" stroke="#eee"/>'
-                   f'<text x="{left - 5}" y="{py(t) + 4:.1f}" text-anchor="end">{esc(_fmt(t, y_percent))}</text>')
-    out.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">{esc(x_title)}</text>'
-               f'<text transform="translate(14 {top + ph / 2}) rotate(-90)" text-anchor="middle">{esc(y_title)}</text>')
+        out.append(
+            f'<line x1="{left}" x2="{left + pw}" y1="{py(t):.1f}" y2="{py(t):.1f}" stroke="#eee"/>'
+            f'<text x="{left - 5}" y="{py(t) + 4:.1f}" text-anchor="end">{esc(_fmt(t, y_percent))}</text>'
+        )
+    out.append(
+        f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">{esc(x_title)}</text>'
+        f'<text transform="translate(14 {top + ph / 2}) rotate(-90)" text-anchor="middle">{esc(y_title)}</text>'
+    )
     if diagonal:
         lo, hi = max(x0, y0), min(x1, y1)
-        out.append(f'<line x1="{px(lo):.1f}" y1="{py(lo):.1f}" x2="{px(hi):.1f}" y2="{py(hi):.1f}" '
-                   'stroke="#888" stroke-dasharray="4 3"/>')
+        out.append(
+            f'<line x1="{px(lo):.1f}" y1="{py(lo):.1f}" x2="{px(hi):.1f}" y2="{py(hi):.1f}" '
+            'stroke="#888" stroke-dasharray="4 3"/>'
+        )
     for s in series:
         out.extend(_draw(s, px, py, inside))
     out.extend(_legend(series, left + pw + 14, top + 4))
@@ -111,15 +132,20 @@ def _draw(s: Series, px, py, inside) -> list[str]:
                 runs.append(run)
                 run = []
         runs.append(run)
-        return [f'<polyline points="{" ".join(r)}" fill="none" stroke="{s.colour}" stroke-width="1.8"{dash}/>'
-                for r in runs if r]
+        return [
+            f'<polyline points="{" ".join(r)}" fill="none" stroke="{s.colour}" stroke-width="1.8"{dash}/>'
+            for r in runs
+            if r
+        ]
     out = []
     for k, (x, y) in enumerate(zip(s.x, s.y)):
         if math.isnan(x) or math.isnan(y):
             continue
         if s.lower is not None and s.upper is not None and not math.isnan(s.lower[k]):
-            out.append(f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{py(s.lower[k]):.1f}" y2="{py(s.upper[k]):.1f}" '
-                       f'stroke="{s.colour}" stroke-width="1.2"/>')
+            out.append(
+                f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{py(s.lower[k]):.1f}" y2="{py(s.upper[k]):.1f}" '
+                f'stroke="{s.colour}" stroke-width="1.2"/>'
+            )
         out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3.2" fill="{s.colour}"/>')
     return out
 
@@ -128,8 +154,12 @@ def _legend(series: Sequence[Series], x: float, y: float) -> list[str]:
     out = []
     for k, s in enumerate(series):
         yy = y + 14 * k + 6
-        mark = (f'<circle cx="{x + 9}" cy="{yy}" r="3.2" fill="{s.colour}"/>' if s.kind == "points" else
-                f'<line x1="{x}" x2="{x + 18}" y1="{yy}" y2="{yy}" stroke="{s.colour}" stroke-width="1.8"'
-                + (f' stroke-dasharray="{s.dash}"' if s.dash else "") + "/>")
+        mark = (
+            f'<circle cx="{x + 9}" cy="{yy}" r="3.2" fill="{s.colour}"/>'
+            if s.kind == "points"
+            else f'<line x1="{x}" x2="{x + 18}" y1="{yy}" y2="{yy}" stroke="{s.colour}" stroke-width="1.8"'
+            + (f' stroke-dasharray="{s.dash}"' if s.dash else "")
+            + "/>"
+        )
         out.append(mark + f'<text x="{x + 24}" y="{yy + 4}">{html.escape(s.name)}</text>')
     return out

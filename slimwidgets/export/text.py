@@ -5,10 +5,21 @@ from __future__ import annotations
 import unicodedata
 
 from .card import (
-    MISSING_NOTE, VARIABLES_TOTAL, CardData, EMPTY_CARD, RiskRows, band_text, headline, points_label, risk_header, risk_lines, rule_headline, rule_table,
-    table_rules, total_line,
+    EMPTY_CARD,
+    MISSING_NOTE,
+    VARIABLES_TOTAL,
+    CardData,
+    RiskRows,
+    band_text,
+    headline,
+    points_label,
+    risk_header,
+    risk_lines,
+    rule_headline,
+    rule_table,
+    table_rules,
+    total_line,
 )
-
 
 # Bidirectional formatting characters can reorder what a reader sees.
 _BIDI = set("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -105,7 +116,10 @@ def _variable_lines(card: CardData) -> list[str]:
     """The points table by variable: ``age   < 50: 0 · 50–59: 1 · ≥ 60: 3``."""
     names = [_text_escape(name) for name, _ in card.variables]
     width = max(_width(n) for n in names)
-    lines = ["%s   %s" % (_pad(n, width), band_text(bands, _text_escape)) for n, (_, bands) in zip(names, card.variables)]
+    lines = [
+        "%s   %s" % (_pad(n, width), band_text(bands, _text_escape))
+        for n, (_, bands) in zip(names, card.variables)
+    ]
     return lines + ["%s   %s = SCORE" % (" " * width, VARIABLES_TOTAL), MISSING_NOTE]
 
 
@@ -115,9 +129,17 @@ def risk_text(rows: RiskRows, predicted=None) -> str:
     if not rows:
         return ""
     head = risk_header(predicted)
-    lines = ["", "", "RISK BY SCORE (training data)",
-             f"{head[0]:>7}  {head[1]:>7}  {head[2]:>7}  {head[3]:<28}" + (f"  {head[4]}" if len(head) > 4 else "")]
+    lines = [
+        "",
+        "",
+        "RISK BY SCORE (training data)",
+        f"{head[0]:>7}  {head[1]:>7}  {head[2]:>7}  {head[3]:<28}"
+        + (f"  {head[4]}" if len(head) > 4 else ""),
+    ]
     for cells in risk_lines(rows, predicted):
         score, count, events, rate = cells[:4]
-        lines.append(f"{score:>7}  {count:>7}  {events:>7}  {rate:<28}" + (f"  {cells[4]:>14}" if len(cells) > 4 else ""))
+        lines.append(
+            f"{score:>7}  {count:>7}  {events:>7}  {rate:<28}"
+            + (f"  {cells[4]:>14}" if len(cells) > 4 else "")
+        )
     return "\n".join(line.rstrip() for line in lines)

@@ -10,5 +10,14 @@ from .conflicts import find_conflicts
 from .driver import fit, fit_dataset
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 
-__all__ = ["fit", "fit_dataset", "card_from_result", "check_card", "box_limits", "find_conflicts",
-           "InfeasibleError", "NoSolutionError", "BoxWarning"]
+__all__ = [
+    "fit",
+    "fit_dataset",
+    "card_from_result",
+    "check_card",
+    "box_limits",
+    "find_conflicts",
+    "InfeasibleError",
+    "NoSolutionError",
+    "BoxWarning",
+]

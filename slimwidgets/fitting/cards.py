@@ -19,23 +19,52 @@ from .checks import box_limits
 __all__ = ["card_from_result", "card_from_incumbent", "risk_rows"]
 
 
-def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: SolveResult,
-                     family: str = "slim", probe: str | None = None) -> ScoringSystem:
+def card_from_result(
+    data: Dataset,
+    spec: Spec,
+    form: Formulation,
+    result: SolveResult,
+    family: str = "slim",
+    probe: str | None = None,
+) -> ScoringSystem:
     card = ScoringSystem(
-        data.feature_names, tuple(int(c) for c in result.coefficients), int(result.intercept),
-        positive=data.positive, negative=data.negative, status=result.status,
-        objective=result.objective, bound=result.bound, gap=result.gap,
-        solve_time=result.solve_time, solver=result.solver, spec=spec, binary=tuple(data.binary),
-        positive_name=data.positive_name, family=family, zero_score=spec.zero_score,
-        details={"margin": form.margin, "epsilon": form.epsilon, "C0": form.C0.tolist(), "nodes": result.nodes,
-                 "n_rows": data.n_rows, "n_samples": data.n_samples, "lexicographic": form.lexicographic,
-                 "limits": limits_in_user_units(form), "intercept_range": form.intercept_box,
-                 # M-of-N tables and PILM set their boxes themselves: only a user's box can limit
-                 "box_limits": tuple(box_limits(form, result.coefficients, int(result.intercept))
-                                     if family in ("slim", "tilm") else ()) + ((probe,) if probe else ()),
-                 **class_limits(form, result.bound, result.coefficients, result.intercept),
-                 # why the fit stopped early when its solver process was lost (see describe)
-                 **({"solver_stopped": result.message} if result.status == "solver_stopped" else {})},
+        data.feature_names,
+        tuple(int(c) for c in result.coefficients),
+        int(result.intercept),
+        positive=data.positive,
+        negative=data.negative,
+        status=result.status,
+        objective=result.objective,
+        bound=result.bound,
+        gap=result.gap,
+        solve_time=result.solve_time,
+        solver=result.solver,
+        spec=spec,
+        binary=tuple(data.binary),
+        positive_name=data.positive_name,
+        family=family,
+        zero_score=spec.zero_score,
+        details={
+            "margin": form.margin,
+            "epsilon": form.epsilon,
+            "C0": form.C0.tolist(),
+            "nodes": result.nodes,
+            "n_rows": data.n_rows,
+            "n_samples": data.n_samples,
+            "lexicographic": form.lexicographic,
+            "limits": limits_in_user_units(form),
+            "intercept_range": form.intercept_box,
+            # M-of-N tables and PILM set their boxes themselves: only a user's box can limit
+            "box_limits": tuple(
+                box_limits(form, result.coefficients, int(result.intercept))
+                if family in ("slim", "tilm")
+                else ()
+            )
+            + ((probe,) if probe else ()),
+            **class_limits(form, result.bound, result.coefficients, result.intercept),
+            # why the fit stopped early when its solver process was lost (see describe)
+            **({"solver_stopped": result.message} if result.status == "solver_stopped" else {}),
+        },
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
     metrics = card.metrics(data.X, labels, sample_weight=data.weight)
@@ -44,8 +73,15 @@ def card_from_result(data: Dataset, spec: Spec, form: Formulation, result: Solve
     return card
 
 
-def card_from_incumbent(data: Dataset, spec: Spec, inc: Incumbent, *, bound: float | None = None,
-                        solve_time: float | None = None, limits: dict | None = None) -> ScoringSystem:
+def card_from_incumbent(
+    data: Dataset,
+    spec: Spec,
+    inc: Incumbent,
+    *,
+    bound: float | None = None,
+    solve_time: float | None = None,
+    limits: dict | None = None,
+) -> ScoringSystem:
     """A card found while a solve runs (status "feasible"), measured on the training rows.
 
     What is proven so far reads in the user's units from the limits the incumbent carries
@@ -68,16 +104,29 @@ def card_from_incumbent(data: Dataset, spec: Spec, inc: Incumbent, *, bound: flo
     bound = min(bound, inc.objective) if math.isfinite(bound) else None
     risk = inc.multiplier is not None
     card = ScoringSystem(
-        data.feature_names, tuple(int(c) for c in inc.coefficients), int(inc.intercept),
-        positive=data.positive, negative=data.negative, status="feasible", objective=inc.objective,
-        bound=bound, gap=None if bound is None else relative_gap(inc.objective, bound),
-        solve_time=inc.elapsed if solve_time is None else solve_time, solver=spec.solver, spec=spec,
-        binary=tuple(data.binary), positive_name=data.positive_name,
-        details={"limits": None if risk else inc.limits or limits}, zero_score=spec.zero_score,
-        family="risk" if risk else "slim", multiplier=inc.multiplier,
+        data.feature_names,
+        tuple(int(c) for c in inc.coefficients),
+        int(inc.intercept),
+        positive=data.positive,
+        negative=data.negative,
+        status="feasible",
+        objective=inc.objective,
+        bound=bound,
+        gap=None if bound is None else relative_gap(inc.objective, bound),
+        solve_time=inc.elapsed if solve_time is None else solve_time,
+        solver=spec.solver,
+        spec=spec,
+        binary=tuple(data.binary),
+        positive_name=data.positive_name,
+        details={"limits": None if risk else inc.limits or limits},
+        zero_score=spec.zero_score,
+        family="risk" if risk else "slim",
+        multiplier=inc.multiplier,
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
-    object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))
+    object.__setattr__(
+        card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight)
+    )
     return card
 
 
@@ -85,7 +134,6 @@ def limits_in_user_units(form: Formulation) -> dict | None:
     """How the card's bound reads in the user's units (see :func:`~.status.describe`)."""
     scale = limit_scale(form)
     return None if scale is None else scale.to_dict()
-
 
 
 RISK_MAX_SCORES = 30  # a risk table is printed when the card has at most this many distinct totals
@@ -96,5 +144,14 @@ def risk_rows(card: ScoringSystem, data: Dataset, labels: np.ndarray) -> tuple |
     if len(np.unique(data.X @ np.asarray(card.coefficients, dtype=float))) > RISK_MAX_SCORES:
         return None
     table = risk_table(card, data.X, labels, sample_weight=data.weight)
-    return tuple((float(score), float(r["count"]), float(r["events"]), float(r["rate"]), float(r["lower"]), float(r["upper"]))
-                 for score, r in table.iterrows())
+    return tuple(
+        (
+            float(score),
+            float(r["count"]),
+            float(r["events"]),
+            float(r["rate"]),
+            float(r["lower"]),
+            float(r["upper"]),
+        )
+        for score, r in table.iterrows()
+    )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..core.data import Dataset
 from ..core.formulation import build_formulation
@@ -41,8 +42,12 @@ def _without(spec: Spec, dropped: list[tuple[str, Any, str]]) -> Spec:
         value = getattr(spec, field_name)
         if None in keys:
             changes[field_name] = OPTION[field_name].default
-        elif isinstance(value, Mapping):  # with no entry left: the default (None for the group caps)
-            changes[field_name] = {k: x for k, x in value.items() if k not in keys} or OPTION[field_name].default
+        elif isinstance(
+            value, Mapping
+        ):  # with no entry left: the default (None for the group caps)
+            changes[field_name] = {k: x for k, x in value.items() if k not in keys} or OPTION[
+                field_name
+            ].default
         else:
             changes[field_name] = [x for i, x in enumerate(value) if i not in keys]
     return spec.replace(**changes)
@@ -54,12 +59,15 @@ def _feasible(data: Dataset, spec: Spec, time_limit: float, cancel: threading.Ev
     except ValueError:
         return False
     form = build_formulation(data, spec)
-    result = solve_formulation(form, time_limit=time_limit, threads=spec.threads, feasibility_only=True, cancel=cancel)
+    result = solve_formulation(
+        form, time_limit=time_limit, threads=spec.threads, feasibility_only=True, cancel=cancel
+    )
     return result.status != "infeasible"
 
 
-def find_conflicts(data: Dataset, spec: Spec, time_limit: float = 10.0,
-                   cancel: threading.Event | None = None) -> list[str]:
+def find_conflicts(
+    data: Dataset, spec: Spec, time_limit: float = 10.0, cancel: threading.Event | None = None
+) -> list[str]:
     """A minimal set of constraints that cannot hold together (deletion filter).
 
     Drop each constraint in turn; if the rest is still infeasible the dropped
@@ -68,7 +76,9 @@ def find_conflicts(data: Dataset, spec: Spec, time_limit: float = 10.0,
     is set midway, the set found so far is returned: it still clashes, but may
     not be minimal.
     """
-    spec = per_group_caps(spec, data.sensitive_levels)  # a clash names the groups whose caps it needs
+    spec = per_group_caps(
+        spec, data.sensitive_levels
+    )  # a clash names the groups whose caps it needs
     items = _relaxable(spec)
     keep = list(items)
     for item in items:

@@ -6,42 +6,51 @@ import math
 import threading
 import time
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..core.data import Dataset, group_column_apart, outcome_values, prepare_data
-from ..core.rules import rules_from_options
-from ..core.formulation import Formulation, build_formulation, intercept_box
+from ..core.formulation import Formulation, build_formulation
+from ..core.groups import check_group_settings
 from ..core.patterns import Patterns
+from ..core.rules import rules_from_options
 from ..core.scoring import FAMILIES, ScoringSystem
+from ..core.spec import Spec, make_spec
+from ..core.status import DegenerateCardWarning, degeneracy
+from ..solvers.base import FitStop, Incumbent, SolveResult, relative_gap
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
+from ..solvers.lexicographic import knapsack_floor, prove_dominant
+from ..solvers.mip import solve_formulation
 from ..solvers.polish import polish
-from ..solvers.lexicographic import class_limits, knapsack_floor, prove_dominant
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search, warm_up
-from ..solvers.base import FitStop, Incumbent, SolveResult, relative_gap
-from ..solvers.mip import solve_formulation
-from ..core.status import DegenerateCardWarning, degeneracy, limit_scale
-from ..core.spec import Spec, make_spec
-from ..core.groups import check_group_settings
+from . import size_cv
 from .cards import card_from_result, limits_in_user_units
 from .checks import box_limits, check_card
 from .conflicts import find_conflicts
-from .group_floor import group_free_floor
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
+from .group_floor import group_free_floor
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
-from .risk_groups import fit_risk_by_group
-from .survival_driver import routes_time_to_event
-from . import size_cv
-from .size_cv import choose_cuts_and_size, choose_size
-from .side_search import SideSearch
 from .progress import fit_progress
+from .risk_groups import fit_risk_by_group
+from .side_search import SideSearch
+from .size_cv import choose_cuts_and_size, choose_size
+from .survival_driver import routes_time_to_event
 
-__all__ = ["fit", "fit_dataset", "InfeasibleError", "NoSolutionError", "BoxWarning", "check_card", "find_conflicts",
-           "box_limits"]
+__all__ = [
+    "fit",
+    "fit_dataset",
+    "InfeasibleError",
+    "NoSolutionError",
+    "BoxWarning",
+    "check_card",
+    "find_conflicts",
+    "box_limits",
+]
 
 
 HEURISTIC_SECONDS = 0.3
@@ -72,14 +81,24 @@ SIZE_MIPS_FIRST = 2
 DEFAULT_SIZE_CV = 5
 
 
-
 def fit(
-    X: Any, y: Any, *, positive: Any = None, sample_weight: Any = None,
-    feature_names: Sequence[str] | None = None, spec: Spec | None = None,
-    warm_start: ScoringSystem | None = None, on_incumbent: Callable[[Incumbent], None] | None = None,
-    cancel: threading.Event | None = None, on_bound: Callable[[float], None] | None = None,
-    sensitive_features: Any = None, rules: Any = None, n_jobs: int | None = None, progress: bool | None = None,
-    cuts: Mapping[str, Sequence[float]] | None = None, **options: Any,
+    X: Any,
+    y: Any,
+    *,
+    positive: Any = None,
+    sample_weight: Any = None,
+    feature_names: Sequence[str] | None = None,
+    spec: Spec | None = None,
+    warm_start: ScoringSystem | None = None,
+    on_incumbent: Callable[[Incumbent], None] | None = None,
+    cancel: threading.Event | None = None,
+    on_bound: Callable[[float], None] | None = None,
+    sensitive_features: Any = None,
+    rules: Any = None,
+    n_jobs: int | None = None,
+    progress: bool | None = None,
+    cuts: Mapping[str, Sequence[float]] | None = None,
+    **options: Any,
 ) -> ScoringSystem:
     """Learn a SLIM scoring system from ``X, y`` under operational constraints.
 
@@ -153,21 +172,40 @@ def fit(
     started = time.perf_counter()  # the time limit covers reading the data too
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options, own_rules = _rules(X, options, rules, cuts, spec is None)
-    clock = (started, time.perf_counter() - started, (X, builder, options))  # for the CV: its start, the rules
+    clock = (
+        started,
+        time.perf_counter() - started,
+        (X, builder, options),
+    )  # for the CV: its start, the rules
     spec = spec if spec is not None else make_spec(**_default_size_cv(options, builder, y))
-    how = dict(positive=positive, sample_weight=sample_weight, feature_names=feature_names, sensitive_features=groups)
-    X, builder, spec, how, choice = _size_by_cv(X, y, spec, how, n_jobs, progress, builder, own_rules, clock)
+    how = dict(
+        positive=positive,
+        sample_weight=sample_weight,
+        feature_names=feature_names,
+        sensitive_features=groups,
+    )
+    X, builder, spec, how, choice = _size_by_cv(
+        X, y, spec, how, n_jobs, progress, builder, own_rules, clock
+    )
     solve = dict(warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
-    card = _fit_watched(_read_table(X, y, **how, time_limit=spec.time_limit, started=started), spec, started,
-                        progress, solve)
+    card = _fit_watched(
+        _read_table(X, y, **how, time_limit=spec.time_limit, started=started),
+        spec,
+        started,
+        progress,
+        solve,
+    )
     return _finished(card, builder, choice)
 
 
-fit = routes_time_to_event(fit)  # a time-to-event y goes to its own driver before anything reads it as labels
+fit = routes_time_to_event(
+    fit
+)  # a time-to-event y goes to its own driver before anything reads it as labels
 
 
-def _fit_watched(table: Any, spec: Spec, started: float, progress: bool | None,
-                 how: dict) -> ScoringSystem:
+def _fit_watched(
+    table: Any, spec: Spec, started: float, progress: bool | None, how: dict
+) -> ScoringSystem:
     """:func:`_fit_table` with the bar of :mod:`.progress` (the best card so far, what is proven,
     the time left) where ``progress`` asks for one; ``how``: its keyword arguments."""
     watch = fit_progress(progress, spec.time_limit, started)
@@ -184,8 +222,17 @@ def _fit_watched(table: Any, spec: Spec, started: float, progress: bool | None,
     return card
 
 
-def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progress: bool | None, builder: Any,
-                own_rules: tuple | None, clock: tuple = (None, 0.0, None)):
+def _size_by_cv(
+    X: Any,
+    y: Any,
+    spec: Spec,
+    how: dict,
+    n_jobs: int | None,
+    progress: bool | None,
+    builder: Any,
+    own_rules: tuple | None,
+    clock: tuple = (None, 0.0, None),
+):
     """With ``spec.size_cv`` set: the size chosen by cross-validation (:func:`.size_cv.choose_size`)
     put into the spec as its ``max_size``; with rules ``fit`` made itself (``own_rules``: the raw
     table, the options and cuts they were made of), their number of candidate cut points too
@@ -196,13 +243,24 @@ def _size_by_cv(X: Any, y: Any, spec: Spec, how: dict, n_jobs: int | None, progr
     if spec.size_cv is None:
         return X, builder, spec, how, None
     started, rules_seconds, made = clock
-    deadline = None if spec.time_limit is None or started is None else started + size_cv.SHARE * spec.time_limit
-    kw = dict(positive=how["positive"], sample_weight=how["sample_weight"], groups=how["sensitive_features"],
-              n_jobs=n_jobs, progress=progress, deadline=deadline)
+    deadline = (
+        None
+        if spec.time_limit is None or started is None
+        else started + size_cv.SHARE * spec.time_limit
+    )
+    kw = dict(
+        positive=how["positive"],
+        sample_weight=how["sample_weight"],
+        groups=how["sensitive_features"],
+        n_jobs=n_jobs,
+        progress=progress,
+        deadline=deadline,
+    )
     if own_rules is not None and builder is not None:
         raw, options, cuts = own_rules
-        X, builder, spec, choice = choose_cuts_and_size(fit, raw, y, options, cuts, spec, made=made,
-                                                        rules_seconds=rules_seconds, **kw)
+        X, builder, spec, choice = choose_cuts_and_size(
+            fit, raw, y, options, cuts, spec, made=made, rules_seconds=rules_seconds, **kw
+        )
     else:
         X = _named_frame(X, how["feature_names"])
         size, choice = choose_size(fit, X, y, spec, **kw)
@@ -223,7 +281,9 @@ def _finished(card: ScoringSystem, builder: Any, choice: Any) -> ScoringSystem:
     return card
 
 
-def _rules(X: Any, options: dict, rules: Any, cuts: Any, own: bool = True) -> tuple[Any, Any, dict, Any]:
+def _rules(
+    X: Any, options: dict, rules: Any, cuts: Any, own: bool = True
+) -> tuple[Any, Any, dict, Any]:
     """A raw table made into 0/1 rules (:func:`~slimwidgets.core.rules.rules_from_options`); a Dask
     DataFrame is taken as 0/1 rules already (building rules would read it whole). Last comes what
     the rules were made of, ``(raw table, options, cuts)``, when ``fit`` made them with its own
@@ -241,8 +301,11 @@ def _default_size_cv(options: dict, builder: Any, y: Any) -> dict:
     ``max_size``, ``C0`` and ``size_cv`` (an exact card at a size the caller gives stays exact at
     it), and each class has a row for every fold (a smaller table is solved as before, and the
     "solved for" line names no CV)."""
-    if builder is None or options.get("loss", "zero_one") != "zero_one" or \
-            any(name in options for name in ("max_size", "C0", "size_cv")):
+    if (
+        builder is None
+        or options.get("loss", "zero_one") != "zero_one"
+        or any(name in options for name in ("max_size", "C0", "size_cv"))
+    ):
         return options
     import pandas as pd
 
@@ -262,7 +325,11 @@ def _named_frame(X: Any, feature_names: Sequence[str] | None) -> Any:
     if isinstance(X, pd.DataFrame):
         return X
     values = np.asarray(X)
-    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(values.shape[1])]
+    names = (
+        list(feature_names)
+        if feature_names is not None
+        else [f"x{j}" for j in range(values.shape[1])]
+    )
     return pd.DataFrame(values, columns=names)
 
 
@@ -274,14 +341,28 @@ def _warn_if_degenerate(card: ScoringSystem) -> None:
         warnings.warn(problem, DegenerateCardWarning, stacklevel=3)
 
 
-def _read_table(X: Any, y: Any, *, sensitive_features: Any = None, time_limit: float | None = None,
-                started: float | None = None, **how: Any) -> Dataset | Patterns:
+def _read_table(
+    X: Any,
+    y: Any,
+    *,
+    sensitive_features: Any = None,
+    time_limit: float | None = None,
+    started: float | None = None,
+    **how: Any,
+) -> Dataset | Patterns:
     """The rows to fit: the weighted distinct patterns of a large table of 0/1 rules or of a Dask
     DataFrame (:func:`.large.read_large`, a Dask frame's partitions read within the time
     limit; not with groups, whose rows must not merge), else the prepared :class:`Dataset`."""
-    patterns = None if sensitive_features is not None else read_large(X, y, time_limit=time_limit, started=started,
-                                                                       **how)
-    return patterns if patterns is not None else prepare_data(X, y, sensitive_features=sensitive_features, **how)
+    patterns = (
+        None
+        if sensitive_features is not None
+        else read_large(X, y, time_limit=time_limit, started=started, **how)
+    )
+    return (
+        patterns
+        if patterns is not None
+        else prepare_data(X, y, sensitive_features=sensitive_features, **how)
+    )
 
 
 def _fit_table(table: Dataset | Patterns, spec: Spec, started: float, **how: Any) -> ScoringSystem:
@@ -315,10 +396,18 @@ def fit_dataset(
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     spec.check_data(data.feature_names, data.n_samples)
-    check_group_settings(data, spec)  # the group caps need the data's groups, and name only groups it holds
+    check_group_settings(
+        data, spec
+    )  # the group caps need the data's groups, and name only groups it holds
     if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
-        return fit_risk_by_group(data, spec, warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel,
-                                 started=_started)
+        return fit_risk_by_group(
+            data,
+            spec,
+            warm_start=warm_start,
+            on_incumbent=on_incumbent,
+            cancel=cancel,
+            started=_started,
+        )
     warm_up()
     t0 = time.perf_counter() if _started is None else _started
     # every phase stops when the caller cancels or when a solver process of this fit is lost;
@@ -337,32 +426,77 @@ def fit_dataset(
     # A fast local search gives a feasible card first (shown at once, warm start
     # for the MIP, and the answer if the time limit hits before the MIP finds one).
     # the solvers stop early enough to leave the card's own checks and figures inside the limit
-    finish = None if spec.time_limit is None else min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) + build_seconds
+    finish = (
+        None
+        if spec.time_limit is None
+        else min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) + build_seconds
+    )
     # the first search runs even when reading took the limit: a card at all is worth a tenth of
     # the limit (at most HEURISTIC_SECONDS) beyond it
-    budget = HEURISTIC_SECONDS if spec.time_limit is None else max(min(
-        HEURISTIC_SECONDS, spec.time_limit / 4, spec.time_limit - finish - (time.perf_counter() - t0)),
-        min(HEURISTIC_SECONDS, spec.time_limit / 10))
+    budget = (
+        HEURISTIC_SECONDS
+        if spec.time_limit is None
+        else max(
+            min(
+                HEURISTIC_SECONDS,
+                spec.time_limit / 4,
+                spec.time_limit - finish - (time.perf_counter() - t0),
+            ),
+            min(HEURISTIC_SECONDS, spec.time_limit / 10),
+        )
+    )
     on_incumbent, report, note_bound = _reporters(form, on_incumbent, on_bound, t0)
     found = local_search(form, time_budget=budget, warm=warm, on_improve=report, cancel=cancel)
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
-    time_left = None if spec.time_limit is None else max(
-        spec.time_limit - finish - (time.perf_counter() - t0), MIN_SECONDS)
+    time_left = (
+        None
+        if spec.time_limit is None
+        else max(spec.time_limit - finish - (time.perf_counter() - t0), MIN_SECONDS)
+    )
     upper = found.objective if found.feasible else math.inf
-    result = _prove(form, spec, upper, start, time_left, on_incumbent, report, cancel, not found.all_starts,
-                    note_bound) if _time_for_solvers(time_left) else _no_time_left()
+    result = (
+        _prove(
+            form,
+            spec,
+            upper,
+            start,
+            time_left,
+            on_incumbent,
+            report,
+            cancel,
+            not found.all_starts,
+            note_bound,
+        )
+        if _time_for_solvers(time_left)
+        else _no_time_left()
+    )
     if result.status == "infeasible":
         if found.feasible:
-            raise RuntimeError("internal error: the solver calls a spec infeasible that the local search satisfied")
+            raise RuntimeError(
+                "internal error: the solver calls a spec infeasible that the local search satisfied"
+            )
         raise InfeasibleError(find_conflicts(data, spec, cancel=cancel))
-    if found.feasible and (result.coefficients is None or found.objective < result.objective - 1e-12):
+    if found.feasible and (
+        result.coefficients is None or found.objective < result.objective - 1e-12
+    ):
         result = _search_card(result, found, cancel)
     result = _said_lost(result, cancel)  # type: ignore[arg-type]  # the FitStop made above
     if result.coefficients is None:
-        raise NoSolutionError(f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
-                              "before finding any card")
-    card = _card(data, spec, form, result, family, cancel, t0, build_seconds,
-                 () if _time_for_solvers(time_left) else ("the solvers",))
+        raise NoSolutionError(
+            f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
+            "before finding any card"
+        )
+    card = _card(
+        data,
+        spec,
+        form,
+        result,
+        family,
+        cancel,
+        t0,
+        build_seconds,
+        () if _time_for_solvers(time_left) else ("the solvers",),
+    )
     problems = check_card(card, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the solver's card breaks {problems}")
@@ -389,7 +523,9 @@ def _reporters(form: Formulation, on_incumbent, on_bound, t0: float):
             # from the search carries the best one seen, not the -inf it was sent with.
             bound[0] = max(bound[0], inc.bound)
             better = inc.objective < best[0] - 1e-12
-            if better or (inc.objective <= best[0] + 1e-12 and min(bound[0], inc.objective) > shown[0] + 1e-12):
+            if better or (
+                inc.objective <= best[0] + 1e-12 and min(bound[0], inc.objective) > shown[0] + 1e-12
+            ):
                 best[0] = min(best[0], inc.objective)
                 shown[0] = min(bound[0], inc.objective)
                 user_callback(replace(inc, bound=shown[0], limits=limits))
@@ -417,21 +553,52 @@ def _time_for_solvers(time_left: float | None) -> bool:
 def _no_time_left() -> SolveResult:
     """The solvers' result when there was no time for them: no card of theirs and no bound (the
     first search's card answers, with status "time_limit")."""
-    return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "local search",
-                       message="no time left for the solvers after the first search")
+    return SolveResult(
+        "no_solution",
+        None,
+        None,
+        None,
+        -math.inf,
+        math.inf,
+        0.0,
+        "local search",
+        message="no time left for the solvers after the first search",
+    )
 
 
 def _search_card(result: SolveResult, found, cancel) -> SolveResult:
     """The solver stopped without beating the first local search's card ``found``: that card,
     honestly labelled, with the solver's bound."""
-    status = result.status if result.status != "no_solution" else ("interrupted" if cancel is not None and cancel.is_set() else "time_limit")
+    status = (
+        result.status
+        if result.status != "no_solution"
+        else ("interrupted" if cancel is not None and cancel.is_set() else "time_limit")
+    )
     bound = min(result.bound, found.objective)
-    return SolveResult(status, found.coefficients, found.intercept, found.objective, bound,
-                       relative_gap(found.objective, bound), result.solve_time, result.solver, result.nodes)
+    return SolveResult(
+        status,
+        found.coefficients,
+        found.intercept,
+        found.objective,
+        bound,
+        relative_gap(found.objective, bound),
+        result.solve_time,
+        result.solver,
+        result.nodes,
+    )
 
 
-def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, family: str, cancel,
-          t0: float, build_seconds: float = 0.0, skipped: tuple = ()) -> ScoringSystem:
+def _card(
+    data: Dataset,
+    spec: Spec,
+    form: Formulation,
+    result: SolveResult,
+    family: str,
+    cancel,
+    t0: float,
+    build_seconds: float = 0.0,
+    skipped: tuple = (),
+) -> ScoringSystem:
     """The solver's result as a card: ties polished, the user's intercept box probed, figures
     measured. Within a time limit, the polish stops early enough to leave the card's figures and
     checks (each about ``build_seconds``, the time its program took to build) inside it, and the
@@ -439,15 +606,23 @@ def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, fam
     the time limit left out (``skipped`` before, the polish and the probe here) is named in the
     card's ``details["skipped"]``."""
     end = math.inf if spec.time_limit is None else t0 + spec.time_limit
-    if POLISH_TIES and time.perf_counter() < end - 2 * build_seconds:  # none at all once its deadline passed
-        points, intercept = polish(form, result.coefficients, result.intercept, deadline=end - 2 * build_seconds)
+    if (
+        POLISH_TIES and time.perf_counter() < end - 2 * build_seconds
+    ):  # none at all once its deadline passed
+        points, intercept = polish(
+            form, result.coefficients, result.intercept, deadline=end - 2 * build_seconds
+        )
         result = replace(result, coefficients=points, intercept=intercept)
     elif POLISH_TIES:
         skipped += ("the polish of ties",)
     result = replace(result, solve_time=time.perf_counter() - t0)
     probe = None
     if family in ("slim", "tilm") and not (cancel is not None and cancel.is_set()):
-        left = PROBE_SECONDS if spec.time_limit is None else end - time.perf_counter() - 3 * build_seconds - 0.1
+        left = (
+            PROBE_SECONDS
+            if spec.time_limit is None
+            else end - time.perf_counter() - 3 * build_seconds - 0.1
+        )
         probe = _wider_intercept_probe(form, result, min(PROBE_SECONDS, left))
         if left < 0.05 and spec.intercept_range is not None:
             skipped += ("the probe of a wider intercept range",)
@@ -455,8 +630,18 @@ def _card(data: Dataset, spec: Spec, form: Formulation, result: SolveResult, fam
     return replace(card, details={**card.details, "skipped": skipped}) if skipped else card
 
 
-def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
-           on_incumbent, report, cancel, more_starts: bool = False, on_bound=None) -> SolveResult:
+def _prove(
+    form: Formulation,
+    spec: Spec,
+    upper: float,
+    start,
+    time_left: float | None,
+    on_incumbent,
+    report,
+    cancel,
+    more_starts: bool = False,
+    on_bound=None,
+) -> SolveResult:
     """Find and prove the optimum. When walking every card is not cheap: under one cap, prove
     the best TPR first (:mod:`slimwidgets.solvers.lexicographic`), reported as soon as it is
     proven; with a plain objective, try the support scan (:mod:`slimwidgets.solvers.scan`),
@@ -464,12 +649,16 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     floors these prove join the final bound."""
     floor, settled, better = -math.inf, -1, None
     grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them
-    if grouped and spec.solver == "auto" and spec.gap == 0:  # ... and the spec without them gives a floor
+    if (
+        grouped and spec.solver == "auto" and spec.gap == 0
+    ):  # ... and the spec without them gives a floor
         t = time.perf_counter()
         floor, answer, better = group_free_floor(form, time_left, cancel, fit_dataset, start)
         if answer is not None:
             return answer
-        if better is not None and better[2] < upper - 1e-12:  # a card the Lagrangian bounds met on the way
+        if (
+            better is not None and better[2] < upper - 1e-12
+        ):  # a card the Lagrangian bounds met on the way
             start, upper = (better[0], better[1]), better[2]
             if report is not None:
                 report(*better)
@@ -479,19 +668,40 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
     works = work_by_size(form, upper) if spec.solver == "auto" and not grouped else None
     cheap = works is not None and works[-1] <= ENUMERATION_WORK  # _prove_all walks it
     # a walk and at most SIZE_MIPS_FIRST size programs left: the proof by size goes first
-    split = None if works is None or spec.gap != 0 or start is None else size_split(form, upper, works)
+    split = (
+        None if works is None or spec.gap != 0 or start is None else size_split(form, upper, works)
+    )
     # ... except under max_variables: the scan cuts whole branches that break the cap, the size MIPs do not
-    by_size = split is not None and split[1] - split[0] <= SIZE_MIPS_FIRST and form.max_variables is None \
+    by_size = (
+        split is not None
+        and split[1] - split[0] <= SIZE_MIPS_FIRST
+        and form.max_variables is None
         and not _all_binary(form)
-    if spec.solver == "auto" and not cheap and not grouped and form.lexicographic is not None and spec.gap == 0 \
-            and start is not None:
+    )
+    if (
+        spec.solver == "auto"
+        and not cheap
+        and not grouped
+        and form.lexicographic is not None
+        and spec.gap == 0
+        and start is not None
+    ):
         t = time.perf_counter()
-        known = min(knapsack_floor(form), upper)  # what any classifier must get wrong: shown at once
+        known = min(
+            knapsack_floor(form), upper
+        )  # what any classifier must get wrong: shown at once
         if on_incumbent is not None:
             on_incumbent(Incumbent(start[0], start[1], upper, known, time.perf_counter() - t))
-        share = None if time_left is None else time_left / 2  # the rest of the objective needs time too
-        proof = prove_dominant(form, start, time_left=share, threads=spec.threads, cancel=cancel, known=known)
-        if proof.coefficients is not None and form.objective_of(proof.coefficients, proof.intercept) < upper - 1e-12:
+        share = (
+            None if time_left is None else time_left / 2
+        )  # the rest of the objective needs time too
+        proof = prove_dominant(
+            form, start, time_left=share, threads=spec.threads, cancel=cancel, known=known
+        )
+        if (
+            proof.coefficients is not None
+            and form.objective_of(proof.coefficients, proof.intercept) < upper - 1e-12
+        ):
             start = (np.asarray(proof.coefficients, dtype=float), proof.intercept)
             upper = form.objective_of(*start)
         floor = min(proof.floor, upper)
@@ -500,25 +710,57 @@ def _prove(form: Formulation, spec: Spec, upper: float, start, time_left: float 
         if on_incumbent is not None:
             on_incumbent(Incumbent(start[0], start[1], upper, floor, time.perf_counter() - t))
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
-    if spec.solver == "scan" or (spec.solver == "auto" and not cheap and not by_size and _scan_fits(form, spec, start)):
+    if spec.solver == "scan" or (
+        spec.solver == "auto" and not cheap and not by_size and _scan_fits(form, spec, start)
+    ):
         t = time.perf_counter()
-        scanned = _scan(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts)
+        scanned = _scan(
+            form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts
+        )
         if scanned.status != "declined":
             return _with_floor(scanned, floor)
         # declined: keep its card and its bound (what it settled), and prove another way
         if scanned.objective is not None and scanned.objective < upper - 1e-12:
-            start, upper = (np.asarray(scanned.coefficients, dtype=float), scanned.intercept), scanned.objective
-        floor, settled = max(floor, scanned.bound), scanned.settled  # the sizes it settled are not walked again
+            start, upper = (
+                (np.asarray(scanned.coefficients, dtype=float), scanned.intercept),
+                scanned.objective,
+            )
+        floor, settled = (
+            max(floor, scanned.bound),
+            scanned.settled,
+        )  # the sizes it settled are not walked again
         if on_bound is not None:
             on_bound(floor)
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
-    result = _prove_all(form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts, on_bound,
-                        settled)
-    return _with_floor(_keep_better(result, better, cancel), floor)  # the MIP may stop before it reads its start
+    result = _prove_all(
+        form,
+        spec,
+        upper,
+        start,
+        time_left,
+        on_incumbent,
+        report,
+        cancel,
+        more_starts,
+        on_bound,
+        settled,
+    )
+    return _with_floor(
+        _keep_better(result, better, cancel), floor
+    )  # the MIP may stop before it reads its start
 
 
-def _scan(form: Formulation, spec: Spec, upper: float, start, time_left: float | None, on_incumbent, report,
-          cancel, more_starts: bool) -> SolveResult:
+def _scan(
+    form: Formulation,
+    spec: Spec,
+    upper: float,
+    start,
+    time_left: float | None,
+    on_incumbent,
+    report,
+    cancel,
+    more_starts: bool,
+) -> SolveResult:
     """The support scan (status "declined" when auto gives it up), with the search beside it
     when time is limited: the scan works on one core, the search on the other."""
     limits = None if spec.solver == "scan" else SCAN_LIMITS
@@ -526,8 +768,15 @@ def _scan(form: Formulation, spec: Spec, upper: float, start, time_left: float |
     if time_left is not None and start is not None:
         side = SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
-        scanned = solve_by_scan(form, upper, start, time_left=time_left, cancel=cancel, on_incumbent=on_incumbent,
-                                limits=limits)
+        scanned = solve_by_scan(
+            form,
+            upper,
+            start,
+            time_left=time_left,
+            cancel=cancel,
+            on_incumbent=on_incumbent,
+            limits=limits,
+        )
     finally:
         found = None if side is None else side.stop()
     return _keep_better(scanned, found, cancel)
@@ -536,20 +785,40 @@ def _scan(form: Formulation, spec: Spec, upper: float, start, time_left: float |
 def _keep_better(result: SolveResult, found, cancel) -> SolveResult:
     """``result``, or the side search's card ``found`` (points, intercept, objective) with
     the result's bound when that card is better and the result is not proven optimal."""
-    if found is None or result.status == "optimal" or (
-            result.coefficients is not None and found[2] >= result.objective - 1e-12):
+    if (
+        found is None
+        or result.status == "optimal"
+        or (result.coefficients is not None and found[2] >= result.objective - 1e-12)
+    ):
         return result
     bound = min(result.bound, found[2])
-    status = result.status if result.status != "no_solution" else (
-        "interrupted" if cancel is not None and cancel.is_set() else "time_limit")
-    return SolveResult(status, found[0], found[1], found[2], bound, relative_gap(found[2], bound),
-                       result.solve_time, result.solver, result.nodes)
+    status = (
+        result.status
+        if result.status != "no_solution"
+        else ("interrupted" if cancel is not None and cancel.is_set() else "time_limit")
+    )
+    return SolveResult(
+        status,
+        found[0],
+        found[1],
+        found[2],
+        bound,
+        relative_gap(found[2], bound),
+        result.solve_time,
+        result.solver,
+        result.nodes,
+    )
 
 
 def _said_lost(result: SolveResult, stop: FitStop | None) -> SolveResult:
     """A fit that lost a solver process (and was not cancelled) returns its best card so far
     with status "solver_stopped" and why; a result proven before the loss keeps its status."""
-    if stop is None or stop.lost is None or stop.cancelled or result.status in ("optimal", "infeasible"):
+    if (
+        stop is None
+        or stop.lost is None
+        or stop.cancelled
+        or result.status in ("optimal", "infeasible")
+    ):
         return result
     return replace(result, status="solver_stopped", message=stop.lost)
 
@@ -562,9 +831,19 @@ def _with_floor(result: SolveResult, floor: float) -> SolveResult:
     return replace(result, bound=bound, gap=relative_gap(result.objective, bound))
 
 
-def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: float | None,
-               on_incumbent, report, cancel, more_starts: bool = False, on_bound=None,
-               settled: int = -1) -> SolveResult:
+def _prove_all(
+    form: Formulation,
+    spec: Spec,
+    upper: float,
+    start,
+    time_left: float | None,
+    on_incumbent,
+    report,
+    cancel,
+    more_starts: bool = False,
+    on_bound=None,
+    settled: int = -1,
+) -> SolveResult:
     """Find and prove the optimum: walk every card when the box is small; walk the small
     cards and run one MIP per larger size when only a few sizes can beat the incumbent
     (:mod:`slimwidgets.solvers.decomposition`); else run one MIP over the whole box. A
@@ -573,8 +852,12 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
     before trying every start, so the side search tries them. ``on_bound`` hears every rise
     of the proven bound on the whole problem.
     """
-    if time_left is not None and time_left <= 0.01:  # the time is up: the first search's card answers
-        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "local search")
+    if (
+        time_left is not None and time_left <= 0.01
+    ):  # the time is up: the first search's card answers
+        return SolveResult(
+            "no_solution", None, None, None, -math.inf, math.inf, 0.0, "local search"
+        )
     works = work_by_size(form, upper) if spec.solver == "auto" and not form.special_rows else None
     if spec.solver == "enumerate" or (works is not None and works[-1] <= ENUMERATION_WORK):
         return _walk(form, upper, time_left, cancel)
@@ -582,18 +865,40 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
     if works is not None and spec.gap == 0 and start is not None:
         split = size_split(form, upper, works, settled)
     side = None
-    if time_left is not None and time_left > SIDE_SEARCH_MIN and spec.solver not in ("cbc", "pulp") and start is not None:
+    if (
+        time_left is not None
+        and time_left > SIDE_SEARCH_MIN
+        and spec.solver not in ("cbc", "pulp")
+        and start is not None
+    ):
         side = SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
         if split is not None:
-            result = solve_by_size(form, upper, start, split, time_left=time_left, threads=spec.threads,
-                                   cancel=cancel, on_incumbent=on_incumbent, on_bound=on_bound,
-                                   latest=None if side is None else (lambda: side.best), settled=settled)
+            result = solve_by_size(
+                form,
+                upper,
+                start,
+                split,
+                time_left=time_left,
+                threads=spec.threads,
+                cancel=cancel,
+                on_incumbent=on_incumbent,
+                on_bound=on_bound,
+                latest=None if side is None else (lambda: side.best),
+                settled=settled,
+            )
         else:
             result = solve_formulation(
-                form, time_limit=time_left, gap=spec.gap, threads=spec.threads,
-                solver=spec.solver if spec.solver in ("cbc", "pulp") else "highs",  # through PuLP: no streams
-                warm_start=start, on_incumbent=on_incumbent, cancel=cancel,
+                form,
+                time_limit=time_left,
+                gap=spec.gap,
+                threads=spec.threads,
+                solver=spec.solver
+                if spec.solver in ("cbc", "pulp")
+                else "highs",  # through PuLP: no streams
+                warm_start=start,
+                on_incumbent=on_incumbent,
+                cancel=cancel,
                 on_bound=None if spec.solver in ("cbc", "pulp") else on_bound,
             )
     finally:
@@ -604,7 +909,13 @@ def _prove_all(form: Formulation, spec: Spec, upper: float, start, time_left: fl
 def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
     """Whether "auto" tries the support scan: an exact proof with a card to beat, and the
     plain objective (under a cap the floor counts errors of both classes alike, too weak)."""
-    return spec.gap == 0 and start is not None and not form.caps and not form.special_rows and scan_applicable(form)
+    return (
+        spec.gap == 0
+        and start is not None
+        and not form.caps
+        and not form.special_rows
+        and scan_applicable(form)
+    )
 
 
 def _all_binary(form: Formulation) -> bool:
@@ -618,11 +929,30 @@ def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> S
     deadline = None if time_left is None else t0 + time_left
     walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel)
     if walked is None:
-        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, time.perf_counter() - t0, "enumeration")
+        return SolveResult(
+            "no_solution",
+            None,
+            None,
+            None,
+            -math.inf,
+            math.inf,
+            time.perf_counter() - t0,
+            "enumeration",
+        )
     if not math.isfinite(walked.objective):
-        return SolveResult("infeasible", None, None, None, math.inf, math.inf, walked.elapsed, "enumeration")
-    return SolveResult("optimal", walked.coefficients, walked.intercept, walked.objective,
-                       walked.objective, 0.0, walked.elapsed, "enumeration")
+        return SolveResult(
+            "infeasible", None, None, None, math.inf, math.inf, walked.elapsed, "enumeration"
+        )
+    return SolveResult(
+        "optimal",
+        walked.coefficients,
+        walked.intercept,
+        walked.objective,
+        walked.objective,
+        0.0,
+        walked.elapsed,
+        "enumeration",
+    )
 
 
 def _wider_intercept_probe(form: Formulation, result: SolveResult, budget: float) -> str | None:
@@ -634,16 +964,28 @@ def _wider_intercept_probe(form: Formulation, result: SolveResult, budget: float
     if spec.intercept_range is None or budget < 0.05:
         return None
     wide = build_formulation(form.data, replace(spec, intercept_range=None))
-    if wide.intercept_box == (ilo, ihi) or result.intercept in (ilo, ihi):  # not narrower, or said already
+    if wide.intercept_box == (ilo, ihi) or result.intercept in (
+        ilo,
+        ihi,
+    ):  # not narrower, or said already
         return None
-    found = local_search(wide, time_budget=budget, warm=np.asarray(result.coefficients, dtype=float))
+    found = local_search(
+        wide, time_budget=budget, warm=np.asarray(result.coefficients, dtype=float)
+    )
     if not found.feasible or found.objective >= result.objective - 1e-12:
         return None
     data = form.data
-    better = ScoringSystem(data.feature_names, tuple(int(c) for c in found.coefficients), int(found.intercept),
-                           positive=data.positive, negative=data.negative)
-    metrics = better.metrics(data.X, np.where(data.y == 1, data.positive, data.negative), sample_weight=data.weight)
-    return (f"intercept_range {ilo}..{ihi} limits the card: with a wider range (intercept {found.intercept}) "
-            f"a card reaches {metrics}")
-
-
+    better = ScoringSystem(
+        data.feature_names,
+        tuple(int(c) for c in found.coefficients),
+        int(found.intercept),
+        positive=data.positive,
+        negative=data.negative,
+    )
+    metrics = better.metrics(
+        data.X, np.where(data.y == 1, data.positive, data.negative), sample_weight=data.weight
+    )
+    return (
+        f"intercept_range {ilo}..{ihi} limits the card: with a wider range (intercept {found.intercept}) "
+        f"a card reaches {metrics}"
+    )

@@ -11,7 +11,9 @@ class InfeasibleError(ValueError):
     def __init__(self, conflicts: list[str]):
         self.conflicts = conflicts
         listed = "; ".join(conflicts) if conflicts else "the coefficient boxes themselves"
-        super().__init__(f"no scoring system satisfies these constraints together: {listed}. Relax one of them.")
+        super().__init__(
+            f"no scoring system satisfies these constraints together: {listed}. Relax one of them."
+        )
 
 
 class NoSolutionError(RuntimeError):

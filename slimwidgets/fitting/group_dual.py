@@ -31,8 +31,8 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 import numpy as np
 
@@ -71,7 +71,8 @@ class Deadline:
 
     def is_set(self) -> bool:
         return (self.cancel is not None and self.cancel.is_set()) or (
-            self.at is not None and time.perf_counter() >= self.at)
+            self.at is not None and time.perf_counter() >= self.at
+        )
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,13 @@ def dual_applies(form: Formulation) -> bool:
     """Whether the penalized problem is the same objective re-weighted: there are group rows,
     and no class cap (whose dominant-class pricing the re-weighting would undo)."""
     spec = form.spec
-    return bool(form.rate_rows) and form.lexicographic is None and not form.caps \
-        and spec.max_fpr is None and spec.min_tpr is None
+    return (
+        bool(form.rate_rows)
+        and form.lexicographic is None
+        and not form.caps
+        and spec.max_fpr is None
+        and spec.min_tpr is None
+    )
 
 
 def penalized_problem(form: Formulation, multipliers: np.ndarray, time_limit: float | None):
@@ -128,29 +134,49 @@ def penalized_problem(form: Formulation, multipliers: np.ndarray, time_limit: fl
     step = loss_unit(form.row_weight) / GRID
     cost = np.floor(np.maximum(cost, 0.0) / step + 1e-9) * step
     total = data.total_weight
-    weight = cost * total  # so that weight / (its sum) * class weight = cost, with the class weight below
+    weight = (
+        cost * total
+    )  # so that weight / (its sum) * class weight = cost, with the class weight below
     c = float(weight.sum()) / total
     if not c > 0:
         return None
-    penal_data = replace(data, weight=weight, sensitive=None, sensitive_levels=(), sensitive_name=None)
-    penal_spec = spec.replace(**{k: None for k in GROUP_OPTIONS}, linear=[], class_weights=(c, c),
-                              C0=form.extra["C0_default"] if spec.C0 is None else spec.C0, time_limit=time_limit)
+    penal_data = replace(
+        data, weight=weight, sensitive=None, sensitive_levels=(), sensitive_name=None
+    )
+    penal_spec = spec.replace(
+        **{k: None for k in GROUP_OPTIONS},
+        linear=[],
+        class_weights=(c, c),
+        C0=form.extra["C0_default"] if spec.C0 is None else spec.C0,
+        time_limit=time_limit,
+    )
     check = build_formulation(penal_data, penal_spec)
-    same = np.allclose(check.C0, form.C0, rtol=1e-12, atol=0) \
-        and np.allclose(check.row_weight, cost, rtol=1e-9, atol=1e-15) \
-        and np.array_equal(check.extra["lo"], form.extra["lo"]) \
-        and np.array_equal(check.extra["hi"], form.extra["hi"]) \
-        and check.lower[check.col_intercept] <= form.lower[form.col_intercept] \
+    same = (
+        np.allclose(check.C0, form.C0, rtol=1e-12, atol=0)
+        and np.allclose(check.row_weight, cost, rtol=1e-9, atol=1e-15)
+        and np.array_equal(check.extra["lo"], form.extra["lo"])
+        and np.array_equal(check.extra["hi"], form.extra["hi"])
+        and check.lower[check.col_intercept] <= form.lower[form.col_intercept]
         and check.upper[check.col_intercept] >= form.upper[form.col_intercept]
+    )
     if not same:
         return None
     l1_max = float(np.maximum(np.abs(form.extra["lo"]), np.abs(form.extra["hi"])).sum())
-    constant -= max(check.epsilon - form.epsilon, 0.0) * l1_max + 1e-12  # and float rounding's share
+    constant -= (
+        max(check.epsilon - form.epsilon, 0.0) * l1_max + 1e-12
+    )  # and float rounding's share
     return penal_data, penal_spec, constant
 
 
-def _probe(form: Formulation, direction: np.ndarray, t: float, time_limit: float | None, cancel,
-           fit_dataset: Callable, warm: ScoringSystem) -> tuple[DualProbe, ScoringSystem] | None:
+def _probe(
+    form: Formulation,
+    direction: np.ndarray,
+    t: float,
+    time_limit: float | None,
+    cancel,
+    fit_dataset: Callable,
+    warm: ScoringSystem,
+) -> tuple[DualProbe, ScoringSystem] | None:
     problem = penalized_problem(form, t * direction, time_limit)
     if problem is None:
         return None
@@ -166,13 +192,23 @@ def _probe(form: Formulation, direction: np.ndarray, t: float, time_limit: float
     points = np.array([by_name.get(n, 0) for n in form.data.feature_names], dtype=float)
     wrong = form.wrong_rows(points, int(card.intercept))
     excess = _excess(form, form.rate_rows, wrong)
-    meets = bool(np.all(excess <= 1e-12)) and form.linear_rows_hold(points) and _in_box(form, points, card.intercept)
-    return DualProbe(t, floor, float(excess[direction > 0].sum()), points, int(card.intercept), meets), card
+    meets = (
+        bool(np.all(excess <= 1e-12))
+        and form.linear_rows_hold(points)
+        and _in_box(form, points, card.intercept)
+    )
+    return DualProbe(
+        t, floor, float(excess[direction > 0].sum()), points, int(card.intercept), meets
+    ), card
 
 
 def _zero_step(form: Formulation, direction: np.ndarray) -> float:
     """The least step t at which the penalty along ``direction`` brings a row's cost to 0."""
-    slope = sum(lam * row.coef / _scale(row) for lam, row in zip(direction.tolist(), form.rate_rows) if lam > 0)
+    slope = sum(
+        lam * row.coef / _scale(row)
+        for lam, row in zip(direction.tolist(), form.rate_rows)
+        if lam > 0
+    )
     falling = (slope < 0) & (form.row_weight > 0)
     return float(np.min(form.row_weight[falling] / -slope[falling])) if falling.any() else math.inf
 
@@ -195,7 +231,9 @@ def next_step(lines: list[tuple[float, float]], last: float) -> tuple[float, flo
     """
     if not any(ex < 0 for _, ex in lines):
         return 2 * last, math.inf
-    cands = [0.0] + [(o2 - o1) / (e1 - e2) for o1, e1 in lines for o2, e2 in lines if e1 > e2 and o2 >= o1]
+    cands = [0.0] + [
+        (o2 - o1) / (e1 - e2) for o1, e1 in lines for o2, e2 in lines if e1 > e2 and o2 >= o1
+    ]
     values = [min(o + t * ex for o, ex in lines) for t in cands]
     k = int(np.argmax(values))
     return round(cands[k], 12), round(values[k], 12)
@@ -213,8 +251,15 @@ class DualResult:
     probes: list[DualProbe]
 
 
-def dual_floor(form: Formulation, free_card, floor0: float, known: tuple | None, time_left: float | None, cancel,
-               fit_dataset: Callable) -> DualResult:
+def dual_floor(
+    form: Formulation,
+    free_card,
+    floor0: float,
+    known: tuple | None,
+    time_left: float | None,
+    cancel,
+    fit_dataset: Callable,
+) -> DualResult:
     """The best Lagrangian floor found within ``time_left`` (never below ``floor0``, the
     floor without group rows), a proven optimal result when a penalized optimum meets the
     rows at the floor, the best card that meets the rows, and the probes made.
@@ -233,10 +278,15 @@ def dual_floor(form: Formulation, free_card, floor0: float, known: tuple | None,
         return DualResult(floor0, None, None, [])
     # every card gives a line above the dual: the free card's and the known one's set the first step
     lines = [(form.objective_of(free_points, int(free_card.intercept)), float(excess @ direction))]
-    cards = [(free_points, int(free_card.intercept))]  # each line's card: the cheapest at t starts its probe
+    cards = [
+        (free_points, int(free_card.intercept))
+    ]  # each line's card: the cheapest at t starts its probe
     start = None
     if known is not None:
-        value, known_excess = form.objective_of(*known), _excess(form, form.rate_rows, form.wrong_rows(*known))
+        value, known_excess = (
+            form.objective_of(*known),
+            _excess(form, form.rate_rows, form.wrong_rows(*known)),
+        )
         lines.append((value, float(known_excess @ direction)))
         cards.append((np.asarray(known[0], dtype=float), int(known[1])))
         if np.all(known_excess <= 1e-12):
@@ -258,13 +308,20 @@ def dual_floor(form: Formulation, free_card, floor0: float, known: tuple | None,
             t = PROBE_CAP * t if t == last else t  # the last step said nothing new: a smaller one
         left = None if deadline is None else deadline - time.perf_counter()
         tried = any(p.t == t for p in probes)
-        if ceiling <= best + 1e-9 or t <= 0 or tried or (left is not None and left <= 0.05) or \
-                (cancel is not None and cancel.is_set()):
+        if (
+            ceiling <= best + 1e-9
+            or t <= 0
+            or tried
+            or (left is not None and left <= 0.05)
+            or (cancel is not None and cancel.is_set())
+        ):
             break  # no step can raise the floor further (or the step was probed), or no time
         share = None if left is None else (SCOUT_SHARE if k == 0 and scout else PROBE_SHARE) * left
         stop = Deadline(None if deadline is None else time.perf_counter() + share, cancel)
         cheapest = cards[int(np.argmin([o + t * ex for o, ex in lines]))]
-        warm = ScoringSystem(form.data.feature_names, tuple(int(v) for v in cheapest[0]), cheapest[1])
+        warm = ScoringSystem(
+            form.data.feature_names, tuple(int(v) for v in cheapest[0]), cheapest[1]
+        )
         made = _probe(form, direction, t, share, stop, fit_dataset, warm)
         if made is None:
             break
@@ -273,13 +330,28 @@ def dual_floor(form: Formulation, free_card, floor0: float, known: tuple | None,
         probes.append(probe)
         best = max(best, probe.floor)
         value = form.objective_of(probe.points, probe.intercept)
-        lines.append((value, float(_excess(form, form.rate_rows, form.wrong_rows(probe.points, probe.intercept))
-                                   @ direction)))
+        lines.append(
+            (
+                value,
+                float(
+                    _excess(form, form.rate_rows, form.wrong_rows(probe.points, probe.intercept))
+                    @ direction
+                ),
+            )
+        )
         if probe.meets:
             if start is None or value < start[2]:
                 start = (probe.points, probe.intercept, value)
             if value <= best + 1e-12:
-                answer = SolveResult("optimal", probe.points, probe.intercept, value, value, 0.0, 0.0,
-                                     "Lagrangian bound (a penalized optimum meets the group rows)")
+                answer = SolveResult(
+                    "optimal",
+                    probe.points,
+                    probe.intercept,
+                    value,
+                    value,
+                    0.0,
+                    0.0,
+                    "Lagrangian bound (a penalized optimum meets the group rows)",
+                )
                 return DualResult(value, answer, start, probes)
     return DualResult(best, None, start, probes)

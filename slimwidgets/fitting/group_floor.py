@@ -17,13 +17,13 @@ import threading
 import time
 import warnings
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
+from ..core.by_variable import signs_only
 from ..core.formulation import Formulation
 from ..core.groups import GROUP_OPTIONS
-from ..core.by_variable import signs_only
 from ..core.linear import linear_problems
 from ..solvers.base import SolveResult
 from .group_dual import Deadline, dual_floor
@@ -40,12 +40,17 @@ MIP_SHARE = 0.15
 DUAL_SHARE = 1.0
 # Proven optima of specs without their group and linear rows, per data set (kept while the
 # Dataset lives): a sweep over gaps (fairness_frontier) proves the shared problem once.
-_PROVEN: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_PROVEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _PROVEN_LOCK = threading.Lock()
 
 
-def group_free_floor(form: Formulation, time_left: float | None, cancel, fit_dataset: Callable,
-                     start: tuple | None = None) -> tuple[float, SolveResult | None, tuple | None]:
+def group_free_floor(
+    form: Formulation,
+    time_left: float | None,
+    cancel,
+    fit_dataset: Callable,
+    start: tuple | None = None,
+) -> tuple[float, SolveResult | None, tuple | None]:
     """(floor, answer, start): the proven floor from the spec without group rows, raised by
     Lagrangian bounds (:mod:`.group_dual`) in a share of the time left; a proven optimal
     result for the grouped problem when the card found without them meets them (or a
@@ -69,15 +74,20 @@ def _free_floor(form: Formulation, time_left: float | None, cancel, fit_dataset:
     """(floor, answer, the card) of the spec without group rows (see group_free_floor)."""
     spec = form.spec
     share = None if time_left is None else max(FLOOR_SHARE * time_left, 0.05)
-    relaxed = signs_only(spec).replace(**{k: None for k in GROUP_OPTIONS}, linear=[],  # monotone's rows go too
-                                       time_limit=share if share is not None else spec.time_limit)
+    relaxed = signs_only(spec).replace(
+        **{k: None for k in GROUP_OPTIONS},
+        linear=[],  # monotone's rows go too
+        time_limit=share if share is not None else spec.time_limit,
+    )
     key = relaxed.replace(time_limit=None).key()
     with _PROVEN_LOCK:
         card = _PROVEN.get(form.data, {}).get(key)
     if card is None:
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # its degenerate-card and box notes are not the user's card
+                warnings.simplefilter(
+                    "ignore"
+                )  # its degenerate-card and box notes are not the user's card
                 card = fit_dataset(form.data, relaxed, cancel=cancel)
         except Exception:  # noqa: BLE001 - no floor is a valid answer; the grouped solve goes on
             return -math.inf, None, None
@@ -85,13 +95,35 @@ def _free_floor(form: Formulation, time_left: float | None, cancel, fit_dataset:
             with _PROVEN_LOCK:
                 _PROVEN.setdefault(form.data, {})[key] = card
     floor = -math.inf if card.bound is None else float(card.bound)
-    coefs = np.array([dict(zip(card.feature_names, card.coefficients)).get(n, 0) for n in form.data.feature_names],
-                     dtype=float)
+    coefs = np.array(
+        [
+            dict(zip(card.feature_names, card.coefficients)).get(n, 0)
+            for n in form.data.feature_names
+        ],
+        dtype=float,
+    )
     b, loss = form.intercept_losses(coefs)
-    meets = np.isfinite(loss[b == card.intercept]).all() and (b == card.intercept).any() \
-        and not linear_problems(dict(zip(form.data.feature_names, coefs.tolist())), form.linear_rows)
+    meets = (
+        np.isfinite(loss[b == card.intercept]).all()
+        and (b == card.intercept).any()
+        and not linear_problems(
+            dict(zip(form.data.feature_names, coefs.tolist())), form.linear_rows
+        )
+    )
     if card.status == "optimal" and meets:
         value = form.objective_of(coefs, card.intercept)
-        return value, SolveResult("optimal", coefs, int(card.intercept), value, value, 0.0, card.solve_time or 0.0,
-                                  f"{card.solver} (no group row binds)"), card
+        return (
+            value,
+            SolveResult(
+                "optimal",
+                coefs,
+                int(card.intercept),
+                value,
+                value,
+                0.0,
+                card.solve_time or 0.0,
+                f"{card.solver} (no group row binds)",
+            ),
+            card,
+        )
     return floor, None, card

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -12,8 +13,12 @@ __all__ = ["check_n_jobs", "interactive", "progress_bar", "run_jobs"]
 
 def check_n_jobs(n_jobs: Any) -> None:
     """Refuse an ``n_jobs`` joblib would misread (0, a bool, a float), naming it."""
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0):
-        raise ValueError(f"n_jobs must be None, a positive integer or -1 (all cores), got {n_jobs!r}")
+    if n_jobs is not None and (
+        isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0
+    ):
+        raise ValueError(
+            f"n_jobs must be None, a positive integer or -1 (all cores), got {n_jobs!r}"
+        )
 
 
 def _in_notebook() -> bool:
@@ -66,7 +71,9 @@ def run_jobs(work: Callable, jobs: Iterable[tuple], n_jobs: int | None, bar) -> 
         else:
             from joblib import Parallel, delayed
 
-            stream = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(work)(*job) for job in jobs)
+            stream = Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(work)(*job) for job in jobs
+            )
         for result in stream:
             out.append(result)
             if bar is not None:

@@ -28,8 +28,7 @@ import dataclasses
 import math
 import threading
 import time
-from dataclasses import replace
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -46,8 +45,18 @@ from .checks import box_limits, check_card
 from .errors import BoxWarning, NoSolutionError
 from .side_search import SideSearch
 
-__all__ = ["read_large", "is_dask", "searched_on_a_sample", "fit_on_a_sample", "cluster_sample_card", "AllRows",
-           "SAMPLE_ABOVE", "SAMPLE_CELLS", "LARGE_ROWS", "FULL_VALUES_PER_SECOND"]
+__all__ = [
+    "read_large",
+    "is_dask",
+    "searched_on_a_sample",
+    "fit_on_a_sample",
+    "cluster_sample_card",
+    "AllRows",
+    "SAMPLE_ABOVE",
+    "SAMPLE_CELLS",
+    "LARGE_ROWS",
+    "FULL_VALUES_PER_SECOND",
+]
 
 #: distinct (pattern, label) rows past which the search runs on a sample
 SAMPLE_ABOVE = 50_000
@@ -87,10 +96,16 @@ def searched_on_a_sample(patterns: Patterns, spec: Spec) -> bool:
     return patterns.n_cells > SAMPLE_ABOVE or short
 
 
-def fit_on_a_sample(patterns: Patterns, spec: Spec, *, warm_start: ScoringSystem | None = None,
-                    on_incumbent: Callable[[Incumbent], None] | None = None,
-                    cancel: threading.Event | None = None, on_bound: Callable[[float], None] | None = None,
-                    started: float | None = None) -> ScoringSystem:
+def fit_on_a_sample(
+    patterns: Patterns,
+    spec: Spec,
+    *,
+    warm_start: ScoringSystem | None = None,
+    on_incumbent: Callable[[Incumbent], None] | None = None,
+    cancel: threading.Event | None = None,
+    on_bound: Callable[[float], None] | None = None,
+    started: float | None = None,
+) -> ScoringSystem:
     """:func:`~.driver.fit` on many weighted distinct patterns: searched on a sample, every card
     re-scored on all of them, the best polished on all of them (the module's steps 1-4)."""
     started = time.perf_counter() if started is None else started
@@ -107,15 +122,25 @@ def cluster_sample_card(card: ScoringSystem, patterns: Patterns) -> ScoringSyste
     searched = (card.details.get("sample") or {}).get("rows", patterns.n_samples)
     parts = ""
     if patterns.partitions_read is not None:
-        parts = (f"{patterns.partitions_read[0]:,} of {patterns.partitions_read[1]:,} partitions read within the "
-                 f"time limit ({patterns.sampled_from or patterns.n_samples:,} rows), the rest never read")
+        parts = (
+            f"{patterns.partitions_read[0]:,} of {patterns.partitions_read[1]:,} partitions read within the "
+            f"time limit ({patterns.sampled_from or patterns.n_samples:,} rows), the rest never read"
+        )
     if patterns.sampled_from is None:
-        note = f"reduced on the cluster from {parts}; the figures are those rows', nothing is proven"
+        note = (
+            f"reduced on the cluster from {parts}; the figures are those rows', nothing is proven"
+        )
     else:
-        note = (f"reduced on the cluster by a sample of {patterns.n_samples:,} of {patterns.sampled_from:,} rows "
-                f"(too many distinct patterns to bring back{'; ' + parts if parts else ''}); the figures are the "
-                "sample's, nothing is proven")
-    status = card.status if card.status != "optimal" else ("heuristic" if card.spec.time_limit is None else "time_limit")
+        note = (
+            f"reduced on the cluster by a sample of {patterns.n_samples:,} of {patterns.sampled_from:,} rows "
+            f"(too many distinct patterns to bring back{'; ' + parts if parts else ''}); the figures are the "
+            "sample's, nothing is proven"
+        )
+    status = (
+        card.status
+        if card.status != "optimal"
+        else ("heuristic" if card.spec.time_limit is None else "time_limit")
+    )
     of = patterns.sampled_from or patterns.n_samples
     details = {**card.details, "limits": None, "sample": {"rows": searched, "of": of, "note": note}}
     return dataclasses.replace(card, status=status, bound=-math.inf, gap=math.inf, details=details)
@@ -130,20 +155,33 @@ class AllRows:
         p = self.patterns = patterns
         has_pos, has_neg = p.pos > 0, p.neg > 0
         n_pos = int(has_pos.sum())
-        cells = Dataset(p.feature_names, np.empty((n_pos + int(has_neg.sum()), 0)),
-                        np.concatenate([np.ones(n_pos, np.int8), -np.ones(int(has_neg.sum()), np.int8)]),
-                        np.concatenate([p.pos[has_pos], p.neg[has_neg]]), p.n_samples, p.positive, p.negative,
-                        np.ones(len(p.feature_names), bool), np.ones(len(p.feature_names), bool))
+        cells = Dataset(
+            p.feature_names,
+            np.empty((n_pos + int(has_neg.sum()), 0)),
+            np.concatenate([np.ones(n_pos, np.int8), -np.ones(int(has_neg.sum()), np.int8)]),
+            np.concatenate([p.pos[has_pos], p.neg[has_neg]]),
+            p.n_samples,
+            p.positive,
+            p.negative,
+            np.ones(len(p.feature_names), bool),
+            np.ones(len(p.feature_names), bool),
+        )
         self.box = feature_boxes(cells, spec)
         self.costs = costs = objective_costs(cells, spec, self.box)
         self.rw_pos, self.rw_neg = np.zeros(p.n_patterns), np.zeros(p.n_patterns)
-        self.rw_pos[has_pos], self.rw_neg[has_neg] = costs.row_weight[:n_pos], costs.row_weight[n_pos:]
+        self.rw_pos[has_pos], self.rw_neg[has_neg] = (
+            costs.row_weight[:n_pos],
+            costs.row_weight[n_pos:],
+        )
         self.spec = spec
         self.margin = spec.margin if spec.margin is not None else 1.0  # 0/1 rules: integer scores
         self.positive_margin = self.margin if spec.zero_score == "error" else 0.0
         whole = bool(np.all(p.pos == np.round(p.pos)) and np.all(p.neg == np.round(p.neg)))
         self.caps = []  # (the class's weight per pattern, its budget of wrong weight)
-        for share, w in ((spec.max_fpr, p.neg), (None if spec.min_tpr is None else 1 - spec.min_tpr, p.pos)):
+        for share, w in (
+            (spec.max_fpr, p.neg),
+            (None if spec.min_tpr is None else 1 - spec.min_tpr, p.pos),
+        ):
             if share is not None:
                 budget = share * float(w.sum())
                 self.caps.append((w, math.floor(budget + 1e-9) if whole else budget))
@@ -157,15 +195,21 @@ class AllRows:
         c, costs = np.asarray(coefficients, dtype=float), self.costs
         used = c != 0
         value = float(costs.C0[used].sum()) + costs.epsilon * float(np.abs(c[self.box.free]).sum())
-        value += float(sum(step * np.count_nonzero(np.abs(c[self.box.free]) > above)
-                           for above, step in costs.tier_steps))
+        value += float(
+            sum(
+                step * np.count_nonzero(np.abs(c[self.box.free]) > above)
+                for above, step in costs.tier_steps
+            )
+        )
         for members in costs.groups:
             k = int(np.count_nonzero(used[members]))
             if k:
                 value += self.spec.group_penalty + self.spec.rule_penalty * (k - 1)
         return value
 
-    def best_intercept(self, coefficients: np.ndarray, scores: np.ndarray | None = None) -> tuple[int, float]:
+    def best_intercept(
+        self, coefficients: np.ndarray, scores: np.ndarray | None = None
+    ) -> tuple[int, float]:
         """(intercept, objective) of the card's best intercept on all rows (the middle one of
         equally good ones: the widest margin); objective inf when no intercept meets the caps."""
         s = self.patterns.scores(coefficients) if scores is None else scores
@@ -177,17 +221,22 @@ class AllRows:
             if b.size == 0:
                 b = np.array([int(np.clip(0, *self.spec.intercept_range))])
         # positives are wrong at scores below pm - b, negatives at scores above -margin - b
-        k_pos = np.clip(np.ceil(self.positive_margin - b - lo - 1e-9), 0, hi - lo + 1).astype(np.int64)
+        k_pos = np.clip(np.ceil(self.positive_margin - b - lo - 1e-9), 0, hi - lo + 1).astype(
+            np.int64
+        )
         k_neg = np.clip(np.floor(-self.margin - b - lo + 1e-9) + 1, 0, hi - lo + 1).astype(np.int64)
 
         def wrong(w_pos: np.ndarray | None, w_neg: np.ndarray | None) -> np.ndarray:
             total = np.zeros(len(b))
             if w_pos is not None:
-                total += np.concatenate([[0.0], np.cumsum(np.bincount(idx, w_pos, hi - lo + 1))])[k_pos]
+                total += np.concatenate([[0.0], np.cumsum(np.bincount(idx, w_pos, hi - lo + 1))])[
+                    k_pos
+                ]
             if w_neg is not None:
                 cum = np.concatenate([[0.0], np.cumsum(np.bincount(idx, w_neg, hi - lo + 1))])
                 total += cum[-1] - cum[k_neg]
             return total
+
         loss = wrong(self.rw_pos, self.rw_neg)
         for w, budget in self.caps:
             broken = wrong(w, None) if w is self.patterns.pos else wrong(None, w)
@@ -216,34 +265,66 @@ class AllRows:
                         continue
                     if time.perf_counter() >= deadline:
                         return coefs, intercept, best
-                    column = self.patterns.column(int(j)).astype(np.int64) if column is None else column
+                    column = (
+                        self.patterns.column(int(j)).astype(np.int64) if column is None else column
+                    )
                     trial = coefs.copy()
                     trial[j] = v
                     b, value = self.best_intercept(trial, scores + step * column)
                     if value < best - 1e-12:
-                        coefs, intercept, best, scores, improved = trial, b, value, scores + step * column, True
+                        coefs, intercept, best, scores, improved = (
+                            trial,
+                            b,
+                            value,
+                            scores + step * column,
+                            True,
+                        )
                         break
         return coefs, intercept, best
 
     def limit_scale(self) -> LimitScale:
         """How a bound on this objective reads in the user's units (as status.limit_scale)."""
         p, kind = self.patterns, self.costs.lexicographic or "error"
-        counted = {"tpr": (self.rw_pos, p.pos, self.rw_neg), "fpr": (self.rw_neg, p.neg, self.rw_pos)}
+        counted = {
+            "tpr": (self.rw_pos, p.pos, self.rw_neg),
+            "fpr": (self.rw_neg, p.neg, self.rw_pos),
+        }
         if kind == "error":
-            rw, w, rest = np.concatenate([self.rw_pos, self.rw_neg]), np.concatenate([p.pos, p.neg]), np.zeros(1)
+            rw, w, rest = (
+                np.concatenate([self.rw_pos, self.rw_neg]),
+                np.concatenate([p.pos, p.neg]),
+                np.zeros(1),
+            )
         else:
             rw, w, rest = counted[kind]
         live = w > 0
         free = self.box.free
-        per_feature = sorted((float(self.costs.C0[j]) + self.costs.epsilon * float(np.abs(self.box.allowed[j]).max(initial=0))
-                              + float(self.costs.value_cost[j].max(initial=0.0)) for j in np.flatnonzero(free)),
-                             reverse=True)
-        most = len(per_feature) if self.spec.max_size is None else min(self.spec.max_size, len(per_feature))
-        groups = sum(self.spec.group_penalty + self.spec.rule_penalty * max(len(m) - 1, 0) for m in self.costs.groups)
-        return LimitScale(kind=kind, per_error=float(np.max(rw[live] / w[live])),
-                          others_max=float(rest.sum()) + float(sum(per_feature[:most])) + groups,
-                          total=float(w.sum()), whole=bool(np.all(w == np.round(w))),
-                          zero_is_error=self.spec.zero_score == "error")
+        per_feature = sorted(
+            (
+                float(self.costs.C0[j])
+                + self.costs.epsilon * float(np.abs(self.box.allowed[j]).max(initial=0))
+                + float(self.costs.value_cost[j].max(initial=0.0))
+                for j in np.flatnonzero(free)
+            ),
+            reverse=True,
+        )
+        most = (
+            len(per_feature)
+            if self.spec.max_size is None
+            else min(self.spec.max_size, len(per_feature))
+        )
+        groups = sum(
+            self.spec.group_penalty + self.spec.rule_penalty * max(len(m) - 1, 0)
+            for m in self.costs.groups
+        )
+        return LimitScale(
+            kind=kind,
+            per_error=float(np.max(rw[live] / w[live])),
+            others_max=float(rest.sum()) + float(sum(per_feature[:most])) + groups,
+            total=float(w.sum()),
+            whole=bool(np.all(w == np.round(w))),
+            zero_is_error=self.spec.zero_score == "error",
+        )
 
 
 class _SampledFit:
@@ -266,13 +347,24 @@ class _SampledFit:
         """Re-score a card on all rows; keep it (and tell the caller) when it is the best yet."""
         coefs = np.asarray(coefficients, dtype=np.int64)
         intercept, value = self.all_rows.best_intercept(coefs)
-        with self.lock:  # the search and the solver report from two threads: one order for the caller
-            if not math.isfinite(value) or (self.best is not None and value >= self.best[0] - 1e-12):
+        with (
+            self.lock
+        ):  # the search and the solver report from two threads: one order for the caller
+            if not math.isfinite(value) or (
+                self.best is not None and value >= self.best[0] - 1e-12
+            ):
                 return
             self.best = (value, coefs, intercept)
             if report and self.on_incumbent is not None:
-                self.on_incumbent(Incumbent(coefs, intercept, value, min(self.floor, value),
-                                            time.perf_counter() - self.started))
+                self.on_incumbent(
+                    Incumbent(
+                        coefs,
+                        intercept,
+                        value,
+                        min(self.floor, value),
+                        time.perf_counter() - self.started,
+                    )
+                )
 
     def run(self, warm_start: ScoringSystem | None, on_bound) -> ScoringSystem:
         """Search the sample as :func:`~.driver.fit_dataset` searches beside its solver
@@ -291,12 +383,18 @@ class _SampledFit:
         else:  # building the sample's program alone would pass the deadline
             sample, skipped = small, ("the search on the full sample",)
         if self.best is None:
-            raise NoSolutionError(f"no card found on a sample of {sample.n_samples:,} rows meets the caps on all "
-                                  f"{self.p.n_samples:,} rows")
+            raise NoSolutionError(
+                f"no card found on a sample of {sample.n_samples:,} rows meets the caps on all "
+                f"{self.p.n_samples:,} rows"
+            )
         coefs, intercept, value = self.all_rows.polish(self.best[1], self.deadline)
         self.consider(coefs)
         card = self._card(sample)
-        return dataclasses.replace(card, details={**card.details, "skipped": skipped}) if skipped else card
+        return (
+            dataclasses.replace(card, details={**card.details, "skipped": skipped})
+            if skipped
+            else card
+        )
 
     def _search_sample(self, warm: np.ndarray | None, search_time: float) -> Dataset:
         """The search on the full sample for ``search_time`` seconds (the first search, then the
@@ -305,22 +403,39 @@ class _SampledFit:
         spec = self.spec.replace(C0=self._sample_C0(), time_limit=max(search_time, 0.05))
         stop = threading.Event()
         search_end = time.perf_counter() + search_time
-        watcher = threading.Thread(target=self._stop_at, args=(stop, search_end),
-                                   daemon=True, name="slimwidgets-sample-deadline")
+        watcher = threading.Thread(
+            target=self._stop_at,
+            args=(stop, search_end),
+            daemon=True,
+            name="slimwidgets-sample-deadline",
+        )
         watcher.start()
         side = None
         try:
             form = build_formulation(sample, spec)
             left = search_end - time.perf_counter()
-            found = local_search(form, time_budget=max(min(FIRST_SECONDS, left / 4), 0.0), warm=warm, cancel=stop,
-                                 on_improve=lambda points, intercept, objective: self.consider(points))
+            found = local_search(
+                form,
+                time_budget=max(min(FIRST_SECONDS, left / 4), 0.0),
+                warm=warm,
+                cancel=stop,
+                on_improve=lambda points, intercept, objective: self.consider(points),
+            )
             left = search_end - STOP_GRACE - time.perf_counter()
             if found.feasible and left > 0 and not stop.is_set():
                 self.consider(found.coefficients)
-                side = SideSearch(form, (found.coefficients.astype(float), found.intercept), found.objective, left,
-                                   lambda points, intercept, objective: self.consider(points), stop,
-                                   not found.all_starts)
-                while side.running() and not stop.wait(0.05):  # set at the end of the search's time, or on a cancel
+                side = SideSearch(
+                    form,
+                    (found.coefficients.astype(float), found.intercept),
+                    found.objective,
+                    left,
+                    lambda points, intercept, objective: self.consider(points),
+                    stop,
+                    not found.all_starts,
+                )
+                while side.running() and not stop.wait(
+                    0.05
+                ):  # set at the end of the search's time, or on a cancel
                     pass
         finally:
             stop.set()
@@ -331,7 +446,9 @@ class _SampledFit:
 
     def _sample(self, n_rows: int, seed: int) -> Dataset:
         rows, pos, neg = self.p.sample(n_rows, seed=seed)
-        return self.p.dataset(rows, pos, neg, n_samples=int(round(pos.sum() + neg.sum())), ordered=False)
+        return self.p.dataset(
+            rows, pos, neg, n_samples=int(round(pos.sum() + neg.sum())), ordered=False
+        )
 
     def _warm_points(self, warm_start: ScoringSystem | None) -> np.ndarray | None:
         if warm_start is None:
@@ -349,12 +466,22 @@ class _SampledFit:
         small = self._sample(max(MIN_SAMPLE // 2, self.n_sample // 10), seed=1)
         built = time.perf_counter()
         form = build_formulation(small, self.spec.replace(C0=self._sample_C0()))
-        self.pace = ((time.perf_counter() - built) / max(small.n_rows, 1), small.n_rows)  # seconds per row built
+        self.pace = (
+            (time.perf_counter() - built) / max(small.n_rows, 1),
+            small.n_rows,
+        )  # seconds per row built
         limit = NO_LIMIT_SECONDS if self.spec.time_limit is None else self.spec.time_limit
-        budget = max(min(FIRST_SECONDS, max(self.deadline - time.perf_counter(), 0.0) / 4),
-                     min(FIRST_SECONDS, limit / 10))
-        local_search(form, time_budget=budget, warm=warm, cancel=self.user_cancel,
-                     on_improve=lambda points, intercept, objective: self.consider(points))
+        budget = max(
+            min(FIRST_SECONDS, max(self.deadline - time.perf_counter(), 0.0) / 4),
+            min(FIRST_SECONDS, limit / 10),
+        )
+        local_search(
+            form,
+            time_budget=budget,
+            warm=warm,
+            cancel=self.user_cancel,
+            on_improve=lambda points, intercept, objective: self.consider(points),
+        )
         return (warm if self.best is None else self.best[1].astype(float)), small
 
     def _affordable_sample(self) -> int:
@@ -366,16 +493,24 @@ class _SampledFit:
         projected = per_row * self.n_sample
         if projected <= BUILD_SHARE * left:
             return self.n_sample
-        return int(max(MIN_SAMPLE, small_rows, self.n_sample * max(BUILD_SHARE * left, 0.0) / projected))
+        return int(
+            max(MIN_SAMPLE, small_rows, self.n_sample * max(BUILD_SHARE * left, 0.0) / projected)
+        )
 
     def _sample_C0(self) -> float | None:
         """C0 on a sample: the one of all rows (the default depends on the number of rows)."""
-        return self.spec.C0 if self.spec.C0 is not None or self.spec.tiers else self.all_rows.costs.C0_default
+        return (
+            self.spec.C0
+            if self.spec.C0 is not None or self.spec.tiers
+            else self.all_rows.costs.C0_default
+        )
 
     def _stop_at(self, stop: threading.Event, when: float) -> None:
         """Set ``stop`` at ``when``, or at once when the caller cancels (polled every 50 ms)."""
         while not stop.is_set():
-            if time.perf_counter() >= when or (self.user_cancel is not None and self.user_cancel.is_set()):
+            if time.perf_counter() >= when or (
+                self.user_cancel is not None and self.user_cancel.is_set()
+            ):
                 stop.set()
                 return
             stop.wait(0.05)
@@ -385,32 +520,65 @@ class _SampledFit:
         value, coefs, intercept = self.best
         bound = min(self.floor, value)
         cancelled = self.user_cancel is not None and self.user_cancel.is_set()
-        status = "optimal" if value <= bound + 1e-12 else (
-            "interrupted" if cancelled else ("heuristic" if self.spec.time_limit is None else "time_limit"))
+        status = (
+            "optimal"
+            if value <= bound + 1e-12
+            else (
+                "interrupted"
+                if cancelled
+                else ("heuristic" if self.spec.time_limit is None else "time_limit")
+            )
+        )
         by_score = self._rows_by_score(coefs)
         p, spec = self.p, self.spec
-        note = (f"searched on a class-stratified sample of {sample.n_samples:,} of {p.n_samples:,} rows; "
-                f"figures, objective and bound on all rows")
+        note = (
+            f"searched on a class-stratified sample of {sample.n_samples:,} of {p.n_samples:,} rows; "
+            f"figures, objective and bound on all rows"
+        )
         card = ScoringSystem(
-            p.feature_names, tuple(int(c) for c in coefs), int(intercept), positive=p.positive,
-            negative=p.negative, status=status, objective=value, bound=bound, gap=relative_gap(value, bound),
-            solve_time=time.perf_counter() - self.started, solver="sample search + polish on all rows", spec=spec,
-            binary=(True,) * len(p.feature_names), positive_name=by_score.positive_name, zero_score=spec.zero_score,
-            details={"margin": self.all_rows.margin, "epsilon": self.all_rows.costs.epsilon,
-                     "C0": self.all_rows.costs.C0.tolist(), "nodes": 0, "n_rows": p.n_cells,
-                     "n_samples": p.n_samples, "lexicographic": self.all_rows.costs.lexicographic,
-                     "limits": self.all_rows.limit_scale().to_dict(),
-                     "intercept_range": (int(spec.intercept_range[0]), int(spec.intercept_range[1]))
-                     if spec.intercept_range is not None else None,
-                     "box_limits": tuple(box_limits(build_formulation(by_score, spec), coefs, int(intercept))),
-                     "sample": {"rows": sample.n_samples, "of": p.n_samples, "note": note}},
+            p.feature_names,
+            tuple(int(c) for c in coefs),
+            int(intercept),
+            positive=p.positive,
+            negative=p.negative,
+            status=status,
+            objective=value,
+            bound=bound,
+            gap=relative_gap(value, bound),
+            solve_time=time.perf_counter() - self.started,
+            solver="sample search + polish on all rows",
+            spec=spec,
+            binary=(True,) * len(p.feature_names),
+            positive_name=by_score.positive_name,
+            zero_score=spec.zero_score,
+            details={
+                "margin": self.all_rows.margin,
+                "epsilon": self.all_rows.costs.epsilon,
+                "C0": self.all_rows.costs.C0.tolist(),
+                "nodes": 0,
+                "n_rows": p.n_cells,
+                "n_samples": p.n_samples,
+                "lexicographic": self.all_rows.costs.lexicographic,
+                "limits": self.all_rows.limit_scale().to_dict(),
+                "intercept_range": (int(spec.intercept_range[0]), int(spec.intercept_range[1]))
+                if spec.intercept_range is not None
+                else None,
+                "box_limits": tuple(
+                    box_limits(build_formulation(by_score, spec), coefs, int(intercept))
+                ),
+                "sample": {"rows": sample.n_samples, "of": p.n_samples, "note": note},
+            },
         )
         labels = np.where(by_score.y == 1, p.positive, p.negative)
-        object.__setattr__(card, "train_metrics", card.metrics(by_score.X, labels, sample_weight=by_score.weight))
+        object.__setattr__(
+            card, "train_metrics", card.metrics(by_score.X, labels, sample_weight=by_score.weight)
+        )
         object.__setattr__(card, "risk", risk_rows(card, by_score, labels))
         problems = check_card(card, by_score, spec)
         if problems:
-            raise RuntimeError(f"internal error: the card found on a sample breaks {problems} on all rows")
+            raise RuntimeError(
+                f"internal error: the card found on a sample breaks {problems} on all rows"
+            )
         import warnings
 
         for text in card.details["box_limits"]:
@@ -438,8 +606,16 @@ LARGE_ROWS = 10_000
 REDUCTION_SHARE = 0.4
 
 
-def read_large(X, y, *, positive=None, sample_weight=None, feature_names=None,
-               time_limit: float | None = None, started: float | None = None) -> Patterns | None:
+def read_large(
+    X,
+    y,
+    *,
+    positive=None,
+    sample_weight=None,
+    feature_names=None,
+    time_limit: float | None = None,
+    started: float | None = None,
+) -> Patterns | None:
     """The weighted distinct patterns of a large table of 0/1 rules or of a Dask DataFrame,
     warned about as :func:`~slimwidgets.core.data.prepare_data` warns; None for anything else
     (which ``prepare_data`` reads as before). A Dask frame's partitions are read for at most
@@ -451,11 +627,15 @@ def read_large(X, y, *, positive=None, sample_weight=None, feature_names=None,
 
         started = time.perf_counter() if started is None else started
         deadline = math.inf if time_limit is None else started + REDUCTION_SHARE * time_limit
-        found = patterns_from_dask(X, y, positive=positive, sample_weight=sample_weight, deadline=deadline)
+        found = patterns_from_dask(
+            X, y, positive=positive, sample_weight=sample_weight, deadline=deadline
+        )
     elif getattr(X, "shape", (0,))[0] < LARGE_ROWS:
         return None
     else:
-        found = patterns_of(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names)
+        found = patterns_of(
+            X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names
+        )
     if found is not None:
         found.warn_about_columns()
     return found

@@ -14,7 +14,8 @@ import math
 import sys
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..core.data import Dataset
 from ..core.spec import Spec
@@ -31,11 +32,15 @@ SHOW_AFTER = 2.0
 REDRAW_EVERY = 0.5
 
 
-def describe_incumbent(data: Dataset, spec: Spec, inc: Incumbent, bound: float, seconds: float) -> str:
+def describe_incumbent(
+    data: Dataset, spec: Spec, inc: Incumbent, bound: float, seconds: float
+) -> str:
     """The headline of a card found while a fit runs (its error or TPR, and what is proven
     about it), in the same words as the returned card's."""
     limits = None
-    if inc.limits is None and inc.multiplier is None:  # an incumbent not reported by fit carries none
+    if (
+        inc.limits is None and inc.multiplier is None
+    ):  # an incumbent not reported by fit carries none
         from ..core.formulation import build_formulation
 
         limits = limits_in_user_units(build_formulation(data, spec))
@@ -43,7 +48,9 @@ def describe_incumbent(data: Dataset, spec: Spec, inc: Incumbent, bound: float, 
     return describe(card).headline
 
 
-def fit_progress(progress: bool | None, time_limit: float | None, started: float) -> "FitProgress | None":
+def fit_progress(
+    progress: bool | None, time_limit: float | None, started: float
+) -> FitProgress | None:
     """The bar of a fit that started at ``started`` (``time.perf_counter``), or None: ``progress``
     None shows it in a notebook or a terminal only, True always, False never."""
     if progress is False or (progress is None and not interactive()):
@@ -57,8 +64,15 @@ class FitProgress:
     """The bar of one fit, drawn after :data:`SHOW_AFTER` seconds (``clock`` and ``make_bar``
     replace ``time.perf_counter`` and tqdm in tests)."""
 
-    def __init__(self, time_limit: float | None, started: float, *, clock: Callable[[], float] = time.perf_counter,
-                 make_bar: Callable[..., Any] | None = None, stream: Any = None) -> None:
+    def __init__(
+        self,
+        time_limit: float | None,
+        started: float,
+        *,
+        clock: Callable[[], float] = time.perf_counter,
+        make_bar: Callable[..., Any] | None = None,
+        stream: Any = None,
+    ) -> None:
         self.time_limit, self.started, self.clock = time_limit, started, clock
         self.make_bar, self.stream = make_bar, stream
         self.lock = threading.Lock()
@@ -69,8 +83,11 @@ class FitProgress:
         self.stopped = threading.Event()
 
     # -- what the fit tells it ------------------------------------------------------------------
-    def chain(self, on_incumbent: Callable | None, on_bound: Callable | None) -> tuple[Callable, Callable]:
+    def chain(
+        self, on_incumbent: Callable | None, on_bound: Callable | None
+    ) -> tuple[Callable, Callable]:
         """Callbacks for the fit that feed the bar and call the caller's own ones."""
+
         def incumbent(inc: Incumbent) -> None:
             self.on_incumbent(inc)
             if on_incumbent is not None:
@@ -80,6 +97,7 @@ class FitProgress:
             self.on_bound(value)
             if on_bound is not None:
                 on_bound(value)
+
         return incumbent, bound
 
     def reading(self, table: Any, spec: Spec) -> None:
@@ -98,11 +116,13 @@ class FitProgress:
                 self.bound, self.fresh = value, True
 
     # -- drawing --------------------------------------------------------------------------------
-    def start(self) -> "FitProgress":
+    def start(self) -> FitProgress:
         """Redraw on a timer thread until :meth:`finish`."""
+
         def loop() -> None:
             while not self.stopped.wait(REDRAW_EVERY):
                 self.tick()
+
         threading.Thread(target=loop, name="slimwidgets-fit-progress", daemon=True).start()
         return self
 
@@ -121,7 +141,11 @@ class FitProgress:
                 self.words = f"best so far: objective {inc.objective:.4g}"
         bar = self._bar()
         bar.n = min(elapsed, self.time_limit) if self.time_limit is not None else elapsed
-        left = "" if self.time_limit is None else f" · {max(self.time_limit - elapsed, 0.0):.0f} s left"
+        left = (
+            ""
+            if self.time_limit is None
+            else f" · {max(self.time_limit - elapsed, 0.0):.0f} s left"
+        )
         bar.set_postfix_str(f"{self.words}{left}", refresh=False)
         bar.refresh()
 
@@ -129,13 +153,17 @@ class FitProgress:
         """Stop redrawing; a bar that was drawn ends with how the fit ended (``card``: the card
         returned; None: the fit raised or was interrupted)."""
         self.stopped.set()
-        if self.bar is None and card is not None:  # a fit past SHOW_AFTER ends on a bar, however it timed
+        if (
+            self.bar is None and card is not None
+        ):  # a fit past SHOW_AFTER ends on a bar, however it timed
             self.tick()
         if self.bar is None:
             return
         if card is not None:
             self.bar.set_description_str("done", refresh=False)
-            self.bar.set_postfix_str(f"{describe(card).headline} · status {card.status}", refresh=False)
+            self.bar.set_postfix_str(
+                f"{describe(card).headline} · status {card.status}", refresh=False
+            )
         self.bar.close()
 
     def _describe(self, inc: Incumbent, bound: float, elapsed: float) -> str:
@@ -153,7 +181,14 @@ class FitProgress:
 
                 make = tqdm
             total = None if self.time_limit is None else float(self.time_limit)
-            self.bar = make(total=total, desc="fit", unit="s", file=self.stream or sys.stderr, leave=True,
-                            bar_format="{desc}: {bar} {n:.0f}/{total:.0f} s{postfix}" if total else
-                            "{desc}: {n:.0f} s{postfix}")
+            self.bar = make(
+                total=total,
+                desc="fit",
+                unit="s",
+                file=self.stream or sys.stderr,
+                leave=True,
+                bar_format="{desc}: {bar} {n:.0f}/{total:.0f} s{postfix}"
+                if total
+                else "{desc}: {n:.0f} s{postfix}",
+            )
         return self.bar

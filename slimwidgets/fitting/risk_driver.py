@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -37,12 +37,18 @@ from ..core.losses import MIN_INVERSE_MULTIPLIER, ensure_compiled
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import risk_limit_scale
+from ..solvers import risk_tree
 from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
 from ..solvers.mip import solve_formulation
 from ..solvers.risk_bound import risk_lower_bound
-from ..solvers import risk_tree
-from ..solvers.risk_tree import dense_floor, ensure_tree_compiled, prove_by_supports, support_count, tree_applies
+from ..solvers.risk_tree import (
+    dense_floor,
+    ensure_tree_compiled,
+    prove_by_supports,
+    support_count,
+    tree_applies,
+)
 from .cards import risk_rows
 from .checks import check_card
 from .conflicts import find_conflicts
@@ -67,9 +73,15 @@ MARGIN_SHARE, MARGIN_SECONDS = 0.02, 0.25
 DENSE_SHARE, DENSE_SECONDS = 0.05, 1.0
 
 
-def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = None,
-             on_incumbent: Callable[[Incumbent], None] | None = None,
-             cancel: threading.Event | None = None, started: float | None = None) -> ScoringSystem:
+def fit_risk(
+    data: Dataset,
+    spec: Spec,
+    *,
+    warm_start: ScoringSystem | None = None,
+    on_incumbent: Callable[[Incumbent], None] | None = None,
+    cancel: threading.Event | None = None,
+    started: float | None = None,
+) -> ScoringSystem:
     """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``);
     the time limit counts from ``started`` (the fit's call, so reading the data counts), less
     the one-off compile of the kernels."""
@@ -80,23 +92,49 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
     prob = RiskProblem.from_spec(data, spec)
     budget = _budget(data, spec, prob)
     end = t0 + budget  # every phase ends by it: the rest is the card's figures and checks
-    walk = spec.solver == "enumerate" or (spec.solver == "auto" and walk_work(prob) <= RISK_WALK_WORK)
+    walk = spec.solver == "enumerate" or (
+        spec.solver == "auto" and walk_work(prob) <= RISK_WALK_WORK
+    )
     status, solver = "heuristic", "logistic search"
     if walk:
-        card = walk_risk(prob, deadline=end if spec.time_limit is not None else math.inf, cancel=cancel)
+        card = walk_risk(
+            prob, deadline=end if spec.time_limit is not None else math.inf, cancel=cancel
+        )
         status, solver = "optimal", "enumeration"
         if card is None:  # stopped before the end: fall back on the search, claim nothing
-            status, solver = "interrupted" if cancel is not None and cancel.is_set() else "time_limit", "logistic search"
+            status, solver = (
+                "interrupted" if cancel is not None and cancel.is_set() else "time_limit",
+                "logistic search",
+            )
     bound = card.objective if status == "optimal" else None
     if not walk or card is None:
+
         def report(found: RiskCard) -> None:
             if on_incumbent is not None:
-                on_incumbent(Incumbent(found.coefficients.copy(), found.intercept, found.objective, -math.inf,
-                                       time.perf_counter() - t0, multiplier=float(found.multiplier)))
+                on_incumbent(
+                    Incumbent(
+                        found.coefficients.copy(),
+                        found.intercept,
+                        found.objective,
+                        -math.inf,
+                        time.perf_counter() - t0,
+                        multiplier=float(found.multiplier),
+                    )
+                )
+
         # where the tree will not go, the relaxation's floor gets the last share of the time
-        share = 1.0 if tree_applies(prob) and 0 < support_count(prob) <= risk_tree.MAX_SUPPORTS else SEARCH_SHARE
-        card = search_risk(prob, time_limit=max(share * (end - t0) - (time.perf_counter() - t0), 0.05), on_improve=report,
-                           cancel=cancel, warm=_warm(warm_start, data))
+        share = (
+            1.0
+            if tree_applies(prob) and 0 < support_count(prob) <= risk_tree.MAX_SUPPORTS
+            else SEARCH_SHARE
+        )
+        card = search_risk(
+            prob,
+            time_limit=max(share * (end - t0) - (time.perf_counter() - t0), 0.05),
+            on_improve=report,
+            cancel=cancel,
+            warm=_warm(warm_start, data),
+        )
         if card is not None and not (cancel is not None and cancel.is_set()):
             bound, proven, method = _prove(prob, spec, card, end, cancel)
             if proven is not card:  # the proof met a better card on its way
@@ -104,14 +142,26 @@ def fit_risk(data: Dataset, spec: Spec, *, warm_start: ScoringSystem | None = No
                 report(card)
             if bound is not None and bound >= card.objective - 1e-9:
                 status, solver, bound = "optimal", method, card.objective
-            elif bound is not None and relative_gap(card.objective, bound) <= spec.gap:  # optimal within gap
+            elif (
+                bound is not None and relative_gap(card.objective, bound) <= spec.gap
+            ):  # optimal within gap
                 status, solver = "optimal", method
     if card is None:
         time_left = None if spec.time_limit is None else max(end - time.perf_counter(), 0.1)
         card = _feasible_start(data, spec, prob, time_left, cancel)
-    if solver == "enumeration" and on_incumbent is not None:  # the walk reports its card once, proven
-        on_incumbent(Incumbent(card.coefficients.copy(), card.intercept, card.objective, card.objective,
-                               time.perf_counter() - t0, multiplier=float(card.multiplier)))
+    if (
+        solver == "enumeration" and on_incumbent is not None
+    ):  # the walk reports its card once, proven
+        on_incumbent(
+            Incumbent(
+                card.coefficients.copy(),
+                card.intercept,
+                card.objective,
+                card.objective,
+                time.perf_counter() - t0,
+                multiplier=float(card.multiplier),
+            )
+        )
     result = _card(data, spec, prob, card, status, solver, time.perf_counter() - t0, bound)
     problems = check_card(result, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
@@ -130,11 +180,15 @@ def _budget(data: Dataset, spec: Spec, prob: RiskProblem) -> float:
     loss = prob.loss.evaluate(zeros, 0)
     blank = RiskCard(zeros, 0, 1.0, loss, prob.objective(zeros, loss))
     check_card(_card(data, spec, prob, blank, "heuristic", "", 0.0, None), data, spec)
-    finish = FINISH_FACTOR * (time.perf_counter() - started) + min(MARGIN_SHARE * spec.time_limit, MARGIN_SECONDS)
+    finish = FINISH_FACTOR * (time.perf_counter() - started) + min(
+        MARGIN_SHARE * spec.time_limit, MARGIN_SECONDS
+    )
     return max(spec.time_limit - finish, 0.5 * spec.time_limit)
 
 
-def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: float | None, cancel) -> RiskCard:
+def _feasible_start(
+    data: Dataset, spec: Spec, prob: RiskProblem, time_left: float | None, cancel
+) -> RiskCard:
     """When the search found no card: a decision card under the same rules, whose points and
     intercept meet them too (a risk card predicts as a decision card does, at total >= 0), as
     a start for the search; or the clash that leaves no card at all.
@@ -151,37 +205,51 @@ def _feasible_start(data: Dataset, spec: Spec, prob: RiskProblem, time_left: flo
     form = build_formulation(data, decision)
     # time-limited: a stop flag puts HiGHS in a child process, killed at its deadline
     stop = cancel if cancel is not None or time_left is None else threading.Event()
-    result = solve_formulation(form, time_limit=time_left, threads=spec.threads, feasibility_only=True, cancel=stop)
+    result = solve_formulation(
+        form, time_limit=time_left, threads=spec.threads, feasibility_only=True, cancel=stop
+    )
     if result.status == "infeasible" and data.score_step() is not None:
         raise InfeasibleError(find_conflicts(data, decision, cancel=cancel))
-    if result.coefficients is None or not prob.card_ok(np.asarray(result.coefficients, float), result.intercept):
-        raise NoSolutionError(f"no risk card found that meets {rules}; relax them, or use solver='enumerate' "
-                              "on a small box to settle whether one exists")
+    if result.coefficients is None or not prob.card_ok(
+        np.asarray(result.coefficients, float), result.intercept
+    ):
+        raise NoSolutionError(
+            f"no risk card found that meets {rules}; relax them, or use solver='enumerate' "
+            "on a small box to settle whether one exists"
+        )
     coefs = np.asarray(result.coefficients, dtype=float)
     u = prob.loss.margins(coefs, result.intercept)
     t, loss = prob.loss.best_inverse_multiplier(u) if prob.scale else (1.0, prob.loss.of_margins(u))
     return RiskCard(coefs, int(result.intercept), t, loss, prob.objective(coefs, loss))
 
 
-def _prove(prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float,
-           cancel) -> tuple[float | None, RiskCard, str]:
+def _prove(
+    prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float, cancel
+) -> tuple[float | None, RiskCard, str]:
     """(floor, best card, the proof's words): with ``solver="auto"`` the tree by supports where
     it applies (:mod:`slimwidgets.solvers.risk_tree`; it ends as soon as it has proven what it
     can), else (and with ``solver="highs"``) the cutting planes in the time left."""
     # the tree stops early enough to leave the floor over the whole box its share of the time
     dense = min(DENSE_SHARE * max(deadline - time.perf_counter(), 0.0), DENSE_SECONDS)
-    tree = prove_by_supports(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline - dense) \
-        if spec.solver == "auto" else None
+    tree = (
+        prove_by_supports(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline - dense)
+        if spec.solver == "auto"
+        else None
+    )
     if tree is None:  # too many supports, or rules the tree leaves out
         floor = _dense_floor_in_time(prob, deadline)
         capped = prob.rules is not None and prob.rules.has_caps
-        if prob.scale and not capped:  # with a free multiplier the planes only creep towards the rounding gap: stop here
+        if (
+            prob.scale and not capped
+        ):  # with a free multiplier the planes only creep towards the rounding gap: stop here
             return (floor if math.isfinite(floor) else None), card, "logistic search + relaxation"
         bound, card = _bound(prob, spec, card, deadline - time.perf_counter(), cancel)
         bound = max(floor, -math.inf if bound is None else bound)
         return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
     words = "logistic search + branch and bound"  # on the points, and with a free multiplier on its cone too
-    if not math.isfinite(tree.floor):  # not every support's floor in time: the whole box's, in the time left
+    if not math.isfinite(
+        tree.floor
+    ):  # not every support's floor in time: the whole box's, in the time left
         floor = _dense_floor_in_time(prob, deadline)
         return (floor if math.isfinite(floor) else None), tree.card, words
     return tree.floor, tree.card, words
@@ -196,18 +264,23 @@ def _dense_floor_in_time(prob: RiskProblem, deadline: float) -> float:
     return dense_floor(prob, deadline=deadline)
 
 
-def _bound(prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float,
-           cancel) -> tuple[float | None, RiskCard]:
+def _bound(
+    prob: RiskProblem, spec: Spec, card: RiskCard, time_left: float, cancel
+) -> tuple[float | None, RiskCard]:
     """The cutting planes' lower bound on every card's objective in the time left (None: no
     time), and the better of ``card`` and the optimal card the planes found, if they did."""
     until_proven = spec.solver == "highs" and spec.time_limit is None and not spec.scale
     if not until_proven and time_left < 0.05:
         return None, card
     start = np.append(card.coefficients, card.intercept) * card.t
-    bound, exact = risk_lower_bound(prob, [start, np.zeros(prob.n_features + 1)],
-                                    time_limit=math.inf if until_proven else time_left,
-                                    upper=card.objective - spec.gap * abs(card.objective), threads=spec.threads,
-                                    cancel=cancel)
+    bound, exact = risk_lower_bound(
+        prob,
+        [start, np.zeros(prob.n_features + 1)],
+        time_limit=math.inf if until_proven else time_left,
+        upper=card.objective - spec.gap * abs(card.objective),
+        threads=spec.threads,
+        cancel=cancel,
+    )
     if exact is not None:
         coefs, intercept = exact
         loss = prob.loss.evaluate(coefs, intercept)
@@ -224,27 +297,56 @@ def _warm(card: ScoringSystem | None, data: Dataset) -> np.ndarray | None:
     return np.array([by_name.get(n, 0) for n in data.feature_names], dtype=float)
 
 
-def _card(data: Dataset, spec: Spec, prob: RiskProblem, found: RiskCard, status: str, solver: str,
-          elapsed: float, bound: float | None) -> ScoringSystem:
+def _card(
+    data: Dataset,
+    spec: Spec,
+    prob: RiskProblem,
+    found: RiskCard,
+    status: str,
+    solver: str,
+    elapsed: float,
+    bound: float | None,
+) -> ScoringSystem:
     card = ScoringSystem(
-        data.feature_names, tuple(int(c) for c in found.coefficients), int(found.intercept),
-        positive=data.positive, negative=data.negative, status=status,
-        objective=found.objective, bound=bound, gap=None if bound is None else relative_gap(found.objective, bound),
-        solve_time=elapsed, solver=solver, spec=spec, binary=tuple(data.binary),
-        positive_name=data.positive_name, family="risk", multiplier=float(found.multiplier),
+        data.feature_names,
+        tuple(int(c) for c in found.coefficients),
+        int(found.intercept),
+        positive=data.positive,
+        negative=data.negative,
+        status=status,
+        objective=found.objective,
+        bound=bound,
+        gap=None if bound is None else relative_gap(found.objective, bound),
+        solve_time=elapsed,
+        solver=solver,
+        spec=spec,
+        binary=tuple(data.binary),
+        positive_name=data.positive_name,
+        family="risk",
+        multiplier=float(found.multiplier),
         zero_score=spec.zero_score,
-        details={"C0": prob.C0.tolist(), "log_loss": found.loss, "n_rows": data.n_rows,
-                 "n_samples": data.n_samples,
-                 # how the bound reads as a log-loss floor (kept in JSON, so the status survives it)
-                 "limits": risk_limit_scale(prob.C0, int(np.count_nonzero(found.coefficients))).to_dict()},
+        details={
+            "C0": prob.C0.tolist(),
+            "log_loss": found.loss,
+            "n_rows": data.n_rows,
+            "n_samples": data.n_samples,
+            # how the bound reads as a log-loss floor (kept in JSON, so the status survives it)
+            "limits": risk_limit_scale(
+                prob.C0, int(np.count_nonzero(found.coefficients))
+            ).to_dict(),
+        },
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
-    object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))
+    object.__setattr__(
+        card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight)
+    )
     object.__setattr__(card, "risk", risk_rows(card, data, labels))
     return card
 
 
-def risk_card_of(data: Dataset, spec: Spec, card: ScoringSystem, *, elapsed: float = 0.0) -> ScoringSystem | None:
+def risk_card_of(
+    data: Dataset, spec: Spec, card: ScoringSystem, *, elapsed: float = 0.0
+) -> ScoringSystem | None:
     """``card``'s points, intercept and multiplier as a risk card of ``spec``, its objective (mean
     log-loss plus what its points cost) measured under ``spec``, status ``"heuristic"`` and no
     bound; None when it breaks a rule of ``spec`` (supports, signs, caps, the multiplier's range).
@@ -263,12 +365,16 @@ def risk_card_of(data: Dataset, spec: Spec, card: ScoringSystem, *, elapsed: flo
     ('heuristic', True)
     """
     prob = RiskProblem.from_spec(data, spec)
-    coefs = np.array([dict(zip(card.feature_names, card.coefficients)).get(n, 0) for n in data.feature_names],
-                     dtype=float)
+    coefs = np.array(
+        [dict(zip(card.feature_names, card.coefficients)).get(n, 0) for n in data.feature_names],
+        dtype=float,
+    )
     t = 1.0 / card.multiplier if card.multiplier else math.nan
     in_range = MIN_INVERSE_MULTIPLIER <= t <= prob.t_max() if prob.scale else t == 1.0
     if card.family != "risk" or not in_range or not prob.card_ok(coefs, int(card.intercept)):
         return None
     loss = prob.loss.of_margins(prob.loss.margins(coefs, card.intercept), t)
     found = RiskCard(coefs, int(card.intercept), t, loss, prob.objective(coefs, loss))
-    return _card(data, spec, prob, found, "heuristic", card.solver or "logistic search", elapsed, None)
+    return _card(
+        data, spec, prob, found, "heuristic", card.solver or "logistic search", elapsed, None
+    )

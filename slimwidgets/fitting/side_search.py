@@ -40,8 +40,16 @@ class SideSearch:
     MIPs (:mod:`slimwidgets.solvers.pools`) for up to half the time, then runs the local search.
     ``best`` is its latest card as (points, intercept, objective)."""
 
-    def __init__(self, form: Formulation, start, upper: float, time_left: float, report, cancel,
-                 linear_starts: bool):
+    def __init__(
+        self,
+        form: Formulation,
+        start,
+        upper: float,
+        time_left: float,
+        report,
+        cancel,
+        linear_starts: bool,
+    ):
         self.best: tuple[np.ndarray, int, float] | None = None
         self._done = threading.Event()
 
@@ -49,16 +57,31 @@ class SideSearch:
             self.best = (points, int(intercept), objective)
             if report is not None:
                 report(points, intercept, objective)
+
         def run():
             stop = _Either(self._done, cancel)
             t0 = time.perf_counter()
             # pool MIPs first (they find what the search's moves cannot reach), then the search
-            pooled = pool_search(form, (start[0], start[1], upper),
-                                 deadline=t0 + time_left / 2, cancel=stop, on_improve=on_improve)
+            pooled = pool_search(
+                form,
+                (start[0], start[1], upper),
+                deadline=t0 + time_left / 2,
+                cancel=stop,
+                on_improve=on_improve,
+            )
             warm = start[0] if pooled is None else pooled[0]
-            local_search(form, time_budget=time_left - (time.perf_counter() - t0), warm=warm, kicks=10**6,
-                         seed=1, on_improve=on_improve, cancel=stop,  # type: ignore[arg-type]  # has is_set
-                         zero_start=False, linear_starts=linear_starts)
+            local_search(
+                form,
+                time_budget=time_left - (time.perf_counter() - t0),
+                warm=warm,
+                kicks=10**6,
+                seed=1,
+                on_improve=on_improve,
+                cancel=stop,  # type: ignore[arg-type]  # has is_set
+                zero_start=False,
+                linear_starts=linear_starts,
+            )
+
         self._thread = threading.Thread(target=run, name="slimwidgets-search", daemon=True)
         self._thread.start()
 

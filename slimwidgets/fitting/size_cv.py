@@ -40,8 +40,9 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -49,8 +50,20 @@ import pandas as pd
 from ..core.spec import Spec
 from .jobs import check_n_jobs, progress_bar, run_jobs
 
-__all__ = ["choose_size", "choose_cuts_and_size", "size_candidates", "SizeChoice", "LARGEST_SIZE", "SEED", "SHARE",
-           "FOLD_SECONDS", "MIN_SECONDS", "CUT_GRID", "CV_ROWS", "MIN_FOLDS"]
+__all__ = [
+    "choose_size",
+    "choose_cuts_and_size",
+    "size_candidates",
+    "SizeChoice",
+    "LARGEST_SIZE",
+    "SEED",
+    "SHARE",
+    "FOLD_SECONDS",
+    "MIN_SECONDS",
+    "CUT_GRID",
+    "CV_ROWS",
+    "MIN_FOLDS",
+]
 
 #: The largest size tried when no ``max_size`` is given (clinical scores rarely use more).
 LARGEST_SIZE = 5
@@ -90,10 +103,16 @@ class SizeChoice(dict):
 def _fold_rows(y: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
     from sklearn.model_selection import StratifiedKFold
 
-    fewest = int(np.bincount(np.unique(y, return_inverse=True)[1]).min()) if len(np.unique(y)) == 2 else 0
+    fewest = (
+        int(np.bincount(np.unique(y, return_inverse=True)[1]).min())
+        if len(np.unique(y)) == 2
+        else 0
+    )
     if fewest < folds:
-        raise ValueError(f"size_cv={folds} needs at least {folds} rows of each class; the smaller class has "
-                         f"{fewest} (give max_size instead, or fewer folds)")
+        raise ValueError(
+            f"size_cv={folds} needs at least {folds} rows of each class; the smaller class has "
+            f"{fewest} (give max_size instead, or fewer folds)"
+        )
     split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=SEED)
     return list(split.split(np.zeros(len(y)), y))
 
@@ -111,9 +130,18 @@ def _cv_rows(y: np.ndarray) -> np.ndarray | None:
     return np.sort(np.concatenate(picked))
 
 
-def _fold_path(fit: Callable, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, groups: Any,
-               train: np.ndarray, test: np.ndarray, specs: list[Spec], positive: Any,
-               deadline: float | None = None) -> list:
+def _fold_path(
+    fit: Callable,
+    X: pd.DataFrame,
+    y: np.ndarray,
+    weight: np.ndarray | None,
+    groups: Any,
+    train: np.ndarray,
+    test: np.ndarray,
+    specs: list[Spec],
+    positive: Any,
+    deadline: float | None = None,
+) -> list:
     """One fold, every size in turn (smallest first), each fit started from the card of the size
     before (a card of k rules is a card of at most k + 1): per size, the held-out and training
     error (weighted as the fit weighs rows) and whether the card was proven optimal, or why it
@@ -132,25 +160,56 @@ def _fold_path(fit: Callable, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray
             spec = replace(spec, time_limit=max(left, MIN_SECONDS))
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # a fold's degenerate card or box note is the fold's business
-                card = fit(X.iloc[train], y[train], positive=positive, sample_weight=w_train, spec=spec, rules=False,
-                           sensitive_features=g_train, warm_start=warm)
-        except (ValueError, RuntimeError) as problem:  # InfeasibleError, NoSolutionError: the size fails here
+                warnings.simplefilter(
+                    "ignore"
+                )  # a fold's degenerate card or box note is the fold's business
+                card = fit(
+                    X.iloc[train],
+                    y[train],
+                    positive=positive,
+                    sample_weight=w_train,
+                    spec=spec,
+                    rules=False,
+                    sensitive_features=g_train,
+                    warm_start=warm,
+                )
+        except (
+            ValueError,
+            RuntimeError,
+        ) as problem:  # InfeasibleError, NoSolutionError: the size fails here
             out.append(str(problem).splitlines()[0][:200])
             continue
         warm = card
-        out.append((_error(card, X, y, weight, test), _error(card, X, y, weight, train), card.status == "optimal"))
+        out.append(
+            (
+                _error(card, X, y, weight, test),
+                _error(card, X, y, weight, train),
+                card.status == "optimal",
+            )
+        )
     return out
 
 
-def _error(card, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, rows: np.ndarray) -> float:
+def _error(
+    card, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, rows: np.ndarray
+) -> float:
     wrong = (np.asarray(card.predict(X.iloc[rows])) != y[rows]).astype(float)
     return float(np.average(wrong, weights=None if weight is None else weight[rows]))
 
 
-def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive: Any = None,
-                sample_weight: Any = None, groups: Any = None, n_jobs: int | None = None,
-                progress: bool | None = None, deadline: float | None = None) -> tuple[int, SizeChoice]:
+def choose_size(
+    fit: Callable,
+    X: pd.DataFrame,
+    y: Any,
+    spec: Spec,
+    *,
+    positive: Any = None,
+    sample_weight: Any = None,
+    groups: Any = None,
+    n_jobs: int | None = None,
+    progress: bool | None = None,
+    deadline: float | None = None,
+) -> tuple[int, SizeChoice]:
     """The size with the lowest mean held-out error over ``spec.size_cv`` folds of ``X``
     (a 0/1 table of rules), and what was found. ``fit`` is :func:`slimwidgets.fit`, passed in
     (it calls this). ``positive`` must name the positive label; ``y`` is compared with
@@ -178,9 +237,15 @@ def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive:
     if sample is not None:
         about["rows"] = {"used": len(y), "of": n_rows}
     if len(done) < min(MIN_FOLDS, k):
-        return sizes[-1], SizeChoice(about, chosen=sizes[-1], candidates=[], skipped=(
-            f"no time for the size CV within the time limit ({len(done)} of {k} folds fit in time): "
-            f"the size is the largest tried, {sizes[-1]}"))
+        return sizes[-1], SizeChoice(
+            about,
+            chosen=sizes[-1],
+            candidates=[],
+            skipped=(
+                f"no time for the size CV within the time limit ({len(done)} of {k} folds fit in time): "
+                f"the size is the largest tried, {sizes[-1]}"
+            ),
+        )
     if len(done) < k:
         about["folds_in_time"] = len(done)
     rows = [_size_row(s, [path[i] for path in done]) for i, s in enumerate(sizes)]
@@ -189,14 +254,29 @@ def choose_size(fit: Callable, X: pd.DataFrame, y: Any, spec: Spec, *, positive:
         chosen = sizes[-1]  # the final fit at the cap says what is wrong, in its own words
     else:
         best = min(r["test_error"] for r in usable)
-        chosen = next(r["max_size"] for r in usable if r["test_error"] <= best + 1e-12)  # the smallest of the best
+        chosen = next(
+            r["max_size"] for r in usable if r["test_error"] <= best + 1e-12
+        )  # the smallest of the best
     return chosen, SizeChoice(about, chosen=chosen, candidates=rows)
 
 
-def choose_cuts_and_size(fit: Callable, raw: Any, y: Any, options: dict, cuts: Any, spec: Spec, *,
-                         positive: Any = None, sample_weight: Any = None, groups: Any = None,
-                         n_jobs: int | None = None, progress: bool | None = None, deadline: float | None = None,
-                         made: tuple | None = None, rules_seconds: float = 0.0) -> tuple:
+def choose_cuts_and_size(
+    fit: Callable,
+    raw: Any,
+    y: Any,
+    options: dict,
+    cuts: Any,
+    spec: Spec,
+    *,
+    positive: Any = None,
+    sample_weight: Any = None,
+    groups: Any = None,
+    n_jobs: int | None = None,
+    progress: bool | None = None,
+    deadline: float | None = None,
+    made: tuple | None = None,
+    rules_seconds: float = 0.0,
+) -> tuple:
     """The number of candidate cut points per numeric column (:data:`CUT_GRID`) and the size,
     chosen together by the same folds: for each number, ``fit``'s own rules of ``raw`` with that
     many candidates and :func:`choose_size` on them (each gets a part of the time in proportion
@@ -231,8 +311,18 @@ def choose_cuts_and_size(fit: Callable, raw: Any, y: Any, options: dict, cuts: A
         if tuple(X.columns) not in seen:  # the user's cuts on every column: one table, one choice
             seen.add(tuple(X.columns))
             tables.append((n, X, builder, made_spec))
-    tried = _cv_each_table(fit, tables, y, spec, deadline, positive=positive, sample_weight=sample_weight,
-                           groups=groups, n_jobs=n_jobs, progress=progress)
+    tried = _cv_each_table(
+        fit,
+        tables,
+        y,
+        spec,
+        deadline,
+        positive=positive,
+        sample_weight=sample_weight,
+        groups=groups,
+        n_jobs=n_jobs,
+        progress=progress,
+    )
     (_, n, X, builder, chosen, choice), se = _fewest_cuts_within_one_se(tried)
     by_n = {str(t[1]): None if t[0] == math.inf else t[0] for t in tried}
     extra = {"untried": untried} if untried else {}
@@ -256,7 +346,9 @@ def _spec_of(options: dict, folds: int | None, X: pd.DataFrame) -> Spec:
     return made
 
 
-def _cv_each_table(fit: Callable, tables: list, y: Any, spec: Spec, deadline: float | None, **how: Any) -> list:
+def _cv_each_table(
+    fit: Callable, tables: list, y: Any, spec: Spec, deadline: float | None, **how: Any
+) -> list:
     """:func:`choose_size` on each table in turn: ``(best mean held-out error, n, X, builder, spec
     at the chosen size, choice)``. Each table's part of the time grows with its rules (a fold
     fit's work does): starved, the larger table's fold cards are poor and its held-out error says
@@ -266,11 +358,18 @@ def _cv_each_table(fit: Callable, tables: list, y: Any, spec: Spec, deadline: fl
     tried = []
     for n, X, builder, spec_n in tables:
         share = None if spec.time_limit is None else spec.time_limit * X.shape[1] / rules
-        part = None if deadline is None else time.perf_counter() + max(deadline - time.perf_counter(), 0.0) * \
-            X.shape[1] / left
+        part = (
+            None
+            if deadline is None
+            else time.perf_counter() + max(deadline - time.perf_counter(), 0.0) * X.shape[1] / left
+        )
         left -= X.shape[1]
-        size, choice = choose_size(fit, X, y, replace(spec_n, time_limit=share), deadline=part, **how)
-        best = min((r["test_error"] for r in choice["candidates"] if "failed" not in r), default=math.inf)
+        size, choice = choose_size(
+            fit, X, y, replace(spec_n, time_limit=share), deadline=part, **how
+        )
+        best = min(
+            (r["test_error"] for r in choice["candidates"] if "failed" not in r), default=math.inf
+        )
         tried.append((best, n, X, builder, replace(spec_n, max_size=size), choice))
     return tried
 
@@ -284,7 +383,11 @@ def _fewest_cuts_within_one_se(tried: list[tuple]) -> tuple:
     if lowest[0] == math.inf:
         return lowest, 0.0
     row = next(r for r in lowest[5]["candidates"] if r["max_size"] == lowest[5]["chosen"])
-    se = row["test_error_std"] / math.sqrt(lowest[5]["folds"]) if math.isfinite(row["test_error_std"]) else 0.0
+    se = (
+        row["test_error_std"] / math.sqrt(lowest[5]["folds"])
+        if math.isfinite(row["test_error_std"])
+        else 0.0
+    )
     return next(t for t in tried if t[0] <= lowest[0] + se + 1e-12), se
 
 
@@ -327,19 +430,31 @@ class _Budget:
         return [replace(s, time_limit=min(s.time_limit, max(seconds, MIN_SECONDS))) for s in specs]
 
 
-def _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget: _Budget) -> list:
+def _run(
+    fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget: _Budget
+) -> list:
     """Every fold's fits (:func:`_fold_path`), in order, through joblib when ``n_jobs`` asks,
     with a bar for long work; each fold gets its time from ``budget`` as it starts."""
     bar = progress_bar(progress, len(splits), "size by CV")
-    calls = ((fit, X, y, weight, groups, train, test, budget.next(specs), positive, budget.deadline)
-             for train, test in splits)
+    calls = (
+        (fit, X, y, weight, groups, train, test, budget.next(specs), positive, budget.deadline)
+        for train, test in splits
+    )
     return run_jobs(_fold_path, calls, n_jobs, bar)
 
 
 def _size_row(size: int, results: list) -> dict:
     failures = [r for r in results if isinstance(r, str)]
     if failures:
-        return {"max_size": size, "failed": f"{len(failures)} of {len(results)} folds: {failures[0]}"}
+        return {
+            "max_size": size,
+            "failed": f"{len(failures)} of {len(results)} folds: {failures[0]}",
+        }
     test = np.array([r[0] for r in results])
-    return {"max_size": size, "test_error": float(test.mean()), "test_error_std": float(test.std(ddof=1)),
-            "train_error": float(np.mean([r[1] for r in results])), "optimal_folds": sum(r[2] for r in results)}
+    return {
+        "max_size": size,
+        "test_error": float(test.mean()),
+        "test_error_std": float(test.std(ddof=1)),
+        "train_error": float(np.mean([r[1] for r in results])),
+        "optimal_folds": sum(r[2] for r in results),
+    }

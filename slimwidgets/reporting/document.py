@@ -26,7 +26,7 @@ from ..core.data import Dataset
 from ..core.scoring import ScoringSystem
 from ..core.status import describe
 from ..export.html import render_html
-from ..toolbox.validate import FIGURES, Validation, complete_rows, format_figure, validate
+from ..toolbox.validate import FIGURES, Validation, format_figure, validate
 from .charts import calibration_chart, decision_chart, score_chart
 
 __all__ = ["report", "data_fingerprint", "dataset_rows"]
@@ -73,10 +73,14 @@ def _cell_html(value: Any) -> str:
 def _table(frame: pd.DataFrame, caption: str | None = None) -> str:
     """A DataFrame as an HTML table, every label and cell escaped."""
     head = "".join(f"<th>{_esc(c)}</th>" for c in [frame.index.name or ""] + list(frame.columns))
-    rows = "".join("<tr><td>%s</td>%s</tr>" % (_esc(i), "".join(_cell_html(v) for v in row))
-                   for i, row in zip(frame.index, frame.itertuples(index=False)))
+    rows = "".join(
+        "<tr><td>%s</td>%s</tr>" % (_esc(i), "".join(_cell_html(v) for v in row))
+        for i, row in zip(frame.index, frame.itertuples(index=False))
+    )
     cap = f"<caption>{_esc(caption)}</caption>" if caption else ""
-    return f'<table class="sw-table">{cap}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    return (
+        f'<table class="sw-table">{cap}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    )
 
 
 def data_fingerprint(X: pd.DataFrame, y: Any) -> str:
@@ -88,8 +92,13 @@ def data_fingerprint(X: pd.DataFrame, y: Any) -> str:
     digest = hashlib.sha256()
     digest.update(json.dumps([str(c) for c in X.columns]).encode())
     digest.update(pd.util.hash_pandas_object(X, index=False).to_numpy().tobytes())
-    digest.update(pd.util.hash_pandas_object(pd.Series(np.asarray(y, dtype=object).ravel().astype(str)),
-                                             index=False).to_numpy().tobytes())
+    digest.update(
+        pd.util.hash_pandas_object(
+            pd.Series(np.asarray(y, dtype=object).ravel().astype(str)), index=False
+        )
+        .to_numpy()
+        .tobytes()
+    )
     return digest.hexdigest()
 
 
@@ -105,10 +114,15 @@ def dataset_rows(data: Dataset) -> tuple[pd.DataFrame, pd.Series]:
     """
     counts = np.rint(data.weight).astype(int)
     if not np.allclose(counts, data.weight):
-        raise ValueError("the report counts rows: it cannot use data with non-integer sample weights")
+        raise ValueError(
+            "the report counts rows: it cannot use data with non-integer sample weights"
+        )
     X = pd.DataFrame(np.repeat(data.X, counts, axis=0), columns=list(data.feature_names))
-    labels = np.where(np.repeat(data.y, counts) == 1, np.array(data.positive, dtype=object),
-                      np.array(data.negative, dtype=object))
+    labels = np.where(
+        np.repeat(data.y, counts) == 1,
+        np.array(data.positive, dtype=object),
+        np.array(data.negative, dtype=object),
+    )
     return X, pd.Series(labels, name=data.outcome).infer_objects()
 
 
@@ -123,13 +137,30 @@ def _versions() -> dict[str, str]:
 
 
 def _as_frame(card: ScoringSystem, X: Any) -> pd.DataFrame:
-    return X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=list(card.feature_names))
+    return (
+        X
+        if isinstance(X, pd.DataFrame)
+        else pd.DataFrame(np.asarray(X), columns=list(card.feature_names))
+    )
 
 
-def report(card: ScoringSystem, X: Any, y: Any, *, test: tuple | None = None, external: tuple | None = None,
-           groups: Any = None, bootstrap: int = 0, n_jobs: int | None = None, time_limit: float = 2.0,
-           title: str | None = None, path: str | None = None, confidence: float = 0.95,
-           progress: bool | None = None, random_state: int = 0) -> str:
+def report(
+    card: ScoringSystem,
+    X: Any,
+    y: Any,
+    *,
+    test: tuple | None = None,
+    external: tuple | None = None,
+    groups: Any = None,
+    bootstrap: int = 0,
+    n_jobs: int | None = None,
+    time_limit: float = 2.0,
+    title: str | None = None,
+    path: str | None = None,
+    confidence: float = 0.95,
+    progress: bool | None = None,
+    random_state: int = 0,
+) -> str:
     """A standalone HTML validation report of ``card`` (see :mod:`slimwidgets.reporting.document`).
 
     Parameters
@@ -175,13 +206,24 @@ def report(card: ScoringSystem, X: Any, y: Any, *, test: tuple | None = None, ex
             Xs = _as_frame(card, Xs)
             named = groups if isinstance(groups, str) and groups in Xs.columns else None
             sets.append((label, Xs, ys, named))
-    checks = [validate(card, Xs, ys, groups=g, label=label, confidence=confidence) for label, Xs, ys, g in sets]
+    checks = [
+        validate(card, Xs, ys, groups=g, label=label, confidence=confidence)
+        for label, Xs, ys, g in sets
+    ]
     boot = None
     if bootstrap:
         from ..toolbox.optimism import optimism
 
-        boot = optimism(card, X, y, n_boot=bootstrap, time_limit=time_limit, n_jobs=n_jobs,
-                        random_state=random_state, progress=progress)
+        boot = optimism(
+            card,
+            X,
+            y,
+            n_boot=bootstrap,
+            time_limit=time_limit,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            progress=progress,
+        )
     body = [
         _heading(card, title, checks),
         _card_section(card, checks[0]),
@@ -201,31 +243,48 @@ def report(card: ScoringSystem, X: Any, y: Any, *, test: tuple | None = None, ex
 
 
 def _document(title: str, body: str) -> str:
-    return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="slimwidgets {_esc(__version__)}">',
-        f"<title>Validation report: {_esc(title)}</title>", f"<style>{_CSS}</style>", "</head>",
-        '<body>\n<main class="sw-report">', body, "</main>\n</body>", "</html>", "",
-    ])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f'<meta name="generator" content="slimwidgets {_esc(__version__)}">',
+            f"<title>Validation report: {_esc(title)}</title>",
+            f"<style>{_CSS}</style>",
+            "</head>",
+            '<body>\n<main class="sw-report">',
+            body,
+            "</main>\n</body>",
+            "</html>",
+            "",
+        ]
+    )
 
 
 def _heading(card: ScoringSystem, title: str | None, checks: list[Validation]) -> str:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     sets = ", ".join(f"{v.label} ({v.rows} rows)" for v in checks)
-    return (f"<h1>Validation report{': ' + _esc(title) if title else ''}</h1>"
-            f'<p class="sw-muted">Scoring system predicting <b>{_esc(card.positive_name or card.positive)}</b>'
-            f" · {_esc(describe(card).headline)}<br>Data: {_esc(sets)} · made {when}</p>")
+    return (
+        f"<h1>Validation report{': ' + _esc(title) if title else ''}</h1>"
+        f'<p class="sw-muted">Scoring system predicting <b>{_esc(card.positive_name or card.positive)}</b>'
+        f" · {_esc(describe(card).headline)}<br>Data: {_esc(sets)} · made {when}</p>"
+    )
 
 
 def _card_section(card: ScoringSystem, train: Validation) -> str:
     word = "at least" if card.rule == ">=" else "more than"
-    use = (f"<p>For each row of the card that holds, add its points. The total is the score. "
-           f"The card predicts <b>{_esc(card.positive_name or card.positive)}</b> when the score is "
-           f"{word} <b>{card.threshold}</b>.")
+    use = (
+        f"<p>For each row of the card that holds, add its points. The total is the score. "
+        f"The card predicts <b>{_esc(card.positive_name or card.positive)}</b> when the score is "
+        f"{word} <b>{card.threshold}</b>."
+    )
     if card.multiplier is not None:
-        use += (f" The predicted risk at score <i>s</i> is 1 / (1 + exp(−(<i>s</i> − {card.threshold}) / "
-                f"{card.multiplier:.4g})); the table gives it for every score seen in the training data.")
+        use += (
+            f" The predicted risk at score <i>s</i> is 1 / (1 + exp(−(<i>s</i> − {card.threshold}) / "
+            f"{card.multiplier:.4g})); the table gives it for every score seen in the training data."
+        )
     use += "</p>"
     per_score = train.calibration.copy()
     shown = pd.DataFrame(index=per_score.index)
@@ -233,36 +292,57 @@ def _card_section(card: ScoringSystem, train: Validation) -> str:
         shown["predicted risk"] = per_score["predicted risk"].map(lambda p: f"{100 * p:.1f} %")
     shown["training rows"] = per_score["rows"].astype(int)
     shown["events"] = per_score["events"].astype(int)
-    shown["observed rate (95 % CI)"] = [f"{100 * r:.1f} % ({100 * lo:.1f}–{100 * hi:.1f} %)" for r, lo, hi
-                                        in per_score[["observed", "lower", "upper"]].itertuples(index=False)]
+    shown["observed rate (95 % CI)"] = [
+        f"{100 * r:.1f} % ({100 * lo:.1f}–{100 * hi:.1f} %)"
+        for r, lo, hi in per_score[["observed", "lower", "upper"]].itertuples(index=False)
+    ]
     positive = str(card.positive_name or card.positive)
-    negative = f"not {positive}" if isinstance(card.negative, (bool, np.bool_)) else str(card.negative)
+    negative = (
+        f"not {positive}" if isinstance(card.negative, (bool, np.bool_)) else str(card.negative)
+    )
     shown["prediction"] = np.where(per_score["called positive"], positive, negative)
-    return ("<h2>1. The card and how to use it</h2>" + render_html(card._card_data()) + use
-            + _table(shown, "Risk by score (training data)"))
+    return (
+        "<h2>1. The card and how to use it</h2>"
+        + render_html(card._card_data())
+        + use
+        + _table(shown, "Risk by score (training data)")
+    )
 
 
 def _data_section(card: ScoringSystem, sets: list, checks: list[Validation]) -> str:
-    counts = pd.DataFrame({
-        "rows": [len(Xs) for _, Xs, _, _ in sets],
-        "rows used": [v.rows for v in checks],
-        "events": [v.events for v in checks],
-        "event rate": [f"{100 * v.events / v.rows:.1f} %" if v.rows else "–" for v in checks],
-        "left out (missing values)": [v.dropped for v in checks],
-    }, index=pd.Index([v.label for v in checks], name="data"))
+    counts = pd.DataFrame(
+        {
+            "rows": [len(Xs) for _, Xs, _, _ in sets],
+            "rows used": [v.rows for v in checks],
+            "events": [v.events for v in checks],
+            "event rate": [f"{100 * v.events / v.rows:.1f} %" if v.rows else "–" for v in checks],
+            "left out (missing values)": [v.dropped for v in checks],
+        },
+        index=pd.Index([v.label for v in checks], name="data"),
+    )
     columns = list(dict.fromkeys(str(c) for _, Xs, _, _ in sets for c in Xs.columns))
-    missing = pd.DataFrame({label: [int(Xs[c].isna().sum()) if c in map(str, Xs.columns) else "absent"
-                                    for c in _lookup(Xs, columns)] for label, Xs, _, _ in sets},
-                           index=pd.Index(columns, name="variable"))
+    missing = pd.DataFrame(
+        {
+            label: [
+                int(Xs[c].isna().sum()) if c in map(str, Xs.columns) else "absent"
+                for c in _lookup(Xs, columns)
+            ]
+            for label, Xs, _, _ in sets
+        },
+        index=pd.Index(columns, name="variable"),
+    )
     missing.insert(0, "used by the card", ["yes" if c in card.points else "" for c in columns])
     # the card's variables and every variable with a missing value; the rest in one sentence
     shown = missing[(missing["used by the card"] == "yes") | missing.iloc[:, 1:].ne(0).any(axis=1)]
     rest = len(missing) - len(shown)
     others = f" The other {rest} variables have no missing values." if rest else ""
-    return ("<h2>2. The data</h2>" + _table(counts) +
-            "<p>Missing values: a row with a missing value in a variable the card uses cannot be scored; it is "
-            "left out of every figure (complete cases), and counted above. Missing values in other variables "
-            f"do not matter to the card.{others}</p>" + _table(shown, "Missing values per variable"))
+    return (
+        "<h2>2. The data</h2>"
+        + _table(counts)
+        + "<p>Missing values: a row with a missing value in a variable the card uses cannot be scored; it is "
+        "left out of every figure (complete cases), and counted above. Missing values in other variables "
+        f"do not matter to the card.{others}</p>" + _table(shown, "Missing values per variable")
+    )
 
 
 def _lookup(X: pd.DataFrame, names: list[str]) -> list:
@@ -272,42 +352,71 @@ def _lookup(X: pd.DataFrame, names: list[str]) -> list:
 
 def _discrimination_section(checks: list[Validation]) -> str:
     names = ["event rate", "AUC", "TPR", "FPR", "PPV", "NPV"]
-    frame = pd.DataFrame({v.label: v.figures.loc[names].apply(format_figure, axis=1) for v in checks})
-    return ("<h2>3. Discrimination and the decision at the threshold</h2>"
-            "<p>Estimates with 95 % confidence intervals; counts are events over rows.</p>"
-            + _table(frame) + _definitions(names))
+    frame = pd.DataFrame(
+        {v.label: v.figures.loc[names].apply(format_figure, axis=1) for v in checks}
+    )
+    return (
+        "<h2>3. Discrimination and the decision at the threshold</h2>"
+        "<p>Estimates with 95 % confidence intervals; counts are events over rows.</p>"
+        + _table(frame)
+        + _definitions(names)
+    )
 
 
 def _calibration_section(card: ScoringSystem, checks: list[Validation]) -> str:
     if card.multiplier is None:
-        return ("<h2>4. Observed rate per score</h2><p>This is a decision card: it predicts a class, not a "
-                "risk, so calibration figures do not apply. The observed rate of the event at each total score "
-                "(Wilson 95 % intervals) shows how the score orders risk and where the threshold falls.</p>"
-                + f'<div class="sw-figure">{score_chart(card, checks)}</div>')
-    names = ["calibration-in-the-large", "calibration slope", "observed / expected", "Brier score", "Hosmer-Lemeshow"]
-    frame = pd.DataFrame({v.label: v.figures.loc[names].apply(format_figure, axis=1) for v in checks})
-    return ("<h2>4. Calibration</h2><p>Predicted risk against the observed rate at each total score, with Wilson "
-            "95 % intervals; on the dashed line the risks are right.</p>"
-            f'<div class="sw-figure">{calibration_chart(checks)}</div>' + _table(frame) + _definitions(names))
+        return (
+            "<h2>4. Observed rate per score</h2><p>This is a decision card: it predicts a class, not a "
+            "risk, so calibration figures do not apply. The observed rate of the event at each total score "
+            "(Wilson 95 % intervals) shows how the score orders risk and where the threshold falls.</p>"
+            + f'<div class="sw-figure">{score_chart(card, checks)}</div>'
+        )
+    names = [
+        "calibration-in-the-large",
+        "calibration slope",
+        "observed / expected",
+        "Brier score",
+        "Hosmer-Lemeshow",
+    ]
+    frame = pd.DataFrame(
+        {v.label: v.figures.loc[names].apply(format_figure, axis=1) for v in checks}
+    )
+    return (
+        "<h2>4. Calibration</h2><p>Predicted risk against the observed rate at each total score, with Wilson "
+        "95 % intervals; on the dashed line the risks are right.</p>"
+        f'<div class="sw-figure">{calibration_chart(checks)}</div>'
+        + _table(frame)
+        + _definitions(names)
+    )
 
 
 def _definitions(names: list[str]) -> str:
     """What each figure of a table is, under it."""
-    return '<p class="sw-small sw-muted">' + "<br>".join(f"<b>{_esc(n)}</b>: {_esc(FIGURES[n])}" for n in names) + "</p>"
+    return (
+        '<p class="sw-small sw-muted">'
+        + "<br>".join(f"<b>{_esc(n)}</b>: {_esc(FIGURES[n])}" for n in names)
+        + "</p>"
+    )
 
 
 def _decision_section(checks: list[Validation]) -> str:
-    return ("<h2>5. Decision curve</h2><p>Net benefit (true positives minus false positives weighted by the "
-            "odds of the risk threshold, per row) of acting on the card, against treating everyone and "
-            "treating no one. The card is useful at thresholds where its curve lies above both.</p>"
-            f'<div class="sw-figure">{decision_chart(checks)}</div>')
+    return (
+        "<h2>5. Decision curve</h2><p>Net benefit (true positives minus false positives weighted by the "
+        "odds of the risk threshold, per row) of acting on the card, against treating everyone and "
+        "treating no one. The card is useful at thresholds where its curve lies above both.</p>"
+        f'<div class="sw-figure">{decision_chart(checks)}</div>'
+    )
 
 
 def _group_section(checks: list[Validation]) -> str:
-    parts = [f"<h3>{_esc(v.label)}</h3>" + _table(v.summary()) for v in checks if v.by_group is not None]
+    parts = [
+        f"<h3>{_esc(v.label)}</h3>" + _table(v.summary()) for v in checks if v.by_group is not None
+    ]
     if not parts:
         return ""
-    return "<h2>6. By group</h2><p>Every figure within each group (and overall).</p>" + "".join(parts)
+    return "<h2>6. By group</h2><p>Every figure within each group (and overall).</p>" + "".join(
+        parts
+    )
 
 
 def _internal_section(card: ScoringSystem, boot: pd.DataFrame | None) -> str:
@@ -315,18 +424,23 @@ def _internal_section(card: ScoringSystem, boot: pd.DataFrame | None) -> str:
     cv = card.details.get("cv")
     if cv:
         rows = pd.DataFrame(cv.get("candidates", [])) if cv.get("candidates") else pd.DataFrame()
-        parts.append(f"<p>Cross-validation ({_esc(cv['folds'])} folds): test {_esc(cv['error'])} "
-                     f"{100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} for the chosen setting "
-                     f"{_esc(json.dumps(cv['chosen']))}.</p>")
+        parts.append(
+            f"<p>Cross-validation ({_esc(cv['folds'])} folds): test {_esc(cv['error'])} "
+            f"{100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} for the chosen setting "
+            f"{_esc(json.dumps(cv['chosen']))}.</p>"
+        )
         if not rows.empty:
             parts.append(_table(rows.set_index(rows.columns[0]).map(_cell), "Every setting tried"))
     if boot is not None:
         shown = boot.copy()
-        shown[["apparent", "optimism", "corrected"]] = shown[["apparent", "optimism", "corrected"]].map(
-            lambda v: f"{v:.3f}")
-        parts.append("<p>Harrell's bootstrap: the card's settings refitted on each sample of rows drawn with "
-                     "replacement; the mean gap between each refit's figure on its sample and on the original "
-                     "rows is the optimism.</p>" + _table(shown))
+        shown[["apparent", "optimism", "corrected"]] = shown[
+            ["apparent", "optimism", "corrected"]
+        ].map(lambda v: f"{v:.3f}")
+        parts.append(
+            "<p>Harrell's bootstrap: the card's settings refitted on each sample of rows drawn with "
+            "replacement; the mean gap between each refit's figure on its sample and on the original "
+            "rows is the optimism.</p>" + _table(shown)
+        )
     if not parts:
         return ""
     return "<h2>7. Internal validation</h2>" + "".join(parts)
@@ -338,21 +452,34 @@ def _cell(value: Any) -> str:
 
 def _provenance_section(card: ScoringSystem, X: pd.DataFrame, y: Any) -> str:
     status = describe(card)
-    found = pd.DataFrame({"value": {
-        "what is proven": status.headline,
-        "proven best under its settings": "yes" if status.proven else "no: the best card found, not proven best",
-        "solver status": card.status,
-        "solver": card.solver or "–", "solve time": "–" if card.solve_time is None else f"{card.solve_time:.1f} s",
-        "training data fingerprint (SHA-256)": data_fingerprint(X, y),
-        "card checksum (SHA-256 of its JSON)": card.to_dict()["checksum"],
-    }})
+    found = pd.DataFrame(
+        {
+            "value": {
+                "what is proven": status.headline,
+                "proven best under its settings": "yes"
+                if status.proven
+                else "no: the best card found, not proven best",
+                "solver status": card.status,
+                "solver": card.solver or "–",
+                "solve time": "–" if card.solve_time is None else f"{card.solve_time:.1f} s",
+                "training data fingerprint (SHA-256)": data_fingerprint(X, y),
+                "card checksum (SHA-256 of its JSON)": card.to_dict()["checksum"],
+            }
+        }
+    )
     found.index.name = "item"
     spec = card.spec.to_dict() if card.spec is not None else {}
-    settings = pd.DataFrame({"value": {k: json.dumps(v, ensure_ascii=False) for k, v in spec.items()}})
+    settings = pd.DataFrame(
+        {"value": {k: json.dumps(v, ensure_ascii=False) for k, v in spec.items()}}
+    )
     settings.index.name = "setting"
     versions = pd.DataFrame({"version": _versions()})
     versions.index.name = "package"
     history = "".join(f"<li>{_esc(e['note'])}</li>" for e in card.history)
-    return ("<h2>8. How the card was found</h2>" + _table(found)
-            + (f"<p>History after the fit:</p><ul>{history}</ul>" if history else "")
-            + _table(settings, "Every setting of the fit (the card's spec)") + _table(versions, "Software"))
+    return (
+        "<h2>8. How the card was found</h2>"
+        + _table(found)
+        + (f"<p>History after the fit:</p><ul>{history}</ul>" if history else "")
+        + _table(settings, "Every setting of the fit (the card's spec)")
+        + _table(versions, "Software")
+    )

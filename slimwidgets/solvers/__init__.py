@@ -12,6 +12,6 @@
 - ``logistic`` and ``risk_bound``: risk cards' anytime search and cutting-plane bounds.
 """
 
-from .base import Incumbent, SolveResult, SolverError, relative_gap
+from .base import Incumbent, SolverError, SolveResult, relative_gap
 
 __all__ = ["Incumbent", "SolveResult", "SolverError", "relative_gap"]

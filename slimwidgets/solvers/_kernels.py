@@ -20,15 +20,19 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from .._jit import njit  # numba's, cached where a cache folder is writable
 
 #: said on stderr when the kernels are compiled rather than loaded from the cache
-COMPILE_NOTE = "slimwidgets: compiling the search kernels, once: ~20 s (later runs load them from the cache)"
-COMPILE_NOTE_NO_CACHE = "slimwidgets: compiling the search kernels: ~20 s (no writable cache folder: in every process)"
+COMPILE_NOTE = (
+    "slimwidgets: compiling the search kernels, once: ~20 s (later runs load them from the cache)"
+)
+COMPILE_NOTE_NO_CACHE = (
+    "slimwidgets: compiling the search kernels: ~20 s (no writable cache folder: in every process)"
+)
 
 
 @njit(nogil=True)
@@ -129,8 +133,14 @@ def _occupied(hp, hn, cp, cn, R):
 @njit(nogil=True)
 def _buffers(k, R):
     """Outputs for k deltas (intercept, loss) and four working histograms."""
-    return (np.empty(k, np.int64), np.empty(k), np.empty(R + 1), np.empty(R + 1), np.empty(R + 1),
-            np.empty(R + 1))
+    return (
+        np.empty(k, np.int64),
+        np.empty(k),
+        np.empty(R + 1),
+        np.empty(R + 1),
+        np.empty(R + 1),
+        np.empty(R + 1),
+    )
 
 
 @njit(nogil=True)
@@ -148,9 +158,35 @@ def _move_rows(h, ch, rows, old_bins, new_bins, w, d):
 
 
 @njit(nogil=True)
-def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
-                      hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big,
-                      single=0.0):
+def coordinate_losses(
+    deltas,
+    rp,
+    xp,
+    rn,
+    xn,
+    s_pos,
+    s_neg,
+    a,
+    c,
+    w_pos,
+    w_neg,
+    d_pos,
+    d_neg,
+    hp0,
+    hn0,
+    cp0,
+    cn0,
+    Wp,
+    Dp,
+    gamma_pos,
+    gamma_neg,
+    ilo,
+    R,
+    pos_budget,
+    neg_budget,
+    big,
+    single=0.0,
+):
     """For each delta: best intercept and loss after adding delta * x_j to every score.
 
     Only the bins between the lowest and highest occupied one are copied and scanned (the
@@ -159,8 +195,33 @@ def coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c, w_pos, w_neg, 
     are integers: then see ``_shifted_losses``.
     """
     if single != 0.0 and rp.size + rn.size > 64:
-        out = _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
-                              hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big)
+        out = _shifted_losses(
+            deltas,
+            single,
+            rp,
+            rn,
+            s_pos,
+            s_neg,
+            a,
+            c,
+            w_pos,
+            w_neg,
+            d_pos,
+            d_neg,
+            hp0,
+            hn0,
+            cp0,
+            cn0,
+            Wp,
+            Dp,
+            gamma_pos,
+            gamma_neg,
+            ilo,
+            R,
+            pos_budget,
+            neg_budget,
+            big,
+        )
         if out[0].size:
             return out
     k = deltas.size
@@ -220,8 +281,33 @@ def _take_out(h, ch, rows, bins, raw, lo_raw, span, w, d):
 
 
 @njit(nogil=True)
-def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_pos, d_neg,
-                    hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big):
+def _shifted_losses(
+    deltas,
+    single,
+    rp,
+    rn,
+    s_pos,
+    s_neg,
+    a,
+    c,
+    w_pos,
+    w_neg,
+    d_pos,
+    d_neg,
+    hp0,
+    hn0,
+    cp0,
+    cn0,
+    Wp,
+    Dp,
+    gamma_pos,
+    gamma_neg,
+    ilo,
+    R,
+    pos_budget,
+    neg_budget,
+    big,
+):
     """``coordinate_losses`` when every moved row has the same integer x_j (a binary rule).
 
     The deltas are integers (points), so adding delta * x_j moves every moved row's unclamped
@@ -277,9 +363,31 @@ def _shifted_losses(deltas, single, rp, rn, s_pos, s_neg, a, c, w_pos, w_neg, d_
 
 
 @njit(nogil=True)
-def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos, d_neg,
-                 Wp, Dp, gamma_pos, gamma_neg, ilo, R, pos_budget, neg_budget, big, eps, l1_mask, vcost,
-                 single=0.0):
+def walk_support(
+    X_pos,
+    X_neg,
+    vals,
+    nvals,
+    s0_pos,
+    s0_neg,
+    w_pos,
+    w_neg,
+    d_pos,
+    d_neg,
+    Wp,
+    Dp,
+    gamma_pos,
+    gamma_neg,
+    ilo,
+    R,
+    pos_budget,
+    neg_budget,
+    big,
+    eps,
+    l1_mask,
+    vcost,
+    single=0.0,
+):
     """Best card on one support: every combination of the allowed non-zero values.
 
     X_pos/X_neg hold the support's columns (rows of each class), vals[t, :nvals[t]] the
@@ -304,7 +412,7 @@ def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos,
     rn = np.flatnonzero(X_neg[:, last])
     xp = X_pos[rp, last].copy()
     xn = X_neg[rn, last].copy()
-    deltas = vals[last, :nvals[last]].astype(np.float64)
+    deltas = vals[last, : nvals[last]].astype(np.float64)
     while True:
         l1_head = 0.0
         cost_head = 0.0
@@ -321,13 +429,44 @@ def walk_support(X_pos, X_neg, vals, nvals, s0_pos, s0_neg, w_pos, w_neg, d_pos,
                 s_pos[i] += v * X_pos[i, t]
             for i in range(n_n):
                 s_neg[i] += v * X_neg[i, t]
-        a, c, hp0, hn0, cp0, cn0 = histograms(s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma_pos, gamma_neg, ilo, R)
-        bs, losses = coordinate_losses(deltas, rp, xp, rn, xn, s_pos, s_neg, a, c,
-                                       w_pos, w_neg, d_pos, d_neg, hp0, hn0, cp0, cn0, Wp, Dp, gamma_pos, gamma_neg,
-                                       ilo, R,
-                                       pos_budget, neg_budget, big, single)
+        a, c, hp0, hn0, cp0, cn0 = histograms(
+            s_pos, s_neg, w_pos, w_neg, d_pos, d_neg, gamma_pos, gamma_neg, ilo, R
+        )
+        bs, losses = coordinate_losses(
+            deltas,
+            rp,
+            xp,
+            rn,
+            xn,
+            s_pos,
+            s_neg,
+            a,
+            c,
+            w_pos,
+            w_neg,
+            d_pos,
+            d_neg,
+            hp0,
+            hn0,
+            cp0,
+            cn0,
+            Wp,
+            Dp,
+            gamma_pos,
+            gamma_neg,
+            ilo,
+            R,
+            pos_budget,
+            neg_budget,
+            big,
+            single,
+        )
         for q in range(nvals[last]):
-            total = losses[q] + eps * (l1_head + (abs(deltas[q]) if l1_mask[last] else 0.0)) + (cost_head + vcost[last, q])
+            total = (
+                losses[q]
+                + eps * (l1_head + (abs(deltas[q]) if l1_mask[last] else 0.0))
+                + (cost_head + vcost[last, q])
+            )
             if total < best_total - 1e-12:
                 best_total = total
                 for t in range(last):
@@ -352,8 +491,14 @@ _compiled = False
 #: each part of a cold compile, with its share of the whole compile's time (measured on 2 cores,
 #: Nov 2026: the coordinate move and the support scan take most of it): the time left that the
 #: studio says is measured on the parts done, weighed by these shares
-COMPILE_SHARES = (("the loss", 1.5), ("the histograms", 1.5), ("the best intercept", 0.8),
-                  ("the coordinate move", 7.9), ("the walk", 3.5), ("the support scan", 15.2))
+COMPILE_SHARES = (
+    ("the loss", 1.5),
+    ("the histograms", 1.5),
+    ("the best intercept", 0.8),
+    ("the coordinate move", 7.9),
+    ("the walk", 3.5),
+    ("the support scan", 15.2),
+)
 
 
 def _compile_parts() -> list:
@@ -367,12 +512,66 @@ def _compile_parts() -> list:
 
     def coordinate_move():
         a, c, hp, hn, cp, cn = histograms(z, z, z, z, z, z, 0.0, 1.0, 0, 2)
-        coordinate_losses(z, i, z, i, z, z, z, a, c, z, z, z, z, hp, hn, cp, cn, 0.0, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0,
-                          1.0, 0.0)
+        coordinate_losses(
+            z,
+            i,
+            z,
+            i,
+            z,
+            z,
+            z,
+            a,
+            c,
+            z,
+            z,
+            z,
+            z,
+            hp,
+            hn,
+            cp,
+            cn,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            0,
+            2,
+            -1.0,
+            -1.0,
+            1.0,
+            0.0,
+        )
         # the shifted path of coordinate_losses (more than 64 moved rows of one value)
         a, c, hp, hn, cp, cn = histograms(zn, zn, np.ones(n), np.ones(n), zn, zn, 0.0, 1.0, -2, 5)
-        coordinate_losses(np.ones(1), rows, np.ones(n), rows, np.ones(n), zn, zn, a, c, np.ones(n), np.ones(n), zn,
-                          zn, hp, hn, cp, cn, float(n), 0.0, 0.0, 1.0, -2, 5, -1.0, -1.0, 1e6, 1.0)
+        coordinate_losses(
+            np.ones(1),
+            rows,
+            np.ones(n),
+            rows,
+            np.ones(n),
+            zn,
+            zn,
+            a,
+            c,
+            np.ones(n),
+            np.ones(n),
+            zn,
+            zn,
+            hp,
+            hn,
+            cp,
+            cn,
+            float(n),
+            0.0,
+            0.0,
+            1.0,
+            -2,
+            5,
+            -1.0,
+            -1.0,
+            1e6,
+            1.0,
+        )
 
     def best():
         a, c, hp, hn, cp, cn = histograms(z, z, z, z, z, z, 0.0, 1.0, 0, 2)
@@ -383,9 +582,37 @@ def _compile_parts() -> list:
 
         _scan_kernels.warm_up()
 
-    return [lambda: histograms(z, z, z, z, z, z, 0.0, 1.0, 0, 2), best, coordinate_move,
-            lambda: walk_support(m, m, m, np.ones(1, np.int64), z, z, z, z, z, z, 0.0, 0.0, 0.0, 1.0, 0, 2, -1.0, -1.0,
-                                 1.0, 0.0, np.ones(1, np.bool_), np.zeros((1, 1)), 0.0), scan]
+    return [
+        lambda: histograms(z, z, z, z, z, z, 0.0, 1.0, 0, 2),
+        best,
+        coordinate_move,
+        lambda: walk_support(
+            m,
+            m,
+            m,
+            np.ones(1, np.int64),
+            z,
+            z,
+            z,
+            z,
+            z,
+            z,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            0,
+            2,
+            -1.0,
+            -1.0,
+            1.0,
+            0.0,
+            np.ones(1, np.bool_),
+            np.zeros((1, 1)),
+            0.0,
+        ),
+        scan,
+    ]
 
 
 def ensure_compiled(progress: Callable[..., None] | None = None) -> None:

@@ -23,8 +23,10 @@ from .._jit import njit  # numba's, cached where a cache folder is writable
 @intrinsic
 def _popcount(typingctx, x):
     """Set bits of a uint64 (LLVM's ctpop: one instruction on CPUs with popcnt)."""
+
     def codegen(context, builder, signature, args):
         return builder.zext(builder.ctpop(args[0]), context.get_value_type(types.int64))
+
     return types.int64(types.uint64), codegen
 
 
@@ -64,7 +66,9 @@ def _split_level(idx, mask, a, b, bits_v, Wp, slices, K):
 
 
 @njit(nogil=True)
-def _leaf_floor(idx, mask, start, cp, cn, ncell, order, bits_j, nlev_j, Wp, slices, K, u_pos, u_neg, budget):
+def _leaf_floor(
+    idx, mask, start, cp, cn, ncell, order, bits_j, nlev_j, Wp, slices, K, u_pos, u_neg, budget
+):
     """Floor of the cells refined by one more feature: sum of min(positive, negative weight)
     per refined cell. Stops as soon as it reaches ``budget`` (the support is then discarded).
     Returns (floor, word-ops)."""
@@ -170,8 +174,33 @@ def _within_caps(chosen, d, var, var_room, member, cap_room):
 
 
 @njit(nogil=True)
-def scan_supports(k, first_lo, first_hi, bits, nlev, cost, budget0, Wp, slices, K, u_pos, u_neg,
-                  idx, mask, start, cp, cn, nc, order, out_sup, out_floor, var, var_room, member, cap_room):
+def scan_supports(
+    k,
+    first_lo,
+    first_hi,
+    bits,
+    nlev,
+    cost,
+    budget0,
+    Wp,
+    slices,
+    K,
+    u_pos,
+    u_neg,
+    idx,
+    mask,
+    start,
+    cp,
+    cn,
+    nc,
+    order,
+    out_sup,
+    out_floor,
+    var,
+    var_room,
+    member,
+    cap_room,
+):
     """Every support of ``k`` scanned features whose first lies in [first_lo, first_hi) and that
     keeps the caps (:func:`_within_caps`; a branch that breaks them is cut whole): its
     floor (cells of depth 0, refined by each feature in turn) against the budget
@@ -207,8 +236,23 @@ def scan_supports(k, first_lo, first_hi, bits, nlev, cost, budget0, Wp, slices, 
             continue
         if d == k - 1:
             scanned += 1
-            floor, used = _leaf_floor(idx[d], mask[d], start[d], cp[d], cn[d], nc[d], order[d], bits[j], nlev[j],
-                                      Wp, slices, K, u_pos, u_neg, budget)
+            floor, used = _leaf_floor(
+                idx[d],
+                mask[d],
+                start[d],
+                cp[d],
+                cn[d],
+                nc[d],
+                order[d],
+                bits[j],
+                nlev[j],
+                Wp,
+                slices,
+                K,
+                u_pos,
+                u_neg,
+                budget,
+            )
             ops += used + 1
             if floor < budget:
                 if found < out_sup.shape[0]:
@@ -217,7 +261,9 @@ def scan_supports(k, first_lo, first_hi, bits, nlev, cost, budget0, Wp, slices, 
                     out_floor[found] = floor
                 found += 1
             continue
-        ops += _refine(d, idx, mask, start, cp, cn, nc, order, bits[j], nlev[j], Wp, slices, K, u_pos, u_neg)
+        ops += _refine(
+            d, idx, mask, start, cp, cn, nc, order, bits[j], nlev[j], Wp, slices, K, u_pos, u_neg
+        )
         d += 1
         chosen[d] = j
     return found, scanned, ops
@@ -231,7 +277,30 @@ def warm_up() -> None:
     mask = np.zeros((k + 1, 2), np.uint64)
     start = np.zeros((k + 1, 2), np.int64)
     cp = np.zeros((k + 1, 1), np.int64)
-    scan_supports(k, 0, 1, bits, np.array([2]), np.zeros(1), 1.0, 1, np.zeros((1, W), np.uint64), 0, 1.0, 1.0,
-                  idx, mask, start, cp, cp.copy(), np.zeros(k + 1, np.int64), np.zeros((k + 1, 1), np.int64),
-                  np.zeros((1, k), np.int64), np.zeros(1), np.zeros(1, np.int64), 1, np.zeros((0, 1), np.int64),
-                  np.zeros(0, np.int64))
+    scan_supports(
+        k,
+        0,
+        1,
+        bits,
+        np.array([2]),
+        np.zeros(1),
+        1.0,
+        1,
+        np.zeros((1, W), np.uint64),
+        0,
+        1.0,
+        1.0,
+        idx,
+        mask,
+        start,
+        cp,
+        cp.copy(),
+        np.zeros(k + 1, np.int64),
+        np.zeros((k + 1, 1), np.int64),
+        np.zeros((1, k), np.int64),
+        np.zeros(1),
+        np.zeros(1, np.int64),
+        1,
+        np.zeros((0, 1), np.int64),
+        np.zeros(0, np.int64),
+    )

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from .base import SolveResult, SolverError, relative_gap
+from .base import SolverError, SolveResult, relative_gap
 from .highs import card_from_columns
 
 __all__ = ["solve_cbc", "solve_pulp", "pulp_solver"]
@@ -25,7 +25,9 @@ def solve_cbc(form, *, time_limit, gap, threads, feasibility_only) -> SolveResul
             # the CBC bundled with PuLP 3 is deprecated, but it is what most installs have
             warnings.simplefilter("ignore", DeprecationWarning)
             cmd = pulp.PULP_CBC_CMD(**options)
-    return _solve_with(form, cmd, "cbc", time_limit=time_limit, gap=gap, feasibility_only=feasibility_only)
+    return _solve_with(
+        form, cmd, "cbc", time_limit=time_limit, gap=gap, feasibility_only=feasibility_only
+    )
 
 
 def pulp_solver(name: str | None, *, time_limit=None, gap=0.0, threads=1):
@@ -40,7 +42,9 @@ def pulp_solver(name: str | None, *, time_limit=None, gap=0.0, threads=1):
     available = pulp.listSolvers(onlyAvailable=True)
     if name not in available:
         known = "knows no solver" if name not in pulp.listSolvers() else "cannot run the solver"
-        raise ValueError(f"pulp_solver={name!r}: PuLP {known} of that name here; available: {available}")
+        raise ValueError(
+            f"pulp_solver={name!r}: PuLP {known} of that name here; available: {available}"
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # PuLP 3 deprecates its bundled CBC
         return pulp.getSolver(name, **options)
@@ -50,8 +54,14 @@ def solve_pulp(form, *, time_limit, gap, threads, feasibility_only) -> SolveResu
     """The program through the PuLP solver its spec names (``pulp_solver``)."""
     name = getattr(form.spec, "pulp_solver", None)
     cmd = pulp_solver(name, time_limit=time_limit, gap=gap, threads=threads)
-    return _solve_with(form, cmd, f"pulp:{cmd.name}", time_limit=time_limit, gap=gap,
-                       feasibility_only=feasibility_only)
+    return _solve_with(
+        form,
+        cmd,
+        f"pulp:{cmd.name}",
+        time_limit=time_limit,
+        gap=gap,
+        feasibility_only=feasibility_only,
+    )
 
 
 def _solve_with(form, cmd, label: str, *, time_limit, gap, feasibility_only) -> SolveResult:
@@ -74,16 +84,22 @@ def _solve_with(form, cmd, label: str, *, time_limit, gap, feasibility_only) -> 
     if sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
         if status == pulp.LpStatusNotSolved and time_limit is not None:
             return SolveResult("no_solution", None, None, None, -math.inf, math.inf, elapsed, label)
-        raise SolverError(f"{label} returned status {pulp.LpStatus.get(status, status)!r} with no card")
+        raise SolverError(
+            f"{label} returned status {pulp.LpStatus.get(status, status)!r} with no card"
+        )
     x = np.array([v.varValue if v.varValue is not None else 0.0 for v in cols])
     coefs, intercept = card_from_columns(form, x)
     objective = form.objective_of(coefs, intercept)
     if feasibility_only:
-        return SolveResult("feasible", coefs, intercept, objective, -math.inf, math.inf, elapsed, label)
+        return SolveResult(
+            "feasible", coefs, intercept, objective, -math.inf, math.inf, elapsed, label
+        )
     if sol_status == pulp.LpSolutionOptimal:
         # PuLP reports no bound; optimal means the solver's gap test passed.
         word, bound = "optimal", objective * (1 - gap)
     else:
         word = "time_limit"
         bound = -math.inf
-    return SolveResult(word, coefs, intercept, objective, bound, relative_gap(objective, bound), elapsed, label)
+    return SolveResult(
+        word, coefs, intercept, objective, bound, relative_gap(objective, bound), elapsed, label
+    )

@@ -23,16 +23,16 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 import numpy as np
 
-from .exhaustive import support_size_limit, use_costs, solve_by_enumeration, work_by_size
 from ..core.formulation import Formulation
-from .search import SearchProblem
 from .base import Incumbent, SolveResult, relative_gap
+from .exhaustive import solve_by_enumeration, support_size_limit, use_costs, work_by_size
 from .mip import solve_formulation
+from .search import SearchProblem
 
 __all__ = ["solve_by_size", "size_split"]
 
@@ -42,8 +42,9 @@ MAX_SIZE_MIPS = 4
 WALK_WORK = 3e9
 
 
-def size_split(form: Formulation, upper: float, works: list[float] | None = None,
-               settled: int = -1) -> tuple[int, int] | None:
+def size_split(
+    form: Formulation, upper: float, works: list[float] | None = None, settled: int = -1
+) -> tuple[int, int] | None:
     """``(k, K)``: walk cards of up to k movable features, one MIP for each size k+1..K;
     None when more than ``MAX_SIZE_MIPS`` sizes would be left for MIPs. ``works`` is
     ``work_by_size(form, upper)`` when the caller has it already; cards of up to ``settled``
@@ -106,8 +107,16 @@ def solve_by_size(
     def result(status: str, bound: float) -> SolveResult:
         obj = best[2]
         bound = obj if status == "optimal" else min(bound, obj)
-        return SolveResult(status, best[0], best[1], obj, bound, relative_gap(obj, bound), time.perf_counter() - t0,
-                           "enumeration+highs")
+        return SolveResult(
+            status,
+            best[0],
+            best[1],
+            obj,
+            bound,
+            relative_gap(obj, bound),
+            time.perf_counter() - t0,
+            "enumeration+highs",
+        )
 
     # the walk runs beside the first size's MIP (another core), whose cutoff is the start's
     walk = _WalkBeside(form, upper, k, deadline) if k > settled else None
@@ -121,7 +130,9 @@ def solve_by_size(
                 best = _walked_in(walked, best, on_incumbent, _size_floor(prob, size), t0)
             best = _better(best, None if latest is None else latest())
             n_free = size - form.always_used()
-            if size > support_size_limit(prob, best[2], None) or n_free > int(np.count_nonzero(form.col_alpha >= 0)):
+            if size > support_size_limit(prob, best[2], None) or n_free > int(
+                np.count_nonzero(form.col_alpha >= 0)
+            ):
                 if walk is None:
                     break  # no card of this size (nor larger) can beat the best
                 size += 1  # the walk's card joins first
@@ -133,13 +144,36 @@ def solve_by_size(
             left = None if deadline is None else deadline - time.perf_counter()
             if sub is None or left is not None and left <= 0.0:
                 return result(stopped(), -math.inf if walk is not None else _size_floor(prob, size))
-            part = _solve_size(sub, floor_after, left, threads, cancel, on_incumbent,
-                               on_bound if walk is None else None, t0)
-            best = _better(best, None if part.coefficients is None else (part.coefficients, part.intercept, part.objective))
-            if part.status not in ("optimal", "infeasible") or cancel is not None and cancel.is_set():
+            part = _solve_size(
+                sub,
+                floor_after,
+                left,
+                threads,
+                cancel,
+                on_incumbent,
+                on_bound if walk is None else None,
+                t0,
+            )
+            best = _better(
+                best,
+                None
+                if part.coefficients is None
+                else (part.coefficients, part.intercept, part.objective),
+            )
+            if (
+                part.status not in ("optimal", "infeasible")
+                or cancel is not None
+                and cancel.is_set()
+            ):
                 # a proof HiGHS gives as it is being stopped is not taken: only the size's penalties
-                part = part if part.status not in ("optimal", "infeasible") else replace(part, bound=-math.inf)
-                if walk is not None and walk.finished() and walk.join() is not None:  # the small sizes are in
+                part = (
+                    part
+                    if part.status not in ("optimal", "infeasible")
+                    else replace(part, bound=-math.inf)
+                )
+                if (
+                    walk is not None and walk.finished() and walk.join() is not None
+                ):  # the small sizes are in
                     best = _walked_in(walk.join(), best, on_incumbent, _size_floor(prob, size), t0)
                     floor_after, walk = _size_floor(prob, size + 1), None
                 # a MIP stopped before its first bound still has its size's cheapest penalties
@@ -153,7 +187,12 @@ def solve_by_size(
 
 def _stop_now(deadline: float | None, cancel) -> bool:
     """Whether the time is up or the solve was cancelled."""
-    return deadline is not None and deadline <= time.perf_counter() or cancel is not None and cancel.is_set()
+    return (
+        deadline is not None
+        and deadline <= time.perf_counter()
+        or cancel is not None
+        and cancel.is_set()
+    )
 
 
 def _better(best: tuple, other: tuple | None) -> tuple:
@@ -169,8 +208,15 @@ def _walked_in(walked, best: tuple, on_incumbent, floor: float, t0: float) -> tu
     if walked.objective >= best[2] - 1e-12:
         return best
     if on_incumbent is not None:
-        on_incumbent(Incumbent(walked.coefficients, walked.intercept, walked.objective,
-                               min(walked.objective, floor), time.perf_counter() - t0))
+        on_incumbent(
+            Incumbent(
+                walked.coefficients,
+                walked.intercept,
+                walked.objective,
+                min(walked.objective, floor),
+                time.perf_counter() - t0,
+            )
+        )
     return walked.coefficients, walked.intercept, walked.objective
 
 
@@ -185,7 +231,10 @@ class _WalkBeside:
         self._result = None
 
         def run() -> None:
-            self._result = solve_by_enumeration(form, upper, deadline=deadline, cancel=self._halt, max_features=k)
+            self._result = solve_by_enumeration(
+                form, upper, deadline=deadline, cancel=self._halt, max_features=k
+            )
+
         self._thread = threading.Thread(target=run, name="slimwidgets-walk", daemon=True)
         self._thread.start()
 
@@ -202,15 +251,33 @@ class _WalkBeside:
         self._thread.join()
 
 
-def _solve_size(sub: Formulation, floor_after: float, left: float | None, threads: int, cancel,
-                on_incumbent, on_bound, t0: float) -> SolveResult:
+def _solve_size(
+    sub: Formulation,
+    floor_after: float,
+    left: float | None,
+    threads: int,
+    cancel,
+    on_incumbent,
+    on_bound,
+    t0: float,
+) -> SolveResult:
     """One size's cut-off MIP ``sub``; what it reports carries a bound on the whole problem:
     its own bound covers its size only, so it is capped by ``floor_after``, the cheapest
     penalties of the larger sizes."""
+
     def report(inc: Incumbent) -> None:
         if on_incumbent is not None:
-            on_incumbent(Incumbent(inc.coefficients, inc.intercept, inc.objective,
-                                   min(inc.bound, floor_after), time.perf_counter() - t0))
+            on_incumbent(
+                Incumbent(
+                    inc.coefficients,
+                    inc.intercept,
+                    inc.objective,
+                    min(inc.bound, floor_after),
+                    time.perf_counter() - t0,
+                )
+            )
+
     rise = None if on_bound is None else (lambda b: on_bound(min(b, floor_after)))
-    return solve_formulation(sub, time_limit=left, threads=threads, on_incumbent=report, cancel=cancel,
-                             on_bound=rise)
+    return solve_formulation(
+        sub, time_limit=left, threads=threads, on_incumbent=report, cancel=cancel, on_bound=rise
+    )

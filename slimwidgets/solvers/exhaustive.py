@@ -24,12 +24,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels
 from ..core.formulation import Formulation
+from . import _kernels
 from .search import SearchProblem
 
-__all__ = ["work_by_size", "steps_per_support", "solve_by_enumeration", "EnumerationResult", "SupportWalker", "use_costs",
-           "support_size_limit"]
+__all__ = [
+    "work_by_size",
+    "steps_per_support",
+    "solve_by_enumeration",
+    "EnumerationResult",
+    "SupportWalker",
+    "use_costs",
+    "support_size_limit",
+]
 
 
 @dataclass(frozen=True)
@@ -58,7 +65,9 @@ def use_costs(prob: SearchProblem, free: list[int]) -> np.ndarray:
     return costs
 
 
-def _max_support(prob: SearchProblem, free: list[int], upper_bound: float, fixed_cost: float) -> int:
+def _max_support(
+    prob: SearchProblem, free: list[int], upper_bound: float, fixed_cost: float
+) -> int:
     """Largest number of free features a card can use and still beat ``upper_bound``."""
     costs = np.sort(use_costs(prob, free))
     total, k = fixed_cost, 0
@@ -169,23 +178,37 @@ class _StepsPerSupport:
         low, high = prob.col_low[free], prob.col_high[free]
         # distinct values per column, counted cheaply (small integers: the range; else assume all differ)
         n = prob.n
-        self.levels = sorted(np.where(_small_integers(prob)[free], np.minimum(high - low + 1, n), n).tolist(),
-                             reverse=True)
+        self.levels = sorted(
+            np.where(_small_integers(prob)[free], np.minimum(high - low + 1, n), n).tolist(),
+            reverse=True,
+        )
         top_points = np.array([float(np.abs(prob.allowed[j]).max()) for j in free])
-        self.reach = sorted((top_points * np.maximum(np.abs(low), np.abs(high))).tolist(), reverse=True)
+        self.reach = sorted(
+            (top_points * np.maximum(np.abs(low), np.abs(high))).tolist(), reverse=True
+        )
 
     def __call__(self, k: int) -> float:
         prob, n, width = self.prob, self.prob.n, self.width
         rows = float(n)
         if self.cells:
             rows = min(rows, float(np.prod(self.levels[:k])))
-        bins = min(float(prob.R), 2.0 * (sum(self.reach[:k]) + max(abs(prob.gamma_pos), abs(prob.gamma_neg)) + 2) + 1)
+        bins = min(
+            float(prob.R),
+            2.0 * (sum(self.reach[:k]) + max(abs(prob.gamma_pos), abs(prob.gamma_neg)) + 2) + 1,
+        )
         combos = float(np.prod([width] * max(k - 1, 0)))  # values of the first k-1 coordinates
-        return (4.0 * k * n if self.cells else 0.0) + combos * (k * rows + width * (rows + 5.0 * bins))
+        return (4.0 * k * n if self.cells else 0.0) + combos * (
+            k * rows + width * (rows + 5.0 * bins)
+        )
 
 
-def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadline: float | None = None,
-                         cancel: threading.Event | None = None, max_features: int | None = None) -> EnumerationResult | None:
+def solve_by_enumeration(
+    form: Formulation,
+    upper_bound: float = math.inf,
+    deadline: float | None = None,
+    cancel: threading.Event | None = None,
+    max_features: int | None = None,
+) -> EnumerationResult | None:
     """The best card with at most ``max_features`` movable features (all, by default) that
     could beat ``upper_bound``, by walking every one; exact for that class of cards.
 
@@ -209,8 +232,9 @@ def solve_by_enumeration(form: Formulation, upper_bound: float = math.inf, deadl
     if not obj < prob.big:
         return EnumerationResult(lam, b, math.inf, cards, time.perf_counter() - t0)
     lam, b = form.canonical(lam, b)
-    return EnumerationResult(lam, int(b), form.objective_of(lam, b), cards, time.perf_counter() - t0)
-
+    return EnumerationResult(
+        lam, int(b), form.objective_of(lam, b), cards, time.perf_counter() - t0
+    )
 
 
 class SupportWalker:
@@ -222,7 +246,10 @@ class SupportWalker:
         self.prob = prob
         self.base_lam = np.array([v[0] if len(v) == 1 else 0 for v in prob.allowed], dtype=np.int64)
         s0 = prob.X @ self.base_lam
-        self.s0_pos, self.s0_neg = np.ascontiguousarray(s0[prob.pos]), np.ascontiguousarray(s0[prob.neg])
+        self.s0_pos, self.s0_neg = (
+            np.ascontiguousarray(s0[prob.pos]),
+            np.ascontiguousarray(s0[prob.neg]),
+        )
         self.Xp, self.Xn = prob.X[prob.pos], prob.X[prob.neg]
         # Without locked points every row's score depends only on its values on the support, so
         # rows that agree there can be walked as one weighted cell (few cells on binary data).
@@ -234,7 +261,9 @@ class SupportWalker:
         prob, base_lam = self.prob, self.base_lam
         used = prob.fixed_nonzero.copy()
         used[support] = True
-        fixed_cost = prob.support_cost(used) + prob.eps * float(np.abs(base_lam[prob.l1_mask]).sum())
+        fixed_cost = prob.support_cost(used) + prob.eps * float(
+            np.abs(base_lam[prob.l1_mask]).sum()
+        )
         if not support:
             obj, b = prob.evaluate(base_lam)
             self.cards += 1
@@ -250,13 +279,40 @@ class SupportWalker:
             nvals = np.array([len(v) for v in nonzero], dtype=np.int64)
             rows = self.cells.project(support) if self.cells is not None else None
             if rows is None:
-                rows = (np.ascontiguousarray(self.Xp[:, support]), np.ascontiguousarray(self.Xn[:, support]),
-                        self.s0_pos, self.s0_neg, prob.wp, prob.wn, prob.dp, prob.dn)
+                rows = (
+                    np.ascontiguousarray(self.Xp[:, support]),
+                    np.ascontiguousarray(self.Xn[:, support]),
+                    self.s0_pos,
+                    self.s0_neg,
+                    prob.wp,
+                    prob.wn,
+                    prob.dp,
+                    prob.dn,
+                )
             ilo, R = _intercept_window(prob, rows, vals)
             total, idx, b = _kernels.walk_support(
-                rows[0], rows[1], vals, nvals, rows[2], rows[3], rows[4], rows[5], rows[6], rows[7],
-                prob.Wp, prob.Dp, prob.gamma_pos, prob.gamma_neg, ilo, R,
-                prob.pos_budget, prob.neg_budget, prob.big, prob.eps, prob.l1_mask[support].copy(), vcost,
+                rows[0],
+                rows[1],
+                vals,
+                nvals,
+                rows[2],
+                rows[3],
+                rows[4],
+                rows[5],
+                rows[6],
+                rows[7],
+                prob.Wp,
+                prob.Dp,
+                prob.gamma_pos,
+                prob.gamma_neg,
+                ilo,
+                R,
+                prob.pos_budget,
+                prob.neg_budget,
+                prob.big,
+                prob.eps,
+                prob.l1_mask[support].copy(),
+                vcost,
                 prob.single[support[-1]],
             )
             self.cards += int(np.prod(nvals))
@@ -292,8 +348,12 @@ class _Cells:
             self.levels.append(levels)
         self.codes = codes
         pos = prob.pos
-        self.weights = [np.where(pos, prob.w, 0.0), np.where(pos, 0.0, prob.w),
-                        np.where(pos, prob.form.data.weight, 0.0), np.where(pos, 0.0, prob.form.data.weight)]
+        self.weights = [
+            np.where(pos, prob.w, 0.0),
+            np.where(pos, 0.0, prob.w),
+            np.where(pos, prob.form.data.weight, 0.0),
+            np.where(pos, 0.0, prob.form.data.weight),
+        ]
 
     def project(self, support: list[int]):
         """(X_pos, X_neg, s0_pos, s0_neg, w_pos, w_neg, d_pos, d_neg) of the cells, or None

@@ -9,12 +9,12 @@ import os
 import sys
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from ..core.formulation import Formulation
-from .base import Incumbent, SolveResult, SolverError, relative_gap
+from .base import Incumbent, SolverError, SolveResult, relative_gap
 
 __all__ = ["new_highs", "solve_highs", "card_from_columns", "row_tolerance"]
 
@@ -67,7 +67,10 @@ def row_tolerance(form: Formulation) -> float | None:
     big_m = _largest_big_m(form)
     if big_m is None or form.margin <= 0:
         return None
-    slack = DEFAULT_TOLERANCES["primal_feasibility_tolerance"] + big_m * DEFAULT_TOLERANCES["mip_feasibility_tolerance"]
+    slack = (
+        DEFAULT_TOLERANCES["primal_feasibility_tolerance"]
+        + big_m * DEFAULT_TOLERANCES["mip_feasibility_tolerance"]
+    )
     if slack < 0.5 * form.margin:
         return None
     # tau (M + 1) = g / 2; never looser than a default, nor tighter than HiGHS takes
@@ -136,13 +139,29 @@ def _quiet_highs():
     return highspy.Highs()
 
 
-def solve_highs(form, *, time_limit, gap, threads, warm_start, on_incumbent, cancel, feasibility_only,
-                on_bound=None) -> SolveResult:
+def solve_highs(
+    form,
+    *,
+    time_limit,
+    gap,
+    threads,
+    warm_start,
+    on_incumbent,
+    cancel,
+    feasibility_only,
+    on_bound=None,
+) -> SolveResult:
     """Run HiGHS on ``form`` in this process; see :mod:`slimwidgets.solvers.mip` for the status
     words. ``on_incumbent`` hears every improving card, ``on_bound`` every rise of the bound
     (paper units), and a set ``cancel`` asks HiGHS to stop."""
-    h = _load(form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
-              feasibility_only=feasibility_only)
+    h = _load(
+        form,
+        time_limit=time_limit,
+        gap=gap,
+        threads=threads,
+        warm_start=warm_start,
+        feasibility_only=feasibility_only,
+    )
     t0 = time.perf_counter()
     _subscribe(h, form, on_incumbent, on_bound, t0)
     stop_watching = _watch(h, cancel)
@@ -174,9 +193,21 @@ def _load(form: Formulation, *, time_limit, gap, threads, warm_start, feasibilit
         h.setOptionValue("mip_max_improving_sols", 1)
     integrality = form.integer.astype(np.int32)
     status = h.passModel(
-        form.n_cols, form.n_rows, form.nnz, 2, 1, 0.0,
-        cost, form.lower, form.upper, form.row_lower, form.row_upper,
-        form.start, form.index, form.value, integrality,
+        form.n_cols,
+        form.n_rows,
+        form.nnz,
+        2,
+        1,
+        0.0,
+        cost,
+        form.lower,
+        form.upper,
+        form.row_lower,
+        form.row_upper,
+        form.start,
+        form.index,
+        form.value,
+        integrality,
     )
     if status == highspy.HighsStatus.kError:
         raise SolverError("HiGHS rejected the model")
@@ -194,12 +225,14 @@ def _paper_units(form: Formulation, solver_value: float) -> float:
 def _subscribe(h, form: Formulation, on_incumbent, on_bound, t0: float) -> None:
     """Report improving cards and rising bounds, in paper units, while HiGHS runs."""
     if on_incumbent is not None:
+
         def report(e):
             x = np.asarray(e.data_out.mip_solution)
             coefs, b = card_from_columns(form, x)
             obj = form.objective_of(coefs, b)
             bound = _paper_units(form, e.data_out.mip_dual_bound)
             on_incumbent(Incumbent(coefs, b, obj, min(bound, obj), time.perf_counter() - t0))
+
         h.cbMipImprovingSolution.subscribe(report)
     if on_bound is not None:
         shown = [-math.inf]
@@ -211,6 +244,7 @@ def _subscribe(h, form: Formulation, on_incumbent, on_bound, t0: float) -> None:
                 if bound > shown[0] + 1e-12:
                     shown[0] = bound
                     on_bound(bound)
+
         h.cbMipInterrupt.subscribe(rise)
 
 
@@ -227,15 +261,22 @@ def _watch(h, cancel) -> Callable[[], None]:
             if cancel.is_set():
                 h.cancelSolve()
                 return
+
     threading.Thread(target=watch, daemon=True).start()
     return done.set
 
 
-_STATUS_WORDS = {"kOptimal": "optimal", "kTimeLimit": "time_limit", "kInterrupt": "interrupted",
-                 "kSolutionLimit": "solution_limit"}
+_STATUS_WORDS = {
+    "kOptimal": "optimal",
+    "kTimeLimit": "time_limit",
+    "kInterrupt": "interrupted",
+    "kSolutionLimit": "solution_limit",
+}
 
 
-def _result(h, form: Formulation, gap: float, feasibility_only: bool, elapsed: float) -> SolveResult:
+def _result(
+    h, form: Formulation, gap: float, feasibility_only: bool, elapsed: float
+) -> SolveResult:
     """The finished run as a SolveResult: the card re-evaluated exactly, and "optimal" only
     when that exact value agrees with the solver's proof."""
     import highspy
@@ -244,17 +285,29 @@ def _result(h, form: Formulation, gap: float, feasibility_only: bool, elapsed: f
     S = highspy.HighsModelStatus
     nodes = int(getattr(info, "mip_node_count", 0) or 0)
     if model_status in (S.kInfeasible, S.kUnboundedOrInfeasible):
-        return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, "highs", nodes)
-    word = next((w for name, w in _STATUS_WORDS.items() if model_status == getattr(S, name)), "error")
-    bound = _paper_units(form, info.mip_dual_bound) if math.isfinite(info.mip_dual_bound) else -math.inf
+        return SolveResult(
+            "infeasible", None, None, None, math.inf, math.inf, elapsed, "highs", nodes
+        )
+    word = next(
+        (w for name, w in _STATUS_WORDS.items() if model_status == getattr(S, name)), "error"
+    )
+    bound = (
+        _paper_units(form, info.mip_dual_bound) if math.isfinite(info.mip_dual_bound) else -math.inf
+    )
     if info.primal_solution_status != 2:  # no kSolutionStatusFeasible card
         if word == "error":
-            raise SolverError(f"HiGHS stopped with status {h.modelStatusToString(model_status)!r} and no card")
-        return SolveResult("no_solution", None, None, None, bound, math.inf, elapsed, "highs", nodes)
+            raise SolverError(
+                f"HiGHS stopped with status {h.modelStatusToString(model_status)!r} and no card"
+            )
+        return SolveResult(
+            "no_solution", None, None, None, bound, math.inf, elapsed, "highs", nodes
+        )
     coefs, intercept = card_from_columns(form, np.asarray(h.getSolution().col_value))
     objective = form.objective_of(coefs, intercept)
     if feasibility_only:
-        return SolveResult("feasible", coefs, intercept, objective, -math.inf, math.inf, elapsed, "highs", nodes)
+        return SolveResult(
+            "feasible", coefs, intercept, objective, -math.inf, math.inf, elapsed, "highs", nodes
+        )
     solver_obj = _paper_units(form, info.objective_function_value)
     if word == "optimal":
         bound = max(bound, min(objective, solver_obj) - float(gap) * abs(objective))
@@ -274,4 +327,3 @@ def _solution(highspy, x):
     sol.col_value = list(map(float, x))
     sol.value_valid = True
     return sol
-

@@ -31,8 +31,15 @@ import numpy as np
 from ..core.formulation import Formulation
 from .mip import solve_formulation
 
-__all__ = ["DominantProof", "prove_dominant", "dominant_floor", "class_limits", "knapsack_floor", "weighted_errors",
-           "conflict_sets"]
+__all__ = [
+    "DominantProof",
+    "prove_dominant",
+    "dominant_floor",
+    "class_limits",
+    "knapsack_floor",
+    "weighted_errors",
+    "conflict_sets",
+]
 
 #: pairs of rows of one class times features at most, when looking for conflicts of four rows
 MAX_PAIR_VALUES = 2_000_000  # ~32 MB of pair sums at most
@@ -76,16 +83,22 @@ def _step(form: Formulation) -> float | None:
     return step
 
 
-def weighted_errors(form: Formulation, weights: np.ndarray, coefficients: np.ndarray, intercept: int) -> float:
+def weighted_errors(
+    form: Formulation, weights: np.ndarray, coefficients: np.ndarray, intercept: int
+) -> float:
     """Sum of ``weights`` over the rows the card gets wrong, by the formulation's own rule
     (its objective with these row weights and no penalties)."""
-    bare = replace(form, row_weight=weights, C0=np.zeros_like(form.C0), epsilon=0.0, tier_steps=(), groups=[])
+    bare = replace(
+        form, row_weight=weights, C0=np.zeros_like(form.C0), epsilon=0.0, tier_steps=(), groups=[]
+    )
     return bare.objective_of(coefficients, intercept)
 
 
 def dominant_loss(form: Formulation, coefficients: np.ndarray, intercept: int) -> float:
     """Weight (paper units) of the card's errors in the dominant class."""
-    return weighted_errors(form, np.where(_dominant(form), form.row_weight, 0.0), coefficients, intercept)
+    return weighted_errors(
+        form, np.where(_dominant(form), form.row_weight, 0.0), coefficients, intercept
+    )
 
 
 def dominant_floor(form: Formulation, bound: float) -> float:
@@ -118,8 +131,12 @@ def knapsack_floor(form: Formulation) -> float:
     cols = form.data.X[:, usable] if usable else np.zeros((form.data.n_rows, 1))
     _, cell = np.unique(cols, axis=0, return_inverse=True)
     cell = cell.ravel()
-    gain = np.bincount(cell, weights=np.where(dom, form.row_weight, 0.0))  # dominant weight made right
-    spend = np.bincount(cell, weights=np.where(form.data.y == cls, form.data.weight, 0.0))  # budget it costs
+    gain = np.bincount(
+        cell, weights=np.where(dom, form.row_weight, 0.0)
+    )  # dominant weight made right
+    spend = np.bincount(
+        cell, weights=np.where(form.data.y == cls, form.data.weight, 0.0)
+    )  # budget it costs
     budget, total = float(cap[cls]), float(gain.sum())
     free = spend <= 0
     got, gain, spend = float(gain[free].sum()), gain[~free], spend[~free]
@@ -181,12 +198,12 @@ def _equal_sums(X: np.ndarray, P: np.ndarray, N: np.ndarray) -> list[np.ndarray]
         return []
     _, key = np.unique(np.vstack([X[P].sum(axis=1), X[N].sum(axis=1)]), axis=0, return_inverse=True)
     key = key.ravel()
-    kp, kn = key[: len(P)], key[len(P):]
+    kp, kn = key[: len(P)], key[len(P) :]
     order = np.argsort(kn, kind="stable")
     lo, hi = np.searchsorted(kn[order], kp, "left"), np.searchsorted(kn[order], kp, "right")
     out: list[np.ndarray] = []
     for a in np.flatnonzero(hi > lo):
-        out += [np.concatenate([P[a], N[b]]) for b in order[lo[a]:hi[a]]]
+        out += [np.concatenate([P[a], N[b]]) for b in order[lo[a] : hi[a]]]
         if len(out) >= 4 * MAX_CONFLICTS:  # enough: the rest would only slow the program down
             break
     return out
@@ -201,10 +218,14 @@ def _with_conflicts(form: Formulation) -> Formulation:
         return form
     index = np.concatenate([form.col_loss[s] for s in sets]).astype(np.int32)
     start = form.start[-1] + np.cumsum([len(s) for s in sets])
-    return replace(form, start=np.concatenate([form.start, start]).astype(np.int32),
-                   index=np.concatenate([form.index, index]), value=np.concatenate([form.value, np.ones(len(index))]),
-                   row_lower=np.concatenate([form.row_lower, np.ones(len(sets))]),
-                   row_upper=np.concatenate([form.row_upper, np.full(len(sets), np.inf)]))
+    return replace(
+        form,
+        start=np.concatenate([form.start, start]).astype(np.int32),
+        index=np.concatenate([form.index, index]),
+        value=np.concatenate([form.value, np.ones(len(index))]),
+        row_lower=np.concatenate([form.row_lower, np.ones(len(sets))]),
+        row_upper=np.concatenate([form.row_upper, np.full(len(sets), np.inf)]),
+    )
 
 
 def _dominant_program(form: Formulation, start: tuple[np.ndarray, int]) -> Formulation:
@@ -218,12 +239,20 @@ def _dominant_program(form: Formulation, start: tuple[np.ndarray, int]) -> Formu
     fixed = _dominant(form) & (form.col_loss < 0)
     constant = weighted_errors(form, np.where(fixed, form.row_weight, 0.0), *start)
     # its values are multiples of one dominant error's weight (the constant is one too)
-    return _with_conflicts(replace(form, cost=cost, constant=constant, objective_step=_step(form) or 0.0))
+    return _with_conflicts(
+        replace(form, cost=cost, constant=constant, objective_step=_step(form) or 0.0)
+    )
 
 
-def prove_dominant(form: Formulation, start: tuple[np.ndarray, int], *, time_left: float | None = None,
-                   threads: int = 1, cancel: threading.Event | None = None,
-                   known: float | None = None) -> DominantProof:
+def prove_dominant(
+    form: Formulation,
+    start: tuple[np.ndarray, int],
+    *,
+    time_left: float | None = None,
+    threads: int = 1,
+    cancel: threading.Event | None = None,
+    known: float | None = None,
+) -> DominantProof:
     """Prove the least weight of dominant errors (the best TPR under ``max_fpr``) with HiGHS,
     from ``start`` (a feasible card); ``known`` is :func:`knapsack_floor`, if computed already.
     A start that meets the knapsack's floor is proven at once; a stopped solve returns the
@@ -244,11 +273,17 @@ def prove_dominant(form: Formulation, start: tuple[np.ndarray, int], *, time_lef
     t0 = time.perf_counter()
     known = knapsack_floor(form) if known is None else known
     if dominant_loss(form, *start) <= known + 1e-9 * (_step(form) or 1.0):
-        return DominantProof(np.asarray(start[0]), int(start[1]), known, True, time.perf_counter() - t0)
+        return DominantProof(
+            np.asarray(start[0]), int(start[1]), known, True, time.perf_counter() - t0
+        )
     program = _dominant_program(form, start)
-    result = solve_formulation(program, time_limit=time_left, threads=threads, warm_start=start, cancel=cancel)
+    result = solve_formulation(
+        program, time_limit=time_left, threads=threads, warm_start=start, cancel=cancel
+    )
     if result.coefficients is None:
-        return DominantProof(None, None, max(result.bound, known, 0.0), False, time.perf_counter() - t0)
+        return DominantProof(
+            None, None, max(result.bound, known, 0.0), False, time.perf_counter() - t0
+        )
     # The solver's bound is in the program's units (dominant errors), a multiple of the step
     # up to the solver's tolerances; its card is re-checked exactly.
     step = _step(form)
@@ -257,8 +292,13 @@ def prove_dominant(form: Formulation, start: tuple[np.ndarray, int], *, time_lef
         floor = step * math.ceil(floor / step - 1e-6)
     loss = dominant_loss(form, result.coefficients, result.intercept)
     tol = 1e-9 * (step or 1.0)
-    return DominantProof(result.coefficients, int(result.intercept), min(floor, loss), floor >= loss - tol,
-                         time.perf_counter() - t0)
+    return DominantProof(
+        result.coefficients,
+        int(result.intercept),
+        min(floor, loss),
+        floor >= loss - tol,
+        time.perf_counter() - t0,
+    )
 
 
 def class_limits(form: Formulation, bound: float, coefficients, intercept) -> dict:

@@ -37,14 +37,21 @@ import itertools
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 import numpy as np
 
 from ..core.by_variable import support_constraints, variable_ids
 from ..core.data import Dataset
-from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER, LogisticLoss, box_newton_fit, sigmoid, softplus
+from ..core.losses import (
+    MAX_INVERSE_MULTIPLIER,
+    MIN_INVERSE_MULTIPLIER,
+    LogisticLoss,
+    box_newton_fit,
+    sigmoid,
+    softplus,
+)
 from ..core.spec import Spec
 from .risk_rules import RiskRules
 
@@ -92,17 +99,31 @@ class RiskProblem:
     max_variables: int | None = None
 
     @classmethod
-    def from_spec(cls, data: Dataset, spec: Spec) -> "RiskProblem":
+    def from_spec(cls, data: Dataset, spec: Spec) -> RiskProblem:
         names = list(data.feature_names)
         # the first tier's cost is the cost of using a feature (the others come from rules)
         c0 = spec.tiers[0][1] if spec.tiers else DEFAULT_RISK_C0 if spec.C0 is None else spec.C0
         allowed = [np.array(_allowed_values(spec, n), dtype=float) for n in names]
         index = {n: j for j, n in enumerate(names)}
-        constraints = [(c.kind, frozenset(index[f] for f in c.features), frozenset(index[f] for f in c.targets), c.k)
-                       for c in support_constraints(spec)]  # with max_cuts_per_variable's caps
+        constraints = [
+            (
+                c.kind,
+                frozenset(index[f] for f in c.features),
+                frozenset(index[f] for f in c.targets),
+                c.k,
+            )
+            for c in support_constraints(spec)
+        ]  # with max_cuts_per_variable's caps
         if spec.max_rules_per_group is not None:  # a cap per group is an "at most" rule on supports
-            constraints += [("at_most", frozenset(index[f] for f in members), frozenset(), spec.max_rules_per_group)
-                            for members in spec.groups.values()]
+            constraints += [
+                (
+                    "at_most",
+                    frozenset(index[f] for f in members),
+                    frozenset(),
+                    spec.max_rules_per_group,
+                )
+                for members in spec.groups.values()
+            ]
         return cls(
             loss=LogisticLoss(data, spec.class_weights),
             allowed=allowed,
@@ -128,7 +149,10 @@ class RiskProblem:
         """No feature added later can repair a support that breaks this (size, at-most caps)."""
         if len(support) > self.max_size:
             return False
-        if self.max_variables is not None and np.unique(self.variable_id[list(support)]).size > self.max_variables:
+        if (
+            self.max_variables is not None
+            and np.unique(self.variable_id[list(support)]).size > self.max_variables
+        ):
             return False
         return all(len(support & f) <= k for kind, f, _, k in self.constraints if kind == "at_most")
 
@@ -160,9 +184,13 @@ class RiskProblem:
             return False
         if self.rules is None or not self.rules.points_ok(coefficients):
             return self.rules is None
-        return not self.rules.has_caps or bool(self.rules.caps_ok(intercept + self.loss.X @ coefficients))
+        return not self.rules.has_caps or bool(
+            self.rules.caps_ok(intercept + self.loss.X @ coefficients)
+        )
 
-    def feasible_moves(self, coefs: np.ndarray, u: np.ndarray, j: int, deltas: np.ndarray) -> np.ndarray:
+    def feasible_moves(
+        self, coefs: np.ndarray, u: np.ndarray, j: int, deltas: np.ndarray
+    ) -> np.ndarray:
         """Which moves of the descent keep group signs and caps: ``delta`` points added to
         feature ``j`` (``j = -1``: the intercept) of the card with margins ``u``."""
         ok = np.ones(deltas.size, dtype=bool)
@@ -198,8 +226,9 @@ def _allowed_values(spec: Spec, name: str) -> list[int]:
 
 
 # -- stage 1: supports, continuously ----------------------------------------------------------
-def _continuous_fit(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
-                    steps: int = 50) -> tuple[np.ndarray, float, float]:
+def _continuous_fit(
+    prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float, steps: int = 50
+) -> tuple[np.ndarray, float, float]:
     """The least-loss real points on the support (and intercept), each inside its box
     stretched by the largest ``1/m``; starts from ``beta`` and ``b0``."""
     L = prob.loss
@@ -214,7 +243,9 @@ def _continuous_fit(prob: RiskProblem, support: list[int], beta: np.ndarray, b0:
     return beta, b0, loss
 
 
-def _steepest(prob: RiskProblem, beta: np.ndarray, b0: float, support: list[int], count: int) -> list[int]:
+def _steepest(
+    prob: RiskProblem, beta: np.ndarray, b0: float, support: list[int], count: int
+) -> list[int]:
     """Features outside ``support`` whose loss falls fastest when their points leave 0 in an
     allowed direction."""
     L = prob.loss
@@ -234,8 +265,9 @@ def _seed_support(prob: RiskProblem) -> list[int]:
     return [j for j in range(prob.n_features) if 0.0 not in prob.allowed[j]]
 
 
-def beam_supports(prob: RiskProblem, beam: int, children: int, deadline: float,
-                  stop) -> list[tuple[float, list[int], np.ndarray, float]]:
+def beam_supports(
+    prob: RiskProblem, beam: int, children: int, deadline: float, stop
+) -> list[tuple[float, list[int], np.ndarray, float]]:
     """Continuous fits (loss, support, beta, intercept) of every support the beam kept, all sizes."""
     start = _seed_support(prob)
     beta0 = np.zeros(prob.n_features)
@@ -245,7 +277,9 @@ def beam_supports(prob: RiskProblem, beam: int, children: int, deadline: float,
     level = [(loss, start, beta, b0)]
     kept = list(level)
     seen = {frozenset(start)}
-    while level and len(level[0][1]) < prob.max_size and time.perf_counter() < deadline and not stop():
+    while (
+        level and len(level[0][1]) < prob.max_size and time.perf_counter() < deadline and not stop()
+    ):
         grown = []
         for _loss, support, beta, b0 in level:
             if grown and stop():
@@ -271,7 +305,13 @@ def _nearest(values: np.ndarray, x: float) -> float:
     return float(values[np.argmin(np.abs(values - x))])
 
 
-def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: Callable[[], bool] | None = None):
+def _descend(
+    prob: RiskProblem,
+    coefs: np.ndarray,
+    b0: int,
+    t: float,
+    capped: Callable[[], bool] | None = None,
+):
     """Integer coordinate descent at fixed ``t``. The loss is convex along each coordinate, so
     each point steps to a neighbouring allowed value (or to 0, when the support rules allow
     dropping it) and keeps stepping that way while the objective falls; likewise the
@@ -288,7 +328,9 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: Ca
         for j in [-1] + [int(j) for j in np.flatnonzero(coefs)]:
             while True:  # a line search along coordinate j
                 if j < 0:
-                    targets = np.array([v for v in (b0 - 1, b0 + 1) if ilo <= v <= ihi], dtype=float)
+                    targets = np.array(
+                        [v for v in (b0 - 1, b0 + 1) if ilo <= v <= ihi], dtype=float
+                    )
                     current = float(b0)
                 else:
                     targets = _neighbours(prob, coefs, j)
@@ -296,7 +338,11 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: Ca
                 if targets.size == 0:
                     break
                 deltas = targets - current
-                extra = np.zeros(targets.size) if j < 0 else _move_costs(prob, coefs, j, targets) - penalty
+                extra = (
+                    np.zeros(targets.size)
+                    if j < 0
+                    else _move_costs(prob, coefs, j, targets) - penalty
+                )
                 values = L.scan(u, j, deltas, t) + penalty + extra
                 values[~prob.feasible_moves(coefs, u, j, deltas)] = np.inf
                 k = int(np.argmin(values))
@@ -312,7 +358,9 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: Ca
                     if coefs[j] == 0:
                         break
         if not improved and capped is not None and prob.rules is not None and prob.rules.has_caps:
-            found = _capped_moves(prob, coefs, b0, t, best, capped)  # moves the caps hid from the line searches
+            found = _capped_moves(
+                prob, coefs, b0, t, best, capped
+            )  # moves the caps hid from the line searches
             if found is not None:
                 coefs, b0, best = found
                 u, penalty, improved = L.margins(coefs, b0), prob.penalty(coefs), True
@@ -321,7 +369,9 @@ def _descend(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, capped: Ca
     return coefs, b0, best, u
 
 
-def _capped_moves(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, best: float, stop: Callable[[], bool]):
+def _capped_moves(
+    prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, best: float, stop: Callable[[], bool]
+):
     """Under caps, the best single-point move of any feature (in or out of the support) with
     the intercept moved with it to its best value among those that keep the caps, or None
     when none beats ``best`` (or ``stop()`` came first). A cap often blocks a point's move at the current intercept and
@@ -337,7 +387,10 @@ def _capped_moves(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, best:
         for v in _neighbours(prob, coefs, j):
             moved = coefs.copy()
             moved[j] = v
-            if not (prob.complete_ok(frozenset(np.flatnonzero(moved).tolist())) and prob.rules.points_ok(moved)):
+            if not (
+                prob.complete_ok(frozenset(np.flatnonzero(moved).tolist()))
+                and prob.rules.points_ok(moved)
+            ):
                 continue
             scores = L.X @ moved
             span = prob.rules.intercepts(scores, low, high)
@@ -350,7 +403,9 @@ def _capped_moves(prob: RiskProblem, coefs: np.ndarray, b0: int, t: float, best:
     return winner
 
 
-def _best_intercept(L: LogisticLoss, scores: np.ndarray, span: tuple[int, int], b: int, t: float) -> tuple[int, float]:
+def _best_intercept(
+    L: LogisticLoss, scores: np.ndarray, span: tuple[int, int], b: int, t: float
+) -> tuple[int, float]:
     """From ``b``, the intercept in ``span`` of least loss at ``t`` (the loss is convex in it)."""
     value = L.of_margins(L.y * (b + scores), t)
     for step in (-1, 1):
@@ -390,7 +445,11 @@ def _neighbours(prob: RiskProblem, coefs: np.ndarray, j: int) -> np.ndarray:
             i += step  # a neighbour at 0 is a drop: also try the value beyond it
     if 0.0 in out and not prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist()) - {j}):
         out.discard(0.0)
-    if 0.0 in values and 0.0 not in out and prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist()) - {j}):
+    if (
+        0.0 in values
+        and 0.0 not in out
+        and prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist()) - {j})
+    ):
         out.add(0.0)
     return np.array(sorted(out))
 
@@ -398,8 +457,11 @@ def _neighbours(prob: RiskProblem, coefs: np.ndarray, j: int) -> np.ndarray:
 def _ladder_top(prob: RiskProblem, support: list[int], beta: np.ndarray) -> float:
     """The largest multiplier that keeps every ``m * beta_j`` inside its box (at least the
     smallest multiplier a card may have)."""
-    room = [prob.allowed[j][-1] / beta[j] if beta[j] > 0 else prob.allowed[j][0] / beta[j]
-            for j in support if abs(beta[j]) > 1e-9]
+    room = [
+        prob.allowed[j][-1] / beta[j] if beta[j] > 0 else prob.allowed[j][0] / beta[j]
+        for j in support
+        if abs(beta[j]) > 1e-9
+    ]
     return max(1.0 / prob.t_max(), min([r for r in room if r > 0], default=1.0))
 
 
@@ -409,7 +471,9 @@ def _ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, rungs: int)
     feature would take the largest logit the box allows, and more)."""
     if not (prob.scale and support):
         return np.array([1.0])
-    return np.unique(np.geomspace(1.0 / prob.t_max(), max(_ladder_top(prob, support, beta), 1.0), rungs))
+    return np.unique(
+        np.geomspace(1.0 / prob.t_max(), max(_ladder_top(prob, support, beta), 1.0), rungs)
+    )
 
 
 def _rounds_away(prob: RiskProblem, support: list[int], beta: np.ndarray) -> bool:
@@ -420,8 +484,15 @@ def _rounds_away(prob: RiskProblem, support: list[int], beta: np.ndarray) -> boo
     return any(_nearest(prob.allowed[j], top * beta[j]) == 0 for j in support)
 
 
-def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0: float,
-                     rungs: int, stop=lambda: False, capped: bool = False) -> RiskCard | None:
+def _round_on_ladder(
+    prob: RiskProblem,
+    support: list[int],
+    beta: np.ndarray,
+    b0: float,
+    rungs: int,
+    stop=lambda: False,
+    capped: bool = False,
+) -> RiskCard | None:
     """The best integer card found from ``beta`` over a ladder of multipliers: every rung is
     rounded and scored at its best multiplier, the best ``POLISHED`` get the integer descent
     (every rung when the support's rows merge into a few, which makes the descent cheap; not
@@ -439,7 +510,9 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
         if icpt is None or not prob.card_ok(coefs, icpt):
             continue
         u = L.margins(coefs, icpt)
-        t, loss = L.best_inverse_multiplier(u, prob.t_max()) if prob.scale else (1.0, L.of_margins(u))
+        t, loss = (
+            L.best_inverse_multiplier(u, prob.t_max()) if prob.scale else (1.0, L.of_margins(u))
+        )
         rounded.append((prob.objective(coefs, loss), coefs, icpt, t))
     rounded.sort(key=lambda r: r[0])
     best: RiskCard | None = None
@@ -453,9 +526,14 @@ def _round_on_ladder(prob: RiskProblem, support: list[int], beta: np.ndarray, b0
 
 
 # -- the anytime search -----------------------------------------------------------------------
-def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
-                on_improve: Callable[[RiskCard], None] | None = None,
-                cancel: threading.Event | None = None, warm: np.ndarray | None = None) -> RiskCard | None:
+def search_risk(
+    prob: RiskProblem,
+    *,
+    time_limit: float | None = None,
+    on_improve: Callable[[RiskCard], None] | None = None,
+    cancel: threading.Event | None = None,
+    warm: np.ndarray | None = None,
+) -> RiskCard | None:
     """The best risk card the search finds within ``time_limit`` seconds (None: run to the end).
 
     A first card comes from a greedy pass (a beam of one, a short ladder), then the full beam,
@@ -486,7 +564,8 @@ def search_risk(prob: RiskProblem, *, time_limit: float | None = None,
             by_size.setdefault(len(f[1]), f)
         top = max(by_size, default=0)
         order = sorted(by_size.values(), key=lambda f: -len(f[1])) + sorted(
-            (f for f in fits if len(f[1]) == top), key=lambda f: f[0])
+            (f for f in fits if len(f[1]) == top), key=lambda f: f[0]
+        )
         main = len(order)
         if beam > 1:  # then the rest of the beam, only while no card meets the rules (caps)
             order += [f for f in sorted(fits, key=lambda f: f[0]) if len(f[1]) != top]
@@ -549,7 +628,9 @@ def _swaps(prob: RiskProblem, card: RiskCard, offer, stop) -> None:
                 break
 
 
-def _trades(prob: RiskProblem, card: RiskCard, tried: set, stop) -> list[tuple[float, list[int], np.ndarray, float]]:
+def _trades(
+    prob: RiskProblem, card: RiskCard, tried: set, stop
+) -> list[tuple[float, list[int], np.ndarray, float]]:
     """Continuous fits (loss, support, beta, intercept) of the untried supports one trade away
     from the card's, least loss first."""
     support = [int(j) for j in np.flatnonzero(card.coefficients)]
@@ -577,7 +658,8 @@ def _cards(prob: RiskProblem):
     for values in itertools.product(*prob.allowed):
         coefs = np.array(values, dtype=float)
         if prob.complete_ok(frozenset(np.flatnonzero(coefs).tolist())) and (
-                prob.rules is None or prob.rules.points_ok(coefs)):
+            prob.rules is None or prob.rules.points_ok(coefs)
+        ):
             yield coefs
 
 
@@ -588,8 +670,9 @@ def walk_work(prob: RiskProblem) -> float:
     return float(cards) * intercepts * prob.loss.X.shape[0] * (60 if prob.scale else 1)
 
 
-def walk_risk(prob: RiskProblem, deadline: float = math.inf,
-              cancel: threading.Event | None = None) -> RiskCard | None:
+def walk_risk(
+    prob: RiskProblem, deadline: float = math.inf, cancel: threading.Event | None = None
+) -> RiskCard | None:
     """The optimal card by scoring every card of the box, each intercept, each with its best
     multiplier (bisection on the convex 1-D loss). None when stopped early (nothing proven)."""
     L = prob.loss
@@ -607,7 +690,13 @@ def walk_risk(prob: RiskProblem, deadline: float = math.inf,
             if not np.isfinite(losses).any():
                 continue
         k = int(np.argmin(losses))
-        card = RiskCard(coefs, int(intercepts[k]), float(t[k]), float(losses[k]), prob.objective(coefs, float(losses[k])))
+        card = RiskCard(
+            coefs,
+            int(intercepts[k]),
+            float(t[k]),
+            float(losses[k]),
+            prob.objective(coefs, float(losses[k])),
+        )
         if best is None or card.objective < best.objective - 1e-12:
             best = card
     return best
@@ -615,6 +704,7 @@ def walk_risk(prob: RiskProblem, deadline: float = math.inf,
 
 def _best_t_columns(w: np.ndarray, u: np.ndarray, t_max: float) -> np.ndarray:
     """Per column of margins, the t in [MIN_INVERSE_MULTIPLIER, t_max] of least loss (bisection)."""
+
     def slope(t):
         return -(w @ (u * sigmoid(-t[None, :] * u)))
 

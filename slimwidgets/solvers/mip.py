@@ -16,16 +16,23 @@ thread can stop it. CBC runs through PuLP. Status words:
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from ..core.formulation import Formulation
-from .base import Incumbent, SolveResult, SolverError, relative_gap
+from .base import Incumbent, SolverError, SolveResult, relative_gap
 from .cbc import solve_cbc, solve_pulp
 from .highs import new_highs, solve_highs
 
-__all__ = ["SolveResult", "Incumbent", "solve_formulation", "SolverError", "new_highs", "relative_gap"]
+__all__ = [
+    "SolveResult",
+    "Incumbent",
+    "solve_formulation",
+    "SolverError",
+    "new_highs",
+    "relative_gap",
+]
 
 
 def solve_formulation(
@@ -46,20 +53,38 @@ def solve_formulation(
     ``on_bound(bound)`` hears HiGHS's proven lower bound (paper units) each time it rises.
     """
     if solver == "cbc":
-        return solve_cbc(form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only)
+        return solve_cbc(
+            form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only
+        )
     if solver == "pulp":  # any solver PuLP has, named by the spec's pulp_solver
-        return solve_pulp(form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only)
+        return solve_pulp(
+            form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only
+        )
     if cancel is not None:
         from . import worker  # loaded on first use: it is also the child's entry point (-m)
 
         if worker.available():  # a cancellable solve runs where it can be killed at once
             result = worker.solve_in_child(
-                form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
-                on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only, on_bound=on_bound,
+                form,
+                time_limit=time_limit,
+                gap=gap,
+                threads=threads,
+                warm_start=warm_start,
+                on_incumbent=on_incumbent,
+                cancel=cancel,
+                feasibility_only=feasibility_only,
+                on_bound=on_bound,
             )
             if result is not None:
                 return result
     return solve_highs(
-        form, time_limit=time_limit, gap=gap, threads=threads, warm_start=warm_start,
-        on_incumbent=on_incumbent, cancel=cancel, feasibility_only=feasibility_only, on_bound=on_bound,
+        form,
+        time_limit=time_limit,
+        gap=gap,
+        threads=threads,
+        warm_start=warm_start,
+        on_incumbent=on_incumbent,
+        cancel=cancel,
+        feasibility_only=feasibility_only,
+        on_bound=on_bound,
     )

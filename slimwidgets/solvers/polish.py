@@ -49,7 +49,9 @@ POLISH_ROUNDS = 50
 TRANSFER_WORK = 2e6
 
 
-def logistic_loss(form: Formulation, coefficients: np.ndarray, intercept: int | np.ndarray) -> np.ndarray | float:
+def logistic_loss(
+    form: Formulation, coefficients: np.ndarray, intercept: int | np.ndarray
+) -> np.ndarray | float:
     """The data-weighted logistic loss of a card's integer score, centred on its decision
     boundary; ``intercept`` may be an array (one loss per intercept)."""
     data = form.data
@@ -65,12 +67,15 @@ def _value(form: Formulation, coefficients: np.ndarray, intercept: int, keep_l1:
     """The objective, or without its eps * L1 tie-breaker (loss + penalties) when not ``keep_l1``."""
     value = form.objective_of(coefficients, intercept)
     if not keep_l1:
-        value -= form.epsilon * float(np.abs(np.asarray(coefficients, dtype=float)[form.col_lambda >= 0]).sum())
+        value -= form.epsilon * float(
+            np.abs(np.asarray(coefficients, dtype=float)[form.col_lambda >= 0]).sum()
+        )
     return value
 
 
-def _tied_intercepts(form: Formulation, coefficients: np.ndarray, target: float, coprime: bool,
-                     keep_l1: bool) -> np.ndarray:
+def _tied_intercepts(
+    form: Formulation, coefficients: np.ndarray, target: float, coprime: bool, keep_l1: bool
+) -> np.ndarray:
     """Intercepts at which the card's value (see ``_value``) is ``target`` (caps met), coprime
     with the points when ``coprime``."""
     b, loss = form.intercept_losses(coefficients)
@@ -78,7 +83,9 @@ def _tied_intercepts(form: Formulation, coefficients: np.ndarray, target: float,
     if not finite.size:
         return b[:0]
     k = finite[0]
-    rest = _value(form, coefficients, int(b[k]), keep_l1) - loss[k]  # the penalties: the same at every intercept
+    rest = (
+        _value(form, coefficients, int(b[k]), keep_l1) - loss[k]
+    )  # the penalties: the same at every intercept
     ties = b[np.isfinite(loss) & (np.abs(loss + rest - target) <= 1e-12)]
     if coprime and ties.size:
         g = int(np.gcd.reduce(np.abs(np.asarray(coefficients, dtype=np.int64))))
@@ -86,8 +93,9 @@ def _tied_intercepts(form: Formulation, coefficients: np.ndarray, target: float,
     return ties
 
 
-def _best_on(form: Formulation, coefficients: np.ndarray, target: float, coprime: bool,
-             keep_l1: bool) -> tuple[float, int] | None:
+def _best_on(
+    form: Formulation, coefficients: np.ndarray, target: float, coprime: bool, keep_l1: bool
+) -> tuple[float, int] | None:
     """(logistic loss, intercept) of the best tied intercept for these points, or None."""
     ties = _tied_intercepts(form, coefficients, target, coprime, keep_l1)
     if not ties.size:
@@ -119,7 +127,11 @@ def _moves(form: Formulation, lam: np.ndarray, keep_l1: bool):
             for step in (-1, 1):
                 trial = lam.copy()
                 trial[j] += step
-                if trial[j] != 0 and np.sign(trial[j]) == np.sign(lam[j]) and trial[j] in form.allowed[j]:
+                if (
+                    trial[j] != 0
+                    and np.sign(trial[j]) == np.sign(lam[j])
+                    and trial[j] in form.allowed[j]
+                ):
                     yield trial
     for j in used:
         if -lam[j] in form.allowed[j]:
@@ -137,8 +149,14 @@ def _moves(form: Formulation, lam: np.ndarray, keep_l1: bool):
                 yield trial
 
 
-def polish(form: Formulation, coefficients: np.ndarray, intercept: int, *,
-           keep_l1: bool = True, deadline: float = math.inf) -> tuple[np.ndarray, int]:
+def polish(
+    form: Formulation,
+    coefficients: np.ndarray,
+    intercept: int,
+    *,
+    keep_l1: bool = True,
+    deadline: float = math.inf,
+) -> tuple[np.ndarray, int]:
     """The card with the same objective as ``(coefficients, intercept)`` and the lowest logistic
     loss that the greedy walk reaches (the card itself when none is better).
 

@@ -34,8 +34,8 @@ import math
 import threading
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -84,18 +84,31 @@ def _merged_data(form: Formulation, mask: np.ndarray) -> Dataset:
     merged, inverse = np.unique(keyed, axis=0, return_inverse=True)
     X = np.zeros((merged.shape[0], data.n_features))
     X[:, mask] = merged[:, :-2] if grouped else merged[:, :-1]
-    return replace(data, X=X, y=merged[:, -1].astype(np.int8),
-                   sensitive=merged[:, -2].astype(np.int64) if grouped else None,
-                   weight=np.bincount(inverse.ravel(), weights=data.weight, minlength=merged.shape[0]))
+    return replace(
+        data,
+        X=X,
+        y=merged[:, -1].astype(np.int8),
+        sensitive=merged[:, -2].astype(np.int64) if grouped else None,
+        weight=np.bincount(inverse.ravel(), weights=data.weight, minlength=merged.shape[0]),
+    )
 
 
-def _solve_merged(form: Formulation, mask: np.ndarray, pool_data: Dataset, *, time_limit: float | None,
-                  warm_start: tuple[np.ndarray, int] | None, cancel) -> PoolCard | None:
+def _solve_merged(
+    form: Formulation,
+    mask: np.ndarray,
+    pool_data: Dataset,
+    *,
+    time_limit: float | None,
+    warm_start: tuple[np.ndarray, int] | None,
+    cancel,
+) -> PoolCard | None:
     """The program with every feature outside ``mask`` held at 0, on ``pool_data``; None when
     the spec cannot exclude the others, the program has no card or the solve found none."""
     spec = form.spec
     outside = [n for n, inside in zip(form.data.feature_names, mask) if not inside]
-    pins = {"margin": form.margin}  # the margin and C0 default depend on the data; keep the whole problem's
+    pins = {
+        "margin": form.margin
+    }  # the margin and C0 default depend on the data; keep the whole problem's
     if spec.C0 is None and not spec.tiers:
         pins["C0"] = float(form.extra["C0_default"])
     try:
@@ -104,27 +117,51 @@ def _solve_merged(form: Formulation, mask: np.ndarray, pool_data: Dataset, *, ti
         return None
     if warm_start is not None and np.any(np.asarray(warm_start[0])[~mask] != 0):
         warm_start = None
-    result = solve_formulation(build_formulation(pool_data, pool_spec), time_limit=time_limit,
-                               warm_start=warm_start, cancel=cancel)
+    result = solve_formulation(
+        build_formulation(pool_data, pool_spec),
+        time_limit=time_limit,
+        warm_start=warm_start,
+        cancel=cancel,
+    )
     if result.coefficients is None:
         return None
     points, intercept = form.canonical(np.asarray(result.coefficients), int(result.intercept))
-    return PoolCard(points, int(intercept), form.objective_of(points, intercept), result.status, pool_data.n_rows)
+    return PoolCard(
+        points,
+        int(intercept),
+        form.objective_of(points, intercept),
+        result.status,
+        pool_data.n_rows,
+    )
 
 
-def solve_pool(form: Formulation, pool: Sequence[int] | np.ndarray, *, time_limit: float | None = None,
-               warm_start: tuple[np.ndarray, int] | None = None,
-               cancel: threading.Event | None = None) -> PoolCard | None:
+def solve_pool(
+    form: Formulation,
+    pool: Sequence[int] | np.ndarray,
+    *,
+    time_limit: float | None = None,
+    warm_start: tuple[np.ndarray, int] | None = None,
+    cancel: threading.Event | None = None,
+) -> PoolCard | None:
     """The best card (within ``time_limit``) that uses only the features in ``pool``
     (indices); None when the pool's program has no card or the solve found none."""
     mask = _pool_mask(form, pool)
-    return _solve_merged(form, mask, _merged_data(form, mask), time_limit=time_limit,
-                         warm_start=warm_start, cancel=cancel)
+    return _solve_merged(
+        form,
+        mask,
+        _merged_data(form, mask),
+        time_limit=time_limit,
+        warm_start=warm_start,
+        cancel=cancel,
+    )
 
 
 def _forced(form: Formulation) -> np.ndarray:
     """Features every card uses (locked to non-zero points, or 0 not allowed)."""
-    return np.array([0 not in vals or fixed != 0 for vals, fixed in zip(form.allowed, form.fixed_lambda)], dtype=bool)
+    return np.array(
+        [0 not in vals or fixed != 0 for vals, fixed in zip(form.allowed, form.fixed_lambda)],
+        dtype=bool,
+    )
 
 
 def feature_ranking(form: Formulation, deadline: float = math.inf, cancel=None) -> list[int]:
@@ -142,7 +179,11 @@ def feature_ranking(form: Formulation, deadline: float = math.inf, cancel=None) 
     weight = form.row_weight / form.row_weight.mean()
     order: list[int] = []
     for C in RANKING_C:
-        if time.perf_counter() > deadline or len(order) == int(movable.sum()) or (cancel is not None and cancel.is_set()):
+        if (
+            time.perf_counter() > deadline
+            or len(order) == int(movable.sum())
+            or (cancel is not None and cancel.is_set())
+        ):
             break
         started = time.perf_counter()
         try:
@@ -153,16 +194,25 @@ def feature_ranking(form: Formulation, deadline: float = math.inf, cancel=None) 
         except ValueError:
             break
         coef = np.abs(fit.coef_.ravel())
-        fresh = [j for j in np.argsort(-coef, kind="stable") if coef[j] > 0 and movable[j] and j not in order]
+        fresh = [
+            j
+            for j in np.argsort(-coef, kind="stable")
+            if coef[j] > 0 and movable[j] and j not in order
+        ]
         order += [int(j) for j in fresh]
         if order and deadline < math.inf and time.perf_counter() - started > SLOW_FIT:
             break
     return order
 
 
-def pool_search(form: Formulation, incumbent: tuple[np.ndarray, int, float] | None, *, deadline: float,
-                cancel=None, on_improve: Callable[[np.ndarray, int, float], None] | None = None,
-                ) -> tuple[np.ndarray, int, float] | None:
+def pool_search(
+    form: Formulation,
+    incumbent: tuple[np.ndarray, int, float] | None,
+    *,
+    deadline: float,
+    cancel=None,
+    on_improve: Callable[[np.ndarray, int, float], None] | None = None,
+) -> tuple[np.ndarray, int, float] | None:
     """Solve growing pools until ``deadline`` (or ``cancel``); the best card found, as
     (points, intercept, objective), if it beats ``incumbent``. ``on_improve`` hears each
     improvement at once."""
@@ -187,7 +237,9 @@ def pool_search(form: Formulation, incumbent: tuple[np.ndarray, int, float] | No
             break  # bigger pools only merge fewer rows
         warm = None if best is None else (best[0], best[1])
         # half of what is left: a pool that cannot be solved in time leaves room for the next
-        found = _solve_merged(form, mask, pool_data, time_limit=left / 2, warm_start=warm, cancel=cancel)
+        found = _solve_merged(
+            form, mask, pool_data, time_limit=left / 2, warm_start=warm, cancel=cancel
+        )
         if found is not None and (best is None or found.objective < best[2] - 1e-12):
             best = (found.coefficients, found.intercept, found.objective)
             if on_improve is not None:

@@ -52,8 +52,9 @@ def _tangent(prob: RiskProblem, x: np.ndarray) -> tuple[np.ndarray, float]:
 
 def _master(prob: RiskProblem, threads: int):
     """The master MIP without cuts; columns: points 0..d-1, intercept d, z d+1..2d, θ 2d+1."""
-    from .highs import new_highs
     import highspy
+
+    from .highs import new_highs
 
     d = prob.n_features
     h = new_highs(threads)
@@ -69,15 +70,23 @@ def _master(prob: RiskProblem, threads: int):
     col_lo = np.concatenate([lo, [ilo], zlo, [0.0]])
     col_hi = np.concatenate([hi, [ihi], zhi, [inf]])
     h.addVars(2 * d + 2, col_lo, col_hi)
-    h.changeColsCost(2 * d + 2, np.arange(2 * d + 2, dtype=np.int32),
-                     np.concatenate([np.zeros(d + 1), prob.C0, [1.0]]))
-    kinds = np.ones(2 * d + 2, dtype=np.uint8) if not prob.scale else np.concatenate(
-        [np.zeros(d + 1), np.ones(d), [0]]).astype(np.uint8)
+    h.changeColsCost(
+        2 * d + 2,
+        np.arange(2 * d + 2, dtype=np.int32),
+        np.concatenate([np.zeros(d + 1), prob.C0, [1.0]]),
+    )
+    kinds = (
+        np.ones(2 * d + 2, dtype=np.uint8)
+        if not prob.scale
+        else np.concatenate([np.zeros(d + 1), np.ones(d), [0]]).astype(np.uint8)
+    )
     kinds[-1] = 0
     h.changeColsIntegrality(2 * d + 2, np.arange(2 * d + 2, dtype=np.int32), kinds)
 
     def row(lower, upper, cols, vals):
-        h.addRow(lower, upper, len(cols), np.asarray(cols, dtype=np.int32), np.asarray(vals, dtype=float))
+        h.addRow(
+            lower, upper, len(cols), np.asarray(cols, dtype=np.int32), np.asarray(vals, dtype=float)
+        )
 
     for j in range(d):  # points only on used features: lo z <= x <= hi z
         row(-inf, 0.0, [j, d + 1 + j], [1.0, -hi[j]])
@@ -89,12 +98,20 @@ def _master(prob: RiskProblem, threads: int):
                 continue
             first = h.getNumCol()  # one binary per non-zero value, summing to z_j; x_j = its value
             h.addVars(nonzero.size, np.zeros(nonzero.size), np.ones(nonzero.size))
-            h.changeColsIntegrality(nonzero.size, np.arange(first, first + nonzero.size, dtype=np.int32),
-                                    np.ones(nonzero.size, dtype=np.uint8))
+            h.changeColsIntegrality(
+                nonzero.size,
+                np.arange(first, first + nonzero.size, dtype=np.int32),
+                np.ones(nonzero.size, dtype=np.uint8),
+            )
             picks = list(range(first, first + nonzero.size))
-            if prob.rules is not None and prob.rules.tiers:  # a value beyond the first tier costs more
-                h.changeColsCost(nonzero.size, np.asarray(picks, dtype=np.int32),
-                                 np.array([prob.rules.extra_cost(np.array([v])) for v in nonzero]))
+            if (
+                prob.rules is not None and prob.rules.tiers
+            ):  # a value beyond the first tier costs more
+                h.changeColsCost(
+                    nonzero.size,
+                    np.asarray(picks, dtype=np.int32),
+                    np.array([prob.rules.extra_cost(np.array([v])) for v in nonzero]),
+                )
             row(0.0, 0.0, [j] + picks, np.concatenate([[1.0], -nonzero]))
             row(0.0, 0.0, [d + 1 + j] + picks, np.concatenate([[1.0], -np.ones(nonzero.size)]))
     if prob.max_size < d:
@@ -135,9 +152,16 @@ def _group_columns(h, prob: RiskProblem, reach: np.ndarray) -> None:
         zs = (d + 1 + idx).astype(np.int32)
         for z in zs:
             h.changeColCost(int(z), float(prob.C0[z - d - 1]) + rules.rule_penalty)
-            h.addRow(-highspy.kHighsInf, 0.0, 2, np.array([z, g], dtype=np.int32), np.array([1.0, -1.0]))
-        h.addRow(-highspy.kHighsInf, 0.0, zs.size + 1, np.append(zs, g).astype(np.int32),
-                 np.append(-np.ones(zs.size), 1.0))
+            h.addRow(
+                -highspy.kHighsInf, 0.0, 2, np.array([z, g], dtype=np.int32), np.array([1.0, -1.0])
+            )
+        h.addRow(
+            -highspy.kHighsInf,
+            0.0,
+            zs.size + 1,
+            np.append(zs, g).astype(np.int32),
+            np.append(-np.ones(zs.size), 1.0),
+        )
     if rules.signs_agree:
         _sign_rows(h, prob, reach)
 
@@ -158,10 +182,21 @@ def _variable_rows(h, prob: RiskProblem) -> None:
         h.addVar(0.0, 1.0)
         h.changeColsIntegrality(1, np.array([u], dtype=np.int32), np.array([1], dtype=np.uint8))
         for j in members:
-            h.addRow(-highspy.kHighsInf, 0.0, 2, np.array([d + 1 + j, u], dtype=np.int32), np.array([1.0, -1.0]))
+            h.addRow(
+                -highspy.kHighsInf,
+                0.0,
+                2,
+                np.array([d + 1 + j, u], dtype=np.int32),
+                np.array([1.0, -1.0]),
+            )
         terms.append(u)
-    h.addRow(-highspy.kHighsInf, float(prob.max_variables), len(terms), np.array(terms, dtype=np.int32),
-             np.ones(len(terms)))
+    h.addRow(
+        -highspy.kHighsInf,
+        float(prob.max_variables),
+        len(terms),
+        np.array(terms, dtype=np.int32),
+        np.ones(len(terms)),
+    )
 
 
 def _sign_rows(h, prob: RiskProblem, reach: np.ndarray) -> None:
@@ -198,15 +233,20 @@ def _cap_rows(h, prob: RiskProblem, reach: np.ndarray, intercept_reach: float) -
     X = rules.X
     exact_step = rules.step if not prob.scale and rules.step is not None else 0.0
     big = np.abs(X) @ reach + intercept_reach + 1.0
-    for weights, total, cap, sign in ((rules.w_neg, rules.total_neg, rules.max_fpr, -1),
-                                      (rules.w_pos, rules.total_pos, rules.min_tpr, 1)):
+    for weights, total, cap, sign in (
+        (rules.w_neg, rules.total_neg, rules.max_fpr, -1),
+        (rules.w_pos, rules.total_pos, rules.min_tpr, 1),
+    ):
         if cap is None:
             continue
         rows = np.flatnonzero(weights > 0)
         first = h.getNumCol()
         h.addVars(rows.size, np.zeros(rows.size), np.ones(rows.size))
-        h.changeColsIntegrality(rows.size, np.arange(first, first + rows.size, dtype=np.int32),
-                                np.ones(rows.size, dtype=np.uint8))
+        h.changeColsIntegrality(
+            rows.size,
+            np.arange(first, first + rows.size, dtype=np.int32),
+            np.ones(rows.size, dtype=np.uint8),
+        )
         # the strict side of the rule: a negative predicted negative (default rule) or a
         # positive predicted positive ("error" rule) needs total <= -step / >= step
         step = exact_step if (sign < 0) != rules.strict else 0.0
@@ -237,7 +277,9 @@ def _refine(h) -> bool:
     return True
 
 
-def _proven_card(prob: RiskProblem, x: np.ndarray, value: float, bound: float) -> tuple[np.ndarray, int] | None:
+def _proven_card(
+    prob: RiskProblem, x: np.ndarray, value: float, bound: float
+) -> tuple[np.ndarray, int] | None:
     """The master's optimal card when it is a card of the problem whose objective the bound
     reaches; None when the master's relaxations (rules it leaves out, costs it prices at C0
     only) let it pick a card that breaks a rule or costs more."""
@@ -248,9 +290,15 @@ def _proven_card(prob: RiskProblem, x: np.ndarray, value: float, bound: float) -
     return coefs, intercept
 
 
-def risk_lower_bound(prob: RiskProblem, points: list[np.ndarray], *, time_limit: float,
-                     upper: float = math.inf, threads: int = 1,
-                     cancel: threading.Event | None = None) -> tuple[float, tuple[np.ndarray, int] | None]:
+def risk_lower_bound(
+    prob: RiskProblem,
+    points: list[np.ndarray],
+    *,
+    time_limit: float,
+    upper: float = math.inf,
+    threads: int = 1,
+    cancel: threading.Event | None = None,
+) -> tuple[float, tuple[np.ndarray, int] | None]:
     """A proven lower bound on the objective of every card of ``prob``; and, when the loop has
     converged with integer points (``scale=False``), the master's solution: an optimal card
     ``(points, intercept)``, whose objective equals the bound.
@@ -274,7 +322,11 @@ def risk_lower_bound(prob: RiskProblem, points: list[np.ndarray], *, time_limit:
     for x in points:
         add_cut(np.asarray(x, dtype=float))
     bound, exact = -math.inf, None
-    while exact is None and time.perf_counter() < deadline and not (cancel is not None and cancel.is_set()):
+    while (
+        exact is None
+        and time.perf_counter() < deadline
+        and not (cancel is not None and cancel.is_set())
+    ):
         h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 0.01))
         h.run()
         info = h.getInfo()

@@ -96,7 +96,9 @@ def _loss_at(columns, y, w, v):  # pragma: no cover - compiled
 
 
 @njit(nogil=True)
-def _line_search(columns, y, w, v, vlo, vhi, loss, g, direction, alpha):  # pragma: no cover - compiled
+def _line_search(
+    columns, y, w, v, vlo, vhi, loss, g, direction, alpha
+):  # pragma: no cover - compiled
     """(point, loss) of the first halving of ``alpha`` whose projected step lowers the loss
     enough (Armijo), or of none (loss returned unchanged)."""
     for _ in range(60):
@@ -119,22 +121,38 @@ def _fit_in_box(columns, y, w, v, vlo, vhi, steps):  # pragma: no cover - compil
         eps = min(1e-6, np.sqrt(np.sum((v - np.minimum(np.maximum(v - g, vlo), vhi)) ** 2)))
         free = np.ones(v.size, dtype=np.bool_)
         for c in range(v.size):
-            free[c] = not ((v[c] <= vlo[c] + eps and g[c] > 0) or (v[c] >= vhi[c] - eps and g[c] < 0))
+            free[c] = not (
+                (v[c] <= vlo[c] + eps and g[c] > 0) or (v[c] >= vhi[c] - eps and g[c] < 0)
+            )
         idx = np.flatnonzero(free)
         if idx.size == 0 or np.max(np.abs(g[idx])) < 1e-13:
             break
         direction = np.zeros(v.size)
         sub = h[idx][:, idx]
-        ridge = 1e-12 * (1.0 + np.max(np.abs(sub)))  # relative, so that no pivot of a PSD matrix is 0
+        ridge = 1e-12 * (
+            1.0 + np.max(np.abs(sub))
+        )  # relative, so that no pivot of a PSD matrix is 0
         direction[idx] = -np.linalg.solve(sub + ridge * np.eye(idx.size), g[idx])
-        if -(g @ direction) <= 1e-16 * max(loss, 1e-300):  # Newton's decrement: nothing left to gain
+        if -(g @ direction) <= 1e-16 * max(
+            loss, 1e-300
+        ):  # Newton's decrement: nothing left to gain
             break
         trial_v, trial = _line_search(columns, y, w, v, vlo, vhi, loss, g, direction, 1.0)
         if trial >= loss:  # saturated rows leave the Hessian near 0: a projected gradient step then
             direction = np.zeros(v.size)
             direction[idx] = -g[idx]
-            trial_v, trial = _line_search(columns, y, w, v, vlo, vhi, loss, g, direction,
-                                          np.max(vhi - vlo) / np.max(np.abs(g[idx])))
+            trial_v, trial = _line_search(
+                columns,
+                y,
+                w,
+                v,
+                vlo,
+                vhi,
+                loss,
+                g,
+                direction,
+                np.max(vhi - vlo) / np.max(np.abs(g[idx])),
+            )
             if trial >= loss:
                 break
         v[:] = trial_v
@@ -157,6 +175,7 @@ def _least_linear(g, blo, bhi, tmin, tmax):  # pragma: no cover - compiled
 @njit(nogil=True)
 def _combined(const_a, g_a, const_b, g_b, blo, bhi, tmin, tmax):  # pragma: no cover - compiled
     """The best floor from convex combinations of two tangents (concave in the weight: golden section)."""
+
     def at(theta):
         g = theta * g_a + (1.0 - theta) * g_b
         return theta * const_a + (1.0 - theta) * const_b + _least_linear(g, blo, bhi, tmin, tmax)[0]
@@ -179,7 +198,9 @@ def _combined(const_a, g_a, const_b, g_b, blo, bhi, tmin, tmax):  # pragma: no c
 
 
 @njit(nogil=True)
-def cone_floor(columns, y, w, lo, hi, ilo, ihi, tmin, tmax, cutoff, tol):  # pragma: no cover - compiled
+def cone_floor(
+    columns, y, w, lo, hi, ilo, ihi, tmin, tmax, cutoff, tol
+):  # pragma: no cover - compiled
     """(floor, relaxed (λ0, λ), t) of the loss over the node's polytope (see the module's
     docstring): every card with points in ``[lo, hi]``, intercept in ``[ilo, ihi]`` and
     ``t`` in ``[tmin, tmax]`` has a loss at least ``floor``; the relaxed values are the best
@@ -212,7 +233,9 @@ def cone_floor(columns, y, w, lo, hi, ilo, ihi, tmin, tmax, cutoff, tol):  # pra
         return floor, best_v / best_t, best_t
     for step in range(T_STEPS):
         floor = max(floor, _combined(const_a, g_a, const_b, g_b, blo, bhi, tmin, tmax))
-        if best_loss - floor <= tol or (math.isfinite(cutoff) and (floor >= cutoff or best_loss < cutoff - tol)):
+        if best_loss - floor <= tol or (
+            math.isfinite(cutoff) and (floor >= cutoff or best_loss < cutoff - tol)
+        ):
             break
         # secant on V'(t) = c in log t (the best t spans orders of magnitude: m from 1/2 to 10^4)
         x_a, x_b = math.log(t_a), math.log(t_b)
@@ -259,7 +282,9 @@ def leaf_walk(s, y, w, ilo, ihi, tmin, tmax, start):  # pragma: no cover - compi
         while ilo <= j <= ihi:
             loss, t, low = _intercept_value(s, y, w, j, tmin, tmax)
             floor = min(floor, low)
-            beyond = low > best  # φ(j) > the best seen on the other side: the rest of this side is no better
+            beyond = (
+                low > best
+            )  # φ(j) > the best seen on the other side: the rest of this side is no better
             if loss < best:
                 best, best_t, best_k = loss, t, j
             if beyond:
@@ -271,5 +296,17 @@ def leaf_walk(s, y, w, ilo, ihi, tmin, tmax, start):  # pragma: no cover - compi
 def ensure_cone_compiled() -> None:
     """Compile (or load from the cache) the kernels, so no fit's clock counts it."""
     one = np.ones(1)
-    cone_floor(np.ones((2, 1)), np.array([1.0, -1.0]), np.ones(2), -one, one, -1.0, 1.0, 1e-4, 2.0, np.inf, 1e-9)
+    cone_floor(
+        np.ones((2, 1)),
+        np.array([1.0, -1.0]),
+        np.ones(2),
+        -one,
+        one,
+        -1.0,
+        1.0,
+        1e-4,
+        2.0,
+        np.inf,
+        1e-9,
+    )
     leaf_walk(one, one, one, -1.0, 1.0, 1e-4, 2.0, 0.0)

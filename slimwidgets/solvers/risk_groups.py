@@ -32,7 +32,8 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -84,7 +85,9 @@ class GroupCaps:
         for name in ("max_fpr_by_group", "min_tpr_by_group", "max_fpr_gap", "max_tpr_gap"):
             value = getattr(self.spec, name)
             if value is not None:
-                parts.append(f"{name}={value!r}" if isinstance(value, Mapping) else f"{name}={value:g}")
+                parts.append(
+                    f"{name}={value!r}" if isinstance(value, Mapping) else f"{name}={value:g}"
+                )
         return " and ".join(parts)
 
     # -- the check -----------------------------------------------------------------------------
@@ -134,7 +137,9 @@ class GroupCaps:
         feasible = self.ok_rates(merged @ predicted.astype(float))
         ends = np.append(cands[1:] - 1, high)
         out: list[tuple[int, int]] = []
-        for first, last, good in zip(cands.astype(int).tolist(), ends.astype(int).tolist(), feasible.tolist()):
+        for first, last, good in zip(
+            cands.astype(int).tolist(), ends.astype(int).tolist(), feasible.tolist()
+        ):
             if not good:
                 continue
             if out and out[-1][1] == first - 1:
@@ -150,7 +155,9 @@ def nearest_run(runs: list[tuple[int, int]], near: int | None) -> tuple[int, int
         return None
     if near is None:
         return max(runs, key=lambda r: r[1] - r[0])
-    return min(runs, key=lambda r: 0 if r[0] <= near <= r[1] else min(abs(near - r[0]), abs(near - r[1])))
+    return min(
+        runs, key=lambda r: 0 if r[0] <= near <= r[1] else min(abs(near - r[0]), abs(near - r[1]))
+    )
 
 
 def group_caps(data: Any, spec: Any, strict: bool) -> GroupCaps | None:
@@ -180,19 +187,28 @@ def add_group_rows(h: Any, prob: Any, reach: np.ndarray, intercept_reach: float)
         return
     X, y = rules.X, rules.by_group.y
     step = rules.step if not prob.scale and rules.step is not None else 0.0
-    below, above = (0.0, step) if rules.strict else (step, 0.0)  # p = 0: T <= -below; p = 1: T >= above
+    below, above = (
+        (0.0, step) if rules.strict else (step, 0.0)
+    )  # p = 0: T <= -below; p = 1: T >= above
     counted = np.flatnonzero(np.any([r.coef != 0 for r in rows], axis=0))
     big = np.abs(X) @ reach + intercept_reach + 1.0
     first = h.getNumCol()
     h.addVars(counted.size, np.zeros(counted.size), np.ones(counted.size))
-    h.changeColsIntegrality(counted.size, np.arange(first, first + counted.size, dtype=np.int32),
-                            np.ones(counted.size, dtype=np.uint8))
+    h.changeColsIntegrality(
+        counted.size,
+        np.arange(first, first + counted.size, dtype=np.int32),
+        np.ones(counted.size, dtype=np.uint8),
+    )
     inf = highspy.kHighsInf
     cols = np.append(np.arange(d + 1), 0).astype(np.int32)
     for k, i in enumerate(counted.tolist()):
         cols[-1] = first + k
-        h.addRow(-inf, -below, d + 2, cols, np.append(X[i], [1.0, -(big[i] + below)]))  # T - (M + b) p <= -b
-        h.addRow(-big[i], inf, d + 2, cols, np.append(X[i], [1.0, -(big[i] + above)]))  # T - (M + a) p >= -M
+        h.addRow(
+            -inf, -below, d + 2, cols, np.append(X[i], [1.0, -(big[i] + below)])
+        )  # T - (M + b) p <= -b
+        h.addRow(
+            -big[i], inf, d + 2, cols, np.append(X[i], [1.0, -(big[i] + above)])
+        )  # T - (M + a) p >= -M
     picks = np.arange(first, first + counted.size, dtype=np.int32)
     sign = np.where(y[counted] > 0, -1.0, 1.0)  # error = p (negative) or 1 - p (positive)
     for r in rows:

@@ -76,7 +76,7 @@ def support_rows(X, ranks, sizes, y, w, binary, idx):  # pragma: no cover - comp
     combinations = 2.0
     for c in range(idx.size):
         combinations *= max(sizes[idx[c]], 1)
-    if combinations < 2.0 ** 62:
+    if combinations < 2.0**62:
         return merged_by_ranks(X, y, w, ranks, sizes, idx)
     n, k = X.shape[0], idx.size
     columns, cy, cw = np.empty((n, k)), np.empty(n), np.empty(n)

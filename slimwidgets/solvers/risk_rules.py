@@ -52,8 +52,10 @@ class RiskRules:
         self.total_pos, self.total_neg = float(self.w_pos.sum()), float(self.w_neg.sum())
         self.tiers = tuple(spec.tiers)
         self.groups = [np.array([index[n] for n in members]) for members in spec.groups.values()]
-        self.orient = [np.array([-1.0 if n in spec.group_reversed else 1.0 for n in members])
-                       for members in spec.groups.values()]
+        self.orient = [
+            np.array([-1.0 if n in spec.group_reversed else 1.0 for n in members])
+            for members in spec.groups.values()
+        ]
         self.group_penalty, self.rule_penalty = spec.group_penalty, spec.rule_penalty
         self.signs_agree = spec.group_signs_agree
         self.by_group = group_caps(data, spec, self.strict)  # caps and gaps between groups
@@ -64,7 +66,9 @@ class RiskRules:
 
     @property
     def has_extra_costs(self) -> bool:
-        return len(self.tiers) > 1 or (bool(self.groups) and bool(self.group_penalty or self.rule_penalty))
+        return len(self.tiers) > 1 or (
+            bool(self.groups) and bool(self.group_penalty or self.rule_penalty)
+        )
 
     def describe_caps(self) -> str:
         """The caps in the user's words, for messages."""
@@ -89,7 +93,9 @@ class RiskRules:
             ok &= self.by_group.ok(positive)
         return bool(ok) if totals.ndim == 1 else ok
 
-    def intercepts(self, scores: np.ndarray, low: int, high: int, near: int | None = None) -> tuple[int, int] | None:
+    def intercepts(
+        self, scores: np.ndarray, low: int, high: int, near: int | None = None
+    ) -> tuple[int, int] | None:
         """The intercepts in ``low..high`` at which a card with row scores ``scores`` (without
         the intercept) meets the caps, as an interval; None when there is none. Under a gap
         between groups they may form several runs: the one nearest ``near`` (else the longest)."""
@@ -97,10 +103,16 @@ class RiskRules:
             return low, high
 
         def fpr_ok(b: int) -> bool:
-            return self.max_fpr is None or self._rate(scores + b, self.w_neg, self.total_neg) <= self.max_fpr + CAP_SLACK
+            return (
+                self.max_fpr is None
+                or self._rate(scores + b, self.w_neg, self.total_neg) <= self.max_fpr + CAP_SLACK
+            )
 
         def tpr_ok(b: int) -> bool:
-            return self.min_tpr is None or self._rate(scores + b, self.w_pos, self.total_pos) >= self.min_tpr - CAP_SLACK
+            return (
+                self.min_tpr is None
+                or self._rate(scores + b, self.w_pos, self.total_pos) >= self.min_tpr - CAP_SLACK
+            )
 
         if not (fpr_ok(low) and tpr_ok(high)):
             return None
@@ -108,7 +120,11 @@ class RiskRules:
         bottom = _first_true(tpr_ok, low, high)  # and so does TPR
         if bottom > top:
             return None
-        return (bottom, top) if self.by_group is None else nearest_run(self.by_group.runs(scores, bottom, top), near)
+        return (
+            (bottom, top)
+            if self.by_group is None
+            else nearest_run(self.by_group.runs(scores, bottom, top), near)
+        )
 
     def _rate(self, totals: np.ndarray, w: np.ndarray, total: float) -> float:
         positive = totals > 0 if self.strict else totals >= 0

@@ -42,13 +42,22 @@ from .logistic import RiskCard, RiskProblem
 from .risk_cone import cone_floor, ensure_cone_compiled, leaf_walk
 from .risk_rows import MAX_TABLE_FEATURES, support_rows, value_ranks
 
-__all__ = ["TreeResult", "tree_applies", "support_count", "prove_by_supports", "dense_floor", "ensure_tree_compiled",
-           "MAX_SUPPORTS"]
+__all__ = [
+    "TreeResult",
+    "tree_applies",
+    "support_count",
+    "prove_by_supports",
+    "dense_floor",
+    "ensure_tree_compiled",
+    "MAX_SUPPORTS",
+]
 
 #: more supports than this and the enumeration is not tried (C(32, 5) = 201,376: heart's)
 MAX_SUPPORTS = 250_000
 NEWTON_STEPS = 60
-QUICK_STEPS = 3  # Newton steps of a first, rough floor per support (most supports are settled by it)
+QUICK_STEPS = (
+    3  # Newton steps of a first, rough floor per support (most supports are settled by it)
+)
 CHUNK = 2000  # supports per call of the compiled floors (the clock is read between calls)
 #: floats: a floor within this of the incumbent counts as reaching it
 SLACK = 1e-12
@@ -129,7 +138,9 @@ def box_floor(columns, y, w, lo, hi, ilo, ihi, steps):  # pragma: no cover - com
 
 
 @njit(nogil=True)
-def support_floors(X, ranks, sizes, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
+def support_floors(
+    X, ranks, sizes, y, w, binary, supports, lo, hi, ilo, ihi, steps, cutoff
+):  # pragma: no cover - compiled
     """A floor of every support (one row of feature indices each, :func:`one_support_floor`)
     on the rows merged by the support (:func:`~slimwidgets.solvers.risk_rows.support_rows`)."""
     out = np.empty(supports.shape[0])
@@ -141,7 +152,9 @@ def support_floors(X, ranks, sizes, y, w, binary, supports, lo, hi, ilo, ihi, st
 
 
 @njit(nogil=True)
-def one_support_floor(columns, cy, cw, low, high, ilo, ihi, steps, cutoff):  # pragma: no cover - compiled
+def one_support_floor(
+    columns, cy, cw, low, high, ilo, ihi, steps, cutoff
+):  # pragma: no cover - compiled
     """:func:`linear_floor` after ``QUICK_STEPS`` Newton steps, then after each further round
     of steps (1, 2, 4, ..., up to ``steps`` in all) while it is below ``cutoff`` and the fit
     still moves (a support whose floor reaches the cutoff is settled: most stop after a few)."""
@@ -199,7 +212,12 @@ def _boxes(prob: RiskProblem) -> tuple[np.ndarray, np.ndarray, float, float]:
         return lo, hi, ilo, ihi
     ts = (MIN_INVERSE_MULTIPLIER, prob.t_max())
     stretch = lambda v, pick: pick([v * t for t in ts], axis=0)  # noqa: E731
-    return (stretch(lo, np.min), stretch(hi, np.max), float(stretch(ilo, np.min)), float(stretch(ihi, np.max)))
+    return (
+        stretch(lo, np.min),
+        stretch(hi, np.max),
+        float(stretch(ilo, np.min)),
+        float(stretch(ihi, np.max)),
+    )
 
 
 def _supports(prob: RiskProblem) -> np.ndarray:
@@ -209,8 +227,9 @@ def _supports(prob: RiskProblem) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(len(rows), size)
 
 
-def _floors(prob: RiskProblem, supports: np.ndarray, stop, deadline: float,
-            cutoff: float = math.inf) -> np.ndarray | None:
+def _floors(
+    prob: RiskProblem, supports: np.ndarray, stop, deadline: float, cutoff: float = math.inf
+) -> np.ndarray | None:
     """The floor of every support (loss floor plus the required features' C0); None when
     ``stop()`` came first, or as soon as the pace of the chunks done says the rest would not be
     done by ``deadline`` (the caller then states a cheaper floor instead of running to it).
@@ -228,11 +247,18 @@ def _floors(prob: RiskProblem, supports: np.ndarray, stop, deadline: float,
     for start in range(0, supports.shape[0], CHUNK):
         if stop():
             return None
-        if start and time.perf_counter() + (time.perf_counter() - t0) * (supports.shape[0] - start) / start > deadline:
+        if (
+            start
+            and time.perf_counter()
+            + (time.perf_counter() - t0) * (supports.shape[0] - start) / start
+            > deadline
+        ):
             return None
-        chunk = supports[start:start + CHUNK]
-        floors = support_floors(L.X, ranks, sizes, L.y, L.w, L.binary, chunk, lo, hi, ilo, ihi, NEWTON_STEPS, cutoff)
-        out[start:start + chunk.shape[0]] = floors
+        chunk = supports[start : start + CHUNK]
+        floors = support_floors(
+            L.X, ranks, sizes, L.y, L.w, L.binary, chunk, lo, hi, ilo, ihi, NEWTON_STEPS, cutoff
+        )
+        out[start : start + chunk.shape[0]] = floors
     return out + float(prob.C0[sorted(prob.required)].sum())
 
 
@@ -269,8 +295,14 @@ class _Incumbent:
             self.loose = min(self.loose, floor)
 
 
-def prove_by_supports(prob: RiskProblem, incumbent: RiskCard, *, gap: float = 0.0, deadline: float = math.inf,
-                      cancel: threading.Event | None = None) -> TreeResult | None:
+def prove_by_supports(
+    prob: RiskProblem,
+    incumbent: RiskCard,
+    *,
+    gap: float = 0.0,
+    deadline: float = math.inf,
+    cancel: threading.Event | None = None,
+) -> TreeResult | None:
     """The floor of every support, then branch and bound (on the cone of a free multiplier
     with ``scale=True``) inside the supports whose floor is below the incumbent (by more than the relative ``gap``), least floor first,
     until ``deadline``. None when the problem is not one the tree handles or has too many
@@ -289,10 +321,15 @@ def prove_by_supports(prob: RiskProblem, incumbent: RiskCard, *, gap: float = 0.
     for rank, s in enumerate(order):
         if best.cuts(float(floors[s])):
             continue
-        left = _branch(_ConeSupport(prob, [int(j) for j in supports[s]]) if prob.scale
-                       else _Support(prob, [int(j) for j in supports[s]]), best, stop)
+        left = _branch(
+            _ConeSupport(prob, [int(j) for j in supports[s]])
+            if prob.scale
+            else _Support(prob, [int(j) for j in supports[s]]),
+            best,
+            stop,
+        )
         if left is not None:  # stopped inside this support: it and every later one stay open
-            open_floors = [left] + [float(floors[r]) for r in order[rank + 1:]]
+            open_floors = [left] + [float(floors[r]) for r in order[rank + 1 :]]
             break
     floor = min(open_floors + [best.loose, best.card.objective])
     return TreeResult(floor, best.card, not open_floors, supports.shape[0])
@@ -311,8 +348,9 @@ class _Support:
     def leaf(self, points: np.ndarray) -> tuple[RiskCard, float]:
         """(the card with these points and its best integer intercept, a floor of every such
         card): exact here, so the floor is the card's objective."""
-        b, loss = best_integer_intercept(np.ascontiguousarray(self.columns @ points), self.y, self.w,
-                                         self.ilo, self.ihi)
+        b, loss = best_integer_intercept(
+            np.ascontiguousarray(self.columns @ points), self.y, self.w, self.ilo, self.ihi
+        )
         card = self._card(points, int(b), 1.0, float(loss))
         return card, card.objective
 
@@ -321,27 +359,43 @@ class _Support:
         coefs[self.support] = points
         return RiskCard(coefs, intercept, t, loss, loss + float(self.C0[points != 0].sum()))
 
-    def node(self, low: np.ndarray, high: np.ndarray, cutoff: float = math.inf) -> tuple[float, np.ndarray]:
+    def node(
+        self, low: np.ndarray, high: np.ndarray, cutoff: float = math.inf
+    ) -> tuple[float, np.ndarray]:
         """(floor, relaxed points) of the node whose point k takes ``values[k][low[k]..high[k]]``."""
         lo = np.array([v[i] for v, i in zip(self.values, low)])
         hi = np.array([v[i] for v, i in zip(self.values, high)])
-        floor, beta, _ = box_floor(self.columns, self.y, self.w, lo, hi, self.ilo, self.ihi, NEWTON_STEPS)
+        floor, beta, _ = box_floor(
+            self.columns, self.y, self.w, lo, hi, self.ilo, self.ihi, NEWTON_STEPS
+        )
         return float(floor) + float(self.C0[(lo > 0) | (hi < 0)].sum()), beta
 
     def rounded(self, beta: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-        return np.array([v[lo_:hi_ + 1][np.argmin(np.abs(v[lo_:hi_ + 1] - b))]
-                         for v, b, lo_, hi_ in zip(self.values, beta, low, high)])
+        return np.array(
+            [
+                v[lo_ : hi_ + 1][np.argmin(np.abs(v[lo_ : hi_ + 1] - b))]
+                for v, b, lo_, hi_ in zip(self.values, beta, low, high)
+            ]
+        )
 
-    def split(self, beta: np.ndarray, low: np.ndarray, high: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    def split(
+        self, beta: np.ndarray, low: np.ndarray, high: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Two children: on the point farthest from an allowed value, split between the values
         around it; when every relaxed point is an allowed value, split the widest box at it."""
-        gaps = np.array([np.min(np.abs(v[lo_:hi_ + 1] - b)) if hi_ > lo_ else -1.0
-                         for v, b, lo_, hi_ in zip(self.values, beta, low, high)])
+        gaps = np.array(
+            [
+                np.min(np.abs(v[lo_ : hi_ + 1] - b)) if hi_ > lo_ else -1.0
+                for v, b, lo_, hi_ in zip(self.values, beta, low, high)
+            ]
+        )
         k = int(np.argmax(gaps))
         if gaps[k] <= 1e-9:
             k = int(np.argmax(high - low))
         v = self.values[k]
-        cut = int(np.searchsorted(v, beta[k] + 1e-9, side="right")) - 1  # last value <= beta (its lower side)
+        cut = (
+            int(np.searchsorted(v, beta[k] + 1e-9, side="right")) - 1
+        )  # last value <= beta (its lower side)
         cut = min(max(cut, int(low[k])), int(high[k]) - 1)
         left_high, right_low = high.copy(), low.copy()
         left_high[k], right_low[k] = cut, cut + 1
@@ -357,12 +411,25 @@ class _ConeSupport(_Support):
         super().__init__(prob, support)
         self.tmin, self.tmax = MIN_INVERSE_MULTIPLIER, prob.t_max()
 
-    def node(self, low: np.ndarray, high: np.ndarray, cutoff: float = math.inf) -> tuple[float, np.ndarray]:
+    def node(
+        self, low: np.ndarray, high: np.ndarray, cutoff: float = math.inf
+    ) -> tuple[float, np.ndarray]:
         lo = np.array([v[i] for v, i in zip(self.values, low)])
         hi = np.array([v[i] for v, i in zip(self.values, high)])
         cost = float(self.C0[(lo > 0) | (hi < 0)].sum())
-        floor, relaxed, _ = cone_floor(self.columns, self.y, self.w, lo, hi, self.ilo, self.ihi, self.tmin, self.tmax,
-                                       cutoff - cost, NODE_TOLERANCE)
+        floor, relaxed, _ = cone_floor(
+            self.columns,
+            self.y,
+            self.w,
+            lo,
+            hi,
+            self.ilo,
+            self.ihi,
+            self.tmin,
+            self.tmax,
+            cutoff - cost,
+            NODE_TOLERANCE,
+        )
         return float(floor) + cost, relaxed[1:]
 
     def leaf(self, points: np.ndarray) -> tuple[RiskCard, float]:
@@ -370,10 +437,23 @@ class _ConeSupport(_Support):
         relaxation's intercept rounded) and the walk's floor of every card with these points."""
         scores = np.ascontiguousarray(self.columns @ points)
         one = np.ones(1)
-        relaxed = cone_floor(scores[:, None].copy(), self.y, self.w, one, one, self.ilo, self.ihi,
-                             self.tmin, self.tmax, math.inf, 1e-6)[1]  # a start for the walk: rough will do
+        relaxed = cone_floor(
+            scores[:, None].copy(),
+            self.y,
+            self.w,
+            one,
+            one,
+            self.ilo,
+            self.ihi,
+            self.tmin,
+            self.tmax,
+            math.inf,
+            1e-6,
+        )[1]  # a start for the walk: rough will do
         start = float(np.round(relaxed[0])) if np.isfinite(relaxed[0]) else 0.0
-        b, t, loss, floor = leaf_walk(scores, self.y, self.w, self.ilo, self.ihi, self.tmin, self.tmax, start)
+        b, t, loss, floor = leaf_walk(
+            scores, self.y, self.w, self.ilo, self.ihi, self.tmin, self.tmax, start
+        )
         cost = float(self.C0[points != 0].sum())
         return self._card(points, int(b), float(t), float(loss)), float(floor) + cost
 
@@ -392,10 +472,15 @@ def _branch(tree: _Support, best: _Incumbent, stop) -> float | None:
         floor, beta = tree.node(low, high, best.cutoff())
         if best.cuts(floor):
             return
-        best.offer(tree.leaf(tree.rounded(beta, low, high))[0])  # a card near the relaxation: incumbents early
+        best.offer(
+            tree.leaf(tree.rounded(beta, low, high))[0]
+        )  # a card near the relaxation: incumbents early
         heapq.heappush(heap, (floor, next(counter), low, high, beta))
 
-    visit(np.zeros(len(tree.support), dtype=np.int64), np.array([v.size - 1 for v in tree.values], dtype=np.int64))
+    visit(
+        np.zeros(len(tree.support), dtype=np.int64),
+        np.array([v.size - 1 for v in tree.values], dtype=np.int64),
+    )
     while heap:
         floor, _, low, high, beta = heapq.heappop(heap)
         if best.cuts(floor):
@@ -413,7 +498,21 @@ def ensure_tree_compiled() -> None:
     v, two = np.ones(1), np.ones((2, 2))
     ranks, sizes = value_ranks(two)
     for binary in (True, False):
-        support_floors(two, ranks, sizes, np.ones(2), np.ones(2), np.full(2, binary), idx, -v, v, -1.0, 1.0, 1, 0.0)
+        support_floors(
+            two,
+            ranks,
+            sizes,
+            np.ones(2),
+            np.ones(2),
+            np.full(2, binary),
+            idx,
+            -v,
+            v,
+            -1.0,
+            1.0,
+            1,
+            0.0,
+        )
     box_floor(one, v, v, -v, v, -1.0, 1.0, 1)
     best_integer_intercept(v, v, v, -1.0, 1.0)
     ensure_cone_compiled()
@@ -448,8 +547,14 @@ def dense_floor(prob: RiskProblem, max_iterations: int = 500, deadline: float = 
         return value, g
 
     try:
-        minimize(loss_and_gradient, np.clip(np.zeros(low.size), low, high), jac=True, method="L-BFGS-B",
-                 bounds=list(zip(low, high)), options={"maxiter": max_iterations, "gtol": 1e-10, "ftol": 1e-15})
+        minimize(
+            loss_and_gradient,
+            np.clip(np.zeros(low.size), low, high),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=list(zip(low, high)),
+            options={"maxiter": max_iterations, "gtol": 1e-10, "ftol": 1e-15},
+        )
     except OutOfTime:
         pass
     return best[0] - 1e-12 + float(prob.C0[sorted(prob.required)].sum())

@@ -24,18 +24,25 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from . import _scan_kernels
 from ..core.formulation import Formulation, loss_unit
+from . import _scan_kernels
 from .base import Incumbent, SolveResult, relative_gap
 from .exhaustive import SupportWalker, steps_per_support, support_size_limit, use_costs
 from .search import SearchProblem
 
-__all__ = ["solve_by_scan", "scan_applicable", "ScanLimits", "support_floors", "surviving_supports", "support_caps"]
+__all__ = [
+    "solve_by_scan",
+    "scan_applicable",
+    "ScanLimits",
+    "support_floors",
+    "surviving_supports",
+    "support_caps",
+]
 
 #: a column with more distinct values is treated as splitting every row apart (floor 0)
 MAX_LEVELS = 64
@@ -108,11 +115,17 @@ class _Bitsets:
         weight = np.empty(prob.n, dtype=np.int64)
         weight[prob.pos], weight[prob.neg] = m_pos, m_neg
         self.K = 0 if np.all(weight == 1) else int(weight.max()).bit_length()
-        self.slices = np.array([_pack(bit[(weight >> k) & 1 == 1], W) for k in range(max(self.K, 1))])
+        self.slices = np.array(
+            [_pack(bit[(weight >> k) & 1 == 1], W) for k in range(max(self.K, 1))]
+        )
         present = weight > 0  # rows of weight 0 (rounded down) are left out of every cell
         levels = [np.unique(prob.X[present, j]) for j in self.optional]
-        self.nlev = np.array([len(v) if len(v) <= MAX_LEVELS else 0 for v in levels], dtype=np.int64)
-        self.bits = np.zeros((len(self.optional), max(int(self.nlev.max(initial=1)), 1), W), dtype=np.uint64)
+        self.nlev = np.array(
+            [len(v) if len(v) <= MAX_LEVELS else 0 for v in levels], dtype=np.int64
+        )
+        self.bits = np.zeros(
+            (len(self.optional), max(int(self.nlev.max(initial=1)), 1), W), dtype=np.uint64
+        )
         for t, j in enumerate(self.optional):
             for v in range(self.nlev[t]):
                 self.bits[t, v] = _pack(bit[present & (prob.X[:, j] == levels[t][v])], W)
@@ -127,14 +140,22 @@ class _Bitsets:
         _, cell = np.unique(keys, axis=0, return_inverse=True)
         cell = cell.ravel()
         n_cells = int(cell.max()) + 1 if cell.size else 0
-        wp = np.bincount(cell[prob.pos & present], weights=weight[prob.pos & present], minlength=n_cells)
-        wn = np.bincount(cell[prob.neg & present], weights=weight[prob.neg & present], minlength=n_cells)
+        wp = np.bincount(
+            cell[prob.pos & present], weights=weight[prob.pos & present], minlength=n_cells
+        )
+        wn = np.bincount(
+            cell[prob.neg & present], weights=weight[prob.neg & present], minlength=n_cells
+        )
         mixed = (wp > 0) & (wn > 0)
         rows = np.flatnonzero(present & mixed[cell])
         order = np.lexsort((bit[rows] >> 6, cell[rows]))
         rows = rows[order]
         pair = cell[rows] * W + (bit[rows] >> 6)  # one (cell, word) per run
-        first = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]) if rows.size else np.zeros(0, np.int64)
+        first = (
+            np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
+            if rows.size
+            else np.zeros(0, np.int64)
+        )
         masks = np.left_shift(np.uint64(1), (bit[rows] & 63).astype(np.uint64))
         mask = np.bitwise_or.reduceat(masks, first) if rows.size else np.zeros(0, np.uint64)
         word = bit[rows][first] >> 6
@@ -142,14 +163,22 @@ class _Bitsets:
         kept = np.flatnonzero(mixed)
         start = np.searchsorted(cell_of, kept, side="left")
         start = np.r_[start, len(first)].astype(np.int64)
-        return word.astype(np.int64), mask.astype(np.uint64), start, wp[kept].astype(np.int64), wn[kept].astype(np.int64)
+        return (
+            word.astype(np.int64),
+            mask.astype(np.uint64),
+            start,
+            wp[kept].astype(np.int64),
+            wn[kept].astype(np.int64),
+        )
 
     def floor0(self) -> float:
         """Floor of the supports with no optional feature."""
         *_, wp, wn = self.cells0
         return float(np.minimum(wp * self.u_pos, wn * self.u_neg).sum())
 
-    def scan(self, extra: int, budget0: float, cost: np.ndarray, deadline: float, cancel) -> tuple | None:
+    def scan(
+        self, extra: int, budget0: float, cost: np.ndarray, deadline: float, cancel
+    ) -> tuple | None:
         """Supports of ``extra`` optional features (as positions in ``optional``) whose floor stays
         below ``budget0 - cost`` of their features: (supports, floors, supports scanned, word-ops);
         None when the deadline passes or ``cancel`` is set first."""
@@ -163,7 +192,9 @@ class _Bitsets:
         cn = np.zeros_like(cp)
         nc = np.zeros(depth + 1, np.int64)
         order = np.zeros_like(cp)
-        order[0, : len(wp)] = np.argsort(-np.minimum(wp * self.u_pos, wn * self.u_neg), kind="stable")
+        order[0, : len(wp)] = np.argsort(
+            -np.minimum(wp * self.u_pos, wn * self.u_neg), kind="stable"
+        )
         idx[0, : len(word)], msk[0, : len(word)], st[0, : len(start)] = word, mask, start
         cp[0, : len(wp)], cn[0, : len(wn)], nc[0] = wp, wn, len(wp)
         out_sup, out_floor = [], []
@@ -177,8 +208,29 @@ class _Bitsets:
             sup = np.zeros((room, extra), np.int64)
             flo = np.zeros(room)
             found, seen, used = _scan_kernels.scan_supports(
-                extra, first, first + 1, self.bits, self.nlev, cost, budget0, self.Wp, self.slices, self.K,
-                self.u_pos, self.u_neg, idx, msk, st, cp, cn, nc, order, sup, flo, *self.caps)
+                extra,
+                first,
+                first + 1,
+                self.bits,
+                self.nlev,
+                cost,
+                budget0,
+                self.Wp,
+                self.slices,
+                self.K,
+                self.u_pos,
+                self.u_neg,
+                idx,
+                msk,
+                st,
+                cp,
+                cn,
+                nc,
+                order,
+                sup,
+                flo,
+                *self.caps,
+            )
             if found > room:  # more survivors than room: again, with room for all
                 room = 2 * found
                 continue
@@ -253,8 +305,14 @@ def _feature_costs(prob: SearchProblem, feats: list[int]) -> np.ndarray:
     share (see :func:`.exhaustive.use_costs`), and its eps and tier floors."""
     costs = use_costs(prob, feats)
     if prob.has_tiers:  # use_costs holds the tier floor already
-        costs -= np.array([float(prob.value_cost[j][prob.allowed[j] != 0].min()) if (prob.allowed[j] != 0).any() else 0.0
-                           for j in feats])
+        costs -= np.array(
+            [
+                float(prob.value_cost[j][prob.allowed[j] != 0].min())
+                if (prob.allowed[j] != 0).any()
+                else 0.0
+                for j in feats
+            ]
+        )
     return costs + _value_floors(prob, feats)
 
 
@@ -284,7 +342,9 @@ def surviving_supports(form: Formulation, upper: float) -> list[tuple[float, lis
     proof = _ScanProof(form, upper, None, None, None, None)
     proof.best = (None, 0, upper)
     extra = 0
-    while extra <= len(proof.bits.optional) and extra + len(proof.bits.required) <= support_size_limit(proof.prob, upper, None):
+    while extra <= len(proof.bits.optional) and extra + len(
+        proof.bits.required
+    ) <= support_size_limit(proof.prob, upper, None):
         proof.scan(extra)
         extra += 1
     return sorted(proof.pool, key=lambda s: s[0])
@@ -335,19 +395,25 @@ class _ScanProof:
         self.prob = prob = SearchProblem(form)
         self.walker = SupportWalker(prob)
         self.bits = _Bitsets(prob, self.walker.base_lam)
-        self.best = (None, 0, math.inf) if start is None else (np.asarray(start[0]), int(start[1]), upper)
+        self.best = (
+            (None, 0, math.inf) if start is None else (np.asarray(start[0]), int(start[1]), upper)
+        )
         self.locked_l1 = prob.eps * float(np.abs(self.walker.base_lam[prob.l1_mask]).sum())
         # what every card pays (locked points, required features), and each optional feature's least cost
         self.fixed = float(prob.C0[prob.fixed_nonzero].sum()) + self.locked_l1
         self.fixed += float(_feature_costs(prob, self.bits.required).sum())
         self.cost = _feature_costs(prob, self.bits.optional)
-        self.pool: list[tuple[float, list[int]]] = []  # (floor + least penalties, support), unwalked
+        self.pool: list[
+            tuple[float, list[int]]
+        ] = []  # (floor + least penalties, support), unwalked
         self.scanned = self.walked = 0
         self.settled = -1  # every card with at most this many movable features is settled
         self.steps: dict[int, float] = {}  # steps_per_support by size, computed on first use
 
     def expired(self) -> bool:
-        return time.perf_counter() > self.deadline or (self.cancel is not None and self.cancel.is_set())
+        return time.perf_counter() > self.deadline or (
+            self.cancel is not None and self.cancel.is_set()
+        )
 
     def walk_steps(self, size: int) -> float:
         """The work of walking one support of ``size`` features, in the walk's own unit
@@ -364,7 +430,9 @@ class _ScanProof:
         """The least objective of a card with more than ``extra`` optional features that could
         still beat the incumbent: inf when no larger card can (``max_size``, or its penalties)."""
         size = extra + 1 + len(self.bits.required)
-        if extra + 1 > len(self.bits.optional) or size > support_size_limit(self.prob, self.best[2], None):
+        if extra + 1 > len(self.bits.optional) or size > support_size_limit(
+            self.prob, self.best[2], None
+        ):
             return math.inf
         return self.least(extra + 1)
 
@@ -373,9 +441,15 @@ class _ScanProof:
         ops, per_support = 0.0, 0.0
         self.walk_left = math.inf if limits is None else limits.walk_work  # steps
         extra = 0
-        while extra <= len(bits.optional) and extra + len(bits.required) <= support_size_limit(prob, self.best[2], None):
+        while extra <= len(bits.optional) and extra + len(bits.required) <= support_size_limit(
+            prob, self.best[2], None
+        ):
             n_supports = supports_within_caps(bits.caps, extra)
-            if limits is not None and extra >= 2 and ops + per_support * n_supports > limits.scan_work:
+            if (
+                limits is not None
+                and extra >= 2
+                and ops + per_support * n_supports > limits.scan_work
+            ):
                 return self.result(min([self.least(extra)] + [f for f, _ in self.pool]), "declined")
             found = self.scan(extra)
             if found is None:
@@ -385,8 +459,10 @@ class _ScanProof:
             per_support = max(per_support, used / max(scanned, 1))
             walked = self.walk(extra)
             if walked != "done":
-                return self.result(min([self.beyond(extra)] + [f for f, _ in self.pool]),
-                                   "declined" if walked == "declined" else None)
+                return self.result(
+                    min([self.beyond(extra)] + [f for f, _ in self.pool]),
+                    "declined" if walked == "declined" else None,
+                )
             self.settled = extra + len(bits.required)
             extra += 1
         return self.result(None)
@@ -431,9 +507,18 @@ class _ScanProof:
                 lam, b = self.form.canonical(lam, b)
                 self.best = (lam, int(b), self.form.objective_of(lam, b))
                 if self.on_incumbent is not None:
-                    bound = min([self.best[2], floor, self.beyond(extra)] + [f for f, _ in self.pool])
-                    self.on_incumbent(Incumbent(self.best[0], self.best[1], self.best[2], bound,
-                                                time.perf_counter() - self.t0))
+                    bound = min(
+                        [self.best[2], floor, self.beyond(extra)] + [f for f, _ in self.pool]
+                    )
+                    self.on_incumbent(
+                        Incumbent(
+                            self.best[0],
+                            self.best[1],
+                            self.best[2],
+                            bound,
+                            time.perf_counter() - self.t0,
+                        )
+                    )
         self.pool.clear()
         return "done"
 
@@ -445,14 +530,38 @@ class _ScanProof:
         note = f"{self.scanned} supports scanned, {self.walked} walked"
         if bound is None:
             if lam is None:
-                return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, "scan", message=note)
+                return SolveResult(
+                    "infeasible",
+                    None,
+                    None,
+                    None,
+                    math.inf,
+                    math.inf,
+                    elapsed,
+                    "scan",
+                    message=note,
+                )
             return SolveResult("optimal", lam, b, obj, obj, 0.0, elapsed, "scan", message=note)
-        status = word or ("interrupted" if self.cancel is not None and self.cancel.is_set() else "time_limit")
+        status = word or (
+            "interrupted" if self.cancel is not None and self.cancel.is_set() else "time_limit"
+        )
         if lam is None:
-            return SolveResult("no_solution", None, None, None, bound, math.inf, elapsed, "scan", message=note)
+            return SolveResult(
+                "no_solution", None, None, None, bound, math.inf, elapsed, "scan", message=note
+            )
         bound = min(bound, obj)
-        return SolveResult(status, lam, b, obj, bound, relative_gap(obj, bound), elapsed, "scan", message=note,
-                           settled=self.settled)
+        return SolveResult(
+            status,
+            lam,
+            b,
+            obj,
+            bound,
+            relative_gap(obj, bound),
+            elapsed,
+            "scan",
+            message=note,
+            settled=self.settled,
+        )
 
 
 def _keep_survivors(prob, bits, sups, floors, locked_l1, upper, out) -> None:
@@ -464,7 +573,12 @@ def _keep_survivors(prob, bits, sups, floors, locked_l1, upper, out) -> None:
         used[support] = True
         if prob.support_penalty(used) > 0:
             continue
-        least = float(floor) + prob.support_cost(used) + locked_l1 + float(_value_floors(prob, support).sum())
+        least = (
+            float(floor)
+            + prob.support_cost(used)
+            + locked_l1
+            + float(_value_floors(prob, support).sum())
+        )
         if least < upper - 1e-12:
             out.append((least, support))
 

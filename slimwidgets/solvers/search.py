@@ -25,14 +25,14 @@ import math
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from . import _kernels
 from ..core.by_variable import most_rules, support_constraints
 from ..core.formulation import Formulation
+from . import _kernels
 from .base import exiting
 
 __all__ = ["local_search", "SearchResult", "SearchProblem", "warm_up"]
@@ -80,12 +80,17 @@ class SearchProblem:
         self.R = self.ihi - self.ilo + 1
         self.allowed = form.allowed
         self.movable = np.array([len(v) > 1 for v in self.allowed])
-        self.droppable = self.movable & np.array([0 in v for v in self.allowed], dtype=bool)  # may go to 0 points
+        self.droppable = self.movable & np.array(
+            [0 in v for v in self.allowed], dtype=bool
+        )  # may go to 0 points
         self.fixed_nonzero = np.array([len(v) == 1 and v[0] != 0 for v in self.allowed], dtype=bool)
         pos = self.y == 1
         self.pos, self.neg = pos, ~pos
         self.wp, self.wn = np.ascontiguousarray(self.w[pos]), np.ascontiguousarray(self.w[~pos])
-        self.dp, self.dn = np.ascontiguousarray(d.weight[pos], dtype=float), np.ascontiguousarray(d.weight[~pos], dtype=float)
+        self.dp, self.dn = (
+            np.ascontiguousarray(d.weight[pos], dtype=float),
+            np.ascontiguousarray(d.weight[~pos], dtype=float),
+        )
         self.Wp, self.Dp = float(self.wp.sum()), float(self.dp.sum())
         Xp, Xn = self.X[pos], self.X[~pos]
         # rows (within each class) where each feature is non-zero, and the values there
@@ -93,7 +98,10 @@ class SearchProblem:
         self.nz_neg = [(np.flatnonzero(Xn[:, j]), Xn[Xn[:, j] != 0, j]) for j in range(self.P)]
         # Per column: its range, and whether it holds only integers (the walk codes small-integer
         # columns by offset, and its work estimate counts their values by the range).
-        self.col_low, self.col_high = self.X.min(axis=0, initial=0.0), self.X.max(axis=0, initial=0.0)
+        self.col_low, self.col_high = (
+            self.X.min(axis=0, initial=0.0),
+            self.X.max(axis=0, initial=0.0),
+        )
         self.col_integer = np.all(self.X == np.round(self.X), axis=0)
         # Per feature: its one non-zero value when it has only one and that is an integer (a binary
         # rule). Points are integers, so a move then raises every moved row's score by the same
@@ -113,12 +121,16 @@ class SearchProblem:
         # the user's linear rows on points and use, priced like any broken constraint
         self.lin_points, self.lin_used, self.lin_lo, self.lin_hi = _linear_arrays(form)
         self.max_size = spec.max_size
-        self.most_rules = most_rules(spec, d.feature_names)  # under max_variables: the most rules in use
+        self.most_rules = most_rules(
+            spec, d.feature_names
+        )  # under max_variables: the most rules in use
         self.names = d.feature_names
         self.logic = []
         index = {n: j for j, n in enumerate(d.feature_names)}
         for c in support_constraints(spec):  # with max_cuts_per_variable's caps
-            self.logic.append((c.kind, [index[f] for f in c.features], [index[f] for f in c.targets], c.k))
+            self.logic.append(
+                (c.kind, [index[f] for f in c.features], [index[f] for f in c.targets], c.k)
+            )
         # sec. 7: per-value costs (tiers) and groups
         self.value_cost = form.value_cost
         self.has_tiers = bool(form.tier_steps)
@@ -129,7 +141,9 @@ class SearchProblem:
         self.orient = form.orientation if form.orientation is not None else np.ones(self.P)
         self.max_rules = form.max_rules
         self.signs_agree = form.signs_agree and bool(self.groups)
-        family_max = sum(float(c.max()) for c in self.value_cost if c.size) + (form.group_cost(np.ones(self.P, bool)) if self.groups else 0.0)
+        family_max = sum(float(c.max()) for c in self.value_cost if c.size) + (
+            form.group_cost(np.ones(self.P, bool)) if self.groups else 0.0
+        )
         # A violation costs more than the worst objective (all rows wrong + every penalty + max L1).
         self.big = 10.0 * (float(self.w.sum()) + float(self.C0.sum()) + family_max + 1.0)
         self.best_seen = math.inf
@@ -193,9 +207,29 @@ class SearchProblem:
     def base(self, s: np.ndarray) -> dict:
         """Bins and histograms of the current scores, reused by every coordinate move until one is taken."""
         s_pos, s_neg = np.ascontiguousarray(s[self.pos]), np.ascontiguousarray(s[self.neg])
-        a, c, hp, hn, cp, cn = _kernels.histograms(s_pos, s_neg, self.wp, self.wn, self.dp, self.dn,
-                                                   self.gamma_pos, self.gamma_neg, self.ilo, self.R)
-        return {"s": s, "s_pos": s_pos, "s_neg": s_neg, "a": a, "c": c, "hp": hp, "hn": hn, "cp": cp, "cn": cn}
+        a, c, hp, hn, cp, cn = _kernels.histograms(
+            s_pos,
+            s_neg,
+            self.wp,
+            self.wn,
+            self.dp,
+            self.dn,
+            self.gamma_pos,
+            self.gamma_neg,
+            self.ilo,
+            self.R,
+        )
+        return {
+            "s": s,
+            "s_pos": s_pos,
+            "s_neg": s_neg,
+            "a": a,
+            "c": c,
+            "hp": hp,
+            "hn": hn,
+            "cp": cp,
+            "cn": cn,
+        }
 
     def linear_violation(self, lam: np.ndarray) -> float:
         """1 + by how much the user's linear rows break in all, or 0 when every row holds (so
@@ -203,7 +237,9 @@ class SearchProblem:
         if self.lin_points is None:
             return 0.0
         v = self.lin_points @ lam + self.lin_used @ (lam != 0)
-        broken = float(np.maximum(v - self.lin_hi, 0.0).sum() + np.maximum(self.lin_lo - v, 0.0).sum())
+        broken = float(
+            np.maximum(v - self.lin_hi, 0.0).sum() + np.maximum(self.lin_lo - v, 0.0).sum()
+        )
         return broken + 1.0 if broken > 0 else 0.0
 
     def _linear_by_value(self, lam: np.ndarray, j: int, vals: np.ndarray) -> np.ndarray:
@@ -211,18 +247,36 @@ class SearchProblem:
         rest = lam.copy()
         rest[j] = 0
         base = self.lin_points @ rest + self.lin_used @ (rest != 0)
-        v = base[:, None] + self.lin_points[:, j:j + 1] * vals[None, :] + self.lin_used[:, j:j + 1] * (vals[None, :] != 0)
-        broken = (np.maximum(v - self.lin_hi[:, None], 0.0) + np.maximum(self.lin_lo[:, None] - v, 0.0)).sum(axis=0)
+        v = (
+            base[:, None]
+            + self.lin_points[:, j : j + 1] * vals[None, :]
+            + self.lin_used[:, j : j + 1] * (vals[None, :] != 0)
+        )
+        broken = (
+            np.maximum(v - self.lin_hi[:, None], 0.0) + np.maximum(self.lin_lo[:, None] - v, 0.0)
+        ).sum(axis=0)
         return np.where(broken > 0, broken + 1.0, 0.0)
 
     def evaluate(self, lam: np.ndarray) -> tuple[float, int]:
         if self.rate_rows:
             return self._evaluate_with_rows(lam)
         base = self.base(self.X @ lam)
-        b, loss = _kernels.best_intercept(base["hp"], base["hn"], base["cp"], base["cn"], self.Wp, self.Dp,
-                                          self.ilo, self.R, self.pos_budget, self.neg_budget, self.big)
+        b, loss = _kernels.best_intercept(
+            base["hp"],
+            base["hn"],
+            base["cp"],
+            base["cn"],
+            self.Wp,
+            self.Dp,
+            self.ilo,
+            self.R,
+            self.pos_budget,
+            self.neg_budget,
+            self.big,
+        )
         return float(loss) + self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * (
-            self.sign_violations(lam) + self.linear_violation(lam)), int(b)
+            self.sign_violations(lam) + self.linear_violation(lam)
+        ), int(b)
 
     def _evaluate_with_rows(self, lam: np.ndarray) -> tuple[float, int]:
         """``evaluate`` under group rows: the best intercept that keeps every cap and row, or,
@@ -230,8 +284,11 @@ class SearchProblem:
         walk towards cards that meet them)."""
         excess: list = []
         b, loss = self.form.intercept_losses(lam, excess)
-        extra = self.coef_cost(lam) + self.support_penalty(lam != 0) + self.big * (
-            self.sign_violations(lam) + self.linear_violation(lam))
+        extra = (
+            self.coef_cost(lam)
+            + self.support_penalty(lam != 0)
+            + self.big * (self.sign_violations(lam) + self.linear_violation(lam))
+        )
         if np.isfinite(loss).any():
             k = int(np.argmin(loss))
             return float(loss[k]) + extra, int(b[k])
@@ -239,8 +296,9 @@ class SearchProblem:
         k = int(np.argmin(excess))
         return self.big * (1.0 + float(excess[k])) + extra, int(b[k])
 
-    def _best_value_with_rows(self, lam: np.ndarray, vals: np.ndarray, lower: np.ndarray, j: int
-                              ) -> tuple[float, int, int]:
+    def _best_value_with_rows(
+        self, lam: np.ndarray, vals: np.ndarray, lower: np.ndarray, j: int
+    ) -> tuple[float, int, int]:
         """The exact best value of coefficient j under group rows: the compiled move's totals
         (which ignore the rows, so are lower limits) rank the values; each is evaluated
         exactly in that order until the next limit cannot beat the best exact total."""
@@ -265,9 +323,32 @@ class SearchProblem:
         rp, xp = self.nz_pos[j]
         rn, xn = self.nz_neg[j]
         b, loss = _kernels.coordinate_losses(
-            (vals - lam[j]).astype(np.float64), rp, xp, rn, xn, base["s_pos"], base["s_neg"], base["a"], base["c"],
-            self.wp, self.wn, self.dp, self.dn, base["hp"], base["hn"], base["cp"], base["cn"],
-            self.Wp, self.Dp, self.gamma_pos, self.gamma_neg, self.ilo, self.R, self.pos_budget, self.neg_budget, self.big,
+            (vals - lam[j]).astype(np.float64),
+            rp,
+            xp,
+            rn,
+            xn,
+            base["s_pos"],
+            base["s_neg"],
+            base["a"],
+            base["c"],
+            self.wp,
+            self.wn,
+            self.dp,
+            self.dn,
+            base["hp"],
+            base["hn"],
+            base["cp"],
+            base["cn"],
+            self.Wp,
+            self.Dp,
+            self.gamma_pos,
+            self.gamma_neg,
+            self.ilo,
+            self.R,
+            self.pos_budget,
+            self.neg_budget,
+            self.big,
             self.single[j],
         )
         used = lam != 0
@@ -307,8 +388,11 @@ class SearchProblem:
 
     def expired(self) -> bool:
         """Out of time, or cancelled by the caller."""
-        return (time.perf_counter() > self.deadline or exiting.is_set()
-                or (self.cancel is not None and self.cancel.is_set()))
+        return (
+            time.perf_counter() > self.deadline
+            or exiting.is_set()
+            or (self.cancel is not None and self.cancel.is_set())
+        )
 
     def descend(self, lam: np.ndarray) -> tuple[np.ndarray, float, int]:
         lam = lam.copy()
@@ -370,7 +454,9 @@ class SearchProblem:
             dropped[i] = self.evaluate(trial)[0]
         promise = (dropped[:, None] - obj) + (added[None, :] - obj)
         bases: dict[int, dict] = {}
-        for flat in np.argsort(promise, axis=None, kind="stable")[:SWAP_PAIRS * (len(used) + len(unused))]:
+        for flat in np.argsort(promise, axis=None, kind="stable")[
+            : SWAP_PAIRS * (len(used) + len(unused))
+        ]:
             if self.expired():
                 break
             i, kk = divmod(int(flat), len(unused))
@@ -511,8 +597,9 @@ ELITE = 5
 KICKED = 3
 
 
-def _kick(prob: SearchProblem, best: tuple[float, np.ndarray, int], kicks: int,
-          rng: np.random.Generator) -> tuple[tuple[float, np.ndarray, int], int]:
+def _kick(
+    prob: SearchProblem, best: tuple[float, np.ndarray, int], kicks: int, rng: np.random.Generator
+) -> tuple[tuple[float, np.ndarray, int], int]:
     """Iterated local search: perturb a card, descend again, keep what improves; stop after
     ``kicks`` descents in a row that do not beat the best card, or when time is up.
 
@@ -541,11 +628,18 @@ def _kick(prob: SearchProblem, best: tuple[float, np.ndarray, int], kicks: int,
     return best, done
 
 
-def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarray | None = None,
-                 kicks: int = 20, seed: int = 0,
-                 on_improve: Callable[[np.ndarray, int, float], None] | None = None,
-                 cancel: threading.Event | None = None, zero_start: bool = True,
-                 linear_starts: bool = True) -> SearchResult:
+def local_search(
+    form: Formulation,
+    *,
+    time_budget: float = 0.3,
+    warm: np.ndarray | None = None,
+    kicks: int = 20,
+    seed: int = 0,
+    on_improve: Callable[[np.ndarray, int, float], None] | None = None,
+    cancel: threading.Event | None = None,
+    zero_start: bool = True,
+    linear_starts: bool = True,
+) -> SearchResult:
     """Best card found within ``time_budget`` seconds (deterministic for a seed).
 
     ``zero_start=False`` and ``linear_starts=False`` skip the empty card and the
@@ -577,4 +671,6 @@ def local_search(form: Formulation, *, time_budget: float = 0.3, warm: np.ndarra
     if feasible:
         lam, b = form.canonical(lam, b)
     exact = form.objective_of(lam, b) if feasible else math.inf
-    return SearchResult(lam, int(b), exact, feasible, time.perf_counter() - t0, n_starts, all_starts)
+    return SearchResult(
+        lam, int(b), exact, feasible, time.perf_counter() - t0, n_starts, all_starts
+    )

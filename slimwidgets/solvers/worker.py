@@ -35,15 +35,15 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from ..core.formulation import Formulation
-from .base import Incumbent, SolveResult, SolverError, relative_gap
+from .base import Incumbent, SolverError, SolveResult, relative_gap
 
 __all__ = ["solve_in_child", "prestart", "available", "STOP_GRACE"]
 
@@ -79,7 +79,9 @@ class _StopFlag:
         return self.hit
 
 
-def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - runs in the child process
+def _serve(
+    conn: Connection, stop: _StopFlag
+) -> None:  # pragma: no cover - runs in the child process
     """The child's loop: one solve per message, incumbents and the result sent back. A closed
     pipe (the parent is gone) ends it: see ``_child_main``."""
     from .highs import solve_highs
@@ -103,6 +105,7 @@ def _serve(conn: Connection, stop: _StopFlag) -> None:  # pragma: no cover - run
 
         def rise(bound: float) -> None:
             _send_or_stop(conn, stop, ("bound", bound))
+
         try:
             result = solve_highs(form, on_incumbent=report, on_bound=rise, cancel=stop, **options)
             conn.send(("result", result))
@@ -147,12 +150,17 @@ class _Child:
         env = dict(os.environ)
         # the child must import this very copy of the package, wherever the caller found it
         here = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        env["PYTHONPATH"] = os.pathsep.join(
+            [here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        )
         fds = (child_job.fileno(), child_stop.fileno())
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "slimwidgets.solvers.worker", str(fds[0]), str(fds[1])],
-                pass_fds=fds, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
+                pass_fds=fds,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
                 # its own session: a Ctrl-C or kernel interrupt aimed at the caller's process
                 # group must not kill the solver (a closed pipe still stops it if the caller dies)
                 start_new_session=True,
@@ -232,7 +240,12 @@ def prestart() -> None:
     calls this when it opens, and every solve after taking a child)."""
     global _starting
     with _lock:
-        if _closing or _idle or _broken is not None or (_starting is not None and _starting.is_alive()):
+        if (
+            _closing
+            or _idle
+            or _broken is not None
+            or (_starting is not None and _starting.is_alive())
+        ):
             return
         _starting = threading.Thread(target=_start_spare, name="slimwidgets-spawn", daemon=True)
         _starting.start()
@@ -275,7 +288,11 @@ def _give_back(child: _Child) -> None:
 
 def available() -> bool:
     """Whether solves can run in a child process here (False after a failed start)."""
-    return os.name == "posix" and _broken is None and os.environ.get("SLIMWIDGETS_INPROCESS", "") in ("", "0")
+    return (
+        os.name == "posix"
+        and _broken is None
+        and os.environ.get("SLIMWIDGETS_INPROCESS", "") in ("", "0")
+    )
 
 
 def solve_in_child(
@@ -301,11 +318,19 @@ def solve_in_child(
     child = _take()
     if child is None:
         if _broken is not None:
-            warnings.warn(f"solving in-process: cannot start a solver process ({_broken})", RuntimeWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"solving in-process: cannot start a solver process ({_broken})",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         return None
-    options = dict(gap=gap, threads=threads, warm_start=warm_start, feasibility_only=feasibility_only,
-                   deadline=deadline)
+    options = dict(
+        gap=gap,
+        threads=threads,
+        warm_start=warm_start,
+        feasibility_only=feasibility_only,
+        deadline=deadline,
+    )
     last: Incumbent | None = None
     streamed = -math.inf  # the best bound the child has sent
     asked_at: float | None = None
@@ -352,7 +377,9 @@ def solve_in_child(
         if not _closing:
             return _lost(child, cancel, last, streamed, t0)
     child.kill()
-    return _stopped(why, last, streamed, time.perf_counter() - t0, "stopped by killing the solver process")
+    return _stopped(
+        why, last, streamed, time.perf_counter() - t0, "stopped by killing the solver process"
+    )
 
 
 class _Sending:
@@ -362,13 +389,14 @@ class _Sending:
     loop meanwhile keeps its clock and its stop requests (a child killed at its deadline ends
     the sending with an error, kept here, not raised)."""
 
-    def __init__(self, child: "_Child", form: Formulation, options: dict):
+    def __init__(self, child: _Child, form: Formulation, options: dict):
         self.failed: str | None = None
         self.job = child.new_job()  # named now: a stop request may come before the job is sent
-        self.thread = threading.Thread(target=self._send, args=(child, form, options), daemon=True,
-                                       name="slimwidgets-send-job")
+        self.thread = threading.Thread(
+            target=self._send, args=(child, form, options), daemon=True, name="slimwidgets-send-job"
+        )
 
-    def _send(self, child: "_Child", form: Formulation, options: dict) -> None:
+    def _send(self, child: _Child, form: Formulation, options: dict) -> None:
         try:
             child.send_job(self.job, form, options)
         # a closed or reset pipe: the child was killed or died; a pipe closed by the kill while
@@ -377,7 +405,7 @@ class _Sending:
             self.failed = f"{type(exc).__name__}: {exc}"
 
 
-def _send_in_background(child: "_Child", form: Formulation, options: dict) -> _Sending:
+def _send_in_background(child: _Child, form: Formulation, options: dict) -> _Sending:
     """Start sending the job to ``child`` (see :class:`_Sending`)."""
     sending = _Sending(child, form, options)
     sending.thread.start()
@@ -391,18 +419,40 @@ def _refused(cancel: threading.Event) -> SolveResult | None:
     if cancel.is_set():
         return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs")
     if _closing:
-        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs",
-                           message="not solved: the process is exiting")
+        return SolveResult(
+            "no_solution",
+            None,
+            None,
+            None,
+            -math.inf,
+            math.inf,
+            0.0,
+            "highs",
+            message="not solved: the process is exiting",
+        )
     return None
 
 
-def _stopped(status: str, last: Incumbent | None, streamed: float, elapsed: float, message: str) -> SolveResult:
+def _stopped(
+    status: str, last: Incumbent | None, streamed: float, elapsed: float, message: str
+) -> SolveResult:
     """The result of a solve whose process is gone: its last card, with the best bound it sent."""
     if last is None:
-        return SolveResult("no_solution", None, None, None, streamed, math.inf, elapsed, "highs", message=message)
+        return SolveResult(
+            "no_solution", None, None, None, streamed, math.inf, elapsed, "highs", message=message
+        )
     bound = min(max(last.bound, streamed), last.objective)
-    return SolveResult(status, last.coefficients, last.intercept, last.objective, bound,
-                       relative_gap(last.objective, bound), elapsed, "highs", message=message)
+    return SolveResult(
+        status,
+        last.coefficients,
+        last.intercept,
+        last.objective,
+        bound,
+        relative_gap(last.objective, bound),
+        elapsed,
+        "highs",
+        message=message,
+    )
 
 
 def _lost(child: _Child, cancel, last: Incumbent | None, streamed: float, t0: float) -> SolveResult:

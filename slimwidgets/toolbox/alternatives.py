@@ -18,18 +18,19 @@ the same card with something added, not an alternative to it.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..core.data import Dataset, group_column_apart, prepare_data
-from ..core.rules import rules_from_options
-from ..fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 from ..core.losses import sigmoid
+from ..core.rules import rules_from_options
 from ..core.scoring import ScoringSystem, score_auc
 from ..core.spec import Spec, at_most, make_spec
 from ..core.status import LimitScale
+from ..fitting import InfeasibleError, NoSolutionError, check_card, fit_dataset
 
 __all__ = ["alternatives", "Alternatives", "risk_figures"]
 
@@ -77,9 +78,18 @@ class Alternatives(list):
         return STOPS[self.stopped]
 
 
-def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive: Any = None,
-                 sample_weight: Any = None, cancel: threading.Event | None = None,
-                 sensitive_features: Any = None, **options: Any) -> Alternatives:
+def alternatives(
+    X: Any,
+    y: Any,
+    *,
+    k: int = 10,
+    within: float = 0.02,
+    positive: Any = None,
+    sample_weight: Any = None,
+    cancel: threading.Event | None = None,
+    sensitive_features: Any = None,
+    **options: Any,
+) -> Alternatives:
     """Up to ``k`` near-optimal cards, each using a feature set no earlier card used whole.
 
     Parameters
@@ -126,16 +136,25 @@ def alternatives(X: Any, y: Any, *, k: int = 10, within: float = 0.02, positive:
         raise ValueError(f"within must be >= 0, got {within!r}")
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = rules_from_options(X, options)
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=groups)
+    data = prepare_data(
+        X, y, positive=positive, sample_weight=sample_weight, sensitive_features=groups
+    )
     cards = search_alternatives(data, make_spec(**options), k=k, within=within, cancel=cancel)
     if builder is not None:  # every card applies the same rules to raw rows
         cards[:] = [replace(card, rules=builder) for card in cards]
     return cards
 
 
-def search_alternatives(data: Dataset, spec: Spec, *, k: int = 10, within: float = 0.02,
-                        cancel: threading.Event | None = None, first: ScoringSystem | None = None,
-                        on_card: Callable[[ScoringSystem], None] | None = None) -> Alternatives:
+def search_alternatives(
+    data: Dataset,
+    spec: Spec,
+    *,
+    k: int = 10,
+    within: float = 0.02,
+    cancel: threading.Event | None = None,
+    first: ScoringSystem | None = None,
+    on_card: Callable[[ScoringSystem], None] | None = None,
+) -> Alternatives:
     """:func:`alternatives` on a prepared :class:`Dataset` (the studio calls this).
 
     ``first`` is the best card of ``spec`` when the caller has it already (it is not fitted
@@ -168,13 +187,16 @@ def search_alternatives(data: Dataset, spec: Spec, *, k: int = 10, within: float
         if not used:
             cards.stopped = "empty"  # nothing left to forbid
             return cards
-        narrowed = narrowed.replace(constraints=list(narrowed.constraints) + [at_most(len(used) - 1, used)])
+        narrowed = narrowed.replace(
+            constraints=list(narrowed.constraints) + [at_most(len(used) - 1, used)]
+        )
     cards.stopped = "k"
     return cards
 
 
-def _next_card(data: Dataset, spec: Spec, cancel: threading.Event | None,
-               given: ScoringSystem | None) -> tuple[ScoringSystem | None, str]:
+def _next_card(
+    data: Dataset, spec: Spec, cancel: threading.Event | None, given: ScoringSystem | None
+) -> tuple[ScoringSystem | None, str]:
     """The best card of ``spec`` (or ``given``), or None and why there is none."""
     if given is not None:
         return given, ""

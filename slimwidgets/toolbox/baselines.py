@@ -68,23 +68,48 @@ def rounded_logistic(
     """
     if isinstance(C, bool) or not isinstance(C, (int, float)) or not C > 0:
         raise ValueError(f"C must be a number > 0, got {C!r}")
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0 or not np.isfinite(scale):
+    if (
+        isinstance(scale, bool)
+        or not isinstance(scale, (int, float))
+        or not scale > 0
+        or not np.isfinite(scale)
+    ):
         raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
     coef_box = int_pair(coef_range, "coef_range")
     # no range given: no clip (like fit's derived box, which never binds)
-    intercept_box = (-np.inf, np.inf) if intercept_range is None else int_pair(intercept_range, "intercept_range")
+    intercept_box = (
+        (-np.inf, np.inf)
+        if intercept_range is None
+        else int_pair(intercept_range, "intercept_range")
+    )
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     rho, b = _l1_logistic(data, float(C), class_weight)
-    factor, points, intercept = _scale_and_round(rho, b, float(scale), coef_box, intercept_box, data.feature_names)
+    factor, points, intercept = _scale_and_round(
+        rho, b, float(scale), coef_box, intercept_box, data.feature_names
+    )
     card = ScoringSystem(
-        data.feature_names, tuple(int(v) for v in points), intercept,
-        positive=data.positive, negative=data.negative, status="heuristic",
-        binary=tuple(data.binary), positive_name=data.positive_name, solver="rounded L1 logistic regression",
-        details={"C": float(C), "scale": float(scale), "factor": factor, "raw_coefficients": rho.tolist(),
-                 "raw_intercept": b, "n_samples": data.n_samples},
+        data.feature_names,
+        tuple(int(v) for v in points),
+        intercept,
+        positive=data.positive,
+        negative=data.negative,
+        status="heuristic",
+        binary=tuple(data.binary),
+        positive_name=data.positive_name,
+        solver="rounded L1 logistic regression",
+        details={
+            "C": float(C),
+            "scale": float(scale),
+            "factor": factor,
+            "raw_coefficients": rho.tolist(),
+            "raw_intercept": b,
+            "n_samples": data.n_samples,
+        },
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
-    object.__setattr__(card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight))
+    object.__setattr__(
+        card, "train_metrics", card.metrics(data.X, labels, sample_weight=data.weight)
+    )
     return card
 
 
@@ -98,15 +123,26 @@ def _l1_logistic(data: Dataset, C: float, class_weight: Any) -> tuple[np.ndarray
     major, minor = (int(part) for part in sklearn.__version__.split(".")[:2])
     l1 = {"l1_ratio": 1.0} if (major, minor) >= (1, 8) else {"penalty": "l1"}
     model = LogisticRegression(
-        C=C, solver="liblinear", intercept_scaling=100.0,
-        class_weight=class_weight, max_iter=10_000, random_state=0, **l1,
+        C=C,
+        solver="liblinear",
+        intercept_scaling=100.0,
+        class_weight=class_weight,
+        max_iter=10_000,
+        random_state=0,
+        **l1,
     )
     model.fit(data.X, data.y, sample_weight=data.weight)
     return model.coef_.ravel().astype(float), float(model.intercept_[0])
 
 
-def _scale_and_round(rho: np.ndarray, b: float, scale: float, coef_box: tuple[int, int],
-                     intercept_box: tuple[float, float], names: Any) -> tuple[float, np.ndarray, int]:
+def _scale_and_round(
+    rho: np.ndarray,
+    b: float,
+    scale: float,
+    coef_box: tuple[int, int],
+    intercept_box: tuple[float, float],
+    names: Any,
+) -> tuple[float, np.ndarray, int]:
     """The factor that gives the largest coefficient ``scale`` points, and the rounded, clipped card.
 
     Warns (``RuntimeWarning``) naming every value that clipping changed.
@@ -114,7 +150,11 @@ def _scale_and_round(rho: np.ndarray, b: float, scale: float, coef_box: tuple[in
     biggest = float(np.abs(rho).max())
     if biggest == 0.0:
         # the constant model: predict the favoured class
-        return 0.0, np.zeros(len(rho), dtype=np.int64), int(np.clip(1 if b > 0 else -1, *intercept_box))
+        return (
+            0.0,
+            np.zeros(len(rho), dtype=np.int64),
+            int(np.clip(1 if b > 0 else -1, *intercept_box)),
+        )
     factor = scale / biggest
     raw_points, raw_intercept = np.rint(rho * factor), float(np.rint(b * factor))
     points = np.clip(raw_points, *coef_box).astype(np.int64)
@@ -126,6 +166,7 @@ def _scale_and_round(rho: np.ndarray, b: float, scale: float, coef_box: tuple[in
         warnings.warn(
             f"rounded values fell outside the box and were clipped: {clipped}; "
             "the card may be much worse than the regression (that is part of what rounding loses)",
-            RuntimeWarning, stacklevel=3,  # the caller of rounded_logistic
+            RuntimeWarning,
+            stacklevel=3,  # the caller of rounded_logistic
         )
     return factor, points, intercept

@@ -13,7 +13,8 @@ Columns that are already 0/1 pass through unchanged.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -102,7 +103,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if k != "all" and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
             raise ValueError(f"n_thresholds must be a positive integer or 'all', got {k!r}")
 
-    def fit(self, X: pd.DataFrame, y: Any = None) -> "Binarizer":
+    def fit(self, X: pd.DataFrame, y: Any = None) -> Binarizer:
         """Learn the cut points (and categories) from ``X``; ``y`` is ignored."""
         self._check_params()
         X = as_frame(X)
@@ -119,7 +120,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         chosen_set = set(chosen)
         nan_cols = [str(c) for c in chosen if X[c].isna().any()]
         if nan_cols:
-            raise ValueError(f"columns {nan_cols} have missing values; impute them (or add a 0/1 'missing' column) first")
+            raise ValueError(
+                f"columns {nan_cols} have missing values; impute them (or add a 0/1 'missing' column) first"
+            )
         self.thresholds_: dict[str, list[float]] = {}
         self.categories_: dict[str, list[Any]] = {}
         rules: list[tuple[str, Any, str, Any]] = []
@@ -140,8 +143,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
             self.thresholds_[str(c)] = cuts
             median = float(np.median(values))
             for t in cuts:
-                kinds = {"ge": ["ge"], "lt": ["lt"], "both": ["ge", "lt"],
-                         "auto": ["lt" if t <= median else "ge"]}[self.direction]
+                kinds = {
+                    "ge": ["ge"],
+                    "lt": ["lt"],
+                    "both": ["ge", "lt"],
+                    "auto": ["lt" if t <= median else "ge"],
+                }[self.direction]
                 for kind in kinds:
                     op = ">=" if kind == "ge" else "<"
                     rules.append(Rule(f"{c} {op} {cut_text(t)}", c, kind, t))
@@ -186,7 +193,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         out = {}
         for rule in self.rules_:
             col = X[rule.column]
-            if rule.kind in ("ge", "lt") and col.isna().any():  # sw.RuleBuilder gives them a rule of their own
+            if (
+                rule.kind in ("ge", "lt") and col.isna().any()
+            ):  # sw.RuleBuilder gives them a rule of their own
                 raise ValueError(f"column {rule.column!r} has missing values")
             out[rule.name] = rule_values(rule, col)
         return pd.DataFrame(out, index=X.index)
@@ -226,4 +235,6 @@ def binarize(
     >>> binarize(X, columns=["age"], n_thresholds="all", direction="auto").columns.tolist()[:3]
     ['age < 47', 'age < 52', 'age >= 61']
     """
-    return Binarizer(columns=columns, method=method, n_thresholds=n_thresholds, direction=direction).fit_transform(X)
+    return Binarizer(
+        columns=columns, method=method, n_thresholds=n_thresholds, direction=direction
+    ).fit_transform(X)

@@ -298,10 +298,14 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         slimwidgets.NoSolutionError
             When ``time_limit`` ran out before the solver found any card.
         """
-        if isinstance(sensitive_features, str):  # a column of the frame, read before X becomes an array
+        if isinstance(
+            sensitive_features, str
+        ):  # a column of the frame, read before X becomes an array
             if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
                 raise KeyError(f"sensitive_features={sensitive_features!r} is not a column of X")
-        X, sensitive_features = group_column_apart(X, sensitive_features)  # a text column is the group only
+        X, sensitive_features = group_column_apart(
+            X, sensitive_features
+        )  # a text column is the group only
         refuse_time_to_event(np.asarray(y))
         X, builder = build_rules(X, self.rules, self.cuts)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True)
@@ -319,25 +323,40 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
                 f"with {len(classes)} classes ({shown}); a scoring system separates exactly two."
             )
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        names = [str(n) for n in getattr(self, "feature_names_in_", [f"x{j}" for j in range(X.shape[1])])]
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
+        names = [
+            str(n) for n in getattr(self, "feature_names_in_", [f"x{j}" for j in range(X.shape[1])])
+        ]
 
         options = {p: getattr(self, p) for p in _SPEC_PARAMS}
-        options["class_weights"] = self._engine_class_weights(classes)  # labels -> (negative, positive)
+        options["class_weights"] = self._engine_class_weights(
+            classes
+        )  # labels -> (negative, positive)
         if builder is not None:
             options = options_by_variable(builder, options)
         warm = None
         if self.warm_start and getattr(self, "scoring_system_", None) is not None:
             warm = self.scoring_system_
         card = driver.fit(
-            X, y, positive=classes[1], sample_weight=sample_weight, feature_names=names,
-            warm_start=warm, sensitive_features=sensitive_features, **options,
+            X,
+            y,
+            positive=classes[1],
+            sample_weight=sample_weight,
+            feature_names=names,
+            warm_start=warm,
+            sensitive_features=sensitive_features,
+            **options,
         )
 
         self.rules_ = builder
         if builder is not None:  # the estimator takes the raw table, as it was given to fit
             card = replace(card, rules=builder)
-            self.feature_names_in_, self.n_features_in_ = builder.feature_names_in_, builder.n_features_in_
+            self.feature_names_in_, self.n_features_in_ = (
+                builder.feature_names_in_,
+                builder.n_features_in_,
+            )
         self.classes_ = classes
         self.scoring_system_ = card
         self.coef_ = np.asarray(card.coefficients, dtype=np.int64).reshape(1, -1)
@@ -416,7 +435,9 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         X = self._engine_matrix(X)
         # the card's own total, not decision_function's (shifted by 1/2 under the default rule)
         z = (X @ self.coef_[0].astype(np.float64) + float(self.intercept_[0])) / m
-        risk = np.where(z >= 0, 1 / (1 + np.exp(-np.abs(z))), np.exp(-np.abs(z)) / (1 + np.exp(-np.abs(z))))
+        risk = np.where(
+            z >= 0, 1 / (1 + np.exp(-np.abs(z))), np.exp(-np.abs(z)) / (1 + np.exp(-np.abs(z)))
+        )
         return np.column_stack([1 - risk, risk])
 
     def _engine_matrix(self, X):

@@ -20,8 +20,16 @@ from scipy import stats
 from .risk import wilson_interval
 
 __all__ = [
-    "delong_auc", "proportion", "logistic_fit", "calibration_in_the_large", "calibration_slope",
-    "brier_score", "hosmer_lemeshow", "net_benefit", "decision_curve", "logit",
+    "delong_auc",
+    "proportion",
+    "logistic_fit",
+    "calibration_in_the_large",
+    "calibration_slope",
+    "brier_score",
+    "hosmer_lemeshow",
+    "net_benefit",
+    "decision_curve",
+    "logit",
 ]
 
 
@@ -36,7 +44,9 @@ def _events(events: Any) -> np.ndarray:
     return e
 
 
-def delong_auc(scores: Any, events: Any, confidence: float = 0.95) -> tuple[float, float, float, float]:
+def delong_auc(
+    scores: Any, events: Any, confidence: float = 0.95
+) -> tuple[float, float, float, float]:
     """Area under the ROC curve of ``scores`` with DeLong's standard error and a normal interval.
 
     Ties count half (integer scores tie a lot). The variance is DeLong, DeLong &
@@ -61,7 +71,9 @@ def delong_auc(scores: Any, events: Any, confidence: float = 0.95) -> tuple[floa
     if m == 0 or n == 0:
         return math.nan, math.nan, math.nan, math.nan
     ranks = stats.rankdata(np.concatenate([pos, neg]))  # midranks over both classes
-    v10 = (ranks[:m] - stats.rankdata(pos)) / n  # per positive: share of negatives below (ties half)
+    v10 = (
+        ranks[:m] - stats.rankdata(pos)
+    ) / n  # per positive: share of negatives below (ties half)
     v01 = 1.0 - (ranks[m:] - stats.rankdata(neg)) / m  # per negative: share of positives above
     auc = float(v10.mean())
     var = (v10.var(ddof=1) / m if m > 1 else 0.0) + (v01.var(ddof=1) / n if n > 1 else 0.0)
@@ -88,7 +100,9 @@ def logit(p: Any) -> np.ndarray:
     return np.log(p) - np.log1p(-p)
 
 
-def logistic_fit(events: Any, x: Any = None, offset: Any = None, max_iter: int = 100) -> tuple[np.ndarray, np.ndarray]:
+def logistic_fit(
+    events: Any, x: Any = None, offset: Any = None, max_iter: int = 100
+) -> tuple[np.ndarray, np.ndarray]:
     """Maximum-likelihood logistic regression of ``events`` on an intercept (and ``x``), with
     an optional ``offset`` (a term whose coefficient is fixed at 1), by Newton's method.
 
@@ -104,7 +118,11 @@ def logistic_fit(events: Any, x: Any = None, offset: Any = None, max_iter: int =
     [-2.079, 1.386]
     """
     e = _events(events)
-    design = np.ones((e.size, 1)) if x is None else np.column_stack([np.ones(e.size), np.asarray(x, dtype=float)])
+    design = (
+        np.ones((e.size, 1))
+        if x is None
+        else np.column_stack([np.ones(e.size), np.asarray(x, dtype=float)])
+    )
     off = np.zeros(e.size) if offset is None else np.asarray(offset, dtype=float).ravel()
     nan = np.full(design.shape[1], math.nan)
     if e.min(initial=1) == e.max(initial=0):
@@ -130,7 +148,9 @@ def _wald(estimate: float, se: float, confidence: float) -> tuple[float, float, 
     return float(estimate), float(estimate - z * se), float(estimate + z * se)
 
 
-def calibration_in_the_large(risk: Any, events: Any, confidence: float = 0.95) -> tuple[float, float, float]:
+def calibration_in_the_large(
+    risk: Any, events: Any, confidence: float = 0.95
+) -> tuple[float, float, float]:
     """The intercept ``a`` of ``logit P(event) = a + logit(risk)`` (slope fixed at 1), with a
     Wald interval: 0 when the risks are right on average, > 0 when they are too low.
 
@@ -141,7 +161,9 @@ def calibration_in_the_large(risk: Any, events: Any, confidence: float = 0.95) -
     return _wald(coef[0], se[0], confidence)
 
 
-def calibration_slope(risk: Any, events: Any, confidence: float = 0.95) -> tuple[float, float, float]:
+def calibration_slope(
+    risk: Any, events: Any, confidence: float = 0.95
+) -> tuple[float, float, float]:
     """The slope ``b`` of ``logit P(event) = a + b logit(risk)``, with a Wald interval: 1 when
     the risks spread as the outcomes do, < 1 when they are too extreme (overfitting).
 
@@ -161,7 +183,9 @@ def brier_score(risk: Any, events: Any) -> float:
     return float(np.mean((np.asarray(risk, dtype=float).ravel() - _events(events)) ** 2))
 
 
-def hosmer_lemeshow(risk: Any, events: Any, groups: int = 10) -> tuple[float, int, float, pd.DataFrame]:
+def hosmer_lemeshow(
+    risk: Any, events: Any, groups: int = 10
+) -> tuple[float, int, float, pd.DataFrame]:
     """The Hosmer–Lemeshow goodness-of-fit test over groups of predicted risk.
 
     Rows are grouped by deciles of risk (``groups`` quantile bins; equal risks always share a
@@ -187,12 +211,19 @@ def hosmer_lemeshow(risk: Any, events: Any, groups: int = 10) -> tuple[float, in
         bins = pd.Categorical(p, categories=distinct)
     else:
         bins = pd.qcut(p, groups, duplicates="drop")
-    table = (pd.DataFrame({"group": bins, "rows": 1.0, "observed": e, "expected": p})
-             .groupby("group", observed=True)[["rows", "observed", "expected"]].sum())
+    table = (
+        pd.DataFrame({"group": bins, "rows": 1.0, "observed": e, "expected": p})
+        .groupby("group", observed=True)[["rows", "observed", "expected"]]
+        .sum()
+    )
     g = len(table)
     if g < 3:
         return math.nan, max(g - 2, 0), math.nan, table
-    n, obs, exp = table["rows"].to_numpy(), table["observed"].to_numpy(), table["expected"].to_numpy()
+    n, obs, exp = (
+        table["rows"].to_numpy(),
+        table["observed"].to_numpy(),
+        table["expected"].to_numpy(),
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = (obs - exp) ** 2 / (exp * (1 - exp / n))
     statistic = float(np.nansum(terms))
@@ -212,7 +243,9 @@ def net_benefit(treat: Any, events: Any, threshold: float) -> float:
     return float(np.sum(t & (e == 1)) / n - np.sum(t & (e == 0)) / n * threshold / (1 - threshold))
 
 
-def decision_curve(events: Any, thresholds: Any, *, risk: Any = None, treat: Any = None) -> pd.DataFrame:
+def decision_curve(
+    events: Any, thresholds: Any, *, risk: Any = None, treat: Any = None
+) -> pd.DataFrame:
     """Net benefit over ``thresholds`` of the card (treat where ``risk >= threshold``, or where
     ``treat`` holds for a decision card, whose decision does not move), of treating everyone
     and of treating no one (always 0).
@@ -232,4 +265,6 @@ def decision_curve(events: Any, thresholds: Any, *, risk: Any = None, treat: Any
     for pt in np.asarray(thresholds, dtype=float):
         chosen = np.asarray(risk, dtype=float) >= pt if risk is not None else treat
         rows.append((pt, net_benefit(chosen, e, pt), net_benefit(np.ones(e.size), e, pt), 0.0))
-    return pd.DataFrame(rows, columns=["threshold", "card", "treat all", "treat none"]).set_index("threshold")
+    return pd.DataFrame(rows, columns=["threshold", "card", "treat all", "treat none"]).set_index(
+        "threshold"
+    )

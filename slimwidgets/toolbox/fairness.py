@@ -11,14 +11,15 @@ curve of cards that are not all proven still has proven limits beside it.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import pandas as pd
 
 from ..core.data import prepare_data
 from ..core.groups import dataset_rates
-from .frontier import base_spec, fraction_list, proven_value, sweep_specs
 from ..fitting.jobs import check_n_jobs
+from .frontier import base_spec, fraction_list, proven_value, sweep_specs
 
 __all__ = ["fairness_frontier", "DEFAULT_GAPS"]
 
@@ -83,18 +84,46 @@ def fairness_frontier(
     allowed = fraction_list(gaps, "gaps")
     option = _GAP_OPTION[rate]
     base = base_spec(spec_options, (option,), "fairness_frontier")
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=sensitive_features)
+    data = prepare_data(
+        X, y, positive=positive, sample_weight=sample_weight, sensitive_features=sensitive_features
+    )
     specs = [base.replace(**{option: g}) for g in allowed]
-    rows = sweep_specs(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                       warm_start=None, desc="price of fairness")
+    rows = sweep_specs(
+        data,
+        specs,
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=progress,
+        cache=cache,
+        warm_start=None,
+        desc="price of fairness",
+    )
     column = rate.upper()
     for row in rows:
         row["error_min"] = proven_value(row, "error", 0.0)
         row["tpr_max"] = proven_value(row, "tpr", 1.0)
         rates = None if row["card"] is None else dataset_rates(row["card"], data)[column].dropna()
-        row["gap_reached"] = math.nan if rates is None or rates.empty else float(rates.max() - rates.min())
+        row["gap_reached"] = (
+            math.nan if rates is None or rates.empty else float(rates.max() - rates.min())
+        )
     frame = pd.DataFrame(rows)
     frame.insert(0, "max_gap", allowed)
-    columns = ["max_gap", "gap_reached", "tpr", "tpr_max", "fpr", "error", "error_min", "size", "status", "gap",
-               "objective", "bound", "solve_time", "cached", "message", "card"]
+    columns = [
+        "max_gap",
+        "gap_reached",
+        "tpr",
+        "tpr_max",
+        "fpr",
+        "error",
+        "error_min",
+        "size",
+        "status",
+        "gap",
+        "objective",
+        "bound",
+        "solve_time",
+        "cached",
+        "message",
+        "card",
+    ]
     return frame[columns]

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..core.data import prepare_data
-from ..fitting import fit_dataset
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
+from ..fitting import fit_dataset
 
 __all__ = ["fit_pilm", "fit_m_of_n", "fit_tilm", "threshold_groups", "PAPER_TIERS"]
 
@@ -40,18 +41,33 @@ _RUN_KEYS = ("positive", "sample_weight", "feature_names", "warm_start", "on_inc
 
 def _split(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     if "spec" in options:
-        raise TypeError("the family functions build the spec themselves; pass its options as keywords")
+        raise TypeError(
+            "the family functions build the spec themselves; pass its options as keywords"
+        )
     run = {k: options.pop(k) for k in _RUN_KEYS if k in options}
     return run, options
 
 
-def _solve(X: Any, y: Any, run: dict[str, Any], spec_options: dict[str, Any], family: str, data=None) -> ScoringSystem:
+def _solve(
+    X: Any, y: Any, run: dict[str, Any], spec_options: dict[str, Any], family: str, data=None
+) -> ScoringSystem:
     if data is None:
-        data = prepare_data(X, y, positive=run.get("positive"), sample_weight=run.get("sample_weight"),
-                            feature_names=run.get("feature_names"))
+        data = prepare_data(
+            X,
+            y,
+            positive=run.get("positive"),
+            sample_weight=run.get("sample_weight"),
+            feature_names=run.get("feature_names"),
+        )
     spec = make_spec(**spec_options)
-    return fit_dataset(data, spec, warm_start=run.get("warm_start"), on_incumbent=run.get("on_incumbent"),
-                       cancel=run.get("cancel"), family=family)
+    return fit_dataset(
+        data,
+        spec,
+        warm_start=run.get("warm_start"),
+        on_incumbent=run.get("on_incumbent"),
+        cancel=run.get("cancel"),
+        family=family,
+    )
 
 
 def _refuse(options: Mapping[str, Any], keys: Sequence[str], family: str, why: str) -> None:
@@ -61,7 +77,9 @@ def _refuse(options: Mapping[str, Any], keys: Sequence[str], family: str, why: s
 
 
 # -- PILM --------------------------------------------------------------------------------------
-def fit_pilm(X: Any, y: Any, tiers: Sequence[tuple[int, float]] = PAPER_TIERS, **options: Any) -> ScoringSystem:
+def fit_pilm(
+    X: Any, y: Any, tiers: Sequence[tuple[int, float]] = PAPER_TIERS, **options: Any
+) -> ScoringSystem:
     """A PILM scoring system (section 7.1): the cost of a coefficient grows with its size.
 
     Parameters
@@ -86,7 +104,9 @@ def fit_pilm(X: Any, y: Any, tiers: Sequence[tuple[int, float]] = PAPER_TIERS, *
     """
     run, opts = _split(dict(options))
     if opts.get("C0") is not None:
-        raise TypeError("fit_pilm takes no C0: the first tier's cost is the cost of using a feature")
+        raise TypeError(
+            "fit_pilm takes no C0: the first tier's cost is the cost of using a feature"
+        )
     spec_tiers = make_spec(tiers=tiers).tiers
     if not spec_tiers:
         raise ValueError("fit_pilm needs at least one tier")
@@ -135,13 +155,24 @@ def fit_m_of_n(X: Any, y: Any, C0: float | None = None, **options: Any) -> Scori
     PREDICT 1 IF AT LEAST 2 OF THE FOLLOWING 3 RULES ARE TRUE
     """
     run, opts = _split(dict(options))
-    _refuse(opts, ("coef_range", "coef_ranges", "values", "signs", "lock", "intercept_range", "tiers"),
-            "fit_m_of_n", "every rule carries the same points")
-    data = prepare_data(X, y, positive=run.get("positive"), sample_weight=run.get("sample_weight"),
-                        feature_names=run.get("feature_names"))
+    _refuse(
+        opts,
+        ("coef_range", "coef_ranges", "values", "signs", "lock", "intercept_range", "tiers"),
+        "fit_m_of_n",
+        "every rule carries the same points",
+    )
+    data = prepare_data(
+        X,
+        y,
+        positive=run.get("positive"),
+        sample_weight=run.get("sample_weight"),
+        feature_names=run.get("feature_names"),
+    )
     non_binary = [n for n, b in zip(data.feature_names, data.binary) if not b]
     if non_binary:
-        raise ValueError(f"an M-of-N table needs 0/1 rules; binarize these columns first: {non_binary}")
+        raise ValueError(
+            f"an M-of-N table needs 0/1 rules; binarize these columns first: {non_binary}"
+        )
     P = data.n_features
     opts["C0"] = C0
     p = 2 if opts.get("zero_score") == "error" else 1  # points per rule
@@ -255,18 +286,37 @@ def fit_tilm(
     ({'age >= 50': 1}, 'tilm')
     """
     run, opts = _split(dict(options))
-    for k in ("groups", "group_penalty", "rule_penalty", "max_rules_per_group", "group_signs_agree", "group_reversed"):
+    for k in (
+        "groups",
+        "group_penalty",
+        "rule_penalty",
+        "max_rules_per_group",
+        "group_signs_agree",
+        "group_reversed",
+    ):
         if k in opts:
-            raise TypeError(f"fit_tilm sets {k} itself (use groups=, C_f=, C_t=, max_rules_per_feature=, signs_agree=)")
-    data = prepare_data(X, y, positive=run.get("positive"), sample_weight=run.get("sample_weight"),
-                        feature_names=run.get("feature_names"))
+            raise TypeError(
+                f"fit_tilm sets {k} itself (use groups=, C_f=, C_t=, max_rules_per_feature=, signs_agree=)"
+            )
+    data = prepare_data(
+        X,
+        y,
+        positive=run.get("positive"),
+        sample_weight=run.get("sample_weight"),
+        feature_names=run.get("feature_names"),
+    )
     names = list(data.feature_names)
     if groups is None:
         grouped, reversed_ = threshold_groups(names)
     else:
         if not isinstance(groups, Mapping):
-            raise TypeError(f"groups must be a mapping feature -> rule columns, got {type(groups).__name__}")
-        grouped = {str(g): [members] if isinstance(members, str) else list(members) for g, members in groups.items()}
+            raise TypeError(
+                f"groups must be a mapping feature -> rule columns, got {type(groups).__name__}"
+            )
+        grouped = {
+            str(g): [members] if isinstance(members, str) else list(members)
+            for g, members in groups.items()
+        }
         member_set = {n for members in grouped.values() for n in members}
         unknown = sorted(member_set - set(names))
         if unknown:
@@ -277,6 +327,12 @@ def fit_tilm(
                 grouped[key] = [n]
         reversed_ = [n for n in member_set if (p := _parse_rule(n)) is not None and p[1]]
     opts.setdefault("C0", 0.0)
-    opts.update(groups=grouped, group_penalty=C_f, rule_penalty=C_t, max_rules_per_group=max_rules_per_feature,
-                group_signs_agree=bool(signs_agree), group_reversed=sorted(reversed_, key=names.index))
+    opts.update(
+        groups=grouped,
+        group_penalty=C_f,
+        rule_penalty=C_t,
+        max_rules_per_group=max_rules_per_feature,
+        group_signs_agree=bool(signs_agree),
+        group_reversed=sorted(reversed_, key=names.index),
+    )
     return _solve(X, y, run, opts, "tilm", data=data)

@@ -18,22 +18,22 @@ import hashlib
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import MutableMapping
+from collections.abc import Iterable, MutableMapping, Sequence
 from dataclasses import replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..core.data import Dataset, group_column_apart, prepare_data
 from ..core.dask_rows import weighted_table
+from ..core.data import Dataset, group_column_apart, prepare_data
 from ..core.rules import rules_from_options
-from ..fitting import InfeasibleError, NoSolutionError, fit_dataset
-from ..fitting.large import is_dask
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..core.status import proven_limit
+from ..fitting import InfeasibleError, NoSolutionError, fit_dataset
 from ..fitting.jobs import check_n_jobs, progress_bar
+from ..fitting.large import is_dask
 
 # base_spec, fraction_list, proven_value and sweep_specs are shared with toolbox/fairness.py
 __all__ = ["roc_frontier", "size_path", "clear_cache", "data_fingerprint", "DEFAULT_FPRS"]
@@ -97,7 +97,11 @@ def data_fingerprint(data: Dataset) -> str:
     True
     """
     h = hashlib.sha256()
-    h.update(repr((data.feature_names, data.positive, data.negative, data.outcome, data.n_samples)).encode())
+    h.update(
+        repr(
+            (data.feature_names, data.positive, data.negative, data.outcome, data.n_samples)
+        ).encode()
+    )
     arrays = [data.X, data.y, data.weight]
     if data.sensitive is not None:  # group fairness: the groups are part of the data
         h.update(repr(data.sensitive_levels).encode())
@@ -124,9 +128,17 @@ def _solve_point(data: Dataset, spec: Spec, warm: ScoringSystem | None) -> dict:
 def _row(outcome: dict, data: Dataset) -> dict:
     card = outcome["card"]
     row = {
-        "tpr": math.nan, "fpr": math.nan, "error": math.nan, "size": pd.NA,
-        "status": outcome["status"], "gap": math.nan, "objective": math.nan,
-        "bound": math.nan, "solve_time": math.nan, "card": card, "message": outcome["message"],
+        "tpr": math.nan,
+        "fpr": math.nan,
+        "error": math.nan,
+        "size": pd.NA,
+        "status": outcome["status"],
+        "gap": math.nan,
+        "objective": math.nan,
+        "bound": math.nan,
+        "solve_time": math.nan,
+        "card": card,
+        "message": outcome["message"],
     }
     if card is not None:
         m = card.train_metrics
@@ -134,7 +146,10 @@ def _row(outcome: dict, data: Dataset) -> dict:
             labels = np.where(data.y == 1, data.positive, data.negative)
             m = card.metrics(data.X, labels, sample_weight=data.weight)
         row.update(
-            tpr=m.tpr, fpr=m.fpr, error=m.error, size=card.size,
+            tpr=m.tpr,
+            fpr=m.fpr,
+            error=m.error,
+            size=card.size,
             gap=math.nan if card.gap is None else card.gap,
             objective=math.nan if card.objective is None else card.objective,
             bound=math.nan if card.bound is None else card.bound,
@@ -151,7 +166,9 @@ def _resolve_cache(cache: Any) -> MutableMapping | None:
         return None
     if isinstance(cache, MutableMapping):
         return cache
-    raise TypeError(f"cache must be None/True (shared cache), False (no cache) or a dict-like, got {type(cache).__name__}")
+    raise TypeError(
+        f"cache must be None/True (shared cache), False (no cache) or a dict-like, got {type(cache).__name__}"
+    )
 
 
 def sweep_specs(
@@ -197,7 +214,9 @@ def sweep_specs(
             from joblib import Parallel, delayed
 
             parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered")
-            for k, outcome in parallel(delayed(_indexed_solve)(k, data, specs[k], warm_start) for k in todo):
+            for k, outcome in parallel(
+                delayed(_indexed_solve)(k, data, specs[k], warm_start) for k in todo
+            ):
                 outcomes[k] = outcome
                 if store is not None:
                     store[keys[k]] = outcome
@@ -215,14 +234,18 @@ def sweep_specs(
     return rows
 
 
-def _indexed_solve(k: int, data: Dataset, spec: Spec, warm: ScoringSystem | None) -> tuple[int, dict]:
+def _indexed_solve(
+    k: int, data: Dataset, spec: Spec, warm: ScoringSystem | None
+) -> tuple[int, dict]:
     return k, _solve_point(data, spec, warm)
 
 
 def base_spec(spec_options: dict, forbidden: Sequence[str], func: str) -> Spec:
     clash = [k for k in forbidden if k in spec_options]
     if clash:
-        raise TypeError(f"{func} sets {clash[0]!r} itself for every point; do not pass it as an option")
+        raise TypeError(
+            f"{func} sets {clash[0]!r} itself for every point; do not pass it as an option"
+        )
     return make_spec(**spec_options)
 
 
@@ -239,7 +262,20 @@ def fraction_list(values: Iterable[Any], what: str) -> list[float]:
     return sorted(set(out))
 
 
-_COLUMNS_TAIL = ["tpr", "fpr", "error", "size", "status", "gap", "objective", "bound", "solve_time", "cached", "message", "card"]
+_COLUMNS_TAIL = [
+    "tpr",
+    "fpr",
+    "error",
+    "size",
+    "status",
+    "gap",
+    "objective",
+    "bound",
+    "solve_time",
+    "cached",
+    "message",
+    "card",
+]
 
 
 def roc_frontier(
@@ -311,11 +347,24 @@ def roc_frontier(
     """
     check_n_jobs(n_jobs)
     caps = fraction_list(fprs, "fprs")
-    data, builder, spec_options = _raw_table(X, y, positive, sample_weight, spec_options, sensitive_features)
+    data, builder, spec_options = _raw_table(
+        X, y, positive, sample_weight, spec_options, sensitive_features
+    )
     base = base_spec(spec_options, ("max_fpr",), "roc_frontier")
     specs = [base.replace(max_fpr=c) for c in caps]
-    rows = _with_rules(sweep_specs(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                                   warm_start=warm_start, desc="ROC frontier"), builder)
+    rows = _with_rules(
+        sweep_specs(
+            data,
+            specs,
+            n_jobs=n_jobs,
+            backend=backend,
+            progress=progress,
+            cache=cache,
+            warm_start=warm_start,
+            desc="ROC frontier",
+        ),
+        builder,
+    )
     for row in rows:
         row["tpr_max"] = proven_value(row, "tpr", 1.0)
     frame = pd.DataFrame(rows)
@@ -392,15 +441,28 @@ def size_path(
     check_n_jobs(n_jobs)
     if sizes is not None and C0s is not None:
         raise TypeError("give sizes= or C0s=, not both")
-    data, builder, spec_options = _raw_table(X, y, positive, sample_weight, spec_options, sensitive_features)
+    data, builder, spec_options = _raw_table(
+        X, y, positive, sample_weight, spec_options, sensitive_features
+    )
     if C0s is not None:
         param, values = "C0", _C0_values(C0s)
     else:
         param, values = "max_size", _size_values(sizes, data.n_features)
     base = base_spec(spec_options, (param,), "size_path")
     specs = [base.replace(**{param: v}) for v in values]
-    rows = _with_rules(sweep_specs(data, specs, n_jobs=n_jobs, backend=backend, progress=progress, cache=cache,
-                                   warm_start=warm_start, desc="size path"), builder)
+    rows = _with_rules(
+        sweep_specs(
+            data,
+            specs,
+            n_jobs=n_jobs,
+            backend=backend,
+            progress=progress,
+            cache=cache,
+            warm_start=warm_start,
+            desc="size path",
+        ),
+        builder,
+    )
     for row in rows:
         row["error_min"] = proven_value(row, "error", 0.0)
     frame = pd.DataFrame(rows)
@@ -410,20 +472,26 @@ def size_path(
     return frame[cols]
 
 
-def _raw_table(X: Any, y: Any, positive: Any, sample_weight: Any, options: dict, sensitive_features: Any = None):
+def _raw_table(
+    X: Any, y: Any, positive: Any, sample_weight: Any, options: dict, sensitive_features: Any = None
+):
     """A raw table's rules (``rules``/``cuts`` options as in fit), the data over them (with its
     groups), and the other options with variables standing for their rules. A Dask DataFrame of
     0/1 rules is reduced on its cluster to its distinct (rules, label) rows and their weights
     (:func:`~slimwidgets.core.dask_rows.weighted_table`): every point's fit is the one on its rows."""
     if is_dask(X):
         if sensitive_features is not None:
-            raise ValueError("sensitive_features with a Dask DataFrame: group rows must not merge; compute the frame first")
+            raise ValueError(
+                "sensitive_features with a Dask DataFrame: group rows must not merge; compute the frame first"
+            )
         X, y, sample_weight, _, n_rows = weighted_table(X, y, sample_weight=sample_weight)
         data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
         return replace(data, n_samples=n_rows), None, dict(options)
     X, groups = group_column_apart(X, sensitive_features)
     X, builder, options = rules_from_options(X, options)
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, sensitive_features=groups)
+    data = prepare_data(
+        X, y, positive=positive, sample_weight=sample_weight, sensitive_features=groups
+    )
     return data, builder, options
 
 

@@ -30,8 +30,14 @@ def _figures(card: ScoringSystem, X: pd.DataFrame, events: np.ndarray) -> dict[s
     return {name: float(frame.loc[name, "estimate"]) for name in names}
 
 
-def _one_bootstrap(card: ScoringSystem, X: pd.DataFrame, y: np.ndarray, events: np.ndarray,
-                   seed: int, time_limit: float) -> dict[str, float] | None:
+def _one_bootstrap(
+    card: ScoringSystem,
+    X: pd.DataFrame,
+    y: np.ndarray,
+    events: np.ndarray,
+    seed: int,
+    time_limit: float,
+) -> dict[str, float] | None:
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, len(X), len(X))
     if events[rows].min() == events[rows].max():
@@ -41,14 +47,26 @@ def _one_bootstrap(card: ScoringSystem, X: pd.DataFrame, y: np.ndarray, events: 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a degenerate refit is still a sample of the method
             refit = fit(X.iloc[rows], y[rows], positive=card.positive, spec=spec)
-    except (InfeasibleError, NoSolutionError):  # no card under the caps on this sample: skipped, counted
+    except (
+        InfeasibleError,
+        NoSolutionError,
+    ):  # no card under the caps on this sample: skipped, counted
         return None
     apparent, test = _figures(refit, X.iloc[rows], events[rows]), _figures(refit, X, events)
     return {name: apparent[name] - test[name] for name in apparent}
 
 
-def optimism(card: ScoringSystem, X: pd.DataFrame, y: Any, *, n_boot: int = 20, time_limit: float = 2.0,
-             n_jobs: int | None = None, random_state: int = 0, progress: bool | None = None) -> pd.DataFrame:
+def optimism(
+    card: ScoringSystem,
+    X: pd.DataFrame,
+    y: Any,
+    *,
+    n_boot: int = 20,
+    time_limit: float = 2.0,
+    n_jobs: int | None = None,
+    random_state: int = 0,
+    progress: bool | None = None,
+) -> pd.DataFrame:
     """Optimism-corrected AUC (and calibration slope, risk cards) by Harrell's bootstrap.
 
     Parameters
@@ -79,7 +97,9 @@ def optimism(card: ScoringSystem, X: pd.DataFrame, y: Any, *, n_boot: int = 20, 
     True
     """
     if card.spec is None:
-        raise ValueError("the bootstrap refits the card with its settings: this card carries no spec")
+        raise ValueError(
+            "the bootstrap refits the card with its settings: this card carries no spec"
+        )
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
     check_n_jobs(n_jobs)

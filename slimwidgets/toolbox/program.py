@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -61,10 +62,15 @@ class Program:
         self.problem, self._cols = self.form.to_pulp()
         self._terms: dict[str, tuple[str, str]] = {}  # PuLP name -> (kind, feature)
         taken = {v.name for v in self._cols}
-        self.points = self._expose("points", self.form.col_lambda, self.form.fixed_lambda, taken, pulp)
+        self.points = self._expose(
+            "points", self.form.col_lambda, self.form.fixed_lambda, taken, pulp
+        )
         fixed_use = np.array([float(v != 0) for v in self.form.fixed_lambda]) + (
-            (self.form.col_lambda >= 0) & (self.form.col_alpha < 0))
-        self.used = self._expose("used", self.form.col_alpha, np.minimum(fixed_use, 1.0), taken, pulp)
+            (self.form.col_lambda >= 0) & (self.form.col_alpha < 0)
+        )
+        self.used = self._expose(
+            "used", self.form.col_alpha, np.minimum(fixed_use, 1.0), taken, pulp
+        )
 
     def _expose(self, kind: str, columns: np.ndarray, fixed: np.ndarray, taken: set, pulp) -> dict:
         out = {}
@@ -89,28 +95,37 @@ class Program:
         out = []
         for k, c in enumerate(extra):
             if not isinstance(c, pulp.LpConstraint):
-                raise TypeError(f"extra[{k}] must be a PuLP constraint such as pts['a'] + pts['b'] <= 4, got {c!r}")
+                raise TypeError(
+                    f"extra[{k}] must be a PuLP constraint such as pts['a'] + pts['b'] <= 4, got {c!r}"
+                )
             terms = []
             for var, coef in c.items():
                 if var.name not in self._terms:
-                    raise ValueError(f"extra[{k}] uses {var.name!r}, which is no points or used variable of this "
-                                     "program (only prog.points[...] and prog.used[...] can be constrained)")
+                    raise ValueError(
+                        f"extra[{k}] uses {var.name!r}, which is no points or used variable of this "
+                        "program (only prog.points[...] and prog.used[...] can be constrained)"
+                    )
                 kind, feature = self._terms[var.name]
                 terms.append((kind, feature, float(coef)))
             rhs = -float(c.constant) + 0.0  # + 0.0: no "-0" in the words
             lower = rhs if c.sense in (pulp.LpConstraintGE, pulp.LpConstraintEQ) else None
             upper = rhs if c.sense in (pulp.LpConstraintLE, pulp.LpConstraintEQ) else None
-            if not terms:  # every variable was a constant of the spec: the row holds or it never can
+            if (
+                not terms
+            ):  # every variable was a constant of the spec: the row holds or it never can
                 raise ValueError(f"extra[{k}] constrains only points the spec fixes: {c}")
             out.append(LinearRow(tuple(terms), lower, upper, c.name or ""))
         return out
 
-    def with_rows(self, extra: Iterable[Any] = ()) -> "Program":
+    def with_rows(self, extra: Iterable[Any] = ()) -> Program:
         """This program with ``extra`` added (a new :class:`Program`; this one is unchanged)."""
         rows = self.rows(extra)
         if not rows:
             return self
-        return Program(self.data, self.spec.replace(linear=[r.to_dict() for r in list(self.spec.linear) + rows]))
+        return Program(
+            self.data,
+            self.spec.replace(linear=[r.to_dict() for r in list(self.spec.linear) + rows]),
+        )
 
     def fit(self, extra: Iterable[Any] = (), **fit_options: Any) -> ScoringSystem:
         """The best card of the program with ``extra`` added, solved, proven and checked as
@@ -150,8 +165,16 @@ class Program:
         word = "optimal" if prog.problem.sol_status == pulp.LpSolutionOptimal else "feasible"
         bound = objective if word == "optimal" else -math.inf
         name = getattr(solver, "name", type(solver).__name__)
-        result = SolveResult(word, coefs, intercept, objective, bound, relative_gap(objective, bound), 0.0,
-                             f"pulp:{name}")
+        result = SolveResult(
+            word,
+            coefs,
+            intercept,
+            objective,
+            bound,
+            relative_gap(objective, bound),
+            0.0,
+            f"pulp:{name}",
+        )
         card = card_from_result(prog.data, prog.spec, prog.form, result)
         problems = check_card(card, prog.data, prog.spec)
         if problems:
@@ -159,8 +182,17 @@ class Program:
         return card
 
 
-def formulate(X: Any, y: Any, *, positive: Any = None, sample_weight: Any = None, sensitive_features: Any = None,
-              feature_names: Any = None, spec: Spec | None = None, **settings: Any) -> Program:
+def formulate(
+    X: Any,
+    y: Any,
+    *,
+    positive: Any = None,
+    sample_weight: Any = None,
+    sensitive_features: Any = None,
+    feature_names: Any = None,
+    spec: Spec | None = None,
+    **settings: Any,
+) -> Program:
     """The integer program of ``fit(X, y, **settings)`` with its variables as PuLP variables.
 
     Parameters
@@ -186,8 +218,14 @@ def formulate(X: Any, y: Any, *, positive: Any = None, sample_weight: Any = None
     """
     if spec is not None and settings:
         raise TypeError(f"give either spec= or keyword settings, not both (got {sorted(settings)})")
-    data = prepare_data(X, y, positive=positive, sample_weight=sample_weight, feature_names=feature_names,
-                        sensitive_features=sensitive_features)
+    data = prepare_data(
+        X,
+        y,
+        positive=positive,
+        sample_weight=sample_weight,
+        feature_names=feature_names,
+        sensitive_features=sensitive_features,
+    )
     spec = spec if spec is not None else make_spec(**settings)
     spec.check_data(data.feature_names, data.n_samples)
     return Program(data, spec)

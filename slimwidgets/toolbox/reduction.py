@@ -45,12 +45,12 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data, prepare_features
-from ..fitting import card_from_result, check_card
 from ..core.formulation import Formulation, build_formulation
 from ..core.options import OPTIONS
 from ..core.scoring import ScoringSystem
-from ..solvers.base import SolveResult, relative_gap
 from ..core.spec import Spec, make_spec
+from ..fitting import card_from_result, check_card
+from ..solvers.base import SolveResult, relative_gap
 
 __all__ = ["reduce_data", "ReductionResult", "lp_relaxation"]
 
@@ -66,9 +66,21 @@ def _new_lp(form: Formulation):
 
     h = new_highs(threads=1)
     status = h.passModel(
-        form.n_cols, form.n_rows, form.nnz, 2, 1, 0.0,
-        form.cost, form.lower, form.upper, form.row_lower, form.row_upper,
-        form.start, form.index, form.value, np.zeros(form.n_cols, dtype=np.int32),
+        form.n_cols,
+        form.n_rows,
+        form.nnz,
+        2,
+        1,
+        0.0,
+        form.cost,
+        form.lower,
+        form.upper,
+        form.row_lower,
+        form.row_upper,
+        form.start,
+        form.index,
+        form.value,
+        np.zeros(form.n_cols, dtype=np.int32),
     )
     if status == highspy.HighsStatus.kError:
         raise RuntimeError("HiGHS rejected the LP relaxation")
@@ -82,7 +94,11 @@ def _run_lp(h) -> tuple[str, float, np.ndarray | None]:
     S = highspy.HighsModelStatus
     st = h.getModelStatus()
     if st == S.kOptimal:
-        return "optimal", float(h.getInfo().objective_function_value), np.asarray(h.getSolution().col_value)
+        return (
+            "optimal",
+            float(h.getInfo().objective_function_value),
+            np.asarray(h.getSolution().col_value),
+        )
     if st in (S.kInfeasible, S.kUnboundedOrInfeasible):
         return "infeasible", math.inf, None
     raise RuntimeError(f"HiGHS could not solve an LP relaxation: {h.modelStatusToString(st)}")
@@ -97,8 +113,11 @@ def _solve_mip(form: Formulation, *, time_limit: float | None, gap: float) -> So
     import highspy
 
     h = _new_lp(form)
-    h.changeColsIntegrality(form.n_cols, np.arange(form.n_cols, dtype=np.int32),
-                            np.where(form.integer, 1, 0).astype(np.uint8))
+    h.changeColsIntegrality(
+        form.n_cols,
+        np.arange(form.n_cols, dtype=np.int32),
+        np.where(form.integer, 1, 0).astype(np.uint8),
+    )
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", float(gap))
@@ -119,12 +138,25 @@ def _solve_mip(form: Formulation, *, time_limit: float | None, gap: float) -> So
     coefs[free] = np.round(x[form.col_lambda[free]])
     intercept = int(round(x[form.col_intercept]))
     objective = form.objective_of(coefs, intercept)
-    bound = info.mip_dual_bound / form.scale + form.constant if math.isfinite(info.mip_dual_bound) else -math.inf
+    bound = (
+        info.mip_dual_bound / form.scale + form.constant
+        if math.isfinite(info.mip_dual_bound)
+        else -math.inf
+    )
     word = "optimal" if st == S.kOptimal else ("time_limit" if st == S.kTimeLimit else "feasible")
     if word == "optimal":
         bound = max(bound, objective - float(gap) * abs(objective)) if gap else objective
     bound = min(bound, objective)
-    return SolveResult(word, coefs.astype(np.int64), intercept, objective, bound, relative_gap(objective, bound), elapsed, "highs")
+    return SolveResult(
+        word,
+        coefs.astype(np.int64),
+        intercept,
+        objective,
+        bound,
+        relative_gap(objective, bound),
+        elapsed,
+        "highs",
+    )
 
 
 def lp_relaxation(form: Formulation) -> tuple[float, np.ndarray]:
@@ -187,14 +219,18 @@ class ReductionResult:
     n_lp: int
     seconds: float
     _full: Dataset = field(repr=False, default=None)  # type: ignore[assignment]
-    _fixed: dict = field(repr=False, default_factory=dict)  # distinct row -> +1 (correct) / -1 (wrong)
+    _fixed: dict = field(
+        repr=False, default_factory=dict
+    )  # distinct row -> +1 (correct) / -1 (wrong)
     _wrong_bound: np.ndarray = field(repr=False, default=None)  # type: ignore[assignment]  # per distinct row
     _needs: np.ndarray = field(repr=False, default=None)  # type: ignore[assignment]  # per distinct row: its gamma_i
     _margin: float = field(repr=False, default=1.0)
 
     def __repr__(self) -> str:
-        return (f"ReductionResult(removed {len(self.removed)} of {len(self.removed) + len(self.kept)} rows "
-                f"({self.fraction_removed:.1%}), width={self.width:.4g}, {self.n_lp} LPs in {self.seconds:.2f} s)")
+        return (
+            f"ReductionResult(removed {len(self.removed)} of {len(self.removed) + len(self.kept)} rows "
+            f"({self.fraction_removed:.1%}), width={self.width:.4g}, {self.n_lp} LPs in {self.seconds:.2f} s)"
+        )
 
     @property
     def weight_ratio(self) -> float:
@@ -284,8 +320,17 @@ class ReductionResult:
             fixed_loss = float(full_form.row_weight[wrong].sum()) if wrong else 0.0
             l1_max = float(np.maximum(np.abs(form.extra["lo"]), np.abs(form.extra["hi"])).sum())
             bound = min(objective, (result.bound - form.epsilon * l1_max) / ratio + fixed_loss)
-        final = SolveResult(result.status, coefs, intercept, objective, bound, relative_gap(objective, bound),
-                            time.perf_counter() - t0, result.solver, result.nodes)
+        final = SolveResult(
+            result.status,
+            coefs,
+            intercept,
+            objective,
+            bound,
+            relative_gap(objective, bound),
+            time.perf_counter() - t0,
+            result.solver,
+            result.nodes,
+        )
         card = card_from_result(full, spec, full_form, final)
         problems = check_card(card, full, spec)
         if problems:
@@ -312,7 +357,9 @@ class ReductionResult:
         offset = form.nnz
         return replace(
             form,
-            start=np.concatenate([form.start, np.asarray(starts[1:], dtype=np.int64) + offset]).astype(form.start.dtype),
+            start=np.concatenate(
+                [form.start, np.asarray(starts[1:], dtype=np.int64) + offset]
+            ).astype(form.start.dtype),
             index=np.concatenate([form.index, np.asarray(index, dtype=form.index.dtype)]),
             value=np.concatenate([form.value, np.asarray(value, dtype=float)]),
             row_lower=np.concatenate([form.row_lower, lo]),
@@ -366,7 +413,9 @@ def reduce_data(
     t0 = time.perf_counter()
     for k in _UNSUPPORTED:
         if spec_options.get(k) is not None:
-            raise ValueError(f"reduce_data does not support {k}: its budget would change with the removed rows")
+            raise ValueError(
+                f"reduce_data does not support {k}: its budget would change with the removed rows"
+            )
     spec = make_spec(**spec_options)
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     spec.check_data(data.feature_names, data.n_samples)
@@ -384,9 +433,18 @@ def reduce_data(
     return ReductionResult(
         **_split_caller_rows(X, y, data, fixed, sample_weight),
         fraction_distinct_removed=len(fixed) / data.n_rows,
-        lp_objective=lp_obj, level=lp_obj + eps, width=eps, reference_objective=reference, spec=spec,
-        n_lp=1 + n_flips, seconds=time.perf_counter() - t0,
-        _full=data, _fixed=fixed, _wrong_bound=wrong_bound, _needs=needs, _margin=form.margin,
+        lp_objective=lp_obj,
+        level=lp_obj + eps,
+        width=eps,
+        reference_objective=reference,
+        spec=spec,
+        n_lp=1 + n_flips,
+        seconds=time.perf_counter() - t0,
+        _full=data,
+        _fixed=fixed,
+        _wrong_bound=wrong_bound,
+        _needs=needs,
+        _margin=form.margin,
     )
 
 
@@ -411,23 +469,38 @@ def _reference_objective(width: Any, data: Dataset, spec: Spec, form: Formulatio
         if problems:
             raise ValueError(f"the card given as width breaks the constraints: {problems}")
         by_name = dict(zip(width.feature_names, width.coefficients))
-        return form.objective_of(np.array([by_name.get(n, 0) for n in data.feature_names], float), width.intercept)
+        return form.objective_of(
+            np.array([by_name.get(n, 0) for n in data.feature_names], float), width.intercept
+        )
     if isinstance(width, str):
         if width == "trivial":
-            zero = ScoringSystem(data.feature_names, (0,) * data.n_features, 0, zero_score=spec.zero_score)
+            zero = ScoringSystem(
+                data.feature_names, (0,) * data.n_features, 0, zero_score=spec.zero_score
+            )
             problems = check_card(zero, data, spec)
             if problems:
-                raise ValueError(f"the all-zero card is not feasible here ({problems}); use width='heuristic'")
+                raise ValueError(
+                    f"the all-zero card is not feasible here ({problems}); use width='heuristic'"
+                )
             return form.objective_of(np.zeros(data.n_features), 0)
         if width == "heuristic":
             from ..solvers.search import local_search
 
             found = local_search(form, time_budget=0.3)
             if not found.feasible:
-                raise ValueError("the local search found no feasible card; give width= a card or a number")
+                raise ValueError(
+                    "the local search found no feasible card; give width= a card or a number"
+                )
             return found.objective
-        raise ValueError(f"width must be a number, 'heuristic', 'trivial' or a ScoringSystem, got {width!r}")
-    if isinstance(width, bool) or not isinstance(width, (int, float)) or not math.isfinite(width) or width < 0:
+        raise ValueError(
+            f"width must be a number, 'heuristic', 'trivial' or a ScoringSystem, got {width!r}"
+        )
+    if (
+        isinstance(width, bool)
+        or not isinstance(width, (int, float))
+        or not math.isfinite(width)
+        or width < 0
+    ):
         raise ValueError(f"width must be a finite number >= 0, got {width!r}")
     return None
 
@@ -438,7 +511,9 @@ def _fixed_part(form: Formulation, data: Dataset) -> np.ndarray:
     return data.X[:, ~free] @ form.fixed_lambda[~free] if (~free).any() else np.zeros(data.n_rows)
 
 
-def _row_terms(form: Formulation, data: Dataset, i: int, fixed_part: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def _row_terms(
+    form: Formulation, data: Dataset, i: int, fixed_part: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float]:
     """y_i·score_i as a linear row: its columns, their coefficients and its constant."""
     free = form.col_lambda >= 0
     yi = float(data.y[i])
@@ -448,8 +523,16 @@ def _row_terms(form: Formulation, data: Dataset, i: int, fixed_part: np.ndarray)
     return cols, vals, yi * float(fixed_part[i])
 
 
-def _fix_rows(h, form: Formulation, data: Dataset, x_lp: np.ndarray, wrong_bound: np.ndarray, *,
-              level: float, width: float) -> tuple[dict[int, int], int]:
+def _fix_rows(
+    h,
+    form: Formulation,
+    data: Dataset,
+    x_lp: np.ndarray,
+    wrong_bound: np.ndarray,
+    *,
+    level: float,
+    width: float,
+) -> tuple[dict[int, int], int]:
     """Algorithm 1's loop: the distinct rows that every card in the level set puts on one side.
 
     Returns ``{row: +1 (correct) or -1 (wrong)}`` and the number of LPs solved.
@@ -490,8 +573,15 @@ def _fix_rows(h, form: Formulation, data: Dataset, x_lp: np.ndarray, wrong_bound
     return fixed, n_lp
 
 
-def _forced_lp(h, form: Formulation, data: Dataset, i: int, side: int, wrong_bound: np.ndarray,
-               fixed_part: np.ndarray) -> float:
+def _forced_lp(
+    h,
+    form: Formulation,
+    data: Dataset,
+    i: int,
+    side: int,
+    wrong_bound: np.ndarray,
+    fixed_part: np.ndarray,
+) -> float:
     """The LP's optimum (scaled units; inf if infeasible) with row ``i`` forced to ``side``.
 
     Every card with row i on this side has an IP point with z_i = 0 (correct:
@@ -514,24 +604,42 @@ def _forced_lp(h, form: Formulation, data: Dataset, i: int, side: int, wrong_bou
     return objective
 
 
-def _split_caller_rows(X: Any, y: Any, data: Dataset, fixed: dict[int, int], sample_weight: Any) -> dict:
+def _split_caller_rows(
+    X: Any, y: Any, data: Dataset, fixed: dict[int, int], sample_weight: Any
+) -> dict:
     """The caller's rows split into kept and removed, from the fixed distinct rows."""
     matrix, names = prepare_features(X)
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(matrix, columns=list(names))
     values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     labels = pd.Series(values.ravel(), index=frame.index, name=getattr(y, "name", None))
     sign = np.where(labels.to_numpy() == data.positive, 1, -1)
-    lookup = {tuple(row) + (int(s),): k for k, (row, s) in enumerate(zip(data.X.tolist(), data.y.tolist()))}
-    distinct = np.array([lookup.get(tuple(r) + (int(s),), -1) for r, s in zip(matrix.tolist(), sign.tolist())])
+    lookup = {
+        tuple(row) + (int(s),): k
+        for k, (row, s) in enumerate(zip(data.X.tolist(), data.y.tolist()))
+    }
+    distinct = np.array(
+        [lookup.get(tuple(r) + (int(s),), -1) for r, s in zip(matrix.tolist(), sign.tolist())]
+    )
     removed_mask = np.array([d in fixed or d < 0 for d in distinct])  # d < 0: a row of zero weight
-    w = np.ones(len(distinct)) if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
+    w = (
+        np.ones(len(distinct))
+        if sample_weight is None
+        else np.asarray(sample_weight, dtype=float).ravel()
+    )
     side_words = pd.Series(
-        ["zero weight" if d < 0 else ("correct" if fixed[d] == 1 else "wrong") for d in distinct[removed_mask]],
-        index=frame.index[removed_mask], name="side",
+        [
+            "zero weight" if d < 0 else ("correct" if fixed[d] == 1 else "wrong")
+            for d in distinct[removed_mask]
+        ],
+        index=frame.index[removed_mask],
+        name="side",
     )
     return dict(
-        X=frame.loc[~removed_mask], y=labels.loc[~removed_mask],
+        X=frame.loc[~removed_mask],
+        y=labels.loc[~removed_mask],
         sample_weight=None if sample_weight is None else w[~removed_mask],
-        removed=frame.index[removed_mask], kept=frame.index[~removed_mask], removed_side=side_words,
+        removed=frame.index[removed_mask],
+        kept=frame.index[~removed_mask],
+        removed_side=side_words,
         fraction_removed=float(w[removed_mask].sum() / w.sum()),
     )

@@ -32,9 +32,19 @@ _TIE = 1e-12
 
 
 def fit_cv(
-    X: Any, y: Any, *, C0: Any = None, max_size: Any = None, cv: int = 5, seed: int | None = 0,
-    n_jobs: int | None = None, backend: str | None = None, progress: bool | None = None,
-    positive: Any = None, sample_weight: Any = None, **spec_options: Any,
+    X: Any,
+    y: Any,
+    *,
+    C0: Any = None,
+    max_size: Any = None,
+    cv: int = 5,
+    seed: int | None = 0,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+    progress: bool | None = None,
+    positive: Any = None,
+    sample_weight: Any = None,
+    **spec_options: Any,
 ) -> ScoringSystem:
     """Fit a card with ``C0`` or ``max_size`` chosen by stratified K-fold cross-validation.
 
@@ -100,44 +110,72 @@ def fit_cv(
     grid, shared = _candidates(C0, max_size, without_rule_options(spec_options))
     class_weights = make_spec(**shared).class_weights
     split, n_rows = _folds(X, y, cv, seed, positive, sample_weight)
-    shared = {**spec_options, **shared}  # rules/cuts back: each fold's fit builds its rules on its own rows
+    shared = {
+        **spec_options,
+        **shared,
+    }  # rules/cuts back: each fold's fit builds its rules on its own rows
     jobs = [(train, {**shared, **setting}) for setting in grid for train, _ in split.splits]
-    results = run_fits(split, jobs, n_jobs=n_jobs, backend=backend, progress=progress, desc="fit_cv",
-                       keep_failures=True)
+    results = run_fits(
+        split,
+        jobs,
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=progress,
+        desc="fit_cv",
+        keep_failures=True,
+    )
     k = len(split.splits)
-    rows = [_candidate_row(setting, split, results[i * k:(i + 1) * k], class_weights)
-            for i, setting in enumerate(grid)]
+    rows = [
+        _candidate_row(setting, split, results[i * k : (i + 1) * k], class_weights)
+        for i, setting in enumerate(grid)
+    ]
     best = _best_row(rows)
     chosen = {name: best[name] for name in grid[0]}
     final = _refit(split, {**shared, **chosen}, n_rows)
-    return replace(final, details={**final.details, "cv": _summary(k, seed, class_weights, chosen, best, rows)})
+    return replace(
+        final, details={**final.details, "cv": _summary(k, seed, class_weights, chosen, best, rows)}
+    )
 
 
-def _folds(X: Any, y: Any, cv: int, seed: int | None, positive: Any, sample_weight: Any) -> tuple[Folds, int | None]:
+def _folds(
+    X: Any, y: Any, cv: int, seed: int | None, positive: Any, sample_weight: Any
+) -> tuple[Folds, int | None]:
     """The folds, and the rows of a Dask frame (else None). A Dask DataFrame of 0/1 rules is
     reduced on its cluster to distinct (rules, label, fold) rows with their weights, each row
     put in one of the ``cv`` folds at random (seeded by ``seed``), and cross-validated as that
     weighted table (:func:`~slimwidgets.core.dask_rows.weighted_table`)."""
     if not is_dask(X):
         return make_folds(X, y, cv, seed, positive, sample_weight), None
-    X, y, weights, fold_of, n_rows = weighted_table(X, y, sample_weight=sample_weight, folds=cv,
-                                                    seed=0 if seed is None else seed)
+    X, y, weights, fold_of, n_rows = weighted_table(
+        X, y, sample_weight=sample_weight, folds=cv, seed=0 if seed is None else seed
+    )
     return make_folds(X, y, cv, seed, positive, weights, fold_of), n_rows
 
 
 def _refit(split: Folds, options: dict, n_rows: int | None) -> ScoringSystem:
     """The card with the chosen setting on all rows; it counts a Dask frame's ``n_rows``, not
     the distinct rows it was fitted on."""
-    (final,) = run_fits(split, [(None, options)], n_jobs=None, backend=None, progress=False, desc="")
-    return final if n_rows is None else replace(final, details={**final.details, "n_samples": n_rows})
+    (final,) = run_fits(
+        split, [(None, options)], n_jobs=None, backend=None, progress=False, desc=""
+    )
+    return (
+        final if n_rows is None else replace(final, details={**final.details, "n_samples": n_rows})
+    )
 
 
-def _summary(folds: int, seed: int | None, class_weights: Any, chosen: dict, best: dict, rows: list[dict]) -> dict:
+def _summary(
+    folds: int, seed: int | None, class_weights: Any, chosen: dict, best: dict, rows: list[dict]
+) -> dict:
     """What ``details["cv"]`` of the refit card holds (see :func:`fit_cv`)."""
     return {
-        "folds": folds, "seed": None if seed is None else int(seed), "error": _error_name(class_weights),
+        "folds": folds,
+        "seed": None if seed is None else int(seed),
+        "error": _error_name(class_weights),
         "chosen": chosen,
-        **{key: best[key] for key in ("test_error", "test_error_std", "train_error", "size", "optimal_folds")},
+        **{
+            key: best[key]
+            for key in ("test_error", "test_error_std", "train_error", "size", "optimal_folds")
+        },
         "candidates": rows,
     }
 
@@ -165,7 +203,9 @@ def _candidates(C0: Any, max_size: Any, spec_options: dict) -> tuple[list[dict],
     if "C0" in axes:
         axes["C0"] = sorted(axes["C0"], key=lambda c: (c is None, 0.0 if c is None else -c))
     if "max_size" in axes:
-        axes["max_size"] = sorted(axes["max_size"], key=lambda m: (m is None, 0 if m is None else m))
+        axes["max_size"] = sorted(
+            axes["max_size"], key=lambda m: (m is None, 0 if m is None else m)
+        )
     grid = [dict(zip(axes, combo)) for combo in product(*axes.values())]
     return grid, shared
 
@@ -175,15 +215,19 @@ def _best_row(rows: list[dict]) -> dict:
     sparsest (rows come sparsest first). Settings that failed on a fold are not candidates."""
     usable = [r for r in rows if r["failed"] is None]
     if not usable:
-        raise ValueError("no setting could be fit on every fold: " + "; ".join(
-            f"{_setting_text(r)}: {r['failed']}" for r in rows))
+        raise ValueError(
+            "no setting could be fit on every fold: "
+            + "; ".join(f"{_setting_text(r)}: {r['failed']}" for r in rows)
+        )
     best = min(usable, key=lambda r: r["test_error"])
     return next(r for r in usable if r["test_error"] <= best["test_error"] + _TIE)
 
 
 def _as_list(value: Any, name: str) -> list | None:
     if isinstance(value, (list, tuple, np.ndarray)):
-        values = [v.item() if isinstance(v, np.generic) else v for v in value]  # plain numbers for JSON
+        values = [
+            v.item() if isinstance(v, np.generic) else v for v in value
+        ]  # plain numbers for JSON
         if not values:
             raise ValueError(f"{name} is an empty list: give at least one value to try")
         if len(set(map(repr, values))) != len(values):
@@ -198,21 +242,36 @@ def _candidate_row(setting: dict, split: Folds, results: list, class_weights: An
     row: dict[str, Any] = {**setting}
     if failures:
         first = str(failures[0]).splitlines()[0][:200]
-        row.update(test_error=None, test_error_std=None, train_error=None, size=None, optimal_folds=None,
-                   failed=f"{len(failures)} of {len(results)} folds: {first}")
+        row.update(
+            test_error=None,
+            test_error_std=None,
+            train_error=None,
+            size=None,
+            optimal_folds=None,
+            failed=f"{len(failures)} of {len(results)} folds: {first}",
+        )
         return row
     table = fold_table(split, results)
-    errors = np.array([_weighted_error(card, split, test, class_weights)
-                       for card, (_, test) in zip(results, split.splits)])
+    errors = np.array(
+        [
+            _weighted_error(card, split, test, class_weights)
+            for card, (_, test) in zip(results, split.splits)
+        ]
+    )
     row.update(
-        test_error=float(errors.mean()), test_error_std=float(errors.std(ddof=1)),
-        train_error=float(table["train_error"].mean()), size=float(table["size"].mean()),
-        optimal_folds=int((table["status"] == "optimal").sum()), failed=None,
+        test_error=float(errors.mean()),
+        test_error_std=float(errors.std(ddof=1)),
+        train_error=float(table["train_error"].mean()),
+        size=float(table["size"].mean()),
+        optimal_folds=int((table["status"] == "optimal").sum()),
+        failed=None,
     )
     return row
 
 
-def _weighted_error(card: ScoringSystem, split: Folds, test: np.ndarray, class_weights: Any) -> float:
+def _weighted_error(
+    card: ScoringSystem, split: Folds, test: np.ndarray, class_weights: Any
+) -> float:
     """Test error as the fit weighed it: plain, balanced (mean of the two class error rates) or class-weighted."""
     w = None if split.weights is None else split.weights[test]
     m = card.metrics(split.frame.iloc[test], split.labels.iloc[test], sample_weight=w)
@@ -231,4 +290,6 @@ def _error_name(class_weights: Any) -> str:
 
 
 def _setting_text(row: dict) -> str:
-    return ", ".join(f"{n} = {'auto' if row[n] is None else row[n]}" for n in ("C0", "max_size") if n in row)
+    return ", ".join(
+        f"{n} = {'auto' if row[n] is None else row[n]}" for n in ("C0", "max_size") if n in row
+    )

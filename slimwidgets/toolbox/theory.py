@@ -25,8 +25,13 @@ from ..core.data import labels_to_sign, prepare_features
 from ..core.scoring import ScoringSystem
 
 __all__ = [
-    "ResolutionBound", "resolution_bound", "round_to_resolution",
-    "GeneralizationBound", "generalization_bound", "hypothesis_count", "farey_count",
+    "ResolutionBound",
+    "resolution_bound",
+    "round_to_resolution",
+    "GeneralizationBound",
+    "generalization_bound",
+    "hypothesis_count",
+    "farey_count",
 ]
 
 
@@ -76,8 +81,9 @@ def _design(X: Any, coef: Any, intercept: float | None) -> tuple[np.ndarray, np.
     return matrix, rho
 
 
-def resolution_bound(X: Any, y: Any, coef: Any, *, intercept: float | None = None, k: int = 1,
-                     positive: Any = None) -> ResolutionBound:
+def resolution_bound(
+    X: Any, y: Any, coef: Any, *, intercept: float | None = None, k: int = 1, positive: Any = None
+) -> ResolutionBound:
     """The resolution Λ of Theorem 1 (k = 1) or of its k-th margin corollary.
 
     Theorem 1 (Minimum Margin Resolution Bound): with ``X_max = max_i ||x_i||₂``
@@ -134,9 +140,17 @@ def resolution_bound(X: Any, y: Any, coef: Any, *, intercept: float | None = Non
     else:
         bound = x_k * math.sqrt(P) / (2 * gamma_k)
         lam = int(math.floor(bound)) + 1
-    return ResolutionBound(bound=bound, Lambda=lam, k=int(k), gamma=gamma_k, x_norm=x_k, n_features=P,
-                           n_excluded=int(excluded.sum()), baseline_errors=baseline,
-                           max_extra_errors=int(excluded.sum()))
+    return ResolutionBound(
+        bound=bound,
+        Lambda=lam,
+        k=int(k),
+        gamma=gamma_k,
+        x_norm=x_k,
+        n_features=P,
+        n_excluded=int(excluded.sum()),
+        baseline_errors=baseline,
+        max_extra_errors=int(excluded.sum()),
+    )
 
 
 def round_to_resolution(coef: Any, Lambda: int, *, intercept: float | None = None) -> np.ndarray:
@@ -192,7 +206,9 @@ def farey_count(P: int, Lambda: int) -> int:
     return total
 
 
-def hypothesis_count(n_features: int, Lambda: int, max_size: int | None = None, n_intercepts: int = 1) -> int:
+def hypothesis_count(
+    n_features: int, Lambda: int, max_size: int | None = None, n_intercepts: int = 1
+) -> int:
     """|H|: coefficient vectors in {-Λ..Λ}^P with at most ``max_size`` non-zeros, times the intercepts.
 
     ``Σ_{s=0}^{m} C(P, s) (2Λ)^s · n_intercepts``; with ``max_size`` None
@@ -203,7 +219,10 @@ def hypothesis_count(n_features: int, Lambda: int, max_size: int | None = None, 
     >>> hypothesis_count(3, 1), hypothesis_count(3, 1, max_size=1)
     (27, 7)
     """
-    P, m = int(n_features), (int(n_features) if max_size is None else min(int(max_size), int(n_features)))
+    P, m = (
+        int(n_features),
+        (int(n_features) if max_size is None else min(int(max_size), int(n_features))),
+    )
     return int(n_intercepts) * sum(math.comb(P, s) * (2 * int(Lambda)) ** s for s in range(m + 1))
 
 
@@ -286,7 +305,9 @@ def generalization_bound(
         size_cap = read["size_cap"]
     elif model is not None:
         if isinstance(model, bool) or not isinstance(model, (int, np.integer)) or model < 0:
-            raise TypeError(f"model must be a ScoringSystem or a non-negative integer size cap, got {model!r}")
+            raise TypeError(
+                f"model must be a ScoringSystem or a non-negative integer size cap, got {model!r}"
+            )
         size_cap = int(model)
     if n is None or isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n (the number of training rows) must be a positive integer, got {n!r}")
@@ -296,12 +317,22 @@ def generalization_bound(
             raise ValueError(f"C0 must be > 0, got {C0!r}")
         cap = math.floor(1 / C0)
         size_cap = cap if size_cap is None else min(size_cap, cap)
-    count, theorem, desc = _class_size(coef_set_size, Lambda, n_features, size_cap, n_intercepts, coprime)
+    count, theorem, desc = _class_size(
+        coef_set_size, Lambda, n_features, size_cap, n_intercepts, coprime
+    )
     log_h = math.log(count)
     complexity = math.sqrt((log_h - math.log(delta)) / (2 * int(n)))
     err = math.nan if train_error is None else float(train_error)
-    return GeneralizationBound(theorem=theorem, n=int(n), delta=float(delta), log_class_size=log_h,
-                               complexity=complexity, train_error=err, bound=err + complexity, description=desc)
+    return GeneralizationBound(
+        theorem=theorem,
+        n=int(n),
+        delta=float(delta),
+        log_class_size=log_h,
+        complexity=complexity,
+        train_error=err,
+        bound=err + complexity,
+        description=desc,
+    )
 
 
 def _read_card(card: ScoringSystem) -> dict:
@@ -318,7 +349,9 @@ def _read_card(card: ScoringSystem) -> dict:
         c0 = spec.C0 if spec.C0 is not None else (min(c0s) if c0s else None)
         C0 = c0 if c0 and c0 > 0 else None
     metrics = card.train_metrics
-    box = card.details.get("intercept_range") or (spec.intercept_range if spec is not None else None)
+    box = card.details.get("intercept_range") or (
+        spec.intercept_range if spec is not None else None
+    )
     return dict(
         n=card.details.get("n_samples") or (int(metrics.n) if metrics is not None else None),
         Lambda=max((max(abs(a), abs(b)) for a, b in ranges), default=0),
@@ -330,8 +363,14 @@ def _read_card(card: ScoringSystem) -> dict:
     )
 
 
-def _class_size(coef_set_size: int | None, Lambda: int | None, n_features: int | None, size_cap: int | None,
-                n_intercepts: int, coprime: bool) -> tuple[int, str, str]:
+def _class_size(
+    coef_set_size: int | None,
+    Lambda: int | None,
+    n_features: int | None,
+    size_cap: int | None,
+    n_intercepts: int,
+    coprime: bool,
+) -> tuple[int, str, str]:
     """|H| for the theorem that applies, the theorem's name and a description of the class."""
     if coef_set_size is not None:
         if int(coef_set_size) < 1:
@@ -344,8 +383,11 @@ def _class_size(coef_set_size: int | None, Lambda: int | None, n_features: int |
     if Lambda < 1 or P < 1:
         raise ValueError("Lambda and n_features must be >= 1")
     if coprime:
-        return (farey_count(P, Lambda), "Theorem 4",
-                f"coprime coefficients bounded by {Lambda} in dimension {P}: |C_(P,Λ)| Farey points")
+        return (
+            farey_count(P, Lambda),
+            "Theorem 4",
+            f"coprime coefficients bounded by {Lambda} in dimension {P}: |C_(P,Λ)| Farey points",
+        )
     if size_cap is not None and size_cap < P:
         count, theorem = hypothesis_count(P, Lambda, size_cap, n_intercepts), "Theorem 3"
         desc = f"at most {size_cap} of {P} features, points in -{Lambda}..{Lambda}"

@@ -84,16 +84,27 @@ class Validation:
         if self.by_group is not None:
             for group in self.by_group.index.get_level_values(0).unique():
                 columns[group] = self.by_group.loc[group]
-        return pd.DataFrame({name: frame.apply(format_figure, axis=1) for name, frame in columns.items()})
+        return pd.DataFrame(
+            {name: frame.apply(format_figure, axis=1) for name, frame in columns.items()}
+        )
 
     def __repr__(self) -> str:
         auc = format_figure(self.figures.loc["AUC"])
-        groups = "" if self.by_group is None else f", {self.by_group.index.get_level_values(0).nunique()} groups"
-        return f"Validation({self.label!r}: {self.rows} rows, {self.events} events, AUC {auc}{groups})"
+        groups = (
+            ""
+            if self.by_group is None
+            else f", {self.by_group.index.get_level_values(0).nunique()} groups"
+        )
+        return (
+            f"Validation({self.label!r}: {self.rows} rows, {self.events} events, AUC {auc}{groups})"
+        )
 
     def _repr_html_(self) -> str:
-        head = (f"<p><b>{html.escape(self.label)}</b>: {self.rows} rows, {self.events} events"
-                + (f", {self.dropped} rows left out (missing values)" if self.dropped else "") + "</p>")
+        head = (
+            f"<p><b>{html.escape(self.label)}</b>: {self.rows} rows, {self.events} events"
+            + (f", {self.dropped} rows left out (missing values)" if self.dropped else "")
+            + "</p>"
+        )
         return head + self.summary().to_html(escape=True)
 
 
@@ -122,7 +133,12 @@ def _groups(X: pd.DataFrame, groups: Any) -> pd.Series | None:
         values = pd.Series(np.asarray(groups, dtype=object).ravel())
         if len(values) != len(X):
             raise ValueError(f"groups has {len(values)} values for {len(X)} rows")
-    return pd.Series(values.to_numpy(), index=X.index).astype(object).where(lambda s: s.notna(), "(missing)").astype(str)
+    return (
+        pd.Series(values.to_numpy(), index=X.index)
+        .astype(object)
+        .where(lambda s: s.notna(), "(missing)")
+        .astype(str)
+    )
 
 
 def complete_rows(card: ScoringSystem, X: pd.DataFrame) -> np.ndarray:
@@ -131,8 +147,16 @@ def complete_rows(card: ScoringSystem, X: pd.DataFrame) -> np.ndarray:
     return ~X[used].isna().any(axis=1).to_numpy() if used else np.ones(len(X), dtype=bool)
 
 
-def validate(card: ScoringSystem, X: Any, y: Any, *, groups: Any = None, label: str = "data",
-             confidence: float = 0.95, thresholds: Any = None) -> Validation:
+def validate(
+    card: ScoringSystem,
+    X: Any,
+    y: Any,
+    *,
+    groups: Any = None,
+    label: str = "data",
+    confidence: float = 0.95,
+    thresholds: Any = None,
+) -> Validation:
     """The card's figures on ``X, y`` with ``confidence`` intervals, overall and by group.
 
     Discrimination (AUC of the score with DeLong's interval; TPR, FPR, PPV and NPV at the card's
@@ -175,27 +199,45 @@ def validate(card: ScoringSystem, X: Any, y: Any, *, groups: Any = None, label: 
         return validate_survival(card, X, y, label=label, confidence=confidence)
     if not isinstance(card, ScoringSystem):
         raise TypeError(f"card must be a ScoringSystem, got {type(card).__name__}")
-    X = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X), columns=list(card.feature_names))
+    X = (
+        X
+        if isinstance(X, pd.DataFrame)
+        else pd.DataFrame(np.asarray(X), columns=list(card.feature_names))
+    )
     events = card_events(card, y, len(X))
     group = _groups(X, groups)
     keep = complete_rows(card, X)
     if not keep.all():
-        warnings.warn(f"{int((~keep).sum())} of {len(X)} rows have a missing value in a variable the card uses; "
-                      "they are left out of every figure", stacklevel=2)
+        warnings.warn(
+            f"{int((~keep).sum())} of {len(X)} rows have a missing value in a variable the card uses; "
+            "they are left out of every figure",
+            stacklevel=2,
+        )
     X, events = X[keep], events[keep]
     thresholds = THRESHOLDS if thresholds is None else np.asarray(thresholds, dtype=float)
     figures = card_figures(card, X, events, confidence)
     by_group = None
     if group is not None:
         group = group[keep]
-        parts = {g: card_figures(card, X[(group == g).to_numpy()], events[(group == g).to_numpy()], confidence)
-                 for g in sorted(group.unique())}
+        parts = {
+            g: card_figures(
+                card, X[(group == g).to_numpy()], events[(group == g).to_numpy()], confidence
+            )
+            for g in sorted(group.unique())
+        }
         by_group = pd.concat(parts, names=["group", "figure"])
     return Validation(
-        label=label, rows=len(X), events=int(events.sum()), dropped=int((~keep).sum()), figures=figures,
+        label=label,
+        rows=len(X),
+        events=int(events.sum()),
+        dropped=int((~keep).sum()),
+        figures=figures,
         calibration=_per_score(card, X, events, confidence),
-        hosmer_lemeshow=None if card.multiplier is None else ev.hosmer_lemeshow(_risk(card, X), events)[3],
-        decision_curve=_decision_curve(card, X, events, thresholds), by_group=by_group,
+        hosmer_lemeshow=None
+        if card.multiplier is None
+        else ev.hosmer_lemeshow(_risk(card, X), events)[3],
+        decision_curve=_decision_curve(card, X, events, thresholds),
+        by_group=by_group,
     )
 
 
@@ -203,7 +245,9 @@ def _risk(card: ScoringSystem, X: pd.DataFrame) -> np.ndarray:
     return card.predicted_risk(np.asarray(card.score(X), dtype=float))
 
 
-def card_figures(card: ScoringSystem, X: pd.DataFrame, events: np.ndarray, confidence: float = 0.95) -> pd.DataFrame:
+def card_figures(
+    card: ScoringSystem, X: pd.DataFrame, events: np.ndarray, confidence: float = 0.95
+) -> pd.DataFrame:
     """The rows of :attr:`Validation.figures` for the card on ``X`` with 0/1 ``events``."""
     nan = float("nan")
     scores = np.asarray(card.score(X), dtype=float) if len(X) else np.zeros(0)
@@ -222,7 +266,9 @@ def card_figures(card: ScoringSystem, X: pd.DataFrame, events: np.ndarray, confi
     }
     if card.multiplier is not None and len(events):
         out.update(_calibration_figures(card.predicted_risk(scores), events, confidence))
-    frame = pd.DataFrame.from_dict(out, orient="index", columns=["estimate", "lower", "upper", "detail"])
+    frame = pd.DataFrame.from_dict(
+        out, orient="index", columns=["estimate", "lower", "upper", "detail"]
+    )
     frame.index.name = "figure"
     return frame
 
@@ -233,11 +279,19 @@ def _calibration_figures(risk: np.ndarray, events: np.ndarray, confidence: float
         warnings.simplefilter("ignore", RuntimeWarning)  # one-class groups give NaN, said as "–"
         stat, df, p, _ = ev.hosmer_lemeshow(risk, events)
         return {
-            "calibration-in-the-large": (*ev.calibration_in_the_large(risk, events, confidence), ""),
+            "calibration-in-the-large": (
+                *ev.calibration_in_the_large(risk, events, confidence),
+                "",
+            ),
             "calibration slope": (*ev.calibration_slope(risk, events, confidence), ""),
             "observed / expected": (events.sum() / risk.sum(), nan, nan, ""),
             "Brier score": (ev.brier_score(risk, events), nan, nan, ""),
-            "Hosmer-Lemeshow": (stat, nan, nan, "" if np.isnan(stat) else f"(df {df}, {_p_value(p)})"),
+            "Hosmer-Lemeshow": (
+                stat,
+                nan,
+                nan,
+                "" if np.isnan(stat) else f"(df {df}, {_p_value(p)})",
+            ),
         }
 
 
@@ -250,16 +304,24 @@ def _p_value(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def _per_score(card: ScoringSystem, X: pd.DataFrame, events: np.ndarray, confidence: float) -> pd.DataFrame:
-    labels = np.where(events == 1, np.array(card.positive, dtype=object), np.array(card.negative, dtype=object))
+def _per_score(
+    card: ScoringSystem, X: pd.DataFrame, events: np.ndarray, confidence: float
+) -> pd.DataFrame:
+    labels = np.where(
+        events == 1, np.array(card.positive, dtype=object), np.array(card.negative, dtype=object)
+    )
     table = risk_table(card, X, labels, confidence)
-    table = table.rename(columns={"count": "rows", "rate": "observed", "predicted": "called positive"})
+    table = table.rename(
+        columns={"count": "rows", "rate": "observed", "predicted": "called positive"}
+    )
     if card.multiplier is not None:
         table["predicted risk"] = card.predicted_risk(table.index.to_numpy())
     return table
 
 
-def _decision_curve(card: ScoringSystem, X: pd.DataFrame, events: np.ndarray, thresholds: np.ndarray) -> pd.DataFrame:
+def _decision_curve(
+    card: ScoringSystem, X: pd.DataFrame, events: np.ndarray, thresholds: np.ndarray
+) -> pd.DataFrame:
     if not len(events):
         return pd.DataFrame(columns=["card", "treat all", "treat none"])
     if card.multiplier is not None:

@@ -19,14 +19,22 @@ import pandas as pd
 
 from ..core.data import labels_to_sign, prepare_features
 from ..core.rules import needs_rules
-from ..fitting import InfeasibleError, NoSolutionError, fit
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
+from ..fitting import InfeasibleError, NoSolutionError, fit
 from ..fitting.jobs import check_n_jobs, progress_bar
 
 __all__ = ["cross_validate", "CVResult"]
 
-_SUMMARY_METRICS = ("test_error", "train_error", "test_tpr", "test_fpr", "train_tpr", "train_fpr", "size")
+_SUMMARY_METRICS = (
+    "test_error",
+    "train_error",
+    "test_tpr",
+    "test_fpr",
+    "train_tpr",
+    "train_fpr",
+    "size",
+)
 
 
 @dataclass(frozen=True)
@@ -66,8 +74,14 @@ class CVResult:
 
     def _repr_html_(self) -> str:
         k = len(self.folds)
-        table = self.summary[["text"]].rename(columns={"text": "mean ± std (min–max)"}).to_html(escape=True)
-        statuses = ", ".join(f"{html.escape(str(st))}: {n}" for st, n in self.folds["status"].value_counts().items())
+        table = (
+            self.summary[["text"]]
+            .rename(columns={"text": "mean ± std (min–max)"})
+            .to_html(escape=True)
+        )
+        statuses = ", ".join(
+            f"{html.escape(str(st))}: {n}" for st, n in self.folds["status"].value_counts().items()
+        )
         return (
             f"<div><b>{k}-fold stratified cross-validation</b>{table}"
             f"<p>fold statuses — {statuses}</p><p><b>Final model (all data)</b></p>{self.final.to_html(document=False)}</div>"
@@ -139,7 +153,9 @@ def cross_validate(
     make_spec(**without_rule_options(spec_options))
     split = make_folds(X, y, folds, seed, positive, sample_weight)
     jobs = [(train, spec_options) for train, _ in split.splits] + [(None, spec_options)]
-    cards = run_fits(split, jobs, n_jobs=n_jobs, backend=backend, progress=progress, desc="cross-validation")
+    cards = run_fits(
+        split, jobs, n_jobs=n_jobs, backend=backend, progress=progress, desc="cross-validation"
+    )
     final = cards[-1]
     fold_frame = fold_table(split, cards[:-1])
     summary = summarize(fold_frame)
@@ -165,8 +181,15 @@ def without_rule_options(options: dict) -> dict:
     return {k: v for k, v in options.items() if k not in ("rules", "cuts", "sensitive_features")}
 
 
-def make_folds(X: Any, y: Any, folds: int, seed: int | None, positive: Any, sample_weight: Any,
-               fold_of: np.ndarray | None = None) -> Folds:
+def make_folds(
+    X: Any,
+    y: Any,
+    folds: int,
+    seed: int | None,
+    positive: Any,
+    sample_weight: Any,
+    fold_of: np.ndarray | None = None,
+) -> Folds:
     """Check the data and cut it into stratified folds (shuffled with ``seed`` unless it is None),
     or into the folds ``fold_of`` gives each row (0 .. folds - 1)."""
     from sklearn.model_selection import StratifiedKFold
@@ -182,7 +205,9 @@ def make_folds(X: Any, y: Any, folds: int, seed: int | None, positive: Any, samp
         raise ValueError(f"X has {matrix.shape[0]} rows but y has {len(signs)} labels")
     smallest = int(min((signs == 1).sum(), (signs == -1).sum()))
     if smallest < folds:
-        raise ValueError(f"the smaller class has {smallest} rows, fewer than folds={folds}; use fewer folds")
+        raise ValueError(
+            f"the smaller class has {smallest} rows, fewer than folds={folds}; use fewer folds"
+        )
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(matrix, columns=list(names))
     values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     labels = pd.Series(values.ravel(), index=frame.index, name=getattr(y, "name", None))
@@ -193,7 +218,9 @@ def make_folds(X: Any, y: Any, folds: int, seed: int | None, positive: Any, samp
     if fold_of is None:
         splits = list(splitter.split(np.zeros(len(signs)), signs))
     else:
-        splits = [(np.flatnonzero(fold_of != k), np.flatnonzero(fold_of == k)) for k in range(folds)]
+        splits = [
+            (np.flatnonzero(fold_of != k), np.flatnonzero(fold_of == k)) for k in range(folds)
+        ]
     return Folds(frame, labels, pos_label, weights, splits)
 
 
@@ -231,7 +258,10 @@ def run_fits(
             from joblib import Parallel, delayed
 
             parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
-            stream = parallel(delayed(_fit_one)(split, train, options, keep_failures, cancel) for train, options in jobs)
+            stream = parallel(
+                delayed(_fit_one)(split, train, options, keep_failures, cancel)
+                for train, options in jobs
+            )
             for k, card in enumerate(stream):
                 results[k] = card
                 if bar is not None:
@@ -246,7 +276,9 @@ def run_fits(
     return results
 
 
-def _fit_interruptibly(split: Folds, train: np.ndarray | None, options: dict, keep_failures: bool) -> Any:
+def _fit_interruptibly(
+    split: Folds, train: np.ndarray | None, options: dict, keep_failures: bool
+) -> Any:
     """One fit in a helper thread. Python delivers Ctrl-C to the main thread, which then stops
     the fit through its cancel event, so that no solver process is left running."""
     cancel, done = threading.Event(), threading.Event()
@@ -273,16 +305,27 @@ def _fit_interruptibly(split: Folds, train: np.ndarray | None, options: dict, ke
     return outcome["card"]
 
 
-def _fit_one(split: Folds, train: np.ndarray | None, options: dict, keep_failures: bool,
-             cancel: threading.Event | None = None) -> Any:
+def _fit_one(
+    split: Folds,
+    train: np.ndarray | None,
+    options: dict,
+    keep_failures: bool,
+    cancel: threading.Event | None = None,
+) -> Any:
     idx = slice(None) if train is None else train
     w = None if split.weights is None else split.weights[idx]
     groups = options.get("sensitive_features")
     if groups is not None and not isinstance(groups, str):  # one label per row: the fold's rows
         options = {**options, "sensitive_features": np.asarray(groups)[idx]}
     try:
-        return fit(split.frame.iloc[idx], split.labels.iloc[idx], positive=split.positive, sample_weight=w,
-                   cancel=cancel, **options)
+        return fit(
+            split.frame.iloc[idx],
+            split.labels.iloc[idx],
+            positive=split.positive,
+            sample_weight=w,
+            cancel=cancel,
+            **options,
+        )
     except (InfeasibleError, NoSolutionError) as exc:
         if not keep_failures:
             raise
@@ -297,15 +340,24 @@ def fold_table(split: Folds, cards: list[ScoringSystem]) -> pd.DataFrame:
         wte = None if split.weights is None else split.weights[test]
         mtr = card.metrics(split.frame.iloc[train], split.labels.iloc[train], sample_weight=wtr)
         mte = card.metrics(split.frame.iloc[test], split.labels.iloc[test], sample_weight=wte)
-        rows.append({
-            "fold": k + 1, "n_train": len(train), "n_test": len(test),
-            "train_error": mtr.error, "test_error": mte.error,
-            "train_tpr": mtr.tpr, "test_tpr": mte.tpr, "train_fpr": mtr.fpr, "test_fpr": mte.fpr,
-            "size": card.size, "status": card.status,
-            "gap": math.nan if card.gap is None else card.gap,
-            "solve_time": math.nan if card.solve_time is None else card.solve_time,
-            "card": card,
-        })
+        rows.append(
+            {
+                "fold": k + 1,
+                "n_train": len(train),
+                "n_test": len(test),
+                "train_error": mtr.error,
+                "test_error": mte.error,
+                "train_tpr": mtr.tpr,
+                "test_tpr": mte.tpr,
+                "train_fpr": mtr.fpr,
+                "test_fpr": mte.fpr,
+                "size": card.size,
+                "status": card.status,
+                "gap": math.nan if card.gap is None else card.gap,
+                "solve_time": math.nan if card.solve_time is None else card.solve_time,
+                "card": card,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -316,6 +368,14 @@ def summarize(fold_frame: pd.DataFrame) -> pd.DataFrame:
         values = fold_frame[metric].astype(float)
         mean, std = float(values.mean()), float(values.std(ddof=1))
         lo, hi = float(values.min()), float(values.max())
-        stats.append({"metric": metric, "mean": mean, "std": std, "min": lo, "max": hi,
-                      "text": _fmt(metric, mean, std, lo, hi)})
+        stats.append(
+            {
+                "metric": metric,
+                "mean": mean,
+                "std": std,
+                "min": lo,
+                "max": hi,
+                "text": _fmt(metric, mean, std, lo, hi),
+            }
+        )
     return pd.DataFrame(stats).set_index("metric")

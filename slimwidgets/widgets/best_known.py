@@ -34,15 +34,21 @@ class BestKnown:
 
     def __init__(self, data: Dataset):
         self.data = data
-        self._forms: dict[str, Formulation] = {}  # spec key -> its formulation (built once, on demand)
+        self._forms: dict[
+            str, Formulation
+        ] = {}  # spec key -> its formulation (built once, on demand)
 
     def _form(self, spec: Spec) -> Formulation:
         key = spec.key()
         if key not in self._forms:
-            self._forms = {key: build_formulation(self.data, spec)}  # only the current spec's is needed
+            self._forms = {
+                key: build_formulation(self.data, spec)
+            }  # only the current spec's is needed
         return self._forms[key]
 
-    def better(self, spec: Spec, shown: ScoringSystem, candidate: ScoringSystem) -> ScoringSystem | None:
+    def better(
+        self, spec: Spec, shown: ScoringSystem, candidate: ScoringSystem
+    ) -> ScoringSystem | None:
         """``candidate`` as a card of ``spec`` when it meets every setting of ``spec`` and its
         objective under ``spec`` is lower than ``shown``'s (the solved card of ``spec``); else None.
 
@@ -51,10 +57,17 @@ class BestKnown:
         gap that is left. A risk card is judged the same way on its objective (mean log-loss and
         the cost of its points; its multiplier must be one ``spec`` allows).
         """
-        if shown.family != candidate.family or shown.family not in ("slim", "risk") or shown.status == "optimal":
+        if (
+            shown.family != candidate.family
+            or shown.family not in ("slim", "risk")
+            or shown.status == "optimal"
+        ):
             return None
-        if candidate.coefficients == shown.coefficients and candidate.intercept == shown.intercept \
-                and candidate.multiplier == shown.multiplier:
+        if (
+            candidate.coefficients == shown.coefficients
+            and candidate.intercept == shown.intercept
+            and candidate.multiplier == shown.multiplier
+        ):
             return None
         if tuple(candidate.feature_names) != tuple(self.data.feature_names):
             return None  # found on the rules of other cut points
@@ -64,17 +77,28 @@ class BestKnown:
             return self._better_risk(spec, shown, candidate)
         form = self._form(spec)
         now = form.objective_of(np.asarray(shown.coefficients, dtype=float), shown.intercept)
-        new = form.objective_of(np.asarray(candidate.coefficients, dtype=float), candidate.intercept)
+        new = form.objective_of(
+            np.asarray(candidate.coefficients, dtype=float), candidate.intercept
+        )
         if not new < now - TIE * max(1.0, abs(now)):
             return None
         bound = shown.bound if shown.bound is not None and math.isfinite(shown.bound) else -math.inf
         gap = relative_gap(new, bound)
-        result = SolveResult("optimal" if gap == 0.0 else "feasible", np.asarray(candidate.coefficients),
-                             int(candidate.intercept), new, min(bound, new), gap, shown.solve_time or 0.0,
-                             candidate.solver)
+        result = SolveResult(
+            "optimal" if gap == 0.0 else "feasible",
+            np.asarray(candidate.coefficients),
+            int(candidate.intercept),
+            new,
+            min(bound, new),
+            gap,
+            shown.solve_time or 0.0,
+            candidate.solver,
+        )
         return card_from_result(self.data, spec, form, result)
 
-    def _better_risk(self, spec: Spec, shown: ScoringSystem, candidate: ScoringSystem) -> ScoringSystem | None:
+    def _better_risk(
+        self, spec: Spec, shown: ScoringSystem, candidate: ScoringSystem
+    ) -> ScoringSystem | None:
         """A risk ``candidate`` as a card of ``spec`` when its objective beats ``shown``'s."""
         card = risk_card_of(self.data, spec, candidate, elapsed=shown.solve_time or 0.0)
         now = shown.objective
@@ -95,12 +119,24 @@ class BestKnownControls:
         """Cards found by background work (``source`` names it: "the alternatives search"...):
         the best of those that meet every setting and beat the card shown becomes the card, one
         undo step, said in one line, what was proven restated for it. True when it did."""
-        cards = [c for c in (cards if isinstance(cards, list) else [cards]) if isinstance(c, ScoringSystem)]
+        cards = [
+            c
+            for c in (cards if isinstance(cards, list) else [cards])
+            if isinstance(c, ScoringSystem)
+        ]
         with self._lock:
             shown, spec, gen = self._card, self.spec, self._gen
             entries = self._undo.entries
-            if (not cards or shown is None or self._closed or self.status.state == "solving" or not entries
-                    or entries[-1].action not in PROMOTABLE or shown.spec is None or shown.spec.key() != spec.key()):
+            if (
+                not cards
+                or shown is None
+                or self._closed
+                or self.status.state == "solving"
+                or not entries
+                or entries[-1].action not in PROMOTABLE
+                or shown.spec is None
+                or shown.spec.key() != spec.key()
+            ):
                 return False
         found = [b for b in (self._best.better(spec, shown, c) for c in cards) if b is not None]
         if not found:
@@ -112,7 +148,9 @@ class BestKnownControls:
             self._solver.store(spec, best)
             self._push(best, spec, status_of(best), "promote", None)
             change = cost_text(best.train_metrics, shown.train_metrics, optimised_measure(spec))
-            self._say(f"{source} found a better card for these settings ({change}): it is the card now · undo goes back")
+            self._say(
+                f"{source} found a better card for these settings ({change}): it is the card now · undo goes back"
+            )
         self.sweeps.solved(spec, best)
         self._emit("card", "notice", "alternatives")
         return True

@@ -16,13 +16,28 @@ from ..core.status import describe, details_text
 from ..core.wording import spec_changes
 from ..fitting import check_card
 
-__all__ = ["Status", "status_of", "edit_cost", "signed", "edited_status", "load_notice", "optimised_measure",
-           "change_text", "cost_text", "LOST_SOLVER", "figure_to_beat", "trivial_figure", "showing_bar",
-           "worth_showing"]
+__all__ = [
+    "Status",
+    "status_of",
+    "edit_cost",
+    "signed",
+    "edited_status",
+    "load_notice",
+    "optimised_measure",
+    "change_text",
+    "cost_text",
+    "LOST_SOLVER",
+    "figure_to_beat",
+    "trivial_figure",
+    "showing_bar",
+    "worth_showing",
+]
 
 #: the notice when a solve lost its solver process (the solver module has started a new one)
-LOST_SOLVER = ("the solver process was lost (the system stops it when memory runs out): showing the best card "
-               "found so far; a new solver process has started and solves again when you change a setting")
+LOST_SOLVER = (
+    "the solver process was lost (the system stops it when memory runs out): showing the best card "
+    "found so far; a new solver process has started and solves again when you change a setting"
+)
 
 
 @dataclass(frozen=True)
@@ -49,10 +64,21 @@ class Status:
     def to_dict(self) -> dict:
         def fin(v):
             return None if v is None or not math.isfinite(v) else float(v)
-        return {"state": self.state, "text": self.text, "objective": fin(self.objective), "bound": fin(self.bound),
-                "gap": fin(self.gap), "elapsed": fin(self.elapsed), "conflicts": list(self.conflicts),
-                "started": self.started, "level": self.level, "details": self.details, "warning": self.warning,
-                "proven": self.proven}
+
+        return {
+            "state": self.state,
+            "text": self.text,
+            "objective": fin(self.objective),
+            "bound": fin(self.bound),
+            "gap": fin(self.gap),
+            "elapsed": fin(self.elapsed),
+            "conflicts": list(self.conflicts),
+            "started": self.started,
+            "level": self.level,
+            "details": self.details,
+            "warning": self.warning,
+            "proven": self.proven,
+        }
 
 
 def edit_cost(edited: Metrics, base: Metrics) -> dict:
@@ -106,8 +132,10 @@ def cost_text(new: Metrics, old: Metrics, measure: str) -> str:
     if measure == "log-loss" and new.log_loss is not None and old.log_loss is not None:
         return f"log-loss {signed(new.log_loss - old.log_loss, 4)}"
     keys = {"tpr": ("tpr", "fpr"), "fpr": ("fpr", "tpr")}.get(measure, ("error",))
-    return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(getattr(new, k) - getattr(old, k))}"
-                      for k in keys)
+    return " · ".join(
+        f"{'error' if k == 'error' else k.upper()} {change_text(getattr(new, k) - getattr(old, k))}"
+        for k in keys
+    )
 
 
 def status_of(card: ScoringSystem, *, solving_since: float | None = None) -> Status:
@@ -116,26 +144,45 @@ def status_of(card: ScoringSystem, *, solving_since: float | None = None) -> Sta
     ``solving_since`` (a ``time.time()``) marks an incumbent of a running solve."""
     cs = describe(card, validation=card.validation_metrics)
     text = cs.headline if cs.warning is None else f"{cs.headline} · {cs.warning}"
-    common = {"objective": card.objective, "bound": card.bound, "gap": card.gap, "details": details_text(cs),
-              "warning": cs.warning, "proven": cs.proven}
+    common = {
+        "objective": card.objective,
+        "bound": card.bound,
+        "gap": card.gap,
+        "details": details_text(cs),
+        "warning": cs.warning,
+        "proven": cs.proven,
+    }
     if solving_since is not None:
         # a passing incumbent: its figures only. What is proven, and the warning, come with the
         # settled card: a "proven best" beside a card that may still change would claim too much
         figures = cs.headline.split(" · ")[0]
-        return Status("solving", "solving… · " + figures, elapsed=time.time() - solving_since,
-                      started=solving_since, **{**common, "proven": False, "warning": None})
+        return Status(
+            "solving",
+            "solving… · " + figures,
+            elapsed=time.time() - solving_since,
+            started=solving_since,
+            **{**common, "proven": False, "warning": None},
+        )
     return Status(card.status, text, elapsed=card.solve_time, level=cs.level, **common)
 
 
 def same_figures(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
     """Whether two cards read the same on screen: the same training figures and size (their
     points may differ). Among such cards the one shown stays, so nothing reshuffles."""
-    if a is None or b is None or a.train_metrics is None or b.train_metrics is None or a.family != b.family:
+    if (
+        a is None
+        or b is None
+        or a.train_metrics is None
+        or b.train_metrics is None
+        or a.family != b.family
+    ):
         return False
     x, y = a.train_metrics, b.train_metrics
     if a.family == "risk":
         return a.size == b.size and round(x.log_loss, 4) == round(y.log_loss, 4)
-    return a.size == b.size and all(round(getattr(x, k), 4) == round(getattr(y, k), 4) for k in ("tpr", "fpr", "error"))
+    return a.size == b.size and all(
+        round(getattr(x, k), 4) == round(getattr(y, k), 4) for k in ("tpr", "fpr", "error")
+    )
 
 
 def one_class(card: ScoringSystem) -> bool:
@@ -176,7 +223,9 @@ def trivial_figure(data: Dataset, spec: Spec) -> float:
     if measure == "log-loss":
         return 0.0 if p in (0.0, 1.0) else -(p * math.log(p) + (1 - p) * math.log(1 - p))
     if measure in ("tpr", "fpr"):
-        return {"tpr": 0.0, "fpr": 1.0}[measure]  # all negative (TPR 0: −TPR is 0), all positive (FPR 1)
+        return {"tpr": 0.0, "fpr": 1.0}[
+            measure
+        ]  # all negative (TPR 0: −TPR is 0), all positive (FPR 1)
     return math.inf if spec.class_weights is not None else min(p, 1 - p)
 
 
@@ -187,7 +236,11 @@ def showing_bar(data: Dataset, spec: Spec, known: list[ScoringSystem | None]) ->
     measure, family = optimised_measure(spec), "risk" if spec.loss == "logistic" else None
     figures = [trivial_figure(data, spec)]
     for card in known:
-        if card is None or (card.family == "risk") != (family == "risk") or card.zero_score != spec.zero_score:
+        if (
+            card is None
+            or (card.family == "risk") != (family == "risk")
+            or card.zero_score != spec.zero_score
+        ):
             continue
         if list(card.feature_names) != list(data.feature_names):
             continue  # a card of other rules (the cut points moved): no bar on these rows
@@ -205,14 +258,19 @@ def worth_showing(card: ScoringSystem, bar: float, measure: str) -> bool:
     return not one_class(card) and figure_to_beat(card, measure) <= bar + 1e-12
 
 
-def edited_status(edited: ScoringSystem, base: ScoringSystem | None, data: Dataset, spec: Spec) -> Status:
+def edited_status(
+    edited: ScoringSystem, base: ScoringSystem | None, data: Dataset, spec: Spec
+) -> Status:
     """The status of an edited card: what the edit costs against the solved card ``base``,
     the constraints of ``spec`` it breaks, a degenerate card's warning."""
     text = "edited (not optimized)"
     if base is not None and base.train_metrics is not None:
         c = edit_cost(edited.train_metrics, base.train_metrics)
-        change = (f"log-loss {signed(c['log_loss'], 4)}" if "log_loss" in c
-                  else cost_text(edited.train_metrics, base.train_metrics, optimised_measure(spec)))
+        change = (
+            f"log-loss {signed(c['log_loss'], 4)}"
+            if "log_loss" in c
+            else cost_text(edited.train_metrics, base.train_metrics, optimised_measure(spec))
+        )
         text += f" · {change} vs the solved card"
     broken = check_card(edited, data, spec)
     if broken:

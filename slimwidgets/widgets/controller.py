@@ -38,42 +38,68 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset
-from ..core.scoring import Metrics, ScoringSystem
+from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..core.wording import describe_spec, spec_changes
 from ..fitting import check_card
 from ..fitting.cards import card_from_incumbent
 from ..solvers.base import Incumbent
 from .best_known import BestKnown, BestKnownControls
-from .card_status import (LOST_SOLVER, Status, edit_cost, edited_status, load_notice, optimised_measure, same_figures,
-                          showing_bar, signed, status_of, worth_showing)
+from .card_status import (
+    LOST_SOLVER,
+    Status,
+    edit_cost,
+    edited_status,
+    load_notice,
+    optimised_measure,
+    same_figures,
+    showing_bar,
+    signed,
+    status_of,
+    worth_showing,
+)
 from .cuts import CutEditing
 from .exports import EXPORT_FORMATS, export_card
 from .finish import FinishClock
-from .history import HistoryEntry, UndoHistory, UndoRedo
 from .groups import GroupControls, grouped_studio_data
+from .history import HistoryEntry, UndoHistory, UndoRedo
 from .holdout import RiskTables, measure_card, prepare_validation, split_holdout, train_metrics
 from .lifecycle import WaitAndClose
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
-from .solving import Failure, SolveCache, studio_spec
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
-from .warmup import RiskWarmup, SearchWarmup, WarmupControls
+from .solving import Failure, SolveCache, studio_spec
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
 from .variables import VariableEditing
+from .warmup import RiskWarmup, SearchWarmup, WarmupControls
 
 __all__ = [
-    "Controller", "Status", "HistoryEntry", "FeatureSettings", "EXPORT_FORMATS", "FPR_CAPS",
-    "DEFAULT_TIME_LIMIT", "card_roc", "edit_cost", "describe_spec", "spec_changes", "prepare_validation",
-    "split_holdout", "INCUMBENT_INTERVAL", "FAMILY_LOSS", "signed", "train_metrics",
+    "Controller",
+    "Status",
+    "HistoryEntry",
+    "FeatureSettings",
+    "EXPORT_FORMATS",
+    "FPR_CAPS",
+    "DEFAULT_TIME_LIMIT",
+    "card_roc",
+    "edit_cost",
+    "describe_spec",
+    "spec_changes",
+    "prepare_validation",
+    "split_holdout",
+    "INCUMBENT_INTERVAL",
+    "FAMILY_LOSS",
+    "signed",
+    "train_metrics",
 ]
 
 DEFAULT_TIME_LIMIT = 5.0
@@ -82,12 +108,28 @@ INCUMBENT_INTERVAL = 0.25
 
 
 def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
-    return a is not None and b is not None and a.coefficients == b.coefficients and a.intercept == b.intercept
+    return (
+        a is not None
+        and b is not None
+        and a.coefficients == b.coefficients
+        and a.intercept == b.intercept
+    )
 
 
 # -- the controller --------------------------------------------------------------------------------
-class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls, SweepViews, BestKnownControls,
-                 WaitAndClose, WarmupControls, CutEditing, VariableEditing, RiskTables):
+class Controller(
+    SettingsEditing,
+    GroupControls,
+    UndoRedo,
+    AlternativesControls,
+    SweepViews,
+    BestKnownControls,
+    WaitAndClose,
+    WarmupControls,
+    CutEditing,
+    VariableEditing,
+    RiskTables,
+):
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -117,17 +159,44 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         row); any column of ``X`` with few values can be picked later (:meth:`set_group`).
     """
 
-    def __init__(self, X: Any = None, y: Any = None, *, data: Dataset | None = None, spec: Spec | None = None,
-                 positive: Any = None, sample_weight: Any = None, validation: Any = None, holdout: Any = None,
-                 random_state: Any = None, debounce: float = 0.15, frontier: bool = True, fpr_caps=FPR_CAPS,
-                 max_path_size: int = MAX_PATH_SIZE, start: bool = True, alternatives: bool | None = None,
-                 sensitive_features: Any = None, **options: Any):
+    def __init__(
+        self,
+        X: Any = None,
+        y: Any = None,
+        *,
+        data: Dataset | None = None,
+        spec: Spec | None = None,
+        positive: Any = None,
+        sample_weight: Any = None,
+        validation: Any = None,
+        holdout: Any = None,
+        random_state: Any = None,
+        debounce: float = 0.15,
+        frontier: bool = True,
+        fpr_caps=FPR_CAPS,
+        max_path_size: int = MAX_PATH_SIZE,
+        start: bool = True,
+        alternatives: bool | None = None,
+        sensitive_features: Any = None,
+        **options: Any,
+    ):
         # a raw table becomes rules fit on the training rows alone; every card carries them
         data, self.validation, self.rules, options, raw, worlds = grouped_studio_data(
-            X, y, data, sensitive_features=sensitive_features, positive=positive, sample_weight=sample_weight,
-            validation=validation, holdout=holdout, random_state=random_state, options=options)
+            X,
+            y,
+            data,
+            sensitive_features=sensitive_features,
+            positive=positive,
+            sample_weight=sample_weight,
+            validation=validation,
+            holdout=holdout,
+            random_state=random_state,
+            options=options,
+        )
         if spec is not None and options:
-            raise TypeError(f"give either spec= or keyword options, not both (got {sorted(options)})")
+            raise TypeError(
+                f"give either spec= or keyword options, not both (got {sorted(options)})"
+            )
         if spec is None:
             options.setdefault("time_limit", DEFAULT_TIME_LIMIT)
             spec = make_spec(**options)
@@ -137,8 +206,12 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self._listeners: list[Callable[[set], None]] = []
         self._solver = SolveCache(data, self.measured, self._lock)
         self._best = BestKnown(data)
-        self._warmup = RiskWarmup(self._warming_progress)  # the risk kernels, once a card is on screen
-        self._search_warmup = SearchWarmup(self._warming_progress)  # the decision search's, on its first solve
+        self._warmup = RiskWarmup(
+            self._warming_progress
+        )  # the risk kernels, once a card is on screen
+        self._search_warmup = SearchWarmup(
+            self._warming_progress
+        )  # the decision search's, on its first solve
         self._finish = FinishClock()  # the time limit runs from the request to the card drawn
         self._gen = 0
         self.spec: Spec = spec
@@ -147,20 +220,37 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self.status = Status("idle", "no card yet")
         self.notice = ""  # what the last action changed besides what was asked, or why it failed
         self.notice_level = "info"  # info | warning | error
-        self._watch: tuple[int, str, ScoringSystem] | None = None  # (generation, what, card before): see _settle
-        self._set_aside: dict[str, Any] = {}  # options the last family switch set aside (see set_family)
+        self._watch: tuple[int, str, ScoringSystem] | None = (
+            None  # (generation, what, card before): see _settle
+        )
+        self._set_aside: dict[
+            str, Any
+        ] = {}  # options the last family switch set aside (see set_family)
         self._undo = UndoHistory()
         self.history: list[HistoryEntry] = self._undo.entries
         self.sweeps = Sweeps(self, enabled=frontier, fpr_caps=fpr_caps, max_path_size=max_path_size)
         self._roc: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
-        self._risk: tuple = (None, None, None)  # (the card's points and rows, its risk table, its calibration)
+        self._risk: tuple = (
+            None,
+            None,
+            None,
+        )  # (the card's points and rows, its risk table, its calibration)
         self._scheduler = SolveScheduler(self._solve_job, debounce=debounce)
-        self.alts = AlternativesList(self, lambda: self._emit("alternatives"), k=ALT_K, within=ALT_WITHIN,
-                                     enabled=frontier if alternatives is None else alternatives)
+        self.alts = AlternativesList(
+            self,
+            lambda: self._emit("alternatives"),
+            k=ALT_K,
+            within=ALT_WITHIN,
+            enabled=frontier if alternatives is None else alternatives,
+        )
         self.incumbent_interval = INCUMBENT_INTERVAL
         self._closed = False
         self._init_cuts(raw)  # a raw table's cut points can be moved (widgets/cuts.py)
-        first = getattr(sensitive_features, "name", None) if not isinstance(sensitive_features, str) else sensitive_features
+        first = (
+            getattr(sensitive_features, "name", None)
+            if not isinstance(sensitive_features, str)
+            else sensitive_features
+        )
         self._init_groups(worlds, None if sensitive_features is None else str(first or "group"))
         if start:
             self.set_spec(spec)
@@ -176,6 +266,7 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
                 cb(set(events))
             except Exception:  # a broken view must not kill the solver thread
                 import traceback
+
                 traceback.print_exc()
 
     def _say(self, text: str, level: str = "info") -> None:
@@ -220,8 +311,14 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         return measure_card(card, self.data, self.validation, self.rules)
 
     # -- spec editing -----------------------------------------------------------------------------
-    def set_spec(self, spec: Spec, action: str = "solve", *, notice: str = "",
-                 watch: tuple[str, ScoringSystem | None] | None = None) -> None:
+    def set_spec(
+        self,
+        spec: Spec,
+        action: str = "solve",
+        *,
+        notice: str = "",
+        watch: tuple[str, ScoringSystem | None] | None = None,
+    ) -> None:
         """Show the card of ``spec``: from the cache at once, else solve it in the background.
 
         A spec the data cannot have (unknown names, more features locked or
@@ -251,7 +348,9 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self._plan_background(also=("spec", "card", "notice"))
 
     # -- edit -----------------------------------------------------------------------------------
-    def edit(self, points: Mapping[str, int] | None = None, threshold: int | None = None) -> ScoringSystem:
+    def edit(
+        self, points: Mapping[str, int] | None = None, threshold: int | None = None
+    ) -> ScoringSystem:
         """Edit points (and/or the threshold) of the card on screen: no solve, status "edited".
 
         An edit while a solve runs stops it (the edit is the newer wish). An edit
@@ -259,7 +358,11 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         """
         for name, v in (points or {}).items():
             self._known(name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) and not (isinstance(v, float) and v.is_integer()):
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, (int, np.integer))
+                and not (isinstance(v, float) and v.is_integer())
+            ):
                 raise TypeError(f"points must be whole numbers, got {v!r} for {name!r}")
         if threshold is not None and (isinstance(threshold, bool) or int(threshold) != threshold):
             raise TypeError(f"the threshold must be a whole number, got {threshold!r}")
@@ -269,10 +372,14 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
             if card is None:
                 raise RuntimeError("there is no card to edit")
             if tuple(card.feature_names) != tuple(self.data.feature_names):
-                raise RuntimeError("the card on screen has the rules of the previous cut points: edit the new card "
-                                   "once it is shown")
-            edited = card.with_points({k: int(v) for k, v in (points or {}).items()},
-                                      intercept=None if threshold is None else -int(threshold))
+                raise RuntimeError(
+                    "the card on screen has the rules of the previous cut points: edit the new card "
+                    "once it is shown"
+                )
+            edited = card.with_points(
+                {k: int(v) for k, v in (points or {}).items()},
+                intercept=None if threshold is None else -int(threshold),
+            )
             if edited.coefficients == card.coefficients and edited.intercept == card.intercept:
                 return card  # nothing changed: no second undo step for one edit
             solving = self.status.state == "solving"
@@ -312,15 +419,23 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
             raise ValueError("the card was built on other features than the studio's data")
         spec = what.spec if what.spec is not None else self.spec
         spec.check_data(self.data.feature_names, self.data.n_samples)
-        card = what if what.train_metrics is not None else replace(what, train_metrics=train_metrics(what, self.data))
-        if self.validation is not None:  # measured on this studio's held-out rows, whatever it carried
+        card = (
+            what
+            if what.train_metrics is not None
+            else replace(what, train_metrics=train_metrics(what, self.data))
+        )
+        if (
+            self.validation is not None
+        ):  # measured on this studio's held-out rows, whatever it carried
             card = replace(card, validation_metrics=train_metrics(card, self.validation))
         with self._lock:
             self._check_open()
             notice = load_notice(self.spec, spec)
             broken = check_card(card, self.data, spec)
             if broken:
-                notice = "; ".join(filter(None, [notice, "the loaded card breaks " + "; ".join(broken)]))
+                notice = "; ".join(
+                    filter(None, [notice, "the loaded card breaks " + "; ".join(broken)])
+                )
             self._gen += 1
             self._scheduler.cancel()
             self.spec = spec
@@ -386,8 +501,13 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self._follow_table(state.table)
         self._restore_group(state.group)
 
-    def _solve(self, spec: Spec, cancel: threading.Event, on_incumbent: Callable[[Incumbent], None] | None = None,
-               time_limit: float | None = None) -> ScoringSystem | Failure | None:
+    def _solve(
+        self,
+        spec: Spec,
+        cancel: threading.Event,
+        on_incumbent: Callable[[Incumbent], None] | None = None,
+        time_limit: float | None = None,
+    ) -> ScoringSystem | Failure | None:
         """Solve ``spec`` (in ``time_limit`` seconds when given); None when it was interrupted
         (nothing to cache), or when the studio's rows changed meanwhile (another group column or
         other cut points): the result then goes to the cache of the rows it was solved on only."""
@@ -418,7 +538,10 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
             requested = self._finish.now()
         started = time.time()
         finished = threading.Event()  # set (under the lock) once the solve's own result is shown
-        measure, bar = optimised_measure(spec), showing_bar(self.data, spec, [self._card, self._solver.nearest(spec)])
+        measure, bar = (
+            optimised_measure(spec),
+            showing_bar(self.data, spec, [self._card, self._solver.nearest(spec)]),
+        )
 
         def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
             if gen != self._gen:
@@ -431,8 +554,12 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
                 if gen != self._gen or finished.is_set():
                     return
                 shown = self._card
-                if shown is not None and shown.spec is not None and shown.spec.key() == spec.key() \
-                        and same_figures(shown, card):
+                if (
+                    shown is not None
+                    and shown.spec is not None
+                    and shown.spec.key() == spec.key()
+                    and same_figures(shown, card)
+                ):
                     return  # the same figures with other points: the card shown stays, nothing reshuffles
                 self._card_solving(card, status)
             self._emit("card")
@@ -448,8 +575,11 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
         self.sweeps.queue.pause(True)
         self.alts.pause(True)
         try:
-            result = cached if cached is not None else \
-                self._solve(spec, cancel, on_incumbent, self._finish.seconds(spec, requested))
+            result = (
+                cached
+                if cached is not None
+                else self._solve(spec, cancel, on_incumbent, self._finish.seconds(spec, requested))
+            )
         finally:
             throttle.stop()
             self.sweeps.queue.pause(False)
@@ -471,7 +601,9 @@ class Controller(SettingsEditing, GroupControls, UndoRedo, AlternativesControls,
             self._plan_background(also=("spec", "card", "notice"))
         else:
             self._emit("card", "notice")
-            if cached is None:  # how long the card took from the fit to the views: the next solve's reserve
+            if (
+                cached is None
+            ):  # how long the card took from the fit to the views: the next solve's reserve
                 self._finish.record(FinishClock.family(spec), self._finish.now() - solved)
             self.alts.plan()  # the settled card is the first of its alternatives
         self.sweeps.solved(spec, result)

@@ -23,8 +23,9 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,17 @@ from .holdout import RawRows, measure_card, prepare_validation
 from .settings import SIGNS
 from .solving import SolveCache
 
-__all__ = ["Table", "CutEditing", "parse_cut", "carry_spec", "histogram", "threshold_cuts", "MAX_BINS", "MAX_LEVELS", "GROUP_NOTE"]
+__all__ = [
+    "Table",
+    "CutEditing",
+    "parse_cut",
+    "carry_spec",
+    "histogram",
+    "threshold_cuts",
+    "MAX_BINS",
+    "MAX_LEVELS",
+    "GROUP_NOTE",
+]
 
 #: a variable's histogram has at most this many bins
 MAX_BINS = 24
@@ -73,12 +84,18 @@ def parse_cut(variable: str, value: Any) -> float:
     (62.5, -10.0)
     """
     if isinstance(value, str):
-        text = value.strip().replace("\u2212", "-").replace(",", ".") if value.count(",") <= 1 else value
+        text = (
+            value.strip().replace("\u2212", "-").replace(",", ".")
+            if value.count(",") <= 1
+            else value
+        )
         try:
             number = float(text)
         except ValueError:
-            raise ValueError(f"\u201c{value}\u201d is not a number: type a cut point of {variable!r} such as 50 "
-                             "or 2.5") from None
+            raise ValueError(
+                f"\u201c{value}\u201d is not a number: type a cut point of {variable!r} such as 50 "
+                "or 2.5"
+            ) from None
     elif isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"a cut point of {variable!r} must be a number, got {value!r}")
     else:
@@ -105,8 +122,10 @@ def histogram(values: np.ndarray, events: np.ndarray, integer: bool) -> list[dic
         edges = np.histogram_bin_edges(values, bins=min(MAX_BINS, max(1, len(np.unique(values)))))
     rows, _ = np.histogram(values, bins=edges)
     hits, _ = np.histogram(values, bins=edges, weights=events.astype(float))
-    return [{"lo": float(a), "hi": float(b), "rows": int(n), "events": int(round(k))}
-            for a, b, n, k in zip(edges[:-1], edges[1:], rows, hits)]
+    return [
+        {"lo": float(a), "hi": float(b), "rows": int(n), "events": int(round(k))}
+        for a, b, n, k in zip(edges[:-1], edges[1:], rows, hits)
+    ]
 
 
 #: a variable of levels shows at most this many (the most frequent), and how many more it has
@@ -114,7 +133,9 @@ MAX_LEVELS = 12
 
 
 def _events(raw: RawRows, data: Dataset) -> np.ndarray:
-    labels = np.asarray(raw.y.to_numpy() if isinstance(raw.y, (pd.Series, pd.Index)) else raw.y, dtype=object)
+    labels = np.asarray(
+        raw.y.to_numpy() if isinstance(raw.y, (pd.Series, pd.Index)) else raw.y, dtype=object
+    )
     return np.array([v == data.positive for v in labels], dtype=bool)
 
 
@@ -126,12 +147,23 @@ def _levels(raw: RawRows, data: Dataset, variables: Sequence[str]) -> dict[str, 
         column = raw.X[{str(c): c for c in raw.X.columns}[name]]
         present = column.notna().to_numpy()
         shown = pd.Series(column[present].map(str).to_numpy())
-        hits = pd.Series(events[present]).groupby(shown).agg(["size", "sum"]).sort_values("size", ascending=False)
-        out[name] = {"kind": "levels", "rows": int(present.sum()), "missing": int((~present).sum()),
-                     "rate": float(events[present].mean()) if present.any() else None,
-                     "levels": [{"label": str(k), "rows": int(r["size"]), "events": int(r["sum"])}
-                                for k, r in hits.head(MAX_LEVELS).iterrows()],
-                     "more": max(0, len(hits) - MAX_LEVELS)}
+        hits = (
+            pd.Series(events[present])
+            .groupby(shown)
+            .agg(["size", "sum"])
+            .sort_values("size", ascending=False)
+        )
+        out[name] = {
+            "kind": "levels",
+            "rows": int(present.sum()),
+            "missing": int((~present).sum()),
+            "rate": float(events[present].mean()) if present.any() else None,
+            "levels": [
+                {"label": str(k), "rows": int(r["size"]), "events": int(r["sum"])}
+                for k, r in hits.head(MAX_LEVELS).iterrows()
+            ],
+            "more": max(0, len(hits) - MAX_LEVELS),
+        }
     return out
 
 
@@ -144,23 +176,37 @@ def _summaries(raw: RawRows, data: Dataset, variables: Sequence[str]) -> dict[st
         present = column.notna().to_numpy()
         values = column.to_numpy(dtype=float)[present]
         integer = bool(np.all(values == np.round(values)))
-        out[name] = {"kind": "cuts", "min": float(values.min()), "max": float(values.max()), "integer": integer,
-                     "rows": int(present.sum()), "missing": int((~present).sum()),
-                     "rate": float(events[present].mean()) if present.any() else None,
-                     "bins": histogram(values, events[present], integer)}
+        out[name] = {
+            "kind": "cuts",
+            "min": float(values.min()),
+            "max": float(values.max()),
+            "integer": integer,
+            "rows": int(present.sum()),
+            "missing": int((~present).sum()),
+            "rate": float(events[present].mean()) if present.any() else None,
+            "bins": histogram(values, events[present], integer),
+        }
     return out
 
 
-def fit_table(raw: RawRows, params: dict, cuts: dict[str, list[float]], lock: threading.RLock) -> Table:
+def fit_table(
+    raw: RawRows, params: dict, cuts: dict[str, list[float]], lock: threading.RLock
+) -> Table:
     """The rules fit on the raw training rows with these ``cuts`` (every threshold variable's),
     the training and held-out rows as those rules, and an empty cache."""
     rules = RuleBuilder(**{**params, "cuts": {k: list(v) for k, v in cuts.items()}}).fit(raw.X)
-    data = prepare_data(rules.transform(raw.X, warn=False), raw.y, positive=raw.positive,
-                        sample_weight=raw.sample_weight, warn=False)
+    data = prepare_data(
+        rules.transform(raw.X, warn=False),
+        raw.y,
+        positive=raw.positive,
+        sample_weight=raw.sample_weight,
+        warn=False,
+    )
     validation = None
     if raw.X_val is not None:
-        validation = prepare_validation(rules.transform(raw.X_val, warn=False), raw.y_val, data,
-                                        sample_weight=raw.w_val)
+        validation = prepare_validation(
+            rules.transform(raw.X_val, warn=False), raw.y_val, data, sample_weight=raw.w_val
+        )
     solver = SolveCache(data, lambda card: measure_card(card, data, validation, rules), lock)
     return Table(rules, data, validation, solver, BestKnown(data))
 
@@ -187,18 +233,35 @@ def carry_spec(spec: Spec, old: Sequence[str], new: Sequence[str]) -> tuple[Spec
     gone, added, old = set(old) - set(new), [n for n in new if n not in old], list(old)
     named = spec.named_features()
     for option in named:
-        if option not in ("exclude", "require", "signs", "penalties", "lock", "coef_ranges", "values", "missing",
-                          "variables"):  # the rules' variables: the new table's own (CutEditing._use_cuts)
+        if option not in (
+            "exclude",
+            "require",
+            "signs",
+            "penalties",
+            "lock",
+            "coef_ranges",
+            "values",
+            "missing",
+            "variables",
+        ):  # the rules' variables: the new table's own (CutEditing._use_cuts)
             hit = sorted(gone & set(named[option]))
             if hit:
-                raise ValueError(f"{option} names {hit[0]!r}, which this cut change removes: change {option} first")
+                raise ValueError(
+                    f"{option} names {hit[0]!r}, which this cut change removes: change {option} first"
+                )
     dropped = [f"the lock of {n!r} at {spec.lock[n]}" for n in spec.lock if n in gone]
-    dropped += [f"the requirement of {n!r}" for n in spec.require if n in gone and not all(o in spec.require for o in old)]
+    dropped += [
+        f"the requirement of {n!r}"
+        for n in spec.require
+        if n in gone and not all(o in spec.require for o in old)
+    ]
     changes: dict[str, Any] = {}
     for option in ("exclude", "signs", "penalties", "coef_ranges", "values"):
         changes[option] = _carry_names(getattr(spec, option), gone, added, old)
     changes["require"] = _carry_names(spec.require, gone, added, old)
-    changes["lock"] = {k: v for k, v in spec.lock.items() if k not in gone}  # a lock is a rule's own
+    changes["lock"] = {
+        k: v for k, v in spec.lock.items() if k not in gone
+    }  # a lock is a rule's own
     changes["missing"] = {k: v for k, v in spec.missing.items() if k not in gone}
     return spec.replace(**changes), dropped
 
@@ -211,7 +274,9 @@ class CutEditing:
     def _init_cuts(self, raw: RawRows | None) -> None:
         """Keep the raw rows behind the rules (None: a 0/1 table, no panel) and make the first table."""
         self._raw, self._table, self._first_table, self._tables = raw, None, None, {}
-        self.cut_errors: dict[str, dict] = {}  # variable -> {"text", "typed"}: the last refused edit, said in place
+        self.cut_errors: dict[
+            str, dict
+        ] = {}  # variable -> {"text", "typed"}: the last refused edit, said in place
         if raw is None or self.rules is None:
             return
         cuts = threshold_cuts(self.rules)
@@ -219,8 +284,13 @@ class CutEditing:
         others = [c for c in dict.fromkeys(r.column for r in self.rules.rules_) if c not in cuts]
         self._panel = {**_summaries(raw, self.data, list(cuts)), **_levels(raw, self.data, others)}
         data, validation, rules = self.data, self.validation, self.rules
-        table = Table(rules, data, validation,
-                      SolveCache(data, lambda card: measure_card(card, data, validation, rules), self._lock), self._best)
+        table = Table(
+            rules,
+            data,
+            validation,
+            SolveCache(data, lambda card: measure_card(card, data, validation, rules), self._lock),
+            self._best,
+        )
         self._solver = table.solver
         self._tables[_key(cuts)] = self._table = self._first_table = table
 
@@ -250,26 +320,44 @@ class CutEditing:
         cuts, out = self.cut_points(), []
         for name in dict.fromkeys(r.column for r in self.rules.rules_):
             rules = self.rules.rules_of(name)
-            entry = {**self._panel[name], "name": name, "error": self.cut_errors.get(name),
-                     "use": _shared(["exclude" if n in self.spec.exclude else "auto" for n in rules]),
-                     "group": GROUP_NOTE if name == getattr(self, "group", None) else None}
+            entry = {
+                **self._panel[name],
+                "name": name,
+                "error": self.cut_errors.get(name),
+                "use": _shared(["exclude" if n in self.spec.exclude else "auto" for n in rules]),
+                "group": GROUP_NOTE if name == getattr(self, "group", None) else None,
+            }
             if name in cuts:
-                entry.update(cuts=cuts[name], labels=[cut_text(c) for c in cuts[name]],
-                             sign=_shared([self.spec.signs.get(n, "free") for n in _signed_rules(self.rules, name)]),
-                             monotone=self.monotone_of(name))  # widgets/variables.py
+                entry.update(
+                    cuts=cuts[name],
+                    labels=[cut_text(c) for c in cuts[name]],
+                    sign=_shared(
+                        [self.spec.signs.get(n, "free") for n in _signed_rules(self.rules, name)]
+                    ),
+                    monotone=self.monotone_of(name),
+                )  # widgets/variables.py
             out.append(entry)
         return out
 
-    def set_cuts(self, variable: str, cuts: Sequence[Any], *, typed: str | None = None, op: str = "set",
-                 old: float | None = None) -> Spec:
+    def set_cuts(
+        self,
+        variable: str,
+        cuts: Sequence[Any],
+        *,
+        typed: str | None = None,
+        op: str = "set",
+        old: float | None = None,
+    ) -> Spec:
         """Give ``variable`` these cut points (its rules fit again, the card re-solved): one undo
         step. Refused (``ValueError``, nothing changed, said in :attr:`cut_errors` with what was
         ``typed``, the edit ``op`` and the cut it would have moved, ``old``) when a cut is not a
         number, lies outside the training values or is given twice, or none is left."""
         current = self.cut_points()
         if variable not in current:
-            raise KeyError(f"{variable!r} is not a numeric variable of this studio's table "
-                           f"(those with cut points: {sorted(current)})")
+            raise KeyError(
+                f"{variable!r} is not a numeric variable of this studio's table "
+                f"(those with cut points: {sorted(current)})"
+            )
         try:
             values = [parse_cut(variable, c) for c in cuts]
             self._check_cuts(variable, values)
@@ -280,10 +368,18 @@ class CutEditing:
             self._refused(variable, exc, typed, op, old)
             raise
 
-    def _refused(self, variable: str, exc: Exception, typed: str, op: str, old: float | None) -> None:
+    def _refused(
+        self, variable: str, exc: Exception, typed: str, op: str, old: float | None
+    ) -> None:
         """Keep a refused edit for the panel to say beside its variable (the typed text stays)."""
-        self.cut_errors = {variable: {"text": str(exc.args[0] if exc.args else exc), "typed": typed, "op": op,
-                                      "old": None if old is None else float(old)}}
+        self.cut_errors = {
+            variable: {
+                "text": str(exc.args[0] if exc.args else exc),
+                "typed": typed,
+                "op": op,
+                "old": None if old is None else float(old),
+            }
+        }
         self._emit("cuts")
 
     def add_cut(self, variable: str, value: Any) -> Spec:
@@ -292,51 +388,77 @@ class CutEditing:
 
     def move_cut(self, variable: str, old: float, value: Any) -> Spec:
         """Move ``variable``'s cut ``old`` to ``value``."""
-        return self._edit_cut(variable, lambda cuts, v: [v if c == float(old) else c for c in cuts], value, old,
-                              op="move")
+        return self._edit_cut(
+            variable,
+            lambda cuts, v: [v if c == float(old) else c for c in cuts],
+            value,
+            old,
+            op="move",
+        )
 
     def remove_cut(self, variable: str, old: float) -> Spec:
         """Remove ``variable``'s cut ``old`` (its last one stays)."""
-        return self._edit_cut(variable, lambda cuts, v: [c for c in cuts if c != float(old)], None, old, op="remove")
+        return self._edit_cut(
+            variable, lambda cuts, v: [c for c in cuts if c != float(old)], None, old, op="remove"
+        )
 
-    def _edit_cut(self, variable: str, change, value: Any, old: float | None = None, op: str = "set") -> Spec:
+    def _edit_cut(
+        self, variable: str, change, value: Any, old: float | None = None, op: str = "set"
+    ) -> Spec:
         cuts = self.cut_points().get(variable)
         if cuts is None:
             return self.set_cuts(variable, [])  # says which variables have cut points
         if old is not None and float(old) not in cuts:
-            exc = ValueError(f"{variable!r} has no cut at {cut_text(float(old))} (its cuts: "
-                             f"{', '.join(cut_text(c) for c in cuts)})")
+            exc = ValueError(
+                f"{variable!r} has no cut at {cut_text(float(old))} (its cuts: "
+                f"{', '.join(cut_text(c) for c in cuts)})"
+            )
             self._refused(variable, exc, "" if value is None else str(value), op, None)
             raise exc
-        return self.set_cuts(variable, change(list(cuts), value), typed=None if value is None else str(value), op=op,
-                             old=old)
+        return self.set_cuts(
+            variable,
+            change(list(cuts), value),
+            typed=None if value is None else str(value),
+            op=op,
+            old=old,
+        )
 
     def _check_cuts(self, variable: str, values: list[float]) -> None:
         lo, hi = self._panel[variable]["min"], self._panel[variable]["max"]
         if not values:
-            raise ValueError(f"{variable!r} needs at least one cut point: add another before removing this one")
+            raise ValueError(
+                f"{variable!r} needs at least one cut point: add another before removing this one"
+            )
         for v in values:
             if not lo < v <= hi:
-                raise ValueError(f"{cut_text(v)} lies outside the training values of {variable!r} ({cut_text(lo)} to "
-                                 f"{cut_text(hi)}): a cut must be above {cut_text(lo)} and at most {cut_text(hi)}, "
-                                 "or its rule holds for every row or for none")
+                raise ValueError(
+                    f"{cut_text(v)} lies outside the training values of {variable!r} ({cut_text(lo)} to "
+                    f"{cut_text(hi)}): a cut must be above {cut_text(lo)} and at most {cut_text(hi)}, "
+                    "or its rule holds for every row or for none"
+                )
         twice = sorted({v for v in values if values.count(v) > 1})
         if twice:
             raise ValueError(f"{variable!r} already has a cut at {cut_text(twice[0])}")
 
-    def _use_cuts(self, variable: str, values: list[float], current: dict[str, list[float]]) -> Spec:
+    def _use_cuts(
+        self, variable: str, values: list[float], current: dict[str, list[float]]
+    ) -> Spec:
         cuts = {**current, variable: values}
         if cuts == current:
             self.cut_errors = {}
             return self.spec
         key = _key(cuts)
         table = self._tables.get(key) or fit_table(self._raw, self._params, cuts, self._lock)
-        spec, dropped = carry_spec(self.spec, self.rules.rules_of(variable), table.rules.rules_of(variable))
+        spec, dropped = carry_spec(
+            self.spec, self.rules.rules_of(variable), table.rules.rules_of(variable)
+        )
         if spec.variables:
             spec = spec.replace(variables=options_by_variable(table.rules, {})["variables"])
         spec.check_data(table.data.feature_names, table.data.n_samples)
         before = ", ".join(cut_text(c) for c in current[variable])
-        notice = f"cut points of {variable!r}: {before} \u2192 {', '.join(cut_text(c) for c in values)}"
+        notice = (
+            f"cut points of {variable!r}: {before} \u2192 {', '.join(cut_text(c) for c in values)}"
+        )
         if dropped:
             notice += "; dropped " + " and ".join(dropped) + " (their rules are gone)"
         with self._lock:
@@ -360,34 +482,48 @@ class CutEditing:
         if table is not None and table is not self._table:
             self._use_table(table)
 
-    def set_variable(self, variable: str, *, use: str | None = None, sign: str | None = None) -> Spec:
+    def set_variable(
+        self, variable: str, *, use: str | None = None, sign: str | None = None
+    ) -> Spec:
         """A setting by variable name, for all its rules at once: ``use`` "auto" or "exclude",
         ``sign`` "free", "+" or "-" (points that rise or fall with the variable): one undo step."""
         if self.rules is None or variable not in {r.column for r in self.rules.rules_}:
             raise KeyError(f"unknown variable {variable!r}")
-        names = _signed_rules(self.rules, variable) if sign is not None else self.rules.rules_of(variable)
+        names = (
+            _signed_rules(self.rules, variable)
+            if sign is not None
+            else self.rules.rules_of(variable)
+        )
         s, changes = self.spec, {}
         if use is not None:
             if use not in ("auto", "exclude"):
                 raise ValueError(f"use of a variable must be 'auto' or 'exclude', got {use!r}")
             if use != "exclude" and variable == getattr(self, "group", None):
                 raise ValueError(f"{variable!r} is the group column: {GROUP_NOTE}")
-            changes["exclude"] = [f for f in s.exclude if f not in names] + (names if use == "exclude" else [])
-            changes["lock"] = {k: v for k, v in s.lock.items() if k not in names or use != "exclude"}
+            changes["exclude"] = [f for f in s.exclude if f not in names] + (
+                names if use == "exclude" else []
+            )
+            changes["lock"] = {
+                k: v for k, v in s.lock.items() if k not in names or use != "exclude"
+            }
         if sign is not None:
             sign = {"\u2212": "-", "\u2013": "-"}.get(sign, sign)
             if sign not in SIGNS:
                 raise ValueError(f"sign must be one of {SIGNS}, got {sign!r}")
-            changes["signs"] = {**{k: v for k, v in s.signs.items() if k not in names},
-                                **({n: sign for n in names} if sign != "free" else {})}
+            changes["signs"] = {
+                **{k: v for k, v in s.signs.items() if k not in names},
+                **({n: sign for n in names} if sign != "free" else {}),
+            }
         spec = s.replace(**changes)
         self.set_spec(spec)
         return spec
 
 
 #: what the cut panel says at the group column (why its rules say "exclude", and how to change it)
-GROUP_NOTE = ("kept off the card while the card is measured in its groups; to put it on the card, set "
-              "“groups” in the controls to another column or to “no groups”")
+GROUP_NOTE = (
+    "kept off the card while the card is measured in its groups; to put it on the card, set "
+    "“groups” in the controls to another column or to “no groups”"
+)
 
 
 def _signed_rules(rules: RuleBuilder, variable: str) -> list[str]:

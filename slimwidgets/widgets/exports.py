@@ -4,21 +4,31 @@ reads it back."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..core.scoring import ScoringSystem
 
 __all__ = ["EXPORT_FORMATS", "export_card"]
 
 EXPORT_FORMATS = {
-    "json": ".json", "html": ".html", "latex": ".tex", "markdown": ".md", "python": ".py", "sql": ".sql",
+    "json": ".json",
+    "html": ".html",
+    "latex": ".tex",
+    "markdown": ".md",
+    "python": ".py",
+    "sql": ".sql",
     "report": "_report.html",  # the validation report (slimwidgets.report)
 }
 
 
-def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike | None = None, *,
-                report: Callable[[], str] | None = None) -> tuple[Path, str]:
+def export_card(
+    card: ScoringSystem,
+    fmt: str = "json",
+    path: str | os.PathLike | None = None,
+    *,
+    report: Callable[[], str] | None = None,
+) -> tuple[Path, str]:
     """Write ``card`` as ``fmt``; returns (path, the line of Python that reloads it).
 
     ``report`` writes the ``"report"`` format: the studio's validation report of the card
@@ -37,17 +47,30 @@ def export_card(card: ScoringSystem, fmt: str = "json", path: str | os.PathLike 
         raise ValueError("a report needs the card's rows: call slimwidgets.report(card, X, y)")
     path = Path(path) if path is not None else Path(f"scoring_system{EXPORT_FORMATS[fmt]}")
     text = {
-        "json": card.to_json, "html": card.to_html, "latex": card.to_latex,
-        "markdown": card.to_markdown, "python": card.to_python, "sql": card.to_sql, "report": report,
+        "json": card.to_json,
+        "html": card.to_html,
+        "latex": card.to_latex,
+        "markdown": card.to_markdown,
+        "python": card.to_python,
+        "sql": card.to_sql,
+        "report": report,
     }[fmt]()
     try:
         path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     except OSError as exc:
         folder = path.parent
-        reason = f"the folder {str(folder)!r} does not exist" if not folder.is_dir() else exc.strerror or str(exc)
+        reason = (
+            f"the folder {str(folder)!r} does not exist"
+            if not folder.is_dir()
+            else exc.strerror or str(exc)
+        )
         raise OSError(f"could not write {str(path)!r}: {reason}") from None
     shown = str(path)
-    if shown.lstrip()[:1] in ('{', '[', '"'):  # from_json would read such a text as JSON, not as a file name
+    if shown.lstrip()[:1] in (
+        "{",
+        "[",
+        '"',
+    ):  # from_json would read such a text as JSON, not as a file name
         shown = os.path.join(".", shown)
     p = repr(shown)  # a Python literal: quotes and backslashes in the path stay inert
     line = {

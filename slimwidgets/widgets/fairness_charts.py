@@ -13,8 +13,10 @@ from .charts import CARD_COLOR, FRONTIER_COLOR, HEIGHT, WIDTH, records
 
 __all__ = ["fairness_chart"]
 
-_MEASURES = {"error": ("error", "error_min", "train error", "proven lowest error"),
-             "tpr": ("tpr", "tpr_max", "train TPR", "proven highest TPR")}
+_MEASURES = {
+    "error": ("error", "error_min", "train error", "proven lowest error"),
+    "tpr": ("tpr", "tpr_max", "train TPR", "proven highest TPR"),
+}
 
 
 def fairness_chart(frontier: pd.DataFrame, measure: str = "error") -> alt.LayerChart:
@@ -44,19 +46,44 @@ def fairness_chart(frontier: pd.DataFrame, measure: str = "error") -> alt.LayerC
     if measure not in _MEASURES:
         raise ValueError(f"measure must be 'error' or 'tpr', got {measure!r}")
     value, limit, title, limit_title = _MEASURES[measure]
-    rows = [r for r in records(frontier, ["max_gap", "gap_reached", value, limit, "status"])
-            if r[value] is not None and not (isinstance(r[value], float) and math.isnan(r[value]))]
+    rows = [
+        r
+        for r in records(frontier, ["max_gap", "gap_reached", value, limit, "status"])
+        if r[value] is not None and not (isinstance(r[value], float) and math.isnan(r[value]))
+    ]
     data = alt.Data(values=rows)
-    x = alt.X("max_gap:Q", title="allowed gap between groups", axis=alt.Axis(format="%"),
-              scale=alt.Scale(zero=True, nice=False))
+    x = alt.X(
+        "max_gap:Q",
+        title="allowed gap between groups",
+        axis=alt.Axis(format="%"),
+        scale=alt.Scale(zero=True, nice=False),
+    )
     y = alt.Y(f"{value}:Q", title=title, axis=alt.Axis(format="%"), scale=alt.Scale(zero=False))
-    tips = [alt.Tooltip("max_gap:Q", title="allowed gap", format=".1%"),
-            alt.Tooltip("gap_reached:Q", title="gap of the card", format=".1%"),
-            alt.Tooltip(f"{value}:Q", title=title, format=".1%"),
-            alt.Tooltip(f"{limit}:Q", title=limit_title, format=".1%"), alt.Tooltip("status:N")]
-    line = alt.Chart(data).mark_line(color=FRONTIER_COLOR, opacity=0.6).encode(x=x, y=y, order="max_gap:Q")
-    points = alt.Chart(data).mark_point(filled=True, size=70, color=FRONTIER_COLOR).encode(x=x, y=y, tooltip=tips)
-    proven = alt.Chart(data).transform_filter(f"isValid(datum.{limit})").mark_tick(
-        color=CARD_COLOR, thickness=2, size=14).encode(x=x, y=alt.Y(f"{limit}:Q"), tooltip=tips)
+    tips = [
+        alt.Tooltip("max_gap:Q", title="allowed gap", format=".1%"),
+        alt.Tooltip("gap_reached:Q", title="gap of the card", format=".1%"),
+        alt.Tooltip(f"{value}:Q", title=title, format=".1%"),
+        alt.Tooltip(f"{limit}:Q", title=limit_title, format=".1%"),
+        alt.Tooltip("status:N"),
+    ]
+    line = (
+        alt.Chart(data)
+        .mark_line(color=FRONTIER_COLOR, opacity=0.6)
+        .encode(x=x, y=y, order="max_gap:Q")
+    )
+    points = (
+        alt.Chart(data)
+        .mark_point(filled=True, size=70, color=FRONTIER_COLOR)
+        .encode(x=x, y=y, tooltip=tips)
+    )
+    proven = (
+        alt.Chart(data)
+        .transform_filter(f"isValid(datum.{limit})")
+        .mark_tick(color=CARD_COLOR, thickness=2, size=14)
+        .encode(x=x, y=alt.Y(f"{limit}:Q"), tooltip=tips)
+    )
     return alt.layer(line, points, proven).properties(
-        width=WIDTH, height=HEIGHT, title=f"price of fairness: {title} (dots) and {limit_title} (ticks) by allowed gap")
+        width=WIDTH,
+        height=HEIGHT,
+        title=f"price of fairness: {title} (dots) and {limit_title} (ticks) by allowed gap",
+    )

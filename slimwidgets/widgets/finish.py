@@ -15,7 +15,13 @@ import time
 
 from ..core.spec import Spec
 
-__all__ = ["FinishClock", "RESERVE_FACTOR", "FIRST_RESERVE_SHARE", "MAX_RESERVE_SHARE", "MIN_SOLVE_SECONDS"]
+__all__ = [
+    "FinishClock",
+    "RESERVE_FACTOR",
+    "FIRST_RESERVE_SHARE",
+    "MAX_RESERVE_SHARE",
+    "MIN_SOLVE_SECONDS",
+]
 
 #: the reserve is this many times the last finish measured
 RESERVE_FACTOR = 1.5

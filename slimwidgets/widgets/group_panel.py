@@ -18,10 +18,23 @@ import traitlets as T
 from .charts import HEIGHT, WIDTH, records
 from .groups import GROUP_COLORS, GROUP_SHAPES
 
-__all__ = ["GroupsView", "GroupPanel", "groups_payload", "group_marks", "decision_words", "group_marks_chart", "group_marks_layers", "with_group_marks", "GROUP_MARK_COLS", "label_places"]
+__all__ = [
+    "GroupsView",
+    "GroupPanel",
+    "groups_payload",
+    "group_marks",
+    "decision_words",
+    "group_marks_chart",
+    "group_marks_layers",
+    "with_group_marks",
+    "GROUP_MARK_COLS",
+    "label_places",
+]
 
 GROUP_MARK_COLS = ["group", "tpr", "fpr", "n", "color", "shape", "at", "label_fpr", "label_tpr"]
-STATIC = Path(__file__).parent / "static"  # the built bundle of js/src (the studio checks it is there)
+STATIC = (
+    Path(__file__).parent / "static"
+)  # the built bundle of js/src (the studio checks it is there)
 
 
 class GroupsView(anywidget.AnyWidget):
@@ -43,7 +56,12 @@ def _count(n: float) -> str:
 def _figures(row: pd.Series | None) -> dict | None:
     if row is None:
         return None
-    return {"n": _count(row["n"]), "TPR": _pct(row["TPR"]), "FPR": _pct(row["FPR"]), "error": _pct(row["error"])}
+    return {
+        "n": _count(row["n"]),
+        "TPR": _pct(row["TPR"]),
+        "FPR": _pct(row["FPR"]),
+        "error": _pct(row["error"]),
+    }
 
 
 def groups_payload(controller: Any, notice: str = "") -> dict:
@@ -58,14 +76,35 @@ def groups_payload(controller: Any, notice: str = "") -> dict:
     failed = c.status.state in ("infeasible", "error")
     note = notice or (c.status.text if failed else "")
     if frame is None:
-        return {"column": c.group, "status": "no card yet", "level": "warning", "rows": [], "notice": note,
-                "held_out": False}
+        return {
+            "column": c.group,
+            "status": "no card yet",
+            "level": "warning",
+            "rows": [],
+            "notice": note,
+            "held_out": False,
+        }
     train = frame[frame["set"] == "train"].set_index("group")
     held = frame[frame["set"] == "validation"].set_index("group")
-    rows = [{"group": str(g), "color": r["color"], "shape": r["shape"], "train": _figures(r),
-             "held_out": _figures(held.loc[g]) if g in held.index else None} for g, r in train.iterrows()]
-    return {"column": c.group, "status": c.group_status(), "level": "info", "rows": rows, "notice": note,
-            "notice_level": "error", "held_out": c.validation is not None}
+    rows = [
+        {
+            "group": str(g),
+            "color": r["color"],
+            "shape": r["shape"],
+            "train": _figures(r),
+            "held_out": _figures(held.loc[g]) if g in held.index else None,
+        }
+        for g, r in train.iterrows()
+    ]
+    return {
+        "column": c.group,
+        "status": c.group_status(),
+        "level": "info",
+        "rows": rows,
+        "notice": note,
+        "notice_level": "error",
+        "held_out": c.validation is not None,
+    }
 
 
 def decision_words(card: Any) -> str:
@@ -115,7 +154,9 @@ def _card_marks(card: Any) -> list[tuple[float, float, float, float]]:
     if card is None or card.train_metrics is None:
         return []
     if getattr(card, "family", "") == "risk":
-        chars = len("AUC train 0.000") + (len(" · held-out 0.000") if card.validation_metrics is not None else 0)
+        chars = len("AUC train 0.000") + (
+            len(" · held-out 0.000") if card.validation_metrics is not None else 0
+        )
         return [(WIDTH - 4 - 8.0 * chars, HEIGHT - 4 - 16, WIDTH, HEIGHT)]
     x, y = card.train_metrics.fpr * WIDTH, (1 - card.train_metrics.tpr) * HEIGHT
     return [(x - 8, y - 8, x + 8, y + 8)]
@@ -126,8 +167,9 @@ def _overlap(a: tuple, b: tuple) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
-def label_places(marks: pd.DataFrame, width: float = WIDTH, height: float = HEIGHT,
-                 avoid: list[tuple] = ()) -> pd.DataFrame:
+def label_places(
+    marks: pd.DataFrame, width: float = WIDTH, height: float = HEIGHT, avoid: list[tuple] = ()
+) -> pd.DataFrame:
     """Where each group's label goes on the ROC plane: beside its mark (right and above when
     there is room), inside the plot, clear of the other groups' marks and labels and of the
     ``avoid`` boxes (pixels ``(left, top, right, bottom)``): the first side of
@@ -149,7 +191,9 @@ def label_places(marks: pd.DataFrame, width: float = WIDTH, height: float = HEIG
     True
     """
     h = LABEL_FONT + 2.0
-    points = [(float(f) * width, (1 - float(t)) * height) for f, t in zip(marks["fpr"], marks["tpr"])]
+    points = [
+        (float(f) * width, (1 - float(t)) * height) for f, t in zip(marks["fpr"], marks["tpr"])
+    ]
     dots = [(x - MARK_HALF, y - MARK_HALF, x + MARK_HALF, y + MARK_HALF) for x, y in points]
     placed: list[tuple] = []
     for i, ((x, y), name) in enumerate(zip(points, marks["group"].astype(str))):
@@ -157,8 +201,12 @@ def label_places(marks: pd.DataFrame, width: float = WIDTH, height: float = HEIG
         others = [d for j, d in enumerate(dots) if j != i] + placed + list(avoid)
         best, best_cost = None, math.inf
         for box in _label_boxes(x, y, w, h, height):
-            cost = 10 * (w * h - _overlap(box, (0, 0, width, height))) + sum(_overlap(box, o) for o in others)
-            cost = 0.0 if cost < 1e-6 else cost  # (a box inside the plot leaves a rounding error outside)
+            cost = 10 * (w * h - _overlap(box, (0, 0, width, height))) + sum(
+                _overlap(box, o) for o in others
+            )
+            cost = (
+                0.0 if cost < 1e-6 else cost
+            )  # (a box inside the plot leaves a rounding error outside)
             if cost < best_cost:
                 best, best_cost = box, cost
             if cost == 0:
@@ -194,21 +242,44 @@ def group_marks_layers(marks: pd.DataFrame | None) -> list[alt.Chart]:
     data = alt.InlineData(values=records(marks, GROUP_MARK_COLS), name="groups")
     x = alt.X("fpr:Q", scale=alt.Scale(domain=[0, 1], nice=False))
     y = alt.Y("tpr:Q", scale=alt.Scale(domain=[0, 1], nice=False))
-    tip = [alt.Tooltip("group:N", title="group"), alt.Tooltip("tpr:Q", title="TPR", format=".1%"),
-           alt.Tooltip("fpr:Q", title="FPR", format=".1%"), alt.Tooltip("n:Q", title="rows"),
-           alt.Tooltip("at:N", title="the card's decision")]
+    tip = [
+        alt.Tooltip("group:N", title="group"),
+        alt.Tooltip("tpr:Q", title="TPR", format=".1%"),
+        alt.Tooltip("fpr:Q", title="FPR", format=".1%"),
+        alt.Tooltip("n:Q", title="rows"),
+        alt.Tooltip("at:N", title="the card's decision"),
+    ]
     # one layer per colour and shape, both set on the mark: an encoded colour or shape would split
     # the chart's merged colour-and-shape legend in two (group i has colour i and shape i, mod 7)
     points, labels = [], []
     for color, shape in zip(GROUP_COLORS, GROUP_SHAPES):
         mine = alt.Chart(data).transform_filter(alt.datum.shape == shape)
-        points.append(mine.mark_point(shape=shape, color=color, filled=True, size=90, opacity=1, stroke="white",
-                                      strokeWidth=0.8).encode(x=x, y=y, tooltip=tip))
+        points.append(
+            mine.mark_point(
+                shape=shape,
+                color=color,
+                filled=True,
+                size=90,
+                opacity=1,
+                stroke="white",
+                strokeWidth=0.8,
+            ).encode(x=x, y=y, tooltip=tip)
+        )
         # each label at the centre label_places chose for it: inside the plot, clear of the others
-        labels.append(mine.mark_text(align="center", baseline="middle", fontSize=LABEL_FONT, fontWeight="bold",
-                                     color=color).encode(
-            x=alt.X("label_fpr:Q", scale=alt.Scale(domain=[0, 1], nice=False)),
-            y=alt.Y("label_tpr:Q", scale=alt.Scale(domain=[0, 1], nice=False)), text="group:N", tooltip=tip))
+        labels.append(
+            mine.mark_text(
+                align="center",
+                baseline="middle",
+                fontSize=LABEL_FONT,
+                fontWeight="bold",
+                color=color,
+            ).encode(
+                x=alt.X("label_fpr:Q", scale=alt.Scale(domain=[0, 1], nice=False)),
+                y=alt.Y("label_tpr:Q", scale=alt.Scale(domain=[0, 1], nice=False)),
+                text="group:N",
+                tooltip=tip,
+            )
+        )
     return points + labels
 
 
@@ -241,33 +312,65 @@ class GroupPanel:
         c = self.controller
         style = {"description_width": "88px"}
         options = [("no groups", None)] + [(name, name) for name in c.group_columns]
-        self.group_pick = W.Dropdown(options=options, value=c.group, description="groups",
-                                     style=style, layout=_grow("200px", "180px", "300px"),
-                                     tooltip="the column whose groups the card is measured in and held to the gap in")
+        self.group_pick = W.Dropdown(
+            options=options,
+            value=c.group,
+            description="groups",
+            style=style,
+            layout=_grow("200px", "180px", "300px"),
+            tooltip="the column whose groups the card is measured in and held to the gap in",
+        )
         rate, bound = c.gap_control()
-        self.gap_rate = W.Dropdown(options=[("TPR gap", "TPR"), ("FPR gap", "FPR")], value=rate,
-                                   layout=W.Layout(flex="0 0 auto", width="auto"))
-        self.gap_slider = W.FloatSlider(value=0.05 if bound is None else bound, min=0.0, max=0.5, step=0.005,
-                                        description="max", readout_format=".1%", continuous_update=True,
-                                        disabled=bound is None, style={"description_width": "32px"},
-                                        layout=_grow("200px", "170px", "360px"),
-                                        tooltip="the largest difference allowed between two groups' rates")
-        self.gap_none = W.Checkbox(value=bound is None, description="no gap", indent=False,
-                                   layout=W.Layout(flex="0 0 auto", width="auto"))
-        for w, cls in ((self.group_pick, "sw-group-pick"), (self.gap_rate, "sw-gap-rate"),
-                       (self.gap_slider, "sw-max-gap"), (self.gap_none, "sw-max-gap-none")):
+        self.gap_rate = W.Dropdown(
+            options=[("TPR gap", "TPR"), ("FPR gap", "FPR")],
+            value=rate,
+            layout=W.Layout(flex="0 0 auto", width="auto"),
+        )
+        self.gap_slider = W.FloatSlider(
+            value=0.05 if bound is None else bound,
+            min=0.0,
+            max=0.5,
+            step=0.005,
+            description="max",
+            readout_format=".1%",
+            continuous_update=True,
+            disabled=bound is None,
+            style={"description_width": "32px"},
+            layout=_grow("200px", "170px", "360px"),
+            tooltip="the largest difference allowed between two groups' rates",
+        )
+        self.gap_none = W.Checkbox(
+            value=bound is None,
+            description="no gap",
+            indent=False,
+            layout=W.Layout(flex="0 0 auto", width="auto"),
+        )
+        for w, cls in (
+            (self.group_pick, "sw-group-pick"),
+            (self.gap_rate, "sw-gap-rate"),
+            (self.gap_slider, "sw-max-gap"),
+            (self.gap_none, "sw-max-gap-none"),
+        ):
             w.add_class(cls)
         self.group_pick.observe(self._on_group, "value")
         for w in (self.gap_rate, self.gap_slider, self.gap_none):
             w.observe(self._on_gap, "value")
         self.groups_view = GroupsView(layout=W.Layout(display="none"))
         self.groups_view.add_class("sw-groups-view")
-        self._group_widgets = [self.group_pick, self.gap_rate, self.gap_slider, self.gap_none, self.groups_view]
+        self._group_widgets = [
+            self.group_pick,
+            self.gap_rate,
+            self.gap_slider,
+            self.gap_none,
+            self.groups_view,
+        ]
 
     def _group_rows(self, pair: dict) -> list[W.Widget]:
         """The picker and the gap slider, as rows of the controls (beside the FPR slider)."""
-        gap = W.Box([self.gap_rate, self.gap_slider, self.gap_none], layout=W.Layout(
-            display="flex", align_items="center", overflow="visible", **pair))
+        gap = W.Box(
+            [self.gap_rate, self.gap_slider, self.gap_none],
+            layout=W.Layout(display="flex", align_items="center", overflow="visible", **pair),
+        )
         gap.add_class("sw-pair")
         gap.add_class("sw-gap-pair")
         return [gap, self.group_pick] if self.controller.group_columns else []
@@ -324,4 +427,3 @@ class GroupPanel:
 
     def _group_marks(self) -> pd.DataFrame:
         return group_marks(self.controller.group_frame(), self.controller.card)
-

@@ -33,8 +33,20 @@ from .best_known import BestKnown
 from .holdout import measure_card, prepare_validation, split_holdout, studio_data
 from .solving import SolveCache
 
-__all__ = ["MAX_LEVELS", "GAP_OPTIONS", "GROUP_COLORS", "GROUP_SHAPES", "GroupRows", "GroupWorlds",
-           "GroupControls", "group_candidates", "grouped_studio_data", "group_frame", "gap_words", "group_status"]
+__all__ = [
+    "MAX_LEVELS",
+    "GAP_OPTIONS",
+    "GROUP_COLORS",
+    "GROUP_SHAPES",
+    "GroupRows",
+    "GroupWorlds",
+    "GroupControls",
+    "group_candidates",
+    "grouped_studio_data",
+    "group_frame",
+    "gap_words",
+    "group_status",
+]
 
 #: a column with more distinct values than this is not offered as a group column
 MAX_LEVELS = 12
@@ -43,7 +55,15 @@ GAP_OPTIONS = {"TPR": "max_tpr_gap", "FPR": "max_fpr_gap"}
 #: Okabe and Ito's colour-blind-safe palette (without the yellow, too pale on white), one per group
 #: in the order of the column's values; every group also has its own shape and its label beside it
 GROUP_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
-GROUP_SHAPES = ("square", "triangle-up", "cross", "triangle-down", "circle", "triangle-right", "triangle-left")
+GROUP_SHAPES = (
+    "square",
+    "triangle-up",
+    "cross",
+    "triangle-down",
+    "circle",
+    "triangle-right",
+    "triangle-left",
+)
 
 
 def _has_groups(spec: Spec) -> bool:
@@ -74,8 +94,11 @@ def group_candidates(X: Any, sensitive_features: Any = None) -> dict[str, pd.Ser
         for name in [n for n in few if n not in binary] + binary:
             out[str(name)] = X[name].reset_index(drop=True)
     if sensitive_features is not None and not isinstance(sensitive_features, str):
-        values = pd.Series(np.asarray(sensitive_features, dtype=object).ravel() if not isinstance(
-            sensitive_features, pd.Series) else sensitive_features.to_numpy())
+        values = pd.Series(
+            np.asarray(sensitive_features, dtype=object).ravel()
+            if not isinstance(sensitive_features, pd.Series)
+            else sensitive_features.to_numpy()
+        )
         out[str(getattr(sensitive_features, "name", None) or "group")] = values
     elif isinstance(sensitive_features, str) and sensitive_features not in out:
         if not isinstance(X, pd.DataFrame) or sensitive_features not in X.columns:
@@ -98,8 +121,14 @@ class GroupRows:
     def dataset(self, column: str, positive: Any, rules: Any = None) -> Dataset:
         """The rows split by ``column``: as the studio's first rules, or (``rules``) as other ones."""
         X = self.X if rules is None else rules.transform(self.raw, warn=False)
-        return prepare_data(X, self.y, positive=positive, sample_weight=self.weight,
-                            sensitive_features=pd.Series(self.columns[column].to_numpy(), name=column), warn=False)
+        return prepare_data(
+            X,
+            self.y,
+            positive=positive,
+            sample_weight=self.weight,
+            sensitive_features=pd.Series(self.columns[column].to_numpy(), name=column),
+            warn=False,
+        )
 
 
 def _take(rows: Any, idx: np.ndarray) -> Any:
@@ -110,14 +139,25 @@ def _split(X: Any, y: Any, sample_weight: Any, holdout: Any, random_state: Any):
     """``split_holdout``'s stratified split, as row positions (the same split: it depends only
     on the labels, the fraction and the random state)."""
     n = len(y)
-    tr, _, w_tr, va, _, w_va = split_holdout(np.arange(n), y, holdout, sample_weight=sample_weight,
-                                             random_state=random_state)
+    tr, _, w_tr, va, _, w_va = split_holdout(
+        np.arange(n), y, holdout, sample_weight=sample_weight, random_state=random_state
+    )
     return np.asarray(tr), np.asarray(va), w_tr, w_va
 
 
-def grouped_studio_data(X: Any, y: Any, data: Dataset | None, *, sensitive_features: Any = None,
-                        positive: Any = None, sample_weight: Any = None, validation: Any = None,
-                        holdout: Any = None, random_state: Any = None, options: dict | None = None):
+def grouped_studio_data(
+    X: Any,
+    y: Any,
+    data: Dataset | None,
+    *,
+    sensitive_features: Any = None,
+    positive: Any = None,
+    sample_weight: Any = None,
+    validation: Any = None,
+    holdout: Any = None,
+    random_state: Any = None,
+    options: dict | None = None,
+):
     """:func:`~slimwidgets.widgets.holdout.studio_data` that also keeps the rows any group column
     can split: (training rows, held-out rows or None, rules or None, other options, the raw
     rows behind the rules or None, the :class:`GroupWorlds` source or None when no column can
@@ -128,9 +168,23 @@ def grouped_studio_data(X: Any, y: Any, data: Dataset | None, *, sensitive_featu
     that each row's group follows it."""
     if data is not None or X is None or y is None:
         if sensitive_features is not None:
-            raise TypeError("sensitive_features= needs X and y (a prepared data= carries its own groups)")
-        return (*studio_data(X, y, data, positive=positive, sample_weight=sample_weight, validation=validation,
-                             holdout=holdout, random_state=random_state, options=options), None)
+            raise TypeError(
+                "sensitive_features= needs X and y (a prepared data= carries its own groups)"
+            )
+        return (
+            *studio_data(
+                X,
+                y,
+                data,
+                positive=positive,
+                sample_weight=sample_weight,
+                validation=validation,
+                holdout=holdout,
+                random_state=random_state,
+                options=options,
+            ),
+            None,
+        )
     candidates = group_candidates(X, sensitive_features)
     X, _ = group_column_apart(X, sensitive_features)
     held = None
@@ -138,12 +192,24 @@ def grouped_studio_data(X: Any, y: Any, data: Dataset | None, *, sensitive_featu
         if validation is not None:
             raise TypeError("give validation=(X_val, y_val) or holdout=fraction, not both")
         tr, va, sample_weight, w_va = _split(X, y, sample_weight, holdout, random_state)
-        held = (_take(X, va), _take(y, va), w_va, {k: v.iloc[va].reset_index(drop=True) for k, v in candidates.items()})
+        held = (
+            _take(X, va),
+            _take(y, va),
+            w_va,
+            {k: v.iloc[va].reset_index(drop=True) for k, v in candidates.items()},
+        )
         X, y = _take(X, tr), _take(y, tr)
         candidates = {k: v.iloc[tr].reset_index(drop=True) for k, v in candidates.items()}
         validation = (held[0], held[1])
-    data, val, rules, options, raw = studio_data(X, y, None, positive=positive, sample_weight=sample_weight,
-                                                 validation=validation, options=options)
+    data, val, rules, options, raw = studio_data(
+        X,
+        y,
+        None,
+        positive=positive,
+        sample_weight=sample_weight,
+        validation=validation,
+        options=options,
+    )
     as_rules = (lambda rows: rows) if rules is None else rules.transform
     if held is not None and held[2] is not None:  # held-out weights follow their rows
         val = prepare_validation(as_rules(held[0]), held[1], data, sample_weight=held[2])
@@ -151,7 +217,9 @@ def grouped_studio_data(X: Any, y: Any, data: Dataset | None, *, sensitive_featu
     if not candidates:
         return data, val, rules, options, raw, None
     train_rows = GroupRows(as_rules(X), y, sample_weight, candidates, X)
-    held_rows = None if held is None else GroupRows(as_rules(held[0]), held[1], held[2], held[3], held[0])
+    held_rows = (
+        None if held is None else GroupRows(as_rules(held[0]), held[1], held[2], held[3], held[0])
+    )
     return data, val, rules, options, raw, GroupWorlds(data, train_rows, held_rows, rules)
 
 
@@ -167,7 +235,9 @@ class GroupWorlds:
         ``held_out``.
     """
 
-    def __init__(self, base: Dataset, train: GroupRows, held_out: GroupRows | None, rules: Any = None):
+    def __init__(
+        self, base: Dataset, train: GroupRows, held_out: GroupRows | None, rules: Any = None
+    ):
         self.base, self.train, self.held_out, self.rules = base, train, held_out, rules
         self._made: dict[tuple[int, str, str], tuple[Any, Dataset]] = {}
 
@@ -177,10 +247,14 @@ class GroupWorlds:
 
     def check(self, column: str | None) -> None:
         if column is not None and column not in self.train.columns:
-            raise KeyError(f"{column!r} is not a group column of this studio; its group columns are "
-                           f"{list(self.columns)}")
+            raise KeyError(
+                f"{column!r} is not a group column of this studio; its group columns are "
+                f"{list(self.columns)}"
+            )
 
-    def dataset(self, column: str | None, which: str = "train", rules: Any = None) -> Dataset | None:
+    def dataset(
+        self, column: str | None, which: str = "train", rules: Any = None
+    ) -> Dataset | None:
         """The training (``which="train"``) or held-out rows split by ``column``, as the first
         rules or as ``rules`` (the rules of moved cut points)."""
         self.check(column)
@@ -193,9 +267,16 @@ class GroupWorlds:
         key = (id(other), column, which)
         if key not in self._made:
             made = rows.dataset(column, self.base.positive, other)
-            if other is None and made.feature_names != self.base.feature_names:  # never: the same rows and rules
-                raise ValueError(f"the rows split by {column!r} have other features than the studio's")
-            self._made[key] = (other, made)  # the rules kept alive with their rows: their id stays theirs
+            if (
+                other is None and made.feature_names != self.base.feature_names
+            ):  # never: the same rows and rules
+                raise ValueError(
+                    f"the rows split by {column!r} have other features than the studio's"
+                )
+            self._made[key] = (
+                other,
+                made,
+            )  # the rules kept alive with their rows: their id stays theirs
         return self._made[key][1]
 
 
@@ -239,18 +320,24 @@ def gap_words(frame: pd.DataFrame, spec: Spec) -> list[str]:
     ['TPR gap between groups 4.1 % ≤ 5 %', 'FPR gap 0.0 %']
     """
     words = []
-    first_fpr = spec.max_fpr_gap is not None and spec.max_tpr_gap is None  # the bound set comes first
+    first_fpr = (
+        spec.max_fpr_gap is not None and spec.max_tpr_gap is None
+    )  # the bound set comes first
     for rate in ("FPR", "TPR") if first_fpr else ("TPR", "FPR"):
         bound = getattr(spec, GAP_OPTIONS[rate])
         gap = _gap_of(frame, rate)
         if math.isnan(gap):
             continue
         head = f"{rate} gap between groups" if not words else f"{rate} gap"
-        words.append(f"{head} {_pct(gap)}" + ("" if bound is None else f" \u2264 {100 * bound:.4g} %"))
+        words.append(
+            f"{head} {_pct(gap)}" + ("" if bound is None else f" \u2264 {100 * bound:.4g} %")
+        )
     return words
 
 
-def group_status(card: ScoringSystem | None, frame: pd.DataFrame | None, spec: Spec, state: str) -> str:
+def group_status(
+    card: ScoringSystem | None, frame: pd.DataFrame | None, spec: Spec, state: str
+) -> str:
     """The group line of the status: the gaps, then whether the card is proven best under the
     caps ("TPR gap between groups 4.1 % ≤ 5 % · proven best under these caps")."""
     if card is None or frame is None or not len(frame):
@@ -290,7 +377,8 @@ class GroupControls:
         self._groups = worlds
         # keyed by (the rules' table, the column): each set of cut points has its own split rows
         self._worlds: dict[tuple[Any, str | None], _World] = {
-            (self._rules_table(), None): _World(self.data, self._solver, self._best)}
+            (self._rules_table(), None): _World(self.data, self._solver, self._best)
+        }
         self._made_by: dict[int, SolveCache] = {}
         self._group_figures: tuple[Any, Any, pd.DataFrame | None] = (None, None, None)
         if column is not None:
@@ -318,9 +406,13 @@ class GroupControls:
             if column is None:  # other cut points' own rows: their table's data, cache and judge
                 self._worlds[key] = _World(table.data, table.solver, table.best)
                 return self._worlds[key]
-            validation, rules = (self.validation, self.rules) if table is None else (table.validation, table.rules)
+            validation, rules = (
+                (self.validation, self.rules) if table is None else (table.validation, table.rules)
+            )
             data = self._groups.dataset(column, "train", rules)
-            solver = SolveCache(data, lambda card: measure_card(card, data, validation, rules), self._lock)
+            solver = SolveCache(
+                data, lambda card: measure_card(card, data, validation, rules), self._lock
+            )
             self._worlds[key] = _World(data, solver, BestKnown(data))
         return self._worlds[key]
 
@@ -333,7 +425,9 @@ class GroupControls:
         super()._use_table(table)
         self._use_group(column)
         if apart and column is not None:  # the user's own exclusions of the column stay theirs
-            self._undo.apart = tuple(n for n in self._rules_of_column(column) if n in apart or n not in old)
+            self._undo.apart = tuple(
+                n for n in self._rules_of_column(column) if n in apart or n not in old
+            )
 
     def _use_group(self, column: str | None) -> None:
         """Solve on ``column``'s data from now on (under the lock); results without group options
@@ -341,7 +435,9 @@ class GroupControls:
         if column == self._group:
             return
         if self._groups is None:
-            raise KeyError("this studio has no group column: give Studio(X, y, sensitive_features=...) a column")
+            raise KeyError(
+                "this studio has no group column: give Studio(X, y, sensitive_features=...) a column"
+            )
         self._groups.check(column)
         old, new = self._world(self._group), self._world(column)
         for key in list(old.solver.results):
@@ -363,7 +459,9 @@ class GroupControls:
         ``sensitive_features=`` never becomes one; the exclusions it added go when the column
         does (:attr:`group_apart`)."""
         if self._groups is None and column is not None:
-            raise KeyError("this studio has no group column: give Studio(X, y, sensitive_features=...) a column")
+            raise KeyError(
+                "this studio has no group column: give Studio(X, y, sensitive_features=...) a column"
+            )
         if column is not None:
             self._groups.check(column)
         spec, words = self.spec, []
@@ -397,7 +495,9 @@ class GroupControls:
             return [r.name for r in self.rules.rules_ if str(r.column) == column]
         return [column] if column in self.data.feature_names else []
 
-    def _apart_spec(self, spec: Spec, column: str | None, words: list[str]) -> tuple[Spec, tuple[str, ...]]:
+    def _apart_spec(
+        self, spec: Spec, column: str | None, words: list[str]
+    ) -> tuple[Spec, tuple[str, ...]]:
         """``spec`` with the previous column's rules given back and ``column``'s excluded, and
         the rules excluded for it; what changed is added to ``words``."""
         back = self.group_apart
@@ -409,15 +509,21 @@ class GroupControls:
         own = self._rules_of_column(column)
         required = [n for n in own if n in spec.require]
         if required:
-            raise ValueError(f"{column!r} cannot be the group column while the card must use {required[0]!r}: "
-                             f"the group column is kept off the card (lift the requirement first)")
+            raise ValueError(
+                f"{column!r} cannot be the group column while the card must use {required[0]!r}: "
+                f"the group column is kept off the card (lift the requirement first)"
+            )
         apart = tuple(n for n in own if n not in spec.exclude)
         if apart:
             locks = [n for n in apart if n in spec.lock]
-            spec = spec.replace(exclude=list(spec.exclude) + list(apart),
-                                lock={k: v for k, v in spec.lock.items() if k not in apart})
-            words.append(f"the group column {column!r} is kept off the card: its rules are excluded while it is "
-                         "the group" + (f" (dropped the lock of {locks[0]!r})" if locks else ""))
+            spec = spec.replace(
+                exclude=list(spec.exclude) + list(apart),
+                lock={k: v for k, v in spec.lock.items() if k not in apart},
+            )
+            words.append(
+                f"the group column {column!r} is kept off the card: its rules are excluded while it is "
+                "the group" + (f" (dropped the lock of {locks[0]!r})" if locks else "")
+            )
         return spec, apart
 
     def set_gap(self, rate: str, value: float | None) -> Spec:
@@ -425,7 +531,9 @@ class GroupControls:
         (``rate="TPR"``, ``max_tpr_gap``) or FPR (``"FPR"``, ``max_fpr_gap``); None lifts it.
         The control holds one gap: setting one lifts the other (both at once: :meth:`update`)."""
         if rate not in GAP_OPTIONS:
-            raise ValueError(f"the gap is between groups' TPR or FPR: rate must be 'TPR' or 'FPR', got {rate!r}")
+            raise ValueError(
+                f"the gap is between groups' TPR or FPR: rate must be 'TPR' or 'FPR', got {rate!r}"
+            )
         if value is not None and self._group is None:
             raise ValueError("pick a group column first: a gap is between the groups of a column")
         other = GAP_OPTIONS["FPR" if rate == "TPR" else "TPR"]
@@ -446,7 +554,9 @@ class GroupControls:
         if card is None or column is None:  # a risk card is measured at its decision, risk >= 50 %
             return None
         if self._group_figures[0] is not card or self._group_figures[1] != column:
-            frame = group_frame(card, self.data, self._groups.dataset(column, "validation", self.rules))
+            frame = group_frame(
+                card, self.data, self._groups.dataset(column, "validation", self.rules)
+            )
             self._group_figures = (card, column, frame)
         return self._group_figures[2].copy()
 
@@ -489,4 +599,3 @@ class GroupControls:
         with self._lock:
             solver = self._made_by.pop(id(result), self._solver)
         solver.store(spec, result)
-

@@ -36,7 +36,9 @@ class HistoryEntry:
 
     def __repr__(self) -> str:
         card = "no card" if self.card is None else repr(self.card)
-        held_out = "" if self.validation_metrics is None else f"; validation: {self.validation_metrics}"
+        held_out = (
+            "" if self.validation_metrics is None else f"; validation: {self.validation_metrics}"
+        )
         return f"HistoryEntry({self.action}: {card}; {self.status.text}{held_out})"
 
 
@@ -78,8 +80,15 @@ class UndoHistory:
         self.group: str | None = None  # the group column new states are settled under
         self.apart: tuple[str, ...] = ()  # and the rules it keeps off the card
 
-    def push(self, card: ScoringSystem | None, spec: Spec, status: Status, action: str,
-             base: ScoringSystem | None = None, table: Any = None) -> Settled:
+    def push(
+        self,
+        card: ScoringSystem | None,
+        spec: Spec,
+        status: Status,
+        action: str,
+        base: ScoringSystem | None = None,
+        table: Any = None,
+    ) -> Settled:
         """A new state after the one shown (the redo tail is dropped); logged."""
         self.drop_redo()
         state = Settled(spec, card, status, base, table, self.group, self.apart)
@@ -88,13 +97,19 @@ class UndoHistory:
         self.entries.append(HistoryEntry(card, spec, action, status, base))
         return state
 
-    def log(self, card: ScoringSystem | None, spec: Spec, status: Status, action: str,
-            base: ScoringSystem | None = None) -> None:
+    def log(
+        self,
+        card: ScoringSystem | None,
+        spec: Spec,
+        status: Status,
+        action: str,
+        base: ScoringSystem | None = None,
+    ) -> None:
         """Log a card shown without a new state (a failed solve: the previous state stays)."""
         self.entries.append(HistoryEntry(card, spec, action, status, base))
 
     def drop_redo(self) -> None:
-        del self.states[self.cursor + 1:]
+        del self.states[self.cursor + 1 :]
 
     @property
     def current(self) -> Settled | None:
@@ -162,4 +177,3 @@ class UndoRedo:
 
     def _after_jump(self) -> None:
         self._plan_background(also=("spec", "card", "notice"))
-

@@ -14,8 +14,17 @@ from ..core.data import Dataset, prepare_data
 from ..core.rules import rules_from_options
 from ..core.scoring import Metrics, ScoringSystem
 
-__all__ = ["train_metrics", "split_holdout", "prepare_validation", "studio_data", "risk_frame", "calibration_bands",
-           "RiskTables", "RawRows", "measure_card"]
+__all__ = [
+    "train_metrics",
+    "split_holdout",
+    "prepare_validation",
+    "studio_data",
+    "risk_frame",
+    "calibration_bands",
+    "RiskTables",
+    "RawRows",
+    "measure_card",
+]
 
 
 class RawRows(NamedTuple):
@@ -42,8 +51,9 @@ def train_metrics(card: ScoringSystem, data: Dataset) -> Metrics:
     return card.metrics(data.X, labels_of(data), sample_weight=data.weight)
 
 
-def split_holdout(X: Any, y: Any, fraction: Any, *, sample_weight: Any = None,
-                  random_state: Any = None) -> tuple[Any, Any, Any, Any, Any, Any]:
+def split_holdout(
+    X: Any, y: Any, fraction: Any, *, sample_weight: Any = None, random_state: Any = None
+) -> tuple[Any, Any, Any, Any, Any, Any]:
     """A stratified split: (X_train, y_train, w_train, X_val, y_val, w_val).
 
     ``fraction`` of the rows of each class are held out (scikit-learn's
@@ -56,15 +66,21 @@ def split_holdout(X: Any, y: Any, fraction: Any, *, sample_weight: Any = None,
     (6, [0, 1])
     """
     if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0 < fraction < 1:
-        raise ValueError(f"holdout must be a fraction between 0 and 1 (e.g. 0.25), got {fraction!r}")
+        raise ValueError(
+            f"holdout must be a fraction between 0 and 1 (e.g. 0.25), got {fraction!r}"
+        )
     from sklearn.model_selection import train_test_split
 
     labels = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
     parts = [X, y] + ([] if sample_weight is None else [np.asarray(sample_weight, dtype=float)])
     try:
-        split = train_test_split(*parts, test_size=float(fraction), stratify=labels, random_state=random_state)
+        split = train_test_split(
+            *parts, test_size=float(fraction), stratify=labels, random_state=random_state
+        )
     except ValueError as exc:
-        raise ValueError(f"holdout={fraction:g} cannot hold out rows of both classes: {exc}") from None
+        raise ValueError(
+            f"holdout={fraction:g} cannot hold out rows of both classes: {exc}"
+        ) from None
     w_train, w_val = (split[4], split[5]) if sample_weight is not None else (None, None)
     return split[0], split[2], w_train, split[1], split[3], w_val
 
@@ -81,23 +97,46 @@ def prepare_validation(X: Any, y: Any, train: Dataset, *, sample_weight: Any = N
         missing = [n for n in names if n not in by_name]
         extra = [c for c in by_name if c not in names]
         if missing or extra:
-            raise ValueError(f"validation X must have the training columns: missing {missing}, not in training {extra}")
+            raise ValueError(
+                f"validation X must have the training columns: missing {missing}, not in training {extra}"
+            )
         X = X[[by_name[n] for n in names]]
     values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y, dtype=object)
-    foreign = [v for v in pd.unique(values.ravel()) if not pd.isna(v) and not (v == train.positive or v == train.negative)]
+    foreign = [
+        v
+        for v in pd.unique(values.ravel())
+        if not pd.isna(v) and not (v == train.positive or v == train.negative)
+    ]
     if foreign:
-        raise ValueError(f"validation y has labels {foreign[:6]} that are not the training labels "
-                         f"{train.positive!r} and {train.negative!r}")
+        raise ValueError(
+            f"validation y has labels {foreign[:6]} that are not the training labels "
+            f"{train.positive!r} and {train.negative!r}"
+        )
     try:
-        return prepare_data(X, y, positive=train.positive, sample_weight=sample_weight,
-                            feature_names=None if isinstance(X, pd.DataFrame) else names, warn=False)
+        return prepare_data(
+            X,
+            y,
+            positive=train.positive,
+            sample_weight=sample_weight,
+            feature_names=None if isinstance(X, pd.DataFrame) else names,
+            warn=False,
+        )
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"validation data: {exc.args[0] if exc.args else exc}") from None
 
 
-def studio_data(X: Any, y: Any, data: Dataset | None, *, positive: Any = None, sample_weight: Any = None,
-                validation: Any = None, holdout: Any = None, random_state: Any = None,
-                options: dict | None = None) -> tuple[Dataset, Dataset | None, Any, dict, RawRows | None]:
+def studio_data(
+    X: Any,
+    y: Any,
+    data: Dataset | None,
+    *,
+    positive: Any = None,
+    sample_weight: Any = None,
+    validation: Any = None,
+    holdout: Any = None,
+    random_state: Any = None,
+    options: dict | None = None,
+) -> tuple[Dataset, Dataset | None, Any, dict, RawRows | None]:
     """The studio's (training rows, held-out rows or None, rules or None, the other options,
     the raw rows behind the rules or None) from what the user gave: ``X, y`` or a prepared ``data``; held-out rows as
     ``validation=(X_val, y_val)`` or as a ``holdout`` fraction of ``X, y``. A raw table
@@ -109,8 +148,9 @@ def studio_data(X: Any, y: Any, data: Dataset | None, *, positive: Any = None, s
     if holdout is not None:
         if data is not None or X is None or y is None:
             raise TypeError("holdout= splits X and y: give them (not a prepared data=)")
-        X, y, sample_weight, X_val, y_val, w_val = split_holdout(X, y, holdout, sample_weight=sample_weight,
-                                                                 random_state=random_state)
+        X, y, sample_weight, X_val, y_val, w_val = split_holdout(
+            X, y, holdout, sample_weight=sample_weight, random_state=random_state
+        )
     rules, raw_X = None, X
     if data is None:
         if X is None or y is None:
@@ -123,13 +163,25 @@ def studio_data(X: Any, y: Any, data: Dataset | None, *, positive: Any = None, s
             raise TypeError("validation must be a pair (X_val, y_val)")
         X_val, y_val, w_val = validation[0], validation[1], None
     held = holdout is not None or validation is not None
-    raw = None if rules is None else RawRows(raw_X, y, sample_weight, positive, *((X_val, y_val, w_val) if held else ()))
+    raw = (
+        None
+        if rules is None
+        else RawRows(raw_X, y, sample_weight, positive, *((X_val, y_val, w_val) if held else ()))
+    )
     if held:
-        return data, prepare_validation(as_rules(X_val), y_val, data, sample_weight=w_val), rules, options, raw
+        return (
+            data,
+            prepare_validation(as_rules(X_val), y_val, data, sample_weight=w_val),
+            rules,
+            options,
+            raw,
+        )
     return data, None, rules, options, raw
 
 
-def measure_card(card: ScoringSystem, data: Dataset, validation: Dataset | None, rules: Any) -> ScoringSystem:
+def measure_card(
+    card: ScoringSystem, data: Dataset, validation: Dataset | None, rules: Any
+) -> ScoringSystem:
     """``card`` with its training metrics on ``data`` and, with held-out rows, its validation
     metrics (and, from a raw table, its ``rules``, so that it scores and exports raw rows)."""
     changes: dict[str, Any] = {}
@@ -211,10 +263,21 @@ def calibration_bands(frame: pd.DataFrame) -> pd.DataFrame:
             scores = part["score"].tolist()
             name = f"{scores[0]:g}" if len(scores) == 1 else f"{scores[0]:g}–{scores[-1]:g}"
             weights = part[prefix + "count"].fillna(0).to_numpy(dtype=float)
-            rows.append({"band": name.replace("-", "\u2212"), "set": which, "rows": n,
-                         "events": k, "predicted": float(np.average(part["predicted"], weights=weights)),
-                         "observed": k / n, "lower": float(lo), "upper": float(hi)})
-    return pd.DataFrame(rows, columns=["band", "set", "rows", "events", "predicted", "observed", "lower", "upper"])
+            rows.append(
+                {
+                    "band": name.replace("-", "\u2212"),
+                    "set": which,
+                    "rows": n,
+                    "events": k,
+                    "predicted": float(np.average(part["predicted"], weights=weights)),
+                    "observed": k / n,
+                    "lower": float(lo),
+                    "upper": float(hi),
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["band", "set", "rows", "events", "predicted", "observed", "lower", "upper"]
+    )
 
 
 class RiskTables:
@@ -240,8 +303,14 @@ class RiskTables:
             return None
         # once per card's points on these rows, not on every redraw: a settled card with the
         # points of the incumbent drawn before it is drawn without working them out again
-        key = (tuple(card.feature_names), card.coefficients, card.intercept, card.multiplier, id(self.data),
-               id(self.validation))
+        key = (
+            tuple(card.feature_names),
+            card.coefficients,
+            card.intercept,
+            card.multiplier,
+            id(self.data),
+            id(self.validation),
+        )
         if self._risk[0] != key:
             frame = risk_frame(card, self.data, self.validation)
             self._risk = (key, frame, calibration_bands(frame))

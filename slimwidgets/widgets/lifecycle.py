@@ -31,8 +31,13 @@ class WaitAndClose:
 
     def threads(self) -> list[threading.Thread]:
         """This controller's live worker threads."""
-        workers = (self._scheduler.thread, self.sweeps.queue.thread, self.alts.queue.thread, self._warmup.thread,
-                   self._search_warmup.thread)
+        workers = (
+            self._scheduler.thread,
+            self.sweeps.queue.thread,
+            self.alts.queue.thread,
+            self._warmup.thread,
+            self._search_warmup.thread,
+        )
         return [t for t in workers if t is not None and t.is_alive()]
 
     def close(self, timeout: float = 10.0) -> bool:

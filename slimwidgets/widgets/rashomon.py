@@ -13,15 +13,22 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..core.data import Dataset
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import describe, details_text, percent
 from ..fitting import check_card
-from ..toolbox.alternatives import STOPS, Alternatives, as_alternative, risk_figures, search_alternatives
+from ..toolbox.alternatives import (
+    STOPS,
+    Alternatives,
+    as_alternative,
+    risk_figures,
+    search_alternatives,
+)
 from .card_status import Status, change_text, optimised_measure, status_of
 from .scheduler import BackgroundQueue
 from .solving import studio_spec
@@ -64,8 +71,11 @@ def card_figures(card: ScoringSystem, train: Dataset, held_out: Dataset | None) 
 def figure_texts(f: dict, prefix: str = "") -> list[str]:
     if "log_loss" in f:
         return [f"log-loss {f[prefix + 'log_loss']:.4f}", f"AUC {f[prefix + 'auc']:.3f}"]
-    return [f"error {percent(f[prefix + 'error'])}", f"TPR {percent(f[prefix + 'tpr'])}",
-            f"FPR {percent(f[prefix + 'fpr'])}"]
+    return [
+        f"error {percent(f[prefix + 'error'])}",
+        f"TPR {percent(f[prefix + 'tpr'])}",
+        f"FPR {percent(f[prefix + 'fpr'])}",
+    ]
 
 
 def _difference(f: dict, now: dict, measure: str) -> str:
@@ -76,7 +86,9 @@ def _difference(f: dict, now: dict, measure: str) -> str:
     if "error" not in f or "error" not in now:
         return ""
     keys = {"tpr": ("tpr", "fpr"), "fpr": ("fpr", "tpr")}.get(measure, ("error",))
-    return " · ".join(f"{'error' if k == 'error' else k.upper()} {change_text(f[k] - now[k])}" for k in keys)
+    return " · ".join(
+        f"{'error' if k == 'error' else k.upper()} {change_text(f[k] - now[k])}" for k in keys
+    )
 
 
 def _beats(f: dict, now: dict, measure: str) -> bool:
@@ -96,7 +108,7 @@ def _beats(f: dict, now: dict, measure: str) -> bool:
 
 
 def _signed(d: float, digits: int) -> str:
-    return "same" if abs(d) < 0.5 * 10 ** -digits else f"{d:+.{digits}f}".replace("-", "\u2212")
+    return "same" if abs(d) < 0.5 * 10**-digits else f"{d:+.{digits}f}".replace("-", "\u2212")
 
 
 class AlternativesList:
@@ -109,15 +121,24 @@ class AlternativesList:
     k, within : as for :func:`~slimwidgets.toolbox.alternatives.alternatives`.
     """
 
-    def __init__(self, controller: Controller, emit: Callable[[], None], *, k: int = ALT_K,
-                 within: float = ALT_WITHIN, enabled: bool = True):
+    def __init__(
+        self,
+        controller: Controller,
+        emit: Callable[[], None],
+        *,
+        k: int = ALT_K,
+        within: float = ALT_WITHIN,
+        enabled: bool = True,
+    ):
         self._c = controller
         self._emit = emit
         self.k, self.within, self.enabled = int(k), float(within), bool(enabled)
         self._lock = threading.RLock()
         self._run: _Run | None = None
         self._done: dict[str, _Run] = {}  # spec key -> a finished (not cancelled) list
-        self.loaded: tuple[ScoringSystem, str, str] | None = None  # (card, what its load did, level)
+        self.loaded: tuple[ScoringSystem, str, str] | None = (
+            None  # (card, what its load did, level)
+        )
         self.queue = BackgroundQueue(self._job, name="alternatives")
 
     # -- planning -----------------------------------------------------------------------------------
@@ -189,8 +210,15 @@ class AlternativesList:
             c.offer(card, "the alternatives search")
 
         try:
-            result = search_alternatives(c.data, studio_spec(first.spec or c.spec), k=self.k, within=self.within,
-                                         cancel=cancel, first=first, on_card=on_card)
+            result = search_alternatives(
+                c.data,
+                studio_spec(first.spec or c.spec),
+                k=self.k,
+                within=self.within,
+                cancel=cancel,
+                first=first,
+                on_card=on_card,
+            )
         except Exception as exc:  # a failed search must say so, never leave the list spinning
             result, run.error = None, f"{type(exc).__name__}: {exc}"
         if cancel.is_set() and run.error is None:
@@ -207,7 +235,9 @@ class AlternativesList:
         with self._lock:
             run = self._run
             if run is None or run.key != self._c.spec.key():
-                raise ValueError("the alternatives list belongs to other settings: wait for the new list")
+                raise ValueError(
+                    "the alternatives list belongs to other settings: wait for the new list"
+                )
             if not 1 <= rank <= len(run.cards):
                 raise ValueError(f"there is no alternative {rank} (the list has {len(run.cards)})")
             return run.cards[rank - 1]
@@ -220,34 +250,71 @@ class AlternativesList:
             cards = [] if run is None else list(run.cards)
             figures = [] if run is None else list(run.figures)
         now = c.card
-        now_figures = card_figures(now, c.data, c.validation) if now is not None and now.train_metrics else {}
-        measure = run.result.measure if run is not None and run.result is not None else optimised_measure(c.spec)
+        now_figures = (
+            card_figures(now, c.data, c.validation) if now is not None and now.train_metrics else {}
+        )
+        measure = (
+            run.result.measure
+            if run is not None and run.result is not None
+            else optimised_measure(c.spec)
+        )
         # the differences in the figure the settings optimise, also when the search's margin is in
         # objective units (scores with no common step)
         compared = optimised_measure(c.spec) if measure == "objective" else measure
-        rows = [self._row(i + 1, card, f, now, now_figures, compared) for i, (card, f) in enumerate(zip(cards, figures))]
+        rows = [
+            self._row(i + 1, card, f, now, now_figures, compared)
+            for i, (card, f) in enumerate(zip(cards, figures))
+        ]
         state = self._state(run, measure)
         better = sum(_beats(f, now_figures, compared) for f in figures)
-        if better and state.get("text"):  # the card shown is not the best here (edited or loaded): said
-            state = {**state, "text": f"{state['text']} · {better} of them better than the card shown",
-                     "better": better}
+        if better and state.get(
+            "text"
+        ):  # the card shown is not the best here (edited or loaded): said
+            state = {
+                **state,
+                "text": f"{state['text']} · {better} of them better than the card shown",
+                "better": better,
+            }
         loaded = self.loaded
-        if loaded is not None and loaded[0] is now:  # what the load did, beside the list, while its card shows
+        if (
+            loaded is not None and loaded[0] is now
+        ):  # what the load did, beside the list, while its card shows
             state = {**state, "notice": loaded[1], "level": loaded[2]}
         return {"rows": rows, "state": state}
 
-    def _row(self, rank: int, card: ScoringSystem, f: dict, now: ScoringSystem | None, now_figures: dict,
-             measure: str) -> dict:
-        shown = now is not None and now.coefficients == card.coefficients and now.intercept == card.intercept
+    def _row(
+        self,
+        rank: int,
+        card: ScoringSystem,
+        f: dict,
+        now: ScoringSystem | None,
+        now_figures: dict,
+        measure: str,
+    ) -> dict:
+        shown = (
+            now is not None
+            and now.coefficients == card.coefficients
+            and now.intercept == card.intercept
+        )
         names = list(card.points)
         points = [{"name": n, "points": int(card.points[n])} for n in names]
         held_out = figure_texts(f, "val_") if ("val_error" in f or "val_log_loss" in f) else []
         proven = card.status == "optimal"
-        how = ("proven best" if rank == 1 else "proven best without the feature sets above") if proven else "best found"
+        how = (
+            ("proven best" if rank == 1 else "proven best without the feature sets above")
+            if proven
+            else "best found"
+        )
         return {
-            "rank": rank, "features": points, "size": len(names), "train": figure_texts(f), "held_out": held_out,
-            "difference": "shown now" if shown else _difference(f, now_figures, measure), "current": shown,
-            "how": how, "details": f"objective {card.objective:.6g} · {card.status} · {card.solve_time or 0:.2f} s",
+            "rank": rank,
+            "features": points,
+            "size": len(names),
+            "train": figure_texts(f),
+            "held_out": held_out,
+            "difference": "shown now" if shown else _difference(f, now_figures, measure),
+            "current": shown,
+            "how": how,
+            "details": f"objective {card.objective:.6g} · {card.status} · {card.solve_time or 0:.2f} s",
         }
 
     def _state(self, run: _Run | None, measure: str) -> dict:
@@ -256,21 +323,30 @@ class AlternativesList:
             return {"phase": "off", "text": ""}
         if run is None:
             failed = self._c.status.state in ("infeasible", "invalid", "error")
-            return {"phase": "waiting", "text": "no card for these settings, so no alternatives" if failed
-                    else "waiting for the card to settle"}
+            return {
+                "phase": "waiting",
+                "text": "no card for these settings, so no alternatives"
+                if failed
+                else "waiting for the card to settle",
+            }
         if run.error is not None:
             return {"phase": "error", "text": f"the alternatives search failed: {run.error}"}
         n = len(run.cards)
         if run.result is None:
-            return {"phase": "running", "started": run.started,
-                    "text": f"searching cards at most {margin} worse than the best… {n} of up to {self.k} so far"}
+            return {
+                "phase": "running",
+                "started": run.started,
+                "text": f"searching cards at most {margin} worse than the best… {n} of up to {self.k} so far",
+            }
         cards = f"{n} card{'s' if n != 1 else ''} at most {margin} worse than the best"
         unproven = sum(card.status != "optimal" for card in run.cards)
         if run.result.complete:
             note = "complete: any other card this close only adds features to one of these"
         elif unproven:
-            note = (f"not exhaustive: {unproven} of these fits stopped at the time limit before proving "
-                    "their card best; more cards this close may exist")
+            note = (
+                f"not exhaustive: {unproven} of these fits stopped at the time limit before proving "
+                "their card best; more cards this close may exist"
+            )
         else:
             note = f"not exhaustive ({STOPS[run.result.stopped]}): more cards this close may exist"
         return {"phase": "done", "complete": run.result.complete, "text": f"{cards} · {note}"}
@@ -291,12 +367,25 @@ def alternative_status(card: ScoringSystem, rank: int, data: Dataset) -> Status:
     cs = describe(card, validation=card.validation_metrics)
     figures = " · ".join(figure_texts(card_figures(card, data, None)))
     text = f"alternative {rank} · {figures} · the best card that avoids the feature sets above it in the list"
-    return Status("feasible", text, objective=card.objective, elapsed=card.solve_time, details=details_text(cs),
-                  warning=cs.warning, level="warn" if cs.warning else "ok")
+    return Status(
+        "feasible",
+        text,
+        objective=card.objective,
+        elapsed=card.solve_time,
+        details=details_text(cs),
+        warning=cs.warning,
+        level="warn" if cs.warning else "ok",
+    )
 
 
-def alternative_notice(rank: int, card: ScoringSystem, before: ScoringSystem | None, broken: list[str],
-                       data: Dataset, spec: Spec) -> str:
+def alternative_notice(
+    rank: int,
+    card: ScoringSystem,
+    before: ScoringSystem | None,
+    broken: list[str],
+    data: Dataset,
+    spec: Spec,
+) -> str:
     """What loading an alternative did: its features, its cost against the card ``before``,
     the locks it keeps, the constraints it breaks."""
     parts = [f"loaded alternative {rank}: " + (", ".join(card.points) or "no feature")]
@@ -304,10 +393,19 @@ def alternative_notice(rank: int, card: ScoringSystem, before: ScoringSystem | N
         then = card_figures(before, data, None)
         now = card_figures(card, data, None)
         if "error" in now and "error" in then:
-            parts.append(", ".join(f"{label} {change_text(now[k] - then[k])}" for k, label in
-                                   (("error", "error"), ("tpr", "TPR"), ("fpr", "FPR"))) + " vs the card before")
+            parts.append(
+                ", ".join(
+                    f"{label} {change_text(now[k] - then[k])}"
+                    for k, label in (("error", "error"), ("tpr", "TPR"), ("fpr", "FPR"))
+                )
+                + " vs the card before"
+            )
         elif "log_loss" in now and "log_loss" in then:
-            parts.append(f"log-loss {now['log_loss'] - then['log_loss']:+.4f} vs the card before".replace("-", "\u2212"))
+            parts.append(
+                f"log-loss {now['log_loss'] - then['log_loss']:+.4f} vs the card before".replace(
+                    "-", "\u2212"
+                )
+            )
     if spec.lock:
         parts.append("keeps the locks " + ", ".join(f"{k} = {v}" for k, v in spec.lock.items()))
     if broken:
@@ -345,14 +443,20 @@ class AlternativesControls:
         card = self.alts.card(rank)
         with self._lock:
             self._check_open()
-            spec, before = studio_spec(self.spec), self._card  # solved here: no choice of the size by CV
+            spec, before = (
+                studio_spec(self.spec),
+                self._card,
+            )  # solved here: no choice of the size by CV
             shown = as_alternative(card, spec, rank)
             broken = check_card(shown, self.data, spec)
             self._gen += 1
             self._scheduler.cancel()
             self.spec = spec
             self._push(shown, spec, alternative_status(shown, rank, self.data), "load", None)
-            self._say(alternative_notice(rank, shown, before, broken, self.data, spec), "warning" if broken else "info")
+            self._say(
+                alternative_notice(rank, shown, before, broken, self.data, spec),
+                "warning" if broken else "info",
+            )
             self.alts.loaded = (shown, self.notice, self.notice_level)
         self._emit("card", "notice", "alternatives")
         return shown

@@ -29,7 +29,11 @@ class ViewRequests:
                 try:
                     value = float(text)
                 except ValueError:
-                    self._guard(lambda: (_ for _ in ()).throw(ValueError(f"the penalty of {name!r} must be a number, got {text!r}")))
+                    self._guard(
+                        lambda: (_ for _ in ()).throw(
+                            ValueError(f"the penalty of {name!r} must be a number, got {text!r}")
+                        )
+                    )
                     return
                 self._guard(self.controller.set_feature, name, penalty=value)
 
@@ -51,7 +55,13 @@ class ViewRequests:
         elif op == "unlock":
             self._guard(self.controller.unlock, req["feature"])
         elif op == "band":
-            self._guard(self.controller.edit_band, req["variable"], req["band"], req["value"], req.get("label"))
+            self._guard(
+                self.controller.edit_band,
+                req["variable"],
+                req["band"],
+                req["value"],
+                req.get("label"),
+            )
         elif op in ("lock_variable", "unlock_variable"):
             self._guard(self.controller.lock_variable, req["variable"], op == "lock_variable")
         elif op == "undo":
@@ -64,12 +74,14 @@ class ViewRequests:
         """An edit of the cut-point panel: a refused one is said in the panel, beside the variable."""
         req, c = change["new"] or {}, self.controller
         op, name = req.get("op"), req.get("variable")
-        edits = {"add": lambda: c.add_cut(name, req.get("value")),
-                 "move": lambda: c.move_cut(name, req.get("old"), req.get("value")),
-                 "remove": lambda: c.remove_cut(name, req.get("old")),
-                 "use": lambda: c.set_variable(name, use=req.get("value")),
-                 "sign": lambda: c.set_variable(name, sign=req.get("value")),
-                 "monotone": lambda: c.set_monotone(name, req.get("value"))}
+        edits = {
+            "add": lambda: c.add_cut(name, req.get("value")),
+            "move": lambda: c.move_cut(name, req.get("old"), req.get("value")),
+            "remove": lambda: c.remove_cut(name, req.get("old")),
+            "use": lambda: c.set_variable(name, use=req.get("value")),
+            "sign": lambda: c.set_variable(name, sign=req.get("value")),
+            "monotone": lambda: c.set_monotone(name, req.get("value")),
+        }
         if op in ("add", "move", "remove"):
             try:
                 edits[op]()

@@ -24,7 +24,8 @@ import atexit
 import threading
 import time
 import weakref
-from typing import Any, Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 __all__ = ["SolveScheduler", "BackgroundQueue", "Throttle", "THREAD_PREFIX"]
 
@@ -39,7 +40,7 @@ def _weak(fn: Callable) -> Callable[[], Callable | None]:
 
 
 #: workers with a thread, closed when the interpreter exits (see _close_all)
-_open: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
+_open: weakref.WeakSet[_Worker] = weakref.WeakSet()
 
 
 def _close_all(timeout: float = 2.0) -> None:
@@ -101,8 +102,14 @@ class _Worker:
 class SolveScheduler(_Worker):
     """Debounced, newest-wins execution of ``run(job, cancel)`` on one worker thread."""
 
-    def __init__(self, run: Callable[[Any, threading.Event], None], *, debounce: float = 0.15,
-                 idle_exit: float = 20.0, name: str = "solver"):
+    def __init__(
+        self,
+        run: Callable[[Any, threading.Event], None],
+        *,
+        debounce: float = 0.15,
+        idle_exit: float = 20.0,
+        name: str = "solver",
+    ):
         super().__init__(run, idle_exit, name)
         self.debounce = float(debounce)
         self._pending: tuple[Any, float] | None = None
@@ -206,20 +213,31 @@ class BackgroundQueue(_Worker):
     running item is interrupted unless it is still in the new plan.
     """
 
-    def __init__(self, run: Callable[[Hashable, threading.Event], None], *, idle_exit: float = 20.0,
-                 name: str = "frontier"):
+    def __init__(
+        self,
+        run: Callable[[Hashable, threading.Event], None],
+        *,
+        idle_exit: float = 20.0,
+        name: str = "frontier",
+    ):
         super().__init__(run, idle_exit, name)
         self._plan: list[Hashable] = []
         self._done: set[Hashable] = set()
         self._current: Hashable | None = None
         self._paused = False
 
-    def set_plan(self, items: Sequence[Hashable], done: Callable[[Hashable], bool] | None = None) -> None:
+    def set_plan(
+        self, items: Sequence[Hashable], done: Callable[[Hashable], bool] | None = None
+    ) -> None:
         with self._cond:
             if self._closed:
                 return
             self._plan = [i for i in items if not (done is not None and done(i))]
-            if self._current is not None and self._current not in self._plan and self._cancel is not None:
+            if (
+                self._current is not None
+                and self._current not in self._plan
+                and self._cancel is not None
+            ):
                 self._cancel.set()
             if self._plan:
                 self._ensure_thread()
@@ -304,9 +322,14 @@ class Throttle:
     >>> t.stop()
     """
 
-    def __init__(self, deliver: Callable[[Any], None], interval: float = 0.25, *,
-                 clock: Callable[[], float] = time.monotonic,
-                 start_timer: Callable[[float, Callable[[], None]], Any] = _timer_thread):
+    def __init__(
+        self,
+        deliver: Callable[[Any], None],
+        interval: float = 0.25,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        start_timer: Callable[[float, Callable[[], None]], Any] = _timer_thread,
+    ):
         self._deliver = deliver
         self.interval = float(interval)
         self._clock = clock
@@ -330,7 +353,9 @@ class Throttle:
             else:
                 self._waiting = (item,)
                 if self._timer is None:
-                    self._timer = self._started = self._start_timer(self._last + self.interval - now, self._flush)
+                    self._timer = self._started = self._start_timer(
+                        self._last + self.interval - now, self._flush
+                    )
                 return
         self._deliver(item)
 

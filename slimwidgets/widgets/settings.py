@@ -31,8 +31,14 @@ class FeatureSettings:
     locked: int | None
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "use": self.use, "sign": self.sign, "penalty": self.penalty,
-                "points_range": list(self.points_range), "locked": self.locked}
+        return {
+            "name": self.name,
+            "use": self.use,
+            "sign": self.sign,
+            "penalty": self.penalty,
+            "points_range": list(self.points_range),
+            "locked": self.locked,
+        }
 
 
 def _refused_settings(spec: Spec) -> dict[str, str]:
@@ -60,14 +66,27 @@ class SettingsEditing:
         self._known(name)
         s = self.spec
         use = "exclude" if name in s.exclude else "require" if name in s.require else "auto"
-        return FeatureSettings(name, use, s.signs.get(name, "free"), s.penalties.get(name),
-                               tuple(s.coef_ranges.get(name, s.coef_range)), s.lock.get(name))
+        return FeatureSettings(
+            name,
+            use,
+            s.signs.get(name, "free"),
+            s.penalties.get(name),
+            tuple(s.coef_ranges.get(name, s.coef_range)),
+            s.lock.get(name),
+        )
 
     def features(self) -> list[FeatureSettings]:
         return [self.feature(n) for n in self.data.feature_names]
 
-    def set_feature(self, name: str, *, use: str | None = None, sign: str | None = None,
-                    penalty: float | None | str = "keep", points_range: Any = None) -> Spec:
+    def set_feature(
+        self,
+        name: str,
+        *,
+        use: str | None = None,
+        sign: str | None = None,
+        penalty: float | None | str = "keep",
+        points_range: Any = None,
+    ) -> Spec:
         """Change one feature's row of the panel; re-solves. ``penalty=None`` means the global C0.
 
         Excluding a feature locked at non-zero points (or requiring one locked at 0)
@@ -96,7 +115,10 @@ class SettingsEditing:
             changes["penalties"] = penalties
             if penalties != dict(s.penalties):
                 what = "the global C0" if penalty is None else f"{penalty:g}"
-                watch = (f"the penalty of {name!r} ({what}) changed nothing: the card is the same", self.card)
+                watch = (
+                    f"the penalty of {name!r} ({what}) changed nothing: the card is the same",
+                    self.card,
+                )
         if points_range is not None:
             lo, hi = points_range
             ranges = {k: list(v) for k, v in s.coef_ranges.items() if k != name}
@@ -117,7 +139,9 @@ class SettingsEditing:
             "require": [f for f in s.require if f != name] + ([name] if use == "require" else []),
         }
         locked = s.lock.get(name)
-        if locked is not None and ((use == "exclude" and locked != 0) or (use == "require" and locked == 0)):
+        if locked is not None and (
+            (use == "exclude" and locked != 0) or (use == "require" and locked == 0)
+        ):
             changes["lock"] = {k: v for k, v in s.lock.items() if k != name}
             return changes, f"{use}d {name!r}: dropped its lock at {locked} points"
         return changes, ""
@@ -176,14 +200,26 @@ class SettingsEditing:
             return s
         refused = _refused_settings(replace(s, loss=FAMILY_LOSS[family]))
         aside = {name: getattr(s, name) for name in refused}
-        restore = {n: v for n, v in self._set_aside.items() if getattr(s, n) == _default(n) and n not in refused}
+        restore = {
+            n: v
+            for n, v in self._set_aside.items()
+            if getattr(s, n) == _default(n) and n not in refused
+        }
         spec = s.replace(loss=FAMILY_LOSS[family], **{n: _default(n) for n in refused}, **restore)
-        parts = [f"set aside {options_text(s, refused)} ({family} cards have no use for it; "
-                 "switching back restores it)" if refused else "",
-                 f"restored {options_text(spec, {n: n for n in restore})}" if restore else ""]
+        parts = [
+            f"set aside {options_text(s, refused)} ({family} cards have no use for it; "
+            "switching back restores it)"
+            if refused
+            else "",
+            f"restored {options_text(spec, {n: n for n in restore})}" if restore else "",
+        ]
         before, self._set_aside = self._set_aside, aside  # set first: the views read it on "spec"
         try:
-            self.set_spec(spec, notice=f"{family} cards: " + ("; ".join(filter(None, parts)) or "every setting carries over"))
+            self.set_spec(
+                spec,
+                notice=f"{family} cards: "
+                + ("; ".join(filter(None, parts)) or "every setting carries over"),
+            )
         except BaseException:
             self._set_aside = before
             raise
@@ -193,4 +229,8 @@ class SettingsEditing:
         """The options the last family switch set aside, as the "solved for" line names them
         ("" when none is waiting: switched back, or set again since)."""
         waiting = {n: n for n, v in self._set_aside.items() if getattr(self.spec, n) == _default(n)}
-        return options_text(replace(self.spec, **{n: self._set_aside[n] for n in waiting}), waiting) if waiting else ""
+        return (
+            options_text(replace(self.spec, **{n: self._set_aside[n] for n in waiting}), waiting)
+            if waiting
+            else ""
+        )

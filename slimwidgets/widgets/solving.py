@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from ..core.data import Dataset
 from ..core.scoring import ScoringSystem
@@ -56,7 +56,12 @@ class SolveCache:
     lock : the controller's lock, which also guards the cache.
     """
 
-    def __init__(self, data: Dataset, measure: Callable[[ScoringSystem], ScoringSystem], lock: threading.RLock):
+    def __init__(
+        self,
+        data: Dataset,
+        measure: Callable[[ScoringSystem], ScoringSystem],
+        lock: threading.RLock,
+    ):
         self.data, self._measure, self._lock = data, measure, lock
         self.results: dict[str, ScoringSystem | Failure] = {}
         self._order: list[str] = []
@@ -71,8 +76,11 @@ class SolveCache:
     def store(self, spec: Spec, result: ScoringSystem | Failure) -> None:
         """Keep ``result`` as the card of ``spec``; a card of other rules (solved before a cut
         point moved) or a failure met by another cache is not this data's and is not kept."""
-        if (getattr(result, "source", self) is not self if isinstance(result, Failure)
-                else tuple(result.feature_names) != tuple(self.data.feature_names)):
+        if (
+            getattr(result, "source", self) is not self
+            if isinstance(result, Failure)
+            else tuple(result.feature_names) != tuple(self.data.feature_names)
+        ):
             return
         with self._lock:
             key = spec.key()
@@ -95,8 +103,13 @@ class SolveCache:
                 best, best_d = card, d
         return best
 
-    def solve(self, spec: Spec, cancel: threading.Event, on_incumbent: Callable[[Incumbent], None] | None = None,
-              time_limit: float | None = None) -> ScoringSystem | Failure | None:
+    def solve(
+        self,
+        spec: Spec,
+        cancel: threading.Event,
+        on_incumbent: Callable[[Incumbent], None] | None = None,
+        time_limit: float | None = None,
+    ) -> ScoringSystem | Failure | None:
         """Solve ``spec`` (not cached here); None when it was interrupted (nothing to cache).
 
         ``time_limit``: the seconds this solve may take, when less than the spec's (the studio
@@ -106,20 +119,37 @@ class SolveCache:
             result.source = self  # stored only in this cache (see store)
         return result
 
-    def _attempt(self, spec: Spec, cancel: threading.Event, on_incumbent: Callable[[Incumbent], None] | None = None,
-                 time_limit: float | None = None) -> ScoringSystem | Failure | None:
+    def _attempt(
+        self,
+        spec: Spec,
+        cancel: threading.Event,
+        on_incumbent: Callable[[Incumbent], None] | None = None,
+        time_limit: float | None = None,
+    ) -> ScoringSystem | Failure | None:
         self.count += 1
-        shorter = time_limit is not None and spec.time_limit is not None and time_limit < spec.time_limit
+        shorter = (
+            time_limit is not None and spec.time_limit is not None and time_limit < spec.time_limit
+        )
         try:
-            card = fit_dataset(self.data, spec.replace(time_limit=time_limit) if shorter else spec,
-                               warm_start=self.nearest(spec), on_incumbent=on_incumbent, cancel=cancel)
-            if shorter:  # the card is of the user's spec (its key, its words), solved in the time left
+            card = fit_dataset(
+                self.data,
+                spec.replace(time_limit=time_limit) if shorter else spec,
+                warm_start=self.nearest(spec),
+                on_incumbent=on_incumbent,
+                cancel=cancel,
+            )
+            if (
+                shorter
+            ):  # the card is of the user's spec (its key, its words), solved in the time left
                 card = replace(card, spec=spec)
         except InfeasibleError as exc:
             if cancel.is_set():
                 return None
-            return failure("infeasible", "infeasible: these constraints clash: " + "; ".join(exc.conflicts),
-                           tuple(exc.conflicts))
+            return failure(
+                "infeasible",
+                "infeasible: these constraints clash: " + "; ".join(exc.conflicts),
+                tuple(exc.conflicts),
+            )
         except NoSolutionError as exc:
             if cancel.is_set():
                 return None
@@ -132,5 +162,3 @@ class SolveCache:
         if card.status == "interrupted" or cancel.is_set():
             return None
         return self._measure(card)
-
-

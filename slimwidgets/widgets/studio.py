@@ -24,14 +24,22 @@ import traitlets as T
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from . import charts
-from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
 from .card_status import optimised_measure
+from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
 from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .layout import StudioLayout
 from .requests import ViewRequests
 from .variables import card_variables
 
-__all__ = ["Studio", "CardView", "ChartView", "AlternativesView", "CutsView", "card_payload", "risk_payload"]
+__all__ = [
+    "Studio",
+    "CardView",
+    "ChartView",
+    "AlternativesView",
+    "CutsView",
+    "card_payload",
+    "risk_payload",
+]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -112,7 +120,9 @@ _ids = itertools.count(1)
 def _status_words(status: dict | None) -> tuple:
     """What the status line shows of a status (its clock ticks in the browser)."""
     s = status or {}
-    return tuple(s.get(k) for k in ("state", "text", "level", "proven", "warning", "started", "conflicts"))
+    return tuple(
+        s.get(k) for k in ("state", "text", "level", "proven", "warning", "started", "conflicts")
+    )
 
 
 def card_payload(controller: Controller) -> dict | None:
@@ -126,37 +136,73 @@ def card_payload(controller: Controller) -> dict | None:
     base_coefs = dict(zip(base.feature_names, base.coefficients)) if base is not None else coefs
     binary = dict(zip(card.feature_names, card.binary or (True,) * len(card.feature_names)))
     order = list(card.points) + [n for n in card.feature_names if coefs[n] == 0]
-    rows = [{"name": n, "points": coefs[n], "binary": binary[n], "locked": spec.lock.get(n),
-             "edited": card.status == "edited" and coefs[n] != base_coefs.get(n, 0)} for n in order]
+    rows = [
+        {
+            "name": n,
+            "points": coefs[n],
+            "binary": binary[n],
+            "locked": spec.lock.get(n),
+            "edited": card.status == "edited" and coefs[n] != base_coefs.get(n, 0),
+        }
+        for n in order
+    ]
     cost = controller.edit_cost()
     cost_text = None
     if cost is not None and "log_loss" in cost:  # a risk card: in the figures it is judged by
-        cost_text = (f"edit vs the solved card: log-loss {signed(cost['log_loss'], 4)} · "
-                     f"AUC {signed(cost['auc'], 3)} · size {signed(cost['size'], 0)}")
-    elif cost is not None:  # "optimum" only for a proven one; the figure the settings optimise first
+        cost_text = (
+            f"edit vs the solved card: log-loss {signed(cost['log_loss'], 4)} · "
+            f"AUC {signed(cost['auc'], 3)} · size {signed(cost['size'], 0)}"
+        )
+    elif (
+        cost is not None
+    ):  # "optimum" only for a proven one; the figure the settings optimise first
         against = "optimum" if base is not None and base.status == "optimal" else "the solved card"
         first = {"tpr": ("tpr", "fpr", "error"), "fpr": ("fpr", "tpr", "error")}.get(
-            optimised_measure(spec), ("error", "tpr", "fpr"))
-        figures = " · ".join(f"{'error' if k == 'error' else k.upper()} {cost[k]:+.1f} pt" for k in first)
-        cost_text = f"edit vs {against}: {figures} · size {cost['size']:+d}".replace("+-", "−").replace("-", "−")
+            optimised_measure(spec), ("error", "tpr", "fpr")
+        )
+        figures = " · ".join(
+            f"{'error' if k == 'error' else k.upper()} {cost[k]:+.1f} pt" for k in first
+        )
+        cost_text = f"edit vs {against}: {figures} · size {cost['size']:+d}".replace(
+            "+-", "−"
+        ).replace("-", "−")
     m, v = card.train_metrics, card.validation_metrics
-    metrics = None if m is None else " · ".join(
-        [_metrics_text("train", m)] + ([] if v is None else [_metrics_text("validation", v)])
-        + [f"{m.size} feature{'s' if m.size != 1 else ''}"])
+    metrics = (
+        None
+        if m is None
+        else " · ".join(
+            [_metrics_text("train", m)]
+            + ([] if v is None else [_metrics_text("validation", v)])
+            + [f"{m.size} feature{'s' if m.size != 1 else ''}"]
+        )
+    )
     # train and held-out figures side by side, for a view that draws them as a table
     measures = ("error", "tpr", "fpr", "n") if card.family != "risk" else ("log_loss", "auc", "n")
-    table = [{"set": which, **{k: _finite(getattr(x, k)) for k in measures}}
-             for which, x in (("train", m), ("validation", v)) if x is not None]
+    table = [
+        {"set": which, **{k: _finite(getattr(x, k)) for k in measures}}
+        for which, x in (("train", m), ("validation", v))
+        if x is not None
+    ]
     # a card of other settings, or of the rules of other cut points, while the new one solves
     previous = (card.spec is not None and card.spec.key() != spec.key()) or (
-        controller.rules is not None and card.rules is not controller.rules)
+        controller.rules is not None and card.rules is not controller.rules
+    )
     return {
-        "id": next(_ids), "positive": card.positive_name or str(card.positive), "threshold": card.threshold,
+        "id": next(_ids),
+        "positive": card.positive_name or str(card.positive),
+        "threshold": card.threshold,
         "rule": card.rule,
-        "rows": rows, "metrics_text": metrics, "cost_text": cost_text, "spec_text": describe_spec(card.spec),
-        "metrics": table, "editable": True, "is_previous": previous, "status": card.status,
+        "rows": rows,
+        "metrics_text": metrics,
+        "cost_text": cost_text,
+        "spec_text": describe_spec(card.spec),
+        "metrics": table,
+        "editable": True,
+        "is_previous": previous,
+        "status": card.status,
         "max_fpr": None if card.spec is None else card.spec.max_fpr,
-        "family": "risk" if card.family == "risk" else "decision", "risk_table": risk_payload(controller),
+        "family": "risk" if card.family == "risk" else "decision",
+        "risk_table": risk_payload(controller),
         # a card from a raw table is drawn by variable ("age  < 50: 0 · 50–59: 1 · ≥ 60: 3")
         "variables": card_variables(card, spec, base if card.status == "edited" else None),
     }
@@ -192,20 +238,49 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     (``max_tpr_gap`` / ``max_fpr_gap``). Cut points move with a column picked.
     """
 
-    def __init__(self, X: Any = None, y: Any = None, *, spec: Spec | None = None, debounce: float = 0.15,
-                 frontier: bool = True, positive: Any = None, sample_weight: Any = None, validation: Any = None,
-                 holdout: Any = None, random_state: Any = None, alternatives: bool | None = None,
-                 sensitive_features: Any = None, **options: Any):
+    def __init__(
+        self,
+        X: Any = None,
+        y: Any = None,
+        *,
+        spec: Spec | None = None,
+        debounce: float = 0.15,
+        frontier: bool = True,
+        positive: Any = None,
+        sample_weight: Any = None,
+        validation: Any = None,
+        holdout: Any = None,
+        random_state: Any = None,
+        alternatives: bool | None = None,
+        sensitive_features: Any = None,
+        **options: Any,
+    ):
         self._ui_lock = threading.RLock()
         self._syncing = False
-        self._charts_for: bool | None = None  # whether the charts are built for risk cards (None: not yet)
-        self._card_sent: ScoringSystem | None = None  # the card (and state, spec) the card view was last sent
+        self._charts_for: bool | None = (
+            None  # whether the charts are built for risk cards (None: not yet)
+        )
+        self._card_sent: ScoringSystem | None = (
+            None  # the card (and state, spec) the card view was last sent
+        )
         self._state_sent: tuple | None = None
         self._closed = False
-        self.controller = Controller(X, y, spec=spec, debounce=debounce, frontier=frontier, positive=positive,
-                                     sample_weight=sample_weight, validation=validation, holdout=holdout,
-                                     random_state=random_state, start=False, alternatives=alternatives,
-                                     sensitive_features=sensitive_features, **options)
+        self.controller = Controller(
+            X,
+            y,
+            spec=spec,
+            debounce=debounce,
+            frontier=frontier,
+            positive=positive,
+            sample_weight=sample_weight,
+            validation=validation,
+            holdout=holdout,
+            random_state=random_state,
+            start=False,
+            alternatives=alternatives,
+            sensitive_features=sensitive_features,
+            **options,
+        )
         self._build_controls()
         self._build_variable_caps()
         self._build_group_controls()
@@ -236,7 +311,9 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         self.calib_view.add_class("sw-calibration")
         self._build_alternatives()
         self.cuts_view = None
-        if self.controller.cut_points():  # a raw table with numeric variables: their cut points can be moved
+        if (
+            self.controller.cut_points()
+        ):  # a raw table with numeric variables: their cut points can be moved
             # (its other variables are listed beside them, with their levels and their use)
             self.cuts_view = CutsView(variables=self.controller.cut_panel())
             self.cuts_view.add_class("sw-cuts-view")
@@ -244,7 +321,9 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
 
     def _build_alternatives(self) -> None:
         """The alternatives list under the card (hidden when the studio does not search them)."""
-        self.alts_view = AlternativesView(layout=W.Layout(display=None if self.controller.alts.enabled else "none"))
+        self.alts_view = AlternativesView(
+            layout=W.Layout(display=None if self.controller.alts.enabled else "none")
+        )
         self.alts_view.add_class("sw-alts-view")
         self.alts_view.observe(self._on_alternative, "clicked")
 
@@ -260,8 +339,13 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         aside by :meth:`Controller.set_family` and named here until switching back."""
         self.family_toggle.value = self.controller.family
         aside = self.controller.set_aside_text()
-        self.family_note.value = "" if not aside else (
-            f"<span class='sw-family-why'>{html.escape(f'set aside: {aside}, restored when you switch back')}</span>")
+        self.family_note.value = (
+            ""
+            if not aside
+            else (
+                f"<span class='sw-family-why'>{html.escape(f'set aside: {aside}, restored when you switch back')}</span>"
+            )
+        )
 
     # -- the public face ---------------------------------------------------------------------------------
     @property
@@ -317,10 +401,33 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             return
         self._closed = True
         self.controller.close()
-        widgets = [self.family_toggle, self.family_note, self.fpr_slider, self.fpr_none, self.tpr_slider, self.tpr_none, self.size_slider, self.size_none,
-                   self.vars_text, self.cuts_text, self.c0_text, self.range_slider, self.time_text, self.undo_button, self.redo_button, self.export_format, self.export_path,
-                   self.export_button, self.message, self.card_view, self.roc_view, self.path_view, self.feature_panel,
-                   self.alts_view, *self._group_widgets] + ([self.cuts_view] if self.cuts_view is not None else [])
+        widgets = [
+            self.family_toggle,
+            self.family_note,
+            self.fpr_slider,
+            self.fpr_none,
+            self.tpr_slider,
+            self.tpr_none,
+            self.size_slider,
+            self.size_none,
+            self.vars_text,
+            self.cuts_text,
+            self.c0_text,
+            self.range_slider,
+            self.time_text,
+            self.undo_button,
+            self.redo_button,
+            self.export_format,
+            self.export_path,
+            self.export_button,
+            self.message,
+            self.card_view,
+            self.roc_view,
+            self.path_view,
+            self.feature_panel,
+            self.alts_view,
+            *self._group_widgets,
+        ] + ([self.cuts_view] if self.cuts_view is not None else [])
         for row in self.feature_rows.values():
             widgets += list(row.values())
         boxes = [w for w in self._descendants() if w not in widgets]
@@ -350,8 +457,16 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         try:
             out = fn(*args, **kwargs)
         except (ValueError, TypeError, KeyError, RuntimeError, OSError) as exc:
-            msg = exc.args[-1] if isinstance(exc, OSError) and exc.args else exc.args[0] if exc.args else str(exc)
-            self.message.value = f"<span class='sw-error' style='color:#a8192e'>{html.escape(str(msg))}</span>"
+            msg = (
+                exc.args[-1]
+                if isinstance(exc, OSError) and exc.args
+                else exc.args[0]
+                if exc.args
+                else str(exc)
+            )
+            self.message.value = (
+                f"<span class='sw-error' style='color:#a8192e'>{html.escape(str(msg))}</span>"
+            )
             self._sync_controls()
             return None
         self._show_notice()
@@ -361,26 +476,40 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         """The message line says what the last action changed besides what was asked (or nothing)."""
         c = self.controller
         color = {"error": "#a8192e", "warning": "#8a5a00"}.get(c.notice_level, "#555")
-        self.message.value = "" if not c.notice else (
-            f"<span class='sw-notice sw-{c.notice_level}' style='color:{color}'>{html.escape(c.notice)}</span>")
+        self.message.value = (
+            ""
+            if not c.notice
+            else (
+                f"<span class='sw-notice sw-{c.notice_level}' style='color:{color}'>{html.escape(c.notice)}</span>"
+            )
+        )
 
     def _on_fpr(self, _change) -> None:
         if self._syncing:
             return
         self.fpr_slider.disabled = self.fpr_none.value
-        self._guard(self.controller.update, max_fpr=None if self.fpr_none.value else round(self.fpr_slider.value, 4))
+        self._guard(
+            self.controller.update,
+            max_fpr=None if self.fpr_none.value else round(self.fpr_slider.value, 4),
+        )
 
     def _on_tpr(self, _change) -> None:
         if self._syncing:
             return
         self.tpr_slider.disabled = self.tpr_none.value
-        self._guard(self.controller.update, min_tpr=None if self.tpr_none.value else round(self.tpr_slider.value, 4))
+        self._guard(
+            self.controller.update,
+            min_tpr=None if self.tpr_none.value else round(self.tpr_slider.value, 4),
+        )
 
     def _on_size(self, _change) -> None:
         if self._syncing:
             return
         self.size_slider.disabled = self.size_none.value
-        self._guard(self.controller.update, max_size=None if self.size_none.value else int(self.size_slider.value))
+        self._guard(
+            self.controller.update,
+            max_size=None if self.size_none.value else int(self.size_slider.value),
+        )
 
     def _on_c0(self, change) -> None:
         if self._syncing:
@@ -392,7 +521,11 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         try:
             value = float(text)
         except ValueError:
-            self._guard(lambda: (_ for _ in ()).throw(ValueError(f"C0 must be a number >= 0 or 'auto', got {text!r}")))
+            self._guard(
+                lambda: (_ for _ in ()).throw(
+                    ValueError(f"C0 must be a number >= 0 or 'auto', got {text!r}")
+                )
+            )
             return
         self._guard(self.controller.update, C0=value)
 
@@ -419,11 +552,15 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         self.export_path.value = str(stem) + EXPORT_FORMATS[change["new"]]
 
     def _export_clicked(self) -> None:
-        got = self._guard(self.controller.export, self.export_format.value, self.export_path.value or None)
+        got = self._guard(
+            self.controller.export, self.export_format.value, self.export_path.value or None
+        )
         if got is not None:
             path, line = got
-            self.message.value = (f"wrote <code>{html.escape(str(path))}</code> · reload: "
-                                  f"<code class='sw-reload'>{html.escape(line)}</code>")
+            self.message.value = (
+                f"wrote <code>{html.escape(str(path))}</code> · reload: "
+                f"<code class='sw-reload'>{html.escape(line)}</code>"
+            )
 
     # -- controller -> views ------------------------------------------------------------------------
     def _on_event(self, events: set[str]) -> None:
@@ -487,14 +624,20 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             else:
                 roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"])
-            roc_data["groups"] = charts.records(self._group_marks(), GROUP_MARK_COLS)  # both families' ROC
+            roc_data["groups"] = charts.records(
+                self._group_marks(), GROUP_MARK_COLS
+            )  # both families' ROC
             calib_data = charts.calibration_datasets(self._calibration() if risk else None)
             specs = None
             if self._charts_for != risk:  # the structure changes only with the family
                 self._charts_for = risk
                 specs = self._chart_specs(f, risk)
                 self.calib_view.layout.display = None if risk else "none"
-            views = ((self.roc_view, roc_data), (self.path_view, path_data), (self.calib_view, calib_data))
+            views = (
+                (self.roc_view, roc_data),
+                (self.path_view, path_data),
+                (self.calib_view, calib_data),
+            )
             for i, (view, data) in enumerate(views):
                 with view.hold_sync():  # a new structure arrives with its own rows
                     if specs is not None:
@@ -512,14 +655,24 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     def _chart_specs(self, f: dict[str, pd.DataFrame], risk: bool) -> tuple[dict, dict, dict]:
         held_out = self.controller.validation is not None
         if risk:
-            roc = with_group_marks(charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out), self._group_marks())
-            path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out, measure="log_loss")
+            roc = with_group_marks(
+                charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out), self._group_marks()
+            )
+            path = charts.sparsity_chart(
+                f["path"], f["card"], held_out=held_out, measure="log_loss"
+            )
         else:
-            roc = with_group_marks(charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out),
-                                   self._group_marks())
+            roc = with_group_marks(
+                charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out),
+                self._group_marks(),
+            )
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out)
         calib = charts.calibration_chart(self._calibration() if risk else None, held_out=held_out)
-        return charts.split_datasets(roc)[0], charts.split_datasets(path)[0], charts.split_datasets(calib)[0]
+        return (
+            charts.split_datasets(roc)[0],
+            charts.split_datasets(path)[0],
+            charts.split_datasets(calib)[0],
+        )
 
     def _calibration(self) -> pd.DataFrame | None:
         """The risk card's calibration bands (None for a decision card)."""
@@ -544,7 +697,9 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 if s.max_size is not None:
                     self.size_slider.value = min(s.max_size, self.size_slider.max)
                 self.vars_text.value = "" if s.max_variables is None else str(s.max_variables)
-                self.cuts_text.value = "" if s.max_cuts_per_variable is None else str(s.max_cuts_per_variable)
+                self.cuts_text.value = (
+                    "" if s.max_cuts_per_variable is None else str(s.max_cuts_per_variable)
+                )
                 self.c0_text.value = "" if s.C0 is None else f"{s.C0:g}"
                 self.range_slider.value = tuple(s.coef_range)
                 if s.time_limit is not None:

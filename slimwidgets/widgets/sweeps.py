@@ -38,8 +38,14 @@ class Sweeps:
     fpr_caps, max_path_size : the frontier's caps, the path's largest size.
     """
 
-    def __init__(self, controller: Controller, *, enabled: bool = True, fpr_caps=FPR_CAPS,
-                 max_path_size: int = MAX_PATH_SIZE):
+    def __init__(
+        self,
+        controller: Controller,
+        *,
+        enabled: bool = True,
+        fpr_caps=FPR_CAPS,
+        max_path_size: int = MAX_PATH_SIZE,
+    ):
         self._c = controller
         self.enabled = bool(enabled)
         self.fpr_caps = tuple(fpr_caps)
@@ -80,7 +86,7 @@ class Sweeps:
         # interleave, so both charts fill in together
         out: list = []
         for i in range(max(len(frontier), len(path))):
-            out += frontier[i:i + 1] + path[i:i + 1]
+            out += frontier[i : i + 1] + path[i : i + 1]
         return out
 
     def plan(self, also: tuple[str, ...] = ()) -> None:
@@ -115,8 +121,10 @@ class Sweeps:
                 return
             self._record(kind, key, param, result)
         c._emit("frontier")
-        c.offer(result if isinstance(result, ScoringSystem) else None,
-                "the frontier" if kind == "fpr" else "the size path")
+        c.offer(
+            result if isinstance(result, ScoringSystem) else None,
+            "the frontier" if kind == "fpr" else "the size path",
+        )
 
     def solved(self, spec: Spec, result) -> None:
         """An interactive solve that is also a point of the current plan fills it in."""
@@ -135,8 +143,17 @@ class Sweeps:
             rec.update(feasible=False, status=result.status.state)
         else:
             m, v = result.train_metrics, result.validation_metrics
-            rec.update(feasible=True, status=result.status, tpr=m.tpr, fpr=m.fpr, error=m.error,
-                       size=result.size, objective=result.objective, gap=result.gap, log_loss=m.log_loss)
+            rec.update(
+                feasible=True,
+                status=result.status,
+                tpr=m.tpr,
+                fpr=m.fpr,
+                error=m.error,
+                size=result.size,
+                objective=result.objective,
+                gap=result.gap,
+                log_loss=m.log_loss,
+            )
             if v is not None:
                 rec.update(val_tpr=v.tpr, val_fpr=v.fpr, val_error=v.error, val_log_loss=v.log_loss)
         self.points[(kind, key)] = rec
@@ -195,7 +212,9 @@ class SweepViews:
             roc = self._roc[1]
         else:
             roc = pd.DataFrame(columns=["threshold", "fpr", "tpr", "set"])
-        return chart_frames(card_point(card), roc, self.spec.max_fpr, self.frontier_points(), self.path_points())
+        return chart_frames(
+            card_point(card), roc, self.spec.max_fpr, self.frontier_points(), self.path_points()
+        )
 
 
 # -- what the charts draw --------------------------------------------------------------------------
@@ -219,7 +238,9 @@ def card_roc(card: ScoringSystem, data: Dataset) -> pd.DataFrame:
     if card.rule == ">=":  # "score > cuts[k]" is "score >= cuts[k + 1]" (or >= max + 1: nothing)
         thresholds = np.concatenate([[cuts[-1] + 1], cuts[::-1]]) if len(cuts) else np.zeros(1)
     else:
-        thresholds = np.concatenate([cuts[::-1], [cuts[0] - 1]])  # nothing positive ... everything positive
+        thresholds = np.concatenate(
+            [cuts[::-1], [cuts[0] - 1]]
+        )  # nothing positive ... everything positive
     tpr = np.concatenate([above_tp[::-1], [tp_at.sum()]]) / wp
     fpr = np.concatenate([above_fp[::-1], [fp_at.sum()]]) / wn
     frame = pd.DataFrame({"threshold": thresholds, "fpr": fpr, "tpr": tpr})
@@ -237,7 +258,9 @@ def own_roc(card: ScoringSystem, train: Dataset, held_out: Dataset | None) -> pd
         return roc
     if held_out is not None:
         roc = pd.concat([roc, card_roc(card, held_out).assign(set="validation")], ignore_index=True)
-    return roc.assign(risk=card.predicted_risk(roc["threshold"].to_numpy() - (0 if card.rule == ">=" else -1)))
+    return roc.assign(
+        risk=card.predicted_risk(roc["threshold"].to_numpy() - (0 if card.rule == ">=" else -1))
+    )
 
 
 def card_point(card: ScoringSystem | None) -> pd.DataFrame:
@@ -250,16 +273,34 @@ def card_point(card: ScoringSystem | None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def chart_frames(card_point: pd.DataFrame, roc: pd.DataFrame, cap: float | None, frontier: pd.DataFrame,
-                 path: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def chart_frames(
+    card_point: pd.DataFrame,
+    roc: pd.DataFrame,
+    cap: float | None,
+    frontier: pd.DataFrame,
+    path: pd.DataFrame,
+) -> dict[str, pd.DataFrame]:
     """The charts' frames: sweeps split into train and held-out rows (see ``_by_set``)."""
-    return {"frontier": _by_set(frontier), "roc": roc, "card": card_point,
-            "cap": pd.DataFrame({"cap": [] if cap is None else [cap]}), "path": _by_set(path)}
+    return {
+        "frontier": _by_set(frontier),
+        "roc": roc,
+        "card": card_point,
+        "cap": pd.DataFrame({"cap": [] if cap is None else [cap]}),
+        "path": _by_set(path),
+    }
 
 
 def _point_row(m: Metrics, status: str, which: str) -> dict:
-    return {"tpr": m.tpr, "fpr": m.fpr, "error": m.error, "size": m.size, "status": status, "set": which,
-            "auc": m.auc, "log_loss": m.log_loss}
+    return {
+        "tpr": m.tpr,
+        "fpr": m.fpr,
+        "error": m.error,
+        "size": m.size,
+        "status": status,
+        "set": which,
+        "auc": m.auc,
+        "log_loss": m.log_loss,
+    }
 
 
 def _by_set(points: pd.DataFrame) -> pd.DataFrame:
@@ -269,6 +310,9 @@ def _by_set(points: pd.DataFrame) -> pd.DataFrame:
     train = points.drop(columns=[c for c in held if c in points]).assign(set="train")
     if "val_tpr" not in points or len(points) == 0:
         return train
-    validation = points.drop(columns=[m for m in measures if m in points]).rename(
-        columns=dict(zip(held, measures))).assign(set="validation")
+    validation = (
+        points.drop(columns=[m for m in measures if m in points])
+        .rename(columns=dict(zip(held, measures)))
+        .assign(set="validation")
+    )
     return pd.concat([train, validation[train.columns]], ignore_index=True)

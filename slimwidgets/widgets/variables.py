@@ -19,7 +19,14 @@ from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.variables import variable_entries
 
-__all__ = ["card_variables", "band_edit", "points_of", "VariableEditing", "parse_cap", "MONOTONE_CHOICES"]
+__all__ = [
+    "card_variables",
+    "band_edit",
+    "points_of",
+    "VariableEditing",
+    "parse_cap",
+    "MONOTONE_CHOICES",
+]
 
 #: The monotone choices of a numeric variable in the studio, and the spec's value of each.
 MONOTONE_CHOICES = {"none": None, "increasing": "+", "decreasing": "-"}
@@ -42,17 +49,23 @@ def parse_cap(text: Any, what: str) -> int | None:
     except ValueError:
         number = math.nan
     if not math.isfinite(number) or number < 0 or not number.is_integer():
-        raise ValueError(f"{what} must be a whole number >= 0, or empty for no cap; got \u201c{value}\u201d")
+        raise ValueError(
+            f"{what} must be a whole number >= 0, or empty for no cap; got \u201c{value}\u201d"
+        )
     return int(number)
 
 
 def _entries(card: ScoringSystem, variable: str) -> list[tuple[str, int, tuple[str, ...], str]]:
     rules = card.rules
     mine = [r for r in rules.rules_ if r.column == variable]
-    return variable_entries(mine, points_of(card), rules.integer_.get(variable, False), rules.pooled_.get(variable, []))
+    return variable_entries(
+        mine, points_of(card), rules.integer_.get(variable, False), rules.pooled_.get(variable, [])
+    )
 
 
-def card_variables(card: ScoringSystem | None, spec: Spec, base: ScoringSystem | None = None) -> list[dict] | None:
+def card_variables(
+    card: ScoringSystem | None, spec: Spec, base: ScoringSystem | None = None
+) -> list[dict] | None:
     """The card's points table by variable as the studio's card view draws it, or None for a
     card without rules (a 0/1 table: the view lists the rules themselves).
 
@@ -68,19 +81,33 @@ def card_variables(card: ScoringSystem | None, spec: Spec, base: ScoringSystem |
         entries = _entries(card, variable)
         if not entries:
             continue
-        before = {label: p for label, p, _, _ in _entries(base, variable)} if base is not None else {}
+        before = (
+            {label: p for label, p, _, _ in _entries(base, variable)} if base is not None else {}
+        )
         names = card.rules.rules_of(variable)
-        out.append({
-            "variable": variable,
-            "locked": bool(names) and all(n in spec.lock for n in names),
-            "bands": [{"label": label, "points": p, "editable": bool(rules), "rules": list(rules), "kind": kind,
-                       "edited": base is not None and before.get(label) != p}
-                      for label, p, rules, kind in entries],
-        })
+        out.append(
+            {
+                "variable": variable,
+                "locked": bool(names) and all(n in spec.lock for n in names),
+                "bands": [
+                    {
+                        "label": label,
+                        "points": p,
+                        "editable": bool(rules),
+                        "rules": list(rules),
+                        "kind": kind,
+                        "edited": base is not None and before.get(label) != p,
+                    }
+                    for label, p, rules, kind in entries
+                ],
+            }
+        )
     return out
 
 
-def band_edit(card: ScoringSystem, variable: str, index: int, value: int, label: str | None = None) -> dict[str, int]:
+def band_edit(
+    card: ScoringSystem, variable: str, index: int, value: int, label: str | None = None
+) -> dict[str, int]:
     """The rules' new points that give band ``index`` of ``variable`` the points ``value``, every
     other band keeping its own (see the module's docstring); ``label``, when given, must be the
     band's label (the card may have changed since the view drew it).
@@ -98,12 +125,16 @@ def band_edit(card: ScoringSystem, variable: str, index: int, value: int, label:
         raise KeyError(f"unknown variable {variable!r}")
     entries = _entries(card, variable)
     if not 0 <= index < len(entries) or (label is not None and entries[index][0] != label):
-        raise ValueError(f"the card changed since {variable!r} was drawn: its band {label or index!r} is gone; "
-                         "type the value again")
+        raise ValueError(
+            f"the card changed since {variable!r} was drawn: its band {label or index!r} is gone; "
+            "type the value again"
+        )
     shown, points, rules, kind = entries[index]
     if not rules:
-        raise ValueError(f"{shown} is the reference band of {variable!r}: its points are 0 and the other bands "
-                         "count from it; give the other bands more or fewer points instead")
+        raise ValueError(
+            f"{shown} is the reference band of {variable!r}: its points are 0 and the other bands "
+            "count from it; give the other bands more or fewer points instead"
+        )
     current = points_of(card)
     change = int(value) - points
     if change == 0:
@@ -111,7 +142,9 @@ def band_edit(card: ScoringSystem, variable: str, index: int, value: int, label:
     if kind != "band":
         return {rules[0]: int(value)}
     new = {rules[0]: current[rules[0]] + change}
-    after = entries[index + 1] if index + 1 < len(entries) and entries[index + 1][3] == "band" else None
+    after = (
+        entries[index + 1] if index + 1 < len(entries) and entries[index + 1][3] == "band" else None
+    )
     if after is not None:  # the next band gives the difference back: it keeps its own points
         new[after[2][0]] = current[after[2][0]] - change
     return new
@@ -121,10 +154,16 @@ class VariableEditing:
     """Edits of the card by variable in :class:`~slimwidgets.widgets.controller.Controller` (a
     mixin: it calls ``edit``, ``set_spec`` and reads ``card`` and ``spec``)."""
 
-    def edit_band(self, variable: str, index: int, value: Any, label: str | None = None) -> ScoringSystem:
+    def edit_band(
+        self, variable: str, index: int, value: Any, label: str | None = None
+    ) -> ScoringSystem:
         """Give band ``index`` of ``variable`` the points ``value`` (every other band keeps its
         own): one edit of the card, one undo step, no solve (as :meth:`edit`)."""
-        if isinstance(value, bool) or not isinstance(value, int) and not (isinstance(value, float) and value.is_integer()):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            and not (isinstance(value, float) and value.is_integer())
+        ):
             raise TypeError(f"points must be whole numbers, got {value!r} for {variable!r}")
         card = self.card
         if card is None:
@@ -137,7 +176,10 @@ class VariableEditing:
         number; empty: no cap): one undo step, a re-solve. Bad text, or a cap that clashes with
         what must be used (``max_variables=0`` with a requirement), raises ``ValueError`` in words
         and changes nothing."""
-        words = {"max_variables": "max variables", "max_cuts_per_variable": "max cut points per variable"}
+        words = {
+            "max_variables": "max variables",
+            "max_cuts_per_variable": "max cut points per variable",
+        }
         unknown = sorted(set(caps) - set(words))
         if unknown:
             raise KeyError(f"no such cap: {', '.join(unknown)} (one of {', '.join(words)})")
@@ -158,7 +200,9 @@ class VariableEditing:
         nothing."""
         value = {"+": "+", "-": "-", "\u2212": "-"}.get(choice, MONOTONE_CHOICES.get(choice, "?"))
         if value == "?":
-            raise ValueError(f"monotone of {variable!r} must be one of {', '.join(MONOTONE_CHOICES)}, got {choice!r}")
+            raise ValueError(
+                f"monotone of {variable!r} must be one of {', '.join(MONOTONE_CHOICES)}, got {choice!r}"
+            )
         if variable not in self.spec.variables:
             raise KeyError(f"unknown variable {variable!r}")
         monotone = {k: v for k, v in self.spec.monotone.items() if k != variable}
@@ -182,8 +226,11 @@ class VariableEditing:
             points = points_of(card)
             lock.update({n: points[n] for n in names})
         # a rule locked at non-zero points cannot stay excluded, nor one locked at 0 required
-        spec = self.spec.replace(lock=lock, exclude=[f for f in self.spec.exclude if lock.get(f, 0) == 0],
-                                 require=[f for f in self.spec.require if lock.get(f) != 0])
+        spec = self.spec.replace(
+            lock=lock,
+            exclude=[f for f in self.spec.exclude if lock.get(f, 0) == 0],
+            require=[f for f in self.spec.require if lock.get(f) != 0],
+        )
         self.set_spec(spec, action="lock")
         return spec
 

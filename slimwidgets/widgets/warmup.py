@@ -10,24 +10,38 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from .card_status import Status
 from .scheduler import THREAD_PREFIX
 from .settings import FAMILY_LOSS
 
-__all__ = ["KernelWarmup", "RiskWarmup", "SearchWarmup", "WARMING_TEXT", "WARMING_HEAD", "SEARCH_HEAD",
-           "SEARCH_TEXT", "WarmupControls", "warming_text", "seconds_text"]
+__all__ = [
+    "KernelWarmup",
+    "RiskWarmup",
+    "SearchWarmup",
+    "WARMING_TEXT",
+    "WARMING_HEAD",
+    "SEARCH_HEAD",
+    "SEARCH_TEXT",
+    "WarmupControls",
+    "warming_text",
+    "seconds_text",
+]
 
 #: how the status line of a risk solve that waits for the compile begins
 WARMING_HEAD = "solving… · getting the risk search ready"
 #: the status line of a risk solve that waits for the compile (before its first part is ready)
-WARMING_TEXT = WARMING_HEAD + " (once on this computer, about 15 s when it is not busy), then it solves"
+WARMING_TEXT = (
+    WARMING_HEAD + " (once on this computer, about 15 s when it is not busy), then it solves"
+)
 #: how the status line of a decision solve that waits for the search's compile begins
 SEARCH_HEAD = "solving… · getting the search ready"
 #: the status line of a decision solve whose compile has begun (before a share of it is known)
-SEARCH_TEXT = SEARCH_HEAD + " (once on this computer, about 30 s when it is not busy), then it solves"
+SEARCH_TEXT = (
+    SEARCH_HEAD + " (once on this computer, about 30 s when it is not busy), then it solves"
+)
 #: where numba keeps nothing on disk, the compile is paid again by every new Python process
 EVERY_TIME = "each time Python starts here: numba has no folder to keep it in"
 
@@ -41,8 +55,13 @@ def seconds_text(left: float) -> str:
     return f"{max(round(left), 1) if left < 10 else 5 * round(left / 5)} s"
 
 
-def warming_text(done: int, total: int, left: float | None = None, head: str = WARMING_HEAD,
-                 once: str = "once on this computer") -> str:
+def warming_text(
+    done: int,
+    total: int,
+    left: float | None = None,
+    head: str = WARMING_HEAD,
+    once: str = "once on this computer",
+) -> str:
     """The status line of a solve waiting for a compile: ``done`` of its ``total`` parts
     (compiled kernels) ready, about ``left`` seconds to go (measured on the parts done so far).
 
@@ -73,10 +92,12 @@ class KernelWarmup:
     thread_name = "warm-up"
     _done = threading.Event()  # per process and per subclass: compiled kernels serve every studio
 
-    def __init__(self, on_progress: Callable[["KernelWarmup"], None] | None = None) -> None:
+    def __init__(self, on_progress: Callable[[KernelWarmup], None] | None = None) -> None:
         self.thread: threading.Thread | None = None
         self.progress = (0, 0)  # parts compiled, of how many
-        self.share: float | None = None  # the share of the usual compile time behind (None: parts alike)
+        self.share: float | None = (
+            None  # the share of the usual compile time behind (None: parts alike)
+        )
         self.announced = False  # whether a solve waiting for it says so
         self.once = "once on this computer"
         self._on_progress = on_progress
@@ -84,7 +105,9 @@ class KernelWarmup:
 
     def start(self) -> None:
         if self.thread is None and not self._done.is_set():
-            self.thread = threading.Thread(target=self._run, name=THREAD_PREFIX + self.thread_name, daemon=True)
+            self.thread = threading.Thread(
+                target=self._run, name=THREAD_PREFIX + self.thread_name, daemon=True
+            )
             self.thread.start()
 
     def _run(self) -> None:
@@ -107,7 +130,11 @@ class KernelWarmup:
         they took (weighed by their usual shares when known), about how long the rest will take."""
         done, total = self.progress
         part = self.share if self.share is not None else (done / total if total else 0.0)
-        left = (time.monotonic() - self._started) * (1 - part) / part if done > 0 and part > 0 else None
+        left = (
+            (time.monotonic() - self._started) * (1 - part) / part
+            if done > 0 and part > 0
+            else None
+        )
         return warming_text(done, total, left, self.head, self.once)
 
     @property
@@ -130,7 +157,9 @@ class RiskWarmup(KernelWarmup):
 
     def __init__(self, on_progress: Callable[[KernelWarmup], None] | None = None) -> None:
         super().__init__(on_progress)
-        self.announced = True  # said from the start (a load from numba's cache is said too: it is short)
+        self.announced = (
+            True  # said from the start (a load from numba's cache is said too: it is short)
+        )
 
     def _compile(self) -> None:
         from ..core.losses import ensure_compiled
@@ -179,9 +208,15 @@ class WarmupControls:
     def _warming_progress(self, warm: KernelWarmup) -> None:
         """A part compiled: the solve waiting for this compile says how far it has come."""
         with self._lock:
-            if self._closed or self.status.state != "solving" or self._warmup_for(self.spec) is not warm:
+            if (
+                self._closed
+                or self.status.state != "solving"
+                or self._warmup_for(self.spec) is not warm
+            ):
                 return
-            if not warm.announced or not (self.status.text == "solving…" or self.status.text.startswith(warm.head)):
+            if not warm.announced or not (
+                self.status.text == "solving…" or self.status.text.startswith(warm.head)
+            ):
                 return
             self.status = replace(self.status, text=warm.text())
         self._emit("card")
@@ -193,7 +228,9 @@ class WarmupControls:
         warm = self._warmup_for(spec)
         if not warm.busy:
             return True
-        self.sweeps.queue.pause(True)  # the compile has the machine: no background solve starts meanwhile
+        self.sweeps.queue.pause(
+            True
+        )  # the compile has the machine: no background solve starts meanwhile
         self.alts.pause(True)
         try:
             while not warm.join(0.1):

@@ -15,7 +15,9 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 @pytest.fixture(scope="module")
 def bench():
     sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("generalization", BENCHMARKS / "generalization.py")
+    spec = importlib.util.spec_from_file_location(
+        "generalization", BENCHMARKS / "generalization.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     yield module
@@ -25,8 +27,25 @@ def bench():
 def test_one_small_set_end_to_end(bench, tmp_path, capsys):
     csv, out = tmp_path / "folds.csv", tmp_path / "table.md"
     # bankruptcy at 2 features is proven optimal in well under a second: the limit is only a ceiling
-    assert bench.main(["--datasets", "bankruptcy", "--sizes", "2", "--time-limits", "60", "--folds", "2",
-                       "--csv", str(csv), "--out", str(out)]) == 0
+    assert (
+        bench.main(
+            [
+                "--datasets",
+                "bankruptcy",
+                "--sizes",
+                "2",
+                "--time-limits",
+                "60",
+                "--folds",
+                "2",
+                "--csv",
+                str(csv),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     rows = pd.read_csv(csv)
     methods = ["slim 60 s", "rounded L1"] + (["FasterRisk"] if bench.has_fasterrisk() else [])
@@ -40,7 +59,9 @@ def test_one_small_set_end_to_end(bench, tmp_path, capsys):
     for method in methods[1:]:
         other = rows[rows["method"] == method].set_index("fold")
         assert (slim["train_error"] <= other["train_error"] + 1e-12).all(), method
-    assert "| bankruptcy | slim 60 s | 2 |" in printed and out.read_text().strip() == printed.strip()
+    assert (
+        "| bankruptcy | slim 60 s | 2 |" in printed and out.read_text().strip() == printed.strip()
+    )
     if bench.has_fasterrisk():
         assert "vs FasterRisk at k = 2" in printed
     # a saved run re-tabulates to the same tables
@@ -53,5 +74,8 @@ def test_folds_share_training_cut_points(bench):
     assert X.shape == (569, 30) and y.sum() == 212  # 1 = malignant
     train, test = list(range(0, 400)), list(range(400, 569))
     Xtr, Xte = bench.fold_features(X, train, test)
-    assert list(Xtr.columns) == list(Xte.columns) and set(pd.unique(Xtr.to_numpy().ravel())) <= {0.0, 1.0}
+    assert list(Xtr.columns) == list(Xte.columns) and set(pd.unique(Xtr.to_numpy().ravel())) <= {
+        0.0,
+        1.0,
+    }
     assert all(Xtr[c].nunique() == 2 for c in Xtr.columns)

@@ -42,13 +42,18 @@ def _unproven_against(bench, capsys, stored: dict) -> str:
 
 
 def test_a_proof_lost_since_the_stored_run_is_marked(bench, capsys):
-    out = _unproven_against(bench, capsys, {"status": "optimal", "solve_s": 0.1, "objective": 0.0242})
+    out = _unproven_against(
+        bench, capsys, {"status": "optimal", "solve_s": 0.1, "objective": 0.0242}
+    )
     assert "**proof lost** (proven in 0.1 s then)" in out
     assert "proofs lost since the last committed run: bankruptcy at C0 = 0.01" in out
 
 
 def test_a_proof_kept_is_not_marked_and_save_stores_the_run(bench, capsys):
-    assert bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "60", "--save"]) == 0
+    assert (
+        bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "60", "--save"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "| new |" in out and "proofs lost since the last committed run: none" in out
     stored = json.loads(bench.STORED.read_text())["programs"]
@@ -60,13 +65,19 @@ def test_a_proof_kept_is_not_marked_and_save_stores_the_run(bench, capsys):
 def test_a_bound_fallen_since_the_stored_run_is_marked(bench, capsys):
     """An unproven program whose proven bound is below the stored one is marked: at a time limit
     of a few milliseconds bankruptcy's bound is below the optimum, stored here as a bound."""
-    out = _unproven_against(bench, capsys, {"status": "time_limit", "solve_s": 60.0, "objective": 0.0242,
-                                            "bound": 0.0242})
+    out = _unproven_against(
+        bench,
+        capsys,
+        {"status": "time_limit", "solve_s": 60.0, "objective": 0.0242, "bound": 0.0242},
+    )
     assert "bound fell (was 0.0242)" in out
     assert "proven bounds fallen since the last committed run: bankruptcy at C0 = 0.01" in out
 
 
 def test_save_stores_the_proven_bound(bench, capsys):
-    assert bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "60", "--save"]) == 0
+    assert (
+        bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "60", "--save"])
+        == 0
+    )
     stored = json.loads(bench.STORED.read_text())["programs"]["bankruptcy 0.01"]
     assert stored["status"] == "optimal" and stored["bound"] == stored["objective"]

@@ -60,7 +60,11 @@ def run_process(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(
         [sys.executable, "-m", "slimwidgets", *args],
-        capture_output=True, text=True, cwd=REPO, env=env, timeout=600,  # against a hang only
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=600,  # against a hang only
     )
 
 
@@ -98,9 +102,13 @@ def test_demo_as_subprocess_prints_a_valid_card_with_an_honest_status():
     assert "Traceback" not in proc.stderr
     status, details = proc.stdout.strip().splitlines()[-2:]
     # in the user's units, proven or honestly not (a loaded machine may stop at the 30 s limit)
-    assert status.startswith("status: error ") and ("proven lowest" in status or "best found in" in status)
+    assert status.startswith("status: error ") and (
+        "proven lowest" in status or "best found in" in status
+    )
     assert "gap" not in status and "objective" not in status
-    assert re.match(r"details: solver status (optimal|time limit) · objective \S+ · bound \S+ · gap ", details)
+    assert re.match(
+        r"details: solver status (optimal|time limit) · objective \S+ · bound \S+ · gap ", details
+    )
     assert re.search(r"\d s$", details)
     assert 1 <= len(printed_points(proc.stdout)) <= 5
 
@@ -123,7 +131,8 @@ def test_fit_honours_sign_lock_and_max_size(tmp_path, capsys, newline):
     if newline == "\r":
         assert b"\n" not in path.read_bytes()
     code, out, err = run(
-        ["fit", str(path), "--target", "Y", "--sign", "c=+", "--lock", "a=3", "--max-size", "2"], capsys,
+        ["fit", str(path), "--target", "Y", "--sign", "c=+", "--lock", "a=3", "--max-size", "2"],
+        capsys,
     )
     assert code == 0, err
     points = printed_points(out)
@@ -137,8 +146,21 @@ def test_fit_honours_sign_lock_and_max_size(tmp_path, capsys, newline):
 def test_zero_score_option_gives_the_papers_rule(tmp_path, capsys):
     path = write_csv(make_frame(), tmp_path / "data.csv", "\n")
     card_json = tmp_path / "card.json"
-    code, out, err = run(["fit", str(path), "--target", "Y", "--max-size", "2", "--zero-score", "error",
-                          "--json", str(card_json)], capsys)
+    code, out, err = run(
+        [
+            "fit",
+            str(path),
+            "--target",
+            "Y",
+            "--max-size",
+            "2",
+            "--zero-score",
+            "error",
+            "--json",
+            str(card_json),
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert "PREDICT Y IF SCORE >" in out and "≥" not in out.splitlines()[0]
     card = sw.ScoringSystem.from_json(str(card_json))
@@ -152,7 +174,10 @@ def test_cr_and_lf_files_give_the_same_card(tmp_path, capsys):
     cards = []
     for newline in ("\n", "\r"):
         path = write_csv(make_frame(), tmp_path / f"data{len(cards)}.csv", newline)
-        code, _, err = run(["fit", str(path), "--target", "Y", "--json", str(tmp_path / f"c{len(cards)}.json")], capsys)
+        code, _, err = run(
+            ["fit", str(path), "--target", "Y", "--json", str(tmp_path / f"c{len(cards)}.json")],
+            capsys,
+        )
         assert code == 0, err
         cards.append(sw.ScoringSystem.from_json(str(tmp_path / f"c{len(cards)}.json")))
     assert cards[0].points == cards[1].points and cards[0].threshold == cards[1].threshold
@@ -162,9 +187,26 @@ def test_cr_and_lf_files_give_the_same_card(tmp_path, capsys):
 def test_json_card_predicts_like_a_direct_fit(tmp_path, capsys, csv_path):
     out_json = tmp_path / "card.json"
     code, out, err = run(
-        ["fit", str(csv_path), "--target", "Y", "--positive", "0",
-         "--coef-range", "-3:3", "--intercept-range", "-9:9",  # negative values as separate tokens
-         "--sign", "d=-", "--penalty", "d=0.02", "--max-size", "3", "--json", str(out_json)],
+        [
+            "fit",
+            str(csv_path),
+            "--target",
+            "Y",
+            "--positive",
+            "0",
+            "--coef-range",
+            "-3:3",
+            "--intercept-range",
+            "-9:9",  # negative values as separate tokens
+            "--sign",
+            "d=-",
+            "--penalty",
+            "d=0.02",
+            "--max-size",
+            "3",
+            "--json",
+            str(out_json),
+        ],
         capsys,
     )
     assert code == 0, err
@@ -172,22 +214,33 @@ def test_json_card_predicts_like_a_direct_fit(tmp_path, capsys, csv_path):
     card = sw.ScoringSystem.from_json(str(out_json))
     frame = pd.read_csv(csv_path)
     X, y = features_and_target(frame)
-    direct = sw.fit(X, y, positive=0, coef_range=(-3, 3), intercept_range=(-9, 9), signs={"d": "-"},
-                    penalties={"d": 0.02}, max_size=3)
+    direct = sw.fit(
+        X,
+        y,
+        positive=0,
+        coef_range=(-3, 3),
+        intercept_range=(-9, 9),
+        signs={"d": "-"},
+        penalties={"d": 0.02},
+        max_size=3,
+    )
     assert card.points == direct.points and card.intercept == direct.intercept
     assert card.objective == pytest.approx(direct.objective)
     assert card.positive == 0 and card.negative == 1
     np.testing.assert_array_equal(np.asarray(card.predict(X)), np.asarray(direct.predict(X)))
     assert all(-3 <= v <= 3 for v in card.points.values()) and -9 <= card.intercept <= 9
     assert card.points.get("d", 0) <= 0
-    assert card.spec is not None and card.spec.signs == {"d": "-"} and card.spec.coef_range == (-3, 3)
+    assert (
+        card.spec is not None and card.spec.signs == {"d": "-"} and card.spec.coef_range == (-3, 3)
+    )
     assert printed_points(out) == card.points
 
 
 def test_feature_name_with_equals_and_spaces_in_sign(tmp_path, capsys, csv_path):
     out_json = tmp_path / "card.json"
     code, out, err = run(
-        ["fit", str(csv_path), "--target", "Y", "--sign", f"{EQ_NAME}=-", "--json", str(out_json)], capsys,
+        ["fit", str(csv_path), "--target", "Y", "--sign", f"{EQ_NAME}=-", "--json", str(out_json)],
+        capsys,
     )
     assert code == 0, err
     card = sw.ScoringSystem.from_json(str(out_json))
@@ -195,40 +248,64 @@ def test_feature_name_with_equals_and_spaces_in_sign(tmp_path, capsys, csv_path)
     assert card.points.get(EQ_NAME, 0) <= 0  # the unconstrained card gives it positive points
     assert printed_points(out).get(EQ_NAME, 0) <= 0
     # the same through "--sign=VALUE" and a per-feature range naming it
-    code, out, err = run(["fit", str(csv_path), "--target", "Y", f"--sign={EQ_NAME}=-", "--coef-range", f"{EQ_NAME}=-1:0"], capsys)
+    code, out, err = run(
+        [
+            "fit",
+            str(csv_path),
+            "--target",
+            "Y",
+            f"--sign={EQ_NAME}=-",
+            "--coef-range",
+            f"{EQ_NAME}=-1:0",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert printed_points(out).get(EQ_NAME, 0) in (0, -1)
 
 
 def test_code_formats_keep_stdout_clean(tmp_path, capsys, csv_path):
-    code, out, err = run(["fit", str(csv_path), "--target", "Y", "--max-size", "2", "--format", "python"], capsys)
+    code, out, err = run(
+        ["fit", str(csv_path), "--target", "Y", "--max-size", "2", "--format", "python"], capsys
+    )
     assert code == 0, err
     namespace: dict = {}
     exec(compile(out, "card.py", "exec"), namespace)  # stdout is only the generated module
     assert set(namespace["POINTS"]) <= {"a", EQ_NAME, "c", "d"}
     assert err.startswith("status: error ") and "details: solver status optimal" in err
     card_md = tmp_path / "card.md"
-    code, out, err = run(["fit", str(csv_path), "--target", "Y", "--format", "markdown", "--out", str(card_md)], capsys)
+    code, out, err = run(
+        ["fit", str(csv_path), "--target", "Y", "--format", "markdown", "--out", str(card_md)],
+        capsys,
+    )
     assert code == 0, err
     assert "**PREDICT Y IF SCORE ≥" in card_md.read_text(encoding="utf-8")
     assert out.startswith("status: error ") and "PREDICT" not in out
 
 
 def test_cap_status_reads_in_tpr_and_a_degenerate_card_is_called_out(tmp_path, capsys, csv_path):
-    code, out, err = run(["fit", str(csv_path), "--target", "Y", "--max-fpr", "0.2", "--max-size", "2"], capsys)
+    code, out, err = run(
+        ["fit", str(csv_path), "--target", "Y", "--max-fpr", "0.2", "--max-size", "2"], capsys
+    )
     assert code == 0, err
     status = [line for line in out.splitlines() if line.startswith("status: ")]
-    assert len(status) == 1 and status[0].startswith("status: TPR ") and "under this cap" in status[0]
+    assert (
+        len(status) == 1 and status[0].startswith("status: TPR ") and "under this cap" in status[0]
+    )
     assert "warning" not in err
     rare = make_frame().assign(Y=0)
     rare.loc[:1, "Y"] = 1  # 2 positives among 82: the best card says "no" to everyone
     path = write_csv(rare, tmp_path / "rare.csv")
-    code, out, err = run(["fit", str(path), "--target", "Y", "--json", str(tmp_path / "rare.json")], capsys)
+    code, out, err = run(
+        ["fit", str(path), "--target", "Y", "--json", str(tmp_path / "rare.json")], capsys
+    )
     assert code == 0, err
     warning = [line for line in err.splitlines() if "warning" in line]
-    assert warning == ["slimwidgets: warning: the card predicts \"0\" for every training row: no training row "
-                       "reaches its threshold. Try class_weights=\"balanced\", min_tpr (for example "
-                       "min_tpr=0.8), or a looser max_fpr."]
+    assert warning == [
+        'slimwidgets: warning: the card predicts "0" for every training row: no training row '
+        'reaches its threshold. Try class_weights="balanced", min_tpr (for example '
+        "min_tpr=0.8), or a looser max_fpr."
+    ]
     assert "Traceback" not in err and "DegenerateCardWarning" not in err
     code, _, err = run(["show", str(tmp_path / "rare.json")], capsys)  # a reloaded card says so too
     assert code == 0 and err.count("for every training row") == 1
@@ -236,10 +313,16 @@ def test_cap_status_reads_in_tpr_and_a_degenerate_card_is_called_out(tmp_path, c
 
 def test_html_export_is_a_standalone_document(tmp_path, capsys, csv_path):
     page = tmp_path / "card.html"
-    code, out, err = run(["fit", str(csv_path), "--target", "Y", "--format", "html", "--out", str(page)], capsys)
+    code, out, err = run(
+        ["fit", str(csv_path), "--target", "Y", "--format", "html", "--out", str(page)], capsys
+    )
     assert code == 0, err
     text = page.read_text(encoding="utf-8")
-    assert text.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in text and "@media print" in text
+    assert (
+        text.startswith("<!DOCTYPE html>")
+        and '<meta charset="utf-8">' in text
+        and "@media print" in text
+    )
     assert "<title>PREDICT Y IF SCORE" in text and text.rstrip().endswith("</html>")
 
 
@@ -247,11 +330,15 @@ def test_html_export_is_a_standalone_document(tmp_path, capsys, csv_path):
 @pytest.mark.slow
 def test_show_round_trip_as_subprocess(tmp_path, csv_path):
     card_json = tmp_path / "card.json"
-    fitted = run_process("fit", str(csv_path), "--target", "Y", "--sign", "c=+", "--json", str(card_json))
+    fitted = run_process(
+        "fit", str(csv_path), "--target", "Y", "--sign", "c=+", "--json", str(card_json)
+    )
     assert fitted.returncode == 0, fitted.stderr
     shown = run_process("show", str(card_json))
     assert shown.returncode == 0, shown.stderr
-    fit_lines = [line for line in fitted.stdout.splitlines() if not line.startswith("card JSON written")]
+    fit_lines = [
+        line for line in fitted.stdout.splitlines() if not line.startswith("card JSON written")
+    ]
     assert shown.stdout.splitlines() == fit_lines  # the same card, notes and status line
     assert "PREDICT" in shown.stdout and "optimal" in shown.stdout
 
@@ -306,9 +393,24 @@ def _bad_frames() -> dict[str, pd.DataFrame]:
         (["--target", "Y"], "one_class", "only one value"),
         (["--target", "Y", "--max-fpr", "1.5"], "ok", "--max-fpr"),
     ],
-    ids=["missing-file", "unknown-target", "unknown-feature", "hint", "target-as-feature", "no-equals",
-         "bad-sign", "range-one-number", "range-words", "range-empty", "lock-fraction", "unknown-positive",
-         "exclude-and-require", "text-column", "one-class", "fpr-out-of-range"],
+    ids=[
+        "missing-file",
+        "unknown-target",
+        "unknown-feature",
+        "hint",
+        "target-as-feature",
+        "no-equals",
+        "bad-sign",
+        "range-one-number",
+        "range-words",
+        "range-empty",
+        "lock-fraction",
+        "unknown-positive",
+        "exclude-and-require",
+        "text-column",
+        "one-class",
+        "fpr-out-of-range",
+    ],
 )
 def test_bad_inputs_are_user_errors(tmp_path, capsys, csv_path, extra, data, needle):
     if data == "ok":
@@ -334,14 +436,31 @@ def test_error_in_a_real_process_has_no_traceback(tmp_path):
 
 
 def test_output_folder_checked_before_solving(tmp_path, capsys, csv_path):
-    code, _, err = run(["fit", str(csv_path), "--target", "Y", "--json", str(tmp_path / "no" / "card.json")], capsys)
+    code, _, err = run(
+        ["fit", str(csv_path), "--target", "Y", "--json", str(tmp_path / "no" / "card.json")],
+        capsys,
+    )
     assert_user_error(code, err)
     assert "does not exist" in err
 
 
 @pytest.mark.slow
 def test_infeasible_constraints_exit_1_and_name_the_clash(capsys, csv_path):
-    code, out, err = run(["fit", str(csv_path), "--target", "Y", "--max-fpr", "0", "--min-tpr", "1", "--max-size", "4"], capsys)
+    code, out, err = run(
+        [
+            "fit",
+            str(csv_path),
+            "--target",
+            "Y",
+            "--max-fpr",
+            "0",
+            "--min-tpr",
+            "1",
+            "--max-size",
+            "4",
+        ],
+        capsys,
+    )
     assert_user_error(code, err, expected_code=1)
     assert "max_fpr=0" in err and "min_tpr=1" in err
     assert "max_size" not in err  # not part of the clash: the diagnosis is minimal
@@ -349,7 +468,9 @@ def test_infeasible_constraints_exit_1_and_name_the_clash(capsys, csv_path):
 
 
 def test_stdin_input(monkeypatch, capsys):
-    monkeypatch.setattr(sys, "stdin", io.StringIO(make_frame().to_csv(index=False).replace("\n", "\r")))
+    monkeypatch.setattr(
+        sys, "stdin", io.StringIO(make_frame().to_csv(index=False).replace("\n", "\r"))
+    )
     code, out, err = run(["fit", "-", "--target", "Y", "--max-size", "1"], capsys)
     assert code == 0, err
     assert len(printed_points(out)) == 1

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from slimwidgets.cli import CliError, _check_names, _join_negative_ranges, _spec_options, build_parser, main
+from slimwidgets.cli import (
+    CliError,
+    _check_names,
+    _join_negative_ranges,
+    _spec_options,
+    build_parser,
+    main,
+)
 from slimwidgets.core.options import OPTION, OPTIONS, flagged
 from slimwidgets.core.spec import make_spec
 
@@ -47,8 +54,12 @@ def test_help_lists_every_option_that_has_a_flag(command, capsys):
 
 @pytest.mark.parametrize("row", REACHED, ids=[row.name for row in REACHED])
 def test_each_flag_reads_its_row_s_example(row):
-    argv = [a for name, value in row.example_with.items() if name in OPTION and OPTION[name].flag
-            for a in _argv(name, value)]
+    argv = [
+        a
+        for name, value in row.example_with.items()
+        if name in OPTION and OPTION[name].flag
+        for a in _argv(name, value)
+    ]
     argv += _argv(row.name, row.example)
     args = build_parser().parse_args(_join_negative_ranges(["demo", *argv]))
     opts = _spec_options(args)
@@ -56,8 +67,11 @@ def test_each_flag_reads_its_row_s_example(row):
     assert getattr(spec, row.name) == row.example
 
 
-@pytest.mark.parametrize("row", [r for r in REACHED if r.names is not None],
-                         ids=[r.name for r in REACHED if r.names is not None])
+@pytest.mark.parametrize(
+    "row",
+    [r for r in REACHED if r.names is not None],
+    ids=[r.name for r in REACHED if r.names is not None],
+)
 def test_an_unknown_feature_is_named_by_its_flag(row):
     flag = (BY_FLAG.get(row.name) or row).flag.flag
     args = build_parser().parse_args(_join_negative_ranges(["demo", *_argv(row.name, row.example)]))
@@ -65,8 +79,11 @@ def test_an_unknown_feature_is_named_by_its_flag(row):
         _check_names(_spec_options(args), ["zz"], "Y")
 
 
-@pytest.mark.parametrize("row", [r for r in FLAGGED if r.flag.kind == "value"],
-                         ids=[r.name for r in FLAGGED if r.flag.kind == "value"])
+@pytest.mark.parametrize(
+    "row",
+    [r for r in FLAGGED if r.flag.kind == "value"],
+    ids=[r.name for r in FLAGGED if r.flag.kind == "value"],
+)
 def test_a_value_the_spec_refuses_is_a_usage_error_naming_the_flag(row, capsys):
     assert main(["demo", row.flag.flag, "-1:-2" if row.flag.metavar == "LO:HI" else "-1"]) == 2
     err = capsys.readouterr().err

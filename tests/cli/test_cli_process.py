@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 
 from slimwidgets.cli import DEFAULT_TIME_LIMIT, main
+
 from solver_children import solver_child_alive
 
 pytestmark = pytest.mark.slow  # the CLI as a process: python -m pytest --all runs them
@@ -42,8 +43,14 @@ def hard_csv(path: Path) -> Path:
 
 def start(*args: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.Popen([sys.executable, "-m", "slimwidgets", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "slimwidgets", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
 
 
 def solver_children(pid: int) -> list[int]:
@@ -78,7 +85,18 @@ def test_ctrl_c_prints_and_saves_the_best_card_and_exits_130(tmp_path):
     """While HiGHS runs in a child: the card printed and saved, exit code 130, no traceback,
     and no child left behind once the process is gone."""
     data, card_json = hard_csv(tmp_path / "hard.csv"), tmp_path / "card.json"
-    proc = start("fit", str(data), "--target", "Y", "--C0", "0.001", "--time-limit", "600", "--json", str(card_json))
+    proc = start(
+        "fit",
+        str(data),
+        "--target",
+        "Y",
+        "--C0",
+        "0.001",
+        "--time-limit",
+        "600",
+        "--json",
+        str(card_json),
+    )
     progress = []
     try:
         for line in proc.stderr:  # wait for the first progress line: a card is known by then
@@ -106,7 +124,11 @@ def test_ctrl_c_prints_and_saves_the_best_card_and_exits_130(tmp_path):
     assert details and details[0].startswith("details: solver status interrupted"), out
     saved = json.loads(card_json.read_text())
     assert saved["status"] == "interrupted"
-    printed = {line.split(".", 1)[1].split()[0] for line in out.splitlines() if line[:1].isdigit() and "point" in line}
+    printed = {
+        line.split(".", 1)[1].split()[0]
+        for line in out.splitlines()
+        if line[:1].isdigit() and "point" in line
+    }
     assert printed == {n for n, c in zip(saved["feature_names"], saved["coefficients"]) if c}
 
 
@@ -120,7 +142,9 @@ def test_progress_goes_to_stderr_and_quiet_silences_it(tmp_path, capsys):
     assert main(["fit", str(path), "--target", "Y", "--json", str(saved)]) == 0
     out, err = capsys.readouterr()
     assert "best so far" not in out and "details: solver status optimal" in out
-    assert json.loads(saved.read_text())["spec"]["time_limit"] == DEFAULT_TIME_LIMIT  # the default applied
+    assert (
+        json.loads(saved.read_text())["spec"]["time_limit"] == DEFAULT_TIME_LIMIT
+    )  # the default applied
     assert main(["fit", str(path), "--target", "Y", "--quiet"]) == 0
     out, err = capsys.readouterr()
     assert "best so far" not in err

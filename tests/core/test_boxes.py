@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.datasets import RULES_ATTR
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.datasets import RULES_ATTR
 
 from brute import best_objective, enumerate_cards, row_errors
 
@@ -40,7 +40,9 @@ def test_any_intercept_box_works(box):
     assert box[0] <= card.intercept <= box[1]
     assert card.details["intercept_range"] == box
     if box[0] <= 0 <= box[1]:
-        assert card.train_metrics.error == 0  # 'a' alone separates the rows; the wide box changes nothing
+        assert (
+            card.train_metrics.error == 0
+        )  # 'a' alone separates the rows; the wide box changes nothing
 
 
 def test_the_default_box_never_binds_on_raw_values():
@@ -62,7 +64,9 @@ def test_a_user_box_that_limits_the_card_is_said_so(tmp_path):
     X, y = glucose_data(cut=115)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        card = sw.fit(X[["glucose"]], y, intercept_range=(-100, 100), coef_range=(0, 1), time_limit=20)
+        card = sw.fit(
+            X[["glucose"]], y, intercept_range=(-100, 100), coef_range=(0, 1), time_limit=20
+        )
     assert card.intercept == -100  # the box binds: glucose > 100 is the best it can say
     notes = card.details["box_limits"]
     assert len(notes) == 2 and "intercept" in notes[0] and "-100..100" in notes[0]
@@ -95,7 +99,9 @@ def test_the_derived_box_matches_brute_force(seed, solver):
     got = float(np.mean(row_errors(total, y, spec.zero_score))) + 0.01 * card.size
     assert got == pytest.approx(best_objective(cards, 0.01), abs=1e-12)
     assert card.status == "optimal"
-    assert not any("intercept" in note for note in card.details["box_limits"])  # the derived box never binds
+    assert not any(
+        "intercept" in note for note in card.details["box_limits"]
+    )  # the derived box never binds
 
 
 def test_the_derived_box_is_wide_enough_for_every_row():
@@ -119,13 +125,25 @@ def test_a_user_box_that_limits_the_card_without_touching_it_is_said_so(monkeypa
     monkeypatch.setattr(fitting, "FINISH_SECONDS", 1e9)
     rng = np.random.default_rng(0)
     n = 300
-    amount, age, months = rng.gamma(2, 300, n).round(), rng.integers(19, 75, n), rng.integers(4, 72, n)
+    amount, age, months = (
+        rng.gamma(2, 300, n).round(),
+        rng.integers(19, 75, n),
+        rng.integers(4, 72, n),
+    )
     y = ((amount / 100 + months / 10 - age / 20 + rng.normal(0, 1, n)) > 3).astype(int)
     X = pd.DataFrame({"amount": amount, "age": age, "months": months})
-    card = sw.fit(X, y, intercept_range=(-100, 100), time_limit=60, rules=False)  # points x raw amounts
+    card = sw.fit(
+        X, y, intercept_range=(-100, 100), time_limit=60, rules=False
+    )  # points x raw amounts
     assert -100 < card.intercept < 100
-    notes = [note for note in card.details["box_limits"] if note.startswith("intercept_range -100..100 limits the card")]
+    notes = [
+        note
+        for note in card.details["box_limits"]
+        if note.startswith("intercept_range -100..100 limits the card")
+    ]
     assert len(notes) == 1, card.details["box_limits"]
     better = float(notes[0].split("reaches error ")[1].split("%")[0]) / 100
     assert better < card.train_metrics.error
-    assert sw.fit(X, y, time_limit=5, rules=False).details["box_limits"] == ()  # the derived box: nothing to say
+    assert (
+        sw.fit(X, y, time_limit=5, rules=False).details["box_limits"] == ()
+    )  # the derived box: nothing to say

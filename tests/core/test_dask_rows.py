@@ -20,17 +20,25 @@ from slimwidgets.fitting import driver, large  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
 def rules(n_rows=2_000, seed=0):
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame((rng.random((n_rows, 6)) < 0.5).astype(np.uint8),
-                     columns=["age ≥ 60", "bmi ≥ 30", "smoker", "female", "diabetic", "statins"])
+    X = pd.DataFrame(
+        (rng.random((n_rows, 6)) < 0.5).astype(np.uint8),
+        columns=["age ≥ 60", "bmi ≥ 30", "smoker", "female", "diabetic", "statins"],
+    )
     score = 3 * X["age ≥ 60"].astype(int) + 2 * X["smoker"] + X["diabetic"] - 2 * X["statins"]
-    y = pd.Series(np.where((score >= 3) ^ (rng.random(n_rows) < 0.1), "event", "none"), name="outcome")
+    y = pd.Series(
+        np.where((score >= 3) ^ (rng.random(n_rows) < 0.1), "event", "none"), name="outcome"
+    )
     return X, y
 
 
@@ -45,9 +53,19 @@ def test_the_dask_card_is_the_local_card(client):
     local = sw.fit(X, y, max_size=4, max_fpr=0.15)
     remote = sw.fit(*as_dask(X, y), max_size=4, max_fpr=0.15)
     assert remote.feature_names == tuple(X.columns)  # names kept, not x0, x1, ...
-    assert (remote.points, remote.intercept, remote.status) == (local.points, local.intercept, local.status)
-    assert remote.objective == pytest.approx(local.objective) and remote.train_metrics == local.train_metrics
-    assert remote.positive_name == local.positive_name == "none" and remote.details["n_samples"] == 2_000
+    assert (remote.points, remote.intercept, remote.status) == (
+        local.points,
+        local.intercept,
+        local.status,
+    )
+    assert (
+        remote.objective == pytest.approx(local.objective)
+        and remote.train_metrics == local.train_metrics
+    )
+    assert (
+        remote.positive_name == local.positive_name == "none"
+        and remote.details["n_samples"] == 2_000
+    )
     assert remote.risk == local.risk
 
 
@@ -71,7 +89,11 @@ def test_too_many_patterns_are_reduced_by_a_sample_the_card_states(client, monke
     monkeypatch.setattr(dask_rows, "MAX_PATTERNS", 30)  # 64 patterns here: too many
     card = sw.fit(*as_dask(X, y), max_size=3)
     sample = card.details["sample"]
-    assert sample["of"] == 2_000 and 0 < sample["rows"] < 2_000 and card.details["n_samples"] == sample["rows"]
+    assert (
+        sample["of"] == 2_000
+        and 0 < sample["rows"] < 2_000
+        and card.details["n_samples"] == sample["rows"]
+    )
     assert card.status != "optimal" and not math.isfinite(card.bound)  # nothing proven on all rows
     assert "sample" in sample["note"] and "searched on a sample of" in sw.describe(card).headline
     assert card.train_metrics.n == sample["rows"]  # the figures are the sample's, as the note says
@@ -140,7 +162,9 @@ def test_the_reduction_stops_at_its_deadline_with_the_partitions_read(client, mo
     monkeypatch.setattr(_Clock, "read_three", False)
     monkeypatch.setattr(dask_rows, "time", _Clock)
     monkeypatch.setattr(dask_rows, "_settle", _wait_for_three)
-    frame = dd.from_delayed([dask.delayed(_partition)(i) for i in range(4)], meta=_partition(0).iloc[:0])
+    frame = dd.from_delayed(
+        [dask.delayed(_partition)(i) for i in range(4)], meta=_partition(0).iloc[:0]
+    )
     try:
         found = patterns_from_dask(frame.drop(columns="outcome"), frame["outcome"], deadline=50.0)
     finally:
@@ -150,7 +174,9 @@ def test_the_reduction_stops_at_its_deadline_with_the_partitions_read(client, mo
     local = patterns_of(read.drop(columns="outcome"), read["outcome"])
     key = lambda p: sorted(zip(p.words[:, 0].tolist(), p.pos.tolist(), p.neg.tolist()))  # noqa: E731
     assert key(found) == key(local)
-    card = large.cluster_sample_card(driver.fit_dataset(found.dataset(), sw.make_spec(max_size=2)), found)
+    card = large.cluster_sample_card(
+        driver.fit_dataset(found.dataset(), sw.make_spec(max_size=2)), found
+    )
     assert "3 of 4 partitions read within the time limit" in card.details["sample"]["note"]
     assert card.status != "optimal" and not math.isfinite(card.bound)
 
@@ -171,7 +197,9 @@ def test_fit_cv_on_a_dask_frame_is_cross_validation_on_its_rows(client):
     frame_X, frame_y = as_dask(X, y, parts=3)
     remote = sw.fit_cv(frame_X, frame_y, max_size=[1, 2, 3], cv=3, seed=4)
     sizes = frame_X.map_partitions(len).compute().tolist()
-    fold = np.concatenate([np.random.default_rng([4, i]).integers(0, 3, n) for i, n in enumerate(sizes)])
+    fold = np.concatenate(
+        [np.random.default_rng([4, i]).integers(0, 3, n) for i, n in enumerate(sizes)]
+    )
     for candidate in remote.details["cv"]["candidates"]:
         errors = []
         for k in range(3):
@@ -196,7 +224,9 @@ def test_a_sweep_on_a_dask_frame_is_the_sweep_on_its_rows(client):
 def _counts_of(X, y):
     from slimwidgets.core import dask_rows
 
-    return dask_rows._partition_counts(X.assign(**{dask_rows._LABEL: y.to_numpy()}), tuple(X.columns))
+    return dask_rows._partition_counts(
+        X.assign(**{dask_rows._LABEL: y.to_numpy()}), tuple(X.columns)
+    )
 
 
 def test_the_running_sum_is_the_reduction_and_past_its_limit_a_sample_of_every_row_read():
@@ -206,24 +236,34 @@ def test_the_running_sum_is_the_reduction_and_past_its_limit_a_sample_of_every_r
     from slimwidgets.core import dask_rows
 
     X, y = rules(seed=5)
-    parts = [_counts_of(X.iloc[i:i + 500], y.iloc[i:i + 500]) for i in range(0, 2_000, 500)]
+    parts = [_counts_of(X.iloc[i : i + 500], y.iloc[i : i + 500]) for i in range(0, 2_000, 500)]
     keys = [c for c in parts[0].columns if c not in (dask_rows._WEIGHT, dask_rows._ROWS)]
     whole = dask_rows._RunningSum(keys, limit=10_000, seed=0)
     for counts in parts:
         whole.add(counts)
-    local = _counts_of(X, y).groupby(keys, as_index=False)[[dask_rows._WEIGHT, dask_rows._ROWS]].sum()
+    local = (
+        _counts_of(X, y).groupby(keys, as_index=False)[[dask_rows._WEIGHT, dask_rows._ROWS]].sum()
+    )
     key = lambda t: sorted(map(tuple, t[keys + [dask_rows._ROWS]].to_numpy().tolist()))  # noqa: E731
     assert key(whole.table) == key(local) and whole.sampled_from() is None
-    wide = pd.DataFrame((np.random.default_rng(6).random((2_000, 24)) < 0.5).astype(np.uint8),
-                        columns=[f"r{j}" for j in range(24)])  # rows that hardly repeat
-    parts = [_counts_of(wide.iloc[i:i + 500], y.iloc[i:i + 500]) for i in range(0, 2_000, 500)]
+    wide = pd.DataFrame(
+        (np.random.default_rng(6).random((2_000, 24)) < 0.5).astype(np.uint8),
+        columns=[f"r{j}" for j in range(24)],
+    )  # rows that hardly repeat
+    parts = [_counts_of(wide.iloc[i : i + 500], y.iloc[i : i + 500]) for i in range(0, 2_000, 500)]
     keys = [c for c in parts[0].columns if c not in (dask_rows._WEIGHT, dask_rows._ROWS)]
     small = dask_rows._RunningSum(keys, limit=300, seed=0)
     for counts in parts:
         small.add(counts)
-    assert len(small.table) <= 1.25 * 300 and small.sampled_from() == 2_000 and 0 < small.fraction < 0.3
+    assert (
+        len(small.table) <= 1.25 * 300
+        and small.sampled_from() == 2_000
+        and 0 < small.fraction < 0.3
+    )
     kept = small.table[dask_rows._ROWS].sum()
-    assert kept == pytest.approx(small.fraction * 2_000, rel=0.25)  # a sample of every row read, at one rate
+    assert kept == pytest.approx(
+        small.fraction * 2_000, rel=0.25
+    )  # a sample of every row read, at one rate
 
 
 class _PaceClock:

@@ -29,7 +29,9 @@ def make_xy() -> tuple[pd.DataFrame, pd.Series]:
         },
         index=pd.RangeIndex(100, 120),
     )
-    y = pd.Series([1, 1, 1, 0, 1, 0, 1, 0, 0, 0] + [0, 1, 1, 0, 1, 0, 1, 0, 0, 1], index=X.index, name="sick")
+    y = pd.Series(
+        [1, 1, 1, 0, 1, 0, 1, 0, 0, 0] + [0, 1, 1, 0, 1, 0, 1, 0, 0, 1], index=X.index, name="sick"
+    )
     return X, y
 
 
@@ -140,13 +142,32 @@ def test_y_with_one_class():
         fit(X, pd.Series([1] * 20))
 
 
-@pytest.mark.parametrize("labels, fragments", [
-    ([0, 1, 2] * 6 + [0, 1], ("y has 3 classes (0, 1, 2)", "a card separates two classes",
-                              "one class against the rest")),
-    (["a", "b", "c", "d"] * 5, ("y has 4 classes ('a', 'b', 'c', ...)", "merge the classes into two")),
-    (list(np.linspace(0.5, 20.1, 20)), ("20 distinct numbers such as 0.5, 1.53158", "a continuous outcome",
-                                        "give a yes/no y", "cut-off")),
-])
+@pytest.mark.parametrize(
+    "labels, fragments",
+    [
+        (
+            [0, 1, 2] * 6 + [0, 1],
+            (
+                "y has 3 classes (0, 1, 2)",
+                "a card separates two classes",
+                "one class against the rest",
+            ),
+        ),
+        (
+            ["a", "b", "c", "d"] * 5,
+            ("y has 4 classes ('a', 'b', 'c', ...)", "merge the classes into two"),
+        ),
+        (
+            list(np.linspace(0.5, 20.1, 20)),
+            (
+                "20 distinct numbers such as 0.5, 1.53158",
+                "a continuous outcome",
+                "give a yes/no y",
+                "cut-off",
+            ),
+        ),
+    ],
+)
 def test_y_that_is_not_two_classes_says_what_to_do(labels, fragments):
     X, _ = make_xy()
     with raises(ValueError, *fragments):
@@ -164,14 +185,20 @@ def test_y_with_missing_labels(missing):
 
 def time_to_event(n: int) -> np.ndarray:
     """(event, time) pairs as scikit-survival's ``Surv.from_arrays`` makes them."""
-    return np.array([(i % 2 == 0, 1.0 + i) for i in range(n)], dtype=[("event", "?"), ("time", "<f8")])
+    return np.array(
+        [(i % 2 == 0, 1.0 + i) for i in range(n)], dtype=[("event", "?"), ("time", "<f8")]
+    )
 
 
 def test_time_to_event_y_gets_a_sentence_not_numpys_error():
     """The estimator of two classes says where a time-to-event y goes (sw.fit takes it)."""
     X, _ = make_xy()
-    with raises(ValueError, "structured array with fields ['event', 'time']", "time-to-event outcome",
-                "sw.fit(X, y) makes a time-to-event card"):
+    with raises(
+        ValueError,
+        "structured array with fields ['event', 'time']",
+        "time-to-event outcome",
+        "sw.fit(X, y) makes a time-to-event card",
+    ):
         sw.SLIMClassifier(max_size=1).fit(X, time_to_event(20))
 
 
@@ -273,19 +300,47 @@ UNKNOWN_NAME_OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("option, build", UNKNOWN_NAME_OPTIONS, ids=[
-    "signs", "penalties", "exclude", "require", "coef_range", "coef_ranges", "values", "lock",
-    "missing", "needs-source", "needs-target", "at_most", "at_least", "hierarchy",
-])
+@pytest.mark.parametrize(
+    "option, build",
+    UNKNOWN_NAME_OPTIONS,
+    ids=[
+        "signs",
+        "penalties",
+        "exclude",
+        "require",
+        "coef_range",
+        "coef_ranges",
+        "values",
+        "lock",
+        "missing",
+        "needs-source",
+        "needs-target",
+        "at_most",
+        "at_least",
+        "hierarchy",
+    ],
+)
 def test_unknown_feature_in_option_with_hint(option, build):
     opts = build("smokr")
     with raises(KeyError, option, "'smokr'", "did you mean 'smoker'?"):
         fit(**opts)
 
 
-@pytest.mark.parametrize("option, build", UNKNOWN_NAME_OPTIONS[:9], ids=[
-    "signs", "penalties", "exclude", "require", "coef_range", "coef_ranges", "values", "lock", "missing",
-])
+@pytest.mark.parametrize(
+    "option, build",
+    UNKNOWN_NAME_OPTIONS[:9],
+    ids=[
+        "signs",
+        "penalties",
+        "exclude",
+        "require",
+        "coef_range",
+        "coef_ranges",
+        "values",
+        "lock",
+        "missing",
+    ],
+)
 def test_unknown_feature_far_from_any_name_has_no_hint(option, build):
     with pytest.raises(KeyError) as info:
         fit(**build("zzz_unrelated"))
@@ -307,25 +362,81 @@ def test_unknown_option_is_named():
 
 # -- contradictory and out-of-range options --------------------------------------------------
 CONTRADICTIONS = [
-    ("exclude+require", dict(exclude=["age"], require=["age"]), ValueError, ("excluded and required", "age")),
+    (
+        "exclude+require",
+        dict(exclude=["age"], require=["age"]),
+        ValueError,
+        ("excluded and required", "age"),
+    ),
     ("sign+ lock-", dict(signs={"age": "+"}, lock={"age": -1}), ValueError, ("age", "'+'", "-1")),
     ("sign- lock+", dict(signs={"bmi": "-"}, lock={"bmi": 2}), ValueError, ("bmi", "'-'", "2")),
-    ("exclude, range without 0", dict(exclude=["age"], coef_range={"age": (1, 3)}), ValueError,
-     ("age", "excluded", "1..3")),
-    ("exclude, values without 0", dict(exclude=["age"], values={"age": [1, 2]}), ValueError,
-     ("age", "excluded", "[1, 2]")),
-    ("exclude, lock nonzero", dict(exclude=["age"], lock={"age": 1}), ValueError, ("age", "excluded", "locked")),
-    ("require, values only 0", dict(require=["age"], values={"age": [0]}), ValueError, ("age", "required", "only 0")),
-    ("require, range 0..0", dict(require=["bmi"], coef_range={"bmi": (0, 0)}), ValueError, ("bmi", "required")),
-    ("require, sign vs range", dict(require=["bmi"], signs={"bmi": "+"}, coef_range={"bmi": (-3, 0)}), ValueError,
-     ("bmi", "required")),
-    ("require, lock 0", dict(require=["age"], lock={"age": 0}), ValueError, ("age", "required", "locked at 0")),
-    ("no allowed value", dict(signs={"age": "+"}, values={"age": [-2, -1]}), ValueError, ("age", "no allowed")),
+    (
+        "exclude, range without 0",
+        dict(exclude=["age"], coef_range={"age": (1, 3)}),
+        ValueError,
+        ("age", "excluded", "1..3"),
+    ),
+    (
+        "exclude, values without 0",
+        dict(exclude=["age"], values={"age": [1, 2]}),
+        ValueError,
+        ("age", "excluded", "[1, 2]"),
+    ),
+    (
+        "exclude, lock nonzero",
+        dict(exclude=["age"], lock={"age": 1}),
+        ValueError,
+        ("age", "excluded", "locked"),
+    ),
+    (
+        "require, values only 0",
+        dict(require=["age"], values={"age": [0]}),
+        ValueError,
+        ("age", "required", "only 0"),
+    ),
+    (
+        "require, range 0..0",
+        dict(require=["bmi"], coef_range={"bmi": (0, 0)}),
+        ValueError,
+        ("bmi", "required"),
+    ),
+    (
+        "require, sign vs range",
+        dict(require=["bmi"], signs={"bmi": "+"}, coef_range={"bmi": (-3, 0)}),
+        ValueError,
+        ("bmi", "required"),
+    ),
+    (
+        "require, lock 0",
+        dict(require=["age"], lock={"age": 0}),
+        ValueError,
+        ("age", "required", "locked at 0"),
+    ),
+    (
+        "no allowed value",
+        dict(signs={"age": "+"}, values={"age": [-2, -1]}),
+        ValueError,
+        ("age", "no allowed"),
+    ),
     ("lock outside range", dict(lock={"age": 5}), ValueError, ("age", "locked at 5", "-3..3")),
-    ("lock outside own range", dict(lock={"age": 2}, coef_range={"age": (-1, 1)}), ValueError,
-     ("age", "locked at 2", "-1..1")),
-    ("lock not in values", dict(lock={"age": 2}, values={"age": [0, 1, 3]}), ValueError, ("age", "locked at 2", "[0, 1, 3]")),
-    ("max_size < required", dict(require=["age", "bmi"], max_size=1), ValueError, ("max_size=1", "2")),
+    (
+        "lock outside own range",
+        dict(lock={"age": 2}, coef_range={"age": (-1, 1)}),
+        ValueError,
+        ("age", "locked at 2", "-1..1"),
+    ),
+    (
+        "lock not in values",
+        dict(lock={"age": 2}, values={"age": [0, 1, 3]}),
+        ValueError,
+        ("age", "locked at 2", "[0, 1, 3]"),
+    ),
+    (
+        "max_size < required",
+        dict(require=["age", "bmi"], max_size=1),
+        ValueError,
+        ("max_size=1", "2"),
+    ),
     ("max_fpr 1.5", dict(max_fpr=1.5), ValueError, ("max_fpr", "1.5")),
     ("max_fpr nan", dict(max_fpr=float("nan")), ValueError, ("max_fpr",)),
     ("min_tpr -0.1", dict(min_tpr=-0.1), ValueError, ("min_tpr", "-0.1")),
@@ -336,14 +447,29 @@ CONTRADICTIONS = [
     ("penalty negative", dict(penalties={"age": -0.5}), ValueError, ("penalties['age']", "-0.5")),
     ("bad sign string", dict(signs={"age": "up"}), ValueError, ("signs['age']", "'up'")),
     ("non-integer coef_range", dict(coef_range=(-2.5, 3)), TypeError, ("coef_range", "integers")),
-    ("non-integer per-feature range", dict(coef_range={"age": (0, 1.5)}), TypeError, ("coef_range['age']",)),
+    (
+        "non-integer per-feature range",
+        dict(coef_range={"age": (0, 1.5)}),
+        TypeError,
+        ("coef_range['age']",),
+    ),
     ("empty coef_range", dict(coef_range=(3, -3)), ValueError, ("coef_range", "empty")),
-    ("empty intercept_range", dict(intercept_range=(5, 1)), ValueError, ("intercept_range", "empty")),
+    (
+        "empty intercept_range",
+        dict(intercept_range=(5, 1)),
+        ValueError,
+        ("intercept_range", "empty"),
+    ),
     ("non-integer lock", dict(lock={"age": 1.5}), TypeError, ("lock['age']", "1.5")),
     ("non-integer values", dict(values={"age": [0, 0.5]}), TypeError, ("values['age']", "0.5")),
     ("empty values", dict(values={"age": []}), ValueError, ("values['age']", "empty")),
     ("missing negative", dict(missing={"age": -1}), ValueError, ("missing",)),
-    ("missing > rows", dict(missing={"age": 100}), ValueError, ("missing['age']", "100", "20 rows")),
+    (
+        "missing > rows",
+        dict(missing={"age": 100}),
+        ValueError,
+        ("missing['age']", "100", "20 rows"),
+    ),
     ("gap 2", dict(gap=2), ValueError, ("gap",)),
     ("threads 0", dict(threads=0), ValueError, ("threads",)),
     ("solver", dict(solver="gurobi"), ValueError, ("solver", "gurobi")),
@@ -353,7 +479,9 @@ CONTRADICTIONS = [
 ]
 
 
-@pytest.mark.parametrize("options, exc, fragments", [c[1:] for c in CONTRADICTIONS], ids=[c[0] for c in CONTRADICTIONS])
+@pytest.mark.parametrize(
+    "options, exc, fragments", [c[1:] for c in CONTRADICTIONS], ids=[c[0] for c in CONTRADICTIONS]
+)
 def test_contradictory_or_invalid_options(options, exc, fragments):
     with raises(exc, *fragments):
         fit(**options)
@@ -441,9 +569,13 @@ def test_each_rate_alone_is_feasible():
 
 
 NEEDS_CASE = dict(
-    constraints=[sw.needs("age", "bmi")], exclude=["bmi"], require=["age"],
+    constraints=[sw.needs("age", "bmi")],
+    exclude=["bmi"],
+    require=["age"],
     # unrelated options that must not be blamed:
-    max_size=3, signs={"smoker": "+"}, penalties={"smoker": 0.01},
+    max_size=3,
+    signs={"smoker": "+"},
+    penalties={"smoker": 0.01},
 )
 
 
@@ -510,12 +642,15 @@ def test_positive_picks_the_class():
     assert (well.predict(X) == labels).sum() == (sick.predict(X) == labels).sum()
 
 
-@pytest.mark.parametrize("labels, positive", [
-    (lambda y: y.map({1: "sick", 0: "well"}), "ill"),
-    (lambda y: y, 5),
-    (lambda y: y, "1"),
-    (lambda y: y.astype(bool), "True"),
-])
+@pytest.mark.parametrize(
+    "labels, positive",
+    [
+        (lambda y: y.map({1: "sick", 0: "well"}), "ill"),
+        (lambda y: y, 5),
+        (lambda y: y, "1"),
+        (lambda y: y.astype(bool), "True"),
+    ],
+)
 def test_positive_not_present(labels, positive):
     X, y = make_xy()
     with raises(ValueError, f"positive={positive!r}", "not one of the labels"):
@@ -530,12 +665,16 @@ def test_duplicate_rows_collapse_as_numpy_unique_collapses_them(kind):
     from slimwidgets.core.data import _distinct_rows
 
     rng = np.random.default_rng(len(kind))
-    values = {"binary": lambda: (rng.random((3000, 9)) < 0.5).astype(float),
-              "integer": lambda: rng.integers(-2, 3, (3000, 4)).astype(float),
-              "decimal": lambda: rng.normal(size=(3000, 2)).round(1)}[kind]()
+    values = {
+        "binary": lambda: (rng.random((3000, 9)) < 0.5).astype(float),
+        "integer": lambda: rng.integers(-2, 3, (3000, 4)).astype(float),
+        "decimal": lambda: rng.normal(size=(3000, 2)).round(1),
+    }[kind]()
     keyed = np.column_stack([values, rng.choice([-1.0, 1.0], 3000)])
     weights = rng.random(3000)
     uniq, inverse = np.unique(keyed, axis=0, return_inverse=True)
     rows, summed = _distinct_rows(keyed, weights)
     assert np.array_equal(rows, uniq)
-    assert np.array_equal(summed, np.bincount(inverse.ravel(), weights=weights, minlength=len(uniq)))
+    assert np.array_equal(
+        summed, np.bincount(inverse.ravel(), weights=weights, minlength=len(uniq))
+    )

@@ -41,7 +41,9 @@ def test_every_spec_field_is_a_row_and_every_row_a_field():
 
 
 def test_an_unknown_option_is_a_type_error_with_a_hint():
-    with pytest.raises(TypeError, match="unexpected keyword argument 'max_fp'.*did you mean 'max_fpr'"):
+    with pytest.raises(
+        TypeError, match="unexpected keyword argument 'max_fp'.*did you mean 'max_fpr'"
+    ):
         make_spec(max_fp=0.1)
 
 
@@ -103,7 +105,9 @@ def test_the_rows_that_name_features_are_checked_against_the_data(row):
     known = {n for names in base_spec(row).named_features().values() for n in names}
     for label, names in named.items():
         if not set(names) <= known:  # (group_reversed names members of the example's group)
-            with pytest.raises(KeyError, match=f"{label} names unknown features".replace("[", r"\[")):
+            with pytest.raises(
+                KeyError, match=f"{label} names unknown features".replace("[", r"\[")
+            ):
                 example_spec(row).check_names(sorted(known))
 
 
@@ -143,7 +147,7 @@ def test_every_option_is_on_the_documentation_s_table():
 # A toy option added to the table before anything reads it: a cap in [0, 1], worded, relaxable,
 # with a flag. Nothing else is edited; Spec, make_spec, the words, conflict explanation and the
 # command line must all know it.
-TOY = r'''
+TOY = r"""
 import importlib.util, json, sys
 
 class AddToy:
@@ -198,14 +202,15 @@ print(json.dumps({
     "bad": bad,
     "cli_bad": [code, err.getvalue()],
 }))
-'''
+"""
 
 
 @pytest.mark.slow
 def test_a_new_row_is_all_it_takes_for_spec_words_conflicts_and_the_command_line():
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", TOY], capture_output=True, text=True, cwd=REPO, env=env,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", TOY], capture_output=True, text=True, cwd=REPO, env=env, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["field"] == 0.3 and out["json"] and out["omitted"]
@@ -216,4 +221,7 @@ def test_a_new_row_is_all_it_takes_for_spec_words_conflicts_and_the_command_line
     assert out["cli"] == {"toy_cap": 0.3}
     assert "--toy-cap FRACTION a toy cap at most FRACTION" in out["help"]
     assert out["bad"] == "toy_cap must be a number in [0, 1], got 2"
-    assert out["cli_bad"][0] == 2 and "argument --toy-cap: toy_cap must be a number in [0, 1], got 2.0" in out["cli_bad"][1]
+    assert (
+        out["cli_bad"][0] == 2
+        and "argument --toy-cap: toy_cap must be a number in [0, 1], got 2.0" in out["cli_bad"][1]
+    )

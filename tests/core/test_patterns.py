@@ -13,7 +13,9 @@ from slimwidgets.core.patterns import patterns_of
 
 def random_rules(n_rows, n_rules, seed=0):
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame(rng.integers(0, 2, (n_rows, n_rules)), columns=[f"rule {j}" for j in range(n_rules)])
+    X = pd.DataFrame(
+        rng.integers(0, 2, (n_rows, n_rules)), columns=[f"rule {j}" for j in range(n_rules)]
+    )
     X[X.columns[0]] = X[X.columns[0]].astype(bool)  # bool columns too
     X[X.columns[1]] = X[X.columns[1]].astype(np.uint8)
     X[X.columns[2]] = X[X.columns[2]].astype(float)
@@ -45,7 +47,9 @@ def test_pattern_weights_count_the_positive_and_negative_rows_of_each_pattern():
 def test_tables_that_are_not_0_1_rules_are_left_to_prepare_data():
     X, y = random_rules(50, 4)
     assert patterns_of(X.assign(age=np.arange(50)), y) is None  # a numeric column
-    assert patterns_of(X.assign(c=np.where(np.arange(50) % 2, 1.0, np.nan)), y) is None  # missing values
+    assert (
+        patterns_of(X.assign(c=np.where(np.arange(50) % 2, 1.0, np.nan)), y) is None
+    )  # missing values
     assert patterns_of(X.assign(s="a"), y) is None  # text
 
 
@@ -59,8 +63,11 @@ def test_the_same_warnings_as_prepare_data():
             warnings.simplefilter("always")
             call()
         return [str(w.message) for w in caught]
+
     expected = messages(lambda: prepare_data(X, y))
-    assert len(expected) == 2 and messages(lambda: patterns_of(X, y).warn_about_columns()) == expected
+    assert (
+        len(expected) == 2 and messages(lambda: patterns_of(X, y).warn_about_columns()) == expected
+    )
 
 
 def test_a_sample_keeps_each_class_share_and_draws_by_weight():
@@ -69,7 +76,9 @@ def test_a_sample_keeps_each_class_share_and_draws_by_weight():
     rows, pos, neg = p.sample(1000, seed=3)
     share = float((y == "yes").mean())
     assert abs(pos.sum() - 1000 * share) <= 1 and abs(pos.sum() + neg.sum() - 1000) <= 1
-    assert np.all(pos[p.pos[rows] == 0] == 0) and np.all(neg[p.neg[rows] == 0] == 0)  # only rows that exist
+    assert np.all(pos[p.pos[rows] == 0] == 0) and np.all(
+        neg[p.neg[rows] == 0] == 0
+    )  # only rows that exist
 
 
 @pytest.mark.parametrize("n_rules", [3, 64, 70])
@@ -78,11 +87,18 @@ def test_the_dataset_of_patterns_is_sorted_rule_by_rule_then_label(n_rules):
     order prepare_data gives, by every rule (first rule first) then label, also past 64 rules
     (two sort keys)."""
     rng = np.random.default_rng(n_rules)
-    X = pd.DataFrame((rng.random((3000, n_rules)) < 0.2).astype(np.uint8), columns=[f"r{j}" for j in range(n_rules)])
+    X = pd.DataFrame(
+        (rng.random((3000, n_rules)) < 0.2).astype(np.uint8),
+        columns=[f"r{j}" for j in range(n_rules)],
+    )
     y = rng.integers(0, 2, 3000)
     p = patterns_of(X, y)
     d = p.dataset()
     order = np.lexsort((d.y,) + tuple(d.X[:, j] for j in range(n_rules - 1, -1, -1)))
     assert np.array_equal(order, np.arange(d.n_rows))
     whole = prepare_data(X, y, warn=False)
-    assert np.array_equal(d.X, whole.X) and np.array_equal(d.y, whole.y) and np.array_equal(d.weight, whole.weight)
+    assert (
+        np.array_equal(d.X, whole.X)
+        and np.array_equal(d.y, whole.y)
+        and np.array_equal(d.weight, whole.weight)
+    )

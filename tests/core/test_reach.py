@@ -54,13 +54,15 @@ def test_no_card_near_the_totals_is_wrong_by_more_than_its_row_m(seed, by_featur
     exact = not by_feature
     big = reach.big_m(rows, need, most, exact=exact)
     s_min, s_max = score_range(X, lo, hi, most=most)
-    anchors = rows[: 2]
+    anchors = rows[:2]
     anchored = reach.anchored_m(rows, anchors, most)
     for lam in cards(lo, hi, most):
         totals = X @ lam
         assert s_min - 1e-9 <= totals.min() and totals.max() <= s_max + 1e-9
         # every intercept that changes a prediction (the clip range of core/reach.py)
-        for b in range(math.floor(-totals.max() - margin), math.ceil(-totals.min() + need.min()) + 1):
+        for b in range(
+            math.floor(-totals.max() - margin), math.ceil(-totals.min() + need.min()) + 1
+        ):
             wrong = wrongness(X, y, lam, b, need)
             assert np.all(wrong <= big + 1e-9), (lam, b)
             if np.all(wrong[anchors] <= 0):  # the anchors are right: their class's rows are bounded
@@ -74,7 +76,9 @@ def test_the_score_range_read_in_blocks_of_rows_is_the_whole_tables(seed, monkey
     lo, hi = rng.integers(-5, 1, size=7), rng.integers(0, 6, size=7)
     most = [None, 1, 3][seed % 3]
     whole = score_range(X, lo, hi, most=most)
-    monkeypatch.setattr(reach_module, "_CHUNK", 7.0 * 4)  # four rows at a time: 26 blocks, the last short
+    monkeypatch.setattr(
+        reach_module, "_CHUNK", 7.0 * 4
+    )  # four rows at a time: 26 blocks, the last short
     assert score_range(X, lo, hi, most=most) == whole
     monkeypatch.setattr(reach_module, "_CHUNK", 1.0)  # a row at a time
     assert score_range(X, lo, hi, most=most) == whole

@@ -26,7 +26,9 @@ def _rows(seed: int, n: int = 200, shift: float = 0.0):
 
 
 def _card(**spec):
-    return sw.ScoringSystem(("a", "b", "c"), (3, 2, 1), -4, status="optimal", spec=make_spec(**spec))
+    return sw.ScoringSystem(
+        ("a", "b", "c"), (3, 2, 1), -4, status="optimal", spec=make_spec(**spec)
+    )
 
 
 @pytest.mark.seeds(6)
@@ -37,11 +39,17 @@ def test_the_new_threshold_is_the_best_under_the_cards_settings(seed, spec):
     new = card.recalibrate(X, y)
     assert new.points == card.points and new.status == "recalibrated"
     s = card.score(X).to_numpy()
+
     def figures(t):
         called = s >= t
         return called[y == 1].mean(), called[y == 0].mean(), np.mean(called != (y == 1))
-    feasible = [t for t in range(-2, 9) if (spec.get("max_fpr") is None or figures(t)[1] <= spec["max_fpr"])
-                and (spec.get("min_tpr") is None or figures(t)[0] >= spec["min_tpr"])]
+
+    feasible = [
+        t
+        for t in range(-2, 9)
+        if (spec.get("max_fpr") is None or figures(t)[1] <= spec["max_fpr"])
+        and (spec.get("min_tpr") is None or figures(t)[0] >= spec["min_tpr"])
+    ]
     tpr, fpr, err = figures(new.threshold)
     if "max_fpr" in spec:
         assert tpr == max(figures(t)[0] for t in feasible)
@@ -69,8 +77,15 @@ def test_the_risk_link_is_the_maximum_likelihood_one_with_an_integer_intercept(s
         return softplus(-sign * (s + c) / m).mean()
 
     # independently: for every integer intercept, SciPy's best multiplier in [1/2, 10^4]
-    best = min((minimize_scalar(lambda m: loss(c, m), bounds=(0.5, 1e4), method="bounded",
-                                options={"xatol": 1e-9}).fun, c) for c in range(-12, 6))
+    best = min(
+        (
+            minimize_scalar(
+                lambda m: loss(c, m), bounds=(0.5, 1e4), method="bounded", options={"xatol": 1e-9}
+            ).fun,
+            c,
+        )
+        for c in range(-12, 6)
+    )
     assert new.intercept == best[1]
     assert loss(new.intercept, new.multiplier) == pytest.approx(best[0], abs=1e-7)
     # its log-loss on the new rows is what the card's own metrics say, and no worse than before
@@ -83,9 +98,15 @@ def test_history_is_on_the_card_in_its_exports_and_survives_json():
     X, y = _rows(1)
     new = _card(max_fpr=0.3).recalibrate(X, y, label='site <b>"B"</b> & co')
     note = new.history[-1]["note"]
-    assert note.startswith('recalibrated for site <b>"B"</b> & co on 200 rows') and "points unchanged" in note
+    assert (
+        note.startswith('recalibrated for site <b>"B"</b> & co on 200 rows')
+        and "points unchanged" in note
+    )
     assert note in new.to_text() and "site \\<b\\>" in new.to_markdown()
-    assert "site &lt;b&gt;&quot;B&quot;&lt;/b&gt; &amp; co" in new.to_html() and "<b>\"B\"" not in new.to_html()
+    assert (
+        "site &lt;b&gt;&quot;B&quot;&lt;/b&gt; &amp; co" in new.to_html()
+        and '<b>"B"' not in new.to_html()
+    )
     again = sw.ScoringSystem.from_json(new.to_json())
     assert again.to_json() == new.to_json() and again.history == new.history
     twice = again.recalibrate(X, y, label="site C")

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.datasets import RULES_ATTR
 from slimwidgets.core.card_json import _checksum
 from slimwidgets.core.scoring import SCHEMA_VERSION, ScoringSystem
+from slimwidgets.datasets import RULES_ATTR
 
 SMALL = {"coef_range": (-3, 3)}
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -223,7 +223,9 @@ def test_with_points_is_edited(card, xy):
     assert edited.status == "edited"
     assert edited.points[name] == card.points[name] + 1
     assert edited.threshold == card.threshold + 1
-    assert {k: v for k, v in edited.points.items() if k != name} == {k: v for k, v in card.points.items() if k != name}
+    assert {k: v for k, v in edited.points.items() if k != name} == {
+        k: v for k, v in card.points.items() if k != name
+    }
     assert card.status == "optimal"  # the original is untouched
     assert edited.score(X).tolist() == hand_score(edited, X)
     assert "edited" in str(edited)
@@ -269,8 +271,14 @@ def test_json_round_trip_through_a_file(card, xy, tmp_path):
 def test_json_round_trip_of_a_rich_spec(xy):
     X, y = xy
     card = sw.fit(
-        X, y, positive="sick", signs={"age>=60": "+"}, values={"visits": [0, 1, 2]},
-        constraints=[sw.at_most(2, ["smoker", "female", "visits"])], max_size=3, **SMALL,
+        X,
+        y,
+        positive="sick",
+        signs={"age>=60": "+"},
+        values={"visits": [0, 1, 2]},
+        constraints=[sw.at_most(2, ["smoker", "female", "visits"])],
+        max_size=3,
+        **SMALL,
     )
     back = ScoringSystem.from_json(card.to_json())
     assert back.spec == card.spec
@@ -366,12 +374,15 @@ def test_non_integer_point(card):
         ScoringSystem.from_json(json.dumps(doc))
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("intercept", "3", "intercept"),
-    ("feature_names", ["a", 1], "feature_names"),
-    ("status", "perfect", "status"),
-    ("positive", {"x": 1}, "positive"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("intercept", "3", "intercept"),
+        ("feature_names", ["a", 1], "feature_names"),
+        ("status", "perfect", "status"),
+        ("positive", {"x": 1}, "positive"),
+    ],
+)
 def test_bad_field_types(card, field, value, message):
     doc = card.to_dict()
     doc[field] = value
@@ -431,7 +442,9 @@ def hostile():
     X[HOSTILE[2]] = rng.integers(0, 3, n)  # a count feature too
     raw = X[HOSTILE[0]] + X[HOSTILE[2]] - X[HOSTILE[3]] + rng.integers(0, 2, n)
     y = pd.Series(np.where(raw >= 2, "yes", "no"), name="<b>outcome</b>")
-    card = sw.fit(X, y, positive="yes", require=HOSTILE, rules=False, **SMALL)  # every name on the card
+    card = sw.fit(
+        X, y, positive="yes", require=HOSTILE, rules=False, **SMALL
+    )  # every name on the card
     return X, y, card
 
 
@@ -467,7 +480,9 @@ def test_hostile_to_sql_matches_predict(hostile):
     columns = [d[0] for d in cursor.description]
     rows = cursor.fetchall()
     assert columns[:4] == HOSTILE
-    assert [r[columns.index("prediction")] for r in rows] == (card.predict(X) == card.positive).astype(int).tolist()
+    assert [r[columns.index("prediction")] for r in rows] == (
+        card.predict(X) == card.positive
+    ).astype(int).tolist()
     assert [r[columns.index("score")] for r in rows] == card.score(X).tolist()
     assert con.execute("SELECT COUNT(*) FROM patients").fetchone()[0] == len(X)  # nothing dropped
 

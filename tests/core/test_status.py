@@ -8,12 +8,9 @@ import warnings
 from dataclasses import replace
 from html.parser import HTMLParser
 
-import brute
 import numpy as np
 import pandas as pd
 import pytest
-from tiny_problems import SMALL
-from tiny_problems import tiny_roc_problem as tiny
 
 import slimwidgets as sw
 from slimwidgets import make_spec
@@ -31,6 +28,10 @@ from slimwidgets.core.status import (
 )
 from slimwidgets.datasets import load_demo
 
+import brute
+from tiny_problems import SMALL
+from tiny_problems import tiny_roc_problem as tiny
+
 
 def brute_cards(X, y, spec):
     ysign = np.where(np.asarray(y) == 1, 1, -1)
@@ -39,7 +40,9 @@ def brute_cards(X, y, spec):
 
 def weaker(card, bound):
     """The same card as if the solver had stopped with a (valid) smaller bound."""
-    return replace(card, status="time_limit", bound=bound, gap=(card.objective - bound) / card.objective)
+    return replace(
+        card, status="time_limit", bound=bound, gap=(card.objective - bound) / card.objective
+    )
 
 
 # -- limits against brute force ------------------------------------------------------------
@@ -87,7 +90,9 @@ def test_fpr_limit_under_a_tpr_floor():
     assert kind == "fpr"
     assert fpr_min == pytest.approx(cards["fpr_paper"].min())
     head = describe(card).headline
-    assert head.startswith("FPR ") and "at TPR" in head and "proven lowest at this TPR floor" in head
+    assert (
+        head.startswith("FPR ") and "at TPR" in head and "proven lowest at this TPR floor" in head
+    )
 
 
 # -- headline branches --------------------------------------------------------------------
@@ -107,7 +112,9 @@ def test_cap_proven_best(capped):
     s = describe(capped)
     m = capped.train_metrics
     assert capped.status == "optimal"
-    assert s.headline == f"TPR {percent(m.tpr)} at FPR {percent(m.fpr)} · proven best under this cap"
+    assert (
+        s.headline == f"TPR {percent(m.tpr)} at FPR {percent(m.fpr)} · proven best under this cap"
+    )
     assert (s.level, s.proven, s.warning) == ("ok", True, None)
     assert "gap" not in s.headline and "bound" not in s.headline and "incumbent" not in s.headline
     assert s.details["status"] == "optimal" and s.details["limit_of"] == "tpr"
@@ -120,8 +127,10 @@ def test_cap_unproven_shows_the_proven_tpr_limit(capped):
     s = describe(card)
     limit = proven_limit(card)[1]
     assert m.tpr < limit < 1
-    assert s.headline == (f"TPR {percent(m.tpr)} at FPR {percent(m.fpr)} · best possible under this cap "
-                          f"≤ {percent(limit, m.tpr)} (proven)")
+    assert s.headline == (
+        f"TPR {percent(m.tpr)} at FPR {percent(m.fpr)} · best possible under this cap "
+        f"≤ {percent(limit, m.tpr)} (proven)"
+    )
     assert (s.level, s.proven) == ("ok", False)
     assert s.details["gap"] == pytest.approx(0.5) and s.details["status"] == "time_limit"
 
@@ -146,7 +155,9 @@ def test_no_cap_proven_lowest_and_unproven(demo):
     limit = proven_limit(low)[1]
     assert 0 < limit < m.error
     head = describe(low).headline
-    assert head.startswith(f"error {percent(m.error)} · proven lowest possible ≥ {percent(limit, m.error)}")
+    assert head.startswith(
+        f"error {percent(m.error)} · proven lowest possible ≥ {percent(limit, m.error)}"
+    )
     assert not describe(low).proven
 
 
@@ -165,7 +176,9 @@ def test_edited_card_claims_nothing(capped):
     assert describe(edited).headline == "edited by hand · no training figures"
     X, y = load_demo()
     s = describe(replace(edited, train_metrics=edited.metrics(X, y)))
-    assert s.headline.startswith("TPR ") and "edited by hand" in s.headline and NO_BOUND in s.headline
+    assert (
+        s.headline.startswith("TPR ") and "edited by hand" in s.headline and NO_BOUND in s.headline
+    )
     assert (s.level, s.proven) == ("warn", False)
 
 
@@ -223,8 +236,12 @@ def test_balanced_weights_avoid_the_empty_card():
 
 
 def test_degeneracy_without_training_figures():
-    never = sw.ScoringSystem(("a", "b"), (2, 1), -5, positive="sick", negative="well", binary=(True, True))
-    assert degeneracy(never).startswith('predicts "well" for every row: no row can reach its threshold')
+    never = sw.ScoringSystem(
+        ("a", "b"), (2, 1), -5, positive="sick", negative="well", binary=(True, True)
+    )
+    assert degeneracy(never).startswith(
+        'predicts "well" for every row: no row can reach its threshold'
+    )
     always = sw.ScoringSystem(("a",), (-1,), 3, positive="sick", negative="well", binary=(True,))
     assert degeneracy(always).startswith('predicts "sick" for every row')
     fine = sw.ScoringSystem(("a",), (2,), -1, binary=(True,))
@@ -245,9 +262,24 @@ def test_frontier_warns_nothing_and_reports_tpr_max():
 def test_numbers_in_user_units():
     assert percent(0.953) == "95.3 %" and percent(0.97101, 0.97149) == "97.10 %"
     assert seconds(5.04) == "5.0 s" and seconds(0.347) == "0.35 s"
-    d = CardStatus("", "ok", True, None, {"status": "time_limit", "objective": 0.25, "bound": 0.2, "gap": 0.2,
-                                          "solver": "highs", "seconds": 5.0})
-    assert details_text(d) == "solver status time limit · objective 0.25 · bound 0.2 · gap 20.0 % · highs · 5.0 s"
+    d = CardStatus(
+        "",
+        "ok",
+        True,
+        None,
+        {
+            "status": "time_limit",
+            "objective": 0.25,
+            "bound": 0.2,
+            "gap": 0.2,
+            "solver": "highs",
+            "seconds": 5.0,
+        },
+    )
+    assert (
+        details_text(d)
+        == "solver status time limit · objective 0.25 · bound 0.2 · gap 20.0 % · highs · 5.0 s"
+    )
     d.details["bound"] = -math.inf
     assert f"bound: {NO_BOUND}" in details_text(d) and "gap" not in details_text(d)
 
@@ -313,7 +345,9 @@ def test_html_export_is_a_standalone_document_with_everything_escaped():
     assert tags.count("title") == 1 and page.title.startswith("PREDICT <B>SICK</B> IF SCORE")
     assert "script" not in tags and "img" not in tags and "b" not in tags  # names stay text
     assert "@media print" in doc and "sw-risk" in doc and 'class="slimwidgets-card"' in doc
-    assert {"name": "generator", "content": f"slimwidgets {sw.__version__}"} in [a for t, a in page.tags if t == "meta"]
+    assert {"name": "generator", "content": f"slimwidgets {sw.__version__}"} in [
+        a for t, a in page.tags if t == "meta"
+    ]
     assert "http://" not in doc and "https://" not in doc  # nothing fetched
     fragment = card._repr_html_()
     assert fragment.startswith("<div") and "<!DOCTYPE" not in fragment and "<title>" not in fragment
@@ -371,7 +405,9 @@ def test_real_valued_data_claims_only_its_objective():
     rng = np.random.default_rng(3)  # four decimals: no exact margin, the paper's 0.1 is used
     X = pd.DataFrame({"a": rng.random(40).round(4), "b": rng.integers(0, 2, 40)})
     y = pd.Series((X.a + 0.3 * X.b + rng.normal(0, 0.2, 40) > 0.7).astype(int))
-    card = sw.fit(X, y, max_fpr=0.3, coef_range=(-3, 3), intercept_range=(-6, 6), rules=False)  # a real value
+    card = sw.fit(
+        X, y, max_fpr=0.3, coef_range=(-3, 3), intercept_range=(-6, 6), rules=False
+    )  # a real value
     assert card.status == "optimal" and card.details["limits"] is None
     s = describe(card)
     assert s.headline.endswith("· optimal for its objective (proven)") and s.proven
@@ -407,14 +443,18 @@ def _lowest_loss_by_size(X, y, spec, size):
 @pytest.mark.slow
 def test_risk_log_loss_floor_is_sound_against_brute_force(seed):
     X, y = _tiny_risk(seed)
-    spec = make_spec(loss="logistic", C0=0.01, coef_range=(-2, 2), intercept_range=(-3, 3), solver="enumerate")
+    spec = make_spec(
+        loss="logistic", C0=0.01, coef_range=(-2, 2), intercept_range=(-3, 3), solver="enumerate"
+    )
     card = sw.fit(X, y, spec=spec)
     kind, floor = proven_limit(card)
     lowest = _lowest_loss_by_size(X, y, spec, card.size)
     assert card.status == "optimal" and kind == "log_loss"
     assert floor <= lowest + 1e-9  # no card of its size or smaller beats the floor
     headline = describe(card).headline
-    if f"proven lowest train log-loss for ≤ {card.size}" in headline:  # then the card is that lowest
+    if (
+        f"proven lowest train log-loss for ≤ {card.size}" in headline
+    ):  # then the card is that lowest
         assert card.train_metrics.log_loss == pytest.approx(lowest, abs=1e-7)
     for fraction in (0.5, 0.9, 0.99):  # a weaker bound claims less, never more
         weak = replace(card, status="heuristic", bound=fraction * card.objective)
@@ -423,18 +463,25 @@ def test_risk_log_loss_floor_is_sound_against_brute_force(seed):
 
 def test_risk_headline_speaks_log_loss_and_auc_train_and_held_out():
     X, y = load_demo(n_features=5)
-    card = sw.fit(X.iloc[:400], y[:400], loss="logistic", max_size=3, coef_range=(-3, 3), time_limit=1)
+    card = sw.fit(
+        X.iloc[:400], y[:400], loss="logistic", max_size=3, coef_range=(-3, 3), time_limit=1
+    )
     held = card.metrics(X.iloc[400:], y[400:])
     from sklearn.metrics import log_loss, roc_auc_score
 
     truth = np.asarray(y[:400]) == card.positive
     assert card.train_metrics.auc == pytest.approx(roc_auc_score(truth, card.score(X.iloc[:400])))
-    assert card.train_metrics.log_loss == pytest.approx(log_loss(truth, card.predict_proba(X.iloc[:400]).iloc[:, 1]))
+    assert card.train_metrics.log_loss == pytest.approx(
+        log_loss(truth, card.predict_proba(X.iloc[:400]).iloc[:, 1])
+    )
     assert card.train_metrics.log_loss == pytest.approx(card.details["log_loss"], abs=1e-9)
     status = describe(card, validation=held)
     line = status.headline
     assert "size cost" not in line and "objective" not in line
-    assert f"train log-loss {card.train_metrics.log_loss:.4f}, AUC {card.train_metrics.auc:.3f}" in line
+    assert (
+        f"train log-loss {card.train_metrics.log_loss:.4f}, AUC {card.train_metrics.auc:.3f}"
+        in line
+    )
     assert f"held-out log-loss {held.log_loss:.4f}, AUC {held.auc:.3f}" in line
     # the solver's figures go to the details view
     assert f"objective {card.objective:.6g}" in details_text(status)
@@ -444,10 +491,23 @@ def test_risk_headline_speaks_log_loss_and_auc_train_and_held_out():
 
 def test_risk_status_in_every_format_and_after_json(tmp_path):
     X, y = _tiny_risk(3)
-    card = sw.fit(X, y, loss="logistic", C0=0.01, coef_range=(-2, 2), intercept_range=(-3, 3), solver="enumerate")
+    card = sw.fit(
+        X,
+        y,
+        loss="logistic",
+        C0=0.01,
+        coef_range=(-2, 2),
+        intercept_range=(-3, 3),
+        solver="enumerate",
+    )
     line = describe(card).headline
     assert line.startswith("risk card · train log-loss") and "AUC" in line and "proven" in line
-    for text in (str(card), card.to_markdown().replace("\\", ""), card.to_latex().replace("\\", ""), card.to_html()):
+    for text in (
+        str(card),
+        card.to_markdown().replace("\\", ""),
+        card.to_latex().replace("\\", ""),
+        card.to_html(),
+    ):
         assert "AUC" in text and "log-loss" in text
     again = sw.ScoringSystem.from_json(card.to_json())
     assert describe(again).headline == line and again.train_metrics.auc == card.train_metrics.auc
@@ -455,8 +515,20 @@ def test_risk_status_in_every_format_and_after_json(tmp_path):
 
 def test_edited_risk_card_claims_nothing():
     X, y = _tiny_risk(1)
-    card = sw.fit(X, y, loss="logistic", C0=0.01, coef_range=(-2, 2), intercept_range=(-3, 3), solver="enumerate")
+    card = sw.fit(
+        X,
+        y,
+        loss="logistic",
+        C0=0.01,
+        coef_range=(-2, 2),
+        intercept_range=(-3, 3),
+        solver="enumerate",
+    )
     edited = card.with_points({"f0": 2 if card.coefficients[0] != 2 else 1})
     edited = replace(edited, train_metrics=edited.metrics(X, y))
     status = describe(edited)
-    assert "edited by hand, " + NO_BOUND in status.headline and not status.proven and "AUC" in status.headline
+    assert (
+        "edited by hand, " + NO_BOUND in status.headline
+        and not status.proven
+        and "AUC" in status.headline
+    )

@@ -17,8 +17,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from needs import missing  # noqa: E402
 from lab import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, SETUP_HINT, Kernel, have_chromium, start_lab  # noqa: E402
+from needs import missing  # noqa: E402
 
 NOT_LOCAL = re.compile(r"^(?!(https?|wss?)://(127\.0\.0\.1|localhost)[:/])[a-z]+://")
 
@@ -67,7 +67,10 @@ def _need(module: str) -> None:
     try:
         __import__(module)
     except ImportError:
-        pytest.fail(f"{module} is not installed: `python -m pip install -e '.[test]'`, then {SETUP_HINT}", pytrace=False)
+        pytest.fail(
+            f"{module} is not installed: `python -m pip install -e '.[test]'`, then {SETUP_HINT}",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -113,7 +116,10 @@ def page(browser, lab, request):
 
     def record(request):
         host = urlparse(request.url).hostname
-        if request.url.startswith(("http:", "https:", "ws:", "wss:")) and host not in ("127.0.0.1", "localhost"):
+        if request.url.startswith(("http:", "https:", "ws:", "wss:")) and host not in (
+            "127.0.0.1",
+            "localhost",
+        ):
             blocked.append(request.url)
 
     context.on("request", record)

@@ -32,13 +32,25 @@ X = pd.DataFrame({"age": rng.integers(30, 85, n), "bmi": np.round(rng.normal(28,
 y = ((X.age > 62) | ((X.sex == "M") & (rng.random(n) < 0.4)) | (X.bmi > 34)).astype(int)
 """
 #: the same table with a tenth of its BMI values missing
-RAW_TABLE = RAW_COLUMNS + """X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
+RAW_TABLE = (
+    RAW_COLUMNS
+    + """X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
 """
+)
 SETUP_HINT = "run `bash scripts/setup_browser_tests.sh` (installs Debian's chromium, builds the front-end bundle)"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-default-apps", "--disable-extensions", "--metrics-recording-only", "--mute-audio",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--metrics-recording-only",
+    "--mute-audio",
     # offline for sure: no host name resolves except the local server's
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
 ]
@@ -52,11 +64,27 @@ def free_port() -> int:
 
 def notebook(cells: list[str]) -> dict:
     return {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": uuid.uuid4().hex[:8], "metadata": {},
-                   "outputs": [], "source": src} for src in cells],
-        "metadata": {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-                     "language_info": {"name": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "id": uuid.uuid4().hex[:8],
+                "metadata": {},
+                "outputs": [],
+                "source": src,
+            }
+            for src in cells
+        ],
+        "metadata": {
+            "kernelspec": {
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+                "name": "python3",
+            },
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
     }
 
 
@@ -92,7 +120,9 @@ class LabServer:
                 if s.get("path") == notebook_path and s.get("kernel"):
                     return s["kernel"]["id"]
             time.sleep(0.2)
-        raise TimeoutError(f"no kernel for {notebook_path} (sessions: {sessions}); server log: {self.log}")
+        raise TimeoutError(
+            f"no kernel for {notebook_path} (sessions: {sessions}); server log: {self.log}"
+        )
 
     def shutdown(self, timeout: float = 20) -> int:
         """Shut down through ``POST /api/shutdown`` (which stops its kernels first); return the exit code.
@@ -125,8 +155,13 @@ class LabServer:
                     self.proc.wait(5)
 
 
-def start_lab(root: Path, env: dict | None = None, timeout: float = 90, app: str = "lab",
-              log_name: str | None = None) -> LabServer:
+def start_lab(
+    root: Path,
+    env: dict | None = None,
+    timeout: float = 90,
+    app: str = "lab",
+    log_name: str | None = None,
+) -> LabServer:
     """Start ``jupyter lab`` (``app="lab"``) or Notebook 7 (``app="notebook"``) on 127.0.0.1, no token.
 
     The server's output goes to ``ARTIFACTS / log_name`` (by default jupyterlab.log or notebook7.log).
@@ -136,34 +171,54 @@ def start_lab(root: Path, env: dict | None = None, timeout: float = 90, app: str
     state = root.parent / (root.name + "-state")
     for sub in ("config", "data-runtime", "workspaces", "settings"):
         (state / sub).mkdir(parents=True, exist_ok=True)
-    full_env = {**os.environ, **(env or {}),
-                "JUPYTER_CONFIG_DIR": str(state / "config"), "JUPYTER_RUNTIME_DIR": str(state / "data-runtime"),
-                "PYTHONUNBUFFERED": "1"}
+    full_env = {
+        **os.environ,
+        **(env or {}),
+        "JUPYTER_CONFIG_DIR": str(state / "config"),
+        "JUPYTER_RUNTIME_DIR": str(state / "data-runtime"),
+        "PYTHONUNBUFFERED": "1",
+    }
     # no "get notified about Jupyter news?" toast over the page (Notebook 7 reads the same file)
     (state / "config" / "labconfig").mkdir(parents=True, exist_ok=True)
-    (state / "config" / "labconfig" / "page_config.json").write_text(json.dumps(
-        {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+    (state / "config" / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+    )
     log = ARTIFACTS / (log_name or default_log)
     log.parent.mkdir(parents=True, exist_ok=True)
     # Notebook 7 loads the jupyterlab server extension too: the LabApp options hold for both
     front = "LabApp" if app == "lab" else "JupyterNotebookApp"
     cmd = [
-        sys.executable, "-m", module, "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-        "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}", "--IdentityProvider.token=",
-        "--ServerApp.password=", "--ServerApp.open_browser=False", "--ServerApp.disable_check_xsrf=True",
-        f"--{front}.workspaces_dir={state / 'workspaces'}", f"--{front}.user_settings_dir={state / 'settings'}",
-        "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        sys.executable,
+        "-m",
+        module,
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        "--ServerApp.open_browser=False",
+        "--ServerApp.disable_check_xsrf=True",
+        f"--{front}.workspaces_dir={state / 'workspaces'}",
+        f"--{front}.user_settings_dir={state / 'settings'}",
+        "--LabApp.news_url=",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         "--LabApp.extension_manager=readonly",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     fh = open(log, "w")
-    proc = subprocess.Popen(cmd, cwd=root, env=full_env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, cwd=root, env=full_env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True
+    )
     server = LabServer(f"http://127.0.0.1:{port}", root, proc, log, app)
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if proc.poll() is not None:
-            raise RuntimeError(f"{name} exited ({proc.returncode}); see {log}:\n{log.read_text()[-3000:]}")
+            raise RuntimeError(
+                f"{name} exited ({proc.returncode}); see {log}:\n{log.read_text()[-3000:]}"
+            )
         try:
             server.get("/api/status")
             return server
@@ -180,18 +235,39 @@ class Kernel:
         import websocket
 
         self.session = uuid.uuid4().hex
-        url = server.url.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels?session_id={self.session}"
+        url = (
+            server.url.replace("http://", "ws://")
+            + f"/api/kernels/{kernel_id}/channels?session_id={self.session}"
+        )
         self.ws = websocket.create_connection(url, timeout=120)
-        self.stderr: list[str] = []  # what the kernel wrote to stderr (warnings) while running our code
+        self.stderr: list[
+            str
+        ] = []  # what the kernel wrote to stderr (warnings) while running our code
 
     def run(self, code: str, timeout: float = 120) -> str:
         """Execute ``code``; returns its stdout; raises with the traceback on error."""
         msg_id = uuid.uuid4().hex
-        msg = {"header": {"msg_id": msg_id, "username": "e2e", "session": self.session, "msg_type": "execute_request",
-                          "version": "5.3", "date": ""},
-               "parent_header": {}, "metadata": {}, "channel": "shell",
-               "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
-                           "allow_stdin": False, "stop_on_error": True}}
+        msg = {
+            "header": {
+                "msg_id": msg_id,
+                "username": "e2e",
+                "session": self.session,
+                "msg_type": "execute_request",
+                "version": "5.3",
+                "date": "",
+            },
+            "parent_header": {},
+            "metadata": {},
+            "channel": "shell",
+            "content": {
+                "code": code,
+                "silent": False,
+                "store_history": False,
+                "user_expressions": {},
+                "allow_stdin": False,
+                "stop_on_error": True,
+            },
+        }
         self.ws.send(json.dumps(msg))
         out, error, idle, replied = [], None, False, False
         end = time.monotonic() + timeout
@@ -218,7 +294,9 @@ class Kernel:
 
     def value(self, expr: str):
         """The JSON value of an expression evaluated in the kernel."""
-        return json.loads(self.run(f"import json as _j; print(_j.dumps({expr}))").strip().splitlines()[-1])
+        return json.loads(
+            self.run(f"import json as _j; print(_j.dumps({expr}))").strip().splitlines()[-1]
+        )
 
     def close(self) -> None:
         self.ws.close()
@@ -242,13 +320,17 @@ def card_in_page(page) -> dict:
     }""")
 
 
-def open_notebook(server: LabServer, page, kernel_for, name: str, cells: list[str] | None = None) -> Kernel:
+def open_notebook(
+    server: LabServer, page, kernel_for, name: str, cells: list[str] | None = None
+) -> Kernel:
     """Open notebook ``name`` (written from ``cells`` first, when given) in a fresh workspace and
     wait for its kernel to be idle; return a client of that kernel."""
     if cells is not None:
         (server.root / name).write_text(json.dumps(notebook(cells)))
     page.goto(server.notebook_url(name) + "?reset")  # no tab of an earlier test in JupyterLab
-    page.wait_for_selector(".jp-Notebook .jp-CodeCell .cm-content", timeout=90_000)  # a markdown cell's is hidden
+    page.wait_for_selector(
+        ".jp-Notebook .jp-CodeCell .cm-content", timeout=90_000
+    )  # a markdown cell's is hidden
     k = kernel_for(name)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
     return k
@@ -261,7 +343,7 @@ def run_first_cell(page, ready: str = ".sw-card-view input.sw-points") -> None:
     page.wait_for_selector(ready, timeout=90_000)
 
 
-def wait_kernel(k: "Kernel", expr: str, timeout: float = 300) -> None:
+def wait_kernel(k: Kernel, expr: str, timeout: float = 300) -> None:
     """Until ``expr`` is true in the kernel (against a hang only: no speed is measured)."""
     end = time.monotonic() + timeout
     while not k.value(expr):
@@ -271,13 +353,18 @@ def wait_kernel(k: "Kernel", expr: str, timeout: float = 300) -> None:
 
 def side_panel(page, want_open: bool) -> None:
     """Open or close JupyterLab's left side panel (the file browser)."""
-    is_open = page.evaluate("() => { const s = document.querySelector('#jp-left-stack');"
-                            " return !!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0; }")
+    is_open = page.evaluate(
+        "() => { const s = document.querySelector('#jp-left-stack');"
+        " return !!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0; }"
+    )
     if is_open != want_open:
         page.click(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']")
-        page.wait_for_function("w => { const s = document.querySelector('#jp-left-stack');"
-                               " return (!!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0) === w; }",
-                               arg=want_open, timeout=10_000)
+        page.wait_for_function(
+            "w => { const s = document.querySelector('#jp-left-stack');"
+            " return (!!s && !s.classList.contains('lm-mod-hidden') && s.offsetWidth > 0) === w; }",
+            arg=want_open,
+            timeout=10_000,
+        )
 
 
 def scroll_to(page, selector: str, width: int | None = None) -> None:

@@ -22,18 +22,38 @@ def node_modules():
 
 
 def test_vitest_suite(node_modules):
-    run = subprocess.run(["npx", "--no-install", "vitest", "run", "--reporter=dot"], cwd=JS, capture_output=True,
-                         text=True, timeout=300)
+    run = subprocess.run(
+        ["npx", "--no-install", "vitest", "run", "--reporter=dot"],
+        cwd=JS,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, f"vitest failed:\n{run.stdout[-4000:]}\n{run.stderr[-2000:]}"
 
 
 def test_shipped_bundle_is_built_from_the_sources(node_modules, tmp_path):
-    run = subprocess.run(["node", "build.mjs", "--outdir", str(tmp_path)], cwd=JS, capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        ["node", "build.mjs", "--outdir", str(tmp_path)],
+        cwd=JS,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
-    for name in ("card.js", "chart.js", "card.css", "alternatives.js", "alternatives.css", "cuts.js", "cuts.css",
-                 "groups.js", "groups.css",
-                 "THIRD_PARTY_LICENSES.txt"):
+    for name in (
+        "card.js",
+        "chart.js",
+        "card.css",
+        "alternatives.js",
+        "alternatives.css",
+        "cuts.js",
+        "cuts.css",
+        "groups.js",
+        "groups.css",
+        "THIRD_PARTY_LICENSES.txt",
+    ):
         assert (STATIC / name).is_file(), f"{name} is not in the package: {SETUP_HINT}"
-        assert filecmp.cmp(tmp_path / name, STATIC / name, shallow=False), \
+        assert filecmp.cmp(tmp_path / name, STATIC / name, shallow=False), (
             f"static/{name} is stale: rebuild with `cd js && npm run build`"
+        )

@@ -21,7 +21,12 @@ from lab import REPO, open_notebook
 
 NOTEBOOKS = REPO / "notebooks"
 # the quickstart draws the studio's three charts; the others draw one chart per cell that builds one
-WITH_CHARTS = ["01_quickstart.ipynb", "02_operational_constraints.ipynb", "03_teaching.ipynb", "05_paper_table.ipynb"]
+WITH_CHARTS = [
+    "01_quickstart.ipynb",
+    "02_operational_constraints.ipynb",
+    "03_teaching.ipynb",
+    "05_paper_table.ipynb",
+]
 RUN_ALL_TIMEOUT = 900  # seconds; notebooks 2 and 5 solve for a minute or more on a busy machine
 
 STATE = """() => {
@@ -76,7 +81,9 @@ def test_notebook_charts_offline(name, lab, page, kernel_for, shot):
     # the last charts may still be drawing when the last cell finishes; a CDN chart fails at once
     end = time.monotonic() + 60
     while state["drawn"] < want:
-        assert not state["loadError"] and state["vegaEmbed"] == 0, f"{name}: a chart wanted the CDN: {state}"
+        assert not state["loadError"] and state["vegaEmbed"] == 0, (
+            f"{name}: a chart wanted the CDN: {state}"
+        )
         assert time.monotonic() < end, f"{name}: {state['drawn']} of {want} charts drawn: {state}"
         time.sleep(1)
         state = page.evaluate(STATE)
@@ -84,7 +91,9 @@ def test_notebook_charts_offline(name, lab, page, kernel_for, shot):
     first.scroll_into_view_if_needed()
     shot(page, name.split("_")[0] + "-first-chart")
     assert state["errors"] == [], f"{name}: {state['errors']}"
-    assert state["charts"] == want and state["drawn"] == want, f"{name}: {state['drawn']} of {want} charts drawn: {state}"
+    assert state["charts"] == want and state["drawn"] == want, (
+        f"{name}: {state['drawn']} of {want} charts drawn: {state}"
+    )
     assert state["chartErrors"] == [] and not state["loadError"], state
     assert state["vegaEmbed"] == 0, "a chart was drawn by Altair's own (CDN) renderer"
     assert page.blocked_requests == [], f"{name} tried the network: {page.blocked_requests[:5]}"

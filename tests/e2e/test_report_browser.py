@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pandas as pd
 import pytest
-from lab import ARTIFACTS
 
 import slimwidgets as sw
 from slimwidgets.datasets import load_demo
+
+from lab import ARTIFACTS
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -29,8 +29,15 @@ def report_file(request, tmp_path_factory):
     options = {"loss": "logistic"} if request.param == "risk" else {"max_fpr": 0.2}
     card = sw.fit(X[features][:340], y[:340], max_size=4, time_limit=3, **options)
     path = tmp_path_factory.mktemp("report") / f"{request.param}.html"
-    sw.report(card, X[:340], y[:340], test=(X[340:455], y[340:455]), external=(X[455:], y[455:]),
-              groups="site", path=str(path))
+    sw.report(
+        card,
+        X[:340],
+        y[:340],
+        test=(X[340:455], y[340:455]),
+        external=(X[455:], y[455:]),
+        groups="site",
+        path=str(path),
+    )
     return request.param, path
 
 
@@ -56,7 +63,9 @@ def test_the_report_draws_offline_at_screen_widths(browser, report_file, width):
         assert [u for u in requests if not u.startswith("file://")] == [] and errors == []
         assert page.title().startswith("Validation report")
         # every chart drew at a real size, and nothing needs sideways scrolling
-        sizes = page.eval_on_selector_all("svg.sw-chart", "els => els.map(e => e.getBoundingClientRect().width)")
+        sizes = page.eval_on_selector_all(
+            "svg.sw-chart", "els => els.map(e => e.getBoundingClientRect().width)"
+        )
         assert len(sizes) == 2 and all(w > 300 for w in sizes)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         # the hostile column name is text on the page, not markup

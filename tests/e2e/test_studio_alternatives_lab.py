@@ -57,34 +57,53 @@ def test_the_list_loads_a_card_on_click_and_fits_every_width(lab, page, kernel_f
     run_first_cell(page)
     try:
         assert k.value("studio.wait(120)") and k.value("studio.controller.wait_alternatives(300)")
-        page.wait_for_selector(".sw-alts[data-phase='done'] li.sw-alt[data-rank='2']", timeout=60_000)
+        page.wait_for_selector(
+            ".sw-alts[data-phase='done'] li.sw-alt[data-rank='2']", timeout=60_000
+        )
         rows = rows_in_page(page)
         assert rows[0]["current"] and not rows[1]["current"]
-        assert rows == [{"rank": r["rank"], "current": r["current"], "features": [f["name"] for f in r["features"]]}
-                        for r in k.value("studio.controller.alternatives()['rows']")]
+        assert rows == [
+            {
+                "rank": r["rank"],
+                "current": r["current"],
+                "features": [f["name"] for f in r["features"]],
+            }
+            for r in k.value("studio.controller.alternatives()['rows']")
+        ]
         before = card_in_page(page)
         page.click(".sw-alts li.sw-alt[data-rank='2']")
         page.wait_for_selector(".sw-alts li.sw-alt-current[data-rank='2']", timeout=30_000)
-        page.wait_for_function("() => document.querySelector('.sw-card-view .sw-status-text').textContent"
-                               ".startsWith('alternative 2')", timeout=30_000)
+        page.wait_for_function(
+            "() => document.querySelector('.sw-card-view .sw-status-text').textContent"
+            ".startsWith('alternative 2')",
+            timeout=30_000,
+        )
         after = card_in_page(page)
         assert after["points"] != before["points"]
         shown = {n: p for n, p in after["points"].items() if p}
         assert sorted(shown) == sorted(rows[1]["features"])
         assert k.value("dict(studio.scoring_system.points)") == shown
         assert "loaded alternative 2" in page.inner_text(".sw-message")
-        assert page.inner_text(".sw-alts-notice").startswith("loaded alternative 2: ")  # and beside the list
+        assert page.inner_text(".sw-alts-notice").startswith(
+            "loaded alternative 2: "
+        )  # and beside the list
         side_panel(page, True)
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": HEIGHT})
             page.wait_for_timeout(400)  # let the notebook re-flow after a resize
-            page.evaluate("() => document.querySelector('.sw-alts').scrollIntoView({block: 'start'})")
+            page.evaluate(
+                "() => document.querySelector('.sw-alts').scrollIntoView({block: 'start'})"
+            )
             page.wait_for_timeout(200)
             m = page.evaluate(MEASURE)
             shot(page, f"alternatives-{width}-panel-open")
             assert m["parts"] >= 10, "the list was not drawn"
-            assert m["outside"] == [], f"{width} px: parts of the list lie outside the notebook area: {m['outside']}"
-            assert m["scrolling"] == [], f"{width} px: something around the list scrolls sideways: {m['scrolling']}"
+            assert m["outside"] == [], (
+                f"{width} px: parts of the list lie outside the notebook area: {m['outside']}"
+            )
+            assert m["scrolling"] == [], (
+                f"{width} px: something around the list scrolls sideways: {m['scrolling']}"
+            )
             assert m["broken"] == [], f"{width} px: figures broken over two lines: {m['broken']}"
             assert m["list"]["top"] >= m["card"]["bottom"] - 1, "the list must come under the card"
         assert page.blocked_requests == [], page.blocked_requests[:5]

@@ -42,7 +42,9 @@ def settle(page, k, timeout: float = 90) -> dict:
     truth = kernel_card(k)
     page.wait_for_function(
         "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && s.textContent === t; }",
-        arg=truth["status"], timeout=30_000)
+        arg=truth["status"],
+        timeout=30_000,
+    )
     shown = card_in_page(page)
     assert shown["points"] == truth["points"], "the table disagrees with studio.scoring_system"
     assert shown["threshold"] == truth["threshold"]
@@ -51,14 +53,17 @@ def settle(page, k, timeout: float = 90) -> dict:
 
 
 def chart_state(page, cls: str) -> dict:
-    return page.evaluate("""cls => {
+    return page.evaluate(
+        """cls => {
         const box = document.querySelector(`.${cls} .sw-chart`);
         const svg = box && box.querySelector('svg');
         return {renders: box ? box.dataset.renders : null, updates: box ? Number(box.dataset.updates || 0) : 0,
                 symbols: svg ? svg.querySelectorAll('g.mark-symbol.role-mark path').length : 0,
                 lines: svg ? svg.querySelectorAll('g.mark-line.role-mark path').length : 0,
                 html: svg ? svg.innerHTML : ''};
-    }""", cls)
+    }""",
+        cls,
+    )
 
 
 def slider_value_at(page, cls: str, value: float) -> None:
@@ -67,7 +72,9 @@ def slider_value_at(page, cls: str, value: float) -> None:
     handle = page.locator(f".{cls} .noUi-handle").first.bounding_box()
     page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
     page.mouse.down()
-    page.mouse.move(track["x"] + value * track["width"], handle["y"] + handle["height"] / 2, steps=8)
+    page.mouse.move(
+        track["x"] + value * track["width"], handle["y"] + handle["height"] / 2, steps=8
+    )
     page.mouse.up()
 
 
@@ -96,8 +103,14 @@ def test_studio_in_jupyterlab(studio_page, shot):
     # -- it renders: the card, both charts, all offline ----------------------------------------------
     first = settle(page, k)
     assert first["max_fpr"] == 0.2
-    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0", timeout=30_000)
-    page.wait_for_function("() => document.querySelectorAll('.sw-path svg g.mark-symbol.role-mark path').length > 0", timeout=60_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0",
+        timeout=30_000,
+    )
+    page.wait_for_function(
+        "() => document.querySelectorAll('.sw-path svg g.mark-symbol.role-mark path').length > 0",
+        timeout=60_000,
+    )
     roc0, path0 = chart_state(page, "sw-roc"), chart_state(page, "sw-path")
     assert roc0["renders"] == "1" and path0["renders"] == "1"
     assert roc0["lines"] >= 1  # the card's own ROC
@@ -110,10 +123,20 @@ def test_studio_in_jupyterlab(studio_page, shot):
     dragged = settle(page, k)
     assert dragged["max_fpr"] < 0.1
     assert f"max FPR {100 * dragged['max_fpr']:.0f} %" in card_in_page(page)["spec"]
-    page.wait_for_function("h => document.querySelector('.sw-roc svg').innerHTML !== h", arg=roc0["html"], timeout=30_000)
-    page.wait_for_function("h => document.querySelector('.sw-path svg').innerHTML !== h", arg=path0["html"], timeout=60_000)
+    page.wait_for_function(
+        "h => document.querySelector('.sw-roc svg').innerHTML !== h",
+        arg=roc0["html"],
+        timeout=30_000,
+    )
+    page.wait_for_function(
+        "h => document.querySelector('.sw-path svg').innerHTML !== h",
+        arg=path0["html"],
+        timeout=60_000,
+    )
     roc1, path1 = chart_state(page, "sw-roc"), chart_state(page, "sw-path")
-    assert roc1["renders"] == "1" and path1["renders"] == "1", "a chart was re-embedded instead of updated in place"
+    assert roc1["renders"] == "1" and path1["renders"] == "1", (
+        "a chart was re-embedded instead of updated in place"
+    )
     assert roc1["updates"] > roc0["updates"] and path1["updates"] > path0["updates"]
     shot(page, "dragged")
 
@@ -128,16 +151,25 @@ def test_studio_in_jupyterlab(studio_page, shot):
     stormed = settle(page, k)
     assert stormed["max_fpr"] == pytest.approx(target)
     assert f"max FPR {100 * target:.0f} %" in card_in_page(page)["spec"]
-    assert k.value("studio.controller._scheduler.runs") - runs_before <= 10, "the storm was not debounced"
+    assert k.value("studio.controller._scheduler.runs") - runs_before <= 10, (
+        "the storm was not debounced"
+    )
     # no solve of a superseded position is left running
     assert k.value("studio.controller._scheduler.busy") is False
-    assert k.value("sum(1 for t in threading.enumerate() if t.name.startswith('slimwidgets-solver'))") <= 1
+    assert (
+        k.value("sum(1 for t in threading.enumerate() if t.name.startswith('slimwidgets-solver'))")
+        <= 1
+    )
     shot(page, "storm")
 
     # -- click a frontier point: its card loads (from the cache) -----------------------------------------------
-    page.wait_for_function("""() => [...document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path')]
-        .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key).length >= 3""", timeout=90_000)
-    cap = page.evaluate("""current => {
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path')]
+        .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key).length >= 3""",
+        timeout=90_000,
+    )
+    cap = page.evaluate(
+        """current => {
         const pts = [...document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path')]
             .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key && p.__data__.datum.cap !== null
                          && p.__data__.datum.size > 0 && Math.abs(p.__data__.datum.cap - current) > 1e-9)
@@ -145,7 +177,9 @@ def test_studio_in_jupyterlab(studio_page, shot):
         const p = pts[0];
         p.dispatchEvent(new MouseEvent('click', {bubbles: true}));
         return p.__data__.datum.cap;
-    }""", stormed["max_fpr"])
+    }""",
+        stormed["max_fpr"],
+    )
     wait_kernel(k, f"abs((studio.spec.max_fpr or 0) - {cap}) < 1e-9")
     clicked = settle(page, k)
     assert clicked["max_fpr"] == pytest.approx(cap)
@@ -156,7 +190,9 @@ def test_studio_in_jupyterlab(studio_page, shot):
     # -- edit a point: re-evaluated at once, marked edited, its cost shown ------------------------------------
     used = [n for n, v in clicked["points"].items() if v != 0]
     name = used[0]
-    new_value = clicked["points"][name] + 1 if clicked["points"][name] < 10 else clicked["points"][name] - 1
+    new_value = (
+        clicked["points"][name] + 1 if clicked["points"][name] < 10 else clicked["points"][name] - 1
+    )
     cell = page.locator(f".sw-card-view input.sw-points[data-feature='{name}']")
     cell.fill(str(new_value))
     cell.press("Enter")
@@ -171,7 +207,10 @@ def test_studio_in_jupyterlab(studio_page, shot):
     wait_kernel(k, f"studio.spec.lock == {{{name!r}: {new_value}}}")
     locked = settle(page, k)
     assert locked["card_status"] != "edited" and locked["points"][name] == new_value
-    assert page.locator(f".sw-card-view tr[data-feature='{name}'] button.sw-lock.sw-locked").count() == 1
+    assert (
+        page.locator(f".sw-card-view tr[data-feature='{name}'] button.sw-lock.sw-locked").count()
+        == 1
+    )
     shot(page, "locked")
 
     # -- undo: back to the edited card ------------------------------------------------------------------------
@@ -187,19 +226,28 @@ def test_studio_in_jupyterlab(studio_page, shot):
     page.wait_for_timeout(300)
     page.locator("button.sw-export").click()
     reload_line = page.locator(".sw-message code.sw-reload").inner_text(timeout=30_000)
-    assert reload_line == "import slimwidgets; card = slimwidgets.ScoringSystem.from_json('exported_card.json')"
-    assert (page.blocked_requests == [])
+    assert (
+        reload_line
+        == "import slimwidgets; card = slimwidgets.ScoringSystem.from_json('exported_card.json')"
+    )
+    assert page.blocked_requests == []
     page.click(".jp-Notebook .jp-Cell:last-child .cm-content")
-    page.keyboard.insert_text(reload_line +  # runs as shown: it carries its import
-                              "\nprint('reloaded', card.points == studio.scoring_system.points, card.status)")
+    page.keyboard.insert_text(
+        reload_line  # runs as shown: it carries its import
+        + "\nprint('reloaded', card.points == studio.scoring_system.points, card.status)"
+    )
     page.keyboard.press("Shift+Enter")
     page.wait_for_selector(".jp-OutputArea-output:has-text('reloaded True edited')", timeout=60_000)
     shot(page, "exported-and-reloaded")
 
     # -- closing the studio leaves no thread behind -----------------------------------------------------------
-    ours = ("[t.name for t in threading.enumerate() if t.is_alive() and "
-            "(getattr(getattr(t, '_target', None), '__module__', '') or '').startswith('slimwidgets')]")
-    assert k.value(ours), "the studio's worker threads were not found (the check would prove nothing)"
+    ours = (
+        "[t.name for t in threading.enumerate() if t.is_alive() and "
+        "(getattr(getattr(t, '_target', None), '__module__', '') or '').startswith('slimwidgets')]"
+    )
+    assert k.value(ours), (
+        "the studio's worker threads were not found (the check would prove nothing)"
+    )
     left = k.value(f"(studio.close(), {ours})[1]")
     assert left == [], f"threads left running after close: {left}"
     assert page.page_errors == [], page.page_errors

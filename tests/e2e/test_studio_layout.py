@@ -69,8 +69,12 @@ STICKY = """() => {
 @pytest.fixture(scope="module", params=["lab", "notebook"])
 def lab(request, tmp_path_factory, chromium_path, data_env):
     """JupyterLab 4, then Jupyter Notebook 7, on 127.0.0.1 (overrides the conftest's server)."""
-    server = start_lab(tmp_path_factory.mktemp(request.param), env=data_env, app=request.param,
-                       log_name=f"layout-{request.param}.log")
+    server = start_lab(
+        tmp_path_factory.mktemp(request.param),
+        env=data_env,
+        app=request.param,
+        log_name=f"layout-{request.param}.log",
+    )
     yield server
     server.shutdown()
 
@@ -82,7 +86,10 @@ def open_studio(lab, page, kernel_for):
     end = time.monotonic() + 90
     while not k.value("studio.wait(1)"):
         assert time.monotonic() < end, "the studio did not settle"
-    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0", timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0",
+        timeout=30_000,
+    )
     return k
 
 
@@ -99,16 +106,24 @@ def check_width(page, shot, label: str) -> dict:
     # the feature panel scrolls under a header that stays in view
     sticky = page.evaluate(STICKY)
     assert sticky["canScroll"] and sticky["scrolled"] > 0, sticky
-    assert len(sticky["heads"]) >= 3 and all(abs(t - sticky["panelTop"]) <= 3 for t in sticky["headTops"]), \
-        f"{label}: the feature panel's header scrolled away: {sticky}"
+    assert len(sticky["heads"]) >= 3 and all(
+        abs(t - sticky["panelTop"]) <= 3 for t in sticky["headTops"]
+    ), f"{label}: the feature panel's header scrolled away: {sticky}"
     assert m["parts"] > 10, "the card was not drawn"
-    assert m["outside"] == [], f"{label}: parts of the card lie outside the visible notebook area: {m['outside']}"
-    assert m["scrolling"] == [], f"{label}: something around the card scrolls sideways: {m['scrolling']}"
-    assert m["card"]["left"] <= m["roc"]["left"] + 1 and m["card"]["top"] <= m["roc"]["top"] + 1, \
+    assert m["outside"] == [], (
+        f"{label}: parts of the card lie outside the visible notebook area: {m['outside']}"
+    )
+    assert m["scrolling"] == [], (
+        f"{label}: something around the card scrolls sideways: {m['scrolling']}"
+    )
+    assert m["card"]["left"] <= m["roc"]["left"] + 1 and m["card"]["top"] <= m["roc"]["top"] + 1, (
         f"{label}: the card does not come first: card {m['card']}, ROC chart {m['roc']}"
+    )
     assert m["card"]["top"] < m["controls"]["top"] and m["card"]["top"] < m["features"]["top"]
     assert m["untitled"] == 0, "a feature name in the card has no full text on hover"
-    assert all(c["title"] == c["text"] for c in m["cut"]), f"{label}: a cut name without its full text: {m['cut']}"
+    assert all(c["title"] == c["text"] for c in m["cut"]), (
+        f"{label}: a cut name without its full text: {m['cut']}"
+    )
     return m
 
 
@@ -128,7 +143,9 @@ def test_card_first_at_every_width(lab, page, kernel_for, shot):
                 seen[label] = check_width(page, shot, label)
         # at the narrowest the names are cut (with their full text on hover); the card itself wraps them
         narrow = seen[f"{lab.app}-800" + ("-panel-open" if lab.app == "lab" else "")]
-        assert narrow["studioWidth"] < 700, f"the 800 px case did not test a narrow notebook: {narrow['studioWidth']}"
+        assert narrow["studioWidth"] < 700, (
+            f"the 800 px case did not test a narrow notebook: {narrow['studioWidth']}"
+        )
         assert page.blocked_requests == [], page.blocked_requests[:5]
     finally:
         k.run("studio.close()")
@@ -183,12 +200,16 @@ def test_the_card_first_with_many_rules(lab, page, kernel_for, shot, data_env):
         page.wait_for_selector(".sw-alts-head", timeout=30_000)
         side_panel(page, True)
         # a better card the background finds becomes the card: count its rules once that is done
-        assert k.value("studio.controller.wait_background(120) and studio.controller.alts.queue.wait_idle(120)")
+        assert k.value(
+            "studio.controller.wait_background(120) and studio.controller.alts.queue.wait_idle(120)"
+        )
         size = k.value("studio.scoring_system.size")
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": HEIGHT})
             page.wait_for_timeout(400)
-            page.evaluate("() => document.querySelector('.sw-studio').scrollIntoView({block: 'start'})")
+            page.evaluate(
+                "() => document.querySelector('.sw-studio').scrollIntoView({block: 'start'})"
+            )
             page.wait_for_timeout(200)
             shot(page, f"many-rules-{width}-panel-open")
             if width != 1000:
@@ -200,14 +221,22 @@ def test_the_card_first_with_many_rules(lab, page, kernel_for, shot, data_env):
             a = m["area"]
             for part in ("status", "rule", "figures", "alternatives"):
                 b = m[part]
-                assert b is not None and a["top"] - 0.5 <= b["top"] and b["bottom"] <= a["bottom"] + 0.5, \
-                    f"{part} is not in view at 1000 px: {b} (notebook area {a})"
+                assert (
+                    b is not None
+                    and a["top"] - 0.5 <= b["top"]
+                    and b["bottom"] <= a["bottom"] + 0.5
+                ), f"{part} is not in view at 1000 px: {b} (notebook area {a})"
             for b in m["used"]:
-                assert a["top"] - 0.5 <= b["top"] and b["bottom"] <= a["bottom"] + 0.5, f"a rule in use is out of view: {b}"
+                assert a["top"] - 0.5 <= b["top"] and b["bottom"] <= a["bottom"] + 0.5, (
+                    f"a rule in use is out of view: {b}"
+                )
         page.set_viewport_size({"width": 1000, "height": HEIGHT})
         page.click(".sw-card-view button.sw-fold")
-        page.wait_for_function("() => [...document.querySelectorAll('.sw-card-view tbody tr')]"
-                               ".every((r) => r.getBoundingClientRect().height > 0)", timeout=10_000)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.sw-card-view tbody tr')]"
+            ".every((r) => r.getBoundingClientRect().height > 0)",
+            timeout=10_000,
+        )
         assert page.locator(".sw-card-view button.sw-fold").inner_text().startswith("fold the")
         shot(page, "many-rules-1000-unfolded")
         assert page.blocked_requests == [], page.blocked_requests[:5]

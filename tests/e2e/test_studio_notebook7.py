@@ -41,7 +41,10 @@ TRUTH = """{'status': studio.status, 'state': studio.controller.status.state, 'm
     'threshold': studio.scoring_system.threshold}"""
 # Notebook 7.x's own keyboard-shortcut settings plugin throws this while the page boots
 # (a bare notebook with `1+1` does it too); it comes from its core bundle, not from the studio.
-NOTEBOOK_BOOT_ERROR = ("Cannot read properties of undefined (reading 'schema')", "/static/notebook/notebook_core.")
+NOTEBOOK_BOOT_ERROR = (
+    "Cannot read properties of undefined (reading 'schema')",
+    "/static/notebook/notebook_core.",
+)
 
 
 @pytest.fixture
@@ -52,14 +55,22 @@ def lab(tmp_path_factory, chromium_path, request):
     except ImportError:
         version = None
     if version is None or int(version.split(".")[0]) < 7:
-        pytest.fail(f"Jupyter Notebook 7 is not installed (found {version}): `python -m pip install 'notebook>=7'`",
-                    pytrace=False)
+        pytest.fail(
+            f"Jupyter Notebook 7 is not installed (found {version}): `python -m pip install 'notebook>=7'`",
+            pytrace=False,
+        )
     for module in ("anywidget", "playwright", "websocket"):
         try:
             __import__(module)
         except ImportError:
-            pytest.fail(f"{module} is not installed: `python -m pip install -e '.[test]'`", pytrace=False)
-    server = start_lab(tmp_path_factory.mktemp("nb7"), app="notebook", log_name=f"notebook7-{request.node.name}.log")
+            pytest.fail(
+                f"{module} is not installed: `python -m pip install -e '.[test]'`", pytrace=False
+            )
+    server = start_lab(
+        tmp_path_factory.mktemp("nb7"),
+        app="notebook",
+        log_name=f"notebook7-{request.node.name}.log",
+    )
     yield server
     server.shutdown()  # a no-op when the test has shut it down already
 
@@ -70,9 +81,12 @@ def open_and_run(lab, page, kernel_for, cell: str, *more: str):
     (lab.root / NOTEBOOK).write_text(json.dumps(notebook([cell, *more])))
     page.goto(lab.notebook_url(NOTEBOOK))
     page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
-    app = page.evaluate("() => JSON.parse(document.getElementById('jupyter-config-data').textContent)")
-    assert app["appName"] == "Jupyter Notebook" and app["appVersion"].startswith("7."), \
+    app = page.evaluate(
+        "() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+    )
+    assert app["appName"] == "Jupyter Notebook" and app["appVersion"].startswith("7."), (
         f"not Notebook 7: {app.get('appName')} {app.get('appVersion')}"
+    )
     k = kernel_for(NOTEBOOK)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
     page.click(".jp-Notebook .jp-Cell .cm-content")
@@ -89,7 +103,9 @@ def settled_card(page, k, timeout: float = 60) -> dict:
     truth = k.value(TRUTH)
     page.wait_for_function(
         "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && s.textContent === t; }",
-        arg=truth["status"], timeout=20_000)
+        arg=truth["status"],
+        timeout=20_000,
+    )
     shown = card_in_page(page)
     assert shown["points"] == truth["points"], "the table disagrees with studio.scoring_system"
     assert shown["threshold"] == truth["threshold"] and shown["state"] == truth["state"]
@@ -97,7 +113,10 @@ def settled_card(page, k, timeout: float = 60) -> dict:
 
 
 def marks(page, view: str) -> int:
-    return page.evaluate("v => document.querySelectorAll(`.${v} .sw-chart svg g.mark-symbol.role-mark path`).length", view)
+    return page.evaluate(
+        "v => document.querySelectorAll(`.${v} .sw-chart svg g.mark-symbol.role-mark path`).length",
+        view,
+    )
 
 
 def gone(pid: int) -> bool:
@@ -109,21 +128,29 @@ def gone(pid: int) -> bool:
 
 def test_studio_in_notebook7(lab, page, kernel_for, shot):
     t0 = time.monotonic()
-    page_errors: list[str] = []  # with their stacks, to tell Notebook's own boot error from the studio's
+    page_errors: list[
+        str
+    ] = []  # with their stacks, to tell Notebook's own boot error from the studio's
     page.on("pageerror", lambda exc: page_errors.append(f"{exc}\n{exc.stack}"))
 
     # -- Notebook 7 opens the notebook, runs the cell: the card table and both charts are drawn, offline ----
     k = open_and_run(lab, page, kernel_for, CELL)
     kernel_pid = k.value("__import__('os').getpid()")
-    page.wait_for_selector(".sw-studio .sw-card-view table.sw-table input.sw-points", timeout=60_000)
+    page.wait_for_selector(
+        ".sw-studio .sw-card-view table.sw-table input.sw-points", timeout=60_000
+    )
     first = settled_card(page, k)
     assert first["max_fpr"] == 0.2 and "max FPR 20 %" in first["spec"]
     # one row per feature of the demo data (a 1 s solve on a busy machine may still show all zeros)
     assert sorted(first["points"]) == sorted(k.value("list(X.columns)")), first["points"]
-    page.wait_for_function("() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0",
-                           timeout=30_000)
-    page.wait_for_function("() => document.querySelectorAll('.sw-path svg g.mark-symbol.role-mark path').length > 0",
-                           timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path').length > 0",
+        timeout=30_000,
+    )
+    page.wait_for_function(
+        "() => document.querySelectorAll('.sw-path svg g.mark-symbol.role-mark path').length > 0",
+        timeout=30_000,
+    )
     assert marks(page, "sw-roc") > 0 and marks(page, "sw-path") > 0
     assert page.locator(".sw-max-fpr .widget-readout").inner_text() == "20%"
     shot(page, "rendered")
@@ -133,7 +160,9 @@ def test_studio_in_notebook7(lab, page, kernel_for, shot):
     page.keyboard.press("PageDown")
     end = time.monotonic() + 30
     while k.value("studio.spec.max_fpr") != 0.15:
-        assert time.monotonic() < end, f"the key press did not reach the kernel: {k.value('studio.spec.max_fpr')}"
+        assert time.monotonic() < end, (
+            f"the key press did not reach the kernel: {k.value('studio.spec.max_fpr')}"
+        )
         time.sleep(0.1)
     moved = settled_card(page, k)
     assert moved["max_fpr"] == 0.15
@@ -147,9 +176,13 @@ def test_studio_in_notebook7(lab, page, kernel_for, shot):
     assert errors == [], errors
 
     # -- close the studio: no solver thread left, its views leave the page ---------------------------------
-    ours = ("[t.name for t in threading.enumerate() if t.is_alive() and "
-            "(getattr(getattr(t, '_target', None), '__module__', '') or '').startswith('slimwidgets')]")
-    assert k.value(ours), "the studio's worker threads were not found (the check would prove nothing)"
+    ours = (
+        "[t.name for t in threading.enumerate() if t.is_alive() and "
+        "(getattr(getattr(t, '_target', None), '__module__', '') or '').startswith('slimwidgets')]"
+    )
+    assert k.value(ours), (
+        "the studio's worker threads were not found (the check would prove nothing)"
+    )
     left = k.value(f"(studio.close(), {ours})[1]")
     assert left == [], f"threads left running after close: {left}"
     page.wait_for_selector(".sw-studio", state="detached", timeout=10_000)
@@ -171,13 +204,20 @@ def wait_value(k, expr: str, want: float, what: str, timeout: float = 30) -> Non
 
 
 def active_cell(page) -> int:
-    return page.evaluate("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]"
-                         ".findIndex(c => c.classList.contains('jp-mod-active'))")
+    return page.evaluate(
+        "() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]"
+        ".findIndex(c => c.classList.contains('jp-mod-active'))"
+    )
 
 
 def test_arrow_keys_move_the_fpr_slider(lab, page, kernel_for, shot):
-    k = open_and_run(lab, page, kernel_for, CELL.replace("time_limit=1.0)", "time_limit=1.0, frontier=False)"),
-                     "1 + 1")
+    k = open_and_run(
+        lab,
+        page,
+        kernel_for,
+        CELL.replace("time_limit=1.0)", "time_limit=1.0, frontier=False)"),
+        "1 + 1",
+    )
     handle = page.locator(".sw-max-fpr .noUi-handle").first
     handle.wait_for(timeout=60_000)
     try:
@@ -197,7 +237,9 @@ def test_arrow_keys_move_the_fpr_slider(lab, page, kernel_for, shot):
         # -- the other three: +1 +1 +1 -1 step, 19 % -> 21 % (a swallowed key would leave another value) --------
         for key in ("ArrowRight", "ArrowUp", "ArrowUp", "ArrowDown"):
             page.keyboard.press(key)
-        wait_value(k, "studio.fpr_slider.value", 0.21, "ArrowRight/Up/Down did not all move the slider")
+        wait_value(
+            k, "studio.fpr_slider.value", 0.21, "ArrowRight/Up/Down did not all move the slider"
+        )
         wait_value(k, "studio.spec.max_fpr", 0.21, "the slider moved but the spec did not follow")
         moved = settled_card(page, k)
         assert "max FPR 21 %" in moved["spec"], moved["spec"]
@@ -208,10 +250,15 @@ def test_arrow_keys_move_the_fpr_slider(lab, page, kernel_for, shot):
         shot(page, "arrow-keys-21")
 
         # -- outside the slider the arrow keys are still the notebook's: ArrowDown goes to the next cell ------
-        page.locator(".jp-Notebook .jp-Cell").nth(0).focus()  # the active cell itself, in command mode
+        page.locator(".jp-Notebook .jp-Cell").nth(
+            0
+        ).focus()  # the active cell itself, in command mode
         page.keyboard.press("ArrowDown")
-        page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
-                               ".classList.contains('jp-mod-active')", timeout=10_000)
+        page.wait_for_function(
+            "() => document.querySelectorAll('.jp-Notebook .jp-Cell')[1]"
+            ".classList.contains('jp-mod-active')",
+            timeout=10_000,
+        )
         assert k.value("studio.fpr_slider.value") == pytest.approx(0.21)
     finally:
         k.run("studio.close()")

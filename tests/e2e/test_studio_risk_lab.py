@@ -40,8 +40,12 @@ PLACE = """(sel) => {
 
 def inside(place: dict) -> bool:
     a, b = place["area"], place["box"]
-    return b["left"] >= a["left"] - 0.5 and b["right"] <= a["right"] + 0.5 and b["top"] >= a["top"] - 0.5 \
+    return (
+        b["left"] >= a["left"] - 0.5
+        and b["right"] <= a["right"] + 0.5
+        and b["top"] >= a["top"] - 0.5
         and b["bottom"] <= a["bottom"] + 0.5
+    )
 
 
 def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, kernel_for, shot):
@@ -54,12 +58,20 @@ def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, k
             assert time.monotonic() < end, "the studio did not settle"
         page.click(".sw-family button:has-text('risk card')")
         page.wait_for_selector(".sw-risk-table tbody tr", timeout=120_000)
-        page.wait_for_function("() => [...document.querySelectorAll('.sw-roc svg text')]"
-                               ".some((t) => t.textContent.startsWith('AUC train'))", timeout=60_000)
-        end = time.monotonic() + 120  # the risk card's own solve settles (its status says its figures then)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.sw-roc svg text')]"
+            ".some((t) => t.textContent.startsWith('AUC train'))",
+            timeout=60_000,
+        )
+        end = (
+            time.monotonic() + 120
+        )  # the risk card's own solve settles (its status says its figures then)
         while not k.value("studio.wait(1)"):
             assert time.monotonic() < end, "the risk card did not settle"
-        assert k.value("studio.spec.loss") == "logistic" and k.value("studio.scoring_system.family") == "risk"
+        assert (
+            k.value("studio.spec.loss") == "logistic"
+            and k.value("studio.scoring_system.family") == "risk"
+        )
         # the margin (no use for risk cards) is set aside visibly; the FPR cap carries over
         assert "set aside margin" in page.inner_text(".sw-message")
         assert "set aside: margin" in page.inner_text(".sw-family-note")
@@ -76,11 +88,17 @@ def test_switch_to_risk_cards_shows_the_risk_table_and_the_card_roc(lab, page, k
             for sel in (".sw-risk", ".sw-roc"):
                 place = page.evaluate(PLACE, sel)
                 assert inside(place), f"{width} px: {sel} lies outside the visible area: {place}"
-                assert place["scrolling"] == [], f"{width} px: around {sel} something scrolls sideways: {place}"
-            page.evaluate("() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})")
+                assert place["scrolling"] == [], (
+                    f"{width} px: around {sel} something scrolls sideways: {place}"
+                )
+            page.evaluate(
+                "() => document.querySelector('.sw-card-view').scrollIntoView({block: 'start'})"
+            )
             page.wait_for_timeout(200)
             shot(page, f"risk-{width}-panel-open")
-            page.evaluate("() => document.querySelector('.sw-family-row').scrollIntoView({block: 'start'})")
+            page.evaluate(
+                "() => document.querySelector('.sw-family-row').scrollIntoView({block: 'start'})"
+            )
             page.wait_for_timeout(200)
             shot(page, f"risk-{width}-panel-open-controls")
         page.click(".sw-family button:has-text('decision card')")  # back: the margin comes back
@@ -125,15 +143,20 @@ def test_the_log_loss_by_size_chart_shows_its_whole_axes(lab, page, kernel_for, 
         end = time.monotonic() + 300
         while not (k.value("studio.wait(1)") and k.value("studio.controller.wait_background(1)")):
             assert time.monotonic() < end, "the studio's size path did not finish"
-        page.wait_for_function("() => [...document.querySelectorAll('.sw-path svg text')]"
-                               ".some((t) => t.textContent.includes('log-loss'))", timeout=60_000)
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.sw-path svg text')]"
+            ".some((t) => t.textContent.includes('log-loss'))",
+            timeout=60_000,
+        )
         side_panel(page, True)
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": HEIGHT})
             page.wait_for_timeout(400)
             seen = page.evaluate(TEXTS, ".sw-path")
             assert seen["out"] == [], f"{width} px: chart texts cut off: {seen}"
-            assert len([t for t in seen["labels"] if t.startswith("0.")]) >= 2, seen["labels"]  # the y labels drawn
+            assert len([t for t in seen["labels"] if t.startswith("0.")]) >= 2, seen[
+                "labels"
+            ]  # the y labels drawn
             shot(page, f"log-loss-by-size-{width}-panel-open")
     finally:
         k.run("studio.close()")

@@ -26,8 +26,10 @@ studio.controller.subscribe(lambda events: lines.append((time.time(), studio.con
                                                          studio.controller.status.started)))
 studio"""
 #: the decision search's compile as the status line says it, once a part is known to compile
-SEARCH_LINE = re.compile(r"^solving… · getting the search ready \(once on this computer\): [1-6] of 6 parts done, "
-                         r"about \d+ s left, then it solves$")
+SEARCH_LINE = re.compile(
+    r"^solving… · getting the search ready \(once on this computer\): [1-6] of 6 parts done, "
+    r"about \d+ s left, then it solves$"
+)
 
 # the status line against the notebook's visible area, and anything around it that scrolls sideways
 STATUS = """() => {
@@ -47,11 +49,17 @@ STATUS = """() => {
 }"""
 
 
-def said_at_every_width(page, shot, words: str, name: str, pattern: re.Pattern | None = None) -> set[str]:
+def said_at_every_width(
+    page, shot, words: str, name: str, pattern: re.Pattern | None = None
+) -> set[str]:
     """Once the status line says ``words``, at each width while it still does: the line inside
     the notebook, whole, nothing scrolling sideways (and as ``pattern`` says); a screenshot each."""
-    page.wait_for_function("w => (document.querySelector('.sw-card-view .sw-status-text') || {})"
-                           ".textContent?.includes(w)", arg=words, timeout=600_000)
+    page.wait_for_function(
+        "w => (document.querySelector('.sw-card-view .sw-status-text') || {})"
+        ".textContent?.includes(w)",
+        arg=words,
+        timeout=600_000,
+    )
     seen = set()
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": HEIGHT})
@@ -62,8 +70,12 @@ def said_at_every_width(page, shot, words: str, name: str, pattern: re.Pattern |
         seen.add(place["text"])
         assert pattern is None or pattern.match(place["text"]), place["text"]
         a, b = place["area"], place["line"]
-        assert a["left"] - 0.5 <= b["left"] and b["right"] <= a["right"] + 0.5, f"{width} px: {place}"
-        assert place["scrolling"] == [] and not place["cut"], f"{width} px: the line is cut or scrolls: {place}"
+        assert a["left"] - 0.5 <= b["left"] and b["right"] <= a["right"] + 0.5, (
+            f"{width} px: {place}"
+        )
+        assert place["scrolling"] == [] and not place["cut"], (
+            f"{width} px: the line is cut or scrolls: {place}"
+        )
         shot(page, f"{name}-{width}-panel-open")
     assert seen, f"the status line never said {words!r}"
     return seen
@@ -75,7 +87,9 @@ def test_the_compile_progress_is_said_whole_at_every_width(lab, page, kernel_for
     side_panel(page, True)
     run_first_cell(page, ready=".sw-card-view .sw-status")
     said_at_every_width(page, shot, "search ready", "search-compiling", SEARCH_LINE)
-    page.wait_for_selector(".sw-card-view input.sw-points", timeout=900_000)  # after the decision kernels' compile
+    page.wait_for_selector(
+        ".sw-card-view input.sw-points", timeout=900_000
+    )  # after the decision kernels' compile
     k = kernel_for("warmup.ipynb")  # a fresh connection: the server drops one silent for 90 s
     try:
         end = time.monotonic() + 600
@@ -90,7 +104,9 @@ def test_the_compile_progress_is_said_whole_at_every_width(lab, page, kernel_for
         # whose overruns of a limit are seconds, not the compile's tens of seconds
         assert k.value("studio.controller.card.solve_time") <= 5.0 + 10.0
         if not k.value("studio.controller._warmup.busy"):
-            k.run("studio.controller._warmup.start()")  # (normally already started by the card on screen)
+            k.run(
+                "studio.controller._warmup.start()"
+            )  # (normally already started by the card on screen)
         page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
         page.click(".sw-family button:has-text('risk card')")
         said_at_every_width(page, shot, "risk search ready", "compiling")

@@ -15,22 +15,35 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
+
 from needs import in_ci
 
 PDFLATEX = shutil.which("pdflatex")
-pytestmark = [pytest.mark.skipif(PDFLATEX is None and not in_ci(),
-                                 reason="pdflatex is not installed (bash scripts/setup_latex.sh)"),
-              pytest.mark.slow]  # pdflatex runs: python -m pytest --all runs them
+pytestmark = [
+    pytest.mark.skipif(
+        PDFLATEX is None and not in_ci(),
+        reason="pdflatex is not installed (bash scripts/setup_latex.sh)",
+    ),
+    pytest.mark.slow,
+]  # pdflatex runs: python -m pytest --all runs them
 
 # names a data set may carry: TeX specials, a file read, signs, accents, a script pdfLaTeX has no glyph for
-NAMES = ("$\\input{secret}$ & 100%_#{}~^\\", "age ≥ 60 · BMI ≤ 30 – “high”", "é ü ø ß ą ð", "中文 ключ",
-         "a\nb | <c>")
+NAMES = (
+    "$\\input{secret}$ & 100%_#{}~^\\",
+    "age ≥ 60 · BMI ≤ 30 – “high”",
+    "é ü ø ß ą ð",
+    "中文 ключ",
+    "a\nb | <c>",
+)
 
 
 def _data():
     rng = np.random.default_rng(3)
     X = pd.DataFrame(rng.integers(0, 2, (120, len(NAMES))), columns=NAMES)
-    y = pd.Series(np.where(X.iloc[:, 0] + X.iloc[:, 1] + rng.integers(0, 2, 120) >= 2, "yes", "no"), name="out≥come")
+    y = pd.Series(
+        np.where(X.iloc[:, 0] + X.iloc[:, 1] + rng.integers(0, 2, 120) >= 2, "yes", "no"),
+        name="out≥come",
+    )
     return X, y
 
 
@@ -41,8 +54,13 @@ def _compile(tmp_path, body: str) -> str:
     (tmp_path / "secret.tex").write_text("\\errmessage{the name was executed}\n")
     doc = "\\documentclass{article}\n\\begin{document}\n" + body + "\n\\end{document}\n"
     (tmp_path / "card.tex").write_text(doc, encoding="utf-8")
-    run = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "card.tex"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "card.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     log = run.stdout
     assert run.returncode == 0 and "\n! " not in log, log[-3000:]
     assert (tmp_path / "card.pdf").stat().st_size > 0
@@ -53,8 +71,16 @@ def _compile(tmp_path, body: str) -> str:
 @pytest.mark.parametrize("loss", ["zero_one", "logistic"])
 def test_card_latex_compiles_with_pdflatex(tmp_path, loss):
     X, y = _data()
-    card = sw.fit(X, y, positive="yes", loss=loss, require=list(NAMES[:4]), coef_range=(-3, 3),
-                  time_limit=10, **({"max_fpr": 0.4} if loss == "zero_one" else {}))
+    card = sw.fit(
+        X,
+        y,
+        positive="yes",
+        loss=loss,
+        require=list(NAMES[:4]),
+        coef_range=(-3, 3),
+        time_limit=10,
+        **({"max_fpr": 0.4} if loss == "zero_one" else {}),
+    )
     latex = card.to_latex()
     assert "\\input{" not in latex and "≥" not in latex and "·" not in latex and "–" not in latex
     assert all(ord(ch) < 0x180 for ch in latex), "a sign pdfLaTeX cannot set is left"

@@ -64,7 +64,9 @@ def python_scores(card, X):
     namespace = {}
     exec(card.to_python(), namespace)
     rows = [row for _, row in X.iterrows()]
-    return np.array([namespace["score"](r) for r in rows]), np.array([namespace["predict"](r) for r in rows])
+    return np.array([namespace["score"](r) for r in rows]), np.array(
+        [namespace["predict"](r) for r in rows]
+    )
 
 
 def test_fit_on_a_raw_table_builds_rules_and_keeps_them(card):
@@ -72,7 +74,9 @@ def test_fit_on_a_raw_table_builds_rules_and_keeps_them(card):
     assert isinstance(card.rules, RuleBuilder)
     assert "bmi missing" in card.feature_names and "sex = other" in card.feature_names
     # exactly the card that the same rules give when binarized by hand
-    by_hand = sw.fit(RuleBuilder().fit_transform(X), y, max_size=4, coef_range=(-3, 3), time_limit=60)
+    by_hand = sw.fit(
+        RuleBuilder().fit_transform(X), y, max_size=4, coef_range=(-3, 3), time_limit=60
+    )
     assert by_hand.status == card.status == "optimal"
     assert by_hand.objective == pytest.approx(card.objective) and by_hand.points == card.points
     assert card.score(X).tolist() == by_hand.score(RuleBuilder().fit_transform(X)).tolist()
@@ -89,12 +93,18 @@ def test_sql_and_python_exports_equal_predict_on_raw_rows(card):
     assert py_score.tolist() == expected_score.tolist() and py_pred.tolist() == expected.tolist()
     # and on the training rows
     train, _ = raw()
-    assert sqlite_scores(card, train)[0].tolist() == card.score(train).tolist() == python_scores(card, train)[0].tolist()
+    assert (
+        sqlite_scores(card, train)[0].tolist()
+        == card.score(train).tolist()
+        == python_scores(card, train)[0].tolist()
+    )
 
 
 def test_every_kind_of_rule_scores_alike_in_sql_python_and_predict(card):
     # points on every rule (thresholds, levels, 'other', booleans, missing): each kind is exercised
-    every = card.with_points({name: (-1) ** k * (k % 3 + 1) for k, name in enumerate(card.feature_names)})
+    every = card.with_points(
+        {name: (-1) ** k * (k % 3 + 1) for k, name in enumerate(card.feature_names)}
+    )
     kinds = {r.kind for r in every.rules.rules_}
     assert kinds == {"ge", "eq", "other", "is", "missing"}
     X = held_out()
@@ -156,7 +166,12 @@ def test_points_table_in_every_human_format(card):
         assert name in text
 
 
-HOSTILE = ('a"ge; DROP TABLE patients; --', "<script>alert(1)</script>", "s'e\nx $\\input{x}$", "sm|o`k*er")
+HOSTILE = (
+    'a"ge; DROP TABLE patients; --',
+    "<script>alert(1)</script>",
+    "s'e\nx $\\input{x}$",
+    "sm|o`k*er",
+)
 
 
 def test_hostile_names_and_levels_are_escaped_everywhere():
@@ -165,11 +180,16 @@ def test_hostile_names_and_levels_are_escaped_everywhere():
     card = sw.fit(X, y, max_size=6, time_limit=20)
     assert card.size >= 3
     test = held_out(names=HOSTILE)
-    test[HOSTILE[2]] = test[HOSTILE[2]].map({"F": "F'); DROP TABLE t; --", "M": "<b>M</b>", "X": "X"}).fillna(
-        pd.Series([None] * len(test), index=test.index, dtype=object))
+    test[HOSTILE[2]] = (
+        test[HOSTILE[2]]
+        .map({"F": "F'); DROP TABLE t; --", "M": "<b>M</b>", "X": "X"})
+        .fillna(pd.Series([None] * len(test), index=test.index, dtype=object))
+    )
     with pytest.warns(sw.DataWarning):
         expected = card.score(test).tolist()
-    assert sqlite_scores(card, test, table='t"; x')[0].tolist() == expected  # identifiers and levels quoted
+    assert (
+        sqlite_scores(card, test, table='t"; x')[0].tolist() == expected
+    )  # identifiers and levels quoted
     assert python_scores(card, test)[0].tolist() == expected  # names only as literals
     html = card.to_html()
     assert "<script>" not in html and "<b>M</b>" not in html
@@ -182,11 +202,17 @@ def test_hostile_names_and_levels_are_escaped_everywhere():
 def test_cuts_flow_through_fit_cv_and_the_estimator():
     X, y = raw(150)
     card = sw.fit_cv(X, y, max_size=[2, 3], cv=3, cuts={"age": [40, 50, 60]}, time_limit=10)
-    assert card.rules is not None and card.rules.rules_of("age") == ["age >= 40", "age >= 50", "age >= 60"]
+    assert card.rules is not None and card.rules.rules_of("age") == [
+        "age >= 40",
+        "age >= 50",
+        "age >= 60",
+    ]
     clf = sw.SLIMClassifier(max_size=3, cuts={"age": [50, 60]}, time_limit=10).fit(X, y)
     assert list(clf.feature_names_in_) == list(X.columns)
     assert clf.predict(X).tolist() == clf.scoring_system_.predict(X).tolist()
-    signed = sw.fit(X, y, max_size=4, signs={"age": "-"}, time_limit=10)  # a variable name: all its rules
+    signed = sw.fit(
+        X, y, max_size=4, signs={"age": "-"}, time_limit=10
+    )  # a variable name: all its rules
     assert all(p <= 0 for n, p in signed.points.items() if n.startswith("age"))
 
 
@@ -195,17 +221,31 @@ def test_card_data_checks_what_the_code_generators_write():
 
     rows = (("age >= 50", 2), ("sex = other", 1))
     defs = (("age", "ge", 50.0), ("sex", "other", ("F", "M")))
-    card = CardData(rows, 2, "yes", (True, True), variables=(("age", (("< 50", 0), ("≥ 50", 2))),), rule_defs=defs)
+    card = CardData(
+        rows,
+        2,
+        "yes",
+        (True, True),
+        variables=(("age", (("< 50", 0), ("≥ 50", 2))),),
+        rule_defs=defs,
+    )
     namespace = {}
     exec(render_python(card), namespace)
-    assert namespace["score"]({"age": 61, "sex": "X"}) == 3 and namespace["score"]({"age": None, "sex": None}) == 0
+    assert (
+        namespace["score"]({"age": 61, "sex": "X"}) == 3
+        and namespace["score"]({"age": None, "sex": None}) == 0
+    )
     assert """"sex" IS NOT NULL AND "sex" NOT IN ('F', 'M')""" in render_sql(card)
 
     class Sneaky(str):
         def __repr__(self):
             return "__import__('os').system('echo pwned')"
 
-    for bad, error in (((("age", "between", 1.0),), ValueError), ((("age", "ge", float("nan")),), ValueError),
-                       ((("sex", "eq", Sneaky("F")),), TypeError), ((("sex", "eq", ["F"]),), TypeError)):
+    for bad, error in (
+        ((("age", "between", 1.0),), ValueError),
+        ((("age", "ge", float("nan")),), ValueError),
+        ((("sex", "eq", Sneaky("F")),), TypeError),
+        ((("sex", "eq", ["F"]),), TypeError),
+    ):
         with pytest.raises(error):
             CardData(rows[:1], 2, "yes", (True,), rule_defs=bad)

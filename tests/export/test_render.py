@@ -7,8 +7,8 @@ import os
 import re
 import sqlite3
 import unicodedata
-from html.parser import HTMLParser
 from dataclasses import replace
+from html.parser import HTMLParser
 
 import pytest
 
@@ -75,6 +75,7 @@ ALL_RENDERERS = (
 # Card data and validation
 # ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("bad", [1.5, 2.0, "3", None, True, False])
 def test_non_integer_point_is_type_error(bad):
     with pytest.raises(TypeError):
@@ -111,15 +112,13 @@ def test_non_string_name_is_type_error():
 
 def test_duplicate_names_and_binary_length_are_value_errors():
     with pytest.raises(ValueError):
-        CardData(rows=(("a", 1), ("a", 2)), threshold=0, positive="Y",
-                 binary=(True, True))
+        CardData(rows=(("a", 1), ("a", 2)), threshold=0, positive="Y", binary=(True, True))
     with pytest.raises(ValueError):
         CardData(rows=(("a", 1),), threshold=0, positive="Y", binary=())
 
 
 def test_sequences_are_normalised_to_tuples():
-    card = CardData(rows=[["a", 1]], threshold=0, positive=1, binary=[1],
-                    notes=["n"])
+    card = CardData(rows=[["a", 1]], threshold=0, positive=1, binary=[1], notes=["n"])
     assert card.rows == (("a", 1),)
     assert card.binary == (True,)
     assert card.positive == "1"
@@ -129,6 +128,7 @@ def test_sequences_are_normalised_to_tuples():
 # ---------------------------------------------------------------------------
 # Normal card in every format
 # ---------------------------------------------------------------------------
+
 
 def test_text_normal_card():
     out = render_text(normal_card())
@@ -148,8 +148,12 @@ def test_text_normal_card():
 
 
 def test_points_wording():
-    card = CardData(rows=(("a", 1), ("b", -1), ("c", 4), ("d", -2)),
-                    threshold=0, positive="y", binary=(True,) * 4)
+    card = CardData(
+        rows=(("a", 1), ("b", -1), ("c", 4), ("d", -2)),
+        threshold=0,
+        positive="y",
+        binary=(True,) * 4,
+    )
     out = render_text(card)
     for phrase in ("1 point ", "-1 point ", "4 points", "-2 points"):
         assert phrase in out + " "
@@ -165,9 +169,15 @@ def test_html_normal_card():
     out = render_html(normal_card())
     assert out.startswith("<div") and out.rstrip().endswith("</div>")
     assert "PREDICT MALIGNANT IF SCORE &ge; 3" in out
-    for text in ("Clump Thickness", "4 points", "2 points &times; Bare Nuclei",
-                 "Mitoses", "-1 point", "ADD POINTS FROM ROWS 1&ndash;3",
-                 "status: optimal"):
+    for text in (
+        "Clump Thickness",
+        "4 points",
+        "2 points &times; Bare Nuclei",
+        "Mitoses",
+        "-1 point",
+        "ADD POINTS FROM ROWS 1&ndash;3",
+        "status: optimal",
+    ):
         assert text in out
     assert "<table" in out and 'style="' in out
 
@@ -241,7 +251,9 @@ def test_the_papers_rule_renders_strictly_in_every_format():
     assert "> 3 THEN 1" in render_sql(card)
     ns: dict = {}
     exec(render_python(card), ns)
-    assert ns["predict"]({"Clump Thickness": 0, "Bare Nuclei": 2, "Mitoses": 1}) == 0  # score 3, not > 3
+    assert (
+        ns["predict"]({"Clump Thickness": 0, "Bare Nuclei": 2, "Mitoses": 1}) == 0
+    )  # score 3, not > 3
     assert ns["predict"]({"Clump Thickness": 1, "Bare Nuclei": 0, "Mitoses": 0}) == 1
 
 
@@ -254,6 +266,7 @@ def test_an_unknown_rule_is_refused():
 # Hostile names: Python
 # ---------------------------------------------------------------------------
 
+
 def _hostile_row(values):
     return dict(zip(HOSTILE, values))
 
@@ -263,10 +276,10 @@ def _expected_score(values):
 
 
 HOSTILE_ROWS = [
-    (1, 0, 1, 0, 0, 1),   # 3 + 1 + 2 = 6
-    (0, 2, 0, 1, 1, 0),   # -4 + 4 - 1 = -1
-    (0, 0, 1, 0, 0, 0),   # 1
-    (1, 1, 1, 1, 3, 1),   # 3 - 2 + 1 + 4 - 3 + 2 = 5
+    (1, 0, 1, 0, 0, 1),  # 3 + 1 + 2 = 6
+    (0, 2, 0, 1, 1, 0),  # -4 + 4 - 1 = -1
+    (0, 0, 1, 0, 0, 0),  # 1
+    (1, 1, 1, 1, 3, 1),  # 3 - 2 + 1 + 4 - 3 + 2 = 5
     (0, 0, 0, 0, 0, 0),
 ]
 
@@ -320,8 +333,7 @@ def test_python_hostile_names_only_in_literals():
             assert not any(f in node.value for f in fragments)
     # No hostile text outside string literals either: identifiers are fixed.
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    assert names <= {"POSITIVE", "THRESHOLD", "POINTS", "score", "row", "total",
-                     "name", "points"}
+    assert names <= {"POSITIVE", "THRESHOLD", "POINTS", "score", "row", "total", "name", "points"}
     funcs = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
     assert funcs == ["score", "predict"]
 
@@ -334,8 +346,7 @@ def test_python_str_subclass_cannot_override_repr():
         def __repr__(self):
             return "__import__('os').system('touch /tmp/slimwidgets_pwned')"
 
-    card = CardData(rows=((Evil("a"), 2),), threshold=0, positive=Evil("P"),
-                    binary=(True,))
+    card = CardData(rows=((Evil("a"), 2),), threshold=0, positive=Evil("P"), binary=(True,))
     src = render_python(card)
     ns: dict = {}
     exec(src, ns)
@@ -345,8 +356,9 @@ def test_python_str_subclass_cannot_override_repr():
 
 def test_python_name_with_nul_and_control_characters():
     names = ("a\x00b", "tab\there", "\u2028line", "'''", '"""')
-    card = CardData(rows=tuple((n, 1) for n in names), threshold=2,
-                    positive="y", binary=(True,) * len(names))
+    card = CardData(
+        rows=tuple((n, 1) for n in names), threshold=2, positive="y", binary=(True,) * len(names)
+    )
     ns: dict = {}
     exec(render_python(card), ns)
     assert ns["score"](dict.fromkeys(names, 1)) == 5
@@ -355,8 +367,23 @@ def test_python_name_with_nul_and_control_characters():
 
 @pytest.mark.parametrize(
     "bad",
-    ["", "1abc", "class", "def", "None", "a-b", "pre dict", "f()", "score",
-     "POINTS", "THRESHOLD", "POSITIVE", "ｓｃｏｒｅ", 3, None],
+    [
+        "",
+        "1abc",
+        "class",
+        "def",
+        "None",
+        "a-b",
+        "pre dict",
+        "f()",
+        "score",
+        "POINTS",
+        "THRESHOLD",
+        "POSITIVE",
+        "ｓｃｏｒｅ",
+        3,
+        None,
+    ],
 )
 def test_bad_function_name_is_value_error(bad):
     with pytest.raises(ValueError):
@@ -366,6 +393,7 @@ def test_bad_function_name_is_value_error(bad):
 # ---------------------------------------------------------------------------
 # Hostile names: SQL
 # ---------------------------------------------------------------------------
+
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
@@ -403,8 +431,7 @@ def test_sql_hostile_names_in_sqlite(threshold):
         assert record["prediction"] == int(expected >= threshold)
         # SELECT * still returns the original hostile columns.
         assert record[HOSTILE[0]] == values[0]
-    tables = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table'")]
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     assert tables == ["patients"]
     assert conn.execute('SELECT COUNT(*) FROM "patients"').fetchone()[0] == 5
 
@@ -417,8 +444,7 @@ def test_sql_hostile_table_name():
 
 
 def test_sql_nul_is_value_error():
-    card = CardData(rows=(("a\x00b", 1),), threshold=0, positive="y",
-                    binary=(True,))
+    card = CardData(rows=(("a\x00b", 1),), threshold=0, positive="y", binary=(True,))
     with pytest.raises(ValueError):
         render_sql(card)
     with pytest.raises(ValueError):
@@ -426,8 +452,7 @@ def test_sql_nul_is_value_error():
 
 
 def test_sql_negative_points_never_form_a_comment():
-    card = CardData(rows=(("a", -1), ("b", -3)), threshold=-2, positive="y",
-                    binary=(True, True))
+    card = CardData(rows=(("a", -1), ("b", -3)), threshold=-2, positive="y", binary=(True, True))
     sql = render_sql(card)
     assert "--" not in sql
     conn = sqlite3.connect(":memory:")
@@ -439,6 +464,7 @@ def test_sql_negative_points_never_form_a_comment():
 # ---------------------------------------------------------------------------
 # Hostile names: HTML
 # ---------------------------------------------------------------------------
+
 
 class _Collector(HTMLParser):
     def __init__(self):
@@ -462,8 +488,7 @@ def test_html_hostile_names_are_escaped():
     parser.feed(out)
     parser.close()
     assert "script" not in parser.tags
-    assert set(parser.tags) <= {"div", "table", "caption", "tbody", "tfoot",
-                                "tr", "td"}
+    assert set(parser.tags) <= {"div", "table", "caption", "tbody", "tfoot", "tr", "td"}
     text = "".join(parser.text)
     for name in HOSTILE:
         assert name in text
@@ -478,9 +503,19 @@ def test_html_hostile_names_are_escaped():
 # ---------------------------------------------------------------------------
 
 _LATEX_WORDS = {
-    "begin", "end", "multicolumn", "textbf", "hline", "ldots", "times",
-    "textbackslash", "textasciitilde", "textasciicircum", "textless",
-    "textgreater", "textbar",
+    "begin",
+    "end",
+    "multicolumn",
+    "textbf",
+    "hline",
+    "ldots",
+    "times",
+    "textbackslash",
+    "textasciitilde",
+    "textasciicircum",
+    "textless",
+    "textgreater",
+    "textbar",
 }
 _LATEX_SYMBOLS = set("&%$#_{}\\")
 
@@ -496,7 +531,7 @@ def _scan_latex(line: str):
             while j < len(line) and line[j].isalpha():
                 j += 1
             if j > i + 1:
-                words.append(line[i + 1:j])
+                words.append(line[i + 1 : j])
                 i = j
             else:
                 assert line[i + 1] in _LATEX_SYMBOLS, line
@@ -509,16 +544,24 @@ def _scan_latex(line: str):
 
 
 _LATEX_UNESCAPE = {
-    r"\textbackslash{}": "\\", r"\textasciitilde{}": "~",
-    r"\textasciicircum{}": "^", r"\textless{}": "<", r"\textgreater{}": ">",
-    r"\textbar{}": "|", r"\&": "&", r"\%": "%", r"\$": "$", r"\#": "#",
-    r"\_": "_", r"\{": "{", r"\}": "}",
+    r"\textbackslash{}": "\\",
+    r"\textasciitilde{}": "~",
+    r"\textasciicircum{}": "^",
+    r"\textless{}": "<",
+    r"\textgreater{}": ">",
+    r"\textbar{}": "|",
+    r"\&": "&",
+    r"\%": "%",
+    r"\$": "$",
+    r"\#": "#",
+    r"\_": "_",
+    r"\{": "{",
+    r"\}": "}",
 }
 
 
 def _latex_unescape(s: str) -> str:
-    pattern = "|".join(re.escape(k) for k in sorted(_LATEX_UNESCAPE, key=len,
-                                                    reverse=True))
+    pattern = "|".join(re.escape(k) for k in sorted(_LATEX_UNESCAPE, key=len, reverse=True))
     return re.sub(pattern, lambda m: _LATEX_UNESCAPE[m.group(0)], s)
 
 
@@ -554,6 +597,7 @@ def test_latex_hostile_names_are_escaped():
 # Hostile names: Markdown
 # ---------------------------------------------------------------------------
 
+
 def _unescaped_pipes(line: str) -> int:
     count, backslashes = 0, 0
     for ch in line:
@@ -582,6 +626,7 @@ def test_markdown_hostile_names_are_escaped():
 # Hostile names: plain text
 # ---------------------------------------------------------------------------
 
+
 def test_text_hostile_names_do_not_add_lines():
     card = hostile_card()
     out = render_text(card)
@@ -595,8 +640,12 @@ def test_text_hostile_names_do_not_add_lines():
 
 def test_text_escapes_other_control_characters():
     names = ("red\x1b[31m", "cr\rhere", "tab\there", "ls\u2028x", "bidi\u202ex")
-    card = CardData(rows=tuple((n, 1) for n in names), threshold=0,
-                    positive="y\x0bz", binary=(True,) * len(names))
+    card = CardData(
+        rows=tuple((n, 1) for n in names),
+        threshold=0,
+        positive="y\x0bz",
+        binary=(True,) * len(names),
+    )
     out = render_text(card)
     assert len(out.splitlines()) == 1 + len(names) + 1
     for ch in out:
@@ -608,6 +657,7 @@ def test_text_escapes_other_control_characters():
 # ---------------------------------------------------------------------------
 # Empty card
 # ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("render", ALL_RENDERERS)
 def test_empty_card_renders(render):

@@ -32,8 +32,12 @@ def _value(card, X, y, C0, zero_score):
 
 
 def _options(rng, variables):
-    opts = {"variables": variables, "monotone": {"a": str(rng.choice(["+", "-"]))},
-            "C0": float(rng.choice([0.01, 0.05])), "zero_score": str(rng.choice(["positive", "error"]))}
+    opts = {
+        "variables": variables,
+        "monotone": {"a": str(rng.choice(["+", "-"]))},
+        "C0": float(rng.choice([0.01, 0.05])),
+        "zero_score": str(rng.choice(["positive", "error"])),
+    }
     if rng.random() < 0.3:
         opts["max_variables"] = 1
     if rng.random() < 0.2:
@@ -53,8 +57,16 @@ def _check_against_brute_force(seed, solver):
         return None
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert card.status == "optimal" and card.gap == 0
-    return (_value(card, X, y, opts["C0"], opts["zero_score"]), best_objective(cards, opts["C0"]),
-            bool(variables_ok(spec, names, [card.coefficients])[0]), card, spec, X, y, names)
+    return (
+        _value(card, X, y, opts["C0"], opts["zero_score"]),
+        best_objective(cards, opts["C0"]),
+        bool(variables_ok(spec, names, [card.coefficients])[0]),
+        card,
+        spec,
+        X,
+        y,
+        names,
+    )
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -77,8 +89,11 @@ def test_the_brute_force_sees_the_rows_dropped(monkeypatch):
     """Sabotage: without monotone's rows the fits return cards that break it (or beat the true
     optimum) on some of these problems, and the comparison above says so."""
     monkeypatch.setattr(by_variable, "monotone_rows", lambda spec: ())
-    monkeypatch.setattr(by_variable, "variable_problems", lambda spec, points: [])  # the fit's own re-check too
+    monkeypatch.setattr(
+        by_variable, "variable_problems", lambda spec, points: []
+    )  # the fit's own re-check too
     import slimwidgets.fitting.checks as checks
+
     monkeypatch.setattr(checks, "variable_problems", lambda spec, points: [])
     caught = 0
     for seed in range(16):
@@ -94,7 +109,10 @@ def test_the_search_never_returns_a_card_that_breaks_it(seed):
     rng = np.random.default_rng(950 + seed)
     X, y, names, variables = tiny_band_problem(950 + seed, n=30)
     spec = spec_or_skip(**_options(rng, variables), **BOX)
-    found = local_search(build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec), time_budget=0.3)
+    found = local_search(
+        build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec),
+        time_budget=0.3,
+    )
     if found.feasible:
         assert variables_ok(spec, names, [found.coefficients])[0]
 
@@ -103,11 +121,18 @@ def test_the_steps_and_rows_say_what_monotone_means():
     X, y, names, variables = tiny_band_problem(0)
     spec = sw.make_spec(variables=variables, monotone={"a": "+"})
     steps = monotone_steps(spec.variables["a"])
-    assert steps == [(2.0, {"a < 2": -1, "2 <= a < 4": 1, "a >= 2": 1}), (4.0, {"2 <= a < 4": -1, "a >= 4": 1})]
+    assert steps == [
+        (2.0, {"a < 2": -1, "2 <= a < 4": 1, "a >= 2": 1}),
+        (4.0, {"2 <= a < 4": -1, "a >= 4": 1}),
+    ]
     rows = monotone_rows(spec)
-    assert [r.describe() for r in rows] == ["− points[a < 2] + points[2 <= a < 4] + points[a >= 2] ≥ 0",
-                                            "− points[2 <= a < 4] + points[a >= 4] ≥ 0"]
-    assert sw.make_spec(**json.loads(json.dumps(spec.to_dict()))).key() == spec.key()  # edges survive JSON
+    assert [r.describe() for r in rows] == [
+        "− points[a < 2] + points[2 <= a < 4] + points[a >= 2] ≥ 0",
+        "− points[2 <= a < 4] + points[a >= 4] ≥ 0",
+    ]
+    assert (
+        sw.make_spec(**json.loads(json.dumps(spec.to_dict()))).key() == spec.key()
+    )  # edges survive JSON
     # a card whose bands fall at 4 is said to break it, in words
     data = prepare_data(X, y, feature_names=names, warn=False)
     card = sw.ScoringSystem(names, [0, 2, 0, 0, 0], -1, negative=-1)
@@ -118,7 +143,9 @@ def test_the_steps_and_rows_say_what_monotone_means():
 
 
 def test_what_cannot_hold_is_refused_in_words():
-    with pytest.raises(ValueError, match="monotone on 'a': its interval rules point both ways .* cut points"):
+    with pytest.raises(
+        ValueError, match="monotone on 'a': its interval rules point both ways .* cut points"
+    ):
         sw.make_spec(variables={"a": {"a < 2": "lt", "a >= 4": "ge"}}, monotone={"a": "+"})
     with pytest.raises(ValueError, match=r"band rule '2 <= a < 4' needs its edges"):
         sw.make_spec(variables={"a": {"2 <= a < 4": "band"}})

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.core.status import details_text
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.core.status import details_text
 from slimwidgets.solvers.search import local_search
 
 from brute import best_objective, enumerate_cards, row_errors
@@ -79,7 +79,9 @@ def test_the_solver_streams_its_rising_bound(paper_data, in_child):
             cancel.set()
 
     # in process nothing but the clock stops HiGHS: a limit generous enough for a busy machine
-    result = solve_formulation(form, time_limit=60.0 if in_child else 10.0, on_bound=hear, cancel=cancel)
+    result = solve_formulation(
+        form, time_limit=60.0 if in_child else 10.0, on_bound=hear, cancel=cancel
+    )
     assert heard, "no bound was streamed"
     assert heard == sorted(heard) and all(math.isfinite(b) for b in heard)
     assert result.status in ("time_limit", "interrupted", "optimal")
@@ -104,7 +106,9 @@ def test_cancel_stops_a_running_solve(paper_data):
     X, y = paper_data("heart")
     cancel = threading.Event()
     out = {}
-    t = threading.Thread(target=lambda: out.setdefault("card", sw.fit(X, y, C0=0.01, cancel=cancel)))
+    t = threading.Thread(
+        target=lambda: out.setdefault("card", sw.fit(X, y, C0=0.01, cancel=cancel))
+    )
     t.start()
     t.join(1.0)
     assert t.is_alive(), "heart at C0=0.01 should still be solving after 1 s"
@@ -145,7 +149,9 @@ def test_pulp_model_is_the_same_program(paper_data):
     prob.solve(pulp.HiGHS(msg=False))
     assert prob.sol_status == pulp.LpSolutionOptimal
     card = sw.fit(X, y, C0=0.01)
-    assert pulp.value(prob.objective) / form.scale + form.constant == pytest.approx(card.objective, abs=1e-9)
+    assert pulp.value(prob.objective) / form.scale + form.constant == pytest.approx(
+        card.objective, abs=1e-9
+    )
 
 
 def test_thread_count_can_change_between_solves():
@@ -168,17 +174,21 @@ def test_local_search_cards_are_feasible_and_never_beat_the_optimum(seed, zero_s
     if not found.feasible:
         return  # allowed to fail to find a card; never allowed to return a bad one
     lam, b = found.coefficients, found.intercept
-    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), b, positive=1, negative=-1,
-                            zero_score=zero_score)
+    card = sw.ScoringSystem(
+        tuple(names), tuple(int(v) for v in lam), b, positive=1, negative=-1, zero_score=zero_score
+    )
     assert sw.check_card(card, data, spec) == []
     total = X @ lam + b
     value = np.mean(row_errors(total, y, zero_score)) + spec.C0 * int(np.count_nonzero(lam))
     assert value >= best_objective(cards, spec.C0) - 1e-12
     # the objective it reports is the card's, by the brute-force oracle's rule (eps * L1 aside)
     free = form.col_lambda >= 0
-    locked = int(np.count_nonzero(~free & (form.fixed_lambda != 0)))  # fixed points: their C0 is a constant
+    locked = int(
+        np.count_nonzero(~free & (form.fixed_lambda != 0))
+    )  # fixed points: their C0 is a constant
     assert found.objective - form.epsilon * np.abs(lam[free]).sum() == pytest.approx(
-        value - spec.C0 * locked, abs=1e-9)
+        value - spec.C0 * locked, abs=1e-9
+    )
 
 
 @pytest.mark.parametrize("zero_score", RULES)
@@ -194,27 +204,47 @@ def test_kicks_from_the_elite_give_valid_cards_that_never_beat_the_optimum(seed,
     data = prepare_data(X, y, feature_names=names, warn=False)
     form = build_formulation(data, spec)
     heard = []
-    found = local_search(form, time_budget=math.inf, kicks=40, seed=seed,
-                         on_improve=lambda lam, b, obj: heard.append((lam, b, obj)))
+    found = local_search(
+        form,
+        time_budget=math.inf,
+        kicks=40,
+        seed=seed,
+        on_improve=lambda lam, b, obj: heard.append((lam, b, obj)),
+    )
     again = local_search(form, time_budget=math.inf, kicks=40, seed=seed)
     assert (found.objective, found.intercept, found.coefficients.tolist()) == (
-        again.objective, again.intercept, again.coefficients.tolist())
+        again.objective,
+        again.intercept,
+        again.coefficients.tolist(),
+    )
     if not found.feasible:
         assert not heard
         return
     optimum = best_objective(enumerate_cards(X, y, names, spec), spec.C0)
     free = form.col_lambda >= 0
-    locked = int(np.count_nonzero(~free & (form.fixed_lambda != 0)))  # fixed points: their C0 is a constant
+    locked = int(
+        np.count_nonzero(~free & (form.fixed_lambda != 0))
+    )  # fixed points: their C0 is a constant
     assert [o for _, _, o in heard] == sorted((o for _, _, o in heard), reverse=True)
     assert found.objective == pytest.approx(heard[-1][2], abs=1e-9)
     for lam, b, obj in heard + [(found.coefficients, found.intercept, found.objective)]:
-        card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), int(b), positive=1, negative=-1,
-                                zero_score=zero_score)
+        card = sw.ScoringSystem(
+            tuple(names),
+            tuple(int(v) for v in lam),
+            int(b),
+            positive=1,
+            negative=-1,
+            zero_score=zero_score,
+        )
         assert sw.check_card(card, data, spec) == []
         assert obj == pytest.approx(form.objective_of(lam, b), abs=1e-9)
-        value = np.mean(row_errors(X @ lam + b, y, zero_score)) + spec.C0 * int(np.count_nonzero(lam))
+        value = np.mean(row_errors(X @ lam + b, y, zero_score)) + spec.C0 * int(
+            np.count_nonzero(lam)
+        )
         assert value >= optimum - 1e-12
-        assert obj - form.epsilon * np.abs(lam[free]).sum() == pytest.approx(value - spec.C0 * locked, abs=1e-9)
+        assert obj - form.epsilon * np.abs(lam[free]).sum() == pytest.approx(
+            value - spec.C0 * locked, abs=1e-9
+        )
 
 
 @pytest.mark.seeds(12)
@@ -227,9 +257,15 @@ def test_linear_starts_stay_in_the_box_and_under_the_size_cap(seed):
     X = rng.normal(size=(60, 6)) * rng.choice([0.1, 1, 100], size=6)
     y = (X[:, 0] + X[:, 1] / 10 + rng.normal(size=60) > 0).astype(int)
     names = [f"f{j}" for j in range(6)]
-    spec = sw.make_spec(max_size=int(rng.integers(1, 4)), require=["f5"] if seed % 2 else [],
-                        signs={"f0": "-"} if seed % 3 == 0 else {}, values={"f1": [0, 2, 7]})
-    prob = SearchProblem(build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec))
+    spec = sw.make_spec(
+        max_size=int(rng.integers(1, 4)),
+        require=["f5"] if seed % 2 else [],
+        signs={"f0": "-"} if seed % 3 == 0 else {},
+        values={"f1": [0, 2, 7]},
+    )
+    prob = SearchProblem(
+        build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
+    )
     prob.deadline = math.inf
     starts = list(_starts(prob, None, zero=False))
     again = list(_starts(prob, None, zero=False))
@@ -250,7 +286,9 @@ def test_swap_trades_a_feature_for_a_better_one_at_the_size_cap():
     X = rng.integers(0, 2, size=(200, 8)).astype(float)
     y = np.where(X[:, 6] == 1, 1, 0)
     y[:20] = X[:20, 2]  # column 2 agrees with the label on 110 rows or so, column 6 on 180
-    prob = SearchProblem(build_formulation(prepare_data(X, y, warn=False), sw.make_spec(max_size=1)))
+    prob = SearchProblem(
+        build_formulation(prepare_data(X, y, warn=False), sw.make_spec(max_size=1))
+    )
     prob.deadline = math.inf
     lam = np.zeros(8, dtype=np.int64)
     lam[2] = 2
@@ -272,7 +310,9 @@ def test_pandas_in_and_out(paper_data):
 def test_canonical_form_never_worsens_a_card():
     """Dividing by the gcd must come with the best intercept for the divided points."""
     data = prepare_data(pd.DataFrame({"a": [0, 0, 1, 1], "b": [1, 1, 0, 0]}), [0, 1, 0, 1])
-    form = build_formulation(data, sw.make_spec(C0=0.02, coef_range=(-3, 3), intercept_range=(-3, 3)))
+    form = build_formulation(
+        data, sw.make_spec(C0=0.02, coef_range=(-3, 3), intercept_range=(-3, 3))
+    )
     before = form.objective_of(np.array([2, 0]), -1)
     points, intercept = form.canonical(np.array([2, 0]), -1)
     assert form.objective_of(points, intercept) <= before + 1e-12
@@ -324,7 +364,12 @@ def test_intercept_losses_match_the_definition_at_every_intercept(seed):
     X = rng.integers(0, 3, size=(n, p)) if seed % 2 else rng.normal(size=(n, p)).round(2)
     y = rng.choice([0, 1], size=n)
     y[:2] = [0, 1]
-    opts = dict(C0=0.01, coef_range=(-3, 3), intercept_range=(-8, 8), zero_score=RULES[seed % 2 - (seed % 7 == 0)])
+    opts = dict(
+        C0=0.01,
+        coef_range=(-3, 3),
+        intercept_range=(-8, 8),
+        zero_score=RULES[seed % 2 - (seed % 7 == 0)],
+    )
     if seed % 3 == 0:
         opts["max_fpr"] = 0.3
     if seed % 5 == 0:
@@ -335,7 +380,9 @@ def test_intercept_losses_match_the_definition_at_every_intercept(seed):
     assert list(b) == list(range(-8, 9))
     d = form.data
     for t, intercept in enumerate(b):
-        margin = np.where(d.y == 1, 0.0 if form.spec.zero_score == "positive" else form.margin, form.margin)
+        margin = np.where(
+            d.y == 1, 0.0 if form.spec.zero_score == "positive" else form.margin, form.margin
+        )
         wrong = d.y * (d.X @ points + intercept) < margin - 1e-9
         expected = float(form.row_weight[wrong].sum())
         for cls, budget in form.caps:

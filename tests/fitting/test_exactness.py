@@ -12,8 +12,16 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.fitting import fit_dataset
 
 from brute import best_objective, enumerate_cards, row_errors
-from tiny_problems import (BOX, RULES, force_proof_by_size, gcd_all, ill_scaled_problem, random_operational_spec,
-                           spec_or_skip, tiny_problem)
+from tiny_problems import (
+    BOX,
+    RULES,
+    force_proof_by_size,
+    gcd_all,
+    ill_scaled_problem,
+    random_operational_spec,
+    spec_or_skip,
+    tiny_problem,
+)
 
 # every proof path gets the brute-force tests: the MIP, the exhaustive walk, the proof by
 # model size (walk the small cards, one cut-off MIP per larger size), which "auto" picks on
@@ -48,7 +56,9 @@ def assert_exact(card, X, y, names, spec, C0, weights=None):
     assert sum(abs(c) for c in card.coefficients) == cards["l1"][ties].min()
     assert gcd_all(list(card.coefficients) + [card.intercept]) == 1
     assert card.status == "optimal" and card.gap == 0
-    expected = "enumeration+highs" if FORCED["by_size"] else EXPECTED_SOLVER.get(spec.solver, card.solver)
+    expected = (
+        "enumeration+highs" if FORCED["by_size"] else EXPECTED_SOLVER.get(spec.solver, card.solver)
+    )
     assert card.solver == expected
     assert card.zero_score == spec.zero_score
     assert sw.check_card(card, prepare_data(X, y, feature_names=names, warn=False), spec) == []
@@ -85,10 +95,14 @@ def test_plain_slim_matches_brute_force(seed, solver, zero_score):
 @pytest.mark.seeds(12)
 def test_default_C0_loses_no_accuracy(seed, solver, zero_score):
     X, y, names = tiny_problem(100 + seed)
-    card = sw.fit(X, y, feature_names=names, solver=spec_solver(solver), zero_score=zero_score, **BOX)
+    card = sw.fit(
+        X, y, feature_names=names, solver=spec_solver(solver), zero_score=zero_score, **BOX
+    )
     cards = enumerate_cards(X, y, names, sw.make_spec(zero_score=zero_score, **BOX))
     # Remark 2: the default C0 picks the most accurate card, then the sparsest of those
-    assert cards_value(card, X, y, names, 0.0, zero_score=zero_score) == pytest.approx(cards["loss"].min(), abs=1e-12)
+    assert cards_value(card, X, y, names, 0.0, zero_score=zero_score) == pytest.approx(
+        cards["loss"].min(), abs=1e-12
+    )
     best_loss = np.isclose(cards["loss"], cards["loss"].min(), atol=1e-12)
     assert card.size == cards["size"][best_loss].min()
 
@@ -119,7 +133,9 @@ def test_fpr_cap_gives_the_most_sensitive_card(seed, solver, zero_score):
     X, y, names = tiny_problem(2000 + seed, n_features=3)
     cap = [0.0, 0.2, 0.34, 0.5][seed % 4]
     size = [None, 1, 2][seed % 3]
-    spec = sw.make_spec(max_fpr=cap, max_size=size, solver=spec_solver(solver), zero_score=zero_score, **BOX)
+    spec = sw.make_spec(
+        max_fpr=cap, max_size=size, solver=spec_solver(solver), zero_score=zero_score, **BOX
+    )
     card = sw.fit(X, y, feature_names=names, spec=spec)
     cards = enumerate_cards(X, y, names, spec)
     m = card.metrics(X, y)
@@ -151,10 +167,14 @@ def test_default_C0_under_a_size_cap_loses_no_accuracy(seed, solver, zero_score)
     """With max_size the default C0 counts only the features a card can use (a larger C0,
     still below one error for all of them): the most accurate card of that size, then the sparsest."""
     X, y, names = tiny_problem(150 + seed, n_features=3)
-    spec = sw.make_spec(max_size=1 + seed % 2, solver=spec_solver(solver), zero_score=zero_score, **BOX)
+    spec = sw.make_spec(
+        max_size=1 + seed % 2, solver=spec_solver(solver), zero_score=zero_score, **BOX
+    )
     card = sw.fit(X, y, feature_names=names, spec=spec)
     cards = enumerate_cards(X, y, names, spec)
-    assert cards_value(card, X, y, names, 0.0, zero_score=zero_score) == pytest.approx(cards["loss"].min(), abs=1e-12)
+    assert cards_value(card, X, y, names, 0.0, zero_score=zero_score) == pytest.approx(
+        cards["loss"].min(), abs=1e-12
+    )
     best_loss = np.isclose(cards["loss"], cards["loss"].min(), atol=1e-12)
     assert card.size == cards["size"][best_loss].min() and card.size <= spec.max_size
 
@@ -166,7 +186,9 @@ def test_eps_never_trades_an_error_for_a_feature(solver):
     and the paper's eps made the empty card win. eps now stays below the gcd (1/60)."""
     X = np.array([[2], [2], [1], [2], [1], [2], [2], [2], [2], [1], [1], [1]])
     y = np.array([1, -1, -1, 1, 1, -1, 1, 1, 1, 1, -1, -1])
-    spec = sw.make_spec(C0=0.05, values={"f0": [0, 2]}, solver=spec_solver(solver), zero_score="error", **BOX)
+    spec = sw.make_spec(
+        C0=0.05, values={"f0": [0, 2]}, solver=spec_solver(solver), zero_score="error", **BOX
+    )
     card = sw.fit(X, y, feature_names=["f0"], spec=spec)
     assert card.points == {"f0": 2}
     assert_exact(card, X, y, ["f0"], spec, 0.05)
@@ -211,8 +233,14 @@ def test_preference_penalties_and_missing_counts_match_brute_force(seed, solver,
     rng = np.random.default_rng(seed)
     penalties = {names[0]: float(rng.choice([0.0, 0.05, 0.3]))}
     missing = {names[1]: int(rng.integers(0, len(y)))}
-    spec = sw.make_spec(C0=0.03, penalties=penalties, missing=missing, solver=spec_solver(solver),
-                        zero_score=zero_score, **BOX)
+    spec = sw.make_spec(
+        C0=0.03,
+        penalties=penalties,
+        missing=missing,
+        solver=spec_solver(solver),
+        zero_score=zero_score,
+        **BOX,
+    )
     card = sw.fit(X, y, feature_names=names, spec=spec)
     C0 = np.array([penalties[names[0]], 0.03 + missing[names[1]] / len(y), 0.03])
     cards = enumerate_cards(X, y, names, spec)
@@ -228,7 +256,9 @@ def test_preference_penalties_and_missing_counts_match_brute_force(seed, solver,
 def test_class_weights_match_brute_force(seed, solver, zero_score):
     X, y, names = tiny_problem(6500 + seed, n_features=3)
     weights = [(1.0, 3.0), (2.0, 1.0), "balanced"][seed % 3]
-    spec = sw.make_spec(C0=0.02, class_weights=weights, solver=spec_solver(solver), zero_score=zero_score, **BOX)
+    spec = sw.make_spec(
+        C0=0.02, class_weights=weights, solver=spec_solver(solver), zero_score=zero_score, **BOX
+    )
     card = sw.fit(X, y, feature_names=names, spec=spec)
     if weights == "balanced":  # the paper's W+ = N-/N, W- = N+/N
         weights = (np.mean(y == 1), np.mean(y == -1))
@@ -254,15 +284,19 @@ def _empty_card(form):
 def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     """Every size above the walked ones must be searched by its own MIP: starting from the empty
     card, the optimum (which uses features) can only come from the walk or those MIPs."""
-    from slimwidgets.solvers.decomposition import solve_by_size
-    from slimwidgets.solvers.exhaustive import support_size_limit
     from slimwidgets.core.formulation import build_formulation
     from slimwidgets.fitting import card_from_result
+    from slimwidgets.solvers.decomposition import solve_by_size
+    from slimwidgets.solvers.exhaustive import support_size_limit
     from slimwidgets.solvers.search import SearchProblem, local_search
 
     rng = np.random.default_rng(7000 + seed)
     X, y, names = tiny_problem(7000 + seed, n_features=3)
-    opts = random_operational_spec(rng, names) if seed % 3 == 0 else dict(BOX, C0=float(rng.choice([0.0, 0.01, 0.05])))
+    opts = (
+        random_operational_spec(rng, names)
+        if seed % 3 == 0
+        else dict(BOX, C0=float(rng.choice([0.0, 0.01, 0.05])))
+    )
     spec = spec_or_skip(zero_score=zero_score, **opts)
     data = prepare_data(X, y, feature_names=names, warn=False)
     form = build_formulation(data, spec)
@@ -280,9 +314,13 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
     assert result.status == "optimal" and result.gap == 0
     assert result.solver == "enumeration+highs"
     total = X @ result.coefficients + result.intercept
-    got = np.mean(row_errors(total, y, zero_score)) + spec.C0 * np.count_nonzero(result.coefficients)
+    got = np.mean(row_errors(total, y, zero_score)) + spec.C0 * np.count_nonzero(
+        result.coefficients
+    )
     assert got == pytest.approx(best_objective(cards, spec.C0), abs=1e-12)
-    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(result.objective, abs=1e-12)
+    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(
+        result.objective, abs=1e-12
+    )
     card = card_from_result(data, spec, form, result)
     assert sw.check_card(card, data, spec) == []
 
@@ -292,9 +330,9 @@ def test_proof_by_size_finds_the_optimum_from_a_poor_start(seed, zero_score):
 def test_what_a_proof_by_size_reports_while_its_walk_runs_is_a_valid_bound(seed, zero_score):
     """The walk of the small sizes runs beside the first size's MIP: every bound told on the way
     (incumbents and bound rises) is at most the brute-force optimum, and the walk's card joins."""
+    from slimwidgets.core.formulation import build_formulation
     from slimwidgets.solvers.decomposition import solve_by_size
     from slimwidgets.solvers.exhaustive import support_size_limit
-    from slimwidgets.core.formulation import build_formulation
     from slimwidgets.solvers.search import SearchProblem
 
     X, y, names = tiny_problem(7700 + seed, n_features=3)
@@ -303,13 +341,20 @@ def test_what_a_proof_by_size_reports_while_its_walk_runs_is_a_valid_bound(seed,
     start, upper = _empty_card(form)
     K = support_size_limit(SearchProblem(form), upper, None)
     told = []
-    result = solve_by_size(form, upper, start, (min(1 + seed % 2, K), K), on_bound=told.append,
-                           on_incumbent=lambda inc: told.append(inc.bound))
+    result = solve_by_size(
+        form,
+        upper,
+        start,
+        (min(1 + seed % 2, K), K),
+        on_bound=told.append,
+        on_incumbent=lambda inc: told.append(inc.bound),
+    )
     best = best_objective(enumerate_cards(X, y, names, spec), 0.01)
     assert result.status == "optimal"
     total = X @ result.coefficients + result.intercept
-    assert np.mean(row_errors(total, y, zero_score)) + 0.01 * np.count_nonzero(result.coefficients) == \
-        pytest.approx(best, abs=1e-12)
+    assert np.mean(row_errors(total, y, zero_score)) + 0.01 * np.count_nonzero(
+        result.coefficients
+    ) == pytest.approx(best, abs=1e-12)
     # the objective adds a tie-break below one loss step (epsilon per point): bounds are in its units
     assert all(b <= result.objective + 1e-12 for b in told)
 
@@ -318,18 +363,21 @@ def test_the_first_size_program_beside_the_walk_claims_nothing_of_the_small_size
     """While the walk runs, the first size's MIP hears no bound rise to pass on and caps what it
     reports at the cheapest card of any size; the sizes after it, the walk being in, are capped
     at the cheapest card of the next size."""
+    from slimwidgets.core.formulation import build_formulation
     from slimwidgets.solvers import decomposition
     from slimwidgets.solvers.base import SolveResult
-    from slimwidgets.core.formulation import build_formulation
     from slimwidgets.solvers.search import SearchProblem
 
     X, y, names = tiny_problem(7800, n_features=3)
-    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), sw.make_spec(C0=0.001, **BOX))
+    form = build_formulation(
+        prepare_data(X, y, feature_names=names, warn=False), sw.make_spec(C0=0.001, **BOX)
+    )
     calls = []
 
     def settled(sub, floor_after, left, threads, cancel, on_incumbent, on_bound, t0):
         calls.append((floor_after, on_bound))
         return SolveResult("infeasible", None, None, None, math.inf, math.inf, 0.0, "highs")
+
     monkeypatch.setattr(decomposition, "_solve_size", settled)
     start, upper = _empty_card(form)
     result = decomposition.solve_by_size(form, upper, start, (1, 3), on_bound=lambda b: None)
@@ -358,9 +406,9 @@ class _CancelAfter:
 def test_a_stopped_proof_by_size_reports_a_valid_bound(seed, zero_score):
     """Stopped at any point (in the walk, between sizes, or out of time), the bound still holds
     for every card and the card is the start or better."""
+    from slimwidgets.core.formulation import build_formulation
     from slimwidgets.solvers.decomposition import solve_by_size
     from slimwidgets.solvers.exhaustive import support_size_limit
-    from slimwidgets.core.formulation import build_formulation
     from slimwidgets.solvers.search import SearchProblem
 
     X, y, names = tiny_problem(7500 + seed, n_features=3)
@@ -373,7 +421,9 @@ def test_a_stopped_proof_by_size_reports_a_valid_bound(seed, zero_score):
     else:
         # the walk of cards with up to one feature checks once per support (4 here): stop inside
         # it, just after it, or one check later
-        result = solve_by_size(form, upper, start, (min(1, K), K), cancel=_CancelAfter([0, 4, 5][seed % 4]))
+        result = solve_by_size(
+            form, upper, start, (min(1, K), K), cancel=_CancelAfter([0, 4, 5][seed % 4])
+        )
     best = best_objective(enumerate_cards(X, y, names, spec), 0.02)
     assert result.bound <= best + 1e-12
     assert best - 1e-12 <= result.objective <= upper + 1e-12
@@ -381,7 +431,10 @@ def test_a_stopped_proof_by_size_reports_a_valid_bound(seed, zero_score):
         assert result.objective == pytest.approx(best, abs=1e-12)
     else:
         assert result.status == ("time_limit" if seed % 4 == 3 else "interrupted")
-        assert result.bound > -math.inf or seed % 4 in (0, 3)  # stopped inside the walk: nothing proven
+        assert result.bound > -math.inf or seed % 4 in (
+            0,
+            3,
+        )  # stopped inside the walk: nothing proven
 
 
 @pytest.mark.parametrize("zero_score", RULES)
@@ -409,7 +462,9 @@ def test_ill_scaled_decimal_data_match_brute_force(seed, solver, zero_score):
     from slimwidgets.core.formulation import build_formulation
 
     X, y, names = ill_scaled_problem(15000 + seed)
-    spec = sw.make_spec(C0=0.01, coef_range=(-2, 2), solver=spec_solver(solver), zero_score=zero_score)
+    spec = sw.make_spec(
+        C0=0.01, coef_range=(-2, 2), solver=spec_solver(solver), zero_score=zero_score
+    )
     form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
     assert form.value[form.extra["big_m"][3]].max() / form.margin >= 1e6
     card = sw.fit(X, y, feature_names=names, spec=spec)
@@ -438,8 +493,13 @@ def test_the_derived_box_and_the_rows_big_m_keep_the_optimum(seed, solver, zero_
     X, y, names, w = shifted_problem(8000 + seed)
     C0 = [0.0, 0.01, 0.05, 0.1][seed % 4]
     max_size = [None, 1, 2][seed % 3]
-    spec = sw.make_spec(C0=C0, coef_range=(-3, 3), max_size=max_size, solver=spec_solver(solver),
-                        zero_score=zero_score)
+    spec = sw.make_spec(
+        C0=C0,
+        coef_range=(-3, 3),
+        max_size=max_size,
+        solver=spec_solver(solver),
+        zero_score=zero_score,
+    )
     card = sw.fit(X, y, feature_names=names, sample_weight=w, spec=spec)
     cards = enumerate_cards(X, y, names, spec, w)
     got = cards_value(card, X, y, names, C0, w, zero_score)
@@ -461,7 +521,9 @@ def test_each_size_program_keeps_every_card_that_beats_its_cutoff(seed, zero_sco
     X, y, names, w = shifted_problem(9000 + seed)
     C0 = float(rng.choice([0.01, 0.05]))
     spec = sw.make_spec(C0=C0, coef_range=(-3, 3), zero_score=zero_score)
-    form = build_formulation(prepare_data(X, y, feature_names=names, sample_weight=w, warn=False), spec)
+    form = build_formulation(
+        prepare_data(X, y, feature_names=names, sample_weight=w, warn=False), spec
+    )
     cards = enumerate_cards(X, y, names, spec, w)
     size = int(rng.integers(1, 4))
     # the program's objective: a card of fewer features may fill the size with unused ones, paid for
@@ -469,11 +531,21 @@ def test_each_size_program_keeps_every_card_that_beats_its_cutoff(seed, zero_sco
     mine = value[cards["size"] <= size]
     # a cutoff just above the best card of this size, or just below it (then nothing beats it)
     below = float(mine.min()) + (1e-6 if seed % 2 else -1e-6)
-    result = solve_highs(form.restricted(size, below), time_limit=None, gap=0.0, threads=1, warm_start=None,
-                         on_incumbent=None, cancel=None, feasibility_only=False)
+    result = solve_highs(
+        form.restricted(size, below),
+        time_limit=None,
+        gap=0.0,
+        threads=1,
+        warm_start=None,
+        on_incumbent=None,
+        cancel=None,
+        feasibility_only=False,
+    )
     if seed % 2:
         assert result.status == "optimal"
         filled = C0 * (size - np.count_nonzero(result.coefficients))
-        assert form.objective_of(result.coefficients, result.intercept) + filled == pytest.approx(mine.min(), abs=1e-9)
+        assert form.objective_of(result.coefficients, result.intercept) + filled == pytest.approx(
+            mine.min(), abs=1e-9
+        )
     else:
         assert result.status == "infeasible"

@@ -43,12 +43,15 @@ def settings(seed: int) -> dict:
 def brute_best(X, y, names, spec, groups, epsilon):
     """The grouped problem's optimum in the program's units (loss + C0 size + eps L1), and the
     optimum without the group rows."""
+
     def best(cards):
         values = cards["loss"] + C0 * cards["size"] + epsilon * cards["l1"]
         return float(values.min()) if values.size else math.inf
 
     free = spec.replace(max_tpr_gap=None, max_fpr_gap=None)
-    return best(enumerate_cards(X, y, names, spec, groups=groups)), best(enumerate_cards(X, y, names, free))
+    return best(enumerate_cards(X, y, names, spec, groups=groups)), best(
+        enumerate_cards(X, y, names, free)
+    )
 
 
 def grouped_form(seed: int):
@@ -92,7 +95,9 @@ def test_the_lagrangian_bounds_raise_the_floor_and_prove_optima():
     for seed in range(40):
         X, y, names, groups, spec, form = grouped_form(seed)
         best, free = brute_best(X, y, names, spec, groups, form.epsilon)
-        free_card = sw.fit(X, y, feature_names=names, spec=spec.replace(max_tpr_gap=None, max_fpr_gap=None))
+        free_card = sw.fit(
+            X, y, feature_names=names, spec=spec.replace(max_tpr_gap=None, max_fpr_gap=None)
+        )
         points = np.array(free_card.coefficients, dtype=float)
         if not math.isfinite(best) or meets_rows(form, points, free_card.intercept):
             continue
@@ -123,8 +128,10 @@ def test_the_penalized_problem_is_a_floor_card_by_card(seed):
     lowest = math.inf
     for points, intercept in zip(cards["points"], cards["intercept"]):
         wrong = form.wrong_rows(points, int(intercept)).astype(float)
-        excess = sum(lam * (float(row.coef @ wrong) - row.upper) / float(np.maximum(row.coef, 0).sum())
-                     for lam, row in zip(multipliers, form.rate_rows))
+        excess = sum(
+            lam * (float(row.coef @ wrong) - row.upper) / float(np.maximum(row.coef, 0).sum())
+            for lam, row in zip(multipliers, form.rate_rows)
+        )
         value = penal_form.objective_of(points, int(intercept)) + constant
         assert value <= form.objective_of(points, int(intercept)) + excess + 1e-12
         lowest = min(lowest, value)

@@ -60,8 +60,14 @@ def objective(card, X, y, C0, zero_score):
 def test_group_settings_match_brute_force(seed, solver, zero_score):
     X, y, names, groups = grouped_problem(7000 + seed, n_groups=2 + seed % 2)
     C0 = 0.01
-    spec = sw.make_spec(C0=C0, solver=solver, zero_score=zero_score, max_size=[None, 2][seed % 2],
-                        **group_settings(seed), **BOX)
+    spec = sw.make_spec(
+        C0=C0,
+        solver=solver,
+        zero_score=zero_score,
+        max_size=[None, 2][seed % 2],
+        **group_settings(seed),
+        **BOX,
+    )
     cards = enumerate_cards(X, y, names, spec, groups=groups)
     best = best_objective(cards, C0)
     if not np.isfinite(best):
@@ -92,7 +98,9 @@ def test_local_search_returns_only_cards_that_meet_the_group_rows(seed, zero_sco
     if not found.feasible:
         assert len(cards["loss"]) == 0
         return
-    match = np.all(cards["points"] == found.coefficients, axis=1) & (cards["intercept"] == found.intercept)
+    match = np.all(cards["points"] == found.coefficients, axis=1) & (
+        cards["intercept"] == found.intercept
+    )
     assert match.any(), (found.coefficients, found.intercept)
 
 
@@ -115,8 +123,15 @@ def test_a_clash_names_the_groups_and_settings():
     y = [1, 1, 0, 0, 1, 0, 0, 1]
     sex = pd.Series(["F", "F", "F", "F", "M", "M", "M", "M"], name="sex")
     with pytest.raises(sw.InfeasibleError) as info:
-        sw.fit(X, y, sensitive_features=sex, min_tpr_by_group={"F": 1.0}, max_fpr_by_group=0.0,
-               exclude=["a"], coef_range=(0, 3))
+        sw.fit(
+            X,
+            y,
+            sensitive_features=sex,
+            min_tpr_by_group={"F": 1.0},
+            max_fpr_by_group=0.0,
+            exclude=["a"],
+            coef_range=(0, 3),
+        )
     message = str(info.value)
     assert "'F'" in message and "min_tpr=1 in group 'F'" in message
 
@@ -129,7 +144,9 @@ def test_group_settings_need_the_column_and_known_groups():
         sw.fit(X, [1, 0, 0, 1], sensitive_features="sex", max_fpr_by_group={"f": 0.1})
     with pytest.raises(ValueError, match="cannot hold group constraints"):
         sw.fit(X, [1, 0, 0, 1], sensitive_features="sex", max_tpr_gap=0.1, solver="enumerate")
-    assert sw.make_spec(loss="logistic", max_tpr_gap=0.1, solver="enumerate").max_tpr_gap == 0.1  # the walk holds it
+    assert (
+        sw.make_spec(loss="logistic", max_tpr_gap=0.1, solver="enumerate").max_tpr_gap == 0.1
+    )  # the walk holds it
     with pytest.raises(ValueError, match="one group only"):
         sw.fit(X, [1, 0, 0, 1], sensitive_features=["F"] * 4)
 
@@ -140,7 +157,14 @@ def test_a_text_column_is_the_group_only_and_a_numeric_one_stays_a_feature():
     y = [1, 0, 1, 1, 0, 0]
     card = sw.fit(X, y, sensitive_features="sex", max_tpr_gap=0.5, C0=0.01)
     assert "sex" not in card.feature_names and "male" in card.feature_names
-    card = sw.fit(X.drop(columns="sex"), y, sensitive_features="male", exclude=["male"], max_tpr_gap=0.5, C0=0.01)
+    card = sw.fit(
+        X.drop(columns="sex"),
+        y,
+        sensitive_features="male",
+        exclude=["male"],
+        max_tpr_gap=0.5,
+        C0=0.01,
+    )
     assert card.points.get("male", 0) == 0
 
 
@@ -165,7 +189,9 @@ def test_a_gap_that_does_not_bind_is_proven_by_the_spec_without_it():
     """Group rows only remove cards: the best card without them, when it meets them, is the
     answer (proven by the fast paths); a binding gap keeps that floor below its card."""
     X, y, names, groups = grouped_problem(7003)
-    loose = sw.fit(X, y, feature_names=names, sensitive_features=groups, max_tpr_gap=1.0, C0=0.01, **BOX)
+    loose = sw.fit(
+        X, y, feature_names=names, sensitive_features=groups, max_tpr_gap=1.0, C0=0.01, **BOX
+    )
     assert loose.status == "optimal" and "no group row binds" in loose.solver
     plain = sw.fit(X, y, feature_names=names, C0=0.01, **BOX)
     assert loose.objective == pytest.approx(plain.objective, abs=1e-12)
@@ -180,7 +206,9 @@ def test_pool_programs_keep_the_groups_apart(seed):
 
     X, y, names, groups = grouped_problem(9500 + seed, n_groups=2 + seed % 2)
     spec = sw.make_spec(C0=0.01, **group_settings(seed), **BOX)
-    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False, sensitive_features=groups), spec)
+    form = build_formulation(
+        prepare_data(X, y, feature_names=names, warn=False, sensitive_features=groups), spec
+    )
     inside = spec.replace(exclude=names[2:])
     best = best_objective(enumerate_cards(X, y, names, inside, groups=groups), 0.01)
     found = solve_pool(form, [0, 1], time_limit=30)
@@ -188,7 +216,9 @@ def test_pool_programs_keep_the_groups_apart(seed):
         assert found is None
         return
     assert found is not None and found.status == "optimal"
-    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in found.coefficients), int(found.intercept))
+    card = sw.ScoringSystem(
+        tuple(names), tuple(int(v) for v in found.coefficients), int(found.intercept)
+    )
     assert objective(card, X, y, 0.01, "positive") == pytest.approx(best, abs=1e-12)
 
 
@@ -197,8 +227,13 @@ def test_a_text_group_column_of_a_raw_table_is_the_group_only():
     which still holds the gap, and the card scores raw rows."""
     rng = np.random.default_rng(3)
     n = 80
-    raw = pd.DataFrame({"age": rng.integers(30, 80, n).astype(float), "sex": np.where(rng.random(n) < 0.5, "F", "M"),
-                        "smoker": rng.random(n) < 0.4})
+    raw = pd.DataFrame(
+        {
+            "age": rng.integers(30, 80, n).astype(float),
+            "sex": np.where(rng.random(n) < 0.5, "F", "M"),
+            "smoker": rng.random(n) < 0.4,
+        }
+    )
     raw.loc[rng.random(n) < 0.1, "age"] = np.nan
     y = ((raw["age"].fillna(50) > 55) | raw["smoker"]).astype(int)
     card = sw.fit(raw, y, sensitive_features="sex", max_tpr_gap=0.2, max_size=2, time_limit=20)

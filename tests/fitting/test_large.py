@@ -19,8 +19,13 @@ from slimwidgets.fitting import driver, large
 def planted(n_rows, n_rules=8, seed=0, noise=0.1):
     """0/1 rules, label from a planted card (3 r0 + 2 r1 + 2 r2 + r3 - 2 r4 >= 5) with noise."""
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame((rng.random((n_rows, n_rules)) < 0.5).astype(np.uint8), columns=[f"r{j}" for j in range(n_rules)])
-    y = pd.Series(((planted_score(X) >= 5) ^ (rng.random(n_rows) < noise)).astype(int), name="event")
+    X = pd.DataFrame(
+        (rng.random((n_rows, n_rules)) < 0.5).astype(np.uint8),
+        columns=[f"r{j}" for j in range(n_rules)],
+    )
+    y = pd.Series(
+        ((planted_score(X) >= 5) ^ (rng.random(n_rows) < noise)).astype(int), name="event"
+    )
     return X, y
 
 
@@ -38,8 +43,14 @@ def sampled(monkeypatch):
     monkeypatch.setattr(large, "MIN_SAMPLE", 400)
 
 
-SPECS = [dict(max_size=3), dict(max_size=3, max_fpr=0.1), dict(min_tpr=0.8), dict(class_weights="balanced"),
-         dict(zero_score="error", C0=0.01), dict(intercept_range=(-2, 1), signs={"r4": "-"})]
+SPECS = [
+    dict(max_size=3),
+    dict(max_size=3, max_fpr=0.1),
+    dict(min_tpr=0.8),
+    dict(class_weights="balanced"),
+    dict(zero_score="error", C0=0.01),
+    dict(intercept_range=(-2, 1), signs={"r4": "-"}),
+]
 
 
 @pytest.mark.parametrize("options", SPECS)
@@ -49,7 +60,9 @@ def test_the_objective_on_all_rows_is_the_formulations(options):
     X, y = planted(600, 5, seed=1)
     spec = sw.make_spec(**options)
     rows = large.AllRows(patterns_of(X, y), spec)
-    form = build_formulation(prepare_data(X, y), spec.replace(C0=rows.costs.C0_default if spec.C0 is None else spec.C0))
+    form = build_formulation(
+        prepare_data(X, y), spec.replace(C0=rows.costs.C0_default if spec.C0 is None else spec.C0)
+    )
     lo, hi = form.intercept_box
     rng = np.random.default_rng(2)
     for _ in range(12):
@@ -57,19 +70,28 @@ def test_the_objective_on_all_rows_is_the_formulations(options):
         if options.get("signs"):
             coefs[4] = -abs(coefs[4])
         values = [form.objective_of(coefs, b) for b in range(lo, hi + 1)]
-        feasible = [v for b, v in zip(range(lo, hi + 1), values) if not form.wrong_rows is None and _caps_hold(form, coefs, b)]
+        feasible = [
+            v
+            for b, v in zip(range(lo, hi + 1), values)
+            if form.wrong_rows is not None and _caps_hold(form, coefs, b)
+        ]
         intercept, value = rows.best_intercept(coefs)
         if not feasible:
             assert value == math.inf
             continue
         assert value == pytest.approx(min(feasible), abs=1e-12)
-        assert form.objective_of(coefs, intercept) == pytest.approx(value, abs=1e-12) and _caps_hold(form, coefs, intercept)
+        assert form.objective_of(coefs, intercept) == pytest.approx(
+            value, abs=1e-12
+        ) and _caps_hold(form, coefs, intercept)
         assert rows.cell_floor() <= value + 1e-12
 
 
 def _caps_hold(form, coefs, intercept):
     wrong = form.wrong_rows(coefs, intercept)
-    return all(form.data.weight[(form.data.y == cls) & wrong].sum() <= budget + 1e-9 for cls, budget in form.caps)
+    return all(
+        form.data.weight[(form.data.y == cls) & wrong].sum() <= budget + 1e-9
+        for cls, budget in form.caps
+    )
 
 
 def test_few_patterns_fit_exactly_as_before(monkeypatch):
@@ -80,8 +102,12 @@ def test_few_patterns_fit_exactly_as_before(monkeypatch):
     card = sw.fit(X, y, max_size=3)
     before = driver.fit_dataset(prepare_data(X, y), sw.make_spec(max_size=3))
     assert card.details["n_samples"] == 3_000 and "sample" not in card.details
-    assert (card.points, card.intercept, card.status, card.objective) == (before.points, before.intercept, "optimal",
-                                                                          before.objective)
+    assert (card.points, card.intercept, card.status, card.objective) == (
+        before.points,
+        before.intercept,
+        "optimal",
+        before.objective,
+    )
 
 
 @pytest.mark.parametrize("options", [dict(max_size=5), dict(max_size=4, max_fpr=0.05)])
@@ -96,11 +122,19 @@ def test_a_card_searched_on_a_sample_carries_the_figures_of_all_rows(sampled, op
     assert sw.check_card(card, prepare_data(X, y), card.spec) == []  # caps hold on all rows
     spec = card.spec.replace(C0=large.AllRows(patterns_of(X, y), card.spec).costs.C0_default)
     form = build_formulation(prepare_data(X, y), spec)
-    assert card.objective == pytest.approx(form.objective_of(np.array(card.coefficients), card.intercept), abs=1e-12)
-    assert card.status == "time_limit" and card.bound <= card.objective  # a floor proven on all rows, no more
+    assert card.objective == pytest.approx(
+        form.objective_of(np.array(card.coefficients), card.intercept), abs=1e-12
+    )
+    assert (
+        card.status == "time_limit" and card.bound <= card.objective
+    )  # a floor proven on all rows, no more
     assert card.bound == pytest.approx(large.AllRows(patterns_of(X, y), card.spec).cell_floor())
-    assert seen and seen[-1].objective == pytest.approx(card.objective)  # the last report is the card
-    assert all(b.objective < a.objective for a, b in zip(seen, seen[1:]))  # reports improve on all rows
+    assert seen and seen[-1].objective == pytest.approx(
+        card.objective
+    )  # the last report is the card
+    assert all(
+        b.objective < a.objective for a, b in zip(seen, seen[1:])
+    )  # reports improve on all rows
     assert "searched on a sample of" in sw.describe(card).headline
     assert sw.ScoringSystem.from_json(card.to_json()).details["sample"]["rows"] == sample["rows"]
 
@@ -141,12 +175,15 @@ def test_every_phase_gets_only_the_time_left(sampled, monkeypatch, step):
     def search(form, *, time_budget, **kwargs):
         budgets.append(("search", clock.now, time_budget))
         return real_search(form, time_budget=min(time_budget, 0.2), **kwargs)
+
     monkeypatch.setattr(large, "SideSearch", side)
     monkeypatch.setattr(large, "local_search", search)
     X, y = planted(4_000, 10, seed=7)
     started = clock.perf_counter()
     limit = 10.0
-    card = large.fit_on_a_sample(patterns_of(X, y), sw.make_spec(max_size=4, time_limit=limit), started=started)
+    card = large.fit_on_a_sample(
+        patterns_of(X, y), sw.make_spec(max_size=4, time_limit=limit), started=started
+    )
     for phase, at, budget in budgets:  # the deadline watcher looks at the clock too: 1 s of slack
         assert at + budget <= started + limit + 1.0 or step > 1, (phase, at - started, budget)
     assert card.status == "time_limit" and card.train_metrics == card.metrics(X, y)
@@ -182,7 +219,9 @@ def test_a_busy_machine_searches_a_smaller_sample(sampled, monkeypatch):
     clock = FakeClock(0.0)
     monkeypatch.setattr(large, "time", clock)
     X, y = planted(4_000, 10, seed=3)
-    fit = large._SampledFit(patterns_of(X, y), sw.make_spec(max_size=4, time_limit=10), clock.now, None, None)
+    fit = large._SampledFit(
+        patterns_of(X, y), sw.make_spec(max_size=4, time_limit=10), clock.now, None, None
+    )
     assert fit.n_sample == 800  # 8,000 rule values of 10 rules
     fit.pace = (1e-4, 80)  # 0.08 s for 800 rows: well inside 15 % of the 9.7 s left
     assert fit._affordable_sample() == 800

@@ -17,11 +17,16 @@ import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.status import details_text
 from slimwidgets.solvers import worker
+
 from solver_children import HANG, kill_a_busy_child
 
-pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux") or not worker.available(),
-                                 reason="kills a solver child process"),
-              pytest.mark.slow]  # a worker process killed: python -m pytest --all runs them
+pytestmark = [
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux") or not worker.available(),
+        reason="kills a solver child process",
+    ),
+    pytest.mark.slow,
+]  # a worker process killed: python -m pytest --all runs them
 
 
 def test_a_killed_solver_process_returns_the_best_card_so_far(paper_data):
@@ -32,11 +37,19 @@ def test_a_killed_solver_process_returns_the_best_card_so_far(paper_data):
     def on_incumbent(inc):
         seen.append(inc)
         first.set()
+
     killer = kill_a_busy_child(first)
     # solver="highs": HiGHS in a child from the start (the side search's pool programs too), and
     # heart at C0 = 0.01 is far from proven when the child is killed
-    card = sw.fit(X, y, C0=0.01, solver="highs", time_limit=HANG, cancel=threading.Event(),
-                  on_incumbent=on_incumbent)
+    card = sw.fit(
+        X,
+        y,
+        C0=0.01,
+        solver="highs",
+        time_limit=HANG,
+        cancel=threading.Event(),
+        on_incumbent=on_incumbent,
+    )
     killer.join(1)
     assert killer.killed, "no busy solver child was found to kill"
     assert card.status == "solver_stopped"
@@ -46,7 +59,9 @@ def test_a_killed_solver_process_returns_the_best_card_so_far(paper_data):
     assert sw.check_card(card, prepare_data(X, y, warn=False), card.spec) == []
     assert card.bound <= card.objective
     status = sw.describe(card)
-    assert "the solver stopped after" in status.headline and "its process was lost" in status.headline
+    assert (
+        "the solver stopped after" in status.headline and "its process was lost" in status.headline
+    )
     assert status.level == "warn" and not status.proven
     assert "killed by signal 9" in details_text(status)
     # a new solver process was started: the next cancellable fit solves in a child and proves
@@ -59,6 +74,8 @@ def test_a_card_that_lost_its_solver_reads_back_from_json(paper_data):
     """The status word is one a card file can carry (the reason stays in the session)."""
     X, y = paper_data("heart")
     card = sw.fit(X.iloc[:, :3], y, max_size=2)
-    lost = sw.ScoringSystem.from_json(replace(card, status="solver_stopped", bound=None, gap=None).to_json())
+    lost = sw.ScoringSystem.from_json(
+        replace(card, status="solver_stopped", bound=None, gap=None).to_json()
+    )
     assert lost.status == "solver_stopped"
     assert "its process was lost" in sw.describe(lost).headline

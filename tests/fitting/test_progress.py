@@ -12,7 +12,6 @@ import struct
 import subprocess
 import sys
 import termios
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -31,10 +30,17 @@ HANG = 600  # seconds: a bound against a hang, not a measure of speed
 class Bar:
     """What a tqdm bar is told, kept."""
 
-    made: list["Bar"] = []
+    made: list[Bar] = []
 
     def __init__(self, **kwargs):
-        self.kwargs, self.n, self.postfix, self.desc, self.closed, self.draws = kwargs, 0, "", "fit", False, 0
+        self.kwargs, self.n, self.postfix, self.desc, self.closed, self.draws = (
+            kwargs,
+            0,
+            "",
+            "fit",
+            False,
+            0,
+        )
         Bar.made.append(self)
 
     def set_postfix_str(self, text, refresh=True):
@@ -102,7 +108,10 @@ def test_progress_none_shows_the_bar_only_where_it_is_seen(monkeypatch):
     assert fit_progress(None, 30.0, 0.0) is None and fit_progress(False, 30.0, 0.0) is None
     assert isinstance(fit_progress(True, 30.0, 0.0), FitProgress)
     monkeypatch.setattr(progress, "interactive", lambda: True)
-    assert isinstance(fit_progress(None, 30.0, 0.0), FitProgress) and fit_progress(False, None, 0.0) is None
+    assert (
+        isinstance(fit_progress(None, 30.0, 0.0), FitProgress)
+        and fit_progress(False, None, 0.0) is None
+    )
     with pytest.raises(TypeError, match="progress must be True, False or None"):
         fit_progress("yes", 30.0, 0.0)
 
@@ -113,7 +122,9 @@ def test_ctrl_c_closes_the_bar_and_stops_its_timer(monkeypatch):
     watches = []
 
     def watched(progress_value, time_limit, started):
-        watches.append(FitProgress(time_limit, started - SHOW_AFTER, make_bar=Bar))  # old enough to draw
+        watches.append(
+            FitProgress(time_limit, started - SHOW_AFTER, make_bar=Bar)
+        )  # old enough to draw
         return watches[-1]
 
     def interrupted(*args, **kwargs):
@@ -145,11 +156,15 @@ def run(progress_value: str, terminal: bool) -> str:
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     code = SCRIPT.format(progress=progress_value)
     if not terminal:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG, env=env)
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG, env=env
+        )
         return done.stdout + done.stderr
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=follower, stderr=follower, env=env)
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=follower, stderr=follower, env=env
+    )
     os.close(follower)
     out = b""
     while True:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from brute import best_objective, enumerate_cards, row_errors
 
 import slimwidgets as sw
 from slimwidgets.core.rules import RuleBuilder
+
+from brute import best_objective, enumerate_cards, row_errors
 
 
 def tiny_raw(seed: int, n: int = 24) -> tuple[pd.DataFrame, np.ndarray]:

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from brute_risk import best_risk_card, risk_loss
-from tiny_problems import tiny_risk_problem as tiny
 from slimwidgets.core.data import prepare_data
 from slimwidgets.solvers.logistic import RiskProblem, search_risk
 
+from brute_risk import best_risk_card, risk_loss
+from tiny_problems import tiny_risk_problem as tiny
 
 SPECS = [
     {},
@@ -43,7 +43,13 @@ def _oracle(X, y, names, spec, data):
 @pytest.mark.slow
 def test_walk_matches_brute_force(seed, scale):
     X, y, names = tiny(seed)
-    options = dict(SPECS[seed % len(SPECS)], loss="logistic", scale=scale, coef_range=(-2, 2), intercept_range=(-3, 3))
+    options = dict(
+        SPECS[seed % len(SPECS)],
+        loss="logistic",
+        scale=scale,
+        coef_range=(-2, 2),
+        intercept_range=(-3, 3),
+    )
     if isinstance(options.get("coef_range"), dict):
         options["coef_range"] = (-2, 2)
     spec = sw.make_spec(**options)
@@ -57,8 +63,14 @@ def test_walk_matches_brute_force(seed, scale):
     if spec.class_weights == "balanced":
         pos = ysign == 1
         w = np.where(pos, len(y) / (2 * pos.sum()), len(y) / (2 * (~pos).sum()))
-    loss = risk_loss(X.to_numpy(), ysign, np.ones(len(y)) if w is None else w, card.coefficients, card.intercept,
-                     1 / card.multiplier)
+    loss = risk_loss(
+        X.to_numpy(),
+        ysign,
+        np.ones(len(y)) if w is None else w,
+        card.coefficients,
+        card.intercept,
+        1 / card.multiplier,
+    )
     c0 = 1e-6 if spec.C0 is None else spec.C0
     penalty = sum(spec.penalties.get(n, c0) for n, v in zip(names, card.coefficients) if v)
     assert loss + penalty == pytest.approx(card.objective, abs=1e-9)
@@ -85,14 +97,24 @@ def test_search_is_never_better_than_the_optimum_and_usually_reaches_it(seed):
 def test_heuristic_cards_say_so_and_keep_every_constraint(paper_data):
     X, y = paper_data("heart")
     first = []
-    rules = dict(loss="logistic", max_size=4, coef_range=(-5, 5), signs={"Age_geq_60": "+"}, exclude=["Male"],
-                 require=["Age_geq_60"], values={"ChestPain_eq_asymptomatic": [0, 2, 4]},
-                 constraints=[sw.at_most(1, ["Thal_eq_Normal", "Thal_eq_ReversableDefect"])], time_limit=3)
+    rules = dict(
+        loss="logistic",
+        max_size=4,
+        coef_range=(-5, 5),
+        signs={"Age_geq_60": "+"},
+        exclude=["Male"],
+        require=["Age_geq_60"],
+        values={"ChestPain_eq_asymptomatic": [0, 2, 4]},
+        constraints=[sw.at_most(1, ["Thal_eq_Normal", "Thal_eq_ReversableDefect"])],
+        time_limit=3,
+    )
     card = sw.fit(X, y, on_incumbent=first.append, **rules)
     assert card.status == "heuristic" and "heuristic" in card.status_line()
     if card.bound is not None:  # the cutting planes' bound, a relaxation with a real multiplier
         # the bound in the user's terms on the status line; the solver's gap only in its details
-        floor = card.bound - card.size * max(card.details["C0"])  # log-loss of every card this size or smaller
+        floor = card.bound - card.size * max(
+            card.details["C0"]
+        )  # log-loss of every card this size or smaller
         assert card.bound < card.objective and "gap" not in card.status_line()
         # how far the planes get in 3 s depends on the machine's load: a floor that rounds to
         # nothing is not a limit worth stating, any other is stated in the user's terms
@@ -121,7 +143,10 @@ def test_options_a_risk_card_cannot_honour_are_refused():
         sw.make_spec(scale=False)
     assert "loss" not in sw.make_spec().to_dict()  # decision specs serialize as before
     spec = sw.make_spec(loss="logistic", scale=False, max_size=2)
-    assert sw.Spec.from_dict(json.loads(spec.key())) == spec or sw.Spec.from_dict(json.loads(spec.key())).key() == spec.key()
+    assert (
+        sw.Spec.from_dict(json.loads(spec.key())) == spec
+        or sw.Spec.from_dict(json.loads(spec.key())).key() == spec.key()
+    )
 
 
 def _risk_card():
@@ -136,10 +161,16 @@ def test_predict_proba_json_and_every_export_carry_the_predicted_risk(tmp_path):
     z = (card.score(X).to_numpy() + card.intercept) / card.multiplier
     np.testing.assert_allclose(proba[1].to_numpy(), 1 / (1 + np.exp(-z)), rtol=1e-12)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-    assert np.array_equal(card.predict(X).to_numpy() == 1, proba[1].to_numpy() >= 0.5)  # total >= threshold
+    assert np.array_equal(
+        card.predict(X).to_numpy() == 1, proba[1].to_numpy() >= 0.5
+    )  # total >= threshold
     # JSON round trip is exact
-    again = sw.ScoringSystem.from_json(card.to_json(tmp_path / "card.json") and str(tmp_path / "card.json"))
-    assert again.multiplier == card.multiplier and again.family == "risk" and again.risk == card.risk
+    again = sw.ScoringSystem.from_json(
+        card.to_json(tmp_path / "card.json") and str(tmp_path / "card.json")
+    )
+    assert (
+        again.multiplier == card.multiplier and again.family == "risk" and again.risk == card.risk
+    )
     np.testing.assert_array_equal(again.predict_proba(X).to_numpy(), proba.to_numpy())
     # the risk table: observed rate with its interval beside the predicted risk, in every document format
     scores = [row[0] for row in card.risk]
@@ -152,17 +183,26 @@ def test_predict_proba_json_and_every_export_carry_the_predicted_risk(tmp_path):
     namespace: dict = {}
     exec(card.to_python(), namespace)
     rows = X.to_dict("records")
-    np.testing.assert_allclose([namespace["risk"](r) for r in rows], proba[1].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        [namespace["risk"](r) for r in rows], proba[1].to_numpy(), rtol=1e-12
+    )
     con = sqlite3.connect(":memory:")
     X.to_sql("patients", con, index=False)
-    got = [r[0] for r in con.execute(card.to_sql().replace("SELECT *,", "SELECT risk FROM (SELECT *,").rstrip(";") + ")")]
+    got = [
+        r[0]
+        for r in con.execute(
+            card.to_sql().replace("SELECT *,", "SELECT risk FROM (SELECT *,").rstrip(";") + ")"
+        )
+    ]
     np.testing.assert_allclose(got, proba[1].to_numpy(), rtol=1e-9)
 
 
 def test_exports_escape_untrusted_names_of_risk_cards():
     nasty = 'x"); DROP TABLE t; --\n<b>'
     X = pd.DataFrame({nasty: [0, 1, 1, 0, 1, 0, 1, 1], "b": [1, 0, 1, 0, 0, 1, 1, 0]})
-    card = sw.fit(X, [0, 1, 1, 0, 1, 0, 0, 1], loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
+    card = sw.fit(
+        X, [0, 1, 1, 0, 1, 0, 0, 1], loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3)
+    )
     assert nasty in card.feature_names
     namespace: dict = {}
     exec(card.to_python(), namespace)
@@ -203,13 +243,31 @@ def test_cli_fits_a_risk_card_and_refuses_what_it_cannot_honour(tmp_path, capsys
 
     X, y, names = tiny(4, n=60)
     X.assign(Y=y).to_csv(tmp_path / "d.csv", index=False)
-    code = main(["fit", str(tmp_path / "d.csv"), "--target", "Y", "--loss", "logistic", "--coef-range", "-3:3",
-                 "--intercept-range", "-4:4", "--format", "python", "--json", str(tmp_path / "c.json")])
+    code = main(
+        [
+            "fit",
+            str(tmp_path / "d.csv"),
+            "--target",
+            "Y",
+            "--loss",
+            "logistic",
+            "--coef-range",
+            "-3:3",
+            "--intercept-range",
+            "-4:4",
+            "--format",
+            "python",
+            "--json",
+            str(tmp_path / "c.json"),
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     card = sw.ScoringSystem.from_json(str(tmp_path / "c.json"))
     assert card.family == "risk" and card.status == "optimal" and "def risk(row)" in out
-    code = main(["fit", str(tmp_path / "d.csv"), "--target", "Y", "--loss", "logistic", "--solver", "cbc"])
+    code = main(
+        ["fit", str(tmp_path / "d.csv"), "--target", "Y", "--loss", "logistic", "--solver", "cbc"]
+    )
     out, err = capsys.readouterr()
     assert code == 2 and "have no use for solver='cbc'" in err
 
@@ -225,7 +283,9 @@ def test_alternatives_are_distinct_near_optimal_and_match_brute_force(loss):
         assert not any(t <= s for t in supports[:i] if t)
     assert all(c.objective <= cards[0].objective + 0.3 + 1e-12 for c in cards)
     assert cards[0].objective == pytest.approx(sw.fit(X, y, **options).objective)
-    if loss == "logistic":  # the second card is the best one that does not use the first's features together
+    if (
+        loss == "logistic"
+    ):  # the second card is the best one that does not use the first's features together
         first = sorted(supports[0])
         spec = sw.make_spec(**options, constraints=[sw.at_most(len(first) - 1, first)])
         best = _oracle(X, y, names, spec, None)[0]
@@ -236,7 +296,9 @@ def test_alternatives_are_distinct_near_optimal_and_match_brute_force(loss):
 @pytest.mark.slow
 def test_cutting_planes_prove_the_optimum_without_scale_and_bound_it_with_scale(seed):
     X, y, names = tiny(seed + 50)
-    options = dict(SPECS[seed % len(SPECS)], loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
+    options = dict(
+        SPECS[seed % len(SPECS)], loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3)
+    )
     if isinstance(options.get("coef_range"), dict):
         options["coef_range"] = (-2, 2)
     fixed = sw.make_spec(**options, scale=False, solver="highs")
@@ -250,8 +312,11 @@ def test_cutting_planes_prove_the_optimum_without_scale_and_bound_it_with_scale(
 
     scaled = fixed.replace(scale=True)
     best = _oracle(X, y, names, scaled, None)[0]
-    bound, _ = risk_lower_bound(RiskProblem.from_spec(prepare_data(X, y), scaled), [np.zeros(len(names) + 1)],
-                                time_limit=0.5)
+    bound, _ = risk_lower_bound(
+        RiskProblem.from_spec(prepare_data(X, y), scaled),
+        [np.zeros(len(names) + 1)],
+        time_limit=0.5,
+    )
     assert bound <= best + 1e-9
 
 
@@ -274,13 +339,20 @@ def test_the_continuous_fit_reaches_the_box_constrained_optimum_on_merged_rows_t
         def loss(v, s=support):
             return float(L.w @ np.logaddexp(0.0, -L.y * (v[0] + L.X[:, s] @ v[1:])))
 
-        ref = minimize(loss, np.zeros(len(support) + 1), method="L-BFGS-B",
-                       bounds=[(None, None)] + [(-1.5, 1.5)] * len(support), options={"ftol": 1e-14, "gtol": 1e-10})
+        ref = minimize(
+            loss,
+            np.zeros(len(support) + 1),
+            method="L-BFGS-B",
+            bounds=[(None, None)] + [(-1.5, 1.5)] * len(support),
+            options={"ftol": 1e-14, "gtol": 1e-10},
+        )
         columns, yy, w = L.on_support(support)
         assert len(yy) <= (2 ** (len(support) + 1) if L.binary[support].all() else len(L.y))
         beta = np.zeros(len(support))
         b0, value = box_newton_fit(columns, yy, w, beta, 0.0, lo, hi, 100)
-        assert value == pytest.approx(loss(np.append(b0, beta)), abs=1e-12)  # the merged rows' loss is the loss
+        assert value == pytest.approx(
+            loss(np.append(b0, beta)), abs=1e-12
+        )  # the merged rows' loss is the loss
         assert value <= ref.fun + 1e-9 and (np.abs(beta) <= 1.5).all()
 
 
@@ -294,14 +366,20 @@ def test_the_beam_keeps_no_support_whose_points_round_away():
     n = 400
     B = rng.integers(0, 2, size=(n, 4)).astype(float)
     wide = rng.normal(size=n) * 1000
-    y = (rng.random(n) < 1 / (1 + np.exp(-(B @ np.array([1.0, -1.0, 1.0, 1.0]) - 1.5 + wide / 300)))).astype(int)
+    y = (
+        rng.random(n) < 1 / (1 + np.exp(-(B @ np.array([1.0, -1.0, 1.0, 1.0]) - 1.5 + wide / 300)))
+    ).astype(int)
     X = pd.DataFrame(np.column_stack([wide, B]), columns=["wide"] + [f"b{j}" for j in range(4)])
-    prob = RiskProblem.from_spec(prepare_data(X, y), sw.make_spec(loss="logistic", max_size=3, coef_range=(-5, 5)))
+    prob = RiskProblem.from_spec(
+        prepare_data(X, y), sw.make_spec(loss="logistic", max_size=3, coef_range=(-5, 5))
+    )
     fits = beam_supports(prob, 10, 10, math.inf, lambda: False)
     assert [0] in [f[1] for f in fits] and any(len(f[1]) == 3 for f in fits)
     assert not any(_rounds_away(prob, support, beta) for _, support, beta, _ in fits)
     card = search_risk(prob)
-    assert card.objective <= min(f[0] for f in fits if f[1] == [0]) + 0.05  # the wide feature alone is good here
+    assert (
+        card.objective <= min(f[0] for f in fits if f[1] == [0]) + 0.05
+    )  # the wide feature alone is good here
 
 
 def test_the_merged_rows_give_every_card_on_the_support_its_exact_loss():
@@ -322,8 +400,12 @@ def test_the_merged_rows_give_every_card_on_the_support_its_exact_loss():
         coefs = np.zeros(5)
         coefs[[0, 2, 3]] = rng.integers(-5, 6, size=3)
         b0, m = int(rng.integers(-6, 7)), float(rng.uniform(0.5, 4.0))
-        assert merged.evaluate(coefs, b0, m) == pytest.approx(full.evaluate(coefs, b0, m), abs=1e-12)
+        assert merged.evaluate(coefs, b0, m) == pytest.approx(
+            full.evaluate(coefs, b0, m), abs=1e-12
+        )
         u_full, u_merged = full.margins(coefs, b0), merged.margins(coefs, b0)
         deltas = np.array([-2.0, 1.0, 3.0])
-        assert merged.scan(u_merged, 2, deltas, 1 / m) == pytest.approx(full.scan(u_full, 2, deltas, 1 / m), abs=1e-12)
+        assert merged.scan(u_merged, 2, deltas, 1 / m) == pytest.approx(
+            full.scan(u_full, 2, deltas, 1 / m), abs=1e-12
+        )
     assert full.merged([0, 4]) is full

@@ -15,12 +15,13 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.datasets import RULES_ATTR
-from brute_risk import best_risk_card, groups_ok
 from slimwidgets.core.data import prepare_data
+from slimwidgets.datasets import RULES_ATTR
 from slimwidgets.solvers.logistic import RiskProblem, search_risk
 from slimwidgets.solvers.risk_bound import risk_lower_bound
 from slimwidgets.solvers.risk_groups import group_caps
+
+from brute_risk import best_risk_card, groups_ok
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
 RULES = ["positive", "error"]
@@ -41,7 +42,9 @@ def grouped_risk_problem(seed: int, n: int = 18, d: int = 2):
         y[2 * g], y[2 * g + 1], groups[2 * g], groups[2 * g + 1] = 1, -1, "ABC"[g], "ABC"[g]
     names = [f"f{j}" for j in range(d)]
     frame = pd.DataFrame(X, columns=names)
-    frame.attrs[RULES_ATTR] = False  # the engine's own features (a count among them), as brute force reads them
+    frame.attrs[RULES_ATTR] = (
+        False  # the engine's own features (a count among them), as brute force reads them
+    )
     return frame, y, names, groups
 
 
@@ -79,9 +82,15 @@ def _holds(card, X, y, groups, spec, weights=None) -> bool:
 @pytest.mark.seeds(12)
 def test_the_walk_under_group_settings_matches_brute_force(seed, scale, zero_score):
     X, y, names, groups = grouped_risk_problem(100 + seed)
-    weights = np.arange(len(y)) % 3 + 1.0 if seed % 4 == 1 else None  # sample weights count in the rates
-    spec = sw.make_spec(**BOX, **group_settings(seed), scale=scale, zero_score=zero_score, solver="enumerate")
-    best = best_risk_card(X.to_numpy(), y, names, spec, weights=weights, sample_weight=weights, sensitive=groups)
+    weights = (
+        np.arange(len(y)) % 3 + 1.0 if seed % 4 == 1 else None
+    )  # sample weights count in the rates
+    spec = sw.make_spec(
+        **BOX, **group_settings(seed), scale=scale, zero_score=zero_score, solver="enumerate"
+    )
+    best = best_risk_card(
+        X.to_numpy(), y, names, spec, weights=weights, sample_weight=weights, sensitive=groups
+    )
     card = _fit_or_clash(X, y, groups, spec, sample_weight=weights)
     assert (card is None) == (best is None)
     if card is None:
@@ -98,7 +107,9 @@ def test_the_walk_under_group_settings_matches_brute_force(seed, scale, zero_sco
 def test_the_cutting_planes_prove_group_settings_without_scale(seed, zero_score):
     """No walk, no time limit: the master with the group rows runs until it proves the card."""
     X, y, names, groups = grouped_risk_problem(200 + seed)
-    spec = sw.make_spec(**BOX, **group_settings(seed), scale=False, zero_score=zero_score, solver="highs")
+    spec = sw.make_spec(
+        **BOX, **group_settings(seed), scale=False, zero_score=zero_score, solver="highs"
+    )
     best = best_risk_card(X.to_numpy(), y, names, spec, sensitive=groups)
     card = _fit_or_clash(X, y, groups, spec)
     assert (card is None) == (best is None)
@@ -131,14 +142,24 @@ def test_the_search_returns_only_cards_that_meet_the_group_settings(seed, zero_s
     data = prepare_data(X, y, sensitive_features=groups, warn=False)
     prob = RiskProblem.from_spec(data, spec)
     found = search_risk(prob)
-    if found is None:  # the search may miss a narrow feasible set; the fit then asks the decision MIP
+    if (
+        found is None
+    ):  # the search may miss a narrow feasible set; the fit then asks the decision MIP
         card = _fit_or_clash(X, y, groups, spec)
         assert (card is None) == (best is None)
         return
     assert best is not None and best[0] - 1e-7 <= found.objective
     assert prob.card_ok(found.coefficients, found.intercept)
-    card = sw.ScoringSystem(names, tuple(int(v) for v in found.coefficients), int(found.intercept),
-                            family="risk", multiplier=found.multiplier, zero_score=spec.zero_score, positive=1, negative=-1)
+    card = sw.ScoringSystem(
+        names,
+        tuple(int(v) for v in found.coefficients),
+        int(found.intercept),
+        family="risk",
+        multiplier=found.multiplier,
+        zero_score=spec.zero_score,
+        positive=1,
+        negative=-1,
+    )
     assert _holds(card, X, y, groups, spec)
     assert sw.check_card(card, data, spec) == []
 
@@ -147,13 +168,19 @@ def test_the_search_returns_only_cards_that_meet_the_group_settings(seed, zero_s
 def test_the_intercept_runs_are_exactly_the_intercepts_that_meet_the_settings(seed):
     X, y, names, groups = grouped_risk_problem(500 + seed, n=25, d=3)
     spec = sw.make_spec(**BOX, **group_settings(seed), zero_score=RULES[seed % 2])
-    data = prepare_data(X, y, sensitive_features=groups, warn=False)  # may merge repeated rows into weights
+    data = prepare_data(
+        X, y, sensitive_features=groups, warn=False
+    )  # may merge repeated rows into weights
     caps = group_caps(data, spec, seed % 2 == 1)
     coefs = np.random.default_rng(seed).integers(-2, 3, size=3).astype(float)
     scores = data.X @ coefs
     runs = caps.runs(scores, -6, 6)
     inside = {b for first, last in runs for b in range(first, last + 1)}
-    truth = {b for b in range(-6, 7) if groups_ok(X.to_numpy(), y, np.ones(len(y)), coefs, b, spec, groups)}
+    truth = {
+        b
+        for b in range(-6, 7)
+        if groups_ok(X.to_numpy(), y, np.ones(len(y)), coefs, b, spec, groups)
+    }
     assert inside == truth
     assert all(a[1] + 1 < b[0] for a, b in zip(runs, runs[1:]))  # runs are apart and in order
 
@@ -163,8 +190,16 @@ def test_a_risk_card_clash_names_the_groups_and_settings():
     y = [1, 1, 0, 0, 1, 0, 0, 1]
     sex = pd.Series(["F", "F", "F", "F", "M", "M", "M", "M"], name="sex")
     with pytest.raises(sw.InfeasibleError) as info:
-        sw.fit(X, y, loss="logistic", sensitive_features=sex, min_tpr_by_group={"F": 1.0}, max_fpr_by_group=0.0,
-               exclude=["a"], coef_range=(0, 3))
+        sw.fit(
+            X,
+            y,
+            loss="logistic",
+            sensitive_features=sex,
+            min_tpr_by_group={"F": 1.0},
+            max_fpr_by_group=0.0,
+            exclude=["a"],
+            coef_range=(0, 3),
+        )
     message = str(info.value)
     assert "'F'" in message and "min_tpr=1 in group 'F'" in message
 
@@ -176,8 +211,16 @@ def test_a_risk_card_under_a_gap_on_real_data_keeps_it(paper_data):
     X, y = paper_data("breastcancer")
     X = X.iloc[:, :6]
     groups = np.where(np.arange(len(y)) % 3 == 0, "u", "v")
-    card = sw.fit(X, y, loss="logistic", max_size=3, coef_range=(-5, 5), sensitive_features=groups,
-                  max_tpr_gap=0.02, time_limit=5)
+    card = sw.fit(
+        X,
+        y,
+        loss="logistic",
+        max_size=3,
+        coef_range=(-5, 5),
+        sensitive_features=groups,
+        max_tpr_gap=0.02,
+        time_limit=5,
+    )
     rates = sw.group_rates(card, X, y, groups)
     assert rates["TPR"].max() - rates["TPR"].min() <= 0.02 + 1e-12
     assert card.spec.max_tpr_gap == 0.02 and card.family == "risk"
@@ -208,7 +251,10 @@ def test_auto_with_the_floor_without_groups_matches_brute_force(seed):
     assert card.spec == spec and _holds(card, X, y, groups, spec)
     free = best_risk_card(X.to_numpy(), y, names, sw.make_spec(**BOX, scale=seed % 2 == 0))
     if free[0] == pytest.approx(best[0], abs=1e-9) and "no group setting binds" in card.solver:
-        assert sw.check_card(card, prepare_data(X, y, sensitive_features=groups, warn=False), spec) == []
+        assert (
+            sw.check_card(card, prepare_data(X, y, sensitive_features=groups, warn=False), spec)
+            == []
+        )
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")

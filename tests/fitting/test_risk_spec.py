@@ -9,11 +9,12 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from brute_risk import best_risk_card, caps_ok
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.spec import RISK_REFUSALS, refused_options, set_options
 from slimwidgets.solvers.logistic import RiskProblem, search_risk
 from slimwidgets.solvers.risk_bound import risk_lower_bound
+
+from brute_risk import best_risk_card, caps_ok
 from tiny_problems import tiny_risk_problem as tiny
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
@@ -61,7 +62,9 @@ def _fit_or_clash(X, y, spec, **kw):
 @pytest.mark.slow
 def test_walk_under_every_option_matches_brute_force(case, scale):
     X, y, names = tiny(case + 20)
-    weights = np.arange(len(y)) % 3 + 1.0 if case % 2 else None  # sample weights count in caps and loss
+    weights = (
+        np.arange(len(y)) % 3 + 1.0 if case % 2 else None
+    )  # sample weights count in caps and loss
     spec = sw.make_spec(**BOX, **OPTIONS[case], scale=scale, solver="enumerate")
     best = _oracle(X, y, names, spec, weights)
     card = _fit_or_clash(X, y, spec, sample_weight=weights)
@@ -77,7 +80,9 @@ def test_walk_under_every_option_matches_brute_force(case, scale):
 @pytest.mark.parametrize("case", range(len(OPTIONS)))
 def test_cutting_planes_prove_every_option_without_scale(case):
     X, y, names = tiny(case + 40)
-    spec = sw.make_spec(**BOX, **OPTIONS[case], scale=False, solver="highs")  # no walk, no limit: until proven
+    spec = sw.make_spec(
+        **BOX, **OPTIONS[case], scale=False, solver="highs"
+    )  # no walk, no limit: until proven
     best = _oracle(X, y, names, spec)
     card = _fit_or_clash(X, y, spec)
     assert (card is None) == (best is None)
@@ -105,8 +110,11 @@ def test_cutting_plane_bound_with_a_multiplier_stays_below_the_optimum(case):
 @pytest.mark.slow
 def test_the_search_returns_only_cards_that_meet_every_rule(case):
     X, y, names = tiny(case + 80, n=40, d=4)
-    spec = sw.make_spec(**BOX, **OPTIONS[case], max_size=3) if "max_size" not in OPTIONS[case] else \
-        sw.make_spec(**BOX, **OPTIONS[case])
+    spec = (
+        sw.make_spec(**BOX, **OPTIONS[case], max_size=3)
+        if "max_size" not in OPTIONS[case]
+        else sw.make_spec(**BOX, **OPTIONS[case])
+    )
     best = _oracle(X, y, names, spec)
     data = prepare_data(X, y)
     prob = RiskProblem.from_spec(data, spec)
@@ -114,10 +122,18 @@ def test_the_search_returns_only_cards_that_meet_every_rule(case):
     assert (found is None) == (best is None)
     if found is None:
         return
-    assert best[0] - 1e-7 <= found.objective <= best[0] + 0.02  # never better than optimal, and close
+    assert (
+        best[0] - 1e-7 <= found.objective <= best[0] + 0.02
+    )  # never better than optimal, and close
     assert prob.card_ok(found.coefficients, found.intercept)
-    card = sw.ScoringSystem(names, tuple(int(v) for v in found.coefficients), int(found.intercept),
-                            family="risk", multiplier=found.multiplier, zero_score=spec.zero_score)
+    card = sw.ScoringSystem(
+        names,
+        tuple(int(v) for v in found.coefficients),
+        int(found.intercept),
+        family="risk",
+        multiplier=found.multiplier,
+        zero_score=spec.zero_score,
+    )
     assert _meets_caps(card, X, y, spec)
     assert sw.check_card(card, data, spec) == []
 
@@ -132,7 +148,10 @@ def test_capped_risk_cards_on_real_data_keep_the_cap(paper_data):
             assert predicted[y == 0].mean() <= 0.1 + 1e-12
         else:
             assert predicted[y == 1].mean() >= 0.9 - 1e-12
-        assert card.status in ("optimal", "heuristic") and sw.check_card(card, prepare_data(X, y), card.spec) == []
+        assert (
+            card.status in ("optimal", "heuristic")
+            and sw.check_card(card, prepare_data(X, y), card.spec) == []
+        )
         if card.bound is not None:
             assert card.bound <= card.objective + 1e-9
 
@@ -143,7 +162,11 @@ def test_the_status_of_a_capped_risk_card_gives_its_rates():
     m = card.metrics(X, y)
     headline = sw.describe(card).headline
     assert f"TPR {100 * m.tpr:.1f} %" in headline and f"FPR {100 * m.fpr:.1f} %" in headline
-    assert "at risk ≥ 50 %" in headline and "proven lowest train log-loss" in headline and headline.endswith("under the caps")
+    assert (
+        "at risk ≥ 50 %" in headline
+        and "proven lowest train log-loss" in headline
+        and headline.endswith("under the caps")
+    )
 
 
 def test_caps_that_no_card_can_meet_are_named():
@@ -154,7 +177,9 @@ def test_caps_that_no_card_can_meet_are_named():
 
 def test_on_real_valued_data_an_unmet_cap_is_said_without_a_false_proof():
     rng = np.random.default_rng(5)
-    X = pd.DataFrame(rng.normal(size=(30, 2)), columns=["a", "b"])  # no score step: no exact clash test
+    X = pd.DataFrame(
+        rng.normal(size=(30, 2)), columns=["a", "b"]
+    )  # no score step: no exact clash test
     y = rng.integers(0, 2, size=30)
     y[:2] = [0, 1]
     with pytest.raises(sw.NoSolutionError, match="max_fpr=0 and min_tpr=1"):
@@ -203,14 +228,28 @@ def test_zero_score_error_makes_a_risk_card_decide_above_half():
 
 
 def test_options_without_meaning_for_risk_cards_are_refused_with_the_reason():
-    for bad, name in (({"margin": 0.5}, "margin"), ({"missing": {"a": 2}}, "missing"),
-                      ({"solver": "cbc"}, "solver='cbc'"), ({"solver": "scan"}, "solver='scan'")):
+    for bad, name in (
+        ({"margin": 0.5}, "margin"),
+        ({"missing": {"a": 2}}, "missing"),
+        ({"solver": "cbc"}, "solver='cbc'"),
+        ({"solver": "scan"}, "solver='scan'"),
+    ):
         with pytest.raises(ValueError, match="have no use for") as info:
             sw.make_spec(loss="logistic", **bad)
         assert RISK_REFUSALS[name] in str(info.value)
     # one list per family for every caller (the studio greys these out), whatever the spec sets
-    spec = sw.make_spec(loss="logistic", max_fpr=0.2, min_tpr=0.5, gap=0.1, tiers=[(3, 0.01)],
-                        groups={"g": ["a"]}, max_rules_per_group=1)
-    assert refused_options(spec) == list(RISK_REFUSALS) and set_options(spec, refused_options(spec)) == {}
+    spec = sw.make_spec(
+        loss="logistic",
+        max_fpr=0.2,
+        min_tpr=0.5,
+        gap=0.1,
+        tiers=[(3, 0.01)],
+        groups={"g": ["a"]},
+        max_rules_per_group=1,
+    )
+    assert (
+        refused_options(spec) == list(RISK_REFUSALS)
+        and set_options(spec, refused_options(spec)) == {}
+    )
     decision = sw.make_spec(margin=0.5, missing={"a": 1}, solver="cbc")
     assert refused_options(decision) == ["scale"] and set_options(decision, ["scale"]) == {}

@@ -47,6 +47,7 @@ def test_the_checked_risk_card_is_back_by_the_time_limit(monkeypatch, problem, f
     def figures_of(*args, **kwargs):
         clock.jump(figures)
         return real_card(*args, **kwargs)
+
     monkeypatch.setattr(risk_driver, "search_risk", search)
     monkeypatch.setattr(risk_driver, "_prove", prove)
     monkeypatch.setattr(risk_driver, "_card", figures_of)
@@ -72,8 +73,11 @@ def test_the_floor_of_the_whole_box_stops_at_the_proofs_deadline(monkeypatch, pr
     def floor(prob, deadline=math.inf, **kwargs):
         given.append(deadline)
         return real(prob, deadline=deadline, **kwargs)
+
     monkeypatch.setattr(risk_driver, "dense_floor", floor)
-    monkeypatch.setattr(risk_driver, "_bound", lambda prob, spec, card, time_left, cancel: (None, card))
+    monkeypatch.setattr(
+        risk_driver, "_bound", lambda prob, spec, card, time_left, cancel: (None, card)
+    )
     prob = risk_driver.RiskProblem.from_spec(data, spec)
     card = risk_driver.search_risk(prob, time_limit=0.2)
     passed = risk_driver.time.perf_counter() - 1.0

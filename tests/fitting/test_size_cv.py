@@ -25,14 +25,21 @@ def raw_table(n: int = 90, seed: int = 3) -> tuple[pd.DataFrame, pd.Series]:
     bmi = rng.normal(27, 4, n).round(2)
     sex = rng.choice(["F", "M"], n)
     bmi[rng.random(n) < 0.1] = np.nan
-    risk = (age - 58) / 12 + 0.6 * np.nan_to_num((bmi - 27) / 4) + 0.5 * (sex == "M") + rng.normal(0, 1.0, n)
-    return pd.DataFrame({"age": age, "bmi": bmi, "sex": sex}), pd.Series((risk > 0.3).astype(int), name="event")
+    risk = (
+        (age - 58) / 12
+        + 0.6 * np.nan_to_num((bmi - 27) / 4)
+        + 0.5 * (sex == "M")
+        + rng.normal(0, 1.0, n)
+    )
+    return pd.DataFrame({"age": age, "bmi": bmi, "sex": sex}), pd.Series(
+        (risk > 0.3).astype(int), name="event"
+    )
 
 
 def is_round(cut: float) -> bool:
     """A multiple of 1, 2, 2.5 or 5 times a power of ten (10^-3 at the finest)."""
     for exponent in range(-3, 8):
-        q = cut / 10.0 ** exponent
+        q = cut / 10.0**exponent
         if any(abs(q / m - round(q / m)) < 1e-9 for m in (1, 2, 2.5, 5)):
             return True
     return False
@@ -56,7 +63,9 @@ def default_card():
 def test_a_raw_table_given_no_size_gets_its_size_by_5_fold_cv_and_says_so(default_card):
     X, y, card = default_card
     chosen = card.details["size_cv"]
-    assert card.spec.size_cv == 5 and chosen["folds"] == 5 and chosen["chosen"] == card.spec.max_size
+    assert (
+        card.spec.size_cv == 5 and chosen["folds"] == 5 and chosen["chosen"] == card.spec.max_size
+    )
     assert card.size <= card.spec.max_size <= size_cv.LARGEST_SIZE
     line = describe_spec(card.spec)
     assert f"size \u2264 {card.spec.max_size}" in line and "size chosen by 5-fold CV" in line
@@ -76,10 +85,17 @@ def test_the_held_out_errors_are_those_of_folds_fit_on_their_own(default_card):
     for row in card.details["size_cv"]["candidates"]:
         errors = []
         for train, test in folds:
-            fold_card = sw.fit(rules.iloc[train], y.iloc[train], max_size=row["max_size"], coef_range=(-3, 3),
-                               time_limit=LIMIT)
+            fold_card = sw.fit(
+                rules.iloc[train],
+                y.iloc[train],
+                max_size=row["max_size"],
+                coef_range=(-3, 3),
+                time_limit=LIMIT,
+            )
             assert fold_card.status == "optimal"
-            errors.append(np.mean(fold_card.predict(rules.iloc[test]).to_numpy() != y.iloc[test].to_numpy()))
+            errors.append(
+                np.mean(fold_card.predict(rules.iloc[test]).to_numpy() != y.iloc[test].to_numpy())
+            )
         assert row["test_error"] == pytest.approx(np.mean(errors), abs=1e-12)
         assert row["test_error_std"] == pytest.approx(np.std(errors, ddof=1), abs=1e-12)
 
@@ -93,25 +109,43 @@ def test_fits_own_rules_get_their_cut_points_chosen_by_the_same_folds(default_ca
     tried = chosen["by_n_cuts"]
     assert sorted(tried) == sorted(str(n) for n in size_cv.CUT_GRID)
     lowest = min(tried.values())
-    rows = {str(n): sw.fit(X, y, coef_range=(-3, 3), time_limit=LIMIT, rules=RuleBuilder(n_cuts=n), size_cv=5)
-            for n in size_cv.CUT_GRID}  # each table's own size choice, on the same folds
-    assert {n: min(r["test_error"] for r in c.details["size_cv"]["candidates"]) for n, c in rows.items()} == \
-        pytest.approx(tried, abs=1e-12)
-    best = next(c.details["size_cv"] for c in rows.values() if min(
-        r["test_error"] for r in c.details["size_cv"]["candidates"]) <= lowest + 1e-12)
+    rows = {
+        str(n): sw.fit(
+            X, y, coef_range=(-3, 3), time_limit=LIMIT, rules=RuleBuilder(n_cuts=n), size_cv=5
+        )
+        for n in size_cv.CUT_GRID
+    }  # each table's own size choice, on the same folds
+    assert {
+        n: min(r["test_error"] for r in c.details["size_cv"]["candidates"]) for n, c in rows.items()
+    } == pytest.approx(tried, abs=1e-12)
+    best = next(
+        c.details["size_cv"]
+        for c in rows.values()
+        if min(r["test_error"] for r in c.details["size_cv"]["candidates"]) <= lowest + 1e-12
+    )
     row = next(r for r in best["candidates"] if r["max_size"] == best["chosen"])
     assert chosen["within"] == pytest.approx(row["test_error_std"] / math.sqrt(5), abs=1e-12)
-    assert chosen["n_cuts"] == min(n for n in size_cv.CUT_GRID if tried[str(n)] <= lowest + chosen["within"] + 1e-12)
+    assert chosen["n_cuts"] == min(
+        n for n in size_cv.CUT_GRID if tried[str(n)] <= lowest + chosen["within"] + 1e-12
+    )
     assert tried[str(chosen["n_cuts"])] == min(r["test_error"] for r in chosen["candidates"])
     assert card.rules.n_cuts == chosen["n_cuts"]
-    assert card.rules.get_feature_names_out().tolist() == \
-        RuleBuilder(n_cuts=chosen["n_cuts"]).fit(X).get_feature_names_out().tolist()
+    assert (
+        card.rules.get_feature_names_out().tolist()
+        == RuleBuilder(n_cuts=chosen["n_cuts"]).fit(X).get_feature_names_out().tolist()
+    )
 
 
 def test_a_rule_builder_you_give_keeps_its_cut_points():
     X, y = raw_table()
-    card = sw.fit(X[["age", "sex"]], y, coef_range=(-3, 3), rules=RuleBuilder(n_cuts=2), time_limit=5)
-    assert card.spec.size_cv == 5 and "n_cuts" not in card.details["size_cv"] and card.rules.n_cuts == 2
+    card = sw.fit(
+        X[["age", "sex"]], y, coef_range=(-3, 3), rules=RuleBuilder(n_cuts=2), time_limit=5
+    )
+    assert (
+        card.spec.size_cv == 5
+        and "n_cuts" not in card.details["size_cv"]
+        and card.rules.n_cuts == 2
+    )
 
 
 def test_your_cuts_on_every_numeric_column_leave_one_table_to_choose_from():
@@ -123,8 +157,14 @@ def test_your_cuts_on_every_numeric_column_leave_one_table_to_choose_from():
 
 def test_the_card_is_the_exact_card_of_the_chosen_size(default_card):
     X, y, card = default_card
-    at_size = sw.fit(X, y, max_size=card.spec.max_size, coef_range=(-3, 3), time_limit=LIMIT,
-                     rules=RuleBuilder(n_cuts=card.details["size_cv"]["n_cuts"]))
+    at_size = sw.fit(
+        X,
+        y,
+        max_size=card.spec.max_size,
+        coef_range=(-3, 3),
+        time_limit=LIMIT,
+        rules=RuleBuilder(n_cuts=card.details["size_cv"]["n_cuts"]),
+    )
     assert card.status == at_size.status == "optimal"
     assert card.objective == pytest.approx(at_size.objective, abs=1e-12)
     assert card.rules is not None and card.predict(X).shape == (len(X),)  # it still scores raw rows
@@ -149,7 +189,9 @@ def test_a_size_or_c0_you_give_overrides_the_default(setting):
 def test_a_table_of_rules_already_and_a_risk_card_keep_the_old_default():
     X, y = raw_table()
     rules = RuleBuilder().fit_transform(X)
-    plain = sw.fit(rules, y, coef_range=(-2, 2), time_limit=5)  # no size given, but no rules built by fit
+    plain = sw.fit(
+        rules, y, coef_range=(-2, 2), time_limit=5
+    )  # no size given, but no rules built by fit
     assert plain.spec.size_cv is None and "size_cv" not in plain.details
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -173,6 +215,7 @@ def test_the_same_table_gives_the_same_choice_and_card_also_through_joblib(defau
     table's alone, run here or in joblib's workers."""
     X, y, card = default_card
     again = sw.fit(X, y, coef_range=(-3, 3), n_jobs=2, time_limit=LIMIT)
+
     def choice(c):  # each fit's planned seconds differ: two at a time get more each
         return {k: v for k, v in c.details["size_cv"].items() if k != "seconds_per_fit"}
 
@@ -185,12 +228,16 @@ def test_the_fold_fits_share_the_time_limit():
     solve keeps the rest); with no limit, FOLD_SECONDS each. A setting, not a speed."""
     X, y = raw_table()
     card = sw.fit(X, y, coef_range=(-3, 3), time_limit=10)
-    fits = 5 * len(card.details["size_cv"]["candidates"])  # one after another: 5 folds, each every size
+    fits = 5 * len(
+        card.details["size_cv"]["candidates"]
+    )  # one after another: 5 folds, each every size
     # each number of cut points a part in proportion to its rules
     rules = {n: len(RuleBuilder(n_cuts=n).fit(X).rules_) for n in size_cv.CUT_GRID}
     part = rules[card.details["size_cv"]["n_cuts"]] / sum(rules.values())
     assert len(card.details["size_cv"]["by_n_cuts"]) == len(size_cv.CUT_GRID)
-    assert card.details["size_cv"]["seconds_per_fit"] == pytest.approx(size_cv.SHARE * 10 * part / fits)
+    assert card.details["size_cv"]["seconds_per_fit"] == pytest.approx(
+        size_cv.SHARE * 10 * part / fits
+    )
     assert card.spec.time_limit == 10
     no_limit = sw.fit(X, y, coef_range=(-3, 3), time_limit=None)
     assert no_limit.details["size_cv"]["seconds_per_fit"] == size_cv.FOLD_SECONDS
@@ -212,7 +259,9 @@ def test_a_size_no_fold_can_fit_is_left_out_with_the_reason():
     X, y = raw_table()
     card = sw.fit(X, y, coef_range=(-3, 3), require=["sex = M", "age >= 66"])
     rows = card.details["size_cv"]["candidates"]
-    assert rows[0]["max_size"] == 2 and card.spec.max_size >= 2  # a card of one rule cannot hold both
+    assert (
+        rows[0]["max_size"] == 2 and card.spec.max_size >= 2
+    )  # a card of one rule cannot hold both
     assert all(not math.isnan(r["test_error"]) for r in rows if "failed" not in r)
     # a number of cut points is tried only when its rules hold both named rules
     for n in card.details["size_cv"]["by_n_cuts"]:

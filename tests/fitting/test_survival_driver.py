@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("sksurv")
+from brute_cox import brute_optimum, tiny_survival  # noqa: E402
 from sksurv.datasets import load_whas500  # noqa: E402
 from sksurv.linear_model.coxph import BreslowEstimator  # noqa: E402
 from sksurv.metrics import concordance_index_censored  # noqa: E402
 from sksurv.util import Surv  # noqa: E402
 
 import slimwidgets as sw  # noqa: E402
-from brute_cox import brute_optimum, tiny_survival  # noqa: E402
 from slimwidgets.fitting.survival_driver import fit_survival  # noqa: E402
 
 

@@ -34,7 +34,9 @@ class FakeClock:
 
 def table(n_rows=400, seed=0):
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame((rng.random((n_rows, 7)) < 0.5).astype(np.uint8), columns=[f"r{j}" for j in range(7)])
+    X = pd.DataFrame(
+        (rng.random((n_rows, 7)) < 0.5).astype(np.uint8), columns=[f"r{j}" for j in range(7)]
+    )
     score = 3 * X.r0 + 2 * X.r1 - 2 * X.r2 + X.r3.astype(int)
     y = ((score >= 3) ^ (rng.random(n_rows) < 0.15)).astype(int)
     return X, y
@@ -52,12 +54,20 @@ def watch_phases(monkeypatch, clock):
 
     def prove(form, spec, upper, start, time_left, *args):
         phases.append(("solvers", clock.now, time_left))
-        return real_prove(form, spec, upper, start, None if time_left is None else min(time_left, 0.2), *args)
+        return real_prove(
+            form, spec, upper, start, None if time_left is None else min(time_left, 0.2), *args
+        )
 
     def polish(form, coefficients, intercept, *, deadline=math.inf, **kwargs):
         phases.append(("polish", clock.now, deadline - clock.now))
-        return real_polish(form, coefficients, intercept, deadline=-math.inf if deadline <= clock.now else math.inf,
-                           **kwargs)
+        return real_polish(
+            form,
+            coefficients,
+            intercept,
+            deadline=-math.inf if deadline <= clock.now else math.inf,
+            **kwargs,
+        )
+
     monkeypatch.setattr(driver, "local_search", search)
     monkeypatch.setattr(driver, "_prove", prove)
     monkeypatch.setattr(driver, "polish", polish)
@@ -78,13 +88,18 @@ def test_each_phase_is_given_only_the_time_left(monkeypatch, step):
     card = sw.fit(X, y, max_size=4, C0=0.001, time_limit=limit)
     assert [p[0] for p in phases] == ["search", "solvers", "polish"]
     for phase, at, seconds in phases:  # the first search may run its floor past the limit
-        assert at + seconds <= started + limit + 2 * step + (phase == "search") * driver.HEURISTIC_SECONDS, phase
+        assert (
+            at + seconds
+            <= started + limit + 2 * step + (phase == "search") * driver.HEURISTIC_SECONDS
+        ), phase
     assert card.solve_time <= limit + 10 * step  # the card's clock reads the same fake time
     assert "skipped" not in card.details
     assert sw.check_card(card, prepare_data(X, y), card.spec) == []
 
 
-@pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")  # 0.01 s of search may give one
+@pytest.mark.filterwarnings(
+    "ignore::slimwidgets.DegenerateCardWarning"
+)  # 0.01 s of search may give one
 @pytest.mark.parametrize("slow", ["_rules", "_read_table"])
 def test_building_rules_and_reading_the_table_count_against_the_limit(monkeypatch, slow):
     """When building the rules or reading the table takes the whole limit, the first search
@@ -99,11 +114,14 @@ def test_building_rules_and_reading_the_table_count_against_the_limit(monkeypatc
         out = real(*args, **kwargs)
         clock.jump(12.0)
         return out
+
     monkeypatch.setattr(driver, slow, phase_that_takes_the_limit)
     X, y = table(seed=1)
     card = sw.fit(X, y, max_size=4, time_limit=10)
     given = {phase: seconds for phase, _, seconds in phases}
-    assert given == {"search": min(driver.HEURISTIC_SECONDS, 10 / 10)}  # no solver, no polish: no time
+    assert given == {
+        "search": min(driver.HEURISTIC_SECONDS, 10 / 10)
+    }  # no solver, no polish: no time
     assert card.status == "time_limit" and card.solver == "local search"
     assert card.details["skipped"] == ("the solvers", "the polish of ties")  # said, not silent
     assert sw.check_card(card, prepare_data(X, y), card.spec) == []
@@ -117,7 +135,9 @@ def test_the_polish_stops_at_its_deadline_with_the_same_objective():
     lam, b = polish_module.polish(form, np.array([3]), -1, deadline=-math.inf)
     assert (lam.tolist(), b) == ([3], -1)
     lam, b = polish_module.polish(form, np.array([3]), -1)
-    assert (lam.tolist(), b) == ([3], -2) and form.objective_of(lam, b) == form.objective_of(np.array([3]), -1)
+    assert (lam.tolist(), b) == ([3], -2) and form.objective_of(lam, b) == form.objective_of(
+        np.array([3]), -1
+    )
 
 
 def test_a_short_limit_on_many_patterns_searches_a_sample():
@@ -125,7 +145,12 @@ def test_a_short_limit_on_many_patterns_searches_a_sample():
     values per second of the limit) are searched on a sample; with a longer limit, or no
     limit, the same patterns are fitted whole. A decision on sizes, never on a clock."""
     X, y = table(n_rows=12_000, seed=2)
-    X = X.assign(**{f"s{j}": (np.random.default_rng(j).random(len(X)) < 0.5).astype(np.uint8) for j in range(20)})
+    X = X.assign(
+        **{
+            f"s{j}": (np.random.default_rng(j).random(len(X)) < 0.5).astype(np.uint8)
+            for j in range(20)
+        }
+    )
     patterns = large.read_large(X, y)
     values = patterns.n_cells * len(patterns.feature_names)
     at = values / large.FULL_VALUES_PER_SECOND
@@ -133,7 +158,9 @@ def test_a_short_limit_on_many_patterns_searches_a_sample():
     assert large.searched_on_a_sample(patterns, sw.make_spec(time_limit=at / 2))
     assert not large.searched_on_a_sample(patterns, sw.make_spec(time_limit=2 * at))
     assert not large.searched_on_a_sample(patterns, sw.make_spec())
-    assert not large.searched_on_a_sample(patterns, sw.make_spec(time_limit=at / 2, loss="logistic"))
+    assert not large.searched_on_a_sample(
+        patterns, sw.make_spec(time_limit=at / 2, loss="logistic")
+    )
 
 
 def test_a_size_program_built_past_the_deadline_is_not_solved(monkeypatch):
@@ -151,6 +178,7 @@ def test_a_size_program_built_past_the_deadline_is_not_solved(monkeypatch):
         out = real(self, *args, **kwargs)
         clock.jump(100.0)
         return out
+
     monkeypatch.setattr(Formulation, "restricted", slow_build)
     solved = []
     monkeypatch.setattr(decomposition, "_solve_size", lambda *args: solved.append(args))
@@ -183,19 +211,23 @@ def test_each_risk_phase_ends_by_the_limit_less_the_card_s_reserve(monkeypatch, 
     def floor(prob, *, deadline, **kwargs):
         ends.append(("floor", deadline))
         return real_floor(prob, deadline=-math.inf if deadline <= clock.now else math.inf, **kwargs)
+
     monkeypatch.setattr(risk_driver, "search_risk", search)
     monkeypatch.setattr(risk_driver, "dense_floor", floor)
     X, y = table(seed=4)
     data = prepare_data(X, y)
     started = clock.now
-    card = risk_driver.fit_risk(data, sw.make_spec(loss="logistic", solver="highs", max_size=4, time_limit=10))
+    card = risk_driver.fit_risk(
+        data, sw.make_spec(loss="logistic", solver="highs", max_size=4, time_limit=10)
+    )
     reserve = min(risk_driver.MARGIN_SHARE * 10, risk_driver.MARGIN_SECONDS)  # the least it keeps
     assert [phase for phase, _ in ends] == (["search"] if slow_search else ["search", "floor"])
     for phase, end in ends:
         assert end <= started + 10 - reserve, phase
-    assert (card.bound is None) == slow_search and (slow_search or card.bound <= card.objective + 1e-9)
+    assert (card.bound is None) == slow_search and (
+        slow_search or card.bound <= card.objective + 1e-9
+    )
     assert sw.check_card(card, data, card.spec) == []
-
 
 
 def raw_rows(n_rows=300, seed=5):
@@ -228,17 +260,29 @@ def test_the_size_cv_starts_no_fit_after_its_deadline(monkeypatch, fit_seconds, 
         card = sw.fit(X, y, **kwargs)
         clock.jump(fit_seconds)
         return card
+
     X, y = table(seed=6)
     deadline = clock.now + 6.0
-    size, choice = size_cv.choose_size(slow_fit, X, y, sw.make_spec(size_cv=5, max_size=3, time_limit=10),
-                                       deadline=deadline)
-    assert starts and all(at < deadline and at + seconds <= deadline + 1e-9 for at, seconds in starts)
-    assert len(starts) == min(5 * 3, math.ceil(6.0 / fit_seconds))  # every size of a fold, folds in turn
+    size, choice = size_cv.choose_size(
+        slow_fit, X, y, sw.make_spec(size_cv=5, max_size=3, time_limit=10), deadline=deadline
+    )
+    assert starts and all(
+        at < deadline and at + seconds <= deadline + 1e-9 for at, seconds in starts
+    )
+    assert len(starts) == min(
+        5 * 3, math.ceil(6.0 / fit_seconds)
+    )  # every size of a fold, folds in turn
     if folds_in_time < size_cv.MIN_FOLDS:
-        assert size == 3 and choice["candidates"] == [] and "no time for the size CV" in choice["skipped"]
+        assert (
+            size == 3
+            and choice["candidates"] == []
+            and "no time for the size CV" in choice["skipped"]
+        )
     else:
         assert "skipped" not in choice and choice["folds_in_time"] == folds_in_time
-        assert [r["max_size"] for r in choice["candidates"]] == [1, 2, 3] and size == choice["chosen"]
+        assert [r["max_size"] for r in choice["candidates"]] == [1, 2, 3] and size == choice[
+            "chosen"
+        ]
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
@@ -258,8 +302,11 @@ def test_rules_that_take_the_limit_leave_no_time_for_the_size_cv(monkeypatch):
         out = real_rules(*args, **kwargs)
         clock.jump(12.0)
         return out
+
     monkeypatch.setattr(driver, "_rules", slow_rules)
-    monkeypatch.setattr(driver, "fit", lambda *args, **kwargs: fold_fits.append(args) or real_fit(*args, **kwargs))
+    monkeypatch.setattr(
+        driver, "fit", lambda *args, **kwargs: fold_fits.append(args) or real_fit(*args, **kwargs)
+    )
     X, y = raw_rows()
     card = real_fit(X, y, time_limit=10)
     chosen = card.details["size_cv"]
@@ -282,6 +329,7 @@ def test_a_large_table_is_cross_validated_on_a_stratified_sample(monkeypatch):
     def counting_fit(X, y, **kwargs):
         seen.append((len(X), np.bincount(np.asarray(y))))
         return sw.fit(X, y, **kwargs)
+
     X, y = table(n_rows=600, seed=7)
     y = np.asarray(y)
     size, choice = size_cv.choose_size(counting_fit, X, y, sw.make_spec(size_cv=4, max_size=2))
@@ -310,6 +358,7 @@ def test_the_dense_floor_starts_no_pass_over_the_rows_after_its_deadline(monkeyp
         passes.append(clock.now)
         clock.jump(100.0)
         return real(self, p)
+
     monkeypatch.setattr(LogisticLoss, "column_dots", slow_pass)
     floor = risk_tree.dense_floor(prob, deadline=clock.now + 50.0)
     assert len(passes) == 1 and math.isfinite(floor) and floor <= converged + 1e-9
@@ -326,15 +375,24 @@ def test_a_sample_fit_whose_limit_passed_while_reading_keeps_its_first_search(mo
     clock = FakeClock(0.0)
     monkeypatch.setattr(large, "time", clock)
     budgets, sides, real_search = [], [], large.local_search
-    monkeypatch.setattr(large, "local_search", lambda form, *, time_budget, **kw: budgets.append(time_budget) or
-                        real_search(form, time_budget=time_budget, **kw))
+    monkeypatch.setattr(
+        large,
+        "local_search",
+        lambda form, *, time_budget, **kw: (
+            budgets.append(time_budget) or real_search(form, time_budget=time_budget, **kw)
+        ),
+    )
     monkeypatch.setattr(large, "SideSearch", lambda *args: sides.append(args))
     X, y = table(n_rows=4_000, seed=9)
     limit = 2.0
-    card = large.fit_on_a_sample(patterns_of(X, y), sw.make_spec(max_size=4, time_limit=limit),
-                                 started=clock.now - 3 * limit)
+    card = large.fit_on_a_sample(
+        patterns_of(X, y), sw.make_spec(max_size=4, time_limit=limit), started=clock.now - 3 * limit
+    )
     assert budgets == [min(large.FIRST_SECONDS, limit / 10)] and sides == []
-    assert card.details["skipped"] == ("the search on the full sample",) and card.status == "time_limit"
+    assert (
+        card.details["skipped"] == ("the search on the full sample",)
+        and card.status == "time_limit"
+    )
     assert card.train_metrics == card.metrics(X, y)
 
 
@@ -347,6 +405,10 @@ def test_fit_the_estimator_and_the_command_line_share_one_default_time_limit():
     X = pd.DataFrame({"a": [1, 1, 0, 0, 1, 0], "b": [0, 1, 0, 1, 1, 0]})
     card = sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1)
     estimator = inspect.signature(sw.SLIMClassifier).parameters["time_limit"].default
-    assert card.spec.time_limit == sw.make_spec().time_limit == estimator == DEFAULT_TIME_LIMIT == 30.0
+    assert (
+        card.spec.time_limit == sw.make_spec().time_limit == estimator == DEFAULT_TIME_LIMIT == 30.0
+    )
     assert cli.FIT_DEFAULTS["time_limit"] == cli.DEMO_DEFAULTS["time_limit"] == DEFAULT_TIME_LIMIT
-    assert sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1, time_limit=None).spec.time_limit is None  # until proven
+    assert (
+        sw.fit(X, [1, 1, 0, 0, 1, 0], max_size=1, time_limit=None).spec.time_limit is None
+    )  # until proven

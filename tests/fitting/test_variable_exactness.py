@@ -16,7 +16,14 @@ from slimwidgets.solvers.search import local_search
 
 from brute import best_objective, enumerate_cards, row_errors, variables_ok
 from brute_risk import best_risk_card
-from tiny_problems import BOX, force_proof_by_size, VARIABLE_CUTS, random_variable_options, spec_or_skip, tiny_variable_problem
+from tiny_problems import (
+    BOX,
+    VARIABLE_CUTS,
+    force_proof_by_size,
+    random_variable_options,
+    spec_or_skip,
+    tiny_variable_problem,
+)
 
 # the decision card's proof paths: the MIP, the walk, the scan, the proof by size (forced
 # below, as in test_exactness) and CBC on the PuLP model
@@ -52,8 +59,13 @@ def test_settings_by_variable_match_brute_force(seed, solver):
     X, y, names, variables = tiny_variable_problem(500 + seed)
     C0 = float(rng.choice([0.01, 0.05]))
     zero_score = ["positive", "error"][seed % 2]
-    spec = spec_or_skip(**random_variable_options(rng, variables), C0=C0, zero_score=zero_score,
-                        solver=_solver(solver), **BOX)
+    spec = spec_or_skip(
+        **random_variable_options(rng, variables),
+        C0=C0,
+        zero_score=zero_score,
+        solver=_solver(solver),
+        **BOX,
+    )
     cards = enumerate_cards(X, y, names, spec)
     if len(cards["loss"]) == 0:  # no card: the fit says which settings clash
         pytest.raises(sw.InfeasibleError, sw.fit, X, y, feature_names=names, spec=spec)
@@ -70,8 +82,10 @@ def test_the_search_never_returns_a_card_that_breaks_them(seed):
     rng = np.random.default_rng(700 + seed)
     X, y, names, variables = tiny_variable_problem(700 + seed, n=30)
     spec = spec_or_skip(**random_variable_options(rng, variables), C0=0.0, **BOX)
-    found = local_search(build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec),
-                         time_budget=0.3)
+    found = local_search(
+        build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec),
+        time_budget=0.3,
+    )
     if found.feasible:
         assert variables_ok(spec, names, [found.coefficients])[0]
     # a fit stopped at once returns the search's card, checked (never one that breaks them)
@@ -85,18 +99,27 @@ def test_the_search_never_returns_a_card_that_breaks_them(seed):
 def test_a_raw_table_gets_its_variables_and_the_settings_hold():
     X, y, names, variables = tiny_variable_problem(3, n=40)
     raw = pd.DataFrame({"a": X[:, :3].sum(axis=1), "b": X[:, 3:5].sum(axis=1), "c": X[:, 5]})
-    card = sw.fit(raw, y, cuts=VARIABLE_CUTS, rules=True, max_variables=1, monotone={"a": "-"}, C0=0.01, **BOX)
+    card = sw.fit(
+        raw, y, cuts=VARIABLE_CUTS, rules=True, max_variables=1, monotone={"a": "-"}, C0=0.01, **BOX
+    )
     assert card.spec.variables == variables and card.status == "optimal"
     spec = card.spec
     cards = enumerate_cards(X, y, names, spec)
-    assert _value(card, X, y, 0.01, "positive") == pytest.approx(best_objective(cards, 0.01), abs=1e-12)
-    assert len({name.split(" ")[0] for name, v in zip(card.feature_names, card.coefficients) if v}) <= 1
+    assert _value(card, X, y, 0.01, "positive") == pytest.approx(
+        best_objective(cards, 0.01), abs=1e-12
+    )
+    assert (
+        len({name.split(" ")[0] for name, v in zip(card.feature_names, card.coefficients) if v})
+        <= 1
+    )
 
 
 def test_require_by_variable_asks_for_one_of_its_rules():
     X, y, names, variables = tiny_variable_problem(4, n=40)
     raw = pd.DataFrame({"a": X[:, :3].sum(axis=1), "b": X[:, 3:5].sum(axis=1), "c": X[:, 5]})
-    card = sw.fit(raw, y, cuts=VARIABLE_CUTS, rules=True, require=["b"], exclude=["a"], C0=0.2, **BOX)
+    card = sw.fit(
+        raw, y, cuts=VARIABLE_CUTS, rules=True, require=["b"], exclude=["a"], C0=0.2, **BOX
+    )
     used = [n for n, v in zip(card.feature_names, card.coefficients) if v]
     assert any(n.startswith("b >=") for n in used) and not any(n.startswith("a >=") for n in used)
     assert card.spec.constraints[0].describe() == "at least 1 of b >= 1, b >= 2"
@@ -104,11 +127,23 @@ def test_require_by_variable_asks_for_one_of_its_rules():
 
 def test_clashes_are_explained():
     X, y, names, variables = tiny_variable_problem(5, n=20)
-    spec = sw.make_spec(variables=variables, max_cuts_per_variable=1, require=["a >= 1", "a >= 2"], **BOX)
+    spec = sw.make_spec(
+        variables=variables, max_cuts_per_variable=1, require=["a >= 1", "a >= 2"], **BOX
+    )
     with pytest.raises(sw.InfeasibleError) as info:
         sw.fit(X, y, feature_names=names, spec=spec)
-    assert set(info.value.conflicts) == {"max_cuts_per_variable=1", "require 'a >= 1'", "require 'a >= 2'"}
-    spec = sw.make_spec(variables=variables, max_variables=1, require=["b >= 1"], coef_ranges={"a >= 1": (1, 3)}, **BOX)
+    assert set(info.value.conflicts) == {
+        "max_cuts_per_variable=1",
+        "require 'a >= 1'",
+        "require 'a >= 2'",
+    }
+    spec = sw.make_spec(
+        variables=variables,
+        max_variables=1,
+        require=["b >= 1"],
+        coef_ranges={"a >= 1": (1, 3)},
+        **BOX,
+    )
     with pytest.raises(sw.InfeasibleError) as info:
         sw.fit(X, y, feature_names=names, spec=spec)
     assert "max_variables=1" in info.value.conflicts and "require 'b >= 1'" in info.value.conflicts
@@ -148,14 +183,24 @@ def test_without_variables_max_variables_is_max_size():
 def test_risk_cards_keep_them_and_match_brute_force(seed, solver):
     rng = np.random.default_rng(900 + seed)
     X, y, names, variables = tiny_variable_problem(900 + seed, n=20)
-    X, names = X[:, [0, 1, 3, 4]], [names[j] for j in (0, 1, 3, 4)]  # a >= 1, a >= 2, b >= 1, b >= 2
+    X, names = (
+        X[:, [0, 1, 3, 4]],
+        [names[j] for j in (0, 1, 3, 4)],
+    )  # a >= 1, a >= 2, b >= 1, b >= 2
     variables = {"a": {n: "ge" for n in names[:2]}, "b": {n: "ge" for n in names[2:]}}
     opts = random_variable_options(rng, variables)
     opts.pop("signs", None)
     if opts.get("require") and opts["require"][0] not in names:
         opts.pop("require")
-    spec = spec_or_skip(**opts, loss="logistic", scale=False, C0=0.01, coef_range=(-2, 2), intercept_range=(-3, 3),
-                        solver=solver)
+    spec = spec_or_skip(
+        **opts,
+        loss="logistic",
+        scale=False,
+        C0=0.01,
+        coef_range=(-2, 2),
+        intercept_range=(-3, 3),
+        solver=solver,
+    )
     best = best_risk_card(X, y, names, spec, C0=0.01)
     if best is None:
         with pytest.raises(sw.InfeasibleError):

@@ -31,7 +31,9 @@ class _Tags(HTMLParser):
 
 def _hostile_data(n: int = 240, seed: int = 0):
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame({HOSTILE: rng.integers(0, 2, n), QUOTES: rng.integers(0, 2, n), "c": rng.integers(0, 2, n)})
+    X = pd.DataFrame(
+        {HOSTILE: rng.integers(0, 2, n), QUOTES: rng.integers(0, 2, n), "c": rng.integers(0, 2, n)}
+    )
     logit = 2.0 * X[HOSTILE] + 1.0 * X[QUOTES] - 1.5
     y = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "<b>sick</b>", "well & fine")
     X["site"] = np.where(np.arange(n) % 2 == 0, HOSTILE, QUOTES)
@@ -41,11 +43,26 @@ def _hostile_data(n: int = 240, seed: int = 0):
 @pytest.fixture(scope="module")
 def hostile_report():
     X, y = _hostile_data()
-    card = sw.ScoringSystem((HOSTILE, QUOTES, "c"), (2, 1, 0), -2, positive="<b>sick</b>", negative="well & fine",
-                            family="risk", multiplier=1.0, spec=sw.make_spec(loss="logistic", max_size=2),
-                            status="optimal")
-    doc = sw.report(card, X[:160], y[:160], test=(X[160:200], y[160:200]), external=(X[200:], y[200:]),
-                    groups="site", title=HOSTILE)
+    card = sw.ScoringSystem(
+        (HOSTILE, QUOTES, "c"),
+        (2, 1, 0),
+        -2,
+        positive="<b>sick</b>",
+        negative="well & fine",
+        family="risk",
+        multiplier=1.0,
+        spec=sw.make_spec(loss="logistic", max_size=2),
+        status="optimal",
+    )
+    doc = sw.report(
+        card,
+        X[:160],
+        y[:160],
+        test=(X[160:200], y[160:200]),
+        external=(X[200:], y[200:]),
+        groups="site",
+        title=HOSTILE,
+    )
     return card, X, y, doc
 
 
@@ -67,8 +84,15 @@ def test_the_document_is_standalone_and_prints_on_a4(hostile_report):
     assert doc.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in doc
     assert "@media print" in doc and "size: A4" in doc
     assert doc.count("<svg") == 2  # calibration and decision curve
-    for section in ("The card and how to use it", "The data", "Discrimination", "Calibration", "Decision curve",
-                    "By group", "How the card was found"):
+    for section in (
+        "The card and how to use it",
+        "The data",
+        "Discrimination",
+        "Calibration",
+        "Decision curve",
+        "By group",
+        "How the card was found",
+    ):
         assert section in doc
 
 
@@ -89,11 +113,18 @@ def test_the_data_section_counts_missing_values_and_leaves_those_rows_out():
     X, y = _hostile_data()
     X = X.astype({HOSTILE: float})
     X.iloc[:5, 0] = np.nan
-    card = sw.ScoringSystem((HOSTILE, QUOTES, "c"), (2, 1, 0), -2, positive="<b>sick</b>", negative="well & fine")
+    card = sw.ScoringSystem(
+        (HOSTILE, QUOTES, "c"), (2, 1, 0), -2, positive="<b>sick</b>", negative="well & fine"
+    )
     with pytest.warns(UserWarning, match="5 of 240"):
         doc = sw.report(card, X, y)
     rows = re.search(r"<td>training</td>(.*?)</tr>", doc).group(1)
-    assert re.findall(r">(\d+)<", rows) == ["240", "235", str(int((y[5:] == "<b>sick</b>").sum())), "5"]
+    assert re.findall(r">(\d+)<", rows) == [
+        "240",
+        "235",
+        str(int((y[5:] == "<b>sick</b>").sum())),
+        "5",
+    ]
     assert "complete cases" in doc
 
 
@@ -102,8 +133,16 @@ def test_report_of_a_fitted_decision_card_with_bootstrap_and_cv(tmp_path):
     X, y = load_demo()
     card = sw.fit_cv(X[:300], y[:300], max_size=[2, 3], cv=3, time_limit=2, progress=False)
     out = tmp_path / "r.html"
-    doc = sw.report(card, X[:300], y[:300], test=(X[300:], y[300:]), bootstrap=2, time_limit=1,
-                    path=str(out), progress=False)
+    doc = sw.report(
+        card,
+        X[:300],
+        y[:300],
+        test=(X[300:], y[300:]),
+        bootstrap=2,
+        time_limit=1,
+        path=str(out),
+        progress=False,
+    )
     assert out.read_text(encoding="utf-8") == doc
     assert "Observed rate per score" in doc and "Cross-validation (3 folds)" in doc
     assert "Harrell" in doc and "optimism" in doc

@@ -16,7 +16,9 @@ import pytest
 from slimwidgets.core import losses
 from slimwidgets.solvers import _kernels, _scan_kernels
 
-pytestmark = pytest.mark.slow  # fresh interpreters compiling the kernels: python -m pytest --all runs them
+pytestmark = (
+    pytest.mark.slow
+)  # fresh interpreters compiling the kernels: python -m pytest --all runs them
 
 ROOT = Path(__file__).resolve().parents[2]
 FIT = """
@@ -27,9 +29,14 @@ print(card.status)
 
 
 def fit_in_fresh_process(cache: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
-               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    return subprocess.run([sys.executable, "-c", FIT], capture_output=True, text=True, env=env, timeout=900)
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(cache),
+        PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    )
+    return subprocess.run(
+        [sys.executable, "-c", FIT], capture_output=True, text=True, env=env, timeout=900
+    )
 
 
 def test_the_first_fit_announces_the_compile_and_the_second_loads_it(tmp_path):

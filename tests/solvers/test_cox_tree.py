@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 import pytest
-
 from brute_cox import T_RANGE, best_t, brute_optimum, cards, cox_loss, efron_loss, tiny_survival
-from slimwidgets.core.survival import CoxCells
+
 from slimwidgets.core.cox_floor import best_scale_of, node_floor
+from slimwidgets.core.survival import CoxCells
 from slimwidgets.solvers.cox_tree import CoxProblem, prove_cox
 
 

@@ -24,15 +24,33 @@ def _ill_scaled(seed: int, zero_score: str):
 
 
 def _solve(form):
-    return solve_highs(form, time_limit=None, gap=0.0, threads=1, warm_start=None, on_incumbent=None,
-                       cancel=None, feasibility_only=False)
+    return solve_highs(
+        form,
+        time_limit=None,
+        gap=0.0,
+        threads=1,
+        warm_start=None,
+        on_incumbent=None,
+        cancel=None,
+        feasibility_only=False,
+    )
 
 
 def _exact_best(X, y, names, spec, form) -> float:
     """Brute force's optimum of the program's objective (loss + C0 size + eps L1)."""
     cards = enumerate_cards(X, y, names, spec)
-    return best_objective(cards, 0.01) + form.epsilon * cards["l1"][
-        np.isclose(cards["loss"] + 0.01 * cards["size"], best_objective(cards, 0.01), rtol=0, atol=1e-12)].min()
+    return (
+        best_objective(cards, 0.01)
+        + form.epsilon
+        * cards["l1"][
+            np.isclose(
+                cards["loss"] + 0.01 * cards["size"],
+                best_objective(cards, 0.01),
+                rtol=0,
+                atol=1e-12,
+            )
+        ].min()
+    )
 
 
 @pytest.mark.seeds(6)
@@ -49,7 +67,9 @@ def test_the_defaults_stay_where_they_suffice_and_the_least_tolerance_is_a_floor
     X = np.array([[1.0, 5.0], [2.0, 1.0], [3.0, 4.0]])  # integer data: margin 1, M ~ 100
     form = build_formulation(prepare_data(X, np.array([1, -1, 1]), warn=False), sw.make_spec())
     assert row_tolerance(form) is None
-    X = np.array([[0.001, 9e7], [2.5, 1.0], [3.25, 4e7]])  # M / margin ~ 10^12: past what HiGHS takes
+    X = np.array(
+        [[0.001, 9e7], [2.5, 1.0], [3.25, 4e7]]
+    )  # M / margin ~ 10^12: past what HiGHS takes
     form = build_formulation(prepare_data(X, np.array([1, -1, 1]), warn=False), sw.make_spec())
     assert row_tolerance(form) == LEAST_TOLERANCE
 
@@ -62,10 +82,20 @@ def test_rows_of_weights_do_not_count_as_big_m():
     X = rng.integers(0, 3, size=(40, 3)).astype(float)
     y = np.where(X[:, 0] + rng.integers(0, 2, size=40) >= 2, 1, -1)
     w = rng.choice([1.0, 1e6], size=40)
-    form = build_formulation(prepare_data(X, y, sample_weight=w, warn=False), sw.make_spec(C0=0.01, max_fpr=0.2))
+    form = build_formulation(
+        prepare_data(X, y, sample_weight=w, warn=False), sw.make_spec(C0=0.01, max_fpr=0.2)
+    )
     sub = form.restricted(2, 1.0)
-    for program in (form, sub):  # weights past 10^6 on the loss columns: defaults' slack 1 over a margin 1
-        assert np.abs(program.value[np.isin(program.index, program.col_loss[program.col_loss >= 0])]).max() >= 1e6
+    for program in (
+        form,
+        sub,
+    ):  # weights past 10^6 on the loss columns: defaults' slack 1 over a margin 1
+        assert (
+            np.abs(
+                program.value[np.isin(program.index, program.col_loss[program.col_loss >= 0])]
+            ).max()
+            >= 1e6
+        )
         assert row_tolerance(program) is None
 
 
@@ -77,13 +107,17 @@ def test_highs_proves_ill_scaled_programs_exactly(seed, zero_score):
     result = _solve(form)
     best = _exact_best(X, y, names, spec, form)
     assert result.status == "optimal"
-    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(best, abs=1e-12)
+    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(
+        best, abs=1e-12
+    )
     assert result.bound <= best + 1e-12
 
 
 @pytest.mark.parametrize("zero_score", RULES)
 @pytest.mark.seeds(8)
-def test_with_loose_tolerances_a_false_claim_is_refused_and_the_bound_stays_below(seed, zero_score, monkeypatch):
+def test_with_loose_tolerances_a_false_claim_is_refused_and_the_bound_stays_below(
+    seed, zero_score, monkeypatch
+):
     """HiGHS's defaults on the same programs: it takes z_i ~ margin / M as 0 and "proves" too good
     a value; the exact re-evaluation refuses the claim ("feasible"), and what is kept as the bound
     never passes brute force's optimum. A proof it does keep is brute force's optimum."""

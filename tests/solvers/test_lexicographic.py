@@ -8,11 +8,16 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.fitting import driver as fitting
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
-from slimwidgets.solvers.lexicographic import (class_limits, conflict_sets, dominant_loss, knapsack_floor,
-                                               prove_dominant)
+from slimwidgets.fitting import driver as fitting
+from slimwidgets.solvers.lexicographic import (
+    class_limits,
+    conflict_sets,
+    dominant_loss,
+    knapsack_floor,
+    prove_dominant,
+)
 
 from brute import enumerate_cards, row_errors
 
@@ -77,7 +82,9 @@ def test_the_dominant_proof_matches_brute_force(seed):
     proof = prove_dominant(form, start)
     assert proof.proven
     assert proof.floor == pytest.approx(min(losses), abs=1e-9)
-    assert dominant_loss(form, proof.coefficients, proof.intercept) == pytest.approx(min(losses), abs=1e-9)
+    assert dominant_loss(form, proof.coefficients, proof.intercept) == pytest.approx(
+        min(losses), abs=1e-9
+    )
     cancel = threading.Event()
     cancel.set()
     stopped = prove_dominant(form, start, cancel=cancel)
@@ -112,7 +119,10 @@ def test_a_conflict_of_four_rows():
     form = build_formulation(data, sw.make_spec(max_fpr=0.0, **BOX))
     assert [sorted(s.tolist()) for s in conflict_sets(form)] == [[0, 1, 2, 3]]
     proof = prove_dominant(form, (np.zeros(2), -1))
-    assert proof.proven and class_limits(form, proof.floor, proof.coefficients, proof.intercept)["tpr_max"] == 0.5
+    assert (
+        proof.proven
+        and class_limits(form, proof.floor, proof.coefficients, proof.intercept)["tpr_max"] == 0.5
+    )
 
 
 @pytest.mark.seeds(30)
@@ -122,14 +132,18 @@ def test_the_limit_read_from_any_valid_bound_holds(seed):
     best, form, cards = solved(seed)
     if best is None:
         return
-    objective = np.array([form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"])])
+    objective = np.array(
+        [form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"])]
+    )
     k = int(np.argmin(objective))
     key = "tpr" if form.lexicographic == "tpr" else "fpr"
     exact = class_limits(form, float(objective[k]), cards["points"][k], int(cards["intercept"][k]))
     assert exact[f"{key}_max" if key == "tpr" else "fpr_min"] == pytest.approx(best, abs=1e-12)
     assert exact[f"{key}_proven"]
     for frac in (0.0, 0.3, 0.9, 0.999):
-        weak = class_limits(form, frac * float(objective[k]), cards["points"][k], int(cards["intercept"][k]))
+        weak = class_limits(
+            form, frac * float(objective[k]), cards["points"][k], int(cards["intercept"][k])
+        )
         if key == "tpr":
             assert weak["tpr_max"] >= best - 1e-12
         else:
@@ -146,13 +160,19 @@ def test_fit_proves_the_best_rate_first_and_says_so(seed, monkeypatch):
         return
     monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
     seen = []
-    card = sw.fit(X, y, feature_names=names, sample_weight=weights, spec=spec, on_incumbent=seen.append)
+    card = sw.fit(
+        X, y, feature_names=names, sample_weight=weights, spec=spec, on_incumbent=seen.append
+    )
     assert card.status == "optimal"
     assert user_rate(card, X, y, weights, spec) == pytest.approx(best, abs=1e-12)
     if spec.max_fpr is not None:
-        assert card.details["tpr_proven"] and card.details["tpr_max"] == pytest.approx(best, abs=1e-12)
+        assert card.details["tpr_proven"] and card.details["tpr_max"] == pytest.approx(
+            best, abs=1e-12
+        )
     else:
-        assert card.details["fpr_proven"] and card.details["fpr_min"] == pytest.approx(best, abs=1e-12)
+        assert card.details["fpr_proven"] and card.details["fpr_min"] == pytest.approx(
+            best, abs=1e-12
+        )
     assert all(inc.bound <= card.objective + 1e-12 for inc in seen)
 
 

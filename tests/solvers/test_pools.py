@@ -11,8 +11,8 @@ import pytest
 
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
-from slimwidgets.fitting import check_card
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.fitting import check_card
 from slimwidgets.solvers.pools import feature_ranking, pool_search, solve_pool
 
 from brute import best_objective, enumerate_cards
@@ -34,13 +34,22 @@ def test_a_pool_gives_the_brute_force_best_card_on_its_features(seed, zero_score
     X, y, names = tiny_problem(4000 + seed, n_features=int(rng.integers(3, 5)))
     opts = random_operational_spec(rng, names)
     if seed % 3 == 0:
-        opts.pop("C0")  # the default C0 depends on the free features: the pool must keep the whole one
+        opts.pop(
+            "C0"
+        )  # the default C0 depends on the free features: the pool must keep the whole one
     spec = spec_or_skip(zero_score=zero_score, **opts)
     data = prepare_data(X, y, feature_names=names, warn=False)
     form = build_formulation(data, spec)
-    pool = sorted(rng.choice(len(names), size=int(rng.integers(1, len(names))), replace=False).tolist())
-    forced = [j for j, n in enumerate(names) if n in spec.require or spec.lock.get(n, 0) != 0
-              or (n in spec.values and 0 not in spec.values[n])]
+    pool = sorted(
+        rng.choice(len(names), size=int(rng.integers(1, len(names))), replace=False).tolist()
+    )
+    forced = [
+        j
+        for j, n in enumerate(names)
+        if n in spec.require
+        or spec.lock.get(n, 0) != 0
+        or (n in spec.values and 0 not in spec.values[n])
+    ]
     C0 = float(form.C0[0]) if spec.C0 is None else spec.C0
     expected = _pool_optimum(X, y, names, spec, set(pool) | set(forced), C0)
     found = solve_pool(form, pool)
@@ -50,15 +59,23 @@ def test_a_pool_gives_the_brute_force_best_card_on_its_features(seed, zero_score
     assert found is not None and found.status == "optimal"
     lam = found.coefficients
     assert set(np.flatnonzero(lam)) <= set(pool) | set(forced)
-    card = sw.ScoringSystem(tuple(names), tuple(int(v) for v in lam), found.intercept, positive=1, negative=-1,
-                            zero_score=zero_score)
+    card = sw.ScoringSystem(
+        tuple(names),
+        tuple(int(v) for v in lam),
+        found.intercept,
+        positive=1,
+        negative=-1,
+        zero_score=zero_score,
+    )
     assert check_card(card, data, spec) == []
     # same objective as the whole problem prices it; eps * L1 is below every loss step, and
     # the program leaves out the constant C0 of locked features
     assert found.objective == pytest.approx(form.objective_of(lam, found.intercept), abs=1e-12)
     free = form.col_lambda >= 0
     locked = sum(1 for n, v in spec.lock.items() if v != 0)
-    assert found.objective - form.epsilon * np.abs(lam[free]).sum() == pytest.approx(expected - C0 * locked, abs=1e-9)
+    assert found.objective - form.epsilon * np.abs(lam[free]).sum() == pytest.approx(
+        expected - C0 * locked, abs=1e-9
+    )
 
 
 def test_rows_merge_on_the_pool_features():
@@ -90,11 +107,14 @@ def test_pool_search_improves_a_poor_card_and_reports_it():
     poor[0] = 1
     start = (poor, -1, form.objective_of(poor, -1))
     heard = []
-    best = pool_search(form, start, deadline=math.inf,
-                       on_improve=lambda lam, b, obj: heard.append(obj))
+    best = pool_search(
+        form, start, deadline=math.inf, on_improve=lambda lam, b, obj: heard.append(obj)
+    )
     assert best is not None and best[2] < start[2] and heard[-1] == best[2]
     assert heard == sorted(heard, reverse=True)
-    card = sw.ScoringSystem(data.feature_names, tuple(int(v) for v in best[0]), best[1], positive=1, negative=0)
+    card = sw.ScoringSystem(
+        data.feature_names, tuple(int(v) for v in best[0]), best[1], positive=1, negative=0
+    )
     assert check_card(card, data, spec) == []
     assert card.metrics(X, y).error == 0  # the four-feature rule is in the first pool
 
@@ -130,6 +150,11 @@ def test_mushroom_max_accuracy_card_is_found_by_a_pool(paper_data):
     data = prepare_data(X, y, warn=False)
     form = build_formulation(data, sw.make_spec(max_size=7))
     best = pool_search(form, None, deadline=math.inf)
-    card = sw.ScoringSystem(data.feature_names, tuple(int(v) for v in best[0]), best[1],
-                            positive=data.positive, negative=data.negative)
+    card = sw.ScoringSystem(
+        data.feature_names,
+        tuple(int(v) for v in best[0]),
+        best[1],
+        positive=data.positive,
+        negative=data.negative,
+    )
     assert card.size <= 7 and card.metrics(X, y).error == 0

@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from brute import best_objective, card_value, enumerate_cards
 from slimwidgets.solvers.cbc import pulp_solver
+
+from brute import best_objective, card_value, enumerate_cards
 from tiny_problems import tiny_problem
 
 BOX = dict(coef_range=(-3, 3), intercept_range=(-8, 8), C0=0.01)
@@ -36,11 +37,20 @@ def test_formulate_solves_through_pulp_with_the_user_s_rows_and_groups():
     X, y, names = tiny_problem(3200, n_features=3)
     X = pd.DataFrame(X, columns=names)
     groups = ["A", "B"] * (len(y) // 2) + ["A"] * (len(y) % 2)
-    prog = sw.formulate(X, y, sensitive_features=groups, max_tpr_gap=0.5, solver="pulp",
-                        pulp_solver="PULP_CBC_CMD", **BOX)
+    prog = sw.formulate(
+        X,
+        y,
+        sensitive_features=groups,
+        max_tpr_gap=0.5,
+        solver="pulp",
+        pulp_solver="PULP_CBC_CMD",
+        **BOX,
+    )
     extra = [prog.points["f0"] + prog.points["f1"] <= 1]
     card = prog.fit(extra=extra)
-    same = sw.formulate(X, y, sensitive_features=groups, max_tpr_gap=0.5, solver="highs", **BOX).fit(extra=extra)
+    same = sw.formulate(
+        X, y, sensitive_features=groups, max_tpr_gap=0.5, solver="highs", **BOX
+    ).fit(extra=extra)
     assert card.solver == "pulp:PULP_CBC_CMD" and card.status == "optimal"
     assert card.objective == pytest.approx(same.objective, abs=1e-12)
     points = dict(zip(card.feature_names, card.coefficients))
@@ -60,7 +70,10 @@ def test_an_unknown_or_missing_pulp_solver_is_named_with_those_there_are():
         sw.make_spec(pulp_solver="HiGHS")
     with pytest.raises(ValueError, match="loss is not linear"):
         sw.make_spec(loss="logistic", solver="pulp")
-    assert pulp_solver(None).name in ("HiGHS", "PULP_CBC_CMD")  # PuLP's HiGHS when there, else its CBC
+    assert pulp_solver(None).name in (
+        "HiGHS",
+        "PULP_CBC_CMD",
+    )  # PuLP's HiGHS when there, else its CBC
 
 
 def test_the_spec_keeps_the_pulp_solver_in_json_and_leaves_older_specs_alone():

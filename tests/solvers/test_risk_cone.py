@@ -17,14 +17,16 @@ import pytest
 
 import slimwidgets as sw
 import slimwidgets.fitting.risk_driver as risk_driver
-from brute_risk import best_risk_card, best_t, risk_loss
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.losses import MIN_INVERSE_MULTIPLIER
 from slimwidgets.core.status import NO_BOUND, describe
 from slimwidgets.solvers.logistic import RiskProblem
 from slimwidgets.solvers.risk_cone import cone_floor, leaf_walk
 from slimwidgets.solvers.risk_tree import prove_by_supports
-from tiny_problems import empty_risk_card, tiny_risk_problem as tiny
+
+from brute_risk import best_risk_card, best_t, risk_loss
+from tiny_problems import empty_risk_card
+from tiny_problems import tiny_risk_problem as tiny
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
 T_MAX = 2.0
@@ -52,7 +54,9 @@ def _adversarial(kind: str, seed: int):
         options.update(intercept_range=(0, 1), values={"f0": [0, 2]}, require=["f1"])
     elif kind == "signs":
         options.update(signs={"f0": "+", "f2": "-"}, C0=0.01)
-    elif kind == "flat":  # a feature that is never on, another on everywhere: flat directions of the loss
+    elif (
+        kind == "flat"
+    ):  # a feature that is never on, another on everywhere: flat directions of the loss
         X["f1"], X["f2"] = 0.0, 1.0
     return X, y, weights, options
 
@@ -84,12 +88,16 @@ def test_the_proof_with_a_free_multiplier_finds_the_brute_force_optimum(kind, se
     result = prove_by_supports(prob, empty_risk_card(prob))
     assert result.complete  # no deadline: it runs to the proof
     assert result.floor <= best[0] + 1e-9  # never above the optimum
-    assert result.card.objective == pytest.approx(best[0], abs=1e-9)  # "optimal" only where brute force agrees
+    assert result.card.objective == pytest.approx(
+        best[0], abs=1e-9
+    )  # "optimal" only where brute force agrees
     # the card is what it says: its objective on every row at its own multiplier, inside every box
     card = result.card
     assert prob.card_ok(card.coefficients, card.intercept)
     assert MIN_INVERSE_MULTIPLIER <= card.t <= T_MAX
-    assert risk_loss(X, ysign, w, card.coefficients, card.intercept, card.t) == pytest.approx(card.loss, abs=1e-12)
+    assert risk_loss(X, ysign, w, card.coefficients, card.intercept, card.t) == pytest.approx(
+        card.loss, abs=1e-12
+    )
 
 
 def _cards_in(values: list[np.ndarray], ilo: int, ihi: int):
@@ -112,10 +120,23 @@ def test_a_node_floor_never_passes_the_best_card_in_its_box(seed):
     hi = lo + rng.integers(0, 3, size=3)
     ilo = int(rng.integers(-4, 2))
     ihi = ilo + int(rng.integers(0, 4))
-    floor, relaxed, t = cone_floor(columns, ysign, w, lo.astype(float), hi.astype(float), float(ilo), float(ihi),
-                                   MIN_INVERSE_MULTIPLIER, T_MAX, math.inf, 1e-10)
-    least = min(best_t(Xf, ysign, w, points, b)[1]
-                for points, b in _cards_in([np.arange(a, b + 1) for a, b in zip(lo, hi)], ilo, ihi))
+    floor, relaxed, t = cone_floor(
+        columns,
+        ysign,
+        w,
+        lo.astype(float),
+        hi.astype(float),
+        float(ilo),
+        float(ihi),
+        MIN_INVERSE_MULTIPLIER,
+        T_MAX,
+        math.inf,
+        1e-10,
+    )
+    least = min(
+        best_t(Xf, ysign, w, points, b)[1]
+        for points, b in _cards_in([np.arange(a, b + 1) for a, b in zip(lo, hi)], ilo, ihi)
+    )
     assert floor <= least + 1e-9
     assert lo.min() - 1e-9 <= relaxed[1:].min() and relaxed[1:].max() <= hi.max() + 1e-9
     assert MIN_INVERSE_MULTIPLIER <= t <= T_MAX
@@ -129,7 +150,9 @@ def test_the_walk_over_intercepts_is_exact_from_any_start(seed):
     n = int(rng.integers(5, 14))
     y = rng.choice([-1.0, 1.0], size=n)
     y[:2] = [1.0, -1.0]
-    s = np.zeros(n) if seed % 4 == 0 else y * rng.integers(-3, 4, size=n).astype(float)  # s = y * (x . points)
+    s = (
+        np.zeros(n) if seed % 4 == 0 else y * rng.integers(-3, 4, size=n).astype(float)
+    )  # s = y * (x . points)
     w = rng.choice([0.5, 1.0, 2.0], size=n)
     w = w / w.sum()
     ilo, ihi = -6, 6
@@ -137,10 +160,14 @@ def test_the_walk_over_intercepts_is_exact_from_any_start(seed):
     for b in range(ilo, ihi + 1):
         f = lambda t, b=b: float(w @ np.logaddexp(0.0, -t * (s + y * b)))  # noqa: E731
         grid = np.geomspace(MIN_INVERSE_MULTIPLIER, T_MAX, 4001)
-        values.append(min(f(t) for t in grid))  # a fine grid: an upper value, no solver shared with the package
+        values.append(
+            min(f(t) for t in grid)
+        )  # a fine grid: an upper value, no solver shared with the package
     least = min(values)
     for start in (0.0, float(ilo), float(ihi), float(rng.integers(ilo, ihi + 1))):
-        k, t, loss, floor = leaf_walk(s, y, w, float(ilo), float(ihi), MIN_INVERSE_MULTIPLIER, T_MAX, start)
+        k, t, loss, floor = leaf_walk(
+            s, y, w, float(ilo), float(ihi), MIN_INVERSE_MULTIPLIER, T_MAX, start
+        )
         assert ilo <= k <= ihi and MIN_INVERSE_MULTIPLIER <= t <= T_MAX
         assert loss == pytest.approx(float(w @ np.logaddexp(0.0, -t * (s + y * k))), abs=1e-14)
         assert loss <= least + 1e-12  # no worse than the best on the grid
@@ -158,7 +185,9 @@ def test_a_requested_gap_is_honoured_with_a_free_multiplier(gap):
     assert result.card.objective - result.floor <= gap * abs(result.card.objective) + 1e-9
 
 
-@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning", "ignore::slimwidgets.DegenerateCardWarning")
+@pytest.mark.filterwarnings(
+    "ignore::slimwidgets.DataWarning", "ignore::slimwidgets.DegenerateCardWarning"
+)
 @pytest.mark.parametrize("kind,seed", [("random", 0), ("weights", 2), ("narrow", 1)])
 def test_fit_with_a_free_multiplier_stops_when_its_card_is_proven(kind, seed, monkeypatch):
     """The walk out of the way, the default model is proven by the tree and fit returns: a
@@ -174,7 +203,9 @@ def test_fit_with_a_free_multiplier_stops_when_its_card_is_proven(kind, seed, mo
     assert ("proven lowest" in words or "(proven)" in words) and NO_BOUND not in words
 
 
-@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning", "ignore::slimwidgets.DegenerateCardWarning")
+@pytest.mark.filterwarnings(
+    "ignore::slimwidgets.DataWarning", "ignore::slimwidgets.DegenerateCardWarning"
+)
 @pytest.mark.parametrize("bound", [1e-5, -0.3, 0.0])
 def test_a_floor_that_says_nothing_reads_as_no_proven_limit(bound):
     """A floor at or below 0, or one that prints as 0.0000, is no limit worth stating."""

@@ -16,11 +16,18 @@ import slimwidgets as sw
 import slimwidgets.fitting.risk_driver as risk_driver
 import slimwidgets.solvers.risk_rows as risk_rows
 import slimwidgets.solvers.risk_tree as risk_tree
-from brute_risk import best_risk_card
 from slimwidgets.core.data import prepare_data
 from slimwidgets.solvers.logistic import RiskProblem
-from slimwidgets.solvers.risk_tree import dense_floor, prove_by_supports, support_count, tree_applies
-from tiny_problems import empty_risk_card, tiny_risk_problem as tiny
+from slimwidgets.solvers.risk_tree import (
+    dense_floor,
+    prove_by_supports,
+    support_count,
+    tree_applies,
+)
+
+from brute_risk import best_risk_card
+from tiny_problems import empty_risk_card
+from tiny_problems import tiny_risk_problem as tiny
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
 # the options the tree handles: boxes (signs, values, locks, exclude, require), costs per
@@ -64,7 +71,9 @@ def test_branch_and_bound_finds_and_proves_the_optimum_without_scale(case):
     # the card's objective is its own, on every row, and it meets the spec
     coefs, b = result.card.coefficients, result.card.intercept
     assert prob.card_ok(coefs, b)
-    assert result.card.objective == pytest.approx(prob.objective(coefs, prob.loss.evaluate(coefs, b)), abs=1e-12)
+    assert result.card.objective == pytest.approx(
+        prob.objective(coefs, prob.loss.evaluate(coefs, b)), abs=1e-12
+    )
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
@@ -102,13 +111,18 @@ def test_stopped_early_it_claims_nothing_beyond_its_floor():
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
 def test_rules_the_tree_does_not_handle_leave_it_to_the_cutting_planes():
     X, y, names = tiny(700, d=4)
-    for options in ({"max_fpr": 0.3}, {"constraints": [sw.at_most(1, ["f0", "f1"])]},
-                    {"tiers": [(1, 0.01), (2, 0.03)]}):
+    for options in (
+        {"max_fpr": 0.3},
+        {"constraints": [sw.at_most(1, ["f0", "f1"])]},
+        {"tiers": [(1, 0.01), (2, 0.03)]},
+    ):
         prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), sw.make_spec(**BOX, **options))
         assert not tree_applies(prob) and prove_by_supports(prob, empty_risk_card(prob)) is None
 
 
-@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning", "ignore::slimwidgets.DegenerateCardWarning")
+@pytest.mark.filterwarnings(
+    "ignore::slimwidgets.DataWarning", "ignore::slimwidgets.DegenerateCardWarning"
+)
 @pytest.mark.parametrize("case", [0, 1, 4])
 def test_fit_stops_when_its_card_is_proven(case, monkeypatch):
     """With the walk out of the way, fit proves the optimum by the tree and returns: a time
@@ -121,7 +135,9 @@ def test_fit_stops_when_its_card_is_proven(case, monkeypatch):
     assert card.status == "optimal" and card.solver == "logistic search + branch and bound"
     assert card.objective == pytest.approx(best, abs=1e-9) and card.gap == 0.0
     words = card.status_line()
-    assert ("proven lowest train log-loss" in words or "(proven)" in words) and "no proven limit" not in words
+    assert (
+        "proven lowest train log-loss" in words or "(proven)" in words
+    ) and "no proven limit" not in words
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
@@ -154,8 +170,15 @@ def test_fit_with_a_multiplier_proves_its_card_and_stops(monkeypatch):
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
 @pytest.mark.parametrize("scale", [True, False])
-@pytest.mark.parametrize("options", [{}, {"max_size": 1, "require": ["f0"]}, {"max_fpr": 0.3},
-                                     {"constraints": [sw.at_least(2, ["f0", "f1", "f2"])]}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"max_size": 1, "require": ["f0"]},
+        {"max_fpr": 0.3},
+        {"constraints": [sw.at_least(2, ["f0", "f1", "f2"])]},
+    ],
+)
 @pytest.mark.slow
 def test_the_dense_floor_never_passes_the_optimum(options, scale):
     X, y, names = tiny(1000 + len(options), d=3)
@@ -202,7 +225,9 @@ def test_the_floors_give_up_at_once_when_their_pace_would_miss_the_deadline(monk
     monkeypatch.setattr(risk_tree, "time", clock)
     result = prove_by_supports(prob, empty_risk_card(prob), deadline=6.0)
     assert not result.complete and result.floor == -math.inf
-    assert clock.now < 6.0 + 3  # it stopped after the first support instead of running to the deadline
+    assert (
+        clock.now < 6.0 + 3
+    )  # it stopped after the first support instead of running to the deadline
     # with room for every support at that pace, it proves the card
     best = _oracle(X, y, names, spec)[0]
     result = prove_by_supports(prob, empty_risk_card(prob), deadline=clock.now + 1e6)
@@ -216,13 +241,16 @@ def test_the_rows_of_a_support_keep_every_cards_loss_and_fit_in_memory(case):
     every card on the support has its loss. A default risk fit on a raw table asked for one
     support of 43 rules, and the table of 2^44 cells failed with a MemoryError."""
     rng = np.random.default_rng(7)
-    n, k = 60, {"bits": 3, "ranks": 3, "many 0/1 features": risk_rows.MAX_TABLE_FEATURES + 9}.get(case, 5)
+    n, k = (
+        60,
+        {"bits": 3, "ranks": 3, "many 0/1 features": risk_rows.MAX_TABLE_FEATURES + 9}.get(case, 5),
+    )
     X = rng.integers(0, 2, size=(n, k)).astype(float)
     if case == "ranks":
         X = rng.normal(size=(n, k)).round(3)
     if case == "too many combinations":  # 2^16 values a column: the key of ranks (1, 0, 0, 0, 0)
-        X = np.repeat(np.arange(2.0 ** 16)[:, None], k, axis=1)  # would wrap to row 0's key
-        X, n = np.vstack([X, np.eye(1, k)]), 2 ** 16 + 1
+        X = np.repeat(np.arange(2.0**16)[:, None], k, axis=1)  # would wrap to row 0's key
+        X, n = np.vstack([X, np.eye(1, k)]), 2**16 + 1
     y, w = rng.choice([-1.0, 1.0], size=n), rng.random(n)
     y[-1] = y[0]
     ranks, sizes = risk_rows.value_ranks(X)
@@ -231,9 +259,14 @@ def test_the_rows_of_a_support_keep_every_cards_loss_and_fit_in_memory(case):
     columns, cy, cw = risk_rows.support_rows(X, ranks, sizes, y, w, binary, idx)
     assert cw.sum() == pytest.approx(w.sum()) and columns.shape[0] <= n
     for _ in range(5):
-        points, b = rng.choice([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0], size=k), float(rng.integers(-3, 4))
+        points, b = (
+            rng.choice([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0], size=k),
+            float(rng.integers(-3, 4)),
+        )
         every_row = w @ np.logaddexp(0.0, -y * (b + X @ points))
-        assert cw @ np.logaddexp(0.0, -(cy * b + columns @ points)) == pytest.approx(every_row, rel=1e-12)
+        assert cw @ np.logaddexp(0.0, -(cy * b + columns @ points)) == pytest.approx(
+            every_row, rel=1e-12
+        )
 
 
 def test_a_risk_fit_whose_one_support_has_more_rules_than_a_table_of_cells_holds_is_proven():
@@ -243,7 +276,9 @@ def test_a_risk_fit_whose_one_support_has_more_rules_than_a_table_of_cells_holds
     X = pd.DataFrame(rng.integers(0, 2, size=(80, 24)), columns=[f"r{j}" for j in range(24)])
     y = np.where(X["r0"] + X["r1"] + rng.random(80) > 1.2, 1, -1)
     assert 24 > risk_rows.MAX_TABLE_FEATURES
-    card = sw.fit(X, y, loss="logistic", max_size=24, coef_range=(-1, 1))  # no time limit: to its proof
+    card = sw.fit(
+        X, y, loss="logistic", max_size=24, coef_range=(-1, 1)
+    )  # no time limit: to its proof
     assert card.status == "optimal" and card.bound == pytest.approx(card.objective, abs=1e-9)
 
 
@@ -253,8 +288,14 @@ def test_rows_merged_by_their_values_keep_every_cards_loss(seed):
     0/1) and the label: every card on the support has the same loss on the merged rows."""
     rng = np.random.default_rng(seed)
     n = 40
-    X = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n), rng.normal(size=n).round(1),
-                         rng.integers(0, 3, n)]).astype(float)
+    X = np.column_stack(
+        [
+            rng.integers(0, 2, n),
+            rng.integers(0, 4, n),
+            rng.normal(size=n).round(1),
+            rng.integers(0, 3, n),
+        ]
+    ).astype(float)
     y = rng.choice([-1.0, 1.0], size=n)
     w = rng.random(n)
     ranks, sizes = risk_rows.value_ranks(X)
@@ -271,8 +312,15 @@ def test_rows_merged_by_their_values_keep_every_cards_loss(seed):
 
 def test_the_ranks_of_values_are_numpys_unique_inverse_with_two_valued_columns_read_without_a_sort():
     rng = np.random.default_rng(0)
-    X = np.column_stack([rng.integers(0, 2, 50), np.full(50, 3.0), rng.integers(0, 5, 50),
-                         rng.choice([2.5, 7.0], 50), rng.normal(size=50)])
+    X = np.column_stack(
+        [
+            rng.integers(0, 2, 50),
+            np.full(50, 3.0),
+            rng.integers(0, 5, 50),
+            rng.choice([2.5, 7.0], 50),
+            rng.normal(size=50),
+        ]
+    )
     ranks, sizes = risk_rows.value_ranks(X)
     for j in range(X.shape[1]):
         values, inverse = np.unique(X[:, j], return_inverse=True)

@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.fitting import driver as fitting
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
-from slimwidgets.solvers.lexicographic import weighted_errors
+from slimwidgets.fitting import driver as fitting
 from slimwidgets.solvers.exhaustive import steps_per_support
+from slimwidgets.solvers.lexicographic import weighted_errors
 from slimwidgets.solvers.scan import ScanLimits, solve_by_scan, support_floors, surviving_supports
 
 from brute import enumerate_cards, row_errors
@@ -53,7 +53,9 @@ def random_options(rng, names) -> dict:
         elif kind == 3 and f:
             opts.setdefault("lock", {})[f] = int(rng.choice([-2, 1, 3]))
         elif kind == 4 and f:
-            opts.setdefault("values", {})[f] = sorted({int(v) for v in rng.choice([-3, -1, 0, 2, 3], size=3)})
+            opts.setdefault("values", {})[f] = sorted(
+                {int(v) for v in rng.choice([-3, -1, 0, 2, 3], size=3)}
+            )
         elif kind == 5:
             opts["max_size"] = int(rng.integers(1, len(names)))
         elif kind == 6 and f:
@@ -63,8 +65,12 @@ def random_options(rng, names) -> dict:
         elif kind == 8:
             opts["max_fpr"] = float(rng.choice([0.0, 0.25, 0.5]))
     if rng.random() < 0.25:
-        opts.update(groups={"g": names[:2]}, group_penalty=0.02, rule_penalty=0.04,
-                    max_rules_per_group=int(rng.integers(1, 3)))
+        opts.update(
+            groups={"g": names[:2]},
+            group_penalty=0.02,
+            rule_penalty=0.04,
+            max_rules_per_group=int(rng.integers(1, 3)),
+        )
     return opts
 
 
@@ -82,7 +88,12 @@ def setup(seed: int):
 
 def engine_losses(form, cards) -> np.ndarray:
     """The engine's weighted loss (row_weight units) of every brute-force card."""
-    return np.array([weighted_errors(form, form.row_weight, p, b) for p, b in zip(cards["points"], cards["intercept"])])
+    return np.array(
+        [
+            weighted_errors(form, form.row_weight, p, b)
+            for p, b in zip(cards["points"], cards["intercept"])
+        ]
+    )
 
 
 def free_support(form, points: np.ndarray) -> tuple[int, ...]:
@@ -116,7 +127,9 @@ def test_a_discarded_support_never_holds_a_better_card(seed):
     form, cards = setup(100 + seed)
     if not len(cards["loss"]):
         return
-    objective = np.array([form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"])])
+    objective = np.array(
+        [form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"])]
+    )
     rng = np.random.default_rng(seed)
     upper = float(np.quantile(objective, float(rng.choice([0.0, 0.05, 0.3, 1.0]))))
     kept = {tuple(sorted(s)): least for least, s in surviving_supports(form, upper)}
@@ -189,8 +202,13 @@ def test_a_declined_scan_reports_a_valid_bound(seed):
     best = brute_optimum(form, cards)
     bounds = []
     for walk_work in (0.0, 1e3, 1e5, 1e7):
-        result = solve_by_scan(form, upper, start, limits=ScanLimits(scan_work=math.inf, walk_work=walk_work),
-                               on_incumbent=lambda inc: bounds.append(inc.bound))
+        result = solve_by_scan(
+            form,
+            upper,
+            start,
+            limits=ScanLimits(scan_work=math.inf, walk_work=walk_work),
+            on_incumbent=lambda inc: bounds.append(inc.bound),
+        )
         assert result.status in ("optimal", "declined")
         assert result.bound <= best + 1e-12 <= result.objective + 2e-12
     assert all(bound <= best + 1e-12 for bound in bounds)
@@ -206,8 +224,13 @@ def test_a_scan_declined_at_max_size_bounds_by_its_floors():
     start, upper = empty_start(form)
     small = [support for _, support in surviving_supports(form, upper) if len(support) < 2]
     # steps for every survivor of sizes 0 and 1, and half of one of size 2: declined at size 2
-    work = sum(steps_per_support(form, len(support)) for support in small) + steps_per_support(form, 2) / 2
-    declined = solve_by_scan(form, upper, start, limits=ScanLimits(scan_work=math.inf, walk_work=work))
+    work = (
+        sum(steps_per_support(form, len(support)) for support in small)
+        + steps_per_support(form, 2) / 2
+    )
+    declined = solve_by_scan(
+        form, upper, start, limits=ScanLimits(scan_work=math.inf, walk_work=work)
+    )
     assert declined.status == "declined" and declined.settled == 1
     assert 0.1 < declined.bound <= best + 1e-12  # errors, not 2 * C0 = 0.002 of penalties
 
@@ -232,11 +255,15 @@ def test_auto_takes_the_scan_and_gives_it_up_by_measured_work(seed, monkeypatch)
     cards = enumerate_cards(X, y, names, spec)
     best = (cards["loss"] + 0.02 * cards["size"]).min()
     monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
-    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", -1)  # nor the proof by size first (tested below)
+    monkeypatch.setattr(
+        fitting, "SIZE_MIPS_FIRST", -1
+    )  # nor the proof by size first (tested below)
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert card.solver == "scan" and card.status == "optimal"
     total = X @ np.array(card.coefficients, float) + card.intercept
-    assert np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size == pytest.approx(best, abs=1e-12)
+    assert np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * card.size == pytest.approx(
+        best, abs=1e-12
+    )
     monkeypatch.setattr(fitting, "SCAN_LIMITS", ScanLimits(scan_work=0.0, walk_work=0.0))
     other = sw.fit(X, y, feature_names=names, spec=spec)
     assert other.solver != "scan" and other.status == "optimal"
@@ -305,7 +332,11 @@ def test_the_scan_choice_is_the_same_under_any_load(seed, monkeypatch):
         monkeypatch.setattr(time, name, _BusyClock())
     busy = sw.fit(X, y, feature_names=names, spec=spec)
     assert (busy.solver, busy.status, busy.coefficients, busy.intercept) == (
-        quiet.solver, quiet.status, quiet.coefficients, quiet.intercept)
+        quiet.solver,
+        quiet.status,
+        quiet.coefficients,
+        quiet.intercept,
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -315,23 +346,34 @@ def test_auto_proves_a_raw_table_with_nested_thresholds(seed, monkeypatch):
     signs on some rules; so is the scan's from the empty card."""
     rng = np.random.default_rng(seed)
     n = 24
-    raw = pd.DataFrame({"age": rng.integers(20, 80, size=n), "kind": rng.choice(["a", "b", "c"], size=n)})
+    raw = pd.DataFrame(
+        {"age": rng.integers(20, 80, size=n), "kind": rng.choice(["a", "b", "c"], size=n)}
+    )
     y = np.where(((raw["age"] > 50) & (raw["kind"] != "c")) ^ (rng.random(n) < 0.1), 1, -1)
     builder = sw.RuleBuilder(cuts={"age": [40, 50, 60]}).fit(raw)
     rules = builder.transform(raw)
     names = list(rules.columns)
     signs = {names[0]: "+"} if seed % 2 else {}
-    spec = sw.make_spec(C0=0.03, max_size=3, coef_range=(-3, 3), intercept_range=(-8, 8), signs=signs)
+    spec = sw.make_spec(
+        C0=0.03, max_size=3, coef_range=(-3, 3), intercept_range=(-8, 8), signs=signs
+    )
     cards = enumerate_cards(rules.to_numpy(), y, names, spec)
     monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
     monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", 10**6)
     card = sw.fit(raw, y, rules=builder, spec=spec)
     assert card.solver == "scan" and card.status == "optimal"
-    total = rules.to_numpy() @ np.array([dict(zip(card.feature_names, card.coefficients)).get(f, 0) for f in names],
-                                        float) + card.intercept
+    total = (
+        rules.to_numpy()
+        @ np.array(
+            [dict(zip(card.feature_names, card.coefficients)).get(f, 0) for f in names], float
+        )
+        + card.intercept
+    )
     got = np.mean(row_errors(total, y, spec.zero_score)) + 0.03 * card.size
     assert got == pytest.approx((cards["loss"] + 0.03 * cards["size"]).min(), abs=1e-12)
-    form = build_formulation(prepare_data(rules.to_numpy(), y, feature_names=names, warn=False), spec)
+    form = build_formulation(
+        prepare_data(rules.to_numpy(), y, feature_names=names, warn=False), spec
+    )
     start, upper = empty_start(form)
     scanned = solve_by_scan(form, upper, start)
     assert scanned.status == "optimal"

@@ -16,7 +16,12 @@ import pytest
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.solvers import scan
-from slimwidgets.solvers.scan import solve_by_scan, support_floors, supports_within_caps, surviving_supports
+from slimwidgets.solvers.scan import (
+    solve_by_scan,
+    support_floors,
+    supports_within_caps,
+    surviving_supports,
+)
 
 from brute import enumerate_cards, variables_ok
 from tiny_problems import BOX, random_variable_options, spec_or_skip, tiny_variable_problem
@@ -36,7 +41,9 @@ def variable_setup(seed: int):
 def listed_supports(form) -> set[tuple[int, ...]]:
     """Every support (of one or more optional features) the scan lists, with the required ones."""
     n_opt = sum(1 for v in form.allowed if len(v) > 1 and 0 in v)
-    return {tuple(sorted(s)) for extra in range(1, n_opt + 1) for s in support_floors(form, extra)[0]}
+    return {
+        tuple(sorted(s)) for extra in range(1, n_opt + 1) for s in support_floors(form, extra)[0]
+    }
 
 
 def supports_keeping_caps(form, names, spec) -> set[tuple[int, ...]]:
@@ -45,8 +52,12 @@ def supports_keeping_caps(form, names, spec) -> set[tuple[int, ...]]:
     movable = [j for j, v in enumerate(form.allowed) if len(v) > 1]
     required = [j for j in movable if 0 not in form.allowed[j]]
     optional = [j for j in movable if j not in required]
-    base = np.array([1.0 if (j in required or (len(v) == 1 and v[0] != 0)) else 0.0
-                     for j, v in enumerate(form.allowed)])
+    base = np.array(
+        [
+            1.0 if (j in required or (len(v) == 1 and v[0] != 0)) else 0.0
+            for j, v in enumerate(form.allowed)
+        ]
+    )
     caps_only = spec.replace(monotone={})  # which supports, not which points
     out = set()
     for extra in range(1, len(optional) + 1):
@@ -67,7 +78,9 @@ def mismatches(seed: int) -> list[str]:
         wrong.append(f"supports listed {sorted(listed ^ expected)} differ")
     if not len(cards["loss"]):
         return wrong
-    objective = np.array([form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"])])
+    objective = np.array(
+        [form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"])]
+    )
     result = solve_by_scan(form, math.inf, None)
     if result.status != "optimal" or abs(result.objective - objective.min()) > 1e-12:
         wrong.append(f"scan {result.status} {result.objective} vs brute force {objective.min()}")
@@ -97,6 +110,7 @@ def tightened(which: str):
         if which == "variables":
             return var, var_room - 1, member, cap_room
         return var, var_room, member, cap_room - 1
+
     return caps
 
 
@@ -121,6 +135,9 @@ def test_supports_within_caps_counts_them(seed):
     var = rng.integers(-1, 4, size=int(rng.integers(1, 9)))
     room = int(rng.integers(0, 4))
     for extra in range(len(var) + 1):
-        brute = sum(1 for c in itertools.combinations(range(len(var)), extra)
-                    if len({int(var[t]) for t in c if var[t] >= 0}) <= room)
+        brute = sum(
+            1
+            for c in itertools.combinations(range(len(var)), extra)
+            if len({int(var[t]) for t in c if var[t] >= 0}) <= room
+        )
         assert supports_within_caps((var, room, None, None), extra) == brute

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.solvers import worker
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.solvers import worker
 from slimwidgets.solvers.highs import solve_highs
 from slimwidgets.solvers.mip import solve_formulation
 
@@ -38,24 +38,45 @@ def easy_form(seed: int):
     X = rng.integers(0, 3, size=(30, 3))
     y = rng.integers(0, 2, size=30)
     y[:2] = [0, 1]
-    return build_formulation(prepare_data(X, y, warn=False), sw.make_spec(C0=0.01, coef_range=(-3, 3)))
+    return build_formulation(
+        prepare_data(X, y, warn=False), sw.make_spec(C0=0.01, coef_range=(-3, 3))
+    )
 
 
 @pytest.mark.seeds(4)
 def test_a_solve_in_the_child_equals_the_solve_in_process(seed):
     form = easy_form(seed)
-    here = solve_highs(form, time_limit=None, gap=0.0, threads=1, warm_start=None, on_incumbent=None,
-                        cancel=None, feasibility_only=False)
+    here = solve_highs(
+        form,
+        time_limit=None,
+        gap=0.0,
+        threads=1,
+        warm_start=None,
+        on_incumbent=None,
+        cancel=None,
+        feasibility_only=False,
+    )
     seen = []
-    there = worker.solve_in_child(form, time_limit=None, gap=0.0, threads=1, warm_start=None,
-                                  on_incumbent=seen.append, cancel=threading.Event())
+    there = worker.solve_in_child(
+        form,
+        time_limit=None,
+        gap=0.0,
+        threads=1,
+        warm_start=None,
+        on_incumbent=seen.append,
+        cancel=threading.Event(),
+    )
     assert there is not None and there.status == here.status == "optimal"
     assert there.objective == pytest.approx(here.objective, abs=1e-12)
-    assert seen and seen[-1].objective == pytest.approx(there.objective, abs=1e-12)  # incumbents streamed back
+    assert seen and seen[-1].objective == pytest.approx(
+        there.objective, abs=1e-12
+    )  # incumbents streamed back
 
 
 def test_a_cancelled_solve_is_killed_and_returns_its_last_card(monkeypatch):
-    monkeypatch.setattr(worker, "STOP_GRACE", 0.0)  # no grace: the child is killed, never asked twice
+    monkeypatch.setattr(
+        worker, "STOP_GRACE", 0.0
+    )  # no grace: the child is killed, never asked twice
     # a child that does not hear the request (HiGHS heeds it only now and then; since the bound
     # is streamed it often heeds it at once, which would leave the kill untested)
     monkeypatch.setattr(worker._Child, "ask_to_stop", lambda self: None)
@@ -65,9 +86,20 @@ def test_a_cancelled_solve_is_killed_and_returns_its_last_card(monkeypatch):
     def on_incumbent(inc):
         seen.append(inc)
         first.set()
+
     box, bounds = {}, []
-    thread = threading.Thread(target=lambda: box.setdefault("r", solve_formulation(
-        form, time_limit=120, cancel=cancel, on_incumbent=on_incumbent, on_bound=bounds.append)))
+    thread = threading.Thread(
+        target=lambda: box.setdefault(
+            "r",
+            solve_formulation(
+                form,
+                time_limit=120,
+                cancel=cancel,
+                on_incumbent=on_incumbent,
+                on_bound=bounds.append,
+            ),
+        )
+    )
     thread.start()
     assert first.wait(60), "no incumbent within a minute"
     deadline = time.monotonic() + 60
@@ -81,7 +113,9 @@ def test_a_cancelled_solve_is_killed_and_returns_its_last_card(monkeypatch):
     assert result.status == "interrupted"
     assert result.message == "stopped by killing the solver process"
     assert result.objective == pytest.approx(seen[-1].objective, abs=1e-12)
-    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(result.objective, abs=1e-12)
+    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(
+        result.objective, abs=1e-12
+    )
     assert result.bound <= result.objective
     # the bound the child streamed before it was killed is kept, not lost with the process
     assert result.bound >= min(max(bounds), seen[-1].objective) - 1e-12
@@ -122,8 +156,12 @@ def test_a_script_without_a_main_guard_is_not_run_again():
         card = sw.fit(X, y, C0=0.002, time_limit=1.0, cancel=threading.Event())
         print("fitted", card.status, flush=True)
     """)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env)
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("script ran") == 1
     assert "fitted" in out.stdout
@@ -143,6 +181,7 @@ def test_a_child_killed_under_its_solve_keeps_its_card_and_a_new_child_starts():
     import signal
 
     from slimwidgets.solvers.base import FitStop
+
     from solver_children import busy_children
 
     form = hard_form(3)
@@ -151,9 +190,13 @@ def test_a_child_killed_under_its_solve_keeps_its_card_and_a_new_child_starts():
     def on_incumbent(inc):
         seen.append(inc)
         first.set()
+
     box = {}
-    thread = threading.Thread(target=lambda: box.setdefault("r", solve_formulation(
-        form, time_limit=600, cancel=stop, on_incumbent=on_incumbent)))
+    thread = threading.Thread(
+        target=lambda: box.setdefault(
+            "r", solve_formulation(form, time_limit=600, cancel=stop, on_incumbent=on_incumbent)
+        )
+    )
     thread.start()
     assert first.wait(120), "no incumbent within two minutes"
     busy = busy_children()
@@ -166,7 +209,9 @@ def test_a_child_killed_under_its_solve_keeps_its_card_and_a_new_child_starts():
     assert result.message.startswith("lost the HiGHS process (killed by signal 9")
     assert stop.is_set() and not stop.cancelled and stop.lost == result.message
     assert result.objective == pytest.approx(seen[-1].objective, abs=1e-12)
-    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(result.objective, abs=1e-12)
+    assert form.objective_of(result.coefficients, result.intercept) == pytest.approx(
+        result.objective, abs=1e-12
+    )
     assert result.bound <= result.objective
     assert busy[0] not in worker._live  # reaped
     nxt = solve_formulation(easy_form(1), cancel=threading.Event())
@@ -191,7 +236,12 @@ class _DeafChild:
     ``stuck_sending`` it never even reads its job (a child still loading, a full pipe)."""
 
     def __init__(self, form, clock, stuck_sending=False):
-        self.clock, self.stuck_sending, self.killed_at, self.asked_at = clock, stuck_sending, None, None
+        self.clock, self.stuck_sending, self.killed_at, self.asked_at = (
+            clock,
+            stuck_sending,
+            None,
+            None,
+        )
         points = np.zeros(len(form.data.feature_names))
         card = worker.Incumbent(points, 0, form.objective_of(points, 0), -np.inf, 0.0)
         self.messages = [] if stuck_sending else [("incumbent", card)]
@@ -227,7 +277,9 @@ class _DeafChild:
 
 
 @pytest.mark.parametrize("stuck_sending", [False, True])
-def test_a_child_that_ignores_its_limit_is_asked_then_killed_at_its_deadline(monkeypatch, stuck_sending):
+def test_a_child_that_ignores_its_limit_is_asked_then_killed_at_its_deadline(
+    monkeypatch, stuck_sending
+):
     """Whatever the child does (runs on past its limit, or never reads its job), the parent asks
     it to stop at the limit and kills it a grace later, and returns the last card it sent as
     status "time_limit" saying the process was killed (a fake clock and child: no wall-clock)."""
@@ -236,14 +288,23 @@ def test_a_child_that_ignores_its_limit_is_asked_then_killed_at_its_deadline(mon
     child = _DeafChild(form, clock, stuck_sending)
     monkeypatch.setattr(worker, "time", clock)
     monkeypatch.setattr(worker, "_take", lambda: child)
-    result = worker.solve_in_child(form, time_limit=2.0, gap=0.0, threads=1, warm_start=None, on_incumbent=None,
-                                   cancel=threading.Event())
+    result = worker.solve_in_child(
+        form,
+        time_limit=2.0,
+        gap=0.0,
+        threads=1,
+        warm_start=None,
+        on_incumbent=None,
+        cancel=threading.Event(),
+    )
     assert child.asked_at == pytest.approx(2.0 + worker.OVERRUN_GRACE, abs=0.05)
     assert child.killed_at - child.asked_at == pytest.approx(worker.STOP_GRACE, abs=0.05)
     if stuck_sending:  # no card ever came: none is made up
         assert result.status == "no_solution" and result.coefficients is None
     else:
-        assert result.status == "time_limit" and result.objective == form.objective_of(np.zeros(len(form.data.feature_names)), 0)
+        assert result.status == "time_limit" and result.objective == form.objective_of(
+            np.zeros(len(form.data.feature_names)), 0
+        )
     assert "killing the solver process" in result.message
 
 

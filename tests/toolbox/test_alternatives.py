@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
-from brute import enumerate_cards
-from brute_risk import best_risk_card
 from slimwidgets.core.data import prepare_data
 from slimwidgets.toolbox.alternatives import as_alternative, risk_figures
+
+from brute import enumerate_cards
+from brute_risk import best_risk_card
 from tiny_problems import tiny_risk_problem as tiny
 
 C0 = 0.01
@@ -48,14 +49,18 @@ def check_against(best, cards, within):
     top = min(best.values())
     listed = [frozenset(c.points) for c in cards]
     assert cards[0].objective == pytest.approx(top, abs=1e-9)
-    for i, card in enumerate(cards):  # the n-th card is the best that avoids every earlier set whole
+    for i, card in enumerate(
+        cards
+    ):  # the n-th card is the best that avoids every earlier set whole
         allowed = [v for s, v in best.items() if not any(t <= s for t in listed[:i])]
         assert card.objective == pytest.approx(min(allowed), abs=1e-9)
         assert card.objective <= top + within + 1e-12
     assert cards.complete, cards.stopped
     near = [s for s, v in best.items() if v <= top + within + 1e-12]
     missed = [sorted(s) for s in near if not any(t <= s for t in listed)]
-    assert missed == [], f"cards within the margin on feature sets the list does not cover: {missed}"
+    assert missed == [], (
+        f"cards within the margin on feature sets the list does not cover: {missed}"
+    )
 
 
 @pytest.mark.seeds(4)
@@ -129,7 +134,9 @@ def test_under_an_fpr_cap_the_margin_is_points_of_tpr():
 
     X, y = load_demo(n_features=5)
     cards = sw.alternatives(X, y, k=4, within=0.03, max_fpr=0.2, time_limit=30)
-    assert cards.measure == "tpr" and cards.margin > 0.03  # one missed positive costs far more than 1/n
+    assert (
+        cards.measure == "tpr" and cards.margin > 0.03
+    )  # one missed positive costs far more than 1/n
     positives = int((y == 1).sum())
     spec = sw.make_spec(max_fpr=0.2)
     for card in cards:  # lexicographic: the size terms add less than one missed positive

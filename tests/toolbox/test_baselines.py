@@ -15,12 +15,21 @@ def test_points_are_the_scaled_rounded_regression(paper_data):
     X, y = paper_data("mammo")
     card = rounded_logistic(X, y, C=0.1, scale=10)
     assert card.status == "heuristic" and isinstance(card, sw.ScoringSystem)
-    lr = LogisticRegression(C=0.1, l1_ratio=1.0, solver="liblinear", intercept_scaling=100.0, max_iter=10_000,
-                            random_state=0).fit(X, y)
+    lr = LogisticRegression(
+        C=0.1,
+        l1_ratio=1.0,
+        solver="liblinear",
+        intercept_scaling=100.0,
+        max_iter=10_000,
+        random_state=0,
+    ).fit(X, y)
     rho = lr.coef_.ravel()
     factor = 10 / np.abs(rho).max()
     assert card.details["factor"] == pytest.approx(factor, rel=1e-3)
-    assert np.array_equal(np.array(card.coefficients), np.rint(np.array(card.details["raw_coefficients"]) * card.details["factor"]))
+    assert np.array_equal(
+        np.array(card.coefficients),
+        np.rint(np.array(card.details["raw_coefficients"]) * card.details["factor"]),
+    )
     assert max(abs(v) for v in card.coefficients) == 10
     assert card.intercept == int(np.rint(card.details["raw_intercept"] * card.details["factor"]))
     # duplicates collapsed into weights give (nearly) the same regression as the raw rows

@@ -12,12 +12,15 @@ from slimwidgets.toolbox.binarize import Binarizer, binarize
 
 
 def frame():
-    return pd.DataFrame({
-        "age": [35, 47, 52, 61, 68, 74, 80, 41],
-        "bmi": [22.5, 31.0, 27.2, 35.8, 24.1, 29.9, 26.0, 33.3],
-        "smoker": [0, 1, 0, 1, 1, 0, 0, 1],
-        "sex": ["F", "M", "F", "M", "F", "F", "M", "F"],
-    }, index=list("abcdefgh"))
+    return pd.DataFrame(
+        {
+            "age": [35, 47, 52, 61, 68, 74, 80, 41],
+            "bmi": [22.5, 31.0, 27.2, 35.8, 24.1, 29.9, 26.0, 33.3],
+            "smoker": [0, 1, 0, 1, 1, 0, 0, 1],
+            "sex": ["F", "M", "F", "M", "F", "F", "M", "F"],
+        },
+        index=list("abcdefgh"),
+    )
 
 
 def test_rules_are_readable_and_correct():
@@ -93,7 +96,10 @@ def test_sklearn_conventions_and_errors():
         binarize(X, columns=["nope"])
     # a pipeline: binarize, then a SLIM estimator on the rules
     y = [0, 1, 0, 1, 1, 0, 1, 1]
-    pipe = make_pipeline(Binarizer(n_thresholds=2, columns=["age", "bmi"]), sw.SLIMClassifier(max_size=2, coef_range=(-3, 3)))
+    pipe = make_pipeline(
+        Binarizer(n_thresholds=2, columns=["age", "bmi"]),
+        sw.SLIMClassifier(max_size=2, coef_range=(-3, 3)),
+    )
     pipe.fit(X.drop(columns="sex"), y)
     assert len(pipe.predict(X.drop(columns="sex"))) == 8
 

@@ -21,8 +21,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import slimwidgets
 import slimwidgets.toolbox.estimator as estimator_module
-from slimwidgets.fitting import driver as fitting
 from slimwidgets.datasets import load_demo
+from slimwidgets.fitting import driver as fitting
 from slimwidgets.toolbox.estimator import SLIMClassifier
 
 pytestmark = pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
@@ -63,13 +63,39 @@ def toy():
 # -- parameters ------------------------------------------------------------------------------
 def test_init_signature_matches_the_documented_defaults():
     expected = dict(
-        C0=None, max_size=None, max_fpr=None, min_tpr=None, signs=None, penalties=None, exclude=(), require=(),
-        coef_range=(-10, 10), intercept_range=None, values=None, lock=None, constraints=(),
-        class_weights=None, missing=None, margin=None, zero_score="positive", time_limit=30.0, gap=0.0, threads=1,
+        C0=None,
+        max_size=None,
+        max_fpr=None,
+        min_tpr=None,
+        signs=None,
+        penalties=None,
+        exclude=(),
+        require=(),
+        coef_range=(-10, 10),
+        intercept_range=None,
+        values=None,
+        lock=None,
+        constraints=(),
+        class_weights=None,
+        missing=None,
+        margin=None,
+        zero_score="positive",
+        time_limit=30.0,
+        gap=0.0,
+        threads=1,
         solver="auto",
-        warm_start=False, loss="zero_one", scale=True, rules=None, cuts=None,
-        max_fpr_by_group=None, min_tpr_by_group=None, max_fpr_gap=None, max_tpr_gap=None,  # issue 22
-        max_variables=None, max_cuts_per_variable=None, monotone=None,  # issue 19
+        warm_start=False,
+        loss="zero_one",
+        scale=True,
+        rules=None,
+        cuts=None,
+        max_fpr_by_group=None,
+        min_tpr_by_group=None,
+        max_fpr_gap=None,
+        max_tpr_gap=None,  # issue 22
+        max_variables=None,
+        max_cuts_per_variable=None,
+        monotone=None,  # issue 19
     )
     params = inspect.signature(SLIMClassifier.__init__).parameters
     assert all(p.kind is p.POSITIONAL_OR_KEYWORD for name, p in params.items() if name != "self")
@@ -80,7 +106,9 @@ def test_init_signature_matches_the_documented_defaults():
 def test_get_set_params_round_trip_and_clone_keep_values_unchanged():
     signs = {"fever": "+"}
     constraints = [slimwidgets.at_most(1, ["fever", "cough"])]
-    clf = SLIMClassifier(max_size=2, signs=signs, constraints=constraints, coef_range={"fever": (0, 3)})
+    clf = SLIMClassifier(
+        max_size=2, signs=signs, constraints=constraints, coef_range={"fever": (0, 3)}
+    )
     params = clf.get_params()
     assert params["signs"] is signs and params["constraints"] is constraints
     other = SLIMClassifier().set_params(**params)
@@ -189,7 +217,9 @@ def test_bad_targets_raise_value_errors_naming_the_problem():
     bad = X.astype(float)
     bad.iloc[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        SLIMClassifier(rules=False).fit(bad, y)  # by default a raw DataFrame gets a rule "fever missing"
+        SLIMClassifier(rules=False).fit(
+            bad, y
+        )  # by default a raw DataFrame gets a rule "fever missing"
     with pytest.raises(ValueError, match="NaN"):
         SLIMClassifier().fit(bad.to_numpy(), y)  # arrays are never turned into rules
 
@@ -215,14 +245,22 @@ def test_tags():
 # -- options handed to the engine ---------------------------------------------------------------
 def test_options_reach_the_engine(engine_calls):
     X, y = toy()
-    clf = SLIMClassifier(max_size=2, signs={"cough": "-"}, coef_range=(-4, 4), time_limit=30, gap=0.0, threads=1)
+    clf = SLIMClassifier(
+        max_size=2, signs={"cough": "-"}, coef_range=(-4, 4), time_limit=30, gap=0.0, threads=1
+    )
     clf.fit(X, y, sample_weight=np.arange(1, len(X) + 1))
     kwargs, card = engine_calls[-1]
     assert kwargs["feature_names"] == ["fever", "cough"]
-    assert kwargs["max_size"] == 2 and kwargs["signs"] == {"cough": "-"} and kwargs["coef_range"] == (-4, 4)
+    assert (
+        kwargs["max_size"] == 2
+        and kwargs["signs"] == {"cough": "-"}
+        and kwargs["coef_range"] == (-4, 4)
+    )
     np.testing.assert_array_equal(kwargs["sample_weight"], np.arange(1, len(X) + 1))
     assert kwargs["warm_start"] is None
-    assert card.spec.max_size == 2 and card.spec.signs == {"cough": "-"} and card.spec.time_limit == 30
+    assert (
+        card.spec.max_size == 2 and card.spec.signs == {"cough": "-"} and card.spec.time_limit == 30
+    )
     assert clf.coef_[0, 1] <= 0
 
 
@@ -294,7 +332,9 @@ def test_inside_a_pipeline_with_a_binarizing_step():
     assert list(slim.feature_names_in_) == list(X.columns)  # names flow through set_output
     # the bins 0-2 of each column are a small scale: its rules cut at the bins ("mean area >= 1")
     assert {slim.rules_.variable_of(rule) for rule in slim.scoring_system_.points} <= set(X.columns)
-    np.testing.assert_array_equal(pipe.predict(X), slim.scoring_system_.predict(pipe[0].transform(X)).to_numpy())
+    np.testing.assert_array_equal(
+        pipe.predict(X), slim.scoring_system_.predict(pipe[0].transform(X)).to_numpy()
+    )
 
 
 def test_docstring_examples_run():
@@ -324,12 +364,16 @@ EXPECTED_FAILED_CHECKS: dict[str, str] = {}
 @pytest.fixture
 def check_solves(engine_calls):
     yield
-    unfinished = [card.status for _, card in engine_calls if card.status in ("time_limit", "interrupted")]
+    unfinished = [
+        card.status for _, card in engine_calls if card.status in ("time_limit", "interrupted")
+    ]
     assert not unfinished, f"a solve hit the time limit during the check: {unfinished}"
 
 
 @pytest.mark.usefixtures("check_solves")
-@parametrize_with_checks([CHECKED], expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS, xfail_strict=True)
+@parametrize_with_checks(
+    [CHECKED], expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS, xfail_strict=True
+)
 @pytest.mark.slow
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
@@ -356,16 +400,32 @@ def test_zero_score_reaches_the_card_and_the_sign_convention_holds(zero_score):
 def test_settings_by_variable_as_parameters_on_a_raw_table():
     rng = np.random.default_rng(3)
     n = 120
-    raw = pd.DataFrame({"age": rng.integers(30, 85, n), "bmi": np.round(rng.normal(28, 5, n), 1),
-                        "sex": rng.choice(["F", "M"], n)})
+    raw = pd.DataFrame(
+        {
+            "age": rng.integers(30, 85, n),
+            "bmi": np.round(rng.normal(28, 5, n), 1),
+            "sex": rng.choice(["F", "M"], n),
+        }
+    )
     y = ((raw.age > 60) | (raw.bmi > 32)).astype(int).to_numpy().copy()
     y[rng.random(n) < 0.1] ^= 1
-    clf = slimwidgets.SLIMClassifier(cuts={"age": [40, 50, 60, 70], "bmi": [25, 30, 35]}, max_variables=1,
-                                     max_cuts_per_variable=2, monotone={"age": "-"}, C0=0.001, time_limit=20)
+    clf = slimwidgets.SLIMClassifier(
+        cuts={"age": [40, 50, 60, 70], "bmi": [25, 30, 35]},
+        max_variables=1,
+        max_cuts_per_variable=2,
+        monotone={"age": "-"},
+        C0=0.001,
+        time_limit=20,
+    )
     clf = clone(clf).fit(raw, y)
     card = clf.scoring_system_
     used = [name for name, p in card.points.items() if p]
     assert len({card.rules.variable_of(name) for name in used}) == 1
     ages = [card.points.get(name, 0) for name in card.rules.rules_of("age")]
     assert all(p <= 0 for p in ages) and sum(1 for p in ages if p) <= 2
-    assert slimwidgets.check_card(card, slimwidgets.prepare_data(card.rules.transform(raw), y), card.spec) == []
+    assert (
+        slimwidgets.check_card(
+            card, slimwidgets.prepare_data(card.rules.transform(raw), y), card.spec
+        )
+        == []
+    )

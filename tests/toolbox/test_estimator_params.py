@@ -22,7 +22,9 @@ def test_the_parameters_are_the_table_s_estimator_options():
     assert params - OWN == set(estimator_options())
     assert set(_SPEC_PARAMS) == set(estimator_options())
     assert [row.name for row in OPTIONS if row.estimator] == list(estimator_options())
-    assert not OWN & {row.name for row in OPTIONS}  # none of them is a spec option under another guise
+    assert not OWN & {
+        row.name for row in OPTIONS
+    }  # none of them is a spec option under another guise
 
 
 def test_the_estimator_only_parameters_are_documented_and_default_to_off():

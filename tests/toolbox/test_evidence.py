@@ -41,7 +41,7 @@ def test_auc_matches_sklearn_scipy_and_the_pairwise_variance(seed):
     assert auc == pytest.approx(roc_auc_score(y, s), abs=1e-12)
     u = stats.mannwhitneyu(s[y == 1], s[y == 0]).statistic  # U / (m n) is the AUC, ties half
     assert auc == pytest.approx(u / ((y == 1).sum() * (y == 0).sum()), abs=1e-12)
-    assert se ** 2 == pytest.approx(_placements_auc_var(s, y), rel=1e-10)
+    assert se**2 == pytest.approx(_placements_auc_var(s, y), rel=1e-10)
     z = stats.norm.ppf(0.975)
     assert (lo, hi) == pytest.approx((auc - z * se, min(1.0, auc + z * se)), abs=1e-12)
 
@@ -50,7 +50,9 @@ def test_auc_matches_sklearn_scipy_and_the_pairwise_variance(seed):
 def test_wilson_matches_statsmodels(k, n):
     est, lo, hi = ev.proportion(k, n)
     assert est == k / n
-    assert (lo, hi) == pytest.approx(proportion_confint(k, n, alpha=0.05, method="wilson"), abs=1e-12)
+    assert (lo, hi) == pytest.approx(
+        proportion_confint(k, n, alpha=0.05, method="wilson"), abs=1e-12
+    )
 
 
 @pytest.mark.seeds(4)
@@ -89,7 +91,9 @@ def test_hosmer_lemeshow_is_the_pearson_chi_square_over_its_groups(seed):
     # the groups themselves: an independent pandas tally per distinct risk (a card has few)
     tally = pd.DataFrame({"p": p, "y": y}).groupby("p")["y"].agg(["size", "sum"])
     if len(tally) <= 10:
-        assert np.array_equal(n, tally["size"].to_numpy()) and np.array_equal(o, tally["sum"].to_numpy())
+        assert np.array_equal(n, tally["size"].to_numpy()) and np.array_equal(
+            o, tally["sum"].to_numpy()
+        )
 
 
 def test_hosmer_lemeshow_deciles_on_continuous_risks():
@@ -99,8 +103,11 @@ def test_hosmer_lemeshow_deciles_on_continuous_risks():
     stat, df, pvalue, table = ev.hosmer_lemeshow(p, y)
     assert len(table) == 10 and df == 8
     assert table["rows"].tolist() == [50] * 10
-    chi = stats.chisquare(np.r_[table["observed"], 50 - table["observed"]],
-                          np.r_[table["expected"], 50 - table["expected"]], ddof=11)
+    chi = stats.chisquare(
+        np.r_[table["observed"], 50 - table["observed"]],
+        np.r_[table["expected"], 50 - table["expected"]],
+        ddof=11,
+    )
     assert stat == pytest.approx(chi.statistic) and pvalue == pytest.approx(chi.pvalue)
 
 
@@ -125,13 +132,16 @@ def test_validate_risk_card_figures_agree_with_sklearn_and_statsmodels():
     tn, fp, fn, tp = confusion_matrix(y, called.astype(int)).ravel()
     assert f["rows"] == 400 and f["AUC"] == pytest.approx(roc_auc_score(y, s))
     assert (f["TPR"], f["FPR"], f["PPV"], f["NPV"]) == pytest.approx(
-        (tp / (tp + fn), fp / (fp + tn), tp / (tp + fp), tn / (tn + fn)))
+        (tp / (tp + fn), fp / (fp + tn), tp / (tp + fp), tn / (tn + fn))
+    )
     assert tuple(v.figures.loc["PPV", ["lower", "upper"]]) == pytest.approx(
-        proportion_confint(tp, tp + fp, method="wilson"))
+        proportion_confint(tp, tp + fp, method="wilson")
+    )
     assert f["Brier score"] == pytest.approx(brier_score_loss(y, p))
     assert f["observed / expected"] == pytest.approx(y.sum() / p.sum())
     assert f["calibration slope"] == pytest.approx(
-        sm.Logit(y, sm.add_constant(np.log(p / (1 - p)))).fit(disp=0).params[1], rel=1e-7)
+        sm.Logit(y, sm.add_constant(np.log(p / (1 - p)))).fit(disp=0).params[1], rel=1e-7
+    )
     # the calibration table: one row per score, its observed rate what scikit-learn's curve gives
     # with bins so narrow that each distinct predicted risk has its own
     prob_true, prob_pred = calibration_curve(y, p, n_bins=10_000)

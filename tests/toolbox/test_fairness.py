@@ -31,11 +31,15 @@ def tpr_gap(card, X, y, sex):
 def test_fairness_frontier_matches_brute_force_at_every_gap():
     X, y, sex = problem()
     box = dict(coef_range=(-2, 2), intercept_range=(-4, 4), C0=0.001)
-    front = sw.fairness_frontier(X, y, sex, gaps=[0.0, 0.1, 0.3, 1.0], progress=False, cache=False, **box)
+    front = sw.fairness_frontier(
+        X, y, sex, gaps=[0.0, 0.1, 0.3, 1.0], progress=False, cache=False, **box
+    )
     assert list(front["max_gap"]) == [0.0, 0.1, 0.3, 1.0]
     for _, row in front.iterrows():
         spec = sw.make_spec(max_tpr_gap=row["max_gap"], **box)
-        cards = enumerate_cards(X.to_numpy(), np.where(y == 1, 1, -1), list(X.columns), spec, groups=sex)
+        cards = enumerate_cards(
+            X.to_numpy(), np.where(y == 1, 1, -1), list(X.columns), spec, groups=sex
+        )
         best = best_objective(cards, 0.001)
         assert row["status"] == "optimal"
         assert row["error"] + 0.001 * row["size"] == pytest.approx(best, abs=1e-9)
@@ -48,8 +52,17 @@ def test_fairness_frontier_matches_brute_force_at_every_gap():
 @pytest.mark.slow
 def test_fairness_frontier_runs_in_parallel_and_draws():
     X, y, sex = problem(5)
-    front = sw.fairness_frontier(X, y, sex, gaps=[0.0, 1.0], n_jobs=2, progress=False, cache=False, C0=0.01,
-                                 coef_range=(-2, 2))
+    front = sw.fairness_frontier(
+        X,
+        y,
+        sex,
+        gaps=[0.0, 1.0],
+        n_jobs=2,
+        progress=False,
+        cache=False,
+        C0=0.01,
+        coef_range=(-2, 2),
+    )
     assert front["status"].tolist() == ["optimal", "optimal"]
     spec = sw.fairness_chart(front).to_dict()
     assert [layer["mark"]["type"] for layer in spec["layer"]] == ["line", "point", "tick"]
@@ -60,8 +73,12 @@ def test_fairness_frontier_runs_in_parallel_and_draws():
 def test_the_sweeps_cache_tells_group_columns_apart():
     X, y, sex = problem(6)
     other = np.where(sex == "F", "M", "F")[::-1]
-    a = sw.roc_frontier(X, y, fprs=[0.3], sensitive_features=sex, max_tpr_gap=0.0, progress=False, C0=0.01)
-    b = sw.roc_frontier(X, y, fprs=[0.3], sensitive_features=other, max_tpr_gap=0.0, progress=False, C0=0.01)
+    a = sw.roc_frontier(
+        X, y, fprs=[0.3], sensitive_features=sex, max_tpr_gap=0.0, progress=False, C0=0.01
+    )
+    b = sw.roc_frontier(
+        X, y, fprs=[0.3], sensitive_features=other, max_tpr_gap=0.0, progress=False, C0=0.01
+    )
     assert not bool(b["cached"].iloc[0])
     for frame, groups in ((a, sex), (b, other)):
         card = frame["card"].iloc[0]
@@ -71,29 +88,42 @@ def test_the_sweeps_cache_tells_group_columns_apart():
 @pytest.mark.slow
 def test_size_path_cross_validation_alternatives_and_estimator_hold_the_gap():
     X, y, sex = problem(7, n=60)
-    path = sw.size_path(X, y, sizes=[1, 2], sensitive_features=sex, max_tpr_gap=0.05, progress=False, cache=False)
+    path = sw.size_path(
+        X, y, sizes=[1, 2], sensitive_features=sex, max_tpr_gap=0.05, progress=False, cache=False
+    )
     for card in path["card"]:
         assert tpr_gap(card, X, y, sex) <= 0.05 + 1e-12
-    cv = sw.cross_validate(X, y, folds=3, sensitive_features=sex, max_tpr_gap=0.05, C0=0.01, progress=False)
+    cv = sw.cross_validate(
+        X, y, folds=3, sensitive_features=sex, max_tpr_gap=0.05, C0=0.01, progress=False
+    )
     assert len(cv.folds) == 3
-    cards = sw.alternatives(X, y, k=3, within=0.1, sensitive_features=sex, max_tpr_gap=0.05, C0=0.01)
+    cards = sw.alternatives(
+        X, y, k=3, within=0.1, sensitive_features=sex, max_tpr_gap=0.05, C0=0.01
+    )
     data = prepare_data(X, y, sensitive_features=sex, warn=False)
     for card in cards:
         rates = dataset_rates(card, data)["TPR"]
         assert rates.max() - rates.min() <= 0.05 + 1e-12
     clf = sw.SLIMClassifier(max_tpr_gap=0.05, C0=0.01).fit(X, y, sensitive_features=sex)
     assert tpr_gap(clf.scoring_system_, X, y, sex) <= 0.05 + 1e-12
-    with_name = sw.SLIMClassifier(max_tpr_gap=0.05, C0=0.01, exclude=["c"]).fit(X.assign(g=(sex == "F").astype(int)), y,
-                                                                                 sensitive_features="g")
+    with_name = sw.SLIMClassifier(max_tpr_gap=0.05, C0=0.01, exclude=["c"]).fit(
+        X.assign(g=(sex == "F").astype(int)), y, sensitive_features="g"
+    )
     assert with_name.scoring_system_.points.get("c", 0) == 0
 
 
 @pytest.mark.slow
 def test_fit_cv_holds_the_gap_in_every_fold_and_in_the_refit_card():
     X, y, sex = problem(7, n=60)
-    card = sw.fit_cv(X, y, max_size=[1, 2], cv=3, sensitive_features=sex, max_tpr_gap=0.05, progress=False)
+    card = sw.fit_cv(
+        X, y, max_size=[1, 2], cv=3, sensitive_features=sex, max_tpr_gap=0.05, progress=False
+    )
     assert tpr_gap(card, X, y, sex) <= 0.05 + 1e-12
     alone = sw.fit(X, y, sensitive_features=sex, max_tpr_gap=0.05, **card.details["cv"]["chosen"])
-    assert card.objective == pytest.approx(alone.objective)  # the refit is fit's own card under the gap
+    assert card.objective == pytest.approx(
+        alone.objective
+    )  # the refit is fit's own card under the gap
     free = sw.fit_cv(X, y, max_size=[1, 2], cv=3, progress=False)
-    assert tpr_gap(free, X, y, sex) > 0.05  # without the groups the gap is broken: the option did the work
+    assert (
+        tpr_gap(free, X, y, sex) > 0.05
+    )  # without the groups the gap is broken: the option did the work

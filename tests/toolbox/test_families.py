@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.toolbox.binarize import binarize
 from slimwidgets.core.data import prepare_data
-from slimwidgets.toolbox.families import fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.core.scoring import ScoringSystem
 from slimwidgets.solvers.search import local_search
+from slimwidgets.toolbox.binarize import binarize
+from slimwidgets.toolbox.families import fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 
 from brute import card_value, enumerate_cards, penalty
 from tiny_problems import gcd_all, tiny_problem
@@ -38,7 +38,9 @@ def assert_family_exact(card, X, y, names, spec, C0=0.0):
     assert got == pytest.approx(best, abs=1e-12), (card.points, card.intercept, got, best)
     ties = np.isclose(values, best, rtol=0, atol=1e-12)
     assert sum(abs(c) for c in card.coefficients) == cards["l1"][ties].min()
-    if card.size or card.family != "m_of_n":  # an empty table's threshold is 0: "every case is positive"
+    if (
+        card.size or card.family != "m_of_n"
+    ):  # an empty table's threshold is 0: "every case is positive"
         assert gcd_all(list(card.coefficients) + [card.intercept]) == 1
     assert card.status == "optimal" and card.gap == 0
     assert card.solver == {"highs": "highs", "enumerate": "enumeration"}[spec.solver]
@@ -47,7 +49,8 @@ def assert_family_exact(card, X, y, names, spec, C0=0.0):
     # the engine's own objective is the same quantity (+ eps * L1), term for term
     form = build_formulation(data, spec)
     assert form.objective_of(np.array(card.coefficients, float), card.intercept) == pytest.approx(
-        got + form.epsilon * sum(abs(c) for c in card.coefficients), abs=1e-9)
+        got + form.epsilon * sum(abs(c) for c in card.coefficients), abs=1e-9
+    )
 
 
 def half_errors(n, *ks):
@@ -87,10 +90,14 @@ def test_pilm_pays_for_a_big_coefficient_only_when_it_gains_more_than_its_tier(s
     # which moves x1 to the second tier: worth it iff 1/8 > C_2 + C_1 (the exact card
     # also uses x2 and x3 at 0.01 each, against the one feature of "x1 alone").
     # (Under the paper's rule, where the exact card needs twice the points.)
-    cheap = fit_pilm(X, y, feature_names=names, tiers=[(2, 0.01), (4, 0.05)], solver=solver, zero_score="error")
+    cheap = fit_pilm(
+        X, y, feature_names=names, tiers=[(2, 0.01), (4, 0.05)], solver=solver, zero_score="error"
+    )
     assert cheap.points == {"x1": 4, "x2": 2, "x3": 2} and cheap.threshold == 3
     assert cheap.metrics(X, y).error == 0
-    dear = fit_pilm(X, y, feature_names=names, tiers=[(2, 0.01), (4, 0.2)], solver=solver, zero_score="error")
+    dear = fit_pilm(
+        X, y, feature_names=names, tiers=[(2, 0.01), (4, 0.2)], solver=solver, zero_score="error"
+    )
     assert dear.points == {"x1": 2} and dear.metrics(X, y).error == pytest.approx(1 / 8)
     for card in (cheap, dear):
         assert card.family == "pilm" and card.status == "optimal"
@@ -107,7 +114,9 @@ def test_pilm_pays_for_a_big_coefficient_only_when_it_gains_more_than_its_tier(s
 
 def test_pilm_tier_steps_and_epsilon_in_the_formulation():
     X, y, names = pilm_data()
-    spec = sw.make_spec(tiers=[(2, 0.01), (4, 0.05), (9, 0.06)], coef_range=(-9, 9), zero_score="error")
+    spec = sw.make_spec(
+        tiers=[(2, 0.01), (4, 0.05), (9, 0.06)], coef_range=(-9, 9), zero_score="error"
+    )
     form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
     # epsilon * (largest L1) stays below the smallest cost step (0.06 - 0.05)
     assert form.epsilon * 27 < 0.01 + 1e-15
@@ -161,7 +170,9 @@ def test_m_of_n_matches_brute_force(seed, solver, zero_score):
 
 
 def test_m_of_n_renders_as_a_rule_table():
-    X = np.array([[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]])
+    X = np.array(
+        [[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]]
+    )
     y = np.array([1, 1, 1, 1, 0, 0, 0, 0])
     names = ["Clump >= 3", "Bare <Nuclei> >= 3", "Mitoses >= 3"]
     card = fit_m_of_n(X, y, C0=0.01, feature_names=names, positive=1)
@@ -181,7 +192,10 @@ def test_m_of_n_renders_as_a_rule_table():
     assert back.family == "m_of_n" and back.to_text() == text
     # a plain card's JSON has no family field, and a document without one is plain SLIM
     plain = sw.fit(X, y, feature_names=names, C0=0.01)
-    assert "family" not in plain.to_dict() and ScoringSystem.from_json(plain.to_json()).family == "slim"
+    assert (
+        "family" not in plain.to_dict()
+        and ScoringSystem.from_json(plain.to_json()).family == "slim"
+    )
     # a hand edit that breaks the equal points falls back to the score card
     edited = card.with_points({names[0]: 3})
     assert edited.family == "m_of_n" and edited.m_of_n is None
@@ -204,7 +218,10 @@ def random_group_spec(rng, names, n, solver):
     cut = int(rng.integers(2, len(members)))
     groups = {"g1": members[:cut], "g2": members[cut:]}
     opts = dict(
-        coef_range=(-2, 2), intercept_range=(-6, 6), solver=solver, groups=groups,
+        coef_range=(-2, 2),
+        intercept_range=(-6, 6),
+        solver=solver,
+        groups=groups,
         C0=half_errors(n, int(rng.choice([0, 0, 1])))[0],
         group_penalty=half_errors(n, int(rng.choice([0, 1, 2, 3])))[0],
         rule_penalty=half_errors(n, int(rng.choice([0, 1, 2])))[0],
@@ -242,18 +259,37 @@ def test_tilm_on_threshold_rules_matches_brute_force(seed, solver):
     y = np.where((age >= 55) | (nodes >= 3) ^ (rng.random(n) < 0.2), 1, -1)
     y[0], y[1] = 1, -1
     C_f, C_t = half_errors(n, int(rng.choice([1, 2])), int(rng.choice([0, 1])))
-    card = fit_tilm(X, y, feature_names=names, C_f=C_f, C_t=C_t, max_rules_per_feature=2,
-                    coef_range=(-3, 3), intercept_range=(-6, 6), solver=solver)
+    card = fit_tilm(
+        X,
+        y,
+        feature_names=names,
+        C_f=C_f,
+        C_t=C_t,
+        max_rules_per_feature=2,
+        coef_range=(-3, 3),
+        intercept_range=(-6, 6),
+        solver=solver,
+    )
     spec = card.spec
-    assert dict(spec.groups) == {"age": ("age >= 40", "age >= 60", "age < 30"), "nodes": ("nodes >= 2",)}
+    assert dict(spec.groups) == {
+        "age": ("age >= 40", "age >= 60", "age < 30"),
+        "nodes": ("nodes >= 2",),
+    }
     assert spec.group_reversed == ("age < 30",) and spec.C0 == 0
     assert card.family == "tilm"
     assert_family_exact(card, X, y, names, spec)
 
 
 def test_threshold_groups_reads_binarizer_names():
-    groups, rev = threshold_groups(["Age >= 45", "Age < 40", "x.y <= 1e-03", "sex = F", "Age", "n > 2"])
-    assert groups == {"Age": ["Age >= 45", "Age < 40", "Age"], "x.y": ["x.y <= 1e-03"], "sex = F": ["sex = F"], "n": ["n > 2"]}
+    groups, rev = threshold_groups(
+        ["Age >= 45", "Age < 40", "x.y <= 1e-03", "sex = F", "Age", "n > 2"]
+    )
+    assert groups == {
+        "Age": ["Age >= 45", "Age < 40", "Age"],
+        "x.y": ["x.y <= 1e-03"],
+        "sex = F": ["sex = F"],
+        "n": ["n > 2"],
+    }
     assert rev == ["Age < 40", "x.y <= 1e-03"]
 
 
@@ -283,17 +319,28 @@ def test_check_card_catches_every_new_violation():
     y = np.array([1, 1, -1, -1])
     names = ["a >= 1", "a >= 2", "b"]
     data = prepare_data(X, y, feature_names=names, warn=False)
-    spec = sw.make_spec(tiers=[(3, 0.01)], groups={"a": names[:2]}, max_rules_per_group=1,
-                        group_signs_agree=True, coef_range=(-5, 5))
+    spec = sw.make_spec(
+        tiers=[(3, 0.01)],
+        groups={"a": names[:2]},
+        max_rules_per_group=1,
+        group_signs_agree=True,
+        coef_range=(-5, 5),
+    )
+
     def card(*points):
         return ScoringSystem(tuple(names), points, -1, positive=1, negative=-1)
+
     assert sw.check_card(card(2, 0, 1), data, spec) == []
     problems = sw.check_card(card(2, -1, 4), data, spec)
     assert any("tiers" in p for p in problems)
     assert any("max_rules_per_group" in p for p in problems)
     assert any("group_signs_agree" in p for p in problems)
-    reversed_spec = spec.replace(group_reversed=["a >= 2"], max_rules_per_group=None, tiers=None, C0=0.01)
-    assert sw.check_card(card(2, -1, 1), data, reversed_spec) == []  # opposite rules agree in direction
+    reversed_spec = spec.replace(
+        group_reversed=["a >= 2"], max_rules_per_group=None, tiers=None, C0=0.01
+    )
+    assert (
+        sw.check_card(card(2, -1, 1), data, reversed_spec) == []
+    )  # opposite rules agree in direction
     assert sw.check_card(card(2, 1, 1), data, reversed_spec) != []
 
 
@@ -301,8 +348,14 @@ def test_group_constraints_that_clash_are_diagnosed():
     X, y, names = tiny_problem(1)
     with pytest.raises(ValueError, match="max_rules_per_group"):
         sw.make_spec(groups={"g": names[:2]}, require=names[:2], max_rules_per_group=1)
-    spec = sw.make_spec(groups={"g": names[:2]}, require=names[:2], group_signs_agree=True,
-                        signs={names[0]: "+", names[1]: "-"}, coef_range=(-3, 3), intercept_range=(-8, 8))
+    spec = sw.make_spec(
+        groups={"g": names[:2]},
+        require=names[:2],
+        group_signs_agree=True,
+        signs={names[0]: "+", names[1]: "-"},
+        coef_range=(-3, 3),
+        intercept_range=(-8, 8),
+    )
     with pytest.raises(sw.InfeasibleError, match="group_signs_agree"):
         sw.fit(X, y, feature_names=names, spec=spec)
 
@@ -311,51 +364,93 @@ def test_group_constraints_that_clash_are_diagnosed():
 def test_a_needs_target_must_really_be_used(solver):
     """Regression: alpha_t = 1 with lambda_t = 0 met "f1 needs f2" in the MIP with a card that
     breaks it (found by a brute-force sweep mixing values without 0 and a needs constraint)."""
-    X = np.array([[2, 2, 2], [0, 0, 2], [1, 2, 0], [1, 2, 1], [2, 1, 0], [1, 1, 1],
-                  [2, 2, 1], [2, 1, 1], [0, 1, 0], [1, 2, 2], [1, 2, 2]])
+    X = np.array(
+        [
+            [2, 2, 2],
+            [0, 0, 2],
+            [1, 2, 0],
+            [1, 2, 1],
+            [2, 1, 0],
+            [1, 1, 1],
+            [2, 2, 1],
+            [2, 1, 1],
+            [0, 1, 0],
+            [1, 2, 2],
+            [1, 2, 2],
+        ]
+    )
     y = np.array([1, -1, 1, 1, -1, -1, -1, 1, 1, 1, 1])
     names = ["f0", "f1", "f2"]
-    spec = sw.make_spec(coef_range=(-3, 3), intercept_range=(-8, 8), C0=1 / 22, values={"f1": [-1, 3]},
-                        signs={"f0": "-"}, constraints=[sw.needs("f1", "f2")], solver=solver)
+    spec = sw.make_spec(
+        coef_range=(-3, 3),
+        intercept_range=(-8, 8),
+        C0=1 / 22,
+        values={"f1": [-1, 3]},
+        signs={"f0": "-"},
+        constraints=[sw.needs("f1", "f2")],
+        solver=solver,
+    )
     card = sw.fit(X, y, feature_names=names, spec=spec)
     assert card.points.get("f2", 0) != 0
     assert_family_exact(card, X, y, names, spec, 1 / 22)
 
 
-@pytest.mark.parametrize("bad, message", [
-    (dict(tiers=[(5, 0.1), (3, 0.2)]), "increase"),
-    (dict(tiers=[(5, 0.1), (9, 0.05)]), "not decrease"),
-    (dict(tiers=[(0, 0.1)]), ">= 1"),
-    (dict(tiers=[(5, 0.1)], C0=0.01), "C0 or tiers"),
-    (dict(groups={"g": ["a"], "h": ["a", "b"]}), "disjoint"),
-    (dict(group_penalty=0.1), "need groups"),
-    (dict(groups={"g": ["a"]}, group_reversed=["b"]), "no group"),
-    (dict(groups={"g": ["a"]}, max_rules_per_group=0), ">= 1"),
-    (dict(lock={"a": 7}, tiers=[(5, 0.1)]), "beyond the last tier"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (dict(tiers=[(5, 0.1), (3, 0.2)]), "increase"),
+        (dict(tiers=[(5, 0.1), (9, 0.05)]), "not decrease"),
+        (dict(tiers=[(0, 0.1)]), ">= 1"),
+        (dict(tiers=[(5, 0.1)], C0=0.01), "C0 or tiers"),
+        (dict(groups={"g": ["a"], "h": ["a", "b"]}), "disjoint"),
+        (dict(group_penalty=0.1), "need groups"),
+        (dict(groups={"g": ["a"]}, group_reversed=["b"]), "no group"),
+        (dict(groups={"g": ["a"]}, max_rules_per_group=0), ">= 1"),
+        (dict(lock={"a": 7}, tiers=[(5, 0.1)]), "beyond the last tier"),
+    ],
+)
 def test_invalid_family_options(bad, message):
     with pytest.raises((ValueError, TypeError), match=message):
         sw.make_spec(**bad)
 
 
 def test_new_spec_options_round_trip_through_json():
-    spec = sw.make_spec(tiers=[(10, 0.01), (100, 0.05)], coef_range=(-100, 100),
-                        groups={"age": ["age >= 40", "age < 30"], "nodes": ["nodes >= 2"]}, group_penalty=0.02,
-                        rule_penalty=0.01, max_rules_per_group=2, group_signs_agree=True, group_reversed=["age < 30"])
+    spec = sw.make_spec(
+        tiers=[(10, 0.01), (100, 0.05)],
+        coef_range=(-100, 100),
+        groups={"age": ["age >= 40", "age < 30"], "nodes": ["nodes >= 2"]},
+        group_penalty=0.02,
+        rule_penalty=0.01,
+        max_rules_per_group=2,
+        group_signs_agree=True,
+        group_reversed=["age < 30"],
+    )
     d = json.loads(json.dumps(spec.to_dict()))
-    assert d["tiers"] == [[10, 0.01], [100, 0.05]] and d["groups"]["age"] == ["age >= 40", "age < 30"]
+    assert d["tiers"] == [[10, 0.01], [100, 0.05]] and d["groups"]["age"] == [
+        "age >= 40",
+        "age < 30",
+    ]
     back = sw.Spec.from_dict(d)
     assert back == spec and back.key() == spec.key()
     assert back.tiers == ((10, 0.01), (100, 0.05)) and back.group_reversed == ("age < 30",)
     # the options survive a card's JSON too
     X = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 0]])
-    card = ScoringSystem(("age >= 40", "age < 30", "nodes >= 2"), (2, 0, 1), -1, spec=spec, family="tilm")
+    card = ScoringSystem(
+        ("age >= 40", "age < 30", "nodes >= 2"), (2, 0, 1), -1, spec=spec, family="tilm"
+    )
     again = ScoringSystem.from_json(card.to_json())
     assert again.spec.key() == spec.key() and again.family == "tilm"
     assert again.predict(X).tolist() == card.predict(X).tolist()
     # a plain spec serializes without any of the new keys (old readers, caches and checksums unchanged)
     plain = sw.make_spec(max_size=3).to_dict()
-    assert not {"tiers", "groups", "group_penalty", "rule_penalty", "max_rules_per_group",
-                "group_signs_agree", "group_reversed"} & set(plain)
+    assert not {
+        "tiers",
+        "groups",
+        "group_penalty",
+        "rule_penalty",
+        "max_rules_per_group",
+        "group_signs_agree",
+        "group_reversed",
+    } & set(plain)
     with pytest.raises(ValueError, match="unknown model family"):
         ScoringSystem.from_dict({**card.to_dict(), "family": "deep net"}, verify=False)

@@ -7,13 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from slimwidgets import make_spec
+from slimwidgets.core.data import prepare_data
+from slimwidgets.toolbox import frontier as fr
+from slimwidgets.toolbox.frontier import clear_cache, data_fingerprint, roc_frontier, size_path
+
 import brute
 from tiny_problems import SMALL
 from tiny_problems import tiny_roc_problem as tiny
-from slimwidgets import make_spec
-from slimwidgets.toolbox import frontier as fr
-from slimwidgets.toolbox.frontier import clear_cache, data_fingerprint, roc_frontier, size_path
-from slimwidgets.core.data import prepare_data
+
 
 @pytest.fixture(autouse=True)
 def fresh_cache():
@@ -31,7 +33,9 @@ def test_frontier_matches_brute_force(seed):
     names = list(X.columns)
     ysign = np.where(y == 1, 1, -1)
     for _, row in front.iterrows():
-        cards = brute.enumerate_cards(X.to_numpy(), ysign, names, make_spec(max_fpr=row.max_fpr, **SMALL))
+        cards = brute.enumerate_cards(
+            X.to_numpy(), ysign, names, make_spec(max_fpr=row.max_fpr, **SMALL)
+        )
         assert row.status == "optimal"
         assert row.tpr == pytest.approx(cards["tpr"].max())
         assert row.tpr_max == pytest.approx(row.tpr)
@@ -134,7 +138,10 @@ def test_parallel_default_backend_uses_processes():
     par = roc_frontier(X, y, fprs=[0.1, 0.5], n_jobs=2, progress=False, cache=False, **SMALL)
     seq = roc_frontier(X, y, fprs=[0.1, 0.5], progress=False, cache=False, **SMALL)
     assert list(par.tpr) == list(seq.tpr)
-    assert all(c.points == s.points or c.objective == pytest.approx(s.objective) for c, s in zip(par.card, seq.card))
+    assert all(
+        c.points == s.points or c.objective == pytest.approx(s.objective)
+        for c, s in zip(par.card, seq.card)
+    )
 
 
 def test_progress_bar_and_validation(capsys):
@@ -164,7 +171,9 @@ def test_size_path_against_brute_force():
     names = list(X.columns)
     ysign = np.where(y == 1, 1, -1)
     for _, row in path.iterrows():
-        cards = brute.enumerate_cards(X.to_numpy(), ysign, names, make_spec(max_size=int(row.max_size), **SMALL))
+        cards = brute.enumerate_cards(
+            X.to_numpy(), ysign, names, make_spec(max_size=int(row.max_size), **SMALL)
+        )
         assert row.status == "optimal"
         assert row["size"] <= row.max_size
         assert row.error == pytest.approx(cards["loss"].min())
@@ -196,7 +205,9 @@ def test_sweeps_take_a_raw_table_and_their_cards_score_raw_rows():
     X = pd.DataFrame({"age": rng.integers(30, 85, 80), "sex": rng.choice(["F", "M"], 80)})
     X.loc[X.index[:6], "age"] = np.nan
     y = ((X.age.fillna(50) > 60) | (X.sex == "M")).astype(int)
-    path = size_path(X, y, sizes=[1, 2], cuts={"age": [50, 60]}, progress=False, cache=False, time_limit=10)
+    path = size_path(
+        X, y, sizes=[1, 2], cuts={"age": [50, 60]}, progress=False, cache=False, time_limit=10
+    )
     card = path["card"].iloc[-1]
     assert card.rules.rules_of("age") == ["age >= 50", "age >= 60", "age missing"]
     assert card.predict(X).tolist() == card.predict(card.rules.transform(X)).tolist()

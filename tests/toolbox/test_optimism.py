@@ -25,7 +25,10 @@ def _by_hand(card, X, y, n_boot, seed):
         rows = np.random.default_rng(int(s)).integers(0, len(X), len(X))
         spec = dataclasses.replace(card.spec, time_limit=30)
         refit = sw.fit(X.iloc[rows], y.iloc[rows], spec=spec)
-        gaps.append(roc_auc_score(y.iloc[rows], refit.score(X.iloc[rows])) - roc_auc_score(y, refit.score(X)))
+        gaps.append(
+            roc_auc_score(y.iloc[rows], refit.score(X.iloc[rows]))
+            - roc_auc_score(y, refit.score(X))
+        )
     return float(np.mean(gaps))
 
 
@@ -34,7 +37,9 @@ def test_optimism_is_harrells_bootstrap(small, n_jobs):
     X, y = small
     card = sw.fit(X, y, max_size=2, time_limit=30)
     assert card.status == "optimal"  # every refit below is proven too, so the loop is deterministic
-    table = sw.optimism(card, X, y, n_boot=4, time_limit=30, n_jobs=n_jobs, random_state=3, progress=False)
+    table = sw.optimism(
+        card, X, y, n_boot=4, time_limit=30, n_jobs=n_jobs, random_state=3, progress=False
+    )
     apparent = roc_auc_score(y, card.score(X))
     assert table.loc["AUC", "apparent"] == pytest.approx(apparent)
     assert table.loc["AUC", "optimism"] == pytest.approx(_by_hand(card, X, y, 4, 3))
@@ -47,13 +52,21 @@ def test_optimism_of_a_risk_card_includes_the_calibration_slope(small):
     card = sw.fit(X, y, loss="logistic", max_size=2, time_limit=5)
     table = sw.optimism(card, X, y, n_boot=2, time_limit=2, progress=False)
     assert list(table.index) == ["AUC", "calibration slope"]
-    assert table.loc["calibration slope", "apparent"] == pytest.approx(1.0, abs=0.05)  # fitted on these rows
+    assert table.loc["calibration slope", "apparent"] == pytest.approx(
+        1.0, abs=0.05
+    )  # fitted on these rows
 
 
 def test_optimism_needs_the_cards_spec_and_features(small):
     X, y = small
     with pytest.raises(ValueError, match="spec"):
-        sw.optimism(sw.ScoringSystem(tuple(X.columns), (1,) * X.shape[1], -1, positive=True, negative=False), X, y)
+        sw.optimism(
+            sw.ScoringSystem(
+                tuple(X.columns), (1,) * X.shape[1], -1, positive=True, negative=False
+            ),
+            X,
+            y,
+        )
     card = sw.fit(X, y, max_size=1, time_limit=5)
     with pytest.raises(KeyError, match="lacks"):
         sw.optimism(card, X.iloc[:, 1:], y)

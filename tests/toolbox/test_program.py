@@ -69,7 +69,9 @@ def test_the_search_holds_user_rows(seed):
     found = local_search(build_formulation(extended.data, extended.spec), time_budget=2.0)
     cards = enumerate_cards(X.to_numpy(), np.where(y == 1, 1, -1), list(X.columns), extended.spec)
     if found.feasible:
-        match = np.all(cards["points"] == found.coefficients, axis=1) & (cards["intercept"] == found.intercept)
+        match = np.all(cards["points"] == found.coefficients, axis=1) & (
+            cards["intercept"] == found.intercept
+        )
         assert match.any()
     else:
         assert len(cards["loss"]) == 0
@@ -123,7 +125,7 @@ def test_bad_rows_are_refused_with_the_reason():
 def test_a_clash_names_the_users_row():
     X, y = tiny(10)
     prog = sw.formulate(X, y, **BOX)
-    clash = (prog.used["f0"] + prog.used["f1"] >= 2)
+    clash = prog.used["f0"] + prog.used["f1"] >= 2
     with pytest.raises(sw.InfeasibleError) as info:
         prog.fit(extra=[clash, prog.points["f0"] + prog.points["f1"] <= -7])
     message = str(info.value)
@@ -136,7 +138,11 @@ def test_the_search_never_calls_a_card_that_breaks_a_row_by_a_fraction_feasible(
     """A row broken by less than one unit (fractional coefficients) still makes a card infeasible."""
     X, y = tiny(11)
     prog = sw.formulate(X, y, **BOX)
-    extended = prog.with_rows([0.5 * prog.points["f0"] + 0.5 * prog.points["f1"] <= 0.25,
-                               0.5 * prog.points["f0"] + 0.5 * prog.points["f1"] >= 0.1])
+    extended = prog.with_rows(
+        [
+            0.5 * prog.points["f0"] + 0.5 * prog.points["f1"] <= 0.25,
+            0.5 * prog.points["f0"] + 0.5 * prog.points["f1"] >= 0.1,
+        ]
+    )
     found = local_search(build_formulation(extended.data, extended.spec), time_budget=1.0)
     assert not found.feasible  # points are integers: half their sum is never in [0.1, 0.25]

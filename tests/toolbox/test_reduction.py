@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.datasets import RULES_ATTR
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.datasets import RULES_ATTR
 from slimwidgets.toolbox.reduction import ReductionResult, reduce_data
 
 OPTS = dict(C0=0.001, coef_range=(-3, 3), intercept_range=(-5, 5))
@@ -15,7 +15,9 @@ OPTS = dict(C0=0.001, coef_range=(-3, 3), intercept_range=(-5, 5))
 def small(seed, n=60, p=3):
     rng = np.random.default_rng(seed)
     X = pd.DataFrame(rng.integers(0, 3, size=(n, p)), columns=[f"x{j}" for j in range(p)])
-    X.attrs[RULES_ATTR] = False  # the paper's sec. 4 reduces the engine's features, counts as they are
+    X.attrs[RULES_ATTR] = (
+        False  # the paper's sec. 4 reduces the engine's features, counts as they are
+    )
     score = X.to_numpy() @ rng.integers(-2, 3, size=p) + rng.normal(0, 0.3, n)
     y = pd.Series((score > np.median(score)).astype(int), name="event")
     return X, y
@@ -30,9 +32,19 @@ def sides_of(card, X, y):
     return np.where(right, "correct", "wrong")
 
 
-@pytest.mark.parametrize("seed, zero_score, removes", [
-    (0, "error", False), (1, "error", True), (3, "error", False), (4, "error", True),
-    (0, "positive", True), (1, "positive", True), (3, "positive", True), (4, "positive", True)])
+@pytest.mark.parametrize(
+    "seed, zero_score, removes",
+    [
+        (0, "error", False),
+        (1, "error", True),
+        (3, "error", False),
+        (4, "error", True),
+        (0, "positive", True),
+        (1, "positive", True),
+        (3, "positive", True),
+        (4, "positive", True),
+    ],
+)
 def test_reduced_optimum_is_the_full_optimum(seed, zero_score, removes):
     X, y = small(seed)
     opts = dict(OPTS, zero_score=zero_score)
@@ -126,7 +138,17 @@ def test_the_options_it_refuses_are_a_column_of_the_options_table():
 
     refused = [row for row in OPTIONS if not row.reducible]
     assert sorted(row.name for row in refused) == sorted(
-        ["max_fpr", "min_tpr", "class_weights", "missing", "tiers", "groups", "group_penalty", "rule_penalty"])
+        [
+            "max_fpr",
+            "min_tpr",
+            "class_weights",
+            "missing",
+            "tiers",
+            "groups",
+            "group_penalty",
+            "rule_penalty",
+        ]
+    )
     X, y = small(1)
     for row in refused:
         with pytest.raises(ValueError, match=f"does not support {row.name}:"):

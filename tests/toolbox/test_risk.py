@@ -57,10 +57,15 @@ def test_risk_table_hand_example():
     assert t["events"].tolist() == [1, 0, 1, 2]
     assert t["rate"].tolist() == pytest.approx([1 / 3, 0.0, 1.0, 2 / 3])
     assert t["predicted"].tolist() == [False, True, True, True]  # score >= 1
-    strict = sw.ScoringSystem(("a", "b"), (2, 1), -1, positive="sick", negative="well", zero_score="error")
+    strict = sw.ScoringSystem(
+        ("a", "b"), (2, 1), -1, positive="sick", negative="well", zero_score="error"
+    )
     assert risk_table(strict, X, y)["predicted"].tolist() == [False, False, True, True]  # score > 1
     lo, hi = wilson_interval(1, 3)
-    assert (t.loc[0, "lower"], t.loc[0, "upper"]) == (pytest.approx(float(lo)), pytest.approx(float(hi)))
+    assert (t.loc[0, "lower"], t.loc[0, "upper"]) == (
+        pytest.approx(float(lo)),
+        pytest.approx(float(hi)),
+    )
     # 1/3 at 95 %: z^2 = 3.841459, centre = (1/3 + .640243)/2.280486 = .426916,
     # half = .859450 * sqrt(.074074 + .106707) = .365430 (hand rounding: 5e-5)
     assert t.loc[0, "lower"] == pytest.approx(0.061486, abs=5e-5)
@@ -87,4 +92,9 @@ def test_risk_rises_with_score_on_breastcancer(paper_data):
     assert t["count"].sum() == len(y) and t["events"].sum() == y.sum()
     assert ((t["lower"] <= t["rate"]) & (t["rate"] <= t["upper"])).all()
     low, high = t[~t.predicted], t[t.predicted]
-    assert low["events"].sum() / low["count"].sum() < 0.1 < 0.9 < high["events"].sum() / high["count"].sum()
+    assert (
+        low["events"].sum() / low["count"].sum()
+        < 0.1
+        < 0.9
+        < high["events"].sum() / high["count"].sum()
+    )

@@ -28,11 +28,13 @@ def imbalanced_data():
     """150 rows, 19 positives: without weights the best card says "negative" for everyone."""
     rng = np.random.default_rng(1)
     y = (rng.random(150) < 0.15).astype(int)
-    X = pd.DataFrame({
-        "a": (rng.random(150) < np.where(y == 1, 0.7, 0.3)).astype(int),
-        "b": (rng.random(150) < np.where(y == 1, 0.6, 0.35)).astype(int),
-        "c": rng.integers(0, 2, 150),
-    })
+    X = pd.DataFrame(
+        {
+            "a": (rng.random(150) < np.where(y == 1, 0.7, 0.3)).astype(int),
+            "b": (rng.random(150) < np.where(y == 1, 0.6, 0.35)).astype(int),
+            "c": rng.integers(0, 2, 150),
+        }
+    )
     return X, y
 
 
@@ -81,7 +83,10 @@ def test_grid_search_over_C0_in_parallel():
     sizes = [sw.SLIMClassifier(C0=c).fit(X, y).scoring_system_.size for c in grid["C0"]]
     assert sizes[0] <= sizes[1] <= sizes[2]  # a larger C0 never buys a larger card
     assert search.best_params_["C0"] in grid["C0"]
-    assert search.best_estimator_.scoring_system_.size == sizes[grid["C0"].index(search.best_params_["C0"])]
+    assert (
+        search.best_estimator_.scoring_system_.size
+        == sizes[grid["C0"].index(search.best_params_["C0"])]
+    )
 
 
 @pytest.mark.slow
@@ -95,7 +100,9 @@ def test_ties_go_to_the_sparser_setting_and_the_paper_grid_is_the_default():
     assert [c["C0"] for c in cands] == [0.075, 0.05, 0.025, 0.01, 0.001, None]
     assert set(PAPER_C0) == {c["C0"] for c in cands}
     assert all(c["test_error"] == 0 for c in cands)
-    assert card.details["cv"]["chosen"] == {"C0": 0.075} and card.points == {"a": 1}  # "SCORE >= 1": the smallest form
+    assert card.details["cv"]["chosen"] == {"C0": 0.075} and card.points == {
+        "a": 1
+    }  # "SCORE >= 1": the smallest form
 
 
 @pytest.mark.slow
@@ -104,7 +111,12 @@ def test_the_cv_figures_show_on_the_card_and_survive_json(tmp_path):
     card = fit_cv(X, y, C0=[0.05, None], cv=4)
     cv = card.details["cv"]
     line = f"CV: test error {100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} (4 folds), chosen C0 ="
-    for text in (card.to_text(), card.to_html(), card.to_markdown().replace("\\", ""), card.to_latex()):
+    for text in (
+        card.to_text(),
+        card.to_html(),
+        card.to_markdown().replace("\\", ""),
+        card.to_latex(),
+    ):
         assert "CV: test error" in text and "(4 folds)" in text
     assert line in card.to_text()
     path = tmp_path / "card.json"
@@ -132,10 +144,16 @@ def test_a_setting_that_fails_on_a_fold_is_skipped_and_all_failing_is_an_error()
     exact = {"max_fpr": 0.0, "min_tpr": 1.0}
     card = fit_cv(X, y, max_size=[1, 2], cv=3, **exact)
     failed, ok = card.details["cv"]["candidates"]
-    assert failed["max_size"] == 1 and failed["failed"].startswith("3 of 3 folds") and failed["test_error"] is None
+    assert (
+        failed["max_size"] == 1
+        and failed["failed"].startswith("3 of 3 folds")
+        and failed["test_error"] is None
+    )
     assert ok["failed"] is None and ok["test_error"] == 0.0
     assert card.details["cv"]["chosen"] == {"max_size": 2} and card.points.keys() == {"a", "b"}
-    with pytest.raises(ValueError, match="no setting could be fit on every fold: max_size = 1: 3 of 3"):
+    with pytest.raises(
+        ValueError, match="no setting could be fit on every fold: max_size = 1: 3 of 3"
+    ):
         fit_cv(X, y, max_size=[1], cv=3, **exact)
 
 
@@ -178,7 +196,9 @@ def test_balanced_class_weights_make_a_two_sided_card_and_are_selected_by_balanc
     cv = card.details["cv"]
     assert cv["error"] == "balanced error" and "CV: test balanced error" in card.to_text()
     for c in cv["candidates"]:
-        folds = sw.cross_validate(X, y, folds=3, seed=0, C0=1e-6, max_size=c["max_size"], class_weights="balanced").folds
+        folds = sw.cross_validate(
+            X, y, folds=3, seed=0, C0=1e-6, max_size=c["max_size"], class_weights="balanced"
+        ).folds
         per_fold = 0.5 * (1 - folds["test_tpr"]) + 0.5 * folds["test_fpr"]
         assert c["test_error"] == pytest.approx(per_fold.mean())
 

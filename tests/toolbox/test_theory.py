@@ -9,7 +9,11 @@ from sklearn.linear_model import LogisticRegression
 
 import slimwidgets as sw
 from slimwidgets.toolbox.theory import (
-    farey_count, generalization_bound, hypothesis_count, resolution_bound, round_to_resolution,
+    farey_count,
+    generalization_bound,
+    hypothesis_count,
+    resolution_bound,
+    round_to_resolution,
 )
 
 
@@ -67,7 +71,9 @@ def test_kth_margin_corollary(seed):
     for k in (2, 3, 5):
         r = resolution_bound(X, y, rho, k=k)
         assert r.max_extra_errors <= k - 1
-        assert r.bound <= r1.bound * (1 + 1e-12) or r.x_norm > r1.x_norm  # a larger margin, usually a smaller Λ
+        assert (
+            r.bound <= r1.bound * (1 + 1e-12) or r.x_norm > r1.x_norm
+        )  # a larger margin, usually a smaller Λ
         lam = round_to_resolution(rho, r.Lambda)
         margins = np.abs(X @ rho) / np.linalg.norm(rho)
         kept = margins >= r.gamma
@@ -95,9 +101,13 @@ def test_hypothesis_and_farey_counts_by_enumeration():
         box = list(itertools.product(range(-L, L + 1), repeat=P))
         assert hypothesis_count(P, L) == len(box)
         for m in range(P + 1):
-            assert hypothesis_count(P, L, max_size=m) == sum(1 for v in box if sum(c != 0 for c in v) <= m)
+            assert hypothesis_count(P, L, max_size=m) == sum(
+                1 for v in box if sum(c != 0 for c in v) <= m
+            )
         farey = sum(
-            1 for q in range(1, L + 1) for lam in itertools.product(range(q), repeat=P)
+            1
+            for q in range(1, L + 1)
+            for lam in itertools.product(range(q), repeat=P)
             if math.gcd(q, *lam) == 1
         )
         assert farey_count(P, L) == farey
@@ -106,19 +116,31 @@ def test_hypothesis_and_farey_counts_by_enumeration():
 def test_generalization_bound_formulas():
     b = generalization_bound(n=1000, Lambda=10, n_features=5, train_error=0.1, delta=0.05)
     expected = math.sqrt((5 * math.log(21) - math.log(0.05)) / 2000)
-    assert b.theorem == "Theorem 2" and b.complexity == pytest.approx(expected) and b.bound == pytest.approx(0.1 + expected)
+    assert (
+        b.theorem == "Theorem 2"
+        and b.complexity == pytest.approx(expected)
+        and b.bound == pytest.approx(0.1 + expected)
+    )
     same = generalization_bound(n=1000, coef_set_size=21**5)
     assert same.complexity == pytest.approx(expected) and math.isnan(same.bound)
-    sparse = generalization_bound(n=1000, Lambda=10, n_features=5, C0=0.3)  # floor(1/0.3) = 3 features
+    sparse = generalization_bound(
+        n=1000, Lambda=10, n_features=5, C0=0.3
+    )  # floor(1/0.3) = 3 features
     h = 1 + 5 * 20 + 10 * 20**2 + 10 * 20**3
     assert sparse.theorem == "Theorem 3"
     assert sparse.log_class_size == pytest.approx(math.log(h))
-    assert generalization_bound(3, n=1000, Lambda=10, n_features=5).log_class_size == pytest.approx(math.log(h))
+    assert generalization_bound(3, n=1000, Lambda=10, n_features=5).log_class_size == pytest.approx(
+        math.log(h)
+    )
     cop = generalization_bound(n=1000, Lambda=10, n_features=5, coprime=True)
-    assert cop.theorem == "Theorem 4" and cop.log_class_size == pytest.approx(math.log(farey_count(5, 10)))
+    assert cop.theorem == "Theorem 4" and cop.log_class_size == pytest.approx(
+        math.log(farey_count(5, 10))
+    )
     assert cop.complexity < b.complexity
     # more data, smaller bound; smaller delta, larger
-    assert generalization_bound(n=4000, Lambda=10, n_features=5).complexity == pytest.approx(expected / 2)
+    assert generalization_bound(n=4000, Lambda=10, n_features=5).complexity == pytest.approx(
+        expected / 2
+    )
     assert generalization_bound(n=1000, Lambda=10, n_features=5, delta=0.01).complexity > expected
     with pytest.raises(ValueError, match="delta"):
         generalization_bound(n=10, Lambda=1, n_features=1, delta=1.5)
@@ -135,4 +157,6 @@ def test_generalization_bound_from_a_card(paper_data):
     h = 21 * sum(math.comb(6, s) * 10**s for s in range(4))
     assert b.theorem == "Theorem 3" and b.n == 250
     assert b.log_class_size == pytest.approx(math.log(h))
-    assert b.bound == pytest.approx(card.train_metrics.error + math.sqrt((math.log(h) - math.log(0.05)) / 500))
+    assert b.bound == pytest.approx(
+        card.train_metrics.error + math.sqrt((math.log(h) - math.log(0.05)) / 500)
+    )

@@ -32,7 +32,9 @@ def test_folds_are_stratified_and_metrics_are_recomputable(bankruptcy_cv):
         assert row.test_error == pytest.approx(np.mean(pred != truth))
         assert row.test_tpr == pytest.approx(np.mean(pred[truth == 1] == 1))
         assert row.test_fpr == pytest.approx(np.mean(pred[truth == 0] == 1))
-        assert row.train_error == pytest.approx(np.mean(card.predict(X.iloc[train]).to_numpy() != y.iloc[train].to_numpy()))
+        assert row.train_error == pytest.approx(
+            np.mean(card.predict(X.iloc[train]).to_numpy() != y.iloc[train].to_numpy())
+        )
         assert row["size"] == card.size
         assert row.status in ("optimal", "time_limit", "feasible")
 
@@ -62,8 +64,13 @@ def test_parallel_folds_match_sequential():
     X = pd.DataFrame(rng.integers(0, 2, size=(60, 3)), columns=["a", "b", "c"])
     y = pd.Series(np.where(X.a + X.b + rng.normal(0, 0.6, 60) > 1, "sick", "well"), name="status")
     seq = cross_validate(X, y, folds=3, seed=1, positive="sick", coef_range=(-3, 3))
-    par = cross_validate(X, y, folds=3, seed=1, positive="sick", coef_range=(-3, 3), n_jobs=2, backend="threading")
-    pd.testing.assert_frame_equal(seq.folds.drop(columns=["card", "solve_time"]), par.folds.drop(columns=["card", "solve_time"]))
+    par = cross_validate(
+        X, y, folds=3, seed=1, positive="sick", coef_range=(-3, 3), n_jobs=2, backend="threading"
+    )
+    pd.testing.assert_frame_equal(
+        seq.folds.drop(columns=["card", "solve_time"]),
+        par.folds.drop(columns=["card", "solve_time"]),
+    )
     assert seq.final.positive == "sick"
 
 

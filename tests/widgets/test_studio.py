@@ -20,6 +20,7 @@ from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.controller import Controller, card_roc, train_metrics
 from slimwidgets.widgets.scheduler import THREAD_PREFIX, BackgroundQueue, SolveScheduler
 from slimwidgets.widgets.warmup import RiskWarmup, SearchWarmup
+
 from studio_helpers import settle
 
 pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
@@ -93,11 +94,18 @@ def test_first_card_settles_and_is_honest(make, small):
     assert c.status.details == details_text(described) and "objective" in c.status.details
     assert "objective" not in c.status.text and "gap" not in c.status.text
     if card.status != "optimal":
-        assert "no bound" not in c.status.text and ("proven" in c.status.text or NO_BOUND in c.status.text)
+        assert "no bound" not in c.status.text and (
+            "proven" in c.status.text or NO_BOUND in c.status.text
+        )
     assert c.history[-1].card is card and c.history[-1].spec == c.spec
     X, y = small
     m = card.metrics(X, y)
-    assert (m.tp, m.fp, m.tn, m.fn) == (card.train_metrics.tp, card.train_metrics.fp, card.train_metrics.tn, card.train_metrics.fn)
+    assert (m.tp, m.fp, m.tn, m.fn) == (
+        card.train_metrics.tp,
+        card.train_metrics.fp,
+        card.train_metrics.tn,
+        card.train_metrics.fn,
+    )
 
 
 def test_max_fpr_change_resolves_under_the_cap(make):
@@ -169,7 +177,9 @@ def test_superseded_solve_is_interrupted(small):
         settle(c, 50)  # a guard against a hang, below the superseded solve's 60 s
         assert c._scheduler.interrupted >= 1, "the superseded 60 s solve was not interrupted"
         assert c.card.spec.max_size == 1
-        assert all(h.spec.time_limit == 0.5 for h in c.history)  # the interrupted solve never settled
+        assert all(
+            h.spec.time_limit == 0.5 for h in c.history
+        )  # the interrupted solve never settled
     finally:
         assert c.close()
     assert no_studio_threads() == []
@@ -199,11 +209,18 @@ def test_infeasible_names_the_clash_and_keeps_the_previous_state(make):
     assert c.status.state == "infeasible"
     assert set(c.status.conflicts) == {"max_fpr=0", "min_tpr=1"}
     assert "max_fpr=0" in c.status.text and "min_tpr=1" in c.status.text
-    assert c.history[-1].card is None and c.history[-1].spec.min_tpr == 1.0  # the failure is on record
+    assert (
+        c.history[-1].card is None and c.history[-1].spec.min_tpr == 1.0
+    )  # the failure is on record
     # ... and the previous card and settings are back on screen, with the error in place
     assert c.card is before_card and c.spec == before_spec and c._cursor == undo_depth
-    assert c.notice_level == "error" and c.notice == "these settings have no card: kept the previous card and settings"
-    assert any("spec" in e for e in events[1:])  # the controls are told to show the old settings again
+    assert (
+        c.notice_level == "error"
+        and c.notice == "these settings have no card: kept the previous card and settings"
+    )
+    assert any(
+        "spec" in e for e in events[1:]
+    )  # the controls are told to show the old settings again
 
 
 def test_contradictory_options_raise_at_once(make):
@@ -237,8 +254,17 @@ def test_feature_panel_settings_reach_the_spec(make):
     c.set_feature(e, points_range=(0, 3))
     settle(c)
     s = c.spec
-    assert a in s.exclude and s.signs[b] == "-" and s.penalties[d] == 0.5 and tuple(s.coef_ranges[e]) == (0, 3)
-    assert c.feature(a).use == "exclude" and c.feature(b).sign == "-" and c.feature(e).points_range == (0, 3)
+    assert (
+        a in s.exclude
+        and s.signs[b] == "-"
+        and s.penalties[d] == 0.5
+        and tuple(s.coef_ranges[e]) == (0, 3)
+    )
+    assert (
+        c.feature(a).use == "exclude"
+        and c.feature(b).sign == "-"
+        and c.feature(e).points_range == (0, 3)
+    )
     coefs = dict(zip(c.card.feature_names, c.card.coefficients))
     assert coefs[a] == 0 and coefs[b] <= 0 and 0 <= coefs[e] <= 3
     c.set_feature(a, use="require")
@@ -262,8 +288,13 @@ def test_edit_reevaluates_without_solving(make, small):
     m = edited.metrics(X, y)
     assert (m.tp, m.fp) == (edited.train_metrics.tp, edited.train_metrics.fp)
     cost = c.edit_cost()
-    assert math.isclose(cost["error"], 100 * (edited.train_metrics.error - solved.train_metrics.error))
-    assert c.status.text.startswith("edited (not optimized) · error ") and "vs the solved card" in c.status.text
+    assert math.isclose(
+        cost["error"], 100 * (edited.train_metrics.error - solved.train_metrics.error)
+    )
+    assert (
+        c.status.text.startswith("edited (not optimized) · error ")
+        and "vs the solved card" in c.status.text
+    )
     # the threshold too, and edits accumulate against the same solved card
     c.edit(threshold=edited.threshold + 1)
     assert c.card.threshold == edited.threshold + 1 and c.base_card is solved
@@ -375,7 +406,9 @@ def test_frontier_and_path_fill_in_through_the_cache(small):
         key = f.loc[f["cap"] == 0.05, "key"].iloc[0]
         solves = c.solve_count
         c.load(key)
-        assert c.status.state != "solving" and c.card.spec.max_fpr == 0.05 and c.solve_count == solves
+        assert (
+            c.status.state != "solving" and c.card.spec.max_fpr == 0.05 and c.solve_count == solves
+        )
         tpr = f.loc[f["cap"] == 0.05, "tpr"].iloc[0]
         assert c.card.train_metrics.tpr == tpr
     finally:
@@ -396,7 +429,10 @@ def test_card_roc_matches_brute_force(make):
     own = roc[roc.current].iloc[0]
     m = train_metrics(card, d)
     assert math.isclose(own.tpr, m.tpr) and math.isclose(own.fpr, m.fpr)
-    assert (roc.fpr.iloc[0], roc.tpr.iloc[0]) == (0.0, 0.0) and (roc.fpr.iloc[-1], roc.tpr.iloc[-1]) == (1.0, 1.0)
+    assert (roc.fpr.iloc[0], roc.tpr.iloc[0]) == (0.0, 0.0) and (
+        roc.fpr.iloc[-1],
+        roc.tpr.iloc[-1],
+    ) == (1.0, 1.0)
 
 
 def test_close_leaves_no_thread(small):
@@ -433,6 +469,7 @@ def test_idle_workers_end_by_themselves(small):
 
 # -- the widget layer, driven as the front end does ----------------------------------------------------
 
+
 @pytest.fixture
 def studio(small):
     from slimwidgets.widgets import Studio
@@ -454,9 +491,12 @@ def assert_views_agree(st):
     coefs = dict(zip(card.feature_names, card.coefficients))
     assert payload["threshold"] == card.threshold and payload["rule"] == card.rule == ">="
     assert {r["name"]: r["points"] for r in payload["rows"]} == coefs
-    assert [r["name"] for r in payload["rows"][:card.size]] == list(card.points)
+    assert [r["name"] for r in payload["rows"][: card.size]] == list(card.points)
     m = card.train_metrics
-    assert f"TPR {100 * m.tpr:.1f} %" in payload["metrics_text"] and f"FPR {100 * m.fpr:.1f} %" in payload["metrics_text"]
+    assert (
+        f"TPR {100 * m.tpr:.1f} %" in payload["metrics_text"]
+        and f"FPR {100 * m.fpr:.1f} %" in payload["metrics_text"]
+    )
     point = st.roc_view.datasets["card"][0]
     assert math.isclose(point["tpr"], m.tpr) and math.isclose(point["fpr"], m.fpr)
     assert st.path_view.datasets["path_card"][0]["error"] == pytest.approx(m.error)
@@ -493,7 +533,13 @@ def test_studio_controls_reach_the_spec(studio):
     studio.time_text.set_state({"value": 0.5})
     assert studio.wait(30)
     s = studio.spec
-    assert name in s.exclude and s.max_size == 2 and s.C0 == 0.01 and tuple(s.coef_range) == (-5, 5) and s.time_limit == 0.5
+    assert (
+        name in s.exclude
+        and s.max_size == 2
+        and s.C0 == 0.01
+        and tuple(s.coef_range) == (-5, 5)
+        and s.time_limit == 0.5
+    )
     studio.c0_text.set_state({"value": "lots"})
     assert "C0 must be" in studio.message.value and studio.c0_text.value == "0.01"
     assert_views_agree(studio)
@@ -503,18 +549,28 @@ def test_studio_edit_lock_undo_via_the_table(studio, tmp_path):
     assert studio.wait(30)
     solved = studio.scoring_system
     name = studio.controller.data.feature_names[2]
-    studio.card_view.set_state({"request": {"op": "edit", "feature": name, "value": 5, "nonce": "a"}})
+    studio.card_view.set_state(
+        {"request": {"op": "edit", "feature": name, "value": 5, "nonce": "a"}}
+    )
     edited = studio.scoring_system
-    assert edited.status == "edited" and dict(zip(edited.feature_names, edited.coefficients))[name] == 5
+    assert (
+        edited.status == "edited"
+        and dict(zip(edited.feature_names, edited.coefficients))[name] == 5
+    )
     row = next(r for r in studio.card_view.card["rows"] if r["name"] == name)
-    against = "optimum" if solved.status == "optimal" else "the solved card"  # "optimum" only when proven
+    against = (
+        "optimum" if solved.status == "optimal" else "the solved card"
+    )  # "optimum" only when proven
     assert row["edited"] and studio.card_view.card["cost_text"].startswith(f"edit vs {against}:")
     assert studio.card_view.status["state"] == "edited"
     assert_views_agree(studio)
     studio.card_view.set_state({"request": {"op": "lock", "feature": name, "nonce": "b"}})
     assert studio.spec.lock == {name: 5}
     assert studio.wait(30)
-    assert dict(zip(studio.scoring_system.feature_names, studio.scoring_system.coefficients))[name] == 5
+    assert (
+        dict(zip(studio.scoring_system.feature_names, studio.scoring_system.coefficients))[name]
+        == 5
+    )
     row = next(r for r in studio.card_view.card["rows"] if r["name"] == name)
     assert row["locked"] == 5
     studio.undo_button.click()
@@ -525,7 +581,9 @@ def test_studio_edit_lock_undo_via_the_table(studio, tmp_path):
     studio.redo_button.click()
     assert studio.scoring_system is edited
     # a refused edit leaves the table showing the truth
-    studio.card_view.set_state({"request": {"op": "edit", "feature": "no such feature", "value": 1, "nonce": "c"}})
+    studio.card_view.set_state(
+        {"request": {"op": "edit", "feature": "no such feature", "value": 1, "nonce": "c"}}
+    )
     assert "unknown feature" in studio.message.value
     assert_views_agree(studio)
     # export from the toolbar shows the line that reloads the file
@@ -549,11 +607,17 @@ def test_studio_chart_click_loads_that_card(small):
         assert st.roc_view.datasets["frontier"] and st.path_view.datasets["path"]
         key = st.roc_view.datasets["frontier"][0]["key"]
         st.roc_view.set_state({"clicked": {"key": key, "nonce": "1"}})
-        assert st.scoring_system.spec.key() == key and st.fpr_slider.value == pytest.approx(st.scoring_system.spec.max_fpr or 0.2)
+        assert st.scoring_system.spec.key() == key and st.fpr_slider.value == pytest.approx(
+            st.scoring_system.spec.max_fpr or 0.2
+        )
         assert st.controller.wait_background(60)  # the path of the loaded card's cap fills in
         key = st.path_view.datasets["path"][0]["key"]
         st.path_view.set_state({"clicked": {"key": key, "nonce": "2"}})
-        assert st.scoring_system.spec.max_size == 1 and st.size_slider.value == 1 and not st.size_none.value
+        assert (
+            st.scoring_system.spec.max_size == 1
+            and st.size_slider.value == 1
+            and not st.size_none.value
+        )
         assert_views_agree(st)
     finally:
         st.close()
@@ -565,8 +629,17 @@ def test_chart_builders_are_pure_and_split_cleanly():
 
     from slimwidgets.widgets import charts
 
-    frontier = pd.DataFrame({"key": ["k"], "cap": [0.1], "tpr": [0.5], "fpr": [0.08], "error": [0.2], "size": [2],
-                             "status": ["optimal"]})
+    frontier = pd.DataFrame(
+        {
+            "key": ["k"],
+            "cap": [0.1],
+            "tpr": [0.5],
+            "fpr": [0.08],
+            "error": [0.2],
+            "size": [2],
+            "status": ["optimal"],
+        }
+    )
     a = charts.roc_chart(frontier, None, None, pd.DataFrame({"cap": [0.1]}))
     b = charts.roc_chart(frontier, None, None, pd.DataFrame({"cap": [0.1]}))
     assert a.to_dict() == b.to_dict()
@@ -575,8 +648,17 @@ def test_chart_builders_are_pure_and_split_cleanly():
     assert json.dumps(spec).count('"values"') == 0
     empty_spec, _ = charts.split_datasets(charts.roc_chart(None, None, None, None))
     assert empty_spec == spec  # the structure does not depend on the data
-    nan = pd.DataFrame({"key": ["k"], "cap": [float("nan")], "tpr": [0.5], "fpr": [0.1], "error": [0.2], "size": [1],
-                        "status": ["optimal"]})
+    nan = pd.DataFrame(
+        {
+            "key": ["k"],
+            "cap": [float("nan")],
+            "tpr": [0.5],
+            "fpr": [0.1],
+            "error": [0.2],
+            "size": [1],
+            "status": ["optimal"],
+        }
+    )
     assert charts.roc_datasets(nan, None, None, None)["frontier"][0]["cap"] is None
 
 
@@ -604,22 +686,55 @@ def test_a_refused_update_changes_nothing(make):
     before, card, entries = c.spec, c.card, len(c.history)
     a, b, d = c.data.feature_names[:3]
     with pytest.raises(ValueError, match="max_size=2"):
-        c.update(lock={a: 1, b: 1, d: 1}, max_size=2)  # three features forced in, at most two allowed
-    assert c.spec == before and c.card is card and c.status.state != "solving" and len(c.history) == entries
+        c.update(
+            lock={a: 1, b: 1, d: 1}, max_size=2
+        )  # three features forced in, at most two allowed
+    assert (
+        c.spec == before
+        and c.card is card
+        and c.status.state != "solving"
+        and len(c.history) == entries
+    )
 
 
 def test_solved_for_lists_every_active_constraint():
     from slimwidgets.core.spec import at_most, make_spec, needs
     from slimwidgets.widgets.controller import describe_spec
 
-    spec = make_spec(max_fpr=0.2, min_tpr=0.8, max_size=4, C0=0.01, coef_range=(-5, 5), exclude=["e"],
-                     require=["r"], signs={"s": "-"}, penalties={"p": 0.5}, lock={"l": 3},
-                     coef_ranges={"q": (0, 3)}, constraints=[needs("n", "m"), at_most(1, ["u", "v"])],
-                     class_weights="balanced", time_limit=5)
+    spec = make_spec(
+        max_fpr=0.2,
+        min_tpr=0.8,
+        max_size=4,
+        C0=0.01,
+        coef_range=(-5, 5),
+        exclude=["e"],
+        require=["r"],
+        signs={"s": "-"},
+        penalties={"p": 0.5},
+        lock={"l": 3},
+        coef_ranges={"q": (0, 3)},
+        constraints=[needs("n", "m"), at_most(1, ["u", "v"])],
+        class_weights="balanced",
+        time_limit=5,
+    )
     text = describe_spec(spec)
-    for part in ("max FPR 20 %", "min TPR 80 %", "size ≤ 4", "C0 0.01", "points −5…5", "exclude e", "require r",
-                 "sign s −", "penalty p 0.5", "lock l = 3", "points of q 0…3", "n needs m", "at most 1 of u, v",
-                 "class weights balanced", "limit 5 s"):
+    for part in (
+        "max FPR 20 %",
+        "min TPR 80 %",
+        "size ≤ 4",
+        "C0 0.01",
+        "points −5…5",
+        "exclude e",
+        "require r",
+        "sign s −",
+        "penalty p 0.5",
+        "lock l = 3",
+        "points of q 0…3",
+        "n needs m",
+        "at most 1 of u, v",
+        "class weights balanced",
+        "limit 5 s",
+    ):
         assert part in text, (part, text)
     assert describe_spec(make_spec()) == "solved for: C0 auto · points −10…10"
 
@@ -760,7 +875,7 @@ def test_incumbents_reach_the_view_through_the_throttle():
 def test_reload_line_runs_as_shown_with_any_path(make, tmp_path, monkeypatch):
     c = make()
     settle(c)
-    odd = tmp_path / "it's \"odd\"; import os.json"
+    odd = tmp_path / 'it\'s "odd"; import os.json'
     for fmt in ("json", "html", "markdown", "python", "latex"):
         _, line = c.export(fmt, odd.with_suffix(".x" + fmt))
         if fmt in ("html", "markdown"):
@@ -791,14 +906,25 @@ def test_export_into_a_missing_folder_says_so_and_changes_nothing(make, tmp_path
 def test_validation_figures_next_to_training_figures(small, tmp_path):
     X, y = small
     X_tr, y_tr, X_va, y_va = X.iloc[:400], y.iloc[:400], X.iloc[400:], y.iloc[400:]
-    c = Controller(X_tr, y_tr, validation=(X_va[list(X.columns[::-1])], y_va), time_limit=0.5,
-                   fpr_caps=(0.1,), max_path_size=2)
+    c = Controller(
+        X_tr,
+        y_tr,
+        validation=(X_va[list(X.columns[::-1])], y_va),
+        time_limit=0.5,
+        fpr_caps=(0.1,),
+        max_path_size=2,
+    )
     try:
         settle(c)
         card = c.card
         m = card.metrics(X_va, y_va)
         v = card.validation_metrics
-        assert (v.tp, v.fp, v.tn, v.fn) == (m.tp, m.fp, m.tn, m.fn)  # columns in another order are matched by name
+        assert (v.tp, v.fp, v.tn, v.fn) == (
+            m.tp,
+            m.fp,
+            m.tn,
+            m.fn,
+        )  # columns in another order are matched by name
         assert c.history[-1].validation_metrics is v and "validation: error" in repr(c.history[-1])
         path, _ = c.export("json", tmp_path / "card.json")
         again = sw.ScoringSystem.from_json(str(path))
@@ -810,7 +936,11 @@ def test_validation_figures_next_to_training_figures(small, tmp_path):
         assert f["card"]["tpr"].iloc[1] == pytest.approx(v.tpr)
         front = f["frontier"]
         assert set(front["set"]) == {"train", "validation"}
-        assert (front["set"] == "train").sum() == (front["set"] == "validation").sum() == len(c.frontier_points())
+        assert (
+            (front["set"] == "train").sum()
+            == (front["set"] == "validation").sum()
+            == len(c.frontier_points())
+        )
         for key, rows in front.groupby("key"):
             loaded = c._cache[key]
             val = rows[rows["set"] == "validation"].iloc[0]
@@ -826,11 +956,15 @@ def test_holdout_is_a_stratified_reproducible_split(small):
     a = Controller(X, y, holdout=0.25, random_state=0, frontier=False, start=False)
     b = Controller(X, y, holdout=0.25, random_state=0, frontier=False, start=False)
     try:
-        assert a.validation.n_samples == math.ceil(0.25 * len(y)) and a.data.n_samples + a.validation.n_samples == len(y)
+        assert a.validation.n_samples == math.ceil(
+            0.25 * len(y)
+        ) and a.data.n_samples + a.validation.n_samples == len(y)
         share = float(np.mean(y))
         val_share = a.validation.weight[a.validation.y == 1].sum() / a.validation.n_samples
         assert abs(val_share - share) < 0.01  # stratified: the class balance is kept
-        assert np.array_equal(a.validation.X, b.validation.X) and np.array_equal(a.validation.weight, b.validation.weight)
+        assert np.array_equal(a.validation.X, b.validation.X) and np.array_equal(
+            a.validation.weight, b.validation.weight
+        )
     finally:
         a.close()
         b.close()
@@ -884,7 +1018,9 @@ def test_studio_enter_twice_is_one_undo_step_and_cells_stay_editable(studio):
     name = studio.controller.data.feature_names[3]
     value = solved.points.get(name, 0) + 2
     for nonce in ("enter", "change"):  # what the cell sends for one edit committed with Enter
-        studio.card_view.set_state({"request": {"op": "edit", "feature": name, "value": value, "nonce": nonce}})
+        studio.card_view.set_state(
+            {"request": {"op": "edit", "feature": name, "value": value, "nonce": nonce}}
+        )
     studio.undo_button.click()
     assert studio.scoring_system is solved
     studio.controller.update(max_size=2)
@@ -903,7 +1039,10 @@ def test_studio_shows_train_and_validation_side_by_side(small):
         assert [r["set"] for r in payload["metrics"]] == ["train", "validation"]
         assert payload["metrics"][1]["tpr"] == pytest.approx(card.validation_metrics.tpr)
         assert "validation: error" in payload["metrics_text"]
-        assert [r["set"] for r in st.chart_frames()["card"].to_dict("records")] == ["train", "validation"]
+        assert [r["set"] for r in st.chart_frames()["card"].to_dict("records")] == [
+            "train",
+            "validation",
+        ]
         assert_views_agree(st)
     finally:
         st.close()
@@ -912,7 +1051,9 @@ def test_studio_shows_train_and_validation_side_by_side(small):
 # -- issue #10: the status line in the user's units -------------------------------------------------------
 def test_status_under_a_cap_speaks_tpr_and_held_out_figures(small):
     X, y = small
-    c = Controller(X, y, holdout=0.25, random_state=0, max_fpr=0.2, time_limit=1.0, frontier=False, start=False)
+    c = Controller(
+        X, y, holdout=0.25, random_state=0, max_fpr=0.2, time_limit=1.0, frontier=False, start=False
+    )
     states = []
     c.subscribe(lambda ev: states.append(c.status))
     try:
@@ -926,17 +1067,33 @@ def test_status_under_a_cap_speaks_tpr_and_held_out_figures(small):
     assert status.text == describe(card, validation=card.validation_metrics).headline
     for s in states:  # incumbents speak the same language while the solve runs
         if s.state == "solving" and s.text != "solving…":
-            assert s.text.startswith("solving… · TPR ") and "incumbent" not in s.text and "gap" not in s.text
-    assert c.status.to_dict()["level"] == status.level and c.status.to_dict()["details"] == status.details
+            assert (
+                s.text.startswith("solving… · TPR ")
+                and "incumbent" not in s.text
+                and "gap" not in s.text
+            )
+    assert (
+        c.status.to_dict()["level"] == status.level
+        and c.status.to_dict()["details"] == status.details
+    )
 
 
 def test_a_degenerate_card_is_called_out_and_a_failure_is_red(make):
     c = make()
     settle(c)
-    nobody = sw.ScoringSystem(c.data.feature_names, (0,) * c.data.n_features, -1, positive=c.data.positive,
-                              negative=c.data.negative, status="optimal", spec=c.spec)
+    nobody = sw.ScoringSystem(
+        c.data.feature_names,
+        (0,) * c.data.n_features,
+        -1,
+        positive=c.data.positive,
+        negative=c.data.negative,
+        status="optimal",
+        spec=c.spec,
+    )
     c.load(nobody)  # threshold 1, every total 0: predicts the negative class for everyone
-    assert c.status.level == "warn" and "for every training row" in c.status.text and c.status.warning
+    assert (
+        c.status.level == "warn" and "for every training row" in c.status.text and c.status.warning
+    )
     c.update(max_fpr=0.0, min_tpr=1.0)
     settle(c)
     assert c.status.state == "infeasible" and c.status.level == "error"
@@ -948,7 +1105,10 @@ def test_export_report_with_the_held_out_rows(make, tmp_path):
     path, line = c.export("report", tmp_path / "card_report.html")
     doc = path.read_text(encoding="utf-8")
     assert doc.startswith("<!DOCTYPE html>") and "held-out" in doc
-    assert f"training ({c.data.n_samples} rows)" in doc and f"held-out ({c.validation.n_samples} rows)" in doc
+    assert (
+        f"training ({c.data.n_samples} rows)" in doc
+        and f"held-out ({c.validation.n_samples} rows)" in doc
+    )
     assert "IPython.display.HTML" in line
 
 
@@ -958,14 +1118,23 @@ def test_a_lost_solver_process_shows_the_best_card_and_says_so(paper_data):
     is not cached, so the same settings are solved again when asked again."""
     from slimwidgets.solvers import worker
     from slimwidgets.widgets.controller import LOST_SOLVER
+
     from solver_children import kill_a_busy_child
 
     if not worker.available():
         pytest.skip("solves run in-process here")
     X, y = paper_data("heart")
     first = threading.Event()
-    c = Controller(X, y, C0=0.01, solver="highs", time_limit=600, frontier=False, alternatives=False,
-                   debounce=0.0)
+    c = Controller(
+        X,
+        y,
+        C0=0.01,
+        solver="highs",
+        time_limit=600,
+        frontier=False,
+        alternatives=False,
+        debounce=0.0,
+    )
     try:
         c.subscribe(lambda ev: first.set() if c.card is not None else None)
         killer = kill_a_busy_child(first)

@@ -11,6 +11,7 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.controller import Controller
+
 from tiny_problems import tiny_risk_problem as tiny
 
 
@@ -54,8 +55,16 @@ def test_the_list_fills_in_for_the_settled_card_in_the_users_units(make):
     assert first["rank"] == 1 and first["current"] and first["difference"] == "shown now"
     assert [f["name"] for f in first["features"]] == list(c.card.points)
     m, v = c.card.train_metrics, c.card.validation_metrics
-    assert first["train"] == [f"error {100 * m.error:.1f} %", f"TPR {100 * m.tpr:.1f} %", f"FPR {100 * m.fpr:.1f} %"]
-    assert first["held_out"] == [f"error {100 * v.error:.1f} %", f"TPR {100 * v.tpr:.1f} %", f"FPR {100 * v.fpr:.1f} %"]
+    assert first["train"] == [
+        f"error {100 * m.error:.1f} %",
+        f"TPR {100 * m.tpr:.1f} %",
+        f"FPR {100 * m.fpr:.1f} %",
+    ]
+    assert first["held_out"] == [
+        f"error {100 * v.error:.1f} %",
+        f"TPR {100 * v.tpr:.1f} %",
+        f"FPR {100 * v.fpr:.1f} %",
+    ]
     seen = []
     for row in rows:
         card = c.alts.card(row["rank"])
@@ -68,9 +77,13 @@ def test_the_list_fills_in_for_the_settled_card_in_the_users_units(make):
         # the margin is on the objective: fewer features may buy up to one row of error (C0 < 1 row)
         assert error <= m.error + c.alts.within + 1 / c.data.weight.sum() + 1e-9
         d = error - m.error
-        said = "error same" if abs(d) < 0.0005 else f"error {100 * d:+.1f} pt".replace("-", "\u2212")
+        said = (
+            "error same" if abs(d) < 0.0005 else f"error {100 * d:+.1f} pt".replace("-", "\u2212")
+        )
         assert row["difference"] in ("shown now", said)
-        assert "objective" not in " ".join(row["train"] + [row["difference"]])  # solver figures only in details
+        assert "objective" not in " ".join(
+            row["train"] + [row["difference"]]
+        )  # solver figures only in details
     assert "at most 2 pt error worse than the best" in view["state"]["text"]
 
 
@@ -81,7 +94,9 @@ def test_a_click_loads_the_card_as_one_undo_step_and_says_what_it_did(make):
     best, history = c.card, len(c.history)
     shown = c.load_alternative(2)
     assert c.card is shown and c.card.coefficients != best.coefficients
-    assert shown.status == "feasible" and shown.bound is None  # optimal only among the narrower cards
+    assert (
+        shown.status == "feasible" and shown.bound is None
+    )  # optimal only among the narrower cards
     assert c.spec.key() == best.spec.key() and c.violations() == []
     assert c.status.text.startswith("alternative 2 · error ") and c.status.state == "feasible"
     assert "loaded alternative 2: " + ", ".join(f["name"] for f in rows[1]["features"]) in c.notice
@@ -89,9 +104,14 @@ def test_a_click_loads_the_card_as_one_undo_step_and_says_what_it_did(make):
     assert len(c.history) == history + 1 and c.history[-1].action == "load"
     assert c.alternatives()["state"]["notice"] == c.notice  # said beside the list too
     now = c.alternatives()["rows"]
-    assert [r["current"] for r in now[:2]] == [False, True]  # the difference column follows the card shown
+    assert [r["current"] for r in now[:2]] == [
+        False,
+        True,
+    ]  # the difference column follows the card shown
     d = best.train_metrics.error - shown.train_metrics.error
-    assert now[0]["difference"] == ("error same" if abs(d) < 0.0005 else f"error {100 * d:+.1f} pt".replace("-", "\u2212"))
+    assert now[0]["difference"] == (
+        "error same" if abs(d) < 0.0005 else f"error {100 * d:+.1f} pt".replace("-", "\u2212")
+    )
     assert c.undo() and c.card is best and not c.can_undo
     assert "notice" not in c.alternatives()["state"]  # the card it spoke of is gone
     with pytest.raises(ValueError, match="no alternative 99"):
@@ -111,7 +131,9 @@ def test_a_spec_change_supersedes_the_list_and_undo_finds_it_again(make):
     assert all(c.alts.card(r["rank"]).spec.max_size == 2 for r in rows)
     assert c.undo()
     again = c.alternatives()  # kept per spec: back at once, with no new search
-    assert again["state"]["phase"] == "done" and [r["features"] for r in again["rows"]] == [r["features"] for r in before]
+    assert again["state"]["phase"] == "done" and [r["features"] for r in again["rows"]] == [
+        r["features"] for r in before
+    ]
 
 
 @pytest.mark.slow
@@ -126,7 +148,16 @@ def test_a_running_search_is_cancelled_when_the_spec_changes(make):
 
 def test_risk_cards_list_log_loss_and_auc(make):
     X, y, _ = tiny(31, n=60, d=4)
-    c = make(X, y, loss="logistic", coef_range=(-3, 3), intercept_range=(-4, 4), C0=0.01, holdout=0.25, random_state=1)
+    c = make(
+        X,
+        y,
+        loss="logistic",
+        coef_range=(-3, 3),
+        intercept_range=(-4, 4),
+        C0=0.01,
+        holdout=0.25,
+        random_state=1,
+    )
     view = settled_list(c)
     row = view["rows"][0]
     assert row["train"][0].startswith("log-loss ") and row["train"][1].startswith("AUC ")
@@ -144,7 +175,9 @@ def test_the_widget_list_and_its_click(small):
     try:
         assert st.wait(300) and st.controller.wait_alternatives(300)
         st._refresh_alternatives()  # the last event may still be on its way from the worker
-        assert st.alts_view.rows == st.controller.alternatives()["rows"] and len(st.alts_view.rows) > 1
+        assert (
+            st.alts_view.rows == st.controller.alternatives()["rows"] and len(st.alts_view.rows) > 1
+        )
         st.alts_view.clicked = {"rank": 2, "nonce": "1"}
         assert st.scoring_system.status == "feasible" and "loaded alternative 2" in st.message.value
         assert st.alts_view.rows[1]["current"]
@@ -168,10 +201,14 @@ def test_off_by_default_without_background_work(small):
 def test_settings_without_a_card_say_so_and_a_reverted_spec_gets_its_list_back(make):
     c = make(max_fpr=0.0, min_tpr=1.0)
     assert c.wait(300) and c.status.state == "infeasible"
-    assert c.alternatives() == {"rows": [], "state": {"phase": "waiting",
-                                                      "text": "no card for these settings, so no alternatives"}}
+    assert c.alternatives() == {
+        "rows": [],
+        "state": {"phase": "waiting", "text": "no card for these settings, so no alternatives"},
+    }
     c.update(max_fpr=None, min_tpr=None)
     rows = settled_list(c)["rows"]
-    c.update(max_fpr=0.0, min_tpr=1.0)  # refused: the previous card and settings come back, and so does their list
+    c.update(
+        max_fpr=0.0, min_tpr=1.0
+    )  # refused: the previous card and settings come back, and so does their list
     assert c.wait(300) and c.status.state == "infeasible" and c.spec.max_fpr is None
     assert c.alternatives()["rows"] == rows

@@ -4,7 +4,6 @@ and the alternatives are measured against the card shown."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
@@ -31,7 +30,9 @@ def test_a_better_card_from_background_work_becomes_the_card(heart):
     try:
         assert c.wait(300)
         shown = c.card
-        found = sw.fit(X, y, max_fpr=0.2, time_limit=20)  # what a longer search in the background finds
+        found = sw.fit(
+            X, y, max_fpr=0.2, time_limit=20
+        )  # what a longer search in the background finds
         if not _objective(c, found) < _objective(c, shown) - 1e-9:
             pytest.skip("the short solve already found the best card")
         steps = len(c.history)
@@ -39,11 +40,15 @@ def test_a_better_card_from_background_work_becomes_the_card(heart):
         card = c.card
         assert card.coefficients == found.coefficients and card.spec == c.spec
         assert [h.action for h in c.history[steps:]] == ["promote"]  # one undo step
-        assert c.notice.startswith("the alternatives search found a better card for these settings (TPR +")
+        assert c.notice.startswith(
+            "the alternatives search found a better card for these settings (TPR +"
+        )
         assert "\n" not in c.notice and "undo goes back" in c.notice
         assert sw.check_card(card, c.data, c.spec) == []
         assert c.status.text == sw.describe(card, validation=card.validation_metrics).headline
-        assert c.settled_card(c.spec.key()) is card  # the cache keeps the best card of these settings
+        assert (
+            c.settled_card(c.spec.key()) is card
+        )  # the cache keeps the best card of these settings
         # the same card again, or a worse one, changes nothing: among equal cards the one shown stays
         assert not c.offer(found, "the frontier") and not c.offer(shown, "the frontier")
         assert c.undo() and c.card is shown
@@ -71,10 +76,19 @@ def test_the_proof_is_restated_for_the_new_card():
         # a stricter threshold meets the cap too and is worse: as a stopped solve would leave it,
         # not proven, with the optimum's bound
         worse = solved.with_points({}, intercept=solved.intercept - 1)
-        assert sw.check_card(worse, c.data, c.spec) == [] and _objective(c, worse) > _objective(c, solved)
-        stopped = c.measured(replace(worse, spec=c.spec, status="time_limit", bound=solved.bound,
-                                     gap=(_objective(c, worse) - solved.bound) / _objective(c, worse),
-                                     details=solved.details))
+        assert sw.check_card(worse, c.data, c.spec) == [] and _objective(c, worse) > _objective(
+            c, solved
+        )
+        stopped = c.measured(
+            replace(
+                worse,
+                spec=c.spec,
+                status="time_limit",
+                bound=solved.bound,
+                gap=(_objective(c, worse) - solved.bound) / _objective(c, worse),
+                details=solved.details,
+            )
+        )
         with c._lock:
             c._push(stopped, c.spec, status_of(stopped), "solve", None)
         assert not c.status.proven or "best" not in c.status.text.split("·")[1]
@@ -90,7 +104,9 @@ def test_nothing_known_beats_the_card_shown_after_background_work(heart):
     """The invariant, through the real background workers: once the frontier, the size path
     and the alternatives have run, no card they found that meets the settings beats the card shown."""
     X, y = heart
-    c = Controller(X, y, max_fpr=0.2, time_limit=0.3, fpr_caps=(0.1, 0.15), max_path_size=4, alternatives=True)
+    c = Controller(
+        X, y, max_fpr=0.2, time_limit=0.3, fpr_caps=(0.1, 0.15), max_path_size=4, alternatives=True
+    )
     try:
         assert c.wait(300) and c.wait_background(600) and c.wait_alternatives(600)
         shown = c.card
@@ -101,7 +117,11 @@ def test_nothing_known_beats_the_card_shown_after_background_work(heart):
         for card in known:
             if not sw.check_card(card, c.data, c.spec):
                 assert _objective(c, card) >= mine - 1e-9, (card, shown, c.notice)
-        better = ("TPR +", "error \u2212", "FPR \u2212")  # a row's figure the settings optimise, improved
+        better = (
+            "TPR +",
+            "error \u2212",
+            "FPR \u2212",
+        )  # a row's figure the settings optimise, improved
         for r in rows:  # no row is better than the card shown
             assert not r["difference"].startswith(better), r
         if c.history[-1].action == "promote":
@@ -136,7 +156,9 @@ def test_a_better_risk_card_from_background_work_becomes_the_card():
         worse = risk_card_of(c.data, c.spec, solved.with_points({}, intercept=solved.intercept - 1))
         assert worse is not None and worse.objective > solved.objective
         if solved.bound is not None:
-            worse = replace(worse, bound=solved.bound, gap=relative_gap(worse.objective, solved.bound))
+            worse = replace(
+                worse, bound=solved.bound, gap=relative_gap(worse.objective, solved.bound)
+            )
         worse = c.measured(worse)
         with c._lock:
             c._push(worse, c.spec, status_of(worse), "solve", None)
@@ -144,10 +166,15 @@ def test_a_better_risk_card_from_background_work_becomes_the_card():
         assert c.offer(solved, "the alternatives search")
         card = c.card
         assert (card.coefficients, card.intercept, card.multiplier) == (
-            solved.coefficients, solved.intercept, solved.multiplier)
+            solved.coefficients,
+            solved.intercept,
+            solved.multiplier,
+        )
         assert card.objective == pytest.approx(solved.objective) and card.spec == c.spec
         assert [h.action for h in c.history[steps:]] == ["promote"]
-        assert c.notice.startswith("the alternatives search found a better card for these settings (log-loss \u2212")
+        assert c.notice.startswith(
+            "the alternatives search found a better card for these settings (log-loss \u2212"
+        )
         assert "\n" not in c.notice and "undo goes back" in c.notice
         assert sw.check_card(card, c.data, c.spec) == []
         assert c.status.text == sw.describe(card, validation=card.validation_metrics).headline
@@ -171,10 +198,20 @@ def test_a_risk_card_the_settings_do_not_allow_never_becomes_the_card():
     X, y = load_demo(n_features=6)
     scaled = sw.fit(X, y, loss="logistic", time_limit=10)
     fixed = sw.fit(X, y, loss="logistic", scale=False, time_limit=10)
-    c = Controller(X, y, loss="logistic", scale=False, time_limit=10, start=False, frontier=False,
-                   alternatives=False)
+    c = Controller(
+        X,
+        y,
+        loss="logistic",
+        scale=False,
+        time_limit=10,
+        start=False,
+        frontier=False,
+        alternatives=False,
+    )
     judge, spec = BestKnown(c.data), c.spec
-    shown = risk_card_of(c.data, spec, fixed.with_points({}, intercept=fixed.intercept - 1))  # worse
+    shown = risk_card_of(
+        c.data, spec, fixed.with_points({}, intercept=fixed.intercept - 1)
+    )  # worse
     shown = replace(shown, objective=shown.objective + 1.0)  # any allowed card beats it
     assert judge.better(spec, shown, fixed) is not None
     if scaled.multiplier != 1.0:

@@ -17,8 +17,17 @@ def risk_studio():
     from slimwidgets.widgets import Studio
 
     X, y = load_demo()
-    st = Studio(X, y, loss="logistic", max_size=5, time_limit=3.0, frontier=False, alternatives=False,
-                holdout=0.25, random_state=0)
+    st = Studio(
+        X,
+        y,
+        loss="logistic",
+        max_size=5,
+        time_limit=3.0,
+        frontier=False,
+        alternatives=False,
+        holdout=0.25,
+        random_state=0,
+    )
     assert st.controller.wait(300)
     yield st
     st.close()

@@ -21,8 +21,8 @@ from slimwidgets.widgets.controller import Controller
 from slimwidgets.widgets.cuts import carry_spec, histogram, parse_cut
 from slimwidgets.widgets.solving import SolveCache
 from slimwidgets.widgets.variables import band_edit, card_variables
-from studio_helpers import raw_clinical, settle
 
+from studio_helpers import raw_clinical, settle
 
 raw = raw_clinical
 
@@ -33,8 +33,15 @@ def studio():
 
     def factory(**kw):
         X, y = raw()
-        kw = {"max_size": 3, "cuts": {"age": [50, 60], "bmi": [25, 30]}, "time_limit": 60, "frontier": False,
-              "alternatives": False, "debounce": 0.0, **kw}
+        kw = {
+            "max_size": 3,
+            "cuts": {"age": [50, 60], "bmi": [25, 30]},
+            "time_limit": 60,
+            "frontier": False,
+            "alternatives": False,
+            "debounce": 0.0,
+            **kw,
+        }
         c = Controller(X, y, **kw)
         made.append(c)
         settle(c)
@@ -54,11 +61,17 @@ def test_the_card_by_variable_is_the_exports_grouping(studio):
     c, X, y = studio()
     c.edit(points={"age >= 50": 1, "age >= 60": 2, "bmi missing": 1})
     card = c.card
-    shown = [(v["variable"], tuple((b["label"], b["points"]) for b in v["bands"])) for v in card_variables(card, c.spec)]
+    shown = [
+        (v["variable"], tuple((b["label"], b["points"]) for b in v["bands"]))
+        for v in card_variables(card, c.spec)
+    ]
     assert shown == card.rules.points_table(card.points)  # what every export prints
     age = next(v for v in card_variables(card, c.spec) if v["variable"] == "age")["bands"]
     assert [(b["label"], b["points"], b["editable"], b["rules"]) for b in age] == [
-        ("< 50", 0, False, []), ("50–59", 1, True, ["age >= 50"]), ("≥ 60", 3, True, ["age >= 60"])]
+        ("< 50", 0, False, []),
+        ("50–59", 1, True, ["age >= 50"]),
+        ("≥ 60", 3, True, ["age >= 60"]),
+    ]
 
 
 def test_a_band_edit_changes_that_band_alone_in_one_undo_step(studio):
@@ -69,12 +82,21 @@ def test_a_band_edit_changes_that_band_alone_in_one_undo_step(studio):
     assert edited.points["age >= 50"] == 2 and edited.points["age >= 60"] == 1
     moved = edited.score(X) - before.score(X)
     in_band = (X.age >= 50) & (X.age < 60)
-    assert (moved[in_band] == 1).all() and (moved[~in_band] == 0).all()  # on raw rows: that band alone
+    assert (moved[in_band] == 1).all() and (
+        moved[~in_band] == 0
+    ).all()  # on raw rows: that band alone
     assert len(c.history) == steps + 1 and c.card.status == "edited"
-    bands = {b["label"]: (b["points"], b["edited"]) for b in card_variables(c.card, c.spec, c.base_card)[0]["bands"]}
-    assert bands["50–59"] == (2, True) and bands["≥ 60"][0] == 3  # "edited": against the solved card
+    bands = {
+        b["label"]: (b["points"], b["edited"])
+        for b in card_variables(c.card, c.spec, c.base_card)[0]["bands"]
+    }
+    assert (
+        bands["50–59"] == (2, True) and bands["≥ 60"][0] == 3
+    )  # "edited": against the solved card
     c.edit_band("age", 2, 2)  # the top band: its own rule alone, no band above to give back
-    assert c.card.points.get("age >= 60", 0) == 0  # the band fell to the one below it: the cut leaves the card
+    assert (
+        c.card.points.get("age >= 60", 0) == 0
+    )  # the band fell to the one below it: the cut leaves the card
     assert [b["label"] for b in card_variables(c.card, c.spec)[0]["bands"]] == ["< 50", "≥ 50"]
     assert c.card.score(X).equals(before.score(X) + in_band.astype(int) - (X.age >= 60).astype(int))
     c.undo()
@@ -123,17 +145,21 @@ def test_moving_a_cut_refits_the_rules_and_solves_the_card_fit_proves(studio):
     c, X, y = studio()
     assert c.cut_points() == {"age": [50.0, 60.0], "bmi": [25.0, 30.0]}
     panel = {v["name"]: v for v in c.cut_panel()}
-    assert panel["age"]["cuts"] == [50.0, 60.0] and panel["bmi"]["missing"] == int(X.bmi.isna().sum())
+    assert panel["age"]["cuts"] == [50.0, 60.0] and panel["bmi"]["missing"] == int(
+        X.bmi.isna().sum()
+    )
     assert sum(b["rows"] for b in panel["age"]["bins"]) == len(X)
     assert sum(b["events"] for b in panel["age"]["bins"]) == int(y.sum())
     sex = panel["sex"]  # a variable of levels: its levels with rows and events, and its use
     assert sex["kind"] == "levels" and sex["use"] == "auto" and "cuts" not in sex
     assert {lv["label"]: (lv["rows"], lv["events"]) for lv in sex["levels"]} == {
-        k: (int((X.sex == k).sum()), int(y[X.sex == k].sum())) for k in ("F", "M")}
+        k: (int((X.sex == k).sum()), int(y[X.sex == k].sum())) for k in ("F", "M")
+    }
     c.set_variable("sex", use="exclude")
     settle(c)
     assert {v["name"]: v["use"] for v in c.cut_panel()}["sex"] == "exclude" and not any(
-        n.startswith("sex") for n in c.card.points)
+        n.startswith("sex") for n in c.card.points
+    )
     c.undo()
     steps = len(c.history)
     c.move_cut("age", 60, "65")
@@ -147,7 +173,9 @@ def test_moving_a_cut_refits_the_rules_and_solves_the_card_fit_proves(studio):
     proven = sw.fit(X, y, cuts={"age": [50, 65], "bmi": [25, 30]}, max_size=3, time_limit=60)
     assert card.status == proven.status == "optimal"
     assert card.objective == pytest.approx(proven.objective, abs=1e-9)
-    assert ((card.score(X) > 0) == (card.rules.transform(X)[["age >= 65"]].to_numpy()[:, 0] > 0)).any()
+    assert (
+        (card.score(X) > 0) == (card.rules.transform(X)[["age >= 65"]].to_numpy()[:, 0] > 0)
+    ).any()
 
 
 def test_one_cut_edit_is_one_undo_step_and_undo_brings_the_rules_and_card_back(studio):
@@ -157,7 +185,9 @@ def test_one_cut_edit_is_one_undo_step_and_undo_brings_the_rules_and_card_back(s
     settle(c)
     second = c.card
     assert c.rules.rules_of("age") == ["age >= 50", "age >= 60", "age >= 70"]
-    assert second.validation_metrics.n == first.validation_metrics.n  # held-out rows under the new rules
+    assert (
+        second.validation_metrics.n == first.validation_metrics.n
+    )  # held-out rows under the new rules
     assert c.undo()
     assert c.card is first and c.rules is first_rules and c.cut_points()["age"] == [50.0, 60.0]
     assert list(c.data.feature_names) == list(first.feature_names)
@@ -166,19 +196,29 @@ def test_one_cut_edit_is_one_undo_step_and_undo_brings_the_rules_and_card_back(s
     assert c.card is second and c.cut_points()["age"] == [50.0, 60.0, 70.0]
     c.remove_cut("age", 70)  # back to the first cuts: their table and its cache, no new solve
     settle(c)
-    assert c.card.coefficients == first.coefficients and c.rules is first_rules and c.solve_count == solves
+    assert (
+        c.card.coefficients == first.coefficients
+        and c.rules is first_rules
+        and c.solve_count == solves
+    )
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda c: c.add_cut("age", "abc"), "“abc” is not a number"),
-    (lambda c: c.add_cut("age", "200"), "outside the training values of 'age'"),
-    (lambda c: c.add_cut("age", "30"), "outside the training values of 'age'"),  # the lowest value: constant
-    (lambda c: c.add_cut("age", 60), "'age' already has a cut at 60"),
-    (lambda c: c.move_cut("age", 50, "60"), "'age' already has a cut at 60"),
-    (lambda c: c.move_cut("age", 55, "57"), "'age' has no cut at 55"),
-    (lambda c: c.set_cuts("age", []), "'age' needs at least one cut point"),
-    (lambda c: c.add_cut("sex", 1), "not a numeric variable"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda c: c.add_cut("age", "abc"), "“abc” is not a number"),
+        (lambda c: c.add_cut("age", "200"), "outside the training values of 'age'"),
+        (
+            lambda c: c.add_cut("age", "30"),
+            "outside the training values of 'age'",
+        ),  # the lowest value: constant
+        (lambda c: c.add_cut("age", 60), "'age' already has a cut at 60"),
+        (lambda c: c.move_cut("age", 50, "60"), "'age' already has a cut at 60"),
+        (lambda c: c.move_cut("age", 55, "57"), "'age' has no cut at 55"),
+        (lambda c: c.set_cuts("age", []), "'age' needs at least one cut point"),
+        (lambda c: c.add_cut("sex", 1), "not a numeric variable"),
+    ],
+)
 def test_bad_cut_input_is_refused_said_and_nothing_changes(studio, edit, message):
     c, X, y = studio()
     kept = _state(c)
@@ -212,22 +252,35 @@ def test_settings_carry_over_to_the_new_rules_by_variable(studio):
     assert "dropped the lock of 'bmi >= 30' at 1" in c.notice  # said, not lost silently
     settle(c)
     assert "bmi >= 30" not in c.spec.lock
-    assert c.rules.integer_["bmi"] is False and c.rules.rules_of("bmi") == ["bmi >= 25", "bmi >= 32.5", "bmi missing"]
+    assert c.rules.integer_["bmi"] is False and c.rules.rules_of("bmi") == [
+        "bmi >= 25",
+        "bmi >= 32.5",
+        "bmi missing",
+    ]
 
 
 def test_a_cut_whose_carried_settings_cannot_hold_is_refused_before_anything_changes(studio):
     c, X, y = studio(require=["bmi >= 25", "bmi >= 30", "bmi missing"], max_size=3)
     kept = _state(c)
-    with pytest.raises(ValueError, match="max_size=3 but 4 features are required"):  # the new rule would be required too
+    with pytest.raises(
+        ValueError, match="max_size=3 but 4 features are required"
+    ):  # the new rule would be required too
         c.add_cut("bmi", 35)
-    assert _state(c) == kept and "max_size=3" in {v["name"]: v for v in c.cut_panel()}["bmi"]["error"]["text"]
+    assert (
+        _state(c) == kept
+        and "max_size=3" in {v["name"]: v for v in c.cut_panel()}["bmi"]["error"]["text"]
+    )
 
 
 def test_carry_spec_drops_a_gone_rules_lock_and_says_so():
-    spec = sw.make_spec(lock={"age >= 60": -2}, signs={"age >= 50": "-", "age >= 60": "-"}, exclude=["bmi missing"])
+    spec = sw.make_spec(
+        lock={"age >= 60": -2}, signs={"age >= 50": "-", "age >= 60": "-"}, exclude=["bmi missing"]
+    )
     new, dropped = carry_spec(spec, ["age >= 50", "age >= 60"], ["age >= 50", "age >= 65"])
     assert dict(new.lock) == {} and dropped == ["the lock of 'age >= 60' at -2"]
-    assert dict(new.signs) == {"age >= 50": "-", "age >= 65": "-"} and list(new.exclude) == ["bmi missing"]
+    assert dict(new.signs) == {"age >= 50": "-", "age >= 65": "-"} and list(new.exclude) == [
+        "bmi missing"
+    ]
     tied = sw.make_spec(constraints=[sw.needs("age >= 60", "sex = F")])
     with pytest.raises(ValueError, match="which this cut change removes"):
         carry_spec(tied, ["age >= 60"], ["age >= 65"])
@@ -242,7 +295,11 @@ def test_a_card_of_other_rules_is_never_stored_in_this_tables_cache(studio):
     key = c.spec.key()
     c.table.solver.store(c.spec.replace(max_size=2), old_card)  # a late result of the old rules
     assert c.table.solver.get(c.spec.replace(max_size=2).key()) is None
-    assert isinstance(c.table.solver, SolveCache) and c.table.solver is not old_cache and c.spec.key() == key
+    assert (
+        isinstance(c.table.solver, SolveCache)
+        and c.table.solver is not old_cache
+        and c.spec.key() == key
+    )
 
 
 def test_histogram_and_parse_cut():
@@ -260,22 +317,46 @@ def test_the_studio_sends_the_card_by_variable_and_follows_a_moved_cut():
     from slimwidgets.widgets.studio import Studio
 
     X, y = raw()
-    s = Studio(X, y, max_size=3, cuts={"age": [50, 60], "bmi": [25, 30]}, time_limit=60, frontier=False,
-               alternatives=False, debounce=0.0)
+    s = Studio(
+        X,
+        y,
+        max_size=3,
+        cuts={"age": [50, 60], "bmi": [25, 30]},
+        time_limit=60,
+        frontier=False,
+        alternatives=False,
+        debounce=0.0,
+    )
     try:
         settle(s.controller)
         s._refresh_card()
-        assert [v["variable"] for v in s.card_view.card["variables"]] == [v for v, _ in s.scoring_system.rules.points_table(
-            s.scoring_system.points)]
-        assert [(v["name"], v["kind"]) for v in s.cuts_view.variables] == [("age", "cuts"), ("bmi", "cuts"), ("sex", "levels")]
+        assert [v["variable"] for v in s.card_view.card["variables"]] == [
+            v for v, _ in s.scoring_system.rules.points_table(s.scoring_system.points)
+        ]
+        assert [(v["name"], v["kind"]) for v in s.cuts_view.variables] == [
+            ("age", "cuts"),
+            ("bmi", "cuts"),
+            ("sex", "levels"),
+        ]
         s.cuts_view.request = {"op": "add", "variable": "age", "value": "abc", "nonce": "1"}
         error = s.cuts_view.variables[0]["error"]
         assert error["typed"] == "abc" and "is not a number" in error["text"]
         assert s.controller.cut_points()["age"] == [50.0, 60.0]
-        s.cuts_view.request = {"op": "move", "variable": "age", "old": 60, "value": "65", "nonce": "2"}
+        s.cuts_view.request = {
+            "op": "move",
+            "variable": "age",
+            "old": 60,
+            "value": "65",
+            "nonce": "2",
+        }
         settle(s.controller)
-        assert s.cuts_view.variables[0]["cuts"] == [50.0, 65.0] and s.cuts_view.variables[0]["error"] is None
-        assert "age >= 65" in s.feature_rows and "age >= 60" not in s.feature_rows  # the feature panel follows
+        assert (
+            s.cuts_view.variables[0]["cuts"] == [50.0, 65.0]
+            and s.cuts_view.variables[0]["error"] is None
+        )
+        assert (
+            "age >= 65" in s.feature_rows and "age >= 60" not in s.feature_rows
+        )  # the feature panel follows
         assert s.size_slider.max == len(s.controller.data.feature_names)
         s.card_view.request = {"op": "undo", "nonce": "3"}
         assert "age >= 60" in s.feature_rows and s.cuts_view.variables[0]["cuts"] == [50.0, 60.0]
@@ -285,12 +366,21 @@ def test_the_studio_sends_the_card_by_variable_and_follows_a_moved_cut():
 
 def test_a_table_without_numeric_variables_has_no_cut_points():
     X, y = raw()
-    c = Controller(X[["sex"]].assign(smoker=np.where(y.to_numpy() > 0, "yes", "no")), y, time_limit=10, frontier=False,
-                   alternatives=False, debounce=0.0)
+    c = Controller(
+        X[["sex"]].assign(smoker=np.where(y.to_numpy() > 0, "yes", "no")),
+        y,
+        time_limit=10,
+        frontier=False,
+        alternatives=False,
+        debounce=0.0,
+    )
     try:
         settle(c)
         assert c.table is not None and c.cut_points() == {}
-        assert [(v["name"], v["kind"]) for v in c.cut_panel()] == [("sex", "levels"), ("smoker", "levels")]
+        assert [(v["name"], v["kind"]) for v in c.cut_panel()] == [
+            ("sex", "levels"),
+            ("smoker", "levels"),
+        ]
         with pytest.raises(KeyError, match="not a numeric variable"):
             c.add_cut("sex", 1)
         assert [v["variable"] for v in card_variables(c.card, c.spec)] == ["smoker"]
@@ -312,7 +402,12 @@ def test_undo_while_the_new_cuts_solve_goes_back_to_the_old_rules(studio):
     c.add_cut("age", 70)
     assert c.solving and c.rules is not rules
     assert c.undo()
-    assert not c.solving and c.card is first and c.rules is rules and c.cut_points()["age"] == [50.0, 60.0]
+    assert (
+        not c.solving
+        and c.card is first
+        and c.rules is rules
+        and c.cut_points()["age"] == [50.0, 60.0]
+    )
     assert list(c.data.feature_names) == list(first.feature_names)
     time.sleep(1.5)  # past the debounce: an abandoned solve that still ran would have landed by now
     settle(c)
@@ -349,22 +444,36 @@ def test_cut_points_move_with_a_group_column_picked_and_undo_walks_back_through_
     in each group that of ``sw.group_rates``), a column picked after a cut moved splits the moved
     rules' rows; undo and redo bring back both the cut points and the column, with their cards."""
     c, X, y = studio(sensitive_features="sex")
-    assert c.group == "sex" and "sex" not in " ".join(c.data.feature_names)  # the group only, no rule
+    assert c.group == "sex" and "sex" not in " ".join(
+        c.data.feature_names
+    )  # the group only, no rule
     first_data, first_card = c.data, c.card
     c.add_cut("age", 70)
     settle(c)
     assert c.moved_cuts and c.group == "sex" and c.cut_points()["age"] == [50.0, 60.0, 70.0]
     assert c.data.sensitive_name == "sex" and c.data.sensitive_levels == ("F", "M")
-    assert list(c.data.feature_names) == list(c.card.feature_names) and "age >= 70" in c.data.feature_names
+    assert (
+        list(c.data.feature_names) == list(c.card.feature_names)
+        and "age >= 70" in c.data.feature_names
+    )
     _group_table_is_group_rates(c, X, y)
     steps = len(c._undo.states)
     c.set_gap("TPR", 0.1)  # a gap between the groups of the moved rules' rows
     settle(c)
     gapped = c.card
     assert len(c._undo.states) == steps + 1 and c.violations() == [] and gapped.status == "optimal"
-    alone = sw.fit(X, y, sensitive_features="sex", max_tpr_gap=0.1, max_size=3,
-                   cuts={"age": [50, 60, 70], "bmi": [25, 30]}, time_limit=60)
-    assert alone.status == "optimal" and alone.objective == pytest.approx(gapped.objective, abs=1e-9)
+    alone = sw.fit(
+        X,
+        y,
+        sensitive_features="sex",
+        max_tpr_gap=0.1,
+        max_size=3,
+        cuts={"age": [50, 60, 70], "bmi": [25, 30]},
+        time_limit=60,
+    )
+    assert alone.status == "optimal" and alone.objective == pytest.approx(
+        gapped.objective, abs=1e-9
+    )
     _group_table_is_group_rates(c, X, y)
     assert c.group_status().endswith("proven best under these caps")
     assert c.undo() and c.undo()  # the gap, then the cut: back to the first state, the column kept
@@ -382,7 +491,9 @@ def test_cut_points_move_with_a_group_column_picked_and_undo_walks_back_through_
     assert c.group is None and c.data.sensitive is None and "age >= 65" in c.data.feature_names
     c.set_group("sex")
     settle(c)
-    assert c.group == "sex" and c.data.sensitive_name == "sex" and "age >= 65" in c.data.feature_names
+    assert (
+        c.group == "sex" and c.data.sensitive_name == "sex" and "age >= 65" in c.data.feature_names
+    )
     assert list(c.data.feature_names) == list(c.card.feature_names)
     _group_table_is_group_rates(c, X, y)
     assert c.undo() and c.group is None and c.cut_points()["age"] == [50.0, 60.0, 65.0]
@@ -399,5 +510,7 @@ def test_the_held_out_rows_of_each_group_follow_the_moved_cut_points(studio):
     want = sw.group_rates(c.card, X_va, y_va, "sex").set_index("group")
     got = c.group_frame().query("set == 'validation'").set_index("group")
     assert c.card.rules is c.rules and "age >= 70" in c.card.feature_names
-    assert got["n"].to_dict() == want["n"].to_dict() and np.allclose(got["TPR"], want.loc[got.index, "TPR"])
+    assert got["n"].to_dict() == want["n"].to_dict() and np.allclose(
+        got["TPR"], want.loc[got.index, "TPR"]
+    )
     assert np.allclose(got["FPR"], want.loc[got.index, "FPR"])

@@ -29,7 +29,9 @@ def _run_sql(sql: str, X: pd.DataFrame) -> pd.DataFrame:
     with sqlite3.connect(":memory:") as db:
         X.to_sql("patients", db, index=False)
         out = pd.read_sql_query(sql, db)
-        assert pd.read_sql_query("SELECT count(*) AS n FROM patients", db)["n"][0] == len(X)  # nothing dropped
+        assert pd.read_sql_query("SELECT count(*) AS n FROM patients", db)["n"][0] == len(
+            X
+        )  # nothing dropped
     return out
 
 

@@ -15,7 +15,7 @@ from slimwidgets.core.groups import group_problems
 from slimwidgets.core.spec import make_spec
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.controller import Controller
-from slimwidgets.widgets.groups import group_candidates, gap_words, group_status
+from slimwidgets.widgets.groups import gap_words, group_candidates, group_status
 from slimwidgets.widgets.holdout import split_holdout
 
 from studio_helpers import settle
@@ -78,8 +78,13 @@ def test_a_text_group_column_is_the_group_only_and_the_table_matches_group_rates
         for g in ("F", "M"):  # and scikit-learn's recall is the TPR
             mask = (rows["sex"] == g).to_numpy()
             pred = c.card.predict(rows.drop(columns=["sex"])[mask])
-            assert got.loc[g, "TPR"] == pytest.approx(recall_score(np.asarray(labels)[mask], pred, pos_label=1))
-    assert set(frame["color"]) == {"#0072B2", "#D55E00"} and set(frame["shape"]) == {"square", "triangle-up"}
+            assert got.loc[g, "TPR"] == pytest.approx(
+                recall_score(np.asarray(labels)[mask], pred, pos_label=1)
+            )
+    assert set(frame["color"]) == {"#0072B2", "#D55E00"} and set(frame["shape"]) == {
+        "square",
+        "triangle-up",
+    }
 
 
 @pytest.mark.slow
@@ -98,8 +103,15 @@ def test_the_gap_is_held_proven_and_said_in_words(studio, table):
     assert gap <= 0.02 + 1e-12 and group_problems(card, c.data, c.spec) == []
     assert card.status == "optimal"
     # the same proof from sw.fit on the same rows: the same optimum
-    alone = sw.fit(X.drop(columns=["sex"]), y, sensitive_features=X["sex"], max_tpr_gap=0.02, exclude=["site"],
-                   time_limit=LIMIT, rules=False)  # the studio's size, not one chosen by CV
+    alone = sw.fit(
+        X.drop(columns=["sex"]),
+        y,
+        sensitive_features=X["sex"],
+        max_tpr_gap=0.02,
+        exclude=["site"],
+        time_limit=LIMIT,
+        rules=False,
+    )  # the studio's size, not one chosen by CV
     assert alone.status == "optimal" and alone.objective == pytest.approx(card.objective, abs=1e-9)
     words = c.group_status()
     assert words.startswith(f"TPR gap between groups {100 * gap:.1f} % \u2264 2 %")
@@ -125,7 +137,9 @@ def test_picking_a_column_is_one_undo_step_and_each_column_solves_on_its_own_gro
     settle(c)
     assert c.group == "site" and c.data.sensitive_levels == ("1", "2", "3")
     assert len(c._undo.states) == steps + 1
-    assert c.solve_count == solves + 1, "a gap between sexes is not a gap between sites: solved again"
+    assert c.solve_count == solves + 1, (
+        "a gap between sexes is not a gap between sites: solved again"
+    )
     assert group_problems(c.card, c.data, c.spec) == []
     assert c.group_frame()["group"].tolist() == ["1", "2", "3"]
     c.undo()
@@ -140,7 +154,11 @@ def test_picking_a_column_is_one_undo_step_and_each_column_solves_on_its_own_gro
     # no column: the gap has no meaning, dropped and said so
     c.set_group(None)
     settle(c)
-    assert c.group is None and c.spec.max_tpr_gap is None and "dropped the caps between groups" in c.notice
+    assert (
+        c.group is None
+        and c.spec.max_tpr_gap is None
+        and "dropped the caps between groups" in c.notice
+    )
     with pytest.raises(ValueError, match="pick a group column first"):
         c.set_gap("TPR", 0.05)
     with pytest.raises(KeyError, match="not a group column"):
@@ -176,20 +194,26 @@ def test_risk_cards_refuse_the_gap_with_the_engines_reason_or_hold_it(studio):
     if refusal is None:
         assert c.spec.max_tpr_gap == 0.05 and group_problems(c.card, c.data, c.spec) == []
         return
-    assert c.spec.max_tpr_gap is None and "set aside TPR gap between groups" in c.notice  # set aside, said
+    assert (
+        c.spec.max_tpr_gap is None and "set aside TPR gap between groups" in c.notice
+    )  # set aside, said
     with pytest.raises(ValueError) as refused:
         c.set_gap("TPR", 0.05)
     assert str(refused.value) == refusal and "max_tpr_gap" in refusal
 
 
 def test_status_words_without_a_bound_and_while_solving():
-    frame = pd.DataFrame({"group": ["F", "M"], "set": "train", "TPR": [0.5, 0.7], "FPR": [0.1, 0.25]})
+    frame = pd.DataFrame(
+        {"group": ["F", "M"], "set": "train", "TPR": [0.5, 0.7], "FPR": [0.1, 0.25]}
+    )
     spec = sw.Spec()
     assert gap_words(frame, spec) == ["TPR gap between groups 20.0 %", "FPR gap 15.0 %"]
     card = sw.ScoringSystem(("a",), (1,), -1, status="optimal")
     assert group_status(card, frame, spec, "optimal").endswith("proven best (no group caps)")
-    assert group_status(card, frame, spec.replace(max_fpr_gap=0.2), "solving") == \
-        "FPR gap between groups 15.0 % \u2264 20 % · TPR gap 20.0 % · solving…"
+    assert (
+        group_status(card, frame, spec.replace(max_fpr_gap=0.2), "solving")
+        == "FPR gap between groups 15.0 % \u2264 20 % · TPR gap 20.0 % · solving…"
+    )
     assert group_status(None, frame, spec, "idle") == ""
 
 
@@ -197,12 +221,21 @@ def test_status_words_without_a_bound_and_while_solving():
 def test_the_studio_widgets_pick_a_column_move_the_gap_and_say_a_refusal_in_place(table):
     from slimwidgets.widgets.studio import Studio
 
-    s = Studio(*table, exclude=["site"], time_limit=LIMIT, frontier=False, alternatives=False, holdout=0.25,
-               random_state=0)
+    s = Studio(
+        *table,
+        exclude=["site"],
+        time_limit=LIMIT,
+        frontier=False,
+        alternatives=False,
+        holdout=0.25,
+        random_state=0,
+    )
     try:
         assert s.wait(300)
         column = s.children[0].children[0]
-        assert column.children[0] is s.card_view and column.children[1] is s.groups_view  # the card first
+        assert (
+            column.children[0] is s.card_view and column.children[1] is s.groups_view
+        )  # the card first
         assert s.groups_view.view["column"] is None and s.groups_view.layout.display == "none"
         assert s.group_pick.options[1] == ("sex", "sex")  # columns of labels before 0/1 columns
         assert s.roc_view.datasets["groups"] == []
@@ -211,13 +244,19 @@ def test_the_studio_widgets_pick_a_column_move_the_gap_and_say_a_refusal_in_plac
         assert s.groups_view.layout.display is None
         view = s.groups_view.view
         assert [r["group"] for r in view["rows"]] == ["F", "M"] and view["held_out"]
-        assert all(set(r["train"]) == {"n", "TPR", "FPR", "error"} and r["held_out"] for r in view["rows"])
+        assert all(
+            set(r["train"]) == {"n", "TPR", "FPR", "error"} and r["held_out"] for r in view["rows"]
+        )
         marks = s.roc_view.datasets["groups"]
-        assert [(m["group"], m["color"], m["shape"]) for m in marks] == [("F", "#0072B2", "square"),
-                                                                         ("M", "#D55E00", "triangle-up")]
+        assert [(m["group"], m["color"], m["shape"]) for m in marks] == [
+            ("F", "#0072B2", "square"),
+            ("M", "#D55E00", "triangle-up"),
+        ]
         assert s.roc_view.spec["layer"][-1]["mark"]["type"] == "text"  # each mark labelled
         # every layer reads a data set the view swaps in place (none renamed, none hoisted away)
-        assert {layer["data"]["name"] for layer in s.roc_view.spec["layer"]} == set(s.roc_view.datasets)
+        assert {layer["data"]["name"] for layer in s.roc_view.spec["layer"]} == set(
+            s.roc_view.datasets
+        )
         s.gap_slider.value = 0.03
         s.gap_none.value = False
         assert s.wait(300) and s.spec.max_tpr_gap == 0.03
@@ -245,36 +284,59 @@ def test_the_risk_roc_carries_a_labelled_mark_per_group_at_the_cards_decision(ta
     from slimwidgets.widgets.studio import Studio
 
     X, y = table
-    s = Studio(X, y, sensitive_features="sex", exclude=["site"], time_limit=LIMIT, frontier=False,
-               alternatives=False, loss="logistic")
+    s = Studio(
+        X,
+        y,
+        sensitive_features="sex",
+        exclude=["site"],
+        time_limit=LIMIT,
+        frontier=False,
+        alternatives=False,
+        loss="logistic",
+    )
     try:
         assert s.wait(300)
         card = s.controller.card
         assert card.family == "risk" and s.controller.group == "sex"
         marks = s.roc_view.datasets["groups"]
-        assert [(m["group"], m["color"], m["shape"]) for m in marks] == [("F", "#0072B2", "square"),
-                                                                         ("M", "#D55E00", "triangle-up")]
+        assert [(m["group"], m["color"], m["shape"]) for m in marks] == [
+            ("F", "#0072B2", "square"),
+            ("M", "#D55E00", "triangle-up"),
+        ]
         rows = X.drop(columns=["sex"])
         risk = card.predict_proba(rows).to_numpy()[:, 1]
         for m in marks:
             mask = (X["sex"] == m["group"]).to_numpy()
             decided = (risk[mask] >= 0.5).astype(int)
-            assert np.array_equal(decided, np.asarray(card.predict(rows[mask])))  # the decision is risk >= 50 %
+            assert np.array_equal(
+                decided, np.asarray(card.predict(rows[mask]))
+            )  # the decision is risk >= 50 %
             assert m["tpr"] == pytest.approx(recall_score(y[mask], decided))
             assert m["fpr"] == pytest.approx(1 - recall_score(y[mask], decided, pos_label=0))
             assert m["at"] == f"score \u2265 {card.threshold} (predicted risk \u2265 50 %)"
         layers = s.roc_view.spec["layer"]
-        assert layers[-1]["mark"]["type"] == "text" and layers[-1]["encoding"]["text"]["field"] == "group"
-        assert {layer["data"]["name"] for layer in layers} == set(s.roc_view.datasets)  # swapped in place
+        assert (
+            layers[-1]["mark"]["type"] == "text"
+            and layers[-1]["encoding"]["text"]["field"] == "group"
+        )
+        assert {layer["data"]["name"] for layer in layers} == set(
+            s.roc_view.datasets
+        )  # swapped in place
         marks_layers = [layer for layer in layers if layer["data"]["name"] == "groups"]
-        assert len(marks_layers) == 14 and all("color" not in layer["encoding"] for layer in marks_layers)  # no 2nd legend
+        assert len(marks_layers) == 14 and all(
+            "color" not in layer["encoding"] for layer in marks_layers
+        )  # no 2nd legend
         s.group_pick.value = None  # no column: no marks, the same chart
         assert s.wait(300) and s.roc_view.datasets["groups"] == []
-        s.family_toggle.value = "decision"  # the decision card's ROC keeps its marks with the group back
+        s.family_toggle.value = (
+            "decision"  # the decision card's ROC keeps its marks with the group back
+        )
         s.group_pick.value = "sex"
         assert s.wait(300) and s.controller.card.family != "risk"
         assert [m["group"] for m in s.roc_view.datasets["groups"]] == ["F", "M"]
-        assert s.roc_view.datasets["groups"][0]["at"] == f"score \u2265 {s.controller.card.threshold}"
+        assert (
+            s.roc_view.datasets["groups"][0]["at"] == f"score \u2265 {s.controller.card.threshold}"
+        )
     finally:
         s.close()
 
@@ -287,8 +349,16 @@ def test_a_column_picked_later_is_kept_off_the_card_while_it_is_the_group():
     rng = np.random.default_rng(1)
     X = pd.DataFrame({"age": rng.integers(30, 85, 240), "sex": rng.choice(["F", "M"], 240)})
     y = ((X.age > 62) | ((X.sex == "M") & (rng.random(240) < 0.6))).astype(int)
-    c = Controller(X, y, cuts={"age": [50, 60]}, max_size=3, time_limit=LIMIT, frontier=False, alternatives=False,
-                   debounce=0.0)
+    c = Controller(
+        X,
+        y,
+        cuts={"age": [50, 60]},
+        max_size=3,
+        time_limit=LIMIT,
+        frontier=False,
+        alternatives=False,
+        debounce=0.0,
+    )
     try:
         settle(c)
         sex = [n for n in c.data.feature_names if n.startswith("sex")]
@@ -301,7 +371,9 @@ def test_a_column_picked_later_is_kept_off_the_card_while_it_is_the_group():
         assert not any(c.card.points.get(n) for n in sex) and len(c._undo.states) == steps + 1
         assert "kept off the card" in c.notice and c.violations() == []
         assert next(v for v in c.cut_panel() if v["name"] == "sex")["use"] == "exclude"
-        alone = sw.fit(X, y, sensitive_features="sex", cuts={"age": [50, 60]}, max_size=3, time_limit=LIMIT)
+        alone = sw.fit(
+            X, y, sensitive_features="sex", cuts={"age": [50, 60]}, max_size=3, time_limit=LIMIT
+        )
         assert alone.status == c.card.status == "optimal"
         assert alone.objective == pytest.approx(c.card.objective, abs=1e-9)
         grouped = c.card
@@ -313,7 +385,10 @@ def test_a_column_picked_later_is_kept_off_the_card_while_it_is_the_group():
         assert c.group_apart == tuple(sex) and not any(c.card.points.get(n) for n in sex)
         c.set_group(None)
         settle(c)
-        assert not set(sex) & set(c.spec.exclude) and "gave the card back the rules of 'sex'" in c.notice
+        assert (
+            not set(sex) & set(c.spec.exclude)
+            and "gave the card back the rules of 'sex'" in c.notice
+        )
         # the user's own exclusion is theirs: picking and clearing the column leaves it
         c.set_variable("sex", use="exclude")
         settle(c)
@@ -334,13 +409,17 @@ def test_a_column_picked_later_is_kept_off_the_card_while_it_is_the_group():
 
 
 # -- the group labels on the ROC plane stay inside it and clear of each other -----------------------------
-def label_boxes(marks: pd.DataFrame, places: pd.DataFrame) -> list[tuple[float, float, float, float]]:
+def label_boxes(
+    marks: pd.DataFrame, places: pd.DataFrame
+) -> list[tuple[float, float, float, float]]:
     """Each label's box in the plot's pixels, as :func:`label_places` sizes a label."""
     from slimwidgets.widgets.charts import HEIGHT, WIDTH
     from slimwidgets.widgets.group_panel import LABEL_CHAR, LABEL_FONT
 
     out = []
-    for name, (fx, ty) in zip(marks["group"], places[["label_fpr", "label_tpr"]].itertuples(index=False)):
+    for name, (fx, ty) in zip(
+        marks["group"], places[["label_fpr", "label_tpr"]].itertuples(index=False)
+    ):
         w, h, cx, cy = LABEL_CHAR * len(name) + 2, LABEL_FONT + 2, fx * WIDTH, (1 - ty) * HEIGHT
         out.append((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
     return out
@@ -371,31 +450,57 @@ def test_group_labels_never_leave_the_plot_nor_cover_each_other():
     rng = np.random.default_rng(7)
     for trial in range(400):
         k = int(rng.integers(1, 8))
-        names = ["".join(rng.choice(list("abcdefghijkMW"), int(rng.integers(1, 15)))) for _ in range(k)]
-        spots = rng.choice([0.0, 1.0, 0.5, 0.98], size=(k, 2)) if trial % 3 == 0 else rng.random((k, 2))
+        names = [
+            "".join(rng.choice(list("abcdefghijkMW"), int(rng.integers(1, 15)))) for _ in range(k)
+        ]
+        spots = (
+            rng.choice([0.0, 1.0, 0.5, 0.98], size=(k, 2)) if trial % 3 == 0 else rng.random((k, 2))
+        )
         if trial % 5 == 0:
             spots[:] = spots[0]  # every group at one point (a card that decides alike in each)
         marks = pd.DataFrame({"group": names, "tpr": spots[:, 0], "fpr": spots[:, 1]})
         boxes = label_boxes(marks, label_places(marks))
         for b in boxes:
-            assert b[0] >= -1e-9 and b[1] >= -1e-9 and b[2] <= WIDTH + 1e-9 and b[3] <= HEIGHT + 1e-9, (trial, b)
+            assert (
+                b[0] >= -1e-9 and b[1] >= -1e-9 and b[2] <= WIDTH + 1e-9 and b[3] <= HEIGHT + 1e-9
+            ), (trial, b)
         for i in range(k):
             for j in range(i):
                 a, b = boxes[i], boxes[j]
-                assert min(a[2], b[2]) <= max(a[0], b[0]) + 1e-9 or min(a[3], b[3]) <= max(a[1], b[1]) + 1e-9, \
-                    (trial, names, spots.tolist())
+                assert (
+                    min(a[2], b[2]) <= max(a[0], b[0]) + 1e-9
+                    or min(a[3], b[3]) <= max(a[1], b[1]) + 1e-9
+                ), (trial, names, spots.tolist())
 
 
 def test_the_label_layers_read_the_places():
     """The chart draws each label at its place (centred there), not at a fixed offset from its mark."""
     from slimwidgets.widgets.group_panel import GROUP_MARK_COLS, group_marks_layers, label_places
 
-    marks = pd.DataFrame({"group": ["F", "M"], "tpr": [1.0, 0.4], "fpr": [0.1, 0.6], "n": [5, 5],
-                          "color": ["#0072B2", "#D55E00"], "shape": ["square", "triangle-up"], "at": ["", ""]})
+    marks = pd.DataFrame(
+        {
+            "group": ["F", "M"],
+            "tpr": [1.0, 0.4],
+            "fpr": [0.1, 0.6],
+            "n": [5, 5],
+            "color": ["#0072B2", "#D55E00"],
+            "shape": ["square", "triangle-up"],
+            "at": ["", ""],
+        }
+    )
     marks[["label_fpr", "label_tpr"]] = label_places(marks)
-    texts = [layer.to_dict() for layer in group_marks_layers(marks[GROUP_MARK_COLS]) if layer.mark.type == "text"]
-    assert texts and all(t["encoding"]["x"]["field"] == "label_fpr" and t["encoding"]["y"]["field"] == "label_tpr"
-                         and t["mark"]["align"] == "center" and t["mark"]["baseline"] == "middle" for t in texts)
+    texts = [
+        layer.to_dict()
+        for layer in group_marks_layers(marks[GROUP_MARK_COLS])
+        if layer.mark.type == "text"
+    ]
+    assert texts and all(
+        t["encoding"]["x"]["field"] == "label_fpr"
+        and t["encoding"]["y"]["field"] == "label_tpr"
+        and t["mark"]["align"] == "center"
+        and t["mark"]["baseline"] == "middle"
+        for t in texts
+    )
 
 
 def test_the_cut_panel_says_at_the_group_column_why_it_is_kept_off_the_card():
@@ -406,11 +511,24 @@ def test_the_cut_panel_says_at_the_group_column_why_it_is_kept_off_the_card():
     from slimwidgets.widgets.cuts import GROUP_NOTE
 
     rng = np.random.default_rng(1)
-    X = pd.DataFrame({"age": rng.integers(30, 85, 240), "sex": rng.choice(["F", "M"], 240),
-                      "site": rng.integers(0, 3, 240)})
+    X = pd.DataFrame(
+        {
+            "age": rng.integers(30, 85, 240),
+            "sex": rng.choice(["F", "M"], 240),
+            "site": rng.integers(0, 3, 240),
+        }
+    )
     y = ((X.age > 62) | ((X.sex == "M") & (rng.random(240) < 0.6))).astype(int)
-    c = Controller(X, y, cuts={"age": [50, 60]}, max_size=3, time_limit=LIMIT, frontier=False, alternatives=False,
-                   debounce=0.0)
+    c = Controller(
+        X,
+        y,
+        cuts={"age": [50, 60]},
+        max_size=3,
+        time_limit=LIMIT,
+        frontier=False,
+        alternatives=False,
+        debounce=0.0,
+    )
     try:
         settle(c)
         assert all(v["group"] is None for v in c.cut_panel())
@@ -422,7 +540,9 @@ def test_the_cut_panel_says_at_the_group_column_why_it_is_kept_off_the_card():
             assert "kept off the card" in GROUP_NOTE and "\u201cno groups\u201d" in GROUP_NOTE
             assert [n for n, v in panel.items() if v["group"]] == [column]
             kept = c.spec
-            with pytest.raises(ValueError, match=f"'{column}' is the group column: kept off the card"):
+            with pytest.raises(
+                ValueError, match=f"'{column}' is the group column: kept off the card"
+            ):
                 c.set_variable(column, use="auto")
             assert c.spec == kept and c.group == column
         c.set_group(None)
@@ -438,9 +558,9 @@ def test_a_group_label_stays_beside_its_mark():
     from it (its corner sides a little further) wherever the mark is, right and above it when there is room; two
     marks close together each keep theirs beside them (the defect of a first placement: a label
     sent far down the plot by a rounding error in its cost)."""
-    from slimwidgets.widgets.charts import HEIGHT, WIDTH
     import math
 
+    from slimwidgets.widgets.charts import HEIGHT, WIDTH
     from slimwidgets.widgets.group_panel import LABEL_GAP, label_places
 
     def reach(box, x, y):  # from the mark's centre to the nearest point of the box
@@ -452,7 +572,11 @@ def test_a_group_label_stays_beside_its_mark():
         marks = pd.DataFrame({"group": ["female"], "tpr": [tpr], "fpr": [fpr]})
         (box,) = label_boxes(marks, label_places(marks))
         x, y = fpr * WIDTH, (1 - tpr) * HEIGHT
-        assert reach(box, x, y) <= math.hypot(LABEL_GAP, LABEL_GAP / 2) + 0.5, (tpr, fpr, box)  # (a corner side)
+        assert reach(box, x, y) <= math.hypot(LABEL_GAP, LABEL_GAP / 2) + 0.5, (
+            tpr,
+            fpr,
+            box,
+        )  # (a corner side)
         if 60 < x < WIDTH - 60 and 30 < y:
             assert box[0] > x and box[3] < y, (tpr, fpr, box)  # right and above
     marks = pd.DataFrame({"group": ["F", "M"], "tpr": [0.87, 0.90], "fpr": [0.13, 0.10]})

@@ -28,17 +28,23 @@ def test_a_poorer_card_of_a_running_solve_never_replaces_the_card(demo):
     """The cap loosens from 20 % to 25 %: the card shown meets the new cap, so the solve's trivial
     card and a card with a lower TPR stay off screen; a card at least as good is shown at once."""
     X, y = demo
-    c = Controller(X, y, max_fpr=0.2, time_limit=10, frontier=False, alternatives=False, debounce=0.0)
+    c = Controller(
+        X, y, max_fpr=0.2, time_limit=10, frontier=False, alternatives=False, debounce=0.0
+    )
     try:
         assert c.wait(300)
         before = c.card
         c.incumbent_interval = 0.0  # every incumbent reaches the screen logic, in order
         best = sw.fit(X, y, max_fpr=0.25, time_limit=10)
         poor = before.with_points({}, intercept=before.intercept - 1)  # stricter: fewer positives
-        trivial = before.with_points({n: 0 for n in before.points}, intercept=-1)  # everyone negative
+        trivial = before.with_points(
+            {n: 0 for n in before.points}, intercept=-1
+        )  # everyone negative
         offered = [trivial, poor, best]
         seen: list = []
-        c.subscribe(lambda events: seen.append((c.card, c.status.state)) if "card" in events else None)
+        c.subscribe(
+            lambda events: seen.append((c.card, c.status.state)) if "card" in events else None
+        )
         solve = c._solver.solve
 
         def streaming(spec, cancel, on_incumbent=None, time_limit=None):
@@ -50,8 +56,14 @@ def test_a_poorer_card_of_a_running_solve_never_replaces_the_card(demo):
         c.update(max_fpr=0.25)
         assert c.wait(300)
         new_key = c.spec.key()
-        passing = [card for card, state in seen if state == "solving" and card is not None
-                   and card.spec is not None and card.spec.key() == new_key]
+        passing = [
+            card
+            for card, state in seen
+            if state == "solving"
+            and card is not None
+            and card.spec is not None
+            and card.spec.key() == new_key
+        ]
         assert sw.check_card(before, c.data, c.spec) == []  # the card shown meets the looser cap
         assert m(c.measured(poor)).tpr < m(before).tpr
         assert passing, "the card as good as the one shown never reached the screen while solving"
@@ -76,14 +88,24 @@ def test_the_bar_reads_the_trivial_card_or_a_known_card_that_meets_the_settings(
         share = float((y == 1).mean())
         assert trivial_figure(data, c.spec) == pytest.approx(min(share, 1 - share))
         assert showing_bar(data, c.spec, [None]) == pytest.approx(min(share, 1 - share))
-        assert showing_bar(data, c.spec, [card]) == pytest.approx(min(m(card).error, min(share, 1 - share)))
-        tight = c.spec.replace(max_size=max(card.size - 1, 0))  # the card breaks it: only the trivial bar
+        assert showing_bar(data, c.spec, [card]) == pytest.approx(
+            min(m(card).error, min(share, 1 - share))
+        )
+        tight = c.spec.replace(
+            max_size=max(card.size - 1, 0)
+        )  # the card breaks it: only the trivial bar
         assert showing_bar(data, tight, [card]) == pytest.approx(min(share, 1 - share))
-        weighted = c.spec.replace(class_weights="balanced")  # the plain error is not what is optimised
+        weighted = c.spec.replace(
+            class_weights="balanced"
+        )  # the plain error is not what is optimised
         assert showing_bar(data, weighted, [card]) == np.inf
-        assert worth_showing(card, m(card).error, "error") and not worth_showing(card, m(card).error - 0.01, "error")
+        assert worth_showing(card, m(card).error, "error") and not worth_showing(
+            card, m(card).error - 0.01, "error"
+        )
         # a risk solve: the base rate's log-loss is the bar
         risk = c.spec.replace(loss="logistic")
-        assert trivial_figure(data, risk) == pytest.approx(-(share * np.log(share) + (1 - share) * np.log(1 - share)))
+        assert trivial_figure(data, risk) == pytest.approx(
+            -(share * np.log(share) + (1 - share) * np.log(1 - share))
+        )
     finally:
         assert c.close()

@@ -4,11 +4,13 @@ settings) solve at the size given and never claim the choice by CV."""
 
 from __future__ import annotations
 
-import slimwidgets as sw
 import pytest
+
+import slimwidgets as sw
 from slimwidgets.core.scoring import ScoringSystem
 from slimwidgets.core.wording import describe_spec
 from slimwidgets.widgets.controller import Controller
+
 from studio_helpers import settle
 
 pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
@@ -19,7 +21,9 @@ CLAIM = "size chosen by"
 def test_the_studios_own_solves_never_claim_the_size_chosen_by_cv(small):
     X, y = small
     card = sw.fit(X, y, size_cv=3, max_size=2, time_limit=1.0)
-    assert "size_cv" in card.details and f"{CLAIM} 3-fold CV" in describe_spec(card.spec)  # fit ran the choice
+    assert "size_cv" in card.details and f"{CLAIM} 3-fold CV" in describe_spec(
+        card.spec
+    )  # fit ran the choice
     c = Controller(X, y, spec=card.spec, frontier=True, alternatives=False, max_path_size=2)
     try:
         settle(c)
@@ -32,6 +36,8 @@ def test_the_studios_own_solves_never_claim_the_size_chosen_by_cv(small):
         assert c.spec.max_fpr == 0.3 and CLAIM not in describe_spec(c.card.spec)
         assert c.wait_background(300)
         solved = [r for r in c._cache.values() if isinstance(r, ScoringSystem)]
-        assert len(solved) > 2 and all(r.spec.size_cv is None for r in solved)  # the frontier and path too
+        assert len(solved) > 2 and all(
+            r.spec.size_cv is None for r in solved
+        )  # the frontier and path too
     finally:
         assert c.close()

@@ -10,7 +10,13 @@ from dataclasses import replace
 import pytest
 
 from slimwidgets.widgets import finish, solving
-from slimwidgets.widgets.finish import FIRST_RESERVE_SHARE, MAX_RESERVE_SHARE, RESERVE_FACTOR, FinishClock
+from slimwidgets.widgets.finish import (
+    FIRST_RESERVE_SHARE,
+    MAX_RESERVE_SHARE,
+    RESERVE_FACTOR,
+    FinishClock,
+)
+
 from fake_clock import FakeClock
 from studio_helpers import settle
 
@@ -34,6 +40,7 @@ def timed(make, monkeypatch):
         card = real_fit(data, spec.replace(time_limit=min(spec.time_limit, 0.5)), **kwargs)
         clock.jump(spec.time_limit)
         return replace(card, spec=spec)
+
     monkeypatch.setattr(solving, "fit_dataset", fit)
     c = make(time_limit=LIMIT, max_fpr=0.3, alternatives=False)
     real_submit = c._scheduler.submit
@@ -42,12 +49,16 @@ def timed(make, monkeypatch):
         log.append([job[3], None, None])  # the request's time (read by set_spec)
         clock.jump(WAIT)  # before the worker can start it: the debounce, a solve being stopped
         real_submit(job)
+
     monkeypatch.setattr(c._scheduler, "submit", submit)
 
     def views(events):
-        if "notice" in events and not c.solving and log and log[-1][2] is None:  # a settled card drawn
+        if (
+            "notice" in events and not c.solving and log and log[-1][2] is None
+        ):  # a settled card drawn
             clock.jump(draw[0])
             log[-1][2] = clock.perf_counter()
+
     c.subscribe(views)
     settle(c)
     c.update(max_fpr=0.2)  # a decision card drawn: the studio's finish measured once
@@ -61,7 +72,9 @@ def test_the_first_switch_to_risk_cards_is_drawn_within_its_time_limit(timed):
     c.set_family("risk")
     settle(c)
     requested, given, drawn = log[-1]
-    assert c.card.family == "risk" and c.card.spec.time_limit == LIMIT  # the card carries the user's spec
+    assert (
+        c.card.family == "risk" and c.card.spec.time_limit == LIMIT
+    )  # the card carries the user's spec
     assert drawn - requested <= LIMIT
     # no risk card drawn yet: a share of the limit was kept back, the rest (less the wait) solved
     assert given == pytest.approx(LIMIT - WAIT - FIRST_RESERVE_SHARE * LIMIT, abs=0.05)

@@ -16,10 +16,18 @@ from slimwidgets.core.by_variable import variables_in_use
 from slimwidgets.widgets.controller import Controller
 from slimwidgets.widgets.studio import Studio
 from slimwidgets.widgets.variables import card_variables, parse_cap
+
 from studio_helpers import raw_clinical, settle
 
 CUTS = {"age": [50, 60], "bmi": [25, 30]}
-DEFAULTS = {"max_size": 4, "cuts": CUTS, "time_limit": 60, "frontier": False, "alternatives": False, "debounce": 0.0}
+DEFAULTS = {
+    "max_size": 4,
+    "cuts": CUTS,
+    "time_limit": 60,
+    "frontier": False,
+    "alternatives": False,
+    "debounce": 0.0,
+}
 
 
 raw = raw_clinical
@@ -28,12 +36,16 @@ raw = raw_clinical
 @pytest.fixture
 def studio(request):
     """A controller on the raw table (``studio(**options)``), closed after the test."""
+
     def factory(**options):
         X, y = raw()
         c = Controller(X, y, **{**DEFAULTS, **options})
-        request.addfinalizer(lambda: c.close() or pytest.fail("a controller left a worker thread running"))
+        request.addfinalizer(
+            lambda: c.close() or pytest.fail("a controller left a worker thread running")
+        )
         settle(c)
         return c, X, y
+
     return factory
 
 
@@ -45,11 +57,17 @@ def _same_optimum(card, X, y, **options):
     """``card`` is optimal and as good as the card ``sw.fit`` proves for the same settings (ties
     between cards of equal objective may break either way)."""
     proved = sw.fit(X, y, max_size=4, cuts=CUTS, time_limit=60, **options)
-    return card.status == proved.status == "optimal" and card.objective == pytest.approx(proved.objective)
+    return card.status == proved.status == "optimal" and card.objective == pytest.approx(
+        proved.objective
+    )
 
 
 def test_parse_cap_reads_a_box():
-    assert parse_cap("3", "max variables") == 3 and parse_cap("  ", "x") is None and parse_cap(2.0, "x") == 2
+    assert (
+        parse_cap("3", "max variables") == 3
+        and parse_cap("  ", "x") is None
+        and parse_cap(2.0, "x") == 2
+    )
     for bad in ("two", "-1", "1.5", "inf"):
         with pytest.raises(ValueError, match="max variables must be a whole number >= 0"):
             parse_cap(bad, "max variables")
@@ -89,7 +107,9 @@ def test_bad_caps_and_clashes_are_refused_in_words_with_nothing_changed(studio):
     kept = _state(c)
     with pytest.raises(ValueError, match="max variables must be a whole number"):
         c.set_caps(max_variables="two")
-    with pytest.raises(ValueError, match=r"max_variables=1 clashes with 2 variables that must be used"):
+    with pytest.raises(
+        ValueError, match=r"max_variables=1 clashes with 2 variables that must be used"
+    ):
         c.set_caps(max_variables=1)
     with pytest.raises(ValueError, match="max_variables=0 clashes"):
         c.set_caps(max_variables="0")
@@ -102,14 +122,19 @@ def test_bad_caps_and_clashes_are_refused_in_words_with_nothing_changed(studio):
 def test_monotone_choice_re_solves_with_bands_in_order(studio):
     c, X, y = studio()
     panel = {v["name"]: v for v in c.cut_panel()}
-    assert panel["age"]["monotone"] == "none" and "monotone" not in panel["sex"]  # levels have no order
+    assert (
+        panel["age"]["monotone"] == "none" and "monotone" not in panel["sex"]
+    )  # levels have no order
     age = [b["points"] for b in card_variables(c.card, c.spec)[0]["bands"] if b["kind"] == "band"]
     assert age[-1] > age[0]  # age rises on the free card: "decreasing" must change it
     before, cursor = c.card, c._undo.cursor
     c.set_monotone("age", "decreasing")
     settle(c)
     assert c.spec.monotone == {"age": "-"} and c._undo.cursor == cursor + 1
-    assert c.monotone_of("age") == "decreasing" and {v["name"]: v for v in c.cut_panel()}["age"]["monotone"] == "decreasing"
+    assert (
+        c.monotone_of("age") == "decreasing"
+        and {v["name"]: v for v in c.cut_panel()}["age"]["monotone"] == "decreasing"
+    )
     points = [c.card.points.get(n, 0) for n in ("age >= 50", "age >= 60")]
     assert all(p <= 0 for p in points)  # each step down: the bands never rise
     assert sw.check_card(c.card, c.data, c.spec) == []
@@ -125,7 +150,10 @@ def test_monotone_choice_re_solves_with_bands_in_order(studio):
 def test_a_monotone_choice_that_clashes_is_refused_in_words(studio):
     c, X, y = studio(lock={"age >= 60": 2})
     kept = _state(c)
-    with pytest.raises(ValueError, match=r"monotone '-' on 'age' needs '-' points on 'age >= 60', but it is locked at 2"):
+    with pytest.raises(
+        ValueError,
+        match=r"monotone '-' on 'age' needs '-' points on 'age >= 60', but it is locked at 2",
+    ):
         c.set_monotone("age", "decreasing")
     with pytest.raises(ValueError, match="must be one of none, increasing, decreasing"):
         c.set_monotone("age", "up")
@@ -143,15 +171,22 @@ def test_the_studio_boxes_set_the_caps_and_say_what_they_refuse():
         assert st.caps_row.layout.display != "none" and st.cuts_text in st.caps_row.children
         st.vars_text.value = "1"
         st.wait(300)
-        assert st.spec.max_variables == 1 and len(variables_in_use(st.spec, list(st.scoring_system.points))) == 1
+        assert (
+            st.spec.max_variables == 1
+            and len(variables_in_use(st.spec, list(st.scoring_system.points))) == 1
+        )
         assert "variables \u2264 1" in st.card_view.card["spec_text"]  # the "solved for" words
         st.vars_text.value = "one"
         assert "max variables must be a whole number" in st.message.value
-        assert st.vars_text.value == "1" and st.spec.max_variables == 1  # the box shows the cap in force
+        assert (
+            st.vars_text.value == "1" and st.spec.max_variables == 1
+        )  # the box shows the cap in force
         st.undo()
         st.wait(300)
         assert st.vars_text.value == "" and st.spec.max_variables is None
-        st._on_cuts_request({"new": {"op": "monotone", "variable": "age", "value": "decreasing", "nonce": 1}})
+        st._on_cuts_request(
+            {"new": {"op": "monotone", "variable": "age", "value": "decreasing", "nonce": 1}}
+        )
         st.wait(300)
         assert st.spec.monotone == {"age": "-"}
         assert {v["name"]: v for v in st.cuts_view.variables}["age"]["monotone"] == "decreasing"

@@ -11,9 +11,16 @@ from types import SimpleNamespace
 import pytest
 
 from slimwidgets.datasets import load_demo
-from slimwidgets.widgets.controller import Controller
 from slimwidgets.widgets import warmup
-from slimwidgets.widgets.warmup import SEARCH_HEAD, WARMING_TEXT, RiskWarmup, SearchWarmup, warming_text
+from slimwidgets.widgets.controller import Controller
+from slimwidgets.widgets.warmup import (
+    SEARCH_HEAD,
+    WARMING_TEXT,
+    RiskWarmup,
+    SearchWarmup,
+    warming_text,
+)
+
 from studio_helpers import settle
 
 pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
@@ -74,7 +81,10 @@ def test_a_risk_switch_during_the_compile_says_how_far_it_has_come(compiling, mo
     now[0] = 110.0
     c._warmup._step(1, 4)  # one part ready before the switch, after 10 s: 30 s to go
     c.set_family("risk")
-    assert c.status.text == warming_text(1, 4, left=30.0) and "1 of 4 parts done, about 30 s left" in c.status.text
+    assert (
+        c.status.text == warming_text(1, 4, left=30.0)
+        and "1 of 4 parts done, about 30 s left" in c.status.text
+    )
     now[0] = 116.0
     c._warmup._step(2, 4)  # 16 s for two parts: about 16 s for the other two
     assert c.status.state == "solving" and c.status.text == warming_text(2, 4, left=16.0)
@@ -97,7 +107,9 @@ class HeldSearchCompile(SearchWarmup):
         import queue
 
         self.parts, self.reported = queue.Queue(), threading.Event()
-        self._done = threading.Event()  # this stand-in's own: the process's real compile is not marked done
+        self._done = (
+            threading.Event()
+        )  # this stand-in's own: the process's real compile is not marked done
 
     def _compile(self):
         while (part := self.parts.get()) is not None:
@@ -110,8 +122,9 @@ def cold_first_solve(small, monkeypatch):
     """A studio whose first (decision) solve waits for a held compile; the finish clock is a fake
     one (the compile "takes" what the test jumps), and each fit records the limit it was given.
     Yields (controller, compile, clock, limits given to the fits)."""
-    from fake_clock import FakeClock
     from slimwidgets.widgets import finish, solving
+
+    from fake_clock import FakeClock
 
     clock, limits, real_fit = FakeClock(), [], solving.fit_dataset
     monkeypatch.setattr(finish, "time", clock)
@@ -119,6 +132,7 @@ def cold_first_solve(small, monkeypatch):
     def fit(data, spec, **kwargs):
         limits.append(spec.time_limit)
         return real_fit(data, spec, **kwargs)
+
     monkeypatch.setattr(solving, "fit_dataset", fit)
     c = Controller(*small, time_limit=2.0, frontier=False, alternatives=False, start=False)
     held = HeldSearchCompile(c._warming_progress)
@@ -138,7 +152,9 @@ def job_waits(c, timeout=60):
         time.sleep(0.01)
 
 
-def test_a_first_decision_solve_says_the_search_is_getting_ready_once(cold_first_solve, monkeypatch):
+def test_a_first_decision_solve_says_the_search_is_getting_ready_once(
+    cold_first_solve, monkeypatch
+):
     """Loaded from numba's cache nothing is said; once a part turns out to be compiled, the line
     says what is happening, that it happens once on this computer, the parts done and the time
     left (weighed by the parts' usual shares: a fake clock here); then it solves, its own clock
@@ -149,14 +165,18 @@ def test_a_first_decision_solve_says_the_search_is_getting_ready_once(cold_first
     seen = []
     c.subscribe(lambda events: seen.append(c.status.text) if "card" in events else None)
     c.set_spec(c.spec)
-    assert held.busy and c.status.state == "solving" and c.status.text == "solving…"  # nothing known yet
+    assert (
+        held.busy and c.status.state == "solving" and c.status.text == "solving…"
+    )  # nothing known yet
     held._started = 500.0
     now[0] = 502.0  # the first part compiled in 2 s, a twentieth of the usual compile: 38 s to go
     held.parts.put((1, 6, 0.05, True))
     assert held.reported.wait(60)
     assert c.status.text == warming_text(1, 6, left=38.0, head=SEARCH_HEAD) == seen[-1]
-    assert c.status.text == ("solving… · getting the search ready (once on this computer): 1 of 6 parts done, "
-                             "about 40 s left, then it solves")
+    assert c.status.text == (
+        "solving… · getting the search ready (once on this computer): 1 of 6 parts done, "
+        "about 40 s left, then it solves"
+    )
     held.reported.clear()
     now[0] = 520.0  # half the usual compile behind after 20 s: about 20 s to go
     held.parts.put((5, 6, 0.5, True))
@@ -166,10 +186,13 @@ def test_a_first_decision_solve_says_the_search_is_getting_ready_once(cold_first
     held.parts.put(None)
     settle(c)
     assert c.card is not None and c.card.family != "risk"
-    assert limits and limits[0] > 2.0 * 0.7, f"the compile was charged to the solve's limit: {limits}"
+    assert limits and limits[0] > 2.0 * 0.7, (
+        f"the compile was charged to the solve's limit: {limits}"
+    )
     assert "getting the search ready" not in c.status.text
-    assert any(t == "solving…" for t in seen[seen.index(warming_text(5, 6, left=20.0, head=SEARCH_HEAD)):]), \
-        "the line never said that the solve itself had begun"
+    assert any(
+        t == "solving…" for t in seen[seen.index(warming_text(5, 6, left=20.0, head=SEARCH_HEAD)) :]
+    ), "the line never said that the solve itself had begun"
 
 
 def test_a_decision_solve_after_the_compile_restarts_the_clock(cold_first_solve):
@@ -184,7 +207,9 @@ def test_a_decision_solve_after_the_compile_restarts_the_clock(cold_first_solve)
     time.sleep(0.05)
     ended = time.time()
     starts = []
-    c.subscribe(lambda events: starts.append(c.status.started) if c.status.text == "solving…" else None)
+    c.subscribe(
+        lambda events: starts.append(c.status.started) if c.status.text == "solving…" else None
+    )
     held.parts.put(None)
     settle(c)
     assert starts and starts[0] >= ended > asked
@@ -197,7 +222,10 @@ def test_a_compile_without_a_disk_cache_says_it_comes_again(cold_first_solve):
     c.set_spec(c.spec)
     held.parts.put((2, 6, 0.1, False))
     assert held.reported.wait(60)
-    assert "(each time Python starts here: numba has no folder to keep it in): 2 of 6 parts done" in c.status.text
+    assert (
+        "(each time Python starts here: numba has no folder to keep it in): 2 of 6 parts done"
+        in c.status.text
+    )
     assert "once on this computer" not in c.status.text
 
 
@@ -217,11 +245,18 @@ def test_the_search_compile_reports_its_parts_and_their_shares(monkeypatch):
 
     class Cold:  # numba's statistics of a kernel compiled now, kept on disk
         cache_path, cache_misses = "/tmp", {"x": 1}
+
     monkeypatch.setattr(_kernels, "_compiled", False)
-    monkeypatch.setattr(_kernels, "_loss_at", type("K", (), {"__call__": lambda self, *a: 0.0, "stats": Cold})())
+    monkeypatch.setattr(
+        _kernels, "_loss_at", type("K", (), {"__call__": lambda self, *a: 0.0, "stats": Cold})()
+    )
     told = []
-    _kernels.ensure_compiled(lambda done, total, *, share, kept: told.append((done, total, round(share, 3), kept)))
-    assert [t[:2] for t in told] == [(i, len(_kernels.COMPILE_SHARES)) for i in range(1, len(_kernels.COMPILE_SHARES) + 1)]
+    _kernels.ensure_compiled(
+        lambda done, total, *, share, kept: told.append((done, total, round(share, 3), kept))
+    )
+    assert [t[:2] for t in told] == [
+        (i, len(_kernels.COMPILE_SHARES)) for i in range(1, len(_kernels.COMPILE_SHARES) + 1)
+    ]
     shares = [t[2] for t in told]
     assert shares == sorted(shares) and shares[-1] == 1.0 and all(t[3] for t in told)
     told.clear()

@@ -34,12 +34,17 @@ def test_a_threshold_edit_that_breaks_the_cap_reads_in_user_units(capped):
     assert fpr > 0.2
     text = c.status.text
     # the figure the settings optimise first (TPR under a cap), then the one it trades against
-    assert re.match(r"edited \(not optimized\) · TPR (\+\d+\.\d pt|same) · FPR \+\d+\.\d pt vs the solved card", text), text
+    assert re.match(
+        r"edited \(not optimized\) · TPR (\+\d+\.\d pt|same) · FPR \+\d+\.\d pt vs the solved card",
+        text,
+    ), text
     assert f"breaks max FPR 20 % (FPR {100 * fpr:.1f} %)" in text, text
     assert "max_fpr" not in text and "0.2" not in text.split("breaks")[1]
     assert c.violations() == [f"max FPR 20 % (FPR {100 * fpr:.1f} %)"]
     cost = card_payload(c)["cost_text"]
-    assert re.match(r"edit vs (optimum|the solved card): TPR [+−]\d+\.\d pt · FPR [+−]\d+\.\d pt · error", cost), cost
+    assert re.match(
+        r"edit vs (optimum|the solved card): TPR [+−]\d+\.\d pt · FPR [+−]\d+\.\d pt · error", cost
+    ), cost
     c.undo()
 
 
