@@ -129,7 +129,9 @@ def test_the_master_bound_with_a_multiplier_stays_below_the_optimum(seed):
     prob = RiskProblem.from_spec(prepare_data(X, y, sensitive_features=groups, warn=False), spec)
     bound, exact = risk_lower_bound(prob, [np.zeros(len(names) + 1)], time_limit=0.5)
     assert exact is None
-    assert bound <= (math.inf if best is None else best[0] + 1e-9)
+    # The master's bound is HiGHS's dual bound, exact up to its feasibility tolerance (1e-6):
+    # with more cutting planes in the 0.5 s (a quiet machine) it came 8e-7 above the optimum.
+    assert bound <= (math.inf if best is None else best[0] + 1e-6 * max(1.0, abs(best[0])))
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
