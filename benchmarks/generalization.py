@@ -27,10 +27,10 @@ release pins versions that clash with numpy 2, so install it without them::
 
 Without it the FasterRisk rows are skipped. Usage::
 
-    python benchmarks/generalization.py                                   # everything (long)
+    python benchmarks/generalization.py                                # everything (long)
     python benchmarks/generalization.py --sizes 5 --time-limits 2 --datasets heart haberman
-    python benchmarks/generalization.py --csv folds.csv --out table.md    # keep per-fold rows
-    python benchmarks/generalization.py --from-csv folds.csv              # re-tabulate a (partial) run
+    python benchmarks/generalization.py --csv folds.csv --out table.md # keep per-fold rows
+    python benchmarks/generalization.py --from-csv folds.csv           # re-tabulate a run
 
 Time-limited solves depend on the machine's speed and load: note ``uptime``
 with the figures.
@@ -74,7 +74,8 @@ FIELDS = (
 
 
 def load_set(name: str) -> tuple[pd.DataFrame, pd.Series]:
-    """A data set by name: one of the paper's, or "wdbc" (scikit-learn's breast cancer, 1 = malignant)."""
+    """A data set by name: one of the paper's, or "wdbc" (scikit-learn's breast
+    cancer, 1 = malignant)."""
     if name == "wdbc":
         from sklearn.datasets import load_breast_cancer
 
@@ -103,7 +104,8 @@ def slim_card(Xtr, ytr, k: int, time_limit: float):
 
 
 def selected_slim_card(Xtr, ytr, k: int, time_limit: float):
-    """slimwidgets with its size chosen by inner 5-fold CV (fit_cv) among 1, 2, 3, 5 and k features."""
+    """slimwidgets with its size chosen by inner 5-fold CV (fit_cv) among 1,
+    2, 3, 5 and k features."""
     sizes = sorted({m for m in (1, 2, 3, 5, k) if m <= k})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sw.DataWarning)
@@ -114,7 +116,8 @@ def selected_slim_card(Xtr, ytr, k: int, time_limit: float):
 
 
 def rounded_l1_card(Xtr, ytr, k: int):
-    """The lowest-training-error rounded L1 card with at most k features over C (a grid, then bisection)."""
+    """The lowest-training-error rounded L1 card with at most k features over C (a
+    grid, then bisection)."""
     cards = {}
 
     def card_at(C: float):
@@ -147,7 +150,8 @@ class _MaskWithTostring(np.ndarray):
 
 
 class _NumpyForFasterRisk:
-    """numpy, except that ``zeros`` returns arrays with ``tostring`` (for fasterrisk's rounding module)."""
+    """numpy, except that ``zeros`` returns arrays with ``tostring`` (for
+    fasterrisk's rounding module)."""
 
     def __getattr__(self, name):
         return getattr(np, name)
@@ -203,7 +207,8 @@ def methods(
 
 
 def evaluate(method, Xtr, ytr, Xte, yte) -> dict:
-    """Fit one method on a fold and measure it; a failure becomes a row with its message as status."""
+    """Fit one method on a fold and measure it; a failure becomes a row with
+    its message as status."""
     from sklearn.metrics import roc_auc_score
 
     start = time.perf_counter()
@@ -316,7 +321,8 @@ def results_table(frame: pd.DataFrame, k: int) -> str:
 
 
 def versus_table(frame: pd.DataFrame, k: int) -> tuple[str, str]:
-    """Mean test error of every slim column against FasterRisk, data set by data set, and the verdicts.
+    """Mean test error of every slim column against FasterRisk, data set by
+    data set, and the verdicts.
 
     On each set only folds on which FasterRisk and every slim column run on that set finished count
     (a cut-short run compares like with like)."""
@@ -352,8 +358,9 @@ def versus_table(frame: pd.DataFrame, k: int) -> tuple[str, str]:
         ties = len(diff) - wins - losses
         worst = f"{diff.max():+.1f} points ({diff.idxmax()}" if len(diff) else "n/a ("
         verdicts.append(
-            f"- **{m}** vs FasterRisk at k = {k}: lower test error on {wins}, equal on {ties}, higher on {losses} "
-            f"of {len(diff)} sets; no worse on {wins + ties} (target ≥ 7 of 9); worst {worst}; target ≤ +1.0)."
+            f"- **{m}** vs FasterRisk at k = {k}: lower test error on {wins}, equal on {ties}, "
+            f"higher on {losses} of {len(diff)} sets; no worse on {wins + ties} (target ≥ 7 of "
+            f"9); worst {worst}; target ≤ +1.0)."
         )
     return markdown_table(header, rows), "\n".join(verdicts)
 

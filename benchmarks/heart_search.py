@@ -1,4 +1,5 @@
-"""How good a card ``fit`` reaches on heart at C0 = 0.005 by 2, 5 and 10 s (issue 14: 0.1538 in 10 s).
+"""How good a card ``fit`` reaches on heart at C0 = 0.005 by 2, 5 and 10 s
+(issue 14: 0.1538 in 10 s).
 
     python benchmarks/heart_search.py [--runs 5] [--time-limit 10] [--rules positive error]
 

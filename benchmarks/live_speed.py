@@ -149,15 +149,18 @@ def main(argv=None) -> int:
     print("\n### Best objective of the local search by time (C0 = 0.01; ✓ = best known reached)\n")
     print(markdown_table(["data", "best known"] + [f"{c:g} s" for c in CHECKPOINTS], rows_quality))
     print(
-        "\n### Max-accuracy C0 within 5 s, max_size = the paper's size: train error / size against the paper\n"
+        "\n### Max-accuracy C0 within 5 s, max_size = the paper's size: train error / size "
+        "against the paper\n"
     )
     print(markdown_table(["data", "ours", "paper", "as good", "status"], rows_maxacc))
     if rows_proof:
         print(
-            f"\n### Proofs at C0 = 0.01 within {args.proof_limit:g} s, and stop latency of a cancelled solve\n"
+            f"\n### Proofs at C0 = 0.01 within {args.proof_limit:g} s, and stop latency of a "
+            "cancelled solve\n"
         )
         print(
-            "\n(cancel → stopped: median / max over cancels at 0.5, 1, 2 and 4 s into the solve, of those that came before it finished)\n"
+            "\n(cancel → stopped: median / max over cancels at 0.5, 1, 2 and 4 s into the "
+            "solve, of those that came before it finished)\n"
         )
         print(
             markdown_table(

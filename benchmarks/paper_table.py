@@ -5,7 +5,8 @@ Remark 2) this solves the SLIM IP with a time limit (60 s by default, one
 thread) and prints a Markdown table: rows -> distinct rows, build time, solve
 time, status, gap, train error and size, next to the paper's train error and size.
 
-    python benchmarks/paper_table.py [--time-limit 60] [--datasets mammo heart] [--out table.md] [--save]
+    python benchmarks/paper_table.py [--time-limit 60] [--datasets mammo heart]
+                                     [--out table.md] [--save]
 
 Proofs never regress unnoticed: the status of every program in the last committed run is kept
 in ``paper_table.json`` beside this script, and the "since last run" column marks a program

@@ -1,6 +1,7 @@
 """Proof figures: what ``solver="auto"`` and the support scan prove, and how fast.
 
-    python benchmarks/proofs.py [--datasets mushroom breastcancer heart] [--limit 60] [--c0 0.01 max]
+    python benchmarks/proofs.py [--datasets mushroom breastcancer heart] [--limit 60]
+                                [--c0 0.01 max]
     python benchmarks/proofs.py --tpr [--datasets breastcancer mammo] [--limit 20]
 
 Prints Markdown tables with the date and the machine's load (``uptime``): wall-clock figures

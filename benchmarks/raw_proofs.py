@@ -70,7 +70,8 @@ def main() -> None:
     parser.add_argument("--no-heart", action="store_true")
     args = parser.parse_args()
     print(
-        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load before: {load_line()}",
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; load before: "
+        f"{load_line()}",
         flush=True,
     )
     rows = []

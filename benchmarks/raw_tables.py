@@ -1,4 +1,5 @@
-"""Cards from raw tables: slimwidgets' own rules vs FasterRisk's binarizer vs AutoScore-style quantile cuts.
+"""Cards from raw tables: slimwidgets' own rules vs FasterRisk's binarizer vs
+AutoScore-style quantile cuts.
 
 Stratified 5-fold cross-validation on raw tables that ship inside installed packages (nothing
 is downloaded): the Palmer penguins field data (``palmerpenguins``: text columns, missing
@@ -23,8 +24,8 @@ gives a card of at most 5 of them (so at most 5 variables), points in -5..5:
   exact fit (``max_size=5``).
 
 It prints mean ± std over folds of the test error, test AUC of the integer score, train error,
-size, wall and CPU seconds per fit, and for slimwidgets' cards whether every cut point is a round number
-(a multiple of 1, 2, 2.5 or 5 times a power of ten). FasterRisk is a benchmark-only
+size, wall and CPU seconds per fit, and for slimwidgets' cards whether every cut point is a round
+number (a multiple of 1, 2, 2.5 or 5 times a power of ten). FasterRisk is a benchmark-only
 dependency (``pip install --no-deps fasterrisk``; see generalization.py for its numpy-2 patch).
 
 Usage::
@@ -104,7 +105,8 @@ def load_raw(name: str) -> tuple[pd.DataFrame, pd.Series]:
 
 
 def is_round(cut: float, span: float) -> bool:
-    """A multiple of 1, 2, 2.5 or 5 times 10^k, with 10^k at least about a thousandth of the range."""
+    """A multiple of 1, 2, 2.5 or 5 times 10^k, with 10^k at least about a
+    thousandth of the range."""
     for exponent in range(math.floor(math.log10(max(span, abs(cut), 1e-12))) - 2, 8):
         q = cut / 10.0**exponent
         if any(abs(q / m - round(q / m)) < 1e-9 for m in (1, 2, 2.5, 5)):
@@ -255,7 +257,8 @@ def run(
                     }
                 )
                 print(
-                    f"{name} fold {fold + 1} {label}: test error {100 * rows[-1]['test_error']:.1f} %",
+                    f"{name} fold {fold + 1} {label}: test error "
+                    f"{100 * rows[-1]['test_error']:.1f} %",
                     file=sys.stderr,
                     flush=True,
                 )

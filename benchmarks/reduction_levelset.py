@@ -1,4 +1,5 @@
-"""Fraction of the bankruptcy data removed by data reduction against the level-set width (paper Fig. 3).
+"""Fraction of the bankruptcy data removed by data reduction against the
+level-set width (paper Fig. 3).
 
 The paper's setting: SLIM with C0 = 0.01 and coefficients (intercept included) in
 {-10, ..., 10}; the surrogate is the LP relaxation of the SLIM IP. The width runs
@@ -35,7 +36,8 @@ def main() -> None:
     t0 = time.perf_counter()
     optimal = sw.fit(X, y, **opts)
     print(
-        f"optimal card: objective {optimal.objective:.5f} ({optimal.status}, {optimal.solve_time:.2f} s), points {optimal.points}"
+        f"optimal card: objective {optimal.objective:.5f} ({optimal.status}, "
+        f"{optimal.solve_time:.2f} s), points {optimal.points}"
     )
     low = reduce_data(X, y, width=optimal, **opts)
     high = reduce_data(X, y, width="trivial", **opts)

@@ -163,16 +163,19 @@ def run(names: list[str], seconds: float) -> None:
         "sw status",
     ]
     print(
-        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}"
+        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; uptime: "
+        f"{subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}"
     )
     print(
-        f"{FOLDS}-fold CV, at most {K} features, points {LO}..{HI}; slimwidgets time limit {seconds:g} s per fit\n"
+        f"{FOLDS}-fold CV, at most {K} features, points {LO}..{HI}; slimwidgets time limit "
+        f"{seconds:g} s per fit\n"
     )
     print(markdown_table(header, rows))
     n = len(names)
     print(
-        f"\nmean test AUC within 0.005 of FasterRisk's or better: {targets['auc']}/{n}; "
-        f"mean train log-loss no worse: {targets['train']}/{n}; first card <= 0.1 s on every fold: {targets['first']}/{n}"
+        f"\nmean test AUC within 0.005 of FasterRisk's or better: {targets['auc']}/{n}; mean "
+        f"train log-loss no worse: {targets['train']}/{n}; first card <= 0.1 s on every "
+        f"fold: {targets['first']}/{n}"
     )
 
 

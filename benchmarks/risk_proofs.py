@@ -120,7 +120,8 @@ def small_table(names: list[str], scale: bool, seconds: float, Optimizer) -> Non
         print("row: | " + " | ".join(rows[-1]) + " |", file=sys.stderr, flush=True)
     model = "scale=False (RiskSLIM's objective)" if not scale else "a real multiplier (the default)"
     print(
-        f"\n{model}, at most 5 rules, points -5..5, time_limit={seconds:g} s; FasterRisk: k=5, its multiplier\n"
+        f"\n{model}, at most 5 rules, points -5..5, time_limit={seconds:g} s; FasterRisk: k=5, "
+        "its multiplier\n"
     )
     print(markdown_table(HEADER, rows))
     if scale:
@@ -143,7 +144,8 @@ def _free_target(row: list[str]) -> str:
 def synthetic(
     n: int = 30_000, d: int = 200, k: int = 10, seed: int = 0
 ) -> tuple[pd.DataFrame, pd.Series]:
-    """0/1 rules with a planted k-rule logistic model; every 4th rule copies 70 % of the previous one."""
+    """0/1 rules with a planted k-rule logistic model; every 4th rule copies 70
+    % of the previous one."""
     rng = np.random.default_rng(seed)
     X = (rng.random((n, d)) < rng.uniform(0.05, 0.5, d)).astype(np.int8)
     for j in range(1, d, 4):
@@ -162,14 +164,14 @@ def large_table(Optimizer) -> None:
     limit = theirs["time"] / 2
     ours = _ours(X, y, max_size=10, time_limit=limit)
     print(
-        f"\nsynthetic 30,000 x 200, 10-rule cards; slimwidgets' time_limit = half FasterRisk's wall time "
-        f"({limit:.1f} s)\n"
+        "\nsynthetic 30,000 x 200, 10-rule cards; slimwidgets' time_limit = half FasterRisk's "
+        f"wall time ({limit:.1f} s)\n"
     )
     print(markdown_table(HEADER, [_row("synthetic", X, ours, theirs)]))
     ok = ours["train"] <= theirs["train"] + 1e-6 and ours["settle"] <= theirs["time"] / 2 + 1.0
     print(
-        f"\ntarget (log-loss no worse in half FasterRisk's time, floor stated): {'met' if ok else 'missed'}; "
-        f"status line: {ours['card'].status_line()}"
+        "\ntarget (log-loss no worse in half FasterRisk's time, floor stated): "
+        f"{'met' if ok else 'missed'}; status line: {ours['card'].status_line()}"
     )
 
 

@@ -2,7 +2,8 @@
 switch to the settled risk card, with the background compile (the studio as it is), when the
 switch comes before the compile could run (the switch made at once), and in the studio itself
 (its views drawing the card, no browser). Also the CPU seconds the switch used (this process and
-its solver process), so that a figure taken on a busy machine can be judged. Prints a Markdown table.
+its solver process), so that a figure taken on a busy machine can be
+judged. Prints a Markdown table.
 
     python benchmarks/risk_switch.py
 """
@@ -66,8 +67,8 @@ def run(mode: str) -> list[str]:
 
 if __name__ == "__main__":
     print(
-        "| first switch to risk cards (cold numba cache, time limit 5 s) | switch to settled card, s "
-        "| solve time on the card, s | CPU, s |"
+        "| first switch to risk cards (cold numba cache, time limit 5 s) | switch to settled "
+        "card, s | solve time on the card, s | CPU, s |"
     )
     print("|---|---|---|---|")
     for mode, label in (

@@ -18,9 +18,11 @@ max size 3, 4, ... (so every switch to risk cards is a new solve), and times the
 the card of the new family is in the table (a risk card: its risk table is drawn) and until it
 is settled; switching back to decision cards is a cache hit.
 
-    python benchmarks/studio_latency.py [--moves 10] [--time-limit 5] [--switches 3] [--datasets breastcancer mammo]
+    python benchmarks/studio_latency.py [--moves 10] [--time-limit 5] [--switches 3]
+                                        [--datasets breastcancer mammo]
 
-Needs: `bash scripts/setup_browser_tests.sh` and the paper's data (SLIMWIDGETS_DATA or ../shared/data).
+Needs: `bash scripts/setup_browser_tests.sh` and the paper's data
+(SLIMWIDGETS_DATA or ../shared/data).
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ MEASURE = """async ({expect, timeout, key}) => {
 # The family switch: click a button of the toggle, wait for the card of that family.
 SWITCH = """async ({family, timeout}) => {
   const view = document.querySelector('.sw-card-view');
-  const button = [...document.querySelectorAll('.sw-family button')].find((b) => b.textContent.trim().startsWith(family));
+  const button = [...document.querySelectorAll('.sw-family button')]
+    .find((b) => b.textContent.trim().startsWith(family));
   const shown = () => (family === 'risk') === !!view.querySelector('.sw-risk-table');
   const state = () => view.querySelector('.sw-card').dataset.state;
   const t0 = performance.now();
@@ -149,9 +152,10 @@ def run_dataset(
         json.dumps(
             notebook(
                 [
-                    "import os\nfrom slimwidgets.datasets import load_paper_dataset\nfrom slimwidgets.widgets import Studio\n"
-                    f"X, y = load_paper_dataset({name!r}, os.environ['SLIMWIDGETS_DATA'])\n"
-                    f"studio = Studio(X, y, max_fpr={start}, time_limit={time_limit}, frontier=False)\nstudio"
+                    "import os\nfrom slimwidgets.datasets import load_paper_dataset\nfrom "
+                    f"slimwidgets.widgets import Studio\nX, y = load_paper_dataset({name!r}, "
+                    "os.environ['SLIMWIDGETS_DATA'])\nstudio = Studio(X, y, "
+                    f"max_fpr={start}, time_limit={time_limit}, frontier=False)\nstudio"
                 ]
             )
         )
@@ -282,26 +286,28 @@ def main(argv=None) -> int:
     finally:
         server.stop()
     print(
-        f"Studio latency, key press on the max-FPR slider -> card in the page; {args.moves} new positions and "
-        f"{args.moves} cached ones per data set; time limit {args.time_limit:g} s per solve; debounce 0.15 s; "
-        f"{os.cpu_count()} cores, {platform.python_version()}, headless Chromium, JupyterLab.\n"
+        f"Studio latency, key press on the max-FPR slider -> card in the page; {args.moves} new "
+        f"positions and {args.moves} cached ones per data set; time limit "
+        f"{args.time_limit:g} s per solve; debounce 0.15 s; {os.cpu_count()} cores, "
+        f"{platform.python_version()}, headless Chromium, JupyterLab.\n"
     )
     print(
-        '| data set | first card for a new position (median / p95) | "proven best TPR" shown (median / p95, '
-        "positions where it was) | settled card (median / p95) | cached position (median / p95) | final statuses |"
+        '| data set | first card for a new position (median / p95) | "proven best TPR" shown '
+        "(median / p95, positions where it was) | settled card (median / p95) | cached "
+        "position (median / p95) | final statuses |"
     )
     print("|---|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
     if switch_rows:
         print(
-            f"\nFamily switch, click -> card in the page; {args.switches} switches to risk cards (max size 3, 4, ...: "
-            "each a new solve) and back to decision cards (cached).\n"
+            f"\nFamily switch, click -> card in the page; {args.switches} switches to risk cards "
+            "(max size 3, 4, ...: each a new solve) and back to decision cards (cached).\n"
         )
         print(
-            "| data set | risk card shown, with its risk table (median / p95) | risk card settled (median / p95) "
-            "| kernel CPU per risk switch (median / p95) | back to the decision card (median / p95) "
-            "| risk cards' final statuses |"
+            "| data set | risk card shown, with its risk table (median / p95) | risk card "
+            "settled (median / p95) | kernel CPU per risk switch (median / p95) | back to "
+            "the decision card (median / p95) | risk cards' final statuses |"
         )
         print("|---|---|---|---|---|---|")
         for row in switch_rows:

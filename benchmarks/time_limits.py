@@ -1,6 +1,7 @@
 """How well ``fit`` keeps its time limit, and what a process pays once before the clock starts.
 
-    python benchmarks/time_limits.py [--datasets heart mushroom breastcancer] [--limits 2 5] [--ctrl-c 5]
+    python benchmarks/time_limits.py [--datasets heart mushroom breastcancer]
+                                     [--limits 2 5] [--ctrl-c 5]
                                      [--groups 60] [--raw-rows 1e6 --raw-limits 5 30]
 
 For each data set (at C0 = 0.01, not yet proven within these limits on most of them) and limit,
@@ -10,11 +11,11 @@ overshoot past the limit. ``--raw-rows N``: a raw table of N rows (10 numeric co
 missing values, 2 text columns, the label from a planted rule + 10 % noise), ``fit(X, y,
 time_limit=L)`` for a decision card (the default path: rules built, size and cut points by CV)
 and for ``loss="logistic"``, with the seconds each phase took (rule building, the size/cut CV,
-reading, building the program, search, solvers, polish and the card). ``--groups SECONDS``: adult, sex as the group, a TPR gap of at most
-2 points, at most 5 features, a decision card and a risk card (issue 22's fits). A
-second table gives the one-off costs of a fresh process: the kernels compiled with an empty
-numba cache, then loaded from it. A third times ``slimwidgets fit`` stopped by Ctrl-C while
-HiGHS runs in its child: from the SIGINT to the card on stdout, and to the end of the process.
+reading, building the program, search, solvers, polish and the card). ``--groups SECONDS``: adult,
+sex as the group, a TPR gap of at most 2 points, at most 5 features, a decision card and a risk card
+(issue 22's fits). A second table gives the one-off costs of a fresh process: the kernels compiled
+with an empty numba cache, then loaded from it. A third times ``slimwidgets fit`` stopped by Ctrl-C
+while HiGHS runs in its child: from the SIGINT to the card on stdout, and to the end of the process.
 Wall clock on this machine; print ``uptime`` beside it.
 """
 
@@ -71,7 +72,8 @@ def limit_rows(datasets: list[str], limits: list[float]) -> list[list[str]]:
 
 
 def group_rows(limit: float) -> list[list[str]]:
-    """Issue 22's fits on adult at ``limit``: a decision card and a risk card under a 2-point TPR gap."""
+    """Issue 22's fits on adult at ``limit``: a decision card and a risk card
+    under a 2-point TPR gap."""
     import warnings
 
     X, y = load("adult")
@@ -202,7 +204,8 @@ def what_was_left_out(card) -> str:
     elif choice is not None:
         done = choice.get("folds_in_time", choice["folds"])
         words.append(
-            f"CV: size {choice['chosen']}, {choice.get('n_cuts', '?')} cuts, {done} of {choice['folds']} folds"
+            f"CV: size {choice['chosen']}, {choice.get('n_cuts', '?')} cuts, {done} of "
+            f"{choice['folds']} folds"
         )
     if choice is not None and choice.get("untried"):
         words.append(f"cuts {choice['untried']} not tried")
@@ -266,7 +269,10 @@ def fresh_process_seconds(cache: str) -> float:
         NUMBA_CACHE_DIR=cache,
         PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     )
-    code = "import time; t = time.perf_counter(); from slimwidgets.solvers.search import warm_up; warm_up(); print(time.perf_counter() - t)"
+    code = (
+        "import time; t = time.perf_counter(); from slimwidgets.solvers.search import warm_up; "
+        "warm_up(); print(time.perf_counter() - t)"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )

@@ -124,7 +124,8 @@ def run(datasets, folds, time_limit):
                     }
                 )
                 print(
-                    f"{name} fold {fold + 1} {label}: test error {100 * rows[-1]['test_error']:.1f} %",
+                    f"{name} fold {fold + 1} {label}: test error "
+                    f"{100 * rows[-1]['test_error']:.1f} %",
                     file=sys.stderr,
                     flush=True,
                 )

@@ -74,7 +74,8 @@ def take(out: Path) -> None:
             )
         status = kernel.value("studio.status")
         page.wait_for_function(
-            "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && s.textContent === t; }",
+            "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s "
+            "&& s.textContent === t; }",
             arg=status,
             timeout=30_000,
         )

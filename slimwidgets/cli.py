@@ -58,7 +58,8 @@ FORMATS = ("text", "markdown", "html", "latex", "python", "sql")
 # Formats whose output is code or markup: when printed to stdout, the status
 # line goes to stderr so that stdout stays valid (pipe it straight to a file).
 _CODE_FORMATS = ("html", "latex", "python", "sql")
-# Flags whose values may start with '-' (a range "-5:5"), glued to their flag before argparse reads them.
+# Flags whose values may start with '-' (a range "-5:5"), glued to their flag
+# before argparse reads them.
 _RANGE_OPTIONS = tuple(row.flag.flag for row in flagged() if row.flag.parse is text_range)
 
 EXIT_OK, EXIT_INFEASIBLE, EXIT_USAGE = 0, 1, 2
@@ -250,7 +251,8 @@ def _unknown_column(
 # -- options -> fit keyword arguments ---------------------------------------------------------
 def _spec_options(args: argparse.Namespace) -> dict[str, Any]:
     """The engine options given on the command line (only those given, so defaults stay the
-    engine's), read as the options table says and checked by ``make_spec`` before any data is read."""
+    engine's), read as the options table says and checked by ``make_spec``
+    before any data is read."""
     from .core.spec import make_spec
 
     opts: dict[str, Any] = {}
@@ -439,7 +441,8 @@ def _solve_interruptibly(data, spec, progress: _Progress | None, started: float)
             raise KeyboardInterrupt
         cancel.set()
         print(
-            f"{PROG}: interrupted: stopping with the best card found (Ctrl-C again to quit at once)",
+            f"{PROG}: interrupted: stopping with the best card found (Ctrl-C again to quit at "
+            "once)",
             file=sys.stderr,
             flush=True,
         )
@@ -506,7 +509,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
     n_missing = int(y.isna().sum())
     if n_missing:
         raise CliError(
-            f"the target column {args.target!r} has {n_missing} empty cell(s); every row needs a label"
+            f"the target column {args.target!r} has {n_missing} empty cell(s); every row needs a "
+            "label"
         )
     if y.nunique() < 2:
         raise CliError(
@@ -602,7 +606,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _load_card(where: str, verify: bool):
-    """The card in the JSON file ``where``, with a message naming the file when it cannot be read."""
+    """The card in the JSON file ``where``, with a message naming the file
+    when it cannot be read."""
     from .core.scoring import ScoringSystem
 
     path = Path(where)
@@ -621,7 +626,10 @@ def _load_card(where: str, verify: bool):
     except ValueError as exc:
         message = str(exc)
         if "checksum" in message:
-            message = f"{where}: its content does not match its checksum (edited after export?); use --no-verify to load it anyway"
+            message = (
+                f"{where}: its content does not match its checksum (edited after export?); use "
+                "--no-verify to load it anyway"
+            )
         raise CliError(
             f"{where}: {message}" if not message.startswith(where) else message
         ) from None
@@ -792,8 +800,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         allow_abbrev=False,
         description="Learn exactly optimized integer scoring systems (SLIM) from the command line.",
-        epilog="exit codes: 0 success, 1 no scoring system meets the constraints, 2 usage or data error, "
-        "130 interrupted by Ctrl-C (the best card found is printed)",
+        epilog="exit codes: 0 success, 1 no scoring system meets the constraints, 2 usage or data "
+        "error, 130 interrupted by Ctrl-C (the best card found is printed)",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -803,7 +811,10 @@ def build_parser() -> argparse.ArgumentParser:
         "fit",
         allow_abbrev=False,
         help="learn a card from a CSV file",
-        description="Learn a scoring system from a CSV: --target is y, every other column a numeric feature.",
+        description=(
+            "Learn a scoring system from a CSV: --target is y, every other column a numeric "
+            "feature."
+        ),
     )
     fit.add_argument(
         "data", metavar="DATA.csv", help="CSV file with a header row ('-' reads stdin)"
@@ -827,9 +838,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--rules",
         choices=("auto", "always", "never"),
         default="auto",
-        help="turn columns into 0/1 rules (round cut points, levels, 'missing'): auto (default) when a "
-        "column is not 0/1 (numbers, text, empty cells) or --cuts is given; always; never (the "
-        "paper's raw-number cards)",
+        help="turn columns into 0/1 rules (round cut points, levels, 'missing'): auto (default) "
+        "when a column is not 0/1 (numbers, text, empty cells) or --cuts is given; always; "
+        "never (the paper's raw-number cards)",
     )
     _add_spec_options(fit)
     _add_group_options(fit)
@@ -897,7 +908,8 @@ def _message(exc: BaseException) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 infeasible, 2 user error, 130 Ctrl-C)."""
+    """Run the command line; returns the exit code (0 ok, 1 infeasible, 2
+    user error, 130 Ctrl-C)."""
     from .fitting.errors import InfeasibleError, NoSolutionError
     from .solvers.base import SolverError
 

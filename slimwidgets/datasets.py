@@ -88,7 +88,8 @@ def _default_folder() -> Path:
     if env:
         return Path(env)
     raise FileNotFoundError(
-        "no data folder: pass folder= or set SLIMWIDGETS_DATA to the folder holding <name>_processed.csv"
+        "no data folder: pass folder= or set SLIMWIDGETS_DATA to the folder holding "
+        "<name>_processed.csv"
     )
 
 
@@ -111,7 +112,7 @@ def load_paper_dataset(
     return _parse(path.read_text(), name)
 
 
-# -- load(): local folder, user cache, or a verified download ------------------------------------------
+# -- load(): local folder, user cache, or a verified download --------------------------------------
 #: Where the processed files come from: the authors' slim-python repository, pinned to one commit.
 SOURCE_COMMIT = "204c7db64cad0b139e748b299fea672bca9bc81e"
 SOURCE_URL = (
@@ -132,7 +133,8 @@ SHA256 = {
 
 
 class DatasetDownloadError(OSError):
-    """A paper data set is not available locally and could not be downloaded (or failed its checksum)."""
+    """A paper data set is not available locally and could not be downloaded
+    (or failed its checksum)."""
 
 
 def cache_dir() -> Path:
@@ -217,7 +219,8 @@ def load(
         if not path.is_file():
             origin = "folder=" if folder is not None else "SLIMWIDGETS_DATA"
             raise FileNotFoundError(
-                f"{path} does not exist ({origin} points to {local}); fix the folder or unset it to download"
+                f"{path} does not exist ({origin} points to {local}); fix the folder or unset it "
+                "to download"
             )
         return _parse(path.read_bytes().decode("utf-8"), name)
     cached = cache_dir() / filename
@@ -228,20 +231,22 @@ def load(
         cached.unlink()  # corrupt or partial: fetch again
     if not download:
         raise DatasetDownloadError(
-            f"{name} is not in the cache ({cached}) and download=False; set SLIMWIDGETS_DATA to a folder holding {filename}"
+            f"{name} is not in the cache ({cached}) and download=False; set SLIMWIDGETS_DATA to "
+            f"a folder holding {filename}"
         )
     url = SOURCE_URL.format(commit=SOURCE_COMMIT, name=name)
     try:
         raw = _fetch(url, timeout)
     except OSError as exc:  # URLError, timeouts, DNS failures, refused connections
         raise DatasetDownloadError(
-            f"could not download {name} from {url} ({exc}). If this machine is offline, copy {filename} "
-            f"into a folder and set SLIMWIDGETS_DATA to it, or into {cached.parent}"
+            f"could not download {name} from {url} ({exc}). If this machine is offline, copy "
+            f"{filename} into a folder and set SLIMWIDGETS_DATA to it, or into {cached.parent}"
         ) from exc
     digest = _sha256(raw)
     if digest != SHA256[name]:
         raise DatasetDownloadError(
-            f"the download of {name} from {url} has sha256 {digest}, expected {SHA256[name]}; nothing was saved"
+            f"the download of {name} from {url} has sha256 {digest}, expected {SHA256[name]}; "
+            "nothing was saved"
         )
     cached.parent.mkdir(parents=True, exist_ok=True)
     tmp = cached.with_suffix(f".tmp{os.getpid()}")

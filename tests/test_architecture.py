@@ -138,7 +138,8 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> list[Import]:
 
 
 def _private_attributes(name: str, path: Path, tree: ast.AST, found: list[Import]) -> list[Import]:
-    """``module._x`` where ``module`` is bound by one of the imports found (by the name it binds)."""
+    """``module._x`` where ``module`` is bound by one of the imports found
+    (by the name it binds)."""
     bound = {}
     for node in _import_nodes(tree):
         for alias in node.names:

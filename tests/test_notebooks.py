@@ -6,7 +6,8 @@
   reads the paper's data from ``SLIMWIDGETS_DATA`` (the ``shared_data_dir()`` folder);
 * the notebooks that need the paper's data say so, without crashing, when the data are missing
   (partial runs, through nbclient directly);
-* ``scripts/check_binder.sh`` (fresh venv + binder/requirements.txt + binder/postBuild + notebook 1).
+* ``scripts/check_binder.sh`` (fresh venv + binder/requirements.txt + binder/postBuild + notebook
+  1).
 
 Markers: ``notebooks`` (execution, about 3 minutes in all) and ``binder`` (about 2-4 minutes);
 deselect with ``-m "not notebooks and not binder"`` for a quick run.
@@ -39,7 +40,8 @@ EXPECTED = [
     "06_fairness.ipynb",
     "07_raw_tables.ipynb",
 ]
-# Notebooks that read the paper's data sets; each marks the cell that loads them with the tag "data".
+# Notebooks that read the paper's data sets; each marks the cell that loads
+# them with the tag "data".
 NEEDS_PAPER_DATA = ["02_operational_constraints.ipynb", "05_paper_table.ipynb", "06_fairness.ipynb"]
 # What those notebooks print when the data cannot be had.
 NO_DATA = "PAPER DATA NOT AVAILABLE"
@@ -64,7 +66,8 @@ def _kernel_env(data_dir: Path) -> dict[str, str]:
 
 
 def _execute(nb, data_dir: Path, timeout: int = 600):
-    """Run ``nb`` in place in a fresh python3 kernel started in notebooks/; returns the seconds taken."""
+    """Run ``nb`` in place in a fresh python3 kernel started in notebooks/;
+    returns the seconds taken."""
     from nbclient import NotebookClient
 
     client = NotebookClient(
@@ -98,7 +101,7 @@ def _data_dir() -> Path:
     return folder
 
 
-# -- stored form ---------------------------------------------------------------------------------------
+# -- stored form -----------------------------------------------------------------------------------
 def test_the_notebooks_are_all_there():
     assert [p.name for p in NOTEBOOKS] == EXPECTED
 
@@ -129,7 +132,7 @@ def test_data_cell_is_tagged(name):
     assert len(tagged) == 1 and "load(" in tagged[0].source
 
 
-# -- execution -----------------------------------------------------------------------------------------
+# -- execution -------------------------------------------------------------------------------------
 def _run_nbmake(path: Path, data_dir: Path, work: Path):
     """Run ``path`` with nbmake (``pytest --nbmake``) on a copy in ``work``; returns the executed
     notebook and the seconds taken. The copy keeps the notebook's outputs (``--overwrite``)."""
@@ -177,7 +180,8 @@ def test_notebook_runs(path, record_property, tmp_path):
 
 @pytest.mark.notebooks
 def test_paper_table_without_data_says_so(tmp_path):
-    """Notebook 5 with an empty data folder: every data set is reported missing, and it runs to the end."""
+    """Notebook 5 with an empty data folder: every data set is reported missing,
+    and it runs to the end."""
     nb = nbformat.read(NOTEBOOK_DIR / "05_paper_table.ipynb", as_version=4)
     _execute(nb, tmp_path)
     loop = next(c for c in nb.cells if "data" in c.metadata.get("tags", []))
@@ -186,7 +190,8 @@ def test_paper_table_without_data_says_so(tmp_path):
 
 @pytest.mark.notebooks
 def test_operational_constraints_without_data_says_so(tmp_path):
-    """Notebook 2 up to its data cell, with an empty data folder: it says so and falls back to the demo data."""
+    """Notebook 2 up to its data cell, with an empty data folder: it says so and falls
+    back to the demo data."""
     nb = nbformat.read(NOTEBOOK_DIR / "02_operational_constraints.ipynb", as_version=4)
     last = next(k for k, c in enumerate(nb.cells) if "data" in c.metadata.get("tags", []))
     nb.cells = nb.cells[: last + 1]
@@ -195,10 +200,11 @@ def test_operational_constraints_without_data_says_so(tmp_path):
     assert NO_DATA in text and "embedded demo data (fallback)" in text
 
 
-# -- Binder --------------------------------------------------------------------------------------------
+# -- Binder ----------------------------------------------------------------------------------------
 @pytest.mark.binder
 def test_binder_environment(tmp_path):
-    """scripts/check_binder.sh: fresh venv, binder/requirements.txt, binder/postBuild, notebook 1, JupyterLab URL."""
+    """scripts/check_binder.sh: fresh venv, binder/requirements.txt, binder/postBuild,
+    notebook 1, JupyterLab URL."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PYTHON"] = sys.executable
     env["TMPDIR"] = str(tmp_path)

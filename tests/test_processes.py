@@ -83,7 +83,8 @@ def test_a_script_that_ran_a_cancellable_fit_exits_without_a_trace():
         # a second solve still running in a daemon thread when the script ends
         busy = threading.Event()
         threading.Thread(target=lambda: sw.fit(X, y, C0=0.001, time_limit=600, cancel=cancel,
-                                               on_incumbent=lambda inc: busy.set()), daemon=True).start()
+                                               on_incumbent=lambda inc: busy.set()),
+                         daemon=True).start()
         busy.wait(120)
         time.sleep(0.5)
         print("PIDS", *[c.process.pid for c in worker._live], flush=True)
@@ -120,8 +121,10 @@ def test_a_child_whose_parent_was_killed_exits_silently():
             script("""
         import os, signal, time
         first = threading.Event()
-        threading.Thread(target=lambda: sw.fit(X, y, C0=0.001, time_limit=600, cancel=threading.Event(),
-                                               on_incumbent=lambda inc: None, on_bound=lambda b: first.set()),
+        threading.Thread(target=lambda: sw.fit(X, y, C0=0.001, time_limit=600,
+                                               cancel=threading.Event(),
+                                               on_incumbent=lambda inc: None,
+                                               on_bound=lambda b: first.set()),
                          daemon=True).start()
         first.wait(120)  # a bound has come (from the scan, or HiGHS in a child)
         end = time.monotonic() + 240
@@ -151,7 +154,8 @@ def task(seed, abandon):
     import os
     card = sw.fit(X, y, C0=0.002, time_limit=1.0, cancel=threading.Event())
     if abandon:
-        threading.Thread(target=lambda: sw.fit(X, y, C0=0.001, time_limit=600, cancel=threading.Event()),
+        threading.Thread(target=lambda: sw.fit(X, y, C0=0.001, time_limit=600,
+                                               cancel=threading.Event()),
                          daemon=True).start()
         import time; time.sleep(1.5)
     return os.getpid(), [c.process.pid for c in worker._live], card.status
@@ -184,7 +188,8 @@ def test_a_dask_worker_that_ran_a_fit_shuts_down_cleanly():
         + """
 if __name__ == "__main__":
     from distributed import Client, LocalCluster
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:
         with Client(cluster) as client:
             _, pids, status = client.submit(task, 0, True).result()
     assert status in ("optimal", "time_limit"), status

@@ -57,7 +57,8 @@ def ill_scaled_problem(seed: int):
 
 def force_proof_by_size(monkeypatch, walked: int) -> None:
     """Make the fit's "auto" take the proof by model size on tiny problems: walk the cards of up
-    to ``walked`` features, give every larger size its own MIP (no walk of the whole box, no scan)."""
+    to ``walked`` features, give every larger size its own MIP (no walk of
+    the whole box, no scan)."""
     from slimwidgets.fitting import driver
     from slimwidgets.solvers import decomposition
 
@@ -116,14 +117,15 @@ def random_operational_spec(rng, names):
     return opts
 
 
-# -- settings by variable (issue 19) ------------------------------------------------------------------
+# -- settings by variable (issue 19) ---------------------------------------------------------------
 VARIABLE_CUTS = {"a": [1, 2, 3], "b": [1, 2]}
 
 
 def tiny_variable_problem(seed: int, n: int | None = None):
     """A raw table (a: 0..4, b: 0..3, c: 0/1) made into the rule builder's 0/1 rules at fixed cuts
     (a >= 1, a >= 2, a >= 3, b >= 1, b >= 2, c): ``(rules table, y in {-1, 1}, rule names,
-    variables)``, where ``variables`` is what ``fit`` tells the spec (each rule's column and kind)."""
+    variables)``, where ``variables`` is what ``fit`` tells the spec (each
+    rule's column and kind)."""
     from slimwidgets.core.rules import options_by_variable
 
     rng = np.random.default_rng(seed)
@@ -190,7 +192,7 @@ def random_variable_options(rng, variables) -> dict:
     return opts
 
 
-# -- risk cards ---------------------------------------------------------------------------------------
+# -- risk cards ------------------------------------------------------------------------------------
 def tiny_risk_problem(seed: int, n: int = 24, d: int = 3):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 2, size=(n, d)).astype(float)
@@ -218,7 +220,7 @@ def empty_risk_card(prob):
     return RiskCard(coefs, b, 1.0, loss, prob.objective(coefs, loss))
 
 
-# -- sweeps ------------------------------------------------------------------------------------------
+# -- sweeps ----------------------------------------------------------------------------------------
 SMALL = dict(coef_range=(-2, 2), intercept_range=(-4, 4))
 
 

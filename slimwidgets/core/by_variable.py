@@ -39,8 +39,8 @@ or one new family of rows:
 Examples
 --------
 >>> from slimwidgets.core.spec import make_spec
->>> spec = make_spec(variables={"age": {"age >= 50": "ge", "age >= 60": "ge", "age missing": "missing"}},
-...                  monotone={"age": "+"}, max_cuts_per_variable=1)
+>>> age = {"age >= 50": "ge", "age >= 60": "ge", "age missing": "missing"}
+>>> spec = make_spec(variables={"age": age}, monotone={"age": "+"}, max_cuts_per_variable=1)
 >>> spec.feature_box("age >= 60"), spec.feature_box("age missing")
 ((0, 10), (-10, 10))
 >>> [c.describe() for c in support_constraints(spec)]
@@ -81,7 +81,8 @@ __all__ = [
     "most_rules",
 ]
 
-#: The kinds of threshold rules and the way each points: ``ge`` holds above its cut (+1), ``lt`` below it (-1).
+#: The kinds of threshold rules and the way each points: ``ge`` holds above its cut (+1), ``lt``
+#: below it (-1).
 THRESHOLD_KINDS = {"ge": 1, "lt": -1}
 #: Kinds a rule of a variable may have ("rule": a 0/1 rule of unknown kind, never a threshold;
 #: "band": ``lo <= x < hi``, given with its edges).
@@ -133,8 +134,8 @@ def _kind(rule: str, kind: Any, what: str) -> Any:
         ok = False
     if not ok:
         raise ValueError(
-            f"{what}: rule {rule!r} has a kind {kind!r}; with edges a kind is ['ge', cut], ['lt', cut] "
-            "or ['band', lo, hi] (lo < hi, None for an open end)"
+            f"{what}: rule {rule!r} has a kind {kind!r}; with edges a kind is ['ge', cut], "
+            "['lt', cut] or ['band', lo, hi] (lo < hi, None for an open end)"
         )
     return (name, *(None if e is None else float(e) for e in edges))
 
@@ -187,7 +188,8 @@ def variable_ids(spec: Any, feature_names: Sequence[str]) -> np.ndarray:
 
 
 def variables_in_use(spec: Any, used: Sequence[str]) -> list[str]:
-    """The distinct variables the rules ``used`` read (a rule in no variable is its own), in order."""
+    """The distinct variables the rules ``used`` read (a rule in no variable
+    is its own), in order."""
     of = variable_of(spec)
     return list(dict.fromkeys(of.get(n, n) for n in used))
 
@@ -197,8 +199,8 @@ def most_rules(spec: Any, feature_names: Sequence[str]) -> int | None:
     of the ``max_variables`` variables with the most usable rules (None: no cap on variables).
 
     >>> from slimwidgets.core.spec import make_spec
-    >>> spec = make_spec(variables={"a": {"a1": "ge", "a2": "ge", "a?": "missing"}}, max_variables=2,
-    ...                  max_cuts_per_variable=1)
+    >>> spec = make_spec(variables={"a": {"a1": "ge", "a2": "ge", "a?": "missing"}},
+    ...                  max_variables=2, max_cuts_per_variable=1)
     >>> most_rules(spec, ["a1", "a2", "a?", "b", "c"])
     3
     """
@@ -250,7 +252,8 @@ def monotone_steps(kinds: Mapping[str, Any]) -> list[tuple[float | None, dict[st
     makes) each rule has a cut of its own (cut None) and steps alone. ``ValueError`` when
     the rules point both ways (or are bands) and some have no edges: their order is unknown.
 
-    >>> monotone_steps({"a >= 50": ("ge", 50.0), "a < 50": ("lt", 50.0), "50 <= a < 60": ("band", 50.0, 60.0)})
+    >>> monotone_steps({"a >= 50": ("ge", 50.0), "a < 50": ("lt", 50.0),
+    ...                 "50 <= a < 60": ("band", 50.0, 60.0)})
     [(50.0, {'a >= 50': 1, 'a < 50': -1, '50 <= a < 60': 1}), (60.0, {'50 <= a < 60': -1})]
     >>> monotone_steps({"a >= 50": "ge", "a >= 60": "ge"})
     [(None, {'a >= 50': 1}), (None, {'a >= 60': 1})]
@@ -264,8 +267,8 @@ def monotone_steps(kinds: Mapping[str, Any]) -> list[tuple[float | None, dict[st
             return [(None, {r: THRESHOLD_KINDS[kind_name(kinds[r])]}) for r in rules]
     if any(e is None for e in edges.values()):
         raise ValueError(
-            "its interval rules point both ways (>= and <, or bands), so their order needs their cut "
-            "points: give each as ['ge', cut], ['lt', cut] or ['band', lo, hi]"
+            "its interval rules point both ways (>= and <, or bands), so their order needs "
+            "their cut points: give each as ['ge', cut], ['lt', cut] or ['band', lo, hi]"
         )
     steps: dict[float, dict[str, int]] = {}
     for r, (lo, hi) in edges.items():
@@ -347,7 +350,8 @@ def support_constraints(spec: Any) -> tuple[LogicalConstraint, ...]:
 
 
 def check_variable_options(spec: Any) -> None:
-    """Variable settings that can never hold together raise ``ValueError`` (when the spec is made)."""
+    """Variable settings that can never hold together raise ``ValueError``
+    (when the spec is made)."""
     for var, direction in spec.monotone.items():
         kinds = spec.variables.get(var, {})
         try:
@@ -364,14 +368,15 @@ def check_variable_options(spec: Any) -> None:
             lo, hi = spec.feature_box(rule)
             if sign is not None and (lo > hi or (rule in spec.require and lo == hi == 0)):
                 raise ValueError(
-                    f"monotone {direction!r} on {var!r} needs {sign!r} points on {rule!r}, which its "
-                    "range, sign or requirement does not allow"
+                    f"monotone {direction!r} on {var!r} needs {sign!r} points on {rule!r}, which "
+                    "its range, sign or requirement does not allow"
                 )
     if spec.monotone and spec.loss == "logistic" and monotone_rows(spec):
         raise ValueError(
-            f"monotone on {', '.join(map(repr, spec.monotone))}: its rules share cuts (bands, or rules "
-            "of both directions), which needs rows between bands; risk cards hold monotone only on "
-            "rules of one direction (age >= 50, age >= 60), decision cards hold both"
+            f"monotone on {', '.join(map(repr, spec.monotone))}: its rules share cuts (bands, or "
+            "rules of both directions), which needs rows between bands; risk cards hold "
+            "monotone only on rules of one direction (age >= 50, age >= 60), decision cards "
+            "hold both"
         )
     if spec.max_variables is not None:
         fixed = variables_in_use(
@@ -379,8 +384,8 @@ def check_variable_options(spec: Any) -> None:
         )
         if len(fixed) > spec.max_variables:
             raise ValueError(
-                f"max_variables={spec.max_variables} clashes with {len(fixed)} variables that must be "
-                f"used (require/lock): {fixed}"
+                f"max_variables={spec.max_variables} clashes with {len(fixed)} variables that "
+                f"must be used (require/lock): {fixed}"
             )
 
 
@@ -400,7 +405,8 @@ def check_variable_names(spec: Any) -> None:
             )
         if not _interval_rules(spec.variables[var]):
             raise ValueError(
-                f"monotone on {var!r}: it has no threshold rules nor bands (levels and 'missing' have no order)"
+                f"monotone on {var!r}: it has no threshold rules nor bands (levels and 'missing' "
+                "have no order)"
             )
     if spec.max_cuts_per_variable is not None and not any(
         map(_thresholds, spec.variables.values())
@@ -425,7 +431,8 @@ def variable_problems(spec: Any, points: Mapping[str, int]) -> list[str]:
         cuts = [r for r in _thresholds(kinds) if points.get(r, 0) != 0]
         if spec.max_cuts_per_variable is not None and len(cuts) > spec.max_cuts_per_variable:
             problems.append(
-                f"at most {spec.max_cuts_per_variable} cut points per variable ({var!r} uses {len(cuts)})"
+                f"at most {spec.max_cuts_per_variable} cut points per variable ({var!r} uses "
+                f"{len(cuts)})"
             )
         direction = spec.monotone.get(var)
         if (

@@ -144,13 +144,15 @@ class CardJSON:
         version = d["schema_version"]
         if type(version) is not int or version not in READABLE_SCHEMAS:
             raise ValueError(
-                f"schema_version {version!r} is not supported (this version reads {list(READABLE_SCHEMAS)})"
+                f"schema_version {version!r} is not supported (this version reads "
+                f"{list(READABLE_SCHEMAS)})"
             )
         if verify and d.get("checksum") != _checksum(
             {k: v for k, v in d.items() if k != "checksum"}
         ):
             raise ValueError(
-                "the scoring system's content does not match its checksum (edited after export?); pass verify=False to load it anyway"
+                "the scoring system's content does not match its checksum (edited after "
+                "export?); pass verify=False to load it anyway"
             )
         required = ("feature_names", "coefficients", "intercept", "positive", "negative", "status")
         missing = [k for k in required if k not in d]
@@ -285,7 +287,8 @@ def _cv_block(value: Any) -> dict:
     )
     if not ok:
         raise ValueError(
-            "cross_validation must hold folds, error, test_error, test_error_std and chosen (C0/max_size)"
+            "cross_validation must hold folds, error, test_error, test_error_std and chosen "
+            "(C0/max_size)"
         )
     return value
 

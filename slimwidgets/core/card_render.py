@@ -54,7 +54,8 @@ class CardRendering:
         )
 
     def _variables(self, rows: tuple) -> dict:
-        """What the exports need of the rule builder: the points by variable and what each rule tests."""
+        """What the exports need of the rule builder: the points by variable
+        and what each rule tests."""
         if self.rules is None:
             return {}
         by_name = {r.name: r for r in self.rules.rules_}

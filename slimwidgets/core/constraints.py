@@ -38,7 +38,8 @@ class LogicalConstraint:
                 raise ValueError("a 'needs' constraint needs the feature(s) it depends on")
             if set(self.features) & set(self.targets):
                 raise ValueError(
-                    f"a feature cannot need itself: {sorted(set(self.features) & set(self.targets))}"
+                    "a feature cannot need itself: "
+                    f"{sorted(set(self.features) & set(self.targets))}"
                 )
         else:
             if not isinstance(self.k, numbers.Integral) or isinstance(self.k, bool) or self.k < 0:

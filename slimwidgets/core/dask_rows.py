@@ -84,7 +84,8 @@ def _check_columns(X: Any) -> tuple[str, ...]:
     ]
     if bad:
         raise TypeError(
-            f"non-numeric columns: {bad}; encode them as 0/1 rules first (e.g. one column per category)"
+            f"non-numeric columns: {bad}; encode them as 0/1 rules first (e.g. one column per "
+            "category)"
         )
     if not names:
         raise ValueError("X has no columns")
@@ -251,7 +252,8 @@ def _labelled(X: Any, y: Any, sample_weight: Any) -> tuple[Any, tuple[str, ...]]
     names = _check_columns(X)
     if not isinstance(y, dd.Series):
         raise TypeError(
-            "with a Dask DataFrame, y must be a Dask Series partitioned like it (e.g. frame['label'])"
+            "with a Dask DataFrame, y must be a Dask Series partitioned like it (e.g. "
+            "frame['label'])"
         )
     frame = X.rename(columns=dict(zip(X.columns, names))).assign(**{_LABEL: y})
     return (frame if sample_weight is None else frame.assign(**{_WEIGHT: sample_weight})), names
@@ -288,9 +290,10 @@ def weighted_table(
     table = counts.groupby(keys, sort=False)[[_WEIGHT, _ROWS]].sum().compute().reset_index()
     if len(table) > MAX_TABLE_ROWS:
         raise ValueError(
-            f"the Dask frame has {len(table):,} distinct (rules, label{', fold' if folds else ''}) rows, "
-            f"more than the {MAX_TABLE_ROWS:,} this brings back as a table; fit one card with "
-            "slimwidgets.fit (it reduces any number of rows), or use fewer rules"
+            f"the Dask frame has {len(table):,} distinct (rules, "
+            f"label{', fold' if folds else ''}) rows, more than the {MAX_TABLE_ROWS:,} this "
+            "brings back as a table; fit one card with slimwidgets.fit (it reduces any "
+            "number of rows), or use fewer rules"
         )
     words = np.ascontiguousarray(
         table[[c for c in table.columns if c.startswith("w")]].to_numpy(np.int64)

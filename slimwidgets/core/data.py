@@ -157,8 +157,9 @@ def prepare_features(
             )
         if bad:
             raise TypeError(
-                f"non-numeric columns: {bad}; encode them as numbers first (e.g. one 0/1 column per category), "
-                "or turn the table into rules with sw.RuleBuilder (sw.fit does so unless rules=False)"
+                f"non-numeric columns: {bad}; encode them as numbers first (e.g. one 0/1 column "
+                "per category), or turn the table into rules with sw.RuleBuilder (sw.fit "
+                "does so unless rules=False)"
             )
         try:
             matrix = X.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -195,9 +196,9 @@ def prepare_features(
         cols = [names[j] for j in np.flatnonzero(~finite.all(axis=0))]
         count = int((~finite).sum())
         raise ValueError(
-            f"X has {count} missing or infinite values, in columns {cols}; impute or drop them first, "
-            "or give missing values a rule of their own with sw.RuleBuilder (sw.fit does so unless "
-            "rules=False)"
+            f"X has {count} missing or infinite values, in columns {cols}; impute or drop them "
+            "first, or give missing values a rule of their own with sw.RuleBuilder (sw.fit "
+            "does so unless rules=False)"
         )
     return matrix, names
 
@@ -209,9 +210,10 @@ def outcome_values(y: Any) -> np.ndarray:
 
     >>> outcome_values([0, 1, 1]).tolist()
     [0, 1, 1]
-    >>> outcome_values([0.2, 1.7, 3.1])
+    >>> outcome_values([0.2, 1.7, 3.1])  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
-    ValueError: y holds 3 distinct numbers such as 0.2, 1.7, 3.1, a continuous outcome; a card predicts one of two classes: give a yes/no y, e.g. y >= a clinically meaningful cut-off
+    ValueError: y holds 3 distinct numbers such as 0.2, 1.7, 3.1, a continuous outcome; a card
+    predicts one of two classes: give a yes/no y, e.g. y >= a clinically meaningful cut-off
     """
     values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
     refuse_time_to_event(values)

@@ -86,8 +86,11 @@ class Formulation:
     row_weight: np.ndarray
     C0: np.ndarray  # per feature
     epsilon: float
-    margin: float  # a negative row is right iff its total <= -margin (and, under "error", a positive one iff >= margin)
-    positive_margin: float  # a positive row is right iff its total >= this: 0, or margin under zero_score="error"
+    # a negative row is right iff its total <= -margin (and, under "error", a
+    # positive one iff >= margin)
+    margin: float
+    # a positive row is right iff its total >= this: 0, or margin under zero_score="error"
+    positive_margin: float
     constant: float  # loss of rows that are misclassified by every card in the box
     scale: float
     lexicographic: str | None  # "tpr" / "fpr" when a cap makes one class dominate
@@ -304,7 +307,8 @@ class Formulation:
         return float(sum(step * np.count_nonzero(size > above) for above, step in self.tier_steps))
 
     def group_cost(self, used: np.ndarray) -> float:
-        """group_penalty per group in use + rule_penalty per member in use beyond a group's first."""
+        """group_penalty per group in use + rule_penalty per member in use
+        beyond a group's first."""
         total = 0.0
         for members in self.groups:
             k = int(np.count_nonzero(used[members]))
@@ -447,7 +451,8 @@ def intercept_box(
     >>> X = np.array([[0.0, 120.0], [1.0, 80.0]])
     >>> intercept_box(make_spec(), X, np.array([-10, -10]), np.array([10, 10]), 1.0)
     (-1202, 1202)
-    >>> intercept_box(make_spec(intercept_range=(-5, 5)), X, np.array([-10, -10]), np.array([10, 10]), 1.0)
+    >>> lo, hi = np.array([-10, -10]), np.array([10, 10])
+    >>> intercept_box(make_spec(intercept_range=(-5, 5)), X, lo, hi, 1.0)
     (-5, 5)
     """
     if spec.intercept_range is not None:
@@ -818,7 +823,9 @@ def _rewarded_alpha_rows(
     for name in sorted(rewarded):
         j = names.index(name)
         if alpha[j] < 0 or b.lower[alpha[j]] >= 1.0 or j in box.value_sets:
-            continue  # no alpha, alpha fixed at 1 with lambda_j != 0 enforced, or alpha = sum of value binaries
+            # no alpha, alpha fixed at 1 with lambda_j != 0 enforced, or
+            # alpha = sum of value binaries
+            continue
         if lo[j] >= 0:
             b.row([lam[j], alpha[j]], [1.0, -1.0], 0.0, math.inf)
         elif hi[j] <= 0:
@@ -919,7 +926,8 @@ def _group_sign_rows(
     costs: ObjectiveCosts,
     cols: _Columns,
 ) -> int | None:
-    """delta_g = 1: every o_j lambda_j >= 0, else every one <= 0; None when the boxes cannot mix signs."""
+    """delta_g = 1: every o_j lambda_j >= 0, else every one <= 0; None when the
+    boxes cannot mix signs."""
     boxes = []  # the box of o_j lambda_j, per member
     for j in members:
         o = costs.orientation[j]
@@ -1056,7 +1064,8 @@ def _cap_rows(
 def _alpha_rows(
     b: _Builder, spec: Spec, names: tuple[str, ...], box: FeatureBoxes, cols: _Columns
 ) -> None:
-    """Operational constraints on which features are used: the size cap, needs, at most, at least."""
+    """Operational constraints on which features are used: the size cap,
+    needs, at most, at least."""
     always_used = box.always_used
 
     def alpha_terms(feats) -> tuple[list[int], float]:

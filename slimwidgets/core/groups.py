@@ -97,7 +97,8 @@ def check_group_settings(data: Any, spec: Any) -> None:
                         x for x in data.sensitive_levels if x.lower() == g.lower()
                     ] or difflib.get_close_matches(g, list(data.sensitive_levels), n=1)
                     raise KeyError(
-                        f"{option} names the group {g!r}, which {data.sensitive_name!r} does not hold"
+                        f"{option} names the group {g!r}, which {data.sensitive_name!r} does not "
+                        "hold"
                         + (f" (did you mean {close[0]!r}?)" if close else "")
                         + f"; its groups are {list(data.sensitive_levels)}"
                     )
@@ -171,7 +172,8 @@ def rate_rows(data: Any, spec: Any) -> list[RateRow]:
                     RateRow(
                         coef,
                         _budget(gap * totals[a] * totals[b], integral),
-                        f"{what} gap {100 * gap:.4g} % between groups {labels[a]!r} and {labels[b]!r}",
+                        f"{what} gap {100 * gap:.4g} % between groups {labels[a]!r} and "
+                        f"{labels[b]!r}",
                         True,
                     )
                 )
@@ -331,7 +333,7 @@ def group_problems(card: Any, data: Any, spec: Any) -> list[str]:
     return problems
 
 
-# -- conflict explanation ---------------------------------------------------------------------------
+# -- conflict explanation --------------------------------------------------------------------------
 def per_group_caps(spec: Any, levels: tuple[str, ...]) -> Any:
     """``spec`` with a cap given for every group as one number spelled out per group (the same
     program), so that conflict explanation can drop, and name, the cap of each group."""

@@ -10,7 +10,9 @@ other broken constraint; every returned card is re-checked against it.
 
 Examples
 --------
->>> row = LinearRow.from_dict({"terms": {"points:a": 1, "points:b": 1}, "upper": 4, "name": "a and b"})
+>>> row = LinearRow.from_dict(
+...     {"terms": {"points:a": 1, "points:b": 1}, "upper": 4, "name": "a and b"}
+... )
 >>> row.describe()
 'points[a] + points[b] ≤ 4'
 >>> row.holds({"a": 3, "b": 2})
@@ -49,11 +51,13 @@ class LinearRow:
         for kind, feature, coef in self.terms:
             if kind not in KINDS or not isinstance(feature, str):
                 raise ValueError(
-                    f"a term of a linear constraint is 'points:FEATURE' or 'used:FEATURE', got {kind}:{feature}"
+                    "a term of a linear constraint is 'points:FEATURE' or 'used:FEATURE', got "
+                    f"{kind}:{feature}"
                 )
             if not math.isfinite(coef):
                 raise ValueError(
-                    f"linear constraint {self.name!r}: coefficient of {kind}:{feature} is not finite"
+                    f"linear constraint {self.name!r}: coefficient of {kind}:{feature} is not "
+                    "finite"
                 )
 
     def value(self, points: Mapping[str, int]) -> float:

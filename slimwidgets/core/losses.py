@@ -267,7 +267,8 @@ def _slope(margins, w, t):  # pragma: no cover - compiled
 
 @njit(nogil=True)
 def best_scale(margins, w, lo, hi):  # pragma: no cover - compiled
-    """The ``t`` in ``[lo, hi]`` that minimises ``sum(w * log(1 + exp(-t * margins)))`` (Newton steps
+    """The ``t`` in ``[lo, hi]`` that minimises ``sum(w * log(1 + exp(-t * margins)))``
+    (Newton steps
     kept inside a shrinking bracket; the loss is convex in ``t``). Public because recalibration
     refits the same link."""
     if _slope(margins, w, hi)[0] <= 0:

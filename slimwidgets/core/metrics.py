@@ -78,14 +78,18 @@ class Metrics:
 
     def __str__(self) -> str:
         noun = "feature" if self.size == 1 else "features"
-        text = f"error {percent(self.error)} · TPR {percent(self.tpr)} · FPR {percent(self.fpr)} · {self.size} {noun}"
+        text = (
+            f"error {percent(self.error)} · TPR {percent(self.tpr)} · FPR {percent(self.fpr)} · "
+            f"{self.size} {noun}"
+        )
         if self.auc is not None:  # a risk card: how it ranks and how well its risks fit
             text += f" · AUC {self.auc:.3f} · log-loss {self.log_loss:.4f}"
         return text
 
 
 def _ranking_figures(m: Metrics) -> dict:
-    """A risk card's AUC and log-loss (absent for decision cards, whose exports stay as they were)."""
+    """A risk card's AUC and log-loss (absent for decision cards, whose
+    exports stay as they were)."""
     return {k: getattr(m, k) for k in ("auc", "log_loss") if getattr(m, k) is not None}
 
 

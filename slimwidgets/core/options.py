@@ -261,7 +261,8 @@ def _solver_name(value: Any, what: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise TypeError(
-            f"{what} must be the name of a PuLP solver (e.g. 'PULP_CBC_CMD', 'HiGHS'), got {value!r}"
+            f"{what} must be the name of a PuLP solver (e.g. 'PULP_CBC_CMD', 'HiGHS'), got "
+            f"{value!r}"
         )
     import pulp  # only when the option is set
 
@@ -426,7 +427,8 @@ OPTIONS: tuple[Option, ...] = (
         0.01,
         v.optional(v.nonneg),
         "float | None",
-        "cost of using one feature, in training error (None: all features together cost less than one error)",
+        "cost of using one feature, in training error (None: all features together cost less "
+        "than one error)",
         words=Words("C0", lambda x: "auto" if x is None else f"{x:g}", always=True),
         flag=Flag(
             "--C0",
@@ -442,10 +444,11 @@ OPTIONS: tuple[Option, ...] = (
         5,
         v.optional(v.whole(2)),
         "int | None",
-        "choose the card's size by K-fold cross-validation on the training rows, among 1 to max_size "
-        "(or 1 to 5): the size with the lowest mean held-out error, then the exact card of that size on "
-        "all rows (sw.fit does so by default for a raw table given neither max_size nor C0; with rules "
-        "it makes itself, the same folds also choose 3 or 9 candidate cut points per numeric column)",
+        "choose the card's size by K-fold cross-validation on the training rows, among 1 to "
+        "max_size (or 1 to 5): the size with the lowest mean held-out error, then the exact "
+        "card of that size on all rows (sw.fit does so by default for a raw table given "
+        "neither max_size nor C0; with rules it makes itself, the same folds also choose 3 "
+        "or 9 candidate cut points per numeric column)",
         words=Words("size chosen by", lambda k: f"{k}-fold CV"),
         refused=(
             Refusal(
@@ -476,7 +479,7 @@ OPTIONS: tuple[Option, ...] = (
         refused=(_LINEAR,),
         omit_default=True,
     ),
-    # -- points and features -------------------------------------------------------------------------
+    # -- points and features -----------------------------------------------------------------------
     Option(
         "coef_range",
         DEFAULT_COEF_RANGE,
@@ -633,9 +636,10 @@ OPTIONS: tuple[Option, ...] = (
         {"v": {"a": "ge", "b": "ge"}},
         variables_map,
         "Mapping[str, Mapping[str, str]]",
-        "variable -> its rules and their kinds ('ge' at or above a cut, 'lt' below it, 'eq', 'missing', ...; "
-        "with edges ['ge', cut], ['lt', cut] or ['band', lo, hi] for lo <= x < hi, which monotone needs when "
-        "rules share a cut; a list of rules: kind unknown); fit fills it from its rule builder",
+        "variable -> its rules and their kinds ('ge' at or above a cut, 'lt' below it, 'eq', "
+        "'missing', ...; with edges ['ge', cut], ['lt', cut] or ['band', lo, hi] for lo <= x < "
+        "hi, which monotone needs when rules share a cut; a list of rules: kind unknown); fit "
+        "fills it from its rule builder",
         names=_variable_rules,
         omit_default=True,
     ),
@@ -645,8 +649,8 @@ OPTIONS: tuple[Option, ...] = (
         2,
         v.optional(v.whole(0)),
         "int | None",
-        "most variables the card may use: the rules of one variable (age >= 50, age >= 60, age missing) count "
-        "once, a rule in no variable counts as one",
+        "most variables the card may use: the rules of one variable (age >= 50, age >= 60, age "
+        "missing) count once, a rule in no variable counts as one",
         words=Words("variables \u2264", str),
         relax=Relax(lambda x: f"max_variables={x}"),
         flag=Flag(
@@ -664,7 +668,8 @@ OPTIONS: tuple[Option, ...] = (
         1,
         v.optional(v.whole(0)),
         "int | None",
-        "most threshold rules (cut points) of each variable in use; levels and 'missing' do not count",
+        "most threshold rules (cut points) of each variable in use; levels and 'missing' do not "
+        "count",
         words=Words("cut points per variable \u2264", str),
         relax=Relax(lambda x: f"max_cuts_per_variable={x}"),
         flag=Flag(
@@ -682,8 +687,9 @@ OPTIONS: tuple[Option, ...] = (
         {"a": "+"},
         v.signs,
         "Mapping[str, str]",
-        "variable -> '+' (the points of its bands never fall as it rises) or '-' (never rise); its "
-        "'missing' rule and levels stay free; band rules and rules of both directions need their edges",
+        "variable -> '+' (the points of its bands never fall as it rises) or '-' (never rise); "
+        "its 'missing' rule and levels stay free; band rules and rules of both directions "
+        "need their edges",
         words=Words("monotone", _sign, each="monotone"),
         relax=Relax(lambda f, s: f"monotone {s!r} on {f!r}", each=True),
         flag=Flag(
@@ -696,14 +702,15 @@ OPTIONS: tuple[Option, ...] = (
         estimator=True,
         omit_default=True,
     ),
-    # -- the loss --------------------------------------------------------------------------------------
+    # -- the loss ----------------------------------------------------------------------------------
     Option(
         "class_weights",
         None,
         "balanced",
         v.class_weights,
         "tuple[float, float] | str | None",
-        "weights of the two classes: a (negative, positive) pair, a mapping with those keys, or 'balanced'",
+        "weights of the two classes: a (negative, positive) pair, a mapping with those keys, or "
+        "'balanced'",
         words=Words("class weights", _weights),
         estimator=True,
         reducible=False,
@@ -714,7 +721,8 @@ OPTIONS: tuple[Option, ...] = (
         0.5,
         v.optional(v.positive("a zero margin would let a zero score count as correct")),
         "float | None",
-        "how far past the threshold a total must lie to count as right (None: exact for integer data)",
+        "how far past the threshold a total must lie to count as right (None: exact for integer "
+        "data)",
         refused=(
             Refusal(
                 _RISK,
@@ -731,7 +739,8 @@ OPTIONS: tuple[Option, ...] = (
         {"a": 1},
         v.per_feature(v.whole(0)),
         "Mapping[str, int]",
-        "feature -> training rows where it was missing (each costs one error when the feature is used)",
+        "feature -> training rows where it was missing (each costs one error when the feature "
+        "is used)",
         refused=(
             Refusal(
                 _RISK,
@@ -750,8 +759,8 @@ OPTIONS: tuple[Option, ...] = (
         "error",
         v.one_of(ZERO_SCORES),
         "str",
-        "what a total exactly at the threshold predicts: 'positive' (score >= T) or the paper's 'error' "
-        "(score > T)",
+        "what a total exactly at the threshold predicts: 'positive' (score >= T) or the paper's "
+        "'error' (score > T)",
         flag=Flag(
             "--zero-score",
             "what a total exactly at the threshold predicts: positive (default: the card "
@@ -761,7 +770,7 @@ OPTIONS: tuple[Option, ...] = (
         choices=ZERO_SCORES,
         estimator=True,
     ),
-    # -- the paper's specialized models (sec. 7) ------------------------------------------------------
+    # -- the paper's specialized models (sec. 7) ---------------------------------------------------
     Option(
         "tiers",
         (),
@@ -841,7 +850,7 @@ OPTIONS: tuple[Option, ...] = (
         example_with=_GROUP,
         omit_default=True,
     ),
-    # -- the family -------------------------------------------------------------------------------------
+    # -- the family --------------------------------------------------------------------------------
     Option(
         "loss",
         "zero_one",
@@ -877,7 +886,7 @@ OPTIONS: tuple[Option, ...] = (
         estimator=True,
         omit_default=True,
     ),
-    # -- the solver ---------------------------------------------------------------------------------------
+    # -- the solver --------------------------------------------------------------------------------
     Option(
         "time_limit",
         DEFAULT_TIME_LIMIT,
@@ -921,8 +930,8 @@ OPTIONS: tuple[Option, ...] = (
         "highs",
         v.one_of(SOLVERS),
         "str",
-        "how to solve: 'auto' (enumerate small boxes, else HiGHS), 'highs', 'cbc', 'enumerate', 'scan' or "
-        "'pulp' (the program through PuLP, with the solver pulp_solver names)",
+        "how to solve: 'auto' (enumerate small boxes, else HiGHS), 'highs', 'cbc', 'enumerate', "
+        "'scan' or 'pulp' (the program through PuLP, with the solver pulp_solver names)",
         flag=Flag(
             "--solver",
             "auto (default): enumerate small boxes, else HiGHS",
@@ -960,8 +969,8 @@ OPTIONS: tuple[Option, ...] = (
         "PULP_CBC_CMD",
         _solver_name,
         "str | None",
-        "with solver='pulp': the PuLP solver, as pulp.listSolvers() names it ('PULP_CBC_CMD', 'HiGHS', "
-        "'GLPK_CMD', ...; None: PuLP's HiGHS when it is there, else its CBC)",
+        "with solver='pulp': the PuLP solver, as pulp.listSolvers() names it ('PULP_CBC_CMD', "
+        "'HiGHS', 'GLPK_CMD', ...; None: PuLP's HiGHS when it is there, else its CBC)",
         flag=Flag(
             "--pulp-solver",
             "with --solver pulp: the PuLP solver by name (PULP_CBC_CMD, HiGHS, ...)",
@@ -978,16 +987,18 @@ OPTIONS: tuple[Option, ...] = (
 OPTION: dict[str, Option] = {row.name: row for row in OPTIONS}
 
 _CALIBRATION_BY_GROUP = (
-    "per-group calibration-in-the-large (mean predicted risk in each group within a tolerance of its "
-    "observed rate) is not offered: it is not linear in the program. A risk card's risk is "
-    "1 / (1 + exp(-total / m)) with the multiplier m fitted with the points (scale=True, the default), so "
-    "the risk of every total moves with m and a group's mean risk has no linear form. With scale=False "
-    "(m = 1) it is linear only through one binary per training row and per total that row can reach "
-    "(millions on the adult data), too many for any proof here, and a constraint held by the "
-    "search alone would be unproven. Check it after the fit instead: sw.validate(card, X, y, groups=...) "
-    "gives calibration-in-the-large in every group"
+    "per-group calibration-in-the-large (mean predicted risk in each group within a tolerance "
+    "of its observed rate) is not offered: it is not linear in the program. A risk card's "
+    "risk is 1 / (1 + exp(-total / m)) with the multiplier m fitted with the points "
+    "(scale=True, the default), so the risk of every total moves with m and a group's mean "
+    "risk has no linear form. With scale=False (m = 1) it is linear only through one binary "
+    "per training row and per total that row can reach (millions on the adult data), too "
+    "many for any proof here, and a constraint held by the search alone would be unproven. "
+    "Check it after the fit instead: sw.validate(card, X, y, groups=...) gives "
+    "calibration-in-the-large in every group"
 )
-#: Settings users ask for that no card family offers: name -> why (make_spec raises ValueError with it).
+#: Settings users ask for that no card family offers: name -> why (make_spec
+#: raises ValueError with it).
 NOT_OFFERED: dict[str, str] = {
     "calibration_by_group": _CALIBRATION_BY_GROUP,
     "max_calibration_gap": _CALIBRATION_BY_GROUP,
@@ -1012,7 +1023,8 @@ def named_features(values: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def refusals(loss: str | None = None) -> dict[str, tuple[str, Refusal]]:
-    """What the loss family ``loss`` (None: any) refuses, ``{name: (option, refusal)}`` in table order.
+    """What the loss family ``loss`` (None: any) refuses, ``{name: (option, refusal)}``
+    in table order.
 
     Examples
     --------

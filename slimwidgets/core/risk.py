@@ -114,7 +114,8 @@ def risk_table(
     >>> import pandas as pd
     >>> card = ScoringSystem(("a", "b"), (2, 1), -1)
     >>> X = pd.DataFrame({"a": [0, 0, 1, 1, 1, 0], "b": [0, 1, 0, 1, 1, 0]})
-    >>> risk_table(card, X, [0, 0, 1, 1, 0, 1])[["count", "events", "rate", "predicted"]]  # doctest: +NORMALIZE_WHITESPACE
+    >>> table = risk_table(card, X, [0, 0, 1, 1, 0, 1])
+    >>> table[["count", "events", "rate", "predicted"]]  # doctest: +NORMALIZE_WHITESPACE
            count  events  rate  predicted
     score
     0          2       1   0.5      False

@@ -431,8 +431,9 @@ class RuleBuilder:
             cuts = self._human_cuts(ordered)
             if not cuts and ordered[0] < ordered[-1]:
                 warnings.warn(
-                    f"column {name!r} has no round cut point that moves a quantile's share of rows by "
-                    f"at most {MAX_SHIFT:.0%}: it gives no rule; give its cut points (cuts=)",
+                    f"column {name!r} has no round cut point that moves a quantile's share of "
+                    f"rows by at most {MAX_SHIFT:.0%}: it gives no rule; give its cut points "
+                    "(cuts=)",
                     DataWarning,
                     stacklevel=5,
                 )
@@ -440,9 +441,9 @@ class RuleBuilder:
             outside = [c for c in cuts if not ordered[0] < c <= ordered[-1]]
             if outside:
                 warnings.warn(
-                    f"cuts {[cut_text(c) for c in outside]} for {name!r} lie outside its training values "
-                    f"({cut_text(ordered[0])} to {cut_text(ordered[-1])}): their rules would be constant "
-                    "and are left out",
+                    f"cuts {[cut_text(c) for c in outside]} for {name!r} lie outside its "
+                    f"training values ({cut_text(ordered[0])} to {cut_text(ordered[-1])}): their "
+                    "rules would be constant and are left out",
                     DataWarning,
                     stacklevel=5,
                 )
@@ -518,8 +519,8 @@ class RuleBuilder:
             col = X[lookup[column]]
             if col.isna().any() and not any(r.kind == "missing" for r in mine):
                 warnings.warn(
-                    f"column {column!r} has {int(col.isna().sum())} missing values and training had none: "
-                    f"they score 0 points for {column!r}",
+                    f"column {column!r} has {int(col.isna().sum())} missing values and training "
+                    f"had none: they score 0 points for {column!r}",
                     DataWarning,
                     stacklevel=4,
                 )

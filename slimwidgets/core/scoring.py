@@ -193,12 +193,14 @@ class ScoringSystem(CardRendering, CardJSON):
         matrix, _ = prepare_features(X)
         if matrix.shape[1] != len(self.feature_names):
             raise ValueError(
-                f"X has {matrix.shape[1]} columns; the card was built on {len(self.feature_names)} features"
+                f"X has {matrix.shape[1]} columns; the card was built on "
+                f"{len(self.feature_names)} features"
             )
         return matrix
 
     def _raw(self, X: Any) -> bool:
-        """Whether ``X`` holds the user's variables (to be turned into rules) rather than the rules."""
+        """Whether ``X`` holds the user's variables (to be turned into rules)
+        rather than the rules."""
         if isinstance(X, pd.DataFrame):
             columns = {str(c) for c in X.columns}
             used = [n for n, c in zip(self.feature_names, self.coefficients) if c != 0]
@@ -377,7 +379,8 @@ class ScoringSystem(CardRendering, CardJSON):
         Examples
         --------
         >>> card = ScoringSystem(("a", "b"), (2, 1), -3, positive=1, negative=0, status="optimal")
-        >>> new = card.recalibrate([[0, 0], [0, 1], [1, 0], [1, 1], [1, 1]], [0, 1, 1, 1, 1], label="site B")
+        >>> X_b, y_b = [[0, 0], [0, 1], [1, 0], [1, 1], [1, 1]], [0, 1, 1, 1, 1]
+        >>> new = card.recalibrate(X_b, y_b, label="site B")
         >>> new.points == card.points, new.threshold, new.status
         (True, 1, 'recalibrated')
         >>> new.history[-1]["note"]

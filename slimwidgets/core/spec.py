@@ -161,8 +161,8 @@ class Spec:
         fixed_used = {f for f, v in self.lock.items() if v != 0} | set(self.require)
         if self.max_size is not None and len(fixed_used) > self.max_size:
             raise ValueError(
-                f"max_size={self.max_size} clashes with {len(fixed_used)} features that must be used "
-                f"(require/lock): {sorted(fixed_used)}"
+                f"max_size={self.max_size} clashes with {len(fixed_used)} features that must be "
+                f"used (require/lock): {sorted(fixed_used)}"
             )
 
     def feature_box(self, name: str) -> tuple[int, int]:
@@ -194,11 +194,10 @@ def make_spec(**options: Any) -> Spec:
     Each keyword is a row of the options table, checked as the row says (the page
     :doc:`/api/options` lists them all); the checks that involve several options follow.
 
-    ``coef_range`` is a (low, high) pair for every feature or a mapping
-    feature -> pair (features not named keep -10..10); ``coef_ranges`` is the
-    per-feature form used in JSON. ``signs`` values are ``"+"`` or ``"-"``
-    (``"free"`` and ``None`` mean no constraint). ``class_weights`` is a
-    (negative, positive) pair, a mapping {label-side: weight} with keys
+    ``coef_range`` is a (low, high) pair for every feature or a mapping feature -> pair
+    (features not named keep -10..10); ``coef_ranges`` is the per-feature form used in JSON.
+    ``signs`` values are ``"+"`` or ``"-"`` (``"free"`` and ``None`` mean no constraint).
+    ``class_weights`` is a (negative, positive) pair, a mapping {label-side: weight} with keys
     ``"negative"``/``"positive"``, or ``"balanced"``.
 
     ``zero_score``: ``"positive"`` (default) cards predict the positive class iff
@@ -252,7 +251,8 @@ def make_spec(**options: Any) -> Spec:
         which ranks and calibrates better), or ``m = 1`` (False, RiskSLIM's).
 
     Group caps and gaps (``max_fpr_by_group``, ..., :mod:`slimwidgets.core.groups`): both families
-    (a risk card's at total >= 0, as ``max_fpr``); ``linear`` rows (:func:`slimwidgets.formulate`): decision cards.
+    (a risk card's at total >= 0, as ``max_fpr``); ``linear`` rows
+    (:func:`slimwidgets.formulate`): decision cards.
 
     Examples
     --------
@@ -283,7 +283,8 @@ def _reject_unknown(options: dict[str, Any]) -> None:
         raise TypeError(f"make_spec() got an unexpected keyword argument {unknown[0]!r}{hint}")
 
 
-# make_spec takes every option of the table as a keyword, with its default (help() and the docs say so)
+# make_spec takes every option of the table as a keyword, with its default
+# (help() and the docs say so)
 make_spec.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
     [
         inspect.Parameter(
@@ -299,7 +300,8 @@ make_spec.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
 
 
 def _coef_range_per_feature(options: dict[str, Any]) -> dict[str, Any]:
-    """``coef_range`` given as a mapping feature -> pair is the per-feature form, ``coef_ranges``."""
+    """``coef_range`` given as a mapping feature -> pair is the per-feature
+    form, ``coef_ranges``."""
     if not isinstance(options.get("coef_range"), Mapping):
         return options
     per_feature = dict(_mapping(options.get("coef_ranges"), "coef_ranges"))
@@ -328,7 +330,8 @@ def _check_together(spec: Spec) -> None:
         )
     if spec.pulp_solver is not None and spec.solver != "pulp":
         raise ValueError(
-            f"pulp_solver={spec.pulp_solver!r} names the solver of solver='pulp' (got solver={spec.solver!r})"
+            f"pulp_solver={spec.pulp_solver!r} names the solver of solver='pulp' (got "
+            f"solver={spec.solver!r})"
         )
     check_variable_options(spec)  # settings by variable
     _check_group_solver(spec)
@@ -342,9 +345,9 @@ def _check_group_solver(spec: Spec) -> None:
     )  # the risk walk holds them
     if (grouped or linear_rows(spec)) and spec.solver in ("enumerate", "scan"):
         raise ValueError(
-            f"solver={spec.solver!r} cannot hold group constraints, linear constraints or monotone across "
-            "rules that share a cut (its compiled "
-            "loops count errors per class and know no other rows); use solver='auto', 'highs', 'cbc' or 'pulp'"
+            f"solver={spec.solver!r} cannot hold group constraints, linear constraints or "
+            "monotone across rules that share a cut (its compiled loops count errors per class "
+            "and know no other rows); use solver='auto', 'highs', 'cbc' or 'pulp'"
         )
 
 
@@ -416,7 +419,8 @@ def _check_contradictions(spec: Spec) -> None:
             raise ValueError(f"{name!r} has sign {sign!r} but is locked at {v} points")
         if name in spec.values and v not in spec.values[name]:
             raise ValueError(
-                f"{name!r} is locked at {v}, which is not among its allowed values {list(spec.values[name])}"
+                f"{name!r} is locked at {v}, which is not among its allowed values "
+                f"{list(spec.values[name])}"
             )
         lo, hi = spec.coef_ranges.get(name, spec.coef_range)
         if not lo <= v <= hi:
@@ -460,8 +464,8 @@ def _check_contradictions(spec: Spec) -> None:
         used = [n for n in members if n in spec.require or spec.lock.get(n, 0) != 0]
         if spec.max_rules_per_group is not None and len(used) > spec.max_rules_per_group:
             raise ValueError(
-                f"max_rules_per_group={spec.max_rules_per_group} but group {g!r} must use {len(used)} "
-                f"features (require/lock): {used}"
+                f"max_rules_per_group={spec.max_rules_per_group} but group {g!r} must use "
+                f"{len(used)} features (require/lock): {used}"
             )
         if spec.group_signs_agree:
             oriented = {

@@ -222,7 +222,8 @@ def proven_limit(card: ScoringSystem) -> tuple[str, float] | None:
     ``kind`` is ``"tpr"`` (no card under the cap has a TPR above ``value``), ``"fpr"``
     (no card meeting the TPR floor has an FPR below it), ``"error"`` (no card has a
     lower training error) or, for a risk card, ``"log_loss"`` (no card with at most its
-    number of features has a lower training log-loss). None when the card carries no bound or no scale.
+    number of features has a lower training log-loss). None when the card
+    carries no bound or no scale.
     """
     raw = (card.details or {}).get("limits")
     if raw is None:
@@ -260,8 +261,10 @@ def degeneracy(card: ScoringSystem) -> str | None:
     Examples
     --------
     >>> from slimwidgets import ScoringSystem
-    >>> print(degeneracy(ScoringSystem(("a",), (2,), -5, positive="sick", negative="well", binary=(True,))))
-    predicts "well" for every row: no row can reach its threshold. Try class_weights="balanced", min_tpr (for example min_tpr=0.8), or a looser max_fpr.
+    >>> card = ScoringSystem(("a",), (2,), -5, positive="sick", negative="well", binary=(True,))
+    >>> print(degeneracy(card))  # doctest: +NORMALIZE_WHITESPACE
+    predicts "well" for every row: no row can reach its threshold. Try class_weights="balanced",
+    min_tpr (for example min_tpr=0.8), or a looser max_fpr.
     """
     side = _one_side(card)
     if side is None:
@@ -397,7 +400,8 @@ def _risk_headline(card: ScoringSystem, validation: Metrics | None) -> tuple[str
     if _capped(card) and card.train_metrics is not None:  # where its decision at risk >= 50 % lands
         m = card.train_metrics
         parts.append(
-            f"at risk {'≥' if card.rule == '>=' else '>'} 50 %: TPR {percent(m.tpr)}, FPR {percent(m.fpr)}"
+            f"at risk {'≥' if card.rule == '>=' else '>'} 50 %: TPR {percent(m.tpr)}, FPR "
+            f"{percent(m.fpr)}"
         )
     claim, proven, anything = _risk_claim(card)
     return " · ".join(p for p in parts + [claim] if p), proven, anything
@@ -448,7 +452,10 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
         asked = 0.0 if card.spec is None else card.spec.gap
         if asked > 0 and card.gap is not None and card.gap > 1e-9:  # stopped at the requested gap
             above = f"at most {percent(card.gap)}" if card.gap >= 0.001 else "less than 0.1 %"
-            within = f"proven within the requested gap ({percent(asked)}): log-loss + size penalty{caps} {above} above the best"
+            within = (
+                f"proven within the requested gap ({percent(asked)}): log-loss + size "
+                f"penalty{caps} {above} above the best"
+            )
             return _join(within, floor_text and "· " + floor_text), True, True
         return (
             _join(
@@ -537,7 +544,10 @@ def _stopped_early(card: ScoringSystem) -> str:
     """What a card whose solver process was lost says instead of "best found", else ""."""
     if card.status != "solver_stopped":
         return ""
-    return f"the solver stopped after {seconds(card.solve_time)} (its process was lost): best card so far"
+    return (
+        f"the solver stopped after {seconds(card.solve_time)} (its process was lost): best card "
+        "so far"
+    )
 
 
 def _informative(kind: str, limit: float) -> bool:

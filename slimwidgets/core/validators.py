@@ -135,7 +135,8 @@ def one_of(choices: tuple) -> Check:
 
 
 def per_feature(check: Check, label: str | None = None) -> Check:
-    """``{feature: check(value)}``; errors name ``label[feature]`` (the option's name by default)."""
+    """``{feature: check(value)}``; errors name ``label[feature]`` (the
+    option's name by default)."""
 
     def each(value: Any, what: str) -> dict:
         return {k: check(v, f"{label or what}[{k!r}]") for k, v in mapping(value, what).items()}
@@ -242,7 +243,8 @@ def tiers(value: Any, what: str) -> tuple[tuple[int, float], ...]:
             raise ValueError(f"tier bounds must increase, got {out[-1][0]} then {bound}")
         if out and cost < out[-1][1]:
             raise ValueError(
-                f"tier costs must not decrease (larger points are less interpretable), got {out[-1][1]} then {cost}"
+                "tier costs must not decrease (larger points are less interpretable), got "
+                f"{out[-1][1]} then {cost}"
             )
         out.append((bound, cost))
     return tuple(out)
@@ -255,7 +257,8 @@ def class_weights(value: Any, what: str) -> tuple[float, float] | str | None:
     if isinstance(value, str):
         if value != "balanced":
             raise ValueError(
-                f"{what} must be 'balanced', a (negative, positive) pair or a mapping, got {value!r}"
+                f"{what} must be 'balanced', a (negative, positive) pair or a mapping, got "
+                f"{value!r}"
             )
         return value
     if isinstance(value, Mapping):

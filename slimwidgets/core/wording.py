@@ -31,8 +31,10 @@ def describe_spec(spec: Spec | None) -> str:
     Examples
     --------
     >>> from slimwidgets.core.spec import make_spec
-    >>> describe_spec(make_spec(max_fpr=0.2, require=["a", "b"], lock={"c": -2}, time_limit=5))
-    'solved for: max FPR 20 % · C0 auto · points \u221210…10 · require a, b · lock c = \u22122 · limit 5 s'
+    >>> spec = make_spec(max_fpr=0.2, require=["a", "b"], lock={"c": -2}, time_limit=5)
+    >>> describe_spec(spec)  # doctest: +NORMALIZE_WHITESPACE
+    'solved for: max FPR 20 % · C0 auto · points \u221210…10 · require a, b · lock c = \u22122 ·
+    limit 5 s'
     """
     if spec is None:
         return ""
@@ -62,6 +64,7 @@ def spec_changes(old: Spec, new: Spec) -> list[str]:
 
 
 def options_text(spec: Spec, names: Mapping[str, str]) -> str:
-    """``"max FPR 20 %, margin"``: the options ``names`` ({field: fallback label}) as ``spec`` sets them."""
+    """``"max FPR 20 %, margin"``: the options ``names`` ({field: fallback label})
+    as ``spec`` sets them."""
     items = _spec_items(spec)
     return ", ".join(" ".join(items[n]) if n in items else label for n, label in names.items())

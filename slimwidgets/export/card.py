@@ -263,8 +263,8 @@ def table_rules(card: CardData, m: int, n: int) -> list[str]:
     return [name for name, _ in card.rows] if 1 <= m <= n else []
 
 
-# Risk per score. Rows are (score, count, events, rate, lower, upper): numbers only, formatted here, so no
-# untrusted text can reach these tables.
+# Risk per score. Rows are (score, count, events, rate, lower, upper): numbers only, formatted here,
+# so no untrusted text can reach these tables.
 RiskRows = tuple[tuple[float, float, float, float, float, float], ...]
 
 

@@ -118,8 +118,9 @@ def _variable_rows(card: CardData) -> list[str]:
         + rows
         + [
             "</tbody>",
-            '<tfoot><tr style="border-top:1px solid #888;"><td style="%s"></td><td colspan="3" style="%s">%s = SCORE</td></tr>'
-            '<tr><td colspan="4" style="%scolor:#555;">%s</td></tr></tfoot>'
+            '<tfoot><tr style="border-top:1px solid #888;"><td style="%s"></td><td colspan="3" '
+            'style="%s">%s = SCORE</td></tr><tr><td colspan="4" '
+            'style="%scolor:#555;">%s</td></tr></tfoot>'
             % (_CELL, _CELL, VARIABLES_TOTAL, _CELL, MISSING_NOTE),
         ]
     )

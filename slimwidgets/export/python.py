@@ -105,7 +105,8 @@ def rule(name, row):
 
 
 def _value_literal(value: object) -> str:
-    """A level, cut or tuple of levels as a Python literal (exact types only, checked by CardData)."""
+    """A level, cut or tuple of levels as a Python literal (exact types
+    only, checked by CardData)."""
     if isinstance(value, tuple):
         return "(%s)" % "".join(_value_literal(v) + ", " for v in value)
     if value is None or type(value) is bool:

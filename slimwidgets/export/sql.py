@@ -27,7 +27,8 @@ def _sql_value(value: object) -> str:
 
 
 def _rule_sql(column: str, kind: str, value: object) -> str:
-    """The rule on the raw column, 1 or 0; NULL (missing) meets only a "missing" rule, as in predict."""
+    """The rule on the raw column, 1 or 0; NULL (missing) meets only a
+    "missing" rule, as in predict."""
     col = _sql_identifier(column)
     if kind == "pass":
         return col

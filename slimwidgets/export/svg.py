@@ -95,17 +95,20 @@ def chart(
     ]
     for t in _ticks(x0, x1, integer=x_integer):
         out.append(
-            f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{top}" y2="{top + ph}" stroke="#eee"/>'
-            f'<text x="{px(t):.1f}" y="{top + ph + 14}" text-anchor="middle">{esc(_fmt(t, x_percent))}</text>'
+            f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{top}" y2="{top + ph}" '
+            f'stroke="#eee"/><text x="{px(t):.1f}" y="{top + ph + 14}" '
+            f'text-anchor="middle">{esc(_fmt(t, x_percent))}</text>'
         )
     for t in _ticks(y0, y1):
         out.append(
-            f'<line x1="{left}" x2="{left + pw}" y1="{py(t):.1f}" y2="{py(t):.1f}" stroke="#eee"/>'
-            f'<text x="{left - 5}" y="{py(t) + 4:.1f}" text-anchor="end">{esc(_fmt(t, y_percent))}</text>'
+            f'<line x1="{left}" x2="{left + pw}" y1="{py(t):.1f}" y2="{py(t):.1f}" '
+            f'stroke="#eee"/><text x="{left - 5}" y="{py(t) + 4:.1f}" '
+            f'text-anchor="end">{esc(_fmt(t, y_percent))}</text>'
         )
     out.append(
-        f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">{esc(x_title)}</text>'
-        f'<text transform="translate(14 {top + ph / 2}) rotate(-90)" text-anchor="middle">{esc(y_title)}</text>'
+        f'<text x="{left + pw / 2}" y="{height - 8}" '
+        f'text-anchor="middle">{esc(x_title)}</text><text transform="translate(14 '
+        f'{top + ph / 2}) rotate(-90)" text-anchor="middle">{esc(y_title)}</text>'
     )
     if diagonal:
         lo, hi = max(x0, y0), min(x1, y1)
@@ -133,7 +136,8 @@ def _draw(s: Series, px, py, inside) -> list[str]:
                 run = []
         runs.append(run)
         return [
-            f'<polyline points="{" ".join(r)}" fill="none" stroke="{s.colour}" stroke-width="1.8"{dash}/>'
+            f'<polyline points="{" ".join(r)}" fill="none" stroke="{s.colour}" '
+            f'stroke-width="1.8"{dash}/>'
             for r in runs
             if r
         ]
@@ -143,8 +147,8 @@ def _draw(s: Series, px, py, inside) -> list[str]:
             continue
         if s.lower is not None and s.upper is not None and not math.isnan(s.lower[k]):
             out.append(
-                f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{py(s.lower[k]):.1f}" y2="{py(s.upper[k]):.1f}" '
-                f'stroke="{s.colour}" stroke-width="1.2"/>'
+                f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{py(s.lower[k]):.1f}" '
+                f'y2="{py(s.upper[k]):.1f}" stroke="{s.colour}" stroke-width="1.2"/>'
             )
         out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3.2" fill="{s.colour}"/>')
     return out
@@ -157,9 +161,8 @@ def _legend(series: Sequence[Series], x: float, y: float) -> list[str]:
         mark = (
             f'<circle cx="{x + 9}" cy="{yy}" r="3.2" fill="{s.colour}"/>'
             if s.kind == "points"
-            else f'<line x1="{x}" x2="{x + 18}" y1="{yy}" y2="{yy}" stroke="{s.colour}" stroke-width="1.8"'
-            + (f' stroke-dasharray="{s.dash}"' if s.dash else "")
-            + "/>"
+            else f'<line x1="{x}" x2="{x + 18}" y1="{yy}" y2="{yy}" stroke="{s.colour}" '
+            'stroke-width="1.8"' + (f' stroke-dasharray="{s.dash}"' if s.dash else "") + "/>"
         )
         out.append(mark + f'<text x="{x + 24}" y="{yy + 4}">{html.escape(s.name)}</text>')
     return out

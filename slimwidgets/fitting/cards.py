@@ -1,4 +1,5 @@
-"""A solver's result made into a card: its figures, its limits in the user's units, its risk rows."""
+"""A solver's result made into a card: its figures, its limits in the
+user's units, its risk rows."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Re-checks of a returned card: every constraint of its spec, and the boxes it sits at the end of."""
+"""Re-checks of a returned card: every constraint of its spec, and the boxes
+it sits at the end of."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def box_limits(form: Formulation, coefficients, intercept: int) -> list[str]:
     )
     if (intercept == ilo and ilo > free_lo) or (intercept == ihi and ihi < free_hi):
         notes.append(
-            f"the intercept is at the end of its range {ilo}..{ihi}: a wider intercept_range may give a better card"
+            f"the intercept is at the end of its range {ilo}..{ihi}: a wider intercept_range may "
+            "give a better card"
         )
     user_set = (
         set(spec.coef_ranges)
@@ -138,7 +140,8 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
         pts = [v for v in card.coefficients if v != 0]
         if len(set(pts)) > 1 or any(v < 0 for v in pts):
             problems.append(
-                f"m_of_n: every rule in the table must carry the same positive points (got {sorted(set(pts))})"
+                "m_of_n: every rule in the table must carry the same positive points (got "
+                f"{sorted(set(pts))})"
             )
         non_binary = [
             n for n, b in zip(data.feature_names, data.binary) if not b and coefs.get(n, 0) != 0

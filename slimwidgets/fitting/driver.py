@@ -73,11 +73,13 @@ POLISH_TIES = True
 # size or the MIP once its counted work passes these (~3-5 s of scanning and ~3 s of walking
 # on a quiet machine; counts, so the choice is the same at any load).
 SCAN_LIMITS = ScanLimits(scan_work=1.5e9, walk_work=1.5e10)
-# ... unless the walk covers all but this many sizes, each then its own MIP (solvers/decomposition.py),
-# and some column is not 0/1: the scan declines on such data (breastcancer's 1-10 columns) after
-# walking what the walk walks; on 0/1 rules its cell floors discard most supports at once
+# ... unless the walk covers all but this many sizes, each then its own MIP
+# (solvers/decomposition.py), and some column is not 0/1: the scan declines on such data
+# (breastcancer's 1-10 columns) after walking what the walk walks; on 0/1 rules its cell floors
+# discard most supports at once
 SIZE_MIPS_FIRST = 2
-# Folds of the size chosen by cross-validation: the default for a raw table given no size (fit's docstring)
+# Folds of the size chosen by cross-validation: the default for a raw table given
+# no size (fit's docstring)
 DEFAULT_SIZE_CV = 5
 
 
@@ -237,9 +239,10 @@ def _size_by_cv(
     put into the spec as its ``max_size``; with rules ``fit`` made itself (``own_rules``: the raw
     table, the options and cuts they were made of), their number of candidate cut points too
     (:func:`.size_cv.choose_cuts_and_size`). ``clock``: (the fit's start, the seconds its rules
-    took, the (table, builder, options) they made, used with ``own_rules``): the CV ends :data:`.size_cv.SHARE` of the time
-    limit after the start; when it had no time to choose, the spec claims no CV (the choice says
-    what was skipped). Returns ``(X, builder, spec, how the table is read, the choice or None)``."""
+    took, the (table, builder, options) they made, used with ``own_rules``): the CV ends
+    :data:`.size_cv.SHARE` of the time limit after the start; when it had no time to choose, the
+    spec claims no CV (the choice says what was skipped). Returns
+    ``(X, builder, spec, how the table is read, the choice or None)``."""
     if spec.size_cv is None:
         return X, builder, spec, how, None
     started, rules_seconds, made = clock
@@ -483,8 +486,8 @@ def fit_dataset(
     result = _said_lost(result, cancel)  # type: ignore[arg-type]  # the FitStop made above
     if result.coefficients is None:
         raise NoSolutionError(
-            f"the solver stopped ({result.message or result.status}) after {result.solve_time:.2f} s "
-            "before finding any card"
+            f"the solver stopped ({result.message or result.status}) after "
+            f"{result.solve_time:.2f} s before finding any card"
         )
     card = _card(
         data,
@@ -671,7 +674,8 @@ def _prove(
     split = (
         None if works is None or spec.gap != 0 or start is None else size_split(form, upper, works)
     )
-    # ... except under max_variables: the scan cuts whole branches that break the cap, the size MIPs do not
+    # ... except under max_variables: the scan cuts whole branches that break the cap, the size MIPs
+    # do not
     by_size = (
         split is not None
         and split[1] - split[0] <= SIZE_MIPS_FIRST
@@ -986,6 +990,6 @@ def _wider_intercept_probe(form: Formulation, result: SolveResult, budget: float
         data.X, np.where(data.y == 1, data.positive, data.negative), sample_weight=data.weight
     )
     return (
-        f"intercept_range {ilo}..{ihi} limits the card: with a wider range (intercept {found.intercept}) "
-        f"a card reaches {metrics}"
+        f"intercept_range {ilo}..{ihi} limits the card: with a wider range (intercept "
+        f"{found.intercept}) a card reaches {metrics}"
     )

@@ -47,9 +47,11 @@ __all__ = ["Deadline", "DualProbe", "DualResult", "dual_floor", "next_step", "pe
 MAX_PROBES = 6
 #: share of the time left that one penalized solve may take (what it leaves goes to the next step)
 PROBE_SHARE = 1.0
-#: share of the time left that the first look (the largest step, for a card that holds the rows) takes
+#: share of the time left that the first look (the largest step, for a card
+#: that holds the rows) takes
 SCOUT_SHARE = 0.15
-#: the first step at most this share of the step where a row's cost reaches 0 (the others at most that step)
+#: the first step at most this share of the step where a row's cost reaches 0 (the others at most
+#: that step)
 PROBE_CAP = 0.5
 #: the penalized rows' costs are rounded down to 1/GRID of the problem's loss unit
 GRID = 64
@@ -94,7 +96,8 @@ def _scale(row: RateRow) -> float:
 
 
 def _excess(form: Formulation, rows: list[RateRow], wrong: np.ndarray) -> np.ndarray:
-    """Per row, ``(coef . z - upper) / scale`` of a card whose errors are ``wrong`` (data weights)."""
+    """Per row, ``(coef . z - upper) / scale`` of a card whose errors are
+    ``wrong`` (data weights)."""
     z = wrong.astype(float)
     return np.array([(float(r.coef @ z) - r.upper) / _scale(r) for r in rows])
 
@@ -293,7 +296,8 @@ def dual_floor(
             start = (known[0], known[1], value)
     deadline = None if time_left is None else time.perf_counter() + time_left
     best, probes, t = floor0, [], 0.0
-    # past the step where a row's cost reaches 0 the clipped weights loosen the floor: start below it
+    # past the step where a row's cost reaches 0 the clipped weights loosen
+    # the floor: start below it
     zero = _zero_step(form, direction)
     # under a time limit, a short first look at the largest step finds a card that holds the rows
     # (a falling line: the next step is where it meets the free card's), and the time is the proof's

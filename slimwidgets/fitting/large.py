@@ -123,8 +123,9 @@ def cluster_sample_card(card: ScoringSystem, patterns: Patterns) -> ScoringSyste
     parts = ""
     if patterns.partitions_read is not None:
         parts = (
-            f"{patterns.partitions_read[0]:,} of {patterns.partitions_read[1]:,} partitions read within the "
-            f"time limit ({patterns.sampled_from or patterns.n_samples:,} rows), the rest never read"
+            f"{patterns.partitions_read[0]:,} of {patterns.partitions_read[1]:,} partitions read "
+            f"within the time limit ({patterns.sampled_from or patterns.n_samples:,} rows), "
+            "the rest never read"
         )
     if patterns.sampled_from is None:
         note = (
@@ -132,9 +133,10 @@ def cluster_sample_card(card: ScoringSystem, patterns: Patterns) -> ScoringSyste
         )
     else:
         note = (
-            f"reduced on the cluster by a sample of {patterns.n_samples:,} of {patterns.sampled_from:,} rows "
-            f"(too many distinct patterns to bring back{'; ' + parts if parts else ''}); the figures are the "
-            "sample's, nothing is proven"
+            f"reduced on the cluster by a sample of {patterns.n_samples:,} of "
+            f"{patterns.sampled_from:,} rows (too many distinct patterns to bring "
+            f"back{'; ' + parts if parts else ''}); the figures are the sample's, nothing is "
+            "proven"
         )
     status = (
         card.status
@@ -532,8 +534,8 @@ class _SampledFit:
         by_score = self._rows_by_score(coefs)
         p, spec = self.p, self.spec
         note = (
-            f"searched on a class-stratified sample of {sample.n_samples:,} of {p.n_samples:,} rows; "
-            f"figures, objective and bound on all rows"
+            f"searched on a class-stratified sample of {sample.n_samples:,} of {p.n_samples:,} "
+            "rows; figures, objective and bound on all rows"
         )
         card = ScoringSystem(
             p.feature_names,

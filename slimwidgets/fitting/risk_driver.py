@@ -69,7 +69,8 @@ FINISH_FACTOR = 2.0
 #: and a margin for the steps between the phases (a share of the limit, at most MARGIN_SECONDS)
 MARGIN_SHARE, MARGIN_SECONDS = 0.02, 0.25
 #: kept, out of the proof by supports' time, for the floor over the whole box when that proof
-#: stops unfinished (L-BFGS-B's floor is valid wherever it stops; it gets a share, at most DENSE_SECONDS)
+#: stops unfinished (L-BFGS-B's floor is valid wherever it stops; it gets a
+#: share, at most DENSE_SECONDS)
 DENSE_SHARE, DENSE_SECONDS = 0.05, 1.0
 
 
@@ -246,7 +247,8 @@ def _prove(
         bound, card = _bound(prob, spec, card, deadline - time.perf_counter(), cancel)
         bound = max(floor, -math.inf if bound is None else bound)
         return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
-    words = "logistic search + branch and bound"  # on the points, and with a free multiplier on its cone too
+    # on the points, and with a free multiplier on its cone too
+    words = "logistic search + branch and bound"
     if not math.isfinite(
         tree.floor
     ):  # not every support's floor in time: the whole box's, in the time left

@@ -93,11 +93,11 @@ def size_candidates(spec: Spec, n_features: int) -> list[int]:
 
 class SizeChoice(dict):
     """What the choice found (kept in ``card.details["size_cv"]``): ``folds``, ``seed``,
-    ``chosen``, ``seconds_per_fit`` (each fold fit's planned time), and ``candidates`` (per size: mean and std of the held-out
-    error over folds, mean training error, how many fold fits were proven optimal, or ``failed``
-    with the reason); with the cut points chosen too, ``n_cuts``, ``by_n_cuts`` (each number
-    tried -> its best mean held-out error) and ``within`` (the one standard error allowed). With every fold fit proven, the choice depends on
-    the table alone."""
+    ``chosen``, ``seconds_per_fit`` (each fold fit's planned time), and ``candidates`` (per size:
+    mean and std of the held-out error over folds, mean training error, how many fold fits were
+    proven optimal, or ``failed`` with the reason); with the cut points chosen too, ``n_cuts``,
+    ``by_n_cuts`` (each number tried -> its best mean held-out error) and ``within`` (the one
+    standard error allowed). With every fold fit proven, the choice depends on the table alone."""
 
 
 def _fold_rows(y: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -242,8 +242,8 @@ def choose_size(
             chosen=sizes[-1],
             candidates=[],
             skipped=(
-                f"no time for the size CV within the time limit ({len(done)} of {k} folds fit in time): "
-                f"the size is the largest tried, {sizes[-1]}"
+                f"no time for the size CV within the time limit ({len(done)} of {k} folds fit in "
+                f"time): the size is the largest tried, {sizes[-1]}"
             ),
         )
     if len(done) < k:
@@ -283,8 +283,8 @@ def choose_cuts_and_size(
     to its number of rules); the
     fewest cut points whose best mean held-out error is within one standard error of the lowest
     wins (``within``: that standard error, the fold std of the lowest over the root of the folds),
-    with its best size. ``options`` are fit's keyword options before rules were made (variables' names
-    standing for their rules), ``spec`` the spec made of them. Returns ``(0/1 table, fitted
+    with its best size. ``options`` are fit's keyword options before rules were made (variables'
+    names standing for their rules), ``spec`` the spec made of them. Returns ``(0/1 table, fitted
     builder, spec with the chosen size, SizeChoice)``; the choice names ``n_cuts`` and keeps the
     best mean held-out error of each number tried in ``by_n_cuts`` (a number whose rules lack a
     rule the options name, such as ``require=["age >= 66"]``, is not tried).
@@ -306,7 +306,8 @@ def choose_cuts_and_size(
                 made_spec = _spec_of(opts, spec.size_cv, X)
             except (ValueError, KeyError):  # the options name a rule these cut points do not make
                 if n == CUT_GRID[0]:
-                    raise  # the builder's default: fit made these rules already, so this cannot happen
+                    # the builder's default: fit made these rules already, so this cannot happen
+                    raise
                 continue
         if tuple(X.columns) not in seen:  # the user's cuts on every column: one table, one choice
             seen.add(tuple(X.columns))

@@ -503,7 +503,8 @@ COMPILE_SHARES = (
 
 def _compile_parts() -> list:
     """The calls that compile each kernel (or load it from the cache), in the order of
-    :data:`COMPILE_SHARES` (the first, the smallest, is called by :func:`ensure_compiled` itself)."""
+    :data:`COMPILE_SHARES` (the first, the smallest, is called by
+    :func:`ensure_compiled` itself)."""
     z = np.zeros(1)
     i = np.zeros(1, np.int64)
     m = np.ones((1, 1))

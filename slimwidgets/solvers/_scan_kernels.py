@@ -207,9 +207,9 @@ def scan_supports(
     ``budget0 - sum of cost[j]``; a support whose floor reaches its budget is discarded.
 
     ``idx, mask, start, cp, cn, nc, order`` hold the cells per depth (``order``: the cells by
-    decreasing min weight); depth 0 must be filled by the caller. Survivors go to ``out_sup`` / ``out_floor`` while they fit.
-    Returns (survivors, supports scanned, word-ops); more survivors than rows of ``out_sup``
-    means the caller must run again with more room.
+    decreasing min weight); depth 0 must be filled by the caller. Survivors go to ``out_sup`` /
+    ``out_floor`` while they fit. Returns (survivors, supports scanned, word-ops); more survivors
+    than rows of ``out_sup`` means the caller must run again with more room.
     """
     P = bits.shape[0]
     chosen = np.zeros(k, np.int64)

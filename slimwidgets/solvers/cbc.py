@@ -33,7 +33,8 @@ def solve_cbc(form, *, time_limit, gap, threads, feasibility_only) -> SolveResul
 def pulp_solver(name: str | None, *, time_limit=None, gap=0.0, threads=1):
     """The PuLP solver called ``name`` (as ``pulp.listSolvers()`` spells it), quiet, with the
     time limit, gap and threads; None: PuLP's HiGHS when it is available, else its CBC. A
-    name PuLP does not know, or a solver not installed, is a ``ValueError`` naming those that are."""
+    name PuLP does not know, or a solver not installed, is a ``ValueError``
+    naming those that are."""
     import pulp
 
     options = dict(msg=False, timeLimit=time_limit, gapRel=gap if gap > 0 else 0.0, threads=threads)

@@ -135,7 +135,8 @@ def _value_lists(prob: SearchProblem, support: list[int], base_lam: np.ndarray):
 
 
 def support_size_limit(prob: SearchProblem, upper_bound: float, max_features: int | None) -> int:
-    """The most features a card can use and still beat ``upper_bound`` (at most ``max_features``)."""
+    """The most features a card can use and still beat ``upper_bound`` (at most
+    ``max_features``)."""
     free = [j for j in range(prob.P) if len(prob.allowed[j]) > 1]
     K = _max_support(prob, free, upper_bound, float(prob.C0[prob.fixed_nonzero].sum()))
     return K if max_features is None else min(K, max_features)
@@ -176,7 +177,8 @@ class _StepsPerSupport:
         self.width = max([21.0] + [float(len(prob.allowed[j])) for j in free])
         self.cells = not np.any(prob.fixed_nonzero)
         low, high = prob.col_low[free], prob.col_high[free]
-        # distinct values per column, counted cheaply (small integers: the range; else assume all differ)
+        # distinct values per column, counted cheaply (small integers: the
+        # range; else assume all differ)
         n = prob.n
         self.levels = sorted(
             np.where(_small_integers(prob)[free], np.minimum(high - low + 1, n), n).tolist(),

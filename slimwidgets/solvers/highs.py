@@ -61,7 +61,8 @@ def row_tolerance(form: Formulation) -> float | None:
     >>> row_tolerance(build_formulation(data, sw.make_spec()))  # M ~ 10^5 over g = 0.001
     9.99...e-09
     >>> X = np.array([[1.0, 5.0], [2.0, 1.0], [3.0, 4.0]])  # integer data: the defaults do
-    >>> row_tolerance(build_formulation(prepare_data(X, np.array([1, -1, 1]), warn=False), sw.make_spec())) is None
+    >>> data = prepare_data(X, np.array([1, -1, 1]), warn=False)
+    >>> row_tolerance(build_formulation(data, sw.make_spec())) is None
     True
     """
     big_m = _largest_big_m(form)

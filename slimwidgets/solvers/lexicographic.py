@@ -69,7 +69,8 @@ def _step(form: Formulation) -> float | None:
     """The weight of one dominant error step: the dominant rows' weights are their data weights
     times one factor, so every weight of dominant errors is a multiple of factor * gcd(data
     weights), and the formulation makes that step cost more than all the rest of the objective.
-    None when that cannot be read off exactly (non-integer data weights): then nothing is claimed."""
+    None when that cannot be read off exactly (non-integer data weights):
+    then nothing is claimed."""
     dom = _dominant(form)
     d, w = form.data.weight[dom].astype(float), form.row_weight[dom]
     if not d.size or np.any(d <= 0) or np.any(d != np.round(d)):
@@ -235,7 +236,8 @@ def _dominant_program(form: Formulation, start: tuple[np.ndarray, int]) -> Formu
     cost = np.zeros_like(form.cost)
     cols = form.col_loss[np.flatnonzero(_dominant(form) & (form.col_loss >= 0))]
     cost[cols] = form.cost[cols]
-    # rows outside the program (col_loss -1) are wrong for every card or for none: the start tells which
+    # rows outside the program (col_loss -1) are wrong for every card or for
+    # none: the start tells which
     fixed = _dominant(form) & (form.col_loss < 0)
     constant = weighted_errors(form, np.where(fixed, form.row_weight, 0.0), *start)
     # its values are multiples of one dominant error's weight (the constant is one too)

@@ -10,9 +10,10 @@ The search (:func:`search_risk`) is anytime and has three stages:
    features whose loss gradient is steepest (within their allowed sign), every child is
    fitted by projected Newton steps (on the rows merged by the support's values when its
    features are binary) inside the box of the points' logits, ``[lowest, highest allowed
-   points] / (smallest m)``, and the best ``beam`` children by loss survive to the next size. A child with a point so
-   small beside the others that it rounds to 0 on every multiplier is a smaller support in
-   disguise (a feature measured in large units, say): it takes no place in the beam.
+   points] / (smallest
+   m)``, and the best ``beam`` children by loss survive to the next size. A child with a point so
+   small beside the others that it rounds to 0 on every multiplier is a smaller support in disguise
+   (a feature measured in large units, say): it takes no place in the beam.
 2. **Points, on a ladder of multipliers.** For a continuous fit ``β`` and each ``m`` on a
    geometric ladder from 1/2 to where ``m β`` leaves the box, ``round(m β)`` starts an integer
    coordinate descent that scans every allowed value of each point and the intercept with
@@ -268,7 +269,8 @@ def _seed_support(prob: RiskProblem) -> list[int]:
 def beam_supports(
     prob: RiskProblem, beam: int, children: int, deadline: float, stop
 ) -> list[tuple[float, list[int], np.ndarray, float]]:
-    """Continuous fits (loss, support, beta, intercept) of every support the beam kept, all sizes."""
+    """Continuous fits (loss, support, beta, intercept) of every support
+    the beam kept, all sizes."""
     start = _seed_support(prob)
     beta0 = np.zeros(prob.n_features)
     for j in start:  # a required or locked feature starts at its allowed value nearest 0
@@ -374,8 +376,9 @@ def _capped_moves(
 ):
     """Under caps, the best single-point move of any feature (in or out of the support) with
     the intercept moved with it to its best value among those that keep the caps, or None
-    when none beats ``best`` (or ``stop()`` came first). A cap often blocks a point's move at the current intercept and
-    allows it with another, and a feature outside the card can make room under a cap."""
+    when none beats ``best`` (or ``stop()`` came first). A cap often blocks a point's move at the
+    current intercept and allows it with another, and a feature outside the card can
+    make room under a cap."""
     L, low, high = prob.loss, *prob.intercepts
     used = frozenset(np.flatnonzero(coefs).tolist())
     winner = None

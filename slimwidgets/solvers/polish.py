@@ -14,8 +14,8 @@ each class (-margin/2 under "score >= threshold", 0 under the paper's rule).
 
 The polish is a greedy walk over cards with *exactly the same objective*:
 intercept shifts, and moves of one point from one used feature to another
-(signs, support and L1 norm kept), or one feature's points negated. Every candidate is checked with the
-formulation's own objective and caps, so the objective, the status and the
+(signs, support and L1 norm kept), or one feature's points negated. Every candidate is checked with
+the formulation's own objective and caps, so the objective, the status and the
 proof never change; only which of the optimal cards is returned.
 
 Examples
@@ -64,7 +64,8 @@ def logistic_loss(
 
 
 def _value(form: Formulation, coefficients: np.ndarray, intercept: int, keep_l1: bool) -> float:
-    """The objective, or without its eps * L1 tie-breaker (loss + penalties) when not ``keep_l1``."""
+    """The objective, or without its eps * L1 tie-breaker (loss +
+    penalties) when not ``keep_l1``."""
     value = form.objective_of(coefficients, intercept)
     if not keep_l1:
         value -= form.epsilon * float(

@@ -174,7 +174,8 @@ def _least_linear(g, blo, bhi, tmin, tmax):  # pragma: no cover - compiled
 
 @njit(nogil=True)
 def _combined(const_a, g_a, const_b, g_b, blo, bhi, tmin, tmax):  # pragma: no cover - compiled
-    """The best floor from convex combinations of two tangents (concave in the weight: golden section)."""
+    """The best floor from convex combinations of two tangents (concave in the
+    weight: golden section)."""
 
     def at(theta):
         g = theta * g_a + (1.0 - theta) * g_b
@@ -259,7 +260,8 @@ def cone_floor(
 @njit(nogil=True)
 def _intercept_value(s, y, w, k, tmin, tmax):  # pragma: no cover - compiled
     """(loss, t, lower bound) of the card with scores ``s`` (``y x . λ``) and intercept ``k``
-    at its best ``t``; the bound is the tangent in ``t`` at the ``t`` found, over ``[tmin, tmax]``."""
+    at its best ``t``; the bound is the tangent in ``t`` at the ``t`` found,
+    over ``[tmin, tmax]``."""
     u = s + y * k
     t = best_scale(u, w, tmin, tmax)
     loss, slope = 0.0, 0.0

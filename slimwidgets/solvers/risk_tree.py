@@ -1,4 +1,5 @@
-"""A proof for risk cards by supports: a floor for each support, then branch and bound on its points.
+"""A proof for risk cards by supports: a floor for each support, then
+branch and bound on its points.
 
 Every card of at most ``K`` features uses a subset of some support of exactly ``K`` features
 (``K = min(max_size, usable features)``), so the least objective over all cards is the least,
@@ -304,10 +305,10 @@ def prove_by_supports(
     cancel: threading.Event | None = None,
 ) -> TreeResult | None:
     """The floor of every support, then branch and bound (on the cone of a free multiplier
-    with ``scale=True``) inside the supports whose floor is below the incumbent (by more than the relative ``gap``), least floor first,
-    until ``deadline``. None when the problem is not one the tree handles or has too many
-    supports; a result with ``floor = -inf`` when the floors were not all computed in time (or
-    would not be, at the pace of the first ones)."""
+    with ``scale=True``) inside the supports whose floor is below the incumbent (by more than the
+    relative ``gap``), least floor first, until ``deadline``. None when the problem is not one the
+    tree handles or has too many supports; a result with ``floor = -inf`` when the floors were not
+    all computed in time (or would not be, at the pace of the first ones)."""
     if not tree_applies(prob) or not 0 < support_count(prob) <= MAX_SUPPORTS:
         return None
     stop = lambda: (cancel is not None and cancel.is_set()) or time.perf_counter() > deadline  # noqa: E731
@@ -362,7 +363,8 @@ class _Support:
     def node(
         self, low: np.ndarray, high: np.ndarray, cutoff: float = math.inf
     ) -> tuple[float, np.ndarray]:
-        """(floor, relaxed points) of the node whose point k takes ``values[k][low[k]..high[k]]``."""
+        """(floor, relaxed points) of the node whose point k takes
+        ``values[k][low[k]..high[k]]``."""
         lo = np.array([v[i] for v, i in zip(self.values, low)])
         hi = np.array([v[i] for v, i in zip(self.values, high)])
         floor, beta, _ = box_floor(

@@ -376,7 +376,8 @@ def solve_by_scan(
     >>> from slimwidgets.core.data import prepare_data
     >>> from slimwidgets.core.formulation import build_formulation
     >>> X = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0]])
-    >>> form = build_formulation(prepare_data(X, [1, 1, -1, -1, 1], warn=False), sw.make_spec(C0=0.05))
+    >>> data = prepare_data(X, [1, 1, -1, -1, 1], warn=False)
+    >>> form = build_formulation(data, sw.make_spec(C0=0.05))
     >>> result = solve_by_scan(form, np.inf, None)
     >>> result.status, result.coefficients.tolist()
     ('optimal', [1, 0])
@@ -399,7 +400,8 @@ class _ScanProof:
             (None, 0, math.inf) if start is None else (np.asarray(start[0]), int(start[1]), upper)
         )
         self.locked_l1 = prob.eps * float(np.abs(self.walker.base_lam[prob.l1_mask]).sum())
-        # what every card pays (locked points, required features), and each optional feature's least cost
+        # what every card pays (locked points, required features), and each
+        # optional feature's least cost
         self.fixed = float(prob.C0[prob.fixed_nonzero].sum()) + self.locked_l1
         self.fixed += float(_feature_costs(prob, self.bits.required).sum())
         self.cost = _feature_costs(prob, self.bits.optional)
@@ -423,7 +425,8 @@ class _ScanProof:
         return self.steps[size]
 
     def least(self, extra: int) -> float:
-        """The least objective of a card with ``extra`` optional features, by its penalties alone."""
+        """The least objective of a card with ``extra`` optional features,
+        by its penalties alone."""
         return self.fixed + float(np.sort(self.cost)[:extra].sum())
 
     def beyond(self, extra: int) -> float:
@@ -487,7 +490,8 @@ class _ScanProof:
     def walk(self, extra: int) -> str:
         """Walk the pool (supports of up to ``extra`` optional features), cheapest floor first,
         until none in it can beat the incumbent: "done", or "stopped" (time, cancel) or
-        "declined" (the work allowed for walking ran out) first, the pool then holding what is left."""
+        "declined" (the work allowed for walking ran out) first, the pool
+        then holding what is left."""
         self.pool.sort(key=lambda s: s[0], reverse=True)
         while self.pool and self.pool[-1][0] < self.best[2] - 1e-12:
             if self.expired():

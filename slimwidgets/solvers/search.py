@@ -13,8 +13,8 @@ then a new descent) use the time that is left. Starts:
 the empty card, the caller's warm start, and rounded, scaled linear
 classifiers (logistic regression, linear SVM). Constraints (boxes, signs,
 values, locks, requires, size, variables in use, FPR/TPR caps, logical constraints, rules per
-group, sign agreement within a group) hold inside the search: violations carry a penalty larger than any
-objective, and only a card with none is returned. The objective is the
+group, sign agreement within a group) hold inside the search: violations carry a penalty larger than
+any objective, and only a card with none is returned. The objective is the
 formulation's, term for term: PILM tier costs are a cost per value, TILM group
 and rule penalties a cost per support.
 """
@@ -205,7 +205,8 @@ class SearchProblem:
     # a negative row iff b <= floor(-gamma_neg - s); so each row falls in one bin of the intercept
     # range, and weighted histograms of the bins give the loss of every b in one scan.
     def base(self, s: np.ndarray) -> dict:
-        """Bins and histograms of the current scores, reused by every coordinate move until one is taken."""
+        """Bins and histograms of the current scores, reused by every coordinate
+        move until one is taken."""
         s_pos, s_neg = np.ascontiguousarray(s[self.pos]), np.ascontiguousarray(s[self.neg])
         a, c, hp, hn, cp, cn = _kernels.histograms(
             s_pos,

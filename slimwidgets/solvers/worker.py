@@ -9,10 +9,11 @@ caller gets the best of them, labelled ``interrupted``, with the last bound it r
 The same holds for a time limit that HiGHS overruns: asked to stop at its limit, killed
 ``STOP_GRACE`` later (so a time-limited ``fit`` sends every MIP here, with or without ``cancel``),
 also while its job is still on its way (a large program fills the pipe until a child still loading
-reads it; the job is sent by a thread of its own, the clock kept meanwhile). A child that dies under its solve (the
-system's out-of-memory killer picks the largest process) loses nothing either: the solve returns
-its last card and bound with status ``solver_stopped``, a new child is started at once, and a
-:class:`~.base.FitStop` passed as ``cancel`` hears why, so the rest of the fit stops too.
+reads it; the job is sent by a thread of its own, the clock kept meanwhile). A child that dies under
+its solve (the system's out-of-memory killer picks the largest process) loses nothing either: the
+solve returns its last card and bound with status ``solver_stopped``, a new child is started at
+once, and a :class:`~.base.FitStop` passed as ``cancel`` hears why, so the
+rest of the fit stops too.
 
 A spare child is kept started, so a solve does not wait for Python and HiGHS to load (about
 0.9 s), and a child that finished its solve normally serves the next one (up to two are kept
@@ -140,7 +141,8 @@ def _child_main(argv: list[str]) -> None:  # pragma: no cover - the child proces
 
 
 class _Child:
-    """A solver process started with ``python -m slimwidgets.solvers.worker``: a fresh interpreter that
+    """A solver process started with ``python -m slimwidgets.solvers.worker``:
+    a fresh interpreter that
     imports only this package (never the caller's ``__main__``, unlike multiprocessing's spawn,
     which would re-run a user's script that lacks a main guard)."""
 
@@ -355,7 +357,8 @@ def solve_in_child(
                     raise SolverError(payload)
                 _give_back(child)
                 if asked_at is not None and why == "time_limit" and payload.status == "interrupted":
-                    # we stopped it for running past its time limit: say so, as in-process HiGHS would
+                    # we stopped it for running past its time limit: say so,
+                    # as in-process HiGHS would
                     payload = replace(payload, status="time_limit")
                 return payload
             now = time.perf_counter()

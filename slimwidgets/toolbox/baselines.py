@@ -39,8 +39,8 @@ def rounded_logistic(
     (scikit-learn, liblinear, inverse penalty strength ``C``) are multiplied
     by ``scale / max_j |ρ_j|`` (so the largest coefficient becomes ``scale``
     points), rounded to the nearest integers and clipped into ``coef_range``
-    and ``intercept_range`` (a ``RuntimeWarning`` names what was clipped). The card predicts the positive class when
-    ``points·x + intercept > 0``, as every :class:`ScoringSystem` does.
+    and ``intercept_range`` (a ``RuntimeWarning`` names what was clipped). The card predicts the
+    positive class when ``points·x + intercept > 0``, as every :class:`ScoringSystem` does.
 
     Parameters
     ----------
@@ -143,7 +143,8 @@ def _scale_and_round(
     intercept_box: tuple[float, float],
     names: Any,
 ) -> tuple[float, np.ndarray, int]:
-    """The factor that gives the largest coefficient ``scale`` points, and the rounded, clipped card.
+    """The factor that gives the largest coefficient ``scale`` points, and
+    the rounded, clipped card.
 
     Warns (``RuntimeWarning``) naming every value that clipping changed.
     """

@@ -121,7 +121,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         nan_cols = [str(c) for c in chosen if X[c].isna().any()]
         if nan_cols:
             raise ValueError(
-                f"columns {nan_cols} have missing values; impute them (or add a 0/1 'missing' column) first"
+                f"columns {nan_cols} have missing values; impute them (or add a 0/1 'missing' "
+                "column) first"
             )
         self.thresholds_: dict[str, list[float]] = {}
         self.categories_: dict[str, list[Any]] = {}

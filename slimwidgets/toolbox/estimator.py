@@ -313,7 +313,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         classes = np.unique(y)
         if len(classes) < 2:
             raise ValueError(
-                f"y has only one class ({classes[0]!r}); SLIMClassifier needs examples of both classes"
+                f"y has only one class ({classes[0]!r}); SLIMClassifier needs examples of both "
+                "classes"
             )
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type != "binary" or len(classes) != 2:
@@ -374,8 +375,8 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         unknown = [k for k in cw if k not in known]
         if unknown:
             raise ValueError(
-                f"class_weights names labels that are not in y: {unknown}; the classes are {list(classes)} "
-                "(or use the keys 'negative' and 'positive')"
+                f"class_weights names labels that are not in y: {unknown}; the classes are "
+                f"{list(classes)} (or use the keys 'negative' and 'positive')"
             )
         return (cw.get(classes[0], 1.0), cw.get(classes[1], 1.0))
 

@@ -200,7 +200,9 @@ def hosmer_lemeshow(
 
     Examples
     --------
-    >>> stat, df, p, table = hosmer_lemeshow([0.1] * 10 + [0.5] * 10 + [0.9] * 10, [0] * 9 + [1] + [0] * 5 + [1] * 5 + [1] * 9 + [0])
+    >>> risk = [0.1] * 10 + [0.5] * 10 + [0.9] * 10
+    >>> events = [0] * 9 + [1] + [0] * 5 + [1] * 5 + [1] * 9 + [0]
+    >>> stat, df, p, table = hosmer_lemeshow(risk, events)
     >>> round(stat, 6), df, round(p, 3)
     (0.0, 1, 1.0)
     """
@@ -252,7 +254,8 @@ def decision_curve(
 
     Examples
     --------
-    >>> decision_curve([1, 0, 0, 1], [0.1, 0.5], risk=[0.8, 0.3, 0.1, 0.6]).round(4)  # doctest: +NORMALIZE_WHITESPACE
+    >>> curve = decision_curve([1, 0, 0, 1], [0.1, 0.5], risk=[0.8, 0.3, 0.1, 0.6])
+    >>> curve.round(4)  # doctest: +NORMALIZE_WHITESPACE
                card  treat all  treat none
     threshold
     0.1        0.4444     0.4444         0.0

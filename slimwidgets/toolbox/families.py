@@ -118,7 +118,7 @@ def fit_pilm(
 
 # -- M-of-N rule tables --------------------------------------------------------------------------
 def fit_m_of_n(X: Any, y: Any, C0: float | None = None, **options: Any) -> ScoringSystem:
-    """An M-of-N rule table (section 7.2.1): predict the positive class iff at least M of N rules hold.
+    """An M-of-N rule table (section 7.2.1): positive iff at least M of N rules hold.
 
     The rules are the 0/1 columns of ``X``; the table picks N of them and M
     to minimize training error + ``C0`` per rule, exactly.
@@ -147,7 +147,9 @@ def fit_m_of_n(X: Any, y: Any, C0: float | None = None, **options: Any) -> Scori
     Examples
     --------
     >>> import pandas as pd
-    >>> X = pd.DataFrame({"r1": [1, 1, 0, 1, 1, 0, 0], "r2": [1, 0, 1, 1, 0, 1, 0], "r3": [0, 1, 1, 1, 0, 0, 1]})
+    >>> X = pd.DataFrame(
+    ...     {"r1": [1, 1, 0, 1, 1, 0, 0], "r2": [1, 0, 1, 1, 0, 1, 0], "r3": [0, 1, 1, 1, 0, 0, 1]}
+    ... )
     >>> card = fit_m_of_n(X, [1, 1, 1, 1, 0, 0, 0], C0=0.01)
     >>> card.m_of_n
     (2, 3)
@@ -215,8 +217,10 @@ def threshold_groups(feature_names: Sequence[str]) -> tuple[dict[str, list[str]]
 
     Examples
     --------
-    >>> threshold_groups(["age >= 60", "age < 40", "nodes >= 3", "smoker"])
-    ({'age': ['age >= 60', 'age < 40'], 'nodes': ['nodes >= 3'], 'smoker': ['smoker']}, ['age < 40'])
+    >>> rules = ["age >= 60", "age < 40", "nodes >= 3", "smoker"]
+    >>> threshold_groups(rules)  # doctest: +NORMALIZE_WHITESPACE
+    ({'age': ['age >= 60', 'age < 40'], 'nodes': ['nodes >= 3'], 'smoker': ['smoker']},
+     ['age < 40'])
     """
     groups: dict[str, list[str]] = {}
     reversed_: list[str] = []
@@ -296,7 +300,8 @@ def fit_tilm(
     ):
         if k in opts:
             raise TypeError(
-                f"fit_tilm sets {k} itself (use groups=, C_f=, C_t=, max_rules_per_feature=, signs_agree=)"
+                f"fit_tilm sets {k} itself (use groups=, C_f=, C_t=, max_rules_per_feature=, "
+                "signs_agree=)"
             )
     data = prepare_data(
         X,

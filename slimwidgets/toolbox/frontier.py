@@ -167,7 +167,8 @@ def _resolve_cache(cache: Any) -> MutableMapping | None:
     if isinstance(cache, MutableMapping):
         return cache
     raise TypeError(
-        f"cache must be None/True (shared cache), False (no cache) or a dict-like, got {type(cache).__name__}"
+        "cache must be None/True (shared cache), False (no cache) or a dict-like, got "
+        f"{type(cache).__name__}"
     )
 
 
@@ -478,11 +479,13 @@ def _raw_table(
     """A raw table's rules (``rules``/``cuts`` options as in fit), the data over them (with its
     groups), and the other options with variables standing for their rules. A Dask DataFrame of
     0/1 rules is reduced on its cluster to its distinct (rules, label) rows and their weights
-    (:func:`~slimwidgets.core.dask_rows.weighted_table`): every point's fit is the one on its rows."""
+    (:func:`~slimwidgets.core.dask_rows.weighted_table`): every point's fit
+    is the one on its rows."""
     if is_dask(X):
         if sensitive_features is not None:
             raise ValueError(
-                "sensitive_features with a Dask DataFrame: group rows must not merge; compute the frame first"
+                "sensitive_features with a Dask DataFrame: group rows must not merge; compute "
+                "the frame first"
             )
         X, y, sample_weight, _, n_rows = weighted_table(X, y, sample_weight=sample_weight)
         data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)

@@ -96,14 +96,16 @@ class Program:
         for k, c in enumerate(extra):
             if not isinstance(c, pulp.LpConstraint):
                 raise TypeError(
-                    f"extra[{k}] must be a PuLP constraint such as pts['a'] + pts['b'] <= 4, got {c!r}"
+                    f"extra[{k}] must be a PuLP constraint such as pts['a'] + pts['b'] <= 4, got "
+                    f"{c!r}"
                 )
             terms = []
             for var, coef in c.items():
                 if var.name not in self._terms:
                     raise ValueError(
-                        f"extra[{k}] uses {var.name!r}, which is no points or used variable of this "
-                        "program (only prog.points[...] and prog.used[...] can be constrained)"
+                        f"extra[{k}] uses {var.name!r}, which is no points or used variable of "
+                        "this program (only prog.points[...] and prog.used[...] can be "
+                        "constrained)"
                     )
                 kind, feature = self._terms[var.name]
                 terms.append((kind, feature, float(coef)))

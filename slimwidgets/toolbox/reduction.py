@@ -58,7 +58,7 @@ __all__ = ["reduce_data", "ReductionResult", "lp_relaxation"]
 _UNSUPPORTED = tuple(row.name for row in OPTIONS if not row.reducible)
 
 
-# -- the LP relaxation ------------------------------------------------------------------------------
+# -- the LP relaxation -----------------------------------------------------------------------------
 def _new_lp(form: Formulation):
     import highspy
 
@@ -179,7 +179,7 @@ def _grid_step(data: Dataset) -> float | None:
     return None
 
 
-# -- the result -------------------------------------------------------------------------------------
+# -- the result ------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class ReductionResult:
     """What :func:`reduce_data` returns.
@@ -228,8 +228,9 @@ class ReductionResult:
 
     def __repr__(self) -> str:
         return (
-            f"ReductionResult(removed {len(self.removed)} of {len(self.removed) + len(self.kept)} rows "
-            f"({self.fraction_removed:.1%}), width={self.width:.4g}, {self.n_lp} LPs in {self.seconds:.2f} s)"
+            f"ReductionResult(removed {len(self.removed)} of "
+            f"{len(self.removed) + len(self.kept)} rows ({self.fraction_removed:.1%}), "
+            f"width={self.width:.4g}, {self.n_lp} LPs in {self.seconds:.2f} s)"
         )
 
     @property
@@ -315,7 +316,8 @@ class ReductionResult:
         if result.status == "optimal":
             bound = objective
         else:
-            # On the removed rows' sides: Z_full = (Z_red - eps_red*L1)/ratio + (fixed wrong loss) + eps*L1.
+            # On the removed rows' sides: Z_full = (Z_red - eps_red*L1)/ratio +
+            # (fixed wrong loss) + eps*L1.
             wrong = [i for i in self._fixed if not keep[i] and self._fixed[i] == -1]
             fixed_loss = float(full_form.row_weight[wrong].sum()) if wrong else 0.0
             l1_max = float(np.maximum(np.abs(form.extra["lo"]), np.abs(form.extra["hi"])).sum())
@@ -367,7 +369,7 @@ class ReductionResult:
         )
 
 
-# -- Algorithm 1 ------------------------------------------------------------------------------------
+# -- Algorithm 1 -----------------------------------------------------------------------------------
 def reduce_data(
     X: Any,
     y: Any,
@@ -407,7 +409,8 @@ def reduce_data(
     >>> y = [1, 1, 1, 0, 0, 0, 0, 1]
     >>> from slimwidgets import fit
     >>> red = reduce_data(X, y, C0=0.01, coef_range=(-3, 3), intercept_range=(-3, 3))
-    >>> red.fit().objective == fit(X, y, C0=0.01, coef_range=(-3, 3), intercept_range=(-3, 3)).objective
+    >>> full = fit(X, y, C0=0.01, coef_range=(-3, 3), intercept_range=(-3, 3))
+    >>> red.fit().objective == full.objective
     True
     """
     t0 = time.perf_counter()
@@ -565,8 +568,8 @@ def _fix_rows(
                 outside.append(side)
         if len(outside) == 2:
             raise ValueError(
-                f"width {width:.6g} is too small: no card lies in the level set (row {i} fits neither side); "
-                "it must be at least Z(optimal card) - Z_LP"
+                f"width {width:.6g} is too small: no card lies in the level set (row {i} fits "
+                "neither side); it must be at least Z(optimal card) - Z_LP"
             )
         if len(outside) == 1:
             fixed[i] = -outside[0]

@@ -237,7 +237,8 @@ def _as_list(value: Any, name: str) -> list | None:
 
 
 def _candidate_row(setting: dict, split: Folds, results: list, class_weights: Any) -> dict:
-    """The CV figures of one setting: mean test error (the criterion), its std, train error, size."""
+    """The CV figures of one setting: mean test error (the criterion), its
+    std, train error, size."""
     failures = [r for r in results if isinstance(r, Exception)]
     row: dict[str, Any] = {**setting}
     if failures:
@@ -272,7 +273,8 @@ def _candidate_row(setting: dict, split: Folds, results: list, class_weights: An
 def _weighted_error(
     card: ScoringSystem, split: Folds, test: np.ndarray, class_weights: Any
 ) -> float:
-    """Test error as the fit weighed it: plain, balanced (mean of the two class error rates) or class-weighted."""
+    """Test error as the fit weighed it: plain, balanced (mean of the two class error
+    rates) or class-weighted."""
     w = None if split.weights is None else split.weights[test]
     m = card.metrics(split.frame.iloc[test], split.labels.iloc[test], sample_weight=w)
     if class_weights is None:

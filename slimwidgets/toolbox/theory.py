@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 
-# -- sec. 3.1: discretization bounds -----------------------------------------------------------------
+# -- sec. 3.1: discretization bounds ---------------------------------------------------------------
 @dataclass(frozen=True)
 class ResolutionBound:
     """Theorem 1 / Corollary: any integer ``Lambda > bound`` is enough.
@@ -175,7 +175,7 @@ def round_to_resolution(coef: Any, Lambda: int, *, intercept: float | None = Non
     return np.rint(Lambda * rho / norm).astype(np.int64)
 
 
-# -- sec. 3.2: generalization bounds -------------------------------------------------------------------
+# -- sec. 3.2: generalization bounds ---------------------------------------------------------------
 def _mobius(n: int) -> int:
     result, m, p = 1, n, 2
     while p * p <= m:
@@ -209,7 +209,8 @@ def farey_count(P: int, Lambda: int) -> int:
 def hypothesis_count(
     n_features: int, Lambda: int, max_size: int | None = None, n_intercepts: int = 1
 ) -> int:
-    """|H|: coefficient vectors in {-Λ..Λ}^P with at most ``max_size`` non-zeros, times the intercepts.
+    """|H|: coefficient vectors in {-Λ..Λ}^P with at most ``max_size``
+    non-zeros, times the intercepts.
 
     ``Σ_{s=0}^{m} C(P, s) (2Λ)^s · n_intercepts``; with ``max_size`` None
     (or >= P) this is ``(2Λ+1)^P · n_intercepts``, the full box.
@@ -336,7 +337,8 @@ def generalization_bound(
 
 
 def _read_card(card: ScoringSystem) -> dict:
-    """What a card says about its class: n, Λ, P, C0, the intercept count, its error and size cap."""
+    """What a card says about its class: n, Λ, P, C0, the intercept count,
+    its error and size cap."""
     spec = card.spec
     if spec is not None:
         lo, hi = spec.coef_range

@@ -34,8 +34,12 @@ FIGURES = {
     "FPR": "1 - specificity at the card's threshold (Wilson)",
     "PPV": "positive predictive value at the threshold (Wilson)",
     "NPV": "negative predictive value at the threshold (Wilson)",
-    "calibration-in-the-large": "intercept of logit P(event) = a + logit(risk); 0 is right on average (Wald)",
-    "calibration slope": "slope b of logit P(event) = a + b logit(risk); 1 is ideal, < 1 too extreme (Wald)",
+    "calibration-in-the-large": (
+        "intercept of logit P(event) = a + logit(risk); 0 is right on average (Wald)"
+    ),
+    "calibration slope": (
+        "slope b of logit P(event) = a + b logit(risk); 1 is ideal, < 1 too extreme (Wald)"
+    ),
     "observed / expected": "events divided by the sum of predicted risks",
     "Brier score": "mean squared error of the predicted risk (0 is perfect)",
     "Hosmer-Lemeshow": "chi-squared over groups of predicted risk; detail gives df and p",
@@ -189,7 +193,8 @@ def validate(
     >>> card = sw.ScoringSystem(("a", "b"), (2, 1), -2)
     >>> X = pd.DataFrame({"a": [0, 0, 1, 1, 0, 1, 0, 1], "b": [0, 1, 0, 1, 1, 1, 0, 0]})
     >>> v = sw.validate(card, X, [0, 0, 1, 1, 1, 1, 0, 0])
-    >>> v.figures.loc[["AUC", "TPR"], ["estimate", "lower", "upper"]].round(3)  # doctest: +NORMALIZE_WHITESPACE
+    >>> figures = v.figures.loc[["AUC", "TPR"], ["estimate", "lower", "upper"]]
+    >>> figures.round(3)  # doctest: +NORMALIZE_WHITESPACE
          estimate  lower  upper
     figure
     AUC     0.875  0.630  1.000
@@ -209,8 +214,8 @@ def validate(
     keep = complete_rows(card, X)
     if not keep.all():
         warnings.warn(
-            f"{int((~keep).sum())} of {len(X)} rows have a missing value in a variable the card uses; "
-            "they are left out of every figure",
+            f"{int((~keep).sum())} of {len(X)} rows have a missing value in a variable the card "
+            "uses; they are left out of every figure",
             stacklevel=2,
         )
     X, events = X[keep], events[keep]

@@ -83,8 +83,9 @@ class CVResult:
             f"{html.escape(str(st))}: {n}" for st, n in self.folds["status"].value_counts().items()
         )
         return (
-            f"<div><b>{k}-fold stratified cross-validation</b>{table}"
-            f"<p>fold statuses — {statuses}</p><p><b>Final model (all data)</b></p>{self.final.to_html(document=False)}</div>"
+            f"<div><b>{k}-fold stratified cross-validation</b>{table}<p>fold statuses — "
+            f"{statuses}</p><p><b>Final model (all "
+            f"data)</b></p>{self.final.to_html(document=False)}</div>"
         )
 
 

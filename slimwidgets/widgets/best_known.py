@@ -149,7 +149,8 @@ class BestKnownControls:
             self._push(best, spec, status_of(best), "promote", None)
             change = cost_text(best.train_metrics, shown.train_metrics, optimised_measure(spec))
             self._say(
-                f"{source} found a better card for these settings ({change}): it is the card now · undo goes back"
+                f"{source} found a better card for these settings ({change}): it is the card now "
+                "· undo goes back"
             )
         self.sweeps.solved(spec, best)
         self._emit("card", "notice", "alternatives")

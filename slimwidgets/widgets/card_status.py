@@ -48,7 +48,9 @@ class Status:
     degenerate-card message, ``proven`` whether what the line calls best is proven.
     """
 
-    state: str  # idle | solving | optimal | time_limit | feasible | interrupted | infeasible | invalid | edited | error
+    # idle | solving | optimal | time_limit | feasible | interrupted | infeasible | invalid | edited
+    # | error
+    state: str
     text: str
     objective: float | None = None
     bound: float | None = None
@@ -214,7 +216,8 @@ def trivial_figure(data: Dataset, spec: Spec) -> float:
     >>> data = prepare_data(np.array([[1], [0], [1], [0]]), np.array([1, 0, 0, 0]))
     >>> trivial_figure(data, make_spec()), trivial_figure(data, make_spec(max_fpr=0.5))
     (0.25, 0.0)
-    >>> round(trivial_figure(data, make_spec(loss="logistic")), 4)  # -(p log p + (1-p) log(1-p)) at p = 1/4
+    >>> # -(p log p + (1-p) log(1-p)) at p = 1/4
+    >>> round(trivial_figure(data, make_spec(loss="logistic")), 4)
     0.5623
     """
     measure = optimised_measure(spec)

@@ -93,7 +93,8 @@ def _pct(field: str, title: str, **kw) -> alt.Tooltip:
 
 
 def _series(chart: alt.Chart, name: str, legend: dict[str, str]) -> alt.Chart:
-    """Colour ``chart`` as the series ``name`` of a legend shared by every layer ({name: colour})."""
+    """Colour ``chart`` as the series ``name`` of a legend shared by every
+    layer ({name: colour})."""
     legend_kw = {
         "orient": "bottom",
         "columns": 2,
@@ -108,7 +109,8 @@ def _series(chart: alt.Chart, name: str, legend: dict[str, str]) -> alt.Chart:
         scale=alt.Scale(domain=list(legend), range=list(legend.values())),
         legend=alt.Legend(**legend_kw),
     )
-    # the shape scale (same field, same domain) merges into the colour legend: a line is drawn as a stroke
+    # the shape scale (same field, same domain) merges into the colour legend: a
+    # line is drawn as a stroke
     shape = alt.Shape(
         "series:N",
         scale=alt.Scale(
@@ -307,8 +309,8 @@ def sparsity_chart(
     """Train error (or, ``measure="log_loss"``, the log-loss of risk cards) against model size:
     the best card of each size along the path max_size = 1, 2, ...
 
-    ``path``: columns key, max_size, tpr, fpr, error, size, status (and log_loss); ``card``: one row.
-    With ``held_out``, rows whose ``set`` is "validation" are drawn as their own series.
+    ``path``: columns key, max_size, tpr, fpr, error, size, status (and log_loss); ``card``: one
+    row. With ``held_out``, rows whose ``set`` is "validation" are drawn as their own series.
     """
     if measure == "log_loss":
         return _log_loss_by_size(path, card, held_out)
@@ -374,7 +376,7 @@ def sparsity_chart(
     )
 
 
-# -- risk cards ---------------------------------------------------------------------------------------
+# -- risk cards ------------------------------------------------------------------------------------
 RISK_ROC_COLS = ["threshold", "fpr", "tpr", "set", "risk"]
 AUC_COLS = ["text"]
 _SET_NAMES = {"train": "train", "validation": "held-out"}
@@ -533,7 +535,8 @@ def calibration_chart(bands: pd.DataFrame | None, held_out: bool = False) -> alt
         autosize=FIT_LABELS,
         title=alt.TitleParams(
             "calibration: predicted risk against what happened",
-            subtitle="per band of total scores (sparse scores grouped); on the diagonal the risks are right",
+            subtitle="per band of total scores (sparse scores grouped); on the diagonal the risks "
+            "are right",
         ),
     )
 

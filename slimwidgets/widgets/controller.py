@@ -273,7 +273,7 @@ class Controller(
         """Set the notice (call under the lock; the caller emits "notice")."""
         self.notice, self.notice_level = text, level
 
-    # -- the current card ---------------------------------------------------------------------------
+    # -- the current card --------------------------------------------------------------------------
     @property
     def card(self) -> ScoringSystem | None:
         """The card on screen (an incumbent while solving; None when infeasible)."""
@@ -343,7 +343,8 @@ class Controller(
             else:
                 self._scheduler.submit((self._gen, spec, action, self._finish.now()))
                 self._undo.drop_redo()  # a new request drops the redo tail
-                # the previous card stays on screen (dimmed) until a card as good arrives (see _solve_job)
+                # the previous card stays on screen (dimmed) until a card as
+                # good arrives (see _solve_job)
                 self.status = Status("solving", self._solving_text(spec), started=time.time())
         self._plan_background(also=("spec", "card", "notice"))
 
@@ -373,8 +374,8 @@ class Controller(
                 raise RuntimeError("there is no card to edit")
             if tuple(card.feature_names) != tuple(self.data.feature_names):
                 raise RuntimeError(
-                    "the card on screen has the rules of the previous cut points: edit the new card "
-                    "once it is shown"
+                    "the card on screen has the rules of the previous cut points: edit the new "
+                    "card once it is shown"
                 )
             edited = card.with_points(
                 {k: int(v) for k, v in (points or {}).items()},
@@ -395,7 +396,7 @@ class Controller(
     def _edited_status(self, edited: ScoringSystem, base: ScoringSystem | None) -> Status:
         return edited_status(edited, base, self.data, self.spec)
 
-    # -- load ----------------------------------------------------------------------------------------
+    # -- load --------------------------------------------------------------------------------------
     def load(self, what: str | Spec | ScoringSystem) -> None:
         """Show a card: a spec key (e.g. a clicked frontier point), a Spec, or a ScoringSystem.
 
@@ -468,7 +469,8 @@ class Controller(
         self._card, self._base, self.status = card, None, status
 
     def _settle(self, result: ScoringSystem | Failure, spec: Spec, action: str) -> bool:
-        """Show a finished solve (under the lock); True when a failure put the previous state back."""
+        """Show a finished solve (under the lock); True when a failure put
+        the previous state back."""
         if isinstance(result, Failure):
             self._undo.log(None, spec, result.status, action)
             state = self._undo.current
@@ -532,7 +534,8 @@ class Controller(
             return
         cached = self._cache.get(spec.key())
         if cached is None and self._warmup_for(spec).busy:
-            # the one-off compile, said on the status line, is not the solve's time: its clock starts after
+            # the one-off compile, said on the status line, is not the solve's time: its clock
+            # starts after
             if not self._wait_for_warmup(spec, gen, cancel):
                 return
             requested = self._finish.now()
@@ -548,7 +551,9 @@ class Controller(
                 return  # superseded (and, after a cut change, of other rules than the data's)
             card = self._incumbent_card(spec, inc)
             if not worth_showing(card, bar, measure):
-                return  # no trivial or poorer card flashes: the previous card stays, dimmed, until one as good
+                # no trivial or poorer card flashes: the previous card stays,
+                # dimmed, until one as good
+                return
             status = status_of(card, solving_since=started)
             with self._lock:
                 if gen != self._gen or finished.is_set():
@@ -560,10 +565,12 @@ class Controller(
                     and shown.spec.key() == spec.key()
                     and same_figures(shown, card)
                 ):
-                    return  # the same figures with other points: the card shown stays, nothing reshuffles
+                    # the same figures with other points: the card shown stays, nothing reshuffles
+                    return
                 self._card_solving(card, status)
             self._emit("card")
-            self._warmup.start()  # a card is on screen: the risk kernels compile meanwhile, for a first switch
+            # a card is on screen: the risk kernels compile meanwhile, for a first switch
+            self._warmup.start()
 
         throttle = Throttle(show, self.incumbent_interval)
 

@@ -168,7 +168,8 @@ def _levels(raw: RawRows, data: Dataset, variables: Sequence[str]) -> dict[str, 
 
 
 def _summaries(raw: RawRows, data: Dataset, variables: Sequence[str]) -> dict[str, dict]:
-    """Per numeric variable, what its panel shows that no cut changes: range, histogram, missing rows."""
+    """Per numeric variable, what its panel shows that no cut changes: range,
+    histogram, missing rows."""
     events = _events(raw, data)
     out = {}
     for name in variables:
@@ -247,7 +248,8 @@ def carry_spec(spec: Spec, old: Sequence[str], new: Sequence[str]) -> tuple[Spec
             hit = sorted(gone & set(named[option]))
             if hit:
                 raise ValueError(
-                    f"{option} names {hit[0]!r}, which this cut change removes: change {option} first"
+                    f"{option} names {hit[0]!r}, which this cut change removes: change {option} "
+                    "first"
                 )
     dropped = [f"the lock of {n!r} at {spec.lock[n]}" for n in spec.lock if n in gone]
     dropped += [
@@ -272,7 +274,8 @@ class CutEditing:
     for those of another :class:`Table`, and calls ``set_spec``)."""
 
     def _init_cuts(self, raw: RawRows | None) -> None:
-        """Keep the raw rows behind the rules (None: a 0/1 table, no panel) and make the first table."""
+        """Keep the raw rows behind the rules (None: a 0/1 table, no panel)
+        and make the first table."""
         self._raw, self._table, self._first_table, self._tables = raw, None, None, {}
         self.cut_errors: dict[
             str, dict
@@ -311,10 +314,10 @@ class CutEditing:
     def cut_panel(self) -> list[dict]:
         """The panel by variable as the studio draws it, in the columns' order: per numeric
         variable (``kind`` "cuts") its name, cut points, range, histogram (rows and events per
-        bin), missing rows, its rules' use and sign, its monotone choice, and the last refused edit of it (``error``);
-        per variable of levels (``kind`` "levels") its most frequent levels with their rows and
-        events, and its use; at the group column (``group``) why it is kept off the card and how
-        to change that, in words."""
+        bin), missing rows, its rules' use and sign, its monotone choice, and the last refused edit
+        of it (``error``); per variable of levels (``kind`` "levels") its most frequent levels with
+        their rows and events, and its use; at the group column (``group``) why it is kept off the
+        card and how to change that, in words."""
         if self._table is None:
             return []
         cuts, out = self.cut_points(), []
@@ -432,9 +435,9 @@ class CutEditing:
         for v in values:
             if not lo < v <= hi:
                 raise ValueError(
-                    f"{cut_text(v)} lies outside the training values of {variable!r} ({cut_text(lo)} to "
-                    f"{cut_text(hi)}): a cut must be above {cut_text(lo)} and at most {cut_text(hi)}, "
-                    "or its rule holds for every row or for none"
+                    f"{cut_text(v)} lies outside the training values of {variable!r} "
+                    f"({cut_text(lo)} to {cut_text(hi)}): a cut must be above {cut_text(lo)} "
+                    f"and at most {cut_text(hi)}, or its rule holds for every row or for none"
                 )
         twice = sorted({v for v in values if values.count(v) > 1})
         if twice:

@@ -79,7 +79,8 @@ def export_card(
         "latex": f"latex = open({p}, encoding='utf-8').read()",
         "markdown": f"import IPython.display; IPython.display.Markdown(filename={p})",
         "python": f"import runpy; predict = runpy.run_path({p})['predict']",
-        "sql": f"sql = open({p}, encoding='utf-8').read()  # SELECT ... FROM \"patients\": name your table",
+        "sql": f"sql = open({p}, encoding='utf-8').read()  # SELECT ... FROM \"patients\": name "
+        "your table",
         "report": f"import IPython.display; IPython.display.HTML(filename={p})",
     }[fmt]
     return path, line

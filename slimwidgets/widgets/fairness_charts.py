@@ -37,9 +37,9 @@ def fairness_chart(frontier: pd.DataFrame, measure: str = "error") -> alt.LayerC
     Examples
     --------
     >>> import pandas as pd
-    >>> rows = pd.DataFrame({"max_gap": [0.0, 0.1], "gap_reached": [0.0, 0.08], "error": [0.3, 0.2],
-    ...                      "error_min": [0.25, 0.2], "tpr": [0.5, 0.7], "tpr_max": [float("nan")] * 2,
-    ...                      "status": ["time_limit", "optimal"]})
+    >>> rows = pd.DataFrame({"max_gap": [0.0, 0.1], "gap_reached": [0.0, 0.08],
+    ...                      "error": [0.3, 0.2], "error_min": [0.25, 0.2], "tpr": [0.5, 0.7],
+    ...                      "tpr_max": [float("nan")] * 2, "status": ["time_limit", "optimal"]})
     >>> fairness_chart(rows).to_dict()["layer"][0]["mark"]["type"]
     'line'
     """

@@ -187,7 +187,8 @@ def label_places(
     >>> places = label_places(marks)
     >>> bool(places.loc[0, "label_tpr"] < 0.999)  # below its mark: above it there is no room
     True
-    >>> bool(places.loc[1, "label_tpr"] > 0.5 and places.loc[1, "label_fpr"] > 0.5)  # right and above
+    >>> # right and above
+    >>> bool(places.loc[1, "label_tpr"] > 0.5 and places.loc[1, "label_fpr"] > 0.5)
     True
     """
     h = LABEL_FONT + 2.0
@@ -376,7 +377,8 @@ class GroupPanel:
         return [gap, self.group_pick] if self.controller.group_columns else []
 
     def _group_call(self, fn, *args) -> None:
-        """Run a group action; a refusal is said in the table's place as well as in the message line."""
+        """Run a group action; a refusal is said in the table's place as well
+        as in the message line."""
         try:
             fn(*args)
         except (ValueError, TypeError, KeyError, RuntimeError) as exc:
@@ -421,7 +423,8 @@ class GroupPanel:
             view = groups_payload(self.controller, self._group_note)
             if self.groups_view.view != view:
                 self.groups_view.view = view
-            # without a column the card keeps its place: the table takes no room (a refusal still shows)
+            # without a column the card keeps its place: the table takes no
+            # room (a refusal still shows)
             shown = view["column"] is not None or bool(view.get("notice"))
             self.groups_view.layout.display = None if shown else "none"
 

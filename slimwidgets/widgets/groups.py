@@ -80,7 +80,9 @@ def group_candidates(X: Any, sensitive_features: Any = None) -> dict[str, pd.Ser
 
     Examples
     --------
-    >>> X = pd.DataFrame({"age": [30, 40, 50, 60], "old": [0, 0, 1, 1], "sex": ["F", "M", "F", "M"]})
+    >>> X = pd.DataFrame(
+    ...     {"age": [30, 40, 50, 60], "old": [0, 0, 1, 1], "sex": ["F", "M", "F", "M"]}
+    ... )
     >>> list(group_candidates(X))
     ['age', 'sex', 'old']
     >>> list(group_candidates(X.drop(columns="sex"), pd.Series([1, 1, 2, 2], name="site")))[-1]
@@ -116,10 +118,12 @@ class GroupRows:
     y: Any
     weight: Any
     columns: dict[str, pd.Series]
-    raw: Any = None  # the rows before the rules (a raw table's), so that other cut points can split them too
+    # the rows before the rules (a raw table's), so that other cut points can split them too
+    raw: Any = None
 
     def dataset(self, column: str, positive: Any, rules: Any = None) -> Dataset:
-        """The rows split by ``column``: as the studio's first rules, or (``rules``) as other ones."""
+        """The rows split by ``column``: as the studio's first rules, or
+        (``rules``) as other ones."""
         X = self.X if rules is None else rules.transform(self.raw, warn=False)
         return prepare_data(
             X,
@@ -399,7 +403,8 @@ class GroupControls:
         return getattr(self, "_table", None)
 
     def _world(self, column: str | None) -> _World:
-        """``column``'s rows under the current rules (None: the rules' own rows), made on first use."""
+        """``column``'s rows under the current rules (None: the rules' own
+        rows), made on first use."""
         table = self._rules_table()
         key = (table, column)
         if key not in self._worlds:
@@ -436,7 +441,8 @@ class GroupControls:
             return
         if self._groups is None:
             raise KeyError(
-                "this studio has no group column: give Studio(X, y, sensitive_features=...) a column"
+                "this studio has no group column: give Studio(X, y, sensitive_features=...) a "
+                "column"
             )
         self._groups.check(column)
         old, new = self._world(self._group), self._world(column)
@@ -460,7 +466,8 @@ class GroupControls:
         does (:attr:`group_apart`)."""
         if self._groups is None and column is not None:
             raise KeyError(
-                "this studio has no group column: give Studio(X, y, sensitive_features=...) a column"
+                "this studio has no group column: give Studio(X, y, sensitive_features=...) a "
+                "column"
             )
         if column is not None:
             self._groups.check(column)
@@ -521,8 +528,8 @@ class GroupControls:
                 lock={k: v for k, v in spec.lock.items() if k not in apart},
             )
             words.append(
-                f"the group column {column!r} is kept off the card: its rules are excluded while it is "
-                "the group" + (f" (dropped the lock of {locks[0]!r})" if locks else "")
+                f"the group column {column!r} is kept off the card: its rules are excluded while "
+                "it is the group" + (f" (dropped the lock of {locks[0]!r})" if locks else "")
             )
         return spec, apart
 
@@ -574,7 +581,8 @@ class GroupControls:
         return sum(w.solver.count for w in self._worlds.values())
 
     def _restore_group(self, column: str | None) -> None:
-        """Back to the state shown (undo, redo, a failed solve): its column and what it kept apart."""
+        """Back to the state shown (undo, redo, a failed solve): its column
+        and what it kept apart."""
         self._use_group(column)
         state = self._undo.current
         if column is not None and state is not None and state.group == column:

@@ -61,7 +61,8 @@ def split_holdout(
 
     Examples
     --------
-    >>> X_tr, y_tr, _, X_va, y_va, _ = split_holdout([[0], [1]] * 4, [0, 1] * 4, 0.25, random_state=0)
+    >>> parts = split_holdout([[0], [1]] * 4, [0, 1] * 4, 0.25, random_state=0)
+    >>> X_tr, y_tr, _, X_va, y_va, _ = parts
     >>> len(y_tr), sorted(y_va)
     (6, [0, 1])
     """
@@ -98,7 +99,8 @@ def prepare_validation(X: Any, y: Any, train: Dataset, *, sample_weight: Any = N
         extra = [c for c in by_name if c not in names]
         if missing or extra:
             raise ValueError(
-                f"validation X must have the training columns: missing {missing}, not in training {extra}"
+                f"validation X must have the training columns: missing {missing}, not in "
+                f"training {extra}"
             )
         X = X[[by_name[n] for n in names]]
     values = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y, dtype=object)
@@ -138,9 +140,9 @@ def studio_data(
     options: dict | None = None,
 ) -> tuple[Dataset, Dataset | None, Any, dict, RawRows | None]:
     """The studio's (training rows, held-out rows or None, rules or None, the other options,
-    the raw rows behind the rules or None) from what the user gave: ``X, y`` or a prepared ``data``; held-out rows as
-    ``validation=(X_val, y_val)`` or as a ``holdout`` fraction of ``X, y``. A raw table
-    becomes rules fit on the training rows alone (the rule options are taken out of
+    the raw rows behind the rules or None) from what the user gave: ``X, y`` or a prepared ``data``;
+    held-out rows as ``validation=(X_val, y_val)`` or as a ``holdout`` fraction of ``X, y``. A raw
+    table becomes rules fit on the training rows alone (the rule options are taken out of
     ``options``); the held-out rows go through the same rules."""
     options = dict(options or {})
     if validation is not None and holdout is not None:

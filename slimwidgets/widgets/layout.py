@@ -200,7 +200,8 @@ class StudioLayout:
             self.caps_row.layout.display = "none"
 
     def _build_family_switch(self) -> None:
-        """Decision cards or risk cards, and the line that says which controls the family sets aside."""
+        """Decision cards or risk cards, and the line that says which controls
+        the family sets aside."""
         self.family_toggle = W.ToggleButtons(
             options=[("decision card", "decision"), ("risk card", "risk")],
             value=self.controller.family,
@@ -217,7 +218,8 @@ class StudioLayout:
         self.family_toggle.observe(self._on_family, "value")
 
     def _build_feature_panel(self) -> None:
-        """One row per feature: use, sign, penalty, points range (the grid's columns are in card.css)."""
+        """One row per feature: use, sign, penalty, points range (the grid's
+        columns are in card.css)."""
         # the grid's columns are in card.css: they share the width the notebook gives, and on a
         # narrow notebook each name takes a line of its own above its controls
         self.feature_panel = W.GridBox(
@@ -268,7 +270,8 @@ class StudioLayout:
                 w.observe(lambda ch, name=name, key=key: self._on_feature(name, key, ch), "value")
             self.feature_rows[name] = row
             label = W.HTML(
-                f"<span class='sw-fname' title='{html.escape(name, quote=True)}'>{html.escape(name)}</span>",
+                "<span class='sw-fname' "
+                f"title='{html.escape(name, quote=True)}'>{html.escape(name)}</span>",
                 layout=_cell(),
             )
             label.add_class("sw-flabel")
@@ -391,7 +394,8 @@ class StudioLayout:
             [self.cuts_view],
             selected_index=0,
             titles=(
-                f"variables ({n_vars}, {n_cuts} numeric): cut points on each one's histogram · use · sign · monotone",
+                f"variables ({n_vars}, {n_cuts} numeric): cut points on each one's histogram · "
+                "use · sign · monotone",
             ),
         )
         cuts.add_class("sw-cuts-box")

@@ -82,7 +82,10 @@ def _difference(f: dict, now: dict, measure: str) -> str:
     """How a row differs from the card on screen: the figure the spec optimises first, then
     the one it trades against (under an FPR cap many cards share a TPR and differ in FPR)."""
     if "log_loss" in f and "log_loss" in now:
-        return f"log-loss {_signed(f['log_loss'] - now['log_loss'], 4)} · AUC {_signed(f['auc'] - now['auc'], 3)}"
+        return (
+            f"log-loss {_signed(f['log_loss'] - now['log_loss'], 4)} · AUC "
+            f"{_signed(f['auc'] - now['auc'], 3)}"
+        )
     if "error" not in f or "error" not in now:
         return ""
     keys = {"tpr": ("tpr", "fpr"), "fpr": ("fpr", "tpr")}.get(measure, ("error",))
@@ -141,7 +144,7 @@ class AlternativesList:
         )
         self.queue = BackgroundQueue(self._job, name="alternatives")
 
-    # -- planning -----------------------------------------------------------------------------------
+    # -- planning ----------------------------------------------------------------------------------
     def plan(self) -> None:
         """Follow the current spec: keep its list, start it once its card is settled, or
         cancel the list of a spec that is no longer current."""
@@ -189,7 +192,7 @@ class AlternativesList:
     def wait(self, timeout: float | None = 120.0) -> bool:
         return self.queue.wait_idle(timeout)
 
-    # -- the search ---------------------------------------------------------------------------------
+    # -- the search --------------------------------------------------------------------------------
     def _job(self, key: str, cancel: threading.Event) -> None:
         c = self._c
         first = c.settled_card(key)
@@ -229,7 +232,7 @@ class AlternativesList:
                 self._done[key] = run
         self._emit()
 
-    # -- what the view shows ------------------------------------------------------------------------
+    # -- what the view shows -----------------------------------------------------------------------
     def card(self, rank: int) -> ScoringSystem:
         """The ``rank``-th card of the current list (1 = the best)."""
         with self._lock:
@@ -314,7 +317,9 @@ class AlternativesList:
             "difference": "shown now" if shown else _difference(f, now_figures, measure),
             "current": shown,
             "how": how,
-            "details": f"objective {card.objective:.6g} · {card.status} · {card.solve_time or 0:.2f} s",
+            "details": (
+                f"objective {card.objective:.6g} · {card.status} · {card.solve_time or 0:.2f} s"
+            ),
         }
 
     def _state(self, run: _Run | None, measure: str) -> dict:
@@ -336,7 +341,8 @@ class AlternativesList:
             return {
                 "phase": "running",
                 "started": run.started,
-                "text": f"searching cards at most {margin} worse than the best… {n} of up to {self.k} so far",
+                "text": f"searching cards at most {margin} worse than the best… {n} of up to "
+                f"{self.k} so far",
             }
         cards = f"{n} card{'s' if n != 1 else ''} at most {margin} worse than the best"
         unproven = sum(card.status != "optimal" for card in run.cards)
@@ -344,8 +350,8 @@ class AlternativesList:
             note = "complete: any other card this close only adds features to one of these"
         elif unproven:
             note = (
-                f"not exhaustive: {unproven} of these fits stopped at the time limit before proving "
-                "their card best; more cards this close may exist"
+                f"not exhaustive: {unproven} of these fits stopped at the time limit before "
+                "proving their card best; more cards this close may exist"
             )
         else:
             note = f"not exhaustive ({STOPS[run.result.stopped]}): more cards this close may exist"
@@ -366,7 +372,10 @@ def alternative_status(card: ScoringSystem, rank: int, data: Dataset) -> Status:
         return status_of(card)
     cs = describe(card, validation=card.validation_metrics)
     figures = " · ".join(figure_texts(card_figures(card, data, None)))
-    text = f"alternative {rank} · {figures} · the best card that avoids the feature sets above it in the list"
+    text = (
+        f"alternative {rank} · {figures} · the best card that avoids the feature sets above it "
+        "in the list"
+    )
     return Status(
         "feasible",
         text,
@@ -424,7 +433,8 @@ class AlternativesControls:
 
     def alternatives(self) -> dict:
         """The alternatives list of the current spec as the studio shows it:
-        ``{"rows": [...], "state": {...}}`` (see :class:`~slimwidgets.widgets.rashomon.AlternativesList`)."""
+        ``{"rows": [...], "state": {...}}`` (see
+        :class:`~slimwidgets.widgets.rashomon.AlternativesList`)."""
         return self.alts.view()
 
     def wait_alternatives(self, timeout: float | None = 120.0) -> bool:

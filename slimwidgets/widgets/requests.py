@@ -71,7 +71,8 @@ class ViewRequests:
         self._refresh_card()  # the table must show the truth even when a request was refused
 
     def _on_cuts_request(self, change) -> None:
-        """An edit of the cut-point panel: a refused one is said in the panel, beside the variable."""
+        """An edit of the cut-point panel: a refused one is said in the
+        panel, beside the variable."""
         req, c = change["new"] or {}, self.controller
         op, name = req.get("op"), req.get("variable")
         edits = {

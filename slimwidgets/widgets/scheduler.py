@@ -304,7 +304,8 @@ def _timer_thread(delay: float, fn: Callable[[], None]) -> threading.Timer:
 
 
 class Throttle:
-    """Calls ``deliver(item)`` at most once per ``interval`` seconds; the newest item always arrives.
+    """Calls ``deliver(item)`` at most once per ``interval`` seconds; the
+    newest item always arrives.
 
     An item offered within ``interval`` of the last delivery waits; a newer one
     replaces it, and a timer delivers the waiting item when the interval is up.

@@ -57,7 +57,8 @@ class SettingsEditing:
 
     def update(self, **changes: Any) -> Spec:
         """Change global options (``max_fpr=0.2``, ``min_tpr=0.8``, ``max_size=None``, ``C0``,
-        ``coef_range``, ``time_limit``...); invalid values raise ``ValueError`` and change nothing."""
+        ``coef_range``, ``time_limit``...); invalid values raise
+        ``ValueError`` and change nothing."""
         spec = self.spec.replace(**changes)
         self.set_spec(spec)
         return spec

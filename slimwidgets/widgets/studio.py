@@ -74,7 +74,8 @@ class ChartView(anywidget.AnyWidget):
 
 
 class AlternativesView(anywidget.AnyWidget):
-    """The alternatives list (``static/alternatives.js``): rows in the user's units, a click loads one."""
+    """The alternatives list (``static/alternatives.js``): rows in the user's
+    units, a click loads one."""
 
     _esm = _bundle("alternatives.js")
     _css = _bundle("alternatives.css")
@@ -306,7 +307,8 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         self.path_view.add_class("sw-path")
         self.roc_view.observe(self._on_click, "clicked")
         self.path_view.observe(self._on_click, "clicked")
-        # a risk card's calibration (predicted risk against what happened), shown for risk cards only
+        # a risk card's calibration (predicted risk against what happened),
+        # shown for risk cards only
         self.calib_view = ChartView(layout=W.Layout(display="none"))
         self.calib_view.add_class("sw-calibration")
         self._build_alternatives()
@@ -332,7 +334,8 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             self._guard(self.controller.set_family, change["new"])
 
     def _family_controls(self) -> None:
-        """The switch follows the spec, and names what the last switch set aside (under the UI lock).
+        """The switch follows the spec, and names what the last switch set
+        aside (under the UI lock).
 
         Every control applies to both families (a risk card's caps hold for its decision at
         risk >= 50 %); options without a control that a family refuses (margin, ...) are set
@@ -343,11 +346,13 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             ""
             if not aside
             else (
-                f"<span class='sw-family-why'>{html.escape(f'set aside: {aside}, restored when you switch back')}</span>"
+                "<span class='sw-family-why'>"
+                + html.escape(f"set aside: {aside}, restored when you switch back")
+                + "</span>"
             )
         )
 
-    # -- the public face ---------------------------------------------------------------------------------
+    # -- the public face ---------------------------------------------------------------------------
     @property
     def scoring_system(self) -> ScoringSystem | None:
         """The card on screen (an incumbent while a solve runs; None when infeasible)."""
@@ -452,7 +457,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         except Exception:
             pass
 
-    # -- controls -> controller -----------------------------------------------------------------------
+    # -- controls -> controller --------------------------------------------------------------------
     def _guard(self, fn, *args, **kwargs):
         try:
             out = fn(*args, **kwargs)
@@ -473,14 +478,16 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         return out
 
     def _show_notice(self) -> None:
-        """The message line says what the last action changed besides what was asked (or nothing)."""
+        """The message line says what the last action changed besides what
+        was asked (or nothing)."""
         c = self.controller
         color = {"error": "#a8192e", "warning": "#8a5a00"}.get(c.notice_level, "#555")
         self.message.value = (
             ""
             if not c.notice
             else (
-                f"<span class='sw-notice sw-{c.notice_level}' style='color:{color}'>{html.escape(c.notice)}</span>"
+                f"<span class='sw-notice sw-{c.notice_level}' "
+                f"style='color:{color}'>{html.escape(c.notice)}</span>"
             )
         )
 
@@ -562,7 +569,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 f"<code class='sw-reload'>{html.escape(line)}</code>"
             )
 
-    # -- controller -> views ------------------------------------------------------------------------
+    # -- controller -> views -----------------------------------------------------------------------
     def _on_event(self, events: set[str]) -> None:
         if self._closed:
             return
@@ -584,7 +591,8 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             self._refresh_groups()
 
     def _refresh_alternatives(self) -> None:
-        """Rows and state of the list, from the controller (the difference column follows the card)."""
+        """Rows and state of the list, from the controller (the difference
+        column follows the card)."""
         if not self.controller.alts.enabled:
             return
         with self._ui_lock:

@@ -55,7 +55,8 @@ class Sweeps:
         self.queue = BackgroundQueue(self._job)
 
     def reset(self) -> None:
-        """Forget every point (the rules changed: points solved on the others are of other cards)."""
+        """Forget every point (the rules changed: points solved on the
+        others are of other cards)."""
         with self._c._lock:
             self.points.clear()
             self.plan_now = []

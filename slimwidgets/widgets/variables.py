@@ -189,7 +189,8 @@ class VariableEditing:
         return spec
 
     def monotone_of(self, variable: str) -> str:
-        """The monotone choice of ``variable`` as the panel shows it: "none", "increasing" or "decreasing"."""
+        """The monotone choice of ``variable`` as the panel shows it: "none",
+        "increasing" or "decreasing"."""
         direction = self.spec.monotone.get(variable)
         return next(k for k, v in MONOTONE_CHOICES.items() if v == direction)
 
@@ -201,7 +202,8 @@ class VariableEditing:
         value = {"+": "+", "-": "-", "\u2212": "-"}.get(choice, MONOTONE_CHOICES.get(choice, "?"))
         if value == "?":
             raise ValueError(
-                f"monotone of {variable!r} must be one of {', '.join(MONOTONE_CHOICES)}, got {choice!r}"
+                f"monotone of {variable!r} must be one of {', '.join(MONOTONE_CHOICES)}, got "
+                f"{choice!r}"
             )
         if variable not in self.spec.variables:
             raise KeyError(f"unknown variable {variable!r}")

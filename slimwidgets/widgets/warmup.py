@@ -67,12 +67,15 @@ def warming_text(
 
     >>> warming_text(0, 5) == WARMING_TEXT
     True
-    >>> warming_text(2, 5, left=37.2)
-    'solving… · getting the risk search ready (once on this computer): 2 of 5 parts done, about 35 s left, then it solves'
-    >>> warming_text(4, 5, left=3.4)
-    'solving… · getting the risk search ready (once on this computer): 4 of 5 parts done, about 3 s left, then it solves'
-    >>> warming_text(4, 6, left=14.0, head=SEARCH_HEAD)
-    'solving… · getting the search ready (once on this computer): 4 of 6 parts done, about 15 s left, then it solves'
+    >>> warming_text(2, 5, left=37.2)  # doctest: +NORMALIZE_WHITESPACE
+    'solving… · getting the risk search ready (once on this computer): 2 of 5 parts done, about 35 s
+    left, then it solves'
+    >>> warming_text(4, 5, left=3.4)  # doctest: +NORMALIZE_WHITESPACE
+    'solving… · getting the risk search ready (once on this computer): 4 of 5 parts done, about 3 s
+    left, then it solves'
+    >>> warming_text(4, 6, left=14.0, head=SEARCH_HEAD)  # doctest: +NORMALIZE_WHITESPACE
+    'solving… · getting the search ready (once on this computer): 4 of 6 parts done, about 15 s
+    left, then it solves'
     """
     if done <= 0:
         return WARMING_TEXT if head == WARMING_HEAD else SEARCH_TEXT
@@ -191,7 +194,8 @@ class SearchWarmup(KernelWarmup):
 
 
 class WarmupControls:
-    """The compiles' progress on the status line of :class:`~slimwidgets.widgets.controller.Controller`
+    """The compiles' progress on the status line of
+    :class:`~slimwidgets.widgets.controller.Controller`
     (a mixin: its ``_warmup`` (risk) and ``_search_warmup`` (decision) report here)."""
 
     def _warmup_for(self, spec) -> KernelWarmup:

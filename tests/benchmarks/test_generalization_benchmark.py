@@ -1,4 +1,5 @@
-"""The code path of benchmarks/generalization.py on one small set (its figures are measured, not tested)."""
+"""The code path of benchmarks/generalization.py on one small set (its figures are
+measured, not tested)."""
 
 import importlib.util
 import sys
@@ -55,7 +56,8 @@ def test_one_small_set_end_to_end(bench, tmp_path, capsys):
     assert rows["test_auc"].between(0, 1).all()
     slim = rows[rows["method"] == "slim 60 s"].set_index("fold")
     assert (slim["status"] == "optimal").all()
-    # proven optimal with C0 below one error: no other card on the same features, size and box errs less
+    # proven optimal with C0 below one error: no other card on the same
+    # features, size and box errs less
     for method in methods[1:]:
         other = rows[rows["method"] == method].set_index("fold")
         assert (slim["train_error"] <= other["train_error"] + 1e-12).all(), method

@@ -123,7 +123,7 @@ def test_no_command_is_a_usage_error(capsys):
     assert code == 2 and "usage:" in err and "Traceback" not in err
 
 
-# -- fit ---------------------------------------------------------------------------------------------
+# -- fit -------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("newline", ["\n", "\r", "\r\n"], ids=["LF", "CR", "CRLF"])
 @pytest.mark.slow
 def test_fit_honours_sign_lock_and_max_size(tmp_path, capsys, newline):
@@ -326,7 +326,7 @@ def test_html_export_is_a_standalone_document(tmp_path, capsys, csv_path):
     assert "<title>PREDICT Y IF SCORE" in text and text.rstrip().endswith("</html>")
 
 
-# -- show --------------------------------------------------------------------------------------------
+# -- show ------------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_show_round_trip_as_subprocess(tmp_path, csv_path):
     card_json = tmp_path / "card.json"
@@ -364,7 +364,7 @@ def test_show_other_format_and_tampered_card(tmp_path, capsys, csv_path):
     assert "not valid JSON" in err
 
 
-# -- errors ------------------------------------------------------------------------------------------
+# -- errors ----------------------------------------------------------------------------------------
 def _bad_frames() -> dict[str, pd.DataFrame]:
     frame = make_frame()
     return {

@@ -1,5 +1,6 @@
 """The settings by variable in the core: the ``variables`` option, what each setting becomes for
-the solvers, its words, and the program's rows (a card that keeps them is a point of the program)."""
+the solvers, its words, and the program's rows (a card that keeps them is a
+point of the program)."""
 
 from __future__ import annotations
 

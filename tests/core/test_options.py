@@ -162,8 +162,10 @@ class AddToy:
             run(module)
             toy = module.Option(
                 "toy_cap", None, 0.3, module.v.fraction, "float | None", "a toy cap",
-                words=module.Words("toy", module._pct), relax=module.Relax(lambda x: f"toy_cap={x:g}"),
-                flag=module.Flag("--toy-cap", "a toy cap at most FRACTION", "FRACTION", parse=module.text_number),
+                words=module.Words("toy", module._pct),
+                relax=module.Relax(lambda x: f"toy_cap={x:g}"),
+                flag=module.Flag("--toy-cap", "a toy cap at most FRACTION", "FRACTION",
+                                 parse=module.text_number),
                 omit_default=True)
             module.OPTIONS = module.OPTIONS + (toy,)
             module.OPTION["toy_cap"] = toy
@@ -197,7 +199,9 @@ print(json.dumps({
     "changes": spec_changes(make_spec(max_size=2), spec),
     "relaxed": [desc for _, _, desc in _relaxable(spec)],
     "without": _without(spec, [item for item in _relaxable(spec) if item[0] == "toy_cap"]).toy_cap,
-    "cli": _spec_options(build_parser().parse_args(_join_negative_ranges(["demo", "--toy-cap", "0.3"]))),
+    "cli": _spec_options(
+        build_parser().parse_args(_join_negative_ranges(["demo", "--toy-cap", "0.3"]))
+    ),
     "help": " ".join(help_text.getvalue().split()),
     "bad": bad,
     "cli_bad": [code, err.getvalue()],

@@ -141,7 +141,8 @@ def test_two_significant_digits_before_a_third_that_is_a_5():
     assert (
         human_cut(weight, 136.8, 0.02) == 135.0
     )  # 130 and 140 move the share too far: a 5 as third digit
-    # within 0.5 % of rows is only 137.5 itself: the nearest a person writes, 2.5 % away (< MAX_SHIFT)
+    # within 0.5 % of rows is only 137.5 itself: the nearest a person
+    # writes, 2.5 % away (< MAX_SHIFT)
     assert human_cut(weight, 137.5, 0.005) in (135.0, 140.0)
     income = np.sort(np.arange(1000.0, 1500.0))
     assert human_cut(income, 1252.0, 0.01) == 1250.0

@@ -1,4 +1,5 @@
-"""ScoringSystem: the printed rule, predictions, metrics, editing, JSON, and hostile feature names."""
+"""ScoringSystem: the printed rule, predictions, metrics, editing, JSON, and
+hostile feature names."""
 
 from __future__ import annotations
 
@@ -215,7 +216,7 @@ def test_metrics_reject_foreign_labels(card, xy):
         card.metrics(X, y.iloc[:-1])
 
 
-# -- editing ----------------------------------------------------------------------------------------
+# -- editing ---------------------------------------------------------------------------------------
 def test_with_points_is_edited(card, xy):
     X, _ = xy
     name = next(iter(card.points))

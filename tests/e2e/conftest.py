@@ -123,7 +123,8 @@ def page(browser, lab, request):
             blocked.append(request.url)
 
     context.on("request", record)
-    # ... and aborted: a route for non-local addresses only, so local traffic never waits on a handler
+    # ... and aborted: a route for non-local addresses only, so local
+    # traffic never waits on a handler
     context.route(NOT_LOCAL, lambda route: route.abort())
     pg = context.new_page()
     pg.blocked_requests = blocked

@@ -1,4 +1,5 @@
-"""Helpers of the browser tests: a JupyterLab (or Notebook 7) server, a kernel client, offline Chromium."""
+"""Helpers of the browser tests: a JupyterLab (or Notebook 7) server, a kernel
+client, offline Chromium."""
 
 from __future__ import annotations
 
@@ -37,7 +38,10 @@ RAW_TABLE = (
     + """X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
 """
 )
-SETUP_HINT = "run `bash scripts/setup_browser_tests.sh` (installs Debian's chromium, builds the front-end bundle)"
+SETUP_HINT = (
+    "run `bash scripts/setup_browser_tests.sh` (installs Debian's chromium, builds the "
+    "front-end bundle)"
+)
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -88,7 +92,8 @@ def notebook(cells: list[str]) -> dict:
     }
 
 
-# the front ends start_lab can serve: (python -m module, name in messages, log file, page of a notebook)
+# the front ends start_lab can serve: (python -m module, name in messages, log
+# file, page of a notebook)
 APPS = {
     "lab": ("jupyterlab", "JupyterLab", "jupyterlab.log", "/lab/tree/{}"),
     "notebook": ("notebook", "Jupyter Notebook", "notebook7.log", "/notebooks/{}"),
@@ -104,7 +109,8 @@ class LabServer:
     app: str = "lab"
 
     def notebook_url(self, notebook_path: str) -> str:
-        """The page that opens ``notebook_path`` (relative to the root) in this server's front end."""
+        """The page that opens ``notebook_path`` (relative to the root) in
+        this server's front end."""
         return self.url + APPS[self.app][3].format(notebook_path)
 
     def get(self, path: str):
@@ -125,7 +131,8 @@ class LabServer:
         )
 
     def shutdown(self, timeout: float = 20) -> int:
-        """Shut down through ``POST /api/shutdown`` (which stops its kernels first); return the exit code.
+        """Shut down through ``POST /api/shutdown`` (which stops its kernels
+        first); return the exit code.
 
         Falls back to :meth:`stop` when the server does not exit within ``timeout`` s.
         """
@@ -162,9 +169,11 @@ def start_lab(
     app: str = "lab",
     log_name: str | None = None,
 ) -> LabServer:
-    """Start ``jupyter lab`` (``app="lab"``) or Notebook 7 (``app="notebook"``) on 127.0.0.1, no token.
+    """Start ``jupyter lab`` (``app="lab"``) or Notebook 7
+    (``app="notebook"``) on 127.0.0.1, no token.
 
-    The server's output goes to ``ARTIFACTS / log_name`` (by default jupyterlab.log or notebook7.log).
+    The server's output goes to ``ARTIFACTS / log_name`` (by default
+    jupyterlab.log or notebook7.log).
     """
     module, name, default_log, _ = APPS[app]
     port = free_port()
@@ -229,7 +238,8 @@ def start_lab(
 
 
 class Kernel:
-    """Runs code in a notebook's kernel over the server's websocket (beside the page's own connection)."""
+    """Runs code in a notebook's kernel over the server's websocket (beside the
+    page's own connection)."""
 
     def __init__(self, server: LabServer, kernel_id: str):
         import websocket
@@ -307,13 +317,17 @@ def have_chromium() -> bool:
 
 
 def card_in_page(page) -> dict:
-    """What the card view shows: state, status line, points per feature, threshold, spec and metrics."""
+    """What the card view shows: state, status line, points per feature,
+    threshold, spec and metrics."""
     return page.evaluate("""() => {
         const root = document.querySelector('.sw-card-view .sw-card');
         const points = {};
-        for (const i of root.querySelectorAll('input.sw-points')) points[i.dataset.feature] = Number(i.value);
+        for (const i of root.querySelectorAll('input.sw-points')) {
+          points[i.dataset.feature] = Number(i.value);
+        }
         const thr = root.querySelector('.sw-threshold');
-        return {state: root.dataset.state, status: root.querySelector('.sw-status-text').textContent,
+        return {state: root.dataset.state,
+                status: root.querySelector('.sw-status-text').textContent,
                 points, threshold: thr ? Number(thr.value) : null,
                 spec: (root.querySelector('.sw-spec') || {}).textContent || '',
                 metrics: (root.querySelector('.sw-metrics') || {}).textContent || ''};

@@ -31,16 +31,21 @@ RUN_ALL_TIMEOUT = 900  # seconds; notebooks 2 and 5 solve for a minute or more o
 
 STATE = """() => {
   const cells = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell')];
-  const prompts = cells.map((c) => (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '');
+  const prompts = cells.map((c) => (c.querySelector('.jp-InputArea-prompt') || {}).textContent ||
+                            '');
   const charts = [...document.querySelectorAll('.jp-Notebook .sw-chart')];
   return {
     cells: cells.length,
     ran: prompts.filter((p) => /\\[\\d+\\]/.test(p)).length,
     running: prompts.filter((p) => p.includes('*')).length,
-    errors: [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
-      .map((e) => e.textContent).filter((t) => /Traceback|Error/.test(t)).map((t) => t.slice(0, 500)),
+    errors: [...document.querySelectorAll(
+        '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+      .map((e) => e.textContent).filter((t) => /Traceback|Error/.test(t))
+      .map((t) => t.slice(0, 500)),
     charts: charts.length,
-    drawn: charts.filter((c) => c.querySelector('svg g.mark-symbol.role-mark path, svg g.mark-line.role-mark path, svg g.mark-rule.role-mark line')).length,
+    drawn: charts.filter((c) => c.querySelector(
+        'svg g.mark-symbol.role-mark path, svg g.mark-line.role-mark path, '
+        + 'svg g.mark-rule.role-mark line')).length,
     chartErrors: [...document.querySelectorAll('.sw-chart-error')].map((e) => e.textContent),
     loadError: document.body.innerText.includes('Error loading script'),
     vegaEmbed: document.querySelectorAll('.vega-embed').length,

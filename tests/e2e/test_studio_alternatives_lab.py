@@ -13,31 +13,44 @@ CELL = """\
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets import Studio
 X, y = load_demo()
-studio = Studio(X, y, max_fpr=0.2, time_limit=2.0, frontier=False, alternatives=True, holdout=0.25, random_state=0)
+studio = Studio(X, y, max_fpr=0.2, time_limit=2.0, frontier=False, alternatives=True, holdout=0.25,
+                random_state=0)
 studio"""
 
 # Where the list's parts are, against the notebook's visible area (viewport pixels).
 MEASURE = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
   const list = document.querySelector('.sw-alts');
   const rows = [...list.querySelectorAll('li.sw-alt')].slice(0, 3);
-  const of = (r) => [...r.querySelectorAll('.sw-alt-rank, .sw-alt-feature, .sw-alt-fig, .sw-alt-size, .sw-alt-diff')];
+  const of = (r) => [...r.querySelectorAll(
+    '.sw-alt-rank, .sw-alt-feature, .sw-alt-fig, .sw-alt-size, .sw-alt-diff')];
   // the heading and the first row in full view; the rows after it scroll inside the list, but
   // none may stick out sideways
-  const whole = [list.querySelector('.sw-alts-title'), list.querySelector('.sw-alts-state'), ...of(rows[0])];
+  const whole = [list.querySelector('.sw-alts-title'), list.querySelector('.sw-alts-state'),
+                 ...of(rows[0])];
   const parts = [...whole, ...rows.slice(1).flatMap(of)];
-  const out = (p) => { const b = box(p); return b.left < area.left - 0.5 || b.right > area.right + 0.5
-                         || (whole.includes(p) && (b.top < area.top - 0.5 || b.bottom > area.bottom + 0.5)); };
-  const outside = parts.filter(out).map((p) => ({part: p.className, text: p.textContent, box: box(p)}));
+  const out = (p) => {
+    const b = box(p);
+    return b.left < area.left - 0.5 || b.right > area.right + 0.5
+           || (whole.includes(p) && (b.top < area.top - 0.5 || b.bottom > area.bottom + 0.5));
+  };
+  const outside = parts.filter(out).map((p) => ({part: p.className, text: p.textContent,
+                                                 box: box(p)}));
   // a figure or a difference broken over two lines is hard to read: each must stay on one line
-  const broken = parts.filter((p) => p.matches('.sw-alt-fig, .sw-alt-diff, .sw-alt-size') && p.getClientRects().length > 1
-                                  || p.matches('.sw-alt-fig, .sw-alt-diff') && box(p).bottom - box(p).top > 30)
+  const broken = parts.filter((p) => p.matches('.sw-alt-fig, .sw-alt-diff, .sw-alt-size')
+                                      && p.getClientRects().length > 1
+                                  || p.matches('.sw-alt-fig, .sw-alt-diff')
+                                      && box(p).bottom - box(p).top > 30)
                       .map((p) => p.textContent);
   const scrolling = [];
   for (let e = list; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
     const style = getComputedStyle(e);
-    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+    if (e.scrollWidth > e.clientWidth + 1
+        && !['visible', 'hidden', 'clip'].includes(style.overflowX))
       scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
   }
   const card = box(document.querySelector('.sw-card-view'));

@@ -25,7 +25,8 @@ studio"""
 WATCH = """() => {
   window.swRedraws = [];
   const card = document.querySelector('.sw-card-view .sw-card');
-  new MutationObserver(() => window.swRedraws.push({t: performance.now(), state: card.dataset.state}))
+  new MutationObserver(() => window.swRedraws.push({t: performance.now(),
+                                                    state: card.dataset.state}))
     .observe(card, {attributes: true, attributeFilter: ['data-card-id']});
 }"""
 
@@ -79,7 +80,8 @@ def test_incumbents_are_calm_and_an_edit_supersedes_the_solve(
             time.sleep(0.2)
         truth = k.value(
             "{'state': studio.controller.status.state, 'action': studio.history[-1].action, "
-            "'points': dict(zip(studio.scoring_system.feature_names, studio.scoring_system.coefficients))}"
+            "'points': dict(zip(studio.scoring_system.feature_names, "
+            "studio.scoring_system.coefficients))}"
         )
         assert (
             truth["state"] == "edited"
@@ -102,9 +104,11 @@ RECORD = """() => {
   const view = document.querySelector('.sw-card-view .sw-card');
   const note = () => {
     const text = (view.querySelector('.sw-status-text') || {}).textContent || '';
-    const points = JSON.stringify([...view.querySelectorAll('input.sw-points')].map((i) => [i.dataset.feature, Number(i.value)]));
+    const points = JSON.stringify([...view.querySelectorAll('input.sw-points')]
+      .map((i) => [i.dataset.feature, Number(i.value)]));
     const status = view.querySelector('.sw-status');
-    window.swSeen.push({t: performance.now(), state: view.dataset.state, text, points, id: view.dataset.cardId,
+    window.swSeen.push({t: performance.now(), state: view.dataset.state, text, points,
+                        id: view.dataset.cardId,
                         previous: view.classList.contains('sw-previous'),
                         note: (view.querySelector('.sw-previous-note') || {}).textContent || '',
                         metrics: (view.querySelector('.sw-metrics') || {}).textContent || '',
@@ -121,7 +125,8 @@ MOVE_CELL = """\
 import os
 from slimwidgets.datasets import load_paper_dataset
 from slimwidgets.widgets import Studio
-X, y = load_paper_dataset("heart", os.environ["SLIMWIDGETS_DATA"])  # 32 features: incumbents stream in
+# 32 features: incumbents stream in
+X, y = load_paper_dataset("heart", os.environ["SLIMWIDGETS_DATA"])
 studio = Studio(X, y, max_fpr=0.2, time_limit=4.0, frontier=False, alternatives=False)
 studio"""
 
@@ -162,7 +167,8 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
         solving = [s for s in seen if s["state"] == "solving"]
         assert solving, "the move never showed its solve"
         for s in solving:
-            # no trivial card: one that predicts one class for everyone (TPR and FPR both 0 or both 100 %)
+            # no trivial card: one that predicts one class for everyone (TPR and FPR both 0 or both
+            # 100 %)
             assert (
                 "TPR 0.0 % at FPR 0.0 %" not in s["text"]
                 and "TPR 100.0 % at FPR 100.0 %" not in s["text"]
@@ -194,7 +200,8 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
         )
         assert last["state"] != "solving" and last["text"] == truth["text"]
         assert dict(json.loads(last["points"])) == truth["points"]
-        # what a move looks like at each width, the side panel open: the previous card dimmed, then the new one
+        # what a move looks like at each width, the side panel open: the previous card dimmed, then
+        # the new one
         side_panel(page, True)
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": HEIGHT})
@@ -207,7 +214,8 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
             shot(page, f"calm-solving-{width}-panel-open")
             assert k.value("studio.wait(120)")
             page.wait_for_function(
-                "() => document.querySelector('.sw-card-view .sw-card').dataset.state !== 'solving'",
+                "() => document.querySelector('.sw-card-view .sw-card').dataset.state !== "
+                "'solving'",
                 timeout=30_000,
             )
             shot(page, f"calm-settled-{width}-panel-open")

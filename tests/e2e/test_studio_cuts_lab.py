@@ -14,7 +14,8 @@ NOTEBOOK = "cuts.ipynb"
 CELL = (
     RAW_TABLE
     + """\
-studio = Studio(X, y, max_size=3, cuts={"age": [50, 60], "bmi": [25, 30]}, time_limit=5.0, frontier=False,
+studio = Studio(X, y, max_size=3, cuts={"age": [50, 60], "bmi": [25, 30]}, time_limit=5.0,
+                frontier=False,
                 alternatives=False, holdout=0.25, random_state=0)
 studio"""
 )
@@ -23,16 +24,26 @@ AGE = ".sw-cuts-view .sw-cutvar[data-variable='age']"
 
 # Where the card and the panel are, against the notebook's visible area (viewport pixels).
 MEASURE = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
   const panel = document.querySelector('.sw-cuts');
-  const parts = [...panel.querySelectorAll('.sw-cut-name, .sw-cut-hist, .sw-cut-value, .sw-cut-add, .sw-cut-remove, .sw-cut-settings select')];
-  const outside = parts.filter((p) => { const b = box(p); return b.left < area.left - 0.5 || b.right > area.right + 0.5; })
+  const parts = [...panel.querySelectorAll(
+    '.sw-cut-name, .sw-cut-hist, .sw-cut-value, '
+    + '.sw-cut-add, .sw-cut-remove, .sw-cut-settings select')];
+  const outside = parts.filter((p) => {
+                         const b = box(p);
+                         return b.left < area.left - 0.5 || b.right > area.right + 0.5;
+                       })
                        .map((p) => ({part: p.className.baseVal ?? p.className, box: box(p)}));
   const scrolling = [];
-  for (let e = panel; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
+  for (let e = panel; e && !e.classList.contains('jp-NotebookPanel-notebook');
+       e = e.parentElement) {
     const style = getComputedStyle(e);
-    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+    if (e.scrollWidth > e.clientWidth + 1
+        && !['visible', 'hidden', 'clip'].includes(style.overflowX))
       scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
   }
   const card = box(document.querySelector('.sw-card-view'));
@@ -45,7 +56,8 @@ MEASURE = """() => {
 
 def bands(page, variable: str) -> list[str]:
     return page.evaluate(
-        """(v) => [...document.querySelectorAll(`.sw-card-view tr.sw-var-row[data-variable='${v}'] .sw-band-label`)]
+        """(v) => [...document.querySelectorAll(
+            `.sw-card-view tr.sw-var-row[data-variable='${v}'] .sw-band-label`)]
         .map((e) => e.textContent.trim())""",
         variable,
     )
@@ -53,7 +65,8 @@ def bands(page, variable: str) -> list[str]:
 
 def markers(page) -> list[str]:
     return page.evaluate(
-        f"""() => [...document.querySelectorAll("{AGE} .sw-cut-marker")].map((m) => m.dataset.cut)"""
+        f"""() => [...document.querySelectorAll("{AGE} .sw-cut-marker")]
+            .map((m) => m.dataset.cut)"""
     )
 
 
@@ -79,14 +92,16 @@ def test_a_user_moves_a_cut_point_and_the_card_redraws(lab, page, kernel_for, sh
         page.fill(f"{AGE} .sw-cut-value[data-cut='60']", "62")
         page.press(f"{AGE} .sw-cut-value[data-cut='60']", "Enter")
         page.wait_for_function(
-            f"""() => [...document.querySelectorAll("{AGE} .sw-cut-marker")].map((m) => m.dataset.cut)
-                                          .join() === '50,62'""",
+            f"""() => [...document.querySelectorAll("{AGE} .sw-cut-marker")]
+                .map((m) => m.dataset.cut)
+                .join() === '50,62'""",
             timeout=30_000,
         )
         assert k.value("studio.wait(180)")
         assert k.value("studio.controller.cut_points()['age']") == [50.0, 62.0]
         page.wait_for_function(
-            """() => [...document.querySelectorAll(".sw-card-view tr.sw-var-row[data-variable='age'] .sw-band-label")]
+            """() => [...document.querySelectorAll(
+                ".sw-card-view tr.sw-var-row[data-variable='age'] .sw-band-label")]
                                   .some((e) => e.textContent.includes('62'))""",
             timeout=60_000,
         )
@@ -95,7 +110,8 @@ def test_a_user_moves_a_cut_point_and_the_card_redraws(lab, page, kernel_for, sh
         assert k.value(
             "[v for v, _ in studio.scoring_system.rules.points_table(studio.scoring_system.points)]"
         ) == page.evaluate(
-            "() => [...document.querySelectorAll('.sw-card-view tr.sw-var-row')].map((r) => r.dataset.variable)"
+            "() => [...document.querySelectorAll('.sw-card-view tr.sw-var-row')].map((r) => "
+            "r.dataset.variable)"
         )
         assert page.query_selector(f"{AGE} .sw-cut-error") is None
         shot(page, "moved")
@@ -122,8 +138,9 @@ def test_a_user_moves_a_cut_point_and_the_card_redraws(lab, page, kernel_for, sh
         page.click(".sw-undo")
         page.click(".sw-undo")
         page.wait_for_function(
-            f"""() => [...document.querySelectorAll("{AGE} .sw-cut-marker")].map((m) => m.dataset.cut)
-                                          .join() === '50,60'""",
+            f"""() => [...document.querySelectorAll("{AGE} .sw-cut-marker")]
+                .map((m) => m.dataset.cut)
+                .join() === '50,60'""",
             timeout=30_000,
         )
         assert k.value("studio.controller.cut_points()['age']") == [50.0, 60.0]

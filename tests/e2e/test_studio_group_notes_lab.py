@@ -24,7 +24,8 @@ NOTEBOOK = "group-notes.ipynb"
 CELL = (
     RAW_COLUMNS
     + """\
-studio = Studio(X, y, max_size=3, cuts={"age": [50, 60], "bmi": [25, 30]}, min_tpr=1.0, time_limit=20.0,
+studio = Studio(X, y, max_size=3, cuts={"age": [50, 60], "bmi": [25, 30]}, min_tpr=1.0,
+                time_limit=20.0,
                 frontier=False, alternatives=False)
 studio"""
 )
@@ -32,7 +33,10 @@ SEX = ".sw-cuts-view .sw-cutvar[data-variable='sex']"
 
 # the note at the group column against the notebook's area; whether anything cuts it or scrolls
 NOTE = """(sel) => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
   const note = document.querySelector(sel + ' .sw-cut-group');
   if (!note) return null;
@@ -40,22 +44,28 @@ NOTE = """(sel) => {
   const scrolling = [];
   for (let e = note; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
     const style = getComputedStyle(e);
-    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+    if (e.scrollWidth > e.clientWidth + 1
+        && !['visible', 'hidden', 'clip'].includes(style.overflowX))
       scrolling.push(e.className);
   }
   const use = document.querySelector(sel + ' select.sw-cut-use');
-  return {area, note: box(note), text: note.textContent, scrolling, use: use.value, fixed: use.disabled,
+  return {area, note: box(note), text: note.textContent, scrolling, use: use.value,
+          fixed: use.disabled,
           cut: note.scrollWidth > note.clientWidth + 1};
 }"""
 
 # the ROC plane's plot (its frame) and each group label's box as the browser drew it
 LABELS = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const svg = document.querySelector('.sw-roc svg');
   svg.scrollIntoView({block: 'center'});
   const frame = box(svg.querySelector('g.mark-group.role-frame.root > g > g > path.background')
                     || svg.querySelector('g.mark-group.role-frame path.background'));
-  const labels = [...svg.querySelectorAll('g.mark-text.role-mark text')].map((t) => ({text: t.textContent, box: box(t)}));
+  const labels = [...svg.querySelectorAll('g.mark-text.role-mark text')]
+    .map((t) => ({text: t.textContent, box: box(t)}));
   return {frame, labels, svg: box(svg)};
 }"""
 
@@ -105,7 +115,8 @@ def test_the_group_column_says_why_it_is_off_the_card_and_its_roc_labels_stay_in
         wait_kernel(k, "studio.controller.group == 'sex' and studio.wait(1)")
         page.wait_for_selector(f"{SEX} .sw-cut-group", timeout=60_000)
         page.wait_for_function(
-            "() => document.querySelectorAll('.sw-roc svg g.mark-text.role-mark text').length === 2",
+            "() => document.querySelectorAll('.sw-roc svg g.mark-text.role-mark text').length "
+            "=== 2",
             timeout=60_000,
         )
         marks = k.value("[(m['group'], m['tpr']) for m in studio.roc_view.datasets['groups']]")

@@ -25,8 +25,10 @@ import numpy as np
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets import Studio
 X, y = load_demo(n_features=5)
-X["sex"] = np.where(np.random.default_rng(0).random(len(X)) < 0.5, "F", "M")  # a text column: the group only
-studio = Studio(X, y, time_limit=60.0, frontier=False, alternatives=False, holdout=0.25, random_state=0)
+# a text column: the group only
+X["sex"] = np.where(np.random.default_rng(0).random(len(X)) < 0.5, "F", "M")
+studio = Studio(X, y, time_limit=60.0, frontier=False, alternatives=False, holdout=0.25,
+                random_state=0)
 studio"""
 
 # The table, the status and the ROC plane's group labels as the page shows them.
@@ -37,27 +39,37 @@ TABLE = """() => {
     group: r.dataset.group,
     train: [...r.querySelectorAll('td .sw-group-train')].map((c) => c.textContent),
     held: [...r.querySelectorAll('td .sw-group-held')].map((c) => c.textContent)}));
-  const labels = [...document.querySelectorAll('.sw-roc svg g.mark-text.role-mark text')].map((t) => t.textContent);
+  const labels = [...document.querySelectorAll('.sw-roc svg g.mark-text.role-mark text')]
+    .map((t) => t.textContent);
   const legends = document.querySelectorAll('.sw-roc svg g.role-legend').length;
-  return {column: panel.dataset.column, legends, status: (panel.querySelector('.sw-groups-status') || {}).textContent,
+  return {column: panel.dataset.column, legends,
+          status: (panel.querySelector('.sw-groups-status') || {}).textContent,
           notice: (panel.querySelector('.sw-groups-notice') || {}).textContent || '', rows, labels};
 }"""
 
 MEASURE = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
   const panel = document.querySelector('.sw-groups');
   const parts = [panel.querySelector('.sw-groups-status'), ...panel.querySelectorAll('th, td')];
-  const outside = parts.filter((p) => { const b = box(p); return b.left < area.left - 0.5 || b.right > area.right + 0.5; })
+  const outside = parts.filter((p) => { const b = box(p); return b.left < area.left - 0.5 ||
+                                        b.right > area.right + 0.5; })
                        .map((p) => ({text: p.textContent, box: box(p)}));
   const scrolling = [];
-  for (let e = panel; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
+  for (let e = panel; e && !e.classList.contains('jp-NotebookPanel-notebook');
+       e = e.parentElement) {
     const style = getComputedStyle(e);
-    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+    if (e.scrollWidth > e.clientWidth + 1
+        && !['visible', 'hidden', 'clip'].includes(style.overflowX))
       scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
   }
-  const gap = box(document.querySelector('.sw-max-gap')), fpr = box(document.querySelector('.sw-max-fpr'));
-  return {outside, scrolling, parts: parts.length, card: box(document.querySelector('.sw-card-view')),
+  const gap = box(document.querySelector('.sw-max-gap'));
+  const fpr = box(document.querySelector('.sw-max-fpr'));
+  return {outside, scrolling, parts: parts.length,
+          card: box(document.querySelector('.sw-card-view')),
           roc: box(document.querySelector('.sw-roc')), table: box(panel), gap, fpr};
 }"""
 
@@ -88,7 +100,8 @@ def test_pick_a_group_column_and_move_the_gap_slider(lab, page, kernel_for, shot
             ".sw-groups[data-column='sex'] tbody tr[data-group='M']", timeout=60_000
         )
         page.wait_for_function(
-            "() => document.querySelectorAll('.sw-roc svg g.mark-text.role-mark text').length === 2",
+            "() => document.querySelectorAll('.sw-roc svg g.mark-text.role-mark text').length "
+            "=== 2",
             timeout=60_000,
         )
         picked = table_in_page(page)
@@ -104,7 +117,7 @@ def test_pick_a_group_column_and_move_the_gap_slider(lab, page, kernel_for, shot
         assert picked["status"] == k.value("studio.controller.group_status()")
         assert picked["status"].startswith("TPR gap between groups ")
         shot(page, "picked")
-        # -- the user turns the gap on and moves its slider down with the keyboard -------------------
+        # -- the user turns the gap on and moves its slider down with the keyboard -----------------
         page.click(".sw-max-gap-none input")
         wait_kernel(k, "studio.spec.max_tpr_gap == 0.05 and studio.wait(1)")
         page.locator(".sw-max-gap .noUi-handle").first.focus()
@@ -127,7 +140,7 @@ def test_pick_a_group_column_and_move_the_gap_slider(lab, page, kernel_for, shot
         assert k.value("studio.controller.violations()") == []
         assert "TPR gap between groups \u2264 3 %" in page.inner_text(".sw-card-view .sw-spec")
         shot(page, "gap-moved")
-        # -- at every width, with the file browser open: the card first, the table in view ------------
+        # -- at every width, with the file browser open: the card first, the table in view ---------
         side_panel(page, True)
         for width in WIDTHS:
             scroll_to(page, ".sw-card-view", width)
@@ -160,7 +173,8 @@ from slimwidgets.datasets import load_demo
 from slimwidgets.widgets import Studio
 X, y = load_demo(n_features=5)
 X["sex"] = np.where(np.random.default_rng(0).random(len(X)) < 0.5, "F", "M")
-studio = Studio(X, y, sensitive_features="sex", loss="logistic", time_limit=60.0, frontier=False, alternatives=False,
+studio = Studio(X, y, sensitive_features="sex", loss="logistic", time_limit=60.0, frontier=False,
+                alternatives=False,
                 holdout=0.25, random_state=0)
 studio"""
 
@@ -223,7 +237,8 @@ def test_the_risk_cards_roc_has_a_labelled_mark_per_group(lab, page, kernel_for,
 CUTS_CELL = (
     RAW_COLUMNS
     + """\
-studio = Studio(X, y, max_size=3, cuts={"age": [50, 60], "bmi": [25, 30]}, time_limit=20.0, frontier=False,
+studio = Studio(X, y, max_size=3, cuts={"age": [50, 60], "bmi": [25, 30]}, time_limit=20.0,
+                frontier=False,
                 alternatives=False, holdout=0.25, random_state=0)
 studio"""
 )
@@ -293,8 +308,9 @@ def test_a_group_picked_after_a_cut_moved_and_a_cut_moved_with_the_group_picked(
         )
         assert k.value("studio.controller.group") == "sex"
         page.wait_for_function(
-            f"""() => [...document.querySelectorAll("{AGE} .sw-cut-marker")].map((m) => m.dataset.cut)
-                                          .join() === '50,60,70'""",
+            f"""() => [...document.querySelectorAll("{AGE} .sw-cut-marker")]
+                .map((m) => m.dataset.cut)
+                .join() === '50,60,70'""",
             timeout=30_000,
         )
         assert page.blocked_requests == [], page.blocked_requests[:5]

@@ -28,7 +28,8 @@ SETTLED = "not studio.controller._scheduler.busy and studio.controller.status.st
 
 def kernel_card(k) -> dict:
     return k.value("""{'status': studio.status, 'state': studio.controller.status.state,
-        'points': dict(zip(studio.scoring_system.feature_names, studio.scoring_system.coefficients)),
+        'points': dict(zip(studio.scoring_system.feature_names,
+                           studio.scoring_system.coefficients)),
         'threshold': studio.scoring_system.threshold, 'card_status': studio.scoring_system.status,
         'max_fpr': studio.scoring_system.spec.max_fpr, 'lock': dict(studio.spec.lock)}""")
 
@@ -41,7 +42,8 @@ def settle(page, k, timeout: float = 90) -> dict:
         time.sleep(0.1)
     truth = kernel_card(k)
     page.wait_for_function(
-        "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && s.textContent === t; }",
+        "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && "
+        "s.textContent === t; }",
         arg=truth["status"],
         timeout=30_000,
     )
@@ -57,7 +59,8 @@ def chart_state(page, cls: str) -> dict:
         """cls => {
         const box = document.querySelector(`.${cls} .sw-chart`);
         const svg = box && box.querySelector('svg');
-        return {renders: box ? box.dataset.renders : null, updates: box ? Number(box.dataset.updates || 0) : 0,
+        return {renders: box ? box.dataset.renders : null,
+                updates: box ? Number(box.dataset.updates || 0) : 0,
                 symbols: svg ? svg.querySelectorAll('g.mark-symbol.role-mark path').length : 0,
                 lines: svg ? svg.querySelectorAll('g.mark-line.role-mark path').length : 0,
                 html: svg ? svg.innerHTML : ''};
@@ -100,7 +103,7 @@ def studio_page(lab, page, kernel_for, shot):
 def test_studio_in_jupyterlab(studio_page, shot):
     page, k = studio_page
 
-    # -- it renders: the card, both charts, all offline ----------------------------------------------
+    # -- it renders: the card, both charts, all offline --------------------------------------------
     first = settle(page, k)
     assert first["max_fpr"] == 0.2
     page.wait_for_function(
@@ -117,7 +120,7 @@ def test_studio_in_jupyterlab(studio_page, shot):
     assert page.blocked_requests == [], f"the page tried the network: {page.blocked_requests[:5]}"
     shot(page, "rendered")
 
-    # -- drag the FPR slider: card and both charts change, in place ----------------------------------------
+    # -- drag the FPR slider: card and both charts change, in place --------------------------------
     slider_value_at(page, "sw-max-fpr", 0.05)
     wait_kernel(k, "studio.spec.max_fpr is not None and studio.spec.max_fpr < 0.1")
     dragged = settle(page, k)
@@ -140,7 +143,7 @@ def test_studio_in_jupyterlab(studio_page, shot):
     assert roc1["updates"] > roc0["updates"] and path1["updates"] > path0["updates"]
     shot(page, "dragged")
 
-    # -- a storm of 30 rapid moves ends on the last position ------------------------------------------------
+    # -- a storm of 30 rapid moves ends on the last position ---------------------------------------
     start = k.value("studio.spec.max_fpr")
     runs_before = k.value("studio.controller._scheduler.runs")
     page.locator(".sw-max-fpr .noUi-handle").first.focus()
@@ -162,7 +165,7 @@ def test_studio_in_jupyterlab(studio_page, shot):
     )
     shot(page, "storm")
 
-    # -- click a frontier point: its card loads (from the cache) -----------------------------------------------
+    # -- click a frontier point: its card loads (from the cache) -----------------------------------
     page.wait_for_function(
         """() => [...document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path')]
         .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key).length >= 3""",
@@ -171,8 +174,9 @@ def test_studio_in_jupyterlab(studio_page, shot):
     cap = page.evaluate(
         """current => {
         const pts = [...document.querySelectorAll('.sw-roc svg g.mark-symbol.role-mark path')]
-            .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key && p.__data__.datum.cap !== null
-                         && p.__data__.datum.size > 0 && Math.abs(p.__data__.datum.cap - current) > 1e-9)
+            .filter(p => p.__data__ && p.__data__.datum && p.__data__.datum.key
+                         && p.__data__.datum.cap !== null && p.__data__.datum.size > 0
+                         && Math.abs(p.__data__.datum.cap - current) > 1e-9)
             .sort((a, b) => b.__data__.datum.cap - a.__data__.datum.cap);
         const p = pts[0];
         p.dispatchEvent(new MouseEvent('click', {bubbles: true}));
@@ -187,7 +191,7 @@ def test_studio_in_jupyterlab(studio_page, shot):
     assert k.value("studio.fpr_slider.value") == pytest.approx(cap)
     shot(page, "frontier-click")
 
-    # -- edit a point: re-evaluated at once, marked edited, its cost shown ------------------------------------
+    # -- edit a point: re-evaluated at once, marked edited, its cost shown -------------------------
     used = [n for n, v in clicked["points"].items() if v != 0]
     name = used[0]
     new_value = (
@@ -202,7 +206,7 @@ def test_studio_in_jupyterlab(studio_page, shot):
     assert page.locator(".sw-card-view .sw-cost").inner_text().startswith("edit vs ")
     shot(page, "edited")
 
-    # -- lock it: the next solve keeps it --------------------------------------------------------------------
+    # -- lock it: the next solve keeps it ----------------------------------------------------------
     page.locator(f".sw-card-view tr[data-feature='{name}'] button.sw-lock").click()
     wait_kernel(k, f"studio.spec.lock == {{{name!r}: {new_value}}}")
     locked = settle(page, k)
@@ -213,14 +217,14 @@ def test_studio_in_jupyterlab(studio_page, shot):
     )
     shot(page, "locked")
 
-    # -- undo: back to the edited card ------------------------------------------------------------------------
+    # -- undo: back to the edited card -------------------------------------------------------------
     page.locator("button.sw-undo").click()
     wait_kernel(k, "studio.spec.lock == {}")
     undone = settle(page, k)
     assert undone["card_status"] == "edited" and undone["points"] == edited["points"]
     shot(page, "undone")
 
-    # -- export, and reload from the line the studio shows --------------------------------------------------
+    # -- export, and reload from the line the studio shows -----------------------------------------
     path_box = page.locator(".sw-export-path input")
     path_box.fill("exported_card.json")
     page.wait_for_timeout(300)
@@ -240,7 +244,7 @@ def test_studio_in_jupyterlab(studio_page, shot):
     page.wait_for_selector(".jp-OutputArea-output:has-text('reloaded True edited')", timeout=60_000)
     shot(page, "exported-and-reloaded")
 
-    # -- closing the studio leaves no thread behind -----------------------------------------------------------
+    # -- closing the studio leaves no thread behind ------------------------------------------------
     ours = (
         "[t.name for t in threading.enumerate() if t.is_alive() and "
         "(getattr(getattr(t, '_target', None), '__module__', '') or '').startswith('slimwidgets')]"

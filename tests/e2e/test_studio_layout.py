@@ -1,9 +1,9 @@
 """The card first, at every width: the studio's layout in JupyterLab 4 and Notebook 7.
 
 At 800, 1000, 1280 and 1600 px of window width (JupyterLab with its file browser open, and
-closed; Notebook 7 as it opens), for a studio with held-out rows, the status line and the whole card (points,
-locks, threshold, metrics) lie inside the visible notebook area with no horizontal scrolling
-anywhere around them; the card comes first (top left); the feature panel's header stays in
+closed; Notebook 7 as it opens), for a studio with held-out rows, the status line and the whole card
+(points, locks, threshold, metrics) lie inside the visible notebook area with no horizontal
+scrolling anywhere around them; the card comes first (top left); the feature panel's header stays in
 view while the panel scrolls; every feature name that is cut carries its full text on hover.
 A screenshot of each width goes to test-artifacts/e2e/ (look at them).
 """
@@ -27,27 +27,37 @@ studio"""
 
 # What the page shows, measured in the browser (all rectangles in viewport pixels).
 MEASURE = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const area = document.querySelector('.jp-NotebookPanel-notebook');
   const card = document.querySelector('.sw-card-view');
   const a = box(area);
-  const name = (e) => (e.className && e.className.baseVal === undefined ? e.className : e.tagName) + ' ' + (e.dataset.feature || '');
-  const parts = [...card.querySelectorAll('.sw-status, .sw-rule, .sw-threshold, input.sw-points, button.sw-lock, .sw-name, .sw-metrics, .sw-spec')];
-  const outside = parts.filter((p) => { const b = box(p); return b.left < a.left - 0.5 || b.right > a.right + 0.5
-                                                             || b.top < a.top - 0.5 || b.bottom > a.bottom + 0.5; })
+  const name = (e) => (e.className && e.className.baseVal === undefined ? e.className : e.tagName)
+                      + ' ' + (e.dataset.feature || '');
+  const parts = [...card.querySelectorAll('.sw-status, .sw-rule, .sw-threshold, input.sw-points, '
+                                          + 'button.sw-lock, .sw-name, .sw-metrics, .sw-spec')];
+  const outside = parts.filter((p) => {
+                         const b = box(p);
+                         return b.left < a.left - 0.5 || b.right > a.right + 0.5
+                                || b.top < a.top - 0.5 || b.bottom > a.bottom + 0.5;
+                       })
                        .map((p) => ({part: name(p), box: box(p)}));
   // every box from the studio up to the notebook's scroller: none may scroll sideways
   const scrolling = [];
   for (let e = card; e && e !== area.parentElement; e = e.parentElement) {
     const style = getComputedStyle(e);
-    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+    if (e.scrollWidth > e.clientWidth + 1
+        && !['visible', 'hidden', 'clip'].includes(style.overflowX))
       scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
   }
   const first = (sel) => { const e = document.querySelector(sel); return e ? box(e) : null; };
   const cut = [...document.querySelectorAll('.sw-features .sw-fname')]
     .filter((e) => e.scrollWidth > e.clientWidth + 1)
     .map((e) => ({text: e.textContent, title: e.getAttribute('title')}));
-  const untitled = [...card.querySelectorAll('.sw-name')].filter((e) => !e.getAttribute('title')).length;
+  const untitled = [...card.querySelectorAll('.sw-name')]
+    .filter((e) => !e.getAttribute('title')).length;
   return {area: a, card: box(card), outside, scrolling, cut, untitled, parts: parts.length,
           roc: first('.sw-roc'), controls: first('.sw-controls'), features: first('.sw-features'),
           studioWidth: document.querySelector('.sw-studio').getBoundingClientRect().width};
@@ -57,10 +67,13 @@ MEASURE = """() => {
 STICKY = """() => {
   const panel = document.querySelector('.sw-features');
   panel.scrollTop = 120;
-  const heads = [...panel.querySelectorAll('.sw-fhead')].filter((h) => h.getBoundingClientRect().height > 0);
+  const heads = [...panel.querySelectorAll('.sw-fhead')]
+    .filter((h) => h.getBoundingClientRect().height > 0);
   const p = panel.getBoundingClientRect();
-  const out = {scrolled: panel.scrollTop, headTops: heads.map((h) => h.getBoundingClientRect().top), panelTop: p.top,
-               canScroll: panel.scrollHeight > panel.clientHeight, heads: heads.map((h) => h.textContent)};
+  const out = {scrolled: panel.scrollTop,
+               headTops: heads.map((h) => h.getBoundingClientRect().top), panelTop: p.top,
+               canScroll: panel.scrollHeight > panel.clientHeight,
+               heads: heads.map((h) => h.textContent)};
   panel.scrollTop = 0;
   return out;
 }"""
@@ -141,7 +154,8 @@ def test_card_first_at_every_width(lab, page, kernel_for, shot):
                 page.set_viewport_size({"width": width, "height": HEIGHT})
                 label = f"{lab.app}-{width}" + (f"-panel-{panel}" if panel else "")
                 seen[label] = check_width(page, shot, label)
-        # at the narrowest the names are cut (with their full text on hover); the card itself wraps them
+        # at the narrowest the names are cut (with their full text on hover);
+        # the card itself wraps them
         narrow = seen[f"{lab.app}-800" + ("-panel-open" if lab.app == "lab" else "")]
         assert narrow["studioWidth"] < 700, (
             f"the 800 px case did not test a narrow notebook: {narrow['studioWidth']}"
@@ -163,11 +177,15 @@ studio"""
 # Where the status line, the rules in use, the figures and the alternatives' heading lie, with
 # the studio scrolled to its top, against the visible notebook area (viewport pixels).
 IN_VIEW = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook, .jp-Notebook'));
   const view = document.querySelector('.sw-card-view');
   const parts = {status: view.querySelector('.sw-status'), rule: view.querySelector('.sw-rule'),
-                 figures: view.querySelector('.sw-metrics'), fold: view.querySelector('button.sw-fold'),
+                 figures: view.querySelector('.sw-metrics'),
+                 fold: view.querySelector('button.sw-fold'),
                  alternatives: document.querySelector('.sw-alts-head')};
   const rows = [...view.querySelectorAll('tbody tr')];
   const shown = rows.filter((r) => r.getBoundingClientRect().height > 0);

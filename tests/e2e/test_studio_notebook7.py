@@ -1,4 +1,5 @@
-"""The studio in Jupyter Notebook 7 (the `notebook` package, not JupyterLab), headless Chromium, network off.
+"""The studio in Jupyter Notebook 7 (the `notebook` package, not JupyterLab),
+headless Chromium, network off.
 
 A user's first minute: open a notebook that builds the studio on the demo data, run it,
 see the card table and both charts drawn, move the max-FPR slider with one key press, see
@@ -36,7 +37,8 @@ studio = Studio(X, y, max_fpr=0.2, time_limit=1.0)
 studio"""
 
 SETTLED = "not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"
-TRUTH = """{'status': studio.status, 'state': studio.controller.status.state, 'max_fpr': studio.spec.max_fpr,
+TRUTH = """{'status': studio.status, 'state': studio.controller.status.state,
+    'max_fpr': studio.spec.max_fpr,
     'points': dict(zip(studio.scoring_system.feature_names, studio.scoring_system.coefficients)),
     'threshold': studio.scoring_system.threshold}"""
 # Notebook 7.x's own keyboard-shortcut settings plugin throws this while the page boots
@@ -49,14 +51,16 @@ NOTEBOOK_BOOT_ERROR = (
 
 @pytest.fixture
 def lab(tmp_path_factory, chromium_path, request):
-    """Jupyter Notebook 7 on 127.0.0.1, a free port, no token, in a temporary folder; its log per test."""
+    """Jupyter Notebook 7 on 127.0.0.1, a free port, no token, in a temporary
+    folder; its log per test."""
     try:
         from notebook import __version__ as version
     except ImportError:
         version = None
     if version is None or int(version.split(".")[0]) < 7:
         pytest.fail(
-            f"Jupyter Notebook 7 is not installed (found {version}): `python -m pip install 'notebook>=7'`",
+            f"Jupyter Notebook 7 is not installed (found {version}): `python -m pip install "
+            "'notebook>=7'`",
             pytrace=False,
         )
     for module in ("anywidget", "playwright", "websocket"):
@@ -76,7 +80,8 @@ def lab(tmp_path_factory, chromium_path, request):
 
 
 def open_and_run(lab, page, kernel_for, cell: str, *more: str):
-    """Open a notebook of ``cell`` (and ``more`` cells) in Notebook 7, wait for its kernel, run the first cell;
+    """Open a notebook of ``cell`` (and ``more`` cells) in Notebook 7, wait for its
+    kernel, run the first cell;
     return the kernel client."""
     (lab.root / NOTEBOOK).write_text(json.dumps(notebook([cell, *more])))
     page.goto(lab.notebook_url(NOTEBOOK))
@@ -95,14 +100,16 @@ def open_and_run(lab, page, kernel_for, cell: str, *more: str):
 
 
 def settled_card(page, k, timeout: float = 60) -> dict:
-    """Wait for the kernel to settle and the page to show its card; check they agree and return it."""
+    """Wait for the kernel to settle and the page to show its card; check
+    they agree and return it."""
     end = time.monotonic() + timeout
     while not k.value(SETTLED):
         assert time.monotonic() < end, "the studio did not settle"
         time.sleep(0.1)
     truth = k.value(TRUTH)
     page.wait_for_function(
-        "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && s.textContent === t; }",
+        "t => { const s = document.querySelector('.sw-card-view .sw-status-text'); return s && "
+        "s.textContent === t; }",
         arg=truth["status"],
         timeout=20_000,
     )
@@ -133,7 +140,7 @@ def test_studio_in_notebook7(lab, page, kernel_for, shot):
     ] = []  # with their stacks, to tell Notebook's own boot error from the studio's
     page.on("pageerror", lambda exc: page_errors.append(f"{exc}\n{exc.stack}"))
 
-    # -- Notebook 7 opens the notebook, runs the cell: the card table and both charts are drawn, offline ----
+    # -- Notebook 7 opens the notebook, runs the cell: the card and both charts drawn, offline ---
     k = open_and_run(lab, page, kernel_for, CELL)
     kernel_pid = k.value("__import__('os').getpid()")
     page.wait_for_selector(
@@ -155,7 +162,7 @@ def test_studio_in_notebook7(lab, page, kernel_for, shot):
     assert page.locator(".sw-max-fpr .widget-readout").inner_text() == "20%"
     shot(page, "rendered")
 
-    # -- one key press on the max-FPR slider (PageDown: 5 steps), 20 % -> 15 %: the card is re-solved ----------
+    # -- one key press on the max-FPR slider (PageDown: 5 steps), 20 % -> 15 %: card re-solved --
     page.locator(".sw-max-fpr .noUi-handle").first.focus()
     page.keyboard.press("PageDown")
     end = time.monotonic() + 30
@@ -175,7 +182,7 @@ def test_studio_in_notebook7(lab, page, kernel_for, shot):
     errors = [e for e in page_errors if not all(part in e for part in NOTEBOOK_BOOT_ERROR)]
     assert errors == [], errors
 
-    # -- close the studio: no solver thread left, its views leave the page ---------------------------------
+    # -- close the studio: no solver thread left, its views leave the page -------------------------
     ours = (
         "[t.name for t in threading.enumerate() if t.is_alive() and "
         "(getattr(getattr(t, '_target', None), '__module__', '') or '').startswith('slimwidgets')]"
@@ -187,7 +194,7 @@ def test_studio_in_notebook7(lab, page, kernel_for, shot):
     assert left == [], f"threads left running after close: {left}"
     page.wait_for_selector(".sw-studio", state="detached", timeout=10_000)
 
-    # -- shut the server down: it exits and takes the kernel with it ----------------------------------------
+    # -- shut the server down: it exits and takes the kernel with it -------------------------------
     assert lab.shutdown() == 0, f"the server did not exit cleanly; see {lab.log}"
     end = time.monotonic() + 10
     while not gone(kernel_pid):
@@ -226,7 +233,7 @@ def test_arrow_keys_move_the_fpr_slider(lab, page, kernel_for, shot):
         handle.focus()  # its cell becomes the active one, in command mode
         assert active_cell(page) == 0
 
-        # -- ArrowLeft: one step, 20 % -> 19 %, and the card is re-solved for it ----------------------------
+        # -- ArrowLeft: one step, 20 % -> 19 %, and the card is re-solved for it -------------------
         page.keyboard.press("ArrowLeft")
         wait_value(k, "studio.fpr_slider.value", 0.19, "ArrowLeft did not move the max-FPR slider")
         wait_value(k, "studio.spec.max_fpr", 0.19, "the slider moved but the spec did not follow")
@@ -234,7 +241,7 @@ def test_arrow_keys_move_the_fpr_slider(lab, page, kernel_for, shot):
         assert "max FPR 19 %" in moved["spec"], moved["spec"]
         assert page.locator(".sw-max-fpr .widget-readout").inner_text() == "19%"
 
-        # -- the other three: +1 +1 +1 -1 step, 19 % -> 21 % (a swallowed key would leave another value) --------
+        # -- the other three: +1 +1 +1 -1 step, 19 % -> 21 % (a swallowed key leaves another) --
         for key in ("ArrowRight", "ArrowUp", "ArrowUp", "ArrowDown"):
             page.keyboard.press(key)
         wait_value(
@@ -245,11 +252,12 @@ def test_arrow_keys_move_the_fpr_slider(lab, page, kernel_for, shot):
         assert "max FPR 21 %" in moved["spec"], moved["spec"]
         assert page.locator(".sw-max-fpr .widget-readout").inner_text() == "21%"
         assert k.value("studio.history[-1].spec.max_fpr") == pytest.approx(0.21)
-        # none of the keys ran a notebook command (the last one, ArrowDown, would have activated the second cell)
+        # none of the keys ran a notebook command (the last one, ArrowDown, would have activated the
+        # second cell)
         assert active_cell(page) == 0
         shot(page, "arrow-keys-21")
 
-        # -- outside the slider the arrow keys are still the notebook's: ArrowDown goes to the next cell ------
+        # -- outside the slider the arrow keys stay the notebook's: ArrowDown goes to the next cell
         page.locator(".jp-Notebook .jp-Cell").nth(
             0
         ).focus()  # the active cell itself, in command mode

@@ -15,13 +15,17 @@ CELL = """\
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets import Studio
 X, y = load_demo(n_features=5)
-studio = Studio(X, y, max_fpr=0.2, margin=0.5, max_size=3, coef_range=(-5, 5), time_limit=1.0, frontier=False,
+studio = Studio(X, y, max_fpr=0.2, margin=0.5, max_size=3, coef_range=(-5, 5), time_limit=1.0,
+                frontier=False,
                 holdout=0.25, random_state=0)
 studio"""
 
 # Where the risk table and the ROC chart lie once each is scrolled into view (viewport pixels).
 PLACE = """(sel) => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
   const node = document.querySelector(sel);
   node.scrollIntoView({block: 'start'});
@@ -29,10 +33,12 @@ PLACE = """(sel) => {
   const scrolling = [];
   const check = (e) => {
     const style = getComputedStyle(e);
-    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+    if (e.scrollWidth > e.clientWidth + 1
+        && !['visible', 'hidden', 'clip'].includes(style.overflowX))
       scrolling.push({part: e.className, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth});
   };
-  for (let e = node; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) check(e);
+  for (let e = node; e && !e.classList.contains('jp-NotebookPanel-notebook');
+       e = e.parentElement) check(e);
   node.querySelectorAll('*').forEach(check);  // inside it too: a table that scrolls in its own box
   return {area, box: b, scrolling};
 }"""
@@ -112,21 +118,27 @@ PATH_CELL = """\
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets import Studio
 X, y = load_demo(n_features=6)
-studio = Studio(X, y, loss="logistic", time_limit=1.0, max_path_size=4, alternatives=False, holdout=0.25,
+studio = Studio(X, y, loss="logistic", time_limit=1.0, max_path_size=4, alternatives=False,
+                holdout=0.25,
                 random_state=0)
 studio"""
 
-# every text of a chart (axis labels and titles, legend) against the chart's own box and the notebook
+# every text of a chart (axis labels and titles, legend) against the
+# chart's own box and the notebook
 TEXTS = """(sel) => {
   const node = document.querySelector(sel);
   node.scrollIntoView({block: 'start'});
   const svg = node.querySelector('svg');
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
   const chart = box(svg);
   const out = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim())
     .map((t) => ({text: t.textContent, ...box(t)}))
-    .filter((t) => t.left < Math.max(chart.left, area.left) - 0.5 || t.right > Math.min(chart.right, area.right) + 0.5
+    .filter((t) => t.left < Math.max(chart.left, area.left) - 0.5 ||
+            t.right > Math.min(chart.right, area.right) + 0.5
                    || t.top < chart.top - 0.5 || t.bottom > chart.bottom + 0.5);
   const labels = [...svg.querySelectorAll('.role-axis-label text')].map((t) => t.textContent);
   return {chart, area, out, labels};

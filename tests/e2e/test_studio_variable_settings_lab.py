@@ -14,7 +14,8 @@ NOTEBOOK = "variable_settings.ipynb"
 CELL = (
     RAW_TABLE
     + """\
-studio = Studio(X, y, max_size=4, cuts={"age": [50, 60], "bmi": [25, 30]}, time_limit=5.0, frontier=False,
+studio = Studio(X, y, max_size=4, cuts={"age": [50, 60], "bmi": [25, 30]}, time_limit=5.0,
+                frontier=False,
                 alternatives=False)
 studio"""
 )
@@ -25,11 +26,15 @@ MONOTONE = ".sw-cuts-view .sw-cutvar[data-variable='age'] select.sw-cut-monotone
 
 # The caps' boxes against the notebook's visible area (viewport pixels).
 MEASURE = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
   const parts = [...document.querySelectorAll('.sw-variable-caps input, .sw-variable-caps label, ' +
                                               '.sw-cut-settings select.sw-cut-monotone')];
-  const outside = parts.filter((p) => { const b = box(p); return b.left < area.left - 0.5 || b.right > area.right + 0.5; })
+  const outside = parts.filter((p) => { const b = box(p); return b.left < area.left - 0.5 ||
+                                        b.right > area.right + 0.5; })
                        .map((p) => ({part: p.className, box: box(p)}));
   const label = document.querySelector('.sw-max-variables label');
   const clipped = label ? label.scrollWidth > label.clientWidth + 1 : true;
@@ -39,7 +44,8 @@ MEASURE = """() => {
 
 def card_variables(page) -> list[str]:
     return page.evaluate(
-        "() => [...document.querySelectorAll('.sw-card-view tr.sw-var-row')].map((r) => r.dataset.variable)"
+        "() => [...document.querySelectorAll('.sw-card-view tr.sw-var-row')].map((r) => "
+        "r.dataset.variable)"
     )
 
 
@@ -57,7 +63,8 @@ def test_a_user_caps_the_variables_and_makes_age_decreasing(lab, page, kernel_fo
         page.fill(VARS, "1")
         page.press(VARS, "Enter")
         page.wait_for_function(
-            "() => (document.querySelector('.sw-card-view .sw-spec') || {}).textContent?.includes('variables \u2264 1')",
+            "() => (document.querySelector('.sw-card-view .sw-spec') || "
+            "{}).textContent?.includes('variables \u2264 1')",
             timeout=60_000,
         )
         assert k.value("studio.wait(180)")
@@ -90,7 +97,8 @@ def test_a_user_caps_the_variables_and_makes_age_decreasing(lab, page, kernel_fo
         )  # age rises on the free card
         page.select_option(MONOTONE, "decreasing")
         page.wait_for_function(
-            "() => (document.querySelector('.sw-card-view .sw-spec') || {}).textContent?.includes('monotone')",
+            "() => (document.querySelector('.sw-card-view .sw-spec') || "
+            "{}).textContent?.includes('monotone')",
             timeout=60_000,
         )
         assert k.value("studio.wait(180)")

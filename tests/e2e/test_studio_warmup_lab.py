@@ -15,7 +15,8 @@ from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, side_panel
 
 CELL = """\
 import os, tempfile
-os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cold-")  # this kernel compiles everything once
+# this kernel compiles everything once
+os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cold-")
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets import Studio
 X, y = load_demo()
@@ -33,7 +34,10 @@ SEARCH_LINE = re.compile(
 
 # the status line against the notebook's visible area, and anything around it that scrolls sideways
 STATUS = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
   const line = document.querySelector('.sw-card-view .sw-status');
   line.scrollIntoView({block: 'center'});
@@ -41,7 +45,8 @@ STATUS = """() => {
   const scrolling = [];
   for (let e = text; e && !e.classList.contains('jp-NotebookPanel-notebook'); e = e.parentElement) {
     const style = getComputedStyle(e);
-    if (e.scrollWidth > e.clientWidth + 1 && !['visible', 'hidden', 'clip'].includes(style.overflowX))
+    if (e.scrollWidth > e.clientWidth + 1
+        && !['visible', 'hidden', 'clip'].includes(style.overflowX))
       scrolling.push(e.className);
   }
   const cut = text.scrollWidth > text.clientWidth + 1 || text.scrollHeight > text.clientHeight + 1;
@@ -95,13 +100,14 @@ def test_the_compile_progress_is_said_whole_at_every_width(lab, page, kernel_for
         end = time.monotonic() + 600
         while not k.value("studio.wait(1)"):
             assert time.monotonic() < end, "the first decision card did not settle"
-        # the solve's own clock started when the compile ended, and its card took no longer than its limit
+        # the solve's own clock started when the compile ended, and its card
+        # took no longer than its limit
         said = k.value("lines")
         compiled = max(t for t, text, _ in said if "getting the search ready" in text)
         solving = [started for t, text, started in said if text == "solving…" and t >= compiled]
         assert solving and solving[0] >= compiled, said
-        # the limit is 5 s; the compile (20-30 s when cold) is not in it: the margin is for a busy machine,
-        # whose overruns of a limit are seconds, not the compile's tens of seconds
+        # the limit is 5 s; the compile (20-30 s when cold) is not in it: the margin is for a busy
+        # machine, whose overruns of a limit are seconds, not the compile's tens of seconds
         assert k.value("studio.controller.card.solve_time") <= 5.0 + 10.0
         if not k.value("studio.controller._warmup.busy"):
             k.run(

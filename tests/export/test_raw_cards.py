@@ -1,4 +1,5 @@
-"""A card fit on a raw table applies itself to raw rows, identically in predict, SQL, Python and JSON."""
+"""A card fit on a raw table applies itself to raw rows, identically in
+predict, SQL, Python and JSON."""
 
 import json
 import sqlite3

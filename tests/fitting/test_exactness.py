@@ -165,7 +165,8 @@ def test_tpr_floor_gives_the_most_specific_card(seed, solver, zero_score):
 @pytest.mark.seeds(12)
 def test_default_C0_under_a_size_cap_loses_no_accuracy(seed, solver, zero_score):
     """With max_size the default C0 counts only the features a card can use (a larger C0,
-    still below one error for all of them): the most accurate card of that size, then the sparsest."""
+    still below one error for all of them): the most accurate card of that
+    size, then the sparsest."""
     X, y, names = tiny_problem(150 + seed, n_features=3)
     spec = sw.make_spec(
         max_size=1 + seed % 2, solver=spec_solver(solver), zero_score=zero_score, **BOX
@@ -355,7 +356,8 @@ def test_what_a_proof_by_size_reports_while_its_walk_runs_is_a_valid_bound(seed,
     assert np.mean(row_errors(total, y, zero_score)) + 0.01 * np.count_nonzero(
         result.coefficients
     ) == pytest.approx(best, abs=1e-12)
-    # the objective adds a tie-break below one loss step (epsilon per point): bounds are in its units
+    # the objective adds a tie-break below one loss step (epsilon per
+    # point): bounds are in its units
     assert all(b <= result.objective + 1e-12 for b in told)
 
 

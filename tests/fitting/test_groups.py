@@ -1,4 +1,5 @@
-"""Group constraints (issue 22): per-group caps and gaps, exact against brute force on every path."""
+"""Group constraints (issue 22): per-group caps and gaps, exact against
+brute force on every path."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The bar of a fit that outlives a couple of seconds: the best card so far, what is proven, the time
+"""The bar of a fit that outlives a couple of seconds: the best card so
+far, what is proven, the time
 left; in a notebook or a terminal, not in a script writing to a file or a pipe unless asked; it ends
 on the card's status. The clock is faked where the bar's timing matters; the terminal is a real
 pseudo-terminal (``pty``), the fits are real."""

@@ -1,4 +1,5 @@
-"""Exactness from raw tables: the card fit on a raw table is the best card over its rules, by brute force."""
+"""Exactness from raw tables: the card fit on a raw table is the best card over its
+rules, by brute force."""
 
 from __future__ import annotations
 

@@ -172,7 +172,8 @@ def test_predict_proba_json_and_every_export_carry_the_predicted_risk(tmp_path):
         again.multiplier == card.multiplier and again.family == "risk" and again.risk == card.risk
     )
     np.testing.assert_array_equal(again.predict_proba(X).to_numpy(), proba.to_numpy())
-    # the risk table: observed rate with its interval beside the predicted risk, in every document format
+    # the risk table: observed rate with its interval beside the predicted
+    # risk, in every document format
     scores = [row[0] for row in card.risk]
     predicted = card.predicted_risk(scores)
     for text in (card.to_text(), card.to_markdown(), card.to_html(), card.to_latex()):

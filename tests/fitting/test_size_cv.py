@@ -1,4 +1,5 @@
-"""The card's size chosen by cross-validation (``size_cv``): the default for a raw table given no size."""
+"""The card's size chosen by cross-validation (``size_cv``): the default for a
+raw table given no size."""
 
 from __future__ import annotations
 
@@ -78,7 +79,8 @@ def test_a_raw_table_given_no_size_gets_its_size_by_5_fold_cv_and_says_so(defaul
 
 def test_the_held_out_errors_are_those_of_folds_fit_on_their_own(default_card):
     """Recomputed outside: the same stratified folds (seed 0), the same rules, one exact fit per
-    fold and size (each proven optimal, so its start does not matter), scored on the held-out rows."""
+    fold and size (each proven optimal, so its start does not matter),
+    scored on the held-out rows."""
     X, y, card = default_card
     rules = RuleBuilder(n_cuts=card.details["size_cv"]["n_cuts"]).fit_transform(X)
     folds = list(StratifiedKFold(5, shuffle=True, random_state=size_cv.SEED).split(rules, y))

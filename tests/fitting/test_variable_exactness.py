@@ -176,7 +176,7 @@ def test_without_variables_max_variables_is_max_size():
     assert one.objective == pytest.approx(two.objective, abs=1e-12)
 
 
-# -- risk cards --------------------------------------------------------------------------------------
+# -- risk cards ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("solver", ["highs", "enumerate"])
 @pytest.mark.seeds(10)
 @pytest.mark.slow

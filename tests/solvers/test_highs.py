@@ -55,7 +55,8 @@ def _exact_best(X, y, names, spec, form) -> float:
 
 @pytest.mark.seeds(6)
 def test_the_tolerances_leave_no_row_switched_off(seed):
-    """delta + M tau stays below half the margin: a z_i HiGHS takes as 0 cannot make a wrong row right."""
+    """delta + M tau stays below half the margin: a z_i HiGHS takes as 0 cannot
+    make a wrong row right."""
     _, _, _, _, form = _ill_scaled(seed, "positive")
     tau = row_tolerance(form)
     big_m = form.value[form.extra["big_m"][3]].max()

@@ -115,7 +115,8 @@ def test_the_shifted_path_runs_on_typical_binary_data():
 def test_coordinate_moves_on_heart_are_those_of_the_plain_kernel(paper_data):
     """heart has two real-valued columns: with points on them the scores are not integers, and
     the binary rules' moves still take the shifted path; every move (value, intercept, total up
-    to the order of a sum) is the plain kernel's, on cards that use the real-valued columns or not."""
+    to the order of a sum) is the plain kernel's, on cards that use the
+    real-valued columns or not."""
     import slimwidgets as sw
     from slimwidgets.core.data import prepare_data
     from slimwidgets.core.formulation import build_formulation

@@ -63,7 +63,8 @@ def user_rate(card, X, y, weights, spec) -> float:
 
 
 def solved(seed: int):
-    """(best rate, formulation, every feasible card) of ``capped_problem(seed)``; best None: no card."""
+    """(best rate, formulation, every feasible card) of
+    ``capped_problem(seed)``; best None: no card."""
     X, y, names, weights, spec = capped_problem(seed)
     best = brute_best(X, y, names, weights, spec)
     data = prepare_data(X, y, feature_names=names, sample_weight=weights, warn=False)

@@ -310,7 +310,7 @@ def test_rows_merged_by_their_values_keep_every_cards_loss(seed):
         assert merged == pytest.approx(every_row, rel=1e-12)
 
 
-def test_the_ranks_of_values_are_numpys_unique_inverse_with_two_valued_columns_read_without_a_sort():
+def test_the_ranks_of_values_are_numpys_unique_inverse_two_valued_columns_read_without_a_sort():
     rng = np.random.default_rng(0)
     X = np.column_stack(
         [

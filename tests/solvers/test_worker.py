@@ -1,4 +1,5 @@
-"""Cancellable HiGHS solves run in a child process that can be killed (slimwidgets.solvers.worker)."""
+"""Cancellable HiGHS solves run in a child process that can be killed
+(slimwidgets.solvers.worker)."""
 
 from __future__ import annotations
 
@@ -144,7 +145,8 @@ def test_a_child_stopped_for_its_time_limit_reports_time_limit(monkeypatch):
 
 
 def test_a_script_without_a_main_guard_is_not_run_again():
-    """The child is `python -m slimwidgets.solvers.worker`: it never imports the caller's script (spawn
+    """The child is `python -m slimwidgets.solvers.worker`: it never imports
+    the caller's script (spawn
     would re-run a script that lacks `if __name__ == "__main__"`)."""
     script = textwrap.dedent("""
         import threading
@@ -152,7 +154,8 @@ def test_a_script_without_a_main_guard_is_not_run_again():
         import slimwidgets as sw
         print("script ran", flush=True)
         rng = np.random.default_rng(0)
-        X = rng.integers(0, 2, size=(200, 10)); y = (X[:, 0] + X[:, 1] + rng.normal(0, 1, 200) > 1).astype(int)
+        X = rng.integers(0, 2, size=(200, 10))
+        y = (X[:, 0] + X[:, 1] + rng.normal(0, 1, 200) > 1).astype(int)
         card = sw.fit(X, y, C0=0.002, time_limit=1.0, cancel=threading.Event())
         print("fitted", card.status, flush=True)
     """)
@@ -219,7 +222,8 @@ def test_a_child_killed_under_its_solve_keeps_its_card_and_a_new_child_starts():
 
 
 class _StubClock:
-    """``time`` for solvers/worker.py: each look at perf_counter or monotonic moves it on by 0.01 s."""
+    """``time`` for solvers/worker.py: each look at perf_counter or monotonic
+    moves it on by 0.01 s."""
 
     def __init__(self):
         self.now = 0.0

@@ -1,4 +1,5 @@
-"""rounded_logistic: the rounding is what it says, and SLIM never does worse on its own objective."""
+"""rounded_logistic: the rounding is what it says, and SLIM never does
+worse on its own objective."""
 
 import warnings
 

@@ -342,7 +342,7 @@ def test_docstring_examples_run():
     assert result.attempted > 0 and result.failed == 0
 
 
-# -- scikit-learn's estimator checks -----------------------------------------------------------------
+# -- scikit-learn's estimator checks ---------------------------------------------------------------
 # The checks fit on small random real-valued data (up to 300 rows, 10 features),
 # often pure noise, where proving a SLIM card optimal can take long: with the
 # default box (-10..10) a noise set of 56 rows x 10 features runs into any

@@ -1,5 +1,6 @@
 """SLIMClassifier's parameters are the options table's estimator rows (plus its own, ``OWN``):
-scikit-learn reads them from ``__init__``'s signature, so they are written there and checked here."""
+scikit-learn reads them from ``__init__``'s signature, so they are written
+there and checked here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every figure of sw.validate against an independent computation: scikit-learn, SciPy, statsmodels."""
+"""Every figure of sw.validate against an independent computation:
+scikit-learn, SciPy, statsmodels."""
 
 from __future__ import annotations
 

@@ -131,7 +131,7 @@ def test_pilm_tier_steps_and_epsilon_in_the_formulation():
     assert found.objective == pytest.approx(form.objective_of(found.coefficients, found.intercept))
 
 
-# -- M-of-N rule tables ------------------------------------------------------------------------------
+# -- M-of-N rule tables ----------------------------------------------------------------------------
 def m_of_n_brute(X, y, C0):
     """min over rule subsets S and M of: error of "at least M of S" + C0 |S|."""
     X = np.asarray(X)
@@ -313,7 +313,7 @@ def test_tilm_on_haberman_keeps_rules_per_feature_and_signs(paper_data):
     assert card.metrics(B, y).error < 0.265  # better than always predicting survival (26.5 % die)
 
 
-# -- checks, validation, JSON ---------------------------------------------------------------------------
+# -- checks, validation, JSON ----------------------------------------------------------------------
 def test_check_card_catches_every_new_violation():
     X = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 0]])
     y = np.array([1, 1, -1, -1])
@@ -441,7 +441,8 @@ def test_new_spec_options_round_trip_through_json():
     again = ScoringSystem.from_json(card.to_json())
     assert again.spec.key() == spec.key() and again.family == "tilm"
     assert again.predict(X).tolist() == card.predict(X).tolist()
-    # a plain spec serializes without any of the new keys (old readers, caches and checksums unchanged)
+    # a plain spec serializes without any of the new keys (old readers,
+    # caches and checksums unchanged)
     plain = sw.make_spec(max_size=3).to_dict()
     assert not {
         "tiers",

@@ -1,4 +1,5 @@
-"""ROC frontier and size path: exactness against brute force, cache, warm start, joblib, rows for failures."""
+"""ROC frontier and size path: exactness against brute force, cache, warm start,
+joblib, rows for failures."""
 
 import threading
 

@@ -19,7 +19,8 @@ def small():
 
 
 def _by_hand(card, X, y, n_boot, seed):
-    """Refit on each bootstrap sample; optimism = mean(AUC on the sample - AUC on the original rows)."""
+    """Refit on each bootstrap sample; optimism = mean(AUC on the sample - AUC
+    on the original rows)."""
     gaps = []
     for s in np.random.SeedSequence(seed).generate_state(n_boot):
         rows = np.random.default_rng(int(s)).integers(0, len(X), len(X))

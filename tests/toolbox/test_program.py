@@ -1,4 +1,5 @@
-"""sw.formulate: the program's variables in PuLP, the user's rows in it (issue 22), against brute force."""
+"""sw.formulate: the program's variables in PuLP, the user's rows in it (issue
+22), against brute force."""
 
 from __future__ import annotations
 
@@ -135,7 +136,8 @@ def test_a_clash_names_the_users_row():
 
 
 def test_the_search_never_calls_a_card_that_breaks_a_row_by_a_fraction_feasible():
-    """A row broken by less than one unit (fractional coefficients) still makes a card infeasible."""
+    """A row broken by less than one unit (fractional coefficients) still
+    makes a card infeasible."""
     X, y = tiny(11)
     prog = sw.formulate(X, y, **BOX)
     extended = prog.with_rows(

@@ -1,4 +1,5 @@
-"""Data reduction (paper sec. 4): the reduced problem has the full problem's optimum; removed rows are fixed."""
+"""Data reduction (paper sec. 4): the reduced problem has the full problem's optimum;
+removed rows are fixed."""
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,8 @@ def small(seed, n=60, p=3):
 
 
 def sides_of(card, X, y):
-    """Each row's side under the card's rule: under the paper's, a zero total is wrong for both classes."""
+    """Each row's side under the card's rule: under the paper's, a zero total is
+    wrong for both classes."""
     total = card.score(X).to_numpy() - card.threshold
     right = card.predicts_positive(total) == (y.to_numpy() == 1)
     if card.zero_score == "error":

@@ -1,4 +1,5 @@
-"""fit_cv (C0 / size chosen on held-out folds), GridSearchCV over SLIMClassifier, balanced class weights.
+"""fit_cv (C0 / size chosen on held-out folds), GridSearchCV over
+SLIMClassifier, balanced class weights.
 
 Every solve here is small and untimed, so it is proven optimal and the choices are reproducible.
 """
@@ -110,7 +111,10 @@ def test_the_cv_figures_show_on_the_card_and_survive_json(tmp_path):
     X, y = noisy_two_feature_data()
     card = fit_cv(X, y, C0=[0.05, None], cv=4)
     cv = card.details["cv"]
-    line = f"CV: test error {100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} (4 folds), chosen C0 ="
+    line = (
+        f"CV: test error {100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} (4 "
+        "folds), chosen C0 ="
+    )
     for text in (
         card.to_text(),
         card.to_html(),
@@ -229,7 +233,8 @@ def python_sigint_handler():
 
 @pytest.mark.usefixtures("python_sigint_handler")
 def test_ctrl_c_stops_the_running_fit_and_closes_the_bar(monkeypatch):
-    """Ctrl-C reaches the main thread while a fit runs: the fit is told to stop, nothing else runs."""
+    """Ctrl-C reaches the main thread while a fit runs: the fit is told to
+    stop, nothing else runs."""
     import _thread
 
     X, y = noisy_two_feature_data()

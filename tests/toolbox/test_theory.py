@@ -1,4 +1,5 @@
-"""Sec. 3 of the paper: the rounding of Theorem 1's proof really keeps the 0-1 loss; counts and formulas."""
+"""Sec. 3 of the paper: the rounding of Theorem 1's proof really keeps the 0-1
+loss; counts and formulas."""
 
 import itertools
 import math

@@ -1,4 +1,5 @@
-"""cross_validate: stratified folds, per-fold metrics recomputed independently, summary, final model."""
+"""cross_validate: stratified folds, per-fold metrics recomputed
+independently, summary, final model."""
 
 import math
 
@@ -91,7 +92,7 @@ def test_weighted_errors_and_validation():
     assert math.isnan(cv.summary.loc["final_size", "std"])
 
 
-# -- datasets.load (kept here because this helper owns no test_datasets.py; move freely) -------------
+# -- datasets.load (kept here because this helper owns no test_datasets.py; move freely) -----------
 from slimwidgets import datasets as ds  # noqa: E402
 
 

@@ -467,7 +467,7 @@ def test_idle_workers_end_by_themselves(small):
     c.close()
 
 
-# -- the widget layer, driven as the front end does ----------------------------------------------------
+# -- the widget layer, driven as the front end does ------------------------------------------------
 
 
 @pytest.fixture
@@ -662,9 +662,10 @@ def test_chart_builders_are_pure_and_split_cleanly():
     assert charts.roc_datasets(nan, None, None, None)["frontier"][0]["cap"] is None
 
 
-# -- issue #10: nothing lost silently ---------------------------------------------------------------------
+# -- issue #10: nothing lost silently --------------------------------------------------------------
 def test_required_features_plan_the_path_from_their_number(small):
-    """Two required features: no false "max_size=1 but 2 features are required", and the path fills in."""
+    """Two required features: no false "max_size=1 but 2 features are required",
+    and the path fills in."""
     c = Controller(*small, time_limit=0.5, fpr_caps=(0.1,), max_path_size=3)
     try:
         settle(c)
@@ -794,7 +795,8 @@ def test_a_penalty_that_changes_nothing_says_so(make):
 
 
 def test_one_edit_is_one_undo_step(make):
-    """Enter in a point cell sends the same edit twice (its own change event, then the browser's on blur):
+    """Enter in a point cell sends the same edit twice (its own change event,
+    then the browser's on blur):
     the second records nothing."""
     c = make()
     settle(c)
@@ -902,7 +904,7 @@ def test_export_into_a_missing_folder_says_so_and_changes_nothing(make, tmp_path
     assert c.card is card and len(c.history) == entries
 
 
-# -- issue #10: held-out truth ------------------------------------------------------------------------
+# -- issue #10: held-out truth ---------------------------------------------------------------------
 def test_validation_figures_next_to_training_figures(small, tmp_path):
     X, y = small
     X_tr, y_tr, X_va, y_va = X.iloc[:400], y.iloc[:400], X.iloc[400:], y.iloc[400:]
@@ -984,7 +986,7 @@ def test_bad_validation_data_is_refused_clearly(small):
         Controller(X, y, holdout=1.5, start=False)
 
 
-# -- issue #10 in the widget ------------------------------------------------------------------------------
+# -- issue #10 in the widget -----------------------------------------------------------------------
 def test_studio_min_tpr_control_and_the_solved_for_line(studio):
     assert studio.wait(30)
     name = studio.controller.data.feature_names[0]
@@ -1048,7 +1050,7 @@ def test_studio_shows_train_and_validation_side_by_side(small):
         st.close()
 
 
-# -- issue #10: the status line in the user's units -------------------------------------------------------
+# -- issue #10: the status line in the user's units ------------------------------------------------
 def test_status_under_a_cap_speaks_tpr_and_held_out_figures(small):
     X, y = small
     c = Controller(

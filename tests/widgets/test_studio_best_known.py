@@ -49,7 +49,8 @@ def test_a_better_card_from_background_work_becomes_the_card(heart):
         assert (
             c.settled_card(c.spec.key()) is card
         )  # the cache keeps the best card of these settings
-        # the same card again, or a worse one, changes nothing: among equal cards the one shown stays
+        # the same card again, or a worse one, changes nothing: among equal
+        # cards the one shown stays
         assert not c.offer(found, "the frontier") and not c.offer(shown, "the frontier")
         assert c.undo() and c.card is shown
         # an edited card is the user's: background work never replaces it
@@ -102,7 +103,8 @@ def test_the_proof_is_restated_for_the_new_card():
 
 def test_nothing_known_beats_the_card_shown_after_background_work(heart):
     """The invariant, through the real background workers: once the frontier, the size path
-    and the alternatives have run, no card they found that meets the settings beats the card shown."""
+    and the alternatives have run, no card they found that meets the
+    settings beats the card shown."""
     X, y = heart
     c = Controller(
         X, y, max_fpr=0.2, time_limit=0.3, fpr_caps=(0.1, 0.15), max_path_size=4, alternatives=True
@@ -139,7 +141,8 @@ def test_nothing_known_beats_the_card_shown_after_background_work(heart):
 def test_a_better_risk_card_from_background_work_becomes_the_card():
     """Risk cards too (issue 20 item 1): the shown card is what a stopped solve leaves (a worse
     card, the solved card's bound); the background search offers the better one; it becomes the
-    card by log-loss, one undo step, one line, the proof restated; worse or equal cards change nothing."""
+    card by log-loss, one undo step, one line, the proof restated; worse or
+    equal cards change nothing."""
     from dataclasses import replace
 
     from slimwidgets.datasets import load_demo

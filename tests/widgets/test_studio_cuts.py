@@ -56,7 +56,7 @@ def _state(c):
     return (c.spec.key(), c.card, c.cut_points(), len(c.history), c._undo.cursor)
 
 
-# -- the card by variable ------------------------------------------------------------------------------
+# -- the card by variable --------------------------------------------------------------------------
 def test_the_card_by_variable_is_the_exports_grouping(studio):
     c, X, y = studio()
     c.edit(points={"age >= 50": 1, "age >= 60": 2, "bmi missing": 1})
@@ -140,7 +140,7 @@ def test_a_variable_lock_fixes_its_bands_for_the_next_solves(studio):
     assert not c.spec.lock
 
 
-# -- cut points -----------------------------------------------------------------------------------------
+# -- cut points ------------------------------------------------------------------------------------
 def test_moving_a_cut_refits_the_rules_and_solves_the_card_fit_proves(studio):
     c, X, y = studio()
     assert c.cut_points() == {"age": [50.0, 60.0], "bmi": [25.0, 30.0]}
@@ -311,7 +311,7 @@ def test_histogram_and_parse_cut():
         parse_cut("bmi", "inf")
 
 
-# -- the studio's views (Python side; the browser test is tests/e2e/test_studio_cuts_lab.py) -----------
+# -- the studio's views (Python side; the browser test is tests/e2e/test_studio_cuts_lab.py) -------
 @pytest.mark.slow
 def test_the_studio_sends_the_card_by_variable_and_follows_a_moved_cut():
     from slimwidgets.widgets.studio import Studio

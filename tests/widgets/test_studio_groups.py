@@ -408,7 +408,7 @@ def test_a_column_picked_later_is_kept_off_the_card_while_it_is_the_group():
         assert c.close()
 
 
-# -- the group labels on the ROC plane stay inside it and clear of each other -----------------------------
+# -- the group labels on the ROC plane stay inside it and clear of each other ----------------------
 def label_boxes(
     marks: pd.DataFrame, places: pd.DataFrame
 ) -> list[tuple[float, float, float, float]]:
@@ -474,7 +474,8 @@ def test_group_labels_never_leave_the_plot_nor_cover_each_other():
 
 
 def test_the_label_layers_read_the_places():
-    """The chart draws each label at its place (centred there), not at a fixed offset from its mark."""
+    """The chart draws each label at its place (centred there), not at a
+    fixed offset from its mark."""
     from slimwidgets.widgets.group_panel import GROUP_MARK_COLS, group_marks_layers, label_places
 
     marks = pd.DataFrame(
@@ -555,9 +556,9 @@ def test_the_cut_panel_says_at_the_group_column_why_it_is_kept_off_the_card():
 
 def test_a_group_label_stays_beside_its_mark():
     """A label goes to its mark's side, not anywhere free: a lone mark's label lies at LABEL_GAP
-    from it (its corner sides a little further) wherever the mark is, right and above it when there is room; two
-    marks close together each keep theirs beside them (the defect of a first placement: a label
-    sent far down the plot by a rounding error in its cost)."""
+    from it (its corner sides a little further) wherever the mark is, right and above it when there
+    is room; two marks close together each keep theirs beside them (the defect of a first placement:
+    a label sent far down the plot by a rounding error in its cost)."""
     import math
 
     from slimwidgets.widgets.charts import HEIGHT, WIDTH

@@ -1,4 +1,5 @@
-"""The studio's controller on a raw table: rules fit on the training rows, every card carries them."""
+"""The studio's controller on a raw table: rules fit on the training rows,
+every card carries them."""
 
 from __future__ import annotations
 

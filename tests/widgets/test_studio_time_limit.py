@@ -83,7 +83,8 @@ def test_the_first_switch_to_risk_cards_is_drawn_within_its_time_limit(timed):
 @pytest.mark.parametrize("draw_seconds", [0.2, 1.0])
 def test_later_solves_keep_back_what_drawing_took_and_end_within_the_limit(timed, draw_seconds):
     """Once a risk card has settled, the reserve is what its drawing took, with room to spare
-    (capped at a quarter of the limit); a solve then ends by the limit while drawing takes as long."""
+    (capped at a quarter of the limit); a solve then ends by the limit while
+    drawing takes as long."""
     c, clock, log, draw = timed
     draw[0] = draw_seconds
     c.set_family("risk")

@@ -27,7 +27,7 @@ def small():
     return load_demo(n_features=5)
 
 
-# -- layout: card first, widths from the notebook ----------------------------------------------------------
+# -- layout: card first, widths from the notebook --------------------------------------------------
 def _widgets(root):
     todo, out = [root], []
     while todo:
@@ -90,7 +90,7 @@ def test_feature_names_keep_their_full_text_on_hover_and_stay_text():
         st.close()
 
 
-# -- charts ----------------------------------------------------------------------------------------------
+# -- charts ----------------------------------------------------------------------------------------
 def test_roc_chart_has_a_legend_for_every_layer():
     from slimwidgets.widgets import charts
 
@@ -128,7 +128,7 @@ def test_sparsity_chart_shows_one_point_per_size():
     assert charts.sparsity_datasets(None, None)["path"] == []
 
 
-# -- Altair charts in notebooks, offline ----------------------------------------------------------------
+# -- Altair charts in notebooks, offline -----------------------------------------------------------
 def test_altair_charts_render_with_the_bundled_vega():
     import altair as alt
 
@@ -187,7 +187,8 @@ def test_charts_draw_held_out_points_as_their_own_series():
         charts.CARD_ROC + charts.HELD_OUT not in domain
     )  # the card's own ROC is on the training rows only
     assert "(train)" not in json.dumps(spec["layer"][0]["encoding"])
-    # the sparsity chart keeps, for each size, the card chosen on training error, and its held-out twin
+    # the sparsity chart keeps, for each size, the card chosen on training
+    # error, and its held-out twin
     path = pd.DataFrame(
         {
             "key": ["a", "b", "c", "a", "b", "c"],

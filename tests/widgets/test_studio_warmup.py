@@ -97,7 +97,7 @@ def test_a_risk_switch_during_the_compile_says_how_far_it_has_come(compiling, mo
     assert c.status.text == settled and "parts done" not in settled
 
 
-# -- the decision family's first solve on a cold numba cache ------------------------------------------
+# -- the decision family's first solve on a cold numba cache ---------------------------------------
 class HeldSearchCompile(SearchWarmup):
     """The search's compile, standing in: it runs on its own thread as the real one does, reports
     the parts the test gives it (``parts.put``) and ends when the test puts None."""
