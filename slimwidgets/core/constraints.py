@@ -19,6 +19,17 @@ class LogicalConstraint:
     kinds: ``"needs"`` (every feature in ``features`` may be used only if every
     feature in ``targets`` is used: if-then and hierarchy), ``"at_most"`` and
     ``"at_least"`` (``k`` of ``features`` used).
+
+    Parameters
+    ----------
+    kind : str
+        ``"needs"``, ``"at_most"`` or ``"at_least"``.
+    features : tuple of str
+        The features the constraint is about.
+    targets : tuple of str, default ()
+        For ``"needs"``: the features that must be used when any of ``features`` is.
+    k : int, default 0
+        For ``"at_most"`` and ``"at_least"``: how many of ``features``.
     """
 
     kind: str
@@ -67,7 +78,13 @@ class LogicalConstraint:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> LogicalConstraint:
-        """The constraint :meth:`to_dict` wrote; a malformed one raises ``ValueError``."""
+        """The constraint :meth:`to_dict` wrote; a malformed one raises ``ValueError``.
+
+        Parameters
+        ----------
+        d : dict
+            The JSON object :meth:`to_dict` returned.
+        """
         if not isinstance(d, Mapping) or "kind" not in d or "features" not in d:
             raise ValueError(
                 f"a constraint must be a mapping with 'kind' and 'features', got {d!r}"
@@ -83,6 +100,13 @@ class LogicalConstraint:
 def needs(features: str | Sequence[str], targets: str | Sequence[str]) -> LogicalConstraint:
     """If any of ``features`` is used, all of ``targets`` must be used (if-then).
 
+    Parameters
+    ----------
+    features : str or sequence of str
+        The features whose use needs the targets.
+    targets : str or sequence of str
+        The features that must then be used.
+
     Examples
     --------
     >>> needs(["heart_attack", "hypertension"], "stroke").describe()
@@ -92,15 +116,39 @@ def needs(features: str | Sequence[str], targets: str | Sequence[str]) -> Logica
 
 
 def hierarchy(leaf: str, nodes: str | Sequence[str]) -> LogicalConstraint:
-    """A leaf feature may be used only when every node above it is used."""
+    """A leaf feature may be used only when every node above it is used.
+
+    Parameters
+    ----------
+    leaf : str
+        The feature lower in the hierarchy.
+    nodes : str or sequence of str
+        The features above it.
+    """
     return needs(leaf, nodes)
 
 
 def at_most(k: int, features: Sequence[str]) -> LogicalConstraint:
-    """Use at most ``k`` of ``features`` (e.g. one of several correlated tests)."""
+    """Use at most ``k`` of ``features`` (e.g. one of several correlated tests).
+
+    Parameters
+    ----------
+    k : int
+        The most of ``features`` the card may use.
+    features : sequence of str
+        The features counted.
+    """
     return LogicalConstraint("at_most", names(features, "features"), k=k)
 
 
 def at_least(k: int, features: Sequence[str]) -> LogicalConstraint:
-    """Use at least ``k`` of ``features``."""
+    """Use at least ``k`` of ``features``.
+
+    Parameters
+    ----------
+    k : int
+        The fewest of ``features`` the card must use.
+    features : sequence of str
+        The features counted.
+    """
     return LogicalConstraint("at_least", names(features, "features"), k=k)

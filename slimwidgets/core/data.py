@@ -52,6 +52,15 @@ class Dataset:
     positive, negative : label values
         The original labels of the two classes.
     integer_valued, binary : ndarray of bool, per feature
+        Whether each feature takes only integer values, and only 0 and 1.
+    outcome : str, optional
+        The name of the outcome (``y``'s name), used to word the positive class.
+    sensitive : ndarray of int, optional
+        Each distinct row's group code (None when no ``sensitive_features`` were given).
+    sensitive_levels : tuple of str, default ()
+        The groups' labels, in code order.
+    sensitive_name : str, optional
+        The name of the group column.
     """
 
     feature_names: tuple[str, ...]
@@ -97,7 +106,13 @@ class Dataset:
         return float(self.weight.sum())
 
     def class_weight_total(self, sign: int) -> float:
-        """The sum of the weights of the rows whose label is ``sign`` (+1 or -1)."""
+        """The sum of the weights of the rows whose label is ``sign`` (+1 or -1).
+
+        Parameters
+        ----------
+        sign : int
+            +1 for the positive class, -1 for the negative class.
+        """
         return float(self.weight[self.y == sign].sum())
 
     def default_margin(self) -> float:
@@ -322,6 +337,25 @@ def prepare_data(
     length mismatches; warns (``DataWarning``) about constant and duplicate
     columns, which are legal but never useful. ``collapse=False`` keeps every
     row as its own loss variable (slower, same optimum; for checking).
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Numeric features.
+    y : array-like of shape (n_samples,)
+        Two-class labels.
+    positive : label value, optional
+        Which label is the positive class (default: the larger of the two sorted labels).
+    sample_weight : array-like of shape (n_samples,), optional
+        Row weights (default: one per row).
+    feature_names : sequence of str, optional
+        Names for the columns of an array (default: a DataFrame's columns, or ``x0``, ``x1``, ...).
+    warn : bool, default True
+        Whether to warn about constant and duplicate columns.
+    collapse : bool, default True
+        Whether to merge identical rows into one weighted row.
+    sensitive_features : str or array-like, optional
+        The group of each row: a column name of ``X`` or one label per row.
 
     Examples
     --------

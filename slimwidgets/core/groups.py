@@ -291,6 +291,19 @@ def group_rates(
     ``sensitive_features`` is a column name of ``X`` or one label per row, as for
     :func:`slimwidgets.fit`. Rates use ``sample_weight`` (default: one per row).
 
+    Parameters
+    ----------
+    card : ScoringSystem
+        The card to measure.
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Rows with the card's features.
+    y : array-like of shape (n_samples,)
+        The true labels.
+    sensitive_features : str or array-like
+        The group of each row: a column name of ``X`` or one label per row.
+    sample_weight : array-like of shape (n_samples,), optional
+        Row weights (default: one per row).
+
     Examples
     --------
     >>> import pandas as pd, slimwidgets as sw

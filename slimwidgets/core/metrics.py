@@ -19,7 +19,21 @@ __all__ = ["Metrics", "score_auc", "metric_counts", "read_metrics"]
 
 @dataclass(frozen=True)
 class Metrics:
-    """Classification metrics of a card on one data set (weighted if weights were given)."""
+    """Classification metrics of a card on one data set (weighted if weights were given).
+
+    Parameters
+    ----------
+    n : float
+        The total weight of the rows (their number when unweighted).
+    tp, fp, tn, fn : float
+        The weights of true positives, false positives, true negatives and false negatives.
+    size : int
+        The number of features the card uses.
+    auc : float, optional
+        Risk cards only: the area under the ROC curve of the integer score (ties count half).
+    log_loss : float, optional
+        Risk cards only: the mean (weighted) logistic loss of the predicted risks.
+    """
 
     n: float
     tp: float

@@ -29,6 +29,7 @@ Examples
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -1093,19 +1094,44 @@ def options_rst() -> str:
         if row.estimator:
             notes.append("a SLIMClassifier parameter")
         flag = f"``{row.flag.flag}``" if row.flag is not None else ""
-        meaning = row.doc.replace("|", "\\|").replace("*", "\\*")
-        meaning = re.sub(
-            r"(--[\w-]+(?: NAME=\S+)?)", r"``\1``", meaning
-        )  # a flag in words, not dashes
         lines += [
             f"   * - ``{row.name}``",
             f"     - {_rst_literal(row.default)}",
             f"     - {_rst_literal(row.example)}",
-            f"     - {meaning}",
+            f"     - {_rst_meaning(row)}",
             f"     - {flag}",
             f"     - {'; '.join(notes)}",
         ]
     return "\n".join(lines) + "\n"
+
+
+def _rst_meaning(row: Option) -> str:
+    """The row's ``doc`` as reStructuredText: ``|`` and ``*`` escaped, a flag in words literal."""
+    meaning = row.doc.replace("|", "\\|").replace("*", "\\*")
+    return re.sub(r"(--[\w-]+(?: NAME=\S+)?)", r"``\1``", meaning)
+
+
+def parameters_section() -> str:
+    """The options as a numpydoc ``Parameters`` section: one entry per row, in table order.
+
+    :class:`~slimwidgets.core.spec.Spec` (its fields) and
+    :func:`~slimwidgets.core.spec.make_spec` (its keywords) end their docstrings with it.
+
+    Examples
+    --------
+    >>> print(*parameters_section().splitlines()[:4], sep="\\n")
+    Parameters
+    ----------
+    max_fpr : float | None, default ``None``
+        Largest false positive rate on the training data.
+    """
+    lines = ["Parameters", "----------"]
+    for row in OPTIONS:
+        lines.append(f"{row.name} : {row.annotation}, default {_rst_literal(row.default)}")
+        meaning = _rst_meaning(row)
+        sentence = meaning[:1].upper() + meaning[1:] + ("" if meaning.endswith(".") else ".")
+        lines += textwrap.wrap(sentence, width=92, initial_indent="    ", subsequent_indent="    ")
+    return "\n".join(lines)
 
 
 def entries(value: Any) -> Iterable[tuple[Any, tuple]]:

@@ -32,6 +32,15 @@ def wilson_interval(events: Any, n: Any, confidence: float = 0.95) -> tuple[np.n
     [0, 1] and is not degenerate when ``k`` is 0 or ``n``. Works elementwise;
     ``n = 0`` gives NaN.
 
+    Parameters
+    ----------
+    events : array-like of float
+        The events ``k`` (weighted counts allowed).
+    n : array-like of float
+        The rows ``n``, of the same shape.
+    confidence : float, default 0.95
+        The interval's coverage.
+
     Examples
     --------
     >>> lo, hi = wilson_interval(3, 10)

@@ -307,13 +307,27 @@ class RuleBuilder:
 
     # scikit-learn's clone and Pipeline read and set the parameters through these
     def get_params(self, deep: bool = True) -> dict:
-        """The settings, as scikit-learn's ``get_params`` (``deep`` is accepted and unused)."""
+        """The settings, as scikit-learn's ``get_params`` (``deep`` is accepted and unused).
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Accepted for scikit-learn's interface; the builder holds no estimators, so it changes
+            nothing.
+        """
         return {
             k: getattr(self, k) for k in ("cuts", "n_cuts", "min_count", "tolerance", "missing")
         }
 
     def set_params(self, **params: Any) -> RuleBuilder:
-        """Change settings by name, as scikit-learn's ``set_params``; returns the builder."""
+        """Change settings by name, as scikit-learn's ``set_params``; returns the builder.
+
+        Parameters
+        ----------
+        **params
+            Settings by name (``cuts``, ``n_cuts``, ``min_count``, ``tolerance``,
+            ``missing``); another name raises ``ValueError``.
+        """
         for k, v in params.items():
             if k not in self.get_params():
                 raise ValueError(f"RuleBuilder has no parameter {k!r}")
@@ -368,7 +382,15 @@ class RuleBuilder:
 
     # -- fitting ---------------------------------------------------------------------------
     def fit(self, X: Any, y: Any = None) -> RuleBuilder:
-        """Learn the rules from the training rows ``X`` (``y`` is ignored)."""
+        """Learn the rules from the training rows ``X`` (``y`` is ignored).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_columns)
+            The raw training table: numeric, text, boolean and missing values.
+        y : array-like, optional
+            Ignored (the rules do not depend on the outcome).
+        """
         X = as_frame(X)
         columns = [str(c) for c in X.columns]
         if len(set(columns)) != len(columns):
@@ -493,6 +515,13 @@ class RuleBuilder:
 
         ``warn``: a :class:`~slimwidgets.DataWarning` names the columns whose missing values
         or new levels no rule covers (they score 0 points for their variable).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_columns)
+            Raw rows with the columns the builder was fitted on.
+        warn : bool, default True
+            Whether to warn about values no rule covers.
         """
         self._check_fitted()
         X = as_frame(X)
@@ -542,25 +571,59 @@ class RuleBuilder:
                     )
 
     def fit_transform(self, X: Any, y: Any = None) -> pd.DataFrame:
-        """Fit on ``X`` and return its 0/1 rule columns."""
+        """Fit on ``X`` and return its 0/1 rule columns.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_columns)
+            The raw training table.
+        y : array-like, optional
+            Ignored (the rules do not depend on the outcome).
+        """
         return self.fit(X, y).transform(X, warn=False)
 
     def get_feature_names_out(self, input_features: Iterable[str] | None = None) -> np.ndarray:
-        """Names of the output columns (the rules), in order."""
+        """Names of the output columns (the rules), in order.
+
+        Parameters
+        ----------
+        input_features : iterable of str, optional
+            Accepted for scikit-learn's interface and not used: the names come from the fitted
+            rules.
+        """
         self._check_fitted()
         return np.asarray([r.name for r in self.rules_], dtype=object)
 
     def set_output(self, *, transform: str | None = None) -> RuleBuilder:
-        """Output is always a DataFrame (accepted for scikit-learn's ``set_output``)."""
+        """Output is always a DataFrame (accepted for scikit-learn's ``set_output``).
+
+        Parameters
+        ----------
+        transform : str, optional
+            Accepted for scikit-learn's interface (``"pandas"``, ``"default"``); the output stays a
+            DataFrame.
+        """
         return self
 
     # -- by variable -----------------------------------------------------------------------
     def variable_of(self, rule_name: str) -> str | None:
-        """The column a rule reads (None for a name that is not one of the rules)."""
+        """The column a rule reads (None for a name that is not one of the rules).
+
+        Parameters
+        ----------
+        rule_name : str
+            The name of a rule (an output column).
+        """
         return next((r.column for r in getattr(self, "rules_", ()) if r.name == rule_name), None)
 
     def rules_of(self, variable: str) -> list[str]:
-        """The names of a variable's rules, in order."""
+        """The names of a variable's rules, in order.
+
+        Parameters
+        ----------
+        variable : str
+            A column of the raw table.
+        """
         return [r.name for r in getattr(self, "rules_", ()) if r.column == variable]
 
     def points_table(
@@ -623,7 +686,13 @@ class RuleBuilder:
 
     @classmethod
     def from_dict(cls, d: Any) -> RuleBuilder:
-        """A fitted builder from :meth:`to_dict`'s output; ``ValueError`` naming what is wrong."""
+        """A fitted builder from :meth:`to_dict`'s output; ``ValueError`` naming what is wrong.
+
+        Parameters
+        ----------
+        d : dict
+            The JSON object :meth:`to_dict` returned.
+        """
         if (
             not isinstance(d, dict)
             or not isinstance(d.get("rules"), list)

@@ -33,6 +33,55 @@ class ScoringSystem(CardRendering, CardJSON):
     card read from a version-1 JSON file), when ``score(x) > threshold``.
     Returned by :func:`slimwidgets.fit`; you rarely build one by hand.
 
+    Parameters
+    ----------
+    feature_names : tuple of str
+        The features, in the order of the columns the card reads.
+    coefficients : tuple of int
+        The points of each feature (0 for a feature the card does not use).
+    intercept : int
+        Minus the threshold: a row is scored ``points · x + intercept`` against 0.
+    positive, negative : label value, default 1 and 0
+        The labels the card predicts for the positive and the negative class.
+    status : str, default "heuristic"
+        How the card was found: one of ``"optimal"`` (proven best), ``"feasible"``,
+        ``"time_limit"``, ``"interrupted"``, ``"solver_stopped"``, ``"edited"``, ``"heuristic"``,
+        ``"recalibrated"``.
+    objective : float, optional
+        The training objective of the card (loss + C0 per feature), in the paper's units.
+    bound : float, optional
+        The proven lower bound on the objective of any card under the same spec.
+    gap : float, optional
+        The relative gap between ``objective`` and ``bound`` (0 when proven optimal).
+    solve_time : float, optional
+        Seconds the solve took.
+    solver : str, optional
+        What found the card (e.g. ``"highs"``, ``"enumerate"``).
+    spec : Spec, optional
+        The problem the card was solved for.
+    train_metrics : Metrics, optional
+        The card's figures on the training rows.
+    binary : tuple of bool, optional
+        Which features are 0/1 (the card prints them as yes/no rules).
+    positive_name : str, optional
+        How the card names the positive class (e.g. the outcome column), when it is not the label.
+    details : dict, default {}
+        Solver figures for a details view (proven limits in the user's units, history, ...).
+    family : str, default "slim"
+        The model family: ``"slim"``, ``"pilm"``, ``"m_of_n"``, ``"tilm"`` or ``"risk"``.
+    risk : tuple of tuple of float, optional
+        Observed event rate per total score on the training data: (score, rows, events, rate,
+        lower, upper) with a Wilson 95 % interval.
+    validation_metrics : Metrics, optional
+        The card's figures on held-out rows, when there are any.
+    zero_score : str, default "positive"
+        What a total exactly at the threshold predicts: ``"positive"`` (score >= threshold) or
+        ``"error"`` (the paper's rule: score > threshold).
+    multiplier : float, optional
+        Risk cards only: the predicted risk is ``1 / (1 + exp(-(score + intercept) / multiplier))``.
+    rules : RuleBuilder, optional
+        The fitted rule builder when the card was fit on a raw table (the card then reads raw rows).
+
     Examples
     --------
     >>> card = ScoringSystem(("age>=60", "snoring"), (2, 1), -2, positive="OSA", negative="no OSA")
@@ -142,6 +191,11 @@ class ScoringSystem(CardRendering, CardJSON):
 
         >>> ScoringSystem(("a",), (1,), -1).predicts_positive([-1, 0, 1]).tolist()
         [False, True, True]
+
+        Parameters
+        ----------
+        decision : array-like of float
+            Values of ``score - threshold``.
         """
         decision = np.asarray(decision)
         return decision >= 0 if self.zero_score == "positive" else decision > 0
@@ -211,7 +265,13 @@ class ScoringSystem(CardRendering, CardJSON):
         return len(shape) == 2 and shape[1] == self.rules.n_features_in_ != len(self.feature_names)
 
     def score(self, X: Any) -> pd.Series | np.ndarray:
-        """Total points of each row (without the intercept)."""
+        """Total points of each row (without the intercept).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_features)
+            Rows with the card's features (raw rows for a card with ``rules``).
+        """
         values = self._matrix(X) @ np.asarray(self.coefficients, dtype=float)
         values = values.astype(np.int64) if np.all(values == np.round(values)) else values
         return (
@@ -234,7 +294,13 @@ class ScoringSystem(CardRendering, CardJSON):
         return np.asarray(self.score(X)) - self.threshold
 
     def predict(self, X: Any) -> pd.Series | np.ndarray:
-        """The predicted labels (the original label values)."""
+        """The predicted labels (the original label values).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_features)
+            Rows with the card's features (raw rows for a card with ``rules``).
+        """
         positive = self.predicts_positive(self.decision_function(X))
         labels = np.where(
             positive, np.array(self.positive, dtype=object), np.array(self.negative, dtype=object)
@@ -255,6 +321,11 @@ class ScoringSystem(CardRendering, CardJSON):
         Risk cards only (``loss="logistic"``): a decision card has no risk model (its observed
         rate per score is in :attr:`risk` and :func:`slimwidgets.risk_table`). Columns are the
         negative and the positive label, as in scikit-learn; a DataFrame in gives one out.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_features)
+            Rows with the card's features (raw rows for a card with ``rules``).
 
         Examples
         --------
@@ -280,7 +351,13 @@ class ScoringSystem(CardRendering, CardJSON):
         return both
 
     def predicted_risk(self, scores: Any) -> np.ndarray:
-        """Predicted risk at each total score (risk cards), the column beside the observed rates."""
+        """Predicted risk at each total score (risk cards), the column beside the observed rates.
+
+        Parameters
+        ----------
+        scores : array-like of float
+            Total scores (points summed, without the intercept).
+        """
         from .losses import sigmoid
 
         if self.multiplier is None:
@@ -290,7 +367,17 @@ class ScoringSystem(CardRendering, CardJSON):
         )
 
     def metrics(self, X: Any, y: Any, sample_weight: Any = None) -> Metrics:
-        """Error, TPR, FPR, size and confusion counts on ``X, y``."""
+        """Error, TPR, FPR, size and confusion counts on ``X, y``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_features)
+            Rows with the card's features (raw rows for a card with ``rules``).
+        y : array-like of shape (n_rows,)
+            The true labels.
+        sample_weight : array-like of shape (n_rows,), optional
+            Row weights (default: one per row).
+        """
         foreign = [
             v
             for v in pd.unique(np.asarray(y, dtype=object).ravel())
@@ -342,7 +429,15 @@ class ScoringSystem(CardRendering, CardJSON):
     def with_points(
         self, points: Mapping[str, int] | None = None, intercept: int | None = None
     ) -> ScoringSystem:
-        """A copy with some points (or the intercept) edited by hand: status "edited"."""
+        """A copy with some points (or the intercept) edited by hand: status "edited".
+
+        Parameters
+        ----------
+        points : dict of str to int, optional
+            Feature -> its new points; features not named keep theirs.
+        intercept : int, optional
+            The new intercept (minus the threshold); None keeps it.
+        """
         coefs = list(self.coefficients)
         for name, value in (points or {}).items():
             if name not in self.feature_names:
@@ -375,6 +470,15 @@ class ScoringSystem(CardRendering, CardJSON):
         card has status ``"recalibrated"``, no training figures (its points were fitted
         elsewhere), and a history entry saying what changed, shown on the card and kept in
         its JSON. ``label`` names the site in that entry.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_features)
+            The new site's rows.
+        y : array-like of shape (n_rows,)
+            Their labels.
+        label : str, optional
+            A name for the new site, kept in the history entry.
 
         Examples
         --------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import json
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -28,6 +29,7 @@ from .options import (  # noqa: F401 - the constants are part of this module's i
     OPTIONS,
     SOLVERS,
     ZERO_SCORES,
+    parameters_section,
     refusals,
     refused_is_set,
 )
@@ -105,7 +107,13 @@ class Spec:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> Spec:
-        """The spec :meth:`to_dict` wrote; unknown fields raise ``ValueError``."""
+        """The spec :meth:`to_dict` wrote; unknown fields raise ``ValueError``.
+
+        Parameters
+        ----------
+        d : dict
+            The JSON object :meth:`to_dict` returned.
+        """
         if not isinstance(d, Mapping):
             raise ValueError("a spec must be a JSON object")
         unknown = set(d) - {f.name for f in fields(cls)}
@@ -123,7 +131,13 @@ class Spec:
         return hash(self.key())
 
     def replace(self, **changes: Any) -> Spec:
-        """A new spec with some options changed (validated again)."""
+        """A new spec with some options changed (validated again).
+
+        Parameters
+        ----------
+        **changes
+            Options to change, by name, as :func:`make_spec` takes them.
+        """
         d = self.to_dict()
         d.update(changes)
         d["constraints"] = [
@@ -138,7 +152,13 @@ class Spec:
         return _named_in({row.name: getattr(self, row.name) for row in OPTIONS})
 
     def check_names(self, feature_names: Sequence[str]) -> None:
-        """Raise ``ValueError`` naming any option's feature not in ``feature_names``."""
+        """Raise ``ValueError`` naming any option's feature not in ``feature_names``.
+
+        Parameters
+        ----------
+        feature_names : sequence of str
+            The data's feature names.
+        """
         known = set(feature_names)
         for option, names in self.named_features().items():
             unknown = [n for n in names if n not in known]
@@ -150,7 +170,15 @@ class Spec:
                 raise KeyError(f"{option} names unknown features: {', '.join(hints)}")
 
     def check_data(self, feature_names: Sequence[str], n_samples: int) -> None:
-        """Raise ``ValueError`` when the options do not fit the data's features and rows."""
+        """Raise ``ValueError`` when the options do not fit the data's features and rows.
+
+        Parameters
+        ----------
+        feature_names : sequence of str
+            The data's feature names.
+        n_samples : int
+            The number of training rows.
+        """
         self.check_names(feature_names)
         check_variable_names(
             self
@@ -166,7 +194,13 @@ class Spec:
             )
 
     def feature_box(self, name: str) -> tuple[int, int]:
-        """Bounds of one coefficient after range, sign, values, lock and tiers."""
+        """Bounds of one coefficient after range, sign, values, lock and tiers.
+
+        Parameters
+        ----------
+        name : str
+            A feature name.
+        """
         if name in self.exclude:
             return (0, 0)
         if name in self.lock:
@@ -282,6 +316,11 @@ def _reject_unknown(options: dict[str, Any]) -> None:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise TypeError(f"make_spec() got an unexpected keyword argument {unknown[0]!r}{hint}")
 
+
+Spec.__doc__ = f"{Spec.__doc__}\n{textwrap.indent(parameters_section(), '    ')}\n"
+make_spec.__doc__ = (make_spec.__doc__ or "").replace(
+    "\n    Examples\n", f"\n{textwrap.indent(parameters_section(), '    ')}\n\n    Examples\n", 1
+)
 
 # make_spec takes every option of the table as a keyword, with its default
 # (help() and the docs say so)

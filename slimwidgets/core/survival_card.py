@@ -42,6 +42,39 @@ class ScoreRisk:
 class SurvivalCard:
     """A time-to-event scoring system (see the module's docstring).
 
+    Parameters
+    ----------
+    feature_names : tuple of str
+        The features, in the order of the columns the card reads.
+    points : tuple of int
+        The points of each feature.
+    multiplier : float
+        The total score divided by it is the log hazard ratio.
+    baseline_times : ndarray
+        The event times of Breslow's baseline hazard.
+    baseline_hazard : ndarray
+        Breslow's cumulative baseline hazard at each of ``baseline_times``.
+    horizons : tuple of float
+        The times at which the card's table gives the predicted risk.
+    status : str, default "heuristic"
+        How the card was found (``"optimal"`` when proven best).
+    objective : float, optional
+        The card's training objective.
+    bound : float, optional
+        The proven lower bound on the objective.
+    solve_time : float, default 0.0
+        Seconds the solve took.
+    solver : str, default ""
+        What found the card.
+    names : tuple of str, default ("event", "time")
+        The names of the event and time fields of ``y``.
+    rules : RuleBuilder, optional
+        The fitted rule builder when the card was fit on a raw table.
+    table : tuple of ScoreRisk, default ()
+        One row per total score: rows with it, predicted and observed risk per horizon.
+    details : dict, default {}
+        Solver figures for a details view.
+
     Examples
     --------
     >>> import numpy as np
@@ -82,7 +115,13 @@ class SurvivalCard:
         return {n: int(p) for n, p in zip(self.feature_names, self.points) if p}
 
     def scores(self, X: Any) -> np.ndarray:
-        """Each row's total score; raw rows are turned into the card's rules first."""
+        """Each row's total score; raw rows are turned into the card's rules first.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_features)
+            Rows with the card's features (raw rows for a card with ``rules``).
+        """
         if self.rules is not None and not self._rule_columns(X):
             X = self.rules.transform(X)
         frame = as_frame(X)
@@ -100,15 +139,37 @@ class SurvivalCard:
         return names is not None and set(self.card_points) <= set(names)
 
     def predict(self, X: Any) -> np.ndarray:
-        """The risk score of each row: its log hazard ratio ``total / multiplier``."""
+        """The risk score of each row: its log hazard ratio ``total / multiplier``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_features)
+            Rows with the card's features (raw rows for a card with ``rules``).
+        """
         return self.scores(X) / self.multiplier
 
     def score(self, X: Any, y: Any) -> float:
-        """Harrell's concordance index of :meth:`predict` on ``X`` and a ``Surv`` array ``y``."""
+        """Harrell's concordance index of :meth:`predict` on ``X`` and a ``Surv`` array ``y``.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_rows, n_features)
+            Rows with the card's features (raw rows for a card with ``rules``).
+        y : structured array
+            A ``Surv`` array of (event, time) pairs, one per row.
+        """
         return TIME_TO_EVENT.figures(self, X, y)["Harrell's C"]
 
     def risk_at(self, total: float, horizon: float) -> float:
-        """The predicted risk of the event by ``horizon`` for a total score."""
+        """The predicted risk of the event by ``horizon`` for a total score.
+
+        Parameters
+        ----------
+        total : float
+            A total score.
+        horizon : float
+            The time by which the event's risk is wanted.
+        """
         hazard = float(
             StepFunction(self.baseline_times, self.baseline_hazard, 0.0)(
                 min(horizon, self.last_time)

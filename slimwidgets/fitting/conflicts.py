@@ -75,6 +75,17 @@ def find_conflicts(
     removing any one of its members makes the problem feasible. If ``cancel``
     is set midway, the set found so far is returned: it still clashes, but may
     not be minimal.
+
+    Parameters
+    ----------
+    data : Dataset
+        The training data.
+    spec : Spec
+        The problem that has no card.
+    time_limit : float, default 10.0
+        Seconds for the whole search, shared by its feasibility solves.
+    cancel : threading.Event, optional
+        Set to stop early with the clashing set found so far.
     """
     spec = per_group_caps(
         spec, data.sensitive_levels

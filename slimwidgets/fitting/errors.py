@@ -6,7 +6,13 @@ __all__ = ["InfeasibleError", "NoSolutionError", "BoxWarning"]
 
 
 class InfeasibleError(ValueError):
-    """No scoring system satisfies the constraints; ``conflicts`` names a clashing subset."""
+    """No scoring system satisfies the constraints; ``conflicts`` names a clashing subset.
+
+    Parameters
+    ----------
+    conflicts : list of str
+        The constraints that clash, in words; together they admit no card.
+    """
 
     def __init__(self, conflicts: list[str]):
         self.conflicts = conflicts

@@ -68,7 +68,25 @@ class FitStop:
 
 @dataclass(frozen=True)
 class Incumbent:
-    """An improving card found while a solve runs (paper-unit objective and bound)."""
+    """An improving card found while a solve runs (paper-unit objective and bound).
+
+    Parameters
+    ----------
+    coefficients : ndarray of int
+        The points of each feature.
+    intercept : int
+        Minus the threshold.
+    objective : float
+        The card's objective (loss + C0 per feature), in the paper's units.
+    bound : float
+        The lower bound proven so far on the objective of any card.
+    elapsed : float
+        Seconds since the solve started.
+    limits : dict, optional
+        How the bound reads in the user's units (proven TPR / FPR / error limit).
+    multiplier : float, optional
+        A risk card's multiplier; None for decision cards.
+    """
 
     coefficients: np.ndarray
     intercept: int

@@ -104,7 +104,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"n_thresholds must be a positive integer or 'all', got {k!r}")
 
     def fit(self, X: pd.DataFrame, y: Any = None) -> Binarizer:
-        """Learn the cut points (and categories) from ``X``; ``y`` is ignored."""
+        """Learn the cut points (and categories) from ``X``; ``y`` is ignored.
+
+        Parameters
+        ----------
+        X : DataFrame
+            The training table.
+        y : array-like, optional
+            Ignored.
+        """
         self._check_params()
         X = as_frame(X)
         self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
@@ -181,7 +189,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     # -- transforming ----------------------------------------------------------------------
     def transform(self, X: pd.DataFrame) -> pd.DataFrame:
-        """Apply the learned rules: a DataFrame of 0/1 (int8) columns, same index as ``X``."""
+        """Apply the learned rules: a DataFrame of 0/1 (int8) columns, same index as ``X``.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Rows with the columns the binarizer was fitted on.
+        """
         if not hasattr(self, "rules_"):
             from sklearn.exceptions import NotFittedError
 
@@ -202,7 +216,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return pd.DataFrame(out, index=X.index)
 
     def get_feature_names_out(self, input_features: Iterable[str] | None = None) -> np.ndarray:
-        """Names of the output columns, in order."""
+        """Names of the output columns, in order.
+
+        Parameters
+        ----------
+        input_features : iterable of str, optional
+            Accepted for scikit-learn's interface and not used.
+        """
         if not hasattr(self, "rules_"):
             from sklearn.exceptions import NotFittedError
 
@@ -226,6 +246,19 @@ def binarize(
     """Binarize ``X`` in one step (see :class:`Binarizer` for the options).
 
     Use :class:`Binarizer` instead when test data must get the same cut points.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The table to binarize.
+    columns : sequence of str, optional
+        The columns to binarize, as for :class:`Binarizer`.
+    method : str, default "quantile"
+        How cut points are placed, as for :class:`Binarizer`.
+    n_thresholds : int or "all", default 3
+        Cut points per column, as for :class:`Binarizer`.
+    direction : str, default "ge"
+        How each rule reads, as for :class:`Binarizer`.
 
     Examples
     --------

@@ -215,6 +215,11 @@ def threshold_groups(feature_names: Sequence[str]) -> tuple[dict[str, list[str]]
     ``reversed`` lists the ``<``/``<=`` rules: they rise as the feature falls,
     so their points count with the opposite sign when signs must agree.
 
+    Parameters
+    ----------
+    feature_names : sequence of str
+        The column names of the rules.
+
     Examples
     --------
     >>> rules = ["age >= 60", "age < 40", "nodes >= 3", "smoker"]

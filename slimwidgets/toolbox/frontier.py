@@ -417,6 +417,35 @@ def size_path(
     ``progress``, ``cache``, ``positive``, ``sample_weight``,
     ``sensitive_features`` and ``warm_start`` work as in :func:`roc_frontier`.
 
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Training features.
+    y : array-like of shape (n_samples,)
+        Two-class labels.
+    sizes : iterable of int, optional
+        The values of ``max_size`` to fit.
+    C0s : iterable of float, optional
+        The values of ``C0`` to fit (instead of ``sizes``).
+    n_jobs : int, optional
+        Fits run at once, as in :func:`roc_frontier`.
+    backend : str, optional
+        Where the parallel fits run, as in :func:`roc_frontier`.
+    progress : bool, optional
+        Whether to show a progress bar, as in :func:`roc_frontier`.
+    cache : optional
+        A cache of solved cards, as in :func:`roc_frontier`.
+    positive : label value, optional
+        Which label is the positive class.
+    sample_weight : array-like of shape (n_samples,), optional
+        Row weights.
+    warm_start : ScoringSystem, optional
+        A card to start the first solve from.
+    sensitive_features : str or array-like, optional
+        The group of each row, for group options.
+    **spec_options
+        Other options of :func:`slimwidgets.make_spec`, the same for every fit.
+
     Returns
     -------
     DataFrame

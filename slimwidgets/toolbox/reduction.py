@@ -200,7 +200,8 @@ class ReductionResult:
     width : ε.
     reference_objective : objective of the card that set the width (None for a numeric width).
     spec : the problem's :class:`Spec`.
-    n_lp : number of LPs solved; ``seconds``: time taken.
+    n_lp : number of LPs solved.
+    seconds : time taken.
     """
 
     X: pd.DataFrame
@@ -260,6 +261,11 @@ class ReductionResult:
 
         A card fit on the reduced data that respects the removed rows is
         optimal for the full data as well.
+
+        Parameters
+        ----------
+        card : ScoringSystem
+            A card of the same features.
         """
         by_name = dict(zip(card.feature_names, card.coefficients))
         coefs = np.array([by_name.get(n, 0) for n in self._full.feature_names], dtype=float)
@@ -278,6 +284,11 @@ class ReductionResult:
         variable, so the hard part of the program shrinks). The returned card
         carries the full data's objective and training metrics. ``overrides``
         change solver options only (``time_limit``, ``gap``, ``threads``).
+
+        Parameters
+        ----------
+        **overrides
+            Solver options to change (``time_limit``, ``gap``, ``threads``).
         """
         bad = set(overrides) - {"time_limit", "gap", "threads"}
         if bad:

@@ -159,6 +159,15 @@ def round_to_resolution(coef: Any, Lambda: int, *, intercept: float | None = Non
     ``|λ_j| <= Λ`` always. With ``intercept`` the result starts with the
     rounded intercept (the same coordinates as :func:`resolution_bound`).
 
+    Parameters
+    ----------
+    coef : array-like of float
+        The real coefficients ``ρ`` (without the intercept).
+    Lambda : int
+        The resolution ``Λ``: the largest absolute integer allowed.
+    intercept : float, optional
+        A real intercept, rounded with the coefficients as the first coordinate.
+
     Examples
     --------
     >>> round_to_resolution([3.0, -4.0], 10).tolist()
@@ -283,6 +292,30 @@ def generalization_bound(
     spec allows), the intercept count (its spec's intercept range), the size
     cap (its spec's ``max_size`` and floor(1/C0), whichever is smaller), N
     and the training error come from the card; keywords override them.
+
+    Parameters
+    ----------
+    model : ScoringSystem or int, optional
+        A card (P, Λ, the intercepts, the size cap, N and the training error are read from it), or
+        a size cap fixed before seeing the data (Theorem 3).
+    n : int, optional
+        The number of training rows N.
+    coef_set_size : int, optional
+        ``|L|``, the number of coefficient vectors (Theorem 2).
+    Lambda : int, optional
+        The largest absolute points ``Λ``.
+    n_features : int, optional
+        The number of features P.
+    C0 : float, optional
+        The trade-off whose optimum has at most floor(1/C0) features (Theorem 3).
+    n_intercepts : int, optional
+        The number of intercept values, when the intercept is counted separately.
+    coprime : bool, default False
+        Whether the class is that of coprime coefficient vectors (Theorem 4).
+    train_error : float, optional
+        The training error ``R_emp(f)`` to add the complexity term to.
+    delta : float, default 0.05
+        The bound holds with probability at least ``1 - delta``.
 
     Examples
     --------

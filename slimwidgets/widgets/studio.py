@@ -237,6 +237,35 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     on the ROC plane of either family (at the card's decision), and the gap slider beside the
     FPR slider holds the largest difference between two groups' TPR or FPR
     (``max_tpr_gap`` / ``max_fpr_gap``). Cut points move with a column picked.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features), optional
+        Training features: 0/1 rules, numbers, or a raw table (made into rules).
+    y : array-like of shape (n_samples,), optional
+        Two-class labels.
+    spec : Spec, optional
+        A whole problem to start from (instead of ``**options``).
+    debounce : float, default 0.15
+        Seconds a control must rest before its change is solved.
+    frontier : bool, default True
+        Whether to solve the frontier and size path in the background.
+    positive : label value, optional
+        Which label is the positive class.
+    sample_weight : array-like of shape (n_samples,), optional
+        Row weights.
+    validation : tuple, optional
+        ``(X_val, y_val)``: held-out rows whose figures are shown beside the training ones.
+    holdout : float, optional
+        A share of ``X, y`` held out (stratified) instead of ``validation``.
+    random_state : int, optional
+        The seed of the ``holdout`` split.
+    alternatives : bool, optional
+        Whether to list near-optimal cards with other features (default: as ``frontier``).
+    sensitive_features : str or array-like, optional
+        The group column to start with: a column of ``X`` or one label per row.
+    **options
+        Options of :func:`slimwidgets.fit`.
     """
 
     def __init__(
@@ -374,7 +403,13 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         return self.controller.status.text
 
     def wait(self, timeout: float | None = 60.0) -> bool:
-        """Block until the current spec is settled (for scripts; not needed in a notebook)."""
+        """Block until the current spec is settled (for scripts; not needed in a notebook).
+
+        Parameters
+        ----------
+        timeout : float, optional, default 60.0
+            Most seconds to wait; None waits as long as it takes.
+        """
         return self.controller.wait(timeout)
 
     def undo(self) -> bool:
