@@ -11,14 +11,19 @@ scikit-survival's estimators do.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .. import export as render
+from .._version import __version__
 from .rules import as_frame
 from .survival import StepFunction, kaplan_meier
+from .survival_export import card_data, card_fields, horizon_rows, to_dict
 from .survival_family import TIME_TO_EVENT
 
 __all__ = ["SurvivalCard", "ScoreRisk", "risk_by_score", "default_horizons"]
@@ -109,12 +114,12 @@ class SurvivalCard:
 
     def risk_at(self, total: float, horizon: float) -> float:
         """The predicted risk of the event by ``horizon`` for a total score."""
-        hazard = float(
-            StepFunction(self.baseline_times, self.baseline_hazard, 0.0)(
-                min(horizon, self.last_time)
-            )[0]
-        )
-        return 1.0 - math.exp(-hazard * math.exp(total / self.multiplier))
+        return 1.0 - math.exp(-self.baseline_at(horizon) * math.exp(total / self.multiplier))
+
+    def baseline_at(self, horizon: float) -> float:
+        """Breslow's cumulative baseline hazard by ``horizon``, its last value past the last time."""
+        step = StepFunction(self.baseline_times, self.baseline_hazard, 0.0)
+        return float(step(min(horizon, self.last_time))[0])
 
     @property
     def last_time(self) -> float:
@@ -165,6 +170,68 @@ class SurvivalCard:
 
     def __str__(self) -> str:
         return TIME_TO_EVENT.card_text(self)
+
+    def to_text(self) -> str:
+        """The card as plain text: points by variable, risk by each horizon per total score."""
+        return TIME_TO_EVENT.card_text(self)
+
+    def to_html(self, document: bool = True) -> str:
+        """The card as a standalone HTML document (``document=False``: a notebook's fragment)."""
+        if not document:
+            return TIME_TO_EVENT.card_html(self)
+        return render.render_document(
+            card_data(self),
+            generator=f"slimwidgets {__version__}",
+            horizon_rows=horizon_rows(self),
+        )
+
+    def to_markdown(self) -> str:
+        """The card as Markdown: points, then the risk by each horizon per total score."""
+        data = card_data(self)
+        return render.render_markdown(data) + render.horizon_markdown(
+            data.horizons, horizon_rows(self)
+        )
+
+    def to_latex(self) -> str:
+        """The card as LaTeX tabulars: points, then the risk by each horizon per total score."""
+        data = card_data(self)
+        return render.render_latex(data) + render.horizon_latex(data.horizons, horizon_rows(self))
+
+    def to_python(self) -> str:
+        """Source of a dependency-free Python module: ``score(row)``, ``risk(row, horizon)``."""
+        return render.render_survival_python(card_data(self))
+
+    def to_sql(self, table: str = "patients") -> str:
+        """A ``SELECT`` adding each row's score and its risk by each horizon."""
+        return render.render_survival_sql(card_data(self), table=table)
+
+    def to_dict(self) -> dict:
+        """The card as JSON-ready data with a checksum (:meth:`from_dict` reads it)."""
+        return to_dict(self)
+
+    def to_json(self, path: str | None = None, indent: int | None = 2) -> str:
+        """JSON text (also written to ``path`` if given); reload with :meth:`from_json`."""
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: str, *, verify: bool = True) -> SurvivalCard:
+        """A card from :meth:`to_json`'s text or file; ``ValueError`` naming what is wrong."""
+        text = str(text_or_path)
+        if not text.lstrip().startswith("{"):
+            text = Path(text).read_text(encoding="utf-8")
+        try:
+            return cls.from_dict(json.loads(text), verify=verify)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"malformed JSON: {exc}") from None
+
+    @classmethod
+    def from_dict(cls, d: Any, *, verify: bool = True) -> SurvivalCard:
+        """A card from :meth:`to_dict`'s data, every field checked (``card_fields``)."""
+        fields = card_fields(d, verify=verify)
+        return cls(**{**fields, "table": tuple(ScoreRisk(*row) for row in fields["table"])})
 
     def _repr_html_(self) -> str:
         return TIME_TO_EVENT.card_html(self)
