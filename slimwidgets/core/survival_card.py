@@ -117,7 +117,7 @@ class SurvivalCard:
         return 1.0 - math.exp(-self.baseline_at(horizon) * math.exp(total / self.multiplier))
 
     def baseline_at(self, horizon: float) -> float:
-        """Breslow's cumulative baseline hazard by ``horizon``, its last value past the last time."""
+        """Breslow's cumulative baseline hazard by ``horizon`` (past the last time: its last)."""
         step = StepFunction(self.baseline_times, self.baseline_hazard, 0.0)
         return float(step(min(horizon, self.last_time))[0])
 
@@ -167,6 +167,70 @@ class SurvivalCard:
                 for r in ratio
             ]
         )
+
+    def recalibrate(
+        self, X: Any, y: Any, *, multiplier: bool = False, label: str | None = None
+    ) -> SurvivalCard:
+        """A copy for a new site: Breslow's baseline hazard re-estimated on its rows, points kept.
+
+        Each new row's log hazard ratio ``total / multiplier`` is a fixed offset; with
+        ``multiplier=True`` the multiplier is refitted first by Cox's partial likelihood of the
+        totals (:func:`~slimwidgets.core.recalibration.refit_baseline`). The copy has status
+        ``"recalibrated"`` (its proof was on other rows), its table on the new rows, and a
+        history entry saying what changed, shown on the card and kept in its JSON.
+
+        Parameters
+        ----------
+        X : DataFrame or array
+            The new site's rows (raw columns for a card fit on a raw table).
+        y : structured array
+            Their events and times, as ``Surv.from_arrays(event, time)`` makes.
+        multiplier : bool, default=False
+            Refit the multiplier too.
+        label : str, optional
+            The site's name, for the history entry.
+
+        Examples
+        --------
+        >>> times, hazard = np.array([1.0, 3.0]), np.array([0.1, 0.3])
+        >>> card = SurvivalCard(("a",), (1,), 1.0, times, hazard, (3.0,))
+        >>> y = np.array([(True, 2.0), (True, 4.0), (False, 5.0)],
+        ...              dtype=[("e", "?"), ("t", "<f8")])
+        >>> new = card.recalibrate(np.array([[1], [0], [0]]), y, label="site B")
+        >>> new.points, new.status, new.baseline_hazard.round(3).tolist()
+        ((1,), 'recalibrated', [0.212, 0.712])
+        """
+        from dataclasses import replace
+
+        from .recalibration import refit_baseline
+
+        target = TIME_TO_EVENT.target(y)
+        totals = self.scores(X)
+        if totals.size != target.time.size:
+            raise ValueError(f"X has {totals.size} rows and y {target.time.size}")
+        ties = self.details.get("ties", "breslow")
+        old = self.multiplier
+        m, times, hazard = refit_baseline(
+            totals, target.time, target.event, None if multiplier else old, ties
+        )
+        entry = _recalibration_entry(label, target.event, old, m, multiplier)
+        details = {k: self.details[k] for k in ("binary", "ties") if k in self.details}
+        details.update(
+            history=(*self.details.get("history", ()), entry),
+            n_rows=int(totals.size),
+            n_events=int(target.event.sum()),
+        )
+        card = replace(
+            self,
+            multiplier=m,
+            baseline_times=times,
+            baseline_hazard=hazard,
+            status="recalibrated",
+            objective=None,
+            bound=None,
+            details=details,
+        )
+        return replace(card, table=risk_by_score(card, totals, target.time, target.event))
 
     def __str__(self) -> str:
         return TIME_TO_EVENT.card_text(self)
@@ -241,6 +305,23 @@ class SurvivalCard:
             f"SurvivalCard(points={self.card_points!r}, multiplier={self.multiplier:.4g}, "
             f"status={self.status!r})"
         )
+
+
+def _recalibration_entry(
+    label: str | None, event: np.ndarray, old: float, new: float, refit: bool
+) -> dict[str, Any]:
+    """The history entry of a recalibration: where, on how many rows, what changed."""
+    site = f" for {label}" if label else ""
+    what = f"multiplier {old:.4g} → {new:.4g} and " if refit else ""
+    return {
+        "event": "recalibrated",
+        "label": label,
+        "rows": int(event.size),
+        "events": int(event.sum()),
+        "multiplier": [old, new],
+        "note": f"recalibrated{site} on {event.size} rows ({int(event.sum())} events): "
+        f"{what}Breslow's baseline hazard re-estimated; points unchanged",
+    }
 
 
 def default_horizons(time: np.ndarray) -> tuple[float, ...]:

@@ -40,7 +40,7 @@ def card_data(card: SurvivalCard) -> render.CardData:
         f"time: {card.names[1]}; risk by horizon h = 1 - exp(-H0(h) exp(score / "
         f"{card.multiplier:.6g})), H0 Breslow's baseline hazard",
     ]
-    notes += [entry["note"] for entry in card.details.get("history", ())]
+    notes += [entry["note"] for entry in card.details.get("history", ())[:-1]]  # last: above
     extra: dict[str, Any] = {}
     if card.rules is not None:
         by_name = {r.name: r for r in card.rules.rules_}

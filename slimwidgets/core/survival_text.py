@@ -33,7 +33,10 @@ def points_by_variable(card: SurvivalCard) -> list[tuple[str, list[tuple[str, in
 
 
 def status_words(card: SurvivalCard) -> str:
-    """What the card's proof says, in the loss's unit (Cox partial log-likelihood per event)."""
+    """What the card's proof says, in the loss's unit (Cox partial log-likelihood per event),
+    or, for a card recalibrated since, what changed."""
+    if card.details.get("history"):
+        return card.details["history"][-1]["note"]
     if card.status == "optimal":
         return f"optimal (proven): objective {card.objective:.6g} per event"
     if card.bound is None:
