@@ -119,6 +119,14 @@ def test_options_by_variable_reach_the_card(csv, capsys):
     assert "age:" not in out and "III" in out
 
 
+def test_settings_by_variable_hold_on_the_card(csv, tmp_path, capsys):
+    saved = tmp_path / "card.json"
+    more = ["--max-size", "3", "--max-variables", "1", "--require", HOSTILE, "--json", str(saved)]
+    assert main(fit_args(csv, *more, "--monotone", "age=+")) == 0
+    card = SurvivalCard.from_json(str(saved))
+    assert {rule.split(" = ")[0] for rule in card.card_points} == {HOSTILE}
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
