@@ -37,7 +37,7 @@ def card_data(card: SurvivalCard) -> render.CardData:
     binary = card.details.get("binary", {})
     notes = [
         status_words(card),
-        f"time: {card.names[1]}; risk by horizon h = 1 - exp(-H0(h) exp(score / "
+        f"time column: {card.names[1]}; risk by horizon h = 1 - exp(-H0(h) exp(score / "
         f"{card.multiplier:.6g})), H0 Breslow's baseline hazard",
     ]
     notes += [entry["note"] for entry in card.details.get("history", ())[:-1]]  # last: above
