@@ -3,6 +3,7 @@
 Usage (``slimwidgets <command> --help`` lists every option)::
 
     slimwidgets fit data.csv --target Y --max-size 5 --sign age=+ --json card.json
+    slimwidgets fit data.csv --time months --event died --horizons 12,36,60
     slimwidgets demo
     slimwidgets show card.json --format markdown
 
@@ -15,7 +16,8 @@ the clashing constraints. Only the standard library's ``argparse`` is used.
 their progress to stderr (the best card so far and what is proven, at most one
 line a second), and stop within a second on Ctrl-C: the best card found is
 printed with status "interrupted", ``--json`` is written, and the exit code
-is 130. A second Ctrl-C stops at once, without a card.
+is 130. A second Ctrl-C stops at once, without a card. A time-to-event card (``--time``,
+``--event``) prints no progress, and Ctrl-C stops it without a card.
 """
 
 from __future__ import annotations
@@ -64,9 +66,7 @@ _RANGE_OPTIONS = tuple(row.flag.flag for row in flagged() if row.flag.parse is t
 
 EXIT_OK, EXIT_INFEASIBLE, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130, as a shell reports a command stopped by Ctrl-C
-FIT_DEFAULTS = {
-    "time_limit": DEFAULT_TIME_LIMIT
-}  # the engine's own (core/options.py), said in --help
+FIT_DEFAULTS = {"time_limit": DEFAULT_TIME_LIMIT}  # the engine's own (core/options.py), in --help
 DEMO_DEFAULTS = {**FIT_DEFAULTS, "max_size": 5}
 PROGRESS_EVERY = 1.0  # seconds between progress lines at most
 
@@ -132,15 +132,8 @@ def _read(parse: Callable[[str], Any] | None, text: str, what: str) -> Any:
 
 def _value_type(row: Option) -> Callable[[str], Any]:
     """An argparse type: the flag's text read as a value, then checked as the spec checks it."""
-
-    def parse(text: str) -> Any:
-        try:
-            value = text if row.flag.parse is None else row.flag.parse(text)
-            return row.check(value, row.name)
-        except (TypeError, ValueError) as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    return parse
+    read = row.flag.parse or str
+    return _argument_type(read, lambda value, _: row.check(value, row.name), row.flag.flag)
 
 
 def _argument_type(
@@ -329,24 +322,31 @@ def _check_names(opts: dict[str, Any], features: Sequence[str], target: str) -> 
 # -- output -------------------------------------------------------------------------------------
 def status_line(card) -> str:
     """What the card is and what is proven about it, in the user's units (one line)."""
+    if _is_survival(card):
+        from .core.survival_text import status_words
+
+        return f"status: {status_words(card)}"
     return f"status: {describe(card).headline}"
 
 
 def details_line(card) -> str:
     """The solver's raw figures (status word, objective, bound, gap, time), labelled as such."""
+    if _is_survival(card):
+        return f"details: {card.solver}, {card.solve_time:.2f} s"
     return f"details: {details_text(describe(card))}"
 
 
+def _is_survival(card) -> bool:
+    from .core.survival_card import SurvivalCard
+
+    return isinstance(card, SurvivalCard)
+
+
 def render(card, fmt: str) -> str:
-    renderers = {
-        "text": card.to_text,
-        "markdown": card.to_markdown,
-        "html": card.to_html,
-        "latex": card.to_latex,
-        "python": card.to_python,
-        "sql": card.to_sql,
-    }
-    return renderers[fmt]()
+    """The card in one of FORMATS: every card has a ``to_<format>`` method for each."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
+    return getattr(card, f"to_{fmt}")()
 
 
 def _emit(card, args: argparse.Namespace) -> None:
@@ -365,7 +365,7 @@ def _emit(card, args: argparse.Namespace) -> None:
     else:
         sys.stdout.write(body)
         print(line, file=sys.stderr if args.format in _CODE_FORMATS else sys.stdout)
-    problem = degeneracy(card)
+    problem = None if _is_survival(card) else degeneracy(card)
     if problem is not None:  # fit's DegenerateCardWarning, said once, for fitted and loaded cards
         print(f"{PROG}: warning: the card {problem}", file=sys.stderr)
     if json_path:
@@ -500,49 +500,100 @@ def cmd_fit(args: argparse.Namespace) -> int:
     opts = _spec_options(args)
     _check_group_flags(opts, args.sensitive)
     _check_writable(args.out, args.json)
+    if (args.target is None) == (args.time is None) or (args.time is None) != (args.event is None):
+        raise CliError("give --target COLUMN, or --time COLUMN and --event COLUMN (time to event)")
     frame = read_csv(args.data, sep=args.sep)
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
-    if args.target not in columns:
-        raise _unknown_column(args.target, columns, args.data)
+    outcome = [args.target] if args.time is None else [args.time, args.event]
+    for option, name in zip(("--target",) if args.time is None else ("--time", "--event"), outcome):
+        if name not in columns:
+            raise _unknown_column(name, columns, args.data, option)
+        if frame[name].isna().any():
+            n_missing = int(frame[name].isna().sum())
+            raise CliError(f"{option} {name!r} has {n_missing} empty cell(s); every row needs one")
+    if args.time is not None:
+        return _fit_time_to_event(frame, opts, args)
     y = frame[args.target]
-    n_missing = int(y.isna().sum())
-    if n_missing:
-        raise CliError(
-            f"the target column {args.target!r} has {n_missing} empty cell(s); every row needs a "
-            "label"
-        )
     if y.nunique() < 2:
         raise CliError(
             f"the target column {args.target!r} has only one value ({_plain(y.iloc[0])!r}); "
             "a classifier needs rows of both classes"
         )
-    X = frame.drop(columns=[args.target])
+    X, builder, groups, opts = _features(frame, outcome, args, opts)
+    positive = None if args.positive is None else _match_label(args.positive, y, args.target)
+    card, interrupted = _fit_with_warnings(
+        X, y, positive=positive, quiet=args.quiet, sensitive_features=groups, **opts
+    )
+    _emit(_with_rules(card, builder), args)
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def _features(frame, outcome: list[str], args: argparse.Namespace, opts: dict[str, Any]):
+    """(X, its rule builder or None, the group column, the options with FIT_DEFAULTS and with
+    variables standing for their rules) from every column but the outcome's."""
+    X = frame.drop(columns=outcome)
     if args.sensitive is not None and args.sensitive not in X.columns:
-        raise _unknown_column(args.sensitive, columns, args.data, "--sensitive")
+        raise _unknown_column(args.sensitive, list(frame.columns), args.data, "--sensitive")
     if X.shape[1] == 0:
-        raise CliError(f"{args.data} has no feature columns besides the target {args.target!r}")
+        raise CliError(f"{args.data} has no feature columns besides {', '.join(outcome)}")
     X, groups = group_column_apart(X, args.sensitive)  # a text group column is the group only
     X, builder = _rules_for(X, args)
-    names = [str(c) for c in X.columns] + (
-        [] if builder is None else list(builder.feature_names_in_)
-    )
-    _check_names(opts, names, args.target)
+    names = list(X.columns) + list(getattr(builder, "feature_names_in_", []))
+    _check_names(opts, [str(n) for n in names], outcome[0])
     if builder is not None:  # --sign age=+ / --exclude age: every rule of the variable
         from .core.rules import options_by_variable
 
         opts = options_by_variable(builder, opts)
-    positive = None if args.positive is None else _match_label(args.positive, y, args.target)
-    opts = {**FIT_DEFAULTS, **opts}
-    card, interrupted = _fit_with_warnings(
-        X, y, positive=positive, quiet=args.quiet, sensitive_features=groups, **opts
-    )
-    if builder is not None:
-        from dataclasses import replace
+    return X, builder, groups, {**FIT_DEFAULTS, **opts}
 
-        card = replace(card, rules=builder)  # the card scores raw rows and exports its cut points
-    _emit(card, args)
-    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+def _with_rules(card, builder):
+    """The card with the rule builder, so it scores raw rows and exports its cut points."""
+    from dataclasses import replace
+
+    return card if builder is None else replace(card, rules=builder)
+
+
+def _fit_time_to_event(frame, opts: dict[str, Any], args: argparse.Namespace) -> int:
+    """A time-to-event card of the CSV's --time and --event columns (see slimwidgets.fit)."""
+    import numpy as np
+
+    from .fitting.survival_driver import fit_survival
+
+    if args.time == args.event:
+        raise CliError(f"--time and --event name one column, {args.time!r}: give two")
+    event, time = _events(frame[args.event], args), frame[args.time].to_numpy()
+    if time.dtype.kind not in "iuf":
+        raise CliError(f"--time {args.time!r} must hold numbers (each row's follow-up time)")
+    y = np.array(list(zip(event, time)), dtype=[(args.event, "?"), (args.time, "<f8")])
+    X, builder, groups, opts = _features(frame, [args.time, args.event], args, opts)
+    card = fit_survival(
+        X, y, rules=False, horizons=args.horizons, sensitive_features=groups, **opts
+    )
+    _emit(_with_rules(card, builder), args)
+    return EXIT_OK
+
+
+def _events(column, args: argparse.Namespace):
+    """Whether each row's event happened: the --positive label, else 1/0 or true/false."""
+    if args.positive is not None:
+        return (column == _match_label(args.positive, column, args.event)).to_numpy()
+    if not {_plain(v) for v in column.unique()} <= {0, 1}:
+        shown = ", ".join(repr(_plain(v)) for v in column.unique()[:6])
+        raise CliError(
+            f"--event {args.event!r} holds {shown}: give 1/0 or true/false, "
+            "or name the event's label with --positive"
+        )
+    return column.astype(bool).to_numpy()
+
+
+def _horizons(text: str) -> tuple[float, ...]:
+    """``1,3,5`` -> (1.0, 3.0, 5.0): positive, finite times."""
+    values = tuple(float(v) for v in text.split(","))
+    if not values or not all(0 < v < math.inf for v in values):
+        raise ValueError(f"horizons must be positive times, got {text!r}")
+    return values
 
 
 def _parse_cuts(
@@ -609,6 +660,8 @@ def _load_card(where: str, verify: bool):
     """The card in the JSON file ``where``, with a message naming the file
     when it cannot be read."""
     from .core.scoring import ScoringSystem
+    from .core.survival_card import SurvivalCard
+    from .core.survival_export import is_card_file
 
     path = Path(where)
     if not path.exists():
@@ -622,6 +675,8 @@ def _load_card(where: str, verify: bool):
     except json.JSONDecodeError as exc:
         raise CliError(f"{where} is not valid JSON: {exc}") from None
     try:
+        if is_card_file(data):
+            return SurvivalCard.from_dict(data, verify=verify)
         return ScoringSystem.from_dict(data, verify=verify)
     except ValueError as exc:
         message = str(exc)
@@ -773,7 +828,7 @@ def _add_table_options(group, section: str, defaults: dict[str, Any]) -> None:
 
 def _add_solver_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None:
     g = p.add_argument_group("solver")
-    _add_table_options(g, "solver", _command_defaults(demo))
+    _add_table_options(g, "solver", DEMO_DEFAULTS if demo else FIT_DEFAULTS)
     g.add_argument(
         "--quiet", action="store_true", help="print no progress lines on stderr while solving"
     )
@@ -785,12 +840,7 @@ def _add_spec_options(p: argparse.ArgumentParser, *, demo: bool = False) -> None
         "options naming a feature repeat; NAME=VALUE is split on the last '=' "
         "so feature names may contain '='",
     )
-    _add_table_options(g, "spec", _command_defaults(demo))
-
-
-def _command_defaults(demo: bool) -> dict[str, Any]:
-    """Options whose default on the command line is not the engine's."""
-    return dict(DEMO_DEFAULTS if demo else FIT_DEFAULTS)
+    _add_table_options(g, "spec", DEMO_DEFAULTS if demo else FIT_DEFAULTS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -811,21 +861,28 @@ def build_parser() -> argparse.ArgumentParser:
         "fit",
         allow_abbrev=False,
         help="learn a card from a CSV file",
-        description=(
-            "Learn a scoring system from a CSV: --target is y, every other column a numeric "
-            "feature."
-        ),
+        description="Learn a scoring system from a CSV: --target is y (or --time and --event: "
+        "a time-to-event card), every other column a feature.",
     )
     fit.add_argument(
         "data", metavar="DATA.csv", help="CSV file with a header row ('-' reads stdin)"
     )
-    fit.add_argument(
-        "--target", required=True, metavar="COLUMN", help="the label column (two classes)"
-    )
+    fit.add_argument("--target", metavar="COLUMN", help="the label column (two classes)")
     fit.add_argument(
         "--positive",
         metavar="LABEL",
-        help="the label to predict (default: the larger label, e.g. 1 or True)",
+        help="the label to predict (default: the larger label, e.g. 1 or True); with --event, "
+        "the label of an event (default: 1 or true)",
+    )
+    g = fit.add_argument_group("time to event", "a time-to-event card instead of --target")
+    g.add_argument("--time", metavar="COLUMN", help="each row's follow-up time")
+    g.add_argument("--event", metavar="COLUMN", help="whether the event happened (1) or not (0)")
+    g.add_argument(
+        "--horizons",
+        type=_argument_type(_horizons, lambda value, flag: value, "--horizons"),
+        metavar="T,T,...",
+        help="the times the card gives the risk of the event by (default: the follow-up's "
+        "quartiles, rounded)",
     )
     fit.add_argument("--sep", default=",", metavar="CHAR", help="field separator (default: ',')")
     fit.add_argument(

@@ -53,10 +53,14 @@ def cards(allowed, max_size):
             yield np.array(points, dtype=float)
 
 
-def brute_optimum(X, time, event, w, allowed, C0, max_size, loss=None) -> tuple[float, np.ndarray]:
-    """(least objective, its points) over every card."""
+def brute_optimum(
+    X, time, event, w, allowed, C0, max_size, loss=None, keep=None
+) -> tuple[float, np.ndarray]:
+    """(least objective, its points) over every card (``keep``: only the cards it says True of)."""
     best = (np.inf, None)
     for points in cards(allowed, max_size):
+        if keep is not None and not keep(points):
+            continue
         loss_value = best_t(X, time, event, w, points, loss)[1]
         objective = loss_value + float(np.sum(np.asarray(C0)[points != 0]))
         if objective < best[0]:

@@ -20,7 +20,7 @@ from .spec import ZERO_SCORES, Spec
 if TYPE_CHECKING:
     from .scoring import ScoringSystem
 
-__all__ = ["CardJSON", "SCHEMA_VERSION", "READABLE_SCHEMAS", "STATUSES", "FAMILIES"]
+__all__ = ["CardJSON", "checksum", "SCHEMA_VERSION", "READABLE_SCHEMAS", "STATUSES", "FAMILIES"]
 
 #: 2: cards carry ``zero_score`` (what a total at the threshold predicts). Version 1 files
 #: predate it and meant "positive iff score > threshold": they load as ``zero_score="error"``.
@@ -97,7 +97,7 @@ class CardJSON:
             body["rules"] = self.rules.to_dict()
         if self.history:  # absent unless recalibrated: older cards export exactly as before
             body["history"] = [dict(entry) for entry in self.history]
-        body["checksum"] = _checksum(body)
+        body["checksum"] = checksum(body)
         return body
 
     def to_json(self, path: str | None = None, indent: int | None = 2) -> str:
@@ -147,7 +147,7 @@ class CardJSON:
                 f"schema_version {version!r} is not supported (this version reads "
                 f"{list(READABLE_SCHEMAS)})"
             )
-        if verify and d.get("checksum") != _checksum(
+        if verify and d.get("checksum") != checksum(
             {k: v for k, v in d.items() if k != "checksum"}
         ):
             raise ValueError(
@@ -326,6 +326,7 @@ def _finite(v: float | None) -> float | None:
     return None if v is None or not math.isfinite(v) else float(v)
 
 
-def _checksum(body: dict) -> str:
+def checksum(body: dict) -> str:
+    """The SHA-256 of ``body`` as canonical JSON (sorted keys, ASCII): a card file's checksum."""
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode()).hexdigest()

@@ -11,6 +11,9 @@ the base rate and the spread of outcomes there may differ. :meth:`ScoringSystem.
   ``risk = 1 / (1 + exp(-(score + intercept) / multiplier))`` fitted by maximum likelihood on the
   new rows. The intercept stays an integer, as on every risk card, so the card still predicts
   the event where the risk is at least 50 % and every export (SQL, Python, LaTeX) holds as it is.
+* a time-to-event card gets Breslow's baseline hazard re-estimated on the new rows, each row's
+  log hazard ratio ``total / multiplier`` a fixed offset; optionally the multiplier first, by
+  Cox's partial likelihood of the totals (:func:`refit_baseline`).
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ import math
 
 import numpy as np
 
+from .cox_floor import best_scale_of
 from .losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER, best_scale, softplus
 from .spec import Spec
+from .survival import CoxCells, breslow_baseline
 
-__all__ = ["refit_threshold", "refit_link"]
+__all__ = ["refit_threshold", "refit_link", "refit_baseline"]
 
 
 def _class_weights(events: np.ndarray, spec: Spec | None) -> tuple[float, float]:
@@ -107,3 +112,45 @@ def refit_link(scores: np.ndarray, events: np.ndarray) -> tuple[int, float, floa
         if best is None or loss < best[2] - 1e-12:
             best = (c, 1.0 / t, loss)
     return best
+
+
+def refit_baseline(
+    totals: np.ndarray,
+    time: np.ndarray,
+    event: np.ndarray,
+    multiplier: float | None,
+    ties: str = "breslow",
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """(multiplier, event times, Breslow's cumulative baseline hazard at each) on new rows.
+
+    Each row's log hazard ratio ``total / multiplier`` is a fixed offset. With ``multiplier``
+    None it is refitted first: the ``1 / multiplier`` in the fit's range that maximizes Cox's
+    partial likelihood of ``totals`` (ties by ``ties``), a convex problem in one variable.
+
+    Parameters
+    ----------
+    totals : ndarray
+        Each new row's total score under the card's points.
+    time, event : ndarray
+        Each new row's follow-up time and whether its event happened.
+    multiplier : float or None
+        The card's multiplier to keep, or None to refit it.
+    ties : str, default="breslow"
+        ``"breslow"`` or ``"efron"``: the partial likelihood's ties when the multiplier is refit.
+
+    Examples
+    --------
+    >>> totals, time = np.array([0.0, 1.0, 2.0, 2.0]), np.array([4.0, 3.0, 1.0, 2.0])
+    >>> m, times, hazard = refit_baseline(totals, time, np.array([True, True, True, False]), 1.0)
+    >>> m, times.tolist(), hazard.round(3).tolist()
+    (1.0, [1.0, 3.0, 4.0], [0.054, 0.323, 1.323])
+    """
+    totals = np.asarray(totals, dtype=float)
+    if multiplier is None and np.ptp(totals) > 0:
+        cells = CoxCells(totals[:, None], time, event, None, ties)
+        t_range = (MIN_INVERSE_MULTIPLIER, MAX_INVERSE_MULTIPLIER)
+        multiplier = 1.0 / best_scale_of(cells, cells.values[:, 0], t_range)[0]
+    elif multiplier is None:
+        raise ValueError("every new row has the same total: the multiplier cannot be refitted")
+    times, hazard = breslow_baseline(totals / multiplier, time, event)
+    return float(multiplier), times, hazard

@@ -11,14 +11,19 @@ scikit-survival's estimators do.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .. import export as render
+from .._version import __version__
 from .rules import as_frame
 from .survival import StepFunction, kaplan_meier
+from .survival_export import card_data, card_fields, horizon_rows, to_dict
 from .survival_family import TIME_TO_EVENT
 
 __all__ = ["SurvivalCard", "ScoreRisk", "risk_by_score", "default_horizons"]
@@ -170,12 +175,18 @@ class SurvivalCard:
         horizon : float
             The time by which the event's risk is wanted.
         """
-        hazard = float(
-            StepFunction(self.baseline_times, self.baseline_hazard, 0.0)(
-                min(horizon, self.last_time)
-            )[0]
-        )
-        return 1.0 - math.exp(-hazard * math.exp(total / self.multiplier))
+        return 1.0 - math.exp(-self.baseline_at(horizon) * math.exp(total / self.multiplier))
+
+    def baseline_at(self, horizon: float) -> float:
+        """Breslow's cumulative baseline hazard by ``horizon`` (past the last time: its last).
+
+        Parameters
+        ----------
+        horizon : float
+            The time by which the cumulative baseline hazard is wanted.
+        """
+        step = StepFunction(self.baseline_times, self.baseline_hazard, 0.0)
+        return float(step(min(horizon, self.last_time))[0])
 
     @property
     def last_time(self) -> float:
@@ -224,8 +235,134 @@ class SurvivalCard:
             ]
         )
 
+    def recalibrate(
+        self, X: Any, y: Any, *, multiplier: bool = False, label: str | None = None
+    ) -> SurvivalCard:
+        """A copy for a new site: Breslow's baseline hazard re-estimated on its rows, points kept.
+
+        Each new row's log hazard ratio ``total / multiplier`` is a fixed offset; with
+        ``multiplier=True`` the multiplier is refitted first by Cox's partial likelihood of the
+        totals (:func:`~slimwidgets.core.recalibration.refit_baseline`). The copy has status
+        ``"recalibrated"`` (its proof was on other rows), its table on the new rows, and a
+        history entry saying what changed, shown on the card and kept in its JSON.
+
+        Parameters
+        ----------
+        X : DataFrame or array
+            The new site's rows (raw columns for a card fit on a raw table).
+        y : structured array
+            Their events and times, as ``Surv.from_arrays(event, time)`` makes.
+        multiplier : bool, default=False
+            Refit the multiplier too.
+        label : str, optional
+            The site's name, for the history entry.
+
+        Examples
+        --------
+        >>> times, hazard = np.array([1.0, 3.0]), np.array([0.1, 0.3])
+        >>> card = SurvivalCard(("a",), (1,), 1.0, times, hazard, (3.0,))
+        >>> y = np.array([(True, 2.0), (True, 4.0), (False, 5.0)],
+        ...              dtype=[("e", "?"), ("t", "<f8")])
+        >>> new = card.recalibrate(np.array([[1], [0], [0]]), y, label="site B")
+        >>> new.points, new.status, new.baseline_hazard.round(3).tolist()
+        ((1,), 'recalibrated', [0.212, 0.712])
+        """
+        from dataclasses import replace
+
+        from .recalibration import refit_baseline
+
+        target = TIME_TO_EVENT.target(y)
+        totals = self.scores(X)
+        if totals.size != target.time.size:
+            raise ValueError(f"X has {totals.size} rows and y {target.time.size}")
+        ties = self.details.get("ties", "breslow")
+        old = self.multiplier
+        m, times, hazard = refit_baseline(
+            totals, target.time, target.event, None if multiplier else old, ties
+        )
+        entry = _recalibration_entry(label, target.event, old, m, multiplier)
+        details = {k: self.details[k] for k in ("binary", "ties") if k in self.details}
+        details.update(
+            history=(*self.details.get("history", ()), entry),
+            n_rows=int(totals.size),
+            n_events=int(target.event.sum()),
+        )
+        card = replace(
+            self,
+            multiplier=m,
+            baseline_times=times,
+            baseline_hazard=hazard,
+            status="recalibrated",
+            objective=None,
+            bound=None,
+            details=details,
+        )
+        return replace(card, table=risk_by_score(card, totals, target.time, target.event))
+
     def __str__(self) -> str:
         return TIME_TO_EVENT.card_text(self)
+
+    def to_text(self) -> str:
+        """The card as plain text: points by variable, risk by each horizon per total score."""
+        return TIME_TO_EVENT.card_text(self)
+
+    def to_html(self, document: bool = True) -> str:
+        """The card as a standalone HTML document (``document=False``: a notebook's fragment)."""
+        if not document:
+            return TIME_TO_EVENT.card_html(self)
+        return render.render_document(
+            card_data(self),
+            generator=f"slimwidgets {__version__}",
+            horizon_rows=horizon_rows(self),
+        )
+
+    def to_markdown(self) -> str:
+        """The card as Markdown: points, then the risk by each horizon per total score."""
+        data = card_data(self)
+        return render.render_markdown(data) + render.horizon_markdown(
+            data.horizons, horizon_rows(self)
+        )
+
+    def to_latex(self) -> str:
+        """The card as LaTeX tabulars: points, then the risk by each horizon per total score."""
+        data = card_data(self)
+        return render.render_latex(data) + render.horizon_latex(data.horizons, horizon_rows(self))
+
+    def to_python(self) -> str:
+        """Source of a dependency-free Python module: ``score(row)``, ``risk(row, horizon)``."""
+        return render.render_survival_python(card_data(self))
+
+    def to_sql(self, table: str = "patients") -> str:
+        """A ``SELECT`` adding each row's score and its risk by each horizon."""
+        return render.render_survival_sql(card_data(self), table=table)
+
+    def to_dict(self) -> dict:
+        """The card as JSON-ready data with a checksum (:meth:`from_dict` reads it)."""
+        return to_dict(self)
+
+    def to_json(self, path: str | None = None, indent: int | None = 2) -> str:
+        """JSON text (also written to ``path`` if given); reload with :meth:`from_json`."""
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: str, *, verify: bool = True) -> SurvivalCard:
+        """A card from :meth:`to_json`'s text or file; ``ValueError`` naming what is wrong."""
+        text = str(text_or_path)
+        if not text.lstrip().startswith("{"):
+            text = Path(text).read_text(encoding="utf-8")
+        try:
+            return cls.from_dict(json.loads(text), verify=verify)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"malformed JSON: {exc}") from None
+
+    @classmethod
+    def from_dict(cls, d: Any, *, verify: bool = True) -> SurvivalCard:
+        """A card from :meth:`to_dict`'s data, every field checked (``card_fields``)."""
+        fields = card_fields(d, verify=verify)
+        return cls(**{**fields, "table": tuple(ScoreRisk(*row) for row in fields["table"])})
 
     def _repr_html_(self) -> str:
         return TIME_TO_EVENT.card_html(self)
@@ -235,6 +372,23 @@ class SurvivalCard:
             f"SurvivalCard(points={self.card_points!r}, multiplier={self.multiplier:.4g}, "
             f"status={self.status!r})"
         )
+
+
+def _recalibration_entry(
+    label: str | None, event: np.ndarray, old: float, new: float, refit: bool
+) -> dict[str, Any]:
+    """The history entry of a recalibration: where, on how many rows, what changed."""
+    site = f" for {label}" if label else ""
+    what = f"multiplier {old:.4g} → {new:.4g} and " if refit else ""
+    return {
+        "event": "recalibrated",
+        "label": label,
+        "rows": int(event.size),
+        "events": int(event.sum()),
+        "multiplier": [old, new],
+        "note": f"recalibrated{site} on {event.size} rows ({int(event.sum())} events): "
+        f"{what}Breslow's baseline hazard re-estimated; points unchanged",
+    }
 
 
 def default_horizons(time: np.ndarray) -> tuple[float, ...]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import math
+import unicodedata
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,7 +33,10 @@ def points_by_variable(card: SurvivalCard) -> list[tuple[str, list[tuple[str, in
 
 
 def status_words(card: SurvivalCard) -> str:
-    """What the card's proof says, in the loss's unit (Cox partial log-likelihood per event)."""
+    """What the card's proof says, in the loss's unit (Cox partial log-likelihood per event),
+    or, for a card recalibrated since, what changed."""
+    if card.details.get("history"):
+        return card.details["history"][-1]["note"]
     if card.status == "optimal":
         return f"optimal (proven): objective {card.objective:.6g} per event"
     if card.bound is None:
@@ -63,23 +67,26 @@ def _hazard_words(card: SurvivalCard) -> str:
     )
 
 
+def _one_line(text: str) -> str:
+    """A name from the data on one line: control characters (newlines too) become spaces."""
+    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
+
+
 def card_text(card: SurvivalCard) -> str:
-    """The card as plain text: status, points by variable, risk by horizon per total score."""
-    lines = [
-        f"Time-to-event card: {card.names[0]} over {card.names[1]}",
-        f"  {status_words(card)}",
-        "",
-        "POINTS",
-    ]
+    """The card as plain text: status, points by variable, risk by horizon per total score;
+    every name on one line."""
+    event, time = (_one_line(name) for name in card.names)
+    lines = [f"Time-to-event card: {event} over {time}", f"  {status_words(card)}", "", "POINTS"]
     for variable, bands in points_by_variable(card) or [("(no variable)", [])]:
         lines.append(
-            f"  {variable}: " + "  |  ".join(f"{band}: {points:+d}" for band, points in bands)
+            f"  {_one_line(variable)}: "
+            + "  |  ".join(f"{_one_line(band)}: {points:+d}" for band, points in bands)
         )
     lines += [
         "",
-        f"  {_hazard_words(card)}",
+        f"  {_one_line(_hazard_words(card))}",
         "",
-        f"RISK OF THE EVENT BY {card.names[1]} (predicted | Kaplan–Meier observed, 95 % CI)",
+        f"RISK OF THE EVENT BY {time} (predicted | Kaplan–Meier observed, 95 % CI)",
     ]
     header = f"  {'score':>5} {'rows':>6}" + "".join(
         f" | {'by ' + format(h, 'g'):>32}" for h in card.horizons

@@ -26,6 +26,7 @@ as its rules under one headline, without points::
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +51,9 @@ __all__ = [
     "MISSING_NOTE",
     "VARIABLES_TOTAL",
     "band_text",
+    "HorizonRows",
+    "horizon_header",
+    "horizon_lines",
 ]
 
 
@@ -121,6 +125,10 @@ class CardData:
     rule_defs : tuple of (column, kind, value), one per row
         Cards fit on a raw table: what each row's rule tests on the raw column (see
         :mod:`slimwidgets.core.rules`); the Python and SQL exports compute the rules from it.
+    horizons : tuple of (float, float)
+        Time-to-event cards: each horizon and Breslow's cumulative baseline hazard ``H0`` by it.
+        The risk of the event by a horizon is ``1 - exp(-H0 exp(score / multiplier))``; the
+        threshold is unused and ``positive`` names the event.
 
     Notes
     -----
@@ -149,6 +157,7 @@ class CardData:
     multiplier: float | None = None
     variables: tuple = ()
     rule_defs: tuple = ()
+    horizons: tuple = ()
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -189,6 +198,7 @@ class CardData:
             set_field(self, "multiplier", float(m))
         set_field(self, "variables", _checked_variables(self.variables))
         set_field(self, "rule_defs", _checked_rule_defs(self.rule_defs, len(rows)))
+        set_field(self, "horizons", _checked_horizons(self.horizons, self.multiplier))
 
 
 def points_label(points: int) -> str:
@@ -198,10 +208,13 @@ def points_label(points: int) -> str:
 
 def headline(card: CardData, escape: Callable[[str], str], gt: str = ">", ge: str = "≥") -> str:
     """``PREDICT <POSITIVE> IF SCORE ≥ <T>`` (or ``> <T>`` for the paper's rule); ``escape``
-    is the format's helper, ``gt`` and ``ge`` its signs for > and >=.
+    is the format's helper, ``gt`` and ``ge`` its signs for > and >=. A time-to-event card
+    has no threshold: its headline names the event.
 
     The class name is upper-cased *before* escaping, never after.
     """
+    if card.horizons:
+        return "SCORE FOR THE RISK OF %s" % escape(card.positive.upper())
     return "PREDICT %s IF SCORE %s %d" % (
         escape(card.positive.upper()),
         ge if card.rule == ">=" else gt,
@@ -363,3 +376,54 @@ def _checked_rule_defs(defs, n_rows: int) -> tuple:
             raise ValueError(f"a rule of kind {kind!r} has no value")
         out.append((column, kind, value))
     return tuple(out)
+
+
+def _checked_horizons(horizons, multiplier: float | None) -> tuple:
+    """Each (horizon, baseline cumulative hazard) as finite floats, the hazard not negative."""
+    out = []
+    for horizon, hazard in horizons:
+        horizon, hazard = float(horizon), float(hazard)
+        if not (math.isfinite(horizon) and math.isfinite(hazard) and hazard >= 0):
+            raise ValueError(f"horizon {horizon!r} has no finite baseline hazard ({hazard!r})")
+        out.append((horizon, hazard))
+    if out and multiplier is None:
+        raise ValueError("a card with horizons needs its multiplier")
+    return tuple(out)
+
+
+# A time-to-event card's table: per total score (score, rows, then per horizon the predicted risk,
+# Kaplan-Meier's observed risk and its 95 % bounds, None where unknown). Numbers only.
+HorizonRows = tuple[tuple[float, float, tuple, tuple, tuple, tuple], ...]
+
+
+def horizon_header(horizons: tuple) -> tuple[str, ...]:
+    """The columns of a time-to-event card's table: score, rows, then two per horizon.
+
+    >>> horizon_header(((1.0, 0.1), (3.0, 0.4)))[2:]
+    ('by 1: predicted', 'by 1: observed (95 % CI)', 'by 3: predicted', 'by 3: observed (95 % CI)')
+    """
+    by = [f"by {h:g}" for h, _ in horizons]
+    return ("score", "rows") + tuple(f"{b}: {w}" for b in by for w in _HORIZON_COLUMNS)
+
+
+_HORIZON_COLUMNS = ("predicted", "observed (95 % CI)")
+
+
+def _percent(value) -> str:
+    return "–" if value is None else f"{100 * float(value):.1f} %"
+
+
+def horizon_lines(rows: HorizonRows) -> list[tuple[str, ...]]:
+    """The cells of every row of a time-to-event card's table (observed: "–" when unknown).
+
+    >>> horizon_lines(((2, 10, (0.25,), (0.3,), (0.1,), (0.5,)),))
+    [('2', '10', '25.0 %', '30.0 % (10.0–50.0 %)')]
+    """
+    out = []
+    for score, count, predicted, observed, lower, upper in rows:
+        cells = [f"{score:g}", f"{count:g}"]
+        for p, o, lo, hi in zip(predicted, observed, lower, upper):
+            interval = "" if lo is None or hi is None else f" ({100 * lo:.1f}–{100 * hi:.1f} %)"
+            cells += [_percent(p), _percent(o) + ("" if o is None else interval)]
+        out.append(tuple(cells))
+    return out

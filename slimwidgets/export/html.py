@@ -10,9 +10,12 @@ from .card import (
     MISSING_NOTE,
     VARIABLES_TOTAL,
     CardData,
+    HorizonRows,
     RiskRows,
     band_text,
     headline,
+    horizon_header,
+    horizon_lines,
     points_label,
     risk_header,
     risk_lines,
@@ -147,17 +150,31 @@ def _footer(card: CardData) -> list[str]:
 
 
 def risk_html(rows: RiskRows, predicted=None) -> str:
+    """The observed event rate at each total score (and a risk card's predicted risk)."""
     if not rows:
         return ""
+    caption = "Risk by score (training data)"
+    return _table(caption, risk_header(predicted), risk_lines(rows, predicted))
+
+
+def horizon_html(horizons: tuple, rows: HorizonRows) -> str:
+    """A time-to-event card's risk by each horizon per total score, predicted and observed."""
+    if not rows:
+        return ""
+    caption = "Risk of the event by each horizon (training data; observed: Kaplan–Meier)"
+    return _table(caption, horizon_header(horizons), horizon_lines(rows))
+
+
+def _table(caption: str, head: tuple[str, ...], lines: list[tuple[str, ...]]) -> str:
+    """A captioned table of cells the package formatted, each escaped all the same."""
+    esc = _html_escape
     body = "".join(
-        "<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
-        for cells in risk_lines(rows, predicted)
+        "<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in cells) + "</tr>" for cells in lines
     )
-    head = "".join(f"<th>{name}</th>" for name in risk_header(predicted))
     return (
         '<table class="sw-risk" style="border-collapse:collapse;margin-top:6px;font-size:12px">'
-        "<caption>Risk by score (training data)</caption>"
-        "<tr>" + head + "</tr>" + body + "</table>"
+        f"<caption>{esc(caption)}</caption>"
+        "<tr>" + "".join(f"<th>{esc(name)}</th>" for name in head) + "</tr>" + body + "</table>"
     )
 
 
@@ -181,9 +198,11 @@ def render_document(
     title: str | None = None,
     generator: str = "slimwidgets",
     predicted=None,
+    horizon_rows: HorizonRows = (),
 ) -> str:
     """The card (and its risk table) as a complete HTML5 document: doctype, UTF-8 charset,
-    an escaped title, print styles, ``generator`` (the package and version) in a meta tag.
+    an escaped title, print styles, ``generator`` (the package and version) in a meta tag;
+    ``horizon_rows``: a time-to-event card's risk by each of ``card.horizons``.
     Nothing is loaded from elsewhere.
 
     Examples:
@@ -206,7 +225,9 @@ def render_document(
             "<style>%s</style>" % _PRINT_CSS,
             "</head>",
             '<body>\n<main class="sw-document">',
-            render_html(card) + risk_html(risk, predicted),
+            render_html(card)
+            + risk_html(risk, predicted)
+            + horizon_html(card.horizons, horizon_rows),
             "</main>\n</body>",
             "</html>",
             "",

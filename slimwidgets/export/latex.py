@@ -8,9 +8,12 @@ from .card import (
     MISSING_NOTE,
     VARIABLES_TOTAL,
     CardData,
+    HorizonRows,
     RiskRows,
     band_text,
     headline,
+    horizon_header,
+    horizon_lines,
     points_label,
     risk_header,
     risk_lines,
@@ -187,18 +190,32 @@ def render_latex(card: CardData) -> str:
 
 
 def risk_latex(rows: RiskRows, predicted=None) -> str:
+    """The observed event rate at each total score (and a risk card's predicted risk)."""
     if not rows:
         return ""
     head = risk_header(predicted)
-    n = len(head)
-    lines = [
+    columns = "rrrl" + "r" * (len(head) - 4)
+    title = r"\textbf{RISK BY SCORE} (training data)"
+    return _table(title, columns, head, risk_lines(rows, predicted))
+
+
+def horizon_latex(horizons: tuple, rows: HorizonRows) -> str:
+    """A time-to-event card's risk by each horizon per total score, predicted and observed."""
+    if not rows:
+        return ""
+    head = horizon_header(horizons)
+    title = r"\textbf{RISK OF THE EVENT BY EACH HORIZON} (training data; observed: Kaplan--Meier)"
+    return _table(title, "rr" + "rl" * len(horizons), head, horizon_lines(rows))
+
+
+def _table(title: str, columns: str, head: tuple[str, ...], lines: list[tuple[str, ...]]) -> str:
+    """A titled tabular of cells the package formatted, each escaped for pdfLaTeX."""
+    out = [
         "",
         "",
-        r"\begin{tabular}{rrrl" + "r" * (n - 4) + "}",
-        r"\multicolumn{%d}{l}{\textbf{RISK BY SCORE} (training data)} \\" % n,
+        r"\begin{tabular}{%s}" % columns,
+        r"\multicolumn{%d}{l}{%s} \\" % (len(head), title),
         " & ".join(_latex_escape(h) for h in head) + r" \\ \hline",
     ]
-    for cells in risk_lines(rows, predicted):
-        lines.append(" & ".join(_latex_escape(c) for c in cells) + " \\\\")
-    lines.append(r"\end{tabular}")
-    return "\n".join(lines)
+    out += [" & ".join(_latex_escape(c) for c in cells) + " \\\\" for cells in lines]
+    return "\n".join(out + [r"\end{tabular}"])

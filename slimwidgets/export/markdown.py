@@ -9,9 +9,12 @@ from .card import (
     MISSING_NOTE,
     VARIABLES_TOTAL,
     CardData,
+    HorizonRows,
     RiskRows,
     band_text,
     headline,
+    horizon_header,
+    horizon_lines,
     points_label,
     risk_header,
     risk_lines,
@@ -98,16 +101,23 @@ def render_markdown(card: CardData) -> str:
 
 
 def risk_markdown(rows: RiskRows, predicted=None) -> str:
+    """The observed event rate at each total score (and a risk card's predicted risk)."""
     if not rows:
         return ""
-    head = risk_header(predicted)
-    lines = [
-        "",
-        "",
-        "**Risk by score** (training data)",
-        "",
-        "| " + " | ".join(head) + " |",
-        "|" + "---|" * len(head),
-    ]
-    lines += ["| " + " | ".join(cells) + " |" for cells in risk_lines(rows, predicted)]
-    return "\n".join(lines)
+    return _table(
+        "**Risk by score** (training data)", risk_header(predicted), risk_lines(rows, predicted)
+    )
+
+
+def horizon_markdown(horizons: tuple, rows: HorizonRows) -> str:
+    """A time-to-event card's risk by each horizon per total score, predicted and observed."""
+    if not rows:
+        return ""
+    title = "**Risk of the event by each horizon** (training data; observed: Kaplan–Meier)"
+    return _table(title, horizon_header(horizons), horizon_lines(rows))
+
+
+def _table(title: str, head: tuple[str, ...], lines: list[tuple[str, ...]]) -> str:
+    """A titled table of cells the package formatted (numbers and its own words only)."""
+    out = ["", "", title, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return "\n".join(out + ["| " + " | ".join(cells) + " |" for cells in lines])

@@ -48,6 +48,21 @@ def _rule_sql(column: str, kind: str, value: object) -> str:
     return "(CASE WHEN %s THEN 1 ELSE 0 END)" % test
 
 
+def _total_sql(card: CardData) -> str:
+    """The total score of a row: points times each rule on the raw columns, or times each column."""
+    if not card.rows:
+        return "0"
+    terms = (
+        [_rule_sql(*d) for d in card.rule_defs]
+        if card.rule_defs
+        else [_sql_identifier(name) for name, _ in card.rows]
+    )
+    # Terms are joined with " + " so a negative point never forms "--".
+    return "(%s)" % " + ".join(
+        "%d * %s" % (points, term) for (_, points), term in zip(card.rows, terms)
+    )
+
+
 def render_sql(card: CardData, table: str = "patients") -> str:
     """Return a ``SELECT`` adding ``prediction`` and ``score`` columns.
 
@@ -69,18 +84,7 @@ def render_sql(card: CardData, table: str = "patients") -> str:
         FROM "t";
     """
     table_sql = _sql_identifier(exact_str(table, "table", coerce=False))
-    if card.rows:
-        # Terms are joined with " + " so a negative point never forms "--".
-        terms = (
-            [_rule_sql(*d) for d in card.rule_defs]
-            if card.rule_defs
-            else [_sql_identifier(name) for name, _ in card.rows]
-        )
-        total = "(%s)" % " + ".join(
-            "%d * %s" % (points, term) for (_, points), term in zip(card.rows, terms)
-        )
-    else:
-        total = "0"
+    total = _total_sql(card)
     risk = ""
     if card.multiplier is not None:
         # z = (score - threshold) / m; each branch only ever takes EXP of a number <= 0
@@ -96,3 +100,35 @@ def render_sql(card: CardData, table: str = "patients") -> str:
         "  %s AS score\n"
         "FROM %s;" % (total, card.rule, card.threshold, risk, total, table_sql)
     )
+
+
+def render_survival_sql(card: CardData, table: str = "patients") -> str:
+    """Return a ``SELECT`` adding a time-to-event card's ``score`` and its risk by each horizon.
+
+    The risk of the event by horizon ``h`` is ``1 - EXP(-H0(h) * EXP(score / multiplier))``
+    with Breslow's baseline ``H0`` (``card.horizons``), in a column named ``risk by h``. Every
+    column and the table are double-quoted identifiers; a raw table's rules are computed from
+    its columns (a missing value meets only a "missing" rule). SQLite needs its math functions
+    for ``EXP``.
+
+    Raises:
+        ValueError: a feature name or ``table`` contains a NUL character.
+
+    Examples:
+        >>> card = CardData((("old", 1),), 0, "died", (True,), multiplier=2.0,
+        ...                 horizons=((5.0, 0.25),))
+        >>> print(render_survival_sql(card, "t"))
+        SELECT *,
+          (1 * "old") AS score,
+          1.0 - EXP(-0.25 * EXP((1 * "old") / 2.0)) AS "risk by 5"
+        FROM "t";
+    """
+    table_sql = _sql_identifier(exact_str(table, "table", coerce=False))
+    total = _total_sql(card)
+    m = repr(float(card.multiplier or 1.0))
+    risks = "".join(
+        ",\n  1.0 - EXP(-%s * EXP(%s / %s)) AS %s"
+        % (repr(hazard), total, m, _sql_identifier("risk by %g" % horizon))
+        for horizon, hazard in card.horizons
+    )
+    return "SELECT *,\n  %s AS score%s\nFROM %s;" % (total, risks, table_sql)

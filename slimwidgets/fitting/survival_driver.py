@@ -6,7 +6,8 @@ the other cards (:func:`~slimwidgets.core.rules.rules_from_options`); the option
 cards) and those this family honours are :data:`SURVIVAL_OPTIONS`; any other one set is refused
 with the reason. The proof by supports (:mod:`slimwidgets.solvers.cox_tree`) finds the card and
 proves it optimal, or states its floor when the time limit comes first. The card is re-checked
-(points in their boxes, size, objective recomputed) before it is returned.
+(points in their boxes, size, require, the settings by variable, objective recomputed) before
+it is returned.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..core.by_variable import monotone_rows, variable_ids, variable_problems
 from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER
 from ..core.rules import as_frame, rules_from_options
 from ..core.spec import Spec, make_spec
@@ -27,6 +29,7 @@ from ..core.survival import breslow_baseline
 from ..core.survival_card import SurvivalCard, default_horizons, risk_by_score
 from ..core.survival_family import TIME_TO_EVENT
 from ..solvers.cox_tree import CoxProblem, CoxProof, prove_cox
+from .errors import NoSolutionError
 
 __all__ = [
     "fit_survival",
@@ -50,9 +53,13 @@ SURVIVAL_OPTIONS = frozenset(
         "lock",
         "penalties",
         "time_limit",
-        "variables",
+        "variables",  # the rules of each variable: the rule builder sets it
+        "require",
+        "max_variables",
+        "monotone",
+        "constraints",  # only "at least one of" these rules: what require of a variable makes
     }
-)  # the rules of each variable: the rule builder sets it
+)
 F = TypeVar("F", bound=Callable[..., Any])
 #: arguments of fit that a time-to-event card does not take (yet): each must be None
 REFUSED_ARGUMENTS = (
@@ -131,7 +138,7 @@ def fit_survival(
     prob = _problem(values, target, w, names, spec, ties)
     deadline = math.inf if spec.time_limit is None else started + spec.time_limit
     proof = _smallest_form(prove_cox(prob, deadline=deadline, clock=clock), prob)
-    _check(proof, prob)
+    _check(proof, prob, spec, names)
     return _card(proof, prob, names, target, builder, horizons, clock() - started)
 
 
@@ -188,10 +195,30 @@ def _spec(options: dict) -> Spec:
             f"time-to-event cards do not take {', '.join(others)} yet; they take "
             f"{', '.join(sorted(SURVIVAL_OPTIONS))}"
         )
+    other = [c.describe() for c in spec.constraints if (c.kind, c.k) != ("at_least", 1)]
+    if other:
+        raise ValueError(
+            f"time-to-event cards take no logical constraint but 'at least one of' (require of "
+            f"a variable) yet: {'; '.join(other)}"
+        )
+    if monotone_rows(spec):
+        raise ValueError(
+            "monotone points of a variable whose rules share a cut point (band rules, or "
+            "thresholds of both directions) are rows over several rules, which the proof of "
+            "time-to-event cards does not hold yet: give one rule per cut (as fit makes them)"
+        )
     return spec.replace(
         max_size=DEFAULT_SURVIVAL_MAX_SIZE if spec.max_size is None else spec.max_size,
         C0=DEFAULT_SURVIVAL_C0 if spec.C0 is None else spec.C0,
     )
+
+
+def _required_groups(spec: Spec, names: list[str]) -> tuple[tuple[int, ...], ...]:
+    """``require`` and the "at least one of" constraints as groups of feature indices, each of
+    which a card must use."""
+    index = {name: j for j, name in enumerate(names)}
+    groups = [(name,) for name in spec.require] + [c.features for c in spec.constraints]
+    return tuple(tuple(sorted(index[name] for name in group)) for group in groups)
 
 
 def _problem(
@@ -217,6 +244,9 @@ def _problem(
         spec.max_size,
         (MIN_INVERSE_MULTIPLIER, MAX_INVERSE_MULTIPLIER),
         ties,
+        require=_required_groups(spec, names),
+        variables=tuple(int(v) for v in variable_ids(spec, names)),
+        max_variables=spec.max_variables,
     )
 
 
@@ -235,9 +265,17 @@ def _smallest_form(proof: CoxProof, prob: CoxProblem) -> CoxProof:
     return replace(proof, card=replace(proof.card, points=smaller.astype(float), t=t))
 
 
-def _check(proof: CoxProof, prob: CoxProblem) -> None:
+def _check(proof: CoxProof, prob: CoxProblem, spec: Spec, names: list[str]) -> None:
     """Refuse to hand out a card that breaks its rules or misstates its objective (a bug)."""
-    points, problems = proof.card.points, []
+    points = proof.card.points
+    if not math.isfinite(proof.card.objective):
+        raise NoSolutionError(
+            "the time limit came before any card that meets require: give more time"
+        )
+    problems = variable_problems(spec, dict(zip(names, points.tolist())))
+    used = {name for name, p in zip(names, points) if p != 0}
+    groups = [[name] for name in spec.require] + [list(c.features) for c in spec.constraints]
+    problems += [f"none of {group} used (require)" for group in groups if not used & set(group)]
     if np.count_nonzero(points) > prob.max_size:
         problems.append(f"{np.count_nonzero(points)} rules > max_size {prob.max_size}")
     problems += [

@@ -44,7 +44,9 @@ WHOLE_BOX_STEPS = 4
 class CoxProblem:
     """Rows (``X`` n x p), times, events and weights; the allowed points of each feature
     (sorted, integers), ``C0`` per feature, at most ``max_size`` features, ``t`` in ``t_range``;
-    ties by Breslow or Efron."""
+    ties by Breslow or Efron. ``require``: groups of features, each to have at least one feature
+    with points (a group of one: that feature); ``variables`` (one id per feature) with
+    ``max_variables``: at most that many distinct ids among the features with points."""
 
     X: np.ndarray
     time: np.ndarray
@@ -55,6 +57,9 @@ class CoxProblem:
     max_size: int
     t_range: tuple[float, float]
     ties: str = "breslow"
+    require: tuple[tuple[int, ...], ...] = ()
+    variables: tuple[int, ...] | None = None
+    max_variables: int | None = None
 
     def cells(self, support: Sequence[int]) -> CoxCells:
         X = self.X[:, list(support)]
@@ -84,12 +89,16 @@ class CoxProof:
 
 
 class _Support:
-    """One support's cells, allowed values and costs, for the branch and bound."""
+    """One support's cells, allowed values and costs, for the branch and bound; the features of
+    ``required`` never take 0 points."""
 
-    def __init__(self, prob: CoxProblem, support: Sequence[int]):
+    def __init__(self, prob: CoxProblem, support: Sequence[int], required: frozenset = frozenset()):
         self.prob, self.support = prob, list(support)
         self.cells = prob.cells(support)
-        self.values = [np.asarray(prob.allowed[j], dtype=float) for j in support]
+        self.values = [
+            np.asarray([v for v in prob.allowed[j] if v != 0 or j not in required], dtype=float)
+            for j in support
+        ]
         self.C0 = prob.C0[self.support]
 
     def bounds(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -186,12 +195,51 @@ def _branch(tree: _Support, best: _Best, stop: Callable[[], bool]) -> float | No
     return None
 
 
-def _supports(prob: CoxProblem) -> list[list[int]]:
-    """Every support of exactly ``K`` usable features (a feature whose only value is 0 never
-    counts)."""
+def _supports(prob: CoxProblem) -> list[tuple[tuple[int, ...], frozenset]]:
+    """(support, its required features): every card of the problem is a card of one of them.
+
+    Each group of ``require`` names one of its features as required (every choice); a support
+    holds the required features and as many more usable ones as ``K`` lets (a feature whose
+    only value is 0 never counts). Under ``max_variables`` the features come from that many
+    variables (those of the required features among them): every card reads at most that many,
+    so its features lie in such a pool, and in one of the pool's supports."""
     usable = [j for j, a in enumerate(prob.allowed) if (np.asarray(a) != 0).any()]
-    size = min(prob.max_size, len(usable))
-    return [list(c) for c in itertools.combinations(usable, size)]
+    ids = list(range(len(prob.allowed))) if prob.variables is None else list(prob.variables)
+    out: dict[tuple[int, ...], set[frozenset]] = {}
+    for choice in itertools.product(*prob.require):
+        required = frozenset(choice)
+        if len(required) > prob.max_size:
+            continue
+        for pool in _pools(usable, ids, required, prob.max_variables):
+            optional = [j for j in pool if j not in required]
+            size = min(prob.max_size, len(pool)) - len(required)
+            for more in itertools.combinations(optional, max(size, 0)):
+                out.setdefault(tuple(sorted(required.union(more))), set()).add(required)
+    return [(s, r) for s, rs in out.items() for r in _least(rs)]
+
+
+def _pools(
+    usable: list[int], ids: list[int], required: frozenset, max_variables: int | None
+) -> list[list[int]]:
+    """The usable features of each set of ``max_variables`` variables holding the required
+    features' (all of them without a cap)."""
+    if max_variables is None:
+        return [usable]
+    must = {ids[j] for j in required}
+    others = sorted({ids[j] for j in usable} - must)
+    free = min(max_variables - len(must), len(others))
+    if free < 0:
+        return []
+    return [
+        [j for j in usable if ids[j] in must.union(chosen)]
+        for chosen in itertools.combinations(others, free)
+    ]
+
+
+def _least(sets: set[frozenset]) -> list[frozenset]:
+    """The sets none of the others is inside: a support's cards under a larger required set are
+    among those under a smaller one."""
+    return [r for r in sets if not any(o < r for o in sets)]
 
 
 def _whole_box_floor(prob: CoxProblem) -> float:
@@ -207,6 +255,14 @@ def empty_card(prob: CoxProblem) -> CoxCard:
     """The card without points (every row the same hazard)."""
     loss = prob.cells([]).value(np.zeros(0))
     return CoxCard(np.zeros(prob.X.shape[1]), 1.0, loss, loss)
+
+
+def _first_card(prob: CoxProblem) -> CoxCard:
+    """The incumbent to start from: the card without points, or, when ``require`` rules it
+    out, none yet (an infinite objective)."""
+    if prob.require:
+        return CoxCard(np.zeros(prob.X.shape[1]), 1.0, math.inf, math.inf)
+    return empty_card(prob)
 
 
 def prove_cox(
@@ -232,13 +288,13 @@ def prove_cox(
     >>> proof.complete, proof.card.points.tolist(), proof.floor >= proof.card.objective - 1e-9
     (True, [1.0, 0.0], True)
     """
-    best = _Best(incumbent if incumbent is not None else empty_card(prob))
+    best = _Best(incumbent if incumbent is not None else _first_card(prob))
     stop = lambda: clock() > deadline  # noqa: E731
     supports = _supports(prob)
     if len(supports) > MAX_COX_SUPPORTS:
         return CoxProof(best.card, min(_whole_box_floor(prob), best.card.objective), False, 0, 0)
     trees, floors, whole, started = [], [], -math.inf, clock()
-    for done, support in enumerate(supports):
+    for done, (support, required) in enumerate(supports):
         now = clock()
         if now > deadline:  # the floor of the whole box, if the pace asked for it in time
             return CoxProof(best.card, min(whole, best.card.objective), False, done, best.nodes)
@@ -248,7 +304,7 @@ def prove_cox(
             and now + (now - started) / done * (len(supports) - done) > deadline
         ):
             whole = _whole_box_floor(prob)  # the supports' floors will not all be in: a floor now
-        tree = _Support(prob, support)
+        tree = _Support(prob, support, required)
         full = (np.zeros(len(support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
         floor, relaxed = tree.node(*full)
         best.offer(*tree.leaf(tree.rounded(relaxed, *full)))  # a card of every support, early

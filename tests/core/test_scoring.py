@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.core.card_json import _checksum
+from slimwidgets.core.card_json import checksum
 from slimwidgets.core.scoring import SCHEMA_VERSION, ScoringSystem
 from slimwidgets.datasets import RULES_ATTR
 
@@ -335,7 +335,7 @@ def test_wrong_schema_version(card):
     doc = card.to_dict()
     for version in (SCHEMA_VERSION + 1, "1", True, None):
         doc["schema_version"] = version
-        doc["checksum"] = _checksum({k: v for k, v in doc.items() if k != "checksum"})
+        doc["checksum"] = checksum({k: v for k, v in doc.items() if k != "checksum"})
         with pytest.raises(ValueError, match="schema_version"):
             ScoringSystem.from_json(json.dumps(doc))
 
@@ -370,7 +370,7 @@ def test_non_integer_point(card):
     # ... and without the checksum the type check still does
     with pytest.raises(ValueError, match="coefficients must be a list of integers"):
         ScoringSystem.from_json(json.dumps(doc), verify=False)
-    doc["checksum"] = _checksum({k: v for k, v in doc.items() if k != "checksum"})
+    doc["checksum"] = checksum({k: v for k, v in doc.items() if k != "checksum"})
     with pytest.raises(ValueError, match="coefficients must be a list of integers"):
         ScoringSystem.from_json(json.dumps(doc))
 

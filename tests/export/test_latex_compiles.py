@@ -95,3 +95,16 @@ def test_mofn_rule_table_compiles(tmp_path):
     card = fit_m_of_n(X, y, positive="yes", max_size=3, time_limit=10)
     assert card.m_of_n is not None
     _compile(tmp_path, card.to_latex())
+
+
+def test_time_to_event_card_latex_compiles(tmp_path):
+    X, _ = _data()
+    rng = np.random.default_rng(4)
+    hazard = np.exp(X.iloc[:, 0] + 0.7 * X.iloc[:, 1])
+    time = rng.exponential(5 / hazard).round(2) + 0.01
+    y = np.array(list(zip(rng.random(120) < 0.8, time)), dtype=[("dé$d", "?"), ("t_%", "<f8")])
+    card = sw.fit(X, y, max_size=2, time_limit=10)
+    latex = card.to_latex()
+    assert NAMES[0] in card.card_points, "the hostile name must be on the card"
+    assert "RISK OF THE EVENT BY EACH HORIZON" in latex and "\\input{" not in latex
+    _compile(tmp_path, latex)
