@@ -307,7 +307,13 @@ class SurvivalCard:
         return TIME_TO_EVENT.card_text(self)
 
     def to_html(self, document: bool = True) -> str:
-        """The card as a standalone HTML document (``document=False``: a notebook's fragment)."""
+        """The card as a standalone HTML document (``document=False``: a notebook's fragment).
+
+        Parameters
+        ----------
+        document : bool, default True
+            A whole HTML page; ``False`` gives the fragment a notebook shows.
+        """
         if not document:
             return TIME_TO_EVENT.card_html(self)
         return render.render_document(
@@ -333,7 +339,13 @@ class SurvivalCard:
         return render.render_survival_python(card_data(self))
 
     def to_sql(self, table: str = "patients") -> str:
-        """A ``SELECT`` adding each row's score and its risk by each horizon."""
+        """A ``SELECT`` adding each row's score and its risk by each horizon.
+
+        Parameters
+        ----------
+        table : str, default "patients"
+            The table the query reads (quoted as an identifier).
+        """
         return render.render_survival_sql(card_data(self), table=table)
 
     def to_dict(self) -> dict:
@@ -341,7 +353,15 @@ class SurvivalCard:
         return to_dict(self)
 
     def to_json(self, path: str | None = None, indent: int | None = 2) -> str:
-        """JSON text (also written to ``path`` if given); reload with :meth:`from_json`."""
+        """JSON text (also written to ``path`` if given); reload with :meth:`from_json`.
+
+        Parameters
+        ----------
+        path : str, optional
+            A file to write the text to.
+        indent : int or None, default 2
+            Spaces per level, as in :func:`json.dumps`.
+        """
         text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
@@ -349,7 +369,15 @@ class SurvivalCard:
 
     @classmethod
     def from_json(cls, text_or_path: str, *, verify: bool = True) -> SurvivalCard:
-        """A card from :meth:`to_json`'s text or file; ``ValueError`` naming what is wrong."""
+        """A card from :meth:`to_json`'s text or file; ``ValueError`` naming what is wrong.
+
+        Parameters
+        ----------
+        text_or_path : str
+            The JSON text, or the path of a file holding it.
+        verify : bool, default True
+            Check the file's checksum.
+        """
         text = str(text_or_path)
         if not text.lstrip().startswith("{"):
             text = Path(text).read_text(encoding="utf-8")
@@ -360,7 +388,15 @@ class SurvivalCard:
 
     @classmethod
     def from_dict(cls, d: Any, *, verify: bool = True) -> SurvivalCard:
-        """A card from :meth:`to_dict`'s data, every field checked (``card_fields``)."""
+        """A card from :meth:`to_dict`'s data, every field checked (``card_fields``).
+
+        Parameters
+        ----------
+        d : dict
+            The data :meth:`to_dict` gave.
+        verify : bool, default True
+            Check the data's checksum.
+        """
         fields = card_fields(d, verify=verify)
         return cls(**{**fields, "table": tuple(ScoreRisk(*row) for row in fields["table"])})
 
