@@ -111,13 +111,16 @@ def calibration_at_horizons(
 
 
 def _observed_risk(time: np.ndarray, event: np.ndarray, horizon: float) -> tuple:
-    """(1 - KM survival, lower, upper) by ``horizon``; NaN when no row is followed that far."""
+    """(1 - KM survival, lower, upper) by ``horizon``; NaN when the rows say nothing about it
+    (no row followed that far, unless every row had its event: then the risk is 1)."""
     nan = float("nan")
-    if not time.size or time.max() < horizon:
-        return nan, nan, nan
-    if not event.any() or time[event].min() > horizon:
-        return 0.0, nan, nan  # no event by the horizon: no interval from Greenwood's variance
+    followed = time.size and time.max() >= horizon
+    if not event.any() or time[event].min() > horizon:  # no event by the horizon
+        # 0 with no interval: Greenwood's variance is 0 there
+        return (0.0, nan, nan) if followed else (nan, nan, nan)
     times, survival, lower, upper = kaplan_meier(time, event)
+    if not followed and survival[-1] > 0:
+        return nan, nan, nan
     at = int(np.searchsorted(times, horizon, side="right")) - 1
     return 1.0 - float(survival[at]), 1.0 - float(upper[at]), 1.0 - float(lower[at])
 

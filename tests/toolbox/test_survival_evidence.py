@@ -12,14 +12,13 @@ from sksurv.metrics import concordance_index_censored, cumulative_dynamic_auc  #
 from sksurv.nonparametric import kaplan_meier_estimator  # noqa: E402
 
 import slimwidgets as sw  # noqa: E402
-from slimwidgets.toolbox.survival_evidence import score_bands  # noqa: E402
+from slimwidgets.core.survival_card import risk_by_score  # noqa: E402
+from slimwidgets.toolbox.survival_evidence import calibration_at_horizons, score_bands  # noqa: E402
 from slimwidgets.toolbox.survival_validation import validate_survival  # noqa: E402
-
-pytestmark = pytest.mark.slow  # a fit and bootstrap intervals on 686 rows
 
 
 @pytest.fixture(scope="module")
-def checked():
+def checked():  # a fit and bootstrap intervals on 686 rows: its tests are slow
     X, y = load_gbsg2()
     X = X[["pnodes", "progrec", "tgrade", "menostat"]]
     card = sw.fit(X[["pnodes", "progrec", "tgrade"]], y, rules=True, max_size=3, time_limit=60)
@@ -38,6 +37,7 @@ def _bands(card, X):
     return score_bands(card.scores(X), 5).to_numpy()
 
 
+@pytest.mark.slow
 def test_observed_risk_by_horizon_is_scikit_survival_s_kaplan_meier(checked):
     card, X, y, v = checked
     bands, t = _bands(card, X), v.calibration
@@ -55,6 +55,7 @@ def test_observed_risk_by_horizon_is_scikit_survival_s_kaplan_meier(checked):
         assert row["events by horizon"] == late.sum()
 
 
+@pytest.mark.slow
 def test_kaplan_meier_curves_by_band_are_scikit_survival_s(checked):
     card, X, y, v = checked
     bands, curves = _bands(card, X), v.km_curves
@@ -70,6 +71,7 @@ def test_kaplan_meier_curves_by_band_are_scikit_survival_s(checked):
         np.testing.assert_array_equal(curve["at risk"].to_numpy()[1:], at_risk)
 
 
+@pytest.mark.slow
 def test_the_bands_are_contiguous_runs_of_scores_from_low_to_high(checked):
     card, X, _, v = checked
     totals, bands = card.scores(X), _bands(card, X)
@@ -83,6 +85,7 @@ def test_the_bands_are_contiguous_runs_of_scores_from_low_to_high(checked):
     assert (np.diff(late) > 0).all()
 
 
+@pytest.mark.slow
 def test_figures_by_group_are_scikit_survival_s_on_each_group(checked):
     card, X, y, v = checked
     assert set(v.by_group.index.get_level_values("group")) == {"Post", "Pre"}
@@ -106,6 +109,7 @@ def test_figures_by_group_are_scikit_survival_s_on_each_group(checked):
         assert curves.groupby("score band", observed=True)["at risk"].first().sum() == mine.sum()
 
 
+@pytest.mark.slow
 def test_groups_as_values_and_errors_said_plainly(checked):
     card, X, y, _ = checked
     v = sw.validate(card, X, y, groups=X["menostat"].to_numpy())  # sw.validate routes groups
@@ -115,3 +119,28 @@ def test_groups_as_values_and_errors_said_plainly(checked):
         sw.validate(card, X, y, groups="site")
     with pytest.raises(ValueError, match="3 values for 686 rows"):
         sw.validate(card, X, y, groups=["a", "b", "c"])
+
+
+def test_a_band_whose_rows_all_had_the_event_before_the_horizon_has_observed_risk_one():
+    times, hazard = np.array([1.0, 3.0, 30.0]), np.array([0.1, 0.3, 0.9])
+    card = sw.SurvivalCard(("a",), (1,), 1.0, times, hazard, (5.0, 20.0))
+    totals = np.array([0, 0, 0, 1, 1])
+    time = np.array([3.0, 25.0, 30.0, 1.0, 2.0])
+    event = np.array([True, False, True, True, True])
+    t = calibration_at_horizons(card, totals, time, event, score_bands(totals))
+    y = np.array(list(zip(event, time)), dtype=[("cens", "?"), ("time", "f8")])
+    _, s, _ = _km(y[3:], [2.0])  # scikit-survival: the band's curve is 0 from its last event on
+    assert s[0] == 0 and t.loc[(20.0, "1"), "observed risk"] == 1.0
+    assert t.loc[(5.0, "0"), "observed risk"] == pytest.approx(1 - _km(y[:3], [5.0])[0][0])
+    card_rows = risk_by_score(card, totals, time, event)  # the card's own table agrees
+    assert card_rows[1].observed == (1.0, 1.0)
+
+
+def test_a_band_censored_before_the_horizon_says_nothing_there():
+    times, hazard = np.array([1.0, 3.0]), np.array([0.1, 0.3])
+    card = sw.SurvivalCard(("a",), (1,), 1.0, times, hazard, (10.0,))
+    totals, time = np.array([0, 0, 1, 1]), np.array([1.0, 4.0, 12.0, 15.0])
+    event = np.array([True, False, True, False])
+    t = calibration_at_horizons(card, totals, time, event, score_bands(totals))
+    assert np.isnan(t.loc[(10.0, "0"), "observed risk"])
+    assert risk_by_score(card, totals, time, event)[0].observed == (None,)
