@@ -262,7 +262,7 @@ def _pct(value: float) -> str:
 def _observed(value: float, lower: float, upper: float) -> str:
     if pd.isna(value):
         return "– (no row followed that long)"
-    if pd.isna(lower):
+    if pd.isna(lower) or lower == upper:  # no event yet, or every one had it: no spread
         return _pct(value)
     return f"{_pct(value)} ({100 * lower:.1f}–{100 * upper:.1f} %)"
 

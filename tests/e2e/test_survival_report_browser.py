@@ -66,6 +66,8 @@ def test_the_survival_report_draws_offline_at_screen_widths(browser, report_file
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         text = page.inner_text("body")
         assert HOSTILE in text and "Harrell's C" in text and "Kaplan–Meier" in text
+        # bands whose every row had the event: 100 %, without a spread that is not one
+        assert "100.0 %" in text and "(100.0–100.0 %)" not in text
         assert page.eval_on_selector_all("script", "els => els.length") == 0
     finally:
         context.close()
