@@ -4,6 +4,7 @@ predicted against observed risk by each horizon."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..export.svg import PALETTE, Series, chart
 from ..toolbox.survival_validation import SurvivalValidation
@@ -20,15 +21,15 @@ def _steps(time: np.ndarray, survival: np.ndarray) -> tuple[list[float], list[fl
     return xs, ys
 
 
-def km_chart(check: SurvivalValidation, time_name: str) -> str:
-    """Each score band's Kaplan–Meier survival (interval dotted) on one data set."""
-    curves = check.km_curves
+def km_chart(curves: pd.DataFrame, label: str, time_name: str) -> str:
+    """Each score band's Kaplan–Meier survival (interval dotted) of ``curves``
+    (:attr:`SurvivalValidation.km_curves`, or one group's part of ``km_by_group``)."""
     series = []
     for k, (band, curve) in enumerate(curves.groupby("score band", observed=True, sort=False)):
         colour = PALETTE[k % len(PALETTE)]
         rows = int(curve["at risk"].iloc[0])
         x, y = _steps(curve["time"].to_numpy(), curve["survival"].to_numpy())
-        series.append(Series(f"score {band} ({rows} rows)", x, y, colour))
+        series.append(Series(f"score {band} ({rows} row{'' if rows == 1 else 's'})", x, y, colour))
         for bound in ("lower", "upper"):
             x, y = _steps(curve["time"].to_numpy(), curve[bound].to_numpy())
             series.append(Series("", x, y, colour, dash="1 3"))
@@ -38,7 +39,7 @@ def km_chart(check: SurvivalValidation, time_name: str) -> str:
         y_range=(0.0, 1.0),
         x_title=time_name,
         y_title="event-free (Kaplan–Meier)",
-        title=f"Kaplan–Meier curves by score band, {check.label} (dotted: 95 % interval)",
+        title=f"Kaplan–Meier curves by score band, {label} (dotted: 95 % interval)",
         y_percent=True,
     )
 

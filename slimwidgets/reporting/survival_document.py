@@ -105,7 +105,7 @@ def survival_report(
         _discrimination_section(checks),
         _calibration_section(card, checks),
         _km_section(card, checks),
-        _group_section(checks),
+        _group_section(checks, str(card.names[1])),
         _provenance_section(card, sets[0][1], y),
     ]
     doc = html_document(title or _what(card), "\n".join(b for b in body if b))
@@ -271,7 +271,7 @@ def _km_section(card: SurvivalCard, checks: list[SurvivalValidation]) -> str:
     charts = "".join(
         _figure(
             f"Kaplan–Meier curves by score band, {v.label} (dotted: 95 % intervals)",
-            km_chart(v, str(card.names[1])),
+            km_chart(v.km_curves, v.label, str(card.names[1])),
         )
         for v in checks
     )
@@ -281,7 +281,7 @@ def _km_section(card: SurvivalCard, checks: list[SurvivalValidation]) -> str:
     )
 
 
-def _group_section(checks: list[SurvivalValidation]) -> str:
+def _group_section(checks: list[SurvivalValidation], time_name: str) -> str:
     parts = []
     for v in checks:
         summary = v.group_summary()
@@ -302,10 +302,18 @@ def _group_section(checks: list[SurvivalValidation]) -> str:
         shown.index = [f"{g}: by {h:g}, score {b}" for g, h, b in t.index]
         shown.index.name = "group, horizon and score band"
         parts.append(html_table(shown, f"Calibration by group, {v.label}"))
+        parts += [
+            _figure(
+                f"Kaplan–Meier curves by score band, {v.label}, {group}",
+                km_chart(curves, f"{v.label}, {group}", time_name),
+            )
+            for group, curves in v.km_by_group.groupby("group", sort=True)
+        ]
     if not parts:
         return ""
-    return "<h2>6. By group</h2><p>Every figure within each group (and overall).</p>" + "".join(
-        parts
+    return (
+        "<h2>6. By group</h2><p>Every figure, the calibration and the Kaplan–Meier curves "
+        "within each group, in the score bands of all rows.</p>" + "".join(parts)
     )
 
 

@@ -2,7 +2,7 @@
 on A4 paper.
 
 Screenshots go to test-artifacts/e2e/survival-report-*.png (and the A4 PDF beside them). The
-report must draw its four charts without any request leaving the file, without script errors,
+report must draw its eight charts without any request leaving the file, without script errors,
 without sideways scrolling from 800 px up, and show hostile names as text.
 """
 
@@ -57,7 +57,8 @@ def test_the_survival_report_draws_offline_at_screen_widths(browser, report_file
         sizes = page.eval_on_selector_all(
             "svg.sw-chart", "els => els.map(e => e.getBoundingClientRect().width)"
         )
-        assert len(sizes) == 4 and all(w > 300 for w in sizes)
+        # calibration, Kaplan–Meier on each data set and Kaplan–Meier in each of its two groups
+        assert len(sizes) == 8 and all(w > 300 for w in sizes)
         # the Kaplan–Meier charts drew one step line per band and band interval
         lines = page.eval_on_selector_all(
             "svg.sw-chart", "els => els.map(e => e.querySelectorAll('polyline').length)"

@@ -64,7 +64,9 @@ def test_names_from_data_are_escaped_and_nothing_loads(reported):
     assert not {t for t, _ in parser.tags} & {"script", "link", "img", "iframe", "object"}
     assert not [a for _, attrs in parser.tags for a in attrs if a in ("src", "href")]
     assert doc.startswith("<!DOCTYPE html>") and "size: A4" in doc
-    assert doc.count("<svg") == 4  # calibration and Kaplan–Meier, on each data set
+    # calibration and Kaplan–Meier on each data set, and Kaplan–Meier in each of its two groups
+    assert doc.count("<svg") == 8
+    assert "Kaplan–Meier curves by score band, held-out, &quot;&amp;&#x27;" in doc
     for section in ("The card and how to use it", "The data", "Discrimination",
                     "Calibration by each horizon", "Kaplan–Meier curves by score band",
                     "By group", "How the card was found"):  # fmt: skip
