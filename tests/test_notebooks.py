@@ -39,6 +39,7 @@ EXPECTED = [
     "05_paper_table.ipynb",
     "06_fairness.ipynb",
     "07_raw_tables.ipynb",
+    "08_time_to_event.ipynb",
 ]
 # Notebooks that read the paper's data sets; each marks the cell that loads
 # them with the tag "data".

@@ -471,12 +471,14 @@ def _observed(
     time: np.ndarray, event: np.ndarray, w: np.ndarray, horizon: float
 ) -> tuple[float | None, float | None, float | None]:
     """(1 - KM survival, its lower and upper bound) by ``horizon``; None when the rows say nothing
-    about it (no one followed that long, or no event among them: then 0 up to the last time)."""
-    if time.max() < horizon:
-        return None, None, None
+    about it (no one followed that long, unless Kaplan–Meier's curve has reached 0: then the risk
+    is 1; no event among them: 0 up to the last time)."""
+    followed = time.max() >= horizon
     if not event.any():
-        return 0.0, None, None
+        return (0.0, None, None) if followed else (None, None, None)
     times, survival, lower, upper = kaplan_meier(time, event, w)
+    if not followed and survival[-1] > 0:  # the curve stops above 0 before the horizon
+        return None, None, None
     at = np.searchsorted(times, horizon, side="right") - 1
     if at < 0:
         return 0.0, None, None

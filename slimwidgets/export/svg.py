@@ -156,7 +156,7 @@ def _draw(s: Series, px, py, inside) -> list[str]:
 
 def _legend(series: Sequence[Series], x: float, y: float) -> list[str]:
     out = []
-    for k, s in enumerate(series):
+    for k, s in enumerate(s for s in series if s.name):  # a series without a name: no entry
         yy = y + 14 * k + 6
         mark = (
             f'<circle cx="{x + 9}" cy="{yy}" r="3.2" fill="{s.colour}"/>'

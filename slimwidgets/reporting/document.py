@@ -10,97 +10,23 @@ inline SVG; nothing is loaded from elsewhere, and it prints on A4.
 from __future__ import annotations
 
 import datetime
-import hashlib
-import html
 import json
-import platform
-import re
-from importlib import metadata
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._version import __version__
 from ..core.data import Dataset
 from ..core.scoring import ScoringSystem
 from ..core.status import describe
+from ..core.survival_card import SurvivalCard
 from ..export.html import render_html
 from ..toolbox.validate import FIGURES, Validation, format_figure, validate
 from .charts import calibration_chart, decision_chart, score_chart
+from .page import data_fingerprint, esc, html_document, html_table, package_versions
+from .survival_document import survival_report
 
 __all__ = ["report", "data_fingerprint", "dataset_rows"]
-
-_CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 14px; color: #111;
-       max-width: 1000px; margin: 2em auto; padding: 0 1em; line-height: 1.4; }
-h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { font-size: 1.25em; border-bottom: 1px solid #bbb;
-     margin-top: 1.6em; } h3 { font-size: 1.05em; }
-table.sw-table { border-collapse: collapse; margin: .5em 0 1em; font-size: 13px; }
-table.sw-table th, table.sw-table td { padding: 3px 8px; border-bottom: 1px solid #ddd;
-     text-align: left; vertical-align: top; }
-table.sw-table td.sw-num { text-align: right; white-space: nowrap; }
-table.sw-table caption { text-align: left; font-weight: 600; padding: 2px 0; }
-table.sw-table thead th { border-bottom: 2px solid #666; }
-.sw-muted { color: #555; } .sw-small { font-size: 12px; }
-.sw-figure { margin: .5em 0 1em; } .sw-chart { max-width: 100%; height: auto; }
-code { font-size: 12px; word-break: break-all; }
-@page { size: A4; margin: 14mm 12mm; }
-@media print {
-  body { margin: 0; max-width: none; font-size: 11px; }
-  h2 { break-after: avoid; page-break-after: avoid; }
-  table.sw-table, .sw-figure, .slimwidgets-card, .sw-risk { break-inside: avoid;
-    page-break-inside: avoid; }
-  .sw-chart { max-width: 160mm; }
-  details > summary { list-style: none; }
-}
-"""
-
-
-def _esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
-_NUMBER = re.compile(r"^[-−–+]?\d")
-
-
-def _cell_html(value: Any) -> str:
-    """One cell, escaped; short figures (numbers, percentages, intervals) right-aligned."""
-    text = str(value)
-    numeric = isinstance(value, (int, float, np.number)) or (len(text) < 40 and _NUMBER.match(text))
-    return f'<td class="{"sw-num" if numeric else "sw-text"}">{_esc(text)}</td>'
-
-
-def _table(frame: pd.DataFrame, caption: str | None = None) -> str:
-    """A DataFrame as an HTML table, every label and cell escaped."""
-    head = "".join(f"<th>{_esc(c)}</th>" for c in [frame.index.name or ""] + list(frame.columns))
-    rows = "".join(
-        "<tr><td>%s</td>%s</tr>" % (_esc(i), "".join(_cell_html(v) for v in row))
-        for i, row in zip(frame.index, frame.itertuples(index=False))
-    )
-    cap = f"<caption>{_esc(caption)}</caption>" if caption else ""
-    return (
-        f'<table class="sw-table">{cap}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
-    )
-
-
-def data_fingerprint(X: pd.DataFrame, y: Any) -> str:
-    """SHA-256 of the rows, the column names and the labels: the same data give the same text.
-
-    >>> data_fingerprint(pd.DataFrame({"a": [1, 0]}), [1, 0])[:12]
-    'a64f31f01753'
-    """
-    digest = hashlib.sha256()
-    digest.update(json.dumps([str(c) for c in X.columns]).encode())
-    digest.update(pd.util.hash_pandas_object(X, index=False).to_numpy().tobytes())
-    digest.update(
-        pd.util.hash_pandas_object(
-            pd.Series(np.asarray(y, dtype=object).ravel().astype(str)), index=False
-        )
-        .to_numpy()
-        .tobytes()
-    )
-    return digest.hexdigest()
 
 
 def dataset_rows(data: Dataset) -> tuple[pd.DataFrame, pd.Series]:
@@ -125,16 +51,6 @@ def dataset_rows(data: Dataset) -> tuple[pd.DataFrame, pd.Series]:
         np.array(data.negative, dtype=object),
     )
     return X, pd.Series(labels, name=data.outcome).infer_objects()
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for name in ("slimwidgets", "numpy", "pandas", "scipy", "scikit-learn", "highspy", "numba"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
 
 
 def _as_frame(card: ScoringSystem, X: Any) -> pd.DataFrame:
@@ -166,7 +82,9 @@ def report(
 
     Parameters
     ----------
-    card : the :class:`~slimwidgets.ScoringSystem` to report on.
+    card : the :class:`~slimwidgets.ScoringSystem` to report on; a
+        :class:`~slimwidgets.SurvivalCard` gets its own report
+        (:func:`~slimwidgets.reporting.survival_document.survival_report`).
     X, y : its training rows.
     test : ``(X_test, y_test)``: held-out rows from the same source.
     external : ``(X_ext, y_ext)``: rows from elsewhere (external validation).
@@ -199,8 +117,18 @@ def report(
     >>> "<script" not in doc and "<link" not in doc
     True
     """
+    if isinstance(card, SurvivalCard):
+        if bootstrap:
+            raise ValueError(
+                "bootstrap (Harrell's optimism) is for decision and risk cards; a time-to-event "
+                "card's report gives bootstrap intervals of every figure instead"
+            )
+        return survival_report(
+            card, X, y, test=test, external=external, groups=groups, title=title, path=path,
+            confidence=confidence, seed=random_state,
+        )  # fmt: skip
     if not isinstance(card, ScoringSystem):
-        raise TypeError(f"card must be a ScoringSystem, got {type(card).__name__}")
+        raise TypeError(f"card must be a ScoringSystem or SurvivalCard, got {type(card).__name__}")
     X = _as_frame(card, X)
     sets = [("training", X, y, groups)]
     for label, given in (("held-out", test), ("external", external)):
@@ -238,42 +166,21 @@ def report(
         _internal_section(card, boot),
         _provenance_section(card, X, y),
     ]
-    doc = _document(title or describe(card).headline, "\n".join(b for b in body if b))
+    doc = html_document(title or describe(card).headline, "\n".join(b for b in body if b))
     if path is not None:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(doc)
     return doc
 
 
-def _document(title: str, body: str) -> str:
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f'<meta name="generator" content="slimwidgets {_esc(__version__)}">',
-            f"<title>Validation report: {_esc(title)}</title>",
-            f"<style>{_CSS}</style>",
-            "</head>",
-            '<body>\n<main class="sw-report">',
-            body,
-            "</main>\n</body>",
-            "</html>",
-            "",
-        ]
-    )
-
-
 def _heading(card: ScoringSystem, title: str | None, checks: list[Validation]) -> str:
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     sets = ", ".join(f"{v.label} ({v.rows} rows)" for v in checks)
     return (
-        f"<h1>Validation report{': ' + _esc(title) if title else ''}</h1><p "
+        f"<h1>Validation report{': ' + esc(title) if title else ''}</h1><p "
         'class="sw-muted">Scoring system predicting '
-        f"<b>{_esc(card.positive_name or card.positive)}</b> · "
-        f"{_esc(describe(card).headline)}<br>Data: {_esc(sets)} · made {when}</p>"
+        f"<b>{esc(card.positive_name or card.positive)}</b> · "
+        f"{esc(describe(card).headline)}<br>Data: {esc(sets)} · made {when}</p>"
     )
 
 
@@ -281,7 +188,7 @@ def _card_section(card: ScoringSystem, train: Validation) -> str:
     word = "at least" if card.rule == ">=" else "more than"
     use = (
         f"<p>For each row of the card that holds, add its points. The total is the score. "
-        f"The card predicts <b>{_esc(card.positive_name or card.positive)}</b> when the score is "
+        f"The card predicts <b>{esc(card.positive_name or card.positive)}</b> when the score is "
         f"{word} <b>{card.threshold}</b>."
     )
     if card.multiplier is not None:
@@ -310,7 +217,7 @@ def _card_section(card: ScoringSystem, train: Validation) -> str:
         "<h2>1. The card and how to use it</h2>"
         + render_html(card._card_data())
         + use
-        + _table(shown, "Risk by score (training data)")
+        + html_table(shown, "Risk by score (training data)")
     )
 
 
@@ -343,11 +250,11 @@ def _data_section(card: ScoringSystem, sets: list, checks: list[Validation]) -> 
     others = f" The other {rest} variables have no missing values." if rest else ""
     return (
         "<h2>2. The data</h2>"
-        + _table(counts)
+        + html_table(counts)
         + "<p>Missing values: a row with a missing value in a variable the card uses cannot "
         "be scored; it is left out of every figure (complete cases), and counted above. "
         f"Missing values in other variables do not matter to the card.{others}</p>"
-        + _table(shown, "Missing values per variable")
+        + html_table(shown, "Missing values per variable")
     )
 
 
@@ -364,7 +271,7 @@ def _discrimination_section(checks: list[Validation]) -> str:
     return (
         "<h2>3. Discrimination and the decision at the threshold</h2>"
         "<p>Estimates with 95 % confidence intervals; counts are events over rows.</p>"
-        + _table(frame)
+        + html_table(frame)
         + _definitions(names)
     )
 
@@ -391,7 +298,9 @@ def _calibration_section(card: ScoringSystem, checks: list[Validation]) -> str:
     return (
         "<h2>4. Calibration</h2><p>Predicted risk against the observed rate at each total "
         "score, with Wilson 95 % intervals; on the dashed line the risks are right.</p><div "
-        f'class="sw-figure">{calibration_chart(checks)}</div>' + _table(frame) + _definitions(names)
+        f'class="sw-figure">{calibration_chart(checks)}</div>'
+        + html_table(frame)
+        + _definitions(names)
     )
 
 
@@ -399,7 +308,7 @@ def _definitions(names: list[str]) -> str:
     """What each figure of a table is, under it."""
     return (
         '<p class="sw-small sw-muted">'
-        + "<br>".join(f"<b>{_esc(n)}</b>: {_esc(FIGURES[n])}" for n in names)
+        + "<br>".join(f"<b>{esc(n)}</b>: {esc(FIGURES[n])}" for n in names)
         + "</p>"
     )
 
@@ -416,7 +325,9 @@ def _decision_section(checks: list[Validation]) -> str:
 
 def _group_section(checks: list[Validation]) -> str:
     parts = [
-        f"<h3>{_esc(v.label)}</h3>" + _table(v.summary()) for v in checks if v.by_group is not None
+        f"<h3>{esc(v.label)}</h3>" + html_table(v.summary())
+        for v in checks
+        if v.by_group is not None
     ]
     if not parts:
         return ""
@@ -431,12 +342,14 @@ def _internal_section(card: ScoringSystem, boot: pd.DataFrame | None) -> str:
     if cv:
         rows = pd.DataFrame(cv.get("candidates", [])) if cv.get("candidates") else pd.DataFrame()
         parts.append(
-            f"<p>Cross-validation ({_esc(cv['folds'])} folds): test {_esc(cv['error'])} "
+            f"<p>Cross-validation ({esc(cv['folds'])} folds): test {esc(cv['error'])} "
             f"{100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} for the "
-            f"chosen setting {_esc(json.dumps(cv['chosen']))}.</p>"
+            f"chosen setting {esc(json.dumps(cv['chosen']))}.</p>"
         )
         if not rows.empty:
-            parts.append(_table(rows.set_index(rows.columns[0]).map(_cell), "Every setting tried"))
+            parts.append(
+                html_table(rows.set_index(rows.columns[0]).map(_cell), "Every setting tried")
+            )
     if boot is not None:
         shown = boot.copy()
         shown[["apparent", "optimism", "corrected"]] = shown[
@@ -445,7 +358,7 @@ def _internal_section(card: ScoringSystem, boot: pd.DataFrame | None) -> str:
         parts.append(
             "<p>Harrell's bootstrap: the card's settings refitted on each sample of rows drawn "
             "with replacement; the mean gap between each refit's figure on its sample and "
-            "on the original rows is the optimism.</p>" + _table(shown)
+            "on the original rows is the optimism.</p>" + html_table(shown)
         )
     if not parts:
         return ""
@@ -479,13 +392,13 @@ def _provenance_section(card: ScoringSystem, X: pd.DataFrame, y: Any) -> str:
         {"value": {k: json.dumps(v, ensure_ascii=False) for k, v in spec.items()}}
     )
     settings.index.name = "setting"
-    versions = pd.DataFrame({"version": _versions()})
+    versions = pd.DataFrame({"version": package_versions()})
     versions.index.name = "package"
-    history = "".join(f"<li>{_esc(e['note'])}</li>" for e in card.history)
+    history = "".join(f"<li>{esc(e['note'])}</li>" for e in card.history)
     return (
         "<h2>8. How the card was found</h2>"
-        + _table(found)
+        + html_table(found)
         + (f"<p>History after the fit:</p><ul>{history}</ul>" if history else "")
-        + _table(settings, "Every setting of the fit (the card's spec)")
-        + _table(versions, "Software")
+        + html_table(settings, "Every setting of the fit (the card's spec)")
+        + html_table(versions, "Software")
     )

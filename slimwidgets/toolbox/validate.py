@@ -201,7 +201,7 @@ def validate(
     TPR     0.750  0.301  0.954
     """
     if TIME_TO_EVENT.reads(y, {}):  # a time-to-event card: its own figures
-        return validate_survival(card, X, y, label=label, confidence=confidence)
+        return validate_survival(card, X, y, groups=groups, label=label, confidence=confidence)
     if not isinstance(card, ScoringSystem):
         raise TypeError(f"card must be a ScoringSystem, got {type(card).__name__}")
     X = (
