@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.data import group_column_apart
+from .core.formatting import plain
 from .core.groups import GROUP_OPTIONS
 from .core.options import (
     DEFAULT_TIME_LIMIT,
@@ -199,11 +200,6 @@ def read_csv(path: str, sep: str = ","):
     return frame
 
 
-def _plain(value: Any) -> Any:
-    """numpy scalar -> Python scalar (for messages and JSON)."""
-    return value.item() if hasattr(value, "item") and not isinstance(value, (str, bytes)) else value
-
-
 def _check_writable(*paths: str | None) -> None:
     """Fail before a long solve, not after it, when an output folder does not exist."""
     for path in paths:
@@ -219,7 +215,7 @@ def _match_label(raw: str, labels, target: str) -> Any:
     """The label in ``labels`` that ``raw`` means: as given, then as int/float, then true/false."""
     import pandas as pd
 
-    present = [_plain(v) for v in pd.unique(labels.dropna())]
+    present = [plain(v) for v in pd.unique(labels.dropna())]
     candidates: list[Any] = [raw]
     for convert in (int, float):
         try:
@@ -510,7 +506,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         )
     if y.nunique() < 2:
         raise CliError(
-            f"the target column {args.target!r} has only one value ({_plain(y.iloc[0])!r}); "
+            f"the target column {args.target!r} has only one value ({plain(y.iloc[0])!r}); "
             "a classifier needs rows of both classes"
         )
     X = frame.drop(columns=[args.target])

@@ -29,6 +29,7 @@ import pandas as pd
 from ..datasets import RULES_ATTR
 from .constraints import at_least
 from .data import DataWarning
+from .formatting import plain
 from .variables import LEVEL_TYPES, cut_text, variable_bands
 
 __all__ = [
@@ -177,11 +178,6 @@ def _scale_cuts(ordered: np.ndarray, levels: Sequence[float]) -> list[float]:
         return [float(v) for v in values]
     shares = np.array([_share_at_or_above(ordered, v) for v in values])
     return sorted({float(values[np.argmin(np.abs(shares - (1 - level)))]) for level in levels})
-
-
-def _plain(value: Any) -> Any:
-    """numpy scalars -> Python scalars (levels are kept in JSON and written into code)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _is_binary(values: pd.Series) -> bool:
@@ -463,19 +459,19 @@ class RuleBuilder:
 
     def _level_rules(self, name: str, col: pd.Series) -> list[Rule]:
         # counted first, then made plain: one call per level, not per row
-        counts = {_plain(v): int(k) for v, k in col.dropna().value_counts(sort=False).items()}
+        counts = {plain(v): int(k) for v, k in col.dropna().value_counts(sort=False).items()}
         levels = sorted(
             counts, key=lambda v: (str(type(v)), v) if not isinstance(v, str) else ("", v)
         )
         kept = [v for v in levels if counts[v] >= self.min_count]
         pooled = [v for v in levels if counts[v] < self.min_count]
-        rules = [Rule(f"{name} = {v}", name, "eq", _plain(v)) for v in kept]
+        rules = [Rule(f"{name} = {v}", name, "eq", plain(v)) for v in kept]
         if pooled:
-            self.pooled_[name] = [_plain(v) for v in pooled]
+            self.pooled_[name] = [plain(v) for v in pooled]
             label = (
                 f"{name} = other" if "other" not in [str(v) for v in kept] else f"{name} = (other)"
             )
-            rules.append(Rule(label, name, "other", tuple(_plain(v) for v in kept)))
+            rules.append(Rule(label, name, "other", tuple(plain(v) for v in kept)))
         if len(kept) == 1 and not pooled:
             return []  # one level and nothing else: a constant
         return rules

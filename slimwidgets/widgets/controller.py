@@ -63,7 +63,6 @@ from .card_status import (
     optimised_measure,
     same_figures,
     showing_bar,
-    signed,
     status_of,
     worth_showing,
 )
@@ -98,7 +97,6 @@ __all__ = [
     "split_holdout",
     "INCUMBENT_INTERVAL",
     "FAMILY_LOSS",
-    "signed",
     "train_metrics",
 ]
 
