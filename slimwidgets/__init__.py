@@ -22,7 +22,7 @@ from .toolbox.families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, thres
 from .toolbox.frontier import clear_cache, roc_frontier, size_path
 from .toolbox.reduction import ReductionResult, reduce_data
 from .toolbox.risk import risk_table, wilson_interval
-from .toolbox.theory import generalization_bound, resolution_bound, round_to_resolution
+from .toolbox.bounds import generalization_bound, resolution_bound, round_to_resolution
 
 # scikit-learn costs about a second to import: load the parts that need it on first use.
 _LAZY = {
