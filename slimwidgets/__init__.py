@@ -18,7 +18,7 @@ from .core.survival_card import SurvivalCard
 from .fitting import BoxWarning, InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
 from .solvers.base import Incumbent, SolverError
 from .toolbox.alternatives import alternatives
-from .toolbox.families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
+from .toolbox.paper_models import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 from .toolbox.frontier import clear_cache, roc_frontier, size_path
 from .toolbox.reduction import ReductionResult, reduce_data
 from .toolbox.risk import risk_table, wilson_interval

@@ -21,7 +21,7 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.core.scoring import ScoringSystem
 from slimwidgets.solvers.search import local_search
 from slimwidgets.toolbox.binarize import binarize
-from slimwidgets.toolbox.families import fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
+from slimwidgets.toolbox.paper_models import fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 
 from brute import card_value, enumerate_cards, penalty
 from tiny_problems import gcd_all, tiny_problem
