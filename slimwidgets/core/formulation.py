@@ -47,12 +47,12 @@ from typing import Any
 
 import numpy as np
 
+from .big_m_bounds import RowReach, intercept_box
 from .by_variable import linear_rows, support_constraints, variable_ids
 from .data import Dataset
 from .groups import RateRow, add_rate_rows, rate_rows
 from .linear import add_linear_rows
 from .objective import FeatureBoxes, ObjectiveCosts, feature_boxes, objective_costs
-from .reach import RowReach, intercept_box
 from .spec import Spec
 
 __all__ = ["Formulation", "build_formulation"]
@@ -162,7 +162,7 @@ class Formulation:
             return None
         x = np.zeros(self.n_cols)
         # an intercept past every row's total predicts as the edge of the totals does: the loss
-        # rows' big-M reach only that far (see core/reach.py)
+        # rows' big-M reach only that far (see core/big_m_bounds.py)
         totals = self.data.X @ coefficients
         if totals.size:
             intercept = min(
@@ -350,7 +350,7 @@ class Formulation:
         beat ``below``: each loss row's big-M and the derived intercept box narrowed to cards of
         that size, and the rows whose weight alone exceeds the loss such a card may have are
         right (their loss fixed at 0), which bounds every other row of their class
-        (:mod:`~.reach`)."""
+        (:mod:`~.big_m_bounds`)."""
         value, lower, upper = self.value, self.lower.copy(), self.upper.copy()
         big = self.extra.get("big_m")
         if big is None:
@@ -704,7 +704,7 @@ def _loss_rows(
 
     M_i is the most row i can be wrong with an intercept in the box, or, with ``reach`` (when
     the box reaches every row's total), with an intercept near the rows' totals
-    (:mod:`~.reach`), whichever is less.
+    (:mod:`~.big_m_bounds`), whichever is less.
 
     m_i (``need``) is the margin for negatives (on data whose scores are multiples of the margin,
     total <= -margin is exactly total < 0); for positives 0 (total >= 0: the default "score >=
@@ -867,7 +867,7 @@ def _variable_rows(
 def _row_reach(
     data: Dataset, spec: Spec, box: FeatureBoxes, margin: float, ibox: tuple[int, int]
 ) -> RowReach | None:
-    """The loss rows' tighter big-M (:mod:`~.reach`), when the intercept box reaches every
+    """The loss rows' tighter big-M (:mod:`~.big_m_bounds`), when the intercept box reaches every
     row's total (always, unless the user's intercept_range is narrower)."""
     derived = intercept_box(
         replace(spec, intercept_range=None), data.X, box.lo, box.hi, margin, spec.max_size
@@ -950,7 +950,7 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
             "tier_cols": cols.tier_cols,
             "group_cols": cols.group_cols,
             "variable_cols": cols.variable_cols,
-            # what restricted() needs to give each size its own big-M (core/reach.py)
+            # what restricted() needs to give each size its own big-M (core/big_m_bounds.py)
             "big_m": None if reach is None else (reach, open_rows, need[open_rows], m_at),
         },
         caps=caps,

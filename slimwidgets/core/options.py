@@ -61,7 +61,7 @@ ZERO_SCORES = ("positive", "error")
 LOSS_NAMES = ("zero_one", "logistic")
 DEFAULT_COEF_RANGE = (-10, 10)
 # None: the intercept box is derived from the data and the points boxes, wide enough that it
-# never binds (see reach.intercept_box); a box the user sets may bind, and the card says so.
+# never binds (see big_m_bounds.intercept_box); a box the user sets may bind, and the card says so.
 DEFAULT_INTERCEPT_RANGE = None
 #: Seconds a fit may run unless told otherwise: ``fit``, ``SLIMClassifier`` and the command line
 #: return by then with their best card and what is proven about it (a bar shows progress).

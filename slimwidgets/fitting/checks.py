@@ -6,13 +6,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..core.big_m_bounds import intercept_box
 from ..core.by_variable import variable_problems
 from ..core.data import Dataset
 from ..core.formatting import percent
 from ..core.formulation import Formulation
 from ..core.groups import group_problems
 from ..core.linear import linear_problems
-from ..core.reach import intercept_box
 from ..core.scoring import ScoringSystem
 from ..core.spec import DEFAULT_COEF_RANGE, Spec
 

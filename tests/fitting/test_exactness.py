@@ -489,7 +489,7 @@ def shifted_problem(seed: int, n_features: int = 3):
 @pytest.mark.seeds(16)
 def test_the_derived_box_and_the_rows_big_m_keep_the_optimum(seed, solver, zero_score):
     """No intercept_range: the derived box (narrowed by max_size) and the big-M of each loss row
-    from the differences between rows (core/reach.py) never exclude an optimal card."""
+    from the differences between rows (core/big_m_bounds.py) never exclude an optimal card."""
     X, y, names, w = shifted_problem(8000 + seed)
     C0 = [0.0, 0.01, 0.05, 0.1][seed % 4]
     max_size = [None, 1, 2][seed % 3]
