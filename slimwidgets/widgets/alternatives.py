@@ -425,7 +425,7 @@ class AlternativesControls:
 
     def alternatives(self) -> dict:
         """The alternatives list of the current spec as the studio shows it:
-        ``{"rows": [...], "state": {...}}`` (see :class:`~slimwidgets.widgets.rashomon.AlternativesList`)."""
+        ``{"rows": [...], "state": {...}}`` (see :class:`~slimwidgets.widgets.alternatives.AlternativesList`)."""
         return self.alts.view()
 
     def wait_alternatives(self, timeout: float | None = 120.0) -> bool:
