@@ -3,7 +3,7 @@
 We build the constraint matrix with numpy in one pass (no per-row Python
 expression objects): on mushroom this takes a few milliseconds, against
 seconds for a naive PuLP build. The same arrays feed HiGHS directly
-(:mod:`slimwidgets.solvers.mip`) and, through :meth:`Formulation.to_pulp`, a PuLP
+(:mod:`slimwidgets.solvers.backends.mip`) and, through :meth:`Formulation.to_pulp`, a PuLP
 model for CBC or for users who want to inspect or extend the program.
 
 Objective, in the paper's units (an unweighted error costs 1/N)::

@@ -20,11 +20,11 @@ from ..core.rules import rules_from_options
 from ..core.scoring import FAMILIES, ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..core.status import DegenerateCardWarning, degeneracy
+from ..solvers.backends.mip import solve_formulation
 from ..solvers.base import FitStop, Incumbent, SolveResult, relative_gap
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
 from ..solvers.lexicographic import knapsack_floor, prove_dominant
-from ..solvers.mip import solve_formulation
 from ..solvers.polish import polish
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search, warm_up

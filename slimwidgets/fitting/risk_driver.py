@@ -38,9 +38,9 @@ from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import risk_limit_scale
 from ..solvers import risk_branch_and_bound
+from ..solvers.backends.mip import solve_formulation
 from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
-from ..solvers.mip import solve_formulation
 from ..solvers.risk_bound import risk_lower_bound
 from ..solvers.risk_branch_and_bound import (
     dense_floor,

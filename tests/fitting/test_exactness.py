@@ -458,7 +458,7 @@ def test_decimal_features_match_brute_force(seed, solver, zero_score):
 def test_ill_scaled_decimal_data_match_brute_force(seed, solver, zero_score):
     """Spambase in miniature: three-decimal columns in the thousands, big-M over the margin past
     10^6. Every proof path proves brute force's optimum (HiGHS with the tolerances that keep a
-    z_i near 0 from switching its row off, :func:`slimwidgets.solvers.highs.row_tolerance`)."""
+    z_i near 0 from switching its row off, :func:`slimwidgets.solvers.backends.highs.row_tolerance`)."""
     from slimwidgets.core.formulation import build_formulation
 
     X, y, names = ill_scaled_problem(15000 + seed)
@@ -515,7 +515,7 @@ def test_each_size_program_keeps_every_card_that_beats_its_cutoff(seed, zero_sco
     card of at most that size (priced at that size) that beats ``below``: HiGHS finds the best
     of them, or proves none exists."""
     from slimwidgets.core.formulation import build_formulation
-    from slimwidgets.solvers.highs import solve_highs
+    from slimwidgets.solvers.backends.highs import solve_highs
 
     rng = np.random.default_rng(9000 + seed)
     X, y, names, w = shifted_problem(9000 + seed)
