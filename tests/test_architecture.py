@@ -48,14 +48,6 @@ LONG_FUNCTIONS_ALLOWED: dict[str, str] = {}
 MAX_CLASS_LINES = 400
 LONG_CLASSES_ALLOWED: dict[str, str] = {}
 
-# Modules with more code lines than this (docstrings, comment lines and blank lines left out; see
-# code_lines) hold more than one concern: split them by concern, each part in CONTRIBUTING's table.
-MAX_MODULE_CODE_LINES = 800
-LONG_MODULES_ALLOWED: dict[str, str] = {
-    "slimwidgets.core.options": "the one table of options, one row per option: ruff writes each "
-    "row's arguments one a line (about 600 lines of rows; 573 lines as reading_lines reads them)",
-}
-
 # Folders under tests/ that mirror no unit of the package.
 TEST_FOLDERS_OF_THEIR_OWN = {
     "e2e": "the studio in a real JupyterLab and Notebook 7",
@@ -483,51 +475,3 @@ def test_one_public_rule_builder():
         )
     ]
     assert not silent, f"presets of RuleBuilder that do not warn they are deprecated: {silent}"
-
-
-def code_lines(source: str) -> int:
-    """How many lines of ``source`` hold code: every line a token of code sits on (each line of
-    a statement wrapped over several counts), docstrings, comment lines and blank lines left
-    out. Docstrings are the first string of a module, class or function."""
-    tree = ast.parse(source)
-    docstrings = set()
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            docstrings.update(range(body[0].lineno, body[0].end_lineno + 1))
-    lines = set()
-    skip = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type not in skip and tok.type != tokenize.ENDMARKER:
-            lines.update(range(tok.start[0], tok.end[0] + 1))
-    return len(lines - docstrings)
-
-
-def test_the_code_line_count_leaves_out_docstrings_and_comments():
-    source = (
-        '"""Module doc\nover two lines."""\n\n# a comment\nimport os\n\n\n'
-        'def f(a,\n      b):\n    """Doc."""\n    x = """text\n    kept"""  # why\n'
-        "    return (a +\n            b)\n"
-    )
-    # import, def (two lines), the assignment's string (two lines), return (two lines)
-    assert code_lines(source) == 7
-
-
-def test_modules_hold_one_concern():
-    """No module has more than MAX_MODULE_CODE_LINES lines of code (the CLI included)."""
-    long = [
-        f"{path.relative_to(ROOT)}: {n} code lines"
-        for name, path in sorted(package_modules().items())
-        if (n := code_lines(path.read_text(encoding="utf-8"))) > MAX_MODULE_CODE_LINES
-        and name not in LONG_MODULES_ALLOWED
-    ]
-    assert not long, (
-        f"modules over {MAX_MODULE_CODE_LINES} code lines (split them by concern and say why in "
-        "CONTRIBUTING's table):\n" + "\n".join(long)
-    )
