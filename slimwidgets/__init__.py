@@ -18,11 +18,11 @@ from .core.survival_card import SurvivalCard
 from .fitting import BoxWarning, InfeasibleError, NoSolutionError, check_card, find_conflicts, fit
 from .solvers.base import Incumbent, SolverError
 from .toolbox.alternatives import alternatives
-from .toolbox.families import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
+from .toolbox.bounds import generalization_bound, resolution_bound, round_to_resolution
 from .toolbox.frontier import clear_cache, roc_frontier, size_path
+from .toolbox.paper_models import PAPER_TIERS, fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 from .toolbox.reduction import ReductionResult, reduce_data
 from .toolbox.risk import risk_table, wilson_interval
-from .toolbox.theory import generalization_bound, resolution_bound, round_to_resolution
 
 # scikit-learn costs about a second to import: load the parts that need it on first use.
 _LAZY = {

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.data import group_column_apart
+from .core.formatting import plain
 from .core.groups import GROUP_OPTIONS
 from .core.options import (
     DEFAULT_TIME_LIMIT,
@@ -193,11 +194,6 @@ def read_csv(path: str, sep: str = ","):
     return frame
 
 
-def _plain(value: Any) -> Any:
-    """numpy scalar -> Python scalar (for messages and JSON)."""
-    return value.item() if hasattr(value, "item") and not isinstance(value, (str, bytes)) else value
-
-
 def _check_writable(*paths: str | None) -> None:
     """Fail before a long solve, not after it, when an output folder does not exist."""
     for path in paths:
@@ -213,7 +209,7 @@ def _match_label(raw: str, labels, target: str) -> Any:
     """The label in ``labels`` that ``raw`` means: as given, then as int/float, then true/false."""
     import pandas as pd
 
-    present = [_plain(v) for v in pd.unique(labels.dropna())]
+    present = [plain(v) for v in pd.unique(labels.dropna())]
     candidates: list[Any] = [raw]
     for convert in (int, float):
         try:
@@ -517,7 +513,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     y = frame[args.target]
     if y.nunique() < 2:
         raise CliError(
-            f"the target column {args.target!r} has only one value ({_plain(y.iloc[0])!r}); "
+            f"the target column {args.target!r} has only one value ({plain(y.iloc[0])!r}); "
             "a classifier needs rows of both classes"
         )
     X, builder, groups, opts = _features(frame, outcome, args, opts)
@@ -579,8 +575,8 @@ def _events(column, args: argparse.Namespace):
     """Whether each row's event happened: the --positive label, else 1/0 or true/false."""
     if args.positive is not None:
         return (column == _match_label(args.positive, column, args.event)).to_numpy()
-    if not {_plain(v) for v in column.unique()} <= {0, 1}:
-        shown = ", ".join(repr(_plain(v)) for v in column.unique()[:6])
+    if not {plain(v) for v in column.unique()} <= {0, 1}:
+        shown = ", ".join(repr(plain(v)) for v in column.unique()[:6])
         raise CliError(
             f"--event {args.event!r} holds {shown}: give 1/0 or true/false, "
             "or name the event's label with --positive"

@@ -39,8 +39,8 @@ def compiled_kernels():
     The risk kernels too: on a clean clone their first compile takes ~15 s, longer than a
     studio test waits for its background warm-up thread when it closes."""
     from slimwidgets.core import losses
-    from slimwidgets.solvers import _kernels, risk_tree
+    from slimwidgets.solvers import _kernels, risk_branch_and_bound
 
     _kernels.ensure_compiled()
     losses.ensure_compiled()
-    risk_tree.ensure_tree_compiled()
+    risk_branch_and_bound.ensure_tree_compiled()

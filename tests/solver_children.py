@@ -1,4 +1,4 @@
-"""Whether a solver child process (HiGHS in :mod:`slimwidgets.solvers.worker`) still runs:
+"""Whether a solver child process (HiGHS in :mod:`slimwidgets.solvers.backends.worker`) still runs:
 the process tests and the CLI's Ctrl-C tests check their children by pid with it; and the
 children busy with a job, which the lost-solver tests kill as the out-of-memory killer would."""
 
@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-from slimwidgets.solvers import worker
+from slimwidgets.solvers.backends import worker
 
 HANG = 240  # seconds: only so that a broken build fails instead of hanging the suite
 
@@ -23,7 +23,7 @@ def solver_child_alive(pid: int) -> bool:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return False
-    return b"slimwidgets.solvers.worker" in cmdline and state != "Z"
+    return b"slimwidgets.solvers.backends.worker" in cmdline and state != "Z"
 
 
 def busy_children() -> list:

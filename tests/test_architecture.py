@@ -479,3 +479,42 @@ def test_the_reading_sees_what_runs(tmp_path):
         Import("c", "d", (), "c.py:2"),
     ]
     assert cycles(loop) == [["a", "b", "c"]]
+
+
+def rule_builders() -> tuple[list[str], dict[str, ast.ClassDef]]:
+    """(the classes that learn rules from a table: a ``fit``, a ``transform`` and a
+    ``get_feature_names_out`` of their own, the subclasses of ``RuleBuilder`` by name)."""
+    builders, presets = [], {}
+    for name, path in sorted(package_modules().items()):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = {
+                b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
+            }
+            methods = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            if "RuleBuilder" in bases:
+                presets[f"{name}.{node.name}"] = node
+            elif {"fit", "transform", "get_feature_names_out"} <= methods:
+                builders.append(f"{name}.{node.name}")
+    return builders, presets
+
+
+def test_one_public_rule_builder():
+    """Rules are learnt from a table by one class, the one ``fit`` uses; any other is a preset of
+    it (a subclass) whose constructor warns that it is deprecated."""
+    builders, presets = rule_builders()
+    assert builders == ["slimwidgets.core.rules.RuleBuilder"], (
+        f"rule builders besides core.rules.RuleBuilder (make them presets of it): {builders}"
+    )
+    silent = [
+        name
+        for name, node in presets.items()
+        if not any(
+            isinstance(n, ast.FunctionDef)
+            and n.name == "__init__"
+            and "DeprecationWarning" in ast.unparse(n)
+            for n in node.body
+        )
+    ]
+    assert not silent, f"presets of RuleBuilder that do not warn they are deprecated: {silent}"

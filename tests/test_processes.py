@@ -27,7 +27,7 @@ HARD = """
 import threading
 import numpy as np
 import slimwidgets as sw
-from slimwidgets.solvers import worker
+from slimwidgets.solvers.backends import worker
 rng = np.random.default_rng(0)
 X = rng.integers(0, 2, size=(400, 14))
 y = (X[:, :4].sum(axis=1) + rng.normal(0, 1.2, size=400) > 2).astype(int)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .status import percent
+from .formatting import percent
 
 __all__ = ["Metrics", "score_auc", "metric_counts", "read_metrics"]
 

@@ -37,6 +37,7 @@ from typing import Any
 from . import validators as v
 from .by_variable import variables_map
 from .constraints import LogicalConstraint
+from .formatting import setting_percent
 from .linear import LinearRow, normalize_linear
 
 __all__ = [
@@ -61,7 +62,7 @@ ZERO_SCORES = ("positive", "error")
 LOSS_NAMES = ("zero_one", "logistic")
 DEFAULT_COEF_RANGE = (-10, 10)
 # None: the intercept box is derived from the data and the points boxes, wide enough that it
-# never binds (see formulation.intercept_box); a box the user sets may bind, and the card says so.
+# never binds (see big_m_bounds.intercept_box); a box the user sets may bind, and the card says so.
 DEFAULT_INTERCEPT_RANGE = None
 #: Seconds a fit may run unless told otherwise: ``fit``, ``SLIMClassifier`` and the command line
 #: return by then with their best card and what is proven about it (a bar shows progress).
@@ -188,10 +189,6 @@ class Option:
 
 
 # -- how values read (the "solved for" line, conflict explanation) ---------------------------
-def _pct(x: float) -> str:
-    return f"{100 * x:.4g} %"
-
-
 def _span(pair) -> str:
     lo, hi = pair
     return f"{lo}…{hi}".replace("-", "\u2212")
@@ -237,7 +234,7 @@ def _in_groups(option: str) -> Callable[..., str]:
 
 
 def _pct_by_group(*a) -> str:
-    return f"{a[0]} {_pct(a[1])}" if len(a) == 2 else _pct(a[0])
+    return f"{a[0]} {setting_percent(a[1])}" if len(a) == 2 else setting_percent(a[0])
 
 
 def _linear(value: Any, what: str) -> tuple[LinearRow, ...]:
@@ -359,7 +356,7 @@ def _group_gap(name: str, rate: str, meaning: str) -> Option:
         v.fraction,
         "float | None",
         f"largest difference between two groups' {meaning} (needs sensitive_features)",
-        words=Words(f"{rate} gap between groups \u2264", _pct),
+        words=Words(f"{rate} gap between groups \u2264", setting_percent),
         relax=Relax(lambda x: f"{name}={x:g} between groups"),
         flag=Flag(
             "--" + name.replace("_", "-"),
@@ -381,7 +378,7 @@ OPTIONS: tuple[Option, ...] = (
         v.fraction,
         "float | None",
         "largest false positive rate on the training data",
-        words=Words("max FPR", _pct),
+        words=Words("max FPR", setting_percent),
         relax=Relax(lambda x: f"max_fpr={x:g}"),
         flag=Flag(
             "--max-fpr",
@@ -399,7 +396,7 @@ OPTIONS: tuple[Option, ...] = (
         v.fraction,
         "float | None",
         "smallest true positive rate on the training data",
-        words=Words("min TPR", _pct),
+        words=Words("min TPR", setting_percent),
         relax=Relax(lambda x: f"min_tpr={x:g}"),
         flag=Flag(
             "--min-tpr",

@@ -17,6 +17,7 @@ What a rule counts for is the same in pandas, in the Python export and in the SQ
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import warnings
@@ -29,6 +30,7 @@ import pandas as pd
 from ..datasets import RULES_ATTR
 from .constraints import at_least
 from .data import DataWarning
+from .formatting import plain
 from .variables import LEVEL_TYPES, cut_text, variable_bands
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "rules_from_options",
     "read_rule",
     "as_frame",
+    "is_binary",
 ]
 
 #: What each kind of rule tests; ``pass`` copies a column as it is (a 0/1 or count feature).
@@ -84,7 +87,7 @@ def needs_rules(X: Any) -> bool:
     """
     if not isinstance(X, pd.DataFrame) or X.attrs.get(RULES_ATTR, True) is False or not len(X):
         return False
-    return not all(_is_binary(X[c]) and not X[c].isna().any() for c in X.columns)
+    return not all(is_binary(X[c]) and not X[c].isna().any() for c in X.columns)
 
 
 def _share_at_or_above(ordered: np.ndarray, cut: float) -> float:
@@ -179,12 +182,7 @@ def _scale_cuts(ordered: np.ndarray, levels: Sequence[float]) -> list[float]:
     return sorted({float(values[np.argmin(np.abs(shares - (1 - level)))]) for level in levels})
 
 
-def _plain(value: Any) -> Any:
-    """numpy scalars -> Python scalars (levels are kept in JSON and written into code)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _is_binary(values: pd.Series) -> bool:
+def is_binary(values: pd.Series) -> bool:
     """Non-missing values all 0/1 (or booleans)."""
     present = values.dropna()
     if pd.api.types.is_bool_dtype(values) or (
@@ -209,7 +207,7 @@ def _column_type(name: str, col: pd.Series) -> str:
         )
     if pd.api.types.is_complex_dtype(col):
         raise TypeError(f"column {name!r} holds complex numbers; scoring systems need real values")
-    if _is_binary(col):
+    if is_binary(col):
         return "binary"
     if isinstance(col.dtype, pd.CategoricalDtype):
         return "category"
@@ -346,8 +344,11 @@ class RuleBuilder:
         )
 
     def __repr__(self) -> str:
-        changed = {k: v for k, v in self.get_params().items() if v != RuleBuilder().get_params()[k]}
-        return "RuleBuilder(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"
+        # the defaults of this class's own signature, so a preset prints its own settings
+        defaults = {k: p.default for k, p in inspect.signature(type(self)).parameters.items()}
+        changed = {k: v for k, v in self.get_params().items() if v != defaults.get(k)}
+        settings = ", ".join(f"{k}={v!r}" for k, v in changed.items())
+        return f"{type(self).__name__}({settings})"
 
     def _check_params(self, columns: Sequence[str]) -> dict[str, list[float]]:
         k = self.n_cuts
@@ -486,19 +487,19 @@ class RuleBuilder:
 
     def _level_rules(self, name: str, col: pd.Series) -> list[Rule]:
         # counted first, then made plain: one call per level, not per row
-        counts = {_plain(v): int(k) for v, k in col.dropna().value_counts(sort=False).items()}
+        counts = {plain(v): int(k) for v, k in col.dropna().value_counts(sort=False).items()}
         levels = sorted(
             counts, key=lambda v: (str(type(v)), v) if not isinstance(v, str) else ("", v)
         )
         kept = [v for v in levels if counts[v] >= self.min_count]
         pooled = [v for v in levels if counts[v] < self.min_count]
-        rules = [Rule(f"{name} = {v}", name, "eq", _plain(v)) for v in kept]
+        rules = [Rule(f"{name} = {v}", name, "eq", plain(v)) for v in kept]
         if pooled:
-            self.pooled_[name] = [_plain(v) for v in pooled]
+            self.pooled_[name] = [plain(v) for v in pooled]
             label = (
                 f"{name} = other" if "other" not in [str(v) for v in kept] else f"{name} = (other)"
             )
-            rules.append(Rule(label, name, "other", tuple(_plain(v) for v in kept)))
+            rules.append(Rule(label, name, "other", tuple(plain(v) for v in kept)))
         if len(kept) == 1 and not pooled:
             return []  # one level and nothing else: a constant
         return rules
@@ -508,7 +509,7 @@ class RuleBuilder:
         if not hasattr(self, "rules_"):
             from sklearn.exceptions import NotFittedError
 
-            raise NotFittedError("this RuleBuilder is not fitted yet; call fit first")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
     def transform(self, X: Any, warn: bool = True) -> pd.DataFrame:
         """The rules on the rows of ``X``: a DataFrame of 0/1 (int8) columns, same index.

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .by_variable import check_variable_names, check_variable_options, linear_rows, monotone_sign
 from .constraints import LogicalConstraint, at_least, at_most, hierarchy, needs
+from .formatting import plain
 from .groups import GROUP_OPTIONS
 from .options import (  # noqa: F401 - the constants are part of this module's interface
     DEFAULT_COEF_RANGE,
@@ -51,17 +52,6 @@ __all__ = [
 # Options that a spec leaves out of its JSON when at their default (the sec. 7 options and the
 # loss family): a plain SLIM spec serializes, and keys caches, as before they existed.
 FAMILY_DEFAULTS: dict[str, Any] = {row.name: row.default for row in OPTIONS if row.omit_default}
-
-
-def _plain(value: Any) -> Any:
-    """A normalised option value as plain JSON: tuples become lists, constraints and rows dicts."""
-    if hasattr(value, "to_dict"):  # a logical constraint, a linear row
-        return value.to_dict()
-    if isinstance(value, Mapping):
-        return {k: _plain(x) for k, x in value.items()}
-    if isinstance(value, tuple):
-        return [_plain(x) for x in value]
-    return value
 
 
 def _option_fields(cls: type) -> type:
@@ -100,7 +90,7 @@ class Spec:
         or not those options are known.
         """
         return {
-            row.name: _plain(getattr(self, row.name))
+            row.name: plain(getattr(self, row.name))
             for row in OPTIONS
             if not (row.omit_default and getattr(self, row.name) == row.default)
         }

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .formatting import percent, seconds
+
 if TYPE_CHECKING:  # pragma: no cover
     from .formulation import Formulation
     from .scoring import Metrics, ScoringSystem
@@ -43,10 +45,8 @@ __all__ = [
     "describe",
     "details_text",
     "limit_scale",
-    "percent",
     "proven_limit",
     "risk_limit_scale",
-    "seconds",
 ]
 
 #: The one wording for "the solver has proven nothing yet".
@@ -231,24 +231,6 @@ def proven_limit(card: ScoringSystem) -> tuple[str, float] | None:
     scale = raw if isinstance(raw, LimitScale) else LimitScale.from_dict(raw)
     value = scale.limit(card.bound)
     return None if value is None else (scale.kind, value)
-
-
-# -- formatting ------------------------------------------------------------------------------------
-def percent(x: float, other: float | None = None) -> str:
-    """``0.953 -> '95.3 %'``; two decimals when ``other`` differs but rounds the same."""
-    if x is None or not math.isfinite(x):
-        return "–"
-    digits = (
-        2 if other is not None and x != other and round(100 * x, 1) == round(100 * other, 1) else 1
-    )
-    return f"{100 * x:.{digits}f} %"
-
-
-def seconds(s: float | None) -> str:
-    """``5.04 -> '5.0 s'``, ``0.347 -> '0.35 s'``."""
-    if s is None or not math.isfinite(s):
-        return "–"
-    return f"{s:.1f} s" if s >= 1 else f"{s:.2f} s"
 
 
 # -- degenerate cards ------------------------------------------------------------------------------

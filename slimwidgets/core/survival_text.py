@@ -11,6 +11,8 @@ import math
 import unicodedata
 from typing import TYPE_CHECKING
 
+from .formatting import percent
+
 if TYPE_CHECKING:
     from .survival_card import SurvivalCard
 
@@ -47,16 +49,12 @@ def status_words(card: SurvivalCard) -> str:
     )
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f} %"
-
-
 def _interval(row, i: int) -> str:
     if row.observed[i] is None:
         return "–"
     if row.lower[i] is None:
-        return _pct(row.observed[i])
-    return f"{_pct(row.observed[i])} ({100 * row.lower[i]:.1f}–{100 * row.upper[i]:.1f})"
+        return percent(row.observed[i])
+    return f"{percent(row.observed[i])} ({100 * row.lower[i]:.1f}–{100 * row.upper[i]:.1f})"
 
 
 def _hazard_words(card: SurvivalCard) -> str:
@@ -94,7 +92,7 @@ def card_text(card: SurvivalCard) -> str:
     lines.append(header)
     for row in card.table:
         cells = "".join(
-            f" | {_pct(row.predicted[i]):>8} {_interval(row, i):>23}"
+            f" | {percent(row.predicted[i]):>8} {_interval(row, i):>23}"
             for i in range(len(card.horizons))
         )
         lines.append(f"  {row.score:>5} {row.n_rows:>6g}{cells}")
@@ -117,7 +115,7 @@ def card_html(card: SurvivalCard) -> str:
     rows = "".join(
         f"<tr><td>{row.score}</td><td>{row.n_rows:g}</td>"
         + "".join(
-            f"<td>{e(_pct(row.predicted[i]))}</td><td>{e(_interval(row, i))}</td>"
+            f"<td>{e(percent(row.predicted[i]))}</td><td>{e(_interval(row, i))}</td>"
             for i in range(len(card.horizons))
         )
         + "</tr>"

@@ -7,14 +7,15 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..core.big_m_bounds import intercept_box
 from ..core.by_variable import variable_problems
 from ..core.data import Dataset
-from ..core.formulation import Formulation, intercept_box
+from ..core.formatting import percent
+from ..core.formulation import Formulation
 from ..core.groups import group_problems
 from ..core.linear import linear_problems
 from ..core.scoring import ScoringSystem
 from ..core.spec import DEFAULT_COEF_RANGE, Spec
-from ..core.status import percent
 
 __all__ = ["check_card", "box_limits"]
 

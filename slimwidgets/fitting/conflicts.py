@@ -11,7 +11,7 @@ from ..core.formulation import build_formulation
 from ..core.groups import per_group_caps
 from ..core.options import OPTION, OPTIONS, entries
 from ..core.spec import Spec
-from ..solvers.mip import solve_formulation
+from ..solvers.backends.mip import solve_formulation
 
 __all__ = ["find_conflicts"]
 

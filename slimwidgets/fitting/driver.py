@@ -20,11 +20,11 @@ from ..core.rules import rules_from_options
 from ..core.scoring import FAMILIES, ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..core.status import DegenerateCardWarning, degeneracy
+from ..solvers.backends.mip import solve_formulation
 from ..solvers.base import FitStop, Incumbent, SolveResult, relative_gap
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
 from ..solvers.lexicographic import knapsack_floor, prove_dominant
-from ..solvers.mip import solve_formulation
 from ..solvers.polish import polish
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search, warm_up
@@ -134,7 +134,7 @@ def fit(
         past 2 s, of the fit (:mod:`.progress`): None in a notebook or terminal only, True always.
     cuts : your own cut points, ``{"age": [40, 50, 60]}``, kept exactly (others: round ones).
     **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ...): every parameter of
-        :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.families`).
+        :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.paper_models`).
         ``time_limit``: 30 s unless given, CV included (None: until proven), then the best card.
         ``size_cv=K``: the size is chosen among 1 to ``max_size`` (or 5) by K-fold CV, then
         solved exactly (:mod:`~slimwidgets.fitting.size_cv`); K is 5 by default when ``fit``
@@ -394,7 +394,7 @@ def fit_dataset(
     """:func:`fit` on an already prepared :class:`Dataset`.
 
     ``family`` labels the card (``"slim"``, or one of the sec. 7 models built by
-    :mod:`slimwidgets.toolbox.families`); :func:`check_card` verifies its extra rules.
+    :mod:`slimwidgets.toolbox.paper_models`); :func:`check_card` verifies its extra rules.
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")

@@ -36,8 +36,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..core.formulation import Formulation, build_formulation, loss_unit
+from ..core.formulation import Formulation, build_formulation
 from ..core.groups import GROUP_OPTIONS, RateRow
+from ..core.objective import loss_unit
 from ..core.scoring import ScoringSystem
 from ..solvers.base import SolveResult
 

@@ -33,7 +33,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core.data import Dataset
-from ..core.formulation import build_formulation, feature_boxes, objective_costs
+from ..core.formulation import build_formulation
+from ..core.objective import feature_boxes, objective_costs
 from ..core.patterns import Patterns
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec

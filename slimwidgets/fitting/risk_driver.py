@@ -7,9 +7,9 @@ can (or the time is up; ``time_limit=None`` gives the search and the proof
 ``RISK_SEARCH_SECONDS``):
 
 * ``solver="auto"`` on a problem whose rules are the boxes and ``max_size``, with at most
-  :data:`~slimwidgets.solvers.risk_tree.MAX_SUPPORTS` supports of ``max_size`` features: the
-  tree by supports (:mod:`slimwidgets.solvers.risk_tree`). Its branch and bound proves the
-  optimum (or the requested ``gap``) and the fit stops there, with ``scale=False`` and with a
+  :data:`~slimwidgets.solvers.risk_branch_and_bound.MAX_SUPPORTS` supports of ``max_size``
+  features: the tree by supports (:mod:`slimwidgets.solvers.risk_branch_and_bound`). Its branch
+  and bound proves the optimum (or the requested ``gap``) and the fit stops there, with ``scale=False`` and with a
   free multiplier alike (:mod:`slimwidgets.solvers.risk_cone`).
 * else the cutting-plane master (:mod:`slimwidgets.solvers.risk_bound`) in the time left.
   ``solver="highs"`` always takes this path and skips the walk; without a time limit and with
@@ -37,12 +37,12 @@ from ..core.losses import MIN_INVERSE_MULTIPLIER, ensure_compiled
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import risk_limit_scale
-from ..solvers import risk_tree
+from ..solvers import risk_branch_and_bound
+from ..solvers.backends.mip import solve_formulation
 from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
-from ..solvers.mip import solve_formulation
 from ..solvers.risk_bound import risk_lower_bound
-from ..solvers.risk_tree import (
+from ..solvers.risk_branch_and_bound import (
     dense_floor,
     ensure_tree_compiled,
     prove_by_supports,
@@ -126,7 +126,7 @@ def fit_risk(
         # where the tree will not go, the relaxation's floor gets the last share of the time
         share = (
             1.0
-            if tree_applies(prob) and 0 < support_count(prob) <= risk_tree.MAX_SUPPORTS
+            if tree_applies(prob) and 0 < support_count(prob) <= risk_branch_and_bound.MAX_SUPPORTS
             else SEARCH_SHARE
         )
         card = search_risk(
@@ -228,8 +228,8 @@ def _prove(
     prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float, cancel
 ) -> tuple[float | None, RiskCard, str]:
     """(floor, best card, the proof's words): with ``solver="auto"`` the tree by supports where
-    it applies (:mod:`slimwidgets.solvers.risk_tree`; it ends as soon as it has proven what it
-    can), else (and with ``solver="highs"``) the cutting planes in the time left."""
+    it applies (:mod:`slimwidgets.solvers.risk_branch_and_bound`; it ends as soon as it has proven
+    what it can), else (and with ``solver="highs"``) the cutting planes in the time left."""
     # the tree stops early enough to leave the floor over the whole box its share of the time
     dense = min(DENSE_SHARE * max(deadline - time.perf_counter(), 0.0), DENSE_SECONDS)
     tree = (

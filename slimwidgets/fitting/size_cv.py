@@ -53,6 +53,8 @@ from .jobs import check_n_jobs, progress_bar, run_jobs
 __all__ = [
     "choose_size",
     "choose_cuts_and_size",
+    "stratified_folds",
+    "smallest_best",
     "size_candidates",
     "SizeChoice",
     "LARGEST_SIZE",
@@ -101,8 +103,6 @@ class SizeChoice(dict):
 
 
 def _fold_rows(y: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    from sklearn.model_selection import StratifiedKFold
-
     fewest = (
         int(np.bincount(np.unique(y, return_inverse=True)[1]).min())
         if len(np.unique(y)) == 2
@@ -113,8 +113,76 @@ def _fold_rows(y: np.ndarray, folds: int) -> list[tuple[np.ndarray, np.ndarray]]
             f"size_cv={folds} needs at least {folds} rows of each class; the smaller class has "
             f"{fewest} (give max_size instead, or fewer folds)"
         )
-    split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=SEED)
-    return list(split.split(np.zeros(len(y)), y))
+    return stratified_folds(y, folds, SEED)
+
+
+def stratified_folds(
+    labels: np.ndarray, folds: int, seed: int | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The folds of every choice by cross-validation (``fit``'s ``size_cv``,
+    :func:`slimwidgets.fit_cv`, :func:`slimwidgets.cross_validate`): stratified K-fold over the
+    rows, shuffled with ``seed`` (None: in row order), as ``(training rows, held-out rows)``.
+
+    Classes are told apart by their order of first appearance, so any two encodings of the same
+    labels (0/1, -1/+1, text) give the same folds.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        One label per row.
+    folds : int
+        K, at most the rows of the smaller class.
+    seed : int or None
+        Shuffles the rows of each class before they are dealt out.
+
+    Returns
+    -------
+    list of tuple of numpy.ndarray
+        Per fold, its training rows and its held-out rows.
+
+    Examples
+    --------
+    >>> y = np.array([0, 1] * 4)
+    >>> [test.tolist() for _, test in stratified_folds(y, 2, None)]
+    [[0, 1, 2, 3], [4, 5, 6, 7]]
+    >>> a, b = stratified_folds(y, 2, 0), stratified_folds(np.where(y == 1, 1, -1), 2, 0)
+    >>> all((t1 == t2).all() for (_, t1), (_, t2) in zip(a, b))
+    True
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    split = StratifiedKFold(n_splits=folds, shuffle=seed is not None, random_state=seed)
+    return list(split.split(np.zeros(len(labels)), labels))
+
+
+def smallest_best(rows: list[dict]) -> dict | None:
+    """The rule of every choice by cross-validation: of the candidates (sparsest first) fit on
+    every fold, the sparsest whose mean held-out error is the lowest (within 1e-12: errors are
+    sums of 1/n steps); None when every candidate failed on some fold.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Per candidate, sparsest first: its ``test_error``, and ``failed`` (the reason) when it
+        could not be fit on some fold.
+
+    Returns
+    -------
+    dict or None
+        The chosen row.
+
+    Examples
+    --------
+    >>> rows = [{"max_size": 1, "failed": "no card"}, {"max_size": 2, "test_error": 0.25},
+    ...         {"max_size": 3, "test_error": 0.25}, {"max_size": 4, "test_error": 0.3}]
+    >>> smallest_best(rows)["max_size"], smallest_best(rows[:1])
+    (2, None)
+    """
+    usable = [r for r in rows if r.get("failed") is None]
+    if not usable:
+        return None
+    best = min(r["test_error"] for r in usable)
+    return next(r for r in usable if r["test_error"] <= best + 1e-12)
 
 
 def _cv_rows(y: np.ndarray) -> np.ndarray | None:
@@ -249,14 +317,9 @@ def choose_size(
     if len(done) < k:
         about["folds_in_time"] = len(done)
     rows = [_size_row(s, [path[i] for path in done]) for i, s in enumerate(sizes)]
-    usable = [r for r in rows if "failed" not in r]
-    if not usable:
-        chosen = sizes[-1]  # the final fit at the cap says what is wrong, in its own words
-    else:
-        best = min(r["test_error"] for r in usable)
-        chosen = next(
-            r["max_size"] for r in usable if r["test_error"] <= best + 1e-12
-        )  # the smallest of the best
+    best = smallest_best(rows)
+    # with no size fit on every fold, the final fit at the cap says what is wrong, in its words
+    chosen = sizes[-1] if best is None else best["max_size"]
     return chosen, SizeChoice(about, chosen=chosen, candidates=rows)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.formatting import percent
 from ..core.survival import survival_target
 from ..core.survival_card import SurvivalCard
 from ..core.survival_family import TIME_TO_EVENT
@@ -255,16 +256,12 @@ def _calibration_table(v: SurvivalValidation) -> str:
     return html_table(shown, f"Predicted and observed risk, {v.label}")
 
 
-def _pct(value: float) -> str:
-    return "–" if pd.isna(value) else f"{100 * value:.1f} %"
-
-
 def _observed(value: float, lower: float, upper: float) -> str:
     if pd.isna(value):
         return "– (no row followed that long)"
     if pd.isna(lower) or lower == upper:  # no event yet, or every one had it: no spread
-        return _pct(value)
-    return f"{_pct(value)} ({100 * lower:.1f}–{100 * upper:.1f} %)"
+        return percent(value)
+    return f"{percent(value)} ({100 * lower:.1f}–{100 * upper:.1f} %)"
 
 
 def _km_section(card: SurvivalCard, checks: list[SurvivalValidation]) -> str:

@@ -29,9 +29,9 @@ from dataclasses import replace
 import numpy as np
 
 from ..core.formulation import Formulation
+from .backends.mip import solve_formulation
 from .base import Incumbent, SolveResult, relative_gap
 from .exhaustive import solve_by_enumeration, support_size_limit, use_costs, work_by_size
-from .mip import solve_formulation
 from .search import SearchProblem
 
 __all__ = ["solve_by_size", "size_split"]

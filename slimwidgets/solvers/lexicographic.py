@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..core.formulation import Formulation
-from .mip import solve_formulation
+from .backends.mip import solve_formulation
 
 __all__ = [
     "DominantProof",

@@ -728,7 +728,7 @@ def _intercept_box(data: Dataset, spec: Spec, allowed: list[np.ndarray]) -> tupl
     """The user's intercept box, else the decision cards' derived one (every intercept that
     changes a prediction), never narrower than -100..100 (the log-odds of a risk card's total can
     sit past every row's score)."""
-    from ..core.formulation import intercept_box
+    from ..core.big_m_bounds import intercept_box
 
     if spec.intercept_range is not None:
         return int(spec.intercept_range[0]), int(spec.intercept_range[1])

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..core.data import Dataset
 from ..core.formulation import Formulation, build_formulation
-from .mip import solve_formulation
+from .backends.mip import solve_formulation
 
 __all__ = ["PoolCard", "solve_pool", "pool_search", "feature_ranking"]
 

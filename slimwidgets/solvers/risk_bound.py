@@ -54,7 +54,7 @@ def _master(prob: RiskProblem, threads: int):
     """The master MIP without cuts; columns: points 0..d-1, intercept d, z d+1..2d, θ 2d+1."""
     import highspy
 
-    from .highs import new_highs
+    from .backends.highs import new_highs
 
     d = prob.n_features
     h = new_highs(threads)

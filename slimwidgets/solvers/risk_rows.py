@@ -1,5 +1,6 @@
 """The training rows merged per support, for the floors of risk cards' proof by supports
-(:mod:`slimwidgets.solvers.risk_tree`): every card that uses only a support's features has
+(:mod:`slimwidgets.solvers.risk_branch_and_bound`): every card that uses only a support's features
+has
 the same loss on the rows that agree on those features' values and the label merged into one
 (weights added), and there are far fewer of them."""
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.formulation import Formulation, loss_unit
+from ..core.formulation import Formulation
+from ..core.objective import loss_unit
 from . import _scan_kernels
 from .base import Incumbent, SolveResult, relative_gap
 from .exhaustive import SupportWalker, steps_per_support, support_size_limit, use_costs

@@ -1,49 +1,47 @@
-"""Turn numeric and categorical columns into readable 0/1 threshold rules (the classic binarizer).
+"""The classic binarizer, kept as a preset of :class:`slimwidgets.RuleBuilder` (deprecated).
 
-:class:`slimwidgets.RuleBuilder` is the fuller form (round cut points, missing values, rare
-levels pooled, carried inside the card); this one keeps its cut methods and directions and
-applies its rules through the same definitions (:func:`slimwidgets.core.rules.rule_values`).
-
-Scoring systems read best when every feature is a yes/no rule such as
-``age >= 60``. :class:`Binarizer` learns cut points on training data (so the
-very same rules apply to test data); :func:`binarize` is the one-shot form.
-Columns that are already 0/1 pass through unchanged.
+:class:`slimwidgets.RuleBuilder` is the rule builder ``fit`` uses (round cut points, missing
+values, rare levels pooled, carried inside the card). :class:`Binarizer` is that builder with the
+classic cut methods (quantiles snapped to observed values, or evenly spaced), rule directions
+(``x < t`` as well as ``x >= t``) and pass-through of 0/1 columns; it fits, applies and names its
+rules as the builder does. Both it and :func:`binarize` warn that they are deprecated.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin
 
-from ..core.rules import Rule, as_frame, rule_values
+from ..core.rules import Rule, RuleBuilder, as_frame, is_binary
 from ..core.variables import cut_text
 
 __all__ = ["Binarizer", "binarize"]
 
 _METHODS = ("quantile", "uniform")
 _DIRECTIONS = ("ge", "lt", "auto", "both")
-
-
-def _is_binary(col: pd.Series) -> bool:
-    values = pd.unique(col.dropna())
-    if pd.api.types.is_bool_dtype(col):
-        return True
-    if not pd.api.types.is_numeric_dtype(col):
-        return False
-    return len(values) > 0 and set(np.asarray(values, dtype=float).tolist()) <= {0.0, 1.0}
+#: what the deprecation warning says
+DEPRECATED = (
+    "sw.Binarizer and sw.binarize are deprecated: use sw.RuleBuilder, the rule builder sw.fit "
+    "uses (RuleBuilder(n_cuts=3), or cuts={column: [...]} for cut points of your own)"
+)
 
 
 def _is_categorical(col: pd.Series) -> bool:
     return not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col))
 
 
-class Binarizer(TransformerMixin, BaseEstimator):
-    """Learn threshold rules per numeric column; one-hot rules per categorical column.
+class Binarizer(RuleBuilder):
+    """Deprecated: :class:`slimwidgets.RuleBuilder` with the classic cuts and rule directions.
+
+    Learns threshold rules per numeric column and one rule per category of a categorical
+    column; 0/1 columns (and columns not in ``columns``) pass through unchanged. Fitting,
+    applying and naming rules are :class:`~slimwidgets.RuleBuilder`'s; constructing one warns
+    with a :class:`DeprecationWarning` naming it.
 
     Parameters
     ----------
@@ -72,9 +70,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     Examples
     --------
+    >>> import warnings
     >>> import pandas as pd
     >>> X = pd.DataFrame({"age": [35, 47, 52, 61, 68, 74], "smoker": [0, 1, 0, 1, 1, 0]})
-    >>> b = Binarizer(n_thresholds=2).fit(X)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     b = Binarizer(n_thresholds=2).fit(X)
     >>> b.get_feature_names_out().tolist()
     ['age >= 52', 'age >= 61', 'smoker']
     >>> b.transform(pd.DataFrame({"age": [50, 70], "smoker": [1, 0]})).to_numpy().tolist()
@@ -88,13 +89,19 @@ class Binarizer(TransformerMixin, BaseEstimator):
         n_thresholds: int | str = 3,
         direction: str = "ge",
     ) -> None:
+        warnings.warn(DEPRECATED, DeprecationWarning, stacklevel=2)
+        super().__init__(min_count=1, missing="error")
         self.columns = columns
         self.method = method
         self.n_thresholds = n_thresholds
         self.direction = direction
 
+    def get_params(self, deep: bool = True) -> dict:
+        """The settings, as scikit-learn's ``get_params`` (``deep`` is accepted and unused)."""
+        return {k: getattr(self, k) for k in ("columns", "method", "n_thresholds", "direction")}
+
     # -- fitting ---------------------------------------------------------------------------
-    def _check_params(self) -> None:
+    def _check_classic_params(self) -> None:
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}")
         if self.direction not in _DIRECTIONS:
@@ -103,70 +110,51 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if k != "all" and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
             raise ValueError(f"n_thresholds must be a positive integer or 'all', got {k!r}")
 
-    def fit(self, X: pd.DataFrame, y: Any = None) -> Binarizer:
-        """Learn the cut points (and categories) from ``X``; ``y`` is ignored.
-
-        Parameters
-        ----------
-        X : DataFrame
-            The training table.
-        y : array-like, optional
-            Ignored.
-        """
-        self._check_params()
-        X = as_frame(X)
-        self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
-        self.n_features_in_ = X.shape[1]
+    def _chosen_columns(self, X: pd.DataFrame) -> list:
         if self.columns is None:
-            chosen = [c for c in X.columns if not _is_binary(X[c])]
-        else:
-            cols = [self.columns] if isinstance(self.columns, str) else list(self.columns)
-            missing = [c for c in cols if c not in X.columns]
-            if missing:
-                raise KeyError(f"columns not in X: {missing}")
-            chosen = cols
-        chosen_set = set(chosen)
+            return [c for c in X.columns if not is_binary(X[c])]
+        cols = [self.columns] if isinstance(self.columns, str) else list(self.columns)
+        missing = [c for c in cols if c not in X.columns]
+        if missing:
+            raise KeyError(f"columns not in X: {missing}")
+        return cols
+
+    def fit(self, X: Any, y: Any = None) -> Binarizer:
+        """Learn the cut points (and categories) from ``X``; ``y`` is ignored."""
+        self._check_classic_params()
+        X = as_frame(X)
+        chosen = self._chosen_columns(X)
         nan_cols = [str(c) for c in chosen if X[c].isna().any()]
         if nan_cols:
             raise ValueError(
                 f"columns {nan_cols} have missing values; impute them (or add a 0/1 'missing' "
                 "column) first"
             )
+        self._chosen = {str(c) for c in chosen}
         self.thresholds_: dict[str, list[float]] = {}
         self.categories_: dict[str, list[Any]] = {}
-        rules: list[tuple[str, Any, str, Any]] = []
-        for c in X.columns:
-            if c not in chosen_set:
-                rules.append(Rule(str(c), c, "pass", None))
-                continue
-            col = X[c]
-            if _is_categorical(col):
-                cats = sorted(pd.unique(col), key=str)
-                self.categories_[str(c)] = list(cats)
-                rules += [Rule(f"{c} = {v}", c, "eq", v) for v in cats]
-                continue
-            values = col.to_numpy(dtype=float)
-            if not np.isfinite(values).all():
-                raise ValueError(f"column {c!r} has infinite values")
-            cuts = self._cuts(values)
-            self.thresholds_[str(c)] = cuts
-            median = float(np.median(values))
-            for t in cuts:
-                kinds = {
-                    "ge": ["ge"],
-                    "lt": ["lt"],
-                    "both": ["ge", "lt"],
-                    "auto": ["lt" if t <= median else "ge"],
-                }[self.direction]
-                for kind in kinds:
-                    op = ">=" if kind == "ge" else "<"
-                    rules.append(Rule(f"{c} {op} {cut_text(t)}", c, kind, t))
-        names = [r[0] for r in rules]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"binarized names clash: {dupes}; rename the columns involved")
-        self.rules_ = rules
+        super().fit(X, y)
         return self
+
+    def _column_rules(self, name: str, col: pd.Series, cuts: list[float] | None) -> list[Rule]:
+        """The classic rules of one column (the builder's own step, replaced in this preset)."""
+        if name not in self._chosen:
+            return [Rule(name, name, "pass", None)]
+        if _is_categorical(col):
+            cats = sorted(pd.unique(col), key=str)
+            self.categories_[name] = list(cats)
+            return [Rule(f"{name} = {v}", name, "eq", v) for v in cats]
+        values = col.to_numpy(dtype=float)
+        if not np.isfinite(values).all():
+            raise ValueError(f"column {name!r} has infinite values")
+        self.thresholds_[name] = cuts = self._cuts(values)
+        median = float(np.median(values))
+        kinds = {"ge": ["ge"], "lt": ["lt"], "both": ["ge", "lt"]}
+        return [
+            Rule(f"{name} {'>=' if kind == 'ge' else '<'} {cut_text(t)}", name, kind, t)
+            for t in cuts
+            for kind in kinds.get(self.direction, ["lt" if t <= median else "ge"])
+        ]
 
     def _cuts(self, values: np.ndarray) -> list[float]:
         distinct = np.unique(values)
@@ -188,46 +176,20 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return [t for t in cuts if lo < t <= hi]
 
     # -- transforming ----------------------------------------------------------------------
-    def transform(self, X: pd.DataFrame) -> pd.DataFrame:
+    def transform(self, X: Any, warn: bool = True) -> pd.DataFrame:
         """Apply the learned rules: a DataFrame of 0/1 (int8) columns, same index as ``X``.
 
-        Parameters
-        ----------
-        X : DataFrame
-            Rows with the columns the binarizer was fitted on.
+        0/1 columns pass through as they are; a missing value in a cut column is an error.
+        ``warn`` is accepted for the builder's signature (nothing here is left to warn about).
         """
-        if not hasattr(self, "rules_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("this Binarizer is not fitted yet; call fit first")
+        self._check_fitted()
         X = as_frame(X)
-        needed = list(dict.fromkeys(r[1] for r in self.rules_))
-        missing = [str(c) for c in needed if c not in X.columns]
-        if missing:
-            raise KeyError(f"X lacks columns the binarizer was fit on: {missing}")
-        out = {}
+        lookup = {str(c): c for c in X.columns}
         for rule in self.rules_:
-            col = X[rule.column]
-            if (
-                rule.kind in ("ge", "lt") and col.isna().any()
-            ):  # sw.RuleBuilder gives them a rule of their own
+            col = X[lookup[rule.column]] if rule.column in lookup else None
+            if rule.kind in ("ge", "lt") and col is not None and col.isna().any():
                 raise ValueError(f"column {rule.column!r} has missing values")
-            out[rule.name] = rule_values(rule, col)
-        return pd.DataFrame(out, index=X.index)
-
-    def get_feature_names_out(self, input_features: Iterable[str] | None = None) -> np.ndarray:
-        """Names of the output columns, in order.
-
-        Parameters
-        ----------
-        input_features : iterable of str, optional
-            Accepted for scikit-learn's interface and not used.
-        """
-        if not hasattr(self, "rules_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("this Binarizer is not fitted yet; call fit first")
-        return np.asarray([r[0] for r in self.rules_], dtype=object)
+        return super().transform(X, warn=False)
 
 
 def _round_sig(v: float, digits: int) -> float:
@@ -243,9 +205,10 @@ def binarize(
     n_thresholds: int | str = 3,
     direction: str = "ge",
 ) -> pd.DataFrame:
-    """Binarize ``X`` in one step (see :class:`Binarizer` for the options).
+    """Binarize ``X`` in one step (deprecated: see :class:`Binarizer` for the options).
 
-    Use :class:`Binarizer` instead when test data must get the same cut points.
+    Use :class:`slimwidgets.RuleBuilder` instead: it is the rule builder ``fit`` uses, and it
+    gives test data the same cut points.
 
     Parameters
     ----------
@@ -262,13 +225,22 @@ def binarize(
 
     Examples
     --------
+    >>> import warnings
     >>> import pandas as pd
     >>> X = pd.DataFrame({"age": [35, 47, 52, 61, 68, 74], "sex": ["F", "M", "F", "M", "F", "F"]})
-    >>> binarize(X, n_thresholds=1).columns.tolist()
-    ['age >= 52', 'sex = F', 'sex = M']
-    >>> binarize(X, columns=["age"], n_thresholds="all", direction="auto").columns.tolist()[:3]
-    ['age < 47', 'age < 52', 'age >= 61']
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     B = binarize(X, n_thresholds=1)
+    ...     auto = binarize(X, columns=["age"], n_thresholds="all", direction="auto")
+    >>> B.columns.tolist(), auto.columns.tolist()[:3]
+    (['age >= 52', 'sex = F', 'sex = M'], ['age < 47', 'age < 52', 'age >= 61'])
+    >>> {w.category.__name__ for w in caught}
+    {'DeprecationWarning'}
     """
-    return Binarizer(
-        columns=columns, method=method, n_thresholds=n_thresholds, direction=direction
-    ).fit_transform(X)
+    warnings.warn(DEPRECATED, DeprecationWarning, stacklevel=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # warned once, above
+        binarizer = Binarizer(
+            columns=columns, method=method, n_thresholds=n_thresholds, direction=direction
+        )
+    return binarizer.fit_transform(X)

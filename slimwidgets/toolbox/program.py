@@ -37,9 +37,9 @@ from ..core.linear import LinearRow
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
 from ..fitting import card_from_result, check_card, fit_dataset
+from ..solvers.backends.cbc import pulp_solver
+from ..solvers.backends.highs import card_from_columns
 from ..solvers.base import SolveResult, relative_gap
-from ..solvers.cbc import pulp_solver
-from ..solvers.highs import card_from_columns
 
 __all__ = ["Program", "formulate"]
 

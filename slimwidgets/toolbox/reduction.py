@@ -62,7 +62,7 @@ _UNSUPPORTED = tuple(row.name for row in OPTIONS if not row.reducible)
 def _new_lp(form: Formulation):
     import highspy
 
-    from ..solvers.highs import new_highs
+    from ..solvers.backends.highs import new_highs
 
     h = new_highs(threads=1)
     status = h.passModel(

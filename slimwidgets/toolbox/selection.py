@@ -20,6 +20,7 @@ from ..core.dask_rows import weighted_table
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
 from ..fitting.large import is_dask
+from ..fitting.size_cv import smallest_best
 from .validation import Folds, fold_table, make_folds, run_fits, without_rule_options
 
 __all__ = ["fit_cv", "PAPER_C0"]
@@ -27,8 +28,6 @@ __all__ = ["fit_cv", "PAPER_C0"]
 #: The paper's six values of C0 (sec. 6); None is the engine's "lose no accuracy" default,
 #: the paper's 0.9/(N·P): all features together cost less than one error.
 PAPER_C0 = (0.075, 0.05, 0.025, 0.01, 0.001, None)
-#: Mean test errors closer than this are equal (they are sums of 1/n steps).
-_TIE = 1e-12
 
 
 def fit_cv(
@@ -211,16 +210,16 @@ def _candidates(C0: Any, max_size: Any, spec_options: dict) -> tuple[list[dict],
 
 
 def _best_row(rows: list[dict]) -> dict:
-    """The setting with the lowest mean test error; among those within ``_TIE`` of it, the
-    sparsest (rows come sparsest first). Settings that failed on a fold are not candidates."""
-    usable = [r for r in rows if r["failed"] is None]
-    if not usable:
+    """The setting chosen by the rule of ``fit``'s own size choice (the lowest mean test error,
+    ties to the sparsest: :func:`~slimwidgets.fitting.size_cv.smallest_best`; rows come
+    sparsest first); an error naming why when every setting failed on some fold."""
+    best = smallest_best(rows)
+    if best is None:
         raise ValueError(
             "no setting could be fit on every fold: "
             + "; ".join(f"{_setting_text(r)}: {r['failed']}" for r in rows)
         )
-    best = min(usable, key=lambda r: r["test_error"])
-    return next(r for r in usable if r["test_error"] <= best["test_error"] + _TIE)
+    return best
 
 
 def _as_list(value: Any, name: str) -> list | None:

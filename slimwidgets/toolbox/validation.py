@@ -23,6 +23,7 @@ from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
 from ..fitting import InfeasibleError, NoSolutionError, fit
 from ..fitting.jobs import check_n_jobs, progress_bar
+from ..fitting.size_cv import stratified_folds
 
 __all__ = ["cross_validate", "CVResult"]
 
@@ -193,8 +194,6 @@ def make_folds(
 ) -> Folds:
     """Check the data and cut it into stratified folds (shuffled with ``seed`` unless it is None),
     or into the folds ``fold_of`` gives each row (0 .. folds - 1)."""
-    from sklearn.model_selection import StratifiedKFold
-
     if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
         raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
     if needs_rules(X):  # a raw table: each fit builds its rules on its own training rows
@@ -215,9 +214,8 @@ def make_folds(
     weights = None if sample_weight is None else np.asarray(sample_weight, dtype=float).ravel()
     if weights is not None and weights.shape != signs.shape:
         raise ValueError(f"sample_weight has {weights.size} values for {len(signs)} rows")
-    splitter = StratifiedKFold(n_splits=folds, shuffle=seed is not None, random_state=seed)
     if fold_of is None:
-        splits = list(splitter.split(np.zeros(len(signs)), signs))
+        splits = stratified_folds(signs, folds, seed)
     else:
         splits = [
             (np.flatnonzero(fold_of != k), np.flatnonzero(fold_of == k)) for k in range(folds)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.data import Dataset
+from ..core.formatting import signed
 from ..core.scoring import Metrics, ScoringSystem
 from ..core.spec import Spec
 from ..core.status import describe, details_text
@@ -20,7 +21,6 @@ __all__ = [
     "Status",
     "status_of",
     "edit_cost",
-    "signed",
     "edited_status",
     "load_notice",
     "optimised_measure",
@@ -97,13 +97,8 @@ def edit_cost(edited: Metrics, base: Metrics) -> dict:
     return cost
 
 
-def signed(value: float, digits: int) -> str:
-    """``-0.0123 -> '−0.0123'``: a difference with its sign, a true minus sign."""
-    return f"{value:+.{digits}f}".replace("-", "\u2212")
-
-
 def _fmt_pts(v: float) -> str:
-    return f"{v:+.1f} pt".replace("-", "\u2212")
+    return f"{signed(v, 1)} pt"
 
 
 def change_text(d: float) -> str:

@@ -88,7 +88,7 @@ def _data(name: str, datasets: dict[str, list]) -> alt.InlineData:
     return alt.InlineData(values=datasets[name], name=name)
 
 
-def _pct(field: str, title: str, **kw) -> alt.Tooltip:
+def _percent_tooltip(field: str, title: str, **kw) -> alt.Tooltip:
     return alt.Tooltip(f"{field}:Q", title=title, format=".1%", **kw)
 
 
@@ -268,8 +268,8 @@ def roc_chart(
         y=y,
         tooltip=[
             alt.Tooltip("cap:Q", title="max FPR cap", format=".0%"),
-            _pct("tpr", "TPR"),
-            _pct("fpr", "FPR"),
+            _percent_tooltip("tpr", "TPR"),
+            _percent_tooltip("fpr", "FPR"),
             alt.Tooltip("size:Q", title="features"),
             alt.Tooltip("status:N", title="status"),
         ]
@@ -285,8 +285,8 @@ def roc_chart(
         x=x,
         y=y,
         tooltip=[
-            _pct("tpr", "TPR"),
-            _pct("fpr", "FPR"),
+            _percent_tooltip("tpr", "TPR"),
+            _percent_tooltip("fpr", "FPR"),
             alt.Tooltip("size:Q", title="features"),
             alt.Tooltip("status:N", title="status"),
         ]
@@ -345,9 +345,9 @@ def sparsity_chart(
         tooltip=[
             alt.Tooltip("max_sizes:N", title="best for max size"),
             alt.Tooltip("size:Q", title="features"),
-            _pct("error", "error"),
-            _pct("tpr", "TPR"),
-            _pct("fpr", "FPR"),
+            _percent_tooltip("error", "error"),
+            _percent_tooltip("tpr", "TPR"),
+            _percent_tooltip("fpr", "FPR"),
             alt.Tooltip("status:N", title="status"),
         ],
     )
@@ -361,7 +361,7 @@ def sparsity_chart(
         x=x,
         y=y,
         tooltip=[
-            _pct("error", "error"),
+            _percent_tooltip("error", "error"),
             alt.Tooltip("size:Q", title="features"),
             alt.Tooltip("status:N", title="status"),
         ],
@@ -435,9 +435,9 @@ def risk_roc_chart(
     )
     tooltip = [
         alt.Tooltip("threshold:Q", title="predict positive from score"),
-        _pct("risk", "predicted risk there"),
-        _pct("tpr", "TPR"),
-        _pct("fpr", "FPR"),
+        _percent_tooltip("risk", "predicted risk there"),
+        _percent_tooltip("tpr", "TPR"),
+        _percent_tooltip("fpr", "FPR"),
         alt.Tooltip("set:N", title="rows"),
     ]
     base = (
@@ -506,10 +506,10 @@ def calibration_chart(bands: pd.DataFrame | None, held_out: bool = False) -> alt
     tips = [
         alt.Tooltip("band:N", title="total score"),
         alt.Tooltip("rows_of:N", title="rows"),
-        _pct("predicted", "predicted risk"),
-        _pct("observed", "observed rate"),
-        _pct("lower", "95 % CI from"),
-        _pct("upper", "95 % CI to"),
+        _percent_tooltip("predicted", "predicted risk"),
+        _percent_tooltip("observed", "observed rate"),
+        _percent_tooltip("lower", "95 % CI from"),
+        _percent_tooltip("upper", "95 % CI to"),
         alt.Tooltip("events:Q", title="events", format=".4~g"),
         alt.Tooltip("rows:Q", title="rows in band", format=".4~g"),
     ]

@@ -9,7 +9,7 @@ mark it "edited"; a lock turns an edited value into a constraint of the next
 solve. Every settled card is appended to :attr:`history`; undo / redo walk the
 settled states. A second worker fills in the FPR-cap frontier and the
 sparsity path in the background, through the same cache; a third lists near-optimal
-cards with other features (:mod:`~slimwidgets.widgets.rashomon`), loaded on request.
+cards with other features (:mod:`~slimwidgets.widgets.alternatives`), loaded on request.
 
 With held-out rows (``validation=(X_val, y_val)`` or ``holdout=0.25``) every card
 carries its validation metrics next to its training metrics, and the frontier
@@ -53,6 +53,7 @@ from ..core.wording import describe_spec, spec_changes
 from ..fitting import check_card
 from ..fitting.cards import card_from_incumbent
 from ..solvers.base import Incumbent
+from .alternatives import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .best_known import BestKnown, BestKnownControls
 from .card_status import (
     LOST_SOLVER,
@@ -63,7 +64,6 @@ from .card_status import (
     optimised_measure,
     same_figures,
     showing_bar,
-    signed,
     status_of,
     worth_showing,
 )
@@ -74,7 +74,6 @@ from .groups import GroupControls, grouped_studio_data
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .holdout import RiskTables, measure_card, prepare_validation, split_holdout, train_metrics
 from .lifecycle import WaitAndClose
-from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
 from .solving import Failure, SolveCache, studio_spec
@@ -98,7 +97,6 @@ __all__ = [
     "split_holdout",
     "INCUMBENT_INTERVAL",
     "FAMILY_LOSS",
-    "signed",
     "train_metrics",
 ]
 
@@ -136,8 +134,8 @@ class Controller(
     settings (:class:`~slimwidgets.widgets.settings.SettingsEditing`), the undo/redo states
     (:class:`~slimwidgets.widgets.history.UndoHistory`, :class:`~.history.UndoRedo`), the
     background frontier and path (:class:`~slimwidgets.widgets.sweeps.Sweeps`,
-    :class:`~.sweeps.SweepViews`), the alternatives (:class:`~.rashomon.AlternativesList`,
-    :class:`~.rashomon.AlternativesControls`), the best card known from background work
+    :class:`~.sweeps.SweepViews`), the alternatives (:class:`~.alternatives.AlternativesList`,
+    :class:`~.alternatives.AlternativesControls`), the best card known from background work
     (:class:`~.best_known.BestKnownControls`), the solves and their cache
     (:class:`~slimwidgets.widgets.solving.SolveCache`), the held-out rows
     (:mod:`~slimwidgets.widgets.holdout`), the status wording (:mod:`~.card_status`), waiting

@@ -15,6 +15,7 @@ import ipywidgets as W
 import pandas as pd
 import traitlets as T
 
+from ..core.formatting import percent
 from .charts import HEIGHT, WIDTH, records
 from .groups import GROUP_COLORS, GROUP_SHAPES
 
@@ -45,10 +46,6 @@ class GroupsView(anywidget.AnyWidget):
     view = T.Dict().tag(sync=True)
 
 
-def _pct(v: Any) -> str:
-    return "–" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
-
-
 def _count(n: float) -> str:
     return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.1f}"
 
@@ -58,9 +55,9 @@ def _figures(row: pd.Series | None) -> dict | None:
         return None
     return {
         "n": _count(row["n"]),
-        "TPR": _pct(row["TPR"]),
-        "FPR": _pct(row["FPR"]),
-        "error": _pct(row["error"]),
+        "TPR": percent(row["TPR"]),
+        "FPR": percent(row["FPR"]),
+        "error": percent(row["error"]),
     }
 
 

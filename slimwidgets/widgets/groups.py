@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, group_column_apart, prepare_data
+from ..core.formatting import percent, setting_percent
 from ..core.groups import GROUP_OPTIONS, dataset_rates
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
@@ -303,10 +304,6 @@ def group_frame(card: ScoringSystem, train: Dataset, held_out: Dataset | None) -
     return frame[["group", "set", "n", "TPR", "FPR", "error", "color", "shape"]]
 
 
-def _pct(v: float) -> str:
-    return "–" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
-
-
 def _gap_of(frame: pd.DataFrame, rate: str) -> float:
     values = frame.loc[frame["set"] == "train", rate].dropna()
     return float(values.max() - values.min()) if len(values) > 1 else math.nan
@@ -334,7 +331,8 @@ def gap_words(frame: pd.DataFrame, spec: Spec) -> list[str]:
             continue
         head = f"{rate} gap between groups" if not words else f"{rate} gap"
         words.append(
-            f"{head} {_pct(gap)}" + ("" if bound is None else f" \u2264 {100 * bound:.4g} %")
+            f"{head} {percent(gap)}"
+            + ("" if bound is None else f" \u2264 {setting_percent(bound)}")
         )
     return words
 

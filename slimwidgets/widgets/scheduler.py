@@ -116,7 +116,7 @@ class SolveScheduler(_Worker):
         self._running = False
         self.runs = 0  # how many jobs were started (tests and benchmarks read it)
         self.interrupted = 0
-        from ..solvers.worker import available, prestart
+        from ..solvers.backends.worker import available, prestart
 
         if available():  # the first solve should not wait ~1 s for the solver process to load
             prestart()

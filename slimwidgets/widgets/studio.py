@@ -21,11 +21,12 @@ import ipywidgets as W
 import pandas as pd
 import traitlets as T
 
+from ..core.formatting import percent, signed
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from . import charts
 from .card_status import optimised_measure
-from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
+from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
 from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .layout import StudioLayout
 from .requests import ViewRequests
@@ -93,10 +94,6 @@ class CutsView(anywidget.AnyWidget):
     request = T.Dict().tag(sync=True)  # set by the front end: {op, variable, value?, old?, nonce}
 
 
-def _pct(v: float | None) -> str:
-    return "–" if v is None or not math.isfinite(v) else f"{100 * v:.1f} %"
-
-
 def _finite(v: float) -> float | None:
     return float(v) if math.isfinite(v) else None
 
@@ -104,7 +101,7 @@ def _finite(v: float) -> float | None:
 def _metrics_text(which: str, m) -> str:
     if m.auc is not None:  # a risk card: how well its risks fit and how it ranks
         return f"{which}: log-loss {m.log_loss:.4f} · AUC {m.auc:.3f}"
-    return f"{which}: error {_pct(m.error)} · TPR {_pct(m.tpr)} · FPR {_pct(m.fpr)}"
+    return f"{which}: error {percent(m.error)} · TPR {percent(m.tpr)} · FPR {percent(m.fpr)}"
 
 
 def risk_payload(controller: Controller) -> list[dict] | None:

@@ -166,7 +166,7 @@ class RiskWarmup(KernelWarmup):
 
     def _compile(self) -> None:
         from ..core.losses import ensure_compiled
-        from ..solvers.risk_tree import ensure_tree_compiled
+        from ..solvers.risk_branch_and_bound import ensure_tree_compiled
 
         ensure_compiled(lambda done, total: self._step(done, total + 1))
         ensure_tree_compiled()

@@ -14,6 +14,7 @@ import pytest
 
 import slimwidgets as sw
 from slimwidgets import make_spec
+from slimwidgets.core.formatting import percent, seconds
 from slimwidgets.core.status import (
     NO_BOUND,
     CardStatus,
@@ -22,9 +23,7 @@ from slimwidgets.core.status import (
     degeneracy,
     describe,
     details_text,
-    percent,
     proven_limit,
-    seconds,
 )
 from slimwidgets.datasets import load_demo
 

@@ -89,7 +89,7 @@ def test_card_latex_compiles_with_pdflatex(tmp_path, loss):
 
 
 def test_mofn_rule_table_compiles(tmp_path):
-    from slimwidgets.toolbox.families import fit_m_of_n
+    from slimwidgets.toolbox.paper_models import fit_m_of_n
 
     X, y = _data()
     card = fit_m_of_n(X, y, positive="yes", max_size=3, time_limit=10)

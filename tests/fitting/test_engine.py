@@ -66,7 +66,7 @@ def test_incumbents_stream_while_solving(paper_data):
 @pytest.mark.parametrize("in_child", [False, True])
 @pytest.mark.slow
 def test_the_solver_streams_its_rising_bound(paper_data, in_child):
-    from slimwidgets.solvers.mip import solve_formulation
+    from slimwidgets.solvers.backends.mip import solve_formulation
 
     X, y = paper_data("heart")
     form = build_formulation(prepare_data(X, y), sw.make_spec(C0=0.01))
@@ -320,8 +320,8 @@ def test_canonical_form_never_worsens_a_card():
 
 def test_every_highs_run_shares_the_thread_bookkeeping(paper_data):
     """A HiGHS run elsewhere in the package must not break the next solve (scheduler size)."""
-    from slimwidgets.solvers.highs import new_highs
-    from slimwidgets.solvers.mip import solve_formulation
+    from slimwidgets.solvers.backends.highs import new_highs
+    from slimwidgets.solvers.backends.mip import solve_formulation
 
     X, y = paper_data("bankruptcy")
     form = build_formulation(prepare_data(X, y), sw.make_spec(C0=0.01))

@@ -460,7 +460,8 @@ def test_decimal_features_match_brute_force(seed, solver, zero_score):
 def test_ill_scaled_decimal_data_match_brute_force(seed, solver, zero_score):
     """Spambase in miniature: three-decimal columns in the thousands, big-M over the margin past
     10^6. Every proof path proves brute force's optimum (HiGHS with the tolerances that keep a
-    z_i near 0 from switching its row off, :func:`slimwidgets.solvers.highs.row_tolerance`)."""
+    z_i near 0 from switching its row off,
+    :func:`slimwidgets.solvers.backends.highs.row_tolerance`)."""
     from slimwidgets.core.formulation import build_formulation
 
     X, y, names = ill_scaled_problem(15000 + seed)
@@ -491,7 +492,7 @@ def shifted_problem(seed: int, n_features: int = 3):
 @pytest.mark.seeds(16)
 def test_the_derived_box_and_the_rows_big_m_keep_the_optimum(seed, solver, zero_score):
     """No intercept_range: the derived box (narrowed by max_size) and the big-M of each loss row
-    from the differences between rows (core/reach.py) never exclude an optimal card."""
+    from the differences between rows (core/big_m_bounds.py) never exclude an optimal card."""
     X, y, names, w = shifted_problem(8000 + seed)
     C0 = [0.0, 0.01, 0.05, 0.1][seed % 4]
     max_size = [None, 1, 2][seed % 3]
@@ -517,7 +518,7 @@ def test_each_size_program_keeps_every_card_that_beats_its_cutoff(seed, zero_sco
     card of at most that size (priced at that size) that beats ``below``: HiGHS finds the best
     of them, or proves none exists."""
     from slimwidgets.core.formulation import build_formulation
-    from slimwidgets.solvers.highs import solve_highs
+    from slimwidgets.solvers.backends.highs import solve_highs
 
     rng = np.random.default_rng(9000 + seed)
     X, y, names, w = shifted_problem(9000 + seed)

@@ -16,7 +16,7 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.status import details_text
-from slimwidgets.solvers import worker
+from slimwidgets.solvers.backends import worker
 
 from solver_children import HANG, kill_a_busy_child
 

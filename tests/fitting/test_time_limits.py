@@ -344,14 +344,14 @@ def test_the_dense_floor_starts_no_pass_over_the_rows_after_its_deadline(monkeyp
     after the first pass (not at the end of an iteration of several), and the floor it states,
     the tangent bound at the point it evaluated, is valid: no higher than the converged one."""
     from slimwidgets.core.losses import LogisticLoss
-    from slimwidgets.solvers import risk_tree
+    from slimwidgets.solvers import risk_branch_and_bound
     from slimwidgets.solvers.logistic import RiskProblem
 
     X, y = table(seed=8)
     prob = RiskProblem.from_spec(prepare_data(X, y), sw.make_spec(loss="logistic", max_size=3))
-    converged = risk_tree.dense_floor(prob)
+    converged = risk_branch_and_bound.dense_floor(prob)
     clock = FakeClock(0.0)
-    monkeypatch.setattr(risk_tree, "time", clock)
+    monkeypatch.setattr(risk_branch_and_bound, "time", clock)
     passes, real = [], LogisticLoss.column_dots
 
     def slow_pass(self, p):
@@ -360,7 +360,7 @@ def test_the_dense_floor_starts_no_pass_over_the_rows_after_its_deadline(monkeyp
         return real(self, p)
 
     monkeypatch.setattr(LogisticLoss, "column_dots", slow_pass)
-    floor = risk_tree.dense_floor(prob, deadline=clock.now + 50.0)
+    floor = risk_branch_and_bound.dense_floor(prob, deadline=clock.now + 50.0)
     assert len(passes) == 1 and math.isfinite(floor) and floor <= converged + 1e-9
 
 

@@ -9,8 +9,8 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
-from slimwidgets.solvers import highs
-from slimwidgets.solvers.highs import LEAST_TOLERANCE, row_tolerance, solve_highs
+from slimwidgets.solvers.backends import highs
+from slimwidgets.solvers.backends.highs import LEAST_TOLERANCE, row_tolerance, solve_highs
 
 from brute import best_objective, enumerate_cards
 from tiny_problems import RULES, ill_scaled_problem

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
-from slimwidgets.solvers.cbc import pulp_solver
+from slimwidgets.solvers.backends.cbc import pulp_solver
 
 from brute import best_objective, card_value, enumerate_cards
 from tiny_problems import tiny_problem

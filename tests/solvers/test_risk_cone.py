@@ -1,4 +1,5 @@
-"""The proof of risk cards with a free multiplier (solvers/risk_cone.py, through risk_tree.py)
+"""The proof of risk cards with a free multiplier (solvers/risk_cone.py, through
+risk_branch_and_bound.py)
 against brute force (tests/brute_risk.py finds each card's multiplier with scipy): node floors
 never pass the best card in their box, the walk over intercepts is exact wherever it starts
 (flat stretches too), the proof finds the optimum and claims it only when the brute force
@@ -21,8 +22,8 @@ from slimwidgets.core.data import prepare_data
 from slimwidgets.core.losses import MIN_INVERSE_MULTIPLIER
 from slimwidgets.core.status import NO_BOUND, describe
 from slimwidgets.solvers.logistic import RiskProblem
+from slimwidgets.solvers.risk_branch_and_bound import prove_by_supports
 from slimwidgets.solvers.risk_cone import cone_floor, leaf_walk
-from slimwidgets.solvers.risk_tree import prove_by_supports
 
 from brute_risk import best_risk_card, best_t, risk_loss
 from tiny_problems import empty_risk_card

@@ -1,5 +1,5 @@
 """Cancellable HiGHS solves run in a child process that can be killed
-(slimwidgets.solvers.worker)."""
+(slimwidgets.solvers.backends.worker)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
-from slimwidgets.solvers import worker
-from slimwidgets.solvers.highs import solve_highs
-from slimwidgets.solvers.mip import solve_formulation
+from slimwidgets.solvers.backends import worker
+from slimwidgets.solvers.backends.highs import solve_highs
+from slimwidgets.solvers.backends.mip import solve_formulation
 
 pytestmark = pytest.mark.slow  # HiGHS in a worker process: python -m pytest --all runs them
 
@@ -145,7 +145,7 @@ def test_a_child_stopped_for_its_time_limit_reports_time_limit(monkeypatch):
 
 
 def test_a_script_without_a_main_guard_is_not_run_again():
-    """The child is `python -m slimwidgets.solvers.worker`: it never imports
+    """The child is `python -m slimwidgets.solvers.backends.worker`: it never imports
     the caller's script (spawn
     would re-run a script that lacks `if __name__ == "__main__"`)."""
     script = textwrap.dedent("""
@@ -222,7 +222,7 @@ def test_a_child_killed_under_its_solve_keeps_its_card_and_a_new_child_starts():
 
 
 class _StubClock:
-    """``time`` for solvers/worker.py: each look at perf_counter or monotonic
+    """``time`` for solvers/backends/worker.py: each look at perf_counter or monotonic
     moves it on by 0.01 s."""
 
     def __init__(self):

@@ -1,4 +1,5 @@
-"""binarize / Binarizer: readable rules, same cuts on test data, pass-through of 0/1 columns."""
+"""binarize / Binarizer: deprecated presets of sw.RuleBuilder; readable rules, same cuts on test
+data, pass-through of 0/1 columns."""
 
 import numpy as np
 import pandas as pd
@@ -9,6 +10,9 @@ from sklearn.pipeline import make_pipeline
 
 import slimwidgets as sw
 from slimwidgets.toolbox.binarize import Binarizer, binarize
+
+# every test but the first uses the deprecated classes on purpose
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def frame():
@@ -21,6 +25,25 @@ def frame():
         },
         index=list("abcdefgh"),
     )
+
+
+@pytest.mark.filterwarnings("default::DeprecationWarning")
+def test_a_deprecated_preset_of_the_rule_builder():
+    """Both warn once, at the caller's line, naming sw.RuleBuilder; a Binarizer is a RuleBuilder
+    whose numeric rules are the builder's own for the same cut points."""
+    with pytest.warns(DeprecationWarning, match=r"sw\.RuleBuilder") as caught:
+        b = Binarizer(n_thresholds=2)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert isinstance(b, sw.RuleBuilder) and repr(b) == "Binarizer(n_thresholds=2)"
+    with pytest.warns(DeprecationWarning, match=r"sw\.RuleBuilder") as caught:
+        B = binarize(frame(), n_thresholds=2)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    b.fit(frame())
+    numbers = frame()[["age", "bmi"]]
+    builder = sw.RuleBuilder(cuts=b.thresholds_).fit(numbers)
+    names = builder.get_feature_names_out().tolist()
+    assert names == [n for n in B.columns if n.startswith(("age", "bmi"))]
+    assert builder.transform(numbers).equals(B[names])
 
 
 def test_rules_are_readable_and_correct():

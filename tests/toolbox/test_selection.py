@@ -257,3 +257,40 @@ def test_ctrl_c_stops_the_running_fit_and_closes_the_bar(monkeypatch):
         fit_cv(X, y, max_size=[1, 2], cv=3, progress=True)
     assert calls == [1] and stopped == [True]  # the fit saw the stop; no other fit started
     assert bars[0].disable  # tqdm sets disable when closed
+
+
+def random_rules(seed):
+    """60 rows of 4 random 0/1 rules; y follows two of them, with noise."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 2, size=(60, 4)), columns=["a", "b", "c", "d"])
+    y = ((X.a + X.b + rng.integers(0, 2, 60)) >= 2).astype(int)
+    return X, y
+
+
+def test_fit_cv_cuts_the_folds_that_fit_cuts_for_its_size():
+    """sw.cross_validate and sw.fit_cv fold the rows as fit's size choice does (one function)."""
+    from slimwidgets.fitting import size_cv
+
+    X, y = random_rules(3)
+    folds = validation.make_folds(X, y, 5, size_cv.SEED, None, None)
+    for (train, test), (train_fit, test_fit) in zip(folds.splits, size_cv._fold_rows(y, 5)):
+        assert train.tolist() == train_fit.tolist() and test.tolist() == test_fit.tolist()
+
+
+@pytest.mark.slow
+@pytest.mark.seeds(6)
+def test_fit_cv_and_fit_choose_the_same_size(seed):
+    """The same data and seed: fit's size_cv and fit_cv over the same sizes pick one size, from
+    the same held-out errors (every fold fit is proven optimal, so both see the same cards'
+    errors), by the same rule."""
+    X, y = random_rules(seed)
+    card = sw.fit(X, y, size_cv=4, max_size=3)
+    by_fit = card.details["size_cv"]
+    chosen = fit_cv(X, y, max_size=[1, 2, 3], cv=4, seed=by_fit["seed"])
+    by_fit_cv = chosen.details["cv"]
+    assert by_fit_cv["chosen"] == {"max_size": by_fit["chosen"]}
+    assert card.size <= by_fit["chosen"] and chosen.points == card.points
+    proven = all(r["optimal_folds"] == 4 for r in by_fit["candidates"] + by_fit_cv["candidates"])
+    if proven:  # ties among optimal fold cards may differ in held-out error; none here
+        for a, b in zip(by_fit["candidates"], by_fit_cv["candidates"]):
+            assert a["test_error"] == pytest.approx(b["test_error"])

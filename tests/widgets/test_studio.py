@@ -1118,7 +1118,7 @@ def test_a_lost_solver_process_shows_the_best_card_and_says_so(paper_data):
     """The studio's solver child is killed (SIGKILL) mid-solve: the best card so far is shown
     with its status in words, the notice says a new solver process has started, and the card
     is not cached, so the same settings are solved again when asked again."""
-    from slimwidgets.solvers import worker
+    from slimwidgets.solvers.backends import worker
     from slimwidgets.widgets.controller import LOST_SOLVER
 
     from solver_children import kill_a_busy_child

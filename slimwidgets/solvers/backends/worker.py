@@ -43,8 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.formulation import Formulation
-from .base import Incumbent, SolverError, SolveResult, relative_gap
+from ...core.formulation import Formulation
+from ..base import Incumbent, SolverError, SolveResult, relative_gap
 
 __all__ = ["solve_in_child", "prestart", "available", "STOP_GRACE"]
 
@@ -141,7 +141,7 @@ def _child_main(argv: list[str]) -> None:  # pragma: no cover - the child proces
 
 
 class _Child:
-    """A solver process started with ``python -m slimwidgets.solvers.worker``:
+    """A solver process started with ``python -m slimwidgets.solvers.backends.worker``:
     a fresh interpreter that
     imports only this package (never the caller's ``__main__``, unlike multiprocessing's spawn,
     which would re-run a user's script that lacks a main guard)."""
@@ -151,14 +151,20 @@ class _Child:
         parent_stop, child_stop = socket.socketpair()
         env = dict(os.environ)
         # the child must import this very copy of the package, wherever the caller found it
-        here = str(Path(__file__).resolve().parents[2])
+        here = str(Path(__file__).resolve().parents[3])
         env["PYTHONPATH"] = os.pathsep.join(
             [here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
         )
         fds = (child_job.fileno(), child_stop.fileno())
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "slimwidgets.solvers.worker", str(fds[0]), str(fds[1])],
+                [
+                    sys.executable,
+                    "-m",
+                    "slimwidgets.solvers.backends.worker",
+                    str(fds[0]),
+                    str(fds[1]),
+                ],
                 pass_fds=fds,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..core.formulation import Formulation
-from .base import Incumbent, SolverError, SolveResult, relative_gap
+from ...core.formulation import Formulation
+from ..base import Incumbent, SolverError, SolveResult, relative_gap
 
 __all__ = ["new_highs", "solve_highs", "card_from_columns", "row_tolerance"]
 
@@ -152,7 +152,8 @@ def solve_highs(
     feasibility_only,
     on_bound=None,
 ) -> SolveResult:
-    """Run HiGHS on ``form`` in this process; see :mod:`slimwidgets.solvers.mip` for the status
+    """Run HiGHS on ``form`` in this process; see :mod:`slimwidgets.solvers.backends.mip` for the
+    status
     words. ``on_incumbent`` hears every improving card, ``on_bound`` every rise of the bound
     (paper units), and a set ``cancel`` asks HiGHS to stop."""
     h = _load(

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.data import Dataset
+from ..core.formatting import percent, signed
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
-from ..core.status import describe, details_text, percent
+from ..core.status import describe, details_text
 from ..fitting import check_card
 from ..toolbox.alternatives import (
     STOPS,
@@ -111,7 +112,7 @@ def _beats(f: dict, now: dict, measure: str) -> bool:
 
 
 def _signed(d: float, digits: int) -> str:
-    return "same" if abs(d) < 0.5 * 10**-digits else f"{d:+.{digits}f}".replace("-", "\u2212")
+    return "same" if abs(d) < 0.5 * 10**-digits else signed(d, digits)
 
 
 class AlternativesList:
@@ -434,7 +435,7 @@ class AlternativesControls:
     def alternatives(self) -> dict:
         """The alternatives list of the current spec as the studio shows it:
         ``{"rows": [...], "state": {...}}`` (see
-        :class:`~slimwidgets.widgets.rashomon.AlternativesList`)."""
+        :class:`~slimwidgets.widgets.alternatives.AlternativesList`)."""
         return self.alts.view()
 
     def wait_alternatives(self, timeout: float | None = 120.0) -> bool:

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from .base import SolverError, SolveResult, relative_gap
+from ..base import SolverError, SolveResult, relative_gap
 from .highs import card_from_columns
 
 __all__ = ["solve_cbc", "solve_pulp", "pulp_solver"]

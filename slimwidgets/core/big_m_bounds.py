@@ -25,9 +25,15 @@ from ``max_size`` or the size a sub-program fixes), so the optimum is unchanged;
 
 from __future__ import annotations
 
+import math
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-__all__ = ["score_range", "RowReach", "EXACT_WORK"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .spec import Spec
+
+__all__ = ["score_range", "RowReach", "EXACT_WORK", "intercept_box", "AUTO_INTERCEPT_LIMIT"]
 
 #: rows x rows x features past which a row's farthest row is bounded feature by feature
 #: (from each column's extremes) instead of found row by row, when asked for (a size's program
@@ -195,3 +201,43 @@ class RowReach:
             _parts(sign * (x - low), self.lo, self.hi), _parts(sign * (x - high), self.lo, self.hi)
         )
         return _most_of(ends, self.optional, most)
+
+
+#: half-width past which a derived intercept box is cut (its histograms would not fit in memory);
+#: a card whose intercept then sits at an end is told it may be limited (see fitting.box_notes)
+AUTO_INTERCEPT_LIMIT = 10**6
+
+
+def intercept_box(
+    spec: Spec,
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    margin: float,
+    most: int | None = None,
+) -> tuple[int, int]:
+    """The intercept box: the user's, or one derived from the data and the points boxes.
+
+    Every card in the points box with at most ``most`` features (``max_size``) gives each row a
+    score in [s_min, s_max] (:func:`score_range`); an intercept past -s_min + margin
+    already predicts every row positive and one below -s_max - margin every row negative, so
+    moving further changes no prediction: the derived box never binds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slimwidgets.core.spec import make_spec
+    >>> X = np.array([[0.0, 120.0], [1.0, 80.0]])
+    >>> intercept_box(make_spec(), X, np.array([-10, -10]), np.array([10, 10]), 1.0)
+    (-1202, 1202)
+    >>> lo, hi = np.array([-10, -10]), np.array([10, 10])
+    >>> intercept_box(make_spec(intercept_range=(-5, 5)), X, lo, hi, 1.0)
+    (-5, 5)
+    """
+    if spec.intercept_range is not None:
+        return int(spec.intercept_range[0]), int(spec.intercept_range[1])
+    s_min, s_max = score_range(X, lo, hi, most=most)
+    reach = math.ceil(abs(margin)) + 1
+    low = max(math.floor(-s_max) - reach, -AUTO_INTERCEPT_LIMIT)
+    high = min(math.ceil(-s_min) + reach, AUTO_INTERCEPT_LIMIT)
+    return int(low), int(high)

@@ -1,4 +1,5 @@
-"""The proof by supports (solvers/risk_tree.py) against brute force: floors never pass the
+"""The proof by supports (solvers/risk_branch_and_bound.py) against brute force: floors never pass
+the
 optimum, the branch and bound finds it and claims "complete" only when it is, the gap is
 honoured, and fit stops as soon as its card is proven (a free multiplier's proof in depth:
 test_risk_cone.py)."""
@@ -14,11 +15,11 @@ import pytest
 
 import slimwidgets as sw
 import slimwidgets.fitting.risk_driver as risk_driver
+import slimwidgets.solvers.risk_branch_and_bound as risk_branch_and_bound
 import slimwidgets.solvers.risk_rows as risk_rows
-import slimwidgets.solvers.risk_tree as risk_tree
 from slimwidgets.core.data import prepare_data
 from slimwidgets.solvers.logistic import RiskProblem
-from slimwidgets.solvers.risk_tree import (
+from slimwidgets.solvers.risk_branch_and_bound import (
     dense_floor,
     prove_by_supports,
     support_count,
@@ -195,7 +196,7 @@ def test_the_dense_floor_never_passes_the_optimum(options, scale):
 def test_too_many_supports_a_multiplier_fit_states_the_relaxations_floor(monkeypatch):
     """Where the tree does not go, a fit with a free multiplier states the dense floor and stops."""
     monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
-    monkeypatch.setattr(risk_tree, "MAX_SUPPORTS", 0)
+    monkeypatch.setattr(risk_branch_and_bound, "MAX_SUPPORTS", 0)
     X, y, names = tiny(1100, d=4)
     spec = sw.make_spec(**BOX, max_size=2, time_limit=3600)
     best = _oracle(X, y, names, spec)[0]
@@ -220,9 +221,9 @@ class _SlowClock:
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
 def test_the_floors_give_up_at_once_when_their_pace_would_miss_the_deadline(monkeypatch):
     X, y, names, spec, prob = _problem(1, 1200, scale=False)  # max_size 2 of 4 features: 6 supports
-    monkeypatch.setattr(risk_tree, "CHUNK", 1)
+    monkeypatch.setattr(risk_branch_and_bound, "CHUNK", 1)
     clock = _SlowClock()
-    monkeypatch.setattr(risk_tree, "time", clock)
+    monkeypatch.setattr(risk_branch_and_bound, "time", clock)
     result = prove_by_supports(prob, empty_risk_card(prob), deadline=6.0)
     assert not result.complete and result.floor == -math.inf
     assert (

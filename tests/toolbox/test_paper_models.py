@@ -21,7 +21,7 @@ from slimwidgets.core.formulation import build_formulation
 from slimwidgets.core.scoring import ScoringSystem
 from slimwidgets.solvers.search import local_search
 from slimwidgets.toolbox.binarize import binarize
-from slimwidgets.toolbox.families import fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
+from slimwidgets.toolbox.paper_models import fit_m_of_n, fit_pilm, fit_tilm, threshold_groups
 
 from brute import card_value, enumerate_cards, penalty
 from tiny_problems import gcd_all, tiny_problem
@@ -280,6 +280,7 @@ def test_tilm_on_threshold_rules_matches_brute_force(seed, solver):
     assert_family_exact(card, X, y, names, spec)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # binarize writes "x < t" rules too
 def test_threshold_groups_reads_binarizer_names():
     groups, rev = threshold_groups(
         ["Age >= 45", "Age < 40", "x.y <= 1e-03", "sex = F", "Age", "n > 2"]

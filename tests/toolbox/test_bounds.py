@@ -9,7 +9,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 import slimwidgets as sw
-from slimwidgets.toolbox.theory import (
+from slimwidgets.toolbox.bounds import (
     farey_count,
     generalization_bound,
     hypothesis_count,

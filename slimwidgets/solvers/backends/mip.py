@@ -8,7 +8,7 @@ thread can stop it. CBC runs through PuLP. Status words:
 ``optimal``      proven optimal (within the requested gap, which defaults to 0)
 ``time_limit``   stopped by the time limit; the incumbent is returned with its bound and gap
 ``interrupted``  stopped by ``cancel``; likewise (a solve that may be cancelled runs in a
-                 child process, see :mod:`slimwidgets.solvers.worker`)
+                 child process, see :mod:`slimwidgets.solvers.backends.worker`)
 ``infeasible``   no card satisfies the constraints
 ``no_solution``  stopped before any card was found
 """
@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..core.formulation import Formulation
-from .base import Incumbent, SolverError, SolveResult, relative_gap
+from ...core.formulation import Formulation
+from ..base import Incumbent, SolverError, SolveResult, relative_gap
 from .cbc import solve_cbc, solve_pulp
 from .highs import new_highs, solve_highs
 

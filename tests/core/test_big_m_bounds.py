@@ -1,4 +1,4 @@
-"""The loss rows' big-M and the derived intercept box (slimwidgets.core.reach), against every
+"""The loss rows' big-M and the derived intercept box (slimwidgets.core.big_m_bounds), against every
 card of tiny boxes: no card whose intercept is near the rows' totals is ever wrong by more than
 its row's M, however M is computed (row by row, or feature by feature from the columns' ends)."""
 
@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from slimwidgets.core import reach as reach_module
-from slimwidgets.core.reach import RowReach, score_range
+from slimwidgets.core import big_m_bounds as reach_module
+from slimwidgets.core.big_m_bounds import RowReach, score_range
 
 
 def tiny(seed: int):
@@ -59,7 +59,7 @@ def test_no_card_near_the_totals_is_wrong_by_more_than_its_row_m(seed, by_featur
     for lam in cards(lo, hi, most):
         totals = X @ lam
         assert s_min - 1e-9 <= totals.min() and totals.max() <= s_max + 1e-9
-        # every intercept that changes a prediction (the clip range of core/reach.py)
+        # every intercept that changes a prediction (the clip range of core/big_m_bounds.py)
         for b in range(
             math.floor(-totals.max() - margin), math.ceil(-totals.min() + need.min()) + 1
         ):

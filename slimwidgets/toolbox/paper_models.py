@@ -135,7 +135,7 @@ def fit_m_of_n(X: Any, y: Any, C0: float | None = None, **options: Any) -> Scori
 
     Parameters
     ----------
-    X : 0/1 features only (e.g. the output of :func:`slimwidgets.toolbox.binarize`).
+    X : 0/1 features only (e.g. the output of :class:`slimwidgets.RuleBuilder`).
     y : labels, as for :func:`slimwidgets.fit`.
     C0 : the least gain in training accuracy a rule must bring (default: the
         engine's, which never gives up accuracy to drop a rule).
@@ -208,7 +208,7 @@ def threshold_groups(feature_names: Sequence[str]) -> tuple[dict[str, list[str]]
 
     Names of the form ``"<feature> >= <cut>"``, ``"<feature> > <cut>"``,
     ``"<feature> < <cut>"`` or ``"<feature> <= <cut>"`` (as
-    :class:`slimwidgets.Binarizer` writes them) join the group ``<feature>``;
+    :class:`slimwidgets.RuleBuilder` writes them) join the group ``<feature>``;
     a column named exactly ``<feature>`` joins it too; every other column is
     a group of its own (one-hot columns such as ``sex = F`` included: their
     categories have no order). Returns ``(groups, reversed)``, where
@@ -270,7 +270,7 @@ def fit_tilm(
 
     Parameters
     ----------
-    X : 0/1 rule columns, e.g. ``slimwidgets.toolbox.binarize(frame, ...)``.
+    X : 0/1 rule columns, e.g. ``slimwidgets.RuleBuilder().fit_transform(frame)``.
     y : labels, as for :func:`slimwidgets.fit`.
     groups : original feature -> its rule columns. None: inferred from names
         such as ``age >= 60`` / ``age < 40`` (see :func:`threshold_groups`).
