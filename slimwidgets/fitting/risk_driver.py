@@ -9,8 +9,8 @@ can (or the time is up; ``time_limit=None`` gives the search and the proof
 * ``solver="auto"`` on a problem whose rules are the boxes and ``max_size``, with at most
   :data:`~slimwidgets.solvers.risk_branch_and_bound.MAX_SUPPORTS` supports of ``max_size``
   features: the tree by supports (:mod:`slimwidgets.solvers.risk_branch_and_bound`). Its branch
-  and bound proves the optimum (or the requested ``gap``) and the fit stops there, with ``scale=False`` and with a
-  free multiplier alike (:mod:`slimwidgets.solvers.risk_cone`).
+  and bound proves the optimum (or the requested ``gap``) and the fit stops there, with
+  ``scale=False`` and with a free multiplier alike (:mod:`slimwidgets.solvers.risk_cone`).
 * else the cutting-plane master (:mod:`slimwidgets.solvers.risk_bound`) in the time left.
   ``solver="highs"`` always takes this path and skips the walk; without a time limit and with
   ``scale=False`` it runs until it proves the optimum (or reaches ``gap``).

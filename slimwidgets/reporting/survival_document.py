@@ -244,7 +244,7 @@ def _calibration_table(v: SurvivalValidation) -> str:
         {
             "rows": t["rows"],
             "events by horizon": t["events by horizon"],
-            "predicted risk": t["predicted risk"].map(_pct),
+            "predicted risk": t["predicted risk"].map(percent),
             "observed risk (95 % CI)": [
                 _observed(o, lo, hi)
                 for o, lo, hi in t[["observed risk", "lower", "upper"]].itertuples(index=False)
@@ -289,7 +289,7 @@ def _group_section(checks: list[SurvivalValidation], time_name: str) -> str:
         shown = pd.DataFrame(
             {
                 "rows": t["rows"],
-                "predicted risk": t["predicted risk"].map(_pct),
+                "predicted risk": t["predicted risk"].map(percent),
                 "observed risk (95 % CI)": [
                     _observed(*r)
                     for r in t[["observed risk", "lower", "upper"]].itertuples(index=False)

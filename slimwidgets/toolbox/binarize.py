@@ -97,7 +97,13 @@ class Binarizer(RuleBuilder):
         self.direction = direction
 
     def get_params(self, deep: bool = True) -> dict:
-        """The settings, as scikit-learn's ``get_params`` (``deep`` is accepted and unused)."""
+        """The settings, as scikit-learn's ``get_params``.
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Accepted for scikit-learn's signature; there are no nested estimators.
+        """
         return {k: getattr(self, k) for k in ("columns", "method", "n_thresholds", "direction")}
 
     # -- fitting ---------------------------------------------------------------------------
@@ -120,7 +126,15 @@ class Binarizer(RuleBuilder):
         return cols
 
     def fit(self, X: Any, y: Any = None) -> Binarizer:
-        """Learn the cut points (and categories) from ``X``; ``y`` is ignored."""
+        """Learn the cut points (and categories) from ``X``.
+
+        Parameters
+        ----------
+        X : DataFrame
+            The training table.
+        y : array-like, optional
+            Ignored.
+        """
         self._check_classic_params()
         X = as_frame(X)
         chosen = self._chosen_columns(X)
@@ -180,7 +194,13 @@ class Binarizer(RuleBuilder):
         """Apply the learned rules: a DataFrame of 0/1 (int8) columns, same index as ``X``.
 
         0/1 columns pass through as they are; a missing value in a cut column is an error.
-        ``warn`` is accepted for the builder's signature (nothing here is left to warn about).
+
+        Parameters
+        ----------
+        X : DataFrame
+            The table to transform, with the training table's columns.
+        warn : bool, default True
+            Accepted for the builder's signature (nothing here is left to warn about).
         """
         self._check_fitted()
         X = as_frame(X)
