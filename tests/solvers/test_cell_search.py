@@ -159,3 +159,14 @@ def test_what_it_does_not_settle_goes_to_the_walk():
         prob = SearchProblem(form)
         values = [prob.allowed[j][prob.allowed[j] != 0] for j in support]
         assert (CellSearch(prob).fits(support, values) is not None) == fits
+
+
+def test_a_capped_fit_says_why_it_proves_without_the_scan():
+    """Under max_fpr "auto" does not try the support scan, and the card's details say so."""
+    from slimwidgets.fitting.cards import SCAN_UNDER_CAPS
+
+    X, y, names, weights, spec = binary_problem(7)
+    capped = sw.fit(X, y, feature_names=names, spec=spec.replace(max_fpr=0.4, min_tpr=None))
+    plain = sw.fit(X, y, feature_names=names, spec=spec.replace(max_fpr=None, min_tpr=None))
+    assert capped.details["support_scan"] == SCAN_UNDER_CAPS
+    assert "support_scan" not in plain.details and plain.status == capped.status == "optimal"
