@@ -34,12 +34,16 @@ import numpy as np
 from . import _cell_kernels
 from .search import SearchProblem
 
-__all__ = ["CellSearch", "MAX_RULES", "MAX_VECTORS", "table_rows"]
+__all__ = ["CellSearch", "MAX_RULES", "MAX_VECTORS", "ROW_STEPS", "SUPPORT_STEPS", "table_rows"]
 
 #: the most rules a support may have for the search over cells (2^5 = 32 cells: one word)
 MAX_RULES = 5
 #: the most magnitude vectors a table is built from (10 magnitudes for 5 rules: 10^5)
 MAX_VECTORS = 200_000
+#: a support's fixed work in the walk's steps (~5e9 a second): its cells and the call, ~0.1 ms
+SUPPORT_STEPS = 5e5
+#: the walk's steps per table row and sign pattern: ~8 look-ups and a comparison, ~40 ns
+ROW_STEPS = 200
 
 
 @functools.lru_cache(maxsize=16)
@@ -133,7 +137,9 @@ class CellSearch:
         return mags
 
     def work(self, k: int, mags: tuple[int, ...]) -> float:
-        """Steps of one support's search: table rows times sign patterns, plus the rows' pass.
+        """Steps of one support's search, in the walk's unit: table rows times sign patterns,
+        plus a fixed part (measured: 0.5 ms for 2 rules and 14 ms for 5 at a load of 9 on 2
+        cores, where the walk of one support of 5 rules took ~0.7 s unloaded).
 
         Parameters
         ----------
@@ -142,7 +148,7 @@ class CellSearch:
         mags : tuple of int
             The magnitudes of its points.
         """
-        return float(table_rows(k, mags, self.g) * 2**k * 4 + 4 * k * self.prob.n)
+        return SUPPORT_STEPS + float(table_rows(k, mags, self.g) * 2**k * ROW_STEPS)
 
     def cells(self, support: list[int]) -> tuple[np.ndarray, ...]:
         """Per cell of ``support``: the loss weights of positives and negatives and their data
