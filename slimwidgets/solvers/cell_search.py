@@ -40,8 +40,9 @@ __all__ = ["CellSearch", "MAX_RULES", "MAX_VECTORS", "ROW_STEPS", "SUPPORT_STEPS
 MAX_RULES = 5
 #: the most magnitude vectors a table is built from (10 magnitudes for 5 rules: 10^5)
 MAX_VECTORS = 200_000
-#: a support's fixed work in the walk's steps (~5e9 a second): its cells and the call, ~0.1 ms
-SUPPORT_STEPS = 5e5
+#: a support's fixed work in the walk's steps (its cells and the call), counted as the walk's own
+#: estimate counts its fixed part: the scan's budget (``ScanLimits.walk_work``) is in that unit
+SUPPORT_STEPS = 5e4
 #: the walk's steps per table row and sign pattern: ~8 look-ups and a comparison, ~40 ns
 ROW_STEPS = 200
 
@@ -138,8 +139,8 @@ class CellSearch:
 
     def work(self, k: int, mags: tuple[int, ...]) -> float:
         """Steps of one support's search, in the walk's unit: table rows times sign patterns,
-        plus a fixed part (measured: 0.5 ms for 2 rules and 14 ms for 5 at a load of 9 on 2
-        cores, where the walk of one support of 5 rules took ~0.7 s unloaded).
+        the rows binned into cells, and a fixed part (measured: 0.5 ms for 2 rules and 14 ms
+        for 5 at a load of 9 on 2 cores; the walk of one support of 5 took ~0.7 s unloaded).
 
         Parameters
         ----------
@@ -148,7 +149,8 @@ class CellSearch:
         mags : tuple of int
             The magnitudes of its points.
         """
-        return SUPPORT_STEPS + float(table_rows(k, mags, self.g) * 2**k * ROW_STEPS)
+        rows = 4.0 * k * self.prob.n  # the rows binned into cells, as the walk counts them
+        return SUPPORT_STEPS + rows + float(table_rows(k, mags, self.g) * 2**k * ROW_STEPS)
 
     def cells(self, support: list[int]) -> tuple[np.ndarray, ...]:
         """Per cell of ``support``: the loss weights of positives and negatives and their data
