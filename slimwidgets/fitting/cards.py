@@ -17,7 +17,14 @@ from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.lexicographic import class_limits
 from .checks import box_limits
 
-__all__ = ["card_from_result", "card_from_incumbent", "risk_rows"]
+__all__ = ["card_from_result", "card_from_incumbent", "risk_rows", "SCAN_UNDER_CAPS"]
+
+#: why "auto" proves a card under max_fpr / min_tpr without the support scan (in its details)
+SCAN_UNDER_CAPS = (
+    "no support scan under max_fpr / min_tpr: its cell floor counts errors of both classes "
+    "alike, too weak under a cap; the best TPR (FPR) is proven first, then the MIP, and each "
+    "support the walk settles is searched exactly, caps included"
+)
 
 
 def card_from_result(
@@ -65,6 +72,7 @@ def card_from_result(
             **class_limits(form, result.bound, result.coefficients, result.intercept),
             # why the fit stopped early when its solver process was lost (see describe)
             **({"solver_stopped": result.message} if result.status == "solver_stopped" else {}),
+            **({"support_scan": SCAN_UNDER_CAPS} if form.caps and spec.solver == "auto" else {}),
         },
     )
     labels = np.where(data.y == 1, data.positive, data.negative)

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.formulation import Formulation
 from . import _kernels
+from .cell_search import MAX_RULES, CellSearch
 from .search import SearchProblem
 
 __all__ = [
@@ -188,8 +189,23 @@ class _StepsPerSupport:
         self.reach = sorted(
             (top_points * np.maximum(np.abs(low), np.abs(high))).tolist(), reverse=True
         )
+        self.over_cells = CellSearch(prob)
+        self.binary = bool(np.all(self.over_cells.binary[free])) if free else False
+
+    def _cell_steps(self, k: int) -> float | None:
+        """A support's steps when the search over cells settles supports of ``k`` rules (every
+        free column 0/1; the first ``k`` stand for all), else None."""
+        if not self.binary or not 1 <= k <= min(MAX_RULES, len(self.free)):
+            return None
+        support = self.free[:k]
+        values = [self.prob.allowed[j][self.prob.allowed[j] != 0] for j in support]
+        mags = self.over_cells.fits(support, values)
+        return None if mags is None else self.over_cells.work(k, mags)
 
     def __call__(self, k: int) -> float:
+        over_cells = self._cell_steps(k)
+        if over_cells is not None:
+            return over_cells
         prob, n, width = self.prob, self.prob.n, self.width
         rows = float(n)
         if self.cells:
@@ -256,6 +272,7 @@ class SupportWalker:
         # Without locked points every row's score depends only on its values on the support, so
         # rows that agree there can be walked as one weighted cell (few cells on binary data).
         self.cells = _Cells(prob) if not np.any(s0) else None
+        self.over_cells = CellSearch(prob)  # supports of a few 0/1 rules: no walk of the box
         self.cards = 0
 
     def best(self, support: list[int]) -> tuple[float, np.ndarray, int]:
@@ -272,6 +289,15 @@ class SupportWalker:
             return (obj, base_lam.copy(), b) if obj < prob.big else (math.inf, base_lam, 0)
         best = (math.inf, base_lam, 0)
         for nonzero, costs in _value_lists(prob, support, base_lam):
+            found = self.over_cells.best(support, nonzero)
+            if found is not None:
+                total, points, b = found
+                self.cards += 1
+                if total + fixed_cost < min(best[0], prob.big) - 1e-12:
+                    lam = base_lam.copy()
+                    lam[support] = points
+                    best = (total + fixed_cost, lam, int(b))
+                continue
             width = max(len(v) for v in nonzero)
             vals = np.zeros((len(support), width))
             vcost = np.zeros((len(support), width))

@@ -1,0 +1,172 @@
+"""The search over cells (solvers/cell_search.py) against brute force.
+
+Its tables are checked against known counts of threshold functions and an independent
+enumeration; its best card per support against every card of the box with that support
+(tests/brute.py), with signs, caps, both rules for a zero total and nested rules; and whole
+fits that go through it against the brute-force optimum.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import slimwidgets as sw
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.solvers.cell_search import CellSearch, table_rows
+from slimwidgets.solvers.exhaustive import SupportWalker
+from slimwidgets.solvers.search import SearchProblem
+
+from brute import enumerate_cards, row_errors
+
+#: positive threshold functions of k inputs, constants included (OEIS A000617)
+POSITIVE_THRESHOLD_FUNCTIONS = {1: 3, 2: 6, 3: 20, 4: 150, 5: 3287}
+
+
+@pytest.mark.parametrize("k", sorted(POSITIVE_THRESHOLD_FUNCTIONS))
+def test_a_table_holds_every_positive_threshold_function(k):
+    assert table_rows(k, tuple(range(1, 11)), 1) == POSITIVE_THRESHOLD_FUNCTIONS[k]
+
+
+def labellings(k: int, mags: tuple[int, ...], g: int) -> dict:
+    """Every (P, N) pair of cell sets the magnitudes make, with the least L1: a plain loop."""
+    cells = list(itertools.product([0, 1], repeat=k))
+    out: dict = {}
+    for mu in itertools.product(mags, repeat=k):
+        scores = [sum(m * b for m, b in zip(mu, cell)) for cell in cells]
+        for t in range(-2, sum(mu) + g + 3):
+            pair = (
+                frozenset(c for c, s in zip(cells, scores) if s >= t),
+                frozenset(c for c, s in zip(cells, scores) if s <= t - g),
+            )
+            out[pair] = min(out.get(pair, np.inf), sum(mu))
+    return out
+
+
+@pytest.mark.parametrize("k, mags, g", [(2, (1, 2, 3), 1), (3, (1, 2), 2), (3, (2, 3), 3)])
+def test_a_table_is_every_labelling_with_its_least_l1(k, mags, g):
+    from slimwidgets.solvers.cell_search import _table
+
+    P, N, l1, _, _ = _table(k, mags, g)
+    cells = list(itertools.product([0, 1], repeat=k))
+
+    def as_set(mask):  # cell c is bit sum(c_j 2^j)
+        return frozenset(
+            c for c in cells if (int(mask) >> sum(b << j for j, b in enumerate(c))) & 1
+        )
+
+    got = {(as_set(p), as_set(n)): int(c) for p, n, c in zip(P, N, l1)}
+    assert got == labellings(k, mags, g)
+
+
+def binary_problem(seed: int):
+    """0/1 rules (one of them sometimes nested in another), a spec whose box the search over
+    cells settles, with signs, caps and either rule for a zero total drawn at random."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(6, 18)), int(rng.integers(2, 5))
+    X = rng.integers(0, 2, size=(n, p))
+    if p >= 3 and rng.random() < 0.5:  # "age >= 60" within "age >= 50"
+        X[:, 2] &= X[:, 1]
+    y = rng.choice([-1, 1], size=n)
+    y[0], y[1] = 1, -1
+    weights = rng.integers(1, 4, size=n) if rng.random() < 0.3 else None
+    names = [f"r{j}" for j in range(p)]
+    top = int(rng.choice([2, 3]))
+    opts = dict(
+        coef_range=(-top, top),
+        intercept_range=(-(top * p + 3), top * p + 3),
+        zero_score=str(rng.choice(["positive", "error"])),
+        C0=float(rng.choice([0.0, 0.01, 0.05])),
+    )
+    if rng.random() < 0.3:
+        opts["signs"] = {"r0": "+", "r1": "-"}
+    if rng.random() < 0.3:
+        opts["max_fpr"] = float(rng.choice([0.2, 0.4]))
+    elif rng.random() < 0.3:
+        opts["min_tpr"] = float(rng.choice([0.6, 0.8]))
+    return X, y, names, weights, sw.make_spec(**opts)
+
+
+@pytest.mark.seeds(40)
+def test_the_best_card_on_each_support_is_the_brute_force_best(seed):
+    X, y, names, weights, spec = binary_problem(seed)
+    form = build_formulation(prepare_data(X, y, sample_weight=weights, feature_names=names), spec)
+    prob = SearchProblem(form)
+    walker = SupportWalker(prob)
+    cards = enumerate_cards(X, y, names, spec, weights)
+    used = cards["points"] != 0
+    for k in range(1, len(names) + 1):
+        for support in itertools.combinations(range(len(names)), k):
+            values = [prob.allowed[j][prob.allowed[j] != 0] for j in support]
+            assert walker.over_cells.fits(list(support), values) is not None
+            obj, lam, b = walker.best(list(support))
+            on = (used == np.isin(np.arange(len(names)), support)).all(axis=1)
+            if not on.any():
+                assert not np.isfinite(obj)
+                continue
+            value = formulation_values(form, {key: v[on] for key, v in cards.items()}, spec.C0)
+            assert obj == pytest.approx(value.min(), abs=1e-9), (support, lam, b)
+            # the card returned is what it says, and keeps every constraint
+            assert form.objective_of(lam, b) == pytest.approx(obj, abs=1e-9)
+            same = on & (cards["points"] == lam).all(axis=1) & (cards["intercept"] == b)
+            assert same.any(), "the card breaks a constraint or leaves the box"
+
+
+def formulation_values(form, cards, C0) -> np.ndarray:
+    """The formulation's objective of every brute-force card (under a cap, its rows weigh one
+    class: the best TPR or FPR first)."""
+    data = form.data  # duplicate rows collapsed into weights
+    total = data.X @ cards["points"].T + cards["intercept"]
+    wrong = row_errors(total, data.y[:, None], form.spec.zero_score)
+    return form.row_weight @ wrong + C0 * cards["size"] + form.epsilon * cards["l1"]
+
+
+@pytest.mark.seeds(20)
+def test_fits_that_search_over_cells_are_optimal(seed):
+    X, y, names, weights, spec = binary_problem(500 + seed)
+    cards = enumerate_cards(X, y, names, spec, weights)
+    for solver in ("scan", "enumerate"):
+        spec_s = spec.replace(solver=solver)
+        card = sw.fit(X, y, feature_names=names, sample_weight=weights, spec=spec_s)
+        points = np.array(card.coefficients, float)
+        mine = (cards["points"] == points).all(axis=1) & (cards["intercept"] == card.intercept)
+        assert mine.any(), "the card breaks a constraint"
+        assert card.status == "optimal"
+        form = build_formulation(
+            prepare_data(X, y, sample_weight=weights, feature_names=names), spec_s
+        )
+        values = formulation_values(form, cards, spec.C0)
+        assert form.objective_of(points, card.intercept) == pytest.approx(values.min(), abs=1e-9)
+
+
+def test_what_it_does_not_settle_goes_to_the_walk():
+    """Integer columns, locked points and a narrow intercept box are the walk's."""
+    X = np.array([[0, 1, 2], [1, 0, 1], [1, 1, 0], [0, 0, 2]])
+    y = [1, -1, 1, -1]
+    wide = dict(coef_range=(-2, 2), intercept_range=(-9, 9))
+    for spec, support, fits in (
+        (sw.make_spec(**wide), [0, 1], True),
+        (sw.make_spec(**wide), [0, 2], False),  # column 2 is not 0/1
+        (sw.make_spec(lock={"x0": 1}, **wide), [1], False),
+        (sw.make_spec(coef_range=(-2, 2), intercept_range=(-3, 3)), [0, 1], False),
+    ):
+        form = build_formulation(
+            prepare_data(X, y, feature_names=["x0", "x1", "x2"], warn=False), spec
+        )
+        prob = SearchProblem(form)
+        values = [prob.allowed[j][prob.allowed[j] != 0] for j in support]
+        assert (CellSearch(prob).fits(support, values) is not None) == fits
+
+
+def test_a_capped_fit_says_why_it_proves_without_the_scan():
+    """Under max_fpr "auto" does not try the support scan, and the card's details say so."""
+    from slimwidgets.fitting.cards import SCAN_UNDER_CAPS
+
+    X, y, names, weights, spec = binary_problem(7)
+    capped = sw.fit(X, y, feature_names=names, spec=spec.replace(max_fpr=0.4, min_tpr=None))
+    plain = sw.fit(X, y, feature_names=names, spec=spec.replace(max_fpr=None, min_tpr=None))
+    assert capped.details["support_scan"] == SCAN_UNDER_CAPS
+    assert "support_scan" not in plain.details and plain.status == capped.status == "optimal"
