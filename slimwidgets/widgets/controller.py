@@ -74,6 +74,7 @@ from .groups import GroupControls, grouped_studio_data
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .holdout import RiskTables, measure_card, prepare_validation, split_holdout, train_metrics
 from .lifecycle import WaitAndClose
+from .monotone import MonotoneAdvice
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
@@ -245,6 +246,7 @@ class Controller(
         )
         self.incumbent_interval = INCUMBENT_INTERVAL
         self._closed = False
+        self.advice = MonotoneAdvice(self)  # bumpy numeric variables of the card, and their fix
         self._init_cuts(raw)  # a raw table's cut points can be moved (widgets/cuts.py)
         first = (
             getattr(sensitive_features, "name", None)

@@ -23,6 +23,7 @@ import traitlets as T
 
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
+from ..export.card import MISSING_NOTE, VARIABLES_TOTAL
 from . import charts
 from .card_status import optimised_measure
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec, signed
@@ -205,6 +206,11 @@ def card_payload(controller: Controller) -> dict | None:
         "risk_table": risk_payload(controller),
         # a card from a raw table is drawn by variable ("age  < 50: 0 · 50–59: 1 · ≥ 60: 3")
         "variables": card_variables(card, spec, base if card.status == "edited" else None),
+        # the words every export prints under a card by variable: one source, here and there
+        "variables_sum": f"{VARIABLES_TOTAL} = SCORE",
+        "variables_note": MISSING_NOTE,
+        # numeric variables whose bands go up and down, with the monotone setting that fixes each
+        "monotone": controller.advice.view(),
     }
 
 
@@ -574,7 +580,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             self._refresh_cuts()
         if "notice" in events:
             self._show_notice()
-        if "card" in events:
+        if "card" in events or "advice" in events:
             self._refresh_card()
         if "card" in events or "frontier" in events:
             self._refresh_charts()
