@@ -78,6 +78,7 @@ from .monotone import MonotoneAdvice
 from .rashomon import ALT_K, ALT_WITHIN, AlternativesControls, AlternativesList
 from .scheduler import SolveScheduler, Throttle
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
+from .size_choice import StartingSize, size_cv_applies
 from .solving import Failure, SolveCache, studio_spec
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
 from .variables import VariableEditing
@@ -181,6 +182,7 @@ class Controller(
         sensitive_features: Any = None,
         **options: Any,
     ):
+        given = dict(options)  # what the user asked, before the rules were made of the table
         # a raw table becomes rules fit on the training rows alone; every card carries them
         data, self.validation, self.rules, options, raw, worlds = grouped_studio_data(
             X,
@@ -198,6 +200,7 @@ class Controller(
             raise TypeError(
                 f"give either spec= or keyword options, not both (got {sorted(options)})"
             )
+        spec_given = spec
         if spec is None:
             options.setdefault("time_limit", DEFAULT_TIME_LIMIT)
             spec = make_spec(**options)
@@ -254,8 +257,19 @@ class Controller(
             else sensitive_features
         )
         self._init_groups(worlds, None if sensitive_features is None else str(first or "group"))
+        # with fit's defaults on a raw table, the size is chosen as fit chooses it (size_choice.py)
+        self.starting_size = StartingSize(self, given)
+        self._choose_size = spec_given is None and size_cv_applies(given, raw, sensitive_features)
         if start:
-            self.set_spec(spec)
+            self.begin()
+
+    def begin(self) -> None:
+        """Solve the starting settings (and, with ``fit``'s defaults on a raw table, choose the
+        size as ``fit`` does meanwhile): what a controller made with ``start=False`` calls."""
+        self.set_spec(self.spec)
+        if self._choose_size:
+            self._choose_size = False  # once: later solves are the user's
+            self.starting_size.start()
 
     # -- observers --------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[set], None]) -> None:

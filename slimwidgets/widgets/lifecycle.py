@@ -36,6 +36,7 @@ class WaitAndClose:
             self.sweeps.queue.thread,
             self.alts.queue.thread,
             self.advice.queue.thread,
+            self.starting_size.thread,
             self._warmup.thread,
             self._search_warmup.thread,
         )
@@ -49,7 +50,7 @@ class WaitAndClose:
         a = self._scheduler.close(timeout)
         b = self.sweeps.queue.close(timeout)
         warm = self._warmup.join(timeout) and self._search_warmup.join(timeout)
-        advice = self.advice.close(timeout)
+        advice = self.advice.close(timeout) and self.starting_size.join(timeout)
         return self.alts.close(timeout) and warm and a and b and advice
 
     @property

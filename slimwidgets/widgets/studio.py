@@ -299,7 +299,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         self.add_class("sw-studio")
         self._refresh_charts()
         c.subscribe(self._on_event)
-        c.set_spec(c.spec)
+        c.begin()
 
     def _build_views(self) -> None:
         """The card and the two charts (anywidget views of js/src)."""
