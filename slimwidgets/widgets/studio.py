@@ -609,7 +609,8 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 # the status line changes only when what it says changes (not its clock or bound)
                 if _status_words(status) != _status_words(self.card_view.status):
                     self.card_view.status = status
-                shown = (c.status.state, c.spec.key(), c.base_card)
+                # (a pointer beside the card, or its cost, may change while the card stays)
+                shown = (c.status.state, c.spec.key(), c.base_card, repr(c.advice.view()))
                 if card is not self._card_sent or shown != self._state_sent:
                     self.card_view.card = card_payload(c)
                     self._card_sent, self._state_sent = card, shown

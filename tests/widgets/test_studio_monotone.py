@@ -106,3 +106,21 @@ def test_the_card_view_gets_the_exports_words_and_the_alternatives_read_by_varia
             assert {v["name"] for v in r["variables"]} <= {"lwt", "smoke"}
     finally:
         assert c.close()
+
+
+@pytest.mark.slow  # studio solves
+def test_the_studio_widget_sends_the_pointer_once_its_cost_is_solved():
+    from slimwidgets.widgets.studio import Studio
+
+    X, y = _table()
+    studio = Studio(X, y, cuts=CUTS, time_limit=3.0, frontier=False, alternatives=False)
+    try:
+        c = studio.controller
+        settle(c)
+        c.load(_bumpy(c))
+        assert c.advice.queue.wait_idle(300)
+        settle(c)
+        (sent,) = studio.card_view.card["monotone"]  # the view got the pointer with its cost
+        assert sent["ready"] and sent["cost"].startswith("cost: error ")
+    finally:
+        studio.close()
