@@ -10,6 +10,20 @@ function feature(f) {
     el("span", { class: "sw-alt-pts", text: pts }));
 }
 
+/** One variable of a row, read as the card reads it: its name and its bands' points. */
+function variable(v) {
+  return el("span", { class: "sw-alt-feature sw-alt-variable", title: `${v.name}: ${v.text}` },
+    el("span", { class: "sw-alt-fname", text: v.name }), el("span", { class: "sw-alt-bands", text: v.text }));
+}
+
+/** The row's card: by variable for a raw table's card (as the card reads), else rule by rule. */
+function cardParts(row) {
+  if (Array.isArray(row.variables)) {
+    return row.variables.length ? row.variables.map(variable) : el("span", { class: "sw-alt-none", text: "no variable" });
+  }
+  return row.features.length ? row.features.map(feature) : el("span", { class: "sw-alt-none", text: "no feature" });
+}
+
 /** A labelled group of figures; each figure ("FPR 18.0 %") stays on one line. */
 function figures(cls, label, texts) {
   const parts = texts.flatMap((t, i) => [i ? " · " : " ", el("span", { class: "sw-alt-fig", text: t })]);
@@ -24,8 +38,7 @@ export function altRow(row, choose) {
   },
   el("span", { class: "sw-alt-rank", text: String(row.rank) }),
   el("span", { class: "sw-alt-body" },
-    el("span", { class: "sw-alt-features" },
-      row.features.length ? row.features.map(feature) : el("span", { class: "sw-alt-none", text: "no feature" })),
+    el("span", { class: "sw-alt-features" }, cardParts(row)),
     el("span", { class: "sw-alt-figures" },
       el("span", { class: "sw-alt-size", text: `${row.size} feature${row.size === 1 ? "" : "s"}` }),
       figures("sw-alt-train", "train:", row.train),

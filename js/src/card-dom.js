@@ -197,8 +197,11 @@ export function cardTable(card, status, send, view = {}) {
   const sign = card.rule === ">" ? " IF SCORE > " : " IF SCORE \u2265 ";
   root.append(el("div", { class: "sw-rule" }, "PREDICT ", el("b", { text: String(card.positive).toUpperCase() }), sign, thr));
 
-  const byVariable = Array.isArray(card.variables) ? variableTable(card.variables, editable, send) : null;
+  const words = { sum: card.variables_sum, note: card.variables_note };
+  const byVariable = Array.isArray(card.variables) ? variableTable(card.variables, editable, send, words) : null;
   if (byVariable) root.append(byVariable);
+  const pointers = monotonePointers(card.monotone, editable, send);
+  if (pointers) root.append(pointers);
   const table = el("table", { class: "sw-table" + (byVariable && !view.expanded ? " sw-rules-folded" : "") });
   table.append(el("thead", {}, el("tr", {}, el("th", { text: "#" }), el("th", { text: "feature" }),
     el("th", { text: "points" }), el("th", { text: "" }))));
@@ -263,7 +266,7 @@ export function cardTable(card, status, send, view = {}) {
  * edit sends {op: "band", variable, band, label, value} and Python changes the rules so that
  * every other band keeps its points. The padlock locks all of a variable's rules as shown.
  */
-export function variableTable(variables, editable, send) {
+export function variableTable(variables, editable, send, words = {}) {
   const body = el("tbody");
   for (const v of variables) {
     const cells = [];
@@ -296,10 +299,28 @@ export function variableTable(variables, editable, send) {
   }
   const table = el("table", { class: "sw-table sw-vars" },
     el("thead", {}, el("tr", {}, el("th", { text: "variable" }), el("th", { text: "points by band" }), el("th", { text: "" }))), body);
-  // what every export prints under a card by variable, said the same way here
-  const sum = el("div", { class: "sw-vars-sum", text: "ADD THE POINTS OF EACH VARIABLE = SCORE" });
-  const note = el("div", { class: "sw-vars-note", text: "a missing value, or a level not listed, scores 0 points for its variable" });
+  // what every export prints under a card by variable: Python sends its words (one source)
+  const sum = words.sum ? el("div", { class: "sw-vars-sum", text: words.sum }) : null;
+  const note = words.note ? el("div", { class: "sw-vars-note", text: words.note }) : null;
   return el("div", { class: "sw-by-variable" }, table, sum, note);
+}
+
+/**
+ * Beside the card: each numeric variable whose bands' points go up and down, what the monotone
+ * setting that fixes it costs (Python's words, in the user's units), and the button that sets it
+ * ({op: "monotone", variable, choice}: one undo step, its card shown from the cache when solved).
+ */
+export function monotonePointers(pointers, editable, send) {
+  if (!Array.isArray(pointers) || !pointers.length) return null;
+  const items = pointers.map((p) => {
+    const button = el("button", { class: "sw-monotone-fix", type: "button", text: p.action, disabled: !editable,
+      title: `set ${p.variable} to ${p.choice} in the variable settings (undo goes back)`, "data-variable": p.variable });
+    button.addEventListener("click", () => send({ op: "monotone", variable: p.variable, choice: p.choice }));
+    return el("li", { class: "sw-monotone", "data-variable": p.variable, "data-ready": p.ready ? "true" : "false" },
+      el("span", { class: "sw-monotone-text", text: `${p.text} ` }), button,
+      el("span", { class: "sw-monotone-cost", text: p.cost ? ` ${p.cost}` : "" }));
+  });
+  return el("ul", { class: "sw-monotone-list", role: "note" }, ...items);
 }
 
 const pct = (v) => (v === null || v === undefined ? "–" : `${(100 * v).toFixed(1)} %`);

@@ -51,4 +51,14 @@ describe("the alternatives list", () => {
     expect(notice.textContent).toBe("loaded alternative 2: <i>x</i>");
     expect(notice.dataset.level).toBe("warning");
   });
+
+  it("reads a raw table's card by variable, as the card does", () => {
+    const raw = row(2, { variables: [{ name: "age", text: "< 23: 0 · 23–25: 7 · ≥ 26: −2" }, { name: "<i>race</i>", text: "black: 2" }] });
+    model.push("rows", [row(1), raw]);
+    const item = host.querySelectorAll("li.sw-alt")[1];
+    expect([...item.querySelectorAll(".sw-alt-variable")].map((e) => e.textContent))
+      .toEqual(["age< 23: 0 · 23–25: 7 · ≥ 26: −2", "<i>race</i>black: 2"]);
+    expect(item.querySelector(".sw-alt-pts")).toBeNull(); // not rule by rule
+    expect(item.querySelector("i")).toBeNull();
+  });
 });

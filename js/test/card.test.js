@@ -316,3 +316,42 @@ describe("many rules", () => {
     expect(host.querySelectorAll("tr.sw-folded")).toHaveLength(0);
   });
 });
+
+describe("the card by variable", () => {
+  const byVariable = (over = {}) => card({
+    variables: [{ variable: "lwt", locked: false, bands: [
+      { label: "< 110", points: 0, editable: false, rules: [], kind: "band", edited: false },
+      { label: "110–121", points: -5, editable: true, rules: ["lwt >= 110"], kind: "band", edited: false },
+      { label: "≥ 122", points: -1, editable: true, rules: ["lwt >= 122"], kind: "band", edited: false }] }],
+    variables_sum: "ADD THE POINTS OF EACH VARIABLE = SCORE",
+    variables_note: "the note <b>from Python</b>",
+    ...over,
+  });
+
+  it("prints the words Python sends under the table, as text", () => {
+    const host = document.createElement("div");
+    view.render({ model: fakeModel({ card: byVariable(), status: { state: "optimal", text: "" }, request: {} }), el: host });
+    expect(host.querySelector(".sw-vars-note").textContent).toBe("the note <b>from Python</b>");
+    expect(host.querySelector(".sw-vars-sum").textContent).toBe("ADD THE POINTS OF EACH VARIABLE = SCORE");
+    expect(host.querySelector(".sw-vars-note b")).toBeNull();
+  });
+
+  it("points out a bumpy variable with its cost, and its button asks for the monotone setting", () => {
+    const host = document.createElement("div");
+    const monotone = [{ variable: "lwt", choice: "decreasing", text: "lwt's points go up and down (0 · −5 · −1)",
+      action: "make lwt decreasing", cost: "cost: error +0.5 pt · TPR −1.0 pt · FPR same (proven best under it)", ready: true }];
+    const model = fakeModel({ card: byVariable({ monotone }), status: { state: "optimal", text: "" }, request: {} });
+    view.render({ model, el: host });
+    const item = host.querySelector(".sw-monotone");
+    expect(item.textContent).toBe("lwt's points go up and down (0 · −5 · −1) make lwt decreasing " +
+      "cost: error +0.5 pt · TPR −1.0 pt · FPR same (proven best under it)");
+    item.querySelector("button").click();
+    expect(model.get("request")).toMatchObject({ op: "monotone", variable: "lwt", choice: "decreasing" });
+  });
+
+  it("shows no pointer when every variable is monotone", () => {
+    const host = document.createElement("div");
+    view.render({ model: fakeModel({ card: byVariable({ monotone: [] }), status: { state: "optimal", text: "" }, request: {} }), el: host });
+    expect(host.querySelector(".sw-monotone-list")).toBeNull();
+  });
+});

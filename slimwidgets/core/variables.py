@@ -11,7 +11,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["variable_bands", "variable_entries", "threshold_bands", "cut_text", "LEVEL_TYPES"]
+__all__ = [
+    "variable_bands",
+    "variable_entries",
+    "threshold_bands",
+    "cut_text",
+    "LEVEL_TYPES",
+    "LEVEL_KINDS",
+    "levels_at_zero",
+]
 
 #: The types a level may have: they survive JSON and are written into code as literals.
 LEVEL_TYPES = (str, bool, int, float)
@@ -126,3 +134,64 @@ def _band_label(left: float, right: float, integer: bool) -> str:
         last = right - 1
         return cut_text(left) if last == left else f"{cut_text(left)}–{cut_text(last)}"
     return f"{cut_text(left)} to < {cut_text(right)}"
+
+
+#: The kinds of rule that, together, hold one at a time on every value of a text variable (a kept
+#: level each, ``other``: pooled levels and those never seen in training, and ``missing``).
+LEVEL_KINDS = frozenset({"eq", "other", "missing"})
+
+
+def levels_at_zero(
+    variables: Mapping[str, Mapping[str, Any]],
+    points: Mapping[str, int],
+    rows: Mapping[str, float],
+) -> tuple[dict[str, int], int]:
+    """A card's smallest equivalent form: where every value of a text variable scores points, its
+    rules' points move by one amount, so that one level scores 0 and the total of every row moves
+    by that amount.
+
+    A variable qualifies when its rules are a rule per kept level, an ``other`` rule and a
+    ``missing`` rule (one of them holds on any value, new ones included: the caller checks its
+    rows) and each carries points. The points moved to 0 are those most of its rules share
+    (fewest rules left); on a tie, those of the level with the most training rows, the reference
+    level a clinical score would pick.
+
+    Parameters
+    ----------
+    variables : mapping of str to mapping of str to kind
+        Each variable's rules and their kinds (a spec's ``variables``).
+    points : mapping of str to int
+        Points by rule name (rules at 0 may be left out).
+    rows : mapping of str to float
+        The training rows (or their weight) on which each rule holds.
+
+    Returns
+    -------
+    points : dict of str to int
+        Points by rule name, the moved rules included (at 0 where moved to 0).
+    shift : int
+        What every total loses: the threshold of the equivalent card is the old one minus it
+        (its intercept the old one plus it).
+
+    Examples
+    --------
+    >>> kinds = {"c": {"c = a": "eq", "c = b": "eq", "c = other": "other", "c missing": "missing"}}
+    >>> levels_at_zero(kinds, {"c = a": 2, "c = b": -1, "c = other": 2, "c missing": 3},
+    ...                {"c = a": 5, "c = b": 9, "c = other": 1, "c missing": 1})
+    ({'c = a': 0, 'c = b': -3, 'c = other': 0, 'c missing': 1}, 2)
+    """
+    out, shift = dict(points), 0
+    for rules in variables.values():
+        names = list(rules)
+        kinds = {str(kind) for kind in rules.values()}
+        if kinds != LEVEL_KINDS or not all(out.get(n, 0) for n in names):
+            continue  # some value of the variable holds no rule, or scores 0 already
+        values = [out[n] for n in names]
+        common = max(values.count(v) for v in values)
+        reference = max(
+            (n for n in names if values.count(out[n]) == common), key=lambda n: rows.get(n, 0.0)
+        )
+        moved = out[reference]
+        out.update({n: out[n] - moved for n in names})
+        shift += moved
+    return out, shift

@@ -4,6 +4,7 @@ user's units, its risk rows."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -13,11 +14,18 @@ from ..core.risk import risk_table
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import limit_scale
+from ..core.variables import levels_at_zero
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.lexicographic import class_limits
 from .checks import box_limits
 
-__all__ = ["card_from_result", "card_from_incumbent", "risk_rows", "SCAN_UNDER_CAPS"]
+__all__ = [
+    "card_from_result",
+    "card_from_incumbent",
+    "risk_rows",
+    "SCAN_UNDER_CAPS",
+    "smallest_form",
+]
 
 #: why "auto" proves a card under max_fpr / min_tpr without the support scan (in its details)
 SCAN_UNDER_CAPS = (
@@ -164,3 +172,71 @@ def risk_rows(card: ScoringSystem, data: Dataset, labels: np.ndarray) -> tuple |
         )
         for score, r in table.iterrows()
     )
+
+
+def smallest_form(form: Formulation, result: SolveResult) -> SolveResult:
+    """``result`` in its smallest equivalent form: each text variable whose every value scores
+    points (:func:`~slimwidgets.core.variables.levels_at_zero`) gets one level at 0 and the
+    intercept moves with it, the same prediction on every row.
+
+    The move is kept only where it is exact and allowed: one of the variable's rules holds on
+    every training row, the points stay within the program's values and rows (locks, signs,
+    ranges, requirements, the user's linear rows), and the objective is no worse. Else the
+    result comes back as it is.
+
+    Parameters
+    ----------
+    form : Formulation
+        The program the result solves.
+    result : SolveResult
+        A solver's result with its points.
+
+    Returns
+    -------
+    SolveResult
+        The same card, or its smallest form with its objective and gap recomputed.
+    """
+    data, variables = form.data, form.spec.variables
+    if result.coefficients is None or not variables:
+        return result
+    names = list(data.feature_names)
+    index = {n: j for j, n in enumerate(names)}
+    exact = {
+        v: rules
+        for v, rules in variables.items()
+        if all(n in index for n in rules)
+        and np.all(data.X[:, [index[n] for n in rules]].sum(axis=1) == 1)
+    }
+    points = dict(zip(names, (int(c) for c in result.coefficients)))
+    rows = {
+        n: float(data.weight[data.X[:, index[n]] != 0].sum()) for r in exact.values() for n in r
+    }
+    moved, shift = levels_at_zero(exact, points, rows)
+    if not shift and moved == points:
+        return result
+    coefficients = np.array([moved[n] for n in names], dtype=np.int64)
+    intercept = int(result.intercept) + shift
+    allowed = all(coefficients[j] in form.allowed[j] for j in range(len(names)))
+    if not allowed or form.full_solution(coefficients, intercept) is None:
+        return result
+    if not form.linear_rows_hold(coefficients) or not _rows_hold(form, coefficients, intercept):
+        return result
+    objective = form.objective_of(coefficients, intercept)
+    if result.objective is not None and objective > result.objective + 1e-12:
+        return result
+    gap = relative_gap(objective, result.bound)
+    return replace(
+        result, coefficients=coefficients, intercept=intercept, objective=objective, gap=gap
+    )
+
+
+def _rows_hold(form: Formulation, coefficients: np.ndarray, intercept: int) -> bool:
+    """Whether every row of the program holds for the card (its columns filled as a warm start)."""
+    x = form.full_solution(coefficients, intercept)
+    if x is None:
+        return False
+    from scipy.sparse import csr_matrix
+
+    rows = csr_matrix((form.value, form.index, form.start), shape=(form.n_rows, form.n_cols))
+    values = rows @ x
+    return bool(np.all(values >= form.row_lower - 1e-6) and np.all(values <= form.row_upper + 1e-6))

@@ -29,7 +29,7 @@ from ..solvers.polish import polish
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search, warm_up
 from . import size_cv
-from .cards import card_from_result, limits_in_user_units
+from .cards import card_from_result, limits_in_user_units, smallest_form
 from .checks import box_limits, check_card
 from .conflicts import find_conflicts
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
@@ -618,6 +618,7 @@ def _card(
         result = replace(result, coefficients=points, intercept=intercept)
     elif POLISH_TIES:
         skipped += ("the polish of ties",)
+    result = smallest_form(form, result)  # a text variable with every level scored: one at 0
     result = replace(result, solve_time=time.perf_counter() - t0)
     probe = None
     if family in ("slim", "tilm") and not (cancel is not None and cancel.is_set()):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..core.data import Dataset
@@ -33,11 +33,12 @@ from ..toolbox.alternatives import (
 from .card_status import Status, change_text, optimised_measure, status_of
 from .scheduler import BackgroundQueue
 from .solving import studio_spec
+from .variables import card_variables
 
 if TYPE_CHECKING:
     from .controller import Controller
 
-__all__ = ["AlternativesList", "AlternativesControls", "ALT_K", "ALT_WITHIN"]
+__all__ = ["AlternativesList", "AlternativesControls", "ALT_K", "ALT_WITHIN", "variables_text"]
 
 ALT_K = 10  # cards listed at most
 ALT_WITHIN = 0.02  # how much worse than the best, in the spec's own figure
@@ -302,6 +303,8 @@ class AlternativesList:
         )
         names = list(card.points)
         points = [{"name": n, "points": int(card.points[n])} for n in names]
+        if card.rules is None and self._c.rules is not None:
+            card = replace(card, rules=self._c.rules)  # a raw table's card reads by variable
         held_out = figure_texts(f, "val_") if ("val_error" in f or "val_log_loss" in f) else []
         proven = card.status == "optimal"
         how = (
@@ -312,6 +315,7 @@ class AlternativesList:
         return {
             "rank": rank,
             "features": points,
+            "variables": variables_text(card, self._c.spec),
             "size": len(names),
             "train": figure_texts(f),
             "held_out": held_out,
@@ -471,3 +475,31 @@ class AlternativesControls:
             self.alts.loaded = (shown, self.notice, self.notice_level)
         self._emit("card", "notice", "alternatives")
         return shown
+
+
+def variables_text(card: ScoringSystem, spec: Spec) -> list[dict] | None:
+    """A card of a raw table read by variable, as the card itself reads: ``{"name", "text"}`` per
+    variable with points (``"lwt", "< 110: 0 · ≥ 110: −4"``); None for a card without rules.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slimwidgets.core.rules import RuleBuilder
+    >>> from slimwidgets.core.spec import make_spec
+    >>> b = RuleBuilder(cuts={"age": [23, 26]}).fit(pd.DataFrame({"age": [20, 24, 30]}))
+    >>> card = ScoringSystem(["age >= 23", "age >= 26"], [7, -9], 0, rules=b)
+    >>> variables_text(card, make_spec())
+    [{'name': 'age', 'text': '< 23: 0 · 23–25: 7 · ≥ 26: −2'}]
+    """
+    table = card_variables(card, spec)
+    if table is None:
+        return None
+    return [
+        {
+            "name": v["variable"],
+            "text": " · ".join(
+                f"{b['label']}: {b['points']}".replace("-", "\u2212") for b in v["bands"]
+            ),
+        }
+        for v in table
+    ]

@@ -74,8 +74,10 @@ from .groups import GroupControls, grouped_studio_data
 from .history import HistoryEntry, UndoHistory, UndoRedo
 from .holdout import RiskTables, measure_card, prepare_validation, split_holdout, train_metrics
 from .lifecycle import WaitAndClose
+from .monotone import MonotoneAdvice
 from .scheduler import SolveScheduler, Throttle
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
+from .size_choice import StartingSize, size_cv_applies
 from .solving import Failure, SolveCache, studio_spec
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
 from .variables import VariableEditing
@@ -178,6 +180,7 @@ class Controller(
         sensitive_features: Any = None,
         **options: Any,
     ):
+        given = dict(options)  # what the user asked, before the rules were made of the table
         # a raw table becomes rules fit on the training rows alone; every card carries them
         data, self.validation, self.rules, options, raw, worlds = grouped_studio_data(
             X,
@@ -195,6 +198,7 @@ class Controller(
             raise TypeError(
                 f"give either spec= or keyword options, not both (got {sorted(options)})"
             )
+        spec_given = spec
         if spec is None:
             options.setdefault("time_limit", DEFAULT_TIME_LIMIT)
             spec = make_spec(**options)
@@ -243,6 +247,7 @@ class Controller(
         )
         self.incumbent_interval = INCUMBENT_INTERVAL
         self._closed = False
+        self.advice = MonotoneAdvice(self)  # bumpy numeric variables of the card, and their fix
         self._init_cuts(raw)  # a raw table's cut points can be moved (widgets/cuts.py)
         first = (
             getattr(sensitive_features, "name", None)
@@ -250,8 +255,19 @@ class Controller(
             else sensitive_features
         )
         self._init_groups(worlds, None if sensitive_features is None else str(first or "group"))
+        # with fit's defaults on a raw table, the size is chosen as fit chooses it (size_choice.py)
+        self.starting_size = StartingSize(self, given)
+        self._choose_size = spec_given is None and size_cv_applies(given, raw, sensitive_features)
         if start:
-            self.set_spec(spec)
+            self.begin()
+
+    def begin(self) -> None:
+        """Solve the starting settings (and, with ``fit``'s defaults on a raw table, choose the
+        size as ``fit`` does meanwhile): what a controller made with ``start=False`` calls."""
+        self.set_spec(self.spec)
+        if self._choose_size:
+            self._choose_size = False  # once: later solves are the user's
+            self.starting_size.start()
 
     # -- observers --------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[set], None]) -> None:

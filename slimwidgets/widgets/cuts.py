@@ -471,6 +471,35 @@ class CutEditing:
             self.set_spec(spec, action="cuts", notice=notice)
         return spec
 
+    def adopt_size(self, rules: RuleBuilder, size: int, choice: dict, gen: int) -> None:
+        """Solve with the cut points of ``rules`` and at most ``size`` rules, as ``fit`` chose them
+        by cross-validation (:mod:`~slimwidgets.widgets.size_choice`): one step, said in the
+        notice; nothing when the studio moved on since generation ``gen`` (the user's action
+        wins), or when the choice was skipped for lack of time (said so)."""
+        from .size_choice import choice_text
+
+        with self._lock:
+            if self._gen != gen or self._closed:
+                return
+            if choice.get("skipped"):
+                self._say(choice_text(choice), "warning")
+                skipped = True
+            else:
+                skipped = False
+                cuts = threshold_cuts(rules)
+                key = _key(cuts)
+                table = self._tables.get(key) or fit_table(
+                    self._raw, self._params, cuts, self._lock
+                )
+                spec = self.spec.replace(max_size=int(size))
+                if spec.variables:
+                    spec = spec.replace(variables=options_by_variable(table.rules, {})["variables"])
+                self._tables[key] = table
+                self._use_table(table)
+                self.set_spec(spec, action="size", notice=choice_text(choice))
+        if skipped:
+            self._emit("notice")
+
     def _use_table(self, table: Table) -> None:
         """Make ``table`` current (under the lock): its rows, rules, cache and judge; the
         background lists of the other table are dropped (their cards have other rules)."""

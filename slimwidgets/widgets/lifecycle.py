@@ -35,6 +35,8 @@ class WaitAndClose:
             self._scheduler.thread,
             self.sweeps.queue.thread,
             self.alts.queue.thread,
+            self.advice.queue.thread,
+            self.starting_size.thread,
             self._warmup.thread,
             self._search_warmup.thread,
         )
@@ -48,7 +50,8 @@ class WaitAndClose:
         a = self._scheduler.close(timeout)
         b = self.sweeps.queue.close(timeout)
         warm = self._warmup.join(timeout) and self._search_warmup.join(timeout)
-        return self.alts.close(timeout) and warm and a and b
+        advice = self.advice.close(timeout) and self.starting_size.join(timeout)
+        return self.alts.close(timeout) and warm and a and b and advice
 
     @property
     def closed(self) -> bool:
@@ -63,5 +66,6 @@ class WaitAndClose:
             self._scheduler.close(0)
             self.sweeps.queue.close(0)
             self.alts.close(0)
+            self.advice.close(0)
         except Exception:
             pass

@@ -64,6 +64,8 @@ class ViewRequests:
             )
         elif op in ("lock_variable", "unlock_variable"):
             self._guard(self.controller.lock_variable, req["variable"], op == "lock_variable")
+        elif op == "monotone":  # the one-click fix pointed out beside the card
+            self._guard(self.controller.set_monotone, req["variable"], req["choice"])
         elif op == "undo":
             self.undo()
         elif op == "redo":

@@ -24,6 +24,7 @@ import traitlets as T
 from ..core.formatting import percent, signed
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
+from ..export.card import MISSING_NOTE, VARIABLES_TOTAL
 from . import charts
 from .card_status import optimised_measure
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
@@ -203,6 +204,11 @@ def card_payload(controller: Controller) -> dict | None:
         "risk_table": risk_payload(controller),
         # a card from a raw table is drawn by variable ("age  < 50: 0 · 50–59: 1 · ≥ 60: 3")
         "variables": card_variables(card, spec, base if card.status == "edited" else None),
+        # the words every export prints under a card by variable: one source, here and there
+        "variables_sum": f"{VARIABLES_TOTAL} = SCORE",
+        "variables_note": MISSING_NOTE,
+        # numeric variables whose bands go up and down, with the monotone setting that fixes each
+        "monotone": controller.advice.view(),
     }
 
 
@@ -320,7 +326,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         self.add_class("sw-studio")
         self._refresh_charts()
         c.subscribe(self._on_event)
-        c.set_spec(c.spec)
+        c.begin()
 
     def _build_views(self) -> None:
         """The card and the two charts (anywidget views of js/src)."""
@@ -613,7 +619,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             self._refresh_cuts()
         if "notice" in events:
             self._show_notice()
-        if "card" in events:
+        if "card" in events or "advice" in events:
             self._refresh_card()
         if "card" in events or "frontier" in events:
             self._refresh_charts()
@@ -643,7 +649,8 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 # the status line changes only when what it says changes (not its clock or bound)
                 if _status_words(status) != _status_words(self.card_view.status):
                     self.card_view.status = status
-                shown = (c.status.state, c.spec.key(), c.base_card)
+                # (a pointer beside the card, or its cost, may change while the card stays)
+                shown = (c.status.state, c.spec.key(), c.base_card, repr(c.advice.view()))
                 if card is not self._card_sent or shown != self._state_sent:
                     self.card_view.card = card_payload(c)
                     self._card_sent, self._state_sent = card, shown

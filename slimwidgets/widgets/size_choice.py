@@ -1,0 +1,149 @@
+"""The studio's first card on a raw table, sized as :func:`slimwidgets.fit` sizes it, without
+Jupyter.
+
+``sw.fit(X, y)`` on a raw table, given no ``max_size`` nor ``C0``, chooses the card's size (and
+how many candidate cut points each numeric column gets) by 5-fold cross-validation
+(:func:`~slimwidgets.fitting.size_cv.choose_cuts_and_size`), then solves at that size. A studio
+started the same way (``Studio(X, y)``, its own rules, no size given) shows a quick card first,
+solved without the choice, while :class:`StartingSize` makes the same choice on a worker thread
+of its own, under the studio's time limit as ``fit`` would under it (the folds end by
+:data:`~slimwidgets.fitting.size_cv.SHARE` of it). The choice then becomes the studio's
+settings: the chosen cut points (a table of rules of :mod:`~slimwidgets.widgets.cuts`) and
+``max_size``, one undo step, said in the notice in the user's units (the mean held-out error of
+the size chosen). Anything the user does meanwhile wins: the choice is then dropped, unused.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..core.status import percent
+from ..fitting import size_cv
+from .holdout import RawRows
+
+if TYPE_CHECKING:
+    from .controller import Controller
+
+__all__ = ["StartingSize", "size_cv_applies", "FOLDS", "choice_text"]
+
+#: The folds of the choice: ``fit``'s own default.
+FOLDS = 5
+#: Options that fix the size or how the rules are made: with any, the studio solves as asked.
+_FIXING = ("max_size", "C0", "size_cv", "rules", "cuts")
+
+
+def size_cv_applies(options: Mapping[str, Any], raw: RawRows | None, groups: Any) -> bool:
+    """Whether ``fit`` would choose the size of this studio's table by CV: the studio made rules
+    of a raw table itself (no ``rules`` nor ``cuts`` given), nothing fixes the size, the card is
+    a decision card without group columns, and each class has a row for every fold.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> raw = RawRows(pd.DataFrame({"a": range(20)}), [0, 1] * 10, None, None)
+    >>> size_cv_applies({}, raw, None), size_cv_applies({"max_size": 3}, raw, None)
+    (True, False)
+    """
+    if raw is None or groups is not None or any(options.get(k) is not None for k in _FIXING):
+        return False
+    if options.get("loss", "zero_one") != "zero_one" or raw.sample_weight is not None:
+        return False
+    import pandas as pd
+
+    counts = pd.Series(list(raw.y)).value_counts()
+    return len(counts) == 2 and int(counts.min()) >= FOLDS
+
+
+def choice_text(choice: Mapping[str, Any]) -> str:
+    """The choice in the user's units, as the notice says it.
+
+    Examples
+    --------
+    >>> choice_text({"folds": 5, "chosen": 2, "n_cuts": 3,
+    ...              "candidates": [{"max_size": 2, "test_error": 0.2125}]})
+    'size chosen by 5-fold cross-validation, as fit chooses it: at most 2 rules, 3 candidate cut points per numeric variable (mean held-out error 21.2 %)'
+    """
+    if choice.get("skipped"):
+        return f"the size was not chosen by cross-validation: {choice['skipped']}"
+    row = next((r for r in choice["candidates"] if r.get("max_size") == choice["chosen"]), {})
+    error = row.get("test_error")
+    said = "" if error is None else f" (mean held-out error {percent(error)})"
+    cuts = (
+        f", {choice['n_cuts']} candidate cut points per numeric variable"
+        if "n_cuts" in choice
+        else ""
+    )
+    return (
+        f"size chosen by {choice['folds']}-fold cross-validation, as fit chooses it: at most "
+        f"{choice['chosen']} rules{cuts}{said}"
+    )
+
+
+class StartingSize:
+    """The size choice of a studio started on a raw table with ``fit``'s defaults.
+
+    Parameters
+    ----------
+    controller : Controller
+        The studio's controller (its spec, rules, raw rows, cut tables and notice).
+    options : mapping
+        The options the studio was started with (before its rules were made).
+    """
+
+    def __init__(self, controller: Controller, options: Mapping[str, Any]):
+        self._c = controller
+        self._options = {k: v for k, v in options.items() if k not in ("rules", "cuts")}
+        self.thread: threading.Thread | None = None
+        self.choice: dict | None = None
+        self.running = False
+
+    def start(self) -> None:
+        """Choose on a worker thread; the first card is being solved meanwhile."""
+        c = self._c
+        limit = c.spec.time_limit
+        within = "" if limit is None else f" (within {size_cv.SHARE * limit:.1f} s)"
+        with c._lock:
+            gen = c.generation
+            c._say(
+                f"choosing the card's size by {FOLDS}-fold cross-validation, as fit does{within}…"
+            )
+        c._emit("notice")
+        self.running = True
+        self.thread = threading.Thread(target=self._run, args=(gen,), name="size-cv", daemon=True)
+        self.thread.start()
+
+    def _run(self, gen: int) -> None:
+        c = self._c
+        try:
+            from ..fitting.driver import fit
+
+            spec = c.spec.replace(size_cv=FOLDS)
+            raw = c._raw
+            deadline = (
+                None
+                if spec.time_limit is None
+                else time.perf_counter() + size_cv.SHARE * spec.time_limit
+            )
+            _, builder, chosen, choice = size_cv.choose_cuts_and_size(
+                fit, raw.X, raw.y, {**self._options, "time_limit": spec.time_limit}, None, spec,
+                positive=raw.positive, progress=False, deadline=deadline,
+            )  # fmt: skip
+            self.choice = dict(choice)
+            c.adopt_size(builder, chosen.max_size, self.choice, gen)
+        except Exception as problem:  # the quick card stays; the notice says why
+            with c._lock:
+                if c.generation == gen and not c.closed:
+                    c._say(
+                        f"the size could not be chosen by cross-validation: {problem}", "warning"
+                    )
+            c._emit("notice")
+        finally:
+            self.running = False
+
+    def join(self, timeout: float | None) -> bool:
+        if self.thread is not None:
+            self.thread.join(timeout)
+        return self.thread is None or not self.thread.is_alive()

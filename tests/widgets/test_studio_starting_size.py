@@ -1,0 +1,101 @@
+"""A studio started on a raw table with fit's defaults shows a quick card, then the card ``fit``
+returns: the size (and the cut points) chosen by the same cross-validation, said in the notice in
+the user's units; an action of the user's meanwhile wins over the choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import slimwidgets as sw
+from slimwidgets.widgets.controller import Controller
+from slimwidgets.widgets.size_choice import size_cv_applies
+
+from studio_helpers import settle
+
+pytestmark = pytest.mark.slow  # studio solves and cross-validation
+
+
+def _table(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {"lwt": rng.integers(90, 200, n).astype(float), "race": rng.choice(["white", "black"], n)}
+    )
+    y = ((X.lwt < 115) | ((X.race == "black") & (rng.random(n) < 0.5))).astype(int)
+    return X, y
+
+
+def _settled(c: Controller) -> None:
+    settle(c)
+    assert c.starting_size.join(300)
+    settle(c)
+
+
+def test_the_studio_starts_on_the_card_fit_returns():
+    X, y = _table()
+    c = Controller(X, y, frontier=False, alternatives=False, time_limit=None)  # every fit proven
+    try:
+        assert c.notice.startswith("choosing the card's size by 5-fold cross-validation")
+        _settled(c)
+        card = sw.fit(X, y, time_limit=None)
+        chosen = card.details["size_cv"]
+        assert (
+            c.spec.max_size == chosen["chosen"]
+            and c.starting_size.choice["chosen"] == chosen["chosen"]
+        )
+        assert c.card.points == card.points and c.card.threshold == card.threshold
+        assert c.card.status == card.status == "optimal"
+        assert c.notice.startswith(
+            "size chosen by 5-fold cross-validation, as fit chooses it: at most"
+        )
+        assert "mean held-out error" in c.notice and "%" in c.notice
+        assert c.spec.size_cv is None  # the studio solves at the size chosen, claiming no CV itself
+        c.undo()  # the choice is one step: undo shows the quick card again
+        assert c.spec.max_size is None
+    finally:
+        assert c.close()
+
+
+def test_an_action_of_the_users_wins_over_a_late_choice():
+    X, y = _table()
+    c = Controller(X, y, frontier=False, alternatives=False, time_limit=None)
+    try:
+        _settled(c)
+        before = (c.spec, c.card)
+        other = c.spec.max_size + 1
+        c.adopt_size(c.rules, other, dict(c.starting_size.choice), c.generation - 1)  # stale
+        assert (c.spec, c.card) == before
+    finally:
+        assert c.close()
+
+
+def test_the_choice_is_made_only_where_fit_would_make_it():
+    X, y = _table()
+    from slimwidgets.widgets.holdout import RawRows
+
+    raw = RawRows(X, y, None, None)
+    assert size_cv_applies({}, raw, None)
+    for fixed in ({"max_size": 3}, {"C0": 0.01}, {"cuts": {"lwt": [110]}}, {"loss": "logistic"}):
+        assert not size_cv_applies(fixed, raw, None)
+    assert not size_cv_applies({}, None, None)  # a table of 0/1 rules: fit chooses no cut points
+    assert not size_cv_applies({}, RawRows(X.head(6), y.head(6), None, None), None)  # too few rows
+    c = Controller(X, y, frontier=False, alternatives=False, time_limit=1.0, max_size=2)
+    try:
+        assert c.starting_size.thread is None
+    finally:
+        assert c.close()
+
+
+def test_the_studio_widget_chooses_the_size_too():
+    from slimwidgets.widgets.studio import Studio
+
+    X, y = _table()
+    studio = Studio(X, y, frontier=False, alternatives=False, time_limit=None)
+    try:
+        c = studio.controller
+        _settled(c)
+        assert c.spec.max_size == c.starting_size.choice["chosen"]
+        assert "size chosen by 5-fold cross-validation" in studio.message.value
+    finally:
+        studio.close()
