@@ -62,9 +62,10 @@ def choice_text(choice: Mapping[str, Any]) -> str:
 
     Examples
     --------
-    >>> choice_text({"folds": 5, "chosen": 2, "n_cuts": 3,
+    >>> choice_text({"folds": 5, "chosen": 2, "n_cuts": 3,  # doctest: +NORMALIZE_WHITESPACE
     ...              "candidates": [{"max_size": 2, "test_error": 0.2125}]})
-    'size chosen by 5-fold cross-validation, as fit chooses it: at most 2 rules, 3 candidate cut points per numeric variable (mean held-out error 21.2 %)'
+    'size chosen by 5-fold cross-validation, as fit chooses it: at most 2 rules, 3 candidate cut
+    points per numeric variable (mean held-out error 21.2 %)'
     """
     if choice.get("skipped"):
         return f"the size was not chosen by cross-validation: {choice['skipped']}"

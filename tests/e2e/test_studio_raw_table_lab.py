@@ -19,7 +19,8 @@ from slimwidgets.widgets import Studio
 d = load_diabetes(as_frame=True, scaled=False).frame.head(200)
 X = pd.DataFrame({"age": d.age, "bmi": d.bmi.where(np.arange(200) % 10 != 3), "bp": d.bp,
                   "sex": d.sex.map({1.0: "F", 2.0: "M"}),
-                  "chol_ratio": pd.cut(d.s4, [0, 3, 5, 7, 100], labels=["low", "mid", "high", "very high"]).astype(object)})
+                  "chol_ratio": pd.cut(d.s4, [0, 3, 5, 7, 100],
+                                       labels=["low", "mid", "high", "very high"]).astype(object)})
 y = np.where(d.target > 140, "Yes", "No")
 studio = Studio(X, y, frontier=False, alternatives=True)
 studio"""
@@ -28,19 +29,29 @@ studio"""
 BUMPY = """\
 from slimwidgets.core.scoring import ScoringSystem
 c = studio.controller
-cuts = [r.name for r in c.rules.rules_ if r.column == "bmi" and r.kind == "ge"][:3]
+cuts = [r.name for r in c.rules.rules_
+        if r.column == "bmi" and r.kind == "ge"][:3]
 given = dict(zip(cuts, [3, -4, 3]))
 points = tuple(given.get(n, 0) for n in c.data.feature_names)
-c.load(ScoringSystem(c.data.feature_names, points, -2, positive="Yes", negative="No", rules=c.rules))
+c.load(ScoringSystem(c.data.feature_names, points, -2, positive="Yes", negative="No",
+                     rules=c.rules))
 """
 
 MEASURE = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right};
+  };
   const area = box(document.querySelector('.jp-NotebookPanel-notebook'));
-  const parts = [...document.querySelectorAll('.sw-card-view .sw-vars-note, .sw-card-view .sw-monotone-text, ' +
-                                              '.sw-card-view .sw-monotone-fix, .sw-card-view .sw-monotone-cost, .sw-alt-variable')];
-  const outside = parts.filter((p) => { const b = box(p); return b.left < area.left - 0.5 || b.right > area.right + 0.5; })
-                       .map((p) => ({part: p.className, text: p.textContent}));
+  const parts = [...document.querySelectorAll(
+    '.sw-card-view .sw-vars-note, .sw-card-view .sw-monotone-text, ' +
+    '.sw-card-view .sw-monotone-fix, .sw-card-view .sw-monotone-cost, .sw-alt-variable')];
+  const outside = parts
+    .filter((p) => {
+      const b = box(p);
+      return b.left < area.left - 0.5 || b.right > area.right + 0.5;
+    })
+    .map((p) => ({part: p.className, text: p.textContent}));
   return {outside, parts: parts.length};
 }"""
 
@@ -82,9 +93,12 @@ def test_a_new_user_opens_the_studio_on_a_raw_table(lab, page, kernel_for, shot)
         assert k.value("studio.controller.wait_alternatives(300)")
         page.wait_for_selector(".sw-alts[data-phase='done'] li.sw-alt", timeout=60_000)
         rows = k.value("studio.controller.alternatives()['rows']")
-        page_rows = page.evaluate("""() => [...document.querySelectorAll('.sw-alts li.sw-alt')].map((r) =>
-            [...r.querySelectorAll('.sw-alt-variable')].map((v) => [v.querySelector('.sw-alt-fname').textContent,
-                                                                    v.querySelector('.sw-alt-bands').textContent]))""")
+        page_rows = page.evaluate("""() =>
+            [...document.querySelectorAll('.sw-alts li.sw-alt')].map((r) =>
+                [...r.querySelectorAll('.sw-alt-variable')].map((v) => [
+                    v.querySelector('.sw-alt-fname').textContent,
+                    v.querySelector('.sw-alt-bands').textContent,
+                ]))""")
         assert page_rows == [[[v["name"], v["text"]] for v in r["variables"]] for r in rows]
         assert not texts(page, ".sw-alts .sw-alt-pts")
         # a card whose bmi bands go up and down: pointed out, its fix's cost solved, one click
