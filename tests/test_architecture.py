@@ -42,8 +42,8 @@ PRIVATE_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {}
 # decorator, not docstrings, comments, blank lines or how the formatter wraps a statement, so
 # documenting a function never pushes it over a cap. Each cap sits a little above the largest
 # unit of the tree when it was set (check_card and from_dict 69, Studio 296, formulation.py 707
-# code lines); with docstrings and comments counted the caps were 80 and 400 lines, and modules
-# had none.
+# code lines); with docstrings and comments counted the caps were 80 and 400
+# lines, and modules had none.
 
 # Functions longer than this are hard to read at once.
 MAX_FUNCTION_LINES = 70

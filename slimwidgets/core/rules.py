@@ -310,8 +310,8 @@ class RuleBuilder:
         Parameters
         ----------
         deep : bool, default True
-            Accepted for scikit-learn's interface; the builder holds no estimators, so it changes
-            nothing.
+            Accepted for scikit-learn's interface; the builder holds no
+            estimators, so it changes nothing.
         """
         return {
             k: getattr(self, k) for k in ("cuts", "n_cuts", "min_count", "tolerance", "missing")
@@ -589,8 +589,8 @@ class RuleBuilder:
         Parameters
         ----------
         input_features : iterable of str, optional
-            Accepted for scikit-learn's interface and not used: the names come from the fitted
-            rules.
+            Accepted for scikit-learn's interface and not used: the names
+            come from the fitted rules.
         """
         self._check_fitted()
         return np.asarray([r.name for r in self.rules_], dtype=object)
@@ -601,8 +601,8 @@ class RuleBuilder:
         Parameters
         ----------
         transform : str, optional
-            Accepted for scikit-learn's interface (``"pandas"``, ``"default"``); the output stays a
-            DataFrame.
+            Accepted for scikit-learn's interface (``"pandas"``, ``"default"``); the
+            output stays a DataFrame.
         """
         return self
 

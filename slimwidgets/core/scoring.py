@@ -45,8 +45,8 @@ class ScoringSystem(CardRendering, CardJSON):
         The labels the card predicts for the positive and the negative class.
     status : str, default "heuristic"
         How the card was found: one of ``"optimal"`` (proven best), ``"feasible"``,
-        ``"time_limit"``, ``"interrupted"``, ``"solver_stopped"``, ``"edited"``, ``"heuristic"``,
-        ``"recalibrated"``.
+        ``"time_limit"``, ``"interrupted"``, ``"solver_stopped"``, ``"edited"``,
+        ``"heuristic"``, ``"recalibrated"``.
     objective : float, optional
         The training objective of the card (loss + C0 per feature), in the paper's units.
     bound : float, optional

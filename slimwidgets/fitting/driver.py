@@ -675,8 +675,8 @@ def _prove(
     split = (
         None if works is None or spec.gap != 0 or start is None else size_split(form, upper, works)
     )
-    # ... except under max_variables: the scan cuts whole branches that break the cap, the size MIPs
-    # do not
+    # ... except under max_variables: the scan cuts whole branches that break the
+    # cap, the size MIPs do not
     by_size = (
         split is not None
         and split[1] - split[0] <= SIZE_MIPS_FIRST

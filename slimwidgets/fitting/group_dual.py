@@ -51,8 +51,8 @@ PROBE_SHARE = 1.0
 #: share of the time left that the first look (the largest step, for a card
 #: that holds the rows) takes
 SCOUT_SHARE = 0.15
-#: the first step at most this share of the step where a row's cost reaches 0 (the others at most
-#: that step)
+#: the first step at most this share of the step where a row's cost reaches 0 (the
+#: others at most that step)
 PROBE_CAP = 0.5
 #: the penalized rows' costs are rounded down to 1/GRID of the problem's loss unit
 GRID = 64

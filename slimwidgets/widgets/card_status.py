@@ -48,8 +48,8 @@ class Status:
     degenerate-card message, ``proven`` whether what the line calls best is proven.
     """
 
-    # idle | solving | optimal | time_limit | feasible | interrupted | infeasible | invalid | edited
-    # | error
+    # idle | solving | optimal | time_limit | feasible | interrupted | infeasible
+    # | invalid | edited | error
     state: str
     text: str
     objective: float | None = None

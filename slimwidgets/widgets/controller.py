@@ -548,8 +548,8 @@ class Controller(
             return
         cached = self._cache.get(spec.key())
         if cached is None and self._warmup_for(spec).busy:
-            # the one-off compile, said on the status line, is not the solve's time: its clock
-            # starts after
+            # the one-off compile, said on the status line, is not the solve's
+            # time: its clock starts after
             if not self._wait_for_warmup(spec, gen, cancel):
                 return
             requested = self._finish.now()

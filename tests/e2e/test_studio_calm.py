@@ -167,8 +167,8 @@ def test_a_slider_move_is_calm(lab, page, kernel_for, shot, data_env):
         solving = [s for s in seen if s["state"] == "solving"]
         assert solving, "the move never showed its solve"
         for s in solving:
-            # no trivial card: one that predicts one class for everyone (TPR and FPR both 0 or both
-            # 100 %)
+            # no trivial card: one that predicts one class for everyone (TPR and
+            # FPR both 0 or both 100 %)
             assert (
                 "TPR 0.0 % at FPR 0.0 %" not in s["text"]
                 and "TPR 100.0 % at FPR 100.0 %" not in s["text"]

@@ -252,8 +252,8 @@ def test_arrow_keys_move_the_fpr_slider(lab, page, kernel_for, shot):
         assert "max FPR 21 %" in moved["spec"], moved["spec"]
         assert page.locator(".sw-max-fpr .widget-readout").inner_text() == "21%"
         assert k.value("studio.history[-1].spec.max_fpr") == pytest.approx(0.21)
-        # none of the keys ran a notebook command (the last one, ArrowDown, would have activated the
-        # second cell)
+        # none of the keys ran a notebook command (the last one, ArrowDown, would have
+        # activated the second cell)
         assert active_cell(page) == 0
         shot(page, "arrow-keys-21")
 

@@ -27,8 +27,8 @@ pytestmark = [
     pytest.mark.slow,
 ]  # pdflatex runs: python -m pytest --all runs them
 
-# names a data set may carry: TeX specials, a file read, signs, accents, a script pdfLaTeX has no
-# glyph for
+# names a data set may carry: TeX specials, a file read, signs, accents, a script
+# pdfLaTeX has no glyph for
 NAMES = (
     "$\\input{secret}$ & 100%_#{}~^\\",
     "age ≥ 60 · BMI ≤ 30 – “high”",
