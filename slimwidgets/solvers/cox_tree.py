@@ -37,10 +37,11 @@ __all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_
 #: of the support its relaxation points to
 MAX_COX_SUPPORTS = 20_000
 SLACK = 1e-10  # a floor within this of the incumbent reaches it (floats)
-#: the supports' floors cost about (supports x event times x cells) to compute; past this much
-#: the whole box's floor is computed first, so that a proof stopped among the supports still
-#: states a floor. Counted, not timed: a proof gives the same card and status at any load.
-WHOLE_BOX_WORK = 2e7
+#: the whole box's floor is computed first when the supports' floors are more than this many
+#: times its counted work (supports x event times x cells, against rows x features + event
+#: times x features^2), so that a proof stopped among the supports still states a floor. Counted,
+#: not timed: a proof gives the same card and status at any load.
+WHOLE_BOX_SHARE = 10.0
 #: golden-section steps on t of the whole box's floor (looser, sooner)
 WHOLE_BOX_STEPS = 4
 
@@ -264,11 +265,16 @@ def _whole_box_floor(prob: CoxProblem, stop: Callable[[], bool]) -> tuple[float,
     return floor + float(prob.C0[(lo > 0) | (hi < 0)].sum()), relaxed
 
 
-def _support_work(prob: CoxProblem, supports: Sequence) -> float:
-    """The counted work of the supports' floors: supports x event times x cells (at most
-    ``2^max_size``, at most one per row)."""
+def _whole_box_first(prob: CoxProblem, supports: Sequence | None) -> bool:
+    """Whether the supports' floors (supports x event times x cells, at most ``2^max_size``
+    and at most one per row) are more than :data:`WHOLE_BOX_SHARE` times the whole box's
+    evaluation (rows x features + event times x features^2): counted work, never the clock."""
+    if supports is None:
+        return True
+    n, p = prob.X.shape
     n_times = np.unique(prob.time[prob.event]).size
-    return float(len(supports)) * n_times * min(2.0**prob.max_size, prob.X.shape[0])
+    supports_work = float(len(supports)) * n_times * min(2.0**prob.max_size, n)
+    return supports_work > WHOLE_BOX_SHARE * (n * p + n_times * p * p)
 
 
 def _pointed_support(prob: CoxProblem, relaxed: np.ndarray) -> list[int]:
@@ -310,10 +316,11 @@ def prove_cox(
 ) -> CoxProof:
     """The best card of ``prob`` and a proven floor: the floor of every support, then branch
     and bound inside those below the best card, least floor first, until ``deadline`` (read on
-    ``clock``) or until ``cancel`` is set. When the supports' floors are more counted work than
-    :data:`WHOLE_BOX_WORK`, the whole box's floor is computed first, and stated when the proof
-    stops among the supports. With more than :data:`MAX_COX_SUPPORTS` supports the proof states
-    that floor and the best card of the support the whole box's relaxation points to.
+    ``clock``) or until ``cancel`` is set. When the supports' floors are much more counted
+    work than the whole box's (:data:`WHOLE_BOX_SHARE`), the whole box's floor is computed
+    first, and stated when the proof stops among the supports. With more than
+    :data:`MAX_COX_SUPPORTS` supports the proof states that floor and the best card of the
+    support the whole box's relaxation points to.
 
     Examples
     --------
@@ -329,7 +336,7 @@ def prove_cox(
     stop = lambda: clock() > deadline or (cancel is not None and cancel.is_set())  # noqa: E731
     supports = _supports(prob)
     whole = -math.inf
-    if supports is None or _support_work(prob, supports) > WHOLE_BOX_WORK:
+    if _whole_box_first(prob, supports):
         whole, relaxed = _whole_box_floor(prob, stop)
         if supports is None:
             if not prob.require and not stop():

@@ -65,13 +65,15 @@ def test_the_rows_loss_is_the_cells_loss(seed):
         assert np.allclose(a, b, atol=1e-12)
 
 
-@pytest.mark.parametrize("whole_box_work", [math.inf, 0.0])
+@pytest.mark.parametrize("whole_box_share", [math.inf, 0.0])
 @pytest.mark.parametrize("cap", [cox_tree.MAX_COX_SUPPORTS, 1])
-def test_the_proof_stops_within_a_few_evaluations_of_its_deadline(monkeypatch, whole_box_work, cap):
+def test_the_proof_stops_within_a_few_evaluations_of_its_deadline(
+    monkeypatch, whole_box_share, cap
+):
     """Whatever stage the deadline falls in (the whole box's floor, the supports' floors, the
     branch and bound), the proof returns within a few loss evaluations of it, with a valid
     floor."""
-    monkeypatch.setattr(cox_tree, "WHOLE_BOX_WORK", whole_box_work)
+    monkeypatch.setattr(cox_tree, "WHOLE_BOX_SHARE", whole_box_share)
     monkeypatch.setattr(cox_tree, "MAX_COX_SUPPORTS", cap)
     prob, best = _problem(1), _optimum(1)
     for deadline in (0, 1, 2, 5, 10, 30, 100):
@@ -108,12 +110,12 @@ def _stalling_clock(stall: float):
     return clock
 
 
-@pytest.mark.parametrize("whole_box_work", [math.inf, 0.0])
-def test_the_strategy_is_chosen_on_counted_work_not_the_clock(monkeypatch, whole_box_work):
+@pytest.mark.parametrize("whole_box_share", [math.inf, 0.0])
+def test_the_strategy_is_chosen_on_counted_work_not_the_clock(monkeypatch, whole_box_share):
     """A proof that finishes within its limit does the same work, and gives the same card,
     floor and status, on an idle machine and on one whose load stalls the first support's floor
     (a pace read from the clock would then say the supports cannot all be in by the deadline)."""
-    monkeypatch.setattr(cox_tree, "WHOLE_BOX_WORK", whole_box_work)
+    monkeypatch.setattr(cox_tree, "WHOLE_BOX_SHARE", whole_box_share)
     calls = []
     whole_box_floor = cox_tree._whole_box_floor
     monkeypatch.setattr(
@@ -126,7 +128,7 @@ def test_the_strategy_is_chosen_on_counted_work_not_the_clock(monkeypatch, whole
         results[-1] += (proof.complete, proof.supports, proof.nodes, len(calls))
         calls.clear()
     assert results[0] == results[1]
-    assert results[0][3] and results[0][-1] == (whole_box_work == 0.0)
+    assert results[0][3] and results[0][-1] == (whole_box_share == 0.0)
 
 
 def test_a_cancel_stops_the_proof_with_its_best_card():

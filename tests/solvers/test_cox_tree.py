@@ -105,7 +105,7 @@ def test_a_deadline_leaves_a_floor_below_the_optimum(monkeypatch):
             assert proof.card.objective == pytest.approx(best, abs=1e-8)
         settled.append(proof.complete)
     assert not settled[0] and settled[-1]  # stopped at first, settled with time
-    monkeypatch.setattr(cox_tree, "WHOLE_BOX_WORK", 0.0)  # supports' floors of "much" work
+    monkeypatch.setattr(cox_tree, "WHOLE_BOX_SHARE", 0.0)  # supports' floors of "much" work
     ticks = iter(range(10**6))  # the whole box's floor first: a floor though stopped at once
     proof = prove_cox(
         _problem(3, box=(-3, 3), max_size=2, C0=0.0), deadline=3, clock=lambda: next(ticks)
