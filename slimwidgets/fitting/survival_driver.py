@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..core.by_variable import monotone_rows, variable_ids, variable_problems
 from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER
@@ -141,7 +142,9 @@ def fit_survival(
     )
     prob = _problem(values, target, w, names, spec, ties)
     deadline = math.inf if spec.time_limit is None else started + spec.time_limit
-    proof = _smallest_form(prove_cox(prob, deadline=deadline, clock=clock, cancel=cancel), prob)
+    with threadpool_limits(limits=1, user_api="blas"):  # tiny matrices: threads only wait
+        proof = prove_cox(prob, deadline=deadline, clock=clock, cancel=cancel)
+    proof = _smallest_form(proof, prob)
     _check(proof, prob, spec, names)
     stopped = "interrupted" if cancel is not None and cancel.is_set() else "time_limit"
     return _card(proof, prob, names, target, builder, horizons, clock() - started, stopped)
@@ -288,9 +291,9 @@ def _check(proof: CoxProof, prob: CoxProblem, spec: Spec, names: list[str]) -> N
         for j, p in enumerate(points)
         if p != 0 and p not in prob.allowed[j]
     ]
-    loss = TIME_TO_EVENT.loss(prob.X, prob.time, prob.event, prob.weight, prob.ties).value(
-        proof.card.t * points
-    )
+    used = np.flatnonzero(points)  # the card's columns only: as many cells as its rules make
+    cells = TIME_TO_EVENT.loss(prob.X[:, used], prob.time, prob.event, prob.weight, prob.ties)
+    loss = cells.value(proof.card.t * points[used])
     objective = loss + float(prob.C0[points != 0].sum())
     if not math.isclose(objective, proof.card.objective, rel_tol=1e-9, abs_tol=1e-9):
         problems.append(f"objective {proof.card.objective} recomputed as {objective}")
