@@ -17,7 +17,7 @@ their progress to stderr (the best card so far and what is proven, at most one
 line a second), and stop within a second on Ctrl-C: the best card found is
 printed with status "interrupted", ``--json`` is written, and the exit code
 is 130. A second Ctrl-C stops at once, without a card. A time-to-event card (``--time``,
-``--event``) prints no progress, and Ctrl-C stops it without a card.
+``--event``) prints no progress; Ctrl-C stops it likewise, with its best card so far.
 """
 
 from __future__ import annotations
@@ -412,23 +412,32 @@ class _Progress:
 
 
 def _solve_interruptibly(data, spec, progress: _Progress | None, started: float):
-    """fit_dataset on a thread, so that Ctrl-C (SIGINT) reaches the main thread at once while
-    the solver runs in compiled code: the first one sets ``cancel`` (the fit returns its best
-    card, "interrupted"), a second raises KeyboardInterrupt. Returns (card, interrupted)."""
+    """fit_dataset, stopped by Ctrl-C (:func:`_run_interruptibly`). Returns (card,
+    interrupted)."""
     from .fitting.driver import fit_dataset
 
+    def solve(cancel: threading.Event):
+        return fit_dataset(
+            data,
+            spec,
+            cancel=cancel,
+            _started=started,
+            on_incumbent=None if progress is None else progress.on_incumbent,
+            on_bound=None if progress is None else progress.on_bound,
+        )
+
+    return _run_interruptibly(solve, progress)
+
+
+def _run_interruptibly(solve: Callable[[threading.Event], Any], progress: _Progress | None = None):
+    """``solve(cancel)`` on a thread, so that Ctrl-C (SIGINT) reaches the main thread at once
+    while the solver runs in compiled code: the first one sets ``cancel`` (the fit returns its
+    best card, "interrupted"), a second raises KeyboardInterrupt. Returns (card, interrupted)."""
     cancel, box = threading.Event(), {}
 
     def work() -> None:
         try:
-            box["card"] = fit_dataset(
-                data,
-                spec,
-                cancel=cancel,
-                _started=started,
-                on_incumbent=None if progress is None else progress.on_incumbent,
-                on_bound=None if progress is None else progress.on_bound,
-            )
+            box["card"] = solve(cancel)
         except BaseException as exc:  # noqa: BLE001 - raised again on the main thread
             box["error"] = exc
 
@@ -564,11 +573,19 @@ def _fit_time_to_event(frame, opts: dict[str, Any], args: argparse.Namespace) ->
         raise CliError(f"--time {args.time!r} must hold numbers (each row's follow-up time)")
     y = np.array(list(zip(event, time)), dtype=[(args.event, "?"), (args.time, "<f8")])
     X, builder, groups, opts = _features(frame, [args.time, args.event], args, opts)
-    card = fit_survival(
-        X, y, rules=False, horizons=args.horizons, sensitive_features=groups, **opts
+    card, interrupted = _run_interruptibly(
+        lambda cancel: fit_survival(
+            X,
+            y,
+            rules=False,
+            horizons=args.horizons,
+            sensitive_features=groups,
+            cancel=cancel,
+            **opts,
+        )
     )
     _emit(_with_rules(card, builder), args)
-    return EXIT_OK
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
 def _events(column, args: argparse.Namespace):

@@ -14,10 +14,11 @@ valid however inexact the fits. :func:`best_scale_of` settles one card: its loss
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
-from .survival import CoxCells
+from .survival import CoxCells, CoxLoss
 
 __all__ = ["node_floor", "best_scale_of", "FIT_STEPS", "T_STEPS"]
 
@@ -26,14 +27,24 @@ T_STEPS = 14  # golden-section steps on t per node
 GOLDEN = 0.5 * (math.sqrt(5.0) - 1.0)
 
 
+def _never() -> bool:
+    return False
+
+
 def _box_fit(
-    cells: CoxCells, v: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    cells: CoxLoss,
+    v: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    stop: Callable[[], bool] = _never,
 ) -> tuple[np.ndarray, float, np.ndarray]:
     """Projected Newton with backtracking on the loss over ``lo <= v <= hi``:
-    (v, loss, gradient)."""
+    (v, loss, gradient); ``stop`` is asked before every step (any point's tangent is valid)."""
     v = np.clip(v, lo, hi)
     loss, g, h = cells.value_gradient_hessian(v)
     for _ in range(FIT_STEPS):
+        if stop():
+            break
         free = ~(((v <= lo) & (g > 0)) | ((v >= hi) & (g < 0)))
         if not free.any() or np.max(np.abs(g[free])) < 1e-12:
             break
@@ -95,15 +106,17 @@ def _combined_floor(
 
 
 def node_floor(
-    cells: CoxCells,
+    cells: CoxLoss,
     lo: np.ndarray,
     hi: np.ndarray,
     t_range: tuple[float, float],
     steps: int = T_STEPS,
+    stop: Callable[[], bool] = _never,
 ) -> tuple[float, np.ndarray]:
     """(a floor of the loss of every card with points in ``[lo, hi]`` and ``t`` in ``t_range``,
     the relaxed points ``v / t`` at the best fit found): see the module's docstring. ``steps``
-    golden-section steps on ``t``: fewer give a valid, looser floor sooner."""
+    golden-section steps on ``t``: fewer give a valid, looser floor sooner. When ``stop`` says
+    so, the fits end early and the floor is that of the tangents found so far (valid, looser)."""
     fits: dict[
         float, tuple[float, np.ndarray, float, np.ndarray]
     ] = {}  # log t -> (loss, v, const, c)
@@ -111,7 +124,7 @@ def node_floor(
 
     def fit(x: float) -> float:
         t = math.exp(x)
-        v, loss, g = _box_fit(cells, start[0] * t, t * lo, t * hi)
+        v, loss, g = _box_fit(cells, start[0] * t, t * lo, t * hi, stop)
         fits[x] = (loss, v, loss - float(g @ v), g)
         start[0] = v / t
         return loss
@@ -120,6 +133,8 @@ def node_floor(
     x1, x2 = b - GOLDEN * (b - a), a + GOLDEN * (b - a)
     f1, f2 = fit(x1), fit(x2)
     for _ in range(steps):  # V(t) is convex in t, so unimodal in log t
+        if stop():
+            break
         if f1 < f2:
             b, x2, f2 = x2, x1, f1
             x1 = b - GOLDEN * (b - a)
@@ -128,8 +143,9 @@ def node_floor(
             a, x1, f1 = x1, x2, f2
             x2 = a + GOLDEN * (b - a)
             f2 = fit(x2)
-    fit(math.log(t_range[0]))
-    fit(math.log(t_range[1]))
+    if not stop():
+        fit(math.log(t_range[0]))
+        fit(math.log(t_range[1]))
     planes = [(const, g) for _, _, const, g in fits.values()]
     floor = max(const + _least_over_cone(g, lo, hi, t_range)[0] for const, g in planes)
     slopes = [(_least_over_cone(g, lo, hi, t_range)[1], x) for x, (_, _, _, g) in fits.items()]

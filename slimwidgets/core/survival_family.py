@@ -8,13 +8,21 @@ family names.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .cox_floor import T_STEPS, best_scale_of, node_floor
-from .survival import CoxCells, SurvivalTarget, harrell_c, is_survival_target, survival_target
+from .survival import (
+    CoxCells,
+    CoxLoss,
+    CoxRows,
+    SurvivalTarget,
+    harrell_c,
+    is_survival_target,
+    survival_target,
+)
 from .survival_metrics import dynamic_auc, integrated_brier, uno_c
 from .survival_text import card_html, card_text
 
@@ -60,17 +68,32 @@ class TimeToEventFamily:
         """The loss of the rows ``X`` (a support's columns), merged into cells."""
         return CoxCells(X, time, event, weight, ties)
 
+    def row_loss(
+        self,
+        X: np.ndarray,
+        time: np.ndarray,
+        event: np.ndarray,
+        weight: np.ndarray,
+        ties: str = "breslow",
+    ) -> CoxLoss:
+        """The loss of the rows ``X`` with many features: row by row for Breslow's ties
+        (:class:`~slimwidgets.core.survival.CoxRows`), in cells for Efron's."""
+        if ties == "breslow":
+            return CoxRows(X, time, event, weight)
+        return CoxCells(X, time, event, weight, ties)
+
     def node_floor(
         self,
-        cells: CoxCells,
+        cells: CoxLoss,
         lo: np.ndarray,
         hi: np.ndarray,
         t_range: tuple[float, float],
         steps: int = T_STEPS,
+        stop: Callable[[], bool] | None = None,
     ) -> tuple[float, np.ndarray]:
-        """A floor of every card with points in ``[lo, hi]``
-        (:func:`~slimwidgets.core.cox_floor.node_floor`)."""
-        return node_floor(cells, lo, hi, t_range, steps)
+        """A floor of every card with points in ``[lo, hi]``, sooner and looser when ``stop``
+        says so (:func:`~slimwidgets.core.cox_floor.node_floor`)."""
+        return node_floor(cells, lo, hi, t_range, steps, stop or (lambda: False))
 
     def card_floor(
         self, cells: CoxCells, scores: np.ndarray, t_range: tuple[float, float]

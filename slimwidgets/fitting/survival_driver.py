@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..core.by_variable import monotone_rows, variable_ids, variable_problems
 from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER
@@ -67,7 +69,6 @@ REFUSED_ARGUMENTS = (
     "spec",
     "warm_start",
     "on_incumbent",
-    "cancel",
     "on_bound",
     "sensitive_features",
     "n_jobs",
@@ -90,6 +91,7 @@ def fit_survival(
     horizons: Sequence[float] | None = None,
     ties: str = "breslow",
     clock: Callable[[], float] = time.perf_counter,
+    cancel: threading.Event | None = None,
     **options: Any,
 ) -> SurvivalCard:
     """A time-to-event card for ``X`` and the ``Surv`` array ``y`` (see :func:`slimwidgets.fit`).
@@ -104,13 +106,16 @@ def fit_survival(
     horizons : the times the card states the risk by (default: :func:`default_horizons`).
     ties : events at one time by ``"breslow"`` or ``"efron"`` (the baseline hazard is Breslow's).
     clock : the clock the time limit is read on.
+    cancel : setting this event stops the proof: the best card so far, status "interrupted",
+        with its proven floor.
     **options : ``loss="cox"`` and the options of :data:`SURVIVAL_OPTIONS`; the other arguments of
         :func:`slimwidgets.fit` (:data:`REFUSED_ARGUMENTS`) are refused unless None.
 
     Returns
     -------
     SurvivalCard
-        ``status`` "optimal" only when proven; else "time_limit" with the proven floor ``bound``.
+        ``status`` "optimal" only when proven; else "time_limit" (or "interrupted" by ``cancel``)
+        with the proven floor ``bound``.
 
     Examples
     --------
@@ -137,9 +142,12 @@ def fit_survival(
     )
     prob = _problem(values, target, w, names, spec, ties)
     deadline = math.inf if spec.time_limit is None else started + spec.time_limit
-    proof = _smallest_form(prove_cox(prob, deadline=deadline, clock=clock), prob)
+    with threadpool_limits(limits=1, user_api="blas"):  # tiny matrices: threads only wait
+        proof = prove_cox(prob, deadline=deadline, clock=clock, cancel=cancel)
+    proof = _smallest_form(proof, prob)
     _check(proof, prob, spec, names)
-    return _card(proof, prob, names, target, builder, horizons, clock() - started)
+    stopped = "interrupted" if cancel is not None and cancel.is_set() else "time_limit"
+    return _card(proof, prob, names, target, builder, horizons, clock() - started, stopped)
 
 
 def routes_time_to_event(fit: F) -> F:
@@ -270,7 +278,7 @@ def _check(proof: CoxProof, prob: CoxProblem, spec: Spec, names: list[str]) -> N
     points = proof.card.points
     if not math.isfinite(proof.card.objective):
         raise NoSolutionError(
-            "the time limit came before any card that meets require: give more time"
+            "the time limit (or Ctrl-C) came before any card that meets require: give more time"
         )
     problems = variable_problems(spec, dict(zip(names, points.tolist())))
     used = {name for name, p in zip(names, points) if p != 0}
@@ -283,9 +291,9 @@ def _check(proof: CoxProof, prob: CoxProblem, spec: Spec, names: list[str]) -> N
         for j, p in enumerate(points)
         if p != 0 and p not in prob.allowed[j]
     ]
-    loss = TIME_TO_EVENT.loss(prob.X, prob.time, prob.event, prob.weight, prob.ties).value(
-        proof.card.t * points
-    )
+    columns = np.flatnonzero(points)  # the card's columns only: as many cells as its rules make
+    cells = TIME_TO_EVENT.loss(prob.X[:, columns], prob.time, prob.event, prob.weight, prob.ties)
+    loss = cells.value(proof.card.t * points[columns])
     objective = loss + float(prob.C0[points != 0].sum())
     if not math.isclose(objective, proof.card.objective, rel_tol=1e-9, abs_tol=1e-9):
         problems.append(f"objective {proof.card.objective} recomputed as {objective}")
@@ -303,6 +311,7 @@ def _card(
     builder: Any,
     horizons: Sequence[float] | None,
     elapsed: float,
+    stopped: str,
 ) -> SurvivalCard:
     points = tuple(int(round(p)) for p in proof.card.points)
     totals = prob.X @ np.array(points, dtype=float)
@@ -317,7 +326,7 @@ def _card(
         tuple(
             float(h) for h in (horizons if horizons is not None else default_horizons(prob.time))
         ),
-        status="optimal" if optimal else "time_limit",
+        status="optimal" if optimal else stopped,
         objective=proof.card.objective,
         bound=proof.card.objective
         if optimal

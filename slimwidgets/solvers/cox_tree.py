@@ -24,6 +24,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from threading import Event
 
 import numpy as np
 
@@ -32,11 +33,16 @@ from ..core.survival_family import TIME_TO_EVENT
 
 __all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_COX_SUPPORTS"]
 
-#: more supports than this and the proof only states the floor over the whole box
+#: more supports than this and the proof states the floor over the whole box, with the best card
+#: of the support its relaxation points to
 MAX_COX_SUPPORTS = 20_000
 SLACK = 1e-10  # a floor within this of the incumbent reaches it (floats)
-#: when the pace of the supports' floors says they will not all be in by the deadline, the whole
-#: box's floor is computed at once (with this many golden-section steps on t: looser, sooner)
+#: the whole box's floor is computed first when the supports' floors are more than this many
+#: times its counted work (supports x event times x cells, against rows x features + event
+#: times x features^2), so that a proof stopped among the supports still states a floor. Counted,
+#: not timed: a proof gives the same card and status at any load.
+WHOLE_BOX_SHARE = 10.0
+#: golden-section steps on t of the whole box's floor (looser, sooner)
 WHOLE_BOX_STEPS = 4
 
 
@@ -117,9 +123,11 @@ class _Support:
         full[self.support] = points
         return CoxCard(full, t, loss, loss + cost), floor + cost
 
-    def node(self, low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray]:
+    def node(
+        self, low: np.ndarray, high: np.ndarray, stop: Callable[[], bool]
+    ) -> tuple[float, np.ndarray]:
         lo, hi = self.bounds(low, high)
-        floor, relaxed = TIME_TO_EVENT.node_floor(self.cells, lo, hi, self.prob.t_range)
+        floor, relaxed = TIME_TO_EVENT.node_floor(self.cells, lo, hi, self.prob.t_range, stop=stop)
         return floor + float(self.C0[(lo > 0) | (hi < 0)].sum()), relaxed
 
     def rounded(self, relaxed: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -177,7 +185,7 @@ def _branch(tree: _Support, best: _Best, stop: Callable[[], bool]) -> float | No
         if (low == high).all():
             best.offer(*tree.leaf(tree.bounds(low, high)[0]))
             return
-        floor, relaxed = tree.node(low, high)
+        floor, relaxed = tree.node(low, high, stop)
         if best.cuts(floor):
             return
         best.offer(*tree.leaf(tree.rounded(relaxed, low, high)))  # a card near the relaxation
@@ -195,8 +203,9 @@ def _branch(tree: _Support, best: _Best, stop: Callable[[], bool]) -> float | No
     return None
 
 
-def _supports(prob: CoxProblem) -> list[tuple[tuple[int, ...], frozenset]]:
-    """(support, its required features): every card of the problem is a card of one of them.
+def _supports(prob: CoxProblem) -> list[tuple[tuple[int, ...], frozenset]] | None:
+    """(support, its required features): every card of the problem is a card of one of them;
+    None when there are more than :data:`MAX_COX_SUPPORTS` supports.
 
     Each group of ``require`` names one of its features as required (every choice); a support
     holds the required features and as many more usable ones as ``K`` lets (a feature whose
@@ -215,6 +224,8 @@ def _supports(prob: CoxProblem) -> list[tuple[tuple[int, ...], frozenset]]:
             size = min(prob.max_size, len(pool)) - len(required)
             for more in itertools.combinations(optional, max(size, 0)):
                 out.setdefault(tuple(sorted(required.union(more))), set()).add(required)
+                if len(out) > MAX_COX_SUPPORTS:
+                    return None
     return [(s, r) for s, rs in out.items() for r in _least(rs)]
 
 
@@ -242,13 +253,43 @@ def _least(sets: set[frozenset]) -> list[frozenset]:
     return [r for r in sets if not any(o < r for o in sets)]
 
 
-def _whole_box_floor(prob: CoxProblem) -> float:
-    """A floor of every card, with no size limit: the node floor of every feature's whole box."""
+def _whole_box_floor(prob: CoxProblem, stop: Callable[[], bool]) -> tuple[float, np.ndarray]:
+    """(a floor of every card, with no size limit: the node floor of every feature's whole box,
+    the relaxed points there); looser when ``stop`` cuts it short."""
     lo = np.array([np.min(a) for a in prob.allowed], dtype=float)
     hi = np.array([np.max(a) for a in prob.allowed], dtype=float)
-    cells = prob.cells(range(prob.X.shape[1]))
-    floor = TIME_TO_EVENT.node_floor(cells, lo, hi, prob.t_range, steps=WHOLE_BOX_STEPS)[0]
-    return floor + float(prob.C0[(lo > 0) | (hi < 0)].sum())
+    loss = TIME_TO_EVENT.row_loss(prob.X, prob.time, prob.event, prob.weight, prob.ties)
+    floor, relaxed = TIME_TO_EVENT.node_floor(
+        loss, lo, hi, prob.t_range, steps=WHOLE_BOX_STEPS, stop=stop
+    )
+    return floor + float(prob.C0[(lo > 0) | (hi < 0)].sum()), relaxed
+
+
+def _whole_box_first(prob: CoxProblem, supports: Sequence | None) -> bool:
+    """Whether the supports' floors (supports x event times x cells, at most ``2^max_size``
+    and at most one per row) are more than :data:`WHOLE_BOX_SHARE` times the whole box's
+    evaluation (rows x features + event times x features^2): counted work, never the clock."""
+    if supports is None:
+        return True
+    n, p = prob.X.shape
+    n_times = np.unique(prob.time[prob.event]).size
+    supports_work = float(len(supports)) * n_times * min(2.0**prob.max_size, n)
+    return supports_work > WHOLE_BOX_SHARE * (n * p + n_times * p * p)
+
+
+def _pointed_support(prob: CoxProblem, relaxed: np.ndarray) -> list[int]:
+    """The support the whole box's relaxation points to: its largest relaxed points, as many as
+    ``max_size`` and ``max_variables`` let (features that can take points only)."""
+    ids = list(range(len(prob.allowed))) if prob.variables is None else list(prob.variables)
+    cap = math.inf if prob.max_variables is None else prob.max_variables
+    chosen: list[int] = []
+    for j in np.argsort(-np.abs(relaxed), kind="stable"):
+        if len(chosen) == prob.max_size:
+            break
+        taken = {ids[k] for k in chosen} | {ids[j]}
+        if (np.asarray(prob.allowed[j]) != 0).any() and len(taken) <= cap:
+            chosen.append(int(j))
+    return sorted(chosen)
 
 
 def empty_card(prob: CoxProblem) -> CoxCard:
@@ -271,12 +312,15 @@ def prove_cox(
     deadline: float = math.inf,
     clock: Callable[[], float] = time.perf_counter,
     incumbent: CoxCard | None = None,
+    cancel: Event | None = None,
 ) -> CoxProof:
     """The best card of ``prob`` and a proven floor: the floor of every support, then branch
     and bound inside those below the best card, least floor first, until ``deadline`` (read on
-    ``clock``). With more than :data:`MAX_COX_SUPPORTS` supports, or when the supports' floors
-    are not all in by the deadline, the floor is that of the whole box, computed as soon as the
-    pace of the supports says so (-inf, no floor, when the deadline comes before that).
+    ``clock``) or until ``cancel`` is set. When the supports' floors are much more counted
+    work than the whole box's (:data:`WHOLE_BOX_SHARE`), the whole box's floor is computed
+    first, and stated when the proof stops among the supports. With more than
+    :data:`MAX_COX_SUPPORTS` supports the proof states that floor and the best card of the
+    support the whole box's relaxation points to.
 
     Examples
     --------
@@ -289,24 +333,22 @@ def prove_cox(
     (True, [1.0, 0.0], True)
     """
     best = _Best(incumbent if incumbent is not None else _first_card(prob))
-    stop = lambda: clock() > deadline  # noqa: E731
+    stop = lambda: clock() > deadline or (cancel is not None and cancel.is_set())  # noqa: E731
     supports = _supports(prob)
-    if len(supports) > MAX_COX_SUPPORTS:
-        return CoxProof(best.card, min(_whole_box_floor(prob), best.card.objective), False, 0, 0)
-    trees, floors, whole, started = [], [], -math.inf, clock()
+    whole = -math.inf
+    if _whole_box_first(prob, supports):
+        whole, relaxed = _whole_box_floor(prob, stop)
+        if supports is None:
+            if not prob.require and not stop():
+                _branch(_Support(prob, _pointed_support(prob, relaxed)), best, stop)
+            return CoxProof(best.card, min(whole, best.card.objective), False, 0, best.nodes)
+    trees, floors = [], []
     for done, (support, required) in enumerate(supports):
-        now = clock()
-        if now > deadline:  # the floor of the whole box, if the pace asked for it in time
+        if stop():  # the floor of the whole box, when the work asked for it
             return CoxProof(best.card, min(whole, best.card.objective), False, done, best.nodes)
-        if (
-            done
-            and whole == -math.inf
-            and now + (now - started) / done * (len(supports) - done) > deadline
-        ):
-            whole = _whole_box_floor(prob)  # the supports' floors will not all be in: a floor now
         tree = _Support(prob, support, required)
         full = (np.zeros(len(support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
-        floor, relaxed = tree.node(*full)
+        floor, relaxed = tree.node(*full, stop)
         best.offer(*tree.leaf(tree.rounded(relaxed, *full)))  # a card of every support, early
         trees.append(tree)
         floors.append(floor)

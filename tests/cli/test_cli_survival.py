@@ -175,3 +175,34 @@ def test_the_command_as_a_process(csv, tmp_path):
     con = sqlite3.connect(":memory:")
     survival_frame().to_sql("patients", con, index=False)
     assert len(con.execute(run.stdout).fetchall()) == 150
+
+
+def test_ctrl_c_prints_the_best_card_so_far_and_exits_130(csv, tmp_path, capsys, monkeypatch):
+    """A real SIGINT while the proof runs (sent from its first node floor, which then waits
+    for the proof's stop): the card printed and saved as "interrupted", exit code 130."""
+    import signal
+    import threading
+
+    from slimwidgets.core.survival_family import TIME_TO_EVENT
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("the SIGINT handler is installed from the main thread only")
+    node_floor, sent = TIME_TO_EVENT.node_floor, []
+
+    def interrupted_floor(*args, stop=None, **kwargs):
+        if not sent:
+            sent.append(signal.SIGINT)
+            signal.raise_signal(signal.SIGINT)  # handled on the main thread: sets the cancel
+            pause = threading.Event()  # never set: a pause of 10 ms, at most 3000 times
+            for _ in range(3000):
+                if stop() or pause.wait(0.01):
+                    break
+        return node_floor(*args, stop=stop, **kwargs)
+
+    monkeypatch.setattr(TIME_TO_EVENT, "node_floor", interrupted_floor)
+    saved = tmp_path / "card.json"
+    code = main(fit_args(csv, "--max-size", "3", "--time-limit", "600", "--json", str(saved)))
+    captured = capsys.readouterr()
+    assert code == 130 and sent and "interrupted: stopping with the best card" in captured.err
+    assert "Time-to-event card: died over months" in captured.out and "interrupted" in captured.out
+    assert SurvivalCard.from_json(str(saved)).status == "interrupted"

@@ -3,6 +3,8 @@ bundled sets and on tiny problems against brute force."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -116,7 +118,7 @@ def test_a_time_limit_states_a_proven_floor():
     )
     assert card.status == "time_limit" and card.bound <= best + 1e-9 <= card.objective + 1e-9
     assert "every card is at least" in str(card)
-    ticks = iter(range(10**6))  # out of time at once: no floor, said so
+    ticks = itertools.chain([0], itertools.count(5))  # out of time at once: no floor, said so
     card = fit_survival(
         X, y, max_size=3, coef_range=(-3, 3), time_limit=1, clock=lambda: next(ticks)
     )
@@ -169,3 +171,49 @@ def test_efron_s_ties_are_asked_for_by_name():
     assert card.status == "optimal" and card.details["ties"] == "efron" and "Efron" in card.solver
     with pytest.raises(ValueError, match="ties must be 'breslow' or 'efron'"):
         sw.fit(X, y, ties="exact")
+
+
+def test_a_cancel_returns_the_best_card_so_far_interrupted():
+    """``cancel`` set during the proof: the best card so far, status "interrupted", its floor
+    below the optimum (sw.fit hands cancel through)."""
+    import threading
+
+    X, time, event, w = tiny_survival(5)
+    y = Surv.from_arrays(event=event, time=time)
+    best, _ = brute_optimum(X, time, event, w, [np.arange(-3, 4)] * 3, np.full(3, 0.0), 3)
+    cancel, readings = threading.Event(), itertools.count()
+
+    def clock() -> float:  # the user presses Ctrl-C at the 20th reading
+        if next(readings) == 20:
+            cancel.set()
+        return 0.0
+
+    options = dict(max_size=3, coef_range=(-3, 3), C0=0.0, clock=clock, cancel=cancel)
+    card = sw.fit(X, y, sample_weight=w, **options)
+    assert card.status == "interrupted" and card.objective >= best - 1e-9
+    assert card.bound is None or card.bound <= best + 1e-9
+    assert "interrupted" in str(card)
+    card = sw.fit(X, y, sample_weight=w, **{**options, "cancel": threading.Event()})
+    assert card.status == "optimal" and card.objective == pytest.approx(best, abs=1e-8)
+
+
+def test_the_proof_runs_on_one_blas_thread(monkeypatch):
+    """The proof's matrices are tiny (cells x rules): BLAS's threads would only wait on a busy
+    machine, so the proof runs on one; the caller's setting is back afterwards."""
+    from threadpoolctl import threadpool_info
+
+    import slimwidgets.fitting.survival_driver as driver
+
+    seen = []
+    prove = driver.prove_cox
+
+    def watched(*args, **kwargs):
+        seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+        return prove(*args, **kwargs)
+
+    monkeypatch.setattr(driver, "prove_cox", watched)
+    X, time, event, w = tiny_survival(2)
+    before = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    fit_survival(X, Surv.from_arrays(event=event, time=time), max_size=2)
+    assert seen and set(seen) == {1}
+    assert [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"] == before

@@ -89,12 +89,14 @@ def test_the_proof_finds_the_brute_force_optimum(seed, max_size, C0):
     assert proof.card.loss == pytest.approx(loss, abs=1e-12)  # the card is what it says it is
 
 
-def test_a_deadline_leaves_a_floor_below_the_optimum():
+def test_a_deadline_leaves_a_floor_below_the_optimum(monkeypatch):
     """Stopped after a few clock readings: optimal only when settled, and the floor still proven."""
+    import slimwidgets.solvers.cox_tree as cox_tree
+
     prob = _problem(3, box=(-3, 3), max_size=2, C0=0.0)
     best, _ = brute_optimum(prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, 2)
     settled = []
-    for readings in range(1, 12):
+    for readings in (1, 3, 10, 30, 100, 300, 1000, 3000, 10**4, 10**5):
         ticks = iter(range(10**6))
         proof = prove_cox(prob, deadline=readings, clock=lambda: next(ticks))
         assert proof.floor <= best + 1e-9  # -inf when stopped before any floor was in
@@ -103,24 +105,31 @@ def test_a_deadline_leaves_a_floor_below_the_optimum():
             assert proof.card.objective == pytest.approx(best, abs=1e-8)
         settled.append(proof.complete)
     assert not settled[0] and settled[-1]  # stopped at first, settled with time
-    ticks = iter(range(10**6))  # a deadline the pace of the supports will not meet: a floor anyway
+    monkeypatch.setattr(cox_tree, "WHOLE_BOX_SHARE", 0.0)  # supports' floors of "much" work
+    ticks = iter(range(10**6))  # the whole box's floor first: a floor though stopped at once
     proof = prove_cox(
         _problem(3, box=(-3, 3), max_size=2, C0=0.0), deadline=3, clock=lambda: next(ticks)
     )
     assert not proof.complete and math.isfinite(proof.floor) and proof.floor <= best + 1e-9
 
 
-def test_too_many_supports_leave_the_whole_box_s_floor(monkeypatch):
-    """Past the supports' cap only the floor over the whole box (every feature free) is stated."""
+@pytest.mark.seeds(6)
+def test_too_many_supports_leave_the_whole_box_s_floor_and_a_card(monkeypatch, seed):
+    """Past the supports' cap the floor over the whole box (every feature free) is stated, with
+    the best card of the support its relaxation points to: a card with points, not the empty
+    one, never better than the optimum."""
     import slimwidgets.solvers.cox_tree as cox_tree
 
-    prob = _problem(3, max_size=2, C0=0.0)
+    prob = _problem(seed, max_size=2, C0=0.0)
     best, _ = brute_optimum(prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, 2)
     monkeypatch.setattr(cox_tree, "MAX_COX_SUPPORTS", 1)
     proof = prove_cox(prob)
-    assert best < proof.card.objective - 1e-3  # the card without points: far from the optimum
     assert not proof.complete and proof.supports == 0
     assert math.isfinite(proof.floor) and proof.floor <= best + 1e-9
+    assert best - 1e-9 <= proof.card.objective <= cox_tree.empty_card(prob).objective
+    assert 0 < np.count_nonzero(proof.card.points) <= 2
+    loss = cox_loss(prob.X, prob.time, prob.event, prob.weight, proof.card.points, proof.card.t)
+    assert proof.card.loss == pytest.approx(loss, abs=1e-12)
 
 
 @pytest.mark.seeds(8)
