@@ -414,7 +414,9 @@ def test_undo_while_the_new_cuts_solve_goes_back_to_the_old_rules(studio):
     settle(c)
     assert c.card is first and c.rules is rules
     # the card's own solve, besides the monotone fix of a bumpy variable the card points out
-    assert [k for k in c.table.solver.results if not json.loads(k).get("monotone")] == [c.spec.key()]
+    assert [k for k in c.table.solver.results if not json.loads(k).get("monotone")] == [
+        c.spec.key()
+    ]
 
 
 @pytest.mark.slow
