@@ -162,7 +162,7 @@ class AddToy:
             run(module)
             toy = module.Option(
                 "toy_cap", None, 0.3, module.v.fraction, "float | None", "a toy cap",
-                words=module.Words("toy", module._pct),
+                words=module.Words("toy", module.setting_percent),
                 relax=module.Relax(lambda x: f"toy_cap={x:g}"),
                 flag=module.Flag("--toy-cap", "a toy cap at most FRACTION", "FRACTION",
                                  parse=module.text_number),
