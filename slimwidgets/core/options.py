@@ -893,7 +893,7 @@ OPTIONS: tuple[Option, ...] = (
         "float | None",
         f"seconds the fit may run, choosing the size included ({DEFAULT_TIME_LIMIT:g} s "
         "unless given; None: no limit, until proven)",
-        words=Words("limit", lambda x: f"{x:g} s"),
+        words=Words("limit", lambda x: "none, until proven" if x is None else f"{x:g} s"),
         flag=Flag(
             "--time-limit",
             "stop after SECONDS and print the best card found, with what is proven about "

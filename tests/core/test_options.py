@@ -229,3 +229,12 @@ def test_a_new_row_is_all_it_takes_for_spec_words_conflicts_and_the_command_line
         out["cli_bad"][0] == 2
         and "argument --toy-cap: toy_cap must be a number in [0, 1], got 2.0" in out["cli_bad"][1]
     )
+
+
+def test_the_solved_for_line_words_no_time_limit():
+    """``time_limit=None`` (wait for the proof) is worded, not formatted as a number."""
+    from slimwidgets.core.spec import make_spec
+    from slimwidgets.core.wording import describe_spec
+
+    assert describe_spec(make_spec(time_limit=None)).endswith("limit none, until proven")
+    assert describe_spec(make_spec(time_limit=7)).endswith("limit 7 s")
