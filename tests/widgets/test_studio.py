@@ -201,7 +201,7 @@ def test_incumbents_stream_while_solving(small):
 def test_infeasible_names_the_clash_and_keeps_the_previous_state(make):
     c = make()
     settle(c)
-    before_spec, before_card, undo_depth = c.spec, c.card, c._cursor
+    before_spec, before_card, undo_depth = c.spec, c.card, c._undo.cursor
     events = []
     c.subscribe(events.append)
     c.update(max_fpr=0.0, min_tpr=1.0)
@@ -213,7 +213,7 @@ def test_infeasible_names_the_clash_and_keeps_the_previous_state(make):
         c.history[-1].card is None and c.history[-1].spec.min_tpr == 1.0
     )  # the failure is on record
     # ... and the previous card and settings are back on screen, with the error in place
-    assert c.card is before_card and c.spec == before_spec and c._cursor == undo_depth
+    assert c.card is before_card and c.spec == before_spec and c._undo.cursor == undo_depth
     assert (
         c.notice_level == "error"
         and c.notice == "these settings have no card: kept the previous card and settings"
@@ -674,7 +674,7 @@ def test_required_features_plan_the_path_from_their_number(small):
         c.update(max_fpr=0.2)  # and so did every later change
         settle(c)
         assert c.status.state in ("optimal", "time_limit") and c.card.spec.require == (a, b)
-        assert [p for kind, _, p in c._plan_now if kind == "size"] == [2, 3]
+        assert [p for kind, _, p in c.sweep_views._plan_now if kind == "size"] == [2, 3]
         assert c.wait_background(60)
         assert list(c.path_points()["max_size"]) == [2, 3]
     finally:
