@@ -1,11 +1,30 @@
-"""What the studio's panels ask of its controller: the feature panel's settings, the card's
-edits (points, threshold, bands, locks, undo/redo) and the cut-point panel's edits. A mixin of
-:class:`~slimwidgets.widgets.studio.Studio`: it reads the Studio's ``controller``, ``_guard``
-(a refused call said in the message line), ``_syncing``, ``cuts_view`` and its refreshers."""
+"""What the studio's panels ask of its controller: the feature panel's settings, and the
+requests of the browser views (declared in ``protocol.json``, run by
+:class:`~slimwidgets.widgets.protocol.Dispatcher`): the card's edits (points, threshold, bands,
+locks, undo/redo), the cut-point panel's edits and the clicks on a chart or an alternative. A
+mixin of :class:`~slimwidgets.widgets.studio.Studio`: it reads the Studio's ``controller``,
+``_guard`` and ``_say_refused`` (a refused call said in the message line), ``_syncing``,
+``cuts_view`` and its refreshers."""
 
 from __future__ import annotations
 
-__all__ = ["ViewRequests"]
+from typing import Any
+
+__all__ = ["ViewRequests", "CUT_EDITS"]
+
+#: the cut-point panel's edits whose refusal the panel says beside the variable
+CUT_EDITS = ("add", "move", "remove")
+
+
+def _rank_loader(controller: Any) -> Any:
+    """The alternatives list's handler: load the clicked row's card (a rank is a whole number)."""
+
+    def load(rank: Any) -> Any:
+        if isinstance(rank, bool) or not isinstance(rank, int):
+            raise TypeError(f"an alternative is chosen by its rank, a whole number, got {rank!r}")
+        return controller.load_alternative(rank)
+
+    return load
 
 
 class ViewRequests:
@@ -43,58 +62,52 @@ class ViewRequests:
         if not self._syncing:
             self._guard(self.controller.set_caps, **{option: change["new"]})
 
-    def _on_request(self, change) -> None:
-        req = change["new"] or {}
-        op = req.get("op")
-        if op == "edit":
-            self._guard(self.controller.edit, {req["feature"]: req["value"]})
-        elif op == "threshold":
-            self._guard(self.controller.edit, threshold=req["value"])
-        elif op == "lock":
-            self._guard(self.controller.lock, req["feature"])
-        elif op == "unlock":
-            self._guard(self.controller.unlock, req["feature"])
-        elif op == "band":
-            self._guard(
-                self.controller.edit_band,
-                req["variable"],
-                req["band"],
-                req["value"],
-                req.get("label"),
-            )
-        elif op in ("lock_variable", "unlock_variable"):
-            self._guard(self.controller.lock_variable, req["variable"], op == "lock_variable")
-        elif op == "monotone":  # the one-click fix pointed out beside the card
-            self._guard(self.controller.set_monotone, req["variable"], req["choice"])
-        elif op == "undo":
-            self.undo()
-        elif op == "redo":
-            self.redo()
-        self._refresh_card()  # the table must show the truth even when a request was refused
-
-    def _on_cuts_request(self, change) -> None:
-        """An edit of the cut-point panel: a refused one is said in the
-        panel, beside the variable."""
-        req, c = change["new"] or {}, self.controller
-        op, name = req.get("op"), req.get("variable")
-        edits = {
-            "add": lambda: c.add_cut(name, req.get("value")),
-            "move": lambda: c.move_cut(name, req.get("old"), req.get("value")),
-            "remove": lambda: c.remove_cut(name, req.get("old")),
-            "use": lambda: c.set_variable(name, use=req.get("value")),
-            "sign": lambda: c.set_variable(name, sign=req.get("value")),
-            "monotone": lambda: c.set_monotone(name, req.get("value")),
+    def _view_handlers(self) -> dict[str, dict[str, Any]]:
+        """For each view, a handler per request it sends (declared in ``protocol.json``)."""
+        c = self.controller
+        return {
+            "card": {
+                "edit": lambda feature, value: c.edit({feature: value}),
+                "threshold": lambda value: c.edit(threshold=value),
+                "lock": lambda feature: c.lock(feature),
+                "unlock": lambda feature: c.unlock(feature),
+                "band": lambda variable, band, value, label=None: c.edit_band(
+                    variable, band, value, label
+                ),
+                "lock_variable": lambda variable: c.lock_variable(variable, True),
+                "unlock_variable": lambda variable: c.lock_variable(variable, False),
+                # the one-click fix pointed out beside the card
+                "monotone": lambda variable, choice: c.set_monotone(variable, choice),
+                "undo": lambda: c.undo(),
+                "redo": lambda: c.redo(),
+            },
+            "cuts": {
+                "add": lambda variable, value=None: c.add_cut(variable, value),
+                "move": lambda variable, old=None, value=None: c.move_cut(variable, old, value),
+                "remove": lambda variable, old=None: c.remove_cut(variable, old),
+                "use": lambda variable, value=None: c.set_variable(variable, use=value),
+                "sign": lambda variable, value=None: c.set_variable(variable, sign=value),
+                "monotone": lambda variable, value=None: c.set_monotone(variable, value),
+            },
+            # a clicked point of the frontier or the path
+            "chart": {"load": lambda key: c.load(key)},
+            "alternatives": {"load": _rank_loader(c)},
         }
-        if op in ("add", "move", "remove"):
-            try:
-                edits[op]()
-            except (ValueError, KeyError, TypeError):
-                pass  # said in place: the controller keeps it in cut_errors
-            else:
-                self._show_notice()
-            self._refresh_cuts()
-        elif op in edits:
-            self._guard(edits[op])
+
+    def _refused(self, view: str, kind: str, exc: BaseException) -> None:
+        """A refused request is said in place: a cut edit in the panel, beside its variable
+        (the controller keeps it in ``cut_errors``), anything else in the message line."""
+        if not (view == "cuts" and kind in CUT_EDITS):
+            self._say_refused(exc)
+
+    def _answered(self, view: str, kind: str, ok: bool) -> None:
+        """After a request: the notice of what it changed; the card or the cut panel shows
+        the truth again, even when the request was refused."""
+        if ok:
+            self._show_notice()
+        if view == "card":
+            self._refresh_card()
+        elif view == "cuts":
             self._refresh_cuts()
 
     def _refresh_cuts(self) -> None:

@@ -30,6 +30,7 @@ from .card_status import optimised_measure
 from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
 from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .layout import StudioLayout
+from .protocol import REFUSALS, Dispatcher, refusal_text
 from .requests import ViewRequests
 from .variables import card_variables
 
@@ -63,7 +64,6 @@ class CardView(anywidget.AnyWidget):
     _css = _bundle("card.css")
     card = T.Dict(allow_none=True, default_value=None).tag(sync=True)
     status = T.Dict().tag(sync=True)
-    request = T.Dict().tag(sync=True)  # set by the front end: {op, feature?, value?, nonce}
 
 
 class ChartView(anywidget.AnyWidget):
@@ -72,7 +72,6 @@ class ChartView(anywidget.AnyWidget):
     _esm = _bundle("chart.js")
     spec = T.Dict().tag(sync=True)
     datasets = T.Dict().tag(sync=True)
-    clicked = T.Dict().tag(sync=True)  # set by the front end: {key, nonce}
 
 
 class AlternativesView(anywidget.AnyWidget):
@@ -83,7 +82,6 @@ class AlternativesView(anywidget.AnyWidget):
     _css = _bundle("alternatives.css")
     rows = T.List().tag(sync=True)
     state = T.Dict().tag(sync=True)
-    clicked = T.Dict().tag(sync=True)  # set by the front end: {rank, nonce}
 
 
 class CutsView(anywidget.AnyWidget):
@@ -92,7 +90,6 @@ class CutsView(anywidget.AnyWidget):
     _esm = _bundle("cuts.js")
     _css = _bundle("cuts.css")
     variables = T.List().tag(sync=True)
-    request = T.Dict().tag(sync=True)  # set by the front end: {op, variable, value?, old?, nonce}
 
 
 def _finite(v: float) -> float | None:
@@ -329,16 +326,18 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         c.begin()
 
     def _build_views(self) -> None:
-        """The card and the two charts (anywidget views of js/src)."""
+        """The card and the two charts (anywidget views of js/src); what they send is answered
+        by one dispatcher (:mod:`~slimwidgets.widgets.protocol`)."""
+        self._dispatcher = Dispatcher(self._view_handlers(), self._refused, self._answered)
         self.card_view = CardView()
         self.card_view.add_class("sw-card-view")
-        self.card_view.observe(self._on_request, "request")
+        self._dispatcher.connect("card", self.card_view)
         self.roc_view = ChartView()
         self.roc_view.add_class("sw-roc")
         self.path_view = ChartView()
         self.path_view.add_class("sw-path")
-        self.roc_view.observe(self._on_click, "clicked")
-        self.path_view.observe(self._on_click, "clicked")
+        self._dispatcher.connect("chart", self.roc_view)
+        self._dispatcher.connect("chart", self.path_view)
         # a risk card's calibration (predicted risk against what happened),
         # shown for risk cards only
         self.calib_view = ChartView(layout=W.Layout(display="none"))
@@ -351,7 +350,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             # (its other variables are listed beside them, with their levels and their use)
             self.cuts_view = CutsView(variables=self.controller.cut_panel())
             self.cuts_view.add_class("sw-cuts-view")
-            self.cuts_view.observe(self._on_cuts_request, "request")
+            self._dispatcher.connect("cuts", self.cuts_view)
 
     def _build_alternatives(self) -> None:
         """The alternatives list under the card (hidden when the studio does not search them)."""
@@ -359,7 +358,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             layout=W.Layout(display=None if self.controller.alts.enabled else "none")
         )
         self.alts_view.add_class("sw-alts-view")
-        self.alts_view.observe(self._on_alternative, "clicked")
+        self._dispatcher.connect("alternatives", self.alts_view)
 
     def _on_family(self, change) -> None:
         if not self._syncing:
@@ -499,21 +498,17 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     def _guard(self, fn, *args, **kwargs):
         try:
             out = fn(*args, **kwargs)
-        except (ValueError, TypeError, KeyError, RuntimeError, OSError) as exc:
-            msg = (
-                exc.args[-1]
-                if isinstance(exc, OSError) and exc.args
-                else exc.args[0]
-                if exc.args
-                else str(exc)
-            )
-            self.message.value = (
-                f"<span class='sw-error' style='color:#a8192e'>{html.escape(str(msg))}</span>"
-            )
-            self._sync_controls()
+        except REFUSALS as exc:
+            self._say_refused(exc)
             return None
         self._show_notice()
         return out
+
+    def _say_refused(self, exc: BaseException) -> None:
+        """A refused action in the message line; every control shows the spec in force again."""
+        msg = html.escape(refusal_text(exc))
+        self.message.value = f"<span class='sw-error' style='color:#a8192e'>{msg}</span>"
+        self._sync_controls()
 
     def _show_notice(self) -> None:
         """The message line says what the last action changed besides what
@@ -581,16 +576,6 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     def _on_time(self, change) -> None:
         if not self._syncing:
             self._guard(self.controller.update, time_limit=float(change["new"]))
-
-    def _on_click(self, change) -> None:
-        key = (change["new"] or {}).get("key")
-        if key:
-            self._guard(self.controller.load, key)
-
-    def _on_alternative(self, change) -> None:
-        rank = (change["new"] or {}).get("rank")
-        if isinstance(rank, int):
-            self._guard(self.controller.load_alternative, rank)
 
     def _on_export_format(self, change) -> None:
         stem = Path(self.export_path.value or "scoring_system").with_suffix("")
