@@ -1,14 +1,18 @@
-"""What the studio's panels ask of its controller: the feature panel's settings, and the
-requests of the browser views (declared in ``protocol.json``, run by
-:class:`~slimwidgets.widgets.protocol.Dispatcher`): the card's edits (points, threshold, bands,
-locks, undo/redo), the cut-point panel's edits and the clicks on a chart or an alternative. A
-mixin of :class:`~slimwidgets.widgets.studio.Studio`: it reads the Studio's ``controller``,
+"""What the studio's panels ask of its controller: the controls, the feature panel's settings,
+the export toolbar, and the requests of the browser views (declared in ``protocol.json``, run
+by :class:`~slimwidgets.widgets.protocol.Dispatcher`): the card's edits (points, threshold,
+bands, locks, undo/redo), the cut-point panel's edits and the clicks on a chart or an
+alternative. A mixin of :class:`~slimwidgets.widgets.studio.Studio`: it reads the Studio's ``controller``,
 ``_guard`` and ``_say_refused`` (a refused call said in the message line), ``_syncing``,
 ``cuts_view`` and its refreshers."""
 
 from __future__ import annotations
 
+import html
+from pathlib import Path
 from typing import Any
+
+from .exports import EXPORT_FORMATS
 
 __all__ = ["ViewRequests", "CUT_EDITS"]
 
@@ -28,7 +32,8 @@ def _rank_loader(controller: Any) -> Any:
 
 
 class ViewRequests:
-    """The handlers of the studio's panels (see the module's docstring)."""
+    """The handlers of the studio's controls and views (see the module's docstring); the
+    widgets they answer are built by :class:`~slimwidgets.widgets.layout.StudioLayout`."""
 
     def _on_feature(self, name: str, key: str, change) -> None:
         if self._syncing:
@@ -61,6 +66,78 @@ class ViewRequests:
         message line and the box shows the cap in force again."""
         if not self._syncing:
             self._guard(self.controller.set_caps, **{option: change["new"]})
+
+    def _on_family(self, change) -> None:
+        if not self._syncing:
+            self._guard(self.controller.set_family, change["new"])
+
+    def _on_fpr(self, _change) -> None:
+        if self._syncing:
+            return
+        self.fpr_slider.disabled = self.fpr_none.value
+        self._guard(
+            self.controller.update,
+            max_fpr=None if self.fpr_none.value else round(self.fpr_slider.value, 4),
+        )
+
+    def _on_tpr(self, _change) -> None:
+        if self._syncing:
+            return
+        self.tpr_slider.disabled = self.tpr_none.value
+        self._guard(
+            self.controller.update,
+            min_tpr=None if self.tpr_none.value else round(self.tpr_slider.value, 4),
+        )
+
+    def _on_size(self, _change) -> None:
+        if self._syncing:
+            return
+        self.size_slider.disabled = self.size_none.value
+        self._guard(
+            self.controller.update,
+            max_size=None if self.size_none.value else int(self.size_slider.value),
+        )
+
+    def _on_c0(self, change) -> None:
+        if self._syncing:
+            return
+        text = change["new"].strip()
+        if text.lower() in ("", "auto"):
+            self._guard(self.controller.update, C0=None)
+            return
+        try:
+            value = float(text)
+        except ValueError:
+            self._guard(
+                lambda: (_ for _ in ()).throw(
+                    ValueError(f"C0 must be a number >= 0 or 'auto', got {text!r}")
+                )
+            )
+            return
+        self._guard(self.controller.update, C0=value)
+
+    def _on_range(self, change) -> None:
+        if not self._syncing:
+            self._guard(self.controller.update, coef_range=list(change["new"]))
+
+    def _on_time(self, change) -> None:
+        if not self._syncing:
+            self._guard(self.controller.update, time_limit=float(change["new"]))
+
+    def _on_export_format(self, change) -> None:
+        stem = Path(self.export_path.value or "scoring_system").with_suffix("")
+        self.export_path.value = str(stem) + EXPORT_FORMATS[change["new"]]
+
+    def _export_clicked(self) -> None:
+        got = self._guard(
+            self.controller.export, self.export_format.value, self.export_path.value or None
+        )
+        if got is not None:
+            path, line = got
+            self.message.value = (
+                f"wrote <code>{html.escape(str(path))}</code> · reload: "
+                f"<code class='sw-reload'>{html.escape(line)}</code>"
+            )
 
     def _view_handlers(self) -> dict[str, dict[str, Any]]:
         """For each view, a handler per request it sends (declared in ``protocol.json``)."""

@@ -27,7 +27,7 @@ from ..core.spec import Spec
 from ..export.card import MISSING_NOTE, VARIABLES_TOTAL
 from . import charts
 from .card_status import optimised_measure
-from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
+from .controller import Controller, HistoryEntry, describe_spec
 from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .layout import StudioLayout
 from .protocol import REFUSALS, Dispatcher, refusal_text
@@ -360,10 +360,6 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         self.alts_view.add_class("sw-alts-view")
         self._dispatcher.connect("alternatives", self.alts_view)
 
-    def _on_family(self, change) -> None:
-        if not self._syncing:
-            self._guard(self.controller.set_family, change["new"])
-
     def _family_controls(self) -> None:
         """The switch follows the spec, and names what the last switch set
         aside (under the UI lock).
@@ -523,74 +519,6 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 f"style='color:{color}'>{html.escape(c.notice)}</span>"
             )
         )
-
-    def _on_fpr(self, _change) -> None:
-        if self._syncing:
-            return
-        self.fpr_slider.disabled = self.fpr_none.value
-        self._guard(
-            self.controller.update,
-            max_fpr=None if self.fpr_none.value else round(self.fpr_slider.value, 4),
-        )
-
-    def _on_tpr(self, _change) -> None:
-        if self._syncing:
-            return
-        self.tpr_slider.disabled = self.tpr_none.value
-        self._guard(
-            self.controller.update,
-            min_tpr=None if self.tpr_none.value else round(self.tpr_slider.value, 4),
-        )
-
-    def _on_size(self, _change) -> None:
-        if self._syncing:
-            return
-        self.size_slider.disabled = self.size_none.value
-        self._guard(
-            self.controller.update,
-            max_size=None if self.size_none.value else int(self.size_slider.value),
-        )
-
-    def _on_c0(self, change) -> None:
-        if self._syncing:
-            return
-        text = change["new"].strip()
-        if text.lower() in ("", "auto"):
-            self._guard(self.controller.update, C0=None)
-            return
-        try:
-            value = float(text)
-        except ValueError:
-            self._guard(
-                lambda: (_ for _ in ()).throw(
-                    ValueError(f"C0 must be a number >= 0 or 'auto', got {text!r}")
-                )
-            )
-            return
-        self._guard(self.controller.update, C0=value)
-
-    def _on_range(self, change) -> None:
-        if not self._syncing:
-            self._guard(self.controller.update, coef_range=list(change["new"]))
-
-    def _on_time(self, change) -> None:
-        if not self._syncing:
-            self._guard(self.controller.update, time_limit=float(change["new"]))
-
-    def _on_export_format(self, change) -> None:
-        stem = Path(self.export_path.value or "scoring_system").with_suffix("")
-        self.export_path.value = str(stem) + EXPORT_FORMATS[change["new"]]
-
-    def _export_clicked(self) -> None:
-        got = self._guard(
-            self.controller.export, self.export_format.value, self.export_path.value or None
-        )
-        if got is not None:
-            path, line = got
-            self.message.value = (
-                f"wrote <code>{html.escape(str(path))}</code> · reload: "
-                f"<code class='sw-reload'>{html.escape(line)}</code>"
-            )
 
     # -- controller -> views -----------------------------------------------------------------------
     def _on_event(self, events: set[str]) -> None:
