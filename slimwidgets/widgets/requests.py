@@ -2,17 +2,20 @@
 the export toolbar, and the requests of the browser views (declared in ``protocol.json``, run
 by :class:`~slimwidgets.widgets.protocol.Dispatcher`): the card's edits (points, threshold,
 bands, locks, undo/redo), the cut-point panel's edits and the clicks on a chart or an
-alternative. A mixin of :class:`~slimwidgets.widgets.studio.Studio`: it reads the Studio's ``controller``,
-``_guard`` and ``_say_refused`` (a refused call said in the message line), ``_syncing``,
-``cuts_view`` and its refreshers."""
+alternative. A part of :class:`~slimwidgets.widgets.studio.Studio`: it reads the Studio's
+``controller``, ``_guard`` and ``_say_refused`` (a refused call said in the message line),
+``_syncing``, ``cuts_view`` and its refreshers."""
 
 from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .exports import EXPORT_FORMATS
+
+if TYPE_CHECKING:
+    from .studio import Studio
 
 __all__ = ["ViewRequests", "CUT_EDITS"]
 
@@ -33,115 +36,125 @@ def _rank_loader(controller: Any) -> Any:
 
 class ViewRequests:
     """The handlers of the studio's controls and views (see the module's docstring); the
-    widgets they answer are built by :class:`~slimwidgets.widgets.layout.StudioLayout`."""
+    widgets they answer are built by :class:`~slimwidgets.widgets.layout.StudioLayout`.
 
-    def _on_feature(self, name: str, key: str, change) -> None:
-        if self._syncing:
+    Parameters
+    ----------
+    studio : the studio whose controls and views these handlers answer.
+    """
+
+    def __init__(self, studio: Studio) -> None:
+        self._s = studio
+
+    def on_feature(self, name: str, key: str, change) -> None:
+        if self._s._syncing:
             return
         new = change["new"]
         if key == "use":
-            self._guard(self.controller.set_feature, name, use=new)
+            self._s._guard(self._s.controller.set_feature, name, use=new)
         elif key == "sign":
-            self._guard(self.controller.set_feature, name, sign=new)
+            self._s._guard(self._s.controller.set_feature, name, sign=new)
         elif key == "range":
-            self._guard(self.controller.set_feature, name, points_range=new)
+            self._s._guard(self._s.controller.set_feature, name, points_range=new)
         elif key == "penalty":
             text = new.strip()
             if text.lower() in ("", "auto", "c0"):
-                self._guard(self.controller.set_feature, name, penalty=None)
+                self._s._guard(self._s.controller.set_feature, name, penalty=None)
             else:
                 try:
                     value = float(text)
                 except ValueError:
-                    self._guard(
+                    self._s._guard(
                         lambda: (_ for _ in ()).throw(
                             ValueError(f"the penalty of {name!r} must be a number, got {text!r}")
                         )
                     )
                     return
-                self._guard(self.controller.set_feature, name, penalty=value)
+                self._s._guard(self._s.controller.set_feature, name, penalty=value)
 
-    def _on_cap(self, option: str, change) -> None:
+    def on_cap(self, option: str, change) -> None:
         """A cap by variable typed beside max size (empty: no cap); refused text is said in the
         message line and the box shows the cap in force again."""
-        if not self._syncing:
-            self._guard(self.controller.set_caps, **{option: change["new"]})
+        if not self._s._syncing:
+            self._s._guard(self._s.controller.set_caps, **{option: change["new"]})
 
-    def _on_family(self, change) -> None:
-        if not self._syncing:
-            self._guard(self.controller.set_family, change["new"])
+    def on_family(self, change) -> None:
+        if not self._s._syncing:
+            self._s._guard(self._s.controller.set_family, change["new"])
 
-    def _on_fpr(self, _change) -> None:
-        if self._syncing:
+    def on_fpr(self, _change) -> None:
+        if self._s._syncing:
             return
-        self.fpr_slider.disabled = self.fpr_none.value
-        self._guard(
-            self.controller.update,
-            max_fpr=None if self.fpr_none.value else round(self.fpr_slider.value, 4),
+        self._s.fpr_slider.disabled = self._s.fpr_none.value
+        self._s._guard(
+            self._s.controller.update,
+            max_fpr=None if self._s.fpr_none.value else round(self._s.fpr_slider.value, 4),
         )
 
-    def _on_tpr(self, _change) -> None:
-        if self._syncing:
+    def on_tpr(self, _change) -> None:
+        if self._s._syncing:
             return
-        self.tpr_slider.disabled = self.tpr_none.value
-        self._guard(
-            self.controller.update,
-            min_tpr=None if self.tpr_none.value else round(self.tpr_slider.value, 4),
+        self._s.tpr_slider.disabled = self._s.tpr_none.value
+        self._s._guard(
+            self._s.controller.update,
+            min_tpr=None if self._s.tpr_none.value else round(self._s.tpr_slider.value, 4),
         )
 
-    def _on_size(self, _change) -> None:
-        if self._syncing:
+    def on_size(self, _change) -> None:
+        if self._s._syncing:
             return
-        self.size_slider.disabled = self.size_none.value
-        self._guard(
-            self.controller.update,
-            max_size=None if self.size_none.value else int(self.size_slider.value),
+        self._s.size_slider.disabled = self._s.size_none.value
+        self._s._guard(
+            self._s.controller.update,
+            max_size=None if self._s.size_none.value else int(self._s.size_slider.value),
         )
 
-    def _on_c0(self, change) -> None:
-        if self._syncing:
+    def on_c0(self, change) -> None:
+        if self._s._syncing:
             return
         text = change["new"].strip()
         if text.lower() in ("", "auto"):
-            self._guard(self.controller.update, C0=None)
+            self._s._guard(self._s.controller.update, C0=None)
             return
         try:
             value = float(text)
         except ValueError:
-            self._guard(
+            self._s._guard(
                 lambda: (_ for _ in ()).throw(
                     ValueError(f"C0 must be a number >= 0 or 'auto', got {text!r}")
                 )
             )
             return
-        self._guard(self.controller.update, C0=value)
+        self._s._guard(self._s.controller.update, C0=value)
 
-    def _on_range(self, change) -> None:
-        if not self._syncing:
-            self._guard(self.controller.update, coef_range=list(change["new"]))
+    def on_range(self, change) -> None:
+        if not self._s._syncing:
+            self._s._guard(self._s.controller.update, coef_range=list(change["new"]))
 
-    def _on_time(self, change) -> None:
-        if not self._syncing:
-            self._guard(self.controller.update, time_limit=float(change["new"]))
+    def on_time(self, change) -> None:
+        if not self._s._syncing:
+            self._s._guard(self._s.controller.update, time_limit=float(change["new"]))
 
-    def _on_export_format(self, change) -> None:
-        stem = Path(self.export_path.value or "scoring_system").with_suffix("")
-        self.export_path.value = str(stem) + EXPORT_FORMATS[change["new"]]
+    def on_export_format(self, change) -> None:
+        stem = Path(self._s.export_path.value or "scoring_system").with_suffix("")
+        self._s.export_path.value = str(stem) + EXPORT_FORMATS[change["new"]]
 
-    def _export_clicked(self) -> None:
-        got = self._guard(
-            self.controller.export, self.export_format.value, self.export_path.value or None
+    def export_clicked(self) -> None:
+        got = self._s._guard(
+            self._s.controller.export,
+            self._s.export_format.value,
+            self._s.export_path.value or None,
         )
         if got is not None:
             path, line = got
-            self.message.value = (
+            self._s.message.value = (
                 f"wrote <code>{html.escape(str(path))}</code> · reload: "
                 f"<code class='sw-reload'>{html.escape(line)}</code>"
             )
 
-    def _view_handlers(self) -> dict[str, dict[str, Any]]:
+    def view_handlers(self) -> dict[str, dict[str, Any]]:
         """For each view, a handler per request it sends (declared in ``protocol.json``)."""
-        c = self.controller
+        c = self._s.controller
         return {
             "card": {
                 "edit": lambda feature, value: c.edit({feature: value}),
@@ -171,26 +184,26 @@ class ViewRequests:
             "alternatives": {"load": _rank_loader(c)},
         }
 
-    def _refused(self, view: str, kind: str, exc: BaseException) -> None:
+    def refused(self, view: str, kind: str, exc: BaseException) -> None:
         """A refused request is said in place: a cut edit in the panel, beside its variable
         (the controller keeps it in ``cut_errors``), anything else in the message line."""
         if not (view == "cuts" and kind in CUT_EDITS):
-            self._say_refused(exc)
+            self._s._say_refused(exc)
 
-    def _answered(self, view: str, kind: str, ok: bool) -> None:
+    def answered(self, view: str, kind: str, ok: bool) -> None:
         """After a request: the notice of what it changed; the card or the cut panel shows
         the truth again, even when the request was refused."""
         if ok:
-            self._show_notice()
+            self._s._show_notice()
         if view == "card":
-            self._refresh_card()
+            self._s._refresh_card()
         elif view == "cuts":
-            self._refresh_cuts()
+            self.refresh_cuts()
 
-    def _refresh_cuts(self) -> None:
-        if self.cuts_view is None:
+    def refresh_cuts(self) -> None:
+        if self._s.cuts_view is None:
             return
-        with self._ui_lock:
-            panel = self.controller.cut_panel()
-            if self.cuts_view.variables != panel:
-                self.cuts_view.variables = panel
+        with self._s._ui_lock:
+            panel = self._s.controller.cut_panel()
+            if self._s.cuts_view.variables != panel:
+                self._s.cuts_view.variables = panel

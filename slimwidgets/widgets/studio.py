@@ -209,7 +209,7 @@ def card_payload(controller: Controller) -> dict | None:
     }
 
 
-class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
+class Studio(W.VBox):
     """Interactive SLIM studio: edit the problem, watch the card re-solve live.
 
     >>> studio = Studio(X, y, max_fpr=0.2, max_size=5)    # doctest: +SKIP
@@ -295,6 +295,10 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         )
         self._state_sent: tuple | None = None
         self._closed = False
+        # its parts: the handlers, the group controls and the screen that wires them
+        self.requests = ViewRequests(self)
+        self.group_panel = GroupPanel(self)
+        self.screen = StudioLayout(self)
         self.controller = Controller(
             X,
             y,
@@ -311,15 +315,15 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             sensitive_features=sensitive_features,
             **options,
         )
-        self._build_controls()
-        self._build_variable_caps()
-        self._build_group_controls()
-        self._build_family_switch()
-        self._build_feature_panel()
-        self._build_toolbar()
+        self.screen.build_controls()
+        self.screen.build_variable_caps()
+        self.group_panel.build_group_controls()
+        self.screen.build_family_switch()
+        self.screen.build_feature_panel()
+        self.screen.build_toolbar()
         self._build_views()
         c = self.controller
-        super().__init__(self._arrange(len(c.data.feature_names)))
+        super().__init__(self.screen.arrange(len(c.data.feature_names)))
         self.add_class("sw-studio")
         self._refresh_charts()
         c.subscribe(self._on_event)
@@ -328,7 +332,9 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     def _build_views(self) -> None:
         """The card and the two charts (anywidget views of js/src); what they send is answered
         by one dispatcher (:mod:`~slimwidgets.widgets.protocol`)."""
-        self._dispatcher = Dispatcher(self._view_handlers(), self._refused, self._answered)
+        self._dispatcher = Dispatcher(
+            self.requests.view_handlers(), self.requests.refused, self.requests.answered
+        )
         self.card_view = CardView()
         self.card_view.add_class("sw-card-view")
         self._dispatcher.connect("card", self.card_view)
@@ -526,10 +532,10 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             return
         if "spec" in events:
             with self._ui_lock:
-                self._follow_features()  # the rules change with the cut points
+                self.screen.follow_features()  # the rules change with the cut points
             self._sync_controls()
         if "spec" in events or "cuts" in events:
-            self._refresh_cuts()
+            self.requests.refresh_cuts()
         if "notice" in events:
             self._show_notice()
         if "card" in events or "advice" in events:
@@ -539,7 +545,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         if "card" in events or "alternatives" in events:
             self._refresh_alternatives()
         if events & {"card", "spec", "notice"}:
-            self._refresh_groups()
+            self.group_panel.refresh_groups()
 
     def _refresh_alternatives(self) -> None:
         """Rows and state of the list, from the controller (the difference
@@ -585,7 +591,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"])
             roc_data["groups"] = charts.records(
-                self._group_marks(), GROUP_MARK_COLS
+                self.group_panel.group_marks(), GROUP_MARK_COLS
             )  # both families' ROC
             calib_data = charts.calibration_datasets(self._calibration() if risk else None)
             specs = None
@@ -616,7 +622,8 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         held_out = self.controller.validation is not None
         if risk:
             roc = with_group_marks(
-                charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out), self._group_marks()
+                charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out),
+                self.group_panel.group_marks(),
             )
             path = charts.sparsity_chart(
                 f["path"], f["card"], held_out=held_out, measure="log_loss"
@@ -624,7 +631,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         else:
             roc = with_group_marks(
                 charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out),
-                self._group_marks(),
+                self.group_panel.group_marks(),
             )
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out)
         calib = charts.calibration_chart(self._calibration() if risk else None, held_out=held_out)
@@ -665,7 +672,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 if s.time_limit is not None:
                     self.time_text.value = s.time_limit
                 self._family_controls()
-                self._sync_group_controls()
+                self.group_panel.sync_group_controls()
                 for name, row in self.feature_rows.items():
                     f = self.controller.feature(name)
                     row["use"].value = f.use

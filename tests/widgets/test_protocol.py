@@ -106,7 +106,7 @@ def test_the_dispatcher_answers_through_the_view():
 def test_the_studios_handlers_take_the_declared_fields_by_name():
     """Each handler of the studio's views accepts its request's fields as the browser names
     them (a handler whose parameter has another name would refuse every request)."""
-    handlers = ViewRequests._view_handlers(SimpleNamespace(controller=None))
+    handlers = ViewRequests(SimpleNamespace(controller=None)).view_handlers()
     assert {v: set(k) for v, k in handlers.items()} == {v: set(k) for v, k in REQUESTS.items()}
     for view, kinds in REQUESTS.items():
         for kind, fields in kinds.items():
