@@ -114,14 +114,14 @@ class Dispatcher:
 
     Examples
     --------
-    >>> said = []
-    >>> d = Dispatcher({"card": {"undo": lambda: said.append("undone")}})
-    >>> d.dispatch("card", {"id": "1", "type": "undo", "payload": {}})
+    >>> shown = []
+    >>> d = Dispatcher({"chart": {"load": lambda key: shown.append(key)}})
+    >>> d.dispatch("chart", {"id": "1", "type": "load", "payload": {"key": "k"}})
     {'id': '1', 'ok': True, 'error': None}
-    >>> d.dispatch("card", {"id": "2", "type": "lock", "payload": {"colour": 1}})["error"]
-    "a 'lock' request of the card view has no field 'colour'"
-    >>> said
-    ['undone']
+    >>> d.dispatch("chart", {"id": "2", "type": "load", "payload": {"colour": 1}})["error"]
+    "a 'load' request of the chart view has no field 'colour'"
+    >>> shown
+    ['k']
     """
 
     def __init__(
