@@ -24,3 +24,16 @@ def raw_clinical(n=160, seed=0):
     y = ((X.age > 62) | ((X.sex == "M") & (rng.random(n) < 0.4)) | (X.bmi > 34)).astype(int)
     X.loc[rng.random(n) < 0.1, "bmi"] = np.nan
     return X, y
+
+
+def send(view, kind, **payload):
+    """What the browser does: ``view`` (a studio's anywidget view) sends the request ``kind``
+    with ``payload`` as a custom message; returns Python's answer ``{id, ok, error}``."""
+    answers = []
+    view.send = lambda content, buffers=None: answers.append(content)
+    try:
+        view._handle_custom_msg({"id": f"test-{kind}", "type": kind, "payload": payload}, [])
+    finally:
+        del view.send  # the widget's own send again
+    assert len(answers) == 1, answers  # every request is answered, once
+    return answers[0]

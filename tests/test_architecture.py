@@ -518,3 +518,34 @@ def test_one_public_rule_builder():
         )
     ]
     assert not silent, f"presets of RuleBuilder that do not warn they are deprecated: {silent}"
+
+
+# The studio's two big classes are composed of feature objects, not stacked from mixins: each
+# may have at most one base class besides ``object`` (the Studio's is its ipywidgets container).
+COMPOSED_CLASSES = {"widgets/controller.py": "Controller", "widgets/studio.py": "Studio"}
+
+
+def inherited(package: Path) -> dict[str, list[str]]:
+    """The base classes of each of :data:`COMPOSED_CLASSES`, read from the source under
+    ``package`` (``object`` left out)."""
+    bases = {}
+    for file, name in COMPOSED_CLASSES.items():
+        tree = ast.parse((package / file).read_text(encoding="utf-8"))
+        node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+        bases[name] = [ast.unparse(b) for b in node.bases if ast.unparse(b) != "object"]
+    return bases
+
+
+def test_the_studio_is_composed_not_inherited():
+    """``Controller`` and ``Studio`` hold their features as objects: one base class at most."""
+    stacked = {name: b for name, b in inherited(PACKAGE).items() if len(b) > 1}
+    assert not stacked, f"classes stacked from mixins (make each feature an object): {stacked}"
+
+
+def test_the_composition_check_can_fail(tmp_path):
+    """A class with two mixins is named, as the controller's eleven and the studio's three
+    were."""
+    for file, name in COMPOSED_CLASSES.items():
+        (tmp_path / file).parent.mkdir(exist_ok=True)
+        (tmp_path / file).write_text(f"class {name}(Undo, Groups):\n    pass\n", encoding="utf-8")
+    assert inherited(tmp_path) == {name: ["Undo", "Groups"] for name in COMPOSED_CLASSES.values()}

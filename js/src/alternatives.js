@@ -1,13 +1,10 @@
 // anywidget view of the studio's alternatives list (the Rashomon view): a click loads a row.
 import { altList } from "./alternatives-dom.js";
+import { connect } from "./protocol.js";
 
 function render({ model, el: host }) {
-  let nonce = 0;
-  const choose = (rank) => {
-    nonce += 1;
-    model.set("clicked", { rank, nonce: `${Date.now()}-${nonce}` });
-    model.save_changes();
-  };
+  const send = connect(model, "alternatives");
+  const choose = (rank) => send("load", { rank });
   const draw = () => {
     const scroller = host.querySelector(".sw-alts-list");
     const top = scroller ? scroller.scrollTop : 0; // new rows must not throw the reader back to the top
@@ -27,6 +24,7 @@ function render({ model, el: host }) {
   model.on("change:state", draw);
   return () => {
     clearInterval(timer);
+    send.close();
     model.off("change:rows", draw);
     model.off("change:state", draw);
   };

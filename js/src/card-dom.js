@@ -25,16 +25,6 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** A function that sends a request to Python through the model's trait ``trait`` (a nonce makes each one new). */
-export function requester(model, trait = "request") {
-  let nonce = 0;
-  return (request) => {
-    nonce += 1;
-    model.set(trait, { ...request, nonce: `${Date.now()}-${nonce}` });
-    model.save_changes();
-  };
-}
-
 const SVG = "http://www.w3.org/2000/svg";
 
 /** A small padlock icon (no emoji font needed), closed when `locked`. */
@@ -57,7 +47,7 @@ export function padlock(locked) {
 }
 
 /**
- * The status line: the headline in the user's units, amber when its level is "warn", and the
+ * The status line: its text in the user's units, amber when its level is "warn", and the
  * solver's own figures (objective, bound, gap) folded away in a details element. The dot is green
  * whenever what the line calls best is proven, even if the solve stopped at a limit or work goes
  * on in the background (a proven best TPR under a cap): amber is kept for warnings.
@@ -73,7 +63,7 @@ export function statusLine(status) {
     "data-level": s.level || null,
   },
   el("span", { class: "sw-dot", "aria-hidden": "true" }),
-  el("span", { class: "sw-status-text", text: s.headline || s.text || "", title: explain(s.headline || s.text) || null }),
+  el("span", { class: "sw-status-text", text: s.text || "", title: explain(s.text) || null }),
   state === "solving" ? el("span", { class: "sw-clock" }) : null);
   if (s.warning) line.append(el("div", { class: "sw-status-warning", text: s.warning }));
   if (details.length) {
@@ -174,7 +164,7 @@ function pointsBox(input, current, sendValue) {
 export const FOLD_ABOVE = 12;
 
 /**
- * Build the table; `send(request)` is called with {op, feature?, value?}. `view.expanded` shows
+ * Build the table; `send(type, payload)` is called with a request of protocol.json's card view. `view.expanded` shows
  * the folded rules, `view.toggle()` is called by the button that folds or shows them.
  */
 export function cardTable(card, status, send, view = {}) {
@@ -192,7 +182,7 @@ export function cardTable(card, status, send, view = {}) {
     class: "sw-threshold", type: "text", inputMode: "numeric", defaultValue: String(card.threshold), value: String(card.threshold),
     disabled: !editable, "aria-label": "threshold", "data-feature": "__threshold__",
   });
-  pointsBox(thr, card.threshold, (v) => send({ op: "threshold", value: v }));
+  pointsBox(thr, card.threshold, (v) => send("threshold", { value: v }));
   // ">" only for cards made under the paper's rule (a zero total is an error); else "score >= threshold"
   const sign = card.rule === ">" ? " IF SCORE > " : " IF SCORE \u2265 ";
   root.append(el("div", { class: "sw-rule" }, "PREDICT ", el("b", { text: String(card.positive).toUpperCase() }), sign, thr));
@@ -218,7 +208,7 @@ export function cardTable(card, status, send, view = {}) {
       class: "sw-points", type: "text", inputMode: "numeric", defaultValue: String(row.points), value: String(row.points),
       disabled: !editable, "aria-label": `points of ${row.name}`, "data-feature": row.name,
     });
-    pointsBox(input, row.points, (v) => send({ op: "edit", feature: row.name, value: v }));
+    pointsBox(input, row.points, (v) => send("edit", { feature: row.name, value: v }));
     const locked = row.locked !== null && row.locked !== undefined;
     const lockBtn = el("button", {
       class: "sw-lock" + (locked ? " sw-locked" : ""), type: "button", disabled: !editable && !locked,
@@ -226,7 +216,7 @@ export function cardTable(card, status, send, view = {}) {
       "aria-pressed": locked ? "true" : "false", "data-feature": row.name,
     }, padlock(locked));
     lockBtn.addEventListener("click", () => {
-      send(locked ? { op: "unlock", feature: row.name } : { op: "lock", feature: row.name });
+      send(locked ? "unlock" : "lock", { feature: row.name });
     });
     const label = row.binary ? row.name : `× ${row.name}`;
     body.append(el("tr", {
@@ -280,7 +270,7 @@ export function variableTable(variables, editable, send, words = {}) {
           value: String(band.points), disabled: !editable, "aria-label": `points of ${v.variable} ${band.label}`, "data-feature": id,
           title: `the points of ${v.variable} ${band.label} (from ${band.rules.join(", ")}); the other bands keep theirs`,
         });
-        pointsBox(value, band.points, (p) => send({ op: "band", variable: v.variable, band: i, label: band.label, value: p }));
+        pointsBox(value, band.points, (p) => send("band", { variable: v.variable, band: i, label: band.label, value: p }));
       } else {
         value = el("b", { class: "sw-band-ref", text: String(band.points), title: `the reference band of ${v.variable}: the other bands count from it` });
       }
@@ -292,7 +282,7 @@ export function variableTable(variables, editable, send, words = {}) {
       title: v.locked ? `${v.variable}'s points are locked: click to unlock` : `lock ${v.variable}'s points as shown for the next solves`,
       "aria-pressed": v.locked ? "true" : "false", "data-variable": v.variable,
     }, padlock(v.locked));
-    lockBtn.addEventListener("click", () => send({ op: v.locked ? "unlock_variable" : "lock_variable", variable: v.variable }));
+    lockBtn.addEventListener("click", () => send(v.locked ? "unlock_variable" : "lock_variable", { variable: v.variable }));
     body.append(el("tr", { class: "sw-var-row", "data-variable": v.variable },
       el("td", { class: "sw-name sw-var-name", text: v.variable, title: v.variable }),
       el("td", { class: "sw-bands" }, ...cells), el("td", { class: "sw-cell" }, lockBtn)));
@@ -315,7 +305,7 @@ export function monotonePointers(pointers, editable, send) {
   const items = pointers.map((p) => {
     const button = el("button", { class: "sw-monotone-fix", type: "button", text: p.action, disabled: !editable,
       title: `set ${p.variable} to ${p.choice} in the variable settings (undo goes back)`, "data-variable": p.variable });
-    button.addEventListener("click", () => send({ op: "monotone", variable: p.variable, choice: p.choice }));
+    button.addEventListener("click", () => send("monotone", { variable: p.variable, choice: p.choice }));
     return el("li", { class: "sw-monotone", "data-variable": p.variable, "data-ready": p.ready ? "true" : "false" },
       el("span", { class: "sw-monotone-text", text: `${p.text} ` }), button,
       el("span", { class: "sw-monotone-cost", text: p.cost ? ` ${p.cost}` : "" }));

@@ -1,7 +1,11 @@
 // anywidget view of the studio's point table and status line.
-import { cardTable, statusLine, swap, el, requester } from "./card-dom.js";
+import { cardTable, statusLine, swap, el } from "./card-dom.js";
+import { connect } from "./protocol.js";
 import { holdSliderKeys } from "./slider-keys.js";
 import { riskTable } from "./risk-table.js";
+
+// the status fields the line shows (each one of protocol.json's status fields)
+export const SHOWN_STATUS = ["state", "text", "level", "proven", "warning", "details"];
 
 function render({ model, el: host }) {
   const root = el("div", { class: "sw-card" });
@@ -10,13 +14,13 @@ function render({ model, el: host }) {
   const riskHost = el("div", { class: "sw-risk-host" });
   root.append(statusHost, bodyHost, riskHost);
   host.append(root);
-  const send = requester(model);
+  const send = connect(model, "card");
   let shownStatus = null;
   const drawStatus = () => {
     const status = model.get("status") || {};
     // the line is redrawn only when what it says changes; its clock ticks on its own and reads
     // the solve's start from the model, so a new start alone redraws nothing
-    const words = JSON.stringify(["state", "text", "headline", "level", "proven", "warning", "details"].map((k) => status[k]));
+    const words = JSON.stringify(SHOWN_STATUS.map((k) => status[k]));
     if (words === shownStatus) return;
     shownStatus = words;
     statusHost.replaceChildren(statusLine(status));
@@ -46,6 +50,7 @@ function render({ model, el: host }) {
   model.on("change:card", drawCard);
   return () => {
     clearInterval(timer);
+    send.close();
     releaseSliderKeys();
     model.off("change:status", drawStatus);
     model.off("change:card", drawCard);

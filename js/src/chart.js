@@ -2,6 +2,7 @@
 import * as vega from "vega";
 import { compile } from "vega-lite";
 import { withDatasets, updateView, clickedKey, serial } from "./chart-core.js";
+import { connect } from "./protocol.js";
 
 function render({ model, el: host }) {
   const box = document.createElement("div");
@@ -12,6 +13,7 @@ function render({ model, el: host }) {
   let shownData = {};
   let renders = 0;
   const queue = serial();
+  const send = connect(model, "chart");
 
   const embed = async () => {
     const spec = model.get("spec");
@@ -29,10 +31,7 @@ function render({ model, el: host }) {
     }
     next.addEventListener("click", (_event, item) => {
       const key = clickedKey(item);
-      if (key) {
-        model.set("clicked", { key, nonce: `${Date.now()}-${Math.random()}` });
-        model.save_changes();
-      }
+      if (key) send("load", { key });
     });
     await next.runAsync();
     view = next;
@@ -58,6 +57,7 @@ function render({ model, el: host }) {
   model.on("change:spec", onSpec);
   model.on("change:datasets", onData);
   return () => {
+    send.close();
     model.off("change:spec", onSpec);
     model.off("change:datasets", onData);
     if (view) view.finalize();

@@ -146,18 +146,18 @@ export function variableBlock(v, send) {
   };
   const boxes = v.cuts.map((cut, i) => {
     const box = valueBox({ class: "sw-cut-value", "aria-label": `cut ${v.labels[i]} of ${v.name}`, "data-cut": String(cut) },
-      v.labels[i], (text) => send({ op: "move", variable: v.name, old: cut, value: text }));
+      v.labels[i], (text) => send("move", { variable: v.name, old: cut, value: text }));
     if (error && error.old === cut) refused(box);
     const remove = el("button", { class: "sw-cut-remove", type: "button", text: "\u00d7", title: `remove the cut at ${v.labels[i]}`,
       "aria-label": `remove the cut at ${v.labels[i]} of ${v.name}`, "data-cut": String(cut) });
-    remove.addEventListener("click", () => send({ op: "remove", variable: v.name, old: cut }));
+    remove.addEventListener("click", () => send("remove", { variable: v.name, old: cut }));
     return el("span", { class: "sw-cut-chip" }, "\u2265 ", box, remove);
   });
   const add = valueBox({ class: "sw-cut-add", placeholder: "add a cut", "aria-label": `add a cut point to ${v.name}` }, "",
-    (text) => { if (text) send({ op: "add", variable: v.name, value: text }); });
+    (text) => { if (text) send("add", { variable: v.name, value: text }); });
   if (error && error.op === "add") refused(add);
   const block = el("div", { class: "sw-cutvar", "data-variable": v.name },
-    head, groupNote(v), histogram(v, (old, value) => send({ op: "move", variable: v.name, old, value: String(value) })),
+    head, groupNote(v), histogram(v, (old, value) => send("move", { variable: v.name, old, value: String(value) })),
     el("div", { class: "sw-cut-list" }, el("span", { class: "sw-cut-lead", text: "cuts" }), ...boxes, add));
   if (error) block.append(el("div", { class: "sw-cut-error", role: "alert", text: `${error.text} \u2014 the cuts stay as they were` }));
   return block;
@@ -184,7 +184,7 @@ function choice(v, key, options, send) {
   const select = el("select", { class: `sw-cut-${key}`, "aria-label": `${key} of ${v.name}`, "data-variable": v.name });
   for (const [value, text] of options) select.append(el("option", { value, text, selected: v[key] === value }));
   if (v[key] === "mixed") select.append(el("option", { value: "mixed", text: "mixed", selected: true, disabled: true }));
-  select.addEventListener("change", () => send({ op: key, variable: v.name, value: select.value }));
+  select.addEventListener("change", () => send(key, { variable: v.name, value: select.value }));
   return select;
 }
 

@@ -14,7 +14,7 @@ describe("the alternatives list", () => {
   let model;
   beforeEach(() => {
     host = document.createElement("div");
-    model = fakeModel({ rows: [row(1), row(2)], state: { phase: "done", text: "2 cards · complete" }, clicked: {} });
+    model = fakeModel({ rows: [row(1), row(2)], state: { phase: "done", text: "2 cards · complete" } });
     view.render({ model, el: host });
   });
 
@@ -35,10 +35,10 @@ describe("the alternatives list", () => {
   it("sends the rank of a clicked row, and nothing for the card already shown", () => {
     const items = host.querySelectorAll("li.sw-alt");
     items[0].click();
-    expect(model.saved.length).toBe(0);
+    expect(model.sent.length).toBe(0);
     items[1].dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
-    expect(model.saved.length).toBe(1);
-    expect(model.get("clicked").rank).toBe(2);
+    expect(model.sent.length).toBe(1);
+    expect(model.sent.at(-1)).toMatchObject({ type: "load", payload: { rank: 2 } });
   });
 
   it("redraws when rows arrive, with a spinner while the search runs", () => {

@@ -31,7 +31,7 @@ describe("the point table", () => {
   beforeEach(() => { document.body.innerHTML = ""; host = document.createElement("div"); document.body.append(host); });
 
   it("shows exactly the numbers it is sent", () => {
-    const model = fakeModel({ card: card(), status: { state: "optimal", text: "optimal · gap 0 % · 0.20 s" }, request: {} });
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "optimal · gap 0 % · 0.20 s" } });
     view.render({ model, el: host });
     const pts = [...host.querySelectorAll("input.sw-points")].map((i) => [i.dataset.feature, i.value]);
     expect(pts).toEqual([["BareNuclei", "4"], ["Mitoses", "-2"], ["Unused", "0"]]);
@@ -46,16 +46,16 @@ describe("the point table", () => {
   });
 
   it("sends an edit request when a cell changes, and nothing for a non-number", () => {
-    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" } });
     view.render({ model, el: host });
     const input = host.querySelector("input[data-feature=BareNuclei]");
     input.value = "6";
     input.dispatchEvent(new Event("change"));
-    expect(model.saved).toHaveLength(1);
-    expect(model.get("request")).toMatchObject({ op: "edit", feature: "BareNuclei", value: 6 });
+    expect(model.sent).toHaveLength(1);
+    expect(model.sent.at(-1)).toMatchObject({ type: "edit", payload: { feature: "BareNuclei", value: 6 } });
     input.value = "six";
     input.dispatchEvent(new Event("change"));
-    expect(model.saved).toHaveLength(1);
+    expect(model.sent).toHaveLength(1);
     // said in place: the typed text stays, marked, with a line under its row naming the value kept
     expect(input.value).toBe("six");
     expect(input.classList.contains("sw-invalid")).toBe(true);
@@ -64,18 +64,18 @@ describe("the point table", () => {
     expect(note.textContent).toContain("the card keeps 4");
     input.value = "7";
     input.dispatchEvent(new Event("change"));
-    expect(model.get("request")).toMatchObject({ op: "edit", feature: "BareNuclei", value: 7 });
+    expect(model.sent.at(-1)).toMatchObject({ type: "edit", payload: { feature: "BareNuclei", value: 7 } });
     expect(input.classList.contains("sw-invalid")).toBe(false);
     expect(host.querySelector(".sw-input-error-row")).toBeNull();
   });
 
   it("says a bad threshold in place and puts the value back on Escape", () => {
-    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" } });
     view.render({ model, el: host });
     const thr = host.querySelector("input.sw-threshold");
     thr.value = "abc";
     thr.dispatchEvent(new Event("change"));
-    expect(model.saved).toHaveLength(0);
+    expect(model.sent).toHaveLength(0);
     expect(host.querySelector(".sw-rule + .sw-input-error").textContent).toContain("\u201cabc\u201d");
     thr.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
     expect(thr.value).toBe(String(card().threshold));
@@ -83,39 +83,39 @@ describe("the point table", () => {
   });
 
   it("commits a cell on Enter and keeps its keys from the notebook", () => {
-    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" } });
     view.render({ model, el: host });
     let leaked = 0;
     host.addEventListener("keydown", () => { leaked += 1; });
     const input = host.querySelector("input[data-feature=Mitoses]");
     input.value = "-3";
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
-    expect(model.get("request")).toMatchObject({ op: "edit", feature: "Mitoses", value: -3 });
+    expect(model.sent.at(-1)).toMatchObject({ type: "edit", payload: { feature: "Mitoses", value: -3 } });
     expect(leaked).toBe(0);
   });
 
   it("writes a card made under the paper's rule with a strict '>'", () => {
-    view.render({ model: fakeModel({ card: card({ rule: ">" }), status: {}, request: {} }), el: host });
+    view.render({ model: fakeModel({ card: card({ rule: ">" }), status: {} }), el: host });
     expect(host.querySelector(".sw-rule").textContent).toContain("PREDICT MALIGNANT IF SCORE >");
   });
 
   it("sends threshold, lock and unlock requests", () => {
-    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" } });
     view.render({ model, el: host });
     const thr = host.querySelector(".sw-threshold");
     thr.value = "5";
     thr.dispatchEvent(new Event("change"));
-    expect(model.get("request")).toMatchObject({ op: "threshold", value: 5 });
+    expect(model.sent.at(-1)).toMatchObject({ type: "threshold", payload: { value: 5 } });
     host.querySelector("tr[data-feature=BareNuclei] .sw-lock").click();
-    expect(model.get("request")).toMatchObject({ op: "lock", feature: "BareNuclei" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "lock", payload: { feature: "BareNuclei" } });
     host.querySelector("tr[data-feature=Mitoses] .sw-lock").click();
-    expect(model.get("request")).toMatchObject({ op: "unlock", feature: "Mitoses" });
-    const nonces = model.saved.map((s) => s.request.nonce);
-    expect(new Set(nonces).size).toBe(3);
+    expect(model.sent.at(-1)).toMatchObject({ type: "unlock", payload: { feature: "Mitoses" } });
+    const ids = model.sent.map((s) => s.id);
+    expect(new Set(ids).size).toBe(3);
   });
 
   it("updates in place when Python sends a new card, keeping the focused cell", () => {
-    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" } });
     view.render({ model, el: host });
     host.querySelector("input[data-feature=Mitoses]").focus();
     model.push("card", card({ id: 2, status: "edited", cost_text: "edit vs optimum: error +1.0 pt",
@@ -128,7 +128,7 @@ describe("the point table", () => {
   });
 
   it("disables editing while solving and dims a previous card", () => {
-    const model = fakeModel({ card: card({ editable: false, is_previous: true }), status: { state: "solving", text: "solving…", started: Date.now() / 1000 }, request: {} });
+    const model = fakeModel({ card: card({ editable: false, is_previous: true }), status: { state: "solving", text: "solving…", started: Date.now() / 1000 } });
     view.render({ model, el: host });
     expect([...host.querySelectorAll("input.sw-points")].every((i) => i.disabled)).toBe(true);
     expect(host.querySelector(".sw-card").classList.contains("sw-previous")).toBe(true);
@@ -137,7 +137,7 @@ describe("the point table", () => {
   });
 
   it("says the dimmed card is the previous one while the new settings solve", () => {
-    const model = fakeModel({ card: card({ editable: false, is_previous: true }), status: { state: "solving", text: "solving\u2026", started: 1 }, request: {} });
+    const model = fakeModel({ card: card({ editable: false, is_previous: true }), status: { state: "solving", text: "solving\u2026", started: 1 } });
     view.render({ model, el: host });
     expect(host.querySelector(".sw-previous-note").textContent).toContain("solving for the new settings");
     model.push("card", card({ id: 2 }));
@@ -145,7 +145,7 @@ describe("the point table", () => {
   });
 
   it("redraws the status line only when what it says changes", () => {
-    const model = fakeModel({ card: card(), status: { state: "solving", text: "solving\u2026 \u00b7 TPR 90.0 %", started: 1, elapsed: 0.5 }, request: {} });
+    const model = fakeModel({ card: card(), status: { state: "solving", text: "solving\u2026 \u00b7 TPR 90.0 %", started: 1, elapsed: 0.5 } });
     view.render({ model, el: host });
     const first = host.querySelector(".sw-status");
     model.push("status", { state: "solving", text: "solving\u2026 \u00b7 TPR 90.0 %", started: 1, elapsed: 0.9, bound: 3 });
@@ -155,35 +155,35 @@ describe("the point table", () => {
   });
 
   it("keeps the cells editable while a solve runs, when Python says so", () => {
-    const model = fakeModel({ card: card({ status: "feasible" }), status: { state: "solving", text: "solving…" }, request: {} });
+    const model = fakeModel({ card: card({ status: "feasible" }), status: { state: "solving", text: "solving…" } });
     view.render({ model, el: host });
     expect([...host.querySelectorAll("input.sw-points")].some((i) => i.disabled)).toBe(false);
     const input = host.querySelector("input[data-feature=BareNuclei]");
     input.value = "5";
     input.dispatchEvent(new Event("change"));
-    expect(model.get("request")).toMatchObject({ op: "edit", feature: "BareNuclei", value: 5 });
+    expect(model.sent.at(-1)).toMatchObject({ type: "edit", payload: { feature: "BareNuclei", value: 5 } });
   });
 
   it("records one edit for Enter followed by the browser's own change on blur", () => {
-    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" } });
     view.render({ model, el: host });
     const input = host.querySelector("input[data-feature=BareNuclei]");
     input.value = "6";
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
     input.dispatchEvent(new Event("change")); // what the browser fires when the cell loses focus
-    expect(model.saved).toHaveLength(1);
+    expect(model.sent).toHaveLength(1);
     const thr = host.querySelector(".sw-threshold");
     thr.value = "4";
     thr.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
     thr.dispatchEvent(new Event("change"));
-    expect(model.saved).toHaveLength(2);
+    expect(model.sent).toHaveLength(2);
     input.value = "7"; // a different value is a new edit
     input.dispatchEvent(new Event("change"));
-    expect(model.saved).toHaveLength(3);
+    expect(model.sent).toHaveLength(3);
   });
 
   it("keeps what the user is typing when a new incumbent arrives", () => {
-    const model = fakeModel({ card: card({ status: "feasible" }), status: { state: "solving", text: "solving…" }, request: {} });
+    const model = fakeModel({ card: card({ status: "feasible" }), status: { state: "solving", text: "solving…" } });
     view.render({ model, el: host });
     const input = host.querySelector("input[data-feature=Mitoses]");
     input.focus();
@@ -215,7 +215,7 @@ describe("the point table", () => {
   });
 
   it("shows the infeasible status and no table when there is no card", () => {
-    const model = fakeModel({ card: null, status: { state: "infeasible", text: "infeasible: these constraints clash: max_fpr=0; min_tpr=1" }, request: {} });
+    const model = fakeModel({ card: null, status: { state: "infeasible", text: "infeasible: these constraints clash: max_fpr=0; min_tpr=1" } });
     const cleanup = view.render({ model, el: host });
     expect(host.querySelector("table")).toBeNull();
     expect(host.querySelector(".sw-status").className).toContain("sw-bad");
@@ -234,9 +234,9 @@ describe("the point table", () => {
 });
 
 describe("the status line", () => {
-  it("puts the headline first, in amber for a warning, and the solver's figures in a details element", () => {
-    const line = statusLine({ state: "time_limit", text: "stopped at time limit · gap 100 %",
-      headline: "TPR 95.3 % at FPR 19.6 % · best possible under this cap ≤ 97.1 % (proven)", level: "warn",
+  it("shows the text in the user's units, in amber for a warning, and the solver's figures in a details element", () => {
+    const line = statusLine({ state: "time_limit",
+      text: "TPR 95.3 % at FPR 19.6 % · best possible under this cap ≤ 97.1 % (proven)", level: "warn",
       warning: "no patient reaches the threshold", details: { objective: 9.481, bound: 0.0014, gap: "100.0 %" } });
     expect(line.querySelector(".sw-status-text").textContent).toBe("TPR 95.3 % at FPR 19.6 % · best possible under this cap ≤ 97.1 % (proven)");
     expect(line.classList.contains("sw-warn")).toBe(true);
@@ -246,18 +246,18 @@ describe("the status line", () => {
     expect(details.open).toBe(false);
     expect([...details.querySelectorAll("div")].map((d) => d.textContent)).toEqual(["objective: 9.481", "bound: 0.0014", "gap: 100.0 %"]);
   });
-  it("falls back to the plain text, with no details element when there are none", () => {
+  it("has no details element when there are none", () => {
     const line = statusLine({ state: "optimal", text: "optimal · gap 0 %" });
     expect(line.querySelector(".sw-status-text").textContent).toBe("optimal · gap 0 %");
     expect(line.classList.contains("sw-warn")).toBe(false);
     expect(line.querySelector("details")).toBeNull();
   });
   it("has a green dot only when what it calls best is proven, and never amber without a warning", () => {
-    const proven = statusLine({ state: "time_limit", headline: "TPR 80 % at FPR 10 % · proven best under this cap",
+    const proven = statusLine({ state: "time_limit", text: "TPR 80 % at FPR 10 % · proven best under this cap",
       level: "ok", proven: true });
     expect(proven.classList.contains("sw-proven")).toBe(true);
     expect(proven.classList.contains("sw-warn")).toBe(false);
-    const open = statusLine({ state: "time_limit", headline: "TPR 80 % at FPR 10 % · best possible ≤ 90 % (proven)",
+    const open = statusLine({ state: "time_limit", text: "TPR 80 % at FPR 10 % · best possible ≤ 90 % (proven)",
       level: "ok", proven: false });
     expect(open.classList.contains("sw-proven")).toBe(false);
     const warned = statusLine({ state: "optimal", level: "warn", proven: true, warning: "no patient reaches the threshold" });
@@ -292,7 +292,7 @@ describe("many rules", () => {
     document.body.append(host);
     const rows = Array.from({ length: 30 }, (_, i) => ({ name: `rule ${i}`, points: i < 4 ? i + 1 : 0, binary: true,
       locked: i === 10 ? 0 : null, edited: false }));
-    const model = fakeModel({ card: card({ rows }), status: { state: "optimal", text: "" }, request: {} });
+    const model = fakeModel({ card: card({ rows }), status: { state: "optimal", text: "" } });
     view.render({ model, el: host });
     const visible = () => [...host.querySelectorAll("tbody tr")].filter((r) => !r.classList.contains("sw-folded")).length;
     expect(visible()).toBe(5); // 4 rules in use and the one locked at 0
@@ -310,7 +310,7 @@ describe("many rules", () => {
 
   it("shows every rule of a small card, with no fold button", () => {
     const host = document.createElement("div");
-    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" }, request: {} });
+    const model = fakeModel({ card: card(), status: { state: "optimal", text: "" } });
     view.render({ model, el: host });
     expect(host.querySelector("button.sw-fold")).toBeNull();
     expect(host.querySelectorAll("tr.sw-folded")).toHaveLength(0);
@@ -330,7 +330,7 @@ describe("the card by variable", () => {
 
   it("prints the words Python sends under the table, as text", () => {
     const host = document.createElement("div");
-    view.render({ model: fakeModel({ card: byVariable(), status: { state: "optimal", text: "" }, request: {} }), el: host });
+    view.render({ model: fakeModel({ card: byVariable(), status: { state: "optimal", text: "" } }), el: host });
     expect(host.querySelector(".sw-vars-note").textContent).toBe("the note <b>from Python</b>");
     expect(host.querySelector(".sw-vars-sum").textContent).toBe("ADD THE POINTS OF EACH VARIABLE = SCORE");
     expect(host.querySelector(".sw-vars-note b")).toBeNull();
@@ -340,18 +340,18 @@ describe("the card by variable", () => {
     const host = document.createElement("div");
     const monotone = [{ variable: "lwt", choice: "decreasing", text: "lwt's points go up and down (0 · −5 · −1)",
       action: "make lwt decreasing", cost: "cost: error +0.5 pt · TPR −1.0 pt · FPR same (proven best under it)", ready: true }];
-    const model = fakeModel({ card: byVariable({ monotone }), status: { state: "optimal", text: "" }, request: {} });
+    const model = fakeModel({ card: byVariable({ monotone }), status: { state: "optimal", text: "" } });
     view.render({ model, el: host });
     const item = host.querySelector(".sw-monotone");
     expect(item.textContent).toBe("lwt's points go up and down (0 · −5 · −1) make lwt decreasing " +
       "cost: error +0.5 pt · TPR −1.0 pt · FPR same (proven best under it)");
     item.querySelector("button").click();
-    expect(model.get("request")).toMatchObject({ op: "monotone", variable: "lwt", choice: "decreasing" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "monotone", payload: { variable: "lwt", choice: "decreasing" } });
   });
 
   it("shows no pointer when every variable is monotone", () => {
     const host = document.createElement("div");
-    view.render({ model: fakeModel({ card: byVariable({ monotone: [] }), status: { state: "optimal", text: "" }, request: {} }), el: host });
+    view.render({ model: fakeModel({ card: byVariable({ monotone: [] }), status: { state: "optimal", text: "" } }), el: host });
     expect(host.querySelector(".sw-monotone-list")).toBeNull();
   });
 });

@@ -65,7 +65,7 @@ describe("the chart view", () => {
   it("renders SVG marks from the bundled Vega, then updates the data without re-embedding", async () => {
     const host = document.createElement("div");
     document.body.append(host);
-    const model = fakeModel({ spec, datasets: { frontier: rows(3), card: [] }, clicked: {} });
+    const model = fakeModel({ spec, datasets: { frontier: rows(3), card: [] } });
     const cleanup = view.render({ model, el: host });
     const box = host.querySelector(".sw-chart");
     await until(() => box.dataset.renders === "1");
@@ -89,7 +89,7 @@ describe("the chart view", () => {
     const altair = { $schema: "https://vega.github.io/schema/vega-lite/v6.json", datasets: { "data-1": rows(4) },
       data: { name: "data-1" }, mark: { type: "point" },
       encoding: { x: { field: "fpr", type: "quantitative" }, y: { field: "tpr", type: "quantitative" } } };
-    const model = fakeModel({ spec: altair, datasets: {}, clicked: {} });
+    const model = fakeModel({ spec: altair, datasets: {} });
     view.render({ model, el: host });
     const box = host.querySelector(".sw-chart");
     await until(() => box.dataset.renders === "1");
@@ -102,13 +102,13 @@ describe("the chart view", () => {
   it("sends the key of a clicked frontier point", async () => {
     const host = document.createElement("div");
     document.body.append(host);
-    const model = fakeModel({ spec, datasets: { frontier: rows(2), card: [] }, clicked: {} });
+    const model = fakeModel({ spec, datasets: { frontier: rows(2), card: [] } });
     view.render({ model, el: host });
     const box = host.querySelector(".sw-chart");
     await until(() => box.dataset.renders === "1");
     const point = box.querySelector("g.mark-symbol path");
     point.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-    await until(() => model.saved.length === 1);
-    expect(model.get("clicked").key).toMatch(/^k[01]$/);
+    await until(() => model.sent.length === 1);
+    expect(model.sent.at(-1).payload.key).toMatch(/^k[01]$/);
   });
 });

@@ -18,7 +18,7 @@ describe("the cut-point panel", () => {
     document.body.innerHTML = "";
     host = document.createElement("div");
     document.body.append(host);
-    model = fakeModel({ variables: [age(), age({ name: "<b>bmi</b>", integer: false, min: 18.2, max: 41.5, cuts: [25], labels: ["25"], missing: 16 })], request: {} });
+    model = fakeModel({ variables: [age(), age({ name: "<b>bmi</b>", integer: false, min: 18.2, max: 41.5, cuts: [25], labels: ["25"], missing: 16 })] });
     cutsView.render({ model, el: host });
   });
 
@@ -41,14 +41,14 @@ describe("the cut-point panel", () => {
     const add = host.querySelector(".sw-cutvar .sw-cut-add");
     add.value = "65";
     add.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
-    expect(model.get("request")).toMatchObject({ op: "add", variable: "age", value: "65" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "add", payload: { variable: "age", value: "65" } });
     const box = host.querySelector(".sw-cut-value[data-cut='60']");
     box.value = "62";
     box.dispatchEvent(new Event("change"));
-    expect(model.get("request")).toMatchObject({ op: "move", variable: "age", old: 60, value: "62" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "move", payload: { variable: "age", old: 60, value: "62" } });
     host.querySelector(".sw-cut-remove[data-cut='50']").click();
-    expect(model.get("request")).toMatchObject({ op: "remove", variable: "age", old: 50 });
-    expect(model.saved.length).toBe(3);
+    expect(model.sent.at(-1)).toMatchObject({ type: "remove", payload: { variable: "age", old: 50 } });
+    expect(model.sent.length).toBe(3);
   });
 
   it("says a refused edit in place, with what was typed still in its box", () => {
@@ -69,7 +69,7 @@ describe("the cut-point panel", () => {
     const sign = host.querySelector("select.sw-cut-sign");
     sign.value = "+";
     sign.dispatchEvent(new Event("change"));
-    expect(model.get("request")).toMatchObject({ op: "sign", variable: "age", value: "+" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "sign", payload: { variable: "age", value: "+" } });
   });
 
   it("shows and sends the monotone choice of a numeric variable", () => {
@@ -78,7 +78,7 @@ describe("the cut-point panel", () => {
     expect([...monotone.options].map((o) => o.value)).toEqual(["none", "increasing", "decreasing"]);
     monotone.value = "decreasing";
     monotone.dispatchEvent(new Event("change"));
-    expect(model.get("request")).toMatchObject({ op: "monotone", variable: "age", value: "decreasing" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "monotone", payload: { variable: "age", value: "decreasing" } });
   });
 });
 
@@ -89,7 +89,7 @@ describe("a variable of levels", () => {
     document.body.append(host);
     const sex = { name: "sex", kind: "levels", rows: 160, missing: 0, rate: 0.4, use: "auto", error: null, more: 2,
       levels: [{ label: "F", rows: 100, events: 25 }, { label: "<i>M</i>", rows: 60, events: 39 }] };
-    const model = fakeModel({ variables: [age(), sex], request: {} });
+    const model = fakeModel({ variables: [age(), sex] });
     cutsView.render({ model, el: host });
     const block = host.querySelector(".sw-cutvar[data-variable='sex']");
     expect(block.querySelector(".sw-cut-hist")).toBeNull();
@@ -104,7 +104,7 @@ describe("a variable of levels", () => {
     const use = block.querySelector("select.sw-cut-use");
     use.value = "exclude";
     use.dispatchEvent(new Event("change"));
-    expect(model.get("request")).toMatchObject({ op: "use", variable: "sex", value: "exclude" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "use", payload: { variable: "sex", value: "exclude" } });
   });
 });
 
@@ -116,7 +116,7 @@ describe("the group column", () => {
     const note = "kept off the card while the card is measured in its groups; to put it on the card, set \u201cgroups\u201d in the controls to another column or to \u201cno groups\u201d";
     const sex = { name: "sex", kind: "levels", rows: 160, missing: 0, rate: 0.4, use: "exclude", error: null, more: 0,
       group: note, levels: [{ label: "F", rows: 100, events: 25 }, { label: "M", rows: 60, events: 39 }] };
-    const model = fakeModel({ variables: [age({ use: "exclude", group: "<i>x</i> " + note }), sex, age({ name: "bmi" })], request: {} });
+    const model = fakeModel({ variables: [age({ use: "exclude", group: "<i>x</i> " + note }), sex, age({ name: "bmi" })] });
     cutsView.render({ model, el: host });
     for (const name of ["sex", "age"]) {
       const block = host.querySelector(`.sw-cutvar[data-variable='${name}']`);
@@ -149,7 +149,7 @@ describe("dragging a cut", () => {
     document.body.innerHTML = "";
     const host = document.createElement("div");
     document.body.append(host);
-    const model = fakeModel({ variables: [age()], request: {} });
+    const model = fakeModel({ variables: [age()] });
     cutsView.render({ model, el: host });
     const chart = host.querySelector("svg.sw-cut-hist");
     chart.getBoundingClientRect = () => ({ left: 0, top: 0, width: HIST.width, height: HIST.height });
@@ -159,9 +159,9 @@ describe("dragging a cut", () => {
     marker.dispatchEvent(new MouseEvent("pointermove", { clientX: x(66.2) }));
     expect(marker.querySelector(".sw-cut-label").textContent).toBe("66");
     marker.dispatchEvent(new MouseEvent("pointerup", { clientX: x(66.2) }));
-    expect(model.get("request")).toMatchObject({ op: "move", variable: "age", old: 60, value: "66" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "move", payload: { variable: "age", old: 60, value: "66" } });
     host.querySelector(".sw-cut-marker[data-cut='50']").dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowLeft" }));
-    expect(model.get("request")).toMatchObject({ op: "move", variable: "age", old: 50, value: "49" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "move", payload: { variable: "age", old: 50, value: "49" } });
   });
 });
 
@@ -184,7 +184,7 @@ describe("the card by variable", () => {
     document.body.innerHTML = "";
     const host = document.createElement("div");
     document.body.append(host);
-    const model = fakeModel({ card, status: { state: "optimal", text: "optimal" }, request: {} });
+    const model = fakeModel({ card, status: { state: "optimal", text: "optimal" } });
     cardView.render({ model, el: host });
     const rows = [...host.querySelectorAll("tr.sw-var-row")];
     expect(rows.map((r) => r.dataset.variable)).toEqual(["age", "bmi"]);
@@ -202,18 +202,18 @@ describe("the card by variable", () => {
     document.body.innerHTML = "";
     const host = document.createElement("div");
     document.body.append(host);
-    const model = fakeModel({ card, status: { state: "optimal", text: "optimal" }, request: {} });
+    const model = fakeModel({ card, status: { state: "optimal", text: "optimal" } });
     cardView.render({ model, el: host });
     const box = host.querySelector("input.sw-band-points[data-feature='band:age:2']");
     box.value = "4";
     box.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
-    expect(model.get("request")).toMatchObject({ op: "band", variable: "age", band: 2, label: "\u2265 60", value: 4 });
+    expect(model.sent.at(-1)).toMatchObject({ type: "band", payload: { variable: "age", band: 2, label: "\u2265 60", value: 4 } });
     const bad = host.querySelector("input.sw-band-points[data-feature='band:age:1']");
     bad.value = "1.5";
     bad.dispatchEvent(new Event("change"));
     expect(bad.classList.contains("sw-invalid")).toBe(true);
-    expect(model.saved.length).toBe(1);
+    expect(model.sent.length).toBe(1);
     host.querySelector("tr.sw-var-row[data-variable='age'] .sw-lock").click();
-    expect(model.get("request")).toMatchObject({ op: "lock_variable", variable: "age" });
+    expect(model.sent.at(-1)).toMatchObject({ type: "lock_variable", payload: { variable: "age" } });
   });
 });

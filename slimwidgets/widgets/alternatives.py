@@ -428,23 +428,26 @@ def alternative_notice(
 
 
 class AlternativesControls:
-    """The alternatives of :class:`~slimwidgets.widgets.controller.Controller` (a mixin: its
-    list is ``alts``; loading one is an undo step on the controller)."""
+    """The alternatives of :class:`~slimwidgets.widgets.controller.Controller` (a feature object:
+    its list is the controller's ``alts``; loading one is an undo step on the controller)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
 
     def settled_card(self, key: str) -> ScoringSystem | None:
         """The solved card of the spec with this key, if it has one yet."""
-        hit = self._cache.get(key)
+        hit = self._c._cache.get(key)
         return hit if isinstance(hit, ScoringSystem) else None
 
     def alternatives(self) -> dict:
         """The alternatives list of the current spec as the studio shows it:
         ``{"rows": [...], "state": {...}}`` (see
         :class:`~slimwidgets.widgets.alternatives.AlternativesList`)."""
-        return self.alts.view()
+        return self._c.alts.view()
 
     def wait_alternatives(self, timeout: float | None = 120.0) -> bool:
         """Block until the alternatives search of the current spec has ended (tests, scripts)."""
-        return self.alts.wait(timeout)
+        return self._c.alts.wait(timeout)
 
     def load_alternative(self, rank: int) -> ScoringSystem:
         """Show the ``rank``-th card of the alternatives list (1 = the best): one undo step.
@@ -455,25 +458,25 @@ class AlternativesControls:
         A later card is called "feasible": it is optimal only among the cards that avoid the
         earlier feature sets.
         """
-        card = self.alts.card(rank)
-        with self._lock:
-            self._check_open()
+        card = self._c.alts.card(rank)
+        with self._c._lock:
+            self._c.lifecycle.check_open()
             spec, before = (
-                studio_spec(self.spec),
-                self._card,
+                studio_spec(self._c.spec),
+                self._c._card,
             )  # solved here: no choice of the size by CV
             shown = as_alternative(card, spec, rank)
-            broken = check_card(shown, self.data, spec)
-            self._gen += 1
-            self._scheduler.cancel()
-            self.spec = spec
-            self._push(shown, spec, alternative_status(shown, rank, self.data), "load", None)
-            self._say(
-                alternative_notice(rank, shown, before, broken, self.data, spec),
+            broken = check_card(shown, self._c.data, spec)
+            self._c._gen += 1
+            self._c._scheduler.cancel()
+            self._c.spec = spec
+            self._c._push(shown, spec, alternative_status(shown, rank, self._c.data), "load", None)
+            self._c._say(
+                alternative_notice(rank, shown, before, broken, self._c.data, spec),
                 "warning" if broken else "info",
             )
-            self.alts.loaded = (shown, self.notice, self.notice_level)
-        self._emit("card", "notice", "alternatives")
+            self._c.alts.loaded = (shown, self._c.notice, self._c.notice_level)
+        self._c._emit("card", "notice", "alternatives")
         return shown
 
 

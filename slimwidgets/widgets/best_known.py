@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from ..fitting import card_from_result, check_card
 from ..fitting.risk_driver import risk_card_of
 from ..solvers.base import SolveResult, relative_gap
 from .card_status import cost_text, optimised_measure, status_of
+
+if TYPE_CHECKING:
+    from .controller import Controller
 
 __all__ = ["BestKnown", "BestKnownControls", "PROMOTABLE"]
 
@@ -112,8 +116,12 @@ class BestKnown:
 
 
 class BestKnownControls:
-    """The best card known, in :class:`~slimwidgets.widgets.controller.Controller` (a mixin:
-    its ``_best`` judges, its undo history and cache take the new card)."""
+    """The best card known, in :class:`~slimwidgets.widgets.controller.Controller` (a feature
+    object: the controller's judge of better cards decides, its undo history and cache take
+    the new card)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
 
     def offer(self, cards: list[ScoringSystem] | ScoringSystem | None, source: str) -> bool:
         """Cards found by background work (``source`` names it: "the alternatives search"...):
@@ -124,41 +132,41 @@ class BestKnownControls:
             for c in (cards if isinstance(cards, list) else [cards])
             if isinstance(c, ScoringSystem)
         ]
-        with self._lock:
-            shown, spec, gen = self._card, self.spec, self._gen
-            entries = self._undo.entries
+        with self._c._lock:
+            shown, spec, gen = self._c._card, self._c.spec, self._c._gen
+            entries = self._c._undo.entries
             if (
                 not cards
                 or shown is None
-                or self._closed
-                or self.status.state == "solving"
+                or self._c.lifecycle.closed
+                or self._c.status.state == "solving"
                 or not entries
                 or entries[-1].action not in PROMOTABLE
                 or shown.spec is None
                 or shown.spec.key() != spec.key()
             ):
                 return False
-        found = [b for b in (self._best.better(spec, shown, c) for c in cards) if b is not None]
+        found = [b for b in (self._c._best.better(spec, shown, c) for c in cards) if b is not None]
         if not found:
             return False
-        best = self.measured(min(found, key=lambda b: b.objective))
-        with self._lock:
-            if self._gen != gen or self._card is not shown:
+        best = self._c.measured(min(found, key=lambda b: b.objective))
+        with self._c._lock:
+            if self._c._gen != gen or self._c._card is not shown:
                 return False  # the screen moved on meanwhile
-            self._solver.store(spec, best)
-            self._push(best, spec, status_of(best), "promote", None)
+            self._c._solver.store(spec, best)
+            self._c._push(best, spec, status_of(best), "promote", None)
             change = cost_text(best.train_metrics, shown.train_metrics, optimised_measure(spec))
-            self._say(
+            self._c._say(
                 f"{source} found a better card for these settings ({change}): it is the card now "
                 "· undo goes back"
             )
-        self.sweeps.solved(spec, best)
-        self._emit("card", "notice", "alternatives")
+        self._c.sweeps.solved(spec, best)
+        self._c._emit("card", "notice", "alternatives")
         return True
 
-    def _offer_cached(self) -> None:
+    def offer_cached(self) -> None:
         """After a solve settles: a card solved for other settings (a tighter cap, a smaller
         size) that meets these and beats the solved card becomes the card."""
-        with self._lock:
-            cards = [c for c in self._cache.values() if isinstance(c, ScoringSystem)]
+        with self._c._lock:
+            cards = [c for c in self._c._cache.values() if isinstance(c, ScoringSystem)]
         self.offer(cards, "background work (the frontier or the size path)")

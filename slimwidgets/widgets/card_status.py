@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -283,3 +285,29 @@ def load_notice(now: Spec, loaded: Spec) -> str:
     """What loading a card solved under ``loaded`` changes in the settings ``now``."""
     changes = spec_changes(now, loaded)
     return "loaded a card solved for other settings: " + "; ".join(changes) if changes else ""
+
+
+def check_edit(points: Mapping[str, Any] | None, threshold: Any) -> None:
+    """Refuse an edit of a card whose points or threshold are not whole numbers.
+
+    Parameters
+    ----------
+    points : the new points by feature name (whole numbers; ``2.0`` counts as 2).
+    threshold : the new threshold, or None to keep it.
+
+    Examples
+    --------
+    >>> check_edit({"age >= 60": 2.0}, 3)
+    >>> check_edit({"age >= 60": 1.5}, None)
+    Traceback (most recent call last):
+    TypeError: points must be whole numbers, got 1.5 for 'age >= 60'
+    """
+    for name, v in (points or {}).items():
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, np.integer))
+            and not (isinstance(v, float) and v.is_integer())
+        ):
+            raise TypeError(f"points must be whole numbers, got {v!r} for {name!r}")
+    if threshold is not None and (isinstance(threshold, bool) or int(threshold) != threshold):
+        raise TypeError(f"the threshold must be a whole number, got {threshold!r}")

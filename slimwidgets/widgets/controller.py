@@ -35,16 +35,10 @@ may run on a worker thread.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
-
-import numpy as np
-import pandas as pd
 
 from ..core.data import Dataset
 from ..core.scoring import ScoringSystem
@@ -58,6 +52,7 @@ from .best_known import BestKnown, BestKnownControls
 from .card_status import (
     LOST_SOLVER,
     Status,
+    check_edit,
     edit_cost,
     edited_status,
     load_notice,
@@ -68,11 +63,19 @@ from .card_status import (
     worth_showing,
 )
 from .cuts import CutEditing
-from .exports import EXPORT_FORMATS, export_card
+from .exports import EXPORT_FORMATS, CardExports
+from .features import forwards
 from .finish import FinishClock
 from .groups import GroupControls, grouped_studio_data
 from .history import HistoryEntry, UndoHistory, UndoRedo
-from .holdout import RiskTables, measure_card, prepare_validation, split_holdout, train_metrics
+from .holdout import (
+    RiskTables,
+    measure_card,
+    measured_as_loaded,
+    prepare_validation,
+    split_holdout,
+    train_metrics,
+)
 from .lifecycle import WaitAndClose
 from .monotone import MonotoneAdvice
 from .scheduler import SolveScheduler, Throttle
@@ -117,19 +120,33 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
 
 
 # -- the controller --------------------------------------------------------------------------------
-class Controller(
-    SettingsEditing,
-    GroupControls,
-    UndoRedo,
-    AlternativesControls,
-    SweepViews,
-    BestKnownControls,
-    WaitAndClose,
-    WarmupControls,
-    CutEditing,
-    VariableEditing,
-    RiskTables,
-):
+@forwards(
+    settings=(
+        SettingsEditing,
+        "update feature features set_feature lock unlock family set_family set_aside_text",
+    ),
+    groups=(
+        GroupControls,
+        "group group_columns set_group group_apart set_gap gap_control group_frame group_status",
+    ),
+    undo_redo=(UndoRedo, "can_undo can_redo undo redo"),
+    alternative_cards=(
+        AlternativesControls,
+        "settled_card alternatives wait_alternatives load_alternative",
+    ),
+    sweep_views=(SweepViews, "frontier_points path_points chart_frames"),
+    best_known=(BestKnownControls, "offer"),
+    lifecycle=(WaitAndClose, "wait wait_background threads close closed"),
+    cuts=(
+        CutEditing,
+        "moved_cuts table cut_points cut_panel set_cuts add_cut move_cut "
+        "remove_cut adopt_size set_variable cut_errors",
+    ),
+    variables=(VariableEditing, "edit_band set_caps monotone_of set_monotone lock_variable"),
+    risk_tables=(RiskTables, "risk_table risk_calibration"),
+    exports=(CardExports, "export"),
+)
+class Controller:
     """Spec editing, solve scheduling, cache, history, undo/redo, edit/lock and export.
 
     Each feature lives in its own module, as a part and the controls it adds here: the
@@ -208,12 +225,11 @@ class Controller(
         self._listeners: list[Callable[[set], None]] = []
         self._solver = SolveCache(data, self.measured, self._lock)
         self._best = BestKnown(data)
-        self._warmup = RiskWarmup(
-            self._warming_progress
-        )  # the risk kernels, once a card is on screen
-        self._search_warmup = SearchWarmup(
-            self._warming_progress
-        )  # the decision search's, on its first solve
+        self.lifecycle = WaitAndClose(self)
+        self.warming = WarmupControls(self)
+        # the risk kernels, once a card is on screen; the decision search's, on its first solve
+        self._warmup = RiskWarmup(self.warming.warming_progress)
+        self._search_warmup = SearchWarmup(self.warming.warming_progress)
         self._finish = FinishClock()  # the time limit runs from the request to the card drawn
         self._gen = 0
         self.spec: Spec = spec
@@ -225,18 +241,13 @@ class Controller(
         self._watch: tuple[int, str, ScoringSystem] | None = (
             None  # (generation, what, card before): see _settle
         )
-        self._set_aside: dict[
-            str, Any
-        ] = {}  # options the last family switch set aside (see set_family)
+        self.settings = SettingsEditing(self)
+        self.variables = VariableEditing(self)
         self._undo = UndoHistory()
         self.history: list[HistoryEntry] = self._undo.entries
         self.sweeps = Sweeps(self, enabled=frontier, fpr_caps=fpr_caps, max_path_size=max_path_size)
-        self._roc: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
-        self._risk: tuple = (
-            None,
-            None,
-            None,
-        )  # (the card's points and rows, its risk table, its calibration)
+        self.sweep_views = SweepViews(self)
+        self.risk_tables = RiskTables(self)
         self._scheduler = SolveScheduler(self._solve_job, debounce=debounce)
         self.alts = AlternativesList(
             self,
@@ -245,16 +256,21 @@ class Controller(
             within=ALT_WITHIN,
             enabled=frontier if alternatives is None else alternatives,
         )
+        self.alternative_cards = AlternativesControls(self)
+        self.best_known = BestKnownControls(self)
+        self.undo_redo = UndoRedo(self)
+        self.exports = CardExports(self)
         self.incumbent_interval = INCUMBENT_INTERVAL
-        self._closed = False
         self.advice = MonotoneAdvice(self)  # bumpy numeric variables of the card, and their fix
-        self._init_cuts(raw)  # a raw table's cut points can be moved (widgets/cuts.py)
+        self.cuts = CutEditing(self, raw)  # a raw table's cut points can be moved
         first = (
             getattr(sensitive_features, "name", None)
             if not isinstance(sensitive_features, str)
             else sensitive_features
         )
-        self._init_groups(worlds, None if sensitive_features is None else str(first or "group"))
+        self.groups = GroupControls(
+            self, worlds, None if sensitive_features is None else str(first or "group")
+        )
         # with fit's defaults on a raw table, the size is chosen as fit chooses it (size_choice.py)
         self.starting_size = StartingSize(self, given)
         self._choose_size = spec_given is None and size_cv_applies(given, raw, sensitive_features)
@@ -268,6 +284,29 @@ class Controller(
         if self._choose_size:
             self._choose_size = False  # once: later solves are the user's
             self.starting_size.start()
+
+    # -- the state the features share ------------------------------------------------------------
+    def use_rows(self, data: Dataset, validation, rules, solver: SolveCache, best: BestKnown):
+        """Solve on these rows from now on (under the lock): another group column's or other
+        cut points' data, held-out rows, rules, cache and judge of better cards."""
+        self.data, self.validation, self.rules = data, validation, rules
+        self._solver, self._best = solver, best
+
+    def jump_to(self, index: int, action: str) -> None:
+        """Show the settled state ``index`` of the undo history (under the lock): undo, redo."""
+        self.lifecycle.check_open()
+        self._gen += 1
+        self._scheduler.cancel()
+        state = self._undo.go(index, action)
+        self.cuts.follow_table(state.table)  # back to the cut points of that state
+        self.spec = state.spec
+        self._card, self._base, self.status = state.card, state.base, state.status
+        self._say("")
+
+    def __del__(self) -> None:
+        lifecycle = self.__dict__.get("lifecycle")
+        if lifecycle is not None:
+            lifecycle.stop_now()
 
     # -- observers --------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[set], None]) -> None:
@@ -345,7 +384,7 @@ class Controller(
         spec = studio_spec(spec)  # the studio's solves never choose the size by CV, nor say so
         spec.check_data(self.data.feature_names, self.data.n_samples)
         with self._lock:
-            self._check_open()
+            self.lifecycle.check_open()
             self._gen += 1
             self.spec = spec
             self._say(notice)
@@ -359,8 +398,10 @@ class Controller(
                 self._undo.drop_redo()  # a new request drops the redo tail
                 # the previous card stays on screen (dimmed) until a card as
                 # good arrives (see _solve_job)
-                self.status = Status("solving", self._solving_text(spec), started=time.time())
-        self._plan_background(also=("spec", "card", "notice"))
+                self.status = Status(
+                    "solving", self.warming.solving_text(spec), started=time.time()
+                )
+        self.sweep_views.plan_background(also=("spec", "card", "notice"))
 
     # -- edit -----------------------------------------------------------------------------------
     def edit(
@@ -371,18 +412,11 @@ class Controller(
         An edit while a solve runs stops it (the edit is the newer wish). An edit
         that changes nothing (the same value sent twice) records nothing.
         """
-        for name, v in (points or {}).items():
-            self._known(name)
-            if (
-                isinstance(v, bool)
-                or not isinstance(v, (int, np.integer))
-                and not (isinstance(v, float) and v.is_integer())
-            ):
-                raise TypeError(f"points must be whole numbers, got {v!r} for {name!r}")
-        if threshold is not None and (isinstance(threshold, bool) or int(threshold) != threshold):
-            raise TypeError(f"the threshold must be a whole number, got {threshold!r}")
+        for name in points or {}:
+            self.settings.check_known(name)
+        check_edit(points, threshold)
         with self._lock:
-            self._check_open()
+            self.lifecycle.check_open()
             card = self._card
             if card is None:
                 raise RuntimeError("there is no card to edit")
@@ -402,13 +436,12 @@ class Controller(
             edited = self.measured(edited)
             self._gen += 1
             self._scheduler.cancel()
-            self._push(edited, self.spec, self._edited_status(edited, base), "edit", base)
+            self._push(
+                edited, self.spec, edited_status(edited, base, self.data, self.spec), "edit", base
+            )
             self._say("the edit stopped the running solve" if solving else "")
         self._emit("card", "notice")
         return edited
-
-    def _edited_status(self, edited: ScoringSystem, base: ScoringSystem | None) -> Status:
-        return edited_status(edited, base, self.data, self.spec)
 
     # -- load --------------------------------------------------------------------------------------
     def load(self, what: str | Spec | ScoringSystem) -> None:
@@ -434,17 +467,9 @@ class Controller(
             raise ValueError("the card was built on other features than the studio's data")
         spec = what.spec if what.spec is not None else self.spec
         spec.check_data(self.data.feature_names, self.data.n_samples)
-        card = (
-            what
-            if what.train_metrics is not None
-            else replace(what, train_metrics=train_metrics(what, self.data))
-        )
-        if (
-            self.validation is not None
-        ):  # measured on this studio's held-out rows, whatever it carried
-            card = replace(card, validation_metrics=train_metrics(card, self.validation))
+        card = measured_as_loaded(what, self.data, self.validation)
         with self._lock:
-            self._check_open()
+            self.lifecycle.check_open()
             notice = load_notice(self.spec, spec)
             broken = check_card(card, self.data, spec)
             if broken:
@@ -454,34 +479,16 @@ class Controller(
             self._gen += 1
             self._scheduler.cancel()
             self.spec = spec
-            status = status_of(card) if card.status != "edited" else self._edited_status(card, None)
+            status = (
+                status_of(card)
+                if card.status != "edited"
+                else edited_status(card, None, self.data, spec)
+            )
             self._push(card, spec, status, "load", None)
             self._say(notice, "warning" if broken else "info")
-        self._after_jump()
-
-    # -- export -----------------------------------------------------------------------------------
-    def export(self, fmt: str = "json", path: str | os.PathLike | None = None) -> tuple[Path, str]:
-        """Write the card on screen; returns (path, the line of Python that reloads it).
-
-        The line carries its own import, so it runs as shown in any namespace.
-        A file that cannot be written raises ``OSError`` naming the path and why.
-        """
-        card = self._card
-        if card is None:
-            raise RuntimeError("there is no card to export")
-        return export_card(card, fmt, path, report=lambda: self._report(card))
-
-    def _report(self, card: ScoringSystem) -> str:
-        """The validation report of ``card`` on the training rows and the held-out rows, if any."""
-        from ..reporting import dataset_rows, report
-
-        held_out = None if self.validation is None else dataset_rows(self.validation)
-        return report(card, *dataset_rows(self.data), test=held_out, progress=False)
+        self.undo_redo.after_jump()
 
     # -- internals: showing cards ------------------------------------------------------------------
-    def _card_solving(self, card: ScoringSystem | None, status: Status) -> None:
-        self._card, self._base, self.status = card, None, status
-
     def _settle(self, result: ScoringSystem | Failure, spec: Spec, action: str) -> bool:
         """Show a finished solve (under the lock); True when a failure put
         the previous state back."""
@@ -493,7 +500,7 @@ class Controller(
                 return False
             # the previous card and settings stay; the status names what failed
             self.spec, self._card, self._base = state.spec, state.card, state.base
-            self._back_to(state)
+            self.groups.back_to(state)
             self.status = result.status
             self._say("these settings have no card: kept the previous card and settings", "error")
             return True
@@ -505,18 +512,9 @@ class Controller(
 
     def _push(self, card, spec, status, action, base) -> None:
         self._card, self._base, self.status = card, base, status
-        self._undo.push(card, spec, status, action, base, table=self._table)
+        self._undo.push(card, spec, status, action, base, table=self.cuts.table)
 
     # -- internals: solving ------------------------------------------------------------------------
-    def _incumbent_card(self, spec: Spec, inc: Incumbent) -> ScoringSystem:
-        return self.measured(card_from_incumbent(self.data, spec, inc))
-
-    def _back_to(self, state) -> None:
-        """A failed solve: the rows of the state kept (its rules' table, then its group column)."""
-        self._restore_group(None)
-        self._follow_table(state.table)
-        self._restore_group(state.group)
-
     def _solve(
         self,
         spec: Spec,
@@ -528,10 +526,10 @@ class Controller(
         (nothing to cache), or when the studio's rows changed meanwhile (another group column or
         other cut points): the result then goes to the cache of the rows it was solved on only."""
         solver = self._solver
-        return self._kept(solver, spec, solver.solve(spec, cancel, on_incumbent, time_limit))
+        return self.groups.kept(solver, spec, solver.solve(spec, cancel, on_incumbent, time_limit))
 
     def _store(self, spec: Spec, result) -> None:
-        self._store_where_made(spec, result)
+        self.groups.store_where_made(spec, result)
 
     @property
     def _cache(self) -> dict[str, ScoringSystem | Failure]:
@@ -540,17 +538,17 @@ class Controller(
     @property
     def solve_count(self) -> int:
         """Solves actually started (on every group column's data)."""
-        return self._solve_total()
+        return self.groups.solve_total()
 
     def _solve_job(self, job, cancel: threading.Event) -> None:
         gen, spec, action, requested = job
         if gen != self._gen:
             return
         cached = self._cache.get(spec.key())
-        if cached is None and self._warmup_for(spec).busy:
+        if cached is None and self.warming.warmup_for(spec).busy:
             # the one-off compile, said on the status line, is not the solve's
             # time: its clock starts after
-            if not self._wait_for_warmup(spec, gen, cancel):
+            if not self.warming.wait_for_warmup(spec, gen, cancel):
                 return
             requested = self._finish.now()
         started = time.time()
@@ -563,7 +561,7 @@ class Controller(
         def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
             if gen != self._gen:
                 return  # superseded (and, after a cut change, of other rules than the data's)
-            card = self._incumbent_card(spec, inc)
+            card = self.measured(card_from_incumbent(self.data, spec, inc))
             if not worth_showing(card, bar, measure):
                 # no trivial or poorer card flashes: the previous card stays,
                 # dimmed, until one as good
@@ -581,7 +579,7 @@ class Controller(
                 ):
                     # the same figures with other points: the card shown stays, nothing reshuffles
                     return
-                self._card_solving(card, status)
+                self._card, self._base, self.status = card, None, status
             self._emit("card")
             # a card is on screen: the risk kernels compile meanwhile, for a first switch
             self._warmup.start()
@@ -619,7 +617,7 @@ class Controller(
             if lost:
                 self._say(LOST_SOLVER, "warning")
         if reverted:
-            self._plan_background(also=("spec", "card", "notice"))
+            self.sweep_views.plan_background(also=("spec", "card", "notice"))
         else:
             self._emit("card", "notice")
             if (
@@ -629,5 +627,5 @@ class Controller(
             self.alts.plan()  # the settled card is the first of its alternatives
         self.sweeps.solved(spec, result)
         if not reverted:
-            self._offer_cached()
+            self.best_known.offer_cached()
             self._warmup.start()  # the first switch to risk cards will not wait for a compile

@@ -25,7 +25,7 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,9 @@ from .best_known import BestKnown
 from .holdout import RawRows, measure_card, prepare_validation
 from .settings import SIGNS
 from .solving import SolveCache
+
+if TYPE_CHECKING:
+    from .controller import Controller
 
 __all__ = [
     "Table",
@@ -269,32 +272,38 @@ def carry_spec(spec: Spec, old: Sequence[str], new: Sequence[str]) -> tuple[Spec
 
 
 class CutEditing:
-    """The cut-point panel of :class:`~slimwidgets.widgets.controller.Controller` (a mixin: it
-    swaps the controller's ``data``, ``validation``, ``rules``, cache and judge of better cards
-    for those of another :class:`Table`, and calls ``set_spec``)."""
+    """The cut-point panel of a :class:`~slimwidgets.widgets.controller.Controller`: moving a
+    cut makes another :class:`Table` current, whose rows, rules, cache and judge of better cards
+    the controller then solves on (:meth:`Controller.use_rows`)."""
 
-    def _init_cuts(self, raw: RawRows | None) -> None:
+    def __init__(self, controller: Controller, raw: RawRows | None) -> None:
         """Keep the raw rows behind the rules (None: a 0/1 table, no panel)
         and make the first table."""
+        self._c = controller
         self._raw, self._table, self._first_table, self._tables = raw, None, None, {}
         self.cut_errors: dict[
             str, dict
         ] = {}  # variable -> {"text", "typed"}: the last refused edit, said in place
-        if raw is None or self.rules is None:
+        if raw is None or self._c.rules is None:
             return
-        cuts = threshold_cuts(self.rules)
-        self._params = {k: v for k, v in self.rules.get_params().items() if k != "cuts"}
-        others = [c for c in dict.fromkeys(r.column for r in self.rules.rules_) if c not in cuts]
-        self._panel = {**_summaries(raw, self.data, list(cuts)), **_levels(raw, self.data, others)}
-        data, validation, rules = self.data, self.validation, self.rules
+        cuts = threshold_cuts(self._c.rules)
+        self._params = {k: v for k, v in self._c.rules.get_params().items() if k != "cuts"}
+        others = [c for c in dict.fromkeys(r.column for r in self._c.rules.rules_) if c not in cuts]
+        self._panel = {
+            **_summaries(raw, self._c.data, list(cuts)),
+            **_levels(raw, self._c.data, others),
+        }
+        data, validation, rules = self._c.data, self._c.validation, self._c.rules
         table = Table(
             rules,
             data,
             validation,
-            SolveCache(data, lambda card: measure_card(card, data, validation, rules), self._lock),
-            self._best,
+            SolveCache(
+                data, lambda card: measure_card(card, data, validation, rules), self._c._lock
+            ),
+            self._c._best,
         )
-        self._solver = table.solver
+        self._c.use_rows(data, validation, rules, table.solver, table.best)
         self._tables[_key(cuts)] = self._table = self._first_table = table
 
     @property
@@ -303,13 +312,18 @@ class CutEditing:
         return self._table is not None and self._table is not self._first_table
 
     @property
+    def raw(self) -> RawRows | None:
+        """The raw rows behind the rules (None for a 0/1 table)."""
+        return self._raw
+
+    @property
     def table(self) -> Table | None:
         """The current rules and everything solved on them (None without a raw table)."""
         return self._table
 
     def cut_points(self) -> dict[str, list[float]]:
         """The current cut points of each numeric variable (empty without a raw table)."""
-        return {} if self._table is None else threshold_cuts(self.rules)
+        return {} if self._table is None else threshold_cuts(self._c.rules)
 
     def cut_panel(self) -> list[dict]:
         """The panel by variable as the studio draws it, in the columns' order: per numeric
@@ -321,23 +335,26 @@ class CutEditing:
         if self._table is None:
             return []
         cuts, out = self.cut_points(), []
-        for name in dict.fromkeys(r.column for r in self.rules.rules_):
-            rules = self.rules.rules_of(name)
+        for name in dict.fromkeys(r.column for r in self._c.rules.rules_):
+            rules = self._c.rules.rules_of(name)
             entry = {
                 **self._panel[name],
                 "name": name,
                 "error": self.cut_errors.get(name),
-                "use": _shared(["exclude" if n in self.spec.exclude else "auto" for n in rules]),
-                "group": GROUP_NOTE if name == getattr(self, "group", None) else None,
+                "use": _shared(["exclude" if n in self._c.spec.exclude else "auto" for n in rules]),
+                "group": GROUP_NOTE if name == self._c.groups.group else None,
             }
             if name in cuts:
                 entry.update(
                     cuts=cuts[name],
                     labels=[cut_text(c) for c in cuts[name]],
                     sign=_shared(
-                        [self.spec.signs.get(n, "free") for n in _signed_rules(self.rules, name)]
+                        [
+                            self._c.spec.signs.get(n, "free")
+                            for n in _signed_rules(self._c.rules, name)
+                        ]
                     ),
-                    monotone=self.monotone_of(name),
+                    monotone=self._c.variables.monotone_of(name),
                 )  # widgets/variables.py
             out.append(entry)
         return out
@@ -383,7 +400,7 @@ class CutEditing:
                 "old": None if old is None else float(old),
             }
         }
-        self._emit("cuts")
+        self._c._emit("cuts")
 
     def add_cut(self, variable: str, value: Any) -> Spec:
         """Add a cut point to ``variable`` (typed text or a number)."""
@@ -449,11 +466,11 @@ class CutEditing:
         cuts = {**current, variable: values}
         if cuts == current:
             self.cut_errors = {}
-            return self.spec
+            return self._c.spec
         key = _key(cuts)
-        table = self._tables.get(key) or fit_table(self._raw, self._params, cuts, self._lock)
+        table = self._tables.get(key) or fit_table(self._raw, self._params, cuts, self._c._lock)
         spec, dropped = carry_spec(
-            self.spec, self.rules.rules_of(variable), table.rules.rules_of(variable)
+            self._c.spec, self._c.rules.rules_of(variable), table.rules.rules_of(variable)
         )
         if spec.variables:
             spec = spec.replace(variables=options_by_variable(table.rules, {})["variables"])
@@ -464,11 +481,11 @@ class CutEditing:
         )
         if dropped:
             notice += "; dropped " + " and ".join(dropped) + " (their rules are gone)"
-        with self._lock:
+        with self._c._lock:
             self._tables[key] = table
             self.cut_errors = {}
-            self._use_table(table)
-            self.set_spec(spec, action="cuts", notice=notice)
+            self.use_table(table)
+            self._c.set_spec(spec, action="cuts", notice=notice)
         return spec
 
     def adopt_size(self, rules: RuleBuilder, size: int, choice: dict, gen: int) -> None:
@@ -478,59 +495,62 @@ class CutEditing:
         wins), or when the choice was skipped for lack of time (said so)."""
         from .size_choice import choice_text
 
-        with self._lock:
-            if self._gen != gen or self._closed:
+        with self._c._lock:
+            if self._c._gen != gen or self._c.lifecycle.closed:
                 return
             if choice.get("skipped"):
-                self._say(choice_text(choice), "warning")
+                self._c._say(choice_text(choice), "warning")
                 skipped = True
             else:
                 skipped = False
                 cuts = threshold_cuts(rules)
                 key = _key(cuts)
                 table = self._tables.get(key) or fit_table(
-                    self._raw, self._params, cuts, self._lock
+                    self._raw, self._params, cuts, self._c._lock
                 )
-                spec = self.spec.replace(max_size=int(size))
+                spec = self._c.spec.replace(max_size=int(size))
                 if spec.variables:
                     spec = spec.replace(variables=options_by_variable(table.rules, {})["variables"])
                 self._tables[key] = table
-                self._use_table(table)
-                self.set_spec(spec, action="size", notice=choice_text(choice))
+                self.use_table(table)
+                self._c.set_spec(spec, action="size", notice=choice_text(choice))
         if skipped:
-            self._emit("notice")
+            self._c._emit("notice")
 
-    def _use_table(self, table: Table) -> None:
-        """Make ``table`` current (under the lock): its rows, rules, cache and judge; the
-        background lists of the other table are dropped (their cards have other rules)."""
+    def use_table(self, table: Table) -> None:
+        """Make ``table`` current (under the lock): its rows, rules, cache and judge, the group
+        column splitting them; the background lists of the other table are dropped (their cards
+        have other rules)."""
+        self._c.groups.across_table_switch(lambda: self._switch(table))
+
+    def _switch(self, table: Table) -> None:
         self._table = table
-        self.data, self.validation, self.rules = table.data, table.validation, table.rules
-        self._solver, self._best = table.solver, table.best
-        self.sweeps.reset()
-        self.alts.reset()
+        self._c.use_rows(table.data, table.validation, table.rules, table.solver, table.best)
+        self._c.sweeps.reset()
+        self._c.alts.reset()
 
-    def _follow_table(self, table: Table | None) -> None:
+    def follow_table(self, table: Table | None) -> None:
         """Undo, redo or a failed solve went back to a state of ``table``: make it current."""
         if table is not None and table is not self._table:
-            self._use_table(table)
+            self.use_table(table)
 
     def set_variable(
         self, variable: str, *, use: str | None = None, sign: str | None = None
     ) -> Spec:
         """A setting by variable name, for all its rules at once: ``use`` "auto" or "exclude",
         ``sign`` "free", "+" or "-" (points that rise or fall with the variable): one undo step."""
-        if self.rules is None or variable not in {r.column for r in self.rules.rules_}:
+        if self._c.rules is None or variable not in {r.column for r in self._c.rules.rules_}:
             raise KeyError(f"unknown variable {variable!r}")
         names = (
-            _signed_rules(self.rules, variable)
+            _signed_rules(self._c.rules, variable)
             if sign is not None
-            else self.rules.rules_of(variable)
+            else self._c.rules.rules_of(variable)
         )
-        s, changes = self.spec, {}
+        s, changes = self._c.spec, {}
         if use is not None:
             if use not in ("auto", "exclude"):
                 raise ValueError(f"use of a variable must be 'auto' or 'exclude', got {use!r}")
-            if use != "exclude" and variable == getattr(self, "group", None):
+            if use != "exclude" and variable == self._c.groups.group:
                 raise ValueError(f"{variable!r} is the group column: {GROUP_NOTE}")
             changes["exclude"] = [f for f in s.exclude if f not in names] + (
                 names if use == "exclude" else []
@@ -547,7 +567,7 @@ class CutEditing:
                 **({n: sign for n in names} if sign != "free" else {}),
             }
         spec = s.replace(**changes)
-        self.set_spec(spec)
+        self._c.set_spec(spec)
         return spec
 
 

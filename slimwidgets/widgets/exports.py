@@ -6,10 +6,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.scoring import ScoringSystem
 
-__all__ = ["EXPORT_FORMATS", "export_card"]
+if TYPE_CHECKING:
+    from .controller import Controller
+
+__all__ = ["EXPORT_FORMATS", "export_card", "CardExports"]
 
 EXPORT_FORMATS = {
     "json": ".json",
@@ -84,3 +88,40 @@ def export_card(
         "report": f"import IPython.display; IPython.display.HTML(filename={p})",
     }[fmt]
     return path, line
+
+
+class CardExports:
+    """The exports of a :class:`~slimwidgets.widgets.controller.Controller` (a feature object:
+    it writes the controller's card, with a report on its training and held-out rows).
+
+    Parameters
+    ----------
+    controller : the controller whose card is written.
+    """
+
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
+
+    def export(self, fmt: str = "json", path: str | os.PathLike | None = None) -> tuple[Path, str]:
+        """Write the card on screen; returns (path, the line of Python that reloads it).
+
+        The line carries its own import, so it runs as shown in any namespace.
+        A file that cannot be written raises ``OSError`` naming the path and why.
+
+        Parameters
+        ----------
+        fmt : one of :data:`EXPORT_FORMATS`.
+        path : where to write (None: ``scoring_system`` with the format's extension).
+        """
+        card = self._c.card
+        if card is None:
+            raise RuntimeError("there is no card to export")
+        return export_card(card, fmt, path, report=lambda: self._report(card))
+
+    def _report(self, card: ScoringSystem) -> str:
+        """The validation report of ``card`` on the training rows and the held-out rows, if any."""
+        from ..reporting import dataset_rows, report
+
+        validation = self._c.validation
+        held_out = None if validation is None else dataset_rows(validation)
+        return report(card, *dataset_rows(self._c.data), test=held_out, progress=False)

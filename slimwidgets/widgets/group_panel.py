@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import anywidget
@@ -18,6 +18,9 @@ import traitlets as T
 from ..core.formatting import percent
 from .charts import HEIGHT, WIDTH, records
 from .groups import GROUP_COLORS, GROUP_SHAPES
+
+if TYPE_CHECKING:
+    from .studio import Studio
 
 __all__ = [
     "GroupsView",
@@ -300,17 +303,27 @@ def _grow(basis: str, min_width: str = "0", max_width: str = "none") -> W.Layout
 
 
 class GroupPanel:
-    """The group controls and view of :class:`~slimwidgets.widgets.studio.Studio` (a mixin: it
-    reads ``controller`` and the studio's ``_syncing``, ``_ui_lock``, ``message``)."""
+    """The group controls and view of a :class:`~slimwidgets.widgets.studio.Studio` (a part of
+    it: it builds the studio's group widgets, reads its ``controller``, ``_syncing``,
+    ``_ui_lock`` and ``message``).
 
-    _group_note = ""  # a refused group setting, said in the table's place until the next change
+    Parameters
+    ----------
+    studio : the studio whose group controls these are.
+    """
 
-    def _build_group_controls(self) -> None:
+    def __init__(self, studio: Studio) -> None:
+        self._s = studio
+        self._group_note = (
+            ""  # a refused group setting, said in the table's place until the next change
+        )
+
+    def build_group_controls(self) -> None:
         """The column picker, and the gap slider with its rate and its "no gap" box."""
-        c = self.controller
+        c = self._s.controller
         style = {"description_width": "88px"}
         options = [("no groups", None)] + [(name, name) for name in c.group_columns]
-        self.group_pick = W.Dropdown(
+        self._s.group_pick = W.Dropdown(
             options=options,
             value=c.group,
             description="groups",
@@ -319,12 +332,12 @@ class GroupPanel:
             tooltip="the column whose groups the card is measured in and held to the gap in",
         )
         rate, bound = c.gap_control()
-        self.gap_rate = W.Dropdown(
+        self._s.gap_rate = W.Dropdown(
             options=[("TPR gap", "TPR"), ("FPR gap", "FPR")],
             value=rate,
             layout=W.Layout(flex="0 0 auto", width="auto"),
         )
-        self.gap_slider = W.FloatSlider(
+        self._s.gap_slider = W.FloatSlider(
             value=0.05 if bound is None else bound,
             min=0.0,
             max=0.5,
@@ -337,93 +350,93 @@ class GroupPanel:
             layout=_grow("200px", "170px", "360px"),
             tooltip="the largest difference allowed between two groups' rates",
         )
-        self.gap_none = W.Checkbox(
+        self._s.gap_none = W.Checkbox(
             value=bound is None,
             description="no gap",
             indent=False,
             layout=W.Layout(flex="0 0 auto", width="auto"),
         )
         for w, cls in (
-            (self.group_pick, "sw-group-pick"),
-            (self.gap_rate, "sw-gap-rate"),
-            (self.gap_slider, "sw-max-gap"),
-            (self.gap_none, "sw-max-gap-none"),
+            (self._s.group_pick, "sw-group-pick"),
+            (self._s.gap_rate, "sw-gap-rate"),
+            (self._s.gap_slider, "sw-max-gap"),
+            (self._s.gap_none, "sw-max-gap-none"),
         ):
             w.add_class(cls)
-        self.group_pick.observe(self._on_group, "value")
-        for w in (self.gap_rate, self.gap_slider, self.gap_none):
-            w.observe(self._on_gap, "value")
-        self.groups_view = GroupsView(layout=W.Layout(display="none"))
-        self.groups_view.add_class("sw-groups-view")
-        self._group_widgets = [
-            self.group_pick,
-            self.gap_rate,
-            self.gap_slider,
-            self.gap_none,
-            self.groups_view,
+        self._s.group_pick.observe(self.on_group, "value")
+        for w in (self._s.gap_rate, self._s.gap_slider, self._s.gap_none):
+            w.observe(self.on_gap, "value")
+        self._s.groups_view = GroupsView(layout=W.Layout(display="none"))
+        self._s.groups_view.add_class("sw-groups-view")
+        self._s._group_widgets = [
+            self._s.group_pick,
+            self._s.gap_rate,
+            self._s.gap_slider,
+            self._s.gap_none,
+            self._s.groups_view,
         ]
 
-    def _group_rows(self, pair: dict) -> list[W.Widget]:
+    def group_rows(self, pair: dict) -> list[W.Widget]:
         """The picker and the gap slider, as rows of the controls (beside the FPR slider)."""
         gap = W.Box(
-            [self.gap_rate, self.gap_slider, self.gap_none],
+            [self._s.gap_rate, self._s.gap_slider, self._s.gap_none],
             layout=W.Layout(display="flex", align_items="center", overflow="visible", **pair),
         )
         gap.add_class("sw-pair")
         gap.add_class("sw-gap-pair")
-        return [gap, self.group_pick] if self.controller.group_columns else []
+        return [gap, self._s.group_pick] if self._s.controller.group_columns else []
 
-    def _group_call(self, fn, *args) -> None:
+    def group_call(self, fn, *args) -> None:
         """Run a group action; a refusal is said in the table's place as well
         as in the message line."""
         try:
             fn(*args)
         except (ValueError, TypeError, KeyError, RuntimeError) as exc:
             self._group_note = str(exc.args[0] if exc.args else exc)
-            self._guard(lambda: (_ for _ in ()).throw(exc))  # noqa: F821  (called at once, exc still bound)
-            self._sync_group_controls()
+            self._s._guard(lambda: (_ for _ in ()).throw(exc))  # noqa: F821  (called at once, exc still bound)
+            self.sync_group_controls()
         else:
             self._group_note = ""
-            self._show_notice()
-        self._refresh_groups()
+            self._s._show_notice()
+        self.refresh_groups()
 
-    def _on_group(self, change) -> None:
-        if not self._syncing:
-            self._group_call(self.controller.set_group, change["new"])
+    def on_group(self, change) -> None:
+        if not self._s._syncing:
+            self.group_call(self._s.controller.set_group, change["new"])
 
-    def _on_gap(self, _change) -> None:
-        if self._syncing:
+    def on_gap(self, _change) -> None:
+        if self._s._syncing:
             return
-        self.gap_slider.disabled = self.gap_none.value
-        value = None if self.gap_none.value else round(self.gap_slider.value, 4)
-        self._group_call(self.controller.set_gap, self.gap_rate.value, value)
+        self._s.gap_slider.disabled = self._s.gap_none.value
+        value = None if self._s.gap_none.value else round(self._s.gap_slider.value, 4)
+        self.group_call(self._s.controller.set_gap, self._s.gap_rate.value, value)
 
-    def _sync_group_controls(self) -> None:
+    def sync_group_controls(self) -> None:
         """The picker and the gap follow the controller (after undo, a clash, a refusal)."""
-        c = self.controller
-        syncing, self._syncing = self._syncing, True
+        c = self._s.controller
+        syncing, self._s._syncing = self._s._syncing, True
         try:
-            self.group_pick.value = c.group
+            self._s.group_pick.value = c.group
             rate, bound = c.gap_control()
-            self.gap_rate.value = rate
-            self.gap_none.value = bound is None
-            self.gap_slider.disabled = bound is None
+            self._s.gap_rate.value = rate
+            self._s.gap_none.value = bound is None
+            self._s.gap_slider.disabled = bound is None
             if bound is not None:
-                self.gap_slider.value = min(bound, self.gap_slider.max)
+                self._s.gap_slider.value = min(bound, self._s.gap_slider.max)
         finally:
-            self._syncing = syncing
+            self._s._syncing = syncing
 
-    def _refresh_groups(self) -> None:
-        with self._ui_lock:
-            if not self.controller.group_columns:
+    def refresh_groups(self) -> None:
+        with self._s._ui_lock:
+            if not self._s.controller.group_columns:
                 return
-            view = groups_payload(self.controller, self._group_note)
-            if self.groups_view.view != view:
-                self.groups_view.view = view
+            view = groups_payload(self._s.controller, self._group_note)
+            if self._s.groups_view.view != view:
+                self._s.groups_view.view = view
             # without a column the card keeps its place: the table takes no
             # room (a refusal still shows)
             shown = view["column"] is not None or bool(view.get("notice"))
-            self.groups_view.layout.display = None if shown else "none"
+            self._s.groups_view.layout.display = None if shown else "none"
 
-    def _group_marks(self) -> pd.DataFrame:
-        return group_marks(self.controller.group_frame(), self.controller.card)
+    def group_marks(self) -> pd.DataFrame:
+        return group_marks(self._s.controller.group_frame(), self._s.controller.card)

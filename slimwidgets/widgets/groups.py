@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,9 @@ from ..core.spec import Spec
 from .best_known import BestKnown
 from .holdout import measure_card, prepare_validation, split_holdout, studio_data
 from .solving import SolveCache
+
+if TYPE_CHECKING:
+    from .controller import Controller
 
 __all__ = [
     "MAX_LEVELS",
@@ -363,23 +367,24 @@ class _World:
     data: Dataset
     solver: SolveCache
     best: BestKnown
-    made: dict = field(default_factory=dict)  # id(result) -> the solver that made it (see _kept)
+    made: dict = field(default_factory=dict)  # id(result) -> the solver that made it (see kept)
 
 
 class GroupControls:
-    """The group controls of :class:`~slimwidgets.widgets.controller.Controller` (a mixin: it
-    swaps the controller's ``data``, ``_solver`` and ``_best`` for the picked column's, and reads
-    ``spec``, ``card``, ``validation`` and ``set_spec``)."""
+    """The group column of a :class:`~slimwidgets.widgets.controller.Controller`: the column
+    picked, the gap control and each group's figures. Picking a column swaps the controller's
+    rows, cache and judge of better cards (``data``, ``_solver``, ``_best``) for the column's."""
 
-    _groups: GroupWorlds | None = None
-    _group: str | None = None
-
-    def _init_groups(self, worlds: GroupWorlds | None, column: str | None) -> None:
-        """Called once by the controller, after its solver and best-known card exist."""
+    def __init__(
+        self, controller: Controller, worlds: GroupWorlds | None, column: str | None
+    ) -> None:
+        """Made once by the controller, after its solver, best-known card and cut tables."""
+        self._c = controller
         self._groups = worlds
+        self._group: str | None = None
         # keyed by (the rules' table, the column): each set of cut points has its own split rows
         self._worlds: dict[tuple[Any, str | None], _World] = {
-            (self._rules_table(), None): _World(self.data, self._solver, self._best)
+            (self._rules_table(), None): _World(self._c.data, self._c._solver, self._c._best)
         }
         self._made_by: dict[int, SolveCache] = {}
         self._group_figures: tuple[Any, Any, pd.DataFrame | None] = (None, None, None)
@@ -398,7 +403,7 @@ class GroupControls:
 
     def _rules_table(self) -> Any:
         """The current rules' table of a raw table (:mod:`~slimwidgets.widgets.cuts`), else None."""
-        return getattr(self, "_table", None)
+        return self._c.cuts.table
 
     def _world(self, column: str | None) -> _World:
         """``column``'s rows under the current rules (None: the rules' own
@@ -410,25 +415,28 @@ class GroupControls:
                 self._worlds[key] = _World(table.data, table.solver, table.best)
                 return self._worlds[key]
             validation, rules = (
-                (self.validation, self.rules) if table is None else (table.validation, table.rules)
+                (self._c.validation, self._c.rules)
+                if table is None
+                else (table.validation, table.rules)
             )
             data = self._groups.dataset(column, "train", rules)
             solver = SolveCache(
-                data, lambda card: measure_card(card, data, validation, rules), self._lock
+                data, lambda card: measure_card(card, data, validation, rules), self._c._lock
             )
             self._worlds[key] = _World(data, solver, BestKnown(data))
         return self._worlds[key]
 
-    def _use_table(self, table: Any) -> None:
-        """Other cut points (:meth:`CutEditing._use_table`): the column picked splits their rows
-        (and when its own cuts moved, its new rules are the ones it keeps off the card)."""
+    def across_table_switch(self, switch: Callable[[], None]) -> None:
+        """Run ``switch`` (other cut points made current, :meth:`CutEditing.use_table`) with the
+        column picked splitting the new rows (and when its own cuts moved, its new rules are the
+        ones it keeps off the card)."""
         column, apart = self._group, self.group_apart
         old = [] if column is None else self._rules_of_column(column)
         self._use_group(None)
-        super()._use_table(table)
+        switch()
         self._use_group(column)
         if apart and column is not None:  # the user's own exclusions of the column stay theirs
-            self._undo.apart = tuple(
+            self._c._undo.apart = tuple(
                 n for n in self._rules_of_column(column) if n in apart or n not in old
             )
 
@@ -449,10 +457,10 @@ class GroupControls:
             if not _has_groups(spec) and key not in new.solver:
                 new.solver.store(spec, old.solver.results[key])
         self._group = column
-        self.data, self._solver, self._best = new.data, new.solver, new.best
-        self._undo.group = column
-        self.sweeps.points.clear()  # points of another column's gaps must not be drawn
-        self.alts.forget(lambda key: _has_groups(Spec.from_dict(json.loads(key))))
+        self._c.use_rows(new.data, self._c.validation, self._c.rules, new.solver, new.best)
+        self._c._undo.group = column
+        self._c.sweeps.points.clear()  # points of another column's gaps must not be drawn
+        self._c.alts.forget(lambda key: _has_groups(Spec.from_dict(json.loads(key))))
 
     def set_group(self, column: str | None) -> None:
         """Split the rows by ``column`` (None: no groups); one undo step. Without a column the
@@ -469,36 +477,36 @@ class GroupControls:
             )
         if column is not None:
             self._groups.check(column)
-        spec, words = self.spec, []
+        spec, words = self._c.spec, []
         if column is None and _has_groups(spec):
             spec = spec.replace(**{k: None for k in GROUP_OPTIONS})
             words.append("no group column: dropped the caps between groups")
         apart = self.group_apart
         if column != self._group:
             spec, apart = self._apart_spec(spec, column, words)
-        with self._lock:
-            self._check_open()
+        with self._c._lock:
+            self._c.lifecycle.check_open()
             previous, before = self._group, self.group_apart
             self._use_group(column)
-            self._undo.apart = apart
+            self._c._undo.apart = apart
         try:
-            self.set_spec(spec, action="group", notice="; ".join(words))
+            self._c.set_spec(spec, action="group", notice="; ".join(words))
         except BaseException:
-            with self._lock:
+            with self._c._lock:
                 self._use_group(previous)
-                self._undo.apart = before
+                self._c._undo.apart = before
             raise
 
     @property
     def group_apart(self) -> tuple[str, ...]:
         """The rules the group column keeps off the card (the exclusions picking it added)."""
-        return tuple(getattr(self._undo, "apart", ()))
+        return tuple(getattr(self._c._undo, "apart", ()))
 
     def _rules_of_column(self, column: str) -> list[str]:
         """The features ``column`` of the studio's table became (itself, in a table of rules)."""
-        if self.rules is not None and column in {str(r.column) for r in self.rules.rules_}:
-            return [r.name for r in self.rules.rules_ if str(r.column) == column]
-        return [column] if column in self.data.feature_names else []
+        if self._c.rules is not None and column in {str(r.column) for r in self._c.rules.rules_}:
+            return [r.name for r in self._c.rules.rules_ if str(r.column) == column]
+        return [column] if column in self._c.data.feature_names else []
 
     def _apart_spec(
         self, spec: Spec, column: str | None, words: list[str]
@@ -542,66 +550,74 @@ class GroupControls:
         if value is not None and self._group is None:
             raise ValueError("pick a group column first: a gap is between the groups of a column")
         other = GAP_OPTIONS["FPR" if rate == "TPR" else "TPR"]
-        spec = self.spec.replace(**{GAP_OPTIONS[rate]: value, other: None})
-        self.set_spec(spec)
+        spec = self._c.spec.replace(**{GAP_OPTIONS[rate]: value, other: None})
+        self._c.set_spec(spec)
         return spec
 
     def gap_control(self) -> tuple[str, float | None]:
         """(rate, bound) the gap control shows for the current spec."""
-        if self.spec.max_tpr_gap is None and self.spec.max_fpr_gap is not None:
-            return "FPR", self.spec.max_fpr_gap
-        return "TPR", self.spec.max_tpr_gap
+        if self._c.spec.max_tpr_gap is None and self._c.spec.max_fpr_gap is not None:
+            return "FPR", self._c.spec.max_fpr_gap
+        return "TPR", self._c.spec.max_tpr_gap
 
     def group_frame(self) -> pd.DataFrame | None:
         """The card on screen in each group of :attr:`group` (see :func:`group_frame`; a risk
         card predicts positive at a risk of 50 % or more), or None without a column or a card."""
-        card, column = self.card, self._group
+        card, column = self._c.card, self._group
         if card is None or column is None:  # a risk card is measured at its decision, risk >= 50 %
             return None
         if self._group_figures[0] is not card or self._group_figures[1] != column:
             frame = group_frame(
-                card, self.data, self._groups.dataset(column, "validation", self.rules)
+                card, self._c.data, self._groups.dataset(column, "validation", self._c.rules)
             )
             self._group_figures = (card, column, frame)
         return self._group_figures[2].copy()
 
     def group_status(self) -> str:
         """The group line of the status (see :func:`group_status`)."""
-        return group_status(self.card, self.group_frame(), self.spec, self.status.state)
+        return group_status(self._c.card, self.group_frame(), self._c.spec, self._c.status.state)
 
     # -- hooks of the controller: undo, a failed solve, solves that outlive a switch --------------
-    def _goto(self, index: int, action: str) -> None:
-        self._use_group(None)  # back to the rules' own rows first, so that the table can follow
-        super()._goto(index, action)
-        self._restore_group(self._undo.current.group)
+    def back_to(self, state: Any) -> None:
+        """A failed solve: the rows of the ``state`` kept (its rules' table, then its column)."""
+        self.restore_group(None)
+        self._c.cuts.follow_table(state.table)
+        self.restore_group(state.group)
 
-    def _solve_total(self) -> int:
+    def around_jump(self, jump: Callable[[], None]) -> None:
+        """Run ``jump`` (undo or redo) from the rules' own rows, so that the table can follow,
+        then pick the column of the state reached."""
+        self._use_group(None)
+        jump()
+        self.restore_group(self._c._undo.current.group)
+
+    def solve_total(self) -> int:
         return sum(w.solver.count for w in self._worlds.values())
 
-    def _restore_group(self, column: str | None) -> None:
+    def restore_group(self, column: str | None) -> None:
         """Back to the state shown (undo, redo, a failed solve): its column
         and what it kept apart."""
         self._use_group(column)
-        state = self._undo.current
+        state = self._c._undo.current
         if column is not None and state is not None and state.group == column:
-            self._undo.apart = state.apart
+            self._c._undo.apart = state.apart
         elif column is None:
-            self._undo.apart = ()
+            self._c._undo.apart = ()
 
-    def _kept(self, solver: SolveCache, spec: Spec, result: Any) -> Any:
+    def kept(self, solver: SolveCache, spec: Spec, result: Any) -> Any:
         """A result solved on ``solver``'s data: returned when that is still the studio's data;
         else kept in that data's cache only (None: nothing to show)."""
         if result is None:
             return None
-        with self._lock:
-            if solver is self._solver:
+        with self._c._lock:
+            if solver is self._c._solver:
                 self._made_by[id(result)] = solver
                 return result
         if getattr(result, "status", None) != "solver_stopped":
             solver.store(spec, result)
         return None
 
-    def _store_where_made(self, spec: Spec, result: Any) -> None:
-        with self._lock:
-            solver = self._made_by.pop(id(result), self._solver)
+    def store_where_made(self, spec: Spec, result: Any) -> None:
+        with self._c._lock:
+            solver = self._made_by.pop(id(result), self._c._solver)
         solver.store(spec, result)

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.scoring import Metrics, ScoringSystem
 from ..core.spec import Spec
 from .card_status import Status
+
+if TYPE_CHECKING:
+    from .controller import Controller
 
 __all__ = ["HistoryEntry", "Settled", "UndoHistory", "UndoRedo"]
 
@@ -132,48 +135,45 @@ class UndoHistory:
 
 
 class UndoRedo:
-    """Undo and redo of :class:`~slimwidgets.widgets.controller.Controller` (a mixin: it walks
-    the controller's ``_undo`` and puts the state reached on screen)."""
+    """Undo and redo of :class:`~slimwidgets.widgets.controller.Controller` (a feature object:
+    it walks the controller's undo history; :meth:`Controller.jump_to` puts the state reached
+    on screen)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
 
     @property
     def can_undo(self) -> bool:
-        return self._undo.can_undo(self.status.state == "solving")
+        return self._c._undo.can_undo(self._c.status.state == "solving")
 
     @property
     def can_redo(self) -> bool:
-        return self._undo.can_redo
+        return self._c._undo.can_redo
 
     @property
     def _cursor(self) -> int:
-        return self._undo.cursor
+        return self._c._undo.cursor
 
     def undo(self) -> bool:
-        with self._lock:
+        with self._c._lock:
             if not self.can_undo:
                 return False
             # while a solve is pending, undo abandons it and shows the last settled card
-            target = self._cursor if self.status.state == "solving" else self._cursor - 1
+            target = self._cursor if self._c.status.state == "solving" else self._cursor - 1
             self._goto(target, "undo")
-        self._after_jump()
+        self.after_jump()
         return True
 
     def redo(self) -> bool:
-        with self._lock:
+        with self._c._lock:
             if not self.can_redo:
                 return False
             self._goto(self._cursor + 1, "redo")
-        self._after_jump()
+        self.after_jump()
         return True
 
     def _goto(self, index: int, action: str) -> None:
-        self._check_open()
-        self._gen += 1
-        self._scheduler.cancel()
-        state = self._undo.go(index, action)
-        self._follow_table(state.table)  # back to the cut points of that state
-        self.spec = state.spec
-        self._card, self._base, self.status = state.card, state.base, state.status
-        self._say("")
+        self._c.groups.around_jump(lambda: self._c.jump_to(index, action))
 
-    def _after_jump(self) -> None:
-        self._plan_background(also=("spec", "card", "notice"))
+    def after_jump(self) -> None:
+        self._c.sweep_views.plan_background(also=("spec", "card", "notice"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,9 @@ import pandas as pd
 from ..core.data import Dataset, prepare_data
 from ..core.rules import rules_from_options
 from ..core.scoring import Metrics, ScoringSystem
+
+if TYPE_CHECKING:
+    from .controller import Controller
 
 __all__ = [
     "train_metrics",
@@ -282,9 +285,33 @@ def calibration_bands(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def measured_as_loaded(card: ScoringSystem, data: Dataset, validation: Dataset | None):
+    """``card`` as a studio loads it: its training metrics (worked out on ``data`` when it carries
+    none) and its held-out metrics measured on this studio's ``validation`` rows, whatever it
+    carried.
+
+    Parameters
+    ----------
+    card : the card loaded.
+    data : the studio's training rows.
+    validation : the studio's held-out rows, or None.
+    """
+    if card.train_metrics is None:
+        card = replace(card, train_metrics=train_metrics(card, data))
+    if validation is not None:
+        card = replace(card, validation_metrics=train_metrics(card, validation))
+    return card
+
+
 class RiskTables:
     """A risk card's table and calibration for :class:`~slimwidgets.widgets.controller.Controller`
-    (a mixin: it reads the controller's card, rows and ``_risk``, the last tables worked out)."""
+    (a feature object: it reads the controller's card and rows, and keeps the last tables
+    worked out)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
+        # the card's points and rows, its risk table, its calibration
+        self._risk: tuple = (None, None, None)
 
     def risk_table(self) -> pd.DataFrame | None:
         """A risk card's table: per total score, its predicted risk beside the observed rate with
@@ -300,7 +327,7 @@ class RiskTables:
         return None if got is None else got[1].copy()
 
     def _risk_tables(self) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-        card = self._card
+        card = self._c._card
         if card is None or card.family != "risk":
             return None
         # once per card's points on these rows, not on every redraw: a settled card with the
@@ -310,10 +337,10 @@ class RiskTables:
             card.coefficients,
             card.intercept,
             card.multiplier,
-            id(self.data),
-            id(self.validation),
+            id(self._c.data),
+            id(self._c.validation),
         )
         if self._risk[0] != key:
-            frame = risk_frame(card, self.data, self.validation)
+            frame = risk_frame(card, self._c.data, self._c.validation)
             self._risk = (key, frame, calibration_bands(frame))
         return self._risk[1], self._risk[2]

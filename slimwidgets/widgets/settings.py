@@ -5,10 +5,13 @@ to the controller's :meth:`~slimwidgets.widgets.controller.Controller.set_spec`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.spec import Spec, refused_options, set_options
 from ..core.wording import options_text
+
+if TYPE_CHECKING:
+    from .controller import Controller
 
 __all__ = ["FeatureSettings", "SettingsEditing", "FAMILY_LOSS", "USES", "SIGNS"]
 
@@ -52,20 +55,24 @@ def _default(name: str) -> Any:
 
 
 class SettingsEditing:
-    """The settings controls of :class:`~slimwidgets.widgets.controller.Controller` (a mixin:
-    it reads ``spec``, ``data``, ``card`` and calls ``set_spec``)."""
+    """The settings controls of :class:`~slimwidgets.widgets.controller.Controller` (a feature
+    object: it reads ``spec``, ``data``, ``card`` and calls ``set_spec``)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
+        self._set_aside: dict[str, Any] = {}  # options the last family switch set aside
 
     def update(self, **changes: Any) -> Spec:
         """Change global options (``max_fpr=0.2``, ``min_tpr=0.8``, ``max_size=None``, ``C0``,
         ``coef_range``, ``time_limit``...); invalid values raise
         ``ValueError`` and change nothing."""
-        spec = self.spec.replace(**changes)
-        self.set_spec(spec)
+        spec = self._c.spec.replace(**changes)
+        self._c.set_spec(spec)
         return spec
 
     def feature(self, name: str) -> FeatureSettings:
-        self._known(name)
-        s = self.spec
+        self.check_known(name)
+        s = self._c.spec
         use = "exclude" if name in s.exclude else "require" if name in s.require else "auto"
         return FeatureSettings(
             name,
@@ -77,7 +84,7 @@ class SettingsEditing:
         )
 
     def features(self) -> list[FeatureSettings]:
-        return [self.feature(n) for n in self.data.feature_names]
+        return [self.feature(n) for n in self._c.data.feature_names]
 
     def set_feature(
         self,
@@ -94,8 +101,8 @@ class SettingsEditing:
         drops the lock and says so in :attr:`notice`; a penalty change that leaves
         the card as it was says that too, once the card is solved.
         """
-        self._known(name)
-        s = self.spec
+        self.check_known(name)
+        s = self._c.spec
         changes: dict[str, Any] = {}
         dropped = ""
         if use is not None:
@@ -118,7 +125,7 @@ class SettingsEditing:
                 what = "the global C0" if penalty is None else f"{penalty:g}"
                 watch = (
                     f"the penalty of {name!r} ({what}) changed nothing: the card is the same",
-                    self.card,
+                    self._c.card,
                 )
         if points_range is not None:
             lo, hi = points_range
@@ -127,14 +134,14 @@ class SettingsEditing:
                 ranges[name] = [int(lo), int(hi)]
             changes["coef_ranges"] = ranges
         spec = s.replace(**changes)
-        self.set_spec(spec, notice=dropped, watch=watch)
+        self._c.set_spec(spec, notice=dropped, watch=watch)
         return spec
 
     def _use_changes(self, name: str, use: str) -> tuple[dict[str, Any], str]:
         """The spec changes that give ``name`` the use ``use``, and the lock it drops (said)."""
         if use not in USES:
             raise ValueError(f"use must be one of {USES}, got {use!r}")
-        s = self.spec
+        s = self._c.spec
         changes: dict[str, Any] = {
             "exclude": [f for f in s.exclude if f != name] + ([name] if use == "exclude" else []),
             "require": [f for f in s.require if f != name] + ([name] if use == "require" else []),
@@ -147,8 +154,8 @@ class SettingsEditing:
             return changes, f"{use}d {name!r}: dropped its lock at {locked} points"
         return changes, ""
 
-    def _known(self, name: str) -> None:
-        if name not in self.data.feature_names:
+    def check_known(self, name: str) -> None:
+        if name not in self._c.data.feature_names:
             raise KeyError(f"unknown feature {name!r}")
 
     def lock(self, name: str, value: int | None = None) -> Spec:
@@ -158,13 +165,13 @@ class SettingsEditing:
         required one at 0 drops the requirement); :attr:`notice` says so. A lock
         that clashes with the feature's sign or range is refused (``ValueError``).
         """
-        self._known(name)
+        self.check_known(name)
         if value is None:
-            if self.card is None:
+            if self._c.card is None:
                 raise RuntimeError("there is no card to lock a value from")
-            value = dict(zip(self.card.feature_names, self.card.coefficients))[name]
+            value = dict(zip(self._c.card.feature_names, self._c.card.coefficients))[name]
         value = int(value)
-        s = self.spec
+        s = self._c.spec
         exclude, require, dropped = list(s.exclude), list(s.require), []
         if name in exclude and value != 0:
             exclude.remove(name)
@@ -174,18 +181,18 @@ class SettingsEditing:
             dropped.append("dropped its requirement")
         spec = s.replace(lock={**s.lock, name: value}, exclude=exclude, require=require)
         notice = f"locked {name!r} at {value} points: " + " and ".join(dropped) if dropped else ""
-        self.set_spec(spec, action="lock", notice=notice)
+        self._c.set_spec(spec, action="lock", notice=notice)
         return spec
 
     def unlock(self, name: str) -> Spec:
-        self._known(name)
-        return self.update(lock={k: v for k, v in self.spec.lock.items() if k != name})
+        self.check_known(name)
+        return self.update(lock={k: v for k, v in self._c.spec.lock.items() if k != name})
 
     # -- the card family (decision / risk) ---------------------------------------------------------
     @property
     def family(self) -> str:
         """``"decision"`` or ``"risk"``: the family of the current spec."""
-        return "risk" if self.spec.loss == FAMILY_LOSS["risk"] else "decision"
+        return "risk" if self._c.spec.loss == FAMILY_LOSS["risk"] else "decision"
 
     def set_family(self, family: str) -> Spec:
         """Switch between decision cards (``loss="zero_one"``) and risk cards (``"logistic"``);
@@ -196,7 +203,7 @@ class SettingsEditing:
         """
         if family not in FAMILY_LOSS:
             raise ValueError(f"family must be one of {sorted(FAMILY_LOSS)}, got {family!r}")
-        s = self.spec
+        s = self._c.spec
         if family == self.family:
             return s
         refused = _refused_settings(replace(s, loss=FAMILY_LOSS[family]))
@@ -216,7 +223,7 @@ class SettingsEditing:
         ]
         before, self._set_aside = self._set_aside, aside  # set first: the views read it on "spec"
         try:
-            self.set_spec(
+            self._c.set_spec(
                 spec,
                 notice=f"{family} cards: "
                 + ("; ".join(filter(None, parts)) or "every setting carries over"),
@@ -229,9 +236,11 @@ class SettingsEditing:
     def set_aside_text(self) -> str:
         """The options the last family switch set aside, as the "solved for" line names them
         ("" when none is waiting: switched back, or set again since)."""
-        waiting = {n: n for n, v in self._set_aside.items() if getattr(self.spec, n) == _default(n)}
+        waiting = {
+            n: n for n, v in self._set_aside.items() if getattr(self._c.spec, n) == _default(n)
+        }
         return (
-            options_text(replace(self.spec, **{n: self._set_aside[n] for n in waiting}), waiting)
+            options_text(replace(self._c.spec, **{n: self._set_aside[n] for n in waiting}), waiting)
             if waiting
             else ""
         )

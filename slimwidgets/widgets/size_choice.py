@@ -122,7 +122,7 @@ class StartingSize:
             from ..fitting.driver import fit
 
             spec = c.spec.replace(size_cv=FOLDS)
-            raw = c._raw
+            raw = c.cuts.raw
             deadline = (
                 None
                 if spec.time_limit is None

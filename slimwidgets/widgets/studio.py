@@ -27,9 +27,10 @@ from ..core.spec import Spec
 from ..export.card import MISSING_NOTE, VARIABLES_TOTAL
 from . import charts
 from .card_status import optimised_measure
-from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
+from .controller import Controller, HistoryEntry, describe_spec
 from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .layout import StudioLayout
+from .protocol import REFUSALS, Dispatcher, refusal_text
 from .requests import ViewRequests
 from .variables import card_variables
 
@@ -63,7 +64,6 @@ class CardView(anywidget.AnyWidget):
     _css = _bundle("card.css")
     card = T.Dict(allow_none=True, default_value=None).tag(sync=True)
     status = T.Dict().tag(sync=True)
-    request = T.Dict().tag(sync=True)  # set by the front end: {op, feature?, value?, nonce}
 
 
 class ChartView(anywidget.AnyWidget):
@@ -72,7 +72,6 @@ class ChartView(anywidget.AnyWidget):
     _esm = _bundle("chart.js")
     spec = T.Dict().tag(sync=True)
     datasets = T.Dict().tag(sync=True)
-    clicked = T.Dict().tag(sync=True)  # set by the front end: {key, nonce}
 
 
 class AlternativesView(anywidget.AnyWidget):
@@ -83,7 +82,6 @@ class AlternativesView(anywidget.AnyWidget):
     _css = _bundle("alternatives.css")
     rows = T.List().tag(sync=True)
     state = T.Dict().tag(sync=True)
-    clicked = T.Dict().tag(sync=True)  # set by the front end: {rank, nonce}
 
 
 class CutsView(anywidget.AnyWidget):
@@ -92,7 +90,6 @@ class CutsView(anywidget.AnyWidget):
     _esm = _bundle("cuts.js")
     _css = _bundle("cuts.css")
     variables = T.List().tag(sync=True)
-    request = T.Dict().tag(sync=True)  # set by the front end: {op, variable, value?, old?, nonce}
 
 
 def _finite(v: float) -> float | None:
@@ -212,7 +209,7 @@ def card_payload(controller: Controller) -> dict | None:
     }
 
 
-class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
+class Studio(W.VBox):
     """Interactive SLIM studio: edit the problem, watch the card re-solve live.
 
     >>> studio = Studio(X, y, max_fpr=0.2, max_size=5)    # doctest: +SKIP
@@ -298,6 +295,10 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         )
         self._state_sent: tuple | None = None
         self._closed = False
+        # its parts: the handlers, the group controls and the screen that wires them
+        self.requests = ViewRequests(self)
+        self.group_panel = GroupPanel(self)
+        self.screen = StudioLayout(self)
         self.controller = Controller(
             X,
             y,
@@ -314,31 +315,35 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             sensitive_features=sensitive_features,
             **options,
         )
-        self._build_controls()
-        self._build_variable_caps()
-        self._build_group_controls()
-        self._build_family_switch()
-        self._build_feature_panel()
-        self._build_toolbar()
+        self.screen.build_controls()
+        self.screen.build_variable_caps()
+        self.group_panel.build_group_controls()
+        self.screen.build_family_switch()
+        self.screen.build_feature_panel()
+        self.screen.build_toolbar()
         self._build_views()
         c = self.controller
-        super().__init__(self._arrange(len(c.data.feature_names)))
+        super().__init__(self.screen.arrange(len(c.data.feature_names)))
         self.add_class("sw-studio")
         self._refresh_charts()
         c.subscribe(self._on_event)
         c.begin()
 
     def _build_views(self) -> None:
-        """The card and the two charts (anywidget views of js/src)."""
+        """The card and the two charts (anywidget views of js/src); what they send is answered
+        by one dispatcher (:mod:`~slimwidgets.widgets.protocol`)."""
+        self._dispatcher = Dispatcher(
+            self.requests.view_handlers(), self.requests.refused, self.requests.answered
+        )
         self.card_view = CardView()
         self.card_view.add_class("sw-card-view")
-        self.card_view.observe(self._on_request, "request")
+        self._dispatcher.connect("card", self.card_view)
         self.roc_view = ChartView()
         self.roc_view.add_class("sw-roc")
         self.path_view = ChartView()
         self.path_view.add_class("sw-path")
-        self.roc_view.observe(self._on_click, "clicked")
-        self.path_view.observe(self._on_click, "clicked")
+        self._dispatcher.connect("chart", self.roc_view)
+        self._dispatcher.connect("chart", self.path_view)
         # a risk card's calibration (predicted risk against what happened),
         # shown for risk cards only
         self.calib_view = ChartView(layout=W.Layout(display="none"))
@@ -351,7 +356,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             # (its other variables are listed beside them, with their levels and their use)
             self.cuts_view = CutsView(variables=self.controller.cut_panel())
             self.cuts_view.add_class("sw-cuts-view")
-            self.cuts_view.observe(self._on_cuts_request, "request")
+            self._dispatcher.connect("cuts", self.cuts_view)
 
     def _build_alternatives(self) -> None:
         """The alternatives list under the card (hidden when the studio does not search them)."""
@@ -359,11 +364,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             layout=W.Layout(display=None if self.controller.alts.enabled else "none")
         )
         self.alts_view.add_class("sw-alts-view")
-        self.alts_view.observe(self._on_alternative, "clicked")
-
-    def _on_family(self, change) -> None:
-        if not self._syncing:
-            self._guard(self.controller.set_family, change["new"])
+        self._dispatcher.connect("alternatives", self.alts_view)
 
     def _family_controls(self) -> None:
         """The switch follows the spec, and names what the last switch set
@@ -499,21 +500,17 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     def _guard(self, fn, *args, **kwargs):
         try:
             out = fn(*args, **kwargs)
-        except (ValueError, TypeError, KeyError, RuntimeError, OSError) as exc:
-            msg = (
-                exc.args[-1]
-                if isinstance(exc, OSError) and exc.args
-                else exc.args[0]
-                if exc.args
-                else str(exc)
-            )
-            self.message.value = (
-                f"<span class='sw-error' style='color:#a8192e'>{html.escape(str(msg))}</span>"
-            )
-            self._sync_controls()
+        except REFUSALS as exc:
+            self._say_refused(exc)
             return None
         self._show_notice()
         return out
+
+    def _say_refused(self, exc: BaseException) -> None:
+        """A refused action in the message line; every control shows the spec in force again."""
+        msg = html.escape(refusal_text(exc))
+        self.message.value = f"<span class='sw-error' style='color:#a8192e'>{msg}</span>"
+        self._sync_controls()
 
     def _show_notice(self) -> None:
         """The message line says what the last action changed besides what
@@ -529,94 +526,16 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
             )
         )
 
-    def _on_fpr(self, _change) -> None:
-        if self._syncing:
-            return
-        self.fpr_slider.disabled = self.fpr_none.value
-        self._guard(
-            self.controller.update,
-            max_fpr=None if self.fpr_none.value else round(self.fpr_slider.value, 4),
-        )
-
-    def _on_tpr(self, _change) -> None:
-        if self._syncing:
-            return
-        self.tpr_slider.disabled = self.tpr_none.value
-        self._guard(
-            self.controller.update,
-            min_tpr=None if self.tpr_none.value else round(self.tpr_slider.value, 4),
-        )
-
-    def _on_size(self, _change) -> None:
-        if self._syncing:
-            return
-        self.size_slider.disabled = self.size_none.value
-        self._guard(
-            self.controller.update,
-            max_size=None if self.size_none.value else int(self.size_slider.value),
-        )
-
-    def _on_c0(self, change) -> None:
-        if self._syncing:
-            return
-        text = change["new"].strip()
-        if text.lower() in ("", "auto"):
-            self._guard(self.controller.update, C0=None)
-            return
-        try:
-            value = float(text)
-        except ValueError:
-            self._guard(
-                lambda: (_ for _ in ()).throw(
-                    ValueError(f"C0 must be a number >= 0 or 'auto', got {text!r}")
-                )
-            )
-            return
-        self._guard(self.controller.update, C0=value)
-
-    def _on_range(self, change) -> None:
-        if not self._syncing:
-            self._guard(self.controller.update, coef_range=list(change["new"]))
-
-    def _on_time(self, change) -> None:
-        if not self._syncing:
-            self._guard(self.controller.update, time_limit=float(change["new"]))
-
-    def _on_click(self, change) -> None:
-        key = (change["new"] or {}).get("key")
-        if key:
-            self._guard(self.controller.load, key)
-
-    def _on_alternative(self, change) -> None:
-        rank = (change["new"] or {}).get("rank")
-        if isinstance(rank, int):
-            self._guard(self.controller.load_alternative, rank)
-
-    def _on_export_format(self, change) -> None:
-        stem = Path(self.export_path.value or "scoring_system").with_suffix("")
-        self.export_path.value = str(stem) + EXPORT_FORMATS[change["new"]]
-
-    def _export_clicked(self) -> None:
-        got = self._guard(
-            self.controller.export, self.export_format.value, self.export_path.value or None
-        )
-        if got is not None:
-            path, line = got
-            self.message.value = (
-                f"wrote <code>{html.escape(str(path))}</code> · reload: "
-                f"<code class='sw-reload'>{html.escape(line)}</code>"
-            )
-
     # -- controller -> views -----------------------------------------------------------------------
     def _on_event(self, events: set[str]) -> None:
         if self._closed:
             return
         if "spec" in events:
             with self._ui_lock:
-                self._follow_features()  # the rules change with the cut points
+                self.screen.follow_features()  # the rules change with the cut points
             self._sync_controls()
         if "spec" in events or "cuts" in events:
-            self._refresh_cuts()
+            self.requests.refresh_cuts()
         if "notice" in events:
             self._show_notice()
         if "card" in events or "advice" in events:
@@ -626,7 +545,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         if "card" in events or "alternatives" in events:
             self._refresh_alternatives()
         if events & {"card", "spec", "notice"}:
-            self._refresh_groups()
+            self.group_panel.refresh_groups()
 
     def _refresh_alternatives(self) -> None:
         """Rows and state of the list, from the controller (the difference
@@ -672,7 +591,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 roc_data = charts.roc_datasets(f["frontier"], f["roc"], f["card"], f["cap"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"])
             roc_data["groups"] = charts.records(
-                self._group_marks(), GROUP_MARK_COLS
+                self.group_panel.group_marks(), GROUP_MARK_COLS
             )  # both families' ROC
             calib_data = charts.calibration_datasets(self._calibration() if risk else None)
             specs = None
@@ -703,7 +622,8 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         held_out = self.controller.validation is not None
         if risk:
             roc = with_group_marks(
-                charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out), self._group_marks()
+                charts.risk_roc_chart(f["roc"], f["card"], held_out=held_out),
+                self.group_panel.group_marks(),
             )
             path = charts.sparsity_chart(
                 f["path"], f["card"], held_out=held_out, measure="log_loss"
@@ -711,7 +631,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         else:
             roc = with_group_marks(
                 charts.roc_chart(f["frontier"], f["roc"], f["card"], f["cap"], held_out=held_out),
-                self._group_marks(),
+                self.group_panel.group_marks(),
             )
             path = charts.sparsity_chart(f["path"], f["card"], held_out=held_out)
         calib = charts.calibration_chart(self._calibration() if risk else None, held_out=held_out)
@@ -752,7 +672,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
                 if s.time_limit is not None:
                     self.time_text.value = s.time_limit
                 self._family_controls()
-                self._sync_group_controls()
+                self.group_panel.sync_group_controls()
                 for name, row in self.feature_rows.items():
                     f = self.controller.feature(name)
                     row["use"].value = f.use

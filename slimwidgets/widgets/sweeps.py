@@ -175,29 +175,33 @@ class Sweeps:
 
 
 class SweepViews:
-    """The sweeps and charts of :class:`~slimwidgets.widgets.controller.Controller` (a mixin:
-    its sweeps are ``sweeps``, its card ``card``)."""
+    """The sweeps and charts of :class:`~slimwidgets.widgets.controller.Controller` (a feature
+    object: the controller's sweeps are ``sweeps``, its card ``card``)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
+        self._roc: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
 
     def _plan(self, spec: Spec) -> list[tuple[str, str, Any]]:
-        return self.sweeps.plan_for(spec)
+        return self._c.sweeps.plan_for(spec)
 
     @property
     def _plan_now(self) -> list[tuple[str, str, Any]]:
-        return self.sweeps.plan_now
+        return self._c.sweeps.plan_now
 
-    def _plan_background(self, also: tuple[str, ...] = ()) -> None:
-        if not self._closed:
-            self.alts.plan()
-        self.sweeps.plan(also)
+    def plan_background(self, also: tuple[str, ...] = ()) -> None:
+        if not self._c.lifecycle.closed:
+            self._c.alts.plan()
+        self._c.sweeps.plan(also)
 
     def frontier_points(self) -> pd.DataFrame:
         """The FPR-cap frontier of the current spec so far: one row per solved cap
         (with held-out rows, also ``val_tpr``, ``val_fpr``, ``val_error``)."""
-        return self.sweeps.frame("fpr", "cap", self.validation is not None)
+        return self._c.sweeps.frame("fpr", "cap", self._c.validation is not None)
 
     def path_points(self) -> pd.DataFrame:
         """The sparsity path of the current spec so far: one row per solved max_size."""
-        return self.sweeps.frame("size", "max_size", self.validation is not None)
+        return self._c.sweeps.frame("size", "max_size", self._c.validation is not None)
 
     def chart_frames(self) -> dict[str, pd.DataFrame]:
         """The DataFrames the studio's charts are drawn from, all from the current state.
@@ -206,15 +210,15 @@ class SweepViews:
         first, then (with held-out rows) the same points measured on "validation".
         ``roc`` is the card's own ROC on the training rows; ``cap`` the current cap.
         """
-        card = self._card
+        card = self._c._card
         if card is not None and card.train_metrics is not None:
             if self._roc[0] is not card:  # the card's own ROC, computed once per card
-                self._roc = (card, own_roc(card, self.data, self.validation))
+                self._roc = (card, own_roc(card, self._c.data, self._c.validation))
             roc = self._roc[1]
         else:
             roc = pd.DataFrame(columns=["threshold", "fpr", "tpr", "set"])
         return chart_frames(
-            card_point(card), roc, self.spec.max_fpr, self.frontier_points(), self.path_points()
+            card_point(card), roc, self._c.spec.max_fpr, self.frontier_points(), self.path_points()
         )
 
 

@@ -13,11 +13,14 @@ editable. A level (``sex = F``) or ``missing`` is one rule: its points are the b
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.variables import variable_entries
+
+if TYPE_CHECKING:
+    from .controller import Controller
 
 __all__ = [
     "card_variables",
@@ -152,7 +155,11 @@ def band_edit(
 
 class VariableEditing:
     """Edits of the card by variable in :class:`~slimwidgets.widgets.controller.Controller` (a
-    mixin: it calls ``edit``, ``set_spec`` and reads ``card`` and ``spec``)."""
+    feature object: it calls the controller's ``edit``, ``set_spec`` and reads ``card`` and
+    ``spec``)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
 
     def edit_band(
         self, variable: str, index: int, value: Any, label: str | None = None
@@ -165,11 +172,11 @@ class VariableEditing:
             and not (isinstance(value, float) and value.is_integer())
         ):
             raise TypeError(f"points must be whole numbers, got {value!r} for {variable!r}")
-        card = self.card
+        card = self._c.card
         if card is None:
             raise RuntimeError("there is no card to edit")
         changes = band_edit(card, variable, int(index), int(value), label)
-        return self.edit(changes) if changes else card
+        return self._c.edit(changes) if changes else card
 
     def set_caps(self, **caps: Any) -> Spec:
         """Set ``max_variables`` and/or ``max_cuts_per_variable`` from what a box holds (text or a
@@ -184,14 +191,14 @@ class VariableEditing:
         if unknown:
             raise KeyError(f"no such cap: {', '.join(unknown)} (one of {', '.join(words)})")
         changes = {k: parse_cap(v, words[k]) for k, v in caps.items()}
-        spec = self.spec.replace(**changes)
-        self.set_spec(spec)
+        spec = self._c.spec.replace(**changes)
+        self._c.set_spec(spec)
         return spec
 
     def monotone_of(self, variable: str) -> str:
         """The monotone choice of ``variable`` as the panel shows it: "none",
         "increasing" or "decreasing"."""
-        direction = self.spec.monotone.get(variable)
+        direction = self._c.spec.monotone.get(variable)
         return next(k for k, v in MONOTONE_CHOICES.items() if v == direction)
 
     def set_monotone(self, variable: str, choice: str) -> Spec:
@@ -205,35 +212,35 @@ class VariableEditing:
                 f"monotone of {variable!r} must be one of {', '.join(MONOTONE_CHOICES)}, got "
                 f"{choice!r}"
             )
-        if variable not in self.spec.variables:
+        if variable not in self._c.spec.variables:
             raise KeyError(f"unknown variable {variable!r}")
-        monotone = {k: v for k, v in self.spec.monotone.items() if k != variable}
+        monotone = {k: v for k, v in self._c.spec.monotone.items() if k != variable}
         if value is not None:
             monotone[variable] = value
-        spec = self.spec.replace(monotone=monotone)
-        self.set_spec(spec)
+        spec = self._c.spec.replace(monotone=monotone)
+        self._c.set_spec(spec)
         return spec
 
     def lock_variable(self, variable: str, locked: bool = True) -> Spec:
         """Lock every rule of ``variable`` at its points on the card (its bands stay as shown in
         the next solves), or unlock them all: one undo step."""
-        card, rules = self.card, self.rules
+        card, rules = self._c.card, self._c.rules
         if rules is None or variable not in {r.column for r in rules.rules_}:
             raise KeyError(f"unknown variable {variable!r}")
         names = rules.rules_of(variable)
-        lock = {k: v for k, v in self.spec.lock.items() if k not in names}
+        lock = {k: v for k, v in self._c.spec.lock.items() if k not in names}
         if locked:
             if card is None:
                 raise RuntimeError("there is no card to lock a value from")
             points = points_of(card)
             lock.update({n: points[n] for n in names})
         # a rule locked at non-zero points cannot stay excluded, nor one locked at 0 required
-        spec = self.spec.replace(
+        spec = self._c.spec.replace(
             lock=lock,
-            exclude=[f for f in self.spec.exclude if lock.get(f, 0) == 0],
-            require=[f for f in self.spec.require if lock.get(f) != 0],
+            exclude=[f for f in self._c.spec.exclude if lock.get(f, 0) == 0],
+            require=[f for f in self._c.spec.require if lock.get(f) != 0],
         )
-        self.set_spec(spec, action="lock")
+        self._c.set_spec(spec, action="lock")
         return spec
 
 

@@ -12,10 +12,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from .card_status import Status
 from .scheduler import THREAD_PREFIX
 from .settings import FAMILY_LOSS
+
+if TYPE_CHECKING:
+    from .controller import Controller
 
 __all__ = [
     "KernelWarmup",
@@ -196,56 +200,59 @@ class SearchWarmup(KernelWarmup):
 class WarmupControls:
     """The compiles' progress on the status line of
     :class:`~slimwidgets.widgets.controller.Controller`
-    (a mixin: its ``_warmup`` (risk) and ``_search_warmup`` (decision) report here)."""
+    (a feature object: the controller's risk and decision-search compiles report here)."""
 
-    def _warmup_for(self, spec) -> KernelWarmup:
+    def __init__(self, controller: Controller) -> None:
+        self._c = controller
+
+    def warmup_for(self, spec) -> KernelWarmup:
         """The compile a solve of ``spec`` needs."""
-        return self._warmup if spec.loss == FAMILY_LOSS["risk"] else self._search_warmup
+        return self._c._warmup if spec.loss == FAMILY_LOSS["risk"] else self._c._search_warmup
 
-    def _solving_text(self, spec) -> str:
+    def solving_text(self, spec) -> str:
         """What the status line says when a solve of ``spec`` is asked: the compile it waits for,
         when one is running and said, else "solving…"."""
-        warm = self._warmup_for(spec)
+        warm = self.warmup_for(spec)
         warm.start()  # (once per process: nothing when its kernels are ready)
         return warm.text() if warm.busy and warm.announced else "solving…"
 
-    def _warming_progress(self, warm: KernelWarmup) -> None:
+    def warming_progress(self, warm: KernelWarmup) -> None:
         """A part compiled: the solve waiting for this compile says how far it has come."""
-        with self._lock:
+        with self._c._lock:
             if (
-                self._closed
-                or self.status.state != "solving"
-                or self._warmup_for(self.spec) is not warm
+                self._c.lifecycle.closed
+                or self._c.status.state != "solving"
+                or self.warmup_for(self._c.spec) is not warm
             ):
                 return
             if not warm.announced or not (
-                self.status.text == "solving…" or self.status.text.startswith(warm.head)
+                self._c.status.text == "solving…" or self._c.status.text.startswith(warm.head)
             ):
                 return
-            self.status = replace(self.status, text=warm.text())
-        self._emit("card")
+            self._c.status = replace(self._c.status, text=warm.text())
+        self._c._emit("card")
 
-    def _wait_for_warmup(self, spec, gen: int, cancel: threading.Event) -> bool:
+    def wait_for_warmup(self, spec, gen: int, cancel: threading.Event) -> bool:
         """Let the compile ``spec`` needs end (False when the solve was stopped meanwhile); once
         it has, the status line says "solving…" with its clock started now: the compile, said on
         screen, was not the solve's time."""
-        warm = self._warmup_for(spec)
+        warm = self.warmup_for(spec)
         if not warm.busy:
             return True
-        self.sweeps.queue.pause(
+        self._c.sweeps.queue.pause(
             True
         )  # the compile has the machine: no background solve starts meanwhile
-        self.alts.pause(True)
+        self._c.alts.pause(True)
         try:
             while not warm.join(0.1):
-                if cancel.is_set() or gen != self._gen:
+                if cancel.is_set() or gen != self._c._gen:
                     return False
         finally:
-            self.sweeps.queue.pause(False)
-            self.alts.pause(False)
-        with self._lock:
-            if gen != self._gen or self.status.state != "solving":
+            self._c.sweeps.queue.pause(False)
+            self._c.alts.pause(False)
+        with self._c._lock:
+            if gen != self._c._gen or self._c.status.state != "solving":
                 return True
-            self.status = Status("solving", "solving…", started=time.time())
-        self._emit("card")
+            self._c.status = Status("solving", "solving…", started=time.time())
+        self._c._emit("card")
         return True

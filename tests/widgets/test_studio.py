@@ -21,7 +21,7 @@ from slimwidgets.widgets.controller import Controller, card_roc, train_metrics
 from slimwidgets.widgets.scheduler import THREAD_PREFIX, BackgroundQueue, SolveScheduler
 from slimwidgets.widgets.warmup import RiskWarmup, SearchWarmup
 
-from studio_helpers import settle
+from studio_helpers import send, settle
 
 pytestmark = pytest.mark.slow  # studio solves: python -m pytest --all runs them
 
@@ -201,7 +201,7 @@ def test_incumbents_stream_while_solving(small):
 def test_infeasible_names_the_clash_and_keeps_the_previous_state(make):
     c = make()
     settle(c)
-    before_spec, before_card, undo_depth = c.spec, c.card, c._cursor
+    before_spec, before_card, undo_depth = c.spec, c.card, c._undo.cursor
     events = []
     c.subscribe(events.append)
     c.update(max_fpr=0.0, min_tpr=1.0)
@@ -213,7 +213,7 @@ def test_infeasible_names_the_clash_and_keeps_the_previous_state(make):
         c.history[-1].card is None and c.history[-1].spec.min_tpr == 1.0
     )  # the failure is on record
     # ... and the previous card and settings are back on screen, with the error in place
-    assert c.card is before_card and c.spec == before_spec and c._cursor == undo_depth
+    assert c.card is before_card and c.spec == before_spec and c._undo.cursor == undo_depth
     assert (
         c.notice_level == "error"
         and c.notice == "these settings have no card: kept the previous card and settings"
@@ -549,9 +549,7 @@ def test_studio_edit_lock_undo_via_the_table(studio, tmp_path):
     assert studio.wait(30)
     solved = studio.scoring_system
     name = studio.controller.data.feature_names[2]
-    studio.card_view.set_state(
-        {"request": {"op": "edit", "feature": name, "value": 5, "nonce": "a"}}
-    )
+    assert send(studio.card_view, "edit", feature=name, value=5)["ok"]
     edited = studio.scoring_system
     assert (
         edited.status == "edited"
@@ -564,7 +562,7 @@ def test_studio_edit_lock_undo_via_the_table(studio, tmp_path):
     assert row["edited"] and studio.card_view.card["cost_text"].startswith(f"edit vs {against}:")
     assert studio.card_view.status["state"] == "edited"
     assert_views_agree(studio)
-    studio.card_view.set_state({"request": {"op": "lock", "feature": name, "nonce": "b"}})
+    assert send(studio.card_view, "lock", feature=name)["ok"]
     assert studio.spec.lock == {name: 5}
     assert studio.wait(30)
     assert (
@@ -581,10 +579,8 @@ def test_studio_edit_lock_undo_via_the_table(studio, tmp_path):
     studio.redo_button.click()
     assert studio.scoring_system is edited
     # a refused edit leaves the table showing the truth
-    studio.card_view.set_state(
-        {"request": {"op": "edit", "feature": "no such feature", "value": 1, "nonce": "c"}}
-    )
-    assert "unknown feature" in studio.message.value
+    refused = send(studio.card_view, "edit", feature="no such feature", value=1)
+    assert "unknown feature" in studio.message.value and "unknown feature" in refused["error"]
     assert_views_agree(studio)
     # export from the toolbar shows the line that reloads the file
     studio.export_format.set_state({"index": 0})
@@ -606,13 +602,13 @@ def test_studio_chart_click_loads_that_card(small):
         assert st.controller.wait_background(60)
         assert st.roc_view.datasets["frontier"] and st.path_view.datasets["path"]
         key = st.roc_view.datasets["frontier"][0]["key"]
-        st.roc_view.set_state({"clicked": {"key": key, "nonce": "1"}})
+        assert send(st.roc_view, "load", key=key)["ok"]
         assert st.scoring_system.spec.key() == key and st.fpr_slider.value == pytest.approx(
             st.scoring_system.spec.max_fpr or 0.2
         )
         assert st.controller.wait_background(60)  # the path of the loaded card's cap fills in
         key = st.path_view.datasets["path"][0]["key"]
-        st.path_view.set_state({"clicked": {"key": key, "nonce": "2"}})
+        assert send(st.path_view, "load", key=key)["ok"]
         assert (
             st.scoring_system.spec.max_size == 1
             and st.size_slider.value == 1
@@ -674,7 +670,7 @@ def test_required_features_plan_the_path_from_their_number(small):
         c.update(max_fpr=0.2)  # and so did every later change
         settle(c)
         assert c.status.state in ("optimal", "time_limit") and c.card.spec.require == (a, b)
-        assert [p for kind, _, p in c._plan_now if kind == "size"] == [2, 3]
+        assert [p for kind, _, p in c.sweep_views._plan_now if kind == "size"] == [2, 3]
         assert c.wait_background(60)
         assert list(c.path_points()["max_size"]) == [2, 3]
     finally:
@@ -1019,10 +1015,8 @@ def test_studio_enter_twice_is_one_undo_step_and_cells_stay_editable(studio):
     solved = studio.scoring_system
     name = studio.controller.data.feature_names[3]
     value = solved.points.get(name, 0) + 2
-    for nonce in ("enter", "change"):  # what the cell sends for one edit committed with Enter
-        studio.card_view.set_state(
-            {"request": {"op": "edit", "feature": name, "value": value, "nonce": nonce}}
-        )
+    for _ in ("enter", "change"):  # what the cell sends for one edit committed with Enter
+        send(studio.card_view, "edit", feature=name, value=value)
     studio.undo_button.click()
     assert studio.scoring_system is solved
     studio.controller.update(max_size=2)

@@ -12,6 +12,7 @@ import slimwidgets as sw
 from slimwidgets.datasets import load_demo
 from slimwidgets.widgets.controller import Controller
 
+from studio_helpers import send
 from tiny_problems import tiny_risk_problem as tiny
 
 
@@ -178,10 +179,11 @@ def test_the_widget_list_and_its_click(small):
         assert (
             st.alts_view.rows == st.controller.alternatives()["rows"] and len(st.alts_view.rows) > 1
         )
-        st.alts_view.clicked = {"rank": 2, "nonce": "1"}
+        assert send(st.alts_view, "load", rank=2)["ok"]
         assert st.scoring_system.status == "feasible" and "loaded alternative 2" in st.message.value
         assert st.alts_view.rows[1]["current"]
-        st.alts_view.clicked = {"rank": 40, "nonce": "2"}  # refused in place, nothing else changes
+        refused = send(st.alts_view, "load", rank=40)  # refused in place, nothing else changes
+        assert not refused["ok"] and "no alternative 40" in refused["error"]
         assert "no alternative 40" in st.message.value and st.alts_view.rows[1]["current"]
     finally:
         st.close()

@@ -23,7 +23,7 @@ from slimwidgets.widgets.cuts import carry_spec, histogram, parse_cut
 from slimwidgets.widgets.solving import SolveCache
 from slimwidgets.widgets.variables import band_edit, card_variables
 
-from studio_helpers import raw_clinical, settle
+from studio_helpers import raw_clinical, send, settle
 
 raw = raw_clinical
 
@@ -339,17 +339,12 @@ def test_the_studio_sends_the_card_by_variable_and_follows_a_moved_cut():
             ("bmi", "cuts"),
             ("sex", "levels"),
         ]
-        s.cuts_view.request = {"op": "add", "variable": "age", "value": "abc", "nonce": "1"}
+        refused = send(s.cuts_view, "add", variable="age", value="abc")
+        assert not refused["ok"] and "is not a number" in refused["error"]
         error = s.cuts_view.variables[0]["error"]
         assert error["typed"] == "abc" and "is not a number" in error["text"]
         assert s.controller.cut_points()["age"] == [50.0, 60.0]
-        s.cuts_view.request = {
-            "op": "move",
-            "variable": "age",
-            "old": 60,
-            "value": "65",
-            "nonce": "2",
-        }
+        assert send(s.cuts_view, "move", variable="age", old=60, value="65")["ok"]
         settle(s.controller)
         assert (
             s.cuts_view.variables[0]["cuts"] == [50.0, 65.0]
@@ -359,7 +354,7 @@ def test_the_studio_sends_the_card_by_variable_and_follows_a_moved_cut():
             "age >= 65" in s.feature_rows and "age >= 60" not in s.feature_rows
         )  # the feature panel follows
         assert s.size_slider.max == len(s.controller.data.feature_names)
-        s.card_view.request = {"op": "undo", "nonce": "3"}
+        assert send(s.card_view, "undo") == {"id": "test-undo", "ok": True, "error": None}
         assert "age >= 60" in s.feature_rows and s.cuts_view.variables[0]["cuts"] == [50.0, 60.0]
     finally:
         s.close()

@@ -99,9 +99,12 @@ def test_risk_card_roc_and_auc_train_and_held_out(make):
 def test_background_for_risk_cards_solves_the_path_only(make):
     c = make(max_size=3, loss="logistic")
     settle(c)
-    kinds = {kind for kind, _, _ in c._plan(c.spec)}
+    kinds = {kind for kind, _, _ in c.sweep_views._plan(c.spec)}
     assert kinds == {"size"}
-    assert {kind for kind, _, _ in c._plan(c.spec.replace(loss="zero_one"))} == {"fpr", "size"}
+    assert {kind for kind, _, _ in c.sweep_views._plan(c.spec.replace(loss="zero_one"))} == {
+        "fpr",
+        "size",
+    }
 
 
 @pytest.mark.slow

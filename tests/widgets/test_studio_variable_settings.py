@@ -17,7 +17,7 @@ from slimwidgets.widgets.controller import Controller
 from slimwidgets.widgets.studio import Studio
 from slimwidgets.widgets.variables import card_variables, parse_cap
 
-from studio_helpers import raw_clinical, settle
+from studio_helpers import raw_clinical, send, settle
 
 CUTS = {"age": [50, 60], "bmi": [25, 30]}
 DEFAULTS = {
@@ -184,9 +184,7 @@ def test_the_studio_boxes_set_the_caps_and_say_what_they_refuse():
         st.undo()
         st.wait(300)
         assert st.vars_text.value == "" and st.spec.max_variables is None
-        st._on_cuts_request(
-            {"new": {"op": "monotone", "variable": "age", "value": "decreasing", "nonce": 1}}
-        )
+        assert send(st.cuts_view, "monotone", variable="age", value="decreasing")["ok"]
         st.wait(300)
         assert st.spec.monotone == {"age": "-"}
         assert {v["name"]: v for v in st.cuts_view.variables}["age"]["monotone"] == "decreasing"

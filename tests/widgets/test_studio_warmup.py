@@ -135,7 +135,7 @@ def cold_first_solve(small, monkeypatch):
 
     monkeypatch.setattr(solving, "fit_dataset", fit)
     c = Controller(*small, time_limit=2.0, frontier=False, alternatives=False, start=False)
-    held = HeldSearchCompile(c._warming_progress)
+    held = HeldSearchCompile(c.warming.warming_progress)
     c._search_warmup = held
     try:
         yield c, held, clock, limits
