@@ -24,6 +24,7 @@ import traitlets as T
 from ..core.formatting import percent, signed
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
+from ..core.survival_family import TIME_TO_EVENT
 from ..export.card import MISSING_NOTE, VARIABLES_TOTAL
 from . import charts
 from .card_status import optimised_measure
@@ -270,6 +271,15 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     **options
         Options of :func:`slimwidgets.fit`.
     """
+
+    # -- the time-to-event family: a Surv y opens its own view (widgets/survival_view.py) --------
+    def __new__(cls, X: Any = None, y: Any = None, **options: Any):
+        if TIME_TO_EVENT.reads(y, options):
+            from .survival_view import SurvivalStudio
+
+            options.pop("loss", None)
+            return SurvivalStudio(X, y, chart_view=ChartView, **options)
+        return super().__new__(cls)
 
     def __init__(
         self,
