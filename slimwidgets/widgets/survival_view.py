@@ -152,6 +152,8 @@ class SurvivalStudio(W.VBox):
 
     def close(self) -> None:
         """Stop the solves and close every widget of the studio."""
+        if not hasattr(self, "session"):  # its making failed: nothing was started
+            return super().close()
         self.session.close()
         for widget in self._widgets():
             widget.close()
@@ -356,5 +358,5 @@ def _grow(basis: str) -> W.Layout:
 def _wrap(children: list[W.Widget]) -> W.Box:
     return W.Box(
         children,
-        layout=W.Layout(display="flex", flex_flow="row wrap", align_items="center", gap="4px 12px"),
+        layout=W.Layout(display="flex", flex_flow="row wrap", align_items="center"),
     )
