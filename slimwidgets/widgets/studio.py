@@ -24,7 +24,6 @@ import traitlets as T
 from ..core.formatting import percent, signed
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
-from ..core.survival_family import TIME_TO_EVENT
 from ..export.card import MISSING_NOTE, VARIABLES_TOTAL
 from . import charts
 from .card_status import optimised_measure
@@ -32,6 +31,7 @@ from .controller import EXPORT_FORMATS, Controller, HistoryEntry, describe_spec
 from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .layout import StudioLayout
 from .requests import ViewRequests
+from .survival_view import OpensTimeToEvent
 from .variables import card_variables
 
 __all__ = [
@@ -213,7 +213,7 @@ def card_payload(controller: Controller) -> dict | None:
     }
 
 
-class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
+class Studio(OpensTimeToEvent, GroupPanel, ViewRequests, StudioLayout, W.VBox):
     """Interactive SLIM studio: edit the problem, watch the card re-solve live.
 
     >>> studio = Studio(X, y, max_fpr=0.2, max_size=5)    # doctest: +SKIP
@@ -247,7 +247,9 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
     X : DataFrame or array-like of shape (n_samples, n_features), optional
         Training features: 0/1 rules, numbers, or a raw table (made into rules).
     y : array-like of shape (n_samples,), optional
-        Two-class labels.
+        Two-class labels; or a ``Surv`` array (event, time), which opens the studio of
+        time-to-event cards instead
+        (:class:`~slimwidgets.widgets.survival_view.SurvivalStudio`).
     spec : Spec, optional
         A whole problem to start from (instead of ``**options``).
     debounce : float, default 0.15
@@ -272,14 +274,7 @@ class Studio(GroupPanel, ViewRequests, StudioLayout, W.VBox):
         Options of :func:`slimwidgets.fit`.
     """
 
-    # -- the time-to-event family: a Surv y opens its own view (widgets/survival_view.py) --------
-    def __new__(cls, X: Any = None, y: Any = None, **options: Any):
-        if TIME_TO_EVENT.reads(y, options):
-            from .survival_view import SurvivalStudio
-
-            options.pop("loss", None)
-            return SurvivalStudio(X, y, chart_view=ChartView, **options)
-        return super().__new__(cls)
+    chart_view = ChartView  # what a time-to-event studio draws its charts in (OpensTimeToEvent)
 
     def __init__(
         self,

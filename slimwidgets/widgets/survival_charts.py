@@ -55,7 +55,7 @@ def km_chart(km: pd.DataFrame, horizon: float, time_name: str = "time") -> alt.L
                 "score band:N",
                 sort=bands,
                 scale=alt.Scale(scheme="viridis", reverse=True),
-                legend=alt.Legend(title="total score", orient="right"),
+                legend=alt.Legend(title="total score", orient="bottom", direction="horizontal"),
             ),
             tooltip=[
                 "score band:N",

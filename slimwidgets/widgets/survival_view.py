@@ -20,11 +20,12 @@ import ipywidgets as W
 import pandas as pd
 
 from ..core.survival_card import SurvivalCard
+from ..core.survival_family import TIME_TO_EVENT
 from .charts import split_datasets
 from .survival_charts import c_index_chart, km_chart
 from .survival_session import INAPPLICABLE, SIGNS, SurvivalSession
 
-__all__ = ["SurvivalStudio", "card_html"]
+__all__ = ["SurvivalStudio", "OpensTimeToEvent", "card_html"]
 
 FAMILIES = [("decision card", "decision"), ("risk card", "risk"), ("time to event", "survival")]
 FAMILY_NOTE = (
@@ -38,6 +39,9 @@ STYLE = """<style>
 .sw-surv-card th:first-child, .sw-surv-card td:first-child {text-align: left;}
 .sw-surv-card caption {text-align: left; font-weight: bold; padding: 2px 0;}
 .sw-surv-na {color: #666; font-size: 0.9em;}
+.sw-survival .sw-km, .sw-survival .sw-c-index {min-width: 0; max-width: 100%;}
+.sw-survival .sw-chart {max-width: 100%;}
+.sw-survival .sw-chart svg {display: block; max-width: 100%; height: auto;}
 </style>"""
 
 
@@ -231,9 +235,8 @@ class SurvivalStudio(W.VBox):
 
     def _arrange(self) -> list[W.Widget]:
         card = W.VBox([self.status, self.card_view, self.message], layout=_grow("340px"))
-        charts = W.Box(
-            [self.km_view, self.c_view], layout=W.Layout(display="flex", flex_flow="row wrap")
-        )
+        charts = _wrap([self.km_view, self.c_view])
+        charts.layout.flex, charts.layout.min_width = "1 1 320px", "0"
         na = W.HTML(
             "<span class='sw-surv-na'>" + html.escape(INAPPLICABLE["max_fpr"]) + "</span>",
             layout=_grow("240px"),
@@ -249,8 +252,10 @@ class SurvivalStudio(W.VBox):
             layout=W.Layout(max_height="300px", overflow="auto"),
         )
         features.add_class("sw-features")
+        top = _wrap([card, charts])
+        top.layout.align_items = "flex-start"  # the card's first line level with the charts'
         return [
-            _wrap([card, charts]),
+            top,
             _wrap([self.family_toggle, self.family_note]).add_class("sw-family-row"),
             _wrap([self.horizon, self.horizon_note]),
             _wrap([self.max_size, self.C0, self.undo_button, self.redo_button]),
@@ -358,5 +363,25 @@ def _grow(basis: str) -> W.Layout:
 def _wrap(children: list[W.Widget]) -> W.Box:
     return W.Box(
         children,
-        layout=W.Layout(display="flex", flex_flow="row wrap", align_items="center"),
+        layout=W.Layout(
+            display="flex", flex_flow="row wrap", align_items="center", overflow="visible"
+        ),
     )
+
+
+class OpensTimeToEvent:
+    """A base of :class:`~slimwidgets.widgets.studio.Studio`: a ``Surv`` y (or ``loss="cox"``)
+    makes a :class:`SurvivalStudio` instead, drawn with the class's ``chart_view``.
+
+    Examples
+    --------
+    >>> studio = sw.Studio(X, y_surv)  # a SurvivalStudio  # doctest: +SKIP
+    """
+
+    chart_view: type
+
+    def __new__(cls, X: Any = None, y: Any = None, **options: Any):
+        if TIME_TO_EVENT.reads(y, options):
+            options.pop("loss", None)
+            return SurvivalStudio(X, y, chart_view=cls.chart_view, **options)
+        return super().__new__(cls)
