@@ -163,6 +163,7 @@ class SurvivalSession:
                 f"and time_limit; not {', '.join(sorted(options))}"
             )
         self.card: SurvivalCard | None = None
+        self._shown: SurvivalSettings | None = None  # the settings of the card on screen
         self.status = "no card yet"
         self.notice = ""
         self.solving = False
@@ -298,12 +299,11 @@ class SurvivalSession:
     def _work(self, settings: SurvivalSettings, gen: int, cancel: threading.Event) -> None:
         try:
             card = self._cache.get(settings) or self._fit(settings, cancel)
-        except Exception as error:  # the previous card stays on screen, with the reason
+        except Exception as error:  # the previous card and its settings stay, with the reason
             with self._lock:
                 if gen == self._gen:
-                    self.solving = False
-                    self.notice = f"no card for these settings: {error}"
-            self._emit("notice")
+                    self._refused(error)
+            self._emit("card", "notice")
             return
         if cancel.is_set():
             return
@@ -316,8 +316,22 @@ class SurvivalSession:
         self._emit("card", "notice")
         self._fill_path(settings, gen, cancel)
 
+    def _refused(self, error: Exception) -> None:
+        """The settings that found no card give way to those of the card on screen, and the
+        notice says why (call under the lock)."""
+        self.solving = False
+        self.notice = (
+            f"no card for these settings ({error}): the card and settings on screen are "
+            "those before"
+        )
+        if self._undo and self._undo[-1] == self._shown:
+            self._undo.pop()
+        if self._shown is not None:
+            self.settings = self._shown
+
     def _show(self, card: SurvivalCard, how: str) -> None:
         """Put ``card`` on screen (call under the lock)."""
+        self._shown = self.settings
         self.card, self.solving, self.notice = card, False, ""
         self.status = status_words(card, self.c_index(card), how)
 

@@ -13,6 +13,7 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.core.survival_card import default_horizons
 from slimwidgets.toolbox.survival_evidence import score_bands
+from slimwidgets.widgets import survival_session
 from slimwidgets.widgets.survival_session import INAPPLICABLE, SurvivalSession
 from slimwidgets.widgets.survival_view import SurvivalStudio
 
@@ -198,6 +199,20 @@ def test_a_refused_value_changes_nothing_and_says_why(session):
     with pytest.raises(KeyError):
         s.set_feature("no such column", use=False)
     assert s.settings == settings and s.card is card and not s.can_undo
+
+
+def test_a_solve_that_fails_keeps_the_card_and_settings_and_says_why(session, monkeypatch):
+    s = session(max_size=1)
+    settings, card = s.settings, s.card
+
+    def fails(*args, **kwargs):
+        raise ValueError("the solver broke")
+
+    monkeypatch.setattr(survival_session, "fit_survival", fails)
+    s.update(C0=0.05)
+    assert s.wait(LIMIT)
+    assert "the solver broke" in s.notice and "those before" in s.notice
+    assert s.settings == settings and s.card is card and not s.can_undo and not s.solving
 
 
 def test_the_c_index_by_size_is_harrells_c_of_the_best_card_of_each_size(session, veterans):
