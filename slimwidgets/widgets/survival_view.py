@@ -50,8 +50,8 @@ def _percent(value: float) -> str:
 
 
 def _interval(lower: float, upper: float) -> str:
-    if not (math.isfinite(lower) and math.isfinite(upper)):
-        return ""
+    if not (math.isfinite(lower) and math.isfinite(upper)) or lower == upper:
+        return ""  # no interval (Kaplan–Meier at 0 or 1 has none worth showing)
     return f" ({100 * lower:.0f}–{100 * upper:.0f} %)"
 
 
@@ -193,10 +193,11 @@ class SurvivalStudio(W.VBox):
             min=1,
             max=max(len(s.variables) * 8, 8),
             description="max size",
+            layout=_w("180px"),
         )
         self.max_size.add_class("sw-max-size")
         self.C0 = W.BoundedFloatText(
-            value=s.settings.C0, min=0.0, max=10.0, step=0.001, description="C0"
+            value=s.settings.C0, min=0.0, max=10.0, step=0.001, description="C0", layout=_w("180px")
         )
         self.C0.add_class("sw-C0")
         self.max_size.observe(lambda ch: self._guard(s.update, max_size=ch["new"]), "value")

@@ -85,6 +85,10 @@ def test_a_time_to_event_card_in_the_studio(lab, page, kernel_for, shot):
         _widths(page, shot, "start")
         _edit_and_undo(page, k, first)
         _type_a_horizon(page, k)
+        page.set_viewport_size({"width": 1280, "height": HEIGHT})
+        page.wait_for_timeout(500)
+        page.evaluate("() => document.querySelector('.sw-survival').scrollIntoView()")
+        shot(page, "survival-horizon-200-1280-panel-open")
         assert page.blocked_requests == [] and page.page_errors == []
     finally:
         k.run("studio.close()")
