@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import slimwidgets as sw
@@ -271,3 +272,22 @@ def test_a_newer_edit_drops_the_older_solve(veterans):
         assert all(card.status != "interrupted" for card in s._cache.values())
     finally:
         s.close()
+
+
+def test_names_from_data_reach_the_page_escaped():
+    rng = np.random.default_rng(0)
+    hostile = "<img src=x onerror=alert(1)>"
+    X = pd.DataFrame({hostile: rng.integers(0, 2, 40), "b": rng.integers(0, 2, 40)})
+    time = rng.exponential(10.0, 40) / (1 + 2 * X[hostile].to_numpy())
+    y = np.array(
+        list(zip(rng.random(40) < 0.8, time)), dtype=[("died", "?"), ("<b>days</b>", "<f8")]
+    )
+    studio = sw.Studio(X, y, max_size=1, time_limit=LIMIT)
+    try:
+        assert studio.wait(LIMIT) and hostile in studio.scoring_system.card_points
+        shown = studio.card_view.value
+        assert hostile not in shown and "<b>days</b>" not in shown
+        assert html.escape(hostile) in shown and html.escape("<b>days</b>") in shown
+        assert not studio.feature_rows[hostile]["use"].description_allow_html
+    finally:
+        studio.close()
