@@ -10,6 +10,7 @@ view carries its own copy of Vega, so charts render with no network.
 from __future__ import annotations
 
 import html
+import inspect
 import itertools
 import math
 import threading
@@ -32,6 +33,7 @@ from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .layout import StudioLayout
 from .protocol import REFUSALS, Dispatcher, refusal_text
 from .requests import ViewRequests
+from .survival_view import open_time_to_event
 from .variables import card_variables
 
 __all__ = [
@@ -243,7 +245,9 @@ class Studio(W.VBox):
     X : DataFrame or array-like of shape (n_samples, n_features), optional
         Training features: 0/1 rules, numbers, or a raw table (made into rules).
     y : array-like of shape (n_samples,), optional
-        Two-class labels.
+        Two-class labels; or a ``Surv`` array (event, time), which opens the studio of
+        time-to-event cards instead
+        (:class:`~slimwidgets.widgets.survival_view.SurvivalStudio`).
     spec : Spec, optional
         A whole problem to start from (instead of ``**options``).
     debounce : float, default 0.15
@@ -267,6 +271,11 @@ class Studio(W.VBox):
     **options
         Options of :func:`slimwidgets.fit`.
     """
+
+    def __new__(cls, X: Any = None, y: Any = None, **options: Any):
+        # a Surv y opens the time-to-event studio instead, which is not a Studio
+        opened = open_time_to_event(ChartView, X, y, options)
+        return opened if opened is not None else super().__new__(cls)
 
     def __init__(
         self,
@@ -681,3 +690,9 @@ class Studio(W.VBox):
                     row["range"].value = tuple(f.points_range)
             finally:
                 self._syncing = False
+
+
+# help() and the docstring checks read __init__'s options, not the __new__ that picks the family
+Studio.__signature__ = inspect.signature(Studio.__init__).replace(
+    parameters=list(inspect.signature(Studio.__init__).parameters.values())[1:]
+)

@@ -1,0 +1,439 @@
+"""The time-to-event family in the studio, without Jupyter: settings, live solves, undo, the
+horizon, and the tables its views draw.
+
+A :class:`SurvivalSession` holds a time-to-event table (``X`` and a ``Surv`` array ``y``), the
+current :class:`SurvivalSettings` and the card solved for them by
+:func:`~slimwidgets.fitting.survival_driver.fit_survival`. Each edit (a variable on or off, its
+sign, the largest size, C0) makes new settings, is one undo step and re-solves on a worker
+thread; a newer edit stops the older solve (its ``cancel`` event) and its result is dropped.
+Settings solved before come from a cache at once. The horizon is a view of the card: moving it
+re-reads the card's risk at that time and solves nothing.
+
+The studio's options that have no meaning for these cards are listed in :data:`INAPPLICABLE`
+with the reason, which the view shows in place of the control.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core.rules import as_frame
+from ..core.spec import make_spec
+from ..core.survival import harrell_c
+from ..core.survival_card import SurvivalCard, default_horizons, risk_by_score
+from ..core.survival_family import TIME_TO_EVENT
+from ..fitting.survival_driver import (
+    DEFAULT_SURVIVAL_C0,
+    DEFAULT_SURVIVAL_MAX_SIZE,
+    fit_survival,
+)
+from ..toolbox.survival_evidence import km_by_band, score_bands
+
+__all__ = ["SurvivalSession", "SurvivalSettings", "INAPPLICABLE", "SIGNS"]
+
+SIGNS = ("free", "+", "-")
+
+#: the studio's controls that a time-to-event card cannot honour, and why (shown in place)
+INAPPLICABLE = {
+    "max_fpr": "no false-positive rate: a time-to-event card predicts a risk by a time, "
+    "it does not call rows positive",
+    "groups": "group caps and gaps are not defined for time-to-event cards yet",
+}
+
+
+@dataclass(frozen=True)
+class SurvivalSettings:
+    """What a time-to-event card is solved for: one state of the studio, one undo step.
+
+    Attributes
+    ----------
+    max_size : int
+        The most rules with points.
+    C0 : float
+        The Cox loss (per event) each rule used costs.
+    exclude : tuple of str
+        Variables kept off the card.
+    signs : tuple of (str, str)
+        ``(variable, "+" or "-")``: the sign its points must have.
+    time_limit : float
+        Seconds each solve may take before it stops with its proven floor.
+
+    Examples
+    --------
+    >>> SurvivalSettings(max_size=2, exclude=("age",)).options()["exclude"]
+    ['age']
+    """
+
+    max_size: int = DEFAULT_SURVIVAL_MAX_SIZE
+    C0: float = DEFAULT_SURVIVAL_C0
+    exclude: tuple[str, ...] = ()
+    signs: tuple[tuple[str, str], ...] = ()
+    time_limit: float = 5.0
+
+    def options(self) -> dict[str, Any]:
+        """The settings as options of :func:`~slimwidgets.fitting.survival_driver.fit_survival`."""
+        return {
+            "max_size": self.max_size,
+            "C0": self.C0,
+            "exclude": list(self.exclude),
+            "signs": dict(self.signs),
+            "time_limit": self.time_limit,
+        }
+
+
+def _checked(settings: SurvivalSettings) -> SurvivalSettings:
+    """``settings`` when the options table accepts them; else ``ValueError`` naming the value."""
+    make_spec(**settings.options())
+    return settings
+
+
+class SurvivalSession:
+    """A time-to-event table in the studio: the settings, the card, undo and the horizon.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_rows, n_variables)
+        The variables: 0/1 rules, or a raw table made into rules as :func:`slimwidgets.fit` does.
+    y : structured array
+        A ``Surv`` array (event, time), one per row.
+    horizon : float, optional
+        The time the card states its risk by (default: the middle of the horizons ``fit``
+        takes from the follow-up, :func:`~slimwidgets.core.survival_card.default_horizons`).
+    time_limit : float, default 5.0
+        Seconds each solve may take.
+    start : bool, default True
+        Whether to solve the starting settings at once.
+    **options
+        ``max_size``, ``C0``, ``exclude`` (variables), ``signs`` (``{variable: "+" or "-"}``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> events = [(True, 1.0), (True, 2.0), (False, 3.0), (True, 4.0), (False, 5.0)]
+    >>> y = np.array(events + [(True, 6.0)], dtype=[("died", "?"), ("days", "<f8")])
+    >>> X = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0], [0, 1]])
+    >>> s = SurvivalSession(X, y, max_size=1)
+    >>> s.wait(60)
+    True
+    >>> s.card.card_points
+    {'x0': 1}
+    >>> _ = s.set_feature("x0", use=False); _ = s.wait(60); s.card.card_points
+    {'x1': -1}
+    >>> _ = s.undo(); _ = s.wait(60); s.card.card_points
+    {'x0': 1}
+    >>> s.close()
+    """
+
+    def __init__(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        horizon: float | None = None,
+        time_limit: float = 5.0,
+        start: bool = True,
+        **options: Any,
+    ):
+        target = TIME_TO_EVENT.target(y)
+        frame = as_frame(X)
+        frame.columns = [str(c) for c in frame.columns]
+        self.X, self.y, self.time, self.event = frame, y, target.time, target.event
+        self.variables = list(frame.columns)
+        self.horizons = default_horizons(self.time)
+        self.horizon = float(self.horizons[len(self.horizons) // 2] if horizon is None else horizon)
+        self._check_horizon(self.horizon)
+        self.settings = _checked(
+            SurvivalSettings(
+                max_size=int(options.pop("max_size", DEFAULT_SURVIVAL_MAX_SIZE)),
+                C0=float(options.pop("C0", DEFAULT_SURVIVAL_C0)),
+                exclude=tuple(options.pop("exclude", ())),
+                signs=tuple(sorted(dict(options.pop("signs", {})).items())),
+                time_limit=float(time_limit),
+            )
+        )
+        if options:
+            raise TypeError(
+                f"the studio's time-to-event cards take max_size, C0, exclude, signs, horizon "
+                f"and time_limit; not {', '.join(sorted(options))}"
+            )
+        self.card: SurvivalCard | None = None
+        self._shown: SurvivalSettings | None = None  # the settings of the card on screen
+        self.status = "no card yet"
+        self.notice = ""
+        self.solving = False
+        self._cache: dict[SurvivalSettings, SurvivalCard] = {}
+        self._c_by_size: dict[tuple, float] = {}
+        self._undo: list[SurvivalSettings] = []
+        self._redo: list[SurvivalSettings] = []
+        self._listeners: list[Callable[[set], None]] = []
+        self._lock = threading.RLock()
+        self._gen = 0
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.solves = 0  # fits run (not cache hits): what the tests count
+        if start:
+            self.begin()
+
+    def begin(self) -> None:
+        """Solve the starting settings (what a session made with ``start=False`` calls)."""
+        self._solve()
+
+    # -- observers ------------------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[set], None]) -> None:
+        """Call ``callback(what)`` when something changed: ``"card"``, ``"horizon"``,
+        ``"path"``, ``"notice"`` (it may run on the worker thread)."""
+        self._listeners.append(callback)
+
+    def _emit(self, *what: str) -> None:
+        for callback in list(self._listeners):
+            callback(set(what))
+
+    # -- edits: one undo step each --------------------------------------------------------------
+    def update(self, **changes: Any) -> SurvivalSettings:
+        """Change ``max_size``, ``C0`` or ``time_limit``; a value the options table refuses
+        raises ``ValueError`` and changes nothing."""
+        return self._edit(_checked(replace(self.settings, **changes)))
+
+    def set_feature(
+        self, name: str, *, use: bool | None = None, sign: str | None = None
+    ) -> SurvivalSettings:
+        """Turn the variable ``name`` on or off the card (``use``), or set the sign its points
+        must have (``sign``: ``"free"``, ``"+"`` or ``"-"``)."""
+        if name not in self.variables:
+            raise KeyError(f"no variable {name!r}: the variables are {self.variables}")
+        s = self.settings
+        exclude, signs = set(s.exclude), dict(s.signs)
+        if use is not None:
+            (exclude.discard if use else exclude.add)(name)
+        if sign is not None:
+            if sign not in SIGNS:
+                raise ValueError(f"sign must be one of {SIGNS}, got {sign!r}")
+            signs.pop(name, None)
+            if sign != "free":
+                signs[name] = sign
+        new = replace(s, exclude=tuple(sorted(exclude)), signs=tuple(sorted(signs.items())))
+        return self._edit(_checked(new))
+
+    def _edit(self, new: SurvivalSettings) -> SurvivalSettings:
+        with self._lock:
+            if new == self.settings:
+                return new
+            self._undo.append(self.settings)
+            self._redo.clear()
+            self.settings = new
+        self._solve()
+        return new
+
+    def undo(self) -> bool:
+        """Back to the settings before the last edit (and their card); False when there is none."""
+        return self._step(self._undo, self._redo)
+
+    def redo(self) -> bool:
+        """The edit undone last, again; False when there is none."""
+        return self._step(self._redo, self._undo)
+
+    def _step(self, source: list, target: list) -> bool:
+        with self._lock:
+            if not source:
+                return False
+            target.append(self.settings)
+            self.settings = source.pop()
+        self._solve()
+        return True
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    # -- the horizon: a view of the card --------------------------------------------------------
+    def _check_horizon(self, horizon: float) -> None:
+        if not np.isfinite(horizon) or not 0 < horizon <= float(self.time.max()):
+            raise ValueError(
+                f"the horizon must lie in the follow-up, above 0 and at most "
+                f"{float(self.time.max()):g}; got {horizon!r}"
+            )
+
+    def set_horizon(self, horizon: float) -> None:
+        """State the card's risk by ``horizon`` (solves nothing)."""
+        horizon = float(horizon)
+        self._check_horizon(horizon)
+        self.horizon = horizon
+        self._emit("horizon")
+
+    # -- solving ----------------------------------------------------------------------------------
+    def _solve(self) -> None:
+        with self._lock:
+            self._gen += 1
+            self._cancel.set()  # the older solve stops; its result is dropped
+            self._cancel = threading.Event()
+            settings, gen, cancel = self.settings, self._gen, self._cancel
+            cached = self._cache.get(settings)
+            if cached is not None:
+                self._show(cached, "from the cache")
+            else:
+                self.solving, self.status = True, "solving…"
+        if cached is not None:
+            self._emit("card", "notice")
+        else:
+            self._emit("notice")
+        thread = threading.Thread(
+            target=self._work, args=(settings, gen, cancel), daemon=True, name="sw-survival"
+        )
+        self._thread = thread
+        thread.start()
+
+    def _fit(self, settings: SurvivalSettings, cancel: threading.Event) -> SurvivalCard:
+        self.solves += 1
+        return fit_survival(self.X, self.y, cancel=cancel, **settings.options())
+
+    def _work(self, settings: SurvivalSettings, gen: int, cancel: threading.Event) -> None:
+        try:
+            card = self._cache.get(settings) or self._fit(settings, cancel)
+        except Exception as error:  # the previous card and its settings stay, with the reason
+            with self._lock:
+                if gen == self._gen:
+                    self._refused(error)
+            self._emit("card", "notice")
+            return
+        if cancel.is_set():
+            return
+        with self._lock:
+            if gen != self._gen:
+                return
+            if card.status != "interrupted":
+                self._cache[settings] = card
+            self._show(card, "")
+        self._emit("card", "notice")
+        self._fill_path(settings, gen, cancel)
+
+    def _refused(self, error: Exception) -> None:
+        """The settings that found no card give way to those of the card on screen, and the
+        notice says why (call under the lock)."""
+        self.solving = False
+        self.notice = (
+            f"no card for these settings ({error}): the card and settings on screen are "
+            "those before"
+        )
+        if self._undo and self._undo[-1] == self._shown:
+            self._undo.pop()
+        if self._shown is not None:
+            self.settings = self._shown
+
+    def _show(self, card: SurvivalCard, how: str) -> None:
+        """Put ``card`` on screen (call under the lock)."""
+        self._shown = self.settings
+        self.card, self.solving, self.notice = card, False, ""
+        self.status = status_words(card, self.c_index(card), how)
+
+    def _fill_path(self, settings: SurvivalSettings, gen: int, cancel: threading.Event) -> None:
+        """Harrell's C of the best card of each size up to ``max_size`` (through the cache)."""
+        for size in range(1, settings.max_size + 1):
+            smaller = replace(settings, max_size=size)
+            if smaller in self._cache:
+                continue
+            card = self._fit(smaller, cancel)
+            if cancel.is_set() or gen != self._gen:
+                return
+            with self._lock:
+                self._cache[smaller] = card
+            self._emit("path")
+
+    def c_index(self, card: SurvivalCard) -> float:
+        """Harrell's C of ``card`` on the training rows."""
+        return float(harrell_c(self.time, self.event, card.predict(self.X)))
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the current solve (and its sizes for the C-index path); True when done."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def close(self) -> None:
+        """Stop any solve."""
+        self._cancel.set()
+        self.wait(5)
+
+    # -- what the views draw -----------------------------------------------------------------------
+    def totals(self) -> np.ndarray:
+        """Each training row's total score on the current card."""
+        return np.zeros(len(self.time)) if self.card is None else self.card.scores(self.X)
+
+    def risk_table(self) -> pd.DataFrame:
+        """Per total score: rows, the predicted risk by the horizon, Kaplan–Meier's observed risk
+        with its 95 % interval (NaN where no row with that score is followed that far)."""
+        if self.card is None:
+            return pd.DataFrame(columns=RISK_COLUMNS)
+        card = replace(self.card, horizons=(self.horizon,))
+        rows = risk_by_score(card, self.totals(), self.time, self.event)
+        return pd.DataFrame(
+            [
+                (r.score, r.n_rows, r.predicted[0], r.observed[0], r.lower[0], r.upper[0])
+                for r in rows
+            ],
+            columns=RISK_COLUMNS,
+            dtype=float,
+        ).astype({"score": int})
+
+    def km_frame(self) -> pd.DataFrame:
+        """Kaplan–Meier curves by score band of the current card
+        (:func:`~slimwidgets.toolbox.survival_evidence.km_by_band`)."""
+        return km_by_band(self.time, self.event, score_bands(self.totals()))
+
+    def c_by_size(self) -> pd.DataFrame:
+        """Harrell's C (training rows) of the best card of each size solved so far, under the
+        current settings otherwise: ``size, C-index, current``."""
+        rows = []
+        for size in range(1, self.settings.max_size + 1):
+            card = self._cache.get(replace(self.settings, max_size=size))
+            if card is not None:
+                rows.append((size, self.c_index(card), size == self.settings.max_size))
+        return pd.DataFrame(rows, columns=["size", "C-index", "current"])
+
+
+RISK_COLUMNS = ["score", "rows", "predicted", "observed", "lower", "upper"]
+
+
+def status_words(card: SurvivalCard, c_index: float, how: str = "") -> str:
+    """The status line of a time-to-event card, in the user's units.
+
+    Parameters
+    ----------
+    card : SurvivalCard
+        The card on screen.
+    c_index : float
+        Its Harrell's C on the training rows.
+    how : str, default ""
+        Where it came from, when not a solve ("from the cache").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> card = SurvivalCard(("a",), (1,), 1.0, np.array([1.0]), np.array([0.1]), (1.0,),
+    ...                     status="optimal", solve_time=0.25)
+    >>> status_words(card, 0.7123)
+    "Harrell's C 0.712 (training rows) · proven optimal · solved in 0.25 s"
+    >>> stopped = SurvivalCard(("a",), (1,), 1.0, np.array([1.0]), np.array([0.1]), (1.0,),
+    ...                        status="time_limit", objective=2.0, bound=1.9, solve_time=5.0)
+    >>> status_words(stopped, 0.7, "from the cache").split(" · ")[1:]
+    ['not proven: its Cox loss is within 5.0 % of the proven floor', 'from the cache']
+    """
+    if card.status == "optimal":
+        proof = "proven optimal"
+    elif card.gap is not None:
+        proof = f"not proven: its Cox loss is within {100 * card.gap:.1f} % of the proven floor"
+    else:
+        proof = "not proven"
+    where = how or f"solved in {card.solve_time:.2g} s"
+    return f"Harrell's C {c_index:.3f} (training rows) · {proof} · {where}"

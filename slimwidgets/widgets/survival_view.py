@@ -1,0 +1,405 @@
+"""The studio of a time-to-event table: :class:`SurvivalStudio`, the ipywidgets view of a
+:class:`~slimwidgets.widgets.survival_session.SurvivalSession`.
+
+``sw.Studio(X, y)`` with a ``Surv`` array ``y`` opens this view. The card shows its points by
+rule and, per total score, the predicted risk of the event by the horizon beside Kaplan–Meier's
+observed risk with its 95 % interval; the charts are Kaplan–Meier curves by score band and
+Harrell's C by size, in place of the ROC plane and the sparsity path. The family switch names
+the time-to-event family beside the decision and risk families (which need a two-class ``y``);
+the FPR cap and the group picker say in place why they do not apply.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import threading
+from typing import Any
+
+import ipywidgets as W
+import pandas as pd
+
+from ..core.survival_card import SurvivalCard
+from ..core.survival_family import TIME_TO_EVENT
+from .charts import split_datasets
+from .survival_charts import c_index_chart, km_chart
+from .survival_session import INAPPLICABLE, SIGNS, SurvivalSession
+
+__all__ = ["SurvivalStudio", "open_time_to_event", "card_html"]
+
+FAMILIES = [("decision card", "decision"), ("risk card", "risk"), ("time to event", "survival")]
+FAMILY_NOTE = (
+    "time-to-event cards: Cox's partial likelihood of the integer score; decision and risk "
+    "cards need a two-class y, and this y is a time-to-event (Surv) array"
+)
+STYLE = """<style>
+.sw-surv-card table {border-collapse: collapse; margin: 4px 0 8px;}
+.sw-surv-card th, .sw-surv-card td {padding: 2px 8px; text-align: right;
+  border-bottom: 1px solid #ddd;}
+.sw-surv-card th:first-child, .sw-surv-card td:first-child {text-align: left;}
+.sw-surv-card caption {text-align: left; font-weight: bold; padding: 2px 0;}
+.sw-surv-na {color: #666; font-size: 0.9em;}
+.sw-survival .sw-km, .sw-survival .sw-c-index {min-width: 0; max-width: 100%;}
+.sw-survival .sw-chart {max-width: 100%;}
+.sw-survival .sw-chart svg {display: block; max-width: 100%; height: auto;}
+</style>"""
+
+
+def _percent(value: float) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{100 * value:.1f} %"
+
+
+def _interval(lower: float, upper: float) -> str:
+    if not (math.isfinite(lower) and math.isfinite(upper)) or lower == upper:
+        return ""  # no interval (Kaplan–Meier at 0 or 1 has none worth showing)
+    return f" ({100 * lower:.0f}–{100 * upper:.0f} %)"
+
+
+def card_html(points: dict[str, int], risk: pd.DataFrame, horizon: float, time_name: str) -> str:
+    """The card as HTML: points by rule, then the risk by the horizon per total score (every
+    name from data escaped).
+
+    Parameters
+    ----------
+    points : dict of str to int
+        The rules with points.
+    risk : DataFrame
+        :meth:`SurvivalSession.risk_table
+        <slimwidgets.widgets.survival_session.SurvivalSession.risk_table>`.
+    horizon : float
+        The time the risk is stated by.
+    time_name : str
+        The name of the time field of ``y``.
+
+    Examples
+    --------
+    >>> risk = pd.DataFrame({"score": [0, 1], "rows": [3.0, 2.0], "predicted": [0.1, 0.3],
+    ...                      "observed": [0.0, 0.5], "lower": [float("nan"), 0.1],
+    ...                      "upper": [float("nan"), 0.9]})
+    >>> text = card_html({"<b>age</b> >= 60": 1}, risk, 365, "days")
+    >>> "&lt;b&gt;age&lt;/b&gt;" in text and "50.0 % (10–90 %)" in text
+    True
+    """
+    rows = "".join(
+        f"<tr><td>{html.escape(name)}</td><td>{p:+d}</td></tr>" for name, p in points.items()
+    )
+    points_table = (
+        "<table class='sw-surv-points'><caption>points</caption>"
+        f"<thead><tr><th>rule</th><th>points</th></tr></thead><tbody>{rows}</tbody></table>"
+        if points
+        else "<p>no rule has points: every row has total score 0</p>"
+    )
+    when = f"{horizon:g} {html.escape(time_name)}"
+    risk_rows = "".join(
+        f"<tr><td>{int(r.score)}</td><td>{r.rows:g}</td><td>{_percent(r.predicted)}</td>"
+        f"<td>{_percent(r.observed)}{_interval(r.lower, r.upper)}</td></tr>"
+        for r in risk.itertuples()
+    )
+    risk_table = (
+        f"<table class='sw-surv-risk'><caption>risk of the event by {when}</caption>"
+        "<thead><tr><th>total score</th><th>rows</th><th>predicted</th>"
+        "<th>observed (Kaplan–Meier, 95 % CI)</th></tr></thead>"
+        f"<tbody>{risk_rows}</tbody></table>"
+    )
+    return f"{STYLE}<div class='sw-surv-card'>{points_table}{risk_table}</div>"
+
+
+class SurvivalStudio(W.VBox):
+    """The studio of a time-to-event table: edit the settings, watch the card re-solve live.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_rows, n_variables)
+        The variables: 0/1 rules, or a raw table made into rules as :func:`slimwidgets.fit` does.
+    y : structured array
+        A ``Surv`` array (event, time), one per row.
+    chart_view : type
+        The anywidget view each chart is drawn in
+        (:class:`~slimwidgets.widgets.studio.ChartView`, which :class:`~.studio.Studio` hands
+        in: this module stays below the studio's).
+    horizon : float, optional
+        The time the card states its risk by (default from the follow-up, as ``fit`` takes it).
+    time_limit : float, default 5.0
+        Seconds each solve may take.
+    **options
+        ``max_size``, ``C0``, ``exclude``, ``signs`` (see :class:`SurvivalSession`).
+
+    Examples
+    --------
+    >>> studio = sw.Studio(X, y_surv, max_size=2)  # a Surv y opens this view  # doctest: +SKIP
+    """
+
+    def __init__(
+        self, X: Any, y: Any, *, chart_view: type, horizon: float | None = None, **options: Any
+    ):
+        self._ui_lock = threading.RLock()
+        self._syncing = False
+        self.session = SurvivalSession(X, y, horizon=horizon, start=False, **options)
+        self._time_name = str(y.dtype.names[1]) if getattr(y.dtype, "names", None) else "time"
+        self._build_controls()
+        self._build_views(chart_view)
+        super().__init__(self._arrange())
+        self.add_class("sw-studio")
+        self.add_class("sw-survival")
+        self.session.subscribe(self._on_event)
+        self.session.begin()
+
+    # -- public face, as the other studio's -----------------------------------------------------
+    @property
+    def scoring_system(self) -> SurvivalCard | None:
+        """The card on screen (None before the first solve)."""
+        return self.session.card
+
+    def wait(self, timeout: float | None = 60.0) -> bool:
+        """Block until the current solve and its C-index path are done; True when they are."""
+        return self.session.wait(timeout)
+
+    def close(self) -> None:
+        """Stop the solves and close every widget of the studio."""
+        if not hasattr(self, "session"):  # its making failed: nothing was started
+            return super().close()
+        self.session.close()
+        for widget in self._widgets():
+            widget.close()
+        super().close()
+
+    # -- controls ---------------------------------------------------------------------------------
+    def _build_controls(self) -> None:
+        s = self.session
+        self.family_toggle = W.ToggleButtons(
+            options=FAMILIES, value="survival", style={"button_width": "auto"}
+        )
+        self.family_toggle.add_class("sw-family")
+        self.family_note = W.HTML(f"<span class='sw-surv-na'>{FAMILY_NOTE}</span>")
+        self.family_note.add_class("sw-family-note")
+        self.family_toggle.observe(self._on_family, "value")
+        top = float(s.time.max())
+        self.horizon = W.FloatSlider(
+            value=s.horizon,
+            min=0.0,
+            max=top,
+            step=top / 200,
+            description="horizon",
+            readout_format=".4g",
+            continuous_update=False,
+            layout=W.Layout(width="360px"),
+        )
+        self.horizon.add_class("sw-horizon")
+        self.horizon.observe(self._on_horizon, "value")
+        fits = ", ".join(f"{h:g}" for h in s.horizons)
+        self.horizon_note = W.HTML(f"<span class='sw-surv-na'>fit's horizons: {fits}</span>")
+        self.max_size = W.BoundedIntText(
+            value=s.settings.max_size,
+            min=1,
+            max=max(len(s.variables) * 8, 8),
+            description="max size",
+            layout=_w("180px"),
+        )
+        self.max_size.add_class("sw-max-size")
+        self.C0 = W.BoundedFloatText(
+            value=s.settings.C0, min=0.0, max=10.0, step=0.001, description="C0", layout=_w("180px")
+        )
+        self.C0.add_class("sw-C0")
+        self.max_size.observe(lambda ch: self._guard(s.update, max_size=ch["new"]), "value")
+        self.C0.observe(lambda ch: self._guard(s.update, C0=ch["new"]), "value")
+        self.max_fpr = W.FloatSlider(description="max FPR", disabled=True)
+        self.max_fpr.add_class("sw-max-fpr")
+        self.groups = W.Dropdown(options=["none"], description="groups", disabled=True)
+        self.groups.add_class("sw-groups")
+        self.undo_button = W.Button(description="undo", icon="undo")
+        self.redo_button = W.Button(description="redo", icon="repeat")
+        self.undo_button.on_click(lambda _: self._guard(s.undo))
+        self.redo_button.on_click(lambda _: self._guard(s.redo))
+        self.feature_rows = {name: self._feature_row(name) for name in s.variables}
+
+    def _feature_row(self, name: str) -> dict[str, W.Widget]:
+        s = self.session
+        use = W.Checkbox(value=name not in s.settings.exclude, description=name, indent=False)
+        sign = W.Dropdown(
+            options=list(SIGNS), value=dict(s.settings.signs).get(name, "free"), layout=_w("80px")
+        )
+        use.observe(lambda ch: self._guard(s.set_feature, name, use=ch["new"]), "value")
+        sign.observe(lambda ch: self._guard(s.set_feature, name, sign=ch["new"]), "value")
+        return {"use": use, "sign": sign}
+
+    def _build_views(self, chart_view: type) -> None:
+        self.status = W.HTML("")
+        self.status.add_class("sw-status-text")
+        self.message = W.HTML("")
+        self.message.add_class("sw-message")
+        self.card_view = W.HTML("")
+        self.card_view.add_class("sw-card-view")
+        self.km_view = chart_view()
+        self.km_view.add_class("sw-km")
+        self.c_view = chart_view()
+        self.c_view.add_class("sw-c-index")
+
+    def _arrange(self) -> list[W.Widget]:
+        card = W.VBox([self.status, self.card_view, self.message], layout=_grow("340px"))
+        charts = _wrap([self.km_view, self.c_view])
+        charts.layout.flex, charts.layout.min_width = "1 1 320px", "0"
+        na = W.HTML(
+            "<span class='sw-surv-na'>" + html.escape(INAPPLICABLE["max_fpr"]) + "</span>",
+            layout=_grow("240px"),
+        )
+        na.add_class("sw-max-fpr-note")
+        groups_na = W.HTML(
+            "<span class='sw-surv-na'>" + html.escape(INAPPLICABLE["groups"]) + "</span>",
+            layout=_grow("240px"),
+        )
+        groups_na.add_class("sw-groups-note")
+        features = W.VBox(
+            [W.HBox([r["use"], r["sign"]]) for r in self.feature_rows.values()],
+            layout=W.Layout(max_height="300px", overflow="auto"),
+        )
+        features.add_class("sw-features")
+        top = _wrap([card, charts])
+        top.layout.align_items = "flex-start"  # the card's first line level with the charts'
+        return [
+            top,
+            _wrap([self.family_toggle, self.family_note]).add_class("sw-family-row"),
+            _wrap([self.horizon, self.horizon_note]),
+            _wrap([self.max_size, self.C0, self.undo_button, self.redo_button]),
+            _wrap([self.max_fpr, na]),
+            _wrap([self.groups, groups_na]),
+            W.HTML("<b>variables</b> (use · sign of its points)"),
+            features,
+        ]
+
+    def _widgets(self) -> list[W.Widget]:
+        rows = [w for r in self.feature_rows.values() for w in r.values()]
+        return [
+            self.family_toggle,
+            self.horizon,
+            self.max_size,
+            self.C0,
+            self.max_fpr,
+            self.groups,
+            self.undo_button,
+            self.redo_button,
+            self.km_view,
+            self.c_view,
+            *rows,
+        ]
+
+    # -- control → session ------------------------------------------------------------------------
+    def _guard(self, action, *args: Any, **kwargs: Any) -> None:
+        """Run an edit; a refused value is said in the message line and the controls go back."""
+        if self._syncing:
+            return
+        try:
+            action(*args, **kwargs)
+        except (ValueError, KeyError) as error:
+            self.message.value = f"<span class='sw-error'>{html.escape(str(error))}</span>"
+            self._sync_controls()
+
+    def _on_family(self, change: dict) -> None:
+        if change["new"] != "survival" and not self._syncing:
+            self._syncing = True
+            self.family_toggle.value = "survival"
+            self._syncing = False
+            self.message.value = html.escape(
+                f"{change['new']} cards need a two-class y: this y is a time-to-event (Surv) "
+                "array, so the card stays a time-to-event card"
+            )
+
+    def _on_horizon(self, change: dict) -> None:
+        # a horizon outside the follow-up (0) is refused: the message says why, the slider goes back
+        self._guard(self.session.set_horizon, change["new"])
+
+    # -- session → views --------------------------------------------------------------------------
+    def _on_event(self, what: set) -> None:
+        with self._ui_lock:
+            if what & {"card", "notice"}:
+                self._sync_controls()
+                self.status.value = html.escape(self.session.status)
+                self.message.value = html.escape(self.session.notice)
+            if what & {"card", "horizon"}:
+                self._draw_card()
+            if what & {"card", "path"}:
+                self._draw_path()
+
+    def _sync_controls(self) -> None:
+        s, settings = self.session, self.session.settings
+        self._syncing = True
+        try:
+            self.max_size.value, self.C0.value = settings.max_size, settings.C0
+            self.horizon.value = s.horizon
+            signs = dict(settings.signs)
+            for name, row in self.feature_rows.items():
+                row["use"].value = name not in settings.exclude
+                row["sign"].value = signs.get(name, "free")
+            self.undo_button.disabled, self.redo_button.disabled = not s.can_undo, not s.can_redo
+        finally:
+            self._syncing = False
+
+    def _draw_card(self) -> None:
+        s = self.session
+        if s.card is None:
+            return
+        self.card_view.value = card_html(
+            s.card.card_points, s.risk_table(), s.horizon, self._time_name
+        )
+        _show(self.km_view, km_chart(s.km_frame(), s.horizon, self._time_name))
+
+    def _draw_path(self) -> None:
+        _show(self.c_view, c_index_chart(self.session.c_by_size()))
+
+
+def _show(view: W.DOMWidget, chart: Any) -> None:
+    """Send ``chart`` to ``view`` as one message (its structure and rows together)."""
+    spec, data = split_datasets(chart)
+    with view.hold_sync():
+        view.spec, view.datasets = spec, data
+
+
+def _w(width: str) -> W.Layout:
+    return W.Layout(width=width)
+
+
+def _grow(basis: str) -> W.Layout:
+    return W.Layout(flex=f"1 1 {basis}", width="auto", min_width="0")
+
+
+def _wrap(children: list[W.Widget]) -> W.Box:
+    return W.Box(
+        children,
+        layout=W.Layout(
+            display="flex", flex_flow="row wrap", align_items="center", overflow="visible"
+        ),
+    )
+
+
+def open_time_to_event(
+    chart_view: type, X: Any, y: Any, options: dict[str, Any]
+) -> SurvivalStudio | None:
+    """The time-to-event studio for a ``Surv`` y (or ``loss="cox"``), else None.
+
+    :class:`~slimwidgets.widgets.studio.Studio` asks this first, so ``sw.Studio(X, y)`` opens
+    the family its ``y`` reads as.
+
+    Parameters
+    ----------
+    chart_view : type
+        The anywidget view the studio draws its Altair charts in.
+    X : DataFrame or array-like
+        The features.
+    y : array-like
+        The outcome.
+    options : dict
+        The studio's other keyword options.
+
+    Returns
+    -------
+    SurvivalStudio or None
+        None when ``y`` is not a time-to-event outcome.
+
+    Examples
+    --------
+    >>> open_time_to_event(object, None, [0, 1], {}) is None
+    True
+    """
+    if not TIME_TO_EVENT.reads(y, options):
+        return None
+    options = {k: v for k, v in options.items() if k != "loss"}
+    return SurvivalStudio(X, y, chart_view=chart_view, **options)
