@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from ..core.family import family_of_loss
 from .card_status import Status
 from .scheduler import THREAD_PREFIX
-from .settings import FAMILY_LOSS
 
 __all__ = [
     "KernelWarmup",
@@ -200,7 +200,7 @@ class WarmupControls:
 
     def _warmup_for(self, spec) -> KernelWarmup:
         """The compile a solve of ``spec`` needs."""
-        return self._warmup if spec.loss == FAMILY_LOSS["risk"] else self._search_warmup
+        return self._warmup if family_of_loss(spec.loss).predicts_risk else self._search_warmup
 
     def _solving_text(self, spec) -> str:
         """What the status line says when a solve of ``spec`` is asked: the compile it waits for,

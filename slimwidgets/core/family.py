@@ -1,0 +1,132 @@
+"""The card families and the look-ups that choose one: the only place their names are read.
+
+:data:`FAMILIES` lists every family object (:class:`~slimwidgets.core.card_family.CardFamily`);
+code elsewhere asks the object these functions return, never its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .card_family import DEFAULT_LOSS, CardFamily
+from .decision_family import DECISION
+from .risk_family import RISK
+from .survival_family import TIME_TO_EVENT
+
+__all__ = [
+    "FAMILIES",
+    "DECISION",
+    "RISK",
+    "TIME_TO_EVENT",
+    "family_for",
+    "family_of_loss",
+    "family_of_card",
+    "family_named",
+]
+
+#: every card family, the first that reads a fit's ``y`` and options is its family
+FAMILIES: tuple[CardFamily, ...] = (TIME_TO_EVENT, RISK, DECISION)
+
+
+def family_for(
+    y: Any, options: Mapping[str, Any], families: tuple[CardFamily, ...] = FAMILIES
+) -> CardFamily:
+    """The family of a fit of ``y`` under ``options``.
+
+    Parameters
+    ----------
+    y : the fit's target (labels, or a ``Surv`` array).
+    options : the fit's options (``loss`` among them, or not).
+    families : the families asked, in turn.
+
+    Returns
+    -------
+    CardFamily
+        The first of ``families`` that reads ``y`` and ``options``.
+
+    Examples
+    --------
+    >>> family_for([0, 1], {}).name, family_for([0, 1], {"loss": "logistic"}).name
+    ('decision', 'risk')
+    """
+    for family in families:
+        if family.reads(y, options):
+            return family
+    raise ValueError(_unknown("loss", options.get("loss"), [f.loss_name for f in families]))
+
+
+def family_of_loss(loss: str | None, families: tuple[CardFamily, ...] = FAMILIES) -> CardFamily:
+    """The family whose cards a spec of ``loss`` asks for (None: decision cards).
+
+    Parameters
+    ----------
+    loss : a spec's ``loss`` option.
+    families : the families asked.
+
+    Returns
+    -------
+    CardFamily
+
+    Examples
+    --------
+    >>> family_of_loss("logistic") is RISK, family_of_loss(None) is DECISION
+    (True, True)
+    """
+    loss = DEFAULT_LOSS if loss is None else loss
+    for family in families:
+        if family.loss_name == loss:
+            return family
+    raise ValueError(_unknown("loss", loss, [f.loss_name for f in families]))
+
+
+def family_of_card(card: Any, families: tuple[CardFamily, ...] = FAMILIES) -> CardFamily:
+    """The family ``card`` belongs to (a card, a loaded card file, a time-to-event card).
+
+    Parameters
+    ----------
+    card : anything with a ``family`` label.
+    families : the families asked.
+
+    Returns
+    -------
+    CardFamily
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> family_of_card(SimpleNamespace(family="pilm")).name
+    'decision'
+    """
+    for family in families:
+        if family.makes(card):
+            return family
+    labels = [label for f in families for label in f.card_labels]
+    raise ValueError(_unknown("card family", getattr(card, "family", None), labels))
+
+
+def family_named(name: str, families: tuple[CardFamily, ...] = FAMILIES) -> CardFamily:
+    """The family called ``name`` (``"decision"``, ``"risk"``, ``"time_to_event"``).
+
+    Parameters
+    ----------
+    name : a family's :attr:`~slimwidgets.core.card_family.CardFamily.name`.
+    families : the families asked.
+
+    Returns
+    -------
+    CardFamily
+
+    Examples
+    --------
+    >>> family_named("risk") is RISK
+    True
+    """
+    for family in families:
+        if family.name == name:
+            return family
+    raise ValueError(_unknown("family", name, [f.name for f in families]))
+
+
+def _unknown(what: str, value: Any, known: list[str]) -> str:
+    return f"unknown {what} {value!r}; expected one of {known}"
