@@ -30,7 +30,7 @@ FAMILIES: tuple[CardFamily, ...] = (TIME_TO_EVENT, RISK, DECISION)
 
 
 def family_for(
-    y: Any, options: Mapping[str, Any], families: tuple[CardFamily, ...] = FAMILIES
+    y: Any, options: Mapping[str, Any], families: tuple[CardFamily, ...] | None = None
 ) -> CardFamily:
     """The family of a fit of ``y`` under ``options``.
 
@@ -38,7 +38,7 @@ def family_for(
     ----------
     y : the fit's target (labels, or a ``Surv`` array).
     options : the fit's options (``loss`` among them, or not).
-    families : the families asked, in turn.
+    families : the families asked, in turn (None: :data:`FAMILIES`).
 
     Returns
     -------
@@ -50,19 +50,20 @@ def family_for(
     >>> family_for([0, 1], {}).name, family_for([0, 1], {"loss": "logistic"}).name
     ('decision', 'risk')
     """
+    families = FAMILIES if families is None else families
     for family in families:
         if family.reads(y, options):
             return family
     raise ValueError(_unknown("loss", options.get("loss"), [f.loss_name for f in families]))
 
 
-def family_of_loss(loss: str | None, families: tuple[CardFamily, ...] = FAMILIES) -> CardFamily:
+def family_of_loss(loss: str | None, families: tuple[CardFamily, ...] | None = None) -> CardFamily:
     """The family whose cards a spec of ``loss`` asks for (None: decision cards).
 
     Parameters
     ----------
     loss : a spec's ``loss`` option.
-    families : the families asked.
+    families : the families asked (None: :data:`FAMILIES`).
 
     Returns
     -------
@@ -74,19 +75,20 @@ def family_of_loss(loss: str | None, families: tuple[CardFamily, ...] = FAMILIES
     (True, True)
     """
     loss = DEFAULT_LOSS if loss is None else loss
+    families = FAMILIES if families is None else families
     for family in families:
         if family.loss_name == loss:
             return family
     raise ValueError(_unknown("loss", loss, [f.loss_name for f in families]))
 
 
-def family_of_card(card: Any, families: tuple[CardFamily, ...] = FAMILIES) -> CardFamily:
+def family_of_card(card: Any, families: tuple[CardFamily, ...] | None = None) -> CardFamily:
     """The family ``card`` belongs to (a card, a loaded card file, a time-to-event card).
 
     Parameters
     ----------
     card : anything with a ``family`` label.
-    families : the families asked.
+    families : the families asked (None: :data:`FAMILIES`).
 
     Returns
     -------
@@ -98,6 +100,7 @@ def family_of_card(card: Any, families: tuple[CardFamily, ...] = FAMILIES) -> Ca
     >>> family_of_card(SimpleNamespace(family="pilm")).name
     'decision'
     """
+    families = FAMILIES if families is None else families
     for family in families:
         if family.makes(card):
             return family
@@ -105,13 +108,13 @@ def family_of_card(card: Any, families: tuple[CardFamily, ...] = FAMILIES) -> Ca
     raise ValueError(_unknown("card family", getattr(card, "family", None), labels))
 
 
-def family_named(name: str, families: tuple[CardFamily, ...] = FAMILIES) -> CardFamily:
+def family_named(name: str, families: tuple[CardFamily, ...] | None = None) -> CardFamily:
     """The family called ``name`` (``"decision"``, ``"risk"``, ``"time_to_event"``).
 
     Parameters
     ----------
     name : a family's :attr:`~slimwidgets.core.card_family.CardFamily.name`.
-    families : the families asked.
+    families : the families asked (None: :data:`FAMILIES`).
 
     Returns
     -------
@@ -122,6 +125,7 @@ def family_named(name: str, families: tuple[CardFamily, ...] = FAMILIES) -> Card
     >>> family_named("risk") is RISK
     True
     """
+    families = FAMILIES if families is None else families
     for family in families:
         if family.name == name:
             return family

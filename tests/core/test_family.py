@@ -4,6 +4,7 @@ and a family defined outside the package is found by them like the package's own
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -151,3 +152,16 @@ def test_a_fourth_family_is_one_object(cards):
     assert hinge.figures(card, X, y)["hinge"] >= 0
     with pytest.raises(ValueError, match="unknown card family 'hinge'"):
         family_of_card(labelled)  # the package's own list is unchanged
+
+
+def test_code_that_asks_the_family_serves_a_plugged_in_one(monkeypatch):
+    """With a fourth family in the list, code that asks the family answers for it unchanged:
+    the studio's words for what a solve optimises, and the re-check of a card's family."""
+    from slimwidgets.core import family as families
+    from slimwidgets.widgets.card_status import optimised_measure
+
+    monkeypatch.setattr(families, "FAMILIES", (*FAMILIES, HingeFamily()))
+    spec = SimpleNamespace(loss="hinge", max_fpr=None, min_tpr=None)
+    assert optimised_measure(spec) == "hinge loss"
+    assert family_of_card(SimpleNamespace(family="hinge")).name == "hinge"
+    assert optimised_measure(SimpleNamespace(loss="zero_one", max_fpr=0.1, min_tpr=None)) == "tpr"
