@@ -6,7 +6,7 @@ code elsewhere asks the object these functions return, never its name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .card_family import DEFAULT_LOSS, CardFamily
@@ -50,11 +50,7 @@ def family_for(
     >>> family_for([0, 1], {}).name, family_for([0, 1], {"loss": "logistic"}).name
     ('decision', 'risk')
     """
-    families = FAMILIES if families is None else families
-    for family in families:
-        if family.reads(y, options):
-            return family
-    raise ValueError(_unknown("loss", options.get("loss"), [f.loss_name for f in families]))
+    return _first(lambda f: f.reads(y, options), families, "loss", options.get("loss"), _losses)
 
 
 def family_of_loss(loss: str | None, families: tuple[CardFamily, ...] | None = None) -> CardFamily:
@@ -75,11 +71,7 @@ def family_of_loss(loss: str | None, families: tuple[CardFamily, ...] | None = N
     (True, True)
     """
     loss = DEFAULT_LOSS if loss is None else loss
-    families = FAMILIES if families is None else families
-    for family in families:
-        if family.loss_name == loss:
-            return family
-    raise ValueError(_unknown("loss", loss, [f.loss_name for f in families]))
+    return _first(lambda f: f.loss_name == loss, families, "loss", loss, _losses)
 
 
 def family_of_card(card: Any, families: tuple[CardFamily, ...] | None = None) -> CardFamily:
@@ -100,12 +92,8 @@ def family_of_card(card: Any, families: tuple[CardFamily, ...] | None = None) ->
     >>> family_of_card(SimpleNamespace(family="pilm")).name
     'decision'
     """
-    families = FAMILIES if families is None else families
-    for family in families:
-        if family.makes(card):
-            return family
-    labels = [label for f in families for label in f.card_labels]
-    raise ValueError(_unknown("card family", getattr(card, "family", None), labels))
+    label = getattr(card, "family", None)
+    return _first(lambda f: f.makes(card), families, "card family", label, _labels)
 
 
 def family_named(name: str, families: tuple[CardFamily, ...] | None = None) -> CardFamily:
@@ -125,12 +113,29 @@ def family_named(name: str, families: tuple[CardFamily, ...] | None = None) -> C
     >>> family_named("risk") is RISK
     True
     """
+    return _first(lambda f: f.name == name, families, "family", name, lambda f: (f.name,))
+
+
+def _first(
+    asks: Callable[[CardFamily], bool],
+    families: tuple[CardFamily, ...] | None,
+    what: str,
+    value: Any,
+    names: Callable[[CardFamily], tuple[str, ...]],
+) -> CardFamily:
+    """The first of ``families`` (None: :data:`FAMILIES`, as it is now) that ``asks`` accepts;
+    else a ValueError naming ``what`` was asked for and the ``names`` the families know."""
     families = FAMILIES if families is None else families
     for family in families:
-        if family.name == name:
+        if asks(family):
             return family
-    raise ValueError(_unknown("family", name, [f.name for f in families]))
+    known = [n for family in families for n in names(family)]
+    raise ValueError(f"unknown {what} {value!r}; expected one of {known}")
 
 
-def _unknown(what: str, value: Any, known: list[str]) -> str:
-    return f"unknown {what} {value!r}; expected one of {known}"
+def _losses(family: CardFamily) -> tuple[str, ...]:
+    return (family.loss_name,)
+
+
+def _labels(family: CardFamily) -> tuple[str, ...]:
+    return family.card_labels
