@@ -26,6 +26,7 @@ from .charts import calibration_chart, decision_chart, score_chart
 from .page import (
     data_fingerprint,
     data_sets,
+    definitions,
     esc,
     html_table,
     package_versions,
@@ -303,11 +304,7 @@ def _calibration_section(card: ScoringSystem, checks: list[Validation]) -> str:
 
 def _definitions(names: list[str]) -> str:
     """What each figure of a table is, under it."""
-    return (
-        '<p class="sw-small sw-muted">'
-        + "<br>".join(f"<b>{esc(n)}</b>: {esc(FIGURES[n])}" for n in names)
-        + "</p>"
-    )
+    return definitions({n: FIGURES[n] for n in names})
 
 
 def _decision_section(checks: list[Validation]) -> str:

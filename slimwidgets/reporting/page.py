@@ -10,7 +10,7 @@ import html
 import json
 import platform
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -24,6 +24,7 @@ __all__ = [
     "html_table",
     "html_document",
     "write_document",
+    "definitions",
     "data_sets",
     "package_versions",
     "data_fingerprint",
@@ -157,6 +158,26 @@ def write_document(title: str, sections: list[str], path: str | None = None) -> 
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(doc)
     return doc
+
+
+def definitions(words: Mapping[str, str]) -> str:
+    """What each figure of a table is, as a small paragraph under it (names and words escaped).
+
+    Parameters
+    ----------
+    words : each figure's name and what it is, in the table's order.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> definitions({"<AUC>": "area under the curve"})
+    '<p class="sw-small sw-muted"><b>&lt;AUC&gt;</b>: area under the curve</p>'
+    """
+    shown = "<br>".join(f"<b>{esc(name)}</b>: {esc(what)}" for name, what in words.items())
+    return f'<p class="sw-small sw-muted">{shown}</p>'
 
 
 def data_sets(

@@ -27,6 +27,7 @@ from ..toolbox.survival_validation import SurvivalValidation, validate_survival
 from .page import (
     data_fingerprint,
     data_sets,
+    definitions,
     esc,
     html_table,
     package_versions,
@@ -190,13 +191,7 @@ def _figure_table(checks: list[SurvivalValidation], names: list[str]) -> pd.Data
 
 def _definitions(names: list[str]) -> str:
     shown = dict.fromkeys("AUC by h" if n.startswith("AUC by") else n for n in names)
-    return (
-        '<p class="sw-small sw-muted">'
-        + "<br>".join(
-            f"<b>{esc(n)}</b>: {esc(SURVIVAL_FIGURES[n.removesuffix(' h')])}" for n in shown
-        )
-        + "</p>"
-    )
+    return definitions({n: SURVIVAL_FIGURES[n.removesuffix(" h")] for n in shown})
 
 
 def _discrimination_section(checks: list[SurvivalValidation]) -> str:
