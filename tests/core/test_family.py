@@ -68,6 +68,17 @@ def test_each_spec_or_y_reads_as_exactly_one_family():
         family_for(y, {"loss": "hinge"})
 
 
+def test_every_family_names_itself_apart_from_the_others():
+    """Each family sets every name it is chosen by, and no two share one: a look-up can never
+    answer with the wrong family."""
+    for family in FAMILIES:
+        assert family.name and family.loss_name and family.card_labels and family.objective
+    for names in ([f.name for f in FAMILIES], [f.loss_name for f in FAMILIES]):
+        assert len(set(names)) == len(names) == len(FAMILIES)
+    labels = [label for f in FAMILIES for label in f.card_labels]
+    assert len(set(labels)) == len(labels)
+
+
 def test_the_look_ups_agree_with_the_objects():
     for family in FAMILIES:
         assert family_of_loss(family.loss_name) is family
