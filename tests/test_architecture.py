@@ -549,3 +549,67 @@ def test_the_composition_check_can_fail(tmp_path):
         (tmp_path / file).parent.mkdir(exist_ok=True)
         (tmp_path / file).write_text(f"class {name}(Undo, Groups):\n    pass\n", encoding="utf-8")
     assert inherited(tmp_path) == {name: ["Undo", "Groups"] for name in COMPOSED_CLASSES.values()}
+
+
+# A card family is one object (core/card_family.py): code asks the family of a spec or a card,
+# it does not compare names. The names of the families and of their losses; the decision
+# family's paper models (slim, pilm, tilm, m_of_n) are variants inside one family, not counted.
+FAMILY_NAMES = frozenset({"decision", "risk", "time_to_event", "zero_one", "logistic", "cox"})
+# where a family is chosen a handful of comparisons may remain
+MAX_FAMILY_NAME_COMPARISONS = 6
+
+
+def family_name_comparisons(path: Path) -> list[str]:
+    """Each comparison in ``path`` with a family or loss name as one side (``x == "risk"``,
+    ``loss != "cox"``) or in a tuple, list or set of constants (``x in ("logistic", ...)``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare) and any(
+            _names_a_family(side) for side in (node.left, *node.comparators)
+        ):
+            found.append(f"{_shown(path)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def _names_a_family(node: ast.expr) -> bool:
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_names_a_family(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and node.value in FAMILY_NAMES
+
+
+def test_families_are_asked_not_compared_by_name():
+    found = [
+        c for _, path in sorted(package_modules().items()) for c in family_name_comparisons(path)
+    ]
+    assert len(found) <= MAX_FAMILY_NAME_COMPARISONS, (
+        f"{len(found)} comparisons of a card family's or loss's name (at most "
+        f"{MAX_FAMILY_NAME_COMPARISONS}): ask the family object instead "
+        "(slimwidgets.core.family: family_of_loss, family_of_card):\n" + "\n".join(found)
+    )
+
+
+def test_the_family_count_sees_each_form(tmp_path):
+    """Equality, inequality, membership in a tuple and a name on the left are counted; a
+    paper model's name, a comparison of two variables and a string elsewhere are not."""
+    source = tmp_path / "fake.py"
+    source.write_text(
+        'a = card.family == "risk"\n'
+        'b = spec.loss != "logistic"\n'
+        'c = loss in ("zero_one", "cox")\n'
+        'd = "time_to_event" == name\n'
+        'e = card.family == "tilm"\n'
+        "f = family.loss_name == loss\n"
+        'g = {"risk": 1}\n',
+        encoding="utf-8",
+    )
+    assert [line.split(": ", 1)[0] for line in family_name_comparisons(source)] == [
+        f"{_shown(source)}:{n}" for n in (1, 2, 3, 4)
+    ]
+
+
+def test_the_counted_names_are_the_families():
+    """The names counted are those of the family objects and their losses."""
+    from slimwidgets.core.family import FAMILIES
+
+    named = {f.name for f in FAMILIES} | {f.loss_name for f in FAMILIES}
+    assert named == FAMILY_NAMES

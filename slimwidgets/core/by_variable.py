@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from .constraints import LogicalConstraint
+from .family import family_of_loss
 from .linear import LinearRow
 from .validators import mapping, names
 
@@ -371,7 +372,7 @@ def check_variable_options(spec: Any) -> None:
                     f"monotone {direction!r} on {var!r} needs {sign!r} points on {rule!r}, which "
                     "its range, sign or requirement does not allow"
                 )
-    if spec.monotone and spec.loss == "logistic" and monotone_rows(spec):
+    if spec.monotone and not family_of_loss(spec.loss).holds_band_rows and monotone_rows(spec):
         raise ValueError(
             f"monotone on {', '.join(map(repr, spec.monotone))}: its rules share cuts (bands, or "
             "rules of both directions), which needs rows between bands; risk cards hold "

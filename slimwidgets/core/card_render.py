@@ -71,7 +71,7 @@ class CardRendering:
 
     def _risk_rows(self) -> tuple:
         # Rule tables count rules, not points: their risk-by-score table would read wrongly.
-        return (self.risk or ()) if self.family in ("slim", "pilm", "tilm", "risk") else ()
+        return (self.risk or ()) if self.family != "m_of_n" else ()
 
     def _predicted(self) -> tuple[float, ...] | None:
         """The predicted risk beside each row of the risk table (risk cards only)."""

@@ -16,6 +16,7 @@ from .. import export as render
 from .card_json import FAMILIES, SCHEMA_VERSION, CardJSON
 from .card_render import CardRendering
 from .data import labels_to_sign, prepare_features
+from .family import family_of_card
 from .metrics import Metrics, score_auc
 from .spec import ZERO_SCORES, Spec
 
@@ -127,7 +128,7 @@ class ScoringSystem(CardRendering, CardJSON):
             raise ValueError(f"zero_score must be one of {ZERO_SCORES}, got {self.zero_score!r}")
         if self.family not in FAMILIES:
             raise ValueError(f"unknown model family {self.family!r}; expected one of {FAMILIES}")
-        if (self.family == "risk") != (self.multiplier is not None):
+        if family_of_card(self).predicts_risk != (self.multiplier is not None):
             raise ValueError(
                 "a risk card (family 'risk') needs a multiplier, and only a risk card has one"
             )

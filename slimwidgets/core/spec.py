@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .by_variable import check_variable_names, check_variable_options, linear_rows, monotone_sign
 from .constraints import LogicalConstraint, at_least, at_most, hierarchy, needs
+from .family import family_of_loss
 from .formatting import plain
 from .groups import GROUP_OPTIONS
 from .options import (  # noqa: F401 - the constants are part of this module's interface
@@ -370,7 +371,8 @@ def _check_group_solver(spec: Spec) -> None:
     """Solvers that cannot hold rows per group (or the user's linear rows) are refused, not
     silently used."""
     grouped = (
-        any(getattr(spec, k) is not None for k in GROUP_OPTIONS) and spec.loss != "logistic"
+        any(getattr(spec, k) is not None for k in GROUP_OPTIONS)
+        and not family_of_loss(spec.loss).search_holds_groups
     )  # the risk walk holds them
     if (grouped or linear_rows(spec)) and spec.solver in ("enumerate", "scan"):
         raise ValueError(
@@ -423,13 +425,12 @@ def _check_loss(spec: Spec) -> None:
     refused = list(set_options(spec, refused_options(spec)).values())
     if not refused:
         return
-    reasons = refusals(spec.loss)
-    if spec.loss == "logistic":
-        said = "; ".join(f"{name}: {reasons[name][1].reason}" for name in refused)
-        raise ValueError(
-            f"risk cards (loss='logistic') have no use for {', '.join(refused)}. {said}."
-        )
-    raise ValueError("; ".join(reasons[name][1].reason for name in refused))
+    reasons, family = refusals(spec.loss), family_of_loss(spec.loss)
+    said = "; ".join(f"{name}: {reasons[name][1].reason}" for name in refused)
+    raise ValueError(
+        f"{family.name} cards (loss={family.loss_name!r}) have no use for "
+        f"{', '.join(refused)}. {said}."
+    )
 
 
 def _check_contradictions(spec: Spec) -> None:

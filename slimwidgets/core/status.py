@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .family import family_of_card
 from .formatting import percent, seconds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -344,7 +345,8 @@ def describe(card: ScoringSystem, *, validation: Metrics | None = None) -> CardS
         "stopped": (card.details or {}).get("solver_stopped"),
     }
     warning = degeneracy(card)
-    if card.family == "risk":  # a risk card's objective is its log-loss: say it in those words
+    # a risk card's objective is its log-loss: say it in those words
+    if family_of_card(card).predicts_risk:
         headline, proven, anything = _risk_headline(card, validation)
     elif m is None:
         word = "edited by hand" if card.status == "edited" else card.status.replace("_", " ")

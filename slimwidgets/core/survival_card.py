@@ -15,7 +15,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -91,6 +91,8 @@ class SurvivalCard:
     0.5576
     """
 
+    #: the label of its family (:data:`~slimwidgets.core.survival_family.TIME_TO_EVENT`)
+    family: ClassVar[str] = "time_to_event"
     feature_names: tuple[str, ...]
     points: tuple[int, ...]
     multiplier: float

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .card_family import CardFamily
 from .cox_floor import T_STEPS, best_scale_of, node_floor
 from .survival import (
     CoxCells,
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["TimeToEventFamily", "TIME_TO_EVENT"]
 
 
-class TimeToEventFamily:
+class TimeToEventFamily(CardFamily):
     """Time-to-event cards: integer points and a multiplier for Cox's partial likelihood.
 
     Examples
@@ -46,6 +47,8 @@ class TimeToEventFamily:
     name = "time_to_event"
     #: the loss option that asks for this family (``loss="cox"``)
     loss_name = "cox"
+    card_labels = ("time_to_event",)
+    objective = "partial likelihood"
 
     def reads(self, y: Any, options: Mapping[str, Any]) -> bool:
         """Whether a fit of ``y`` under ``options`` is this family's: a ``Surv`` y, or

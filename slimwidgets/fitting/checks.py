@@ -10,6 +10,7 @@ import numpy as np
 from ..core.big_m_bounds import intercept_box
 from ..core.by_variable import variable_problems
 from ..core.data import Dataset
+from ..core.family import family_of_card, family_of_loss
 from ..core.formatting import percent
 from ..core.formulation import Formulation
 from ..core.groups import group_problems
@@ -135,7 +136,7 @@ def check_card(card: ScoringSystem, data: Dataset, spec: Spec) -> list[str]:
             oriented = [(-1 if n in reversed_ else 1) * coefs[n] for n in in_use]
             if any(v > 0 for v in oriented) and any(v < 0 for v in oriented):
                 problems.append(f"group_signs_agree (group {g!r} mixes signs)")
-    if (card.family == "risk") != (spec.loss == "logistic"):
+    if family_of_card(card) is not family_of_loss(spec.loss):
         problems.append(f"loss={spec.loss!r} but the card is of family {card.family!r}")
     if card.family == "m_of_n":
         pts = [v for v in card.coefficients if v != 0]

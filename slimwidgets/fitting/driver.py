@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.data import Dataset, group_column_apart, outcome_values, prepare_data
+from ..core.family import RISK, family_for, family_of_loss
 from ..core.formulation import Formulation, build_formulation
 from ..core.groups import check_group_settings
 from ..core.patterns import Patterns
@@ -81,6 +82,9 @@ SIZE_MIPS_FIRST = 2
 # Folds of the size chosen by cross-validation: the default for a raw table given
 # no size (fit's docstring)
 DEFAULT_SIZE_CV = 5
+# The card families fitted by a driver of their own (the loss seam); the others are the
+# decision cards this module fits
+_OWN_DRIVERS = {RISK: fit_risk_by_group}
 
 
 def fit(
@@ -298,6 +302,13 @@ def _rules(
     return *rules_from_options(X, {**options, "rules": rules, "cuts": cuts}), made
 
 
+def _chooses_size_by_cv(y: Any, options: dict) -> bool:
+    try:
+        return family_for(y, options).chooses_size_by_cv
+    except ValueError:  # an unknown loss: make_spec refuses it with the known ones
+        return False
+
+
 def _default_size_cv(options: dict, builder: Any, y: Any) -> dict:
     """``options`` with ``size_cv`` set to :data:`DEFAULT_SIZE_CV` folds when the default applies:
     ``fit`` made rules of a raw table, the card is a decision card, the caller set none of
@@ -306,7 +317,7 @@ def _default_size_cv(options: dict, builder: Any, y: Any) -> dict:
     "solved for" line names no CV)."""
     if (
         builder is None
-        or options.get("loss", "zero_one") != "zero_one"
+        or not _chooses_size_by_cv(y, options)
         or any(name in options for name in ("max_size", "C0", "size_cv"))
     ):
         return options
@@ -402,8 +413,9 @@ def fit_dataset(
     check_group_settings(
         data, spec
     )  # the group caps need the data's groups, and name only groups it holds
-    if spec.loss == "logistic":  # risk cards have their own driver (the loss seam)
-        return fit_risk_by_group(
+    own_driver = _OWN_DRIVERS.get(family_of_loss(spec.loss))
+    if own_driver is not None:
+        return own_driver(
             data,
             spec,
             warm_start=warm_start,

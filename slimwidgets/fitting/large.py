@@ -33,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core.data import Dataset
+from ..core.family import family_of_loss
 from ..core.formulation import build_formulation
 from ..core.objective import feature_boxes, objective_costs
 from ..core.patterns import Patterns
@@ -90,7 +91,7 @@ def searched_on_a_sample(patterns: Patterns, spec: Spec) -> bool:
     the automatic solver, when they are many, or when the time limit is short for building and
     proving the program on all of them (more than ``FULL_VALUES_PER_SECOND`` rule values per
     second of the limit); else they are fitted as the same :class:`Dataset`."""
-    if spec.loss == "logistic" or spec.solver != "auto":
+    if not family_of_loss(spec.loss).samples_large_tables or spec.solver != "auto":
         return False
     values = patterns.n_cells * len(patterns.feature_names)
     short = spec.time_limit is not None and values > FULL_VALUES_PER_SECOND * spec.time_limit

@@ -34,6 +34,7 @@ import numpy as np
 from ..core.data import Dataset
 from ..core.formulation import build_formulation
 from ..core.losses import MIN_INVERSE_MULTIPLIER, ensure_compiled
+from ..core.risk_family import RISK
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import risk_limit_scale
@@ -373,7 +374,7 @@ def risk_card_of(
     )
     t = 1.0 / card.multiplier if card.multiplier else math.nan
     in_range = MIN_INVERSE_MULTIPLIER <= t <= prob.t_max() if prob.scale else t == 1.0
-    if card.family != "risk" or not in_range or not prob.card_ok(coefs, int(card.intercept)):
+    if not RISK.makes(card) or not in_range or not prob.card_ok(coefs, int(card.intercept)):
         return None
     loss = prob.loss.of_margins(prob.loss.margins(coefs, card.intercept), t)
     found = RiskCard(coefs, int(card.intercept), t, loss, prob.objective(coefs, loss))

@@ -169,7 +169,7 @@ def routes_time_to_event(fit: F) -> F:
 
 
 def _refuse(refused: dict, loss: str) -> None:
-    if loss != "cox":
+    if loss != TIME_TO_EVENT.loss_name:
         raise ValueError(f"a time-to-event y is fitted with loss='cox', not loss={loss!r}")
     given = sorted(name for name, value in refused.items() if value is not None)
     if given:

@@ -23,7 +23,15 @@ from ..core.survival_card import SurvivalCard
 from ..export.html import render_html
 from ..toolbox.validate import FIGURES, Validation, format_figure, validate
 from .charts import calibration_chart, decision_chart, score_chart
-from .page import data_fingerprint, esc, html_document, html_table, package_versions
+from .page import (
+    data_fingerprint,
+    data_sets,
+    definitions,
+    esc,
+    html_table,
+    package_versions,
+    write_document,
+)
 from .survival_document import survival_report
 
 __all__ = ["report", "data_fingerprint", "dataset_rows"]
@@ -129,14 +137,8 @@ def report(
         )  # fmt: skip
     if not isinstance(card, ScoringSystem):
         raise TypeError(f"card must be a ScoringSystem or SurvivalCard, got {type(card).__name__}")
-    X = _as_frame(card, X)
-    sets = [("training", X, y, groups)]
-    for label, given in (("held-out", test), ("external", external)):
-        if given is not None:
-            Xs, ys = given[0], given[1]
-            Xs = _as_frame(card, Xs)
-            named = groups if isinstance(groups, str) and groups in Xs.columns else None
-            sets.append((label, Xs, ys, named))
+    sets = data_sets(X, y, test, external, groups, lambda rows: _as_frame(card, rows))
+    X = sets[0][1]
     checks = [
         validate(card, Xs, ys, groups=g, label=label, confidence=confidence)
         for label, Xs, ys, g in sets
@@ -166,11 +168,7 @@ def report(
         _internal_section(card, boot),
         _provenance_section(card, X, y),
     ]
-    doc = html_document(title or describe(card).headline, "\n".join(b for b in body if b))
-    if path is not None:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(doc)
-    return doc
+    return write_document(title or describe(card).headline, body, path)
 
 
 def _heading(card: ScoringSystem, title: str | None, checks: list[Validation]) -> str:
@@ -306,11 +304,7 @@ def _calibration_section(card: ScoringSystem, checks: list[Validation]) -> str:
 
 def _definitions(names: list[str]) -> str:
     """What each figure of a table is, under it."""
-    return (
-        '<p class="sw-small sw-muted">'
-        + "<br>".join(f"<b>{esc(n)}</b>: {esc(FIGURES[n])}" for n in names)
-        + "</p>"
-    )
+    return definitions({n: FIGURES[n] for n in names})
 
 
 def _decision_section(checks: list[Validation]) -> str:

@@ -10,6 +10,7 @@ import html
 import json
 import platform
 import re
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -18,7 +19,16 @@ import pandas as pd
 
 from .._version import __version__
 
-__all__ = ["esc", "html_table", "html_document", "package_versions", "data_fingerprint"]
+__all__ = [
+    "esc",
+    "html_table",
+    "html_document",
+    "write_document",
+    "definitions",
+    "data_sets",
+    "package_versions",
+    "data_fingerprint",
+]
 
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 14px; color: #111;
@@ -120,6 +130,92 @@ def html_document(title: str, body: str) -> str:
             "",
         ]
     )
+
+
+def write_document(title: str, sections: list[str], path: str | None = None) -> str:
+    """The standalone document of the non-empty ``sections`` (:func:`html_document`), also
+    written to ``path`` (UTF-8) when one is given.
+
+    Parameters
+    ----------
+    title : the document's title (escaped here).
+    sections : its sections' HTML, already escaped; empty ones are left out.
+    path : a file to write it to, or None.
+
+    Returns
+    -------
+    str
+        The HTML document.
+
+    Examples
+    --------
+    >>> doc = write_document("<t>", ["<p>x</p>", ""])
+    >>> "<title>Validation report: &lt;t&gt;</title>" in doc and "<p>x</p>" in doc
+    True
+    """
+    doc = html_document(title, "\n".join(s for s in sections if s))
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(doc)
+    return doc
+
+
+def definitions(words: Mapping[str, str]) -> str:
+    """What each figure of a table is, as a small paragraph under it (names and words escaped).
+
+    Parameters
+    ----------
+    words : each figure's name and what it is, in the table's order.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> definitions({"<AUC>": "area under the curve"})
+    '<p class="sw-small sw-muted"><b>&lt;AUC&gt;</b>: area under the curve</p>'
+    """
+    shown = "<br>".join(f"<b>{esc(name)}</b>: {esc(what)}" for name, what in words.items())
+    return f'<p class="sw-small sw-muted">{shown}</p>'
+
+
+def data_sets(
+    X: Any,
+    y: Any,
+    test: tuple | None,
+    external: tuple | None,
+    groups: Any,
+    as_frame: Callable[[Any], pd.DataFrame],
+) -> list[tuple[str, pd.DataFrame, Any, Any]]:
+    """``(label, rows, y, groups)`` of each data set a report is given: the training rows, then
+    the held-out and external ones; a ``groups`` column name is looked up in each of them.
+
+    Parameters
+    ----------
+    X, y : the training rows and their outcomes.
+    test, external : ``(X, y)`` of held-out and of external rows, or None.
+    groups : a column name, or one group per training row.
+    as_frame : a set's rows as a DataFrame.
+
+    Returns
+    -------
+    list of tuple
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"a": [0, 1], "site": ["x", "y"]})
+    >>> sets = data_sets(rows, [0, 1], (rows, [1, 0]), None, "site", pd.DataFrame)
+    >>> [(label, g) for label, _, _, g in sets]
+    [('training', 'site'), ('held-out', 'site')]
+    """
+    sets = [("training", as_frame(X), y, groups)]
+    for label, given in (("held-out", test), ("external", external)):
+        if given is not None:
+            rows = as_frame(given[0])
+            named = groups if isinstance(groups, str) and groups in rows.columns else None
+            sets.append((label, rows, given[1], named))
+    return sets
 
 
 def data_fingerprint(X: pd.DataFrame, y: Any) -> str:

@@ -8,6 +8,7 @@ import pandas as pd
 
 from ..export.svg import PALETTE, Series, chart
 from ..toolbox.survival_validation import SurvivalValidation
+from .charts import interval_points, risk_calibration_chart
 
 __all__ = ["km_chart", "horizon_calibration_chart"]
 
@@ -51,24 +52,10 @@ def horizon_calibration_chart(check: SurvivalValidation) -> str:
     for k, horizon in enumerate(check.horizons):
         t = check.calibration.loc[horizon]
         series.append(
-            Series(
-                f"by {horizon:g}",
-                t["predicted risk"].tolist(),
-                t["observed risk"].tolist(),
-                PALETTE[k % len(PALETTE)],
-                "points",
-                t["lower"].tolist(),
-                t["upper"].tolist(),
-            )
+            interval_points(f"by {horizon:g}", t["predicted risk"], t, "observed risk", k)
         )
-    return chart(
+    return risk_calibration_chart(
         series,
-        x_range=(0, 1),
-        y_range=(0, 1),
-        x_title="predicted risk",
-        y_title="observed risk (Kaplan–Meier)",
-        title=f"Calibration by each horizon, {check.label}: score bands",
-        x_percent=True,
-        y_percent=True,
-        diagonal=True,
+        "observed risk (Kaplan–Meier)",
+        f"Calibration by each horizon, {check.label}: score bands",
     )

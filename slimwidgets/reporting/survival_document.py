@@ -24,7 +24,15 @@ from ..core.survival_card import SurvivalCard
 from ..core.survival_family import TIME_TO_EVENT
 from ..core.survival_text import status_words
 from ..toolbox.survival_validation import SurvivalValidation, validate_survival
-from .page import data_fingerprint, esc, html_document, html_table, package_versions
+from .page import (
+    data_fingerprint,
+    data_sets,
+    definitions,
+    esc,
+    html_table,
+    package_versions,
+    write_document,
+)
 from .survival_charts import horizon_calibration_chart, km_chart
 
 __all__ = ["survival_report", "SURVIVAL_FIGURES"]
@@ -88,7 +96,7 @@ def survival_report(
     >>> doc.startswith("<!DOCTYPE html>") and "Kaplan–Meier" in doc and "<script" not in doc
     True
     """
-    sets = _data_sets(X, y, test, external, groups)
+    sets = data_sets(X, y, test, external, groups, _as_frame)
     y_train = None
     checks = []
     for label, Xs, ys, g in sets:
@@ -109,23 +117,11 @@ def survival_report(
         _group_section(checks, str(card.names[1])),
         _provenance_section(card, sets[0][1], y),
     ]
-    doc = html_document(title or _what(card), "\n".join(b for b in body if b))
-    if path is not None:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(doc)
-    return doc
+    return write_document(title or _what(card), body, path)
 
 
-def _data_sets(X: Any, y: Any, test, external, groups) -> list[tuple]:
-    """(label, rows, Surv array, groups) of each data set given."""
-    frame = lambda rows: rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)  # noqa: E731
-    sets = [("training", frame(X), y, groups)]
-    for label, given in (("held-out", test), ("external", external)):
-        if given is not None:
-            Xs = frame(given[0])
-            named = groups if isinstance(groups, str) and groups in Xs.columns else None
-            sets.append((label, Xs, given[1], named))
-    return sets
+def _as_frame(rows: Any) -> pd.DataFrame:
+    return rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
 
 
 def _what(card: SurvivalCard) -> str:
@@ -195,13 +191,7 @@ def _figure_table(checks: list[SurvivalValidation], names: list[str]) -> pd.Data
 
 def _definitions(names: list[str]) -> str:
     shown = dict.fromkeys("AUC by h" if n.startswith("AUC by") else n for n in names)
-    return (
-        '<p class="sw-small sw-muted">'
-        + "<br>".join(
-            f"<b>{esc(n)}</b>: {esc(SURVIVAL_FIGURES[n.removesuffix(' h')])}" for n in shown
-        )
-        + "</p>"
-    )
+    return definitions({n: SURVIVAL_FIGURES[n.removesuffix(" h")] for n in shown})
 
 
 def _discrimination_section(checks: list[SurvivalValidation]) -> str:

@@ -520,7 +520,11 @@ def _starts(prob: SearchProblem, warm: np.ndarray | None, zero: bool = True, lin
 
 # Linear classifiers whose scaled, rounded coefficients start the search: liblinear fits of
 # ~10-70 ms even on adult, so a stop request waits for at most one of them.
-_LINEAR_FITS = (("logistic", "l2", 0.1), ("svm", "l2", 1.0), ("logistic", "l1", 0.05))
+_LINEAR_FITS = (
+    ("LogisticRegression", "l2", 0.1),
+    ("LinearSVC", "l2", 1.0),
+    ("LogisticRegression", "l1", 0.05),
+)
 _SCALES = 24  # scales tried per fit, from "largest coefficient = 1/2" to well past the box
 _FIXED_SCALES = (1, 5, 2, 3, 10)  # first fit: these largest coefficients, sparse to dense
 
@@ -550,7 +554,7 @@ def _linear_starts(prob: SearchProblem, snap):
     for kind, penalty, C in _LINEAR_FITS:
         if prob.expired():
             return
-        if kind == "logistic":
+        if kind == "LogisticRegression":
             model = LogisticRegression(penalty=penalty, C=C, solver="liblinear", max_iter=100)
         else:
             model = LinearSVC(penalty=penalty, C=C, dual=False, max_iter=200)

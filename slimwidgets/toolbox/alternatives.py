@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..core.data import Dataset, group_column_apart, prepare_data
+from ..core.family import family_of_card
 from ..core.losses import sigmoid
 from ..core.rules import rules_from_options
 from ..core.scoring import ScoringSystem, score_auc
@@ -216,8 +217,9 @@ def objective_margin(card: ScoringSystem, within: float) -> tuple[float, str]:
     figure's name. A decision card's objective charges ``per_error`` for each unit of counted
     weight (rows, positives or negatives; see :class:`~slimwidgets.core.status.LimitScale`),
     so a share ``within`` of that class costs ``within * total * per_error``."""
-    if card.family == "risk":
-        return float(within), "log-loss"
+    family = family_of_card(card)
+    if family.predicts_risk:
+        return float(within), family.objective
     raw = (card.details or {}).get("limits")
     if raw is None:
         return float(within), "objective"

@@ -20,6 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..core.data import group_column_apart, refuse_time_to_event
+from ..core.family import family_of_loss
 from ..core.options import DEFAULT_TIME_LIMIT, estimator_options
 from ..core.rules import build_rules, options_by_variable
 from ..fitting import driver
@@ -418,7 +419,7 @@ class SLIMClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
 
-    @available_if(lambda self: self.loss == "logistic")
+    @available_if(lambda self: family_of_loss(self.loss).predicts_risk)
     def predict_proba(self, X):
         """Predicted probability of each class (risk cards, ``loss="logistic"``).
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..core.data import Dataset
+from ..core.family import family_of_card
 from ..core.formatting import percent, signed
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
@@ -59,7 +60,7 @@ class _Run:
 def card_figures(card: ScoringSystem, train: Dataset, held_out: Dataset | None) -> dict:
     """What a row shows of ``card``, in the user's units (shares and losses, not objectives)."""
     out: dict[str, Any] = {"size": card.size}
-    if card.family == "risk":
+    if family_of_card(card).predicts_risk:
         for prefix, data in (("", train), ("val_", held_out)):
             if data is not None:
                 out[prefix + "log_loss"], out[prefix + "auc"] = risk_figures(card, data)

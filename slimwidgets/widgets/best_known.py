@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.data import Dataset
+from ..core.family import RISK
 from ..core.formulation import Formulation, build_formulation
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
@@ -63,7 +64,7 @@ class BestKnown:
         """
         if (
             shown.family != candidate.family
-            or shown.family not in ("slim", "risk")
+            or not (shown.family == "slim" or RISK.makes(shown))
             or shown.status == "optimal"
         ):
             return None
@@ -77,7 +78,7 @@ class BestKnown:
             return None  # found on the rules of other cut points
         if check_card(candidate, self.data, spec):
             return None
-        if shown.family == "risk":
+        if RISK.makes(shown):
             return self._better_risk(spec, shown, candidate)
         form = self._form(spec)
         now = form.objective_of(np.asarray(shown.coefficients, dtype=float), shown.intercept)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..core.data import Dataset
+from ..core.family import family_of_card, family_of_loss
 from ..core.formatting import signed
 from ..core.scoring import Metrics, ScoringSystem
 from ..core.spec import Spec
@@ -116,13 +117,7 @@ def optimised_measure(spec: Spec) -> str:
     """The figure ``spec`` optimises, as a user reads it: ``"tpr"`` under a max-FPR cap alone
     (the most sensitive card under the cap), ``"fpr"`` under a min-TPR floor alone, else
     ``"error"``; ``"log-loss"`` for risk cards."""
-    if spec.loss == "logistic":
-        return "log-loss"
-    if spec.max_fpr is not None and spec.min_tpr is None:
-        return "tpr"
-    if spec.min_tpr is not None and spec.max_fpr is None:
-        return "fpr"
-    return "error"
+    return family_of_loss(spec.loss).optimised_measure(spec)
 
 
 def cost_text(new: Metrics, old: Metrics, measure: str) -> str:
@@ -177,7 +172,7 @@ def same_figures(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
     ):
         return False
     x, y = a.train_metrics, b.train_metrics
-    if a.family == "risk":
+    if family_of_card(a).predicts_risk:
         return a.size == b.size and round(x.log_loss, 4) == round(y.log_loss, 4)
     return a.size == b.size and all(
         round(getattr(x, k), 4) == round(getattr(y, k), 4) for k in ("tpr", "fpr", "error")
@@ -233,14 +228,10 @@ def showing_bar(data: Dataset, spec: Spec, known: list[ScoringSystem | None]) ->
     """What a running solve's card must reach on the figure ``spec`` optimises before it takes
     the screen: the trivial card's figure, or a ``known`` card's (the card shown, the nearest
     solved one) when that card meets every setting of ``spec``, whichever is better."""
-    measure, family = optimised_measure(spec), "risk" if spec.loss == "logistic" else None
+    measure, family = optimised_measure(spec), family_of_loss(spec.loss)
     figures = [trivial_figure(data, spec)]
     for card in known:
-        if (
-            card is None
-            or (card.family == "risk") != (family == "risk")
-            or card.zero_score != spec.zero_score
-        ):
+        if card is None or not family.makes(card) or card.zero_score != spec.zero_score:
             continue
         if list(card.feature_names) != list(data.feature_names):
             continue  # a card of other rules (the cut points moved): no bar on these rows

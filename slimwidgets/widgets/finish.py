@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 
+from ..core.family import family_of_loss
 from ..core.spec import Spec
 
 __all__ = [
@@ -60,7 +61,7 @@ class FinishClock:
 
     @staticmethod
     def family(spec: Spec) -> str:
-        return "risk" if spec.loss == "logistic" else "decision"
+        return family_of_loss(spec.loss).name
 
     def record(self, family: str, seconds: float) -> None:
         """A card of ``family`` went from its fit's end to the views in ``seconds``."""

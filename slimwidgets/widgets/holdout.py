@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data
+from ..core.family import family_of_card
 from ..core.rules import rules_from_options
 from ..core.scoring import Metrics, ScoringSystem
 
@@ -328,7 +329,7 @@ class RiskTables:
 
     def _risk_tables(self) -> tuple[pd.DataFrame, pd.DataFrame] | None:
         card = self._c._card
-        if card is None or card.family != "risk":
+        if card is None or not family_of_card(card).predicts_risk:
             return None
         # once per card's points on these rows, not on every redraw: a settled card with the
         # points of the incumbent drawn before it is drawn without working them out again

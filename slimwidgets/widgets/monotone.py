@@ -17,6 +17,7 @@ import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..core.family import family_of_loss
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.variables import variable_entries
@@ -113,7 +114,11 @@ class MonotoneAdvice:
             )
             if settled and card.rules is None and c.rules is not None:
                 card = replace(card, rules=c.rules)  # a loaded card: the studio's rules are its
-            found = bumpy_variables(card, spec) if settled and spec.loss != "logistic" else []
+            found = (
+                bumpy_variables(card, spec)
+                if settled and family_of_loss(spec.loss).holds_band_rows
+                else []
+            )
             pointers = []
             for variable, bands, direction in found:
                 try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ..core.family import DECISION, RISK, family_of_loss
 from ..core.spec import Spec, refused_options, set_options
 from ..core.wording import options_text
 
@@ -19,7 +20,8 @@ USES = ("auto", "exclude", "require")
 SIGNS = ("free", "+", "-")
 
 #: The studio's two card families and the loss each is learned with.
-FAMILY_LOSS = {"decision": "zero_one", "risk": "logistic"}
+#: the families the studio offers, by name: the loss each asks for
+FAMILY_LOSS = {family.name: family.loss_name for family in (DECISION, RISK)}
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,7 @@ class SettingsEditing:
     @property
     def family(self) -> str:
         """``"decision"`` or ``"risk"``: the family of the current spec."""
-        return "risk" if self._c.spec.loss == FAMILY_LOSS["risk"] else "decision"
+        return family_of_loss(self._c.spec.loss).name
 
     def set_family(self, family: str) -> Spec:
         """Switch between decision cards (``loss="zero_one"``) and risk cards (``"logistic"``);

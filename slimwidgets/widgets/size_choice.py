@@ -20,6 +20,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..core.family import family_of_loss
 from ..core.status import percent
 from ..fitting import size_cv
 from .holdout import RawRows
@@ -49,7 +50,7 @@ def size_cv_applies(options: Mapping[str, Any], raw: RawRows | None, groups: Any
     """
     if raw is None or groups is not None or any(options.get(k) is not None for k in _FIXING):
         return False
-    if options.get("loss", "zero_one") != "zero_one" or raw.sample_weight is not None:
+    if not family_of_loss(options.get("loss")).chooses_size_by_cv or raw.sample_weight is not None:
         return False
     import pandas as pd
 

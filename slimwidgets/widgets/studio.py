@@ -22,6 +22,7 @@ import ipywidgets as W
 import pandas as pd
 import traitlets as T
 
+from ..core.family import family_named, family_of_card
 from ..core.formatting import percent, signed
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
@@ -175,7 +176,7 @@ def card_payload(controller: Controller) -> dict | None:
         )
     )
     # train and held-out figures side by side, for a view that draws them as a table
-    measures = ("error", "tpr", "fpr", "n") if card.family != "risk" else ("log_loss", "auc", "n")
+    measures = family_of_card(card).measures
     table = [
         {"set": which, **{k: _finite(getattr(x, k)) for k in measures}}
         for which, x in (("train", m), ("validation", v))
@@ -199,7 +200,7 @@ def card_payload(controller: Controller) -> dict | None:
         "is_previous": previous,
         "status": card.status,
         "max_fpr": None if card.spec is None else card.spec.max_fpr,
-        "family": "risk" if card.family == "risk" else "decision",
+        "family": family_of_card(card).name,
         "risk_table": risk_payload(controller),
         # a card from a raw table is drawn by variable ("age  < 50: 0 · 50–59: 1 · ≥ 60: 3")
         "variables": card_variables(card, spec, base if card.status == "edited" else None),
@@ -592,7 +593,7 @@ class Studio(W.VBox):
     def _refresh_charts(self) -> None:
         with self._ui_lock:
             f = self.chart_frames()
-            risk = self._card_family() == "risk"
+            risk = family_named(self._card_family()).predicts_risk
             if risk:
                 roc_data = charts.risk_roc_datasets(f["roc"], f["card"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"], "log_loss")
@@ -625,7 +626,7 @@ class Studio(W.VBox):
         card = self.controller.card
         if card is None:
             return self.controller.family
-        return "risk" if card.family == "risk" else "decision"
+        return family_of_card(card).name
 
     def _chart_specs(self, f: dict[str, pd.DataFrame], risk: bool) -> tuple[dict, dict, dict]:
         held_out = self.controller.validation is not None

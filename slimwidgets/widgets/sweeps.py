@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset
+from ..core.family import family_of_card, family_of_loss
 from ..core.scoring import Metrics, ScoringSystem
 from ..core.spec import Spec
 from .scheduler import BackgroundQueue
@@ -78,7 +79,7 @@ class Sweeps:
 
         # the FPR-cap frontier compares decision cards; a risk card's own ROC already shows every
         # threshold of its score, so risk cards get only the path (log-loss by size)
-        caps = [] if spec.loss == "logistic" else list(self.fpr_caps) + [None]
+        caps = [] if family_of_loss(spec.loss).predicts_risk else list(self.fpr_caps) + [None]
         frontier = [("fpr", k, c) for c in caps if (k := key(max_fpr=c)) is not None]
         forced = len(set(spec.require) | {f for f, v in spec.lock.items() if v != 0})
         first = max(1, forced)
@@ -259,7 +260,7 @@ def own_roc(card: ScoringSystem, train: Dataset, held_out: Dataset | None) -> pd
     """The card's ROC on the training rows; a risk card's also on the held-out rows (its
     curve is what the risk family is judged by), with the predicted risk at each threshold."""
     roc = card_roc(card, train).assign(set="train")
-    if card.family != "risk":
+    if not family_of_card(card).predicts_risk:
         return roc
     if held_out is not None:
         roc = pd.concat([roc, card_roc(card, held_out).assign(set="validation")], ignore_index=True)

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..core.family import family_of_loss
 from .card_status import Status
 from .scheduler import THREAD_PREFIX
-from .settings import FAMILY_LOSS
 
 if TYPE_CHECKING:
     from .controller import Controller
@@ -207,7 +207,9 @@ class WarmupControls:
 
     def warmup_for(self, spec) -> KernelWarmup:
         """The compile a solve of ``spec`` needs."""
-        return self._c._warmup if spec.loss == FAMILY_LOSS["risk"] else self._c._search_warmup
+        return (
+            self._c._warmup if family_of_loss(spec.loss).predicts_risk else self._c._search_warmup
+        )
 
     def solving_text(self, spec) -> str:
         """What the status line says when a solve of ``spec`` is asked: the compile it waits for,

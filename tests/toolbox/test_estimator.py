@@ -234,6 +234,14 @@ def test_no_predict_proba_and_unfitted_errors():
         clf.decision_function([[0, 1]])
 
 
+def test_predict_proba_belongs_to_the_family_that_predicts_a_risk():
+    """Only a loss whose family predicts a risk offers predict_proba; an unknown loss offers
+    none (hasattr is False, not an error)."""
+    assert hasattr(SLIMClassifier(loss="logistic"), "predict_proba")
+    assert not hasattr(SLIMClassifier(loss="zero_one"), "predict_proba")
+    assert not hasattr(SLIMClassifier(loss="no such loss"), "predict_proba")
+
+
 def test_tags():
     tags = get_tags(SLIMClassifier())
     assert tags.estimator_type == "classifier"

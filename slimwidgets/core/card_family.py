@@ -1,0 +1,86 @@
+"""What every card family answers: one object per family, asked instead of comparing names.
+
+A family is one kind of card: decision cards (SLIM, the 0-1 loss), risk cards (the logistic
+loss, a predicted risk per score) and time-to-event cards (Cox's partial likelihood). The fit
+driver, the re-check, the card, its exports, the report and the studio ask the family of a
+spec (:func:`~slimwidgets.core.family.family_of_loss`) or of a card
+(:func:`~slimwidgets.core.family.family_of_card`); only those look-ups read names. A new family
+is one subclass of :class:`CardFamily` and one entry of
+:data:`~slimwidgets.core.family.FAMILIES`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .survival import is_survival_target
+
+__all__ = ["CardFamily", "DEFAULT_LOSS"]
+
+#: the loss of a fit that names none (decision cards)
+DEFAULT_LOSS = "zero_one"
+
+
+class CardFamily(ABC):
+    """One kind of card: the ``y`` and ``loss`` it reads, its figures, its words, its views.
+
+    Subclasses set the class attributes and :meth:`figures`; the rest has defaults that say
+    "no" to what only some families do.
+
+    Examples
+    --------
+    >>> from slimwidgets.core.family import DECISION, RISK
+    >>> DECISION.reads([0, 1], {}), RISK.reads([0, 1], {}), RISK.reads([0, 1], {"loss": "logistic"})
+    (True, False, True)
+    """
+
+    #: the family's name, as the studio and reports say it
+    name: ClassVar[str]
+    #: the ``loss`` option that asks for this family
+    loss_name: ClassVar[str]
+    #: the labels a card of this family carries in its ``family`` field
+    card_labels: ClassVar[tuple[str, ...]]
+    #: the figure its cards minimise, in the user's words
+    objective: ClassVar[str]
+    #: the figures shown beside a card, train and held out, as named on :class:`Metrics`
+    measures: ClassVar[tuple[str, ...]] = ()
+    #: whether a card's score maps to a predicted risk (a multiplier, a risk per score)
+    predicts_risk: ClassVar[bool] = False
+    #: whether monotone settings may need rows between a variable's bands
+    holds_band_rows: ClassVar[bool] = False
+    #: whether its own search holds rows per group, so no solver needs refusing for them
+    search_holds_groups: ClassVar[bool] = False
+    #: whether ``fit`` chooses the size by cross-validation when it builds the rules itself
+    chooses_size_by_cv: ClassVar[bool] = False
+    #: whether many 0/1 rows are searched on a sample and re-scored on all of them
+    samples_large_tables: ClassVar[bool] = False
+
+    def reads(self, y: Any, options: Mapping[str, Any]) -> bool:
+        """Whether a fit of ``y`` under ``options`` is this family's: labels (not a ``Surv``
+        array) and its ``loss`` (decision cards' when none is given)."""
+        return not is_survival_target(y) and options.get("loss", DEFAULT_LOSS) == self.loss_name
+
+    def makes(self, card: Any) -> bool:
+        """Whether ``card`` is one of this family's cards (by its ``family`` label)."""
+        return getattr(card, "family", None) in self.card_labels
+
+    def optimised_measure(self, spec: Any) -> str:
+        """The figure a solve of ``spec`` optimises, as a user reads it."""
+        return self.objective
+
+    @abstractmethod
+    def figures(self, card: Any, X: Any, y: Any) -> dict[str, float]:
+        """The card's figures on ``X, y``, in the user's units."""
+
+    def card_text(self, card: Any) -> str:
+        """The card as plain text (its own ``to_text``)."""
+        return card.to_text()
+
+    def card_html(self, card: Any) -> str:
+        """The card as an HTML fragment, every name from data escaped (its own ``to_html``)."""
+        return card.to_html(document=False)
+
+    def __repr__(self) -> str:
+        return f"<{self.name} cards, loss={self.loss_name!r}>"

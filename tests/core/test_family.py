@@ -1,0 +1,178 @@
+"""The card families as objects: each answers the same questions, the look-ups choose one,
+and a family defined outside the package is found by them like the package's own."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import slimwidgets as sw
+from slimwidgets.core.card_family import CardFamily
+from slimwidgets.core.family import (
+    DECISION,
+    FAMILIES,
+    RISK,
+    TIME_TO_EVENT,
+    family_for,
+    family_named,
+    family_of_card,
+    family_of_loss,
+)
+
+HOSTILE = "<b>age</b>"
+
+
+def _table(seed: int = 0, n: int = 40) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 2, size=(n, 3)), columns=[HOSTILE, "chf", "smoker"])
+    y = (X[HOSTILE] + X["chf"] + rng.random(n) > 1.4).astype(int).to_numpy()
+    return X, y
+
+
+def _surv(y: np.ndarray, seed: int = 0) -> np.ndarray:
+    time = np.random.default_rng(seed).uniform(1, 10, size=len(y)) / (1 + y)
+    out = np.empty(len(y), dtype=[("event", "?"), ("time", "<f8")])
+    out["event"], out["time"] = y.astype(bool) | (time < 3), time
+    return out
+
+
+@pytest.fixture(scope="module")
+def cards() -> dict[str, tuple[Any, pd.DataFrame, Any]]:
+    """One real card of each family, fitted on a tiny table, with the rows it was fitted on."""
+    X, y = _table()
+    fast = dict(max_size=2, time_limit=20)
+    return {
+        "decision": (sw.fit(X, y, **fast), X, y),
+        "risk": (sw.fit(X, y, loss="logistic", **fast), X, y),
+        "time_to_event": (sw.fit(X, _surv(y), **fast), X, _surv(y)),
+    }
+
+
+def test_each_spec_or_y_reads_as_exactly_one_family():
+    y = np.array([0, 1])
+    cases = {
+        "decision": (y, {}),
+        "risk": (y, {"loss": "logistic"}),
+        "time_to_event": (_surv(y), {}),
+    }
+    for name, (target, options) in cases.items():
+        assert [f.name for f in FAMILIES if f.reads(target, options)] == [name]
+        assert family_for(target, options) is family_named(name)
+    assert family_for(y, {"loss": "zero_one"}) is DECISION
+    with pytest.raises(ValueError, match="unknown loss 'hinge'"):
+        family_for(y, {"loss": "hinge"})
+
+
+def test_every_family_names_itself_apart_from_the_others():
+    """Each family sets every name it is chosen by, and no two share one: a look-up can never
+    answer with the wrong family."""
+    for family in FAMILIES:
+        assert family.name and family.loss_name and family.card_labels and family.objective
+    for names in ([f.name for f in FAMILIES], [f.loss_name for f in FAMILIES]):
+        assert len(set(names)) == len(names) == len(FAMILIES)
+    labels = [label for f in FAMILIES for label in f.card_labels]
+    assert len(set(labels)) == len(labels)
+
+
+def test_the_look_ups_agree_with_the_objects():
+    for family in FAMILIES:
+        assert family_of_loss(family.loss_name) is family
+        assert family_named(family.name) is family
+        for label in family.card_labels:
+            assert family_of_card(type("Card", (), {"family": label})()) is family
+    assert family_of_loss(None) is DECISION
+    for bad, look_up in (("hinge", family_of_loss), ("nope", family_named)):
+        with pytest.raises(ValueError, match=f"unknown .*{bad!r}"):
+            look_up(bad)
+
+
+@pytest.mark.slow
+def test_each_family_makes_its_cards_and_answers_for_them(cards):
+    """Each real card belongs to its family only; its figures are finite numbers in the
+    user's units; its text names its features and its HTML escapes them."""
+    for name, (card, X, y) in cards.items():
+        family = family_of_card(card)
+        assert family.name == name
+        assert [f.name for f in FAMILIES if f.makes(card)] == [name]
+        figures = family.figures(card, X, y)
+        assert figures and all(math.isfinite(v) for v in figures.values()), (name, figures)
+        shares = [v for k, v in figures.items() if k in ("error", "TPR", "FPR", "AUC")]
+        assert all(0 <= v <= 1 for v in shares), (name, figures)
+        used = [n for n in X.columns if n in family.card_text(card)]
+        assert used, (name, family.card_text(card))
+        page = family.card_html(card)
+        assert HOSTILE not in page, name
+        if HOSTILE in family.card_text(card):
+            assert "&lt;b&gt;age&lt;/b&gt;" in page, name
+
+
+@pytest.mark.slow
+def test_the_figures_are_the_cards_own(cards):
+    card, X, y = cards["decision"]
+    m = card.metrics(X, y)
+    assert DECISION.figures(card, X, y) == {"error": m.error, "TPR": m.tpr, "FPR": m.fpr}
+    card, X, y = cards["risk"]
+    assert RISK.figures(card, X, y)["log-loss"] == pytest.approx(card.metrics(X, y).log_loss)
+    assert card.multiplier is not None and RISK.predicts_risk and not DECISION.predicts_risk
+    card, X, y = cards["time_to_event"]
+    assert TIME_TO_EVENT.figures(card, X, y)["Harrell's C"] == pytest.approx(card.score(X, y))
+
+
+def test_the_decision_family_says_what_a_solve_optimises():
+    spec = sw.make_spec
+    assert DECISION.optimised_measure(spec(max_fpr=0.2)) == "tpr"
+    assert DECISION.optimised_measure(spec(min_tpr=0.8)) == "fpr"
+    assert DECISION.optimised_measure(spec(max_fpr=0.2, min_tpr=0.8)) == "error"
+    assert RISK.optimised_measure(spec(loss="logistic", max_fpr=0.2)) == "log-loss"
+
+
+class HingeFamily(CardFamily):
+    """A fourth family defined outside the package: the look-ups and the questions work."""
+
+    name = "hinge"
+    loss_name = "hinge"
+    card_labels = ("hinge",)
+    objective = "hinge loss"
+    measures: ClassVar[tuple[str, ...]] = ("hinge", "n")
+
+    def figures(self, card: Any, X: Any, y: Any) -> dict[str, float]:
+        margins = (2 * np.asarray(y) - 1) * card.decision_function(X)
+        return {"hinge": float(np.maximum(0, 1 - margins).mean())}
+
+
+@pytest.mark.slow
+def test_a_fourth_family_is_one_object(cards):
+    """A family written in a test is chosen by its loss and its cards' label, answers every
+    question the package's families answer, and leaves theirs as they were."""
+    hinge, X, y = HingeFamily(), *cards["decision"][1:]
+    families = (*FAMILIES, hinge)
+    assert family_for(y, {"loss": "hinge"}, families) is hinge
+    assert family_of_loss("hinge", families) is hinge
+    assert family_for(y, {}, families) is DECISION
+    card = cards["decision"][0]
+    labelled = type("HingeCard", (), {"family": "hinge", "to_text": card.to_text})()
+    assert family_of_card(labelled, families) is hinge
+    assert hinge.card_text(labelled) == card.to_text()
+    assert hinge.optimised_measure(None) == "hinge loss"
+    assert not (hinge.predicts_risk or hinge.chooses_size_by_cv or hinge.samples_large_tables)
+    assert hinge.figures(card, X, y)["hinge"] >= 0
+    with pytest.raises(ValueError, match="unknown card family 'hinge'"):
+        family_of_card(labelled)  # the package's own list is unchanged
+
+
+def test_code_that_asks_the_family_serves_a_plugged_in_one(monkeypatch):
+    """With a fourth family in the list, code that asks the family answers for it unchanged:
+    the studio's words for what a solve optimises, and the re-check of a card's family."""
+    from slimwidgets.core import family as families
+    from slimwidgets.widgets.card_status import optimised_measure
+
+    monkeypatch.setattr(families, "FAMILIES", (*FAMILIES, HingeFamily()))
+    spec = SimpleNamespace(loss="hinge", max_fpr=None, min_tpr=None)
+    assert optimised_measure(spec) == "hinge loss"
+    assert family_of_card(SimpleNamespace(family="hinge")).name == "hinge"
+    assert optimised_measure(SimpleNamespace(loss="zero_one", max_fpr=0.1, min_tpr=None)) == "tpr"
