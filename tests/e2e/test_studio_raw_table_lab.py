@@ -7,8 +7,6 @@ one click applies it, and the alternatives read by variable as the card does. Sc
 
 from __future__ import annotations
 
-import pytest
-
 from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel, wait_kernel
 
 NOTEBOOK = "raw_table.ipynb"
@@ -64,12 +62,6 @@ def texts(page, selector: str) -> list[str]:
     )
 
 
-@pytest.mark.skip(
-    reason="quarantined: in 1 of 3 full runs on a quiet machine the kernel call of its `finally` "
-    "(studio.close()) waited forever in the harness's websocket recv, kernels idle "
-    "(lab.Kernel.run's socket timeout did not fire); "
-    "re-enable once that hang is found"
-)
 def test_a_new_user_opens_the_studio_on_a_raw_table(lab, page, kernel_for, shot):
     page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
     k = open_notebook(lab, page, kernel_for, NOTEBOOK, [CELL])
