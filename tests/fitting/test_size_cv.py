@@ -245,6 +245,17 @@ def test_the_fold_fits_share_the_time_limit():
     assert no_limit.details["size_cv"]["seconds_per_fit"] == size_cv.FOLD_SECONDS
 
 
+def test_the_progress_bar_says_the_time_goes_to_choosing_the_size(capsys):
+    X, y = raw_table()
+    card = sw.fit(X, y, time_limit=None, progress=True)
+    shown = capsys.readouterr().err
+    top = max(r["max_size"] for r in card.details["size_cv"]["candidates"])
+    for n in size_cv.CUT_GRID:  # one bar per table of cut points, one step per fold
+        said = f"choosing the size (1 to {top} rules) by CV, {n} cut points per numeric variable"
+        assert said in shown, shown[-500:]
+    assert "5/5 [" in shown and ("fold/s" in shown or "s/fold" in shown), shown[-500:]
+
+
 def test_too_few_rows_of_a_class_for_the_folds():
     """Asked for, it is refused with the reason; by default, such a table is solved as before."""
     X, y = raw_table(n=40)
