@@ -245,6 +245,18 @@ def test_the_fold_fits_share_the_time_limit():
     assert no_limit.details["size_cv"]["seconds_per_fit"] == size_cv.FOLD_SECONDS
 
 
+def test_the_default_limit_chooses_as_a_fit_without_limit_where_every_fold_is_proven(
+    default_card,
+):
+    X, y, card = default_card
+    for limit in ({}, {"time_limit": None}):  # fit's default limit, and none at all
+        other = sw.fit(X, y, coef_range=(-3, 3), **limit)
+        assert other.details["size_cv"]["chosen"] == card.details["size_cv"]["chosen"]
+        assert other.details["size_cv"]["n_cuts"] == card.details["size_cv"]["n_cuts"]
+        assert other.points == card.points and other.threshold == card.threshold
+        assert other.status == "optimal"
+
+
 def test_the_progress_bar_says_the_time_goes_to_choosing_the_size(capsys):
     X, y = raw_table()
     card = sw.fit(X, y, time_limit=None, progress=True)
