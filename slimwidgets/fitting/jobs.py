@@ -38,8 +38,9 @@ def interactive() -> bool:
     return _in_notebook() or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
 
 
-def progress_bar(progress: bool | None, total: int, desc: str):
-    """A tqdm bar, or None. ``progress=None``: auto (a terminal or notebook and >= 4 solves)."""
+def progress_bar(progress: bool | None, total: int, desc: str, unit: str = "fit"):
+    """A tqdm bar, or None. ``progress=None``: auto (a terminal or notebook and >= 4 solves);
+    ``unit``: what one step is."""
     if progress is False or total == 0:
         return None
     if progress is None:
@@ -53,7 +54,7 @@ def progress_bar(progress: bool | None, total: int, desc: str):
         if progress is True:
             raise ImportError("progress=True needs tqdm: pip install tqdm") from None
         return None
-    return tqdm(total=total, desc=desc, unit="fit", leave=False)
+    return tqdm(total=total, desc=desc, unit=unit, leave=False)
 
 
 def run_jobs(work: Callable, jobs: Iterable[tuple], n_jobs: int | None, bar) -> list:

@@ -277,12 +277,14 @@ def choose_size(
     n_jobs: int | None = None,
     progress: bool | None = None,
     deadline: float | None = None,
+    said: str = "",
 ) -> tuple[int, SizeChoice]:
     """The size with the lowest mean held-out error over ``spec.size_cv`` folds of ``X``
     (a 0/1 table of rules), and what was found. ``fit`` is :func:`slimwidgets.fit`, passed in
     (it calls this). ``positive`` must name the positive label; ``y`` is compared with
     ``card.predict``. With a time limit no fold fit starts after ``deadline`` (a
-    ``time.perf_counter()`` value; by default :data:`SHARE` of the limit from now)."""
+    ``time.perf_counter()`` value; by default :data:`SHARE` of the limit from now). ``said``:
+    what the progress bar adds to its words (which table of rules these are)."""
     check_n_jobs(n_jobs)
     y = np.asarray(y)
     weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -299,7 +301,11 @@ def choose_size(
     if spec.time_limit is not None and deadline is None:
         deadline = time.perf_counter() + per_fit * len(sizes) * math.ceil(k / at_once)
     budget = _Budget(deadline if spec.time_limit is not None else None, k, at_once)
-    paths = _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget)
+    # what the time goes to, on screen: one step per fold, each fold fitting every size
+    bar = progress_bar(
+        progress, k, f"choosing the size (1 to {sizes[-1]} rules) by CV{said}", "fold"
+    )
+    paths = _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, bar, budget)
     done = [path for path in paths if all(r is not None for r in path)]  # every size fit in time
     about: dict[str, Any] = dict(folds=k, seed=SEED, seconds_per_fit=per_fit)
     if sample is not None:
@@ -428,8 +434,9 @@ def _cv_each_table(
             else time.perf_counter() + max(deadline - time.perf_counter(), 0.0) * X.shape[1] / left
         )
         left -= X.shape[1]
+        said = f", {n} cut points per numeric variable" if len(tables) > 1 else ""
         size, choice = choose_size(
-            fit, X, y, replace(spec_n, time_limit=share), deadline=part, **how
+            fit, X, y, replace(spec_n, time_limit=share), deadline=part, said=said, **how
         )
         best = min(
             (r["test_error"] for r in choice["candidates"] if "failed" not in r), default=math.inf
@@ -494,12 +501,10 @@ class _Budget:
         return [replace(s, time_limit=min(s.time_limit, max(seconds, MIN_SECONDS))) for s in specs]
 
 
-def _run(
-    fit, X, y, weight, groups, splits, specs, positive, n_jobs, progress, budget: _Budget
-) -> list:
+def _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, bar, budget: _Budget) -> list:
     """Every fold's fits (:func:`_fold_path`), in order, through joblib when ``n_jobs`` asks,
-    with a bar for long work; each fold gets its time from ``budget`` as it starts."""
-    bar = progress_bar(progress, len(splits), "size by CV")
+    moving ``bar`` (or None) one step per fold; each fold gets its time from ``budget`` as it
+    starts."""
     calls = (
         (fit, X, y, weight, groups, train, test, budget.next(specs), positive, budget.deadline)
         for train, test in splits

@@ -236,8 +236,9 @@ class Controller:
         self._card: ScoringSystem | None = None
         self._base: ScoringSystem | None = None  # solved card behind an edited one
         self.status = Status("idle", "no card yet")
-        self.notice = ""  # what the last action changed besides what was asked, or why it failed
-        self.notice_level = "info"  # info | warning | error
+        # what the last action changed besides what was asked, or why it failed; its level is
+        # info, warning or error
+        self.notice, self.notice_level = "", "info"
         self._watch: tuple[int, str, ScoringSystem] | None = (
             None  # (generation, what, card before): see _settle
         )
@@ -371,13 +372,16 @@ class Controller:
         *,
         notice: str = "",
         watch: tuple[str, ScoringSystem | None] | None = None,
+        requested: float | None = None,
     ) -> None:
         """Show the card of ``spec``: from the cache at once, else solve it in the background.
 
         A spec the data cannot have (unknown names, more features locked or
         required than ``max_size``) raises before anything changes. ``notice``
         tells the user what this action changed besides what was asked;
-        ``watch=(what, card)`` says so when the new card equals ``card``.
+        ``watch=(what, card)`` says so when the new card equals ``card``. ``requested``: when
+        the user asked for it (``time.perf_counter()``; default now), from which the time limit
+        runs.
         """
         if not isinstance(spec, Spec):
             raise TypeError(f"expected a Spec, got {type(spec).__name__}")
@@ -394,7 +398,8 @@ class Controller:
                 self._scheduler.cancel()
                 self._settle(hit, spec, "cache" if action == "solve" else action)
             else:
-                self._scheduler.submit((self._gen, spec, action, self._finish.now()))
+                asked = self._finish.now() if requested is None else requested
+                self._scheduler.submit((self._gen, spec, action, asked))
                 self._undo.drop_redo()  # a new request drops the redo tail
                 # the previous card stays on screen (dimmed) until a card as
                 # good arrives (see _solve_job)

@@ -488,11 +488,20 @@ class CutEditing:
             self._c.set_spec(spec, action="cuts", notice=notice)
         return spec
 
-    def adopt_size(self, rules: RuleBuilder, size: int, choice: dict, gen: int) -> None:
+    def adopt_size(
+        self,
+        rules: RuleBuilder,
+        size: int,
+        choice: dict,
+        gen: int,
+        requested: float | None = None,
+    ) -> None:
         """Solve with the cut points of ``rules`` and at most ``size`` rules, as ``fit`` chose them
         by cross-validation (:mod:`~slimwidgets.widgets.size_choice`): one step, said in the
         notice; nothing when the studio moved on since generation ``gen`` (the user's action
-        wins), or when the choice was skipped for lack of time (said so)."""
+        wins), or when the choice was skipped for lack of time (said so). ``requested``: when
+        the choice was asked for (``time.perf_counter()``): the solve's time limit runs from it,
+        as ``fit``'s final solve gets what its choice left of the limit."""
         from .size_choice import choice_text
 
         with self._c._lock:
@@ -513,7 +522,9 @@ class CutEditing:
                     spec = spec.replace(variables=options_by_variable(table.rules, {})["variables"])
                 self._tables[key] = table
                 self.use_table(table)
-                self._c.set_spec(spec, action="size", notice=choice_text(choice))
+                self._c.set_spec(
+                    spec, action="size", notice=choice_text(choice), requested=requested
+                )
         if skipped:
             self._c._emit("notice")
 

@@ -7,8 +7,9 @@ how many candidate cut points each numeric column gets) by 5-fold cross-validati
 started the same way (``Studio(X, y)``, its own rules, no size given) shows a quick card first,
 solved without the choice, while :class:`StartingSize` makes the same choice on a worker thread
 of its own, under the studio's time limit as ``fit`` would under it (the folds end by
-:data:`~slimwidgets.fitting.size_cv.SHARE` of it). The choice then becomes the studio's
-settings: the chosen cut points (a table of rules of :mod:`~slimwidgets.widgets.cuts`) and
+:data:`~slimwidgets.fitting.size_cv.SHARE` of it, and the card at the chosen size gets what is
+left, the limit counted from the moment the choice was asked for). The choice then becomes the
+studio's settings: the chosen cut points (a table of rules of :mod:`~slimwidgets.widgets.cuts`) and
 ``max_size``, one undo step, said in the notice in the user's units (the mean held-out error of
 the size chosen). Anything the user does meanwhile wins: the choice is then dropped, unused.
 """
@@ -101,6 +102,9 @@ class StartingSize:
         self.thread: threading.Thread | None = None
         self.choice: dict | None = None
         self.running = False
+        #: when the choice was asked for (``time.perf_counter()``): the studio's time limit
+        #: runs from it to the card at the chosen size
+        self.started: float | None = None
 
     def start(self) -> None:
         """Choose on a worker thread; the first card is being solved meanwhile."""
@@ -114,6 +118,7 @@ class StartingSize:
             )
         c._emit("notice")
         self.running = True
+        self.started = time.perf_counter()
         self.thread = threading.Thread(target=self._run, args=(gen,), name="size-cv", daemon=True)
         self.thread.start()
 
@@ -124,17 +129,17 @@ class StartingSize:
 
             spec = c.spec.replace(size_cv=FOLDS)
             raw = c.cuts.raw
+            started = self.started if self.started is not None else time.perf_counter()
             deadline = (
-                None
-                if spec.time_limit is None
-                else time.perf_counter() + size_cv.SHARE * spec.time_limit
+                None if spec.time_limit is None else started + size_cv.SHARE * spec.time_limit
             )
             _, builder, chosen, choice = size_cv.choose_cuts_and_size(
                 fit, raw.X, raw.y, {**self._options, "time_limit": spec.time_limit}, None, spec,
                 positive=raw.positive, progress=False, deadline=deadline,
             )  # fmt: skip
             self.choice = dict(choice)
-            c.adopt_size(builder, chosen.max_size, self.choice, gen)
+            # the card at the chosen size gets what the choice left of the limit, as in fit
+            c.adopt_size(builder, chosen.max_size, self.choice, gen, requested=started)
         except Exception as problem:  # the quick card stays; the notice says why
             with c._lock:
                 if c.generation == gen and not c.closed:

@@ -282,11 +282,8 @@ class Kernel:
         out, error, idle, replied = [], None, False, False
         end = time.monotonic() + timeout
         while not (idle and replied):
-            self.ws.settimeout(max(0.1, end - time.monotonic()))
-            if time.monotonic() > end:
-                raise TimeoutError(f"kernel did not finish: {code[:200]}")
-            reply = json.loads(self.ws.recv())
-            if reply.get("parent_header", {}).get("msg_id") != msg_id:
+            reply = self._next_message(end, code, idle, replied)
+            if reply is None or reply.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
             kind = reply["header"]["msg_type"]
             content = reply["content"]
@@ -301,6 +298,34 @@ class Kernel:
         if error:
             raise AssertionError(f"kernel error running {code[:200]!r}:\n{error}")
         return "".join(out)
+
+    def _next_message(self, end: float, code: str, idle: bool, replied: bool) -> dict | None:
+        """The next kernel message, or None for a control frame; a TimeoutError past ``end``.
+
+        The server pings every 30 s, and websocket-client's ``recv`` answers pings inside its
+        own loop, each socket read restarting the socket timeout: a reply that never comes
+        kept ``recv`` waiting forever. Control frames are returned here, so the deadline is
+        checked between any two frames.
+        """
+        import websocket
+
+        left = end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(
+                f"kernel call unanswered after its timeout (execute_reply "
+                f"{'received' if replied else 'missing'}, idle status "
+                f"{'received' if idle else 'missing'}): {code[:200]}"
+            )
+        self.ws.settimeout(left)
+        try:
+            opcode, frame = self.ws.recv_data_frame(True)
+        except websocket.WebSocketTimeoutException:
+            return None  # the deadline check above raises
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            raise ConnectionError(f"the server closed the kernel's websocket: {code[:200]}")
+        if opcode != websocket.ABNF.OPCODE_TEXT:
+            return None
+        return json.loads(frame.data.decode("utf-8"))
 
     def value(self, expr: str):
         """The JSON value of an expression evaluated in the kernel."""

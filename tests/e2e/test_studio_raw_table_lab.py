@@ -1,17 +1,19 @@
-"""The studio on a raw clinical table in a real JupyterLab, at the defaults a new user gets: the
-first card is replaced by the card ``fit`` returns (its size chosen by cross-validation, said in
-the message line), the card says what a level never seen in training scores (Python's words), a
-numeric variable whose bands go up and down is pointed out with its monotone fix and its cost,
-one click applies it, and the alternatives read by variable as the card does. Screenshots at 800,
-1000, 1280 and 1600 px with the file browser open go to test-artifacts/e2e/ (look at them)."""
+"""The studio on a raw clinical table in a real JupyterLab, at the defaults a new user gets (and
+fit's time limit): the first card is replaced by the card ``fit`` returns (its size chosen by
+cross-validation, said in the message line), the card says what a level never seen in training
+scores (Python's words), a numeric variable whose bands go up and down is pointed out with its
+monotone fix and its cost, one click applies it, and the alternatives read by variable as the
+card does. Screenshots at 800, 1000, 1280 and 1600 px with the file browser open go to
+test-artifacts/e2e/ (look at them)."""
 
 from __future__ import annotations
-
-import pytest
 
 from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel, wait_kernel
 
 NOTEBOOK = "raw_table.ipynb"
+# At fit's default time limit (30 s) rather than the studio's 5 s: the choice's folds get 60 %
+# of it, so a loaded machine (2 cores, load 10: no fold fit in 3 s) still makes the choice this
+# test is about; it checks what is shown, not how fast.
 # 200 patients of scikit-learn's diabetes table in their own units: ages, a BMI with missing
 # values, blood pressure, sex as text, a cholesterol ratio as text bands, the outcome Yes/No
 CELL = """\
@@ -24,7 +26,7 @@ X = pd.DataFrame({"age": d.age, "bmi": d.bmi.where(np.arange(200) % 10 != 3), "b
                   "chol_ratio": pd.cut(d.s4, [0, 3, 5, 7, 100],
                                        labels=["low", "mid", "high", "very high"]).astype(object)})
 y = np.where(d.target > 140, "Yes", "No")
-studio = Studio(X, y, frontier=False, alternatives=True)
+studio = Studio(X, y, frontier=False, alternatives=True, time_limit=30)
 studio"""
 
 # A card of the studio's own rules whose bmi bands go up and down (as a slow solve may leave).
@@ -64,12 +66,6 @@ def texts(page, selector: str) -> list[str]:
     )
 
 
-@pytest.mark.skip(
-    reason="quarantined: in 1 of 3 full runs on a quiet machine the kernel call of its `finally` "
-    "(studio.close()) waited forever in the harness's websocket recv, kernels idle "
-    "(lab.Kernel.run's socket timeout did not fire); "
-    "re-enable once that hang is found"
-)
 def test_a_new_user_opens_the_studio_on_a_raw_table(lab, page, kernel_for, shot):
     page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
     k = open_notebook(lab, page, kernel_for, NOTEBOOK, [CELL])

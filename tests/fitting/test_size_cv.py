@@ -245,6 +245,29 @@ def test_the_fold_fits_share_the_time_limit():
     assert no_limit.details["size_cv"]["seconds_per_fit"] == size_cv.FOLD_SECONDS
 
 
+def test_the_default_limit_chooses_as_a_fit_without_limit_where_every_fold_is_proven(
+    default_card,
+):
+    X, y, card = default_card
+    for limit in ({}, {"time_limit": None}):  # fit's default limit, and none at all
+        other = sw.fit(X, y, coef_range=(-3, 3), **limit)
+        assert other.details["size_cv"]["chosen"] == card.details["size_cv"]["chosen"]
+        assert other.details["size_cv"]["n_cuts"] == card.details["size_cv"]["n_cuts"]
+        assert other.points == card.points and other.threshold == card.threshold
+        assert other.status == "optimal"
+
+
+def test_the_progress_bar_says_the_time_goes_to_choosing_the_size(capsys):
+    X, y = raw_table()
+    card = sw.fit(X, y, time_limit=None, progress=True)
+    shown = capsys.readouterr().err
+    top = max(r["max_size"] for r in card.details["size_cv"]["candidates"])
+    for n in size_cv.CUT_GRID:  # one bar per table of cut points, one step per fold
+        said = f"choosing the size (1 to {top} rules) by CV, {n} cut points per numeric variable"
+        assert said in shown, shown[-500:]
+    assert "5/5 [" in shown and ("fold/s" in shown or "s/fold" in shown), shown[-500:]
+
+
 def test_too_few_rows_of_a_class_for_the_folds():
     """Asked for, it is refused with the reason; by default, such a table is solved as before."""
     X, y = raw_table(n=40)

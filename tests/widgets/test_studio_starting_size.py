@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import slimwidgets as sw
+from slimwidgets.core.options import DEFAULT_TIME_LIMIT
 from slimwidgets.widgets.controller import Controller
 from slimwidgets.widgets.size_choice import size_cv_applies
 
@@ -53,6 +54,44 @@ def test_the_studio_starts_on_the_card_fit_returns():
         assert c.spec.size_cv is None  # the studio solves at the size chosen, claiming no CV itself
         c.undo()  # the choice is one step: undo shows the quick card again
         assert c.spec.max_size is None
+    finally:
+        assert c.close()
+
+
+def test_the_studio_starts_on_the_card_fit_returns_at_fits_default_limit():
+    X, y = _table()
+    c = Controller(X, y, frontier=False, alternatives=False, time_limit=DEFAULT_TIME_LIMIT)
+    try:
+        _settled(c)
+        card = sw.fit(X, y)
+        assert c.starting_size.choice["chosen"] == card.details["size_cv"]["chosen"]
+        assert c.spec.max_size == card.details["size_cv"]["chosen"]
+        assert c.card.points == card.points and c.card.threshold == card.threshold
+        assert c.card.status == card.status == "optimal"
+    finally:
+        assert c.close()
+
+
+def test_the_card_at_the_chosen_size_is_timed_from_the_studios_start():
+    # its solve gets the limit less what the choice took, as fit's final solve does: the job
+    # carries the moment the choice was asked for, from which FinishClock counts the limit
+    X, y = _table()
+    c = Controller(X, y, frontier=False, alternatives=False, time_limit=None, start=False)
+    jobs = []  # (max_size, when the solve was asked for)
+    submit = c._scheduler.submit
+
+    def recorded(job):
+        jobs.append((job[1].max_size, job[3]))
+        return submit(job)
+
+    c._scheduler.submit = recorded
+    try:
+        c.begin()
+        _settled(c)
+        chosen = c.starting_size.choice["chosen"]
+        asked = [at for size, at in jobs if size == chosen]
+        assert asked == [c.starting_size.started], (jobs, c.starting_size.started)
+        assert jobs[0][1] < c.starting_size.started  # the quick card's own clock
     finally:
         assert c.close()
 
