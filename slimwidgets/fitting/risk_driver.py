@@ -46,14 +46,11 @@ from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
 from ..solvers.risk_bound import risk_lower_bound
 from ..solvers.risk_branch_and_bound import (
-    MAX_SUPPORTS,
-    cells_decline,
     dense_floor,
     ensure_tree_compiled,
     prove_by_supports,
-    support_count,
-    tree_applies,
     tree_covers,
+    tree_declines,
 )
 from .cards import risk_rows
 from .checks import check_card
@@ -269,14 +266,7 @@ def _why_no_tree(prob: RiskProblem, spec: Spec) -> str:
     """Why the proof by supports did not run, in words."""
     if spec.solver != "auto":
         return f'solver="{spec.solver}"'
-    if not tree_applies(prob):
-        return "caps, logical constraints, group signs, tiers or max_variables (cutting planes)"
-    count = support_count(prob)
-    if count == 0:
-        return "no support of usable features"
-    return f"{count:,} supports, more than {MAX_SUPPORTS:,}, and not over cells: " + str(
-        cells_decline(prob)
-    )
+    return tree_declines(prob) or "it stopped"
 
 
 def _dense_floor_in_time(prob: RiskProblem, deadline: float) -> float:

@@ -54,6 +54,7 @@ __all__ = [
     "TreeResult",
     "tree_applies",
     "tree_covers",
+    "tree_declines",
     "cells_decline",
     "support_count",
     "prove_by_supports",
@@ -133,13 +134,24 @@ def cells_decline(prob: RiskProblem) -> str | None:
     return None
 
 
-def tree_covers(prob: RiskProblem) -> bool:
-    """Whether :func:`prove_by_supports` takes the problem: rules the tree handles and at
-    least one support, floored over cells or at most :data:`MAX_SUPPORTS` of them."""
+def tree_declines(prob: RiskProblem) -> str | None:
+    """Why :func:`prove_by_supports` does not take the problem, in words (None: it does):
+    rules the tree leaves out, no support, or more than :data:`MAX_SUPPORTS` supports that
+    cannot be floored over cells."""
+    if not tree_applies(prob):
+        return "caps, logical constraints, group signs, tiers or max_variables (cutting planes)"
     count = support_count(prob)
-    return (
-        tree_applies(prob) and count > 0 and (count <= MAX_SUPPORTS or cells_decline(prob) is None)
-    )
+    if count == 0:
+        return "no support of usable features"
+    declined = None if count <= MAX_SUPPORTS else cells_decline(prob)
+    if declined is None:
+        return None
+    return f"{count:,} supports, more than {MAX_SUPPORTS:,}, and not over cells: {declined}"
+
+
+def tree_covers(prob: RiskProblem) -> bool:
+    """Whether :func:`prove_by_supports` takes the problem (:func:`tree_declines`)."""
+    return tree_declines(prob) is None
 
 
 def support_count(prob: RiskProblem) -> int:

@@ -25,7 +25,7 @@ Examples
 >>> positive = np.array([0.25, 0.25, 0.0, 0.0])
 >>> negative = np.array([0.0, 0.0, 0.25, 0.25])
 >>> floors = cell_floors(bits, positive, negative, np.zeros(0, np.int64), np.arange(2), 1)
->>> [round(float(f), 4) for f in floors]  # rule 0 splits the classes; rule 1 leaves log 2
+>>> [round(float(f), 4) + 0.0 for f in floors]  # rule 0 splits the classes; rule 1: log 2
 [0.0, 0.6931]
 >>> supports_at(np.arange(2), np.zeros(0, np.int64), 1, np.array([1]))
 array([[1]])
@@ -41,9 +41,9 @@ from .._jit import njit
 
 __all__ = ["cell_floors", "supports_at", "cell_entropy", "ensure_cells_compiled", "ROUNDING"]
 
-#: subtracted from every floor: the sum of a few dozen logarithms is exact to about 1e-16 of its
-#: value, so a floor less this never passes the least loss it bounds
-ROUNDING = 1e-13
+#: every floor is lowered by this share of (1 + itself): a sum of a few hundred logarithms is
+#: exact to far less, so the floor never passes the least loss it bounds by rounding
+ROUNDING = 1e-12
 
 
 @njit(nogil=True)
@@ -85,7 +85,8 @@ def _leaf_floor(key, positive, negative, cells_p, cells_n):  # pragma: no cover 
     for i in range(key.size):
         cells_p[key[i]] += positive[i]
         cells_n[key[i]] += negative[i]
-    return cell_entropy(cells_p, cells_n) - ROUNDING
+    total = cell_entropy(cells_p, cells_n)
+    return total - ROUNDING * (1.0 + total)
 
 
 @njit(nogil=True)
