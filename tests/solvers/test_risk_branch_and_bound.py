@@ -197,6 +197,7 @@ def test_too_many_supports_a_multiplier_fit_states_the_relaxations_floor(monkeyp
     """Where the tree does not go, a fit with a free multiplier states the dense floor and stops."""
     monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
     monkeypatch.setattr(risk_branch_and_bound, "MAX_SUPPORTS", 0)
+    monkeypatch.setattr(risk_branch_and_bound, "CELL_WORK", 0)  # the cells would take it
     X, y, names = tiny(1100, d=4)
     spec = sw.make_spec(**BOX, max_size=2, time_limit=3600)
     best = _oracle(X, y, names, spec)[0]
