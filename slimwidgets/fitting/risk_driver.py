@@ -7,8 +7,7 @@ can (or the time is up; ``time_limit=None`` gives the search and the proof
 ``RISK_SEARCH_SECONDS``):
 
 * ``solver="auto"`` on a problem whose rules are the boxes and ``max_size``, with supports of
-  ``max_size`` features the tree takes (:func:`~slimwidgets.solvers.risk_branch_and_bound.\
-tree_covers`: floored over cells on 0/1 rules, else at most
+  ``max_size`` features the tree takes (floored over cells on 0/1 rules, else at most
   :data:`~slimwidgets.solvers.risk_branch_and_bound.MAX_SUPPORTS` of them): the tree by supports
   (:mod:`slimwidgets.solvers.risk_branch_and_bound`). Its branch and bound proves the optimum
   (or the requested ``gap``) and the fit stops there, with ``scale=False`` and with a free
