@@ -1,12 +1,16 @@
 """Time to proof of risk cards on small raw tables with rules, before and after, in one run.
 
 The six raw tables of ``raw_proofs.py``, fitted with ``loss="logistic"``, ``rules=True``,
-``max_size`` 3, 4 and 5 and a time limit (10 s); with ``--size-choice`` also the default path
-``sw.fit(X, y, rules=True, loss="logistic")`` (the size chosen by ``size_cv``'s fits on folds,
-then the final fit, under the default 30 s limit). Each table is fitted by every package tree
-given (``--trees``: folders holding a ``slimwidgets`` package, e.g. an older commit unpacked
-with ``git archive``), one child process per tree and table, one after the other, so the
-figures of the trees are taken at a similar load. Each child first fits a tiny risk card, so
+``max_size`` 3, 4 and 5 and a time limit (10 s); with ``--size-choice TABLE ...`` also the
+size of those tables' risk cards chosen by cross-validation: ``sw.fit_cv(X, y, rules=True,
+loss="logistic", max_size=[1, 2, 3, 4, 5], cv=5)`` (25 fits on the folds, then the final fit at
+the size chosen; each under the same time limit). Risk cards refuse ``size_cv`` (their size is
+chosen on log-loss, not on error), so ``fit_cv`` is their size choice.
+
+Each table is fitted by every package tree given (``--trees``: folders holding a
+``slimwidgets`` package, e.g. an older commit unpacked with ``git archive``), one child process
+per tree and table, one after the other, so the figures of the trees are taken at a similar
+load. Each child first fits a tiny risk card, so
 the compile of the kernels (or their load from the cache) is not in any figure.
 
 Prints one Markdown table (seconds to the end of ``fit``, CPU seconds of the child, status,
@@ -16,7 +20,7 @@ Usage::
 
     mkdir -p /tmp/before && git archive 6b5e244 | tar -x -C /tmp/before
     python benchmarks/raw_risk_proofs.py --trees /tmp/before .
-    python benchmarks/raw_risk_proofs.py --trees . --tables penguins --sizes 5 --size-choice
+    python benchmarks/raw_risk_proofs.py --trees . --tables wine10 --sizes 5 --size-choice wine10
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ def _warm_up() -> None:
     sw.fit(X, y, loss="logistic", max_size=3, time_limit=5)
 
 
-def _child(table: str, sizes: list[int], limit: float, size_choice: bool) -> None:
+def _child(table: str, sizes: list[int], limit: float, size_choice: list[str]) -> None:
     """Fit one table in this process (the tree on ``PYTHONPATH``); one JSON line per fit."""
     from raw_proofs import load_table
 
@@ -55,17 +59,17 @@ def _child(table: str, sizes: list[int], limit: float, size_choice: bool) -> Non
 
     _warm_up()
     X, y = load_table(table)
-    fits = [(f"max_size={k}", dict(max_size=k, time_limit=limit)) for k in sizes]
-    if size_choice:
-        fits.append(("size by CV", {}))
-    for label, options in fits:
+    fits = [(f"max_size={k}", sw.fit, dict(max_size=k)) for k in sizes]
+    if table in size_choice:
+        fits.append(("fit_cv, max_size 1-5", sw.fit_cv, dict(max_size=[1, 2, 3, 4, 5], cv=5)))
+    for label, how, options in fits:
         t, c = time.perf_counter(), time.process_time()
-        card = sw.fit(X, y, rules=True, loss="logistic", **options)
+        card = how(X, y, rules=True, loss="logistic", time_limit=limit, **options)
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         line = {
             "fit": label,
             "shape": f"{X.shape[0]} x {X.shape[1]}",
-            "limit": str(options.get("time_limit", 30)),
+            "limit": str(limit),
             "wall": wall,
             "cpu": cpu,
             "status": card.status,
@@ -79,7 +83,7 @@ def _child(table: str, sizes: list[int], limit: float, size_choice: bool) -> Non
 
 def _run(tree: str, table: str, args: argparse.Namespace) -> list[dict]:
     command = [sys.executable, __file__, "--child", table, "--time-limit", str(args.time_limit)]
-    command += ["--sizes", *map(str, args.sizes)] + (["--size-choice"] if args.size_choice else [])
+    command += ["--sizes", *map(str, args.sizes), "--size-choice", *args.size_choice]
     env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd="/tmp")
     lines = [json.loads(s) for s in done.stdout.splitlines() if s.startswith("{")]
@@ -109,7 +113,9 @@ def main() -> None:
     parser.add_argument("--tables", nargs="+", default=list(TABLES))
     parser.add_argument("--sizes", nargs="*", type=int, default=[3, 4, 5])
     parser.add_argument("--time-limit", type=float, default=10.0)
-    parser.add_argument("--size-choice", action="store_true", help="also time the default fit")
+    parser.add_argument(
+        "--size-choice", nargs="*", default=[], help="tables whose fit_cv size choice is timed"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
