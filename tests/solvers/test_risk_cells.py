@@ -20,7 +20,7 @@ from slimwidgets.solvers.logistic import RiskProblem
 from slimwidgets.solvers.risk_branch_and_bound import cells_decline, prove_by_supports, tree_covers
 from slimwidgets.solvers.risk_cells import ROUNDING, cell_floors, supports_at
 
-from brute_risk import best_risk_card
+from brute_risk import best_risk_objective
 from tiny_problems import empty_risk_card
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3))
@@ -114,15 +114,6 @@ def _tiny_problem(seed: int, options: dict, **extra):
     return X, y, names, spec, RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
 
 
-def _oracle(X, y, names, spec):
-    ysign = np.where(np.asarray(y) == 1, 1, -1)
-    w = np.ones(len(y))
-    if spec.class_weights == "balanced":
-        pos = ysign == 1
-        w = w * np.where(pos, w.sum() / (2 * w[pos].sum()), w.sum() / (2 * w[~pos].sum()))
-    return best_risk_card(X.to_numpy(), ysign, names, spec, weights=w)[0]
-
-
 def _assert_proven_over_cells(prob, spec, best):
     assert cells_decline(prob) is None
     result = prove_by_supports(prob, empty_risk_card(prob))
@@ -141,7 +132,7 @@ def _assert_proven_over_cells(prob, spec, best):
 @pytest.mark.seeds(len(OPTIONS))
 def test_the_proof_over_cells_finds_and_proves_the_optimum_without_scale(seed):
     X, y, names, spec, prob = _tiny_problem(seed + 100, OPTIONS[seed], scale=False)
-    _assert_proven_over_cells(prob, spec, _oracle(X, y, names, spec))
+    _assert_proven_over_cells(prob, spec, best_risk_objective(X, y, names, spec))
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
@@ -152,7 +143,7 @@ def test_the_proof_over_cells_finds_and_proves_the_optimum_with_a_multiplier(see
     options = {k: v for k, v in OPTIONS[seed].items() if k not in ("exclude", "coef_ranges")}
     spec = sw.make_spec(**BOX, **options)
     prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
-    _assert_proven_over_cells(prob, spec, _oracle(X, y, names, spec))
+    _assert_proven_over_cells(prob, spec, best_risk_objective(X, y, names, spec))
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
@@ -166,7 +157,7 @@ def test_cells_take_more_supports_than_the_tree_fits_and_the_card_says_how(monke
     assert tree_covers(prob)
     card = sw.fit(X, y, spec=spec)
     assert card.status == "optimal" and card.solver == "logistic search + branch and bound"
-    assert card.objective == pytest.approx(_oracle(X, y, names, spec), abs=1e-9)
+    assert card.objective == pytest.approx(best_risk_objective(X, y, names, spec), abs=1e-9)
     assert card.details["support_proof"].startswith("over cells: 6 supports of 2 rules")
 
 
