@@ -135,3 +135,14 @@ def best_risk_card(X, y, names, spec, weights=None, C0=1e-6, sample_weight=None,
             if best is None or loss + cost < best[0]:
                 best = (loss + cost, coefs, b, t)
     return best
+
+
+def best_risk_objective(frame, y, names, spec) -> float:
+    """The least objective of :func:`best_risk_card` on a table and its 0/1 labels, with the
+    row weights of ``spec.class_weights`` (None or "balanced": each class half the weight)."""
+    ysign = np.where(np.asarray(y) == 1, 1, -1)
+    w = np.ones(len(y))
+    if spec.class_weights == "balanced":
+        pos = ysign == 1
+        w = w * np.where(pos, w.sum() / (2 * w[pos].sum()), w.sum() / (2 * w[~pos].sum()))
+    return best_risk_card(frame.to_numpy(), ysign, names, spec, weights=w)[0]

@@ -6,11 +6,14 @@ Otherwise the anytime search finds the card, and then a proof runs until it has 
 can (or the time is up; ``time_limit=None`` gives the search and the proof
 ``RISK_SEARCH_SECONDS``):
 
-* ``solver="auto"`` on a problem whose rules are the boxes and ``max_size``, with at most
-  :data:`~slimwidgets.solvers.risk_branch_and_bound.MAX_SUPPORTS` supports of ``max_size``
-  features: the tree by supports (:mod:`slimwidgets.solvers.risk_branch_and_bound`). Its branch
-  and bound proves the optimum (or the requested ``gap``) and the fit stops there, with
-  ``scale=False`` and with a free multiplier alike (:mod:`slimwidgets.solvers.risk_cone`).
+* ``solver="auto"`` on a problem whose rules are the boxes and ``max_size``, with supports of
+  ``max_size`` features the tree takes (floored over cells on 0/1 rules, else at most
+  :data:`~slimwidgets.solvers.risk_branch_and_bound.MAX_SUPPORTS` of them): the tree by supports
+  (:mod:`slimwidgets.solvers.risk_branch_and_bound`). Its branch and bound proves the optimum
+  (or the requested ``gap``) and the fit stops there, with ``scale=False`` and with a free
+  multiplier alike (:mod:`slimwidgets.solvers.risk_cone`). The card's
+  ``details["support_proof"]`` says whether its supports were floored over cells, and if not,
+  why.
 * else the cutting-plane master (:mod:`slimwidgets.solvers.risk_bound`) in the time left.
   ``solver="highs"`` always takes this path and skips the walk; without a time limit and with
   ``scale=False`` it runs until it proves the optimum (or reaches ``gap``).
@@ -38,7 +41,6 @@ from ..core.risk_family import RISK
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..core.status import risk_limit_scale
-from ..solvers import risk_branch_and_bound
 from ..solvers.backends.mip import solve_formulation
 from ..solvers.base import Incumbent, relative_gap
 from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
@@ -47,8 +49,8 @@ from ..solvers.risk_branch_and_bound import (
     dense_floor,
     ensure_tree_compiled,
     prove_by_supports,
-    support_count,
-    tree_applies,
+    tree_covers,
+    tree_declines,
 )
 from .cards import risk_rows
 from .checks import check_card
@@ -97,7 +99,7 @@ def fit_risk(
     walk = spec.solver == "enumerate" or (
         spec.solver == "auto" and walk_work(prob) <= RISK_WALK_WORK
     )
-    status, solver = "heuristic", "logistic search"
+    status, solver, note = "heuristic", "logistic search", ""
     if walk:
         card = walk_risk(
             prob, deadline=end if spec.time_limit is not None else math.inf, cancel=cancel
@@ -125,11 +127,7 @@ def fit_risk(
                 )
 
         # where the tree will not go, the relaxation's floor gets the last share of the time
-        share = (
-            1.0
-            if tree_applies(prob) and 0 < support_count(prob) <= risk_branch_and_bound.MAX_SUPPORTS
-            else SEARCH_SHARE
-        )
+        share = 1.0 if tree_covers(prob) else SEARCH_SHARE
         card = search_risk(
             prob,
             time_limit=max(share * (end - t0) - (time.perf_counter() - t0), 0.05),
@@ -138,7 +136,7 @@ def fit_risk(
             warm=_warm(warm_start, data),
         )
         if card is not None and not (cancel is not None and cancel.is_set()):
-            bound, proven, method = _prove(prob, spec, card, end, cancel)
+            bound, proven, method, note = _prove(prob, spec, card, end, cancel)
             if proven is not card:  # the proof met a better card on its way
                 card = proven
                 report(card)
@@ -165,6 +163,8 @@ def fit_risk(
             )
         )
     result = _card(data, spec, prob, card, status, solver, time.perf_counter() - t0, bound)
+    if note:
+        result.details["support_proof"] = note
     problems = check_card(result, data, spec)
     if problems:  # a bug, never a user error: refuse to hand out a card that breaks the spec
         raise RuntimeError(f"internal error: the risk card breaks {problems}")
@@ -227,10 +227,11 @@ def _feasible_start(
 
 def _prove(
     prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float, cancel
-) -> tuple[float | None, RiskCard, str]:
-    """(floor, best card, the proof's words): with ``solver="auto"`` the tree by supports where
-    it applies (:mod:`slimwidgets.solvers.risk_branch_and_bound`; it ends as soon as it has proven
-    what it can), else (and with ``solver="highs"``) the cutting planes in the time left."""
+) -> tuple[float | None, RiskCard, str, str]:
+    """(floor, best card, the proof's words, how the supports were floored or why not by
+    supports): with ``solver="auto"`` the tree by supports where it applies
+    (:mod:`slimwidgets.solvers.risk_branch_and_bound`; it ends as soon as it has proven what it
+    can), else (and with ``solver="highs"``) the cutting planes in the time left."""
     # the tree stops early enough to leave the floor over the whole box its share of the time
     dense = min(DENSE_SHARE * max(deadline - time.perf_counter(), 0.0), DENSE_SECONDS)
     tree = (
@@ -239,23 +240,33 @@ def _prove(
         else None
     )
     if tree is None:  # too many supports, or rules the tree leaves out
+        note = f"not by supports: {_why_no_tree(prob, spec)}"
         floor = _dense_floor_in_time(prob, deadline)
         capped = prob.rules is not None and prob.rules.has_caps
         if (
             prob.scale and not capped
         ):  # with a free multiplier the planes only creep towards the rounding gap: stop here
-            return (floor if math.isfinite(floor) else None), card, "logistic search + relaxation"
+            words = "logistic search + relaxation"
+            return (floor if math.isfinite(floor) else None), card, words, note
         bound, card = _bound(prob, spec, card, deadline - time.perf_counter(), cancel)
         bound = max(floor, -math.inf if bound is None else bound)
-        return (bound if math.isfinite(bound) else None), card, "logistic search + cutting planes"
+        words = "logistic search + cutting planes"
+        return (bound if math.isfinite(bound) else None), card, words, note
     # on the points, and with a free multiplier on its cone too
     words = "logistic search + branch and bound"
     if not math.isfinite(
         tree.floor
     ):  # not every support's floor in time: the whole box's, in the time left
         floor = _dense_floor_in_time(prob, deadline)
-        return (floor if math.isfinite(floor) else None), tree.card, words
-    return tree.floor, tree.card, words
+        return (floor if math.isfinite(floor) else None), tree.card, words, tree.note
+    return tree.floor, tree.card, words, tree.note
+
+
+def _why_no_tree(prob: RiskProblem, spec: Spec) -> str:
+    """Why the proof by supports did not run, in words."""
+    if spec.solver != "auto":
+        return f'solver="{spec.solver}"'
+    return tree_declines(prob) or "it stopped"
 
 
 def _dense_floor_in_time(prob: RiskProblem, deadline: float) -> float:

@@ -22,6 +22,12 @@ over those supports, of the least objective of the cards inside each one.
   (:mod:`slimwidgets.solvers.risk_cone`). A support is done when every node's floor reaches
   the best card found; the card is optimal when every support is done.
 
+* **Cell floors first, on 0/1 rules.** When every usable feature is 0/1 and a support has at
+  most :data:`MAX_CELL_RULES` of them, each support's first floor is that of a free logit per
+  cell (:mod:`slimwidgets.solvers.risk_cells`), one pass over the rows and no fit; only the
+  supports it leaves below the incumbent are branched, and the count of supports is then bounded
+  by counted work (:data:`CELL_WORK`, supports times rows) instead of :data:`MAX_SUPPORTS`.
+
 Used only on problems whose rules are the boxes and ``max_size`` (no caps, support rules, group
 signs or costs beyond ``C0``: :func:`tree_applies`); the cutting planes serve the rest.
 """
@@ -40,21 +46,33 @@ import numpy as np
 from .._jit import njit
 from ..core.losses import MIN_INVERSE_MULTIPLIER, box_newton_fit
 from .logistic import RiskCard, RiskProblem
+from .risk_cells import cell_floors, ensure_cells_compiled, supports_at
 from .risk_cone import cone_floor, ensure_cone_compiled, leaf_walk
 from .risk_rows import MAX_TABLE_FEATURES, support_rows, value_ranks
 
 __all__ = [
     "TreeResult",
     "tree_applies",
+    "tree_covers",
+    "tree_declines",
+    "cells_decline",
     "support_count",
     "prove_by_supports",
     "dense_floor",
     "ensure_tree_compiled",
     "MAX_SUPPORTS",
+    "MAX_CELL_RULES",
+    "CELL_WORK",
 ]
 
 #: more supports than this and the enumeration is not tried (C(32, 5) = 201,376: heart's)
 MAX_SUPPORTS = 250_000
+#: supports of at most this many 0/1 rules get cell floors (2^8 = 256 cells each)
+MAX_CELL_RULES = 8
+#: the cell floors are computed when supports times rows is at most this (one pass over the rows
+#: per support, about 5 ns a row on a busy 2-core machine: 2.5 s); a choice on counted work, so
+#: the same call makes it at any machine load
+CELL_WORK = 5e8
 NEWTON_STEPS = 60
 QUICK_STEPS = (
     3  # Newton steps of a first, rough floor per support (most supports are settled by it)
@@ -70,12 +88,16 @@ NODE_TOLERANCE = 1e-10
 class TreeResult:
     """``floor``: a proven lower bound on every card's objective (-inf: none); ``card``: the
     best card (the incumbent, or better); ``complete``: every support was settled, so ``card``
-    is optimal (or within the gap); ``supports``: how many supports had their floor."""
+    is optimal (or within the gap); ``supports``: how many supports had their floor;
+    ``branched``: how many of them the cell floors left below the incumbent (None: no cell
+    floors); ``note``: how the supports were floored, in words, for the card's details."""
 
     floor: float
     card: RiskCard
     complete: bool
     supports: int
+    branched: int | None = None
+    note: str = ""
 
 
 def tree_applies(prob: RiskProblem) -> bool:
@@ -93,6 +115,43 @@ def _pool(prob: RiskProblem) -> tuple[list[int], list[int], int]:
     optional = [j for j in usable if j not in prob.required]
     size = min(prob.max_size, len(usable))
     return optional, required, size
+
+
+def cells_decline(prob: RiskProblem) -> str | None:
+    """Why the supports' first floors are not the cell floors (None: they are), in words."""
+    optional, required, size = _pool(prob)
+    usable = optional + required
+    if not prob.loss.binary[usable].all():
+        return "a usable feature is not 0/1, so rows do not fall into cells of bits"
+    if size > MAX_CELL_RULES:
+        return f"supports of {size} rules: more than {MAX_CELL_RULES}, too many cells"
+    work = support_count(prob) * prob.loss.X.shape[0]
+    if work > CELL_WORK:
+        return (
+            f"{support_count(prob):,} supports times {prob.loss.X.shape[0]:,} rows "
+            f"is more work than {CELL_WORK:.0e}"
+        )
+    return None
+
+
+def tree_declines(prob: RiskProblem) -> str | None:
+    """Why :func:`prove_by_supports` does not take the problem, in words (None: it does):
+    rules the tree leaves out, no support, or more than :data:`MAX_SUPPORTS` supports that
+    cannot be floored over cells."""
+    if not tree_applies(prob):
+        return "caps, logical constraints, group signs, tiers or max_variables (cutting planes)"
+    count = support_count(prob)
+    if count == 0:
+        return "no support of usable features"
+    declined = None if count <= MAX_SUPPORTS else cells_decline(prob)
+    if declined is None:
+        return None
+    return f"{count:,} supports, more than {MAX_SUPPORTS:,}, and not over cells: {declined}"
+
+
+def tree_covers(prob: RiskProblem) -> bool:
+    """Whether :func:`prove_by_supports` takes the problem (:func:`tree_declines`)."""
+    return tree_declines(prob) is None
 
 
 def support_count(prob: RiskProblem) -> int:
@@ -280,6 +339,14 @@ class _Incumbent:
             return True
         return False
 
+    def cuts_all(self, floors: np.ndarray) -> np.ndarray:
+        """:meth:`cuts` of every floor at once (which of them are cut)."""
+        cut = floors >= self.cutoff()
+        within = cut & (floors < self.card.objective - SLACK)
+        if within.any():
+            self.loose = min(self.loose, float(floors[within].min()))
+        return cut
+
     def cutoff(self) -> float:
         """The floor at which a node is cut (within the gap of the best card)."""
         objective = self.card.objective
@@ -309,15 +376,26 @@ def prove_by_supports(
     relative ``gap``), least floor first, until ``deadline``. None when the problem is not one the
     tree handles or has too many supports; a result with ``floor = -inf`` when the floors were not
     all computed in time (or would not be, at the pace of the first ones)."""
-    if not tree_applies(prob) or not 0 < support_count(prob) <= MAX_SUPPORTS:
+    if not tree_covers(prob):
         return None
     stop = lambda: (cancel is not None and cancel.is_set()) or time.perf_counter() > deadline  # noqa: E731
-    supports = _supports(prob)
-    required_cost = float(prob.C0[sorted(prob.required)].sum())
-    floors = _floors(prob, supports, stop, deadline, incumbent.objective - required_cost)
-    if floors is None:
-        return TreeResult(-math.inf, incumbent, False, 0)
     best, open_floors = _Incumbent(incumbent, gap), []
+    declined = cells_decline(prob)
+    if declined is None:
+        if stop():
+            return TreeResult(-math.inf, incumbent, False, 0)
+        supports, floors, count = _cell_survivors(prob, best)
+        note = (
+            f"over cells: {count:,} supports of {supports.shape[1]} rules floored by a free "
+            f"risk per cell; {supports.shape[0]:,} below the card's objective, branched"
+        )
+    else:
+        supports = _supports(prob)
+        required_cost = float(prob.C0[sorted(prob.required)].sum())
+        floors = _floors(prob, supports, stop, deadline, incumbent.objective - required_cost)
+        if floors is None:
+            return TreeResult(-math.inf, incumbent, False, 0, note=f"not over cells: {declined}")
+        count, note = supports.shape[0], f"not over cells: {declined}"
     order = np.argsort(floors, kind="stable")
     for rank, s in enumerate(order):
         if best.cuts(float(floors[s])):
@@ -333,7 +411,29 @@ def prove_by_supports(
             open_floors = [left] + [float(floors[r]) for r in order[rank + 1 :]]
             break
     floor = min(open_floors + [best.loose, best.card.objective])
-    return TreeResult(floor, best.card, not open_floors, supports.shape[0])
+    branched = supports.shape[0] if declined is None else None
+    return TreeResult(floor, best.card, not open_floors, count, branched, note)
+
+
+def _cell_survivors(prob: RiskProblem, best: _Incumbent) -> tuple[np.ndarray, np.ndarray, int]:
+    """(the supports whose cell floor plus the required rules' C0 the incumbent does not cut,
+    their floors, how many supports were floored)."""
+    optional, required, size = _pool(prob)
+    L = prob.loss
+    positive = np.where(L.y > 0, L.w, 0.0)
+    floors = cell_floors(
+        np.ascontiguousarray(L.X, dtype=np.uint8),
+        positive,
+        L.w - positive,
+        np.array(required, dtype=np.int64),
+        np.array(optional, dtype=np.int64),
+        size,
+    ) + float(prob.C0[required].sum())
+    kept = np.flatnonzero(~best.cuts_all(floors))
+    supports = supports_at(
+        np.array(optional, dtype=np.int64), np.array(required, dtype=np.int64), size, kept
+    )
+    return supports, floors[kept], floors.size
 
 
 class _Support:
@@ -518,6 +618,7 @@ def ensure_tree_compiled() -> None:
     box_floor(one, v, v, -v, v, -1.0, 1.0, 1)
     best_integer_intercept(v, v, v, -1.0, 1.0)
     ensure_cone_compiled()
+    ensure_cells_compiled()
 
 
 def dense_floor(prob: RiskProblem, max_iterations: int = 500, deadline: float = math.inf) -> float:

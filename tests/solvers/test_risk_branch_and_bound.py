@@ -26,7 +26,7 @@ from slimwidgets.solvers.risk_branch_and_bound import (
     tree_applies,
 )
 
-from brute_risk import best_risk_card
+from brute_risk import best_risk_objective
 from tiny_problems import empty_risk_card
 from tiny_problems import tiny_risk_problem as tiny
 
@@ -44,15 +44,6 @@ PLAIN = [
 ]
 
 
-def _oracle(X, y, names, spec):
-    ysign = np.where(np.asarray(y) == 1, 1, -1)
-    w = np.ones(len(y))
-    if spec.class_weights == "balanced":
-        pos = ysign == 1
-        w = w * np.where(pos, w.sum() / (2 * w[pos].sum()), w.sum() / (2 * w[~pos].sum()))
-    return best_risk_card(X.to_numpy(), ysign, names, spec, weights=w)
-
-
 def _problem(case: int, seed: int, **extra):
     X, y, names = tiny(seed, d=4)
     spec = sw.make_spec(**BOX, **PLAIN[case], **extra)
@@ -64,11 +55,11 @@ def _problem(case: int, seed: int, **extra):
 def test_branch_and_bound_finds_and_proves_the_optimum_without_scale(case):
     X, y, names, spec, prob = _problem(case, case + 300, scale=False)
     assert tree_applies(prob) and support_count(prob) >= 1
-    best = _oracle(X, y, names, spec)
+    best = best_risk_objective(X, y, names, spec)
     result = prove_by_supports(prob, empty_risk_card(prob))
     assert result.complete
-    assert result.card.objective == pytest.approx(best[0], abs=1e-9)
-    assert result.floor == pytest.approx(best[0], abs=1e-9)
+    assert result.card.objective == pytest.approx(best, abs=1e-9)
+    assert result.floor == pytest.approx(best, abs=1e-9)
     # the card's objective is its own, on every row, and it meets the spec
     coefs, b = result.card.coefficients, result.card.intercept
     assert prob.card_ok(coefs, b)
@@ -82,7 +73,7 @@ def test_branch_and_bound_finds_and_proves_the_optimum_without_scale(case):
 @pytest.mark.parametrize("case", [0, 3, 6])
 def test_a_requested_gap_is_honoured_and_its_floor_stays_below_the_optimum(case, gap):
     X, y, names, spec, prob = _problem(case, case + 400, scale=False)
-    best = _oracle(X, y, names, spec)[0]
+    best = best_risk_objective(X, y, names, spec)
     result = prove_by_supports(prob, empty_risk_card(prob), gap=gap)
     assert result.complete
     assert result.floor <= best + 1e-9 <= result.card.objective + 2e-9
@@ -96,7 +87,7 @@ def test_with_a_multiplier_the_support_floor_never_passes_the_optimum(case):
     X, y, names = tiny(case + 500, d=3)
     spec = sw.make_spec(**BOX, **PLAIN[case] if case not in (5, 6) else {})
     prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
-    best = _oracle(X, y, names, spec)[0]
+    best = best_risk_objective(X, y, names, spec)
     result = prove_by_supports(prob, empty_risk_card(prob))
     assert math.isfinite(result.floor) and result.floor <= best + 1e-9
     assert result.complete == (result.floor >= result.card.objective - 1e-12)
@@ -131,7 +122,7 @@ def test_fit_stops_when_its_card_is_proven(case, monkeypatch):
     monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
     X, y, names = tiny(case + 800, d=4)
     spec = sw.make_spec(**BOX, **PLAIN[case], scale=False, time_limit=3600)
-    best = _oracle(X, y, names, spec)[0]
+    best = best_risk_objective(X, y, names, spec)
     card = sw.fit(X, y, spec=spec)
     assert card.status == "optimal" and card.solver == "logistic search + branch and bound"
     assert card.objective == pytest.approx(best, abs=1e-9) and card.gap == 0.0
@@ -146,7 +137,7 @@ def test_fit_honours_the_gap_and_says_so(monkeypatch):
     monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
     X, y, names = tiny(900, d=4)
     spec = sw.make_spec(**BOX, scale=False, gap=0.1, time_limit=3600)
-    best = _oracle(X, y, names, spec)[0]
+    best = best_risk_objective(X, y, names, spec)
     card = sw.fit(X, y, spec=spec)
     assert card.status == "optimal" and card.gap <= 0.1
     assert card.bound <= best + 1e-9 <= card.objective + 1e-9
@@ -163,7 +154,7 @@ def test_fit_with_a_multiplier_proves_its_card_and_stops(monkeypatch):
     monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
     X, y, names = tiny(901, d=3)
     spec = sw.make_spec(**BOX, time_limit=3600)
-    best = _oracle(X, y, names, spec)[0]
+    best = best_risk_objective(X, y, names, spec)
     card = sw.fit(X, y, spec=spec)
     assert card.status == "optimal" and card.objective == pytest.approx(best, abs=1e-9)
     assert card.bound is not None and card.bound <= best + 1e-9
@@ -185,8 +176,8 @@ def test_the_dense_floor_never_passes_the_optimum(options, scale):
     X, y, names = tiny(1000 + len(options), d=3)
     spec = sw.make_spec(**BOX, **options, scale=scale)
     prob = RiskProblem.from_spec(prepare_data(X, y, warn=False), spec)
-    best = _oracle(X, y, names, spec)
-    assert best is not None and dense_floor(prob) <= best[0] + 1e-9
+    best = best_risk_objective(X, y, names, spec)
+    assert dense_floor(prob) <= best + 1e-9
     # stopped at once, the floor is weaker and still valid
     assert dense_floor(prob, deadline=time.perf_counter() - 1.0) <= dense_floor(prob) + 1e-9
 
@@ -197,9 +188,10 @@ def test_too_many_supports_a_multiplier_fit_states_the_relaxations_floor(monkeyp
     """Where the tree does not go, a fit with a free multiplier states the dense floor and stops."""
     monkeypatch.setattr(risk_driver, "RISK_WALK_WORK", 0)
     monkeypatch.setattr(risk_branch_and_bound, "MAX_SUPPORTS", 0)
+    monkeypatch.setattr(risk_branch_and_bound, "CELL_WORK", 0)  # the cells would take it
     X, y, names = tiny(1100, d=4)
     spec = sw.make_spec(**BOX, max_size=2, time_limit=3600)
-    best = _oracle(X, y, names, spec)[0]
+    best = best_risk_objective(X, y, names, spec)
     card = sw.fit(X, y, spec=spec)
     assert card.bound is not None and card.bound <= best + 1e-9
     assert card.status in ("heuristic", "optimal")
@@ -230,7 +222,7 @@ def test_the_floors_give_up_at_once_when_their_pace_would_miss_the_deadline(monk
         clock.now < 6.0 + 3
     )  # it stopped after the first support instead of running to the deadline
     # with room for every support at that pace, it proves the card
-    best = _oracle(X, y, names, spec)[0]
+    best = best_risk_objective(X, y, names, spec)
     result = prove_by_supports(prob, empty_risk_card(prob), deadline=clock.now + 1e6)
     assert result.complete and result.card.objective == pytest.approx(best, abs=1e-9)
 
