@@ -25,6 +25,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ._cox_kernels import scale_slope
+
 __all__ = [
     "SurvivalTarget",
     "survival_target",
@@ -182,17 +184,10 @@ class CoxCells:
         return (log_sums - float(self.events @ eta)) / self.total, gradient, hessian
 
     def scale_slope(self, scores: np.ndarray, t: float) -> tuple[float, float, float]:
-        """(loss, first and second derivative in ``t``) at ``eta = t scores`` (cells' scores)."""
-        eta = t * scores
-        top = eta.max()
-        weighted = self.at_risk * np.exp(eta - top)
-        sums = weighted.sum(axis=1)
-        mean = weighted @ scores / sums
-        second = weighted @ (scores**2) / sums
-        loss = (float(self.deaths @ (np.log(sums) + top)) - float(self.events @ eta)) / self.total
-        d1 = (float(self.deaths @ mean) - float(self.events @ scores)) / self.total
-        d2 = float(self.deaths @ (second - mean**2)) / self.total
-        return loss, d1, d2
+        """(loss, first and second derivative in ``t``) at ``eta = t scores`` (cells' scores),
+        compiled (:func:`~slimwidgets.core._cox_kernels.scale_slope`)."""
+        scores = np.asarray(scores, dtype=float)
+        return scale_slope(self.at_risk, self.deaths, self.events, self.total, scores, t)
 
 
 class CoxLoss(Protocol):
