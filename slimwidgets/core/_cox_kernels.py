@@ -231,8 +231,8 @@ def node_floor(at_risk, deaths, events, values, total, lo, hi, t_low, t_high, st
     ``log t`` and at both ends, each fit's tangent bounded over the cone, and the two tangents
     on either side of the best ``t`` combined (:mod:`~slimwidgets.core.cox_floor`)."""
     done = steps + 4
-    fits = (np.zeros(done), np.zeros(done), np.zeros(done))
-    fits = (*fits, np.zeros((done, lo.size)), np.zeros((done, lo.size)))
+    xs, losses, consts = np.zeros(done), np.zeros(done), np.zeros(done)
+    fits = (xs, losses, consts, np.zeros((done, lo.size)), np.zeros((done, lo.size)))
     cells, start = (at_risk, deaths, events, values, total, lo, hi), np.zeros(lo.size)
     a, b = math.log(t_low), math.log(t_high)
     x1, x2 = b - GOLDEN * (b - a), a + GOLDEN * (b - a)

@@ -22,7 +22,7 @@ from . import _cox_kernels
 from ._cox_kernels import FIT_STEPS, GOLDEN, combined_floor, least_over_cone
 from .survival import CoxCells, CoxLoss
 
-__all__ = ["node_floor", "best_scale_of", "FIT_STEPS", "T_STEPS"]
+__all__ = ["node_floor", "best_scale_of", "warm_up", "FIT_STEPS", "T_STEPS"]
 
 T_STEPS = 14  # golden-section steps on t per node
 
@@ -157,3 +157,14 @@ def best_scale_of(
             t = new
     loss, d1, _ = cells.scale_slope(scores, t)
     return t, loss, loss + min(d1 * (t_range[0] - t), d1 * (t_range[1] - t))
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the floors over a support's cells, so that a
+    proof's time limit is spent proving.
+
+    Examples
+    --------
+    >>> warm_up()
+    """
+    _cox_kernels.warm_up()

@@ -97,6 +97,22 @@ def survival_target(y: Any) -> SurvivalTarget:
     return SurvivalTarget(event, time, (event_name, time_name))
 
 
+def _cells_of(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each cell's row of values, in the order of ``np.unique``'s rows; each row's cell).
+    Up to 62 columns of 0/1 rules are one integer code per row (sorted as the rows are), far
+    cheaper to sort than the rows themselves."""
+    if not X.shape[1]:  # no feature: every row in one cell
+        return np.zeros((1, 0)), np.zeros(X.shape[0], dtype=np.int64)
+    if X.shape[1] <= 62 and np.isin(X, (0.0, 1.0)).all():
+        bits = np.left_shift(1, np.arange(X.shape[1] - 1, -1, -1, dtype=np.int64))
+        _, first, cell = np.unique(
+            X.astype(np.int64) @ bits, return_index=True, return_inverse=True
+        )
+        return X[first], cell.ravel()
+    values, cell = np.unique(X, axis=0, return_inverse=True)  # one row per cell
+    return values, cell.ravel()
+
+
 class CoxCells:
     """Cox's partial likelihood of the rows of ``X``, merged into cells; ties by Breslow, or
     by Efron with ``ties="efron"``.
@@ -124,11 +140,7 @@ class CoxCells:
         X = np.asarray(X, dtype=float)
         X = X[:, None] if X.ndim == 1 else X
         w = np.ones(len(time)) if weight is None else np.asarray(weight, dtype=float)
-        if X.shape[1]:
-            self.values, cell = np.unique(X, axis=0, return_inverse=True)  # one row per cell
-        else:  # no feature: every row in one cell
-            self.values, cell = np.zeros((1, 0)), np.zeros(len(time), dtype=np.int64)
-        cell = cell.ravel()
+        self.values, cell = _cells_of(X)
         taus, at_time = np.unique(time[event], return_inverse=True)
         self.times = taus
         n_cells = self.values.shape[0]

@@ -591,9 +591,9 @@ def _compile_parts() -> list:
         _cell_kernels.warm_up()
 
     def cox_floors():
-        from ..core import _cox_kernels  # the time-to-event cards' floors over cells
+        from ..core import cox_floor  # the time-to-event cards' floors over cells
 
-        _cox_kernels.warm_up()
+        cox_floor.warm_up()
 
     return [
         lambda: histograms(z, z, z, z, z, z, 0.0, 1.0, 0, 2),

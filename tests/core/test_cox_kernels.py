@@ -8,7 +8,7 @@ from brute_cox import T_RANGE, best_t, cards, cox_loss, efron_loss, tiny_surviva
 
 from slimwidgets.core import _cox_kernels
 from slimwidgets.core.cox_floor import T_STEPS, node_floor
-from slimwidgets.core.survival import CoxCells, CoxRows
+from slimwidgets.core.survival import CoxCells, CoxRows, _cells_of
 
 
 def _kernel_args(cells: CoxCells) -> tuple:
@@ -59,3 +59,15 @@ def test_the_compiled_slope_in_t_is_the_loss_s_derivative(seed):
     up, down = cells.scale_slope(scores, t + step), cells.scale_slope(scores, t - step)
     assert d1 == pytest.approx((up[0] - down[0]) / (2 * step), abs=1e-7)
     assert d2 == pytest.approx((up[1] - down[1]) / (2 * step), abs=1e-6)
+
+
+@pytest.mark.seeds(10)
+def test_the_cells_of_rules_are_the_distinct_rows_in_order(seed):
+    """Cells of 0/1 rules by integer codes: the distinct rows as ``np.unique`` sorts them, each
+    row in its own; other values by the rows themselves."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2 if seed % 2 else 3, (int(rng.integers(1, 40)), int(rng.integers(1, 7))))
+    values, cell = _cells_of(X.astype(float))
+    expected, inverse = np.unique(X.astype(float), axis=0, return_inverse=True)
+    assert (values == expected).all() and (cell == inverse.ravel()).all()
+    assert (values[cell] == X).all()
