@@ -35,7 +35,7 @@ __all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_
 
 #: more supports than this and the proof states the floor over the whole box, with the best card
 #: of the support its relaxation points to
-MAX_COX_SUPPORTS = 20_000
+MAX_COX_SUPPORTS = 200_000
 SLACK = 1e-10  # a floor within this of the incumbent reaches it (floats)
 #: the whole box's floor is computed first when the supports' floors are more than this many
 #: times its counted work (supports x event times x cells, against rows x features + event
