@@ -18,13 +18,13 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import _cox_kernels
+from ._cox_kernels import FIT_STEPS, GOLDEN, combined_floor, least_over_cone
 from .survival import CoxCells, CoxLoss
 
-__all__ = ["node_floor", "best_scale_of", "FIT_STEPS", "T_STEPS"]
+__all__ = ["node_floor", "best_scale_of", "warm_up", "FIT_STEPS", "T_STEPS"]
 
-FIT_STEPS = 40  # projected Newton steps of one box fit
 T_STEPS = 14  # golden-section steps on t per node
-GOLDEN = 0.5 * (math.sqrt(5.0) - 1.0)
 
 
 def _never() -> bool:
@@ -39,7 +39,9 @@ def _box_fit(
     stop: Callable[[], bool] = _never,
 ) -> tuple[np.ndarray, float, np.ndarray]:
     """Projected Newton with backtracking on the loss over ``lo <= v <= hi``:
-    (v, loss, gradient); ``stop`` is asked before every step (any point's tangent is valid)."""
+    (v, loss, gradient); ``stop`` is asked before every step (any point's tangent is valid).
+    The rows of many features (the whole box's floor); a support's cells are fitted by the
+    compiled :func:`~slimwidgets.core._cox_kernels.box_fit`."""
     v = np.clip(v, lo, hi)
     loss, g, h = cells.value_gradient_hessian(v)
     for _ in range(FIT_STEPS):
@@ -70,41 +72,6 @@ def _box_fit(
     return v, loss, g
 
 
-def _least_over_cone(
-    g: np.ndarray, lo: np.ndarray, hi: np.ndarray, t_range: tuple[float, float]
-) -> tuple[float, float]:
-    """(min over the polytope ``t lo <= v <= t hi``, ``t`` in ``t_range``, of ``g . v``; ``c``)."""
-    c = float(np.minimum(g * lo, g * hi).sum())
-    return min(t_range[0] * c, t_range[1] * c), c
-
-
-def _combined_floor(
-    a: tuple[float, np.ndarray],
-    b: tuple[float, np.ndarray],
-    lo: np.ndarray,
-    hi: np.ndarray,
-    t_range: tuple[float, float],
-) -> float:
-    """The best floor of the tangents ``theta a + (1 - theta) b`` (concave in theta: golden
-    section)."""
-
-    def at(theta: float) -> float:
-        g = theta * a[1] + (1.0 - theta) * b[1]
-        return theta * a[0] + (1.0 - theta) * b[0] + _least_over_cone(g, lo, hi, t_range)[0]
-
-    left, right = 0.0, 1.0
-    best = max(at(0.0), at(1.0))
-    for _ in range(40):
-        x1, x2 = right - GOLDEN * (right - left), left + GOLDEN * (right - left)
-        f1, f2 = at(x1), at(x2)
-        best = max(best, f1, f2)
-        if f1 < f2:
-            left = x1
-        else:
-            right = x2
-    return best
-
-
 def node_floor(
     cells: CoxLoss,
     lo: np.ndarray,
@@ -116,7 +83,15 @@ def node_floor(
     """(a floor of the loss of every card with points in ``[lo, hi]`` and ``t`` in ``t_range``,
     the relaxed points ``v / t`` at the best fit found): see the module's docstring. ``steps``
     golden-section steps on ``t``: fewer give a valid, looser floor sooner. When ``stop`` says
-    so, the fits end early and the floor is that of the tangents found so far (valid, looser)."""
+    so, the fits end early and the floor is that of the tangents found so far (valid, looser).
+    A support's cells (:class:`~slimwidgets.core.survival.CoxCells`) are floored by the compiled
+    :func:`~slimwidgets.core._cox_kernels.node_floor` at once (a few milliseconds: ``stop`` waits
+    for its end); the rows of many features here, step by step."""
+    if isinstance(cells, CoxCells):
+        c = cells
+        return _cox_kernels.node_floor(
+            c.at_risk, c.deaths, c.events, c.values, c.total, lo, hi, *t_range, steps
+        )
     fits: dict[
         float, tuple[float, np.ndarray, float, np.ndarray]
     ] = {}  # log t -> (loss, v, const, c)
@@ -146,14 +121,13 @@ def node_floor(
     if not stop():
         fit(math.log(t_range[0]))
         fit(math.log(t_range[1]))
-    planes = [(const, g) for _, _, const, g in fits.values()]
-    floor = max(const + _least_over_cone(g, lo, hi, t_range)[0] for const, g in planes)
-    slopes = [(_least_over_cone(g, lo, hi, t_range)[1], x) for x, (_, _, _, g) in fits.items()]
-    below = [x for c, x in slopes if c <= 0]
-    above = [x for c, x in slopes if c > 0]
+    cones = {x: least_over_cone(g, lo, hi, *t_range) for x, (_, _, _, g) in fits.items()}
+    floor = max(fits[x][2] + least for x, (least, _) in cones.items())
+    below = [x for x, (_, c) in cones.items() if c <= 0]
+    above = [x for x, (_, c) in cones.items() if c > 0]
     if below and above:  # the tangents on either side of the best t, combined
-        pick = lambda x: (fits[x][2], fits[x][3])  # noqa: E731
-        floor = max(floor, _combined_floor(pick(max(below)), pick(min(above)), lo, hi, t_range))
+        a_, b_ = fits[max(below)], fits[min(above)]
+        floor = max(floor, combined_floor(a_[2], a_[3], b_[2], b_[3], lo, hi, *t_range))
     best_x = min(fits, key=lambda x: fits[x][0])
     return floor, fits[best_x][1] / math.exp(best_x)
 
@@ -183,3 +157,14 @@ def best_scale_of(
             t = new
     loss, d1, _ = cells.scale_slope(scores, t)
     return t, loss, loss + min(d1 * (t_range[0] - t), d1 * (t_range[1] - t))
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the floors over a support's cells, so that a
+    proof's time limit is spent proving.
+
+    Examples
+    --------
+    >>> warm_up()
+    """
+    _cox_kernels.warm_up()

@@ -499,6 +499,7 @@ COMPILE_SHARES = (
     ("the walk", 3.5),
     ("the support scan", 15.2),
     ("the search over cells", 14.0),
+    ("the Cox floors", 10.0),
 )
 
 
@@ -589,6 +590,11 @@ def _compile_parts() -> list:
 
         _cell_kernels.warm_up()
 
+    def cox_floors():
+        from ..core import cox_floor  # the time-to-event cards' floors over cells
+
+        cox_floor.warm_up()
+
     return [
         lambda: histograms(z, z, z, z, z, z, 0.0, 1.0, 0, 2),
         best,
@@ -620,6 +626,7 @@ def _compile_parts() -> list:
         ),
         scan,
         over_cells,
+        cox_floors,
     ]
 
 

@@ -28,7 +28,7 @@ studio.controller.subscribe(lambda events: lines.append((time.time(), studio.con
 studio"""
 #: the decision search's compile as the status line says it, once a part is known to compile
 SEARCH_LINE = re.compile(
-    r"^solving… · getting the search ready \(once on this computer\): [1-6] of 7 parts done, "
+    r"^solving… · getting the search ready \(once on this computer\): [1-7] of 8 parts done, "
     r"about \d+ s left, then it solves$"
 )
 

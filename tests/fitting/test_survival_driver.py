@@ -116,7 +116,8 @@ def test_a_time_limit_states_a_proven_floor():
         time_limit=3,
         clock=lambda: next(ticks),
     )
-    assert card.status == "time_limit" and card.bound <= best + 1e-9 <= card.objective + 1e-9
+    assert card.status == "time_limit" and card.bound <= best + 1e-9
+    assert best <= card.objective + 1e-9  # the optimum itself, when found early, within rounding
     assert "every card is at least" in str(card)
     ticks = itertools.chain([0], itertools.count(5))  # out of time at once: no floor, said so
     card = fit_survival(
@@ -183,8 +184,8 @@ def test_a_cancel_returns_the_best_card_so_far_interrupted():
     best, _ = brute_optimum(X, time, event, w, [np.arange(-3, 4)] * 3, np.full(3, 0.0), 3)
     cancel, readings = threading.Event(), itertools.count()
 
-    def clock() -> float:  # the user presses Ctrl-C at the 20th reading
-        if next(readings) == 20:
+    def clock() -> float:  # the user presses Ctrl-C at the 3rd reading (a floor is one call)
+        if next(readings) == 2:
             cancel.set()
         return 0.0
 

@@ -142,3 +142,21 @@ def test_efron_s_ties_are_proven_as_breslow_s(seed):
     assert proof.complete and proof.card.objective == pytest.approx(best, abs=1e-8)
     loss = efron_loss(prob.X, prob.time, prob.event, prob.weight, proof.card.points, proof.card.t)
     assert proof.card.loss == pytest.approx(loss, abs=1e-12)
+
+
+@pytest.mark.seeds(4)
+def test_a_proof_stopped_early_has_looked_at_the_strongest_feature_first(seed):
+    """Stopped after its first support, a proof's card uses the feature that moves the hazard
+    most, though it is the last column: supports are floored by first-order gain, not by
+    column order."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    X = rng.integers(0, 2, (n, 4)).astype(float)
+    time = np.ceil(rng.exponential(20.0 / np.exp(2.5 * X[:, 3])))
+    event = rng.random(n) < 0.8
+    allowed, C0 = [np.arange(-3, 4)] * 4, np.zeros(4)
+    prob = CoxProblem(X, time, event, np.ones(n), allowed, C0, 1, T_RANGE)
+    ticks = iter(range(10**6))
+    proof = prove_cox(prob, deadline=0, clock=lambda: next(ticks))  # one reading in time
+    assert not proof.complete and proof.supports == 1
+    assert np.flatnonzero(proof.card.points).tolist() == [3]
