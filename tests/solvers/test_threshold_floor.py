@@ -13,11 +13,12 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.fitting import driver as fitting
 from slimwidgets.solvers.lexicographic import weighted_errors
 from slimwidgets.solvers.scan import ThresholdFloor, solve_by_scan, support_floors
 from slimwidgets.solvers.search import SearchProblem
 
-from brute import enumerate_cards
+from brute import enumerate_cards, row_errors
 
 
 def real_valued_problem(seed: int):
@@ -106,3 +107,51 @@ def test_the_threshold_floor_sees_what_the_cell_floor_cannot():
     assert support_floors(form, 2)[1][0] == 0.0
     unit = form.row_weight[0]
     assert floor.loss([0, 1]) == pytest.approx(1 * unit)  # "ratio >= 0.3" errs once at best
+
+
+class _BusyClock:
+    """A clock that runs 50 s per reading: a machine so loaded that any choice made on
+    seconds would change."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 50.0
+        return self.now
+
+
+@pytest.mark.seeds(3)
+@pytest.mark.slow
+def test_auto_on_real_valued_columns_chooses_the_same_under_any_load(seed, monkeypatch):
+    """ "auto" through the scan with threshold floors, without a time limit: with every clock of
+    ``time`` running 50 s per reading, the same card, status and solver as with the real one
+    (every strategy choice is made on counted work), and that card is the brute-force optimum."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    X = np.column_stack([np.round(rng.normal(0.2, 0.3, size=n), 2), rng.integers(0, 2, (n, 3))])
+    y = np.where(X[:, 0] + X[:, 1] - X[:, 2] > 0.3, 1, -1)
+    y[rng.integers(0, n, size=6)] *= -1
+    names = ["ratio", "a", "b", "c"]
+    spec = sw.make_spec(C0=0.02, coef_range=(-2, 2), intercept_range=(-5, 5), time_limit=None)
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)  # no walk of the whole box
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", -1)  # no proof by size first
+    quiet = sw.fit(X, y, feature_names=names, spec=spec)
+    assert quiet.solver == "scan" and quiet.status == "optimal"
+    import time
+
+    for name in ("perf_counter", "monotonic", "process_time", "thread_time"):
+        monkeypatch.setattr(time, name, _BusyClock())
+    busy = sw.fit(X, y, feature_names=names, spec=spec)
+    monkeypatch.undo()
+    assert (busy.solver, busy.status, busy.coefficients, busy.intercept) == (
+        quiet.solver,
+        quiet.status,
+        quiet.coefficients,
+        quiet.intercept,
+    )
+    cards = enumerate_cards(X, y, names, spec)
+    brute = (cards["loss"] + 0.02 * cards["size"]).min()
+    total = X @ np.array(quiet.coefficients, dtype=float) + quiet.intercept
+    got = np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * quiet.size
+    assert got == pytest.approx(brute, abs=1e-12)
