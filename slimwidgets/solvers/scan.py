@@ -302,6 +302,24 @@ class ThresholdFloor:
         """
         return self.applies and not all(self.binary[j] for j in support)
 
+    def _groups(self, columns: list[int]) -> tuple[np.ndarray, int]:
+        """Each row's group (its values on ``columns`` as one number) and the number of groups
+        numbered: the patterns' mixed-radix codes while there are at most 4 n of them, else
+        renumbered first (the codes stay below 4 n times a column's values: no overflow)."""
+        n = self.prob.n
+        group = np.zeros(n, dtype=np.int64)
+        size = 1
+        for j in columns:
+            if size * int(self.levels[j]) > 4 * n:
+                _, group = np.unique(group, return_inverse=True)
+                group, size = group.ravel(), int(group.max()) + 1
+            group = group * self.levels[j] + self.codes[:, j]
+            size *= int(self.levels[j])
+        if size > 4 * n:  # the kernel keeps a few numbers per group: no more groups than rows
+            _, group = np.unique(group, return_inverse=True)
+            group, size = group.ravel(), int(group.max()) + 1
+        return group, size
+
     def loss(self, support: list[int]) -> float:
         """The least weighted errors of any card on ``support`` by the threshold argument.
 
@@ -312,18 +330,14 @@ class ThresholdFloor:
         """
         prob = self.prob
         c = max(support, key=lambda j: int(self.levels[j]))
-        group = np.zeros(prob.n, dtype=np.int64)
-        for j in support:
-            if j != c:  # renumbered after each column: the key stays below n, never overflows
-                _, group = np.unique(group * self.levels[j] + self.codes[:, j], return_inverse=True)
-                group = group.ravel()
+        group, n_groups = self._groups([j for j in support if j != c])
         signs = np.sign(prob.allowed[c][prob.allowed[c] != 0])
         return float(
             _scan_kernels.threshold_floor(
                 self.order[:, c],
                 prob.X[:, c],
                 group,
-                int(group.max()) + 1,
+                n_groups,
                 self.w,
                 self.pos,
                 bool(np.any(signs > 0)),
