@@ -269,8 +269,49 @@ def scan_supports(
     return found, scanned, ops
 
 
+@njit(nogil=True)
+def threshold_floor(order, x, group, n_groups, w, pos, up, down):
+    """The least weighted errors of any labelling that, within each group of rows, is a
+    threshold on ``x`` in one direction shared by every group: ``up`` (rows at or above the
+    threshold called positive, a positive point on ``x``) or ``down`` (below it). ``order``
+    lists the rows by increasing ``x``; a threshold never splits rows of equal ``x``.
+
+    Per group, errors above-positive are N + (P_below - N_below) and below-positive
+    P + (N_below - P_below), P and N the group's positive and negative weight: one pass
+    over the rows in ``x`` order, keeping each group's least of the brackets at every
+    change of value (and before the first row and after the last).
+    """
+    p = np.zeros(n_groups)
+    q = np.zeros(n_groups)
+    least_up = np.zeros(n_groups)
+    least_down = np.zeros(n_groups)
+    last = np.zeros(n_groups)
+    seen = np.zeros(n_groups, np.bool_)
+    for t in range(order.size):
+        r = order[t]
+        g = group[r]
+        if seen[g] and x[r] != last[g]:
+            least_up[g] = min(least_up[g], p[g] - q[g])
+            least_down[g] = min(least_down[g], q[g] - p[g])
+        seen[g] = True
+        last[g] = x[r]
+        if pos[r]:
+            p[g] += w[r]
+        else:
+            q[g] += w[r]
+    err_up = err_down = 0.0
+    for g in range(n_groups):
+        err_up += q[g] + min(least_up[g], p[g] - q[g])
+        err_down += p[g] + min(least_down[g], q[g] - p[g])
+    if up and down:
+        return min(err_up, err_down)
+    return err_up if up else err_down
+
+
 def warm_up() -> None:
-    """Compile (or load from numba's cache) the scan kernel."""
+    """Compile (or load from numba's cache) the scan kernels."""
+    one = np.zeros(1, np.int64)
+    threshold_floor(one, np.zeros(1), one, 1, np.ones(1), np.ones(1, np.bool_), True, True)
     k, W = 1, 2
     bits = np.zeros((1, 2, W), np.uint64)
     idx = np.zeros((k + 1, 2), np.int64)

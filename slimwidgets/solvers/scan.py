@@ -43,6 +43,7 @@ __all__ = [
     "support_floors",
     "surviving_supports",
     "support_caps",
+    "ThresholdFloor",
 ]
 
 #: a column with more distinct values is treated as splitting every row apart (floor 0)
@@ -245,6 +246,106 @@ class _Bitsets:
         return sups, floors, scanned, ops
 
 
+class ThresholdFloor:
+    """A floor for supports with a column that is not 0/1, far above the cell floor's.
+
+    Without locked points, a card's score on a support S is ``lam_c * x_c`` plus a number
+    fixed by the row's values on the rest of S. So among rows that agree on the rest of S
+    (a group), the rows a card calls positive are those with ``x_c`` at or above one
+    threshold (``lam_c > 0``) or below one (``lam_c < 0``), the direction shared by every
+    group; a row it calls neither (within the margin) is an error either way. The least
+    errors of such labellings (:func:`._scan_kernels.threshold_floor`, ``c`` the column with
+    the most values) is a floor on the loss of every card on S. It is never below the cell
+    floor, which lets each (group, value) be labelled freely; on a column of many values
+    (heart's heart-rate ratio: 281) the cell floor is near 0 and this one is not.
+
+    Parameters
+    ----------
+    prob : SearchProblem
+        The problem (no locked points: :attr:`applies` is False otherwise).
+
+    Examples
+    --------
+    >>> import numpy as np, slimwidgets as sw
+    >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.formulation import build_formulation
+    >>> X = np.array([[0.1, 0], [0.2, 0], [0.3, 0], [0.4, 1]])
+    >>> data = prepare_data(X, [1, -1, 1, -1], warn=False)
+    >>> prob = SearchProblem(build_formulation(data, sw.make_spec()))
+    >>> floor = ThresholdFloor(prob)
+    >>> bool(np.isclose(floor.loss([0, 1]), prob.w[0]))  # 4 cells, 1 threshold: 1 error
+    True
+    """
+
+    def __init__(self, prob: SearchProblem):
+        self.prob = prob
+        self.applies = not np.any(prob.fixed_nonzero)
+        X = prob.X
+        self.binary = np.all((X == 0) | (X == 1), axis=0)
+        self.codes = np.empty(X.shape, dtype=np.int64)
+        self.levels = np.empty(X.shape[1], dtype=np.int64)
+        for j in range(X.shape[1]):
+            values, code = np.unique(X[:, j], return_inverse=True)
+            self.codes[:, j], self.levels[j] = code.ravel(), len(values)
+        self.order = np.argsort(X, axis=0, kind="stable")
+        self.w = np.ascontiguousarray(prob.w, dtype=float)
+        self.pos = np.ascontiguousarray(prob.pos)
+
+    def helps(self, support: list[int]) -> bool:
+        """Whether ``support`` has a column that is not 0/1 (the floor is the cell floor
+        otherwise) and the floor holds (no locked points).
+
+        Parameters
+        ----------
+        support : list of int
+            The support's features.
+        """
+        return self.applies and not all(self.binary[j] for j in support)
+
+    def _groups(self, columns: list[int]) -> tuple[np.ndarray, int]:
+        """Each row's group (its values on ``columns`` as one number) and the number of groups
+        numbered: the patterns' mixed-radix codes while there are at most 4 n of them, else
+        renumbered first (the codes stay below 4 n times a column's values: no overflow)."""
+        n = self.prob.n
+        group = np.zeros(n, dtype=np.int64)
+        size = 1
+        for j in columns:
+            if size * int(self.levels[j]) > 4 * n:
+                _, group = np.unique(group, return_inverse=True)
+                group, size = group.ravel(), int(group.max()) + 1
+            group = group * self.levels[j] + self.codes[:, j]
+            size *= int(self.levels[j])
+        if size > 4 * n:  # the kernel keeps a few numbers per group: no more groups than rows
+            _, group = np.unique(group, return_inverse=True)
+            group, size = group.ravel(), int(group.max()) + 1
+        return group, size
+
+    def loss(self, support: list[int]) -> float:
+        """The least weighted errors of any card on ``support`` by the threshold argument.
+
+        Parameters
+        ----------
+        support : list of int
+            The support's features (at least one).
+        """
+        prob = self.prob
+        c = max(support, key=lambda j: int(self.levels[j]))
+        group, n_groups = self._groups([j for j in support if j != c])
+        signs = np.sign(prob.allowed[c][prob.allowed[c] != 0])
+        return float(
+            _scan_kernels.threshold_floor(
+                self.order[:, c],
+                prob.X[:, c],
+                group,
+                n_groups,
+                self.w,
+                self.pos,
+                bool(np.any(signs > 0)),
+                bool(np.any(signs < 0)),
+            )
+        )
+
+
 def support_caps(prob: SearchProblem, required: list[int], optional: list[int]) -> tuple:
     """The hard caps on supports that only grow as features are added, for the scan to cut
     whole branches (:func:`._scan_kernels.scan_supports`): ``(var, var_room, member, cap_room)``.
@@ -412,6 +513,9 @@ class _ScanProof:
         self.scanned = self.walked = 0
         self.settled = -1  # every card with at most this many movable features is settled
         self.steps: dict[int, float] = {}  # steps_per_support by size, computed on first use
+        self.threshold = ThresholdFloor(prob)
+        self.walk_left = math.inf  # steps the walk may still take (run sets its limit)
+        self.refined: set[tuple[int, ...]] = set()  # supports whose floor is the threshold floor
 
     def expired(self) -> bool:
         return time.perf_counter() > self.deadline or (
@@ -486,6 +590,7 @@ class _ScanProof:
         sups, floors, scanned, used = found
         self.scanned += scanned
         _keep_survivors(self.prob, self.bits, sups, floors, self.locked_l1, self.best[2], self.pool)
+        self.refine()
         return scanned, used
 
     def walk(self, extra: int) -> str:
@@ -526,6 +631,28 @@ class _ScanProof:
                     )
         self.pool.clear()
         return "done"
+
+    def refine(self) -> None:
+        """Raise the floor of each support in the pool that has a column that is not 0/1 to
+        the threshold floor (:class:`ThresholdFloor`), and drop those that can no longer beat
+        the incumbent; each pass over a support's rows counts as walk work. Stops early (the
+        rest keep their cell floors, still floors) when the time is up."""
+        kept = []
+        for t, (floor, support) in enumerate(self.pool):
+            key = tuple(support)
+            if key in self.refined or not self.threshold.helps(support):
+                kept.append((floor, support))
+                continue
+            if t % 256 == 0 and self.expired():
+                kept.extend(self.pool[t:])
+                break
+            self.refined.add(key)
+            self.walk_left -= float(self.prob.n * len(support))
+            loss = self.threshold.loss(support)
+            floor = max(floor, _least_cost(self.prob, support, self.locked_l1) + loss)
+            if floor < self.best[2] - 1e-12:
+                kept.append((floor, support))
+        self.pool = kept
 
     def result(self, bound: float | None, word: str | None = None) -> SolveResult:
         """The result: proven optimal (``bound`` None), else stopped with ``bound`` (status
@@ -578,14 +705,17 @@ def _keep_survivors(prob, bits, sups, floors, locked_l1, upper, out) -> None:
         used[support] = True
         if prob.support_penalty(used) > 0:
             continue
-        least = (
-            float(floor)
-            + prob.support_cost(used)
-            + locked_l1
-            + float(_value_floors(prob, support).sum())
-        )
+        least = float(floor) + _least_cost(prob, support, locked_l1)
         if least < upper - 1e-12:
             out.append((least, support))
+
+
+def _least_cost(prob: SearchProblem, support: list[int], locked_l1: float) -> float:
+    """The least penalties of a card on ``support``: its features' C0, tier and group costs,
+    the locked points' L1 and the least L1 of its points."""
+    used = prob.fixed_nonzero.copy()
+    used[support] = True
+    return prob.support_cost(used) + locked_l1 + float(_value_floors(prob, support).sum())
 
 
 def _value_floors(prob: SearchProblem, feats: list[int]) -> np.ndarray:

@@ -1,0 +1,157 @@
+"""The threshold floor of supports with a column that is not 0/1 (solvers/scan.py's
+ThresholdFloor) against brute force: below every card on the support, never below the cell
+floor, and the scan that uses it still proves the brute-force optimum."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import slimwidgets as sw
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.fitting import driver as fitting
+from slimwidgets.solvers.lexicographic import weighted_errors
+from slimwidgets.solvers.scan import ThresholdFloor, solve_by_scan, support_floors
+from slimwidgets.solvers.search import SearchProblem
+
+from brute import enumerate_cards, row_errors
+
+
+def real_valued_problem(seed: int):
+    """A tiny problem with one column of many real values (as heart's heart-rate ratio), one
+    0/1 column and one small-integer or 0/1 column; options that change the floor's
+    directions (signs, value sets) or switch it off (a locked point), sometimes weights."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(7, 15))
+    ratio = np.round(rng.normal(0.2, 0.3, size=n), 2)
+    ratio[rng.integers(0, n)] = ratio[0]  # a tie: a threshold never splits equal values
+    X = np.column_stack(
+        [ratio, rng.integers(0, 2, size=n), rng.integers(0, int(rng.choice([1, 3])) + 1, size=n)]
+    )
+    y = rng.choice([-1, 1], size=n)
+    y[0], y[1] = 1, -1
+    names = ["ratio", "flag", "count"]
+    opts = dict(coef_range=(-3, 3), intercept_range=(-8, 8), C0=float(rng.choice([0.0, 0.02])))
+    kind = int(rng.integers(0, 5))
+    if kind == 0:
+        opts["signs"] = {"ratio": str(rng.choice(["+", "-"]))}
+    elif kind == 1:
+        opts["values"] = {"ratio": [-3, 0, 1, 2]}
+    elif kind == 2:
+        opts["lock"] = {"flag": int(rng.choice([-2, 1]))}
+    weights = rng.integers(1, 4, size=n) if rng.random() < 0.3 else None
+    spec = sw.make_spec(**opts)
+    data = prepare_data(X, y, feature_names=names, sample_weight=weights, warn=False)
+    return build_formulation(data, spec), enumerate_cards(X, y, names, spec, weights)
+
+
+@pytest.mark.seeds(40)
+def test_the_threshold_floor_is_below_every_card_on_its_support(seed):
+    """For every support with the real-valued column: the floor is at most the weighted loss
+    of every brute-force card whose features lie in it, and at least its cell floor."""
+    form, cards = real_valued_problem(seed)
+    floor = ThresholdFloor(SearchProblem(form))
+    losses = np.array(
+        [
+            weighted_errors(form, form.row_weight, p, b)
+            for p, b in zip(cards["points"], cards["intercept"])
+        ]
+    )
+    cell = {tuple(s): f for extra in (1, 2, 3) for s, f in zip(*support_floors(form, extra))}
+    checked = 0
+    for size in (1, 2, 3):
+        for support in itertools.combinations(range(3), size):
+            if 0 not in support or not floor.helps(list(support)):
+                continue
+            inside = ~np.any(
+                (cards["points"] != 0)[:, [j not in support for j in range(3)]], axis=1
+            )
+            value = floor.loss(list(support))
+            if inside.any():
+                assert value <= losses[inside].min() + 1e-12, (support, value)
+                checked += 1
+            if support in cell:
+                assert value >= cell[support] - 1e-12
+    assert checked > 0 or not floor.applies
+
+
+@pytest.mark.seeds(30)
+def test_the_scan_with_threshold_floors_proves_the_brute_force_optimum(seed):
+    """From the empty card, the scan (threshold floors raised on its survivors) ends optimal at
+    the brute-force optimum."""
+    form, cards = real_valued_problem(100 + seed)
+    if not len(cards["loss"]):
+        return
+    b, loss = form.intercept_losses(np.zeros(len(form.allowed)))
+    start = (np.zeros(len(form.allowed)), int(b[np.argmin(loss)]))
+    if not np.isfinite(loss).any() or form.full_solution(*start) is None:
+        start, upper = None, math.inf
+    else:
+        upper = form.objective_of(*start)
+    result = solve_by_scan(form, upper, start)
+    best = min(form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"]))
+    assert result.status == "optimal" and result.objective == pytest.approx(best, abs=1e-12)
+
+
+def test_the_threshold_floor_sees_what_the_cell_floor_cannot():
+    """Every row its own cell (cell floor 0), yet no threshold on the ratio, one per value of
+    the flag, gets the alternating labels right: the floor counts the errors that must stay."""
+    X = np.array([[0.1, 0], [0.2, 0], [0.3, 0], [0.4, 0], [0.5, 1], [0.6, 1]])
+    y = [1, -1, 1, -1, 1, 1]
+    form = build_formulation(prepare_data(X, y, warn=False), sw.make_spec())
+    floor = ThresholdFloor(SearchProblem(form))
+    assert support_floors(form, 2)[1][0] == 0.0
+    unit = form.row_weight[0]
+    assert floor.loss([0, 1]) == pytest.approx(1 * unit)  # "ratio >= 0.3" errs once at best
+
+
+class _BusyClock:
+    """A clock that runs 50 s per reading: a machine so loaded that any choice made on
+    seconds would change."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 50.0
+        return self.now
+
+
+@pytest.mark.seeds(3)
+@pytest.mark.slow
+def test_auto_on_real_valued_columns_chooses_the_same_under_any_load(seed, monkeypatch):
+    """ "auto" through the scan with threshold floors, without a time limit: with every clock of
+    ``time`` running 50 s per reading, the same card, status and solver as with the real one
+    (every strategy choice is made on counted work), and that card is the brute-force optimum."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    X = np.column_stack([np.round(rng.normal(0.2, 0.3, size=n), 2), rng.integers(0, 2, (n, 3))])
+    y = np.where(X[:, 0] + X[:, 1] - X[:, 2] > 0.3, 1, -1)
+    y[rng.integers(0, n, size=6)] *= -1
+    names = ["ratio", "a", "b", "c"]
+    spec = sw.make_spec(C0=0.02, coef_range=(-2, 2), intercept_range=(-5, 5), time_limit=None)
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)  # no walk of the whole box
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", -1)  # no proof by size first
+    quiet = sw.fit(X, y, feature_names=names, spec=spec)
+    assert quiet.solver == "scan" and quiet.status == "optimal"
+    import time
+
+    for name in ("perf_counter", "monotonic", "process_time", "thread_time"):
+        monkeypatch.setattr(time, name, _BusyClock())
+    busy = sw.fit(X, y, feature_names=names, spec=spec)
+    monkeypatch.undo()
+    assert (busy.solver, busy.status, busy.coefficients, busy.intercept) == (
+        quiet.solver,
+        quiet.status,
+        quiet.coefficients,
+        quiet.intercept,
+    )
+    cards = enumerate_cards(X, y, names, spec)
+    brute = (cards["loss"] + 0.02 * cards["size"]).min()
+    total = X @ np.array(quiet.coefficients, dtype=float) + quiet.intercept
+    got = np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * quiet.size
+    assert got == pytest.approx(brute, abs=1e-12)
