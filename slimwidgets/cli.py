@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.data import group_column_apart
+from .core.family import family_of_card
 from .core.formatting import plain
 from .core.groups import GROUP_OPTIONS
 from .core.options import (
@@ -339,10 +340,10 @@ def _is_survival(card) -> bool:
 
 
 def render(card, fmt: str) -> str:
-    """The card in one of FORMATS: every card has a ``to_<format>`` method for each."""
+    """The card in one of FORMATS, as its family writes it."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: one of {', '.join(FORMATS)}")
-    return getattr(card, f"to_{fmt}")()
+    return family_of_card(card).export(card, fmt)
 
 
 def _emit(card, args: argparse.Namespace) -> None:

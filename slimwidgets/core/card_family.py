@@ -12,7 +12,7 @@ is one subclass of :class:`CardFamily` and one entry of
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .survival import is_survival_target
@@ -56,6 +56,12 @@ class CardFamily(ABC):
     chooses_size_by_cv: ClassVar[bool] = False
     #: whether many 0/1 rows are searched on a sample and re-scored on all of them
     samples_large_tables: ClassVar[bool] = False
+    #: the formats its cards are written in (:meth:`export`), each a ``to_<format>`` of the card
+    export_formats: ClassVar[tuple[str, ...]] = (
+        "text", "markdown", "html", "latex", "python", "sql", "json",
+    )  # fmt: skip
+    #: what writes this family's validation report (:meth:`reports_with` sets it)
+    report_builder: Callable[..., str] | None = None
 
     def reads(self, y: Any, options: Mapping[str, Any]) -> bool:
         """Whether a fit of ``y`` under ``options`` is this family's: labels (not a ``Surv``
@@ -81,6 +87,88 @@ class CardFamily(ABC):
     def card_html(self, card: Any) -> str:
         """The card as an HTML fragment, every name from data escaped (its own ``to_html``)."""
         return card.to_html(document=False)
+
+    def export(self, card: Any, fmt: str, **options: Any) -> str:
+        """``card`` written as ``fmt``: what the CLI and the studio's exports ask for.
+
+        Parameters
+        ----------
+        card : a card of this family.
+        fmt : one of :attr:`export_formats`.
+        **options : the format's own keywords (``table`` of ``sql``, ...).
+
+        Returns
+        -------
+        str
+            The text of the export (every name from data escaped for its format).
+
+        Examples
+        --------
+        >>> from types import SimpleNamespace
+        >>> from slimwidgets.core.family import DECISION
+        >>> DECISION.export(SimpleNamespace(to_text=lambda: "score: 0"), "text")
+        'score: 0'
+        >>> DECISION.export(None, "pdf")
+        Traceback (most recent call last):
+        ...
+        ValueError: decision cards are not written as 'pdf'
+        """
+        if fmt not in self.export_formats:
+            raise ValueError(f"{self.name} cards are not written as {fmt!r}")
+        return getattr(card, f"to_{fmt}")(**options)
+
+    def reports_with(self, builder: Callable[..., str]) -> None:
+        """Make ``builder`` write this family's validation reports (:meth:`report`).
+
+        The report sits on a floor above ``core/`` (:mod:`slimwidgets.reporting`), so it
+        registers its builders here when it is imported; a family defined elsewhere may
+        register its own, or override :meth:`report`.
+
+        Parameters
+        ----------
+        builder : ``builder(card, X, y, **options) -> str``, the HTML document, taking every
+            keyword of :func:`slimwidgets.report`.
+
+        Examples
+        --------
+        >>> from slimwidgets.core.family import DECISION
+        >>> import slimwidgets.reporting.document  # registers the package's builders
+        >>> DECISION.report_builder.__name__
+        'scoring_report'
+        """
+        self.report_builder = builder
+
+    def report(self, card: Any, X: Any, y: Any, **options: Any) -> str:
+        """The validation report of ``card`` on its rows ``X, y``: an HTML document.
+
+        Parameters
+        ----------
+        card : a card of this family.
+        X, y : its training rows.
+        **options : every keyword of :func:`slimwidgets.report` (``test``, ``bootstrap``, ...).
+
+        Returns
+        -------
+        str
+            The HTML document.
+
+        Examples
+        --------
+        >>> from slimwidgets.core.card_family import CardFamily
+        >>> class Bare(CardFamily):
+        ...     name, loss_name, card_labels, objective = "bare", "bare", ("bare",), "loss"
+        ...     def figures(self, card, X, y):
+        ...         return {}
+        >>> Bare().report(None, [], [])
+        Traceback (most recent call last):
+        ...
+        TypeError: no validation report is registered for bare cards (see reports_with)
+        """
+        if self.report_builder is None:
+            raise TypeError(
+                f"no validation report is registered for {self.name} cards (see reports_with)"
+            )
+        return self.report_builder(card, X, y, **options)
 
     def __repr__(self) -> str:
         return f"<{self.name} cards, loss={self.loss_name!r}>"

@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset
+from ..core.family import DECISION, RISK, TIME_TO_EVENT, family_of_card
 from ..core.scoring import ScoringSystem
 from ..core.status import describe
-from ..core.survival_card import SurvivalCard
 from ..export.html import render_html
 from ..toolbox.validate import FIGURES, Validation, format_figure, validate
 from .charts import calibration_chart, decision_chart, score_chart
@@ -32,9 +32,9 @@ from .page import (
     package_versions,
     write_document,
 )
-from .survival_document import survival_report
+from .survival_document import survival_family_report
 
-__all__ = ["report", "data_fingerprint", "dataset_rows"]
+__all__ = ["report", "scoring_report", "data_fingerprint", "dataset_rows"]
 
 
 def dataset_rows(data: Dataset) -> tuple[pd.DataFrame, pd.Series]:
@@ -70,7 +70,7 @@ def _as_frame(card: ScoringSystem, X: Any) -> pd.DataFrame:
 
 
 def report(
-    card: ScoringSystem,
+    card: Any,
     X: Any,
     y: Any,
     *,
@@ -90,9 +90,11 @@ def report(
 
     Parameters
     ----------
-    card : the :class:`~slimwidgets.ScoringSystem` to report on; a
-        :class:`~slimwidgets.SurvivalCard` gets its own report
-        (:func:`~slimwidgets.reporting.survival_document.survival_report`).
+    card : the card to report on; its family writes the report
+        (:meth:`~slimwidgets.core.card_family.CardFamily.report`): :func:`scoring_report` for a
+        :class:`~slimwidgets.ScoringSystem`,
+        :func:`~slimwidgets.reporting.survival_document.survival_report` for a
+        :class:`~slimwidgets.SurvivalCard`.
     X, y : its training rows.
     test : ``(X_test, y_test)``: held-out rows from the same source.
     external : ``(X_ext, y_ext)``: rows from elsewhere (external validation).
@@ -125,18 +127,45 @@ def report(
     >>> "<script" not in doc and "<link" not in doc
     True
     """
-    if isinstance(card, SurvivalCard):
-        if bootstrap:
-            raise ValueError(
-                "bootstrap (Harrell's optimism) is for decision and risk cards; a time-to-event "
-                "card's report gives bootstrap intervals of every figure instead"
-            )
-        return survival_report(
-            card, X, y, test=test, external=external, groups=groups, title=title, path=path,
-            confidence=confidence, seed=random_state,
-        )  # fmt: skip
-    if not isinstance(card, ScoringSystem):
-        raise TypeError(f"card must be a ScoringSystem or SurvivalCard, got {type(card).__name__}")
+    try:
+        family = family_of_card(card)
+    except ValueError:
+        raise TypeError(
+            f"card must be a ScoringSystem or SurvivalCard, got {type(card).__name__}"
+        ) from None
+    return family.report(
+        card, X, y, test=test, external=external, groups=groups, bootstrap=bootstrap,
+        n_jobs=n_jobs, time_limit=time_limit, title=title, path=path, confidence=confidence,
+        progress=progress, random_state=random_state,
+    )  # fmt: skip
+
+
+def scoring_report(
+    card: ScoringSystem,
+    X: Any,
+    y: Any,
+    *,
+    test: tuple | None = None,
+    external: tuple | None = None,
+    groups: Any = None,
+    bootstrap: int = 0,
+    n_jobs: int | None = None,
+    time_limit: float = 2.0,
+    title: str | None = None,
+    path: str | None = None,
+    confidence: float = 0.95,
+    progress: bool | None = None,
+    random_state: int = 0,
+) -> str:
+    """The validation report of a decision or risk card (what :func:`report` asks of their
+    families); the parameters are :func:`report`'s.
+
+    Examples
+    --------
+    >>> from slimwidgets.core.family import DECISION, RISK
+    >>> DECISION.report_builder is scoring_report is RISK.report_builder
+    True
+    """
     sets = data_sets(X, y, test, external, groups, lambda rows: _as_frame(card, rows))
     X = sets[0][1]
     checks = [
@@ -396,3 +425,9 @@ def _provenance_section(card: ScoringSystem, X: pd.DataFrame, y: Any) -> str:
         + html_table(settings, "Every setting of the fit (the card's spec)")
         + html_table(versions, "Software")
     )
+
+
+# The families live in core/, below this floor: the report's builders are registered on them here.
+DECISION.reports_with(scoring_report)
+RISK.reports_with(scoring_report)
+TIME_TO_EVENT.reports_with(survival_family_report)

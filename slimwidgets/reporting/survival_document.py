@@ -35,7 +35,7 @@ from .page import (
 )
 from .survival_charts import horizon_calibration_chart, km_chart
 
-__all__ = ["survival_report", "SURVIVAL_FIGURES"]
+__all__ = ["survival_report", "survival_family_report", "SURVIVAL_FIGURES"]
 
 #: What each figure of the report is.
 SURVIVAL_FIGURES = {
@@ -118,6 +118,38 @@ def survival_report(
         _provenance_section(card, sets[0][1], y),
     ]
     return write_document(title or _what(card), body, path)
+
+
+def survival_family_report(
+    card: SurvivalCard,
+    X: Any,
+    y: Any,
+    *,
+    bootstrap: int = 0,
+    n_jobs: int | None = None,
+    time_limit: float = 2.0,
+    progress: bool | None = None,
+    random_state: int = 0,
+    **options: Any,
+) -> str:
+    """:func:`survival_report` under :func:`~slimwidgets.report`'s keywords (what the report
+    asks of the time-to-event family): ``random_state`` seeds the intervals' bootstrap;
+    ``bootstrap`` (Harrell's optimism) is refused, ``n_jobs``, ``time_limit`` and ``progress``
+    (the optimism's fits) do not apply.
+
+    Examples
+    --------
+    >>> survival_family_report(None, None, None, bootstrap=10)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: bootstrap (Harrell's optimism) is for decision and risk cards; ...
+    """
+    if bootstrap:
+        raise ValueError(
+            "bootstrap (Harrell's optimism) is for decision and risk cards; a time-to-event "
+            "card's report gives bootstrap intervals of every figure instead"
+        )
+    return survival_report(card, X, y, seed=random_state, **options)
 
 
 def _as_frame(rows: Any) -> pd.DataFrame:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.family import family_of_card
 from ..core.scoring import ScoringSystem
 
 if TYPE_CHECKING:
@@ -50,15 +51,10 @@ def export_card(
     if fmt == "report" and report is None:
         raise ValueError("a report needs the card's rows: call slimwidgets.report(card, X, y)")
     path = Path(path) if path is not None else Path(f"scoring_system{EXPORT_FORMATS[fmt]}")
-    text = {
-        "json": card.to_json,
-        "html": card.to_html,
-        "latex": card.to_latex,
-        "markdown": card.to_markdown,
-        "python": card.to_python,
-        "sql": card.to_sql,
-        "report": report,
-    }[fmt]()
+    if fmt == "report" and report is not None:
+        text = report()
+    else:
+        text = family_of_card(card).export(card, fmt)
     try:
         path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     except OSError as exc:

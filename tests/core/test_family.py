@@ -176,3 +176,68 @@ def test_code_that_asks_the_family_serves_a_plugged_in_one(monkeypatch):
     assert optimised_measure(spec) == "hinge loss"
     assert family_of_card(SimpleNamespace(family="hinge")).name == "hinge"
     assert optimised_measure(SimpleNamespace(loss="zero_one", max_fpr=0.1, min_tpr=None)) == "tpr"
+
+
+class PlainFamily(HingeFamily):
+    """A fourth family with its own exports: its cards are written by the family, not by a
+    ``to_<format>`` method of the card."""
+
+    name = "plain"
+    loss_name = "plain"
+    card_labels = ("plain",)
+    export_formats: ClassVar[tuple[str, ...]] = ("text", "markdown", "json")
+
+    def export(self, card: Any, fmt: str, **options: Any) -> str:
+        if fmt not in self.export_formats:
+            raise ValueError(f"plain cards are not written as {fmt!r}")
+        return f"{fmt}: {card.points}"
+
+
+def test_report_and_exports_ask_the_family_of_a_plugged_in_one(monkeypatch, tmp_path):
+    """``sw.report``, the CLI's and the studio's exports reach a family written in a test through
+    its own methods: none of them reads its name or its card's type."""
+    from slimwidgets.cli import render
+    from slimwidgets.core import family as families
+    from slimwidgets.widgets.exports import export_card
+
+    plain = PlainFamily()
+    asked: list[tuple] = []
+
+    def builder(card: Any, X: Any, y: Any, **options: Any) -> str:
+        asked.append((card, X, y, options))
+        return "<!DOCTYPE html><p>plain</p>"
+
+    plain.reports_with(builder)
+    monkeypatch.setattr(families, "FAMILIES", (*FAMILIES, plain, HingeFamily()))
+    card = SimpleNamespace(family="plain", points={"a": 2})
+    assert sw.report(card, "X", "y", bootstrap=3, title="T") == "<!DOCTYPE html><p>plain</p>"
+    ((got, X, y, options),) = asked
+    assert (got, X, y) == (card, "X", "y")
+    assert options["bootstrap"] == 3 and options["title"] == "T" and options["test"] is None
+    assert render(card, "markdown") == "markdown: {'a': 2}"
+    path, _ = export_card(card, "json", tmp_path / "card.json")
+    assert path.read_text(encoding="utf-8") == "json: {'a': 2}\n"
+    with pytest.raises(ValueError, match="plain cards are not written as 'sql'"):
+        render(card, "sql")
+    with pytest.raises(TypeError, match="no validation report is registered for hinge cards"):
+        sw.report(SimpleNamespace(family="hinge"), "X", "y")  # a family without a report
+    monkeypatch.setattr(families, "FAMILIES", FAMILIES)
+    with pytest.raises(TypeError, match="must be a ScoringSystem or SurvivalCard"):
+        sw.report(card, "X", "y")  # a card no family of the package makes
+
+
+@pytest.mark.slow
+def test_the_package_families_write_their_reports_and_exports_through_one_method(cards):
+    """Each built-in family's report builder is registered by the report's floor, and its
+    ``export`` is the card's own ``to_<format>``: the entry points changed nothing."""
+    from slimwidgets.reporting.document import scoring_report
+    from slimwidgets.reporting.survival_document import survival_family_report
+
+    assert DECISION.report_builder is RISK.report_builder is scoring_report
+    assert TIME_TO_EVENT.report_builder is survival_family_report
+    for card, _, _ in cards.values():
+        family = family_of_card(card)
+        for fmt in ("text", "markdown", "latex", "sql"):
+            assert family.export(card, fmt) == getattr(card, f"to_{fmt}")(), (family, fmt)
+    with pytest.raises(ValueError, match="time_to_event cards are not written as 'pdf'"):
+        TIME_TO_EVENT.export(cards["time_to_event"][0], "pdf")
