@@ -468,12 +468,7 @@ class AlternativesControls:
             )  # solved here: no choice of the size by CV
             shown = as_alternative(card, spec, rank)
             broken = check_card(shown, self._c.data, spec)
-            self._core.advance()
-            self._core.scheduler.cancel()
-            self._c.spec = spec
-            self._c.push_card(
-                shown, spec, alternative_status(shown, rank, self._c.data), "load", None
-            )
+            self._c.show_card(shown, spec, alternative_status(shown, rank, self._c.data))
             self._c.say(
                 alternative_notice(rank, shown, before, broken, self._c.data, spec),
                 "warning" if broken else "info",

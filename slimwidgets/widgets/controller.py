@@ -461,15 +461,12 @@ class Controller:
                 notice = "; ".join(
                     filter(None, [notice, "the loaded card breaks " + "; ".join(broken)])
                 )
-            self.core.advance()
-            self.core.scheduler.cancel()
-            self.spec = spec
             status = (
                 status_of(card)
                 if card.status != "edited"
                 else edited_status(card, None, self.data, spec)
             )
-            self.push_card(card, spec, status, "load", None)
+            self.show_card(card, spec, status)
             self.say(notice, "warning" if broken else "info")
         self.undo_redo.after_jump()
 
@@ -494,6 +491,14 @@ class Controller:
         if watch is not None and watch[0] == self.core.generation and _same_card(watch[2], result):
             self.say(watch[1])
         return False
+
+    def show_card(self, card: ScoringSystem, spec: Spec, status: Status) -> None:
+        """Show ``card``, found without a solve, with ``spec`` in force (under the lock): a new
+        generation, the running solve stopped, one undo step ("load")."""
+        self.core.advance()
+        self.core.scheduler.cancel()
+        self.spec = spec
+        self.push_card(card, spec, status, "load", None)
 
     def push_card(self, card, spec, status, action, base) -> None:
         """Show ``card`` settled for ``spec`` and record it as an undo step (under the lock)."""
