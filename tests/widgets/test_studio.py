@@ -384,8 +384,10 @@ def test_load_a_card_or_a_spec(make, small):
     settle(c)
     first = c.card
     other = sw.fit(*small, max_size=1, time_limit=1)
+    generation = c.generation
     c.load(other)
     assert c.card is other and c.spec == other.spec and c.history[-1].action == "load"
+    assert c.generation == generation + 1  # a solve still running for the old spec is not shown
     c.load(first.spec.key())  # a spec key, as a clicked chart point sends it
     assert c.card is first and c.status.state != "solving"
 
