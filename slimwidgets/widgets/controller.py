@@ -160,7 +160,9 @@ class Controller:
     (:class:`~.best_known.BestKnownControls`), the solves and their cache
     (:class:`~slimwidgets.widgets.solving.SolveCache`), the held-out rows
     (:mod:`~slimwidgets.widgets.holdout`), the status wording (:mod:`~.card_status`), waiting
-    and closing (:class:`~slimwidgets.widgets.lifecycle.WaitAndClose`).
+    and closing (:class:`~slimwidgets.widgets.lifecycle.WaitAndClose`). What they share is
+    :attr:`core` (:class:`~slimwidgets.widgets.studio_core.StudioCore`) and the controller's
+    public names.
 
     Parameters
     ----------
