@@ -48,7 +48,7 @@ else:
     switch = lambda: c.set_family("risk")
 assert c.wait(600)
 if sys.argv[1] != "now":
-    c._warmup.join(600)
+    c.warming.risk.join(600)
 t, used = time.perf_counter(), cpu()
 switch()
 assert c.wait(600)

@@ -137,7 +137,7 @@ def fmt(values: list[float]) -> str:
 def settle(k: Kernel, timeout: float = 120) -> None:
     end = time.monotonic() + timeout
     while not k.value(
-        "not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"
+        "not studio.controller.core.scheduler.busy and studio.controller.status.state != 'solving'"
     ):
         if time.monotonic() > end:
             raise TimeoutError("the studio did not settle")

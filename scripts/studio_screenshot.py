@@ -27,7 +27,9 @@ from slimwidgets.datasets import load_demo
 X, y = load_demo()
 studio = sw.Studio(X, y, max_fpr=0.2, max_size=5)
 studio"""
-SETTLED = "not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"
+SETTLED = (
+    "not studio.controller.core.scheduler.busy and studio.controller.status.state != 'solving'"
+)
 BACKGROUND_DONE = (
     "studio.controller.wait_background(0)"  # the frontier and size path behind the charts
 )

@@ -551,6 +551,55 @@ def test_the_composition_check_can_fail(tmp_path):
     assert inherited(tmp_path) == {name: ["Undo", "Groups"] for name in COMPOSED_CLASSES.values()}
 
 
+# The studio's feature objects share a small core (widgets/studio_core.py) and the controller's
+# public commands: no module of widgets/ reads a private attribute of another object. Names that
+# a protocol spells with an underscore are public: a named tuple's ``_replace``, IPython's
+# ``_repr_mimebundle_``.
+PROTOCOL_NAMES = frozenset({"_replace", "_asdict", "_fields", "_repr_mimebundle_"})
+OWN_OBJECTS = frozenset({"self", "cls", "type(self)"})
+
+
+def foreign_private_reads(path: Path) -> list[str]:
+    """``line: x._name`` for each private attribute of another object than ``self`` (or its
+    class) that the module at ``path`` reads or writes."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return sorted(
+        (
+            f"{node.lineno}: {ast.unparse(node)}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and node.attr not in PROTOCOL_NAMES
+            and ast.unparse(node.value) not in OWN_OBJECTS
+        ),
+        key=lambda hit: int(hit.split(":")[0]),
+    )
+
+
+def test_no_widget_reaches_into_another_object():
+    """Each feature object uses the studio's core and public names, never ``x._name``."""
+    reaching = {
+        _shown(path): hits
+        for path in sorted((PACKAGE / "widgets").glob("*.py"))
+        if (hits := foreign_private_reads(path))
+    }
+    assert not reaching, f"private attributes of other objects read in widgets/: {reaching}"
+
+
+def test_the_private_read_check_can_fail(tmp_path):
+    """A feature holding the controller and reading its lock is named, as twelve were."""
+    feature = tmp_path / "feature.py"
+    feature.write_text(
+        "class Feature:\n"
+        "    def go(self):\n"
+        "        with self._c._lock:\n"
+        "            return self._own, type(self)._kind, row._replace(a=1)\n",
+        encoding="utf-8",
+    )
+    assert foreign_private_reads(feature) == ["3: self._c._lock"]
+
+
 # A card family is one object (core/card_family.py): code asks the family of a spec or a card,
 # it does not compare names. The names of the families and of their losses; the decision
 # family's paper models (slim, pilm, tilm, m_of_n) are variants inside one family, not counted.

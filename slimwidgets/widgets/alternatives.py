@@ -136,7 +136,7 @@ class AlternativesList:
         within: float = ALT_WITHIN,
         enabled: bool = True,
     ):
-        self._c = controller
+        self._c, self._core = controller, controller.core
         self._emit = emit
         self.k, self.within, self.enabled = int(k), float(within), bool(enabled)
         self._lock = threading.RLock()
@@ -433,11 +433,11 @@ class AlternativesControls:
     its list is the controller's ``alts``; loading one is an undo step on the controller)."""
 
     def __init__(self, controller: Controller) -> None:
-        self._c = controller
+        self._c, self._core = controller, controller.core
 
     def settled_card(self, key: str) -> ScoringSystem | None:
         """The solved card of the spec with this key, if it has one yet."""
-        hit = self._c._cache.get(key)
+        hit = self._core.cache.get(key)
         return hit if isinstance(hit, ScoringSystem) else None
 
     def alternatives(self) -> dict:
@@ -460,24 +460,21 @@ class AlternativesControls:
         earlier feature sets.
         """
         card = self._c.alts.card(rank)
-        with self._c._lock:
+        with self._core.lock:
             self._c.lifecycle.check_open()
             spec, before = (
                 studio_spec(self._c.spec),
-                self._c._card,
+                self._c.card,
             )  # solved here: no choice of the size by CV
             shown = as_alternative(card, spec, rank)
             broken = check_card(shown, self._c.data, spec)
-            self._c._gen += 1
-            self._c._scheduler.cancel()
-            self._c.spec = spec
-            self._c._push(shown, spec, alternative_status(shown, rank, self._c.data), "load", None)
-            self._c._say(
+            self._c.show_card(shown, spec, alternative_status(shown, rank, self._c.data))
+            self._c.say(
                 alternative_notice(rank, shown, before, broken, self._c.data, spec),
                 "warning" if broken else "info",
             )
             self._c.alts.loaded = (shown, self._c.notice, self._c.notice_level)
-        self._c._emit("card", "notice", "alternatives")
+        self._core.emit("card", "notice", "alternatives")
         return shown
 
 

@@ -122,7 +122,7 @@ class BestKnownControls:
     the new card)."""
 
     def __init__(self, controller: Controller) -> None:
-        self._c = controller
+        self._c, self._core = controller, controller.core
 
     def offer(self, cards: list[ScoringSystem] | ScoringSystem | None, source: str) -> bool:
         """Cards found by background work (``source`` names it: "the alternatives search"...):
@@ -133,9 +133,9 @@ class BestKnownControls:
             for c in (cards if isinstance(cards, list) else [cards])
             if isinstance(c, ScoringSystem)
         ]
-        with self._c._lock:
-            shown, spec, gen = self._c._card, self._c.spec, self._c._gen
-            entries = self._c._undo.entries
+        with self._core.lock:
+            shown, spec, gen = self._c.card, self._c.spec, self._core.generation
+            entries = self._core.undo.entries
             if (
                 not cards
                 or shown is None
@@ -147,27 +147,29 @@ class BestKnownControls:
                 or shown.spec.key() != spec.key()
             ):
                 return False
-        found = [b for b in (self._c._best.better(spec, shown, c) for c in cards) if b is not None]
+        found = [
+            b for b in (self._core.best.better(spec, shown, c) for c in cards) if b is not None
+        ]
         if not found:
             return False
         best = self._c.measured(min(found, key=lambda b: b.objective))
-        with self._c._lock:
-            if self._c._gen != gen or self._c._card is not shown:
+        with self._core.lock:
+            if self._core.generation != gen or self._c.card is not shown:
                 return False  # the screen moved on meanwhile
-            self._c._solver.store(spec, best)
-            self._c._push(best, spec, status_of(best), "promote", None)
+            self._core.solver.store(spec, best)
+            self._c.push_card(best, spec, status_of(best), "promote", None)
             change = cost_text(best.train_metrics, shown.train_metrics, optimised_measure(spec))
-            self._c._say(
+            self._c.say(
                 f"{source} found a better card for these settings ({change}): it is the card now "
                 "· undo goes back"
             )
         self._c.sweeps.solved(spec, best)
-        self._c._emit("card", "notice", "alternatives")
+        self._core.emit("card", "notice", "alternatives")
         return True
 
     def offer_cached(self) -> None:
         """After a solve settles: a card solved for other settings (a tighter cap, a smaller
         size) that meets these and beats the solved card becomes the card."""
-        with self._c._lock:
-            cards = [c for c in self._c._cache.values() if isinstance(c, ScoringSystem)]
+        with self._core.lock:
+            cards = [c for c in self._core.cache.values() if isinstance(c, ScoringSystem)]
         self.offer(cards, "background work (the frontier or the size path)")

@@ -67,7 +67,7 @@ from .exports import EXPORT_FORMATS, CardExports
 from .features import forwards
 from .finish import FinishClock
 from .groups import GroupControls, grouped_studio_data
-from .history import HistoryEntry, UndoHistory, UndoRedo
+from .history import HistoryEntry, UndoRedo
 from .holdout import (
     RiskTables,
     measure_card,
@@ -82,9 +82,10 @@ from .scheduler import SolveScheduler, Throttle
 from .settings import FAMILY_LOSS, FeatureSettings, SettingsEditing
 from .size_choice import StartingSize, size_cv_applies
 from .solving import Failure, SolveCache, studio_spec
+from .studio_core import StudioCore
 from .sweeps import FPR_CAPS, MAX_PATH_SIZE, Sweeps, SweepViews, card_roc
 from .variables import VariableEditing
-from .warmup import RiskWarmup, SearchWarmup, WarmupControls
+from .warmup import WarmupControls
 
 __all__ = [
     "Controller",
@@ -129,6 +130,7 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
         GroupControls,
         "group group_columns set_group group_apart set_gap gap_control group_frame group_status",
     ),
+    core=(StudioCore, "subscribe generation"),
     undo_redo=(UndoRedo, "can_undo can_redo undo redo"),
     alternative_cards=(
         AlternativesControls,
@@ -158,7 +160,9 @@ class Controller:
     (:class:`~.best_known.BestKnownControls`), the solves and their cache
     (:class:`~slimwidgets.widgets.solving.SolveCache`), the held-out rows
     (:mod:`~slimwidgets.widgets.holdout`), the status wording (:mod:`~.card_status`), waiting
-    and closing (:class:`~slimwidgets.widgets.lifecycle.WaitAndClose`).
+    and closing (:class:`~slimwidgets.widgets.lifecycle.WaitAndClose`). What they share is
+    :attr:`core` (:class:`~slimwidgets.widgets.studio_core.StudioCore`) and the controller's
+    public names.
 
     Parameters
     ----------
@@ -221,17 +225,11 @@ class Controller:
             spec = make_spec(**options)
         spec.check_data(data.feature_names, data.n_samples)
         self.data = data
-        self._lock = threading.RLock()
-        self._listeners: list[Callable[[set], None]] = []
-        self._solver = SolveCache(data, self.measured, self._lock)
-        self._best = BestKnown(data)
+        self.core = StudioCore(None, BestKnown(data))  # what the feature objects share
+        self.core.solver = SolveCache(data, self.measured, self.core.lock)
         self.lifecycle = WaitAndClose(self)
         self.warming = WarmupControls(self)
-        # the risk kernels, once a card is on screen; the decision search's, on its first solve
-        self._warmup = RiskWarmup(self.warming.warming_progress)
-        self._search_warmup = SearchWarmup(self.warming.warming_progress)
         self._finish = FinishClock()  # the time limit runs from the request to the card drawn
-        self._gen = 0
         self.spec: Spec = spec
         self._card: ScoringSystem | None = None
         self._base: ScoringSystem | None = None  # solved card behind an edited one
@@ -244,15 +242,14 @@ class Controller:
         )
         self.settings = SettingsEditing(self)
         self.variables = VariableEditing(self)
-        self._undo = UndoHistory()
-        self.history: list[HistoryEntry] = self._undo.entries
+        self.history: list[HistoryEntry] = self.core.undo.entries
         self.sweeps = Sweeps(self, enabled=frontier, fpr_caps=fpr_caps, max_path_size=max_path_size)
         self.sweep_views = SweepViews(self)
         self.risk_tables = RiskTables(self)
-        self._scheduler = SolveScheduler(self._solve_job, debounce=debounce)
+        self.core.scheduler = SolveScheduler(self._solve_job, debounce=debounce)
         self.alts = AlternativesList(
             self,
-            lambda: self._emit("alternatives"),
+            lambda: self.core.emit("alternatives"),
             k=ALT_K,
             within=ALT_WITHIN,
             enabled=frontier if alternatives is None else alternatives,
@@ -291,18 +288,18 @@ class Controller:
         """Solve on these rows from now on (under the lock): another group column's or other
         cut points' data, held-out rows, rules, cache and judge of better cards."""
         self.data, self.validation, self.rules = data, validation, rules
-        self._solver, self._best = solver, best
+        self.core.solver, self.core.best = solver, best
 
     def jump_to(self, index: int, action: str) -> None:
         """Show the settled state ``index`` of the undo history (under the lock): undo, redo."""
         self.lifecycle.check_open()
-        self._gen += 1
-        self._scheduler.cancel()
-        state = self._undo.go(index, action)
+        self.core.advance()
+        self.core.scheduler.cancel()
+        state = self.core.undo.go(index, action)
         self.cuts.follow_table(state.table)  # back to the cut points of that state
         self.spec = state.spec
         self._card, self._base, self.status = state.card, state.base, state.status
-        self._say("")
+        self.say("")
 
     def __del__(self) -> None:
         lifecycle = self.__dict__.get("lifecycle")
@@ -310,20 +307,7 @@ class Controller:
             lifecycle.stop_now()
 
     # -- observers --------------------------------------------------------------------------------
-    def subscribe(self, callback: Callable[[set], None]) -> None:
-        self._listeners.append(callback)
-
-    def _emit(self, *events: str) -> None:
-        """Tell every subscriber what changed: a set of "spec", "card", "frontier", "notice"."""
-        for cb in list(self._listeners):
-            try:
-                cb(set(events))
-            except Exception:  # a broken view must not kill the solver thread
-                import traceback
-
-                traceback.print_exc()
-
-    def _say(self, text: str, level: str = "info") -> None:
+    def say(self, text: str, level: str = "info") -> None:
         """Set the notice (call under the lock; the caller emits "notice")."""
         self.notice, self.notice_level = text, level
 
@@ -337,10 +321,6 @@ class Controller:
     def base_card(self) -> ScoringSystem | None:
         """For an edited card: the solved card it was edited from."""
         return self._base
-
-    @property
-    def generation(self) -> int:
-        return self._gen
 
     @property
     def solving(self) -> bool:
@@ -387,20 +367,22 @@ class Controller:
             raise TypeError(f"expected a Spec, got {type(spec).__name__}")
         spec = studio_spec(spec)  # the studio's solves never choose the size by CV, nor say so
         spec.check_data(self.data.feature_names, self.data.n_samples)
-        with self._lock:
+        with self.core.lock:
             self.lifecycle.check_open()
-            self._gen += 1
+            self.core.advance()
             self.spec = spec
-            self._say(notice)
-            self._watch = None if watch is None or watch[1] is None else (self._gen, *watch)
-            hit = self._cache.get(spec.key())
+            self.say(notice)
+            self._watch = (
+                None if watch is None or watch[1] is None else (self.core.generation, *watch)
+            )
+            hit = self.core.cache.get(spec.key())
             if hit is not None:
-                self._scheduler.cancel()
+                self.core.scheduler.cancel()
                 self._settle(hit, spec, "cache" if action == "solve" else action)
             else:
                 asked = self._finish.now() if requested is None else requested
-                self._scheduler.submit((self._gen, spec, action, asked))
-                self._undo.drop_redo()  # a new request drops the redo tail
+                self.core.scheduler.submit((self.core.generation, spec, action, asked))
+                self.core.undo.drop_redo()  # a new request drops the redo tail
                 # the previous card stays on screen (dimmed) until a card as
                 # good arrives (see _solve_job)
                 self.status = Status(
@@ -420,7 +402,7 @@ class Controller:
         for name in points or {}:
             self.settings.check_known(name)
         check_edit(points, threshold)
-        with self._lock:
+        with self.core.lock:
             self.lifecycle.check_open()
             card = self._card
             if card is None:
@@ -439,13 +421,13 @@ class Controller:
             solving = self.status.state == "solving"
             base = self._base if card.status == "edited" else card
             edited = self.measured(edited)
-            self._gen += 1
-            self._scheduler.cancel()
-            self._push(
+            self.core.advance()
+            self.core.scheduler.cancel()
+            self.push_card(
                 edited, self.spec, edited_status(edited, base, self.data, self.spec), "edit", base
             )
-            self._say("the edit stopped the running solve" if solving else "")
-        self._emit("card", "notice")
+            self.say("the edit stopped the running solve" if solving else "")
+        self.core.emit("card", "notice")
         return edited
 
     # -- load --------------------------------------------------------------------------------------
@@ -473,7 +455,7 @@ class Controller:
         spec = what.spec if what.spec is not None else self.spec
         spec.check_data(self.data.feature_names, self.data.n_samples)
         card = measured_as_loaded(what, self.data, self.validation)
-        with self._lock:
+        with self.core.lock:
             self.lifecycle.check_open()
             notice = load_notice(self.spec, spec)
             broken = check_card(card, self.data, spec)
@@ -481,16 +463,13 @@ class Controller:
                 notice = "; ".join(
                     filter(None, [notice, "the loaded card breaks " + "; ".join(broken)])
                 )
-            self._gen += 1
-            self._scheduler.cancel()
-            self.spec = spec
             status = (
                 status_of(card)
                 if card.status != "edited"
                 else edited_status(card, None, self.data, spec)
             )
-            self._push(card, spec, status, "load", None)
-            self._say(notice, "warning" if broken else "info")
+            self.show_card(card, spec, status)
+            self.say(notice, "warning" if broken else "info")
         self.undo_redo.after_jump()
 
     # -- internals: showing cards ------------------------------------------------------------------
@@ -498,29 +477,38 @@ class Controller:
         """Show a finished solve (under the lock); True when a failure put
         the previous state back."""
         if isinstance(result, Failure):
-            self._undo.log(None, spec, result.status, action)
-            state = self._undo.current
+            self.core.undo.log(None, spec, result.status, action)
+            state = self.core.undo.current
             if state is None:  # nothing to go back to
-                self._push(None, spec, result.status, action, None)
+                self.push_card(None, spec, result.status, action, None)
                 return False
             # the previous card and settings stay; the status names what failed
             self.spec, self._card, self._base = state.spec, state.card, state.base
             self.groups.back_to(state)
             self.status = result.status
-            self._say("these settings have no card: kept the previous card and settings", "error")
+            self.say("these settings have no card: kept the previous card and settings", "error")
             return True
-        self._push(result, spec, status_of(result), action, None)
+        self.push_card(result, spec, status_of(result), action, None)
         watch, self._watch = self._watch, None
-        if watch is not None and watch[0] == self._gen and _same_card(watch[2], result):
-            self._say(watch[1])
+        if watch is not None and watch[0] == self.core.generation and _same_card(watch[2], result):
+            self.say(watch[1])
         return False
 
-    def _push(self, card, spec, status, action, base) -> None:
-        self._card, self._base, self.status = card, base, status
-        self._undo.push(card, spec, status, action, base, table=self.cuts.table)
+    def show_card(self, card: ScoringSystem, spec: Spec, status: Status) -> None:
+        """Show ``card``, found without a solve, with ``spec`` in force (under the lock): a new
+        generation, the running solve stopped, one undo step ("load")."""
+        self.core.advance()
+        self.core.scheduler.cancel()
+        self.spec = spec
+        self.push_card(card, spec, status, "load", None)
 
-    # -- internals: solving ------------------------------------------------------------------------
-    def _solve(
+    def push_card(self, card, spec, status, action, base) -> None:
+        """Show ``card`` settled for ``spec`` and record it as an undo step (under the lock)."""
+        self._card, self._base, self.status = card, base, status
+        self.core.undo.push(card, spec, status, action, base, table=self.cuts.table)
+
+    # -- solving ---------------------------------------------------------------------------------
+    def solve_spec(
         self,
         spec: Spec,
         cancel: threading.Event,
@@ -530,15 +518,12 @@ class Controller:
         """Solve ``spec`` (in ``time_limit`` seconds when given); None when it was interrupted
         (nothing to cache), or when the studio's rows changed meanwhile (another group column or
         other cut points): the result then goes to the cache of the rows it was solved on only."""
-        solver = self._solver
+        solver = self.core.solver
         return self.groups.kept(solver, spec, solver.solve(spec, cancel, on_incumbent, time_limit))
 
-    def _store(self, spec: Spec, result) -> None:
+    def store_result(self, spec: Spec, result) -> None:
+        """Cache ``result`` of ``spec`` with the rows it was solved on."""
         self.groups.store_where_made(spec, result)
-
-    @property
-    def _cache(self) -> dict[str, ScoringSystem | Failure]:
-        return self._solver.results
 
     @property
     def solve_count(self) -> int:
@@ -547,9 +532,9 @@ class Controller:
 
     def _solve_job(self, job, cancel: threading.Event) -> None:
         gen, spec, action, requested = job
-        if gen != self._gen:
+        if gen != self.core.generation:
             return
-        cached = self._cache.get(spec.key())
+        cached = self.core.cache.get(spec.key())
         if cached is None and self.warming.warmup_for(spec).busy:
             # the one-off compile, said on the status line, is not the solve's
             # time: its clock starts after
@@ -560,11 +545,11 @@ class Controller:
         finished = threading.Event()  # set (under the lock) once the solve's own result is shown
         measure, bar = (
             optimised_measure(spec),
-            showing_bar(self.data, spec, [self._card, self._solver.nearest(spec)]),
+            showing_bar(self.data, spec, [self._card, self.core.solver.nearest(spec)]),
         )
 
         def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
-            if gen != self._gen:
+            if gen != self.core.generation:
                 return  # superseded (and, after a cut change, of other rules than the data's)
             card = self.measured(card_from_incumbent(self.data, spec, inc))
             if not worth_showing(card, bar, measure):
@@ -572,8 +557,8 @@ class Controller:
                 # dimmed, until one as good
                 return
             status = status_of(card, solving_since=started)
-            with self._lock:
-                if gen != self._gen or finished.is_set():
+            with self.core.lock:
+                if gen != self.core.generation or finished.is_set():
                     return
                 shown = self._card
                 if (
@@ -585,14 +570,14 @@ class Controller:
                     # the same figures with other points: the card shown stays, nothing reshuffles
                     return
                 self._card, self._base, self.status = card, None, status
-            self._emit("card")
+            self.core.emit("card")
             # a card is on screen: the risk kernels compile meanwhile, for a first switch
-            self._warmup.start()
+            self.warming.risk.start()
 
         throttle = Throttle(show, self.incumbent_interval)
 
         def on_incumbent(inc: Incumbent) -> None:
-            if gen == self._gen and not cancel.is_set():
+            if gen == self.core.generation and not cancel.is_set():
                 throttle.offer(inc)
 
         # the solve the user waits for comes first: no new background solve starts meanwhile
@@ -602,7 +587,9 @@ class Controller:
             result = (
                 cached
                 if cached is not None
-                else self._solve(spec, cancel, on_incumbent, self._finish.seconds(spec, requested))
+                else self.solve_spec(
+                    spec, cancel, on_incumbent, self._finish.seconds(spec, requested)
+                )
             )
         finally:
             throttle.stop()
@@ -613,18 +600,18 @@ class Controller:
         solved = self._finish.now()
         lost = isinstance(result, ScoringSystem) and result.status == "solver_stopped"
         if not lost:  # a card cut short by a lost solver process is solved again when asked again
-            self._store(spec, result)
-        with self._lock:
+            self.store_result(spec, result)
+        with self.core.lock:
             finished.set()
-            if gen != self._gen:
+            if gen != self.core.generation:
                 return
             reverted = self._settle(result, spec, action)
             if lost:
-                self._say(LOST_SOLVER, "warning")
+                self.say(LOST_SOLVER, "warning")
         if reverted:
             self.sweep_views.plan_background(also=("spec", "card", "notice"))
         else:
-            self._emit("card", "notice")
+            self.core.emit("card", "notice")
             if (
                 cached is None
             ):  # how long the card took from the fit to the views: the next solve's reserve
@@ -633,4 +620,4 @@ class Controller:
         self.sweeps.solved(spec, result)
         if not reverted:
             self.best_known.offer_cached()
-            self._warmup.start()  # the first switch to risk cards will not wait for a compile
+            self.warming.risk.start()  # the first switch to risk cards will not wait for a compile

@@ -279,7 +279,7 @@ class CutEditing:
     def __init__(self, controller: Controller, raw: RawRows | None) -> None:
         """Keep the raw rows behind the rules (None: a 0/1 table, no panel)
         and make the first table."""
-        self._c = controller
+        self._c, self._core = controller, controller.core
         self._raw, self._table, self._first_table, self._tables = raw, None, None, {}
         self.cut_errors: dict[
             str, dict
@@ -299,9 +299,9 @@ class CutEditing:
             data,
             validation,
             SolveCache(
-                data, lambda card: measure_card(card, data, validation, rules), self._c._lock
+                data, lambda card: measure_card(card, data, validation, rules), self._core.lock
             ),
-            self._c._best,
+            self._core.best,
         )
         self._c.use_rows(data, validation, rules, table.solver, table.best)
         self._tables[_key(cuts)] = self._table = self._first_table = table
@@ -400,7 +400,7 @@ class CutEditing:
                 "old": None if old is None else float(old),
             }
         }
-        self._c._emit("cuts")
+        self._core.emit("cuts")
 
     def add_cut(self, variable: str, value: Any) -> Spec:
         """Add a cut point to ``variable`` (typed text or a number)."""
@@ -468,7 +468,7 @@ class CutEditing:
             self.cut_errors = {}
             return self._c.spec
         key = _key(cuts)
-        table = self._tables.get(key) or fit_table(self._raw, self._params, cuts, self._c._lock)
+        table = self._tables.get(key) or fit_table(self._raw, self._params, cuts, self._core.lock)
         spec, dropped = carry_spec(
             self._c.spec, self._c.rules.rules_of(variable), table.rules.rules_of(variable)
         )
@@ -481,7 +481,7 @@ class CutEditing:
         )
         if dropped:
             notice += "; dropped " + " and ".join(dropped) + " (their rules are gone)"
-        with self._c._lock:
+        with self._core.lock:
             self._tables[key] = table
             self.cut_errors = {}
             self.use_table(table)
@@ -504,18 +504,18 @@ class CutEditing:
         as ``fit``'s final solve gets what its choice left of the limit."""
         from .size_choice import choice_text
 
-        with self._c._lock:
-            if self._c._gen != gen or self._c.lifecycle.closed:
+        with self._core.lock:
+            if self._core.generation != gen or self._c.lifecycle.closed:
                 return
             if choice.get("skipped"):
-                self._c._say(choice_text(choice), "warning")
+                self._c.say(choice_text(choice), "warning")
                 skipped = True
             else:
                 skipped = False
                 cuts = threshold_cuts(rules)
                 key = _key(cuts)
                 table = self._tables.get(key) or fit_table(
-                    self._raw, self._params, cuts, self._c._lock
+                    self._raw, self._params, cuts, self._core.lock
                 )
                 spec = self._c.spec.replace(max_size=int(size))
                 if spec.variables:
@@ -526,7 +526,7 @@ class CutEditing:
                     spec, action="size", notice=choice_text(choice), requested=requested
                 )
         if skipped:
-            self._c._emit("notice")
+            self._core.emit("notice")
 
     def use_table(self, table: Table) -> None:
         """Make ``table`` current (under the lock): its rows, rules, cache and judge, the group

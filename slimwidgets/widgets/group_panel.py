@@ -305,8 +305,8 @@ def _grow(basis: str, min_width: str = "0", max_width: str = "none") -> W.Layout
 
 class GroupPanel:
     """The group controls and view of a :class:`~slimwidgets.widgets.studio.Studio` (a part of
-    it: it builds the studio's group widgets, reads its ``controller``, ``_syncing``,
-    ``_ui_lock`` and ``message``).
+    it: it builds the studio's group widgets, reads its ``controller``, ``syncing``,
+    ``ui_lock`` and ``message``).
 
     Parameters
     ----------
@@ -369,7 +369,7 @@ class GroupPanel:
             w.observe(self.on_gap, "value")
         self._s.groups_view = GroupsView(layout=W.Layout(display="none"))
         self._s.groups_view.add_class("sw-groups-view")
-        self._s._group_widgets = [
+        self._s.group_widgets = [
             self._s.group_pick,
             self._s.gap_rate,
             self._s.gap_slider,
@@ -394,19 +394,19 @@ class GroupPanel:
             fn(*args)
         except (ValueError, TypeError, KeyError, RuntimeError) as exc:
             self._group_note = str(exc.args[0] if exc.args else exc)
-            self._s._guard(lambda: (_ for _ in ()).throw(exc))  # noqa: F821  (called at once, exc still bound)
+            self._s.guard(lambda: (_ for _ in ()).throw(exc))  # noqa: F821  (called at once, exc still bound)
             self.sync_group_controls()
         else:
             self._group_note = ""
-            self._s._show_notice()
+            self._s.show_notice()
         self.refresh_groups()
 
     def on_group(self, change) -> None:
-        if not self._s._syncing:
+        if not self._s.syncing:
             self.group_call(self._s.controller.set_group, change["new"])
 
     def on_gap(self, _change) -> None:
-        if self._s._syncing:
+        if self._s.syncing:
             return
         self._s.gap_slider.disabled = self._s.gap_none.value
         value = None if self._s.gap_none.value else round(self._s.gap_slider.value, 4)
@@ -415,7 +415,7 @@ class GroupPanel:
     def sync_group_controls(self) -> None:
         """The picker and the gap follow the controller (after undo, a clash, a refusal)."""
         c = self._s.controller
-        syncing, self._s._syncing = self._s._syncing, True
+        syncing, self._s.syncing = self._s.syncing, True
         try:
             self._s.group_pick.value = c.group
             rate, bound = c.gap_control()
@@ -425,10 +425,10 @@ class GroupPanel:
             if bound is not None:
                 self._s.gap_slider.value = min(bound, self._s.gap_slider.max)
         finally:
-            self._s._syncing = syncing
+            self._s.syncing = syncing
 
     def refresh_groups(self) -> None:
-        with self._s._ui_lock:
+        with self._s.ui_lock:
             if not self._s.controller.group_columns:
                 return
             view = groups_payload(self._s.controller, self._group_note)

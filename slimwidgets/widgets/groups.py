@@ -379,12 +379,12 @@ class GroupControls:
         self, controller: Controller, worlds: GroupWorlds | None, column: str | None
     ) -> None:
         """Made once by the controller, after its solver, best-known card and cut tables."""
-        self._c = controller
+        self._c, self._core = controller, controller.core
         self._groups = worlds
         self._group: str | None = None
         # keyed by (the rules' table, the column): each set of cut points has its own split rows
         self._worlds: dict[tuple[Any, str | None], _World] = {
-            (self._rules_table(), None): _World(self._c.data, self._c._solver, self._c._best)
+            (self._rules_table(), None): _World(self._c.data, self._core.solver, self._core.best)
         }
         self._made_by: dict[int, SolveCache] = {}
         self._group_figures: tuple[Any, Any, pd.DataFrame | None] = (None, None, None)
@@ -421,7 +421,7 @@ class GroupControls:
             )
             data = self._groups.dataset(column, "train", rules)
             solver = SolveCache(
-                data, lambda card: measure_card(card, data, validation, rules), self._c._lock
+                data, lambda card: measure_card(card, data, validation, rules), self._core.lock
             )
             self._worlds[key] = _World(data, solver, BestKnown(data))
         return self._worlds[key]
@@ -436,7 +436,7 @@ class GroupControls:
         switch()
         self._use_group(column)
         if apart and column is not None:  # the user's own exclusions of the column stay theirs
-            self._c._undo.apart = tuple(
+            self._core.undo.apart = tuple(
                 n for n in self._rules_of_column(column) if n in apart or n not in old
             )
 
@@ -458,7 +458,7 @@ class GroupControls:
                 new.solver.store(spec, old.solver.results[key])
         self._group = column
         self._c.use_rows(new.data, self._c.validation, self._c.rules, new.solver, new.best)
-        self._c._undo.group = column
+        self._core.undo.group = column
         self._c.sweeps.points.clear()  # points of another column's gaps must not be drawn
         self._c.alts.forget(lambda key: _has_groups(Spec.from_dict(json.loads(key))))
 
@@ -484,23 +484,23 @@ class GroupControls:
         apart = self.group_apart
         if column != self._group:
             spec, apart = self._apart_spec(spec, column, words)
-        with self._c._lock:
+        with self._core.lock:
             self._c.lifecycle.check_open()
             previous, before = self._group, self.group_apart
             self._use_group(column)
-            self._c._undo.apart = apart
+            self._core.undo.apart = apart
         try:
             self._c.set_spec(spec, action="group", notice="; ".join(words))
         except BaseException:
-            with self._c._lock:
+            with self._core.lock:
                 self._use_group(previous)
-                self._c._undo.apart = before
+                self._core.undo.apart = before
             raise
 
     @property
     def group_apart(self) -> tuple[str, ...]:
         """The rules the group column keeps off the card (the exclusions picking it added)."""
-        return tuple(getattr(self._c._undo, "apart", ()))
+        return tuple(getattr(self._core.undo, "apart", ()))
 
     def _rules_of_column(self, column: str) -> list[str]:
         """The features ``column`` of the studio's table became (itself, in a table of rules)."""
@@ -589,7 +589,7 @@ class GroupControls:
         then pick the column of the state reached."""
         self._use_group(None)
         jump()
-        self.restore_group(self._c._undo.current.group)
+        self.restore_group(self._core.undo.current.group)
 
     def solve_total(self) -> int:
         return sum(w.solver.count for w in self._worlds.values())
@@ -598,19 +598,19 @@ class GroupControls:
         """Back to the state shown (undo, redo, a failed solve): its column
         and what it kept apart."""
         self._use_group(column)
-        state = self._c._undo.current
+        state = self._core.undo.current
         if column is not None and state is not None and state.group == column:
-            self._c._undo.apart = state.apart
+            self._core.undo.apart = state.apart
         elif column is None:
-            self._c._undo.apart = ()
+            self._core.undo.apart = ()
 
     def kept(self, solver: SolveCache, spec: Spec, result: Any) -> Any:
         """A result solved on ``solver``'s data: returned when that is still the studio's data;
         else kept in that data's cache only (None: nothing to show)."""
         if result is None:
             return None
-        with self._c._lock:
-            if solver is self._c._solver:
+        with self._core.lock:
+            if solver is self._core.solver:
                 self._made_by[id(result)] = solver
                 return result
         if getattr(result, "status", None) != "solver_stopped":
@@ -618,6 +618,6 @@ class GroupControls:
         return None
 
     def store_where_made(self, spec: Spec, result: Any) -> None:
-        with self._c._lock:
-            solver = self._made_by.pop(id(result), self._c._solver)
+        with self._core.lock:
+            solver = self._made_by.pop(id(result), self._core.solver)
         solver.store(spec, result)

@@ -140,22 +140,22 @@ class UndoRedo:
     on screen)."""
 
     def __init__(self, controller: Controller) -> None:
-        self._c = controller
+        self._c, self._core = controller, controller.core
 
     @property
     def can_undo(self) -> bool:
-        return self._c._undo.can_undo(self._c.status.state == "solving")
+        return self._core.undo.can_undo(self._c.status.state == "solving")
 
     @property
     def can_redo(self) -> bool:
-        return self._c._undo.can_redo
+        return self._core.undo.can_redo
 
     @property
     def _cursor(self) -> int:
-        return self._c._undo.cursor
+        return self._core.undo.cursor
 
     def undo(self) -> bool:
-        with self._c._lock:
+        with self._core.lock:
             if not self.can_undo:
                 return False
             # while a solve is pending, undo abandons it and shows the last settled card
@@ -165,7 +165,7 @@ class UndoRedo:
         return True
 
     def redo(self) -> bool:
-        with self._c._lock:
+        with self._core.lock:
             if not self.can_redo:
                 return False
             self._goto(self._cursor + 1, "redo")

@@ -328,7 +328,7 @@ class RiskTables:
         return None if got is None else got[1].copy()
 
     def _risk_tables(self) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-        card = self._c._card
+        card = self._c.card
         if card is None or not family_of_card(card).predicts_risk:
             return None
         # once per card's points on these rows, not on every redraw: a settled card with the

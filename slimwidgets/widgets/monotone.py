@@ -107,7 +107,7 @@ class MonotoneAdvice:
         """Follow the card on screen: once it is solved (not while a solve runs, nor an edit),
         point out its bumpy variables and solve each monotone setting in the background."""
         c = self._c
-        with c._lock:
+        with c.core.lock:
             card, spec = c.card, c.spec
             settled = (
                 not c.solving and card is not None and card.status != "edited" and not c.closed
@@ -129,20 +129,20 @@ class MonotoneAdvice:
         with self._lock:
             changed = pointers != self._pointers
             self._pointers = pointers
-        self.queue.set_plan([p[3] for p in pointers], done=lambda key: key in c._cache)
+        self.queue.set_plan([p[3] for p in pointers], done=lambda key: key in c.core.cache)
         if changed:
-            c._emit("advice")
+            c.core.emit("advice")
 
     def _job(self, key: str, cancel: threading.Event) -> None:
         c = self._c
-        if key in c._cache:
+        if key in c.core.cache:
             return
         spec = Spec.from_dict(json.loads(key))
-        result = c._solve(spec, cancel)
+        result = c.solve_spec(spec, cancel)
         if result is None:
             return
-        c._store(spec, result)
-        c._emit("advice")
+        c.store_result(spec, result)
+        c.core.emit("advice")
 
     def view(self) -> list[dict[str, Any]]:
         """The pointers as the card view draws them: ``{"variable", "choice", "text", "cost",
@@ -156,7 +156,7 @@ class MonotoneAdvice:
         for variable, bands, direction, key in pointers:
             words = DIRECTION_WORDS[direction]
             shown = " · ".join(str(p).replace("-", "\u2212") for p in bands)
-            result = c._cache.get(key)
+            result = c.core.cache.get(key)
             out.append(
                 {
                     "variable": variable,

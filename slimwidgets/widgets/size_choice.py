@@ -111,12 +111,12 @@ class StartingSize:
         c = self._c
         limit = c.spec.time_limit
         within = "" if limit is None else f" (within {size_cv.SHARE * limit:.1f} s)"
-        with c._lock:
+        with c.core.lock:
             gen = c.generation
-            c._say(
+            c.say(
                 f"choosing the card's size by {FOLDS}-fold cross-validation, as fit does{within}…"
             )
-        c._emit("notice")
+        c.core.emit("notice")
         self.running = True
         self.started = time.perf_counter()
         self.thread = threading.Thread(target=self._run, args=(gen,), name="size-cv", daemon=True)
@@ -141,12 +141,10 @@ class StartingSize:
             # the card at the chosen size gets what the choice left of the limit, as in fit
             c.adopt_size(builder, chosen.max_size, self.choice, gen, requested=started)
         except Exception as problem:  # the quick card stays; the notice says why
-            with c._lock:
+            with c.core.lock:
                 if c.generation == gen and not c.closed:
-                    c._say(
-                        f"the size could not be chosen by cross-validation: {problem}", "warning"
-                    )
-            c._emit("notice")
+                    c.say(f"the size could not be chosen by cross-validation: {problem}", "warning")
+            c.core.emit("notice")
         finally:
             self.running = False
 

@@ -295,8 +295,8 @@ class Studio(W.VBox):
         sensitive_features: Any = None,
         **options: Any,
     ):
-        self._ui_lock = threading.RLock()
-        self._syncing = False
+        self.ui_lock = threading.RLock()
+        self.syncing = False
         self._charts_for: bool | None = (
             None  # whether the charts are built for risk cards (None: not yet)
         )
@@ -428,11 +428,11 @@ class Studio(W.VBox):
 
     def undo(self) -> bool:
         """Go back one step; False when there is none, None when it failed (message shown)."""
-        return self._guard(self.controller.undo)
+        return self.guard(self.controller.undo)
 
     def redo(self) -> bool:
         """Go forward one step; False when there is none, None when it failed (message shown)."""
-        return self._guard(self.controller.redo)
+        return self.guard(self.controller.redo)
 
     def export(self, fmt: str = "json", path: str | None = None) -> tuple[Path, str]:
         """Write the card on screen to a file; returns (path, reload line).
@@ -480,7 +480,7 @@ class Studio(W.VBox):
             self.path_view,
             self.feature_panel,
             self.alts_view,
-            *self._group_widgets,
+            *self.group_widgets,
         ] + ([self.cuts_view] if self.cuts_view is not None else [])
         for row in self.feature_rows.values():
             widgets += list(row.values())
@@ -507,24 +507,39 @@ class Studio(W.VBox):
             pass
 
     # -- controls -> controller --------------------------------------------------------------------
-    def _guard(self, fn, *args, **kwargs):
+    def guard(self, fn, *args, **kwargs):
+        """Run a control's action: a refusal is said in the message line, else the notice.
+
+        Parameters
+        ----------
+        fn : the controller's action.
+        *args, **kwargs : its arguments.
+
+        Returns
+        -------
+        what ``fn`` returned, or None when it was refused.
+        """
         try:
             out = fn(*args, **kwargs)
         except REFUSALS as exc:
-            self._say_refused(exc)
+            self.say_refused(exc)
             return None
-        self._show_notice()
+        self.show_notice()
         return out
 
-    def _say_refused(self, exc: BaseException) -> None:
-        """A refused action in the message line; every control shows the spec in force again."""
+    def say_refused(self, exc: BaseException) -> None:
+        """A refused action in the message line; every control shows the spec in force again.
+
+        Parameters
+        ----------
+        exc : the refusal, said in the user's words.
+        """
         msg = html.escape(refusal_text(exc))
         self.message.value = f"<span class='sw-error' style='color:#a8192e'>{msg}</span>"
         self._sync_controls()
 
-    def _show_notice(self) -> None:
-        """The message line says what the last action changed besides what
-        was asked (or nothing)."""
+    def show_notice(self) -> None:
+        """The message line says what the last action changed besides what was asked."""
         c = self.controller
         color = {"error": "#a8192e", "warning": "#8a5a00"}.get(c.notice_level, "#555")
         self.message.value = (
@@ -541,15 +556,15 @@ class Studio(W.VBox):
         if self._closed:
             return
         if "spec" in events:
-            with self._ui_lock:
+            with self.ui_lock:
                 self.screen.follow_features()  # the rules change with the cut points
             self._sync_controls()
         if "spec" in events or "cuts" in events:
             self.requests.refresh_cuts()
         if "notice" in events:
-            self._show_notice()
+            self.show_notice()
         if "card" in events or "advice" in events:
-            self._refresh_card()
+            self.refresh_card()
         if "card" in events or "frontier" in events:
             self._refresh_charts()
         if "card" in events or "alternatives" in events:
@@ -562,7 +577,7 @@ class Studio(W.VBox):
         column follows the card)."""
         if not self.controller.alts.enabled:
             return
-        with self._ui_lock:
+        with self.ui_lock:
             view = self.controller.alternatives()
             with self.alts_view.hold_sync():
                 if self.alts_view.state != view["state"]:
@@ -570,8 +585,9 @@ class Studio(W.VBox):
                 if self.alts_view.rows != view["rows"]:
                     self.alts_view.rows = view["rows"]
 
-    def _refresh_card(self) -> None:
-        with self._ui_lock:
+    def refresh_card(self) -> None:
+        """Draw the controller's card, its status and the undo/redo buttons."""
+        with self.ui_lock:
             c = self.controller
             status, card = c.status.to_dict(), c.card
             with self.card_view.hold_sync():
@@ -591,7 +607,7 @@ class Studio(W.VBox):
         return self.controller.chart_frames()
 
     def _refresh_charts(self) -> None:
-        with self._ui_lock:
+        with self.ui_lock:
             f = self.chart_frames()
             risk = family_named(self._card_family()).predicts_risk
             if risk:
@@ -657,9 +673,9 @@ class Studio(W.VBox):
 
     def _sync_controls(self) -> None:
         """Show the current spec in every control (after undo, redo, load, or a refused value)."""
-        with self._ui_lock:
+        with self.ui_lock:
             s = self.controller.spec
-            self._syncing = True
+            self.syncing = True
             try:
                 self.fpr_none.value = s.max_fpr is None
                 self.fpr_slider.disabled = s.max_fpr is None
@@ -690,7 +706,7 @@ class Studio(W.VBox):
                     row["penalty"].value = "" if f.penalty is None else f"{f.penalty:g}"
                     row["range"].value = tuple(f.points_range)
             finally:
-                self._syncing = False
+                self.syncing = False
 
 
 # help() and the docstring checks read __init__'s options, not the __new__ that picks the family

@@ -47,7 +47,7 @@ class Sweeps:
         fpr_caps=FPR_CAPS,
         max_path_size: int = MAX_PATH_SIZE,
     ):
-        self._c = controller
+        self._c, self._core = controller, controller.core
         self.enabled = bool(enabled)
         self.fpr_caps = tuple(fpr_caps)
         self.max_path_size = int(max_path_size)
@@ -58,7 +58,7 @@ class Sweeps:
     def reset(self) -> None:
         """Forget every point (the rules changed: points solved on the
         others are of other cards)."""
-        with self._c._lock:
+        with self._core.lock:
             self.points.clear()
             self.plan_now = []
         self.queue.set_plan([])
@@ -96,33 +96,33 @@ class Sweeps:
         c = self._c
         if not self.enabled or c.closed:
             if also:
-                c._emit(*also)
+                c.core.emit(*also)
             return
-        with c._lock:
+        with c.core.lock:
             plan = self.plan_for(c.spec)
             self.plan_now = plan
             for kind, key, param in plan:
-                hit = c._cache.get(key)
+                hit = c.core.cache.get(key)
                 if hit is not None:
                     self._record(kind, key, param, hit)
-        c._emit("frontier", *also)
-        self.queue.set_plan(plan, done=lambda item: item[1] in c._cache)
+        c.core.emit("frontier", *also)
+        self.queue.set_plan(plan, done=lambda item: item[1] in c.core.cache)
 
     def _job(self, item, cancel: threading.Event) -> None:
         c = self._c
         kind, key, param = item
-        if key in c._cache:
+        if key in c.core.cache:
             return
         spec = Spec.from_dict(json.loads(key))
-        result = c._solve(spec, cancel)
+        result = c.solve_spec(spec, cancel)
         if result is None:
             return
-        c._store(spec, result)
-        with c._lock:
+        c.store_result(spec, result)
+        with c.core.lock:
             if item not in self.plan_now:
                 return
             self._record(kind, key, param, result)
-        c._emit("frontier")
+        c.core.emit("frontier")
         c.offer(
             result if isinstance(result, ScoringSystem) else None,
             "the frontier" if kind == "fpr" else "the size path",
@@ -132,12 +132,12 @@ class Sweeps:
         """An interactive solve that is also a point of the current plan fills it in."""
         c = self._c
         key = spec.key()
-        with c._lock:
+        with c.core.lock:
             hits = [item for item in self.plan_now if item[1] == key]
             for kind, k, param in hits:
                 self._record(kind, k, param, result)
         if hits:
-            c._emit("frontier")
+            c.core.emit("frontier")
 
     def _record(self, kind: str, key: str, param: Any, result) -> None:
         rec: dict[str, Any] = {"kind": kind, "key": key, "param": param}
@@ -162,7 +162,7 @@ class Sweeps:
 
     def frame(self, kind: str, param_name: str, held_out: bool) -> pd.DataFrame:
         """The points of one sweep so far (``kind`` "fpr" or "size"), one row per solved point."""
-        with self._c._lock:
+        with self._core.lock:
             plan = [item for item in self.plan_now if item[0] == kind]
             rows = [self.points.get((k, key)) for k, key, _ in plan]
         rows = [dict(r) for r in rows if r is not None and r.get("feasible")]
@@ -180,7 +180,7 @@ class SweepViews:
     object: the controller's sweeps are ``sweeps``, its card ``card``)."""
 
     def __init__(self, controller: Controller) -> None:
-        self._c = controller
+        self._c, self._core = controller, controller.core
         self._roc: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
 
     def _plan(self, spec: Spec) -> list[tuple[str, str, Any]]:
@@ -211,7 +211,7 @@ class SweepViews:
         first, then (with held-out rows) the same points measured on "validation".
         ``roc`` is the card's own ROC on the training rows; ``cap`` the current cap.
         """
-        card = self._c._card
+        card = self._c.card
         if card is not None and card.train_metrics is not None:
             if self._roc[0] is not card:  # the card's own ROC, computed once per card
                 self._roc = (card, own_roc(card, self._c.data, self._c.validation))

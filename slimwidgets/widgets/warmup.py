@@ -200,16 +200,23 @@ class SearchWarmup(KernelWarmup):
 class WarmupControls:
     """The compiles' progress on the status line of
     :class:`~slimwidgets.widgets.controller.Controller`
-    (a feature object: the controller's risk and decision-search compiles report here)."""
+    (a feature object: the controller's risk and decision-search compiles report here).
+
+    Attributes
+    ----------
+    risk : the risk kernels' compile, started once a card is on screen.
+    search : the decision search's compile, started on its first solve.
+    """
 
     def __init__(self, controller: Controller) -> None:
-        self._c = controller
+        self._c, self._core = controller, controller.core
+        # the risk kernels, once a card is on screen; the decision search's, on its first solve
+        self.risk = RiskWarmup(self.warming_progress)
+        self.search = SearchWarmup(self.warming_progress)
 
     def warmup_for(self, spec) -> KernelWarmup:
         """The compile a solve of ``spec`` needs."""
-        return (
-            self._c._warmup if family_of_loss(spec.loss).predicts_risk else self._c._search_warmup
-        )
+        return self.risk if family_of_loss(spec.loss).predicts_risk else self.search
 
     def solving_text(self, spec) -> str:
         """What the status line says when a solve of ``spec`` is asked: the compile it waits for,
@@ -220,7 +227,7 @@ class WarmupControls:
 
     def warming_progress(self, warm: KernelWarmup) -> None:
         """A part compiled: the solve waiting for this compile says how far it has come."""
-        with self._c._lock:
+        with self._core.lock:
             if (
                 self._c.lifecycle.closed
                 or self._c.status.state != "solving"
@@ -232,7 +239,7 @@ class WarmupControls:
             ):
                 return
             self._c.status = replace(self._c.status, text=warm.text())
-        self._c._emit("card")
+        self._core.emit("card")
 
     def wait_for_warmup(self, spec, gen: int, cancel: threading.Event) -> bool:
         """Let the compile ``spec`` needs end (False when the solve was stopped meanwhile); once
@@ -247,14 +254,14 @@ class WarmupControls:
         self._c.alts.pause(True)
         try:
             while not warm.join(0.1):
-                if cancel.is_set() or gen != self._c._gen:
+                if cancel.is_set() or gen != self._core.generation:
                     return False
         finally:
             self._c.sweeps.queue.pause(False)
             self._c.alts.pause(False)
-        with self._c._lock:
-            if gen != self._c._gen or self._c.status.state != "solving":
+        with self._core.lock:
+            if gen != self._core.generation or self._c.status.state != "solving":
                 return True
             self._c.status = Status("solving", "solving…", started=time.time())
-        self._c._emit("card")
+        self._core.emit("card")
         return True

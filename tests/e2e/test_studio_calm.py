@@ -75,7 +75,7 @@ def test_incumbents_are_calm_and_an_edit_supersedes_the_solve(
         cell.press("Enter")
         page.wait_for_selector(".sw-card-view .sw-card[data-state='edited']", timeout=30_000)
         end = time.monotonic() + 30
-        while k.value("studio.controller._scheduler.busy"):
+        while k.value("studio.controller.core.scheduler.busy"):
             assert time.monotonic() < end, "the superseded solve did not stop"
             time.sleep(0.2)
         truth = k.value(

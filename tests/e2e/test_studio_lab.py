@@ -23,7 +23,9 @@ X, y = load_paper_dataset("breastcancer", folder) if folder else load_demo()
 studio = Studio(X, y, max_fpr=0.2, time_limit=1.0)
 studio"""
 
-SETTLED = "not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"
+SETTLED = (
+    "not studio.controller.core.scheduler.busy and studio.controller.status.state != 'solving'"
+)
 
 
 def kernel_card(k) -> dict:
@@ -145,7 +147,7 @@ def test_studio_in_jupyterlab(studio_page, shot):
 
     # -- a storm of 30 rapid moves ends on the last position ---------------------------------------
     start = k.value("studio.spec.max_fpr")
-    runs_before = k.value("studio.controller._scheduler.runs")
+    runs_before = k.value("studio.controller.core.scheduler.runs")
     page.locator(".sw-max-fpr .noUi-handle").first.focus()
     for _ in range(30):
         page.keyboard.press("ArrowRight")
@@ -154,11 +156,11 @@ def test_studio_in_jupyterlab(studio_page, shot):
     stormed = settle(page, k)
     assert stormed["max_fpr"] == pytest.approx(target)
     assert f"max FPR {100 * target:.0f} %" in card_in_page(page)["spec"]
-    assert k.value("studio.controller._scheduler.runs") - runs_before <= 10, (
+    assert k.value("studio.controller.core.scheduler.runs") - runs_before <= 10, (
         "the storm was not debounced"
     )
     # no solve of a superseded position is left running
-    assert k.value("studio.controller._scheduler.busy") is False
+    assert k.value("studio.controller.core.scheduler.busy") is False
     assert (
         k.value("sum(1 for t in threading.enumerate() if t.name.startswith('slimwidgets-solver'))")
         <= 1

@@ -36,7 +36,9 @@ X, y = load_demo()
 studio = Studio(X, y, max_fpr=0.2, time_limit=1.0)
 studio"""
 
-SETTLED = "not studio.controller._scheduler.busy and studio.controller.status.state != 'solving'"
+SETTLED = (
+    "not studio.controller.core.scheduler.busy and studio.controller.status.state != 'solving'"
+)
 TRUTH = """{'status': studio.status, 'state': studio.controller.status.state,
     'max_fpr': studio.spec.max_fpr,
     'points': dict(zip(studio.scoring_system.feature_names, studio.scoring_system.coefficients)),

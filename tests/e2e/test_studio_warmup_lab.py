@@ -109,9 +109,9 @@ def test_the_compile_progress_is_said_whole_at_every_width(lab, page, kernel_for
         # the limit is 5 s; the compile (20-30 s when cold) is not in it: the margin is for a busy
         # machine, whose overruns of a limit are seconds, not the compile's tens of seconds
         assert k.value("studio.controller.card.solve_time") <= 5.0 + 10.0
-        if not k.value("studio.controller._warmup.busy"):
+        if not k.value("studio.controller.warming.risk.busy"):
             k.run(
-                "studio.controller._warmup.start()"
+                "studio.controller.warming.risk.start()"
             )  # (normally already started by the card on screen)
         page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
         page.click(".sw-family button:has-text('risk card')")

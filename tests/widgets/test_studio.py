@@ -145,14 +145,14 @@ def test_storm_of_updates_ends_on_the_last_spec_and_never_shows_stale_cards(make
 
     c.subscribe(listen)
     caps = [round(0.02 + 0.01 * i, 2) for i in range(30)]
-    runs_before = c._scheduler.runs
+    runs_before = c.core.scheduler.runs
     for cap in caps:
         c.update(max_fpr=cap)
         time.sleep(0.005)
     settle(c)
     assert c.card.spec.max_fpr == caps[-1]
     assert c.spec.max_fpr == caps[-1]
-    assert c._scheduler.runs - runs_before <= 3  # debounced: not one solve per move
+    assert c.core.scheduler.runs - runs_before <= 3  # debounced: not one solve per move
     last = c.spec.key()
     # a settled card always belongs to the spec of the moment; incumbents stream only for it
     for current, of_card, state, card in shown:
@@ -175,7 +175,7 @@ def test_superseded_solve_is_interrupted(small):
             pytest.skip("the first solve settled before it could be superseded")
         c.update(time_limit=0.5, max_size=1)
         settle(c, 50)  # a guard against a hang, below the superseded solve's 60 s
-        assert c._scheduler.interrupted >= 1, "the superseded 60 s solve was not interrupted"
+        assert c.core.scheduler.interrupted >= 1, "the superseded 60 s solve was not interrupted"
         assert c.card.spec.max_size == 1
         assert all(
             h.spec.time_limit == 0.5 for h in c.history
@@ -201,7 +201,7 @@ def test_incumbents_stream_while_solving(small):
 def test_infeasible_names_the_clash_and_keeps_the_previous_state(make):
     c = make()
     settle(c)
-    before_spec, before_card, undo_depth = c.spec, c.card, c._undo.cursor
+    before_spec, before_card, undo_depth = c.spec, c.card, c.core.undo.cursor
     events = []
     c.subscribe(events.append)
     c.update(max_fpr=0.0, min_tpr=1.0)
@@ -213,7 +213,7 @@ def test_infeasible_names_the_clash_and_keeps_the_previous_state(make):
         c.history[-1].card is None and c.history[-1].spec.min_tpr == 1.0
     )  # the failure is on record
     # ... and the previous card and settings are back on screen, with the error in place
-    assert c.card is before_card and c.spec == before_spec and c._undo.cursor == undo_depth
+    assert c.card is before_card and c.spec == before_spec and c.core.undo.cursor == undo_depth
     assert (
         c.notice_level == "error"
         and c.notice == "these settings have no card: kept the previous card and settings"
@@ -384,8 +384,10 @@ def test_load_a_card_or_a_spec(make, small):
     settle(c)
     first = c.card
     other = sw.fit(*small, max_size=1, time_limit=1)
+    generation = c.generation
     c.load(other)
     assert c.card is other and c.spec == other.spec and c.history[-1].action == "load"
+    assert c.generation == generation + 1  # a solve still running for the old spec is not shown
     c.load(first.spec.key())  # a spec key, as a clicked chart point sends it
     assert c.card is first and c.status.state != "solving"
 
@@ -455,7 +457,7 @@ def test_close_leaves_no_thread(small):
 
 def test_idle_workers_end_by_themselves(small):
     c = Controller(*small, time_limit=0.5, frontier=False)
-    c._scheduler.idle_exit = 0.3
+    c.core.scheduler.idle_exit = 0.3
     settle(c)
     deadline = time.monotonic() + 5
     while c.threads() and time.monotonic() < deadline:
@@ -819,7 +821,7 @@ def test_edits_supersede_a_running_solve():
         edited = c.edit({name: incumbent.points.get(name, 0) + 1})
         assert c.status.state == "edited" and c.base_card is incumbent
         assert c.notice == "the edit stopped the running solve"
-        assert c._scheduler.wait_idle(10) and c._scheduler.interrupted >= 1
+        assert c.core.scheduler.wait_idle(10) and c.core.scheduler.interrupted >= 1
         assert c.card is edited  # the stopped solve never replaces the edit
     finally:
         assert c.close()
@@ -940,7 +942,7 @@ def test_validation_figures_next_to_training_figures(small, tmp_path):
             == len(c.frontier_points())
         )
         for key, rows in front.groupby("key"):
-            loaded = c._cache[key]
+            loaded = c.core.cache[key]
             val = rows[rows["set"] == "validation"].iloc[0]
             assert val["tpr"] == pytest.approx(loaded.validation_metrics.tpr)
         c.edit({c.data.feature_names[0]: 9})  # edited cards are measured on both sets at once

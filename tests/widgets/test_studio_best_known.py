@@ -90,8 +90,8 @@ def test_the_proof_is_restated_for_the_new_card():
                 details=solved.details,
             )
         )
-        with c._lock:
-            c._push(stopped, c.spec, status_of(stopped), "solve", None)
+        with c.core.lock:
+            c.push_card(stopped, c.spec, status_of(stopped), "solve", None)
         assert not c.status.proven or "best" not in c.status.text.split("·")[1]
         assert c.offer(solved, "the size path")
         card = c.card
@@ -112,7 +112,7 @@ def test_nothing_known_beats_the_card_shown_after_background_work(heart):
     try:
         assert c.wait(300) and c.wait_background(600) and c.wait_alternatives(600)
         shown = c.card
-        known = [card for card in c._cache.values() if isinstance(card, sw.ScoringSystem)]
+        known = [card for card in c.core.cache.values() if isinstance(card, sw.ScoringSystem)]
         rows = c.alternatives()["rows"]
         known += [c.alts.card(r["rank"]) for r in rows]
         mine = _objective(c, shown)
@@ -163,8 +163,8 @@ def test_a_better_risk_card_from_background_work_becomes_the_card():
                 worse, bound=solved.bound, gap=relative_gap(worse.objective, solved.bound)
             )
         worse = c.measured(worse)
-        with c._lock:
-            c._push(worse, c.spec, status_of(worse), "solve", None)
+        with c.core.lock:
+            c.push_card(worse, c.spec, status_of(worse), "solve", None)
         steps = len(c.history)
         assert c.offer(solved, "the alternatives search")
         card = c.card

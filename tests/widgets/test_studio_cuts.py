@@ -54,7 +54,7 @@ def studio():
 
 
 def _state(c):
-    return (c.spec.key(), c.card, c.cut_points(), len(c.history), c._undo.cursor)
+    return (c.spec.key(), c.card, c.cut_points(), len(c.history), c.core.undo.cursor)
 
 
 # -- the card by variable --------------------------------------------------------------------------
@@ -330,7 +330,7 @@ def test_the_studio_sends_the_card_by_variable_and_follows_a_moved_cut():
     )
     try:
         settle(s.controller)
-        s._refresh_card()
+        s.refresh_card()
         assert [v["variable"] for v in s.card_view.card["variables"]] == [
             v for v, _ in s.scoring_system.rules.points_table(s.scoring_system.points)
         ]
@@ -457,11 +457,13 @@ def test_cut_points_move_with_a_group_column_picked_and_undo_walks_back_through_
         and "age >= 70" in c.data.feature_names
     )
     _group_table_is_group_rates(c, X, y)
-    steps = len(c._undo.states)
+    steps = len(c.core.undo.states)
     c.set_gap("TPR", 0.1)  # a gap between the groups of the moved rules' rows
     settle(c)
     gapped = c.card
-    assert len(c._undo.states) == steps + 1 and c.violations() == [] and gapped.status == "optimal"
+    assert (
+        len(c.core.undo.states) == steps + 1 and c.violations() == [] and gapped.status == "optimal"
+    )
     alone = sw.fit(
         X,
         y,

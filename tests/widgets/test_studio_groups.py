@@ -92,11 +92,11 @@ def test_the_gap_is_held_proven_and_said_in_words(studio, table):
     X, y = table
     c = studio(sensitive_features="sex")
     settle(c)
-    steps = len(c._undo.states)
+    steps = len(c.core.undo.states)
     c.set_gap("TPR", 0.02)
     settle(c)
     assert c.spec.max_tpr_gap == 0.02 and c.spec.max_fpr_gap is None
-    assert len(c._undo.states) == steps + 1  # one edit, one undo step
+    assert len(c.core.undo.states) == steps + 1  # one edit, one undo step
     card = c.card
     rates = sw.group_rates(card, X, y, "sex")
     gap = rates["TPR"].max() - rates["TPR"].min()
@@ -132,11 +132,11 @@ def test_picking_a_column_is_one_undo_step_and_each_column_solves_on_its_own_gro
     settle(c)
     by_sex = c.card
     assert c.group_frame()["group"].tolist() == ["F", "M"]
-    steps, solves = len(c._undo.states), c.solve_count
+    steps, solves = len(c.core.undo.states), c.solve_count
     c.set_group("site")
     settle(c)
     assert c.group == "site" and c.data.sensitive_levels == ("1", "2", "3")
-    assert len(c._undo.states) == steps + 1
+    assert len(c.core.undo.states) == steps + 1
     assert c.solve_count == solves + 1, (
         "a gap between sexes is not a gap between sites: solved again"
     )
@@ -364,11 +364,11 @@ def test_a_column_picked_later_is_kept_off_the_card_while_it_is_the_group():
         sex = [n for n in c.data.feature_names if n.startswith("sex")]
         free = c.card
         assert sex and any(free.points.get(n) for n in sex), "the card should use sex here"
-        steps = len(c._undo.states)
+        steps = len(c.core.undo.states)
         c.set_group("sex")
         settle(c)
         assert c.group == "sex" and c.group_apart == tuple(sex) and set(sex) <= set(c.spec.exclude)
-        assert not any(c.card.points.get(n) for n in sex) and len(c._undo.states) == steps + 1
+        assert not any(c.card.points.get(n) for n in sex) and len(c.core.undo.states) == steps + 1
         assert "kept off the card" in c.notice and c.violations() == []
         assert next(v for v in c.cut_panel() if v["name"] == "sex")["use"] == "exclude"
         alone = sw.fit(

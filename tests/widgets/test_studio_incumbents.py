@@ -45,14 +45,14 @@ def test_a_poorer_card_of_a_running_solve_never_replaces_the_card(demo):
         c.subscribe(
             lambda events: seen.append((c.card, c.status.state)) if "card" in events else None
         )
-        solve = c._solver.solve
+        solve = c.core.solver.solve
 
         def streaming(spec, cancel, on_incumbent=None, time_limit=None):
             for card in offered:
                 on_incumbent(_incumbent(card))
             return solve(spec, cancel, None, time_limit)
 
-        c._solver.solve = streaming
+        c.core.solver.solve = streaming
         c.update(max_fpr=0.25)
         assert c.wait(300)
         new_key = c.spec.key()

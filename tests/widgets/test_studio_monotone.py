@@ -60,7 +60,7 @@ def test_the_pointer_says_the_cost_of_the_monotone_card_and_one_click_shows_it()
         assert pointer["text"] == "lwt's points go up and down (0 · \u22125 · \u22121 · \u22125)"
         assert pointer["action"] == "make lwt decreasing" and pointer["ready"]
         spec = c.spec.replace(monotone={"lwt": "-"})
-        fixed = c._cache[spec.key()]  # solved in the background, under the setting
+        fixed = c.core.cache[spec.key()]  # solved in the background, under the setting
         assert bumpy_variables(fixed, c.spec) == []  # its bands never rise
         assert all(fixed.points.get(n, 0) <= 0 for n in c.rules.rules_of("lwt"))
         m, n = fixed.train_metrics, c.card.train_metrics

@@ -151,7 +151,7 @@ def test_the_path_of_risk_cards_is_drawn_as_log_loss_by_size(small):
         path = c.path_points()
         assert list(path["max_size"]) == [1, 2] and path["log_loss"].notna().all()
         for _, row in path.iterrows():  # each point is the log-loss of the card solved for it
-            card = c._cache[row["key"]]
+            card = c.core.cache[row["key"]]
             assert (
                 row["log_loss"] == pytest.approx(card.train_metrics.log_loss)
                 and card.size <= row["max_size"]

@@ -35,7 +35,7 @@ def test_the_studios_own_solves_never_claim_the_size_chosen_by_cv(small):
         settle(c)
         assert c.spec.max_fpr == 0.3 and CLAIM not in describe_spec(c.card.spec)
         assert c.wait_background(300)
-        solved = [r for r in c._cache.values() if isinstance(r, ScoringSystem)]
+        solved = [r for r in c.core.cache.values() if isinstance(r, ScoringSystem)]
         assert len(solved) > 2 and all(
             r.spec.size_cv is None for r in solved
         )  # the frontier and path too

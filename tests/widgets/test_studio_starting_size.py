@@ -78,13 +78,13 @@ def test_the_card_at_the_chosen_size_is_timed_from_the_studios_start():
     X, y = _table()
     c = Controller(X, y, frontier=False, alternatives=False, time_limit=None, start=False)
     jobs = []  # (max_size, when the solve was asked for)
-    submit = c._scheduler.submit
+    submit = c.core.scheduler.submit
 
     def recorded(job):
         jobs.append((job[1].max_size, job[3]))
         return submit(job)
 
-    c._scheduler.submit = recorded
+    c.core.scheduler.submit = recorded
     try:
         c.begin()
         _settled(c)

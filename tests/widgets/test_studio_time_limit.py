@@ -43,14 +43,14 @@ def timed(make, monkeypatch):
 
     monkeypatch.setattr(solving, "fit_dataset", fit)
     c = make(time_limit=LIMIT, max_fpr=0.3, alternatives=False)
-    real_submit = c._scheduler.submit
+    real_submit = c.core.scheduler.submit
 
     def submit(job):
         log.append([job[3], None, None])  # the request's time (read by set_spec)
         clock.jump(WAIT)  # before the worker can start it: the debounce, a solve being stopped
         real_submit(job)
 
-    monkeypatch.setattr(c._scheduler, "submit", submit)
+    monkeypatch.setattr(c.core.scheduler, "submit", submit)
 
     def views(events):
         if (
@@ -63,7 +63,9 @@ def timed(make, monkeypatch):
     settle(c)
     c.update(max_fpr=0.2)  # a decision card drawn: the studio's finish measured once
     settle(c)
-    assert c._warmup.join(300)  # the risk kernels compiled (a wait for them is said, and not timed)
+    assert c.warming.risk.join(
+        300
+    )  # the risk kernels compiled (a wait for them is said, and not timed)
     return c, clock, log, draw
 
 

@@ -50,7 +50,7 @@ def studio(request):
 
 
 def _state(c):
-    return (c.spec.key(), c.card, len(c.history), c._undo.cursor)
+    return (c.spec.key(), c.card, len(c.history), c.core.undo.cursor)
 
 
 def _same_optimum(card, X, y, **options):
@@ -78,10 +78,10 @@ def test_max_variables_re_solves_in_one_undo_step(studio):
     c, X, y = studio()
     before = c.card
     assert len(variables_in_use(c.spec, list(before.points))) > 1  # the cap below has work to do
-    cursor = c._undo.cursor
+    cursor = c.core.undo.cursor
     c.set_caps(max_variables="1")
     settle(c)
-    assert c.spec.max_variables == 1 and c._undo.cursor == cursor + 1
+    assert c.spec.max_variables == 1 and c.core.undo.cursor == cursor + 1
     assert len(variables_in_use(c.spec, list(c.card.points))) == 1
     assert _same_optimum(c.card, X, y, max_variables=1)  # the card fit proves
     c.undo()
@@ -127,10 +127,10 @@ def test_monotone_choice_re_solves_with_bands_in_order(studio):
     )  # levels have no order
     age = [b["points"] for b in card_variables(c.card, c.spec)[0]["bands"] if b["kind"] == "band"]
     assert age[-1] > age[0]  # age rises on the free card: "decreasing" must change it
-    before, cursor = c.card, c._undo.cursor
+    before, cursor = c.card, c.core.undo.cursor
     c.set_monotone("age", "decreasing")
     settle(c)
-    assert c.spec.monotone == {"age": "-"} and c._undo.cursor == cursor + 1
+    assert c.spec.monotone == {"age": "-"} and c.core.undo.cursor == cursor + 1
     assert (
         c.monotone_of("age") == "decreasing"
         and {v["name"]: v for v in c.cut_panel()}["age"]["monotone"] == "decreasing"

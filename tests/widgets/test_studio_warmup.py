@@ -31,7 +31,7 @@ def test_the_risk_kernels_are_ready_before_the_first_switch():
     c = Controller(X, y, time_limit=1.0, frontier=False, alternatives=False)
     try:
         assert c.wait(300)
-        warm = c._warmup
+        warm = c.warming.risk
         assert warm.thread is not None or RiskWarmup._done.is_set()  # started once the card settled
         assert warm.join(300) and RiskWarmup._done.is_set()
         c.set_family("risk")
@@ -50,9 +50,9 @@ def compiling():
     release = threading.Event()
     try:
         assert c.wait(300)
-        c._warmup.join(300)
-        c._warmup.thread = threading.Thread(target=release.wait, daemon=True)
-        c._warmup.thread.start()
+        c.warming.risk.join(300)
+        c.warming.risk.thread = threading.Thread(target=release.wait, daemon=True)
+        c.warming.risk.thread.start()
         yield c, release
     finally:
         release.set()
@@ -75,25 +75,25 @@ def test_a_risk_switch_during_the_compile_says_how_far_it_has_come(compiling, mo
     clock = SimpleNamespace(monotonic=lambda: now[0])
     now = [100.0]
     monkeypatch.setattr(warmup, "time", clock)
-    c._warmup._started = 100.0
+    c.warming.risk._started = 100.0
     seen = []
     c.subscribe(lambda events: seen.append(c.status.text) if "card" in events else None)
     now[0] = 110.0
-    c._warmup._step(1, 4)  # one part ready before the switch, after 10 s: 30 s to go
+    c.warming.risk._step(1, 4)  # one part ready before the switch, after 10 s: 30 s to go
     c.set_family("risk")
     assert (
         c.status.text == warming_text(1, 4, left=30.0)
         and "1 of 4 parts done, about 30 s left" in c.status.text
     )
     now[0] = 116.0
-    c._warmup._step(2, 4)  # 16 s for two parts: about 16 s for the other two
+    c.warming.risk._step(2, 4)  # 16 s for two parts: about 16 s for the other two
     assert c.status.state == "solving" and c.status.text == warming_text(2, 4, left=16.0)
     assert "2 of 4 parts done, about 15 s left" in c.status.text
     assert seen[-1] == c.status.text  # the view was told
     release.set()
     assert c.wait(300) and c.card.family == "risk"
     settled = c.status.text
-    c._warmup._step(3, 4)  # a late report changes nothing once the risk card is settled
+    c.warming.risk._step(3, 4)  # a late report changes nothing once the risk card is settled
     assert c.status.text == settled and "parts done" not in settled
 
 
@@ -136,7 +136,7 @@ def cold_first_solve(small, monkeypatch):
     monkeypatch.setattr(solving, "fit_dataset", fit)
     c = Controller(*small, time_limit=2.0, frontier=False, alternatives=False, start=False)
     held = HeldSearchCompile(c.warming.warming_progress)
-    c._search_warmup = held
+    c.warming.search = held
     try:
         yield c, held, clock, limits
     finally:
@@ -147,7 +147,7 @@ def cold_first_solve(small, monkeypatch):
 def job_waits(c, timeout=60):
     """Until the solve's job has begun (and, the compile still running, waits for it)."""
     end = time.monotonic() + timeout
-    while c._scheduler.runs < 1:
+    while c.core.scheduler.runs < 1:
         assert time.monotonic() < end, "the solve never began"
         time.sleep(0.01)
 
