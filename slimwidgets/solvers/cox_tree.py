@@ -18,7 +18,6 @@ objective over all cards is the least over those supports of the least inside ea
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 import time
@@ -30,6 +29,7 @@ import numpy as np
 
 from ..core.survival import CoxCells
 from ..core.survival_family import TIME_TO_EVENT
+from .best_first import walk_boxes
 
 __all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_COX_SUPPORTS"]
 
@@ -180,29 +180,23 @@ class _Best:
 def _branch(tree: _Support, best: _Best, stop: Callable[[], bool]) -> float | None:
     """Best-first branch and bound over one support's points, improving ``best``; the least open
     floor when stopped, else None (the support is settled)."""
-    heap, counter = [], itertools.count()
 
-    def visit(low: np.ndarray, high: np.ndarray) -> None:
+    def look(low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray] | None:
         best.nodes += 1
         if (low == high).all():
             best.offer(*tree.leaf(tree.bounds(low, high)[0]))
-            return
+            return None
         floor, relaxed = tree.node(low, high, stop)
         if best.cuts(floor):
-            return
+            return None
         best.offer(*tree.leaf(tree.rounded(relaxed, low, high)))  # a card near the relaxation
-        heapq.heappush(heap, (floor, next(counter), low, high, relaxed))
+        return floor, relaxed
 
-    visit(np.zeros(len(tree.support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
-    while heap:
-        floor, _, low, high, relaxed = heapq.heappop(heap)
-        if best.cuts(floor):
-            continue
-        if stop():
-            return floor
-        for child in tree.split(relaxed, low, high):
-            visit(*child)
-    return None
+    root = (
+        np.zeros(len(tree.support), dtype=np.int64),
+        np.array([v.size - 1 for v in tree.values]),
+    )
+    return walk_boxes(root, look, tree.split, best.cuts, stop)
 
 
 def _supports(prob: CoxProblem) -> list[tuple[tuple[int, ...], frozenset]] | None:
