@@ -582,6 +582,7 @@ def _fit_time_to_event(frame, opts: dict[str, Any], args: argparse.Namespace) ->
             horizons=args.horizons,
             sensitive_features=groups,
             cancel=cancel,
+            progress=False,  # a time-to-event fit here prints no progress (see the module's notes)
             **opts,
         )
     )

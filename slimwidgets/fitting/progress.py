@@ -77,6 +77,7 @@ class FitProgress:
         self.make_bar, self.stream = make_bar, stream
         self.lock = threading.Lock()
         self.best: Incumbent | None = None
+        self.said: Callable[[], str] | None = None
         self.bound, self.fresh, self.words = -math.inf, False, "searching"
         self.table: tuple[Dataset, Spec] | None = None
         self.bar: Any = None
@@ -110,6 +111,12 @@ class FitProgress:
         with self.lock:
             self.best, self.bound, self.fresh = inc, max(self.bound, inc.bound), True
 
+    def on_found(self, words: Callable[[], str]) -> None:
+        """A card or a floor found by a fit whose cards are not solver incumbents (time-to-event):
+        ``words()`` says the best card so far and what is proven, called at the next draw."""
+        with self.lock:
+            self.said, self.fresh = words, True
+
     def on_bound(self, value: float) -> None:
         with self.lock:
             if value > self.bound:
@@ -134,7 +141,9 @@ class FitProgress:
             return
         with self.lock:
             fresh, inc, bound, self.fresh = self.fresh, self.best, self.bound, False
-        if fresh and inc is not None:
+        if fresh and self.said is not None:
+            self.words = self._say(self.said)
+        elif fresh and inc is not None:
             try:
                 self.words = self._describe(inc, bound, elapsed)
             except Exception:  # noqa: BLE001 - a bar must never break the fit it watches
@@ -149,9 +158,10 @@ class FitProgress:
         bar.set_postfix_str(f"{self.words}{left}", refresh=False)
         bar.refresh()
 
-    def finish(self, card: Any = None) -> None:
+    def finish(self, card: Any = None, headline: str | None = None) -> None:
         """Stop redrawing; a bar that was drawn ends with how the fit ended (``card``: the card
-        returned; None: the fit raised or was interrupted)."""
+        returned; None: the fit raised or was interrupted; ``headline``: the card in its family's
+        words, by default :func:`~slimwidgets.core.status.describe`'s)."""
         self.stopped.set()
         if (
             self.bar is None and card is not None
@@ -162,9 +172,16 @@ class FitProgress:
         if card is not None:
             self.bar.set_description_str("done", refresh=False)
             self.bar.set_postfix_str(
-                f"{describe(card).headline} · status {card.status}", refresh=False
+                f"{headline or describe(card).headline} · status {card.status}", refresh=False
             )
         self.bar.close()
+
+    @staticmethod
+    def _say(words: Callable[[], str]) -> str:
+        try:
+            return "best so far: " + words()
+        except Exception:  # noqa: BLE001 - a bar must never break the fit it watches
+            return "searching"
 
     def _describe(self, inc: Incumbent, bound: float, elapsed: float) -> str:
         if self.table is None:

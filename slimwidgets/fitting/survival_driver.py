@@ -28,14 +28,17 @@ from ..core.cox_floor import warm_up
 from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER
 from ..core.rules import as_frame, rules_from_options
 from ..core.spec import Spec, make_spec
-from ..core.survival import breslow_baseline
+from ..core.survival import breslow_baseline, harrell_c
 from ..core.survival_card import SurvivalCard, default_horizons, risk_by_score
 from ..core.survival_family import TIME_TO_EVENT
-from ..solvers.cox_tree import CoxProblem, CoxProof, prove_cox
+from ..core.survival_text import status_words
+from ..solvers.cox_tree import CoxCard, CoxProblem, CoxProof, prove_cox
 from .errors import NoSolutionError
+from .progress import FitProgress, fit_progress
 
 __all__ = [
     "fit_survival",
+    "progress_words",
     "routes_time_to_event",
     "REFUSED_ARGUMENTS",
     "SURVIVAL_OPTIONS",
@@ -73,7 +76,6 @@ REFUSED_ARGUMENTS = (
     "on_bound",
     "sensitive_features",
     "n_jobs",
-    "progress",
 )
 #: without max_size a card has at most this many rules (the proof walks every support of this size)
 DEFAULT_SURVIVAL_MAX_SIZE = 3
@@ -93,6 +95,7 @@ def fit_survival(
     ties: str = "breslow",
     clock: Callable[[], float] = time.perf_counter,
     cancel: threading.Event | None = None,
+    progress: bool | None = None,
     **options: Any,
 ) -> SurvivalCard:
     """A time-to-event card for ``X`` and the ``Surv`` array ``y`` (see :func:`slimwidgets.fit`).
@@ -109,6 +112,9 @@ def fit_survival(
     clock : the clock the time limit is read on.
     cancel : setting this event stops the proof: the best card so far, status "interrupted",
         with its proven floor.
+    progress : the bar of :mod:`.progress` (the best card so far, its C-index, the proven floor,
+        the time left): None in a notebook or a terminal only, True always, False never. Ctrl-C
+        returns the best card found so far, status "interrupted", no floor proven.
     **options : ``loss="cox"`` and the options of :data:`SURVIVAL_OPTIONS`; the other arguments of
         :func:`slimwidgets.fit` (:data:`REFUSED_ARGUMENTS`) are refused unless None.
 
@@ -144,12 +150,92 @@ def fit_survival(
     )
     prob = _problem(values, target, w, names, spec, ties)
     deadline = math.inf if spec.time_limit is None else started + spec.time_limit
-    with threadpool_limits(limits=1, user_api="blas"):  # tiny matrices: threads only wait
-        proof = prove_cox(prob, deadline=deadline, clock=clock, cancel=cancel)
-    proof = _smallest_form(proof, prob)
-    _check(proof, prob, spec, names)
+    watch = fit_progress(progress, spec.time_limit, started)
+    seen = _Seen(prob, watch)
+    card = None
+    try:
+        if watch is not None:
+            watch.start()
+        proof, stopped = _prove(prob, seen, deadline, clock, cancel)
+        proof = _smallest_form(proof, prob)
+        _check(proof, prob, spec, names)
+        card = _card(proof, prob, names, target, builder, horizons, clock() - started, stopped)
+    finally:  # also on an error: the bar stops, saying nothing it does not know
+        if watch is not None:
+            watch.finish(card, None if card is None else status_words(card))
+    return card
+
+
+class _Seen:
+    """The best card and the proven floor of a Cox proof so far: what its bar says, and the card
+    Ctrl-C returns (``watch``: the bar, or None)."""
+
+    def __init__(self, prob: CoxProblem, watch: FitProgress | None):
+        self.prob, self.watch = prob, watch
+        self.card: CoxCard | None = None
+        self.floor = -math.inf
+
+    def on_card(self, card: CoxCard) -> None:
+        self.card = card
+        self._tell()
+
+    def on_floor(self, floor: float) -> None:
+        self.floor = max(self.floor, floor)
+        self._tell()
+
+    def _tell(self) -> None:
+        if self.watch is not None and self.card is not None:
+            card, floor, prob = self.card, self.floor, self.prob
+            self.watch.on_found(lambda: progress_words(prob, card, floor))
+
+
+def progress_words(prob: CoxProblem, card: CoxCard, floor: float) -> str:
+    """A card found while a time-to-event fit runs, in plain words: its rules, its C-index on the
+    rows fitted, its objective per event, and the floor proven of every card's objective.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0], [0.0], [1.0], [0.0]])
+    >>> prob = CoxProblem(X, np.arange(1.0, 5.0), np.ones(4, dtype=bool), np.ones(4),
+    ...                   [np.arange(-2, 3)], np.full(1, 0.01), 1, (1e-4, 2.0))
+    >>> progress_words(prob, CoxCard(np.array([1.0]), 1.0, 0.9, 0.91), -math.inf)
+    '1 rule, C-index 0.667, objective 0.91 per event (Cox loss 0.9); no floor proven yet'
+    """
+    points = np.round(card.points)
+    concordance = harrell_c(prob.time, prob.event, prob.X @ points, prob.weight)
+    rules = int(np.count_nonzero(points))
+    proven = f"proven: no card below {floor:.4g}" if math.isfinite(floor) else "no floor proven yet"
+    return (
+        f"{rules} rule{'' if rules == 1 else 's'}, C-index {concordance:.3f}, objective "
+        f"{card.objective:.4g} per event (Cox loss {card.loss:.4g}); {proven}"
+    )
+
+
+def _prove(
+    prob: CoxProblem,
+    seen: _Seen,
+    deadline: float,
+    clock: Callable[[], float],
+    cancel: threading.Event | None,
+) -> tuple[CoxProof, str]:
+    """(the proof, the status it has when not complete): on Ctrl-C, the best card ``seen``,
+    status "interrupted", no floor proven (Ctrl-C before any card goes on)."""
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):  # tiny matrices: threads only wait
+            proof = prove_cox(
+                prob,
+                deadline=deadline,
+                clock=clock,
+                cancel=cancel,
+                on_card=seen.on_card,
+                on_floor=seen.on_floor,
+            )
+    except KeyboardInterrupt:
+        if seen.card is None:
+            raise
+        return CoxProof(seen.card, -math.inf, False, 0, 0), "interrupted"
     stopped = "interrupted" if cancel is not None and cancel.is_set() else "time_limit"
-    return _card(proof, prob, names, target, builder, horizons, clock() - started, stopped)
+    return proof, stopped
 
 
 def routes_time_to_event(fit: F) -> F:

@@ -18,7 +18,6 @@ objective over all cards is the least over those supports of the least inside ea
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 import time
@@ -30,6 +29,7 @@ import numpy as np
 
 from ..core.survival import CoxCells
 from ..core.survival_family import TIME_TO_EVENT
+from .best_first import walk_boxes
 
 __all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_COX_SUPPORTS"]
 
@@ -162,8 +162,8 @@ class _Support:
 class _Best:
     """The best card so far; the least floor of a card settled just below it (rounding in t)."""
 
-    def __init__(self, card: CoxCard):
-        self.card, self.loose, self.nodes = card, math.inf, 0
+    def __init__(self, card: CoxCard, on_card: Callable[[CoxCard], None] | None = None):
+        self.card, self.loose, self.nodes, self.on_card = card, math.inf, 0, on_card
 
     def cuts(self, floor: float) -> bool:
         return floor >= self.card.objective - SLACK
@@ -171,6 +171,8 @@ class _Best:
     def offer(self, card: CoxCard, floor: float) -> None:
         if card.objective < self.card.objective - SLACK:
             self.card = card
+            if self.on_card is not None:
+                self.on_card(card)
         if floor < self.card.objective - SLACK:
             self.loose = min(self.loose, floor)
 
@@ -178,29 +180,23 @@ class _Best:
 def _branch(tree: _Support, best: _Best, stop: Callable[[], bool]) -> float | None:
     """Best-first branch and bound over one support's points, improving ``best``; the least open
     floor when stopped, else None (the support is settled)."""
-    heap, counter = [], itertools.count()
 
-    def visit(low: np.ndarray, high: np.ndarray) -> None:
+    def look(low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray] | None:
         best.nodes += 1
         if (low == high).all():
             best.offer(*tree.leaf(tree.bounds(low, high)[0]))
-            return
+            return None
         floor, relaxed = tree.node(low, high, stop)
         if best.cuts(floor):
-            return
+            return None
         best.offer(*tree.leaf(tree.rounded(relaxed, low, high)))  # a card near the relaxation
-        heapq.heappush(heap, (floor, next(counter), low, high, relaxed))
+        return floor, relaxed
 
-    visit(np.zeros(len(tree.support), dtype=np.int64), np.array([v.size - 1 for v in tree.values]))
-    while heap:
-        floor, _, low, high, relaxed = heapq.heappop(heap)
-        if best.cuts(floor):
-            continue
-        if stop():
-            return floor
-        for child in tree.split(relaxed, low, high):
-            visit(*child)
-    return None
+    root = (
+        np.zeros(len(tree.support), dtype=np.int64),
+        np.array([v.size - 1 for v in tree.values]),
+    )
+    return walk_boxes(root, look, tree.split, best.cuts, stop)
 
 
 def _supports(prob: CoxProblem) -> list[tuple[tuple[int, ...], frozenset]] | None:
@@ -329,6 +325,8 @@ def prove_cox(
     clock: Callable[[], float] = time.perf_counter,
     incumbent: CoxCard | None = None,
     cancel: Event | None = None,
+    on_card: Callable[[CoxCard], None] | None = None,
+    on_floor: Callable[[float], None] | None = None,
 ) -> CoxProof:
     """The best card of ``prob`` and a proven floor: the floor of every support, then branch
     and bound inside those below the best card, least floor first, until ``deadline`` (read on
@@ -336,7 +334,9 @@ def prove_cox(
     work than the whole box's (:data:`WHOLE_BOX_SHARE`), the whole box's floor is computed
     first, and stated when the proof stops among the supports. With more than
     :data:`MAX_COX_SUPPORTS` supports the proof states that floor and the best card of the
-    support the whole box's relaxation points to.
+    support the whole box's relaxation points to. ``on_card`` is told each better card as it is
+    found, ``on_floor`` each proven floor of every card's objective as it rises (a progress bar's
+    feed: neither changes the proof).
 
     Examples
     --------
@@ -348,12 +348,14 @@ def prove_cox(
     >>> proof.complete, proof.card.points.tolist(), proof.floor >= proof.card.objective - 1e-9
     (True, [1.0, 0.0], True)
     """
-    best = _Best(incumbent if incumbent is not None else _first_card(prob))
+    best = _Best(incumbent if incumbent is not None else _first_card(prob), on_card)
+    tell = on_floor if on_floor is not None else lambda floor: None
     stop = lambda: clock() > deadline or (cancel is not None and cancel.is_set())  # noqa: E731
     supports = _promising_first(prob, _supports(prob))
     whole = -math.inf
     if _whole_box_first(prob, supports):
         whole, relaxed = _whole_box_floor(prob, stop)
+        tell(min(whole, best.card.objective))
         if supports is None:
             if not prob.require and not stop():
                 _branch(_Support(prob, _pointed_support(prob, relaxed)), best, stop)
@@ -371,6 +373,7 @@ def prove_cox(
     open_floors: list[float] = []
     order = np.argsort(floors, kind="stable")
     for rank, s in enumerate(order):
+        tell(min(floors[s], best.loose, best.card.objective))  # supports before s are settled
         if best.cuts(floors[s]):
             continue
         left = _branch(trees[s], best, stop)

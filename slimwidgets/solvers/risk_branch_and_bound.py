@@ -34,7 +34,6 @@ signs or costs beyond ``C0``: :func:`tree_applies`); the cutting planes serve th
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 import threading
@@ -45,6 +44,7 @@ import numpy as np
 
 from .._jit import njit
 from ..core.losses import MIN_INVERSE_MULTIPLIER, box_newton_fit
+from .best_first import walk_boxes
 from .logistic import RiskCard, RiskProblem
 from .risk_cells import cell_floors, ensure_cells_compiled, supports_at
 from .risk_cone import cone_floor, ensure_cone_compiled, leaf_walk
@@ -563,35 +563,24 @@ class _ConeSupport(_Support):
 def _branch(tree: _Support, best: _Incumbent, stop) -> float | None:
     """Best-first branch and bound over the points of one support, improving ``best``; the
     least open floor when stopped, else None (the support is settled)."""
-    heap, counter = [], itertools.count()
 
-    def visit(low: np.ndarray, high: np.ndarray) -> None:
+    def look(low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray] | None:
         if (low == high).all():  # a card
             card, floor = tree.leaf(np.array([v[i] for v, i in zip(tree.values, low)]))
             best.offer(card)
             best.settle(floor)
-            return
+            return None
         floor, beta = tree.node(low, high, best.cutoff())
         if best.cuts(floor):
-            return
-        best.offer(
-            tree.leaf(tree.rounded(beta, low, high))[0]
-        )  # a card near the relaxation: incumbents early
-        heapq.heappush(heap, (floor, next(counter), low, high, beta))
+            return None
+        best.offer(tree.leaf(tree.rounded(beta, low, high))[0])  # a card near the relaxation
+        return floor, beta
 
-    visit(
+    root = (
         np.zeros(len(tree.support), dtype=np.int64),
         np.array([v.size - 1 for v in tree.values], dtype=np.int64),
     )
-    while heap:
-        floor, _, low, high, beta = heapq.heappop(heap)
-        if best.cuts(floor):
-            continue
-        if stop():
-            return floor
-        for child in tree.split(beta, low, high):
-            visit(*child)
-    return None
+    return walk_boxes(root, look, tree.split, best.cuts, stop)
 
 
 def ensure_tree_compiled() -> None:

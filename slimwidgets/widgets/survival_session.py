@@ -294,7 +294,7 @@ class SurvivalSession:
 
     def _fit(self, settings: SurvivalSettings, cancel: threading.Event) -> SurvivalCard:
         self.solves += 1
-        return fit_survival(self.X, self.y, cancel=cancel, **settings.options())
+        return fit_survival(self.X, self.y, cancel=cancel, progress=False, **settings.options())
 
     def _work(self, settings: SurvivalSettings, gen: int, cancel: threading.Event) -> None:
         try:
