@@ -164,6 +164,8 @@ class _Best:
 
     def __init__(self, card: CoxCard, on_card: Callable[[CoxCard], None] | None = None):
         self.card, self.loose, self.nodes, self.on_card = card, math.inf, 0, on_card
+        if on_card is not None:
+            on_card(card)  # the starting card is the first told: it may already be the best
 
     def cuts(self, floor: float) -> bool:
         return floor >= self.card.objective - SLACK
