@@ -443,7 +443,7 @@ def _risk_claim(card: ScoringSystem) -> tuple[str, bool, bool]:
             return _join(within, floor_text and "· " + floor_text), True, True
         return (
             _join(
-                f"optimal for log-loss + size penalty{caps} (proven)",
+                f"proven best: no card within these limits has lower log-loss + size penalty{caps}",
                 floor_text and "· " + floor_text,
             ),
             True,
@@ -509,12 +509,18 @@ def _claim(
         return _join(f"proven {best_word}", where, qualifier), True, True
     if card.status == "optimal":
         objective = (
-            ("the class-weighted error" if weighted else "error + size penalty")
+            ("class-weighted error" if weighted else "error + size penalty")
             if exact
-            else "its objective"
+            else "objective (loss + size penalty)"
         )
-        text = f"optimal for {objective} (proven)"
-        if limit is not None and limit[0] == kind and _informative(kind, limit[1]):
+        text = f"proven best: no card within these limits has lower {objective}"
+        # an error floor below a proven-best card's error only blurs the claim
+        if (
+            kind != "error"
+            and limit is not None
+            and limit[0] == kind
+            and _informative(kind, limit[1])
+        ):
             text += " · " + _limit_phrase(kind, value, limit[1], where, qualifier)
         return text, True, True
     stopped = _stopped_early(card)

@@ -23,15 +23,14 @@ __all__ = [
     "card_from_result",
     "card_from_incumbent",
     "risk_rows",
-    "SCAN_UNDER_CAPS",
+    "SCAN_UNDER_GROUP_ROWS",
     "smallest_form",
 ]
 
-#: why "auto" proves a card under max_fpr / min_tpr without the support scan (in its details)
-SCAN_UNDER_CAPS = (
-    "no support scan under max_fpr / min_tpr: its cell floor counts errors of both classes "
-    "alike, too weak under a cap; the best TPR (FPR) is proven first, then the MIP, and each "
-    "support the walk settles is searched exactly, caps included"
+#: why "auto" proves a card with group caps or linear rows without the support scan
+SCAN_UNDER_GROUP_ROWS = (
+    "no support scan: its walk does not hold group caps or linear rows; the MIP proves the "
+    "card with them"
 )
 
 
@@ -80,7 +79,11 @@ def card_from_result(
             **class_limits(form, result.bound, result.coefficients, result.intercept),
             # why the fit stopped early when its solver process was lost (see describe)
             **({"solver_stopped": result.message} if result.status == "solver_stopped" else {}),
-            **({"support_scan": SCAN_UNDER_CAPS} if form.caps and spec.solver == "auto" else {}),
+            **(
+                {"support_scan": SCAN_UNDER_GROUP_ROWS}
+                if form.special_rows and spec.solver == "auto"
+                else {}
+            ),
         },
     )
     labels = np.where(data.y == 1, data.positive, data.negative)

@@ -924,12 +924,14 @@ def _prove_all(
 
 
 def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
-    """Whether "auto" tries the support scan: an exact proof with a card to beat, and the
-    plain objective (under a cap the floor counts errors of both classes alike, too weak)."""
+    """Whether "auto" tries the support scan: an exact proof with a card to beat, no group or
+    linear rows (the walk does not hold them), and under ``max_fpr`` / ``min_tpr`` only 0/1
+    columns, where the walk settles each support per labelling of its cells, caps included;
+    the scan's work limits give it up when the floors are too weak."""
     return (
         spec.gap == 0
         and start is not None
-        and not form.caps
+        and (not form.caps or _all_binary(form))
         and not form.special_rows
         and scan_applicable(form)
     )

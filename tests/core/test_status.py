@@ -160,6 +160,21 @@ def test_no_cap_proven_lowest_and_unproven(demo):
     assert not describe(low).proven
 
 
+def test_a_proven_best_card_above_the_error_floor_says_so_plainly():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(60, 5)).astype(float)
+    y = ((X[:, 0] + X[:, 1] - X[:, 2] + rng.normal(0, 0.5, 60)) > 0.5).astype(int)
+    card = sw.fit(X, y, max_size=3, rules=False, C0=0.1)  # the penalty keeps features out
+    assert card.status == "optimal" and proven_limit(card)[1] < card.train_metrics.error
+    s = describe(card)
+    assert s.headline == (
+        f"error {percent(card.train_metrics.error)} · proven best: no card within these "
+        "limits has lower error + size penalty"
+    )
+    assert s.proven and s.level == "ok"
+    assert s.headline in str(card)  # print(card) and the studio read the same words
+
+
 def test_heuristic_card_has_no_bound(demo):
     X, y = demo
     card = sw.rounded_logistic(X, y, C=0.05)
@@ -409,7 +424,10 @@ def test_real_valued_data_claims_only_its_objective():
     )  # a real value
     assert card.status == "optimal" and card.details["limits"] is None
     s = describe(card)
-    assert s.headline.endswith("· optimal for its objective (proven)") and s.proven
+    assert s.headline.endswith(
+        "· proven best: no card within these limits has lower objective (loss + size penalty)"
+    )
+    assert s.proven
 
 
 # -- risk cards: log-loss and AUC in the user's units (issue #13 item 6) ---------------------------

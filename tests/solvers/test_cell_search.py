@@ -161,12 +161,20 @@ def test_what_it_does_not_settle_goes_to_the_walk():
         assert (CellSearch(prob).fits(support, values) is not None) == fits
 
 
-def test_a_capped_fit_says_why_it_proves_without_the_scan():
-    """Under max_fpr "auto" does not try the support scan, and the card's details say so."""
-    from slimwidgets.fitting.cards import SCAN_UNDER_CAPS
+def test_only_a_fit_with_group_rows_says_why_it_proves_without_the_scan():
+    """Under max_fpr the scan may run and the card has no note; under a group gap "auto" does
+    not scan (the walk does not hold group rows), and the card's details say so."""
+    from slimwidgets.fitting.cards import SCAN_UNDER_GROUP_ROWS
 
     X, y, names, weights, spec = binary_problem(7)
     capped = sw.fit(X, y, feature_names=names, spec=spec.replace(max_fpr=0.4, min_tpr=None))
-    plain = sw.fit(X, y, feature_names=names, spec=spec.replace(max_fpr=None, min_tpr=None))
-    assert capped.details["support_scan"] == SCAN_UNDER_CAPS
-    assert "support_scan" not in plain.details and plain.status == capped.status == "optimal"
+    assert "support_scan" not in capped.details and capped.status == "optimal"
+    groups = np.arange(len(y)) % 2
+    gapped = sw.fit(
+        X,
+        y,
+        feature_names=names,
+        sensitive_features=groups,
+        spec=spec.replace(max_fpr=None, min_tpr=None, max_fpr_gap=0.5),
+    )
+    assert gapped.details["support_scan"] == SCAN_UNDER_GROUP_ROWS

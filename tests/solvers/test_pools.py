@@ -13,6 +13,7 @@ import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.fitting import check_card
+from slimwidgets.solvers import pools
 from slimwidgets.solvers.pools import feature_ranking, pool_search, solve_pool
 
 from brute import best_objective, enumerate_cards
@@ -94,6 +95,43 @@ def test_the_ranking_puts_the_informative_features_first():
     y = (X[:, 4] + X[:, 17] + X[:, 23] >= 2).astype(int)
     form = build_formulation(prepare_data(X, y, warn=False), sw.make_spec(max_size=3))
     assert set(feature_ranking(form)[:3]) == {4, 17, 23}
+
+
+class _SlowClock:
+    """A clock that jumps an hour at every reading, as on a machine far busier than this."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 3600.0
+        return self.now
+
+
+def _ranking_problem():
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, 2, size=(500, 30)).astype(float)
+    y = (X[:, 4] + X[:, 17] + X[:, 23] + X[:, 9] * X[:, 2] >= 2).astype(int)
+    return build_formulation(prepare_data(X, y, warn=False), sw.make_spec(max_size=3))
+
+
+def test_the_ranking_under_a_deadline_does_not_depend_on_the_clock(monkeypatch):
+    form = _ranking_problem()
+    far = 1e15  # a deadline the slow clock does not reach in five fits
+    steady = pools.feature_ranking(form, deadline=far)
+    monkeypatch.setattr(pools.time, "perf_counter", _SlowClock())
+    assert pools.feature_ranking(form, deadline=far) == steady
+    assert len(steady) > 3  # the weaker penalties ranked more than the first fit's features
+
+
+def test_the_ranking_stops_after_a_fit_whose_counted_work_is_too_much(monkeypatch):
+    form = _ranking_problem()
+    whole = pools.feature_ranking(form, deadline=1e15)
+    monkeypatch.setattr(pools, "SLOW_FIT_WORK", 0)
+    first = pools.feature_ranking(form, deadline=1e15)
+    assert first and len(first) < len(whole)
+    assert whole[: len(first)] == first
+    assert pools.feature_ranking(form) == whole  # no deadline: the whole path
 
 
 def test_pool_search_improves_a_poor_card_and_reports_it():

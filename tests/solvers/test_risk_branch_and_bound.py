@@ -128,7 +128,7 @@ def test_fit_stops_when_its_card_is_proven(case, monkeypatch):
     assert card.objective == pytest.approx(best, abs=1e-9) and card.gap == 0.0
     words = card.status_line()
     assert (
-        "proven lowest train log-loss" in words or "(proven)" in words
+        "proven lowest train log-loss" in words or "proven best" in words
     ) and "no proven limit" not in words
 
 

@@ -307,6 +307,34 @@ def test_auto_scans_0_1_rules_before_the_proof_by_size(seed, monkeypatch):
     assert got == pytest.approx((cards["loss"] + 0.02 * cards["size"]).min(), abs=1e-12)
 
 
+@pytest.mark.seeds(16)
+def test_auto_scans_0_1_columns_under_max_fpr_or_min_tpr(seed, monkeypatch):
+    """Under a class cap on 0/1 columns "auto" proves by the scan (after the best TPR or FPR),
+    and its card is the brute-force optimum among the cards that keep the cap."""
+    rng = np.random.default_rng(900 + seed)
+    n = int(rng.integers(10, 20))
+    X = rng.integers(0, 2, size=(n, 4))
+    y = rng.choice([-1, 1], size=n)
+    y[0], y[1] = 1, -1
+    names = [f"f{j}" for j in range(4)]
+    cap = (
+        {"max_fpr": float(rng.choice([0.25, 0.5]))}
+        if seed % 2
+        else {"min_tpr": float(rng.choice([0.5, 0.75]))}
+    )
+    spec = sw.make_spec(C0=0.02, **BOX, **cap)
+    form = build_formulation(prepare_data(X, y, feature_names=names, warn=False), spec)
+    cards = enumerate_cards(X, y, names, spec)
+    assert len(cards["loss"])  # the empty card's intercepts keep any one cap
+    monkeypatch.setattr(fitting, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(fitting, "SIZE_MIPS_FIRST", -1)
+    card = sw.fit(X, y, feature_names=names, spec=spec)
+    assert card.solver == "scan" and card.status == "optimal"
+    assert "support_scan" not in card.details
+    got = form.objective_of(np.array(card.coefficients, float), card.intercept)
+    assert got == pytest.approx(brute_optimum(form, cards), abs=1e-12)
+
+
 class _BusyClock:
     """A clock on a machine so loaded that every reading is 50 s after the last one."""
 
