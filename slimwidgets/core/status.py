@@ -527,13 +527,10 @@ def _claim(
     if limit is not None and limit[0] == kind and _informative(kind, limit[1]):
         proven_text = _limit_phrase(kind, value, limit[1], where, qualifier)
         return (f"{stopped} · {proven_text}" if stopped else proven_text), False, True
-    # a card built by hand or loaded carries no solve time: it was not searched for here
-    found = (
-        "not solved here"
-        if card.solve_time is None
-        else "best found in " + seconds(card.solve_time)
-    )
-    return f"{stopped or found}, {NO_BOUND}", False, False
+    # a card built by hand, loaded or rounded carries no solve time: there is no search to time
+    if stopped or card.solve_time is not None:
+        return f"{stopped or 'best found in ' + seconds(card.solve_time)}, {NO_BOUND}", False, False
+    return NO_BOUND, False, False
 
 
 def _stopped_early(card: ScoringSystem) -> str:

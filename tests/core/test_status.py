@@ -180,8 +180,14 @@ def test_heuristic_card_has_no_bound(demo):
     card = sw.rounded_logistic(X, y, C=0.05)
     s = describe(card)
     assert card.status == "heuristic" and card.bound is None
-    assert s.headline.startswith(f"error {percent(card.train_metrics.error)} · best found in ")
-    assert s.headline.endswith(NO_BOUND) and s.level == "warn" and not s.proven
+    # a rounded card was not searched for: no "best found in –" without a time
+    assert s.headline == f"error {percent(card.train_metrics.error)} · {NO_BOUND}"
+    assert s.level == "warn" and not s.proven
+    timed = describe(replace(card, solve_time=1.25))
+    assert (
+        timed.headline
+        == f"error {percent(card.train_metrics.error)} · best found in 1.2 s, {NO_BOUND}"
+    )
 
 
 def test_edited_card_claims_nothing(capped):
