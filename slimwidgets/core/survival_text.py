@@ -40,7 +40,10 @@ def status_words(card: SurvivalCard) -> str:
     if card.details.get("history"):
         return card.details["history"][-1]["note"]
     if card.status == "optimal":
-        return f"optimal (proven): objective {card.objective:.6g} per event"
+        return (
+            "proven best: no card within these limits has a higher Cox partial likelihood "
+            f"(less size penalty; objective {card.objective:.6g} per event)"
+        )
     if card.bound is None:
         return f"{card.status}: objective {card.objective:.6g} per event, no floor proven"
     return (

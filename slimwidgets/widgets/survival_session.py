@@ -423,14 +423,14 @@ def status_words(card: SurvivalCard, c_index: float, how: str = "") -> str:
     >>> card = SurvivalCard(("a",), (1,), 1.0, np.array([1.0]), np.array([0.1]), (1.0,),
     ...                     status="optimal", solve_time=0.25)
     >>> status_words(card, 0.7123)
-    "Harrell's C 0.712 (training rows) · proven optimal · solved in 0.25 s"
+    "Harrell's C 0.712 (training rows) · proven best · solved in 0.25 s"
     >>> stopped = SurvivalCard(("a",), (1,), 1.0, np.array([1.0]), np.array([0.1]), (1.0,),
     ...                        status="time_limit", objective=2.0, bound=1.9, solve_time=5.0)
     >>> status_words(stopped, 0.7, "from the cache").split(" · ")[1:]
     ['not proven: its Cox loss is within 5.0 % of the proven floor', 'from the cache']
     """
     if card.status == "optimal":
-        proof = "proven optimal"
+        proof = "proven best"
     elif card.gap is not None:
         proof = f"not proven: its Cox loss is within {100 * card.gap:.1f} % of the proven floor"
     else:

@@ -55,7 +55,10 @@ def test_fit_prints_the_card_with_risk_by_the_horizons_given(csv, tmp_path, caps
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "Time-to-event card: died over months" in out
-    assert all(f"by {h}" in out for h in (1, 3, 5)) and "status: optimal (proven)" in out
+    assert (
+        all(f"by {h}" in out for h in (1, 3, 5))
+        and "status: proven best: no card within these limits" in out
+    )
     card = SurvivalCard.from_json(str(saved))
     assert card.horizons == (1.0, 3.0, 5.0) and len(card.card_points) <= 3
     frame = survival_frame()
@@ -86,7 +89,7 @@ def test_every_format_prints_the_card(csv, tmp_path, capsys, fmt):
     args = fit_args(csv, "--max-size", "2", "--horizons", "2,4", "--format", fmt)
     assert main([*args, "--out", str(out_file)]) == 0
     body = out_file.read_text(encoding="utf-8")
-    assert "status: optimal" in capsys.readouterr().out
+    assert "status: proven best" in capsys.readouterr().out
     if fmt == "sql":
         con = sqlite3.connect(":memory:")
         survival_frame().to_sql("patients", con, index=False)
@@ -171,7 +174,7 @@ def test_the_command_as_a_process(csv, tmp_path):
         timeout=600,
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("SELECT *,") and "status: optimal" in run.stderr
+    assert run.stdout.startswith("SELECT *,") and "status: proven best" in run.stderr
     con = sqlite3.connect(":memory:")
     survival_frame().to_sql("patients", con, index=False)
     assert len(con.execute(run.stdout).fetchall()) == 150

@@ -76,7 +76,7 @@ def test_names_from_the_data_are_escaped_in_html():
 
 
 def test_the_status_says_what_is_proven():
-    assert "optimal (proven)" in status_words(_card())
+    assert status_words(_card()).startswith("proven best: no card within these limits")
     limited = _card(status="time_limit", bound=1.2)
     assert "every card is at least 1.2" in status_words(limited) and limited.gap == pytest.approx(
         0.2

@@ -70,7 +70,7 @@ def test_a_time_to_event_card_in_the_studio(lab, page, kernel_for, shot):
         shown = page.evaluate(RISK_ROWS)
         assert [row[:3] for row in shown] == _expected_rows(k)
         assert all("%" in row[3] for row in shown)  # the observed risk, with its interval
-        assert "proven optimal" in page.inner_text(".sw-status-text")
+        assert "proven best" in page.inner_text(".sw-status-text")
         assert page.inner_text(".sw-family button.mod-active") == "time to event"
         # the Kaplan–Meier chart: one curve per score band, the horizon marked
         bands = k.value("list(dict.fromkeys(studio.session.km_frame()['score band'].astype(str)))")

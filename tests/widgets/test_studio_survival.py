@@ -69,7 +69,7 @@ def test_a_surv_y_opens_the_time_to_event_card_that_fit_proves(veterans):
         _, y = veterans
         horizons = default_horizons(y["Survival_in_days"])
         assert studio.session.horizon == horizons[1] == studio.horizon.value
-        assert "proven optimal" in studio.status.value and "Harrell" in studio.status.value
+        assert "proven best" in studio.status.value and "Harrell" in studio.status.value
         shown = html.unescape(studio.card_view.value)
         assert f"risk of the event by {horizons[1]:g} Survival_in_days" in shown
         for name, points in card.card_points.items():
