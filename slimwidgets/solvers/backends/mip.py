@@ -60,25 +60,8 @@ def solve_formulation(
         return solve_pulp(
             form, time_limit=time_limit, gap=gap, threads=threads, feasibility_only=feasibility_only
         )
-    if cancel is not None:
-        from . import worker  # loaded on first use: it is also the child's entry point (-m)
-
-        if worker.available():  # a cancellable solve runs where it can be killed at once
-            result = worker.solve_in_child(
-                form,
-                time_limit=time_limit,
-                gap=gap,
-                threads=threads,
-                warm_start=warm_start,
-                on_incumbent=on_incumbent,
-                cancel=cancel,
-                feasibility_only=feasibility_only,
-                on_bound=on_bound,
-            )
-            if result is not None:
-                return result
-    return solve_highs(
-        form,
+    # the child process and the in-process solve take the same options
+    options = dict(
         time_limit=time_limit,
         gap=gap,
         threads=threads,
@@ -88,3 +71,11 @@ def solve_formulation(
         feasibility_only=feasibility_only,
         on_bound=on_bound,
     )
+    if cancel is not None:
+        from . import worker  # loaded on first use: it is also the child's entry point (-m)
+
+        if worker.available():  # a cancellable solve runs where it can be killed at once
+            result = worker.solve_in_child(form, **options)
+            if result is not None:
+                return result
+    return solve_highs(form, **options)
