@@ -568,16 +568,8 @@ def _time_for_solvers(time_left: float | None) -> bool:
 def _no_time_left() -> SolveResult:
     """The solvers' result when there was no time for them: no card of theirs and no bound (the
     first search's card answers, with status "time_limit")."""
-    return SolveResult(
-        "no_solution",
-        None,
-        None,
-        None,
-        -math.inf,
-        math.inf,
-        0.0,
-        "local search",
-        message="no time left for the solvers after the first search",
+    return SolveResult.no_card(
+        "local search", message="no time left for the solvers after the first search"
     )
 
 
@@ -948,16 +940,7 @@ def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> S
     deadline = None if time_left is None else t0 + time_left
     walked = solve_by_enumeration(form, upper, deadline=deadline, cancel=cancel)
     if walked is None:
-        return SolveResult(
-            "no_solution",
-            None,
-            None,
-            None,
-            -math.inf,
-            math.inf,
-            time.perf_counter() - t0,
-            "enumeration",
-        )
+        return SolveResult.no_card("enumeration", time.perf_counter() - t0)
     if not math.isfinite(walked.objective):
         return SolveResult(
             "infeasible", None, None, None, math.inf, math.inf, walked.elapsed, "enumeration"

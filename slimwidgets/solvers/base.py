@@ -122,6 +122,33 @@ class SolveResult:
     # a floor): a proof by model size that follows need not walk them again (-1: none known)
     settled: int = -1
 
+    @classmethod
+    def no_card(cls, solver: str, seconds: float = 0.0, message: str = "") -> SolveResult:
+        """A solve that found no card and proved nothing (bound −∞, gap ∞).
+
+        Parameters
+        ----------
+        solver : str
+            Who answered.
+        seconds : float, default 0.0
+            How long it ran.
+        message : str, default ""
+            Why there is no card, when it is worth saying.
+
+        Returns
+        -------
+        SolveResult
+            Status ``"no_solution"``.
+
+        Examples
+        --------
+        >>> SolveResult.no_card("highs").status
+        'no_solution'
+        """
+        return cls(
+            "no_solution", None, None, None, -math.inf, math.inf, seconds, solver, message=message
+        )
+
 
 def relative_gap(objective: float | None, bound: float) -> float:
     if objective is None or not math.isfinite(bound):

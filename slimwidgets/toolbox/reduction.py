@@ -131,7 +131,7 @@ def _solve_mip(form: Formulation, *, time_limit: float | None, gap: float) -> So
     if st in (S.kInfeasible, S.kUnboundedOrInfeasible):
         return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, "highs")
     if info.primal_solution_status != 2:
-        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, elapsed, "highs")
+        return SolveResult.no_card("highs", elapsed)
     x = np.asarray(h.getSolution().col_value)
     free = form.col_lambda >= 0
     coefs = form.fixed_lambda.copy()

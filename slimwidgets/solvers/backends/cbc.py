@@ -84,7 +84,7 @@ def _solve_with(form, cmd, label: str, *, time_limit, gap, feasibility_only) -> 
         return SolveResult("infeasible", None, None, None, math.inf, math.inf, elapsed, label)
     if sol_status not in (pulp.LpSolutionOptimal, pulp.LpSolutionIntegerFeasible):
         if status == pulp.LpStatusNotSolved and time_limit is not None:
-            return SolveResult("no_solution", None, None, None, -math.inf, math.inf, elapsed, label)
+            return SolveResult.no_card(label, elapsed)
         raise SolverError(
             f"{label} returned status {pulp.LpStatus.get(status, status)!r} with no card"
         )

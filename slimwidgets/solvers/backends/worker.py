@@ -426,19 +426,9 @@ def _refused(cancel: threading.Event) -> SolveResult | None:
     the caller exiting (no child then, and no in-process HiGHS either, whose threads would
     hold the interpreter's exit until the solve ends)."""
     if cancel.is_set():
-        return SolveResult("no_solution", None, None, None, -math.inf, math.inf, 0.0, "highs")
+        return SolveResult.no_card("highs")
     if _closing:
-        return SolveResult(
-            "no_solution",
-            None,
-            None,
-            None,
-            -math.inf,
-            math.inf,
-            0.0,
-            "highs",
-            message="not solved: the process is exiting",
-        )
+        return SolveResult.no_card("highs", message="not solved: the process is exiting")
     return None
 
 
