@@ -600,6 +600,74 @@ def test_the_private_read_check_can_fail(tmp_path):
     assert foreign_private_reads(feature) == ["3: self._c._lock"]
 
 
+# The feature objects get the studio's small core (widgets/studio_core.py) and, in their
+# constructors, the few commands of the controller and the other features they call; none holds
+# the controller. Only the controller's own module and the Studio, which makes it, may.
+CONTROLLER_HOLDERS = frozenset({"controller.py", "studio.py", "__init__.py"})
+CONTROLLER_ATTRIBUTES = frozenset({"controller", "_controller", "_c"})
+
+
+def controller_holds(path: Path) -> list[str]:
+    """``line: what`` for each place the module at ``path`` names the ``Controller`` class in
+    an import (under ``TYPE_CHECKING`` too), takes a ``controller`` parameter in a constructor,
+    or keeps the controller on ``self`` (``self.controller``, ``self._controller``,
+    ``self._c``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "Controller" for a in node.names):
+            found.append(f"{node.lineno}: imports Controller")
+        elif isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+            found += [
+                f"{node.lineno}: __init__ takes {a.arg!r}"
+                for a in args
+                if a.arg == "controller"
+                or (a.annotation is not None and "Controller" in ast.unparse(a.annotation))
+            ]
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in CONTROLLER_ATTRIBUTES
+            and ast.unparse(node.value) == "self"
+        ):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return sorted(set(found), key=lambda hit: int(hit.split(":")[0]))
+
+
+def test_no_feature_holds_the_controller():
+    """Each feature object of widgets/ is given the core and what it calls, not the controller."""
+    holding = {
+        _shown(path): hits
+        for path in sorted((PACKAGE / "widgets").glob("*.py"))
+        if path.name not in CONTROLLER_HOLDERS and (hits := controller_holds(path))
+    }
+    assert not holding, f"feature modules that hold the controller (give them the core): {holding}"
+
+
+def test_the_controller_hold_check_can_fail(tmp_path):
+    """A feature made with the controller and keeping it is named, as sixteen were (in fourteen
+    modules)."""
+    feature = tmp_path / "feature.py"
+    feature.write_text(
+        "if TYPE_CHECKING:\n"
+        "    from .controller import Controller\n"
+        "class Feature:\n"
+        "    def __init__(self, owner: Controller, core):\n"
+        "        self._c, self._core = owner, core\n"
+        "class Other:\n"
+        "    def __init__(self, controller):\n"
+        "        self.controller = controller\n"
+        "        self._s.controller.set_spec(core.spec)\n",
+        encoding="utf-8",
+    )
+    assert controller_holds(feature) == [
+        "2: imports Controller",
+        "4: __init__ takes 'owner'",
+        "5: self._c",
+        "7: __init__ takes 'controller'",
+        "8: self.controller",
+    ]
+
+
 # A card family is one object (core/card_family.py): code asks the family of a spec or a card,
 # it does not compare names. The names of the families and of their losses; the decision
 # family's paper models (slim, pilm, tilm, m_of_n) are variants inside one family, not counted.

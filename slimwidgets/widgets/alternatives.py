@@ -37,7 +37,7 @@ from .solving import studio_spec
 from .variables import card_variables
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .studio_core import StudioCore
 
 __all__ = ["AlternativesList", "AlternativesControls", "ALT_K", "ALT_WITHIN", "variables_text"]
 
@@ -118,26 +118,28 @@ def _signed(d: float, digits: int) -> str:
 
 
 class AlternativesList:
-    """The alternatives of the controller's current spec, searched on a thread of their own.
+    """The alternatives of the studio's current spec, searched on a thread of their own.
 
     Parameters
     ----------
-    controller : the :class:`~slimwidgets.widgets.controller.Controller` it serves.
+    core : the studio's core (its spec, card, rows and cache).
     emit : tells the views ``"alternatives"`` changed.
+    offer : ``offer(card, source)``: a card found here that may beat the card shown
+        (:meth:`~slimwidgets.widgets.best_known.BestKnownControls.offer`).
     k, within : as for :func:`~slimwidgets.toolbox.alternatives.alternatives`.
     """
 
     def __init__(
         self,
-        controller: Controller,
+        core: StudioCore,
         emit: Callable[[], None],
+        offer: Callable[[ScoringSystem | None, str], bool],
         *,
         k: int = ALT_K,
         within: float = ALT_WITHIN,
         enabled: bool = True,
     ):
-        self._c, self._core = controller, controller.core
-        self._emit = emit
+        self._core, self._emit, self._offer = core, emit, offer
         self.k, self.within, self.enabled = int(k), float(within), bool(enabled)
         self._lock = threading.RLock()
         self._run: _Run | None = None
@@ -153,7 +155,7 @@ class AlternativesList:
         cancel the list of a spec that is no longer current."""
         if not self.enabled:
             return
-        c = self._c
+        c = self._core
         key = c.spec.key()
         settled = c.settled_card(key)
         with self._lock:
@@ -197,7 +199,7 @@ class AlternativesList:
 
     # -- the search --------------------------------------------------------------------------------
     def _job(self, key: str, cancel: threading.Event) -> None:
-        c = self._c
+        c = self._core
         first = c.settled_card(key)
         with self._lock:
             run = self._run
@@ -213,7 +215,7 @@ class AlternativesList:
                 run.cards.append(card)
                 run.figures.append(figures)
             self._emit()
-            c.offer(card, "the alternatives search")
+            self._offer(card, "the alternatives search")
 
         try:
             result = search_alternatives(
@@ -240,7 +242,7 @@ class AlternativesList:
         """The ``rank``-th card of the current list (1 = the best)."""
         with self._lock:
             run = self._run
-            if run is None or run.key != self._c.spec.key():
+            if run is None or run.key != self._core.spec.key():
                 raise ValueError(
                     "the alternatives list belongs to other settings: wait for the new list"
                 )
@@ -250,7 +252,7 @@ class AlternativesList:
 
     def view(self) -> dict:
         """``{"rows": [...], "state": {...}}``: the list as the studio draws it."""
-        c = self._c
+        c = self._core
         with self._lock:
             run = self._run
             cards = [] if run is None else list(run.cards)
@@ -304,8 +306,8 @@ class AlternativesList:
         )
         names = list(card.points)
         points = [{"name": n, "points": int(card.points[n])} for n in names]
-        if card.rules is None and self._c.rules is not None:
-            card = replace(card, rules=self._c.rules)  # a raw table's card reads by variable
+        if card.rules is None and self._core.rules is not None:
+            card = replace(card, rules=self._core.rules)  # a raw table's card reads by variable
         held_out = figure_texts(f, "val_") if ("val_error" in f or "val_log_loss" in f) else []
         proven = card.status == "optimal"
         how = (
@@ -316,7 +318,7 @@ class AlternativesList:
         return {
             "rank": rank,
             "features": points,
-            "variables": variables_text(card, self._c.spec),
+            "variables": variables_text(card, self._core.spec),
             "size": len(names),
             "train": figure_texts(f),
             "held_out": held_out,
@@ -333,7 +335,7 @@ class AlternativesList:
         if not self.enabled:
             return {"phase": "off", "text": ""}
         if run is None:
-            failed = self._c.status.state in ("infeasible", "invalid", "error")
+            failed = self._core.status.state in ("infeasible", "invalid", "error")
             return {
                 "phase": "waiting",
                 "text": "no card for these settings, so no alternatives"
@@ -429,26 +431,35 @@ def alternative_notice(
 
 
 class AlternativesControls:
-    """The alternatives of :class:`~slimwidgets.widgets.controller.Controller` (a feature object:
-    its list is the controller's ``alts``; loading one is an undo step on the controller)."""
+    """The alternatives of the studio (a feature object: its list is ``alts``; loading one is
+    an undo step).
 
-    def __init__(self, controller: Controller) -> None:
-        self._c, self._core = controller, controller.core
+    Parameters
+    ----------
+    core : the studio's core.
+    alts : the alternatives list of the current spec.
+    show_card : shows a card found without a solve as one undo step (the controller's
+        :meth:`~slimwidgets.widgets.controller.Controller.show_card`).
+    """
+
+    def __init__(
+        self, core: StudioCore, alts: AlternativesList, show_card: Callable[..., None]
+    ) -> None:
+        self._core, self._alts, self._show_card = core, alts, show_card
 
     def settled_card(self, key: str) -> ScoringSystem | None:
         """The solved card of the spec with this key, if it has one yet."""
-        hit = self._core.cache.get(key)
-        return hit if isinstance(hit, ScoringSystem) else None
+        return self._core.settled_card(key)
 
     def alternatives(self) -> dict:
         """The alternatives list of the current spec as the studio shows it:
         ``{"rows": [...], "state": {...}}`` (see
         :class:`~slimwidgets.widgets.alternatives.AlternativesList`)."""
-        return self._c.alts.view()
+        return self._alts.view()
 
     def wait_alternatives(self, timeout: float | None = 120.0) -> bool:
         """Block until the alternatives search of the current spec has ended (tests, scripts)."""
-        return self._c.alts.wait(timeout)
+        return self._alts.wait(timeout)
 
     def load_alternative(self, rank: int) -> ScoringSystem:
         """Show the ``rank``-th card of the alternatives list (1 = the best): one undo step.
@@ -459,21 +470,21 @@ class AlternativesControls:
         A later card is called "feasible": it is optimal only among the cards that avoid the
         earlier feature sets.
         """
-        card = self._c.alts.card(rank)
+        card = self._alts.card(rank)
         with self._core.lock:
-            self._c.lifecycle.check_open()
+            self._core.check_open()
             spec, before = (
-                studio_spec(self._c.spec),
-                self._c.card,
+                studio_spec(self._core.spec),
+                self._core.card,
             )  # solved here: no choice of the size by CV
             shown = as_alternative(card, spec, rank)
-            broken = check_card(shown, self._c.data, spec)
-            self._c.show_card(shown, spec, alternative_status(shown, rank, self._c.data))
-            self._c.say(
-                alternative_notice(rank, shown, before, broken, self._c.data, spec),
+            broken = check_card(shown, self._core.data, spec)
+            self._show_card(shown, spec, alternative_status(shown, rank, self._core.data))
+            self._core.say(
+                alternative_notice(rank, shown, before, broken, self._core.data, spec),
                 "warning" if broken else "info",
             )
-            self._c.alts.loaded = (shown, self._c.notice, self._c.notice_level)
+            self._alts.loaded = (shown, self._core.notice, self._core.notice_level)
         self._core.emit("card", "notice", "alternatives")
         return shown
 

@@ -23,7 +23,9 @@ from ..solvers.base import SolveResult, relative_gap
 from .card_status import cost_text, optimised_measure, status_of
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from collections.abc import Callable
+
+    from .studio_core import StudioCore
 
 __all__ = ["BestKnown", "BestKnownControls", "PROMOTABLE"]
 
@@ -117,12 +119,25 @@ class BestKnown:
 
 
 class BestKnownControls:
-    """The best card known, in :class:`~slimwidgets.widgets.controller.Controller` (a feature
-    object: the controller's judge of better cards decides, its undo history and cache take
-    the new card)."""
+    """The best card known, in the studio (a feature object: the judge of better cards of the
+    studio's core decides, its undo history and cache take the new card).
 
-    def __init__(self, controller: Controller) -> None:
-        self._c, self._core = controller, controller.core
+    Parameters
+    ----------
+    core : the studio's core.
+    push_card : shows a card settled for a spec as one undo step (the controller's
+        :meth:`~slimwidgets.widgets.controller.Controller.push_card`).
+    on_better : told ``(spec, card)`` of each better card shown (the frontier and the size path
+        take it among their points).
+    """
+
+    def __init__(
+        self,
+        core: StudioCore,
+        push_card: Callable[..., None],
+        on_better: Callable[[Spec, ScoringSystem], None],
+    ) -> None:
+        self._core, self._push_card, self._on_better = core, push_card, on_better
 
     def offer(self, cards: list[ScoringSystem] | ScoringSystem | None, source: str) -> bool:
         """Cards found by background work (``source`` names it: "the alternatives search"...):
@@ -134,13 +149,13 @@ class BestKnownControls:
             if isinstance(c, ScoringSystem)
         ]
         with self._core.lock:
-            shown, spec, gen = self._c.card, self._c.spec, self._core.generation
+            shown, spec, gen = self._core.card, self._core.spec, self._core.generation
             entries = self._core.undo.entries
             if (
                 not cards
                 or shown is None
-                or self._c.lifecycle.closed
-                or self._c.status.state == "solving"
+                or self._core.closed
+                or self._core.status.state == "solving"
                 or not entries
                 or entries[-1].action not in PROMOTABLE
                 or shown.spec is None
@@ -152,18 +167,18 @@ class BestKnownControls:
         ]
         if not found:
             return False
-        best = self._c.measured(min(found, key=lambda b: b.objective))
+        best = self._core.measured(min(found, key=lambda b: b.objective))
         with self._core.lock:
-            if self._core.generation != gen or self._c.card is not shown:
+            if self._core.generation != gen or self._core.card is not shown:
                 return False  # the screen moved on meanwhile
             self._core.solver.store(spec, best)
-            self._c.push_card(best, spec, status_of(best), "promote", None)
+            self._push_card(best, spec, status_of(best), "promote", None)
             change = cost_text(best.train_metrics, shown.train_metrics, optimised_measure(spec))
-            self._c.say(
+            self._core.say(
                 f"{source} found a better card for these settings ({change}): it is the card now "
                 "· undo goes back"
             )
-        self._c.sweeps.solved(spec, best)
+        self._on_better(spec, best)
         self._core.emit("card", "notice", "alternatives")
         return True
 

@@ -70,7 +70,6 @@ from .groups import GroupControls, grouped_studio_data
 from .history import HistoryEntry, UndoRedo
 from .holdout import (
     RiskTables,
-    measure_card,
     measured_as_loaded,
     prepare_validation,
     split_holdout,
@@ -130,7 +129,11 @@ def _same_card(a: ScoringSystem | None, b: ScoringSystem | None) -> bool:
         GroupControls,
         "group group_columns set_group group_apart set_gap gap_control group_frame group_status",
     ),
-    core=(StudioCore, "subscribe generation"),
+    core=(
+        StudioCore,
+        "subscribe generation spec data validation rules status notice notice_level say "
+        "use_rows measured solving",
+    ),
     undo_redo=(UndoRedo, "can_undo can_redo undo redo"),
     alternative_cards=(
         AlternativesControls,
@@ -160,9 +163,13 @@ class Controller:
     (:class:`~.best_known.BestKnownControls`), the solves and their cache
     (:class:`~slimwidgets.widgets.solving.SolveCache`), the held-out rows
     (:mod:`~slimwidgets.widgets.holdout`), the status wording (:mod:`~.card_status`), waiting
-    and closing (:class:`~slimwidgets.widgets.lifecycle.WaitAndClose`). What they share is
-    :attr:`core` (:class:`~slimwidgets.widgets.studio_core.StudioCore`) and the controller's
-    public names.
+    and closing (:class:`~slimwidgets.widgets.lifecycle.WaitAndClose`). The controller runs the
+    state machine: the spec in force, the card shown and the generation of the request. The
+    state lives in :attr:`core` (:class:`~slimwidgets.widgets.studio_core.StudioCore`: the rows,
+    spec, card, status, notice, lock, events, solves and cache), which every feature object is
+    given; each is handed in its constructor the few commands of the controller it calls
+    (:meth:`set_spec`, :meth:`show_card`, ...) and the other features it works with, never the
+    controller itself.
 
     Parameters
     ----------
@@ -203,7 +210,7 @@ class Controller:
     ):
         given = dict(options)  # what the user asked, before the rules were made of the table
         # a raw table becomes rules fit on the training rows alone; every card carries them
-        data, self.validation, self.rules, options, raw, worlds = grouped_studio_data(
+        data, validation, rules, options, raw, worlds = grouped_studio_data(
             X,
             y,
             data,
@@ -224,54 +231,83 @@ class Controller:
             options.setdefault("time_limit", DEFAULT_TIME_LIMIT)
             spec = make_spec(**options)
         spec.check_data(data.feature_names, data.n_samples)
-        self.data = data
-        self.core = StudioCore(None, BestKnown(data))  # what the feature objects share
-        self.core.solver = SolveCache(data, self.measured, self.core.lock)
-        self.lifecycle = WaitAndClose(self)
-        self.warming = WarmupControls(self)
+        # what the feature objects share: the rows, spec, card, lock, events, solves and cache
+        self.core = StudioCore(data, spec, validation=validation, rules=rules, best=BestKnown(data))
+        self.core.solver = SolveCache(data, self.core.measured, self.core.lock)
+        self.warming = WarmupControls(self.core, self._pause_background)
         self._finish = FinishClock()  # the time limit runs from the request to the card drawn
-        self.spec: Spec = spec
-        self._card: ScoringSystem | None = None
-        self._base: ScoringSystem | None = None  # solved card behind an edited one
-        self.status = Status("idle", "no card yet")
-        # what the last action changed besides what was asked, or why it failed; its level is
-        # info, warning or error
-        self.notice, self.notice_level = "", "info"
         self._watch: tuple[int, str, ScoringSystem] | None = (
             None  # (generation, what, card before): see _settle
         )
-        self.settings = SettingsEditing(self)
-        self.variables = VariableEditing(self)
+        self.settings = SettingsEditing(self.core, self.set_spec)
+        self.variables = VariableEditing(self.core, self.set_spec, self.edit)
         self.history: list[HistoryEntry] = self.core.undo.entries
-        self.sweeps = Sweeps(self, enabled=frontier, fpr_caps=fpr_caps, max_path_size=max_path_size)
-        self.sweep_views = SweepViews(self)
-        self.risk_tables = RiskTables(self)
+        self.risk_tables = RiskTables(self.core)
         self.core.scheduler = SolveScheduler(self._solve_job, debounce=debounce)
+        self.best_known = BestKnownControls(
+            self.core, self.push_card, lambda spec, card: self.sweeps.solved(spec, card)
+        )
+        self.sweeps = Sweeps(
+            self.core,
+            self.solve_spec,
+            self.store_result,
+            self.best_known.offer,
+            enabled=frontier,
+            fpr_caps=fpr_caps,
+            max_path_size=max_path_size,
+        )
         self.alts = AlternativesList(
-            self,
+            self.core,
             lambda: self.core.emit("alternatives"),
+            self.best_known.offer,
             k=ALT_K,
             within=ALT_WITHIN,
             enabled=frontier if alternatives is None else alternatives,
         )
-        self.alternative_cards = AlternativesControls(self)
-        self.best_known = BestKnownControls(self)
-        self.undo_redo = UndoRedo(self)
-        self.exports = CardExports(self)
+        self.sweep_views = SweepViews(self.core, self.sweeps, self.alts)
+        self.alternative_cards = AlternativesControls(self.core, self.alts, self.show_card)
+        self.exports = CardExports(self.core)
         self.incumbent_interval = INCUMBENT_INTERVAL
-        self.advice = MonotoneAdvice(self)  # bumpy numeric variables of the card, and their fix
-        self.cuts = CutEditing(self, raw)  # a raw table's cut points can be moved
+        # bumpy numeric variables of the card, and their fix
+        self.advice = MonotoneAdvice(self.core, self.solve_spec, self.store_result)
+        self.cuts = CutEditing(  # a raw table's cut points can be moved
+            self.core,
+            raw,
+            request=self.set_spec,
+            sweeps=self.sweeps,
+            alts=self.alts,
+            monotone_of=self.variables.monotone_of,
+            group_column=lambda: self.groups.group,
+            across_switch=lambda switch: self.groups.across_table_switch(switch),
+        )
         first = (
             getattr(sensitive_features, "name", None)
             if not isinstance(sensitive_features, str)
             else sensitive_features
         )
         self.groups = GroupControls(
-            self, worlds, None if sensitive_features is None else str(first or "group")
+            self.core,
+            worlds,
+            None if sensitive_features is None else str(first or "group"),
+            cuts=self.cuts,
+            sweeps=self.sweeps,
+            alts=self.alts,
+            request=self.set_spec,
+        )
+        self.undo_redo = UndoRedo(
+            self.core, self.jump_to, self.groups.around_jump, self.sweep_views.plan_background
         )
         # with fit's defaults on a raw table, the size is chosen as fit chooses it (size_choice.py)
-        self.starting_size = StartingSize(self, given)
+        self.starting_size = StartingSize(self.core, given, raw, self.cuts.adopt_size)
         self._choose_size = spec_given is None and size_cv_applies(given, raw, sensitive_features)
+        self.lifecycle = WaitAndClose(
+            self.core,
+            sweeps=self.sweeps,
+            alts=self.alts,
+            advice=self.advice,
+            starting_size=self.starting_size,
+            warming=self.warming,
+        )
         if start:
             self.begin()
 
@@ -283,66 +319,52 @@ class Controller:
             self._choose_size = False  # once: later solves are the user's
             self.starting_size.start()
 
-    # -- the state the features share ------------------------------------------------------------
-    def use_rows(self, data: Dataset, validation, rules, solver: SolveCache, best: BestKnown):
-        """Solve on these rows from now on (under the lock): another group column's or other
-        cut points' data, held-out rows, rules, cache and judge of better cards."""
-        self.data, self.validation, self.rules = data, validation, rules
-        self.core.solver, self.core.best = solver, best
-
+    # -- undo and redo ----------------------------------------------------------------------------
     def jump_to(self, index: int, action: str) -> None:
         """Show the settled state ``index`` of the undo history (under the lock): undo, redo."""
-        self.lifecycle.check_open()
+        self.core.check_open()
         self.core.advance()
         self.core.scheduler.cancel()
         state = self.core.undo.go(index, action)
         self.cuts.follow_table(state.table)  # back to the cut points of that state
         self.spec = state.spec
-        self._card, self._base, self.status = state.card, state.base, state.status
+        self.core.card, self.core.base, self.status = state.card, state.base, state.status
         self.say("")
+
+    def _pause_background(self, paused: bool) -> None:
+        """Hold (or let go) the background solves: the solve the user waits for, or the compile
+        it waits for, has the machine."""
+        self.sweeps.queue.pause(paused)
+        self.alts.pause(paused)
 
     def __del__(self) -> None:
         lifecycle = self.__dict__.get("lifecycle")
         if lifecycle is not None:
             lifecycle.stop_now()
 
-    # -- observers --------------------------------------------------------------------------------
-    def say(self, text: str, level: str = "info") -> None:
-        """Set the notice (call under the lock; the caller emits "notice")."""
-        self.notice, self.notice_level = text, level
-
     # -- the current card --------------------------------------------------------------------------
     @property
     def card(self) -> ScoringSystem | None:
         """The card on screen (an incumbent while solving; None when infeasible)."""
-        return self._card
+        return self.core.card
 
     @property
     def base_card(self) -> ScoringSystem | None:
         """For an edited card: the solved card it was edited from."""
-        return self._base
-
-    @property
-    def solving(self) -> bool:
-        return self.status.state == "solving"
+        return self.core.base
 
     def edit_cost(self) -> dict | None:
         """What the current edits cost against the solved card (percentage points)."""
-        card, base = self._card, self._base
+        card, base = self.core.card, self.core.base
         if card is None or base is None or card.status != "edited":
             return None
         return edit_cost(card.train_metrics, base.train_metrics)
 
     def violations(self) -> list[str]:
         """Constraints of the current spec that the card on screen breaks (edited cards can)."""
-        if self._card is None:
+        if self.core.card is None:
             return []
-        return check_card(self._card, self.data, self.spec)
-
-    def measured(self, card: ScoringSystem) -> ScoringSystem:
-        """``card`` with its training metrics and, with held-out rows, its validation metrics
-        (and, from a raw table, its rules, so that it scores and exports raw rows)."""
-        return measure_card(card, self.data, self.validation, self.rules)
+        return check_card(self.core.card, self.data, self.spec)
 
     # -- spec editing -----------------------------------------------------------------------------
     def set_spec(
@@ -368,7 +390,7 @@ class Controller:
         spec = studio_spec(spec)  # the studio's solves never choose the size by CV, nor say so
         spec.check_data(self.data.feature_names, self.data.n_samples)
         with self.core.lock:
-            self.lifecycle.check_open()
+            self.core.check_open()
             self.core.advance()
             self.spec = spec
             self.say(notice)
@@ -403,8 +425,8 @@ class Controller:
             self.settings.check_known(name)
         check_edit(points, threshold)
         with self.core.lock:
-            self.lifecycle.check_open()
-            card = self._card
+            self.core.check_open()
+            card = self.core.card
             if card is None:
                 raise RuntimeError("there is no card to edit")
             if tuple(card.feature_names) != tuple(self.data.feature_names):
@@ -419,7 +441,7 @@ class Controller:
             if edited.coefficients == card.coefficients and edited.intercept == card.intercept:
                 return card  # nothing changed: no second undo step for one edit
             solving = self.status.state == "solving"
-            base = self._base if card.status == "edited" else card
+            base = self.core.base if card.status == "edited" else card
             edited = self.measured(edited)
             self.core.advance()
             self.core.scheduler.cancel()
@@ -456,7 +478,7 @@ class Controller:
         spec.check_data(self.data.feature_names, self.data.n_samples)
         card = measured_as_loaded(what, self.data, self.validation)
         with self.core.lock:
-            self.lifecycle.check_open()
+            self.core.check_open()
             notice = load_notice(self.spec, spec)
             broken = check_card(card, self.data, spec)
             if broken:
@@ -483,7 +505,7 @@ class Controller:
                 self.push_card(None, spec, result.status, action, None)
                 return False
             # the previous card and settings stay; the status names what failed
-            self.spec, self._card, self._base = state.spec, state.card, state.base
+            self.spec, self.core.card, self.core.base = state.spec, state.card, state.base
             self.groups.back_to(state)
             self.status = result.status
             self.say("these settings have no card: kept the previous card and settings", "error")
@@ -504,7 +526,7 @@ class Controller:
 
     def push_card(self, card, spec, status, action, base) -> None:
         """Show ``card`` settled for ``spec`` and record it as an undo step (under the lock)."""
-        self._card, self._base, self.status = card, base, status
+        self.core.card, self.core.base, self.status = card, base, status
         self.core.undo.push(card, spec, status, action, base, table=self.cuts.table)
 
     # -- solving ---------------------------------------------------------------------------------
@@ -545,7 +567,7 @@ class Controller:
         finished = threading.Event()  # set (under the lock) once the solve's own result is shown
         measure, bar = (
             optimised_measure(spec),
-            showing_bar(self.data, spec, [self._card, self.core.solver.nearest(spec)]),
+            showing_bar(self.data, spec, [self.core.card, self.core.solver.nearest(spec)]),
         )
 
         def show(inc: Incumbent) -> None:  # on the solver's thread or the throttle's timer
@@ -560,7 +582,7 @@ class Controller:
             with self.core.lock:
                 if gen != self.core.generation or finished.is_set():
                     return
-                shown = self._card
+                shown = self.core.card
                 if (
                     shown is not None
                     and shown.spec is not None
@@ -569,7 +591,7 @@ class Controller:
                 ):
                     # the same figures with other points: the card shown stays, nothing reshuffles
                     return
-                self._card, self._base, self.status = card, None, status
+                self.core.card, self.core.base, self.status = card, None, status
             self.core.emit("card")
             # a card is on screen: the risk kernels compile meanwhile, for a first switch
             self.warming.risk.start()
@@ -581,8 +603,7 @@ class Controller:
                 throttle.offer(inc)
 
         # the solve the user waits for comes first: no new background solve starts meanwhile
-        self.sweeps.queue.pause(True)
-        self.alts.pause(True)
+        self._pause_background(True)
         try:
             result = (
                 cached
@@ -593,8 +614,7 @@ class Controller:
             )
         finally:
             throttle.stop()
-            self.sweeps.queue.pause(False)
-            self.alts.pause(False)
+            self._pause_background(False)
         if result is None:
             return
         solved = self._finish.now()

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +40,9 @@ from .settings import SIGNS
 from .solving import SolveCache
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .alternatives import AlternativesList
+    from .studio_core import StudioCore
+    from .sweeps import Sweeps
 
 __all__ = [
     "Table",
@@ -272,28 +274,56 @@ def carry_spec(spec: Spec, old: Sequence[str], new: Sequence[str]) -> tuple[Spec
 
 
 class CutEditing:
-    """The cut-point panel of a :class:`~slimwidgets.widgets.controller.Controller`: moving a
-    cut makes another :class:`Table` current, whose rows, rules, cache and judge of better cards
-    the controller then solves on (:meth:`Controller.use_rows`)."""
+    """The cut-point panel of the studio: moving a cut makes another :class:`Table` current,
+    whose rows, rules, cache and judge of better cards the studio then solves on
+    (:meth:`~slimwidgets.widgets.studio_core.StudioCore.use_rows`).
 
-    def __init__(self, controller: Controller, raw: RawRows | None) -> None:
-        """Keep the raw rows behind the rules (None: a 0/1 table, no panel)
-        and make the first table."""
-        self._c, self._core = controller, controller.core
+    Made with the raw rows behind the rules, it makes the first table.
+
+    Parameters
+    ----------
+    core : the studio's core.
+    raw : the raw rows behind the rules (None: a 0/1 table, no panel).
+    request : shows the card of a new spec (the controller's
+        :meth:`~slimwidgets.widgets.controller.Controller.set_spec`).
+    sweeps, alts : the background lists, dropped when the rules change.
+    monotone_of : the monotone setting of a variable (shown in the panel).
+    group_column : the group column picked now (kept off the card).
+    across_switch : runs a switch of the rows with the group column splitting the new rows
+        (:meth:`~slimwidgets.widgets.groups.GroupControls.across_table_switch`).
+    """
+
+    def __init__(
+        self,
+        core: StudioCore,
+        raw: RawRows | None,
+        *,
+        request: Callable[..., None],
+        sweeps: Sweeps,
+        alts: AlternativesList,
+        monotone_of: Callable[[str], str],
+        group_column: Callable[[], str | None],
+        across_switch: Callable[[Callable[[], None]], None],
+    ) -> None:
+        self._core, self._request, self._sweeps, self._alts = core, request, sweeps, alts
+        self._monotone_of, self._group_column = monotone_of, group_column
+        self._across_switch = across_switch
         self._raw, self._table, self._first_table, self._tables = raw, None, None, {}
         self.cut_errors: dict[
             str, dict
         ] = {}  # variable -> {"text", "typed"}: the last refused edit, said in place
-        if raw is None or self._c.rules is None:
+        if raw is None or self._core.rules is None:
             return
-        cuts = threshold_cuts(self._c.rules)
-        self._params = {k: v for k, v in self._c.rules.get_params().items() if k != "cuts"}
-        others = [c for c in dict.fromkeys(r.column for r in self._c.rules.rules_) if c not in cuts]
+        cuts = threshold_cuts(self._core.rules)
+        self._params = {k: v for k, v in self._core.rules.get_params().items() if k != "cuts"}
+        others = [
+            c for c in dict.fromkeys(r.column for r in self._core.rules.rules_) if c not in cuts
+        ]
         self._panel = {
-            **_summaries(raw, self._c.data, list(cuts)),
-            **_levels(raw, self._c.data, others),
+            **_summaries(raw, self._core.data, list(cuts)),
+            **_levels(raw, self._core.data, others),
         }
-        data, validation, rules = self._c.data, self._c.validation, self._c.rules
+        data, validation, rules = self._core.data, self._core.validation, self._core.rules
         table = Table(
             rules,
             data,
@@ -303,7 +333,7 @@ class CutEditing:
             ),
             self._core.best,
         )
-        self._c.use_rows(data, validation, rules, table.solver, table.best)
+        self._core.use_rows(data, validation, rules, table.solver, table.best)
         self._tables[_key(cuts)] = self._table = self._first_table = table
 
     @property
@@ -323,7 +353,7 @@ class CutEditing:
 
     def cut_points(self) -> dict[str, list[float]]:
         """The current cut points of each numeric variable (empty without a raw table)."""
-        return {} if self._table is None else threshold_cuts(self._c.rules)
+        return {} if self._table is None else threshold_cuts(self._core.rules)
 
     def cut_panel(self) -> list[dict]:
         """The panel by variable as the studio draws it, in the columns' order: per numeric
@@ -335,14 +365,16 @@ class CutEditing:
         if self._table is None:
             return []
         cuts, out = self.cut_points(), []
-        for name in dict.fromkeys(r.column for r in self._c.rules.rules_):
-            rules = self._c.rules.rules_of(name)
+        for name in dict.fromkeys(r.column for r in self._core.rules.rules_):
+            rules = self._core.rules.rules_of(name)
             entry = {
                 **self._panel[name],
                 "name": name,
                 "error": self.cut_errors.get(name),
-                "use": _shared(["exclude" if n in self._c.spec.exclude else "auto" for n in rules]),
-                "group": GROUP_NOTE if name == self._c.groups.group else None,
+                "use": _shared(
+                    ["exclude" if n in self._core.spec.exclude else "auto" for n in rules]
+                ),
+                "group": GROUP_NOTE if name == self._group_column() else None,
             }
             if name in cuts:
                 entry.update(
@@ -350,11 +382,11 @@ class CutEditing:
                     labels=[cut_text(c) for c in cuts[name]],
                     sign=_shared(
                         [
-                            self._c.spec.signs.get(n, "free")
-                            for n in _signed_rules(self._c.rules, name)
+                            self._core.spec.signs.get(n, "free")
+                            for n in _signed_rules(self._core.rules, name)
                         ]
                     ),
-                    monotone=self._c.variables.monotone_of(name),
+                    monotone=self._monotone_of(name),
                 )  # widgets/variables.py
             out.append(entry)
         return out
@@ -466,11 +498,11 @@ class CutEditing:
         cuts = {**current, variable: values}
         if cuts == current:
             self.cut_errors = {}
-            return self._c.spec
+            return self._core.spec
         key = _key(cuts)
         table = self._tables.get(key) or fit_table(self._raw, self._params, cuts, self._core.lock)
         spec, dropped = carry_spec(
-            self._c.spec, self._c.rules.rules_of(variable), table.rules.rules_of(variable)
+            self._core.spec, self._core.rules.rules_of(variable), table.rules.rules_of(variable)
         )
         if spec.variables:
             spec = spec.replace(variables=options_by_variable(table.rules, {})["variables"])
@@ -485,7 +517,7 @@ class CutEditing:
             self._tables[key] = table
             self.cut_errors = {}
             self.use_table(table)
-            self._c.set_spec(spec, action="cuts", notice=notice)
+            self._request(spec, action="cuts", notice=notice)
         return spec
 
     def adopt_size(
@@ -505,10 +537,10 @@ class CutEditing:
         from .size_choice import choice_text
 
         with self._core.lock:
-            if self._core.generation != gen or self._c.lifecycle.closed:
+            if self._core.generation != gen or self._core.closed:
                 return
             if choice.get("skipped"):
-                self._c.say(choice_text(choice), "warning")
+                self._core.say(choice_text(choice), "warning")
                 skipped = True
             else:
                 skipped = False
@@ -517,14 +549,12 @@ class CutEditing:
                 table = self._tables.get(key) or fit_table(
                     self._raw, self._params, cuts, self._core.lock
                 )
-                spec = self._c.spec.replace(max_size=int(size))
+                spec = self._core.spec.replace(max_size=int(size))
                 if spec.variables:
                     spec = spec.replace(variables=options_by_variable(table.rules, {})["variables"])
                 self._tables[key] = table
                 self.use_table(table)
-                self._c.set_spec(
-                    spec, action="size", notice=choice_text(choice), requested=requested
-                )
+                self._request(spec, action="size", notice=choice_text(choice), requested=requested)
         if skipped:
             self._core.emit("notice")
 
@@ -532,13 +562,13 @@ class CutEditing:
         """Make ``table`` current (under the lock): its rows, rules, cache and judge, the group
         column splitting them; the background lists of the other table are dropped (their cards
         have other rules)."""
-        self._c.groups.across_table_switch(lambda: self._switch(table))
+        self._across_switch(lambda: self._switch(table))
 
     def _switch(self, table: Table) -> None:
         self._table = table
-        self._c.use_rows(table.data, table.validation, table.rules, table.solver, table.best)
-        self._c.sweeps.reset()
-        self._c.alts.reset()
+        self._core.use_rows(table.data, table.validation, table.rules, table.solver, table.best)
+        self._sweeps.reset()
+        self._alts.reset()
 
     def follow_table(self, table: Table | None) -> None:
         """Undo, redo or a failed solve went back to a state of ``table``: make it current."""
@@ -550,18 +580,18 @@ class CutEditing:
     ) -> Spec:
         """A setting by variable name, for all its rules at once: ``use`` "auto" or "exclude",
         ``sign`` "free", "+" or "-" (points that rise or fall with the variable): one undo step."""
-        if self._c.rules is None or variable not in {r.column for r in self._c.rules.rules_}:
+        if self._core.rules is None or variable not in {r.column for r in self._core.rules.rules_}:
             raise KeyError(f"unknown variable {variable!r}")
         names = (
-            _signed_rules(self._c.rules, variable)
+            _signed_rules(self._core.rules, variable)
             if sign is not None
-            else self._c.rules.rules_of(variable)
+            else self._core.rules.rules_of(variable)
         )
-        s, changes = self._c.spec, {}
+        s, changes = self._core.spec, {}
         if use is not None:
             if use not in ("auto", "exclude"):
                 raise ValueError(f"use of a variable must be 'auto' or 'exclude', got {use!r}")
-            if use != "exclude" and variable == self._c.groups.group:
+            if use != "exclude" and variable == self._group_column():
                 raise ValueError(f"{variable!r} is the group column: {GROUP_NOTE}")
             changes["exclude"] = [f for f in s.exclude if f not in names] + (
                 names if use == "exclude" else []
@@ -578,7 +608,7 @@ class CutEditing:
                 **({n: sign for n in names} if sign != "free" else {}),
             }
         spec = s.replace(**changes)
-        self._c.set_spec(spec)
+        self._request(spec)
         return spec
 
 

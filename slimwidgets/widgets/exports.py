@@ -12,7 +12,7 @@ from ..core.family import family_of_card
 from ..core.scoring import ScoringSystem
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .studio_core import StudioCore
 
 __all__ = ["EXPORT_FORMATS", "export_card", "CardExports"]
 
@@ -87,16 +87,16 @@ def export_card(
 
 
 class CardExports:
-    """The exports of a :class:`~slimwidgets.widgets.controller.Controller` (a feature object:
-    it writes the controller's card, with a report on its training and held-out rows).
+    """The exports of the studio (a feature object: it writes the card of the studio's core,
+    with a report on its training and held-out rows).
 
     Parameters
     ----------
-    controller : the controller whose card is written.
+    core : the studio's core, whose card is written.
     """
 
-    def __init__(self, controller: Controller) -> None:
-        self._c = controller
+    def __init__(self, core: StudioCore) -> None:
+        self._core = core
 
     def export(self, fmt: str = "json", path: str | os.PathLike | None = None) -> tuple[Path, str]:
         """Write the card on screen; returns (path, the line of Python that reloads it).
@@ -109,7 +109,7 @@ class CardExports:
         fmt : one of :data:`EXPORT_FORMATS`.
         path : where to write (None: ``scoring_system`` with the format's extension).
         """
-        card = self._c.card
+        card = self._core.card
         if card is None:
             raise RuntimeError("there is no card to export")
         return export_card(card, fmt, path, report=lambda: self._report(card))
@@ -118,6 +118,6 @@ class CardExports:
         """The validation report of ``card`` on the training rows and the held-out rows, if any."""
         from ..reporting import dataset_rows, report
 
-        validation = self._c.validation
+        validation = self._core.validation
         held_out = None if validation is None else dataset_rows(validation)
-        return report(card, *dataset_rows(self._c.data), test=held_out, progress=False)
+        return report(card, *dataset_rows(self._core.data), test=held_out, progress=False)

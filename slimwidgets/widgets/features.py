@@ -42,6 +42,9 @@ class Forwarded:
             return getattr(self.kind, self.name, self)
         return getattr(getattr(owner, self.feature), self.name)
 
+    def __set__(self, owner: Any, value: Any) -> None:
+        setattr(getattr(owner, self.feature), self.name, value)  # the feature keeps the state
+
 
 def forwards(**features: tuple[type, str]) -> Callable[[type], type]:
     """A class decorator: each ``attribute=(kind, "name name ...")`` answers those names from the

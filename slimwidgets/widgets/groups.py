@@ -36,7 +36,10 @@ from .holdout import measure_card, prepare_validation, split_holdout, studio_dat
 from .solving import SolveCache
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .alternatives import AlternativesList
+    from .cuts import CutEditing
+    from .studio_core import StudioCore
+    from .sweeps import Sweeps
 
 __all__ = [
     "MAX_LEVELS",
@@ -371,20 +374,41 @@ class _World:
 
 
 class GroupControls:
-    """The group column of a :class:`~slimwidgets.widgets.controller.Controller`: the column
-    picked, the gap control and each group's figures. Picking a column swaps the controller's
-    rows, cache and judge of better cards (``data``, ``_solver``, ``_best``) for the column's."""
+    """The group column of the studio: the column picked, the gap control and each group's
+    figures. Picking a column swaps the rows, cache and judge of better cards of the studio's
+    core (:meth:`~slimwidgets.widgets.studio_core.StudioCore.use_rows`) for the column's.
+
+    Made once by the controller, after its solver, best-known card and cut tables.
+
+    Parameters
+    ----------
+    core : the studio's core.
+    worlds : the group columns the rows can be split by (None: no column).
+    column : the column picked at the start (None: none).
+    cuts : the cut-point panel, whose current table the rows come from.
+    sweeps, alts : the background lists, whose points of another column are dropped.
+    request : shows the card of a new spec (the controller's
+        :meth:`~slimwidgets.widgets.controller.Controller.set_spec`).
+    """
 
     def __init__(
-        self, controller: Controller, worlds: GroupWorlds | None, column: str | None
+        self,
+        core: StudioCore,
+        worlds: GroupWorlds | None,
+        column: str | None,
+        *,
+        cuts: CutEditing,
+        sweeps: Sweeps,
+        alts: AlternativesList,
+        request: Callable[..., None],
     ) -> None:
-        """Made once by the controller, after its solver, best-known card and cut tables."""
-        self._c, self._core = controller, controller.core
+        self._core, self._cuts, self._request = core, cuts, request
+        self._sweeps, self._alts = sweeps, alts
         self._groups = worlds
         self._group: str | None = None
         # keyed by (the rules' table, the column): each set of cut points has its own split rows
         self._worlds: dict[tuple[Any, str | None], _World] = {
-            (self._rules_table(), None): _World(self._c.data, self._core.solver, self._core.best)
+            (self._rules_table(), None): _World(self._core.data, self._core.solver, self._core.best)
         }
         self._made_by: dict[int, SolveCache] = {}
         self._group_figures: tuple[Any, Any, pd.DataFrame | None] = (None, None, None)
@@ -403,7 +427,7 @@ class GroupControls:
 
     def _rules_table(self) -> Any:
         """The current rules' table of a raw table (:mod:`~slimwidgets.widgets.cuts`), else None."""
-        return self._c.cuts.table
+        return self._cuts.table
 
     def _world(self, column: str | None) -> _World:
         """``column``'s rows under the current rules (None: the rules' own
@@ -415,7 +439,7 @@ class GroupControls:
                 self._worlds[key] = _World(table.data, table.solver, table.best)
                 return self._worlds[key]
             validation, rules = (
-                (self._c.validation, self._c.rules)
+                (self._core.validation, self._core.rules)
                 if table is None
                 else (table.validation, table.rules)
             )
@@ -457,10 +481,10 @@ class GroupControls:
             if not _has_groups(spec) and key not in new.solver:
                 new.solver.store(spec, old.solver.results[key])
         self._group = column
-        self._c.use_rows(new.data, self._c.validation, self._c.rules, new.solver, new.best)
+        self._core.use_rows(new.data, self._core.validation, self._core.rules, new.solver, new.best)
         self._core.undo.group = column
-        self._c.sweeps.points.clear()  # points of another column's gaps must not be drawn
-        self._c.alts.forget(lambda key: _has_groups(Spec.from_dict(json.loads(key))))
+        self._sweeps.points.clear()  # points of another column's gaps must not be drawn
+        self._alts.forget(lambda key: _has_groups(Spec.from_dict(json.loads(key))))
 
     def set_group(self, column: str | None) -> None:
         """Split the rows by ``column`` (None: no groups); one undo step. Without a column the
@@ -477,7 +501,7 @@ class GroupControls:
             )
         if column is not None:
             self._groups.check(column)
-        spec, words = self._c.spec, []
+        spec, words = self._core.spec, []
         if column is None and _has_groups(spec):
             spec = spec.replace(**{k: None for k in GROUP_OPTIONS})
             words.append("no group column: dropped the caps between groups")
@@ -485,12 +509,12 @@ class GroupControls:
         if column != self._group:
             spec, apart = self._apart_spec(spec, column, words)
         with self._core.lock:
-            self._c.lifecycle.check_open()
+            self._core.check_open()
             previous, before = self._group, self.group_apart
             self._use_group(column)
             self._core.undo.apart = apart
         try:
-            self._c.set_spec(spec, action="group", notice="; ".join(words))
+            self._request(spec, action="group", notice="; ".join(words))
         except BaseException:
             with self._core.lock:
                 self._use_group(previous)
@@ -504,9 +528,11 @@ class GroupControls:
 
     def _rules_of_column(self, column: str) -> list[str]:
         """The features ``column`` of the studio's table became (itself, in a table of rules)."""
-        if self._c.rules is not None and column in {str(r.column) for r in self._c.rules.rules_}:
-            return [r.name for r in self._c.rules.rules_ if str(r.column) == column]
-        return [column] if column in self._c.data.feature_names else []
+        if self._core.rules is not None and column in {
+            str(r.column) for r in self._core.rules.rules_
+        }:
+            return [r.name for r in self._core.rules.rules_ if str(r.column) == column]
+        return [column] if column in self._core.data.feature_names else []
 
     def _apart_spec(
         self, spec: Spec, column: str | None, words: list[str]
@@ -550,38 +576,40 @@ class GroupControls:
         if value is not None and self._group is None:
             raise ValueError("pick a group column first: a gap is between the groups of a column")
         other = GAP_OPTIONS["FPR" if rate == "TPR" else "TPR"]
-        spec = self._c.spec.replace(**{GAP_OPTIONS[rate]: value, other: None})
-        self._c.set_spec(spec)
+        spec = self._core.spec.replace(**{GAP_OPTIONS[rate]: value, other: None})
+        self._request(spec)
         return spec
 
     def gap_control(self) -> tuple[str, float | None]:
         """(rate, bound) the gap control shows for the current spec."""
-        if self._c.spec.max_tpr_gap is None and self._c.spec.max_fpr_gap is not None:
-            return "FPR", self._c.spec.max_fpr_gap
-        return "TPR", self._c.spec.max_tpr_gap
+        if self._core.spec.max_tpr_gap is None and self._core.spec.max_fpr_gap is not None:
+            return "FPR", self._core.spec.max_fpr_gap
+        return "TPR", self._core.spec.max_tpr_gap
 
     def group_frame(self) -> pd.DataFrame | None:
         """The card on screen in each group of :attr:`group` (see :func:`group_frame`; a risk
         card predicts positive at a risk of 50 % or more), or None without a column or a card."""
-        card, column = self._c.card, self._group
+        card, column = self._core.card, self._group
         if card is None or column is None:  # a risk card is measured at its decision, risk >= 50 %
             return None
         if self._group_figures[0] is not card or self._group_figures[1] != column:
             frame = group_frame(
-                card, self._c.data, self._groups.dataset(column, "validation", self._c.rules)
+                card, self._core.data, self._groups.dataset(column, "validation", self._core.rules)
             )
             self._group_figures = (card, column, frame)
         return self._group_figures[2].copy()
 
     def group_status(self) -> str:
         """The group line of the status (see :func:`group_status`)."""
-        return group_status(self._c.card, self.group_frame(), self._c.spec, self._c.status.state)
+        return group_status(
+            self._core.card, self.group_frame(), self._core.spec, self._core.status.state
+        )
 
     # -- hooks of the controller: undo, a failed solve, solves that outlive a switch --------------
     def back_to(self, state: Any) -> None:
         """A failed solve: the rows of the ``state`` kept (its rules' table, then its column)."""
         self.restore_group(None)
-        self._c.cuts.follow_table(state.table)
+        self._cuts.follow_table(state.table)
         self.restore_group(state.group)
 
     def around_jump(self, jump: Callable[[], None]) -> None:

@@ -12,7 +12,9 @@ from ..core.spec import Spec
 from .card_status import Status
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from collections.abc import Callable
+
+    from .studio_core import StudioCore
 
 __all__ = ["HistoryEntry", "Settled", "UndoHistory", "UndoRedo"]
 
@@ -135,16 +137,33 @@ class UndoHistory:
 
 
 class UndoRedo:
-    """Undo and redo of :class:`~slimwidgets.widgets.controller.Controller` (a feature object:
-    it walks the controller's undo history; :meth:`Controller.jump_to` puts the state reached
-    on screen)."""
+    """Undo and redo of the studio (a feature object: it walks the undo history of the
+    studio's core; the controller puts the state reached on screen).
 
-    def __init__(self, controller: Controller) -> None:
-        self._c, self._core = controller, controller.core
+    Parameters
+    ----------
+    core : the studio's core.
+    jump : puts the settled state of an index on screen, for an action ("undo", "redo"): the
+        controller's :meth:`~slimwidgets.widgets.controller.Controller.jump_to`.
+    around_jump : runs a jump with the rows of the state reached (the group column's
+        :meth:`~slimwidgets.widgets.groups.GroupControls.around_jump`).
+    plan_background : follows the state reached with the background work, then tells the
+        views what else changed.
+    """
+
+    def __init__(
+        self,
+        core: StudioCore,
+        jump: Callable[[int, str], None],
+        around_jump: Callable[[Callable[[], None]], None],
+        plan_background: Callable[..., None],
+    ) -> None:
+        self._core, self._jump = core, jump
+        self._around_jump, self._plan_background = around_jump, plan_background
 
     @property
     def can_undo(self) -> bool:
-        return self._core.undo.can_undo(self._c.status.state == "solving")
+        return self._core.undo.can_undo(self._core.status.state == "solving")
 
     @property
     def can_redo(self) -> bool:
@@ -159,7 +178,7 @@ class UndoRedo:
             if not self.can_undo:
                 return False
             # while a solve is pending, undo abandons it and shows the last settled card
-            target = self._cursor if self._c.status.state == "solving" else self._cursor - 1
+            target = self._cursor if self._core.status.state == "solving" else self._cursor - 1
             self._goto(target, "undo")
         self.after_jump()
         return True
@@ -173,7 +192,7 @@ class UndoRedo:
         return True
 
     def _goto(self, index: int, action: str) -> None:
-        self._c.groups.around_jump(lambda: self._c.jump_to(index, action))
+        self._around_jump(lambda: self._jump(index, action))
 
     def after_jump(self) -> None:
-        self._c.sweep_views.plan_background(also=("spec", "card", "notice"))
+        self._plan_background(also=("spec", "card", "notice"))

@@ -16,7 +16,7 @@ from ..core.rules import rules_from_options
 from ..core.scoring import Metrics, ScoringSystem
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .studio_core import StudioCore
 
 __all__ = [
     "train_metrics",
@@ -305,12 +305,16 @@ def measured_as_loaded(card: ScoringSystem, data: Dataset, validation: Dataset |
 
 
 class RiskTables:
-    """A risk card's table and calibration for :class:`~slimwidgets.widgets.controller.Controller`
-    (a feature object: it reads the controller's card and rows, and keeps the last tables
-    worked out)."""
+    """A risk card's table and calibration in the studio (a feature object: it reads the card
+    and rows of the studio's core, and keeps the last tables worked out).
 
-    def __init__(self, controller: Controller) -> None:
-        self._c = controller
+    Parameters
+    ----------
+    core : the studio's core.
+    """
+
+    def __init__(self, core: StudioCore) -> None:
+        self._core = core
         # the card's points and rows, its risk table, its calibration
         self._risk: tuple = (None, None, None)
 
@@ -328,7 +332,7 @@ class RiskTables:
         return None if got is None else got[1].copy()
 
     def _risk_tables(self) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-        card = self._c.card
+        card = self._core.card
         if card is None or not family_of_card(card).predicts_risk:
             return None
         # once per card's points on these rows, not on every redraw: a settled card with the
@@ -338,10 +342,10 @@ class RiskTables:
             card.coefficients,
             card.intercept,
             card.multiplier,
-            id(self._c.data),
-            id(self._c.validation),
+            id(self._core.data),
+            id(self._core.validation),
         )
         if self._risk[0] != key:
-            frame = risk_frame(card, self._c.data, self._c.validation)
+            frame = risk_frame(card, self._core.data, self._core.validation)
             self._risk = (key, frame, calibration_bands(frame))
         return self._risk[1], self._risk[2]

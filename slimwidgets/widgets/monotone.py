@@ -25,7 +25,9 @@ from .card_status import change_text
 from .scheduler import BackgroundQueue
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from collections.abc import Callable
+
+    from .studio_core import StudioCore
 
 __all__ = ["MonotoneAdvice", "bumpy_variables", "DIRECTION_WORDS"]
 
@@ -84,20 +86,29 @@ def bumpy_variables(card: ScoringSystem | None, spec: Spec) -> list[tuple[str, l
 
 
 class MonotoneAdvice:
-    """The monotone pointers of a controller's card, each with its cost once solved.
+    """The monotone pointers of the studio's card, each with its cost once solved.
 
     Parameters
     ----------
-    controller : Controller
-        The studio's controller: its card, spec, cache, solves and events.
+    core : StudioCore
+        The studio's core: its card, spec, cache and events.
+    solve : callable
+        Solves a spec on the rows in use, ``solve(spec, cancel)`` (None: interrupted).
+    store : callable
+        Caches ``store(spec, result)`` with the rows it was solved on.
     """
 
-    def __init__(self, controller: Controller):
-        self._c = controller
+    def __init__(
+        self,
+        core: StudioCore,
+        solve: Callable[..., Any],
+        store: Callable[[Spec, Any], None],
+    ):
+        self._core, self._solve, self._store = core, solve, store
         self._lock = threading.Lock()
         self._pointers: list[tuple[str, list[int], str, str]] = []  # (+ the setting's spec key)
         self.queue = BackgroundQueue(self._job, name="monotone")
-        controller.subscribe(self._on_event)
+        core.subscribe(self._on_event)
 
     def _on_event(self, events: set[str]) -> None:
         if "card" in events or "spec" in events:
@@ -106,8 +117,8 @@ class MonotoneAdvice:
     def plan(self) -> None:
         """Follow the card on screen: once it is solved (not while a solve runs, nor an edit),
         point out its bumpy variables and solve each monotone setting in the background."""
-        c = self._c
-        with c.core.lock:
+        c = self._core
+        with c.lock:
             card, spec = c.card, c.spec
             settled = (
                 not c.solving and card is not None and card.status != "edited" and not c.closed
@@ -129,26 +140,26 @@ class MonotoneAdvice:
         with self._lock:
             changed = pointers != self._pointers
             self._pointers = pointers
-        self.queue.set_plan([p[3] for p in pointers], done=lambda key: key in c.core.cache)
+        self.queue.set_plan([p[3] for p in pointers], done=lambda key: key in c.cache)
         if changed:
-            c.core.emit("advice")
+            c.emit("advice")
 
     def _job(self, key: str, cancel: threading.Event) -> None:
-        c = self._c
-        if key in c.core.cache:
+        c = self._core
+        if key in c.cache:
             return
         spec = Spec.from_dict(json.loads(key))
-        result = c.solve_spec(spec, cancel)
+        result = self._solve(spec, cancel)
         if result is None:
             return
-        c.store_result(spec, result)
-        c.core.emit("advice")
+        self._store(spec, result)
+        c.emit("advice")
 
     def view(self) -> list[dict[str, Any]]:
         """The pointers as the card view draws them: ``{"variable", "choice", "text", "cost",
         "ready"}`` each (``choice``: the panel's word for the setting; ``cost``: what it changes,
         or that it is being solved)."""
-        c = self._c
+        c = self._core
         with self._lock:
             pointers = list(self._pointers)
         now = c.card
@@ -156,7 +167,7 @@ class MonotoneAdvice:
         for variable, bands, direction, key in pointers:
             words = DIRECTION_WORDS[direction]
             shown = " · ".join(str(p).replace("-", "\u2212") for p in bands)
-            result = c.core.cache.get(key)
+            result = c.cache.get(key)
             out.append(
                 {
                     "variable": variable,

@@ -4,6 +4,7 @@ to the controller's :meth:`~slimwidgets.widgets.controller.Controller.set_spec`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +13,7 @@ from ..core.spec import Spec, refused_options, set_options
 from ..core.wording import options_text
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .studio_core import StudioCore
 
 __all__ = ["FeatureSettings", "SettingsEditing", "FAMILY_LOSS", "USES", "SIGNS"]
 
@@ -57,24 +58,31 @@ def _default(name: str) -> Any:
 
 
 class SettingsEditing:
-    """The settings controls of :class:`~slimwidgets.widgets.controller.Controller` (a feature
-    object: it reads ``spec``, ``data``, ``card`` and calls ``set_spec``)."""
+    """The settings controls of the studio (a feature object: it reads the spec, data and card
+    of the studio's core and asks for a new spec).
 
-    def __init__(self, controller: Controller) -> None:
-        self._c = controller
+    Parameters
+    ----------
+    core : the studio's core.
+    request : shows the card of a new spec (the controller's
+        :meth:`~slimwidgets.widgets.controller.Controller.set_spec`).
+    """
+
+    def __init__(self, core: StudioCore, request: Callable[..., None]) -> None:
+        self._core, self._request = core, request
         self._set_aside: dict[str, Any] = {}  # options the last family switch set aside
 
     def update(self, **changes: Any) -> Spec:
         """Change global options (``max_fpr=0.2``, ``min_tpr=0.8``, ``max_size=None``, ``C0``,
         ``coef_range``, ``time_limit``...); invalid values raise
         ``ValueError`` and change nothing."""
-        spec = self._c.spec.replace(**changes)
-        self._c.set_spec(spec)
+        spec = self._core.spec.replace(**changes)
+        self._request(spec)
         return spec
 
     def feature(self, name: str) -> FeatureSettings:
         self.check_known(name)
-        s = self._c.spec
+        s = self._core.spec
         use = "exclude" if name in s.exclude else "require" if name in s.require else "auto"
         return FeatureSettings(
             name,
@@ -86,7 +94,7 @@ class SettingsEditing:
         )
 
     def features(self) -> list[FeatureSettings]:
-        return [self.feature(n) for n in self._c.data.feature_names]
+        return [self.feature(n) for n in self._core.data.feature_names]
 
     def set_feature(
         self,
@@ -104,7 +112,7 @@ class SettingsEditing:
         the card as it was says that too, once the card is solved.
         """
         self.check_known(name)
-        s = self._c.spec
+        s = self._core.spec
         changes: dict[str, Any] = {}
         dropped = ""
         if use is not None:
@@ -127,7 +135,7 @@ class SettingsEditing:
                 what = "the global C0" if penalty is None else f"{penalty:g}"
                 watch = (
                     f"the penalty of {name!r} ({what}) changed nothing: the card is the same",
-                    self._c.card,
+                    self._core.card,
                 )
         if points_range is not None:
             lo, hi = points_range
@@ -136,14 +144,14 @@ class SettingsEditing:
                 ranges[name] = [int(lo), int(hi)]
             changes["coef_ranges"] = ranges
         spec = s.replace(**changes)
-        self._c.set_spec(spec, notice=dropped, watch=watch)
+        self._request(spec, notice=dropped, watch=watch)
         return spec
 
     def _use_changes(self, name: str, use: str) -> tuple[dict[str, Any], str]:
         """The spec changes that give ``name`` the use ``use``, and the lock it drops (said)."""
         if use not in USES:
             raise ValueError(f"use must be one of {USES}, got {use!r}")
-        s = self._c.spec
+        s = self._core.spec
         changes: dict[str, Any] = {
             "exclude": [f for f in s.exclude if f != name] + ([name] if use == "exclude" else []),
             "require": [f for f in s.require if f != name] + ([name] if use == "require" else []),
@@ -157,7 +165,7 @@ class SettingsEditing:
         return changes, ""
 
     def check_known(self, name: str) -> None:
-        if name not in self._c.data.feature_names:
+        if name not in self._core.data.feature_names:
             raise KeyError(f"unknown feature {name!r}")
 
     def lock(self, name: str, value: int | None = None) -> Spec:
@@ -169,11 +177,11 @@ class SettingsEditing:
         """
         self.check_known(name)
         if value is None:
-            if self._c.card is None:
+            if self._core.card is None:
                 raise RuntimeError("there is no card to lock a value from")
-            value = dict(zip(self._c.card.feature_names, self._c.card.coefficients))[name]
+            value = dict(zip(self._core.card.feature_names, self._core.card.coefficients))[name]
         value = int(value)
-        s = self._c.spec
+        s = self._core.spec
         exclude, require, dropped = list(s.exclude), list(s.require), []
         if name in exclude and value != 0:
             exclude.remove(name)
@@ -183,18 +191,18 @@ class SettingsEditing:
             dropped.append("dropped its requirement")
         spec = s.replace(lock={**s.lock, name: value}, exclude=exclude, require=require)
         notice = f"locked {name!r} at {value} points: " + " and ".join(dropped) if dropped else ""
-        self._c.set_spec(spec, action="lock", notice=notice)
+        self._request(spec, action="lock", notice=notice)
         return spec
 
     def unlock(self, name: str) -> Spec:
         self.check_known(name)
-        return self.update(lock={k: v for k, v in self._c.spec.lock.items() if k != name})
+        return self.update(lock={k: v for k, v in self._core.spec.lock.items() if k != name})
 
     # -- the card family (decision / risk) ---------------------------------------------------------
     @property
     def family(self) -> str:
         """``"decision"`` or ``"risk"``: the family of the current spec."""
-        return family_of_loss(self._c.spec.loss).name
+        return family_of_loss(self._core.spec.loss).name
 
     def set_family(self, family: str) -> Spec:
         """Switch between decision cards (``loss="zero_one"``) and risk cards (``"logistic"``);
@@ -205,7 +213,7 @@ class SettingsEditing:
         """
         if family not in FAMILY_LOSS:
             raise ValueError(f"family must be one of {sorted(FAMILY_LOSS)}, got {family!r}")
-        s = self._c.spec
+        s = self._core.spec
         if family == self.family:
             return s
         refused = _refused_settings(replace(s, loss=FAMILY_LOSS[family]))
@@ -225,7 +233,7 @@ class SettingsEditing:
         ]
         before, self._set_aside = self._set_aside, aside  # set first: the views read it on "spec"
         try:
-            self._c.set_spec(
+            self._request(
                 spec,
                 notice=f"{family} cards: "
                 + ("; ".join(filter(None, parts)) or "every setting carries over"),
@@ -239,10 +247,12 @@ class SettingsEditing:
         """The options the last family switch set aside, as the "solved for" line names them
         ("" when none is waiting: switched back, or set again since)."""
         waiting = {
-            n: n for n, v in self._set_aside.items() if getattr(self._c.spec, n) == _default(n)
+            n: n for n, v in self._set_aside.items() if getattr(self._core.spec, n) == _default(n)
         }
         return (
-            options_text(replace(self._c.spec, **{n: self._set_aside[n] for n in waiting}), waiting)
+            options_text(
+                replace(self._core.spec, **{n: self._set_aside[n] for n in waiting}), waiting
+            )
             if waiting
             else ""
         )

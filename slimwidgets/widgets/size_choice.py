@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.family import family_of_loss
@@ -27,7 +27,7 @@ from ..fitting import size_cv
 from .holdout import RawRows
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .studio_core import StudioCore
 
 __all__ = ["StartingSize", "size_cv_applies", "FOLDS", "choice_text"]
 
@@ -90,14 +90,25 @@ class StartingSize:
 
     Parameters
     ----------
-    controller : Controller
-        The studio's controller (its spec, rules, raw rows, cut tables and notice).
+    core : StudioCore
+        The studio's core (its spec, lock, generation and notice).
     options : mapping
         The options the studio was started with (before its rules were made).
+    raw : RawRows or None
+        The raw rows behind the rules.
+    adopt : callable
+        Solves with the rules and size chosen (the cut panel's
+        :meth:`~slimwidgets.widgets.cuts.CutEditing.adopt_size`).
     """
 
-    def __init__(self, controller: Controller, options: Mapping[str, Any]):
-        self._c = controller
+    def __init__(
+        self,
+        core: StudioCore,
+        options: Mapping[str, Any],
+        raw: RawRows | None,
+        adopt: Callable[..., None],
+    ):
+        self._core, self._raw, self._adopt = core, raw, adopt
         self._options = {k: v for k, v in options.items() if k not in ("rules", "cuts")}
         self.thread: threading.Thread | None = None
         self.choice: dict | None = None
@@ -108,27 +119,27 @@ class StartingSize:
 
     def start(self) -> None:
         """Choose on a worker thread; the first card is being solved meanwhile."""
-        c = self._c
+        c = self._core
         limit = c.spec.time_limit
         within = "" if limit is None else f" (within {size_cv.SHARE * limit:.1f} s)"
-        with c.core.lock:
+        with c.lock:
             gen = c.generation
             c.say(
                 f"choosing the card's size by {FOLDS}-fold cross-validation, as fit does{within}…"
             )
-        c.core.emit("notice")
+        c.emit("notice")
         self.running = True
         self.started = time.perf_counter()
         self.thread = threading.Thread(target=self._run, args=(gen,), name="size-cv", daemon=True)
         self.thread.start()
 
     def _run(self, gen: int) -> None:
-        c = self._c
+        c = self._core
         try:
             from ..fitting.driver import fit
 
             spec = c.spec.replace(size_cv=FOLDS)
-            raw = c.cuts.raw
+            raw = self._raw
             started = self.started if self.started is not None else time.perf_counter()
             deadline = (
                 None if spec.time_limit is None else started + size_cv.SHARE * spec.time_limit
@@ -139,12 +150,12 @@ class StartingSize:
             )  # fmt: skip
             self.choice = dict(choice)
             # the card at the chosen size gets what the choice left of the limit, as in fit
-            c.adopt_size(builder, chosen.max_size, self.choice, gen, requested=started)
+            self._adopt(builder, chosen.max_size, self.choice, gen, requested=started)
         except Exception as problem:  # the quick card stays; the notice says why
-            with c.core.lock:
+            with c.lock:
                 if c.generation == gen and not c.closed:
                     c.say(f"the size could not be chosen by cross-validation: {problem}", "warning")
-            c.core.emit("notice")
+            c.emit("notice")
         finally:
             self.running = False
 

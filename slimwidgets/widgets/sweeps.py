@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,7 +20,8 @@ from .scheduler import BackgroundQueue
 from .solving import studio_spec
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .alternatives import AlternativesList
+    from .studio_core import StudioCore
 
 __all__ = ["Sweeps", "SweepViews", "card_roc", "FPR_CAPS", "MAX_PATH_SIZE", "chart_frames"]
 
@@ -29,25 +31,31 @@ MAX_PATH_SIZE = 10
 
 
 class Sweeps:
-    """The frontier and path points of the controller's current spec, filled in the background.
+    """The frontier and path points of the studio's current spec, filled in the background.
 
     Parameters
     ----------
-    controller : the :class:`~slimwidgets.widgets.controller.Controller` it serves (its
-        cache, lock, solve and emit).
+    core : the studio's core (its spec, cache, lock and emit).
+    solve : solves a spec on the rows in use, ``solve(spec, cancel)`` (None: interrupted).
+    store : caches ``store(spec, result)`` with the rows it was solved on.
+    offer : ``offer(card, source)``: a card found here that may beat the card shown
+        (:meth:`~slimwidgets.widgets.best_known.BestKnownControls.offer`).
     enabled : solve the points at all.
     fpr_caps, max_path_size : the frontier's caps, the path's largest size.
     """
 
     def __init__(
         self,
-        controller: Controller,
+        core: StudioCore,
+        solve: Callable[..., Any],
+        store: Callable[[Spec, Any], None],
+        offer: Callable[[ScoringSystem | None, str], bool],
         *,
         enabled: bool = True,
         fpr_caps=FPR_CAPS,
         max_path_size: int = MAX_PATH_SIZE,
     ):
-        self._c, self._core = controller, controller.core
+        self._core, self._solve, self._store, self._offer = core, solve, store, offer
         self.enabled = bool(enabled)
         self.fpr_caps = tuple(fpr_caps)
         self.max_path_size = int(max_path_size)
@@ -83,7 +91,7 @@ class Sweeps:
         frontier = [("fpr", k, c) for c in caps if (k := key(max_fpr=c)) is not None]
         forced = len(set(spec.require) | {f for f, v in spec.lock.items() if v != 0})
         first = max(1, forced)
-        top = min(max(self.max_path_size, first), self._c.data.n_features)
+        top = min(max(self.max_path_size, first), self._core.data.n_features)
         path = [("size", k, n) for n in range(first, top + 1) if (k := key(max_size=n)) is not None]
         # interleave, so both charts fill in together
         out: list = []
@@ -93,51 +101,51 @@ class Sweeps:
 
     def plan(self, also: tuple[str, ...] = ()) -> None:
         """Follow the current spec: points already cached at once, the rest queued."""
-        c = self._c
+        c = self._core
         if not self.enabled or c.closed:
             if also:
-                c.core.emit(*also)
+                c.emit(*also)
             return
-        with c.core.lock:
+        with c.lock:
             plan = self.plan_for(c.spec)
             self.plan_now = plan
             for kind, key, param in plan:
-                hit = c.core.cache.get(key)
+                hit = c.cache.get(key)
                 if hit is not None:
                     self._record(kind, key, param, hit)
-        c.core.emit("frontier", *also)
-        self.queue.set_plan(plan, done=lambda item: item[1] in c.core.cache)
+        c.emit("frontier", *also)
+        self.queue.set_plan(plan, done=lambda item: item[1] in c.cache)
 
     def _job(self, item, cancel: threading.Event) -> None:
-        c = self._c
+        c = self._core
         kind, key, param = item
-        if key in c.core.cache:
+        if key in c.cache:
             return
         spec = Spec.from_dict(json.loads(key))
-        result = c.solve_spec(spec, cancel)
+        result = self._solve(spec, cancel)
         if result is None:
             return
-        c.store_result(spec, result)
-        with c.core.lock:
+        self._store(spec, result)
+        with c.lock:
             if item not in self.plan_now:
                 return
             self._record(kind, key, param, result)
-        c.core.emit("frontier")
-        c.offer(
+        c.emit("frontier")
+        self._offer(
             result if isinstance(result, ScoringSystem) else None,
             "the frontier" if kind == "fpr" else "the size path",
         )
 
     def solved(self, spec: Spec, result) -> None:
         """An interactive solve that is also a point of the current plan fills it in."""
-        c = self._c
+        c = self._core
         key = spec.key()
-        with c.core.lock:
+        with c.lock:
             hits = [item for item in self.plan_now if item[1] == key]
             for kind, k, param in hits:
                 self._record(kind, k, param, result)
         if hits:
-            c.core.emit("frontier")
+            c.emit("frontier")
 
     def _record(self, kind: str, key: str, param: Any, result) -> None:
         rec: dict[str, Any] = {"kind": kind, "key": key, "param": param}
@@ -176,33 +184,40 @@ class Sweeps:
 
 
 class SweepViews:
-    """The sweeps and charts of :class:`~slimwidgets.widgets.controller.Controller` (a feature
-    object: the controller's sweeps are ``sweeps``, its card ``card``)."""
+    """The sweeps and charts of the studio (a feature object: it reads the card of the studio's
+    core and the points of its sweeps, and plans the background work).
 
-    def __init__(self, controller: Controller) -> None:
-        self._c, self._core = controller, controller.core
+    Parameters
+    ----------
+    core : the studio's core.
+    sweeps : the frontier and path points.
+    alts : the alternatives list, planned with them.
+    """
+
+    def __init__(self, core: StudioCore, sweeps: Sweeps, alts: AlternativesList) -> None:
+        self._core, self._sweeps, self._alts = core, sweeps, alts
         self._roc: tuple[ScoringSystem | None, pd.DataFrame | None] = (None, None)
 
     def _plan(self, spec: Spec) -> list[tuple[str, str, Any]]:
-        return self._c.sweeps.plan_for(spec)
+        return self._sweeps.plan_for(spec)
 
     @property
     def _plan_now(self) -> list[tuple[str, str, Any]]:
-        return self._c.sweeps.plan_now
+        return self._sweeps.plan_now
 
     def plan_background(self, also: tuple[str, ...] = ()) -> None:
-        if not self._c.lifecycle.closed:
-            self._c.alts.plan()
-        self._c.sweeps.plan(also)
+        if not self._core.closed:
+            self._alts.plan()
+        self._sweeps.plan(also)
 
     def frontier_points(self) -> pd.DataFrame:
         """The FPR-cap frontier of the current spec so far: one row per solved cap
         (with held-out rows, also ``val_tpr``, ``val_fpr``, ``val_error``)."""
-        return self._c.sweeps.frame("fpr", "cap", self._c.validation is not None)
+        return self._sweeps.frame("fpr", "cap", self._core.validation is not None)
 
     def path_points(self) -> pd.DataFrame:
         """The sparsity path of the current spec so far: one row per solved max_size."""
-        return self._c.sweeps.frame("size", "max_size", self._c.validation is not None)
+        return self._sweeps.frame("size", "max_size", self._core.validation is not None)
 
     def chart_frames(self) -> dict[str, pd.DataFrame]:
         """The DataFrames the studio's charts are drawn from, all from the current state.
@@ -211,15 +226,19 @@ class SweepViews:
         first, then (with held-out rows) the same points measured on "validation".
         ``roc`` is the card's own ROC on the training rows; ``cap`` the current cap.
         """
-        card = self._c.card
+        card = self._core.card
         if card is not None and card.train_metrics is not None:
             if self._roc[0] is not card:  # the card's own ROC, computed once per card
-                self._roc = (card, own_roc(card, self._c.data, self._c.validation))
+                self._roc = (card, own_roc(card, self._core.data, self._core.validation))
             roc = self._roc[1]
         else:
             roc = pd.DataFrame(columns=["threshold", "fpr", "tpr", "set"])
         return chart_frames(
-            card_point(card), roc, self._c.spec.max_fpr, self.frontier_points(), self.path_points()
+            card_point(card),
+            roc,
+            self._core.spec.max_fpr,
+            self.frontier_points(),
+            self.path_points(),
         )
 
 

@@ -13,6 +13,7 @@ editable. A level (``sex = F``) or ``missing`` is one rule: its points are the b
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.scoring import ScoringSystem
@@ -20,7 +21,7 @@ from ..core.spec import Spec
 from ..core.variables import variable_entries
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .studio_core import StudioCore
 
 __all__ = [
     "card_variables",
@@ -154,12 +155,25 @@ def band_edit(
 
 
 class VariableEditing:
-    """Edits of the card by variable in :class:`~slimwidgets.widgets.controller.Controller` (a
-    feature object: it calls the controller's ``edit``, ``set_spec`` and reads ``card`` and
-    ``spec``)."""
+    """Edits of the card by variable in the studio (a feature object: it reads the card, spec
+    and rules of the studio's core, and edits the card or asks for a new spec).
 
-    def __init__(self, controller: Controller) -> None:
-        self._c = controller
+    Parameters
+    ----------
+    core : the studio's core.
+    request : shows the card of a new spec (the controller's
+        :meth:`~slimwidgets.widgets.controller.Controller.set_spec`).
+    edit : edits the points of the card on screen (the controller's
+        :meth:`~slimwidgets.widgets.controller.Controller.edit`).
+    """
+
+    def __init__(
+        self,
+        core: StudioCore,
+        request: Callable[..., None],
+        edit: Callable[..., ScoringSystem],
+    ) -> None:
+        self._core, self._request, self._edit = core, request, edit
 
     def edit_band(
         self, variable: str, index: int, value: Any, label: str | None = None
@@ -172,11 +186,11 @@ class VariableEditing:
             and not (isinstance(value, float) and value.is_integer())
         ):
             raise TypeError(f"points must be whole numbers, got {value!r} for {variable!r}")
-        card = self._c.card
+        card = self._core.card
         if card is None:
             raise RuntimeError("there is no card to edit")
         changes = band_edit(card, variable, int(index), int(value), label)
-        return self._c.edit(changes) if changes else card
+        return self._edit(changes) if changes else card
 
     def set_caps(self, **caps: Any) -> Spec:
         """Set ``max_variables`` and/or ``max_cuts_per_variable`` from what a box holds (text or a
@@ -191,14 +205,14 @@ class VariableEditing:
         if unknown:
             raise KeyError(f"no such cap: {', '.join(unknown)} (one of {', '.join(words)})")
         changes = {k: parse_cap(v, words[k]) for k, v in caps.items()}
-        spec = self._c.spec.replace(**changes)
-        self._c.set_spec(spec)
+        spec = self._core.spec.replace(**changes)
+        self._request(spec)
         return spec
 
     def monotone_of(self, variable: str) -> str:
         """The monotone choice of ``variable`` as the panel shows it: "none",
         "increasing" or "decreasing"."""
-        direction = self._c.spec.monotone.get(variable)
+        direction = self._core.spec.monotone.get(variable)
         return next(k for k, v in MONOTONE_CHOICES.items() if v == direction)
 
     def set_monotone(self, variable: str, choice: str) -> Spec:
@@ -212,35 +226,35 @@ class VariableEditing:
                 f"monotone of {variable!r} must be one of {', '.join(MONOTONE_CHOICES)}, got "
                 f"{choice!r}"
             )
-        if variable not in self._c.spec.variables:
+        if variable not in self._core.spec.variables:
             raise KeyError(f"unknown variable {variable!r}")
-        monotone = {k: v for k, v in self._c.spec.monotone.items() if k != variable}
+        monotone = {k: v for k, v in self._core.spec.monotone.items() if k != variable}
         if value is not None:
             monotone[variable] = value
-        spec = self._c.spec.replace(monotone=monotone)
-        self._c.set_spec(spec)
+        spec = self._core.spec.replace(monotone=monotone)
+        self._request(spec)
         return spec
 
     def lock_variable(self, variable: str, locked: bool = True) -> Spec:
         """Lock every rule of ``variable`` at its points on the card (its bands stay as shown in
         the next solves), or unlock them all: one undo step."""
-        card, rules = self._c.card, self._c.rules
+        card, rules = self._core.card, self._core.rules
         if rules is None or variable not in {r.column for r in rules.rules_}:
             raise KeyError(f"unknown variable {variable!r}")
         names = rules.rules_of(variable)
-        lock = {k: v for k, v in self._c.spec.lock.items() if k not in names}
+        lock = {k: v for k, v in self._core.spec.lock.items() if k not in names}
         if locked:
             if card is None:
                 raise RuntimeError("there is no card to lock a value from")
             points = points_of(card)
             lock.update({n: points[n] for n in names})
         # a rule locked at non-zero points cannot stay excluded, nor one locked at 0 required
-        spec = self._c.spec.replace(
+        spec = self._core.spec.replace(
             lock=lock,
-            exclude=[f for f in self._c.spec.exclude if lock.get(f, 0) == 0],
-            require=[f for f in self._c.spec.require if lock.get(f) != 0],
+            exclude=[f for f in self._core.spec.exclude if lock.get(f, 0) == 0],
+            require=[f for f in self._core.spec.require if lock.get(f) != 0],
         )
-        self._c.set_spec(spec, action="lock")
+        self._request(spec, action="lock")
         return spec
 
 

@@ -19,7 +19,7 @@ from .card_status import Status
 from .scheduler import THREAD_PREFIX
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .studio_core import StudioCore
 
 __all__ = [
     "KernelWarmup",
@@ -202,14 +202,20 @@ class WarmupControls:
     :class:`~slimwidgets.widgets.controller.Controller`
     (a feature object: the controller's risk and decision-search compiles report here).
 
+    Parameters
+    ----------
+    core : the studio's core, whose status line says how far a compile has come.
+    pause : holds (True) or lets go (False) the background solves while a solve waits for a
+        compile.
+
     Attributes
     ----------
     risk : the risk kernels' compile, started once a card is on screen.
     search : the decision search's compile, started on its first solve.
     """
 
-    def __init__(self, controller: Controller) -> None:
-        self._c, self._core = controller, controller.core
+    def __init__(self, core: StudioCore, pause: Callable[[bool], None]) -> None:
+        self._core, self._pause = core, pause
         # the risk kernels, once a card is on screen; the decision search's, on its first solve
         self.risk = RiskWarmup(self.warming_progress)
         self.search = SearchWarmup(self.warming_progress)
@@ -229,16 +235,16 @@ class WarmupControls:
         """A part compiled: the solve waiting for this compile says how far it has come."""
         with self._core.lock:
             if (
-                self._c.lifecycle.closed
-                or self._c.status.state != "solving"
-                or self.warmup_for(self._c.spec) is not warm
+                self._core.closed
+                or self._core.status.state != "solving"
+                or self.warmup_for(self._core.spec) is not warm
             ):
                 return
             if not warm.announced or not (
-                self._c.status.text == "solving…" or self._c.status.text.startswith(warm.head)
+                self._core.status.text == "solving…" or self._core.status.text.startswith(warm.head)
             ):
                 return
-            self._c.status = replace(self._c.status, text=warm.text())
+            self._core.status = replace(self._core.status, text=warm.text())
         self._core.emit("card")
 
     def wait_for_warmup(self, spec, gen: int, cancel: threading.Event) -> bool:
@@ -248,20 +254,16 @@ class WarmupControls:
         warm = self.warmup_for(spec)
         if not warm.busy:
             return True
-        self._c.sweeps.queue.pause(
-            True
-        )  # the compile has the machine: no background solve starts meanwhile
-        self._c.alts.pause(True)
+        self._pause(True)  # the compile has the machine: no background solve starts meanwhile
         try:
             while not warm.join(0.1):
                 if cancel.is_set() or gen != self._core.generation:
                     return False
         finally:
-            self._c.sweeps.queue.pause(False)
-            self._c.alts.pause(False)
+            self._pause(False)
         with self._core.lock:
-            if gen != self._core.generation or self._c.status.state != "solving":
+            if gen != self._core.generation or self._core.status.state != "solving":
                 return True
-            self._c.status = Status("solving", "solving…", started=time.time())
+            self._core.status = Status("solving", "solving…", started=time.time())
         self._core.emit("card")
         return True

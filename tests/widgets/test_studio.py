@@ -1146,3 +1146,27 @@ def test_a_lost_solver_process_shows_the_best_card_and_says_so(paper_data):
         assert c.settled_card(c.spec.key()) is None  # not cached: solved again when asked again
     finally:
         assert c.close()
+
+
+def test_the_controller_keeps_its_state_in_the_core():
+    """The spec, rows, status and notice the controller answers for are its core's, which every
+    feature object reads: a write through the controller lands there, and closing refuses a
+    change asked through a feature."""
+    X, y = load_demo(n_features=6)
+    c = Controller(X, y, time_limit=3, frontier=False, start=False)
+    core = c.core
+    assert (c.spec, c.data, c.validation, c.rules, c.card) == (
+        core.spec,
+        core.data,
+        core.validation,
+        core.rules,
+        core.card,
+    )
+    c.spec = c.spec.replace(max_size=3)
+    assert core.spec.max_size == 3 and c.settings.feature(X.columns[0]).name == X.columns[0]
+    c.say("a word", "warning")
+    assert (core.notice, core.notice_level) == ("a word", "warning")
+    assert c.close() and c.closed and core.closed
+    with pytest.raises(RuntimeError, match="closed"):
+        c.update(max_size=2)  # the settings feature asks the controller, which is closed
+    assert core.spec.max_size == 3
