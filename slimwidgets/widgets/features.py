@@ -36,6 +36,8 @@ class Forwarded:
 
     def __init__(self, feature: str, kind: type, name: str) -> None:
         self.feature, self.kind, self.name = feature, kind, name
+        # what help() and the docs say of a name the feature keeps as a plain attribute
+        self.__doc__ = f"``{name}`` of :class:`~{kind.__module__}.{kind.__qualname__}`."
 
     def __get__(self, owner: Any, cls: type | None = None) -> Any:
         if owner is None:  # on the class: the feature's own member, for help() and the docs
