@@ -149,7 +149,8 @@ def test_the_card_reads_for_a_clinician():
     card = sw.fit(frame, y, max_size=2, rules=False, horizons=(2, 4))
     text, page = str(card), card._repr_html_()
     assert card.horizons == (2.0, 4.0)
-    assert "died over days" in text and "by 2" in text and "by 4" in text and "POINTS" in text
+    assert "died over days" in text and "by 2" in text and "by 4" in text
+    assert "SCORE FOR THE RISK OF DIED" in text and "= SCORE" in text
     assert "observed (95 % CI)" in page and page.count("<tr>") >= len(card.table) + 2
     for name in card.card_points:
         assert name in text and name in page
