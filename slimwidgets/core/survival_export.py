@@ -10,6 +10,7 @@ field read from a file is checked (:func:`card_fields`) before it reaches a card
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from .. import export as render
 from .._version import __version__
 from .card_json import checksum
-from .survival_text import status_words
+from .survival_text import points_data, status_words
 
 if TYPE_CHECKING:
     from .survival_card import SurvivalCard
@@ -33,32 +34,14 @@ KEPT_DETAILS = ("binary", "ties", "n_rows", "n_events", "max_size", "history")
 
 def card_data(card: SurvivalCard) -> render.CardData:
     """What every export format needs of ``card``: points, rules, multiplier, horizons, notes."""
-    rows = tuple(card.card_points.items())
-    binary = card.details.get("binary", {})
     notes = [
         status_words(card),
         f"time column: {card.names[1]}; risk by horizon h = 1 - exp(-H0(h) exp(score / "
         f"{card.multiplier:.6g})), H0 Breslow's baseline hazard",
     ]
     notes += [entry["note"] for entry in card.details.get("history", ())[:-1]]  # last: above
-    extra: dict[str, Any] = {}
-    if card.rules is not None:
-        by_name = {r.name: r for r in card.rules.rules_}
-        extra = {
-            "variables": tuple(card.rules.points_table(dict(rows))),
-            "rule_defs": tuple(tuple(by_name[name][1:]) for name, _ in rows),
-        }
-    return render.CardData(
-        rows=rows,
-        threshold=0,
-        positive=card.names[0],
-        binary=tuple(bool(binary.get(name, True)) for name, _ in rows),
-        notes=tuple(notes),
-        level="ok" if card.status == "optimal" else "warn",
-        multiplier=float(card.multiplier),
-        horizons=tuple((h, card.baseline_at(h)) for h in card.horizons),
-        **extra,
-    )
+    level = "ok" if card.status == "optimal" else "warn"
+    return replace(points_data(card), notes=tuple(notes), level=level)
 
 
 def horizon_rows(card: SurvivalCard) -> render.HorizonRows:

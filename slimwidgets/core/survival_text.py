@@ -1,6 +1,8 @@
 """A time-to-event card's words: its points by variable and its risk by horizon, as text and HTML.
 
-Names from the data are escaped for HTML; every risk is a percentage, every horizon in the
+The points are drawn by :mod:`slimwidgets.export` from :func:`points_data`, as decision and risk
+cards' are: one line per variable with its bands and levels, then the total. Names from the data
+are escaped for HTML and made visible in text; every risk is a percentage, every horizon in the
 data's time unit.
 """
 
@@ -9,29 +11,63 @@ from __future__ import annotations
 import html
 import math
 import unicodedata
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
+from ..export import CardData, render_html, render_text
 from .formatting import percent
 
 if TYPE_CHECKING:
     from .survival_card import SurvivalCard
 
-__all__ = ["card_text", "card_html", "points_by_variable", "status_words"]
+__all__ = ["card_text", "card_html", "points_data", "status_words"]
 
 SUBHEADS = "<th>predicted</th><th>observed (95 % CI)</th>"  # under each horizon
 
 
-def points_by_variable(card: SurvivalCard) -> list[tuple[str, list[tuple[str, int]]]]:
-    """``[(variable, [(band or rule, points), ...]), ...]``: the card's rules grouped by the
-    variable they read (one row per rule without a rule builder)."""
+def points_data(card: SurvivalCard) -> CardData:
+    """The card's points as every export format draws them: by variable for a card fitted on a
+    raw table (with each rule's test on its raw column), one numbered row per feature
+    otherwise; the multiplier and Breslow's cumulative baseline hazard by each horizon.
+
+    Parameters
+    ----------
+    card : SurvivalCard
+        The card whose points are drawn.
+
+    Returns
+    -------
+    CardData
+        Without notes: the text, HTML and exports add their own.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from slimwidgets.core.survival_card import SurvivalCard
+    >>> card = SurvivalCard(("smoker", "age"), (2, 0), 1.5, np.array([1.0, 2.0]),
+    ...                     np.array([0.1, 0.3]), (2.0,), names=("died", "days"))
+    >>> data = points_data(card)
+    >>> data.rows, data.horizons
+    ((('smoker', 2),), ((2.0, 0.3),))
+    """
+    rows = tuple(card.card_points.items())
+    binary = card.details.get("binary", {})
+    extra: dict[str, Any] = {}
     if card.rules is not None:
-        return [
-            (variable, list(bands)) for variable, bands in card.rules.points_table(card.card_points)
-        ]
-    return [
-        (name, [("yes" if card.details.get("binary", {}).get(name, True) else "per unit", points)])
-        for name, points in card.card_points.items()
-    ]
+        by_name = {rule.name: rule for rule in card.rules.rules_}
+        extra = {
+            "variables": tuple(card.rules.points_table(dict(rows))),
+            "rule_defs": tuple(tuple(by_name[name][1:]) for name, _ in rows),
+        }
+    return CardData(
+        rows=rows,
+        threshold=0,
+        positive=card.names[0],
+        binary=tuple(bool(binary.get(name, True)) for name, _ in rows),
+        multiplier=float(card.multiplier),
+        horizons=tuple((h, card.baseline_at(h)) for h in card.horizons),
+        **extra,
+    )
 
 
 def status_words(card: SurvivalCard) -> str:
@@ -74,18 +110,16 @@ def _one_line(text: str) -> str:
 
 
 def card_text(card: SurvivalCard) -> str:
-    """The card as plain text: status, points by variable, risk by horizon per total score;
-    every name on one line."""
+    """The card as plain text: what it predicts over which time; its points table by variable,
+    printed as decision and risk cards print theirs (the score's headline, one line of bands
+    and points per variable, the total); the status and what a point means; then the risk by
+    each horizon per total score. Names from the data become visible escapes, never new lines.
+    """
     event, time = (_one_line(name) for name in card.names)
-    lines = [f"Time-to-event card: {event} over {time}", f"  {status_words(card)}", "", "POINTS"]
-    for variable, bands in points_by_variable(card) or [("(no variable)", [])]:
-        lines.append(
-            f"  {_one_line(variable)}: "
-            + "  |  ".join(f"{_one_line(band)}: {points:+d}" for band, points in bands)
-        )
-    lines += [
-        "",
-        f"  {_one_line(_hazard_words(card))}",
+    notes = (status_words(card), _hazard_words(card))
+    lines = [
+        f"Time-to-event card: {event} over {time}",
+        render_text(replace(points_data(card), notes=notes)),
         "",
         f"RISK OF THE EVENT BY {time} (predicted | Kaplan–Meier observed, 95 % CI)",
     ]
@@ -103,17 +137,11 @@ def card_text(card: SurvivalCard) -> str:
 
 
 def card_html(card: SurvivalCard) -> str:
-    """The card as an HTML fragment (names from the data escaped)."""
+    """The card as an HTML fragment: what it predicts over which time; its points table by
+    variable, drawn as decision and risk cards draw theirs; the status and what a point means;
+    then the risk by each horizon per total score. Names from the data are escaped."""
     e = lambda text: html.escape(str(text), quote=True)  # noqa: E731
-    points = "".join(
-        f"<tr><td rowspan='{len(bands)}'>{e(variable)}</td>"
-        + "</tr><tr>".join(
-            f"<td>{e(band)}</td><td style='text-align:right'>{points:+d}</td>"
-            for band, points in bands
-        )
-        + "</tr>"
-        for variable, bands in points_by_variable(card)
-    )
+    notes = (status_words(card), _hazard_words(card))
     heads = "".join(f"<th colspan='2'>by {e(format(h, 'g'))}</th>" for h in card.horizons)
     rows = "".join(
         f"<tr><td>{row.score}</td><td>{row.n_rows:g}</td>"
@@ -126,11 +154,11 @@ def card_html(card: SurvivalCard) -> str:
     )
     return (
         f"<div class='slimwidgets-survival-card'><h4>Time-to-event card: {e(card.names[0])} over "
-        f"{e(card.names[1])}</h4><p>{e(status_words(card))}</p>"
-        f"<table><tr><th>variable</th><th>band</th><th>points</th></tr>{points}</table>"
-        f"<p>{e(_hazard_words(card))}</p>"
-        f"<p>Risk of the event ({e(card.names[0])}) by each horizon of {e(card.names[1])}, per "
-        "total score: predicted, and Kaplan–Meier's observed among the rows with that score</p>"
+        f"{e(card.names[1])}</h4>"
+        + render_html(replace(points_data(card), notes=notes))
+        + f"<p>Risk of the event ({e(card.names[0])}) by each horizon of {e(card.names[1])}, "
+        "per total score: predicted, and Kaplan–Meier's observed among the rows with that "
+        "score</p>"
         f"<table><tr><th>score</th><th>rows</th>{heads}</tr>"
         f"<tr><th></th><th></th>{SUBHEADS * len(card.horizons)}</tr>"
         f"{rows}</table></div>"

@@ -31,7 +31,15 @@ from ..core.survival import CoxCells
 from ..core.survival_family import TIME_TO_EVENT
 from .best_first import walk_boxes
 
-__all__ = ["CoxProblem", "CoxCard", "CoxProof", "prove_cox", "empty_card", "MAX_COX_SUPPORTS"]
+__all__ = [
+    "CoxProblem",
+    "CoxCard",
+    "CoxProof",
+    "prove_cox",
+    "empty_card",
+    "rounded_start",
+    "MAX_COX_SUPPORTS",
+]
 
 #: more supports than this and the proof states the floor over the whole box, with the best card
 #: of the support its relaxation points to
@@ -320,6 +328,129 @@ def _first_card(prob: CoxProblem) -> CoxCard:
     return empty_card(prob)
 
 
+#: the starting card rounds each fit of the forward path with its largest point at most this
+START_LARGEST = 10
+#: Newton steps of each unrounded fit, and of each rounded card's t, of the starting card
+START_NEWTON = 8
+
+
+def rounded_start(prob: CoxProblem, stop: Callable[[], bool]) -> CoxCard | None:
+    """A card to start the proof from, made as a rounded Cox model is: features added one at a
+    time by their score-test gain at the current unrounded fit (within ``max_size`` and
+    ``max_variables``, in a direction their points allow), each set refitted unrounded, its
+    log hazard ratios divided by a scale and rounded to allowed points; the card of least
+    objective over every set and scale. A feasible card, so the proof's card is never worse
+    on the training rows; None under ``require`` or when stopped before any."""
+    if prob.require:
+        return None
+    stop = _latched(stop)
+    rows = TIME_TO_EVENT.row_loss(prob.X, prob.time, prob.event, prob.weight, "breslow")
+    best: tuple[float, np.ndarray] | None = None
+    for chosen, beta in _forward_path(prob, rows, stop):
+        sub = TIME_TO_EVENT.row_loss(prob.X[:, chosen], prob.time, prob.event, prob.weight)
+        for points in _roundings(prob, chosen, beta):
+            if stop():
+                break
+            loss = _best_t_loss(sub, points, prob.t_range, stop)
+            objective = loss + prob.C0[chosen][points != 0].sum()
+            if best is None or objective < best[0]:
+                full = np.zeros(prob.X.shape[1])
+                full[chosen] = points
+                best = (objective, full)
+    if best is None or not best[1].any():
+        return None
+    support = np.flatnonzero(best[1])
+    return _Support(prob, support).leaf(best[1][support])[0]
+
+
+def _latched(stop: Callable[[], bool]) -> Callable[[], bool]:
+    """``stop`` that, once it has said stop, says so again without reading the clock."""
+    said = False
+
+    def latched() -> bool:
+        nonlocal said
+        said = said or stop()
+        return said
+
+    return latched
+
+
+def _forward_path(prob: CoxProblem, rows, stop: Callable[[], bool]):
+    """(features, their unrounded log hazard ratios) after each feature added by its
+    score-test gain ``g^2 / h`` at the current fit."""
+    ids = list(range(len(prob.allowed))) if prob.variables is None else list(prob.variables)
+    cap = math.inf if prob.max_variables is None else prob.max_variables
+    beta, chosen = np.zeros(prob.X.shape[1]), []
+    while len(chosen) < prob.max_size and not stop():
+        g, h = rows.gradient_curvature(beta)
+        taken = {ids[k] for k in chosen}
+        fits = [
+            j
+            for j in range(len(prob.allowed))
+            if j not in chosen
+            and len(taken | {ids[j]}) <= cap
+            and (np.sign(-g[j]) * np.asarray(prob.allowed[j]) > 0).any()
+        ]
+        if not fits:
+            return
+        chosen.append(max(fits, key=lambda j: g[j] ** 2 / max(h[j], 1e-12)))
+        beta[chosen] = _unrounded_fit(prob, chosen, beta[chosen], stop)
+        yield list(chosen), beta[chosen].copy()
+
+
+def _unrounded_fit(
+    prob: CoxProblem, chosen: list[int], start: np.ndarray, stop: Callable[[], bool]
+) -> np.ndarray:
+    """Damped Newton steps on the chosen features' log hazard ratios, fewer when ``stop`` says
+    so (a small ridge keeps a feature that splits the events perfectly finite)."""
+    sub = TIME_TO_EVENT.row_loss(prob.X[:, chosen], prob.time, prob.event, prob.weight)
+    beta = np.asarray(start, dtype=float)
+    ridge = 1e-4 * np.eye(len(chosen))
+    for _ in range(START_NEWTON):
+        if stop():
+            break
+        value, g, H = sub.value_gradient_hessian(beta)
+        step = np.linalg.solve(H + ridge, g + ridge @ beta)
+        while sub.value(beta - step) > value and np.abs(step).max() > 1e-9:
+            step = step / 2
+        beta = beta - step
+    return beta
+
+
+def _roundings(prob: CoxProblem, chosen: list[int], beta: np.ndarray) -> list[np.ndarray]:
+    """``beta`` divided by each scale that makes its largest entry 1, 2, ... points, each entry
+    rounded to the nearest of its allowed points (or 0)."""
+    top = float(np.abs(beta).max())
+    if top <= 0:
+        return []
+    out = []
+    for largest in range(1, START_LARGEST + 1):
+        scaled = beta * (largest / top)
+        points = []
+        for j, b in zip(chosen, scaled):
+            values = np.union1d(np.asarray(prob.allowed[j], dtype=float), [0.0])
+            points.append(values[np.argmin(np.abs(values - b))])
+        out.append(np.array(points))
+    return out
+
+
+def _best_t_loss(
+    rows, points: np.ndarray, t_range: tuple[float, float], stop: Callable[[], bool]
+) -> float:
+    """The loss of ``points`` at (nearly) their best ``t``: Newton steps in ``t``, kept in range,
+    fewer when ``stop`` says so."""
+    if not points.any():
+        return rows.value(0 * points)
+    t = min(max(1.0, t_range[0]), t_range[1])
+    for _ in range(START_NEWTON):
+        if stop():
+            break
+        _, g, H = rows.value_gradient_hessian(t * points)
+        slope, curve = float(g @ points), float(points @ H @ points)
+        t = min(max(t - slope / curve if curve > 0 else t, t_range[0]), t_range[1])
+    return rows.value(t * points)
+
+
 def prove_cox(
     prob: CoxProblem,
     *,
@@ -350,9 +481,12 @@ def prove_cox(
     >>> proof.complete, proof.card.points.tolist(), proof.floor >= proof.card.objective - 1e-9
     (True, [1.0, 0.0], True)
     """
-    best = _Best(incumbent if incumbent is not None else _first_card(prob), on_card)
-    tell = on_floor if on_floor is not None else lambda floor: None
     stop = lambda: clock() > deadline or (cancel is not None and cancel.is_set())  # noqa: E731
+    if incumbent is None:
+        cards = [_first_card(prob), rounded_start(prob, stop)]
+        incumbent = min((c for c in cards if c is not None), key=lambda c: c.objective)
+    best = _Best(incumbent, on_card)
+    tell = on_floor if on_floor is not None else lambda floor: None
     supports = _promising_first(prob, _supports(prob))
     whole = -math.inf
     if _whole_box_first(prob, supports):

@@ -123,3 +123,22 @@ def test_the_least_efron_loss_is_scikit_survival_s_efron_fit(whas):
     ours = _newton(CoxCells(X, y["lenfol"], y["fstat"], ties="efron"), X.shape[1])
     theirs = CoxPHSurvivalAnalysis(alpha=0.0, ties="efron").fit(X, y).coef_
     np.testing.assert_allclose(ours, theirs, atol=1e-6)
+
+
+@pytest.mark.seeds(8)
+def test_the_gradient_and_curvature_are_the_row_by_row_loss_s_derivatives(seed):
+    """Each feature's slope and second derivative, against central differences of the loss
+    written row by row from its definition (weights, tied times, censoring)."""
+    from brute_cox import cox_loss, tiny_survival
+
+    from slimwidgets.core.survival import CoxRows
+
+    X, time, event, w = tiny_survival(seed, n_features=4, binary=seed % 2 == 0)
+    v = np.random.default_rng(seed).normal(0, 0.7, X.shape[1])
+    gradient, curvature = CoxRows(X, time, event, w).gradient_curvature(v)
+    h = 1e-4
+    for j in range(X.shape[1]):
+        step = np.eye(X.shape[1])[j] * h
+        up, mid, down = (cox_loss(X, time, event, w, v + s, 1.0) for s in (step, 0 * step, -step))
+        assert gradient[j] == pytest.approx((up - down) / (2 * h), abs=1e-7)
+        assert curvature[j] == pytest.approx((up - 2 * mid + down) / h**2, abs=1e-5)

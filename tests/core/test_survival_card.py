@@ -5,10 +5,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
+from sksurv.util import Surv
 
+import slimwidgets as sw
 from slimwidgets.core.survival_card import ScoreRisk, SurvivalCard, default_horizons, risk_by_score
-from slimwidgets.core.survival_text import card_html, card_text, status_words
+from slimwidgets.core.survival_text import card_html, card_text, points_data, status_words
+from slimwidgets.export.card import MISSING_NOTE, VARIABLES_TOTAL
 
 
 def _card(**changes):
@@ -91,3 +95,91 @@ def test_cards_compare_by_identity_and_survive_pickling():
     copy = pickle.loads(pickle.dumps(card))
     assert card == card and card != copy  # no element-wise comparison of the arrays
     assert copy.risk_at(2, 6.0) == card.risk_at(2, 6.0)
+
+
+HOSTILE = "<b>age</b>\nx"
+
+
+def _raw_table_card():
+    """A card fitted on a raw table of a number and a category (names hostile): rules by
+    variable, proven on 60 rows whose hazard rises with age and with the "b" level."""
+    rng = np.random.default_rng(3)
+    age = rng.integers(30, 90, 60).astype(float)
+    level = rng.choice(["a", "b", "c"], 60)
+    hazard = np.exp((age - 60) / 15 + (level == "b"))
+    time = np.ceil(rng.exponential(10 / hazard))
+    event = rng.random(60) < 0.8
+    X = pd.DataFrame({HOSTILE: age, "kind": level})
+    y = Surv.from_arrays(event=event, time=time, name_event="died", name_time="days")
+    return sw.fit(X, y, rules=True, max_size=3, C0=0.0, horizons=(3, 6), time_limit=60)
+
+
+@pytest.fixture(scope="module")
+def raw_card():
+    return _raw_table_card()
+
+
+def _bands(card) -> dict[str, list[tuple[str, int]]]:
+    return {variable: list(bands) for variable, bands in card.rules.points_table(card.card_points)}
+
+
+def test_the_text_is_a_points_table_by_variable_then_the_risk_by_horizon(raw_card):
+    card, text = raw_card, card_text(raw_card)
+    lines = text.splitlines()
+    bands = _bands(card)
+    assert len(bands) == 2, card.card_points  # both variables on the card: age and kind
+    escaped = HOSTILE.replace("\n", "\\n")  # the newline a visible escape, on one line
+    width = len(escaped)
+    for variable, pairs in bands.items():
+        shown = escaped if variable == HOSTILE else variable
+        line = shown.ljust(width) + "   " + " · ".join(f"{b}: {p}" for b, p in pairs)
+        assert line in lines, (line, text)
+    total = lines.index(" " * width + f"   {VARIABLES_TOTAL} = SCORE")
+    assert lines[total + 1] == MISSING_NOTE and lines[1] == "SCORE FOR THE RISK OF DIED"
+    head = lines.index("RISK OF THE EVENT BY days (predicted | Kaplan–Meier observed, 95 % CI)")
+    assert head > total and "by 3" in lines[head + 1] and "by 6" in lines[head + 1]
+    rows = [line.split() for line in lines[head + 2 :]]
+    assert [int(r[0]) for r in rows] == [row.score for row in card.table]
+    for r, row in zip(rows, card.table):  # each total's predicted risk by each horizon
+        assert r[3] == f"{100 * row.predicted[0]:.1f}" and row.predicted[0] == pytest.approx(
+            card.risk_at(row.score, 3.0)
+        )
+
+
+def test_every_total_on_the_risk_table_is_a_sum_of_one_band_per_variable(raw_card):
+    sums = {0}
+    for pairs in _bands(raw_card).values():
+        sums = {s + p for s in sums for p in [0, *(p for _, p in pairs)]}
+    assert {row.score for row in raw_card.table} <= sums
+
+
+def test_the_html_draws_the_points_by_variable_as_the_other_cards_do(raw_card):
+    page = card_html(raw_card)
+    assert "<b>age</b>" not in page and "&lt;b&gt;age&lt;/b&gt;" in page
+    for variable, pairs in _bands(raw_card).items():
+        cells = " &middot; ".join(f"{b}: {p}" for b, p in pairs).replace("<", "&lt;")
+        name = variable.replace("<", "&lt;").replace(">", "&gt;")
+        assert f">{name}</td>" in page and cells in page, (variable, cells)
+    assert f"{VARIABLES_TOTAL} = SCORE" in page and MISSING_NOTE in page
+    assert page.index(VARIABLES_TOTAL) < page.index("Risk of the event")
+    body = page[page.index("Risk of the event") :]
+    assert body.count("<tr><td>") == len(raw_card.table)
+    for row in raw_card.table:
+        assert f"<tr><td>{row.score}</td><td>{row.n_rows:g}</td>" in body
+
+
+def test_points_data_holds_the_rules_and_the_baseline_by_horizon(raw_card):
+    data = points_data(raw_card)
+    assert data.variables == tuple(raw_card.rules.points_table(raw_card.card_points))
+    assert [column for column, _, _ in data.rule_defs] == [
+        raw_card.rules.variable_of(name) for name in raw_card.card_points
+    ]
+    assert data.horizons == tuple((h, raw_card.baseline_at(h)) for h in (3.0, 6.0))
+    assert data.notes == () and data.multiplier == raw_card.multiplier
+
+
+def test_a_card_without_rules_lists_numbered_rows_of_points():
+    text = card_text(_card(table=()))
+    assert "1.  <script>alert(1)</script>   2 points    ....." in text
+    assert "2.  chf                          1 point  + ....." in text
+    assert "    ADD POINTS FROM ROWS 1–2              = SCORE" in text

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from brute_cox import T_RANGE, brute_optimum, cox_loss, tiny_survival
 
-from slimwidgets.solvers.cox_tree import CoxProblem, prove_cox
+from slimwidgets.solvers.cox_tree import CoxProblem, prove_cox, rounded_start
 
 VARIABLES = (0, 0, 1, 1, 2)  # five rules of three variables
 
@@ -75,3 +75,31 @@ def test_require_and_max_variables_together(seed):
     group = (0, 4)  # variable 0 or variable 2
     prob = _problem(seed, 3, require=((2,), group), max_variables=2, C0=0.0)
     _check(prob, lambda p: p[2] != 0 and (p[0] != 0 or p[4] != 0) and len(_in_use(p)) <= 2)
+
+
+@pytest.mark.seeds(12)
+@pytest.mark.parametrize("max_size,max_variables", [(1, None), (3, 1), (3, 2), (5, None)])
+def test_the_rounded_start_is_a_card_of_the_problem_at_its_stated_cost(
+    seed, max_size, max_variables
+):
+    """The proof's starting card keeps the box (points in -1..2), the size and the variables,
+    and its objective is its Cox loss at its multiplier plus C0 per rule: what it says."""
+    prob = _problem(seed, max_size, max_variables=max_variables, C0=0.01)
+    start = rounded_start(prob, lambda: False)
+    assert start is not None
+    points = start.points
+    assert np.count_nonzero(points) <= max_size and set(points.tolist()) <= {-1, 0, 1, 2}
+    assert max_variables is None or len(_in_use(points)) <= max_variables
+    loss = cox_loss(prob.X, prob.time, prob.event, prob.weight, points, start.t)
+    assert start.loss == pytest.approx(loss, abs=1e-12)
+    assert start.objective == pytest.approx(loss + 0.01 * np.count_nonzero(points), abs=1e-12)
+    keep = lambda p: max_variables is None or len(_in_use(p)) <= max_variables  # noqa: E731
+    best, _ = brute_optimum(
+        prob.X, prob.time, prob.event, prob.weight, prob.allowed, prob.C0, max_size, keep=keep
+    )
+    assert start.objective >= best - 1e-9
+
+
+def test_the_rounded_start_stops_when_told():
+    prob = _problem(0, 3)
+    assert rounded_start(prob, lambda: True) is None

@@ -10,7 +10,7 @@ from brute_cox import T_RANGE, best_t, brute_optimum, cards, cox_loss, efron_los
 
 from slimwidgets.core.cox_floor import best_scale_of, node_floor
 from slimwidgets.core.survival import CoxCells
-from slimwidgets.solvers.cox_tree import CoxProblem, prove_cox
+from slimwidgets.solvers.cox_tree import CoxProblem, empty_card, prove_cox
 
 
 def _problem(seed, box=(-2, 2), max_size=2, C0=0.01, binary=True, ties="breslow"):
@@ -157,6 +157,7 @@ def test_a_proof_stopped_early_has_looked_at_the_strongest_feature_first(seed):
     allowed, C0 = [np.arange(-3, 4)] * 4, np.zeros(4)
     prob = CoxProblem(X, time, event, np.ones(n), allowed, C0, 1, T_RANGE)
     ticks = iter(range(10**6))
-    proof = prove_cox(prob, deadline=0, clock=lambda: next(ticks))  # one reading in time
+    start = empty_card(prob)  # no rounded start: the first support's card is the proof's
+    proof = prove_cox(prob, deadline=0, clock=lambda: next(ticks), incumbent=start)
     assert not proof.complete and proof.supports == 1
     assert np.flatnonzero(proof.card.points).tolist() == [3]
