@@ -29,8 +29,9 @@ HERE = Path(__file__).resolve().parent
 PAPER = (("haberman", 2), ("mammo", 2), ("bankruptcy", 2), ("mushroom", 1))
 
 
-def child(tree: str) -> None:
-    """Fit every case with the package in ``tree``; one JSON line per card on stdout."""
+def child(tree: str, only: str) -> None:
+    """Fit every case whose label holds ``only`` with the package in ``tree``; one JSON line per
+    card on stdout."""
     sys.path[:0] = [tree, str(Path(tree) / "benchmarks")]
     from common import load
     from raw_proofs import TABLES, load_table
@@ -56,7 +57,7 @@ def child(tree: str) -> None:
         for k in (3, 4):
             options = dict(rules=True, max_size=k, time_limit=10, loss="logistic")
             cases.append((f"risk {name} max_size={k}", table, options))
-    for label, (X, y), options in cases:
+    for label, (X, y), options in (case for case in cases if only in case[0]):
         t, c = time.perf_counter(), time.process_time()
         card = sw.fit(X, y, **options)
         wall, cpu = time.perf_counter() - t, time.process_time() - c
@@ -70,11 +71,11 @@ def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
-def run_tree(tree: str) -> list[dict]:
+def run_tree(tree: str, only: str) -> list[dict]:
     """The cards of ``tree``, fitted in a child process."""
     print(f"{tree}: before {uptime()}", flush=True)
     out = subprocess.run(
-        [sys.executable, __file__, "--child", tree],
+        [sys.executable, __file__, "--child", tree, "--only", only],
         capture_output=True,
         text=True,
         check=True,
@@ -84,16 +85,18 @@ def run_tree(tree: str) -> list[dict]:
 
 
 def table(trees: list[str], runs: list[list[dict]]) -> str:
-    """One Markdown row per case: the status of the first tree, whether every tree's objective
-    and card equal the first's, and each tree's wall / CPU seconds."""
+    """One Markdown row per case: the status (each tree's, when they differ), whether every
+    tree's objective and card equal the first's, and each tree's wall / CPU seconds."""
     head = ["case", "status", "same objective", "same card"]
     head += [f"{Path(t).name or t} wall / CPU s" for t in trees]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for rows in zip(*runs):
         first = rows[0]
         same_objective = all(r["objective"] == first["objective"] for r in rows)
-        same_card = all(r["card"] == first["card"] and r["status"] == first["status"] for r in rows)
-        cells = [first["case"], first["status"], "yes" if same_objective else "**no**"]
+        same_card = all(r["card"] == first["card"] for r in rows)
+        statuses = [r["status"] for r in rows]
+        status = statuses[0] if len(set(statuses)) == 1 else " / ".join(statuses)
+        cells = [first["case"], status, "yes" if same_objective else "**no**"]
         cells += ["yes" if same_card else "**no**"]
         cells += [f"{r['wall']:.1f} / {r['cpu']:.1f}" for r in rows]
         lines.append("| " + " | ".join(cells) + " |")
@@ -103,13 +106,14 @@ def table(trees: list[str], runs: list[list[dict]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trees", nargs="+", default=["."])
+    parser.add_argument("--only", default="", help="only the cases whose label holds this")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child)
+        child(args.child, args.only)
         return
     trees = [str(Path(t).resolve()) for t in args.trees]
-    print(table(trees, [run_tree(t) for t in trees]))
+    print(table(trees, [run_tree(t, args.only) for t in trees]))
 
 
 if __name__ == "__main__":
