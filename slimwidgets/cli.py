@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.data import group_column_apart
-from .core.family import family_of_card
+from .core.family import family_of_card, family_of_file
 from .core.formatting import plain
 from .core.groups import GROUP_OPTIONS
 from .core.options import (
@@ -52,7 +52,6 @@ from .core.options import (
     text_range,
     text_whole,
 )
-from .core.status import degeneracy, describe, details_text
 from .core.validators import positive, whole
 
 __all__ = ["main", "run", "build_parser"]
@@ -319,24 +318,12 @@ def _check_names(opts: dict[str, Any], features: Sequence[str], target: str) -> 
 # -- output -------------------------------------------------------------------------------------
 def status_line(card) -> str:
     """What the card is and what is proven about it, in the user's units (one line)."""
-    if _is_survival(card):
-        from .core.survival_text import status_words
-
-        return f"status: {status_words(card)}"
-    return f"status: {describe(card).headline}"
+    return f"status: {family_of_card(card).status_words(card)}"
 
 
 def details_line(card) -> str:
     """The solver's raw figures (status word, objective, bound, gap, time), labelled as such."""
-    if _is_survival(card):
-        return f"details: {card.solver}, {card.solve_time:.2f} s"
-    return f"details: {details_text(describe(card))}"
-
-
-def _is_survival(card) -> bool:
-    from .core.survival_card import SurvivalCard
-
-    return isinstance(card, SurvivalCard)
+    return f"details: {family_of_card(card).details_words(card)}"
 
 
 def render(card, fmt: str) -> str:
@@ -362,7 +349,7 @@ def _emit(card, args: argparse.Namespace) -> None:
     else:
         sys.stdout.write(body)
         print(line, file=sys.stderr if args.format in _CODE_FORMATS else sys.stdout)
-    problem = None if _is_survival(card) else degeneracy(card)
+    problem = family_of_card(card).degeneracy(card)
     if problem is not None:  # fit's DegenerateCardWarning, said once, for fitted and loaded cards
         print(f"{PROG}: warning: the card {problem}", file=sys.stderr)
     if json_path:
@@ -674,10 +661,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def _load_card(where: str, verify: bool):
     """The card in the JSON file ``where``, with a message naming the file
     when it cannot be read."""
-    from .core.scoring import ScoringSystem
-    from .core.survival_card import SurvivalCard
-    from .core.survival_export import is_card_file
-
     path = Path(where)
     if not path.exists():
         raise FileNotFoundError(f"{where}: no such file")
@@ -690,9 +673,7 @@ def _load_card(where: str, verify: bool):
     except json.JSONDecodeError as exc:
         raise CliError(f"{where} is not valid JSON: {exc}") from None
     try:
-        if is_card_file(data):
-            return SurvivalCard.from_dict(data, verify=verify)
-        return ScoringSystem.from_dict(data, verify=verify)
+        return family_of_file(data).read_card(data, verify=verify)
     except ValueError as exc:
         message = str(exc)
         if "checksum" in message:

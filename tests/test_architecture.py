@@ -724,6 +724,53 @@ def test_the_family_count_sees_each_form(tmp_path):
     ]
 
 
+# A card's family is asked for what differs between families (its words, its file reader, its
+# driver, its studio); a type check on one family's card class is a name comparison in disguise.
+FAMILY_CARD_CLASSES = frozenset({"SurvivalCard"})
+
+
+def family_class_checks(path: Path) -> list[str]:
+    """Each ``isinstance(x, C)`` in ``path`` whose class names a family's own card class."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "isinstance"
+            and len(node.args) == 2
+            and FAMILY_CARD_CLASSES
+            & {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+        ):
+            found.append(f"{_shown(path)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_a_card_s_family_is_asked_not_its_class():
+    found = [
+        c
+        for name, path in sorted(package_modules().items())
+        if not name.startswith("slimwidgets.core.survival")  # the family's own modules
+        for c in family_class_checks(path)
+    ]
+    assert not found, (
+        "type checks on a family's card class: ask family_of_card(card) instead:\n"
+        + "\n".join(found)
+    )
+
+
+def test_the_class_check_sees_each_form(tmp_path):
+    source = tmp_path / "fake.py"
+    source.write_text(
+        "a = isinstance(card, SurvivalCard)\n"
+        "b = isinstance(card, (ScoringSystem, SurvivalCard))\n"
+        "c = isinstance(card, ScoringSystem)\n",
+        encoding="utf-8",
+    )
+    assert [line.split(": ", 1)[0] for line in family_class_checks(source)] == [
+        f"{_shown(source)}:{n}" for n in (1, 2)
+    ]
+
+
 def test_the_counted_names_are_the_families():
     """The names counted are those of the family objects and their losses."""
     from slimwidgets.core.family import FAMILIES

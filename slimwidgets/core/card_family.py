@@ -13,14 +13,32 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from .survival import is_survival_target
 
-__all__ = ["CardFamily", "DEFAULT_LOSS"]
+__all__ = ["CardFamily", "CardWords", "DEFAULT_LOSS"]
 
 #: the loss of a fit that names none (decision cards)
 DEFAULT_LOSS = "zero_one"
+
+
+class CardWords(NamedTuple):
+    """What a card's status and details lines say, and what is degenerate about it.
+
+    The floor that words cards (:mod:`slimwidgets.core.status`) sits above the family objects,
+    so it hands its words to the families it words (:meth:`CardFamily.says_with`).
+
+    Attributes
+    ----------
+    status : ``status(card) -> str``, what the card is and what is proven about it.
+    details : ``details(card) -> str``, the solver's raw figures, labelled as such.
+    degeneracy : ``degeneracy(card) -> str | None``, what makes the card useless, or None.
+    """
+
+    status: Callable[[Any], str]
+    details: Callable[[Any], str]
+    degeneracy: Callable[[Any], str | None]
 
 
 class CardFamily(ABC):
@@ -62,6 +80,15 @@ class CardFamily(ABC):
     )  # fmt: skip
     #: what writes this family's validation report (:meth:`reports_with` sets it)
     report_builder: Callable[..., str] | None = None
+    #: how its cards are fitted from ``X, y``: the one way into ``fit`` (:meth:`fits_with`)
+    driver: Callable[..., Any] | None = None
+    #: the class of its cards, which reads them from their files (:meth:`cards_are`)
+    card_type: Any = None
+    #: its cards' status and details lines (:meth:`says_with`)
+    words: CardWords | None = None
+    #: what opens its studio, ``studio(X, y, options)`` (:meth:`opens_studio_with`); None: the
+    #: studio of label cards
+    studio: Callable[..., Any] | None = None
 
     def reads(self, y: Any, options: Mapping[str, Any]) -> bool:
         """Whether a fit of ``y`` under ``options`` is this family's: labels (not a ``Surv``
@@ -169,6 +196,148 @@ class CardFamily(ABC):
                 f"no validation report is registered for {self.name} cards (see reports_with)"
             )
         return self.report_builder(card, X, y, **options)
+
+    def fits_with(self, driver: Callable[..., Any]) -> None:
+        """Make ``driver`` fit this family's cards: :func:`slimwidgets.fit` hands it every fit
+        whose ``y`` and options this family reads (:meth:`fit`).
+
+        The drivers sit on a floor above ``core/`` (:mod:`slimwidgets.fitting`), which registers
+        the package's own when it is imported; a family defined elsewhere registers its own.
+
+        Parameters
+        ----------
+        driver : ``driver(X, y, **options) -> card``, taking every keyword of
+            :func:`slimwidgets.fit` that the family takes.
+
+        Examples
+        --------
+        >>> import slimwidgets.fitting  # registers the package's drivers
+        >>> from slimwidgets.core.family import DECISION, TIME_TO_EVENT
+        >>> type(DECISION.driver).__name__, TIME_TO_EVENT.driver.__name__
+        ('LabelsDriver', 'fit_survival')
+        """
+        self.driver = driver
+
+    def fit(self, X: Any, y: Any, **options: Any) -> Any:
+        """A card of this family fitted on ``X, y`` by its driver (:meth:`fits_with`).
+
+        Parameters
+        ----------
+        X, y : the rows and the target, as :func:`slimwidgets.fit` takes them.
+        **options : the fit's options.
+
+        Returns
+        -------
+        A card of this family.
+
+        Examples
+        --------
+        >>> from slimwidgets.core.card_family import CardFamily
+        >>> class Bare(CardFamily):
+        ...     name, loss_name, card_labels, objective = "bare", "bare", ("bare",), "loss"
+        ...     def figures(self, card, X, y):
+        ...         return {}
+        >>> Bare().fit([[0]], [1])
+        Traceback (most recent call last):
+        ...
+        TypeError: no driver is registered for bare cards (see fits_with)
+        """
+        if self.driver is None:
+            raise TypeError(f"no driver is registered for {self.name} cards (see fits_with)")
+        return self.driver(X, y, **options)
+
+    def cards_are(self, card_type: Any) -> None:
+        """Make ``card_type`` this family's card class: :meth:`read_card` asks its
+        ``from_dict``. Each card module registers its class when it is imported.
+
+        Parameters
+        ----------
+        card_type : a class with ``from_dict(d, verify=...)``.
+
+        Examples
+        --------
+        >>> from slimwidgets.core.family import RISK
+        >>> import slimwidgets.core.scoring  # registers ScoringSystem
+        >>> RISK.card_type.__name__
+        'ScoringSystem'
+        """
+        self.card_type = card_type
+
+    def read_card(self, d: Mapping[str, Any], verify: bool = True) -> Any:
+        """The card in ``d``, the JSON object of a card file of this family, every field checked.
+
+        Parameters
+        ----------
+        d : the card file's JSON object.
+        verify : whether its checksum must match its content.
+
+        Returns
+        -------
+        A card of this family (``ValueError`` naming what is wrong with ``d``).
+
+        Examples
+        --------
+        >>> from slimwidgets.core.family import DECISION
+        >>> DECISION.read_card({"family": "slim"})
+        Traceback (most recent call last):
+        ...
+        ValueError: not a slimwidgets scoring system (no package/schema_version fields)
+        """
+        if self.card_type is None:
+            raise TypeError(f"no card class is registered for {self.name} cards (see cards_are)")
+        return self.card_type.from_dict(d, verify=verify)
+
+    def says_with(self, words: CardWords) -> None:
+        """Make ``words`` write this family's status and details lines (:meth:`status_words`).
+
+        Parameters
+        ----------
+        words : the three functions of a :class:`CardWords`.
+
+        Examples
+        --------
+        >>> from slimwidgets.core.family import DECISION
+        >>> import slimwidgets.core.status  # registers the words of label cards
+        >>> DECISION.words.status.__name__
+        'headline_of'
+        """
+        self.words = words
+
+    def status_words(self, card: Any) -> str:
+        """What ``card`` is and what is proven about it, in the user's units (one line)."""
+        return self._words().status(card)
+
+    def details_words(self, card: Any) -> str:
+        """The solver's raw figures of ``card`` (status word, objective, bound, time)."""
+        return self._words().details(card)
+
+    def degeneracy(self, card: Any) -> str | None:
+        """What makes ``card`` useless (one class for every row), or None."""
+        return self._words().degeneracy(card)
+
+    def _words(self) -> CardWords:
+        if self.words is None:
+            raise TypeError(f"no card words are registered for {self.name} cards (see says_with)")
+        return self.words
+
+    def opens_studio_with(self, studio: Callable[..., Any]) -> None:
+        """Make ``studio(X, y, options)`` open this family's studio: ``sw.Studio(X, y)`` asks
+        the family ``y`` and the options read as. The studio's floor (:mod:`slimwidgets.widgets`)
+        registers the package's own.
+
+        Parameters
+        ----------
+        studio : ``studio(X, y, options) -> widget``; ``options`` is a dict of the studio's
+            other keywords.
+
+        Examples
+        --------
+        >>> import slimwidgets.widgets.studio  # registers the time-to-event studio
+        >>> from slimwidgets.core.family import DECISION, TIME_TO_EVENT
+        >>> DECISION.studio is None, TIME_TO_EVENT.studio is not None
+        (True, True)
+        """
+        self.studio = studio
 
     def __repr__(self) -> str:
         return f"<{self.name} cards, loss={self.loss_name!r}>"

@@ -22,6 +22,7 @@ __all__ = [
     "family_for",
     "family_of_loss",
     "family_of_card",
+    "family_of_file",
     "family_named",
 ]
 
@@ -94,6 +95,42 @@ def family_of_card(card: Any, families: tuple[CardFamily, ...] | None = None) ->
     """
     label = getattr(card, "family", None)
     return _first(lambda f: f.makes(card), families, "card family", label, _labels)
+
+
+def family_of_file(d: Any, families: tuple[CardFamily, ...] | None = None) -> CardFamily:
+    """The family whose card file holds the JSON object ``d`` (by its ``family`` label; a file
+    without one holds a decision card, as files written before the label did).
+
+    Parameters
+    ----------
+    d : a card file's JSON object.
+    families : the families asked (None: :data:`FAMILIES`).
+
+    Returns
+    -------
+    CardFamily
+        Decision cards' for a label no family makes: their reader refuses the file, naming the
+        labels it reads.
+
+    Examples
+    --------
+    >>> family_of_file({"family": "risk"}) is RISK, family_of_file({}) is DECISION
+    (True, True)
+    """
+    label = d.get("family") if isinstance(d, Mapping) else None
+    if label is None:
+        return DECISION
+    try:
+        return family_of_card(_Labelled(label), families)
+    except ValueError:
+        return DECISION
+
+
+class _Labelled:
+    """Something labelled ``family``, as a card is: what :func:`family_of_card` reads."""
+
+    def __init__(self, family: Any) -> None:
+        self.family = family
 
 
 def family_named(name: str, families: tuple[CardFamily, ...] | None = None) -> CardFamily:

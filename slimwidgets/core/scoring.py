@@ -16,7 +16,7 @@ from .. import export as render
 from .card_json import FAMILIES, SCHEMA_VERSION, CardJSON
 from .card_render import CardRendering
 from .data import labels_to_sign, prepare_features
-from .family import family_of_card
+from .family import DECISION, RISK, family_of_card
 from .metrics import Metrics, score_auc
 from .spec import ZERO_SCORES, Spec
 
@@ -557,6 +557,11 @@ class ScoringSystem(CardRendering, CardJSON):
 
     def _repr_html_(self) -> str:
         return self.to_html(document=False)
+
+
+# each family reads its card files through its card class
+DECISION.cards_are(ScoringSystem)
+RISK.cards_are(ScoringSystem)
 
 
 def _has_both(y: Any) -> bool:

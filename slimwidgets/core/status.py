@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .family import family_of_card
+from .card_family import CardWords
+from .family import DECISION, RISK, family_of_card
 from .formatting import percent, seconds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -607,3 +608,18 @@ def details_text(status: CardStatus) -> str:
     if d.get("stopped"):  # why the solver stopped early, e.g. its process was killed
         parts.append(str(d["stopped"]))
     return " · ".join(parts)
+
+
+def headline_of(card: ScoringSystem) -> str:
+    """What ``card`` is and what is proven about it (:func:`describe`'s headline)."""
+    return describe(card).headline
+
+
+def details_of(card: ScoringSystem) -> str:
+    """The solver's raw figures of ``card`` (:func:`details_text` of :func:`describe`)."""
+    return details_text(describe(card))
+
+
+# the family objects sit below this module: it hands them the words of label cards
+for _family in (DECISION, RISK):
+    _family.says_with(CardWords(headline_of, details_of, degeneracy))

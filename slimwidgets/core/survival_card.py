@@ -412,6 +412,9 @@ class SurvivalCard:
         )
 
 
+TIME_TO_EVENT.cards_are(SurvivalCard)  # the family reads its card files through it
+
+
 def _recalibration_entry(
     label: str | None, event: np.ndarray, old: float, new: float, refit: bool
 ) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from .survival import (
     survival_target,
 )
 from .survival_metrics import dynamic_auc, integrated_brier, uno_c
-from .survival_text import card_html, card_text
+from .survival_text import card_html, card_text, status_words
 
 if TYPE_CHECKING:
     from .survival_card import SurvivalCard
@@ -141,6 +141,19 @@ class TimeToEventFamily(CardFamily):
         """The card as an HTML fragment, names escaped
         (:func:`~slimwidgets.core.survival_text.card_html`)."""
         return card_html(card)
+
+    def status_words(self, card: SurvivalCard) -> str:
+        """What the card's proof says, in the loss's unit
+        (:func:`~slimwidgets.core.survival_text.status_words`)."""
+        return status_words(card)
+
+    def details_words(self, card: SurvivalCard) -> str:
+        """The solver that ended and its seconds."""
+        return f"{card.solver}, {card.solve_time:.2f} s"
+
+    def degeneracy(self, card: SurvivalCard) -> str | None:
+        """None: a time-to-event card orders rows by risk; no class is predicted."""
+        return None
 
 
 #: the one time-to-event family object

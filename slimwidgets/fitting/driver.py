@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
+from ..core.card_family import CardFamily
 from ..core.data import Dataset, group_column_apart, outcome_values, prepare_data
-from ..core.family import RISK, family_for, family_of_loss
+from ..core.family import DECISION, RISK, TIME_TO_EVENT, family_for, family_of_loss
 from ..core.formulation import Formulation, build_formulation
 from ..core.groups import check_group_settings
 from ..core.patterns import Patterns
@@ -40,7 +42,7 @@ from .progress import fit_progress
 from .risk_groups import fit_risk_by_group
 from .side_search import SideSearch
 from .size_cv import choose_cuts_and_size, choose_size
-from .survival_driver import routes_time_to_event
+from .survival_driver import fit_survival
 
 __all__ = [
     "fit",
@@ -82,9 +84,55 @@ SIZE_MIPS_FIRST = 2
 # Folds of the size chosen by cross-validation: the default for a raw table given
 # no size (fit's docstring)
 DEFAULT_SIZE_CV = 5
-# The card families fitted by a driver of their own (the loss seam); the others are the
-# decision cards this module fits
-_OWN_DRIVERS = {RISK: fit_risk_by_group}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class LabelsDriver:
+    """The driver of a family whose cards are fitted from labels: ``fit`` reads the table (rules,
+    the size by CV, the rows) as for every such family, then ``solve`` fits the prepared table.
+
+    Parameters
+    ----------
+    fit : ``fit(X, y, **options)``, the reading shared by the label families.
+    solve : ``solve(data, spec, *, warm_start, on_incumbent, cancel, family, on_bound,
+        _started)``, this family's solve of a prepared :class:`Dataset`.
+
+    Examples
+    --------
+    >>> DECISION.driver.solve.__name__, RISK.driver.solve.__name__
+    ('_solve_decisions', '_solve_risk')
+    """
+
+    fit: Callable[..., ScoringSystem]
+    solve: Callable[..., ScoringSystem]
+
+    def __call__(self, X: Any, y: Any, **options: Any) -> ScoringSystem:
+        return self.fit(X, y, **options)
+
+
+def _asks_the_family(labels_fit: F) -> F:
+    """``fit`` that hands every fit to the driver of the family its ``y`` and options read as
+    (:meth:`~slimwidgets.core.card_family.CardFamily.fit`): the one way into ``fit``, with
+    ``labels_fit``'s name, signature and docstring (the label families' reading)."""
+
+    @functools.wraps(labels_fit)
+    def fit(X: Any, y: Any, **options: Any) -> Any:
+        return _family_of_fit(y, options).fit(X, y, **options)
+
+    return fit  # type: ignore[return-value]
+
+
+def _family_of_fit(y: Any, options: Mapping[str, Any]) -> CardFamily:
+    """The family of a fit: of its ``spec``'s loss when one is given, else of ``y`` and its
+    options. An unknown loss goes to the decision cards' driver, whose ``make_spec`` refuses it
+    naming the known ones."""
+    spec = options.get("spec")
+    try:
+        return family_for(y, {"loss": spec.loss} if spec is not None else options)
+    except ValueError:
+        return DECISION
 
 
 def fit(
@@ -202,11 +250,6 @@ def fit(
         solve,
     )
     return _finished(card, builder, choice)
-
-
-fit = routes_time_to_event(
-    fit
-)  # a time-to-event y goes to its own driver before anything reads it as labels
 
 
 def _fit_watched(
@@ -409,20 +452,39 @@ def fit_dataset(
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    cards = family_of_loss(spec.loss)
+    solve = getattr(cards.driver, "solve", None)
+    if solve is None:
+        raise TypeError(f"{cards.name} cards are fitted from X and y by fit, not from a Dataset")
     spec.check_data(data.feature_names, data.n_samples)
     check_group_settings(
         data, spec
     )  # the group caps need the data's groups, and name only groups it holds
-    own_driver = _OWN_DRIVERS.get(family_of_loss(spec.loss))
-    if own_driver is not None:
-        return own_driver(
-            data,
-            spec,
-            warm_start=warm_start,
-            on_incumbent=on_incumbent,
-            cancel=cancel,
-            started=_started,
-        )
+    how = dict(warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
+    return solve(data, spec, family=family, _started=_started, **how)
+
+
+def _solve_risk(
+    data: Dataset, spec: Spec, *, family: str, on_bound: Any, _started: float | None, **how: Any
+) -> ScoringSystem:
+    """A risk card of a prepared table (:func:`.risk_groups.fit_risk_by_group`); it labels its
+    cards itself and tells no bound as it rises."""
+    return fit_risk_by_group(data, spec, started=_started, **how)
+
+
+def _solve_decisions(
+    data: Dataset,
+    spec: Spec,
+    *,
+    warm_start: ScoringSystem | None,
+    on_incumbent: Callable[[Incumbent], None] | None,
+    cancel: threading.Event | None,
+    family: str,
+    on_bound: Callable[[float], None] | None,
+    _started: float | None,
+) -> ScoringSystem:
+    """A decision card of a checked, prepared table: the local search, the solvers that prove
+    it, the card re-checked (:func:`fit_dataset`'s parameters)."""
     warm_up()
     t0 = time.perf_counter() if _started is None else _started
     # every phase stops when the caller cancels or when a solver process of this fit is lost;
@@ -991,3 +1053,9 @@ def _wider_intercept_probe(form: Formulation, result: SolveResult, budget: float
         f"intercept_range {ilo}..{ihi} limits the card: with a wider range (intercept "
         f"{found.intercept}) a card reaches {metrics}"
     )
+
+
+DECISION.fits_with(LabelsDriver(fit, _solve_decisions))
+RISK.fits_with(LabelsDriver(fit, _solve_risk))
+TIME_TO_EVENT.fits_with(fit_survival)
+fit = _asks_the_family(fit)

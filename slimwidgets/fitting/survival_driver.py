@@ -12,13 +12,12 @@ it is returned.
 
 from __future__ import annotations
 
-import functools
 import math
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -39,7 +38,6 @@ from .progress import FitProgress, fit_progress
 __all__ = [
     "fit_survival",
     "progress_words",
-    "routes_time_to_event",
     "REFUSED_ARGUMENTS",
     "SURVIVAL_OPTIONS",
     "DEFAULT_SURVIVAL_MAX_SIZE",
@@ -66,7 +64,6 @@ SURVIVAL_OPTIONS = frozenset(
         "constraints",  # only "at least one of" these rules: what require of a variable makes
     }
 )
-F = TypeVar("F", bound=Callable[..., Any])
 #: arguments of fit that a time-to-event card does not take (yet): each must be None
 REFUSED_ARGUMENTS = (
     "positive",
@@ -236,24 +233,6 @@ def _prove(
         return CoxProof(seen.card, -math.inf, False, 0, 0), "interrupted"
     stopped = "interrupted" if cancel is not None and cancel.is_set() else "time_limit"
     return proof, stopped
-
-
-def routes_time_to_event(fit: F) -> F:
-    """``fit`` that hands a time-to-event ``y`` (a ``Surv`` array), or ``loss="cox"``, to
-    :func:`fit_survival`: the one place a card family is chosen from ``y``.
-
-    >>> routed = routes_time_to_event(lambda X, y, **options: "binary")
-    >>> routed([[0]], [1])
-    'binary'
-    """
-
-    @functools.wraps(fit)
-    def routed(X: Any, y: Any, **options: Any) -> Any:
-        if TIME_TO_EVENT.reads(y, options):
-            return fit_survival(X, y, **options)
-        return fit(X, y, **options)
-
-    return routed  # type: ignore[return-value]
 
 
 def _refuse(refused: dict, loss: str) -> None:

@@ -53,6 +53,7 @@ from ..core.losses import (
     sigmoid,
     softplus,
 )
+from ..core.risk_family import RISK
 from ..core.spec import Spec
 from .risk_rules import RiskRules
 
@@ -126,7 +127,7 @@ class RiskProblem:
                 for members in spec.groups.values()
             ]
         return cls(
-            loss=LogisticLoss(data, spec.class_weights),
+            loss=RISK.loss(data, spec.class_weights),  # the family holds its loss
             allowed=allowed,
             C0=np.array([spec.penalties.get(n, c0) for n in names], dtype=float),
             intercepts=_intercept_box(data, spec, allowed),

@@ -9,6 +9,7 @@ view carries its own copy of Vega, so charts render with no network.
 
 from __future__ import annotations
 
+import functools
 import html
 import inspect
 import itertools
@@ -22,7 +23,8 @@ import ipywidgets as W
 import pandas as pd
 import traitlets as T
 
-from ..core.family import family_named, family_of_card
+from ..core.card_family import CardFamily
+from ..core.family import DECISION, TIME_TO_EVENT, family_for, family_named, family_of_card
 from ..core.formatting import percent, signed
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
@@ -274,9 +276,10 @@ class Studio(W.VBox):
     """
 
     def __new__(cls, X: Any = None, y: Any = None, **options: Any):
-        # a Surv y opens the time-to-event studio instead, which is not a Studio
-        opened = open_time_to_event(ChartView, X, y, options)
-        return opened if opened is not None else super().__new__(cls)
+        # the family y and the options read as may name a studio of its own (a Surv y: the
+        # time-to-event studio, which is not a Studio); label cards' studio is this one
+        opens = _family_of_studio(y, options).studio
+        return opens(X, y, options) if opens is not None else super().__new__(cls)
 
     def __init__(
         self,
@@ -709,6 +712,17 @@ class Studio(W.VBox):
                 self.syncing = False
 
 
+def _family_of_studio(y: Any, options: dict[str, Any]) -> CardFamily:
+    """The family a studio of ``y`` under ``options`` opens; decision cards' for an unknown loss,
+    which the studio's spec then refuses naming the known ones."""
+    try:
+        return family_for(y, options)
+    except ValueError:
+        return DECISION
+
+
+# the time-to-event family opens its own studio: the widgets' floor names it to the family
+TIME_TO_EVENT.opens_studio_with(functools.partial(open_time_to_event, ChartView))
 # help() and the docstring checks read __init__'s options, not the __new__ that picks the family
 Studio.__signature__ = inspect.signature(Studio.__init__).replace(
     parameters=list(inspect.signature(Studio.__init__).parameters.values())[1:]

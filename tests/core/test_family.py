@@ -3,6 +3,7 @@ and a family defined outside the package is found by them like the package's own
 
 from __future__ import annotations
 
+import json
 import math
 from types import SimpleNamespace
 from typing import Any, ClassVar
@@ -241,3 +242,147 @@ def test_the_package_families_write_their_reports_and_exports_through_one_method
             assert family.export(card, fmt) == getattr(card, f"to_{fmt}")(), (family, fmt)
     with pytest.raises(ValueError, match="time_to_event cards are not written as 'pdf'"):
         TIME_TO_EVENT.export(cards["time_to_event"][0], "pdf")
+
+
+class TallyCard:
+    """A card of the tally family: positive when at least ``k`` of the 0/1 columns are 1."""
+
+    family = "tally"
+
+    def __init__(self, names: list[str], k: int, error: float) -> None:
+        self.names, self.k, self.error = names, k, error
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        return (X[self.names].to_numpy().sum(axis=1) >= self.k).astype(int)
+
+    def to_text(self) -> str:
+        return f"positive when at least {self.k} of {', '.join(self.names)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"family": self.family, "names": self.names, "k": self.k, "error": self.error}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], *, verify: bool = True) -> TallyCard:
+        if verify and not (isinstance(d.get("k"), int) and isinstance(d.get("names"), list)):
+            raise ValueError("a tally card needs an integer k and a list of names")
+        return cls(d["names"], d["k"], d["error"])
+
+
+def fit_tally(X: pd.DataFrame, y: Any, *, loss: str, sample_weight: Any = None) -> TallyCard:
+    """The tally card of least weighted error: every ``k`` from 0 to the number of columns."""
+    assert loss == "tally"
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    counts, y = X.to_numpy().sum(axis=1), np.asarray(y)
+    errors = [float((w * ((counts >= k) != y)).sum() / w.sum()) for k in range(X.shape[1] + 1)]
+    k = int(np.argmin(errors))
+    return TallyCard(list(X.columns), k, errors[k])
+
+
+class TallyFamily(HingeFamily):
+    """A fourth family with its own driver, card class, words and studio, all registered."""
+
+    name = "tally"
+    loss_name = "tally"
+    card_labels = ("tally",)
+    objective = "error"
+    export_formats: ClassVar[tuple[str, ...]] = ("text",)
+
+
+@pytest.fixture
+def tally(monkeypatch: pytest.MonkeyPatch) -> TallyFamily:
+    """The tally family registered in the package's list (for this test only)."""
+    from slimwidgets.core import family as families
+    from slimwidgets.core.card_family import CardWords
+
+    family = TallyFamily()
+    family.fits_with(fit_tally)
+    family.cards_are(TallyCard)
+    family.says_with(
+        CardWords(
+            status=lambda card: f"error {card.error:.1%}, the best k of {len(card.names) + 1}",
+            details=lambda card: f"k = {card.k}",
+            degeneracy=lambda card: "counts no column" if card.k == 0 else None,
+        )
+    )
+    family.opens_studio_with(lambda X, y, options: ("tally studio", X.shape, options))
+    monkeypatch.setattr(families, "FAMILIES", (*FAMILIES, family))
+    return family
+
+
+def test_a_fourth_family_is_fitted_by_its_own_driver_through_fit(tally):
+    """``sw.fit`` hands a fit whose loss the plugged-in family reads to its driver, with every
+    option; the package's families keep their own drivers, and ``fit_dataset`` says plainly that
+    a family without a table solve is fitted from X and y."""
+    from slimwidgets.core.data import prepare_data
+    from slimwidgets.fitting import fit_dataset
+
+    X, y = _table(3)
+    weights = np.linspace(1, 3, len(y))
+    card = sw.fit(X, y, loss="tally", sample_weight=weights)
+    assert isinstance(card, TallyCard) and family_of_card(card) is tally
+    counts = X.to_numpy().sum(axis=1)
+    for k in range(4):  # no other k has a smaller weighted error
+        assert card.error <= (weights * ((counts >= k) != y)).sum() / weights.sum() + 1e-12
+    assert card.error == pytest.approx((weights * (card.predict(X) != y)).sum() / weights.sum())
+    assert sw.fit(X, y, max_size=1, time_limit=20).family == "slim"
+    risk = sw.fit(X, y, spec=sw.make_spec(loss="logistic", max_size=1, time_limit=20))
+    assert risk.family == "risk" and risk.multiplier is not None
+    with pytest.raises(TypeError, match="tally cards are fitted from X and y by fit"):
+        fit_dataset(prepare_data(X, y, warn=False), SimpleNamespace(loss="tally"))
+    with pytest.raises(ValueError, match="hinge"):  # an unknown loss: refused naming it
+        sw.fit(X, y, loss="hinge")
+
+
+def test_a_fourth_family_s_card_file_and_status_lines_go_through_the_cli(tally, tmp_path, capsys):
+    """``slimwidgets show`` reads a plugged-in family's card file through the family's card class
+    and prints the family's status and details lines and its degeneracy warning."""
+    from slimwidgets.cli import details_line, main, status_line
+
+    X, y = _table(4)
+    card = sw.fit(X, y, loss="tally")
+    assert status_line(card) == f"status: error {card.error:.1%}, the best k of 4"
+    assert details_line(card) == f"details: k = {card.k}"
+    path = tmp_path / "tally.json"
+    path.write_text(json.dumps(card.to_dict()), encoding="utf-8")
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines() == [card.to_text(), status_line(card), details_line(card)]
+    path.write_text(json.dumps({**card.to_dict(), "k": 0}), encoding="utf-8")
+    assert main(["show", str(path)]) == 0
+    assert "warning: the card counts no column" in capsys.readouterr().err
+    path.write_text(json.dumps({**card.to_dict(), "k": "2"}), encoding="utf-8")
+    assert main(["show", str(path)]) == 2
+    assert "a tally card needs an integer k" in capsys.readouterr().err
+
+
+def test_a_fourth_family_opens_the_studio_it_names(tally):
+    """``sw.Studio`` asks the family of ``y`` and the options which studio to open: the one a
+    plugged-in family registered, the time-to-event studio's factory for a ``Surv`` y, and the
+    label cards' own (no factory) for decision and risk cards."""
+    from slimwidgets.widgets.studio import Studio, _family_of_studio
+
+    X, y = _table(5)
+    opened = Studio(X, y, loss="tally", max_size=2)
+    assert opened == ("tally studio", X.shape, {"loss": "tally", "max_size": 2})
+    assert _family_of_studio(_surv(y), {}) is TIME_TO_EVENT and TIME_TO_EVENT.studio is not None
+    for options in ({}, {"loss": "logistic"}, {"loss": "hinge"}):
+        assert _family_of_studio(y, options).studio is None, options
+
+
+@pytest.mark.slow
+def test_the_package_s_card_files_are_read_by_their_family(cards):
+    """Each built-in family reads its own card files back (the file's label chooses it); a file
+    with no label is a decision card's, one with a label no family makes is refused naming the
+    labels the card reader knows."""
+    from slimwidgets.core.family import family_of_file
+
+    for name, (card, _, _) in cards.items():
+        d = json.loads(card.to_json())
+        family = family_of_file(d)
+        assert family is family_named(name)
+        assert family.read_card(d).to_text() == card.to_text(), name
+    assert family_of_file({"family": "tilm"}) is DECISION and family_of_file({}) is DECISION
+    assert family_of_file([1]) is DECISION
+    d = {**json.loads(cards["decision"][0].to_json()), "family": "tally"}
+    with pytest.raises(ValueError, match="unknown model family 'tally'"):
+        family_of_file(d).read_card(d, verify=False)
