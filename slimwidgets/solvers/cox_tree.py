@@ -482,10 +482,11 @@ def prove_cox(
     (True, [1.0, 0.0], True)
     """
     stop = lambda: clock() > deadline or (cancel is not None and cancel.is_set())  # noqa: E731
-    if incumbent is None:
-        cards = [_first_card(prob), rounded_start(prob, stop)]
-        incumbent = min((c for c in cards if c is not None), key=lambda c: c.objective)
-    best = _Best(incumbent, on_card)
+    best = _Best(_first_card(prob) if incumbent is None else incumbent, on_card)
+    if incumbent is None:  # told after the first card: a Ctrl-C while it is made keeps that one
+        start = rounded_start(prob, stop)
+        if start is not None:
+            best.offer(start, math.inf)
     tell = on_floor if on_floor is not None else lambda floor: None
     supports = _promising_first(prob, _supports(prob))
     whole = -math.inf
