@@ -310,10 +310,12 @@ def _spec(options: dict) -> Spec:
 
 
 def _required_groups(spec: Spec, names: list[str]) -> tuple[tuple[int, ...], ...]:
-    """``require`` and the "at least one of" constraints as groups of feature indices, each of
-    which a card must use."""
+    """``require``, the rules locked at points other than 0 and the "at least one of"
+    constraints as groups of feature indices, each of which a card must use (the solver's boxes
+    always hold 0: a lock alone would let the rule drop off the card)."""
     index = {name: j for j, name in enumerate(names)}
-    groups = [(name,) for name in spec.require] + [c.features for c in spec.constraints]
+    locked = [(name,) for name, v in spec.lock.items() if v != 0]
+    groups = [(name,) for name in spec.require] + locked + [c.features for c in spec.constraints]
     return tuple(tuple(sorted(index[name] for name in group)) for group in groups)
 
 
@@ -372,6 +374,8 @@ def _check(proof: CoxProof, prob: CoxProblem, spec: Spec, names: list[str]) -> N
     used = {name for name, p in zip(names, points) if p != 0}
     groups = [[name] for name in spec.require] + [list(c.features) for c in spec.constraints]
     problems += [f"none of {group} used (require)" for group in groups if not used & set(group)]
+    card = dict(zip(names, points.tolist()))
+    problems += [f"{n} locked at {v} has {card[n]:g}" for n, v in spec.lock.items() if card[n] != v]
     if np.count_nonzero(points) > prob.max_size:
         problems.append(f"{np.count_nonzero(points)} rules > max_size {prob.max_size}")
     problems += [

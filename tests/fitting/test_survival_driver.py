@@ -99,6 +99,23 @@ def test_fit_finds_the_brute_force_optimum(seed):
     assert card.status == "optimal" and card.objective == pytest.approx(best, abs=1e-8)
 
 
+@pytest.mark.seeds(6)
+def test_a_locked_rule_keeps_its_points_and_the_rest_is_the_brute_force_optimum(seed):
+    """A lock fixes the points (it does not only cap them): the locked rule is on the card with
+    those points, even where the card would be better without it."""
+    X, time, event, w = tiny_survival(seed)
+    y = Surv.from_arrays(event=event, time=time)
+    for locked in (-2, 1):
+        card = sw.fit(
+            X, y, sample_weight=w, max_size=2, coef_range=(-2, 2), C0=0.01, rules=False,
+            lock={"x1": locked},
+        )  # fmt: skip
+        allowed = [np.arange(-2, 3), np.array([locked]), np.arange(-2, 3)]
+        best, _ = brute_optimum(X, time, event, w, allowed, np.full(3, 0.01), 2)
+        assert card.card_points["x1"] == locked and card.status == "optimal"
+        assert card.objective == pytest.approx(best, abs=1e-8)
+
+
 def test_a_time_limit_states_a_proven_floor():
     """A fake clock that runs out during the proof: no claim of optimality, a floor below the
     optimum."""
