@@ -23,7 +23,7 @@ from ..core.survival_card import SurvivalCard
 from ..core.survival_family import TIME_TO_EVENT
 from .charts import split_datasets
 from .survival_charts import c_index_chart, km_chart
-from .survival_session import INAPPLICABLE, SIGNS, SurvivalSession
+from .survival_session import EXPORT_SUFFIXES, INAPPLICABLE, SIGNS, SurvivalSession
 
 __all__ = ["SurvivalStudio", "open_time_to_event", "card_html"]
 
@@ -42,7 +42,12 @@ STYLE = """<style>
 .sw-survival .sw-km, .sw-survival .sw-c-index {min-width: 0; max-width: 100%;}
 .sw-survival .sw-chart {max-width: 100%;}
 .sw-survival .sw-chart svg {display: block; max-width: 100%; height: auto;}
+.sw-survival .sw-export-line code {white-space: pre-wrap; word-break: break-all;}
 </style>"""
+EDIT_NOTE = (
+    "type points to edit the card by hand (not optimized: it says so and what it breaks); "
+    "tick lock to fix a rule's points and re-solve the rest"
+)
 
 
 def _percent(value: float) -> str:
@@ -211,6 +216,27 @@ class SurvivalStudio(W.VBox):
         self.undo_button.on_click(lambda _: self._guard(s.undo))
         self.redo_button.on_click(lambda _: self._guard(s.redo))
         self.feature_rows = {name: self._feature_row(name) for name in s.variables}
+        self.export_format = W.Dropdown(
+            options=list(EXPORT_SUFFIXES), value="json", description="export", layout=_w("200px")
+        )
+        self.export_format.add_class("sw-export-format")
+        self.export_button = W.Button(description="write file", icon="download")
+        self.export_button.add_class("sw-export")
+        self.export_button.on_click(lambda _: self._export())
+        self.export_line = W.HTML("")
+        self.export_line.add_class("sw-export-line")
+        self.add_rule = W.Dropdown(options=[], description="rule", layout=_w("320px"))
+        self.add_rule.add_class("sw-add-rule")
+        self.add_points = W.IntText(value=1, description="points", layout=_w("150px"))
+        self.add_points.add_class("sw-add-points")
+        self.add_button = W.Button(description="set points")
+        self.add_button.add_class("sw-add-button")
+        self.add_button.on_click(
+            lambda _: self._guard(s.edit_points, self.add_rule.value, self.add_points.value)
+        )
+        self.edit_rows: list[W.Widget] = []
+        self.edit_box = W.VBox([])
+        self.edit_box.add_class("sw-edit-card")
 
     def _feature_row(self, name: str) -> dict[str, W.Widget]:
         s = self.session
@@ -218,9 +244,32 @@ class SurvivalStudio(W.VBox):
         sign = W.Dropdown(
             options=list(SIGNS), value=dict(s.settings.signs).get(name, "free"), layout=_w("80px")
         )
+        must = W.Checkbox(
+            value=name in s.settings.require,
+            description="must use",
+            indent=False,
+            layout=_w("90px"),
+        )
+        must.add_class("sw-require")
         use.observe(lambda ch: self._guard(s.set_feature, name, use=ch["new"]), "value")
         sign.observe(lambda ch: self._guard(s.set_feature, name, sign=ch["new"]), "value")
-        return {"use": use, "sign": sign}
+        must.observe(lambda ch: self._guard(s.set_feature, name, require=ch["new"]), "value")
+        return {"use": use, "sign": sign, "require": must}
+
+    def _edit_row(self, rule: str, points: int, locked: bool) -> W.HBox:
+        """One rule of the card: its points to type, its lock to tick."""
+        s = self.session
+        name = W.Label(rule, layout=W.Layout(flex="1 1 160px", min_width="0"))
+        box = W.IntText(value=points, layout=_w("70px"))
+        box.add_class("sw-points-edit")
+        lock = W.Checkbox(value=locked, description="lock", indent=False, layout=_w("70px"))
+        lock.add_class("sw-lock")
+        box.observe(lambda ch: self._guard(s.edit_points, rule, ch["new"]), "value")
+        lock.observe(
+            lambda ch: self._guard(s.set_lock, rule, box.value if ch["new"] else None), "value"
+        )
+        self.edit_rows += [name, box, lock]
+        return W.HBox([name, box, lock], layout=W.Layout(max_width="420px"))
 
     def _build_views(self, chart_view: type) -> None:
         self.status = W.HTML("")
@@ -235,7 +284,21 @@ class SurvivalStudio(W.VBox):
         self.c_view.add_class("sw-c-index")
 
     def _arrange(self) -> list[W.Widget]:
-        card = W.VBox([self.status, self.card_view, self.message], layout=_grow("340px"))
+        edit_note = W.HTML(f"<span class='sw-surv-na'>{html.escape(EDIT_NOTE)}</span>")
+        exports = _wrap([self.export_format, self.export_button])
+        card = W.VBox(
+            [
+                self.status,
+                self.card_view,
+                self.message,
+                self.edit_box,
+                _wrap([self.add_rule, self.add_points, self.add_button]),
+                edit_note,
+                exports,
+                self.export_line,
+            ],
+            layout=_grow("340px"),
+        )
         charts = _wrap([self.km_view, self.c_view])
         charts.layout.flex, charts.layout.min_width = "1 1 320px", "0"
         na = W.HTML(
@@ -249,7 +312,7 @@ class SurvivalStudio(W.VBox):
         )
         groups_na.add_class("sw-groups-note")
         features = W.VBox(
-            [W.HBox([r["use"], r["sign"]]) for r in self.feature_rows.values()],
+            [W.HBox([r["use"], r["sign"], r["require"]]) for r in self.feature_rows.values()],
             layout=W.Layout(max_height="300px", overflow="auto"),
         )
         features.add_class("sw-features")
@@ -262,7 +325,7 @@ class SurvivalStudio(W.VBox):
             _wrap([self.max_size, self.C0, self.undo_button, self.redo_button]),
             _wrap([self.max_fpr, na]),
             _wrap([self.groups, groups_na]),
-            W.HTML("<b>variables</b> (use · sign of its points)"),
+            W.HTML("<b>variables</b> (use · sign of its points · must use)"),
             features,
         ]
 
@@ -277,6 +340,12 @@ class SurvivalStudio(W.VBox):
             self.groups,
             self.undo_button,
             self.redo_button,
+            self.export_format,
+            self.export_button,
+            self.add_rule,
+            self.add_points,
+            self.add_button,
+            *self.edit_rows,
             self.km_view,
             self.c_view,
             *rows,
@@ -316,6 +385,8 @@ class SurvivalStudio(W.VBox):
                 self.message.value = html.escape(self.session.notice)
             if what & {"card", "horizon"}:
                 self._draw_card()
+            if "card" in what and self.session.card is not None:
+                self._draw_edits()
             if what & {"card", "path"}:
                 self._draw_path()
 
@@ -329,7 +400,39 @@ class SurvivalStudio(W.VBox):
             for name, row in self.feature_rows.items():
                 row["use"].value = name not in settings.exclude
                 row["sign"].value = signs.get(name, "free")
+                row["require"].value = name in settings.require
             self.undo_button.disabled, self.redo_button.disabled = not s.can_undo, not s.can_redo
+        finally:
+            self._syncing = False
+
+    def _export(self) -> None:
+        """Write the card in the chosen format; say where and how to read it back."""
+        try:
+            path, line = self.session.export(self.export_format.value)
+        except (ValueError, OSError) as error:
+            self.export_line.value = f"<span class='sw-error'>{html.escape(str(error))}</span>"
+            return
+        self.export_line.value = (
+            f"wrote {html.escape(str(path))}; read it back with <code>{html.escape(line)}</code>"
+        )
+
+    def _draw_edits(self) -> None:
+        """The card's rules with their points to type and their locks (rebuilt per card)."""
+        s = self.session
+        for widget in self.edit_rows:
+            widget.close()
+        self.edit_rows = []
+        lock = dict(s.settings.lock)
+        shown = {
+            **s.card.card_points,
+            **{r: p for r, p in lock.items() if r not in s.card.card_points},
+        }
+        self._syncing = True
+        try:
+            self.edit_box.children = [
+                self._edit_row(rule, points, rule in lock) for rule, points in shown.items()
+            ]
+            self.add_rule.options = [r for r in s.rules if r not in shown]
         finally:
             self._syncing = False
 
