@@ -45,8 +45,9 @@ STYLE = """<style>
 .sw-survival .sw-export-line code {white-space: pre-wrap; word-break: break-all;}
 </style>"""
 EDIT_NOTE = (
-    "type points to edit the card by hand (not optimized: it says so and what it breaks); "
-    "tick lock to fix a rule's points and re-solve the rest"
+    "<b>edit the card</b> <span class='sw-surv-na'>type points to edit it by hand (not "
+    "optimized: it says so and what it breaks); tick lock to fix a rule's points and re-solve "
+    "the rest</span>"
 )
 
 
@@ -284,16 +285,16 @@ class SurvivalStudio(W.VBox):
         self.c_view.add_class("sw-c-index")
 
     def _arrange(self) -> list[W.Widget]:
-        edit_note = W.HTML(f"<span class='sw-surv-na'>{html.escape(EDIT_NOTE)}</span>")
+        edit_note = W.HTML(EDIT_NOTE)
         exports = _wrap([self.export_format, self.export_button])
         card = W.VBox(
             [
                 self.status,
                 self.card_view,
                 self.message,
+                edit_note,
                 self.edit_box,
                 _wrap([self.add_rule, self.add_points, self.add_button]),
-                edit_note,
                 exports,
                 self.export_line,
             ],
@@ -432,7 +433,9 @@ class SurvivalStudio(W.VBox):
             self.edit_box.children = [
                 self._edit_row(rule, points, rule in lock) for rule, points in shown.items()
             ]
-            self.add_rule.options = [r for r in s.rules if r not in shown]
+            others = [r for r in s.rules if r not in shown]
+            self.add_rule.options = others
+            self.add_rule.value = others[0] if others else None
         finally:
             self._syncing = False
 

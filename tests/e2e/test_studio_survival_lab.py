@@ -2,9 +2,11 @@
 y opens it; the card shows the risk of the event by the horizon per total score beside
 Kaplan–Meier's observed risk; the Kaplan–Meier chart draws one curve per score band; the C-index
 chart one point per size; a variable unticked in the page re-solves and undo brings the card
-back; a horizon typed into the slider's readout changes the risk column. At 800, 1000, 1280 and
-1600 px with the side panel open the card and the charts lie inside the notebook with nothing
-scrolling sideways. Screenshots go to test-artifacts/e2e/ (look at them)."""
+back; a horizon typed into the slider's readout changes the risk column; points typed into the
+card make an edited card that says so, a rule's lock ticked re-solves with it, and the export
+button writes the card. At 800, 1000, 1280 and 1600 px with the side panel open the card, its
+edits and the charts lie inside the notebook with nothing scrolling sideways. Screenshots go to
+test-artifacts/e2e/ (look at them)."""
 
 from __future__ import annotations
 
@@ -85,6 +87,8 @@ def test_a_time_to_event_card_in_the_studio(lab, page, kernel_for, shot):
         _widths(page, shot, "start")
         _edit_and_undo(page, k, first)
         _type_a_horizon(page, k)
+        _type_points_lock_and_export(page, k, first, shot)
+        _widths(page, shot, "edited")
         page.set_viewport_size({"width": 1280, "height": HEIGHT})
         page.wait_for_timeout(500)
         page.evaluate("() => document.querySelector('.sw-survival').scrollIntoView()")
@@ -99,7 +103,7 @@ def _widths(page, shot, name: str) -> None:
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": HEIGHT})
         page.wait_for_timeout(500)
-        for sel in (".sw-surv-card", ".sw-km", ".sw-c-index", ".sw-family-row"):
+        for sel in (".sw-surv-card", ".sw-edit-card", ".sw-km", ".sw-c-index", ".sw-family-row"):
             place = page.evaluate(PLACE, sel)
             assert place["inside"], f"{width} px: {sel} lies outside the notebook: {place}"
             assert place["scrolling"] == [], f"{width} px: around {sel} scrolls: {place}"
@@ -147,3 +151,60 @@ def _type_a_horizon(page, k) -> None:
         timeout=30_000,
     )
     assert [row[:3] for row in page.evaluate(RISK_ROWS)] == _expected_rows(k)
+
+
+def _type_points_lock_and_export(page, k, first: dict, shot) -> None:
+    """Points typed into the card's first row: an edited card, said in the status line, with
+    the kernel's risk table; its lock ticked: a solve with the rule fixed; the export button
+    writes the card as Python; each one undo step."""
+    rule = k.value("list(studio.scoring_system.card_points)[0]")
+    points = first[rule] + 1
+    box = page.locator(".sw-edit-card .sw-points-edit input").first
+    box.fill(str(points))
+    box.press("Enter")
+    wait_kernel(k, "studio.scoring_system.status == 'edited'", timeout=60)
+    _settle(k)
+    page.wait_for_function(
+        "() => document.querySelector('.sw-status-text').textContent"
+        ".includes('edited (not optimized)')",
+        timeout=30_000,
+    )
+    assert k.value("studio.scoring_system.card_points")[rule] == points
+    assert [row[:3] for row in page.evaluate(RISK_ROWS)] == _expected_rows(k)
+    page.evaluate("() => document.querySelector('.sw-survival').scrollIntoView()")
+    shot(page, "survival-points-typed-1600-panel-open")
+    page.locator(".sw-edit-card .sw-lock input").first.check()
+    wait_kernel(k, f"studio.session.settings.lock == (({rule!r}, {points}),)", timeout=60)
+    _settle(k)
+    page.wait_for_function(
+        "() => document.querySelector('.sw-status-text').textContent.includes('proven best')",
+        timeout=60_000,
+    )
+    assert k.value("studio.scoring_system.card_points")[rule] == points
+    assert page.locator(".sw-edit-card .sw-lock input").first.is_checked()
+    page.select_option(".sw-export-format select", "python")
+    page.click(".sw-export")
+    page.wait_for_function(
+        "() => document.querySelector('.sw-export-line').textContent"
+        ".includes('wrote time_to_event_card.py')",
+        timeout=30_000,
+    )
+    assert k.value("__import__('os').path.exists('time_to_event_card.py')")
+    page.click("button:has-text('undo')")  # the click reaches the kernel on its own channel
+    wait_kernel(k, "studio.session.settings.lock == () and studio.session.settings.edited")
+    _settle(k)
+    assert k.value("studio.scoring_system.status") == "edited"
+    page.click("button:has-text('undo')")
+    wait_kernel(k, "studio.session.settings.edited == ()")
+    _settle(k)
+    assert k.value("studio.scoring_system.card_points") == first
+    page.wait_for_function(  # the rows of the card on screen, drawn again for it
+        "(p) => { const box = document.querySelector('.sw-edit-card .sw-points-edit input');"
+        " const lock = document.querySelector('.sw-edit-card .sw-lock input');"
+        " return box && box.value === String(p) && !lock.checked; }",
+        arg=first[rule],
+        timeout=30_000,
+    )
+    page.locator(".sw-edit-card .sw-lock input").first.check()  # locked again: seen at widths
+    wait_kernel(k, f"studio.session.settings.lock == (({rule!r}, {first[rule]}),)", timeout=60)
+    _settle(k)
