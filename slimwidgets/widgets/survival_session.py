@@ -52,6 +52,7 @@ __all__ = [
     "edit_words",
     "whole_points",
     "EXPORT_SUFFIXES",
+    "held_out_rows",
 ]
 
 SIGNS = ("free", "+", "-")
@@ -87,6 +88,9 @@ class SurvivalSettings:
     edited : tuple of (str, int)
         The card's points set by hand (``(rule, points)`` of every rule with points), or empty
         for the solved card; an edited card is not optimized (:func:`edited_card`).
+    holdout : float
+        The share of rows kept aside (:func:`held_out_rows`): the card is solved on the others
+        and its Harrell's C is stated on these too.
 
     Examples
     --------
@@ -102,6 +106,7 @@ class SurvivalSettings:
     require: tuple[str, ...] = ()
     lock: tuple[tuple[str, int], ...] = ()
     edited: tuple[tuple[str, int], ...] = ()
+    holdout: float = 0.0
 
     def options(self) -> dict[str, Any]:
         """The settings as options of :func:`~slimwidgets.fitting.survival_driver.fit_survival`
@@ -125,6 +130,7 @@ class SurvivalSettings:
 def _checked(settings: SurvivalSettings) -> SurvivalSettings:
     """``settings`` when the options table accepts them; else ``ValueError`` naming the value."""
     make_spec(**settings.options())
+    held_out_rows(np.zeros(1, dtype=bool), settings.holdout)  # its share checked
     return settings
 
 
@@ -146,7 +152,8 @@ class SurvivalSession:
         Whether to solve the starting settings at once.
     **options
         ``max_size``, ``C0``, ``exclude`` (variables), ``signs`` (``{variable: "+" or "-"}``),
-        ``require`` (variables or rules the card must use), ``lock`` (``{rule: points}``).
+        ``require`` (variables or rules the card must use), ``lock`` (``{rule: points}``),
+        ``holdout`` (the share of rows kept aside).
 
     Examples
     --------
@@ -179,9 +186,10 @@ class SurvivalSession:
         target = TIME_TO_EVENT.target(y)
         frame = as_frame(X)
         frame.columns = [str(c) for c in frame.columns]
-        self.X, self.y, self.time, self.event = frame, y, target.time, target.event
+        self._frame, self._y, self._event = frame, np.asarray(y), target.event
+        self.follow_up = float(target.time.max())
         self.variables = list(frame.columns)
-        self.horizons = default_horizons(self.time)
+        self.horizons = default_horizons(target.time)
         self.horizon = float(self.horizons[len(self.horizons) // 2] if horizon is None else horizon)
         self._check_horizon(self.horizon)
         self.settings = _checked(
@@ -193,12 +201,13 @@ class SurvivalSession:
                 time_limit=float(time_limit),
                 require=tuple(options.pop("require", ())),
                 lock=tuple(sorted(dict(options.pop("lock", {})).items())),
+                holdout=float(options.pop("holdout", 0.0)),
             )
         )
         if options:
             raise TypeError(
                 f"the studio's time-to-event cards take max_size, C0, exclude, signs, require, "
-                f"lock, horizon and time_limit; not {', '.join(sorted(options))}"
+                f"lock, holdout, horizon and time_limit; not {', '.join(sorted(options))}"
             )
         self.card: SurvivalCard | None = None
         self._shown: SurvivalSettings | None = None  # the settings of the card on screen
@@ -311,7 +320,7 @@ class SurvivalSession:
 
     def breaks(self, settings: SurvivalSettings, points: dict[str, int]) -> list[str]:
         """What a card of ``points`` (by rule) breaks of ``settings``, in words (empty: none)."""
-        _, _, options = rules_from_options(self.X, settings.solved.options())
+        _, _, options = rules_from_options(self.rows(settings)[0], settings.solved.options())
         spec = make_spec(**options)
         problems = [
             _outside(spec, rule, p) for rule, p in points.items() if not _inside(spec, rule, p)
@@ -365,10 +374,10 @@ class SurvivalSession:
 
     # -- the horizon: a view of the card --------------------------------------------------------
     def _check_horizon(self, horizon: float) -> None:
-        if not np.isfinite(horizon) or not 0 < horizon <= float(self.time.max()):
+        if not np.isfinite(horizon) or not 0 < horizon <= self.follow_up:
             raise ValueError(
                 f"the horizon must lie in the follow-up, above 0 and at most "
-                f"{float(self.time.max()):g}; got {horizon!r}"
+                f"{self.follow_up:g}; got {horizon!r}"
             )
 
     def set_horizon(self, horizon: float) -> None:
@@ -404,11 +413,11 @@ class SurvivalSession:
         if settings.edited:  # the solved card's rules, with the points set by hand
             base = self._cache.get(settings.solved) or self._fit(settings.solved, cancel)
             points = dict(settings.edited)
-            return edited_card(
-                base, points, self.X, self.y, settings.C0, self.breaks(settings, points)
-            )
+            X, y = self.rows(settings)
+            return edited_card(base, points, X, y, settings.C0, self.breaks(settings, points))
         self.solves += 1
-        card = fit_survival(self.X, self.y, cancel=cancel, progress=False, **settings.options())
+        X, y = self.rows(settings)
+        card = fit_survival(X, y, cancel=cancel, progress=False, **settings.options())
         if card.status != "interrupted":
             self._cache[settings] = card
         return card
@@ -450,7 +459,7 @@ class SurvivalSession:
         """Put ``card`` on screen (call under the lock)."""
         self._shown = self.settings
         self.card, self.solving, self.notice = card, False, ""
-        self.status = status_words(card, self.c_index(card), how)
+        self.status = status_words(card, self.c_index(card), how, self.held_out_c(card))
 
     def _fill_path(self, settings: SurvivalSettings, gen: int, cancel: threading.Event) -> None:
         """Harrell's C of the best card of each size up to ``max_size`` (through the cache);
@@ -469,9 +478,53 @@ class SurvivalSession:
                 self._cache[smaller] = card
             self._emit("path")
 
+    # -- the rows: those a card is solved on, those kept aside --------------------------------
+    def _kept_aside(self, holdout: float) -> np.ndarray:
+        return held_out_rows(self._event, holdout)
+
+    def rows(self, settings: SurvivalSettings, held_out: bool = False) -> tuple[pd.DataFrame, Any]:
+        """``(X, y)`` of the rows a card of ``settings`` is solved on (``held_out``: of the rows
+        kept aside)."""
+        mine = self._kept_aside(settings.holdout) == held_out
+        return self._frame[mine], self._y[mine]
+
+    @property
+    def X(self) -> pd.DataFrame:
+        """The training rows' variables (of the card on screen's settings)."""
+        return self.rows(self._shown or self.settings)[0]
+
+    @property
+    def y(self) -> Any:
+        """The training rows' events and times."""
+        return self.rows(self._shown or self.settings)[1]
+
+    @property
+    def time(self) -> np.ndarray:
+        """The training rows' follow-up times."""
+        return TIME_TO_EVENT.target(self.y).time
+
+    @property
+    def event(self) -> np.ndarray:
+        """Whether each training row's event happened."""
+        return TIME_TO_EVENT.target(self.y).event
+
     def c_index(self, card: SurvivalCard) -> float:
         """Harrell's C of ``card`` on the training rows."""
         return float(harrell_c(self.time, self.event, card.predict(self.X)))
+
+    def held_out_c(self, card: SurvivalCard) -> tuple[float, int] | None:
+        """Harrell's C of ``card`` on the rows kept aside and how many they are (None when no
+        row is kept aside; NaN when no pair of them is comparable)."""
+        settings = self._shown or self.settings
+        if not settings.holdout:
+            return None
+        X, y = self.rows(settings, held_out=True)
+        target = TIME_TO_EVENT.target(y)
+        try:
+            c = float(harrell_c(target.time, target.event, card.predict(X)))
+        except ValueError:  # every earlier time censored
+            c = float("nan")
+        return c, len(X)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the current solve (and its sizes for the C-index path); True when done."""
@@ -572,7 +625,12 @@ RELOAD_LINES = {
 }
 
 
-def status_words(card: SurvivalCard, c_index: float, how: str = "") -> str:
+def status_words(
+    card: SurvivalCard,
+    c_index: float,
+    how: str = "",
+    held_out: tuple[float, int] | None = None,
+) -> str:
     """The status line of a time-to-event card, in the user's units.
 
     Parameters
@@ -583,6 +641,8 @@ def status_words(card: SurvivalCard, c_index: float, how: str = "") -> str:
         Its Harrell's C on the training rows.
     how : str, default ""
         Where it came from, when not a solve ("from the cache").
+    held_out : tuple of (float, int), optional
+        Its Harrell's C on the rows kept aside, and how many they are.
 
     Examples
     --------
@@ -591,6 +651,8 @@ def status_words(card: SurvivalCard, c_index: float, how: str = "") -> str:
     ...                     status="optimal", solve_time=0.25)
     >>> status_words(card, 0.7123)
     "Harrell's C 0.712 (training rows) · proven best · solved in 0.25 s"
+    >>> status_words(card, 0.7123, held_out=(0.68, 40)).split(" · ")[0]
+    "Harrell's C 0.712 (training rows), 0.680 (40 held-out rows)"
     >>> stopped = SurvivalCard(("a",), (1,), 1.0, np.array([1.0]), np.array([0.1]), (1.0,),
     ...                        status="time_limit", objective=2.0, bound=1.9, solve_time=5.0)
     >>> status_words(stopped, 0.7, "from the cache").split(" · ")[1:]
@@ -605,7 +667,11 @@ def status_words(card: SurvivalCard, c_index: float, how: str = "") -> str:
     else:
         proof = "not proven"
     where = how or ("" if card.status == "edited" else f"solved in {card.solve_time:.2g} s")
-    return " · ".join(w for w in (f"Harrell's C {c_index:.3f} (training rows)", proof, where) if w)
+    c = f"Harrell's C {c_index:.3f} (training rows)"
+    if held_out is not None:
+        aside = "–" if not np.isfinite(held_out[0]) else f"{held_out[0]:.3f}"
+        c += f", {aside} ({held_out[1]} held-out rows)"
+    return " · ".join(w for w in (c, proof, where) if w)
 
 
 def whole_points(points: Any) -> int:
@@ -724,3 +790,40 @@ def edit_words(card: SurvivalCard) -> str:
     if edit.get("breaks"):
         words += " · breaks " + "; ".join(edit["breaks"])
     return words
+
+
+def held_out_rows(event: np.ndarray, share: float, seed: int = 0) -> np.ndarray:
+    """Which rows are kept aside: ``share`` of the rows with an event and of the censored rows
+    each (rounded), drawn with ``seed``, so a share always keeps the same rows aside.
+
+    Parameters
+    ----------
+    event : ndarray of bool
+        Whether each row's event happened.
+    share : float
+        The share of rows kept aside, from 0 to 0.5.
+    seed : int, default 0
+        The draw's seed.
+
+    Returns
+    -------
+    ndarray of bool
+        True for the rows kept aside.
+
+    Examples
+    --------
+    >>> event = np.array([True] * 6 + [False] * 4)
+    >>> aside = held_out_rows(event, 0.5)
+    >>> int(aside[event].sum()), int(aside[~event].sum())
+    (3, 2)
+    >>> bool(held_out_rows(event, 0.0).any())
+    False
+    """
+    if not 0 <= share <= 0.5:
+        raise ValueError(f"the share of rows kept aside must lie in 0..0.5, got {share!r}")
+    event = np.asarray(event, dtype=bool)
+    aside = np.zeros(event.size, dtype=bool)
+    rng = np.random.default_rng(seed)
+    for group in (np.flatnonzero(event), np.flatnonzero(~event)):
+        aside[rng.permutation(group)[: int(round(share * group.size))]] = True
+    return aside

@@ -27,6 +27,8 @@ from .survival_session import EXPORT_SUFFIXES, INAPPLICABLE, SIGNS, SurvivalSess
 
 __all__ = ["SurvivalStudio", "open_time_to_event", "card_html"]
 
+#: the shares of rows the studio can keep aside for a held-out Harrell's C
+HOLDOUTS = [("no rows", 0.0), ("20 % of rows", 0.2), ("30 % of rows", 0.3)]
 FAMILIES = [("decision card", "decision"), ("risk card", "risk"), ("time to event", "survival")]
 FAMILY_NOTE = (
     "time-to-event cards: Cox's partial likelihood of the integer score; decision and risk "
@@ -179,7 +181,7 @@ class SurvivalStudio(W.VBox):
         self.family_note = W.HTML(f"<span class='sw-surv-na'>{FAMILY_NOTE}</span>")
         self.family_note.add_class("sw-family-note")
         self.family_toggle.observe(self._on_family, "value")
-        top = float(s.time.max())
+        top = s.follow_up
         self.horizon = W.FloatSlider(
             value=s.horizon,
             min=0.0,
@@ -206,6 +208,16 @@ class SurvivalStudio(W.VBox):
             value=s.settings.C0, min=0.0, max=10.0, step=0.001, description="C0", layout=_w("180px")
         )
         self.C0.add_class("sw-C0")
+        self.holdout = W.Dropdown(
+            options=HOLDOUTS + [(f"{100 * h:g} % of rows", h) for h in [s.settings.holdout]]
+            if s.settings.holdout not in dict(HOLDOUTS).values()
+            else HOLDOUTS,
+            value=s.settings.holdout,
+            description="held out",
+            layout=_w("230px"),
+        )
+        self.holdout.add_class("sw-holdout")
+        self.holdout.observe(lambda ch: self._guard(s.update, holdout=ch["new"]), "value")
         self.max_size.observe(lambda ch: self._guard(s.update, max_size=ch["new"]), "value")
         self.C0.observe(lambda ch: self._guard(s.update, C0=ch["new"]), "value")
         self.max_fpr = W.FloatSlider(description="max FPR", disabled=True)
@@ -323,7 +335,7 @@ class SurvivalStudio(W.VBox):
             top,
             _wrap([self.family_toggle, self.family_note]).add_class("sw-family-row"),
             _wrap([self.horizon, self.horizon_note]),
-            _wrap([self.max_size, self.C0, self.undo_button, self.redo_button]),
+            _wrap([self.max_size, self.C0, self.holdout, self.undo_button, self.redo_button]),
             _wrap([self.max_fpr, na]),
             _wrap([self.groups, groups_na]),
             W.HTML("<b>variables</b> (use · sign of its points · must use)"),
@@ -337,6 +349,7 @@ class SurvivalStudio(W.VBox):
             self.horizon,
             self.max_size,
             self.C0,
+            self.holdout,
             self.max_fpr,
             self.groups,
             self.undo_button,
@@ -396,6 +409,7 @@ class SurvivalStudio(W.VBox):
         self._syncing = True
         try:
             self.max_size.value, self.C0.value = settings.max_size, settings.C0
+            self.holdout.value = settings.holdout
             self.horizon.value = s.horizon
             signs = dict(settings.signs)
             for name, row in self.feature_rows.items():

@@ -480,3 +480,51 @@ def test_the_c_index_path_leaves_out_sizes_too_small_for_the_locks(session, vete
     assert path["size"].tolist() == [2, 3]  # no card of one rule holds both locks
     card = _fit(veterans, max_size=2, lock=dict.fromkeys(locked, 1))
     assert path["C-index"].iloc[0] == pytest.approx(card.score(*veterans))
+
+
+def test_rows_kept_aside_give_a_held_out_c_index(session, veterans):
+    """The card is solved on the other rows (as ``fit`` on them); Harrell's C on the rows kept
+    aside is scikit-survival's; the share is one undo step and the same share keeps the same
+    rows aside."""
+    s = session(max_size=2)
+    X, y = veterans
+    whole = s.card
+    assert "held-out" not in s.status and s.held_out_c(whole) is None
+    s.update(holdout=0.3)
+    assert s.wait(LIMIT)
+    aside = survival_session.held_out_rows(y["Status"], 0.3)
+    assert aside.sum() == round(0.3 * y["Status"].sum()) + round(0.3 * (~y["Status"]).sum())
+    fitted = _fit((X[~aside], y[~aside]), max_size=2)
+    assert s.card.card_points == fitted.card_points and len(s.X) == (~aside).sum()
+    theirs = sksurv_metrics.concordance_index_censored(
+        y["Status"][aside], y["Survival_in_days"][aside], s.card.predict(X[aside])
+    )[0]
+    c, n = s.held_out_c(s.card)
+    assert c == pytest.approx(theirs) and n == aside.sum()
+    assert f", {theirs:.3f} ({n} held-out rows)" in s.status
+    train = sksurv_metrics.concordance_index_censored(
+        y["Status"][~aside], y["Survival_in_days"][~aside], s.card.predict(X[~aside])
+    )[0]
+    assert f"Harrell's C {train:.3f} (training rows)" in s.status
+    rule, points = next(iter(s.card.card_points.items()))
+    s.edit_points(rule, points + 1)  # an edit keeps the rows aside: its C there too
+    assert s.wait(LIMIT) and "held-out rows" in s.status and s.card.status == "edited"
+    assert s.undo() and s.wait(LIMIT) and s.undo() and s.wait(LIMIT)
+    assert s.card is whole and s.settings.holdout == 0.0
+    with pytest.raises(ValueError, match="kept aside must lie in 0..0.5"):
+        s.update(holdout=0.7)
+    np.testing.assert_array_equal(aside, survival_session.held_out_rows(y["Status"], 0.3))
+
+
+def test_the_held_out_control_keeps_rows_aside_and_undo_brings_them_back(veterans):
+    studio = sw.Studio(*veterans, max_size=1, time_limit=LIMIT, holdout=0.25)
+    try:
+        assert studio.wait(LIMIT) and studio.holdout.value == 0.25
+        assert "held-out rows" in html.unescape(studio.status.value)
+        studio.holdout.value = 0.0
+        assert studio.wait(LIMIT) and "held-out" not in studio.status.value
+        studio.undo_button.click()
+        assert studio.wait(LIMIT) and studio.holdout.value == 0.25
+        assert "held-out rows" in html.unescape(studio.status.value)
+    finally:
+        studio.close()
