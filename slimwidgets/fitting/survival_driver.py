@@ -96,6 +96,7 @@ def fit_survival(
     clock: Callable[[], float] = time.perf_counter,
     cancel: threading.Event | None = None,
     progress: bool | None = None,
+    on_progress: Callable[[dict[str, int], str], None] | None = None,
     **options: Any,
 ) -> SurvivalCard:
     """A time-to-event card for ``X`` and the ``Surv`` array ``y`` (see :func:`slimwidgets.fit`).
@@ -115,6 +116,9 @@ def fit_survival(
     progress : the bar of :mod:`.progress` (the best card so far, its C-index, the proven floor,
         the time left): None in a notebook or a terminal only, True always, False never. Ctrl-C
         returns the best card found so far, status "interrupted", no floor proven.
+    on_progress : called on the proof's thread with the best card so far (its points by rule)
+        and :func:`progress_words` (its C-index, objective and the floor proven) each time
+        either changes: what a studio shows while the proof runs.
     **options : ``loss="cox"`` and the options of :data:`SURVIVAL_OPTIONS`; the other arguments of
         :func:`slimwidgets.fit` (:data:`REFUSED_ARGUMENTS`) are refused unless None.
 
@@ -151,7 +155,7 @@ def fit_survival(
     prob = _problem(values, target, w, names, spec, ties)
     deadline = math.inf if spec.time_limit is None else started + spec.time_limit
     watch = fit_progress(progress, spec.time_limit, started)
-    seen = _Seen(prob, watch)
+    seen = _Seen(prob, watch, names, on_progress)
     card = None
     try:
         if watch is not None:
@@ -170,8 +174,14 @@ class _Seen:
     """The best card and the proven floor of a Cox proof so far: what its bar says, and the card
     Ctrl-C returns (``watch``: the bar, or None)."""
 
-    def __init__(self, prob: CoxProblem, watch: FitProgress | None):
-        self.prob, self.watch = prob, watch
+    def __init__(
+        self,
+        prob: CoxProblem,
+        watch: FitProgress | None,
+        names: list[str],
+        listener: Callable[[dict[str, int], str], None] | None,
+    ):
+        self.prob, self.watch, self.names, self.listener = prob, watch, names, listener
         self.card: CoxCard | None = None
         self.floor = -math.inf
 
@@ -184,9 +194,15 @@ class _Seen:
         self._tell()
 
     def _tell(self) -> None:
-        if self.watch is not None and self.card is not None:
-            card, floor, prob = self.card, self.floor, self.prob
+        if self.card is None:
+            return
+        card, floor, prob = self.card, self.floor, self.prob
+        if self.watch is not None:
             self.watch.on_found(lambda: progress_words(prob, card, floor))
+        if self.listener is not None:  # the card as it will be returned: its smallest form
+            smallest = _smallest_card(card, prob).points
+            points = {n: int(round(p)) for n, p in zip(self.names, smallest) if round(p)}
+            self.listener(points, progress_words(prob, card, floor))
 
 
 def progress_words(prob: CoxProblem, card: CoxCard, floor: float) -> str:
@@ -349,18 +365,23 @@ def _problem(
 
 
 def _smallest_form(proof: CoxProof, prob: CoxProblem) -> CoxProof:
+    """The proof with its card in its smallest form (:func:`_smallest_card`)."""
+    return replace(proof, card=_smallest_card(proof.card, prob))
+
+
+def _smallest_card(card: CoxCard, prob: CoxProblem) -> CoxCard:
     """The card with its points divided by their greatest common divisor and ``t`` multiplied by
     it, when that ``t`` stays in range: the same log hazard ratios, so the same loss, in fewer
     points."""
-    points = proof.card.points.astype(np.int64)
+    points = card.points.astype(np.int64)
     divisor = int(np.gcd.reduce(np.abs(points))) if points.any() else 1
-    t = proof.card.t * divisor
+    t = card.t * divisor
     if divisor <= 1 or t > prob.t_range[1]:
-        return proof
+        return card
     smaller = points // divisor
     if any(p != 0 and p not in prob.allowed[j] for j, p in enumerate(smaller)):
-        return proof
-    return replace(proof, card=replace(proof.card, points=smaller.astype(float), t=t))
+        return card
+    return replace(card, points=smaller.astype(float), t=t)
 
 
 def _check(proof: CoxProof, prob: CoxProblem, spec: Spec, names: list[str]) -> None:

@@ -22,6 +22,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -234,7 +235,8 @@ class SurvivalSession:
     # -- observers ------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[set], None]) -> None:
         """Call ``callback(what)`` when something changed: ``"card"``, ``"horizon"``,
-        ``"path"``, ``"notice"`` (it may run on the worker thread)."""
+        ``"path"``, ``"notice"``, ``"progress"`` (a solve's best card so far in
+        :attr:`status`); it may run on the worker thread."""
         self._listeners.append(callback)
 
     def _emit(self, *what: str) -> None:
@@ -409,7 +411,12 @@ class SurvivalSession:
         self._thread = thread
         thread.start()
 
-    def _fit(self, settings: SurvivalSettings, cancel: threading.Event) -> SurvivalCard:
+    def _fit(
+        self,
+        settings: SurvivalSettings,
+        cancel: threading.Event,
+        report: Callable[[dict[str, int], str], None] | None = None,
+    ) -> SurvivalCard:
         if settings.edited:  # the solved card's rules, with the points set by hand
             base = self._cache.get(settings.solved) or self._fit(settings.solved, cancel)
             points = dict(settings.edited)
@@ -417,14 +424,17 @@ class SurvivalSession:
             return edited_card(base, points, X, y, settings.C0, self.breaks(settings, points))
         self.solves += 1
         X, y = self.rows(settings)
-        card = fit_survival(X, y, cancel=cancel, progress=False, **settings.options())
+        card = fit_survival(
+            X, y, cancel=cancel, progress=False, on_progress=report, **settings.options()
+        )
         if card.status != "interrupted":
             self._cache[settings] = card
         return card
 
     def _work(self, settings: SurvivalSettings, gen: int, cancel: threading.Event) -> None:
         try:
-            card = self._cache.get(settings) or self._fit(settings, cancel)
+            report = partial(self._progress, gen)
+            card = self._cache.get(settings) or self._fit(settings, cancel, report)
         except Exception as error:  # the previous card and its settings stay, with the reason
             with self._lock:
                 if gen == self._gen:
@@ -441,6 +451,16 @@ class SurvivalSession:
             self._show(card, "")
         self._emit("card", "notice")
         self._fill_path(settings, gen, cancel)
+
+    def _progress(self, gen: int, points: dict[str, int], words: str) -> None:
+        """The best card so far of the solve ``gen`` and what is proven, in the status line
+        while it runs (the card on screen stays until the solve ends)."""
+        with self._lock:
+            if gen != self._gen or not self.solving:
+                return
+            card = ", ".join(f"{rule} {p:+d}" for rule, p in points.items()) or "no rule"
+            self.status = f"solving… best so far: {card} · {words}"
+        self._emit("progress")
 
     def _refused(self, error: Exception) -> None:
         """The settings that found no card give way to those of the card on screen, and the

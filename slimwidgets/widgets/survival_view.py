@@ -395,8 +395,9 @@ class SurvivalStudio(W.VBox):
         with self._ui_lock:
             if what & {"card", "notice"}:
                 self._sync_controls()
-                self.status.value = html.escape(self.session.status)
                 self.message.value = html.escape(self.session.notice)
+            if what & {"card", "notice", "progress"}:
+                self.status.value = html.escape(self.session.status)
             if what & {"card", "horizon"}:
                 self._draw_card()
             if "card" in what and self.session.card is not None:

@@ -4,9 +4,9 @@ Kaplan–Meier's observed risk; the Kaplan–Meier chart draws one curve per sco
 chart one point per size; a variable unticked in the page re-solves and undo brings the card
 back; a horizon typed into the slider's readout changes the risk column; points typed into the
 card make an edited card that says so, a rule's lock ticked re-solves with it, and the export
-button writes the card. At 800, 1000, 1280 and 1600 px with the side panel open the card, its
-edits and the charts lie inside the notebook with nothing scrolling sideways. Screenshots go to
-test-artifacts/e2e/ (look at them)."""
+button writes the card; rows kept aside give a held-out C-index. At 800, 1000, 1280 and 1600 px
+with the side panel open the card, its edits and the charts lie inside the notebook with nothing
+scrolling sideways. Screenshots go to test-artifacts/e2e/ (look at them)."""
 
 from __future__ import annotations
 
@@ -89,6 +89,7 @@ def test_a_time_to_event_card_in_the_studio(lab, page, kernel_for, shot):
         _type_a_horizon(page, k)
         _type_points_lock_and_export(page, k, first, shot)
         _widths(page, shot, "edited")
+        _keep_rows_aside(page, k)
         page.set_viewport_size({"width": 1280, "height": HEIGHT})
         page.wait_for_timeout(500)
         page.evaluate("() => document.querySelector('.sw-survival').scrollIntoView()")
@@ -208,3 +209,15 @@ def _type_points_lock_and_export(page, k, first: dict, shot) -> None:
     page.locator(".sw-edit-card .sw-lock input").first.check()  # locked again: seen at widths
     wait_kernel(k, f"studio.session.settings.lock == (({rule!r}, {first[rule]}),)", timeout=60)
     _settle(k)
+
+
+def _keep_rows_aside(page, k) -> None:
+    """20 % of rows kept aside in the page: the status line gives Harrell's C on them too."""
+    page.select_option(".sw-holdout select", label="20 % of rows")
+    wait_kernel(k, "studio.session.settings.holdout == 0.2", timeout=30)
+    _settle(k)
+    page.wait_for_function(
+        "() => document.querySelector('.sw-status-text').textContent.includes('held-out rows')",
+        timeout=60_000,
+    )
+    assert k.value("studio.session.status") == page.inner_text(".sw-status-text")

@@ -528,3 +528,23 @@ def test_the_held_out_control_keeps_rows_aside_and_undo_brings_them_back(veteran
         assert "held-out rows" in html.unescape(studio.status.value)
     finally:
         studio.close()
+
+
+def test_while_a_solve_runs_the_status_says_the_best_card_so_far(veterans):
+    """Each card the proof finds reaches the status line with what is proven, until the solve's
+    card replaces it; a report of an older solve is dropped."""
+    s = SurvivalSession(*veterans, time_limit=LIMIT, max_size=2, start=False)
+    said = []
+    s.subscribe(lambda what: said.append(s.status) if "progress" in what else None)
+    try:
+        s.begin()
+        assert s.wait(LIMIT)
+        assert said and all(line.startswith("solving… best so far: ") for line in said)
+        final = ", ".join(f"{rule} {p:+d}" for rule, p in s.card.card_points.items())
+        assert said[-1].startswith(f"solving… best so far: {final} · 2 rules, C-index")
+        assert "proven" in said[-1] and s.status.startswith("Harrell's C")
+        told = len(said)
+        s._progress(s._gen - 1, {"stale": 1}, "an older solve")
+        assert "stale" not in s.status and len(said) == told
+    finally:
+        s.close()
