@@ -63,7 +63,13 @@ def _interval(lower: float, upper: float) -> str:
     return f" ({100 * lower:.0f}–{100 * upper:.0f} %)"
 
 
-def card_html(points: dict[str, int], risk: pd.DataFrame, horizon: float, time_name: str) -> str:
+def card_html(
+    points: dict[str, int],
+    risk: pd.DataFrame,
+    horizon: float,
+    time_name: str,
+    counted: str = "",
+) -> str:
     """The card as HTML: points by rule, then the risk by the horizon per total score (every
     name from data escaped).
 
@@ -78,6 +84,8 @@ def card_html(points: dict[str, int], risk: pd.DataFrame, horizon: float, time_n
         The time the risk is stated by.
     time_name : str
         The name of the time field of ``y``.
+    counted : str, default ""
+        Which rows the risk table counts, when not all (``"training rows"``).
 
     Examples
     --------
@@ -97,7 +105,9 @@ def card_html(points: dict[str, int], risk: pd.DataFrame, horizon: float, time_n
         if points
         else "<p>no rule has points: every row has total score 0</p>"
     )
-    when = f"{horizon:g} {html.escape(time_name)}"
+    when = f"{horizon:g} {html.escape(time_name)}" + (
+        f" ({html.escape(counted)})" if counted else ""
+    )
     risk_rows = "".join(
         f"<tr><td>{int(r.score)}</td><td>{r.rows:g}</td><td>{_percent(r.predicted)}</td>"
         f"<td>{_percent(r.observed)}{_interval(r.lower, r.upper)}</td></tr>"
@@ -248,6 +258,7 @@ class SurvivalStudio(W.VBox):
             lambda _: self._guard(s.edit_points, self.add_rule.value, self.add_points.value)
         )
         self.edit_rows: list[W.Widget] = []
+        self._edits_drawn: tuple = ()
         self.edit_box = W.VBox([])
         self.edit_box.add_class("sw-edit-card")
 
@@ -435,14 +446,18 @@ class SurvivalStudio(W.VBox):
     def _draw_edits(self) -> None:
         """The card's rules with their points to type and their locks (rebuilt per card)."""
         s = self.session
-        for widget in self.edit_rows:
-            widget.close()
-        self.edit_rows = []
         lock = dict(s.settings.lock)
         shown = {
             **s.card.card_points,
             **{r: p for r, p in lock.items() if r not in s.card.card_points},
         }
+        drawn = (tuple(shown.items()), tuple(lock), tuple(s.rules))
+        if drawn == self._edits_drawn:  # the same rows: a click on them is not lost to a redraw
+            return
+        self._edits_drawn = drawn
+        for widget in self.edit_rows:
+            widget.close()
+        self.edit_rows = []
         self._syncing = True
         try:
             self.edit_box.children = [
@@ -458,8 +473,9 @@ class SurvivalStudio(W.VBox):
         s = self.session
         if s.card is None:
             return
+        counted = "training rows" if s.held_out_c(s.card) is not None else ""
         self.card_view.value = card_html(
-            s.card.card_points, s.risk_table(), s.horizon, self._time_name
+            s.card.card_points, s.risk_table(), s.horizon, self._time_name, counted
         )
         _show(self.km_view, km_chart(s.km_frame(), s.horizon, self._time_name))
 

@@ -221,3 +221,9 @@ def _keep_rows_aside(page, k) -> None:
         timeout=60_000,
     )
     assert k.value("studio.session.status") == page.inner_text(".sw-status-text")
+    page.wait_for_function(  # the risk table says which rows it counts
+        "() => document.querySelector('.sw-surv-risk caption').textContent"
+        ".endsWith('(training rows)')",
+        timeout=30_000,
+    )
+    assert [row[:3] for row in page.evaluate(RISK_ROWS)] == _expected_rows(k)

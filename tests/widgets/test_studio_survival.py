@@ -521,8 +521,10 @@ def test_the_held_out_control_keeps_rows_aside_and_undo_brings_them_back(veteran
     try:
         assert studio.wait(LIMIT) and studio.holdout.value == 0.25
         assert "held-out rows" in html.unescape(studio.status.value)
+        assert "Survival_in_days (training rows)</caption>" in studio.card_view.value
         studio.holdout.value = 0.0
         assert studio.wait(LIMIT) and "held-out" not in studio.status.value
+        assert "training rows" not in studio.card_view.value
         studio.undo_button.click()
         assert studio.wait(LIMIT) and studio.holdout.value == 0.25
         assert "held-out rows" in html.unescape(studio.status.value)
