@@ -6,7 +6,9 @@ rule and, per total score, the predicted risk of the event by the horizon beside
 observed risk with its 95 % interval; the charts are Kaplan–Meier curves by score band and
 Harrell's C by size, in place of the ROC plane and the sparsity path. The family switch names
 the time-to-event family beside the decision and risk families (which need a two-class ``y``);
-the FPR cap and the group picker say in place why they do not apply.
+the FPR cap and the group picker say in place why they do not apply. Under the card, its rules'
+points can be typed (an edited card) or locked, any other rule given points, and the card
+written to a file; a share of rows can be kept aside for a held-out Harrell's C.
 """
 
 from __future__ import annotations
@@ -140,7 +142,8 @@ class SurvivalStudio(W.VBox):
     time_limit : float, default 5.0
         Seconds each solve may take.
     **options
-        ``max_size``, ``C0``, ``exclude``, ``signs`` (see :class:`SurvivalSession`).
+        ``max_size``, ``C0``, ``exclude``, ``signs``, ``require``, ``lock``, ``holdout`` (see
+        :class:`SurvivalSession`).
 
     Examples
     --------
