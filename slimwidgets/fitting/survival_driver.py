@@ -93,6 +93,7 @@ def fit_survival(
     clock: Callable[[], float] = time.perf_counter,
     cancel: threading.Event | None = None,
     progress: bool | None = None,
+    on_progress: Callable[[dict[str, int], str], None] | None = None,
     **options: Any,
 ) -> SurvivalCard:
     """A time-to-event card for ``X`` and the ``Surv`` array ``y`` (see :func:`slimwidgets.fit`).
@@ -112,6 +113,9 @@ def fit_survival(
     progress : the bar of :mod:`.progress` (the best card so far, its C-index, the proven floor,
         the time left): None in a notebook or a terminal only, True always, False never. Ctrl-C
         returns the best card found so far, status "interrupted", no floor proven.
+    on_progress : called on the proof's thread with the best card so far (its points by rule)
+        and :func:`progress_words` (its C-index, objective and the floor proven) each time
+        either changes: what a studio shows while the proof runs.
     **options : ``loss="cox"`` and the options of :data:`SURVIVAL_OPTIONS`; the other arguments of
         :func:`slimwidgets.fit` (:data:`REFUSED_ARGUMENTS`) are refused unless None.
 
@@ -148,7 +152,7 @@ def fit_survival(
     prob = _problem(values, target, w, names, spec, ties)
     deadline = math.inf if spec.time_limit is None else started + spec.time_limit
     watch = fit_progress(progress, spec.time_limit, started)
-    seen = _Seen(prob, watch)
+    seen = _Seen(prob, watch, names, on_progress)
     card = None
     try:
         if watch is not None:
@@ -167,8 +171,14 @@ class _Seen:
     """The best card and the proven floor of a Cox proof so far: what its bar says, and the card
     Ctrl-C returns (``watch``: the bar, or None)."""
 
-    def __init__(self, prob: CoxProblem, watch: FitProgress | None):
-        self.prob, self.watch = prob, watch
+    def __init__(
+        self,
+        prob: CoxProblem,
+        watch: FitProgress | None,
+        names: list[str],
+        listener: Callable[[dict[str, int], str], None] | None,
+    ):
+        self.prob, self.watch, self.names, self.listener = prob, watch, names, listener
         self.card: CoxCard | None = None
         self.floor = -math.inf
 
@@ -181,9 +191,15 @@ class _Seen:
         self._tell()
 
     def _tell(self) -> None:
-        if self.watch is not None and self.card is not None:
-            card, floor, prob = self.card, self.floor, self.prob
+        if self.card is None:
+            return
+        card, floor, prob = self.card, self.floor, self.prob
+        if self.watch is not None:
             self.watch.on_found(lambda: progress_words(prob, card, floor))
+        if self.listener is not None:  # the card as it will be returned: its smallest form
+            smallest = _smallest_card(card, prob).points
+            points = {n: int(round(p)) for n, p in zip(self.names, smallest) if round(p)}
+            self.listener(points, progress_words(prob, card, floor))
 
 
 def progress_words(prob: CoxProblem, card: CoxCard, floor: float) -> str:
@@ -289,10 +305,12 @@ def _spec(options: dict) -> Spec:
 
 
 def _required_groups(spec: Spec, names: list[str]) -> tuple[tuple[int, ...], ...]:
-    """``require`` and the "at least one of" constraints as groups of feature indices, each of
-    which a card must use."""
+    """``require``, the rules locked at points other than 0 and the "at least one of"
+    constraints as groups of feature indices, each of which a card must use (the solver's boxes
+    always hold 0: a lock alone would let the rule drop off the card)."""
     index = {name: j for j, name in enumerate(names)}
-    groups = [(name,) for name in spec.require] + [c.features for c in spec.constraints]
+    locked = [(name,) for name, v in spec.lock.items() if v != 0]
+    groups = [(name,) for name in spec.require] + locked + [c.features for c in spec.constraints]
     return tuple(tuple(sorted(index[name] for name in group)) for group in groups)
 
 
@@ -326,18 +344,23 @@ def _problem(
 
 
 def _smallest_form(proof: CoxProof, prob: CoxProblem) -> CoxProof:
+    """The proof with its card in its smallest form (:func:`_smallest_card`)."""
+    return replace(proof, card=_smallest_card(proof.card, prob))
+
+
+def _smallest_card(card: CoxCard, prob: CoxProblem) -> CoxCard:
     """The card with its points divided by their greatest common divisor and ``t`` multiplied by
     it, when that ``t`` stays in range: the same log hazard ratios, so the same loss, in fewer
     points."""
-    points = proof.card.points.astype(np.int64)
+    points = card.points.astype(np.int64)
     divisor = int(np.gcd.reduce(np.abs(points))) if points.any() else 1
-    t = proof.card.t * divisor
+    t = card.t * divisor
     if divisor <= 1 or t > prob.t_range[1]:
-        return proof
+        return card
     smaller = points // divisor
     if any(p != 0 and p not in prob.allowed[j] for j, p in enumerate(smaller)):
-        return proof
-    return replace(proof, card=replace(proof.card, points=smaller.astype(float), t=t))
+        return card
+    return replace(card, points=smaller.astype(float), t=t)
 
 
 def _check(proof: CoxProof, prob: CoxProblem, spec: Spec, names: list[str]) -> None:
@@ -351,6 +374,8 @@ def _check(proof: CoxProof, prob: CoxProblem, spec: Spec, names: list[str]) -> N
     used = {name for name, p in zip(names, points) if p != 0}
     groups = [[name] for name in spec.require] + [list(c.features) for c in spec.constraints]
     problems += [f"none of {group} used (require)" for group in groups if not used & set(group)]
+    card = dict(zip(names, points.tolist()))
+    problems += [f"{n} locked at {v} has {card[n]:g}" for n, v in spec.lock.items() if card[n] != v]
     if np.count_nonzero(points) > prob.max_size:
         problems.append(f"{np.count_nonzero(points)} rules > max_size {prob.max_size}")
     problems += [

@@ -6,7 +6,9 @@ rule and, per total score, the predicted risk of the event by the horizon beside
 observed risk with its 95 % interval; the charts are Kaplan–Meier curves by score band and
 Harrell's C by size, in place of the ROC plane and the sparsity path. The family switch names
 the time-to-event family beside the decision and risk families (which need a two-class ``y``);
-the FPR cap and the group picker say in place why they do not apply.
+the FPR cap and the group picker say in place why they do not apply. Under the card, its rules'
+points can be typed (an edited card) or locked, any other rule given points, and the card
+written to a file; a share of rows can be kept aside for a held-out Harrell's C.
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ from ..core.survival_card import SurvivalCard
 from ..core.survival_family import TIME_TO_EVENT
 from .charts import split_datasets
 from .survival_charts import c_index_chart, km_chart
-from .survival_session import INAPPLICABLE, SIGNS, SurvivalSession
+from .survival_session import EXPORT_SUFFIXES, INAPPLICABLE, SIGNS, SurvivalSession
 
 __all__ = ["SurvivalStudio", "open_time_to_event", "card_html"]
 
+#: the shares of rows the studio can keep aside for a held-out Harrell's C
+HOLDOUTS = [("no rows", 0.0), ("20 % of rows", 0.2), ("30 % of rows", 0.3)]
 FAMILIES = [("decision card", "decision"), ("risk card", "risk"), ("time to event", "survival")]
 FAMILY_NOTE = (
     "time-to-event cards: Cox's partial likelihood of the integer score; decision and risk "
@@ -42,7 +46,13 @@ STYLE = """<style>
 .sw-survival .sw-km, .sw-survival .sw-c-index {min-width: 0; max-width: 100%;}
 .sw-survival .sw-chart {max-width: 100%;}
 .sw-survival .sw-chart svg {display: block; max-width: 100%; height: auto;}
+.sw-survival .sw-export-line code {white-space: pre-wrap; word-break: break-all;}
 </style>"""
+EDIT_NOTE = (
+    "<b>edit the card</b> <span class='sw-surv-na'>type points to edit it by hand (not "
+    "optimized: it says so and what it breaks); tick lock to fix a rule's points and re-solve "
+    "the rest</span>"
+)
 
 
 def _percent(value: float) -> str:
@@ -55,7 +65,13 @@ def _interval(lower: float, upper: float) -> str:
     return f" ({100 * lower:.0f}–{100 * upper:.0f} %)"
 
 
-def card_html(points: dict[str, int], risk: pd.DataFrame, horizon: float, time_name: str) -> str:
+def card_html(
+    points: dict[str, int],
+    risk: pd.DataFrame,
+    horizon: float,
+    time_name: str,
+    counted: str = "",
+) -> str:
     """The card as HTML: points by rule, then the risk by the horizon per total score (every
     name from data escaped).
 
@@ -70,6 +86,8 @@ def card_html(points: dict[str, int], risk: pd.DataFrame, horizon: float, time_n
         The time the risk is stated by.
     time_name : str
         The name of the time field of ``y``.
+    counted : str, default ""
+        Which rows the risk table counts, when not all (``"training rows"``).
 
     Examples
     --------
@@ -89,7 +107,9 @@ def card_html(points: dict[str, int], risk: pd.DataFrame, horizon: float, time_n
         if points
         else "<p>no rule has points: every row has total score 0</p>"
     )
-    when = f"{horizon:g} {html.escape(time_name)}"
+    when = f"{horizon:g} {html.escape(time_name)}" + (
+        f" ({html.escape(counted)})" if counted else ""
+    )
     risk_rows = "".join(
         f"<tr><td>{int(r.score)}</td><td>{r.rows:g}</td><td>{_percent(r.predicted)}</td>"
         f"<td>{_percent(r.observed)}{_interval(r.lower, r.upper)}</td></tr>"
@@ -122,7 +142,8 @@ class SurvivalStudio(W.VBox):
     time_limit : float, default 5.0
         Seconds each solve may take.
     **options
-        ``max_size``, ``C0``, ``exclude``, ``signs`` (see :class:`SurvivalSession`).
+        ``max_size``, ``C0``, ``exclude``, ``signs``, ``require``, ``lock``, ``holdout`` (see
+        :class:`SurvivalSession`).
 
     Examples
     --------
@@ -173,7 +194,7 @@ class SurvivalStudio(W.VBox):
         self.family_note = W.HTML(f"<span class='sw-surv-na'>{FAMILY_NOTE}</span>")
         self.family_note.add_class("sw-family-note")
         self.family_toggle.observe(self._on_family, "value")
-        top = float(s.time.max())
+        top = s.follow_up
         self.horizon = W.FloatSlider(
             value=s.horizon,
             min=0.0,
@@ -200,6 +221,16 @@ class SurvivalStudio(W.VBox):
             value=s.settings.C0, min=0.0, max=10.0, step=0.001, description="C0", layout=_w("180px")
         )
         self.C0.add_class("sw-C0")
+        self.holdout = W.Dropdown(
+            options=HOLDOUTS + [(f"{100 * h:g} % of rows", h) for h in [s.settings.holdout]]
+            if s.settings.holdout not in dict(HOLDOUTS).values()
+            else HOLDOUTS,
+            value=s.settings.holdout,
+            description="held out",
+            layout=_w("230px"),
+        )
+        self.holdout.add_class("sw-holdout")
+        self.holdout.observe(lambda ch: self._guard(s.update, holdout=ch["new"]), "value")
         self.max_size.observe(lambda ch: self._guard(s.update, max_size=ch["new"]), "value")
         self.C0.observe(lambda ch: self._guard(s.update, C0=ch["new"]), "value")
         self.max_fpr = W.FloatSlider(description="max FPR", disabled=True)
@@ -211,6 +242,28 @@ class SurvivalStudio(W.VBox):
         self.undo_button.on_click(lambda _: self._guard(s.undo))
         self.redo_button.on_click(lambda _: self._guard(s.redo))
         self.feature_rows = {name: self._feature_row(name) for name in s.variables}
+        self.export_format = W.Dropdown(
+            options=list(EXPORT_SUFFIXES), value="json", description="export", layout=_w("200px")
+        )
+        self.export_format.add_class("sw-export-format")
+        self.export_button = W.Button(description="write file", icon="download")
+        self.export_button.add_class("sw-export")
+        self.export_button.on_click(lambda _: self._export())
+        self.export_line = W.HTML("")
+        self.export_line.add_class("sw-export-line")
+        self.add_rule = W.Dropdown(options=[], description="rule", layout=_w("320px"))
+        self.add_rule.add_class("sw-add-rule")
+        self.add_points = W.IntText(value=1, description="points", layout=_w("150px"))
+        self.add_points.add_class("sw-add-points")
+        self.add_button = W.Button(description="set points")
+        self.add_button.add_class("sw-add-button")
+        self.add_button.on_click(
+            lambda _: self._guard(s.edit_points, self.add_rule.value, self.add_points.value)
+        )
+        self.edit_rows: list[W.Widget] = []
+        self._edits_drawn: tuple = ()
+        self.edit_box = W.VBox([])
+        self.edit_box.add_class("sw-edit-card")
 
     def _feature_row(self, name: str) -> dict[str, W.Widget]:
         s = self.session
@@ -218,9 +271,32 @@ class SurvivalStudio(W.VBox):
         sign = W.Dropdown(
             options=list(SIGNS), value=dict(s.settings.signs).get(name, "free"), layout=_w("80px")
         )
+        must = W.Checkbox(
+            value=name in s.settings.require,
+            description="must use",
+            indent=False,
+            layout=_w("90px"),
+        )
+        must.add_class("sw-require")
         use.observe(lambda ch: self._guard(s.set_feature, name, use=ch["new"]), "value")
         sign.observe(lambda ch: self._guard(s.set_feature, name, sign=ch["new"]), "value")
-        return {"use": use, "sign": sign}
+        must.observe(lambda ch: self._guard(s.set_feature, name, require=ch["new"]), "value")
+        return {"use": use, "sign": sign, "require": must}
+
+    def _edit_row(self, rule: str, points: int, locked: bool) -> W.HBox:
+        """One rule of the card: its points to type, its lock to tick."""
+        s = self.session
+        name = W.Label(rule, layout=W.Layout(flex="1 1 160px", min_width="0"))
+        box = W.IntText(value=points, layout=_w("70px"))
+        box.add_class("sw-points-edit")
+        lock = W.Checkbox(value=locked, description="lock", indent=False, layout=_w("70px"))
+        lock.add_class("sw-lock")
+        box.observe(lambda ch: self._guard(s.edit_points, rule, ch["new"]), "value")
+        lock.observe(
+            lambda ch: self._guard(s.set_lock, rule, box.value if ch["new"] else None), "value"
+        )
+        self.edit_rows += [name, box, lock]
+        return W.HBox([name, box, lock], layout=W.Layout(max_width="420px"))
 
     def _build_views(self, chart_view: type) -> None:
         self.status = W.HTML("")
@@ -235,7 +311,21 @@ class SurvivalStudio(W.VBox):
         self.c_view.add_class("sw-c-index")
 
     def _arrange(self) -> list[W.Widget]:
-        card = W.VBox([self.status, self.card_view, self.message], layout=_grow("340px"))
+        edit_note = W.HTML(EDIT_NOTE)
+        exports = _wrap([self.export_format, self.export_button])
+        card = W.VBox(
+            [
+                self.status,
+                self.card_view,
+                self.message,
+                edit_note,
+                self.edit_box,
+                _wrap([self.add_rule, self.add_points, self.add_button]),
+                exports,
+                self.export_line,
+            ],
+            layout=_grow("340px"),
+        )
         charts = _wrap([self.km_view, self.c_view])
         charts.layout.flex, charts.layout.min_width = "1 1 320px", "0"
         na = W.HTML(
@@ -249,7 +339,7 @@ class SurvivalStudio(W.VBox):
         )
         groups_na.add_class("sw-groups-note")
         features = W.VBox(
-            [W.HBox([r["use"], r["sign"]]) for r in self.feature_rows.values()],
+            [W.HBox([r["use"], r["sign"], r["require"]]) for r in self.feature_rows.values()],
             layout=W.Layout(max_height="300px", overflow="auto"),
         )
         features.add_class("sw-features")
@@ -259,10 +349,10 @@ class SurvivalStudio(W.VBox):
             top,
             _wrap([self.family_toggle, self.family_note]).add_class("sw-family-row"),
             _wrap([self.horizon, self.horizon_note]),
-            _wrap([self.max_size, self.C0, self.undo_button, self.redo_button]),
+            _wrap([self.max_size, self.C0, self.holdout, self.undo_button, self.redo_button]),
             _wrap([self.max_fpr, na]),
             _wrap([self.groups, groups_na]),
-            W.HTML("<b>variables</b> (use · sign of its points)"),
+            W.HTML("<b>variables</b> (use · sign of its points · must use)"),
             features,
         ]
 
@@ -273,10 +363,17 @@ class SurvivalStudio(W.VBox):
             self.horizon,
             self.max_size,
             self.C0,
+            self.holdout,
             self.max_fpr,
             self.groups,
             self.undo_button,
             self.redo_button,
+            self.export_format,
+            self.export_button,
+            self.add_rule,
+            self.add_points,
+            self.add_button,
+            *self.edit_rows,
             self.km_view,
             self.c_view,
             *rows,
@@ -312,10 +409,13 @@ class SurvivalStudio(W.VBox):
         with self._ui_lock:
             if what & {"card", "notice"}:
                 self._sync_controls()
-                self.status.value = html.escape(self.session.status)
                 self.message.value = html.escape(self.session.notice)
+            if what & {"card", "notice", "progress"}:
+                self.status.value = html.escape(self.session.status)
             if what & {"card", "horizon"}:
                 self._draw_card()
+            if "card" in what and self.session.card is not None:
+                self._draw_edits()
             if what & {"card", "path"}:
                 self._draw_path()
 
@@ -324,12 +424,51 @@ class SurvivalStudio(W.VBox):
         self._syncing = True
         try:
             self.max_size.value, self.C0.value = settings.max_size, settings.C0
+            self.holdout.value = settings.holdout
             self.horizon.value = s.horizon
             signs = dict(settings.signs)
             for name, row in self.feature_rows.items():
                 row["use"].value = name not in settings.exclude
                 row["sign"].value = signs.get(name, "free")
+                row["require"].value = name in settings.require
             self.undo_button.disabled, self.redo_button.disabled = not s.can_undo, not s.can_redo
+        finally:
+            self._syncing = False
+
+    def _export(self) -> None:
+        """Write the card in the chosen format; say where and how to read it back."""
+        try:
+            path, line = self.session.export(self.export_format.value)
+        except (ValueError, OSError) as error:
+            self.export_line.value = f"<span class='sw-error'>{html.escape(str(error))}</span>"
+            return
+        self.export_line.value = (
+            f"wrote {html.escape(str(path))}; read it back with <code>{html.escape(line)}</code>"
+        )
+
+    def _draw_edits(self) -> None:
+        """The card's rules with their points to type and their locks (rebuilt per card)."""
+        s = self.session
+        lock = dict(s.settings.lock)
+        shown = {
+            **s.card.card_points,
+            **{r: p for r, p in lock.items() if r not in s.card.card_points},
+        }
+        drawn = (tuple(shown.items()), tuple(lock), tuple(s.rules))
+        if drawn == self._edits_drawn:  # the same rows: a click on them is not lost to a redraw
+            return
+        self._edits_drawn = drawn
+        for widget in self.edit_rows:
+            widget.close()
+        self.edit_rows = []
+        self._syncing = True
+        try:
+            self.edit_box.children = [
+                self._edit_row(rule, points, rule in lock) for rule, points in shown.items()
+            ]
+            others = [r for r in s.rules if r not in shown]
+            self.add_rule.options = others
+            self.add_rule.value = others[0] if others else None
         finally:
             self._syncing = False
 
@@ -337,8 +476,9 @@ class SurvivalStudio(W.VBox):
         s = self.session
         if s.card is None:
             return
+        counted = "training rows" if s.held_out_c(s.card) is not None else ""
         self.card_view.value = card_html(
-            s.card.card_points, s.risk_table(), s.horizon, self._time_name
+            s.card.card_points, s.risk_table(), s.horizon, self._time_name, counted
         )
         _show(self.km_view, km_chart(s.km_frame(), s.horizon, self._time_name))
 

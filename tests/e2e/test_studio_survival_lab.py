@@ -2,8 +2,10 @@
 y opens it; the card shows the risk of the event by the horizon per total score beside
 Kaplan–Meier's observed risk; the Kaplan–Meier chart draws one curve per score band; the C-index
 chart one point per size; a variable unticked in the page re-solves and undo brings the card
-back; a horizon typed into the slider's readout changes the risk column. At 800, 1000, 1280 and
-1600 px with the side panel open the card and the charts lie inside the notebook with nothing
+back; a horizon typed into the slider's readout changes the risk column; points typed into the
+card make an edited card that says so, a rule's lock ticked re-solves with it, and the export
+button writes the card; rows kept aside give a held-out C-index. At 800, 1000, 1280 and 1600 px
+with the side panel open the card, its edits and the charts lie inside the notebook with nothing
 scrolling sideways. Screenshots go to test-artifacts/e2e/ (look at them)."""
 
 from __future__ import annotations
@@ -85,6 +87,9 @@ def test_a_time_to_event_card_in_the_studio(lab, page, kernel_for, shot):
         _widths(page, shot, "start")
         _edit_and_undo(page, k, first)
         _type_a_horizon(page, k)
+        _type_points_lock_and_export(page, k, first, shot)
+        _widths(page, shot, "edited")
+        _keep_rows_aside(page, k)
         page.set_viewport_size({"width": 1280, "height": HEIGHT})
         page.wait_for_timeout(500)
         page.evaluate("() => document.querySelector('.sw-survival').scrollIntoView()")
@@ -99,7 +104,7 @@ def _widths(page, shot, name: str) -> None:
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": HEIGHT})
         page.wait_for_timeout(500)
-        for sel in (".sw-surv-card", ".sw-km", ".sw-c-index", ".sw-family-row"):
+        for sel in (".sw-surv-card", ".sw-edit-card", ".sw-km", ".sw-c-index", ".sw-family-row"):
             place = page.evaluate(PLACE, sel)
             assert place["inside"], f"{width} px: {sel} lies outside the notebook: {place}"
             assert place["scrolling"] == [], f"{width} px: around {sel} scrolls: {place}"
@@ -144,6 +149,81 @@ def _type_a_horizon(page, k) -> None:
     wait_kernel(k, "studio.session.horizon == 200", timeout=30)
     page.wait_for_function(
         "() => document.querySelector('.sw-surv-risk caption').textContent.includes('by 200 ')",
+        timeout=30_000,
+    )
+    assert [row[:3] for row in page.evaluate(RISK_ROWS)] == _expected_rows(k)
+
+
+def _type_points_lock_and_export(page, k, first: dict, shot) -> None:
+    """Points typed into the card's first row: an edited card, said in the status line, with
+    the kernel's risk table; its lock ticked: a solve with the rule fixed; the export button
+    writes the card as Python; each one undo step."""
+    rule = k.value("list(studio.scoring_system.card_points)[0]")
+    points = first[rule] + 1
+    box = page.locator(".sw-edit-card .sw-points-edit input").first
+    box.fill(str(points))
+    box.press("Enter")
+    wait_kernel(k, "studio.scoring_system.status == 'edited'", timeout=60)
+    _settle(k)
+    page.wait_for_function(
+        "() => document.querySelector('.sw-status-text').textContent"
+        ".includes('edited (not optimized)')",
+        timeout=30_000,
+    )
+    assert k.value("studio.scoring_system.card_points")[rule] == points
+    assert [row[:3] for row in page.evaluate(RISK_ROWS)] == _expected_rows(k)
+    page.evaluate("() => document.querySelector('.sw-survival').scrollIntoView()")
+    shot(page, "survival-points-typed-1600-panel-open")
+    page.locator(".sw-edit-card .sw-lock input").first.check()
+    wait_kernel(k, f"studio.session.settings.lock == (({rule!r}, {points}),)", timeout=60)
+    _settle(k)
+    page.wait_for_function(
+        "() => document.querySelector('.sw-status-text').textContent.includes('proven best')",
+        timeout=60_000,
+    )
+    assert k.value("studio.scoring_system.card_points")[rule] == points
+    assert page.locator(".sw-edit-card .sw-lock input").first.is_checked()
+    page.select_option(".sw-export-format select", "python")
+    page.click(".sw-export")
+    page.wait_for_function(
+        "() => document.querySelector('.sw-export-line').textContent"
+        ".includes('wrote time_to_event_card.py')",
+        timeout=30_000,
+    )
+    assert k.value("__import__('os').path.exists('time_to_event_card.py')")
+    page.click("button:has-text('undo')")  # the click reaches the kernel on its own channel
+    wait_kernel(k, "studio.session.settings.lock == () and studio.session.settings.edited")
+    _settle(k)
+    assert k.value("studio.scoring_system.status") == "edited"
+    page.click("button:has-text('undo')")
+    wait_kernel(k, "studio.session.settings.edited == ()")
+    _settle(k)
+    assert k.value("studio.scoring_system.card_points") == first
+    page.wait_for_function(  # the rows of the card on screen, drawn again for it
+        "(p) => { const box = document.querySelector('.sw-edit-card .sw-points-edit input');"
+        " const lock = document.querySelector('.sw-edit-card .sw-lock input');"
+        " return box && box.value === String(p) && !lock.checked; }",
+        arg=first[rule],
+        timeout=30_000,
+    )
+    page.locator(".sw-edit-card .sw-lock input").first.check()  # locked again: seen at widths
+    wait_kernel(k, f"studio.session.settings.lock == (({rule!r}, {first[rule]}),)", timeout=60)
+    _settle(k)
+
+
+def _keep_rows_aside(page, k) -> None:
+    """20 % of rows kept aside in the page: the status line gives Harrell's C on them too."""
+    page.select_option(".sw-holdout select", label="20 % of rows")
+    wait_kernel(k, "studio.session.settings.holdout == 0.2", timeout=30)
+    _settle(k)
+    page.wait_for_function(
+        "() => document.querySelector('.sw-status-text').textContent.includes('held-out rows')",
+        timeout=60_000,
+    )
+    assert k.value("studio.session.status") == page.inner_text(".sw-status-text")
+    page.wait_for_function(  # the risk table says which rows it counts
+        "() => document.querySelector('.sw-surv-risk caption').textContent"
+        ".endsWith('(training rows)')",
         timeout=30_000,
     )
     assert [row[:3] for row in page.evaluate(RISK_ROWS)] == _expected_rows(k)

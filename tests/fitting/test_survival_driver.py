@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("sksurv")
-from brute_cox import brute_optimum, tiny_survival  # noqa: E402
+from brute_cox import best_t, brute_optimum, tiny_survival  # noqa: E402
 from sksurv.datasets import load_whas500  # noqa: E402
 from sksurv.linear_model.coxph import BreslowEstimator  # noqa: E402
 from sksurv.metrics import concordance_index_censored  # noqa: E402
@@ -97,6 +97,45 @@ def test_fit_finds_the_brute_force_optimum(seed):
     card = sw.fit(X, y, sample_weight=w, max_size=2, coef_range=(-2, 2), C0=0.01, rules=False)
     best, _ = brute_optimum(X, time, event, w, [np.arange(-2, 3)] * 3, np.full(3, 0.01), 2)
     assert card.status == "optimal" and card.objective == pytest.approx(best, abs=1e-8)
+
+
+@pytest.mark.seeds(4)
+def test_on_progress_reports_each_better_card_down_to_the_one_returned(seed):
+    """Each card reported while the proof runs meets the settings and is no worse than the one
+    before; the last is as good as the card returned (brute force recomputes each objective)."""
+    X, time, event, w = tiny_survival(seed)
+    y = Surv.from_arrays(event=event, time=time)
+    seen = []
+    card = sw.fit(
+        X, y, sample_weight=w, max_size=2, coef_range=(-2, 2), C0=0.01, rules=False,
+        on_progress=lambda points, words: seen.append((points, words)),
+    )  # fmt: skip
+    assert seen and all("C-index" in words and "per event" in words for _, words in seen)
+    objectives = []
+    for points, _ in seen:
+        vector = np.array([points.get(f"x{j}", 0) for j in range(3)], dtype=float)
+        assert len(points) <= 2 and all(-2 <= p <= 2 for p in points.values())
+        loss = best_t(X, time, event, w, vector)[1]
+        objectives.append(loss + 0.01 * len(points))
+    assert all(b <= a + 1e-9 for a, b in zip(objectives, objectives[1:]))
+    assert objectives[-1] == pytest.approx(card.objective, abs=1e-7)
+
+
+@pytest.mark.seeds(6)
+def test_a_locked_rule_keeps_its_points_and_the_rest_is_the_brute_force_optimum(seed):
+    """A lock fixes the points (it does not only cap them): the locked rule is on the card with
+    those points, even where the card would be better without it."""
+    X, time, event, w = tiny_survival(seed)
+    y = Surv.from_arrays(event=event, time=time)
+    for locked in (-2, 1):
+        card = sw.fit(
+            X, y, sample_weight=w, max_size=2, coef_range=(-2, 2), C0=0.01, rules=False,
+            lock={"x1": locked},
+        )  # fmt: skip
+        allowed = [np.arange(-2, 3), np.array([locked]), np.arange(-2, 3)]
+        best, _ = brute_optimum(X, time, event, w, allowed, np.full(3, 0.01), 2)
+        assert card.card_points["x1"] == locked and card.status == "optimal"
+        assert card.objective == pytest.approx(best, abs=1e-8)
 
 
 def test_a_time_limit_states_a_proven_floor():

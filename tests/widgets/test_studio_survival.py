@@ -1,7 +1,10 @@
 """The time-to-event family in the studio, without a browser: ``sw.Studio(X, y)`` with a ``Surv``
 y opens it; its card is the one ``fit`` proves; the risk at the horizon is the card's and
 Kaplan–Meier's (cross-checked with scikit-survival); each edit is one undo step; the C-index by
-size is Harrell's C of the best card of each size; what cannot apply says so in place."""
+size is Harrell's C of the best card of each size; what cannot apply says so in place. Points
+typed into the card make an edited card (its multiplier, baseline and C cross-checked with
+scikit-survival) that says what it breaks; locks and must-use re-solve as ``fit`` does; the card
+is written in each format with its risk by each horizon."""
 
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ from slimwidgets.widgets.survival_view import SurvivalStudio
 
 sksurv_datasets = pytest.importorskip("sksurv.datasets")
 sksurv_metrics = pytest.importorskip("sksurv.metrics")
+sksurv_linear = pytest.importorskip("sksurv.linear_model")
+sksurv_coxph = pytest.importorskip("sksurv.linear_model.coxph")
 sksurv_nonparametric = pytest.importorskip("sksurv.nonparametric")
 
 pytestmark = pytest.mark.slow  # studio solves
@@ -291,3 +296,257 @@ def test_names_from_data_reach_the_page_escaped():
         assert not studio.feature_rows[hostile]["use"].description_allow_html
     finally:
         studio.close()
+
+
+# -- edits by hand, locks, must-use, exports --------------------------------------------------
+
+
+def test_points_typed_into_the_card_make_an_edited_card_cross_checked(session, veterans):
+    """An edited card: the multiplier is Cox's fit of the new totals (scikit-survival's
+    CoxPHSurvivalAnalysis on that one column), the baseline Breslow's (its BreslowEstimator),
+    Harrell's C scikit-survival's; the status says it is not optimized and what it costs."""
+    s = session(max_size=2)
+    X, y = veterans
+    solved, solves = s.card, s.solves
+    rule, points = next(iter(solved.card_points.items()))
+    s.edit_points(rule, points)  # the same points: the solved card, nothing edited
+    assert s.wait(LIMIT) and s.card is solved and not s.can_undo
+    s.edit_points(rule, points + 1)
+    assert s.wait(LIMIT) and s.solves == solves  # re-read, not re-solved
+    card = s.card
+    assert card.status == "edited" and card.card_points == {**solved.card_points, rule: points + 1}
+    totals = card.scores(X)
+    event, time = y["Status"], y["Survival_in_days"]
+    cox = sksurv_linear.CoxPHSurvivalAnalysis(ties="breslow").fit(totals[:, None], y)
+    assert 1 / card.multiplier == pytest.approx(cox.coef_[0], rel=1e-5)
+    breslow = sksurv_coxph.BreslowEstimator().fit(totals / card.multiplier, event, time)
+    theirs = breslow.get_survival_function(np.unique(totals) / card.multiplier)
+    for total, fn in zip(np.unique(totals), theirs):
+        assert card.risk_at(total, s.horizon) == pytest.approx(1 - fn(s.horizon), rel=1e-9)
+    c = sksurv_metrics.concordance_index_censored(event, time, card.predict(X))[0]
+    assert f"Harrell's C {c:.3f}" in s.status and "edited (not optimized)" in s.status
+    cost = card.objective - solved.objective
+    assert cost > 0 and f"Cox loss {cost:+.4f} per event vs the solved card" in s.status
+    assert "breaks" not in s.status and s.risk_table()["predicted"].notna().all()
+    again = survival_session.edited_card(solved, solved.card_points, X, y, s.settings.C0, [])
+    assert again.objective == pytest.approx(solved.objective, rel=1e-9)  # the solve's count
+    assert again.multiplier == pytest.approx(solved.multiplier, rel=1e-6)
+    assert s.undo() and s.wait(LIMIT) and s.card is solved and s.solves == solves  # one step
+
+
+def test_an_edited_card_says_what_it_breaks(session):
+    s = session(max_size=1, signs={"Karnofsky_score": "-"})
+    (rule, points), *_ = s.card.card_points.items()
+    assert rule.startswith("Karnofsky") and points < 0
+    s.edit_points(rule, 2)
+    assert s.wait(LIMIT)
+    assert f"'{rule}' has +2, outside" in s.status
+    other = next(r for r in s.rules if r.startswith("Celltype"))
+    s.edit_points(other, 1)
+    assert s.wait(LIMIT) and "2 rules with points > max size 1" in s.status
+    assert len(s.card.card_points) == 2  # shown with what it breaks, not refused
+
+
+def test_a_lock_fixes_a_rules_points_and_the_rest_re_solves(session, veterans):
+    s = session(max_size=2)
+    first = s.card.card_points
+    rule = next(r for r in s.rules if r not in first)
+    s.set_lock(rule, 3)
+    assert s.wait(LIMIT)
+    fitted = _fit(veterans, max_size=2, lock={rule: 3})
+    assert s.card.card_points == fitted.card_points and s.card.card_points[rule] == 3
+    assert s.card.status == "optimal"
+    s.set_lock(rule, None)
+    assert s.wait(LIMIT) and s.card.card_points == first
+    assert s.undo() and s.wait(LIMIT) and s.card.card_points[rule] == 3
+    assert s.undo() and s.wait(LIMIT) and s.card.card_points == first and not s.can_undo
+    with pytest.raises(KeyError):
+        s.set_lock("no such rule", 1)
+    with pytest.raises(ValueError):
+        s.set_lock(rule, 1.5)
+    with pytest.raises(ValueError):
+        s.edit_points(rule, "two")
+
+
+def test_must_use_forces_a_variable_onto_the_card(session, veterans):
+    s = session(max_size=1)
+    (first,) = s.card.card_points
+    other = next(v for v in s.variables if not first.startswith(v))
+    s.set_feature(other, require=True)
+    assert s.wait(LIMIT)
+    assert s.card.card_points == _fit(veterans, max_size=1, require=[other]).card_points
+    assert all(rule.startswith(other) for rule in s.card.card_points)
+    assert s.undo() and s.wait(LIMIT) and list(s.card.card_points) == [first]
+
+
+def test_a_lock_the_solve_cannot_meet_is_refused_in_place(session):
+    s = session(max_size=2)
+    settings, card = s.settings, s.card
+    rule = next(r for r in s.rules if r.startswith("Celltype"))
+    s.set_lock(rule, 2)
+    assert s.wait(LIMIT)
+    s.set_feature("Celltype", use=False)  # its rules off the card, one of them locked at +2
+    assert s.wait(LIMIT)
+    assert "no card for these settings" in s.notice and "those before" in s.notice
+    assert s.card.card_points[rule] == 2 and "Celltype" not in s.settings.exclude
+    assert s.undo() and s.wait(LIMIT) and s.settings == settings and s.card is card
+
+
+def test_the_card_is_written_in_each_format_with_its_risk_by_each_horizon(
+    session, veterans, tmp_path
+):
+    import runpy
+    import sqlite3
+
+    s = session(max_size=2)
+    X, _ = veterans
+    rule, points = next(iter(s.card.card_points.items()))
+    s.edit_points(rule, points - 1)  # an edited card is written as it is, and says so
+    assert s.wait(LIMIT)
+    card = s.card
+    written = {}
+    for fmt in survival_session.EXPORT_SUFFIXES:
+        path, line = s.export(fmt, tmp_path / f"card{survival_session.EXPORT_SUFFIXES[fmt]}")
+        written[fmt] = path.read_text(encoding="utf-8")
+        assert repr(str(path)) in line
+    back = sw.SurvivalCard.from_json(str(tmp_path / "card.json"))
+    assert back.card_points == card.card_points and back.status == "edited"
+    np.testing.assert_allclose(back.predict(X), card.predict(X))
+    risk = runpy.run_path(str(tmp_path / "card.py"))["risk"]
+    rows = X.head(20).to_dict("records")
+    totals = card.scores(X.head(20))
+    for h in card.horizons:
+        assert [risk(r, h) for r in rows] == pytest.approx([card.risk_at(t, h) for t in totals])
+    db = sqlite3.connect(":memory:")
+    db.create_function("EXP", 1, np.exp)
+    X.head(20).astype({"Celltype": str}).to_sql("patients", db)
+    got = db.execute(written["sql"]).fetchall()
+    for row, total in zip(got, totals):
+        assert row[-1] == pytest.approx(card.risk_at(total, card.horizons[-1]))
+    for fmt in ("text", "markdown", "html", "latex"):
+        assert f"{card.horizons[-1]:g}" in written[fmt]
+    with pytest.raises(ValueError, match="format must be one of"):
+        s.export("pdf")
+    with pytest.raises(OSError, match="could not write"):
+        s.export("json", tmp_path / "no such folder" / "card.json")
+
+
+def test_the_views_edit_lock_and_export_controls(veterans, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    studio = sw.Studio(*veterans, max_size=2, time_limit=LIMIT)
+    try:
+        assert studio.wait(LIMIT)
+        solved = studio.scoring_system
+        name, box, lock = studio.edit_box.children[0].children
+        assert name.value in solved.card_points and box.value == solved.card_points[name.value]
+        box.value += 1
+        assert studio.wait(LIMIT) and studio.scoring_system.status == "edited"
+        assert "edited (not optimized)" in html.unescape(studio.status.value)
+        name, box, lock = studio.edit_box.children[0].children  # rebuilt for the new card
+        lock.value = True
+        assert studio.wait(LIMIT)
+        assert studio.session.settings.lock == ((name.value, box.value),)
+        assert studio.scoring_system.card_points[name.value] == box.value
+        assert studio.edit_box.children[0].children[2].value  # the row shows its lock
+        added = studio.add_rule.options[0]  # a rule not on the card, given points by hand
+        assert added not in studio.scoring_system.card_points
+        studio.add_rule.value, studio.add_points.value = added, 2
+        studio.add_button.click()
+        assert studio.wait(LIMIT)
+        assert studio.scoring_system.card_points[added] == 2
+        assert added not in studio.add_rule.options
+        studio.feature_rows["Celltype"]["require"].value = True
+        assert studio.wait(LIMIT) and studio.session.settings.require == ("Celltype",)
+        studio.export_format.value = "python"
+        studio.export_button.click()
+        assert (tmp_path / "time_to_event_card.py").exists()
+        assert "runpy.run_path" in html.unescape(studio.export_line.value)
+        for _ in range(4):  # four edits, four steps back to the solved card
+            studio.undo_button.click()
+            assert studio.wait(LIMIT)
+        assert studio.scoring_system is solved and studio.undo_button.disabled
+        assert not studio.feature_rows["Celltype"]["require"].value
+    finally:
+        studio.close()
+
+
+def test_the_c_index_path_leaves_out_sizes_too_small_for_the_locks(session, veterans):
+    s = session(max_size=3)
+    locked = [r for r in s.rules if r.startswith("Celltype")][:2]
+    for rule in locked:
+        s.set_lock(rule, 1)
+        assert s.wait(LIMIT) and not s.notice
+    path = s.c_by_size()
+    assert path["size"].tolist() == [2, 3]  # no card of one rule holds both locks
+    card = _fit(veterans, max_size=2, lock=dict.fromkeys(locked, 1))
+    assert path["C-index"].iloc[0] == pytest.approx(card.score(*veterans))
+
+
+def test_rows_kept_aside_give_a_held_out_c_index(session, veterans):
+    """The card is solved on the other rows (as ``fit`` on them); Harrell's C on the rows kept
+    aside is scikit-survival's; the share is one undo step and the same share keeps the same
+    rows aside."""
+    s = session(max_size=2)
+    X, y = veterans
+    whole = s.card
+    assert "held-out" not in s.status and s.held_out_c(whole) is None
+    s.update(holdout=0.3)
+    assert s.wait(LIMIT)
+    aside = survival_session.held_out_rows(y["Status"], 0.3)
+    assert aside.sum() == round(0.3 * y["Status"].sum()) + round(0.3 * (~y["Status"]).sum())
+    fitted = _fit((X[~aside], y[~aside]), max_size=2)
+    assert s.card.card_points == fitted.card_points and len(s.X) == (~aside).sum()
+    theirs = sksurv_metrics.concordance_index_censored(
+        y["Status"][aside], y["Survival_in_days"][aside], s.card.predict(X[aside])
+    )[0]
+    c, n = s.held_out_c(s.card)
+    assert c == pytest.approx(theirs) and n == aside.sum()
+    assert f", {theirs:.3f} ({n} held-out rows)" in s.status
+    train = sksurv_metrics.concordance_index_censored(
+        y["Status"][~aside], y["Survival_in_days"][~aside], s.card.predict(X[~aside])
+    )[0]
+    assert f"Harrell's C {train:.3f} (training rows)" in s.status
+    rule, points = next(iter(s.card.card_points.items()))
+    s.edit_points(rule, points + 1)  # an edit keeps the rows aside: its C there too
+    assert s.wait(LIMIT) and "held-out rows" in s.status and s.card.status == "edited"
+    assert s.undo() and s.wait(LIMIT) and s.undo() and s.wait(LIMIT)
+    assert s.card is whole and s.settings.holdout == 0.0
+    with pytest.raises(ValueError, match="kept aside must lie in 0..0.5"):
+        s.update(holdout=0.7)
+    np.testing.assert_array_equal(aside, survival_session.held_out_rows(y["Status"], 0.3))
+
+
+def test_the_held_out_control_keeps_rows_aside_and_undo_brings_them_back(veterans):
+    studio = sw.Studio(*veterans, max_size=1, time_limit=LIMIT, holdout=0.25)
+    try:
+        assert studio.wait(LIMIT) and studio.holdout.value == 0.25
+        assert "held-out rows" in html.unescape(studio.status.value)
+        assert "Survival_in_days (training rows)</caption>" in studio.card_view.value
+        studio.holdout.value = 0.0
+        assert studio.wait(LIMIT) and "held-out" not in studio.status.value
+        assert "training rows" not in studio.card_view.value
+        studio.undo_button.click()
+        assert studio.wait(LIMIT) and studio.holdout.value == 0.25
+        assert "held-out rows" in html.unescape(studio.status.value)
+    finally:
+        studio.close()
+
+
+def test_while_a_solve_runs_the_status_says_the_best_card_so_far(veterans):
+    """Each card the proof finds reaches the status line with what is proven, until the solve's
+    card replaces it; a report of an older solve is dropped."""
+    s = SurvivalSession(*veterans, time_limit=LIMIT, max_size=2, start=False)
+    said = []
+    s.subscribe(lambda what: said.append(s.status) if "progress" in what else None)
+    try:
+        s.begin()
+        assert s.wait(LIMIT)
+        assert said and all(line.startswith("solving… best so far: ") for line in said)
+        final = ", ".join(f"{rule} {p:+d}" for rule, p in s.card.card_points.items())
+        assert said[-1].startswith(f"solving… best so far: {final} · 2 rules, C-index")
+        assert "proven" in said[-1] and s.status.startswith("Harrell's C")
+        told = len(said)
+        s._progress(s._gen - 1, {"stale": 1}, "an older solve")
+        assert "stale" not in s.status and len(said) == told
+    finally:
+        s.close()
