@@ -523,7 +523,10 @@ class CutEditing:
                 self._tables[key] = table
                 self.use_table(table)
                 self._c.set_spec(
-                    spec, action="size", notice=choice_text(choice), requested=requested
+                    spec,
+                    action="size",
+                    notice=choice_text(choice, spec.loss),
+                    requested=requested,
                 )
         if skipped:
             self._core.emit("notice")
