@@ -317,10 +317,11 @@ def _chooses_size_by_cv(y: Any, options: dict) -> bool:
 
 def _default_size_cv(options: dict, builder: Any, y: Any) -> dict:
     """``options`` with ``size_cv`` set to :data:`DEFAULT_SIZE_CV` folds when the default applies:
-    ``fit`` made rules of a raw table, the card is a decision card, the caller set none of
-    ``max_size``, ``C0`` and ``size_cv`` (an exact card at a size the caller gives stays exact at
-    it), and each class has a row for every fold (a smaller table is solved as before, and the
-    "solved for" line names no CV)."""
+    ``fit`` made rules of a raw table, the card's family chooses its size so (decision and risk
+    cards: :attr:`~slimwidgets.core.card_family.CardFamily.chooses_size_by_cv`), the caller set
+    none of ``max_size``, ``C0`` and ``size_cv`` (an exact card at a size the caller gives stays
+    exact at it), and each class has a row for every fold (a smaller table is solved as before,
+    and the "solved for" line names no CV)."""
     if (
         builder is None
         or not _chooses_size_by_cv(y, options)

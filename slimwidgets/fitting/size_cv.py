@@ -297,12 +297,12 @@ def choose_size(
     said: str = "",
 ) -> tuple[int, SizeChoice]:
     """The size with the lowest mean held-out score (the family's: error, log-loss) over
-    ``spec.size_cv`` folds of ``X``
-    (a 0/1 table of rules), and what was found. ``fit`` is :func:`slimwidgets.fit`, passed in
-    (it calls this). ``positive`` must name the positive label; ``y`` is compared with
-    ``card.predict``. With a time limit no fold fit starts after ``deadline`` (a
-    ``time.perf_counter()`` value; by default :data:`SHARE` of the limit from now). ``said``:
-    what the progress bar adds to its words (which table of rules these are)."""
+    ``spec.size_cv`` folds of ``X`` (a 0/1 table of rules), and what was found. ``fit`` is
+    :func:`slimwidgets.fit`, passed in (it calls this). ``positive`` must name the positive
+    label; ``y`` holds the labels ``card.predict`` gives. With a time limit no fold fit starts
+    after ``deadline`` (a ``time.perf_counter()`` value; by default :data:`SHARE` of the limit
+    from now). ``said``: what the progress bar adds to its words (which table of rules these
+    are)."""
     check_n_jobs(n_jobs)
     y = np.asarray(y)
     weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
