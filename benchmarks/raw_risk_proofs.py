@@ -76,7 +76,7 @@ def _child(table: str, sizes: list[int], limit: float, size_choice: list[str]) -
         line = {
             "fit": label,
             "shape": f"{X.shape[0]} x {X.shape[1]}",
-            "limit": str(limit),
+            "limit": str(options.get("time_limit", limit)),
             "wall": wall,
             "cpu": cpu,
             "status": card.status,
