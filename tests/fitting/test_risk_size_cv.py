@@ -137,3 +137,5 @@ def test_fit_cv_and_fit_choose_a_risk_cards_size_with_the_same_chooser():
     line = next(s for s in by_fit_cv.to_text().splitlines() if s.startswith("CV:"))
     mean = RISK.held_out_words(cv["test_error"])
     assert line.startswith(f"CV: test log-loss {mean} ± ") and "%" not in line
+    loaded = sw.ScoringSystem.from_json(by_fit_cv.to_json())  # a card file keeps what it compared
+    assert loaded.details["cv"]["error"] == "log-loss" and line in loaded.to_text()
