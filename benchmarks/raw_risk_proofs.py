@@ -4,8 +4,11 @@ The six raw tables of ``raw_proofs.py``, fitted with ``loss="logistic"``, ``rule
 ``max_size`` 3, 4 and 5 and a time limit (10 s); with ``--size-choice TABLE ...`` also the
 size of those tables' risk cards chosen by cross-validation: ``sw.fit_cv(X, y, rules=True,
 loss="logistic", max_size=[1, 2, 3, 4, 5], cv=5)`` (25 fits on the folds, then the final fit at
-the size chosen; each under the same time limit). Risk cards refuse ``size_cv`` (their size is
-chosen on log-loss, not on error), so ``fit_cv`` is their size choice.
+the size chosen; each under the same time limit) and, in a tree whose risk cards choose their
+size inside ``fit`` (``RISK.chooses_size_by_cv``), the default fit ``sw.fit(X, y, rules=True,
+loss="logistic")``: 25 fold fits within its share of the default 30 s limit, then the card at
+the size chosen. Both compare held-out log-loss in such a tree; an older tree's ``fit_cv``
+compared held-out error.
 
 Each table is fitted by every package tree given (``--trees``: folders holding a
 ``slimwidgets`` package, e.g. an older commit unpacked with ``git archive``), one child process
@@ -56,20 +59,24 @@ def _child(table: str, sizes: list[int], limit: float, size_choice: list[str]) -
     from raw_proofs import load_table
 
     import slimwidgets as sw
+    from slimwidgets.core.family import RISK
+    from slimwidgets.core.options import DEFAULT_TIME_LIMIT
 
     _warm_up()
     X, y = load_table(table)
     fits = [(f"max_size={k}", sw.fit, dict(max_size=k)) for k in sizes]
     if table in size_choice:
         fits.append(("fit_cv, max_size 1-5", sw.fit_cv, dict(max_size=[1, 2, 3, 4, 5], cv=5)))
+        if getattr(RISK, "chooses_size_by_cv", False):  # the default limit, not --time-limit
+            fits.append(("fit, size by 5-fold CV", sw.fit, dict(time_limit=DEFAULT_TIME_LIMIT)))
     for label, how, options in fits:
         t, c = time.perf_counter(), time.process_time()
-        card = how(X, y, rules=True, loss="logistic", time_limit=limit, **options)
+        card = how(X, y, rules=True, loss="logistic", **{"time_limit": limit, **options})
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         line = {
             "fit": label,
             "shape": f"{X.shape[0]} x {X.shape[1]}",
-            "limit": str(limit),
+            "limit": str(options.get("time_limit", limit)),
             "wall": wall,
             "cpu": cpu,
             "status": card.status,
@@ -77,8 +84,20 @@ def _child(table: str, sizes: list[int], limit: float, size_choice: list[str]) -
             "solver": str(card.solver),
             "size": card.size,
             "note": str(card.details.get("support_proof", "")),
+            "chosen": _chosen(card),
         }
         print(json.dumps(line), flush=True)
+
+
+def _chosen(card) -> str:
+    """The size a choice by CV settled on and what it compared, or "" for a fit at a size."""
+    cv = card.details.get("cv") or card.details.get("size_cv")
+    if not cv:
+        return ""
+    chosen = cv["chosen"]["max_size"] if isinstance(cv["chosen"], dict) else cv["chosen"]
+    if cv.get("skipped"):
+        return f"{chosen} (no choice: no time)"
+    return f"{chosen} on {cv.get('error') or cv.get('measure', 'error')}"
 
 
 def _run(tree: str, table: str, args: argparse.Namespace) -> list[dict]:
@@ -101,6 +120,7 @@ def _row(table: str, tree: str, fit: dict) -> list[str]:
         gap,
         fit["solver"],
         str(fit["size"]),
+        fit.get("chosen") or "-",
         note,
     ]
 
@@ -130,7 +150,7 @@ def main() -> None:
                 rows.append(_row(table, tree, fit))
                 print(" | ".join(rows[-1]), flush=True)
     header = ["table", "rows x variables", "fit", "limit s", "tree", "wall s", "CPU s"]
-    header += ["status", "gap", "solver", "size", "supports"]
+    header += ["status", "gap", "solver", "size", "size chosen", "supports"]
     print(markdown_table(header, rows))
     for tree in args.trees:
         mine = [r for r in rows if r[4] == tree and r[2].startswith("max_size")]

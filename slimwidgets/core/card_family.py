@@ -15,6 +15,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, NamedTuple
 
+import numpy as np
+
 from .survival import is_survival_target
 
 __all__ = ["CardFamily", "CardWords", "DEFAULT_LOSS"]
@@ -72,6 +74,10 @@ class CardFamily(ABC):
     search_holds_groups: ClassVar[bool] = False
     #: whether ``fit`` chooses the size by cross-validation when it builds the rules itself
     chooses_size_by_cv: ClassVar[bool] = False
+    #: whether that choice also weighs more candidate cut points per numeric column
+    chooses_cuts_by_cv: ClassVar[bool] = False
+    #: what :meth:`held_out_score` measures, in the user's words (the size choice compares it)
+    held_out_measure: ClassVar[str] = ""
     #: whether many 0/1 rows are searched on a sample and re-scored on all of them
     samples_large_tables: ClassVar[bool] = False
     #: the formats its cards are written in (:meth:`export`), each a ``to_<format>`` of the card
@@ -106,6 +112,72 @@ class CardFamily(ABC):
     @abstractmethod
     def figures(self, card: Any, X: Any, y: Any) -> dict[str, float]:
         """The card's figures on ``X, y``, in the user's units."""
+
+    def row_losses(self, card: Any, X: Any, y: Any) -> Any:
+        """Each row's loss under ``card``: what :meth:`held_out_score` averages. Families that
+        choose their size by cross-validation answer it; the others have no held-out score."""
+        raise TypeError(f"{self.name} cards have no held-out score")
+
+    def held_out_score(
+        self, card: Any, X: Any, y: Any, sample_weight: Any = None, class_weights: Any = None
+    ) -> float:
+        """The score of ``card`` on held-out rows ``X, y`` that choices by cross-validation
+        compare (lower is better): the mean of :meth:`row_losses`, each row weighed as a fit
+        weighs it (``sample_weight`` times its class's weight under ``class_weights``).
+
+        Parameters
+        ----------
+        card : a card of this family.
+        X, y : the held-out rows and their labels.
+        sample_weight : one weight per row (None: one each).
+        class_weights : None, ``"balanced"`` (each class weighs as much in all) or
+            ``(negative, positive)`` weights, as for :func:`slimwidgets.fit`.
+
+        Returns
+        -------
+        float
+            The weighted mean loss, in the units of :attr:`held_out_measure`.
+
+        Examples
+        --------
+        >>> from slimwidgets.core.family import DECISION
+        >>> from slimwidgets.core.scoring import ScoringSystem
+        >>> card = ScoringSystem(("a",), (1,), -1)  # positive when a = 1
+        >>> X, y = [[1], [0], [0], [0]], [1, 1, 0, 0]
+        >>> DECISION.held_out_score(card, X, y), DECISION.held_out_score(card, X, y, None, (1, 3))
+        (0.25, 0.375)
+        """
+        losses = np.asarray(self.row_losses(card, X, y), dtype=float)
+        weight = np.ones(len(losses)) if sample_weight is None else np.asarray(sample_weight, float)
+        if class_weights is not None:
+            positive = np.asarray(y, dtype=object) == card.positive
+            if class_weights == "balanced":  # every class weighs as much as the other in all
+                per_class = [1 / max(weight[positive == c].sum(), 1e-300) for c in (False, True)]
+            else:
+                per_class = [float(class_weights[0]), float(class_weights[1])]
+            weight = weight * np.where(positive, per_class[1], per_class[0])
+        return float(np.average(losses, weights=weight))
+
+    def held_out_words(self, value: float) -> str:
+        """A held-out score in the user's units (the card's CV line, the size choice's notice).
+
+        Parameters
+        ----------
+        value : float
+            A value of :meth:`held_out_score`.
+
+        Returns
+        -------
+        str
+            The value as a user reads it.
+
+        Examples
+        --------
+        >>> from slimwidgets.core.family import DECISION, RISK
+        >>> DECISION.held_out_words(0.2125), RISK.held_out_words(0.51234)
+        ('21.2 %', '0.5123')
+        """
+        return f"{value:.4f}"
 
     def card_text(self, card: Any) -> str:
         """The card as plain text (its own ``to_text``)."""

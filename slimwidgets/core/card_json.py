@@ -268,6 +268,14 @@ def _limits(value: Any) -> dict:
     return {"limits": LimitScale.from_dict(value).to_dict()}
 
 
+#: what a card file's cross-validation may say it compared (``fit_cv``'s held-out scores)
+_COMPARED = tuple(
+    f"{how}{measure}"
+    for measure in ("error", "log-loss")
+    for how in ("", "balanced ", "class-weighted ")
+)
+
+
 def _cv_block(value: Any) -> dict:
     """A card file's cross-validation figures, checked before they are shown on the card."""
 
@@ -278,7 +286,7 @@ def _cv_block(value: Any) -> dict:
         isinstance(value, dict)
         and isinstance(value.get("folds"), int)
         and value["folds"] >= 2
-        and value.get("error") in ("error", "balanced error", "class-weighted error")
+        and value.get("error") in _COMPARED
         and all(number(value.get(k)) for k in ("test_error", "test_error_std"))
         and isinstance(value.get("chosen"), dict)
         and all(

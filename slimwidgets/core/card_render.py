@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import export as render
 from .._version import __version__
+from .family import family_of_card
 from .status import describe, details_text
 
 __all__ = ["CardRendering"]
@@ -36,7 +37,7 @@ class CardRendering:
         if status.warning:
             notes.append(f"warning: {status.warning}")
         if "cv" in self.details:  # set by slimwidgets.fit_cv
-            notes.append(_cv_line(self.details["cv"]))
+            notes.append(_cv_line(self.details["cv"], family_of_card(self)))
         notes.extend(self.details.get("box_limits", ()))  # boxes the card sits at the end of
         notes.extend(entry["note"] for entry in self.history)  # e.g. recalibrated for a new site
         return render.CardData(
@@ -116,12 +117,12 @@ class CardRendering:
         return render.render_sql(self._card_data(), table=table)
 
 
-def _cv_line(cv: Mapping[str, Any]) -> str:
-    """The card's one line on its cross-validation (see slimwidgets.fit_cv)."""
+def _cv_line(cv: Mapping[str, Any], family: Any) -> str:
+    """The card's one line on its cross-validation (see slimwidgets.fit_cv), the held-out score
+    in the units of the card's ``family`` (an error in %, a log-loss as a number)."""
     chosen = ", ".join(
         f"{k} = {'auto' if v is None else f'{v:g}'}" for k, v in cv["chosen"].items()
     )
-    return (
-        f"CV: test {cv['error']} {100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} "
-        f"({cv['folds']} folds), chosen {chosen}"
-    )
+    mean = family.held_out_words(cv["test_error"])
+    spread = family.held_out_words(cv["test_error_std"]).removesuffix(" %")  # the unit once
+    return f"CV: test {cv['error']} {mean} ± {spread} ({cv['folds']} folds), chosen {chosen}"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .card_family import CardFamily
 from .data import Dataset
 from .losses import ZeroOneLoss
@@ -36,6 +38,8 @@ class DecisionFamily(CardFamily):
     measures = ("error", "tpr", "fpr", "n")
     holds_band_rows = True
     chooses_size_by_cv = True
+    chooses_cuts_by_cv = True
+    held_out_measure = "error"
     samples_large_tables = True
 
     def loss(self, data: Dataset, class_weights: Any = None) -> ZeroOneLoss:
@@ -50,6 +54,15 @@ class DecisionFamily(CardFamily):
         if spec.min_tpr is not None and spec.max_fpr is None:
             return "fpr"
         return "error"
+
+    def row_losses(self, card: Any, X: Any, y: Any) -> Any:
+        """1 for each row the card labels wrongly, else 0: the held-out score is the error a
+        decision card is fitted to lower."""
+        return (np.asarray(card.predict(X)) != np.asarray(y)).astype(float)
+
+    def held_out_words(self, value: float) -> str:
+        """A held-out error as a percentage, one decimal."""
+        return f"{100 * value:.1f} %"
 
     def figures(self, card: Any, X: Any, y: Any) -> dict[str, float]:
         """The card's error, TPR and FPR on ``X, y`` (shares of the weighted rows)."""

@@ -443,18 +443,12 @@ OPTIONS: tuple[Option, ...] = (
         v.optional(v.whole(2)),
         "int | None",
         "choose the card's size by K-fold cross-validation on the training rows, among 1 to "
-        "max_size (or 1 to 5): the size with the lowest mean held-out error, then the exact "
+        "max_size (or 1 to 5): the size with the lowest mean held-out error (log-loss for "
+        "risk cards), then the exact "
         "card of that size on all rows (sw.fit does so by default for a raw table given "
         "neither max_size nor C0; with rules it makes itself, the same folds also choose 3 "
         "or 9 candidate cut points per numeric column)",
         words=Words("size chosen by", lambda k: f"{k}-fold CV"),
-        refused=(
-            Refusal(
-                _RISK,
-                "a risk card's size is chosen on log-loss, not on error; use sw.fit_cv with "
-                "a list of max_size values",
-            ),
-        ),
         omit_default=True,
     ),
     # -- fairness between the groups of the data's sensitive_features (core/groups.py) ----------

@@ -398,7 +398,7 @@ def refused_options(spec: Spec) -> list[str]:
     Examples
     --------
     >>> refused_options(Spec(loss="logistic"))  # doctest: +NORMALIZE_WHITESPACE
-    ['size_cv', 'linear', 'margin', 'missing', "solver='cbc'", "solver='scan'", "solver='pulp'"]
+    ['linear', 'margin', 'missing', "solver='cbc'", "solver='scan'", "solver='pulp'"]
     >>> refused_options(Spec())
     ['scale']
     """

@@ -344,6 +344,8 @@ def describe(card: ScoringSystem, *, validation: Metrics | None = None) -> CardS
         "limit": None if limit is None else limit[1],
         "limit_of": None if limit is None else limit[0],
         "stopped": (card.details or {}).get("solver_stopped"),
+        # why solver="auto" did not try the support scan (fitting/cards.py's scan_declined)
+        "support_scan": (card.details or {}).get("support_scan"),
     }
     warning = degeneracy(card)
     # a risk card's objective is its log-loss: say it in those words
@@ -607,6 +609,8 @@ def details_text(status: CardStatus) -> str:
         parts.append(seconds(d["seconds"]))
     if d.get("stopped"):  # why the solver stopped early, e.g. its process was killed
         parts.append(str(d["stopped"]))
+    if d.get("support_scan"):  # why the support scan was not tried
+        parts.append(str(d["support_scan"]))
     return " · ".join(parts)
 
 

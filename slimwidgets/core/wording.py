@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .family import family_of_loss
 from .options import OPTIONS
 from .spec import Spec
 
@@ -22,6 +23,10 @@ def _spec_items(spec: Spec) -> dict[str, tuple[str, str]]:
     for row in OPTIONS:
         if row.words is not None:
             items.update(row.words.items(row.name, getattr(spec, row.name), row.default))
+    measure = family_of_loss(spec.loss).held_out_measure
+    if "size_cv" in items and measure:  # what the folds compared is the card family's score
+        label, fragment = items["size_cv"]
+        items["size_cv"] = (label, f"{fragment} on {measure}")
     return items
 
 

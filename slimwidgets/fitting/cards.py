@@ -24,6 +24,9 @@ __all__ = [
     "card_from_incumbent",
     "risk_rows",
     "SCAN_UNDER_GROUP_ROWS",
+    "SCAN_UNDER_CAPS_ON_VALUES",
+    "scan_declined",
+    "not_binary_columns",
     "smallest_form",
 ]
 
@@ -32,6 +35,59 @@ SCAN_UNDER_GROUP_ROWS = (
     "no support scan: its walk does not hold group caps or linear rows; the MIP proves the "
     "card with them"
 )
+#: why "auto" solves a card under max_fpr / min_tpr on columns that are not 0/1 without the
+#: support scan ({column}: the first such column, quoted)
+SCAN_UNDER_CAPS_ON_VALUES = (
+    "no support scan: under max_fpr / min_tpr the scan settles each support per labelling of "
+    "its cells, which needs 0/1 columns, and {column} is not 0/1; the card is solved without it"
+)
+
+
+def not_binary_columns(form: Formulation) -> list[str]:
+    """The columns of ``form``'s rows that hold a value other than 0 and 1 (none: rules and
+    one-hot levels only, where the support scan's cells are few)."""
+    X = form.data.X
+    held = np.all((X == 0) | (X == 1), axis=0)
+    return [name for name, ok in zip(form.data.feature_names, held) if not ok]
+
+
+def scan_declined(form: Formulation) -> str | None:
+    """Why ``solver="auto"`` does not try the support scan on ``form`` whatever its incumbent
+    (said in the card's ``details["support_scan"]`` and its status details), or None.
+
+    Parameters
+    ----------
+    form : Formulation
+        The program of the fit.
+
+    Returns
+    -------
+    str or None
+        :data:`SCAN_UNDER_GROUP_ROWS`, :data:`SCAN_UNDER_CAPS_ON_VALUES` naming the first
+        column that is not 0/1, or None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.formulation import build_formulation
+    >>> from slimwidgets.core.spec import make_spec
+    >>> X = pd.DataFrame({"a": [1, 0, 1, 0, 1, 0], "age": [30, 50, 70, 40, 60, 20]})
+    >>> data = prepare_data(X, [1, 0, 1, 0, 1, 0])
+    >>> capped = build_formulation(data, make_spec(max_fpr=0.2))
+    >>> print(scan_declined(capped))  # doctest: +NORMALIZE_WHITESPACE
+    no support scan: under max_fpr / min_tpr the scan settles each support per labelling of its
+    cells, which needs 0/1 columns, and 'age' is not 0/1; the card is solved without it
+    >>> scan_declined(build_formulation(data, make_spec())) is None
+    True
+    """
+    if form.special_rows:
+        return SCAN_UNDER_GROUP_ROWS
+    if form.caps:
+        values = not_binary_columns(form)
+        if values:
+            return SCAN_UNDER_CAPS_ON_VALUES.format(column=repr(values[0]))
+    return None
 
 
 def card_from_result(
@@ -79,11 +135,7 @@ def card_from_result(
             **class_limits(form, result.bound, result.coefficients, result.intercept),
             # why the fit stopped early when its solver process was lost (see describe)
             **({"solver_stopped": result.message} if result.status == "solver_stopped" else {}),
-            **(
-                {"support_scan": SCAN_UNDER_GROUP_ROWS}
-                if form.special_rows and spec.solver == "auto"
-                else {}
-            ),
+            **_scan_note(form, spec),
         },
     )
     labels = np.where(data.y == 1, data.positive, data.negative)
@@ -91,6 +143,13 @@ def card_from_result(
     object.__setattr__(card, "train_metrics", metrics)
     object.__setattr__(card, "risk", risk_rows(card, data, labels))
     return card
+
+
+def _scan_note(form: Formulation, spec: Spec) -> dict:
+    """``{"support_scan": why}`` when ``solver="auto"`` did not try the support scan for a reason
+    of the problem's own (:func:`scan_declined`), else nothing."""
+    why = scan_declined(form) if spec.solver == "auto" else None
+    return {} if why is None else {"support_scan": why}
 
 
 def card_from_incumbent(

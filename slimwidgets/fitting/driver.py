@@ -32,7 +32,13 @@ from ..solvers.polish import polish
 from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
 from ..solvers.search import local_search, warm_up
 from . import size_cv
-from .cards import card_from_result, limits_in_user_units, smallest_form
+from .cards import (
+    card_from_result,
+    limits_in_user_units,
+    not_binary_columns,
+    scan_declined,
+    smallest_form,
+)
 from .checks import box_limits, check_card
 from .conflicts import find_conflicts
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
@@ -354,10 +360,11 @@ def _chooses_size_by_cv(y: Any, options: dict) -> bool:
 
 def _default_size_cv(options: dict, builder: Any, y: Any) -> dict:
     """``options`` with ``size_cv`` set to :data:`DEFAULT_SIZE_CV` folds when the default applies:
-    ``fit`` made rules of a raw table, the card is a decision card, the caller set none of
-    ``max_size``, ``C0`` and ``size_cv`` (an exact card at a size the caller gives stays exact at
-    it), and each class has a row for every fold (a smaller table is solved as before, and the
-    "solved for" line names no CV)."""
+    ``fit`` made rules of a raw table, the card's family chooses its size so (decision and risk
+    cards: :attr:`~slimwidgets.core.card_family.CardFamily.chooses_size_by_cv`), the caller set
+    none of ``max_size``, ``C0`` and ``size_cv`` (an exact card at a size the caller gives stays
+    exact at it), and each class has a row for every fold (a smaller table is solved as before,
+    and the "solved for" line names no CV)."""
     if (
         builder is None
         or not _chooses_size_by_cv(y, options)
@@ -747,7 +754,7 @@ def _prove(
         split is not None
         and split[1] - split[0] <= SIZE_MIPS_FIRST
         and form.max_variables is None
-        and not _all_binary(form)
+        and bool(not_binary_columns(form))
     )
     if (
         spec.solver == "auto"
@@ -978,23 +985,17 @@ def _prove_all(
 
 
 def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
-    """Whether "auto" tries the support scan: an exact proof with a card to beat, no group or
-    linear rows (the walk does not hold them), and under ``max_fpr`` / ``min_tpr`` only 0/1
-    columns, where the walk settles each support per labelling of its cells, caps included;
-    the scan's work limits give it up when the floors are too weak."""
+    """Whether "auto" tries the support scan: an exact proof with a card to beat, and nothing
+    of the problem's own that keeps the scan out (:func:`.cards.scan_declined`: group or linear
+    rows, which its walk does not hold; under ``max_fpr`` / ``min_tpr`` a column that is not
+    0/1, where the walk cannot settle each support per labelling of its cells); the scan's work
+    limits give it up when the floors are too weak."""
     return (
         spec.gap == 0
         and start is not None
-        and (not form.caps or _all_binary(form))
-        and not form.special_rows
+        and scan_declined(form) is None
         and scan_applicable(form)
     )
-
-
-def _all_binary(form: Formulation) -> bool:
-    """Whether every column is 0/1 (rules, one-hot levels): the scan's cells are then few."""
-    X = form.data.X
-    return bool(np.all((X == 0) | (X == 1)))
 
 
 def _walk(form: Formulation, upper: float, time_left: float | None, cancel) -> SolveResult:

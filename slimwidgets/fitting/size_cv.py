@@ -7,8 +7,15 @@ with :data:`SEED`, so the choice repeats), fits every size from 1 to the cap (``
 :data:`LARGEST_SIZE`) on each fold's training part under the same settings (smallest first, each
 started from the card of the size before: a card of k rules is a card of at most k + 1, so a
 short time limit does not start a larger size from scratch), and keeps the size
-with the lowest mean held-out error (ties go to the smaller size). The card is then solved
+with the lowest mean held-out score (ties go to the smaller size). The card is then solved
 exactly at that size on all the rows; its "solved for" line says the size was chosen so.
+
+The held-out score is the card family's
+(:meth:`~slimwidgets.core.card_family.CardFamily.held_out_score`): a decision card's error, a
+risk card's log-loss (the error would ask a risk card only on which side of 50 % each risk
+falls), each row weighed as the fit weighs it. :func:`slimwidgets.fit_cv` compares the same
+score with the same rule (:func:`smallest_best`). The rows keep the names ``test_error`` and
+``train_error`` for either score; ``measure`` names it.
 
 When ``fit`` makes the rules of a raw table itself, the same folds also choose how many
 candidate cut points each numeric column gets (:data:`CUT_GRID`: 3 or 9, round values near
@@ -47,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.family import family_of_loss
 from ..core.spec import Spec
 from .jobs import check_n_jobs, progress_bar, run_jobs
 
@@ -95,8 +103,9 @@ def size_candidates(spec: Spec, n_features: int) -> list[int]:
 
 class SizeChoice(dict):
     """What the choice found (kept in ``card.details["size_cv"]``): ``folds``, ``seed``,
-    ``chosen``, ``seconds_per_fit`` (each fold fit's planned time), and ``candidates`` (per size:
-    mean and std of the held-out error over folds, mean training error, how many fold fits were
+    ``measure`` (the family's held-out score: ``"error"``, ``"log-loss"``), ``chosen``,
+    ``seconds_per_fit`` (each fold fit's planned time), and ``candidates`` (per size:
+    mean and std of the held-out score over folds, mean training score, how many fold fits were
     proven optimal, or ``failed`` with the reason); with the cut points chosen too, ``n_cuts``,
     ``by_n_cuts`` (each number tried -> its best mean held-out error) and ``within`` (the one
     standard error allowed). With every fold fit proven, the choice depends on the table alone."""
@@ -157,8 +166,9 @@ def stratified_folds(
 
 def smallest_best(rows: list[dict]) -> dict | None:
     """The rule of every choice by cross-validation: of the candidates (sparsest first) fit on
-    every fold, the sparsest whose mean held-out error is the lowest (within 1e-12: errors are
-    sums of 1/n steps); None when every candidate failed on some fold.
+    every fold, the sparsest whose mean held-out score (``test_error``: an error or a log-loss)
+    is the lowest (within 1e-12: errors are sums of 1/n steps); None when every candidate failed
+    on some fold.
 
     Parameters
     ----------
@@ -250,19 +260,26 @@ def _fold_path(
         warm = card
         out.append(
             (
-                _error(card, X, y, weight, test),
-                _error(card, X, y, weight, train),
+                _score(card, X, y, weight, test, spec),
+                _score(card, X, y, weight, train, spec),
                 card.status == "optimal",
             )
         )
     return out
 
 
-def _error(
-    card, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, rows: np.ndarray
+def _score(
+    card, X: pd.DataFrame, y: np.ndarray, weight: np.ndarray | None, rows: np.ndarray, spec: Spec
 ) -> float:
-    wrong = (np.asarray(card.predict(X.iloc[rows])) != y[rows]).astype(float)
-    return float(np.average(wrong, weights=None if weight is None else weight[rows]))
+    """The card's score on ``rows`` as its family scores held-out rows (a decision card's error,
+    a risk card's log-loss), each row weighed as the fit of ``spec`` weighs it."""
+    return family_of_loss(spec.loss).held_out_score(
+        card,
+        X.iloc[rows],
+        y[rows],
+        None if weight is None else weight[rows],
+        spec.class_weights,
+    )
 
 
 def choose_size(
@@ -279,12 +296,13 @@ def choose_size(
     deadline: float | None = None,
     said: str = "",
 ) -> tuple[int, SizeChoice]:
-    """The size with the lowest mean held-out error over ``spec.size_cv`` folds of ``X``
-    (a 0/1 table of rules), and what was found. ``fit`` is :func:`slimwidgets.fit`, passed in
-    (it calls this). ``positive`` must name the positive label; ``y`` is compared with
-    ``card.predict``. With a time limit no fold fit starts after ``deadline`` (a
-    ``time.perf_counter()`` value; by default :data:`SHARE` of the limit from now). ``said``:
-    what the progress bar adds to its words (which table of rules these are)."""
+    """The size with the lowest mean held-out score (the family's: error, log-loss) over
+    ``spec.size_cv`` folds of ``X`` (a 0/1 table of rules), and what was found. ``fit`` is
+    :func:`slimwidgets.fit`, passed in (it calls this). ``positive`` must name the positive
+    label; ``y`` holds the labels ``card.predict`` gives. With a time limit no fold fit starts
+    after ``deadline`` (a ``time.perf_counter()`` value; by default :data:`SHARE` of the limit
+    from now). ``said``: what the progress bar adds to its words (which table of rules these
+    are)."""
     check_n_jobs(n_jobs)
     y = np.asarray(y)
     weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -302,12 +320,16 @@ def choose_size(
         deadline = time.perf_counter() + per_fit * len(sizes) * math.ceil(k / at_once)
     budget = _Budget(deadline if spec.time_limit is not None else None, k, at_once)
     # what the time goes to, on screen: one step per fold, each fold fitting every size
+    measure = family_of_loss(spec.loss).held_out_measure
     bar = progress_bar(
-        progress, k, f"choosing the size (1 to {sizes[-1]} rules) by CV{said}", "fold"
+        progress,
+        k,
+        f"choosing the size (1 to {sizes[-1]} rules) by CV on held-out {measure}{said}",
+        "fold",
     )
     paths = _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, bar, budget)
     done = [path for path in paths if all(r is not None for r in path)]  # every size fit in time
-    about: dict[str, Any] = dict(folds=k, seed=SEED, seconds_per_fit=per_fit)
+    about: dict[str, Any] = dict(folds=k, seed=SEED, measure=measure, seconds_per_fit=per_fit)
     if sample is not None:
         about["rows"] = {"used": len(y), "of": n_rows}
     if len(done) < min(MIN_FOLDS, k):
@@ -346,7 +368,9 @@ def choose_cuts_and_size(
     made: tuple | None = None,
     rules_seconds: float = 0.0,
 ) -> tuple:
-    """The number of candidate cut points per numeric column (:data:`CUT_GRID`) and the size,
+    """The number of candidate cut points per numeric column (:data:`CUT_GRID`, or its first
+    alone for a card family that does not choose them:
+    :attr:`~slimwidgets.core.card_family.CardFamily.chooses_cuts_by_cv`) and the size,
     chosen together by the same folds: for each number, ``fit``'s own rules of ``raw`` with that
     many candidates and :func:`choose_size` on them (each gets a part of the time in proportion
     to its number of rules); the
@@ -362,7 +386,8 @@ def choose_cuts_and_size(
     points is not built again). With a time limit nothing starts after ``deadline``: a further
     table is built only when its rules (about ``rules_seconds``, what ``fit``'s took) end by it."""
     tables, seen, untried = [], set(), []
-    for n in CUT_GRID:
+    grid = CUT_GRID if family_of_loss(spec.loss).chooses_cuts_by_cv else CUT_GRID[:1]
+    for n in grid:
         if made is not None and made[1].n_cuts == n:
             X, builder, opts = made
             made_spec = _spec_of(opts, spec.size_cv, X)

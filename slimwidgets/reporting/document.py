@@ -364,9 +364,12 @@ def _internal_section(card: ScoringSystem, boot: pd.DataFrame | None) -> str:
     cv = card.details.get("cv")
     if cv:
         rows = pd.DataFrame(cv.get("candidates", [])) if cv.get("candidates") else pd.DataFrame()
+        family = family_of_card(card)
+        mean = family.held_out_words(cv["test_error"])
+        spread = family.held_out_words(cv["test_error_std"]).removesuffix(" %")  # the unit once
         parts.append(
             f"<p>Cross-validation ({esc(cv['folds'])} folds): test {esc(cv['error'])} "
-            f"{100 * cv['test_error']:.1f} % ± {100 * cv['test_error_std']:.1f} for the "
+            f"{esc(mean)} ± {esc(spread)} for the "
             f"chosen setting {esc(json.dumps(cv['chosen']))}.</p>"
         )
         if not rows.empty:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..core.dask_rows import weighted_table
+from ..core.family import family_of_card, family_of_loss
 from ..core.scoring import ScoringSystem
 from ..core.spec import make_spec
 from ..fitting.large import is_dask
@@ -48,9 +49,12 @@ def fit_cv(
     """Fit a card with ``C0`` or ``max_size`` chosen by stratified K-fold cross-validation.
 
     Every candidate setting is fit on each fold's training part and scored on its held-out
-    part; the one with the lowest mean test error wins (ties go to the sparser setting: larger
+    part; the one with the lowest mean test score wins (ties go to the sparser setting: larger
     ``C0``, smaller ``max_size``), and the card is refit with it on all the data, as in the
-    paper's experiments (and as scikit-learn's ``...CV`` estimators do).
+    paper's experiments (and as scikit-learn's ``...CV`` estimators do). The score is the card
+    family's held-out score, the one ``fit``'s own size choice compares
+    (:mod:`~slimwidgets.fitting.size_cv`): a decision card's error, a risk card's
+    (``loss="logistic"``) log-loss.
 
     Parameters
     ----------
@@ -73,8 +77,9 @@ def fit_cv(
     ScoringSystem
         The card refit on all the data with the chosen setting. Its ``details["cv"]`` holds
         ``folds``, ``seed``, ``error`` (what was compared: ``"error"``, or ``"balanced error"`` /
-        ``"class-weighted error"`` when ``class_weights`` is given), ``chosen`` (the setting),
-        the chosen setting's ``test_error``, ``test_error_std`` (over folds, ddof=1),
+        ``"class-weighted error"`` when ``class_weights`` is given; ``"log-loss"``, ... for risk
+        cards), ``chosen`` (the setting), the chosen setting's ``test_error`` (the score named
+        by ``error``), ``test_error_std`` (over folds, ddof=1),
         ``train_error``, ``size`` (mean over folds), ``optimal_folds`` (folds whose fit was
         proven optimal), and ``candidates``: the same figures for every setting tried
         (``failed`` names why a setting could not be fit on some fold).
@@ -131,8 +136,9 @@ def fit_cv(
     best = _best_row(rows)
     chosen = {name: best[name] for name in grid[0]}
     final = _refit(split, {**shared, **chosen}, n_rows)
+    compared = _score_name(family_of_loss(shared.get("loss")).held_out_measure, class_weights)
     return replace(
-        final, details={**final.details, "cv": _summary(k, seed, class_weights, chosen, best, rows)}
+        final, details={**final.details, "cv": _summary(k, seed, compared, chosen, best, rows)}
     )
 
 
@@ -163,13 +169,14 @@ def _refit(split: Folds, options: dict, n_rows: int | None) -> ScoringSystem:
 
 
 def _summary(
-    folds: int, seed: int | None, class_weights: Any, chosen: dict, best: dict, rows: list[dict]
+    folds: int, seed: int | None, compared: str, chosen: dict, best: dict, rows: list[dict]
 ) -> dict:
-    """What ``details["cv"]`` of the refit card holds (see :func:`fit_cv`)."""
+    """What ``details["cv"]`` of the refit card holds (see :func:`fit_cv`); ``compared`` names
+    the held-out score."""
     return {
         "folds": folds,
         "seed": None if seed is None else int(seed),
-        "error": _error_name(class_weights),
+        "error": compared,
         "chosen": chosen,
         **{
             key: best[key]
@@ -254,7 +261,7 @@ def _candidate_row(setting: dict, split: Folds, results: list, class_weights: An
     table = fold_table(split, results)
     errors = np.array(
         [
-            _weighted_error(card, split, test, class_weights)
+            _held_out_score(card, split, test, class_weights)
             for card, (_, test) in zip(results, split.splits)
         ]
     )
@@ -269,25 +276,25 @@ def _candidate_row(setting: dict, split: Folds, results: list, class_weights: An
     return row
 
 
-def _weighted_error(
+def _held_out_score(
     card: ScoringSystem, split: Folds, test: np.ndarray, class_weights: Any
 ) -> float:
-    """Test error as the fit weighed it: plain, balanced (mean of the two class error
-    rates) or class-weighted."""
+    """The card family's held-out score on the fold's test rows, each row weighed as the fit
+    weighed it (plain, balanced: the mean of the two classes' scores, or class-weighted): a
+    decision card's error, a risk card's log-loss, as ``fit``'s own size choice compares
+    (:meth:`~slimwidgets.core.card_family.CardFamily.held_out_score`)."""
     w = None if split.weights is None else split.weights[test]
-    m = card.metrics(split.frame.iloc[test], split.labels.iloc[test], sample_weight=w)
-    if class_weights is None:
-        return m.error
-    if class_weights == "balanced":
-        return 0.5 * (m.fn / (m.tp + m.fn)) + 0.5 * (m.fp / (m.fp + m.tn))
-    neg, pos = class_weights
-    return (pos * m.fn + neg * m.fp) / (pos * (m.tp + m.fn) + neg * (m.fp + m.tn))
+    return family_of_card(card).held_out_score(
+        card, split.frame.iloc[test], split.labels.iloc[test].to_numpy(), w, class_weights
+    )
 
 
-def _error_name(class_weights: Any) -> str:
+def _score_name(measure: str, class_weights: Any) -> str:
+    """What was compared, as ``details["cv"]["error"]`` names it: ``"error"``,
+    ``"balanced log-loss"``, ..."""
     if class_weights is None:
-        return "error"
-    return "balanced error" if class_weights == "balanced" else "class-weighted error"
+        return measure
+    return f"balanced {measure}" if class_weights == "balanced" else f"class-weighted {measure}"
 
 
 def _setting_text(row: dict) -> str:

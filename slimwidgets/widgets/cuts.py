@@ -554,7 +554,9 @@ class CutEditing:
                     spec = spec.replace(variables=options_by_variable(table.rules, {})["variables"])
                 self._tables[key] = table
                 self.use_table(table)
-                self._request(spec, action="size", notice=choice_text(choice), requested=requested)
+                self._request(
+                    spec, action="size", notice=choice_text(choice, spec.loss), requested=requested
+                )
         if skipped:
             self._core.emit("notice")
 

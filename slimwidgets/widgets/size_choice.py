@@ -22,7 +22,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.family import family_of_loss
-from ..core.status import percent
 from ..fitting import size_cv
 from .holdout import RawRows
 
@@ -59,8 +58,21 @@ def size_cv_applies(options: Mapping[str, Any], raw: RawRows | None, groups: Any
     return len(counts) == 2 and int(counts.min()) >= FOLDS
 
 
-def choice_text(choice: Mapping[str, Any]) -> str:
+def choice_text(choice: Mapping[str, Any], loss: str | None = None) -> str:
     """The choice in the user's units, as the notice says it.
+
+    Parameters
+    ----------
+    choice : mapping
+        What :func:`~slimwidgets.fitting.size_cv.choose_size` found.
+    loss : str, optional
+        The spec's ``loss``: its card family words the held-out score (a decision card's
+        error in %, a risk card's log-loss).
+
+    Returns
+    -------
+    str
+        The notice's words.
 
     Examples
     --------
@@ -68,12 +80,20 @@ def choice_text(choice: Mapping[str, Any]) -> str:
     ...              "candidates": [{"max_size": 2, "test_error": 0.2125}]})
     'size chosen by 5-fold cross-validation, as fit chooses it: at most 2 rules, 3 candidate cut
     points per numeric variable (mean held-out error 21.2 %)'
+    >>> choice_text({"folds": 5, "chosen": 1,  # doctest: +NORMALIZE_WHITESPACE
+    ...              "candidates": [{"max_size": 1, "test_error": 0.4}]}, "logistic")
+    'size chosen by 5-fold cross-validation, as fit chooses it: at most 1 rules (mean held-out
+    log-loss 0.4000)'
     """
     if choice.get("skipped"):
         return f"the size was not chosen by cross-validation: {choice['skipped']}"
     row = next((r for r in choice["candidates"] if r.get("max_size") == choice["chosen"]), {})
-    error = row.get("test_error")
-    said = "" if error is None else f" (mean held-out error {percent(error)})"
+    score, family = row.get("test_error"), family_of_loss(loss)
+    said = (
+        ""
+        if score is None
+        else f" (mean held-out {family.held_out_measure} {family.held_out_words(score)})"
+    )
     cuts = (
         f", {choice['n_cuts']} candidate cut points per numeric variable"
         if "n_cuts" in choice

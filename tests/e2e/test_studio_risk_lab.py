@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, side_panel
+from lab import HEIGHT, WIDTHS, open_notebook, run_first_cell, scroll_to, side_panel
 
 NOTEBOOK = "risk.ipynb"
 CELL = """\
@@ -170,5 +170,51 @@ def test_the_log_loss_by_size_chart_shows_its_whole_axes(lab, page, kernel_for, 
                 "labels"
             ]  # the y labels drawn
             shot(page, f"log-loss-by-size-{width}-panel-open")
+    finally:
+        k.run("studio.close()")
+
+
+RAW_CELL = """\
+import numpy as np, pandas as pd
+from slimwidgets.widgets import Studio
+rng = np.random.default_rng(0)
+X = pd.DataFrame({"lwt": rng.integers(90, 200, 80).astype(float),
+                  "race": rng.choice(["white", "black"], 80)})
+y = ((X.lwt < 115) | ((X.race == "black") & (rng.random(80) < 0.5))).astype(int)
+studio = Studio(X, y, loss="logistic", frontier=False, alternatives=False, time_limit=30)
+studio"""
+
+
+def test_a_risk_studio_on_a_raw_table_says_its_size_was_chosen_on_log_loss(
+    lab, page, kernel_for, shot
+):
+    """A risk studio started on a raw table with fit's defaults: the size is chosen as ``fit``
+    chooses it, and the message line says so in log-loss (no percentage); at 800, 1000, 1280 and
+    1600 px with the side panel open the message lies inside the notebook."""
+    page.set_viewport_size({"width": WIDTHS[-1], "height": HEIGHT})
+    k = open_notebook(lab, page, kernel_for, "risk_raw.ipynb", [RAW_CELL])
+    run_first_cell(page, ready=".sw-card-view")
+    try:
+        assert k.value("studio.controller.starting_size.join(300)")
+        assert k.value("studio.wait(300)")
+        said = k.value("studio.controller.notice")
+        assert said.startswith("size chosen by 5-fold cross-validation"), said
+        assert "mean held-out log-loss 0." in said and "%" not in said, said
+        page.wait_for_function(
+            "s => document.querySelector('.sw-message').textContent.includes(s)",
+            arg=said,
+            timeout=60_000,
+        )
+        side_panel(page, True)
+        for width in WIDTHS:
+            scroll_to(page, ".sw-message", width)
+            inside = page.evaluate("""() => {
+                const m = document.querySelector('.sw-message').getBoundingClientRect();
+                const a = document.querySelector('.jp-NotebookPanel-notebook')
+                    .getBoundingClientRect();
+                return m.left >= a.left - 0.5 && m.right <= a.right + 0.5;
+            }""")
+            assert inside, f"{width} px: the message line runs out of the notebook"
+            shot(page, f"risk-size-chosen-{width}-panel-open")
     finally:
         k.run("studio.close()")

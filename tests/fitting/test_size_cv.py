@@ -188,19 +188,14 @@ def test_a_size_or_c0_you_give_overrides_the_default(setting):
         assert card.spec.max_size == 2 and card.size <= 2
 
 
-def test_a_table_of_rules_already_and_a_risk_card_keep_the_old_default():
+def test_a_table_of_rules_already_keeps_the_old_default():
+    """(A risk card's size is chosen as a decision card's: tests/fitting/test_risk_size_cv.py.)"""
     X, y = raw_table()
     rules = RuleBuilder().fit_transform(X)
     plain = sw.fit(
         rules, y, coef_range=(-2, 2), time_limit=5
     )  # no size given, but no rules built by fit
     assert plain.spec.size_cv is None and "size_cv" not in plain.details
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        risk = sw.fit(X, y, loss="logistic", coef_range=(-3, 3), time_limit=5)
-    assert risk.spec.size_cv is None
-    with pytest.raises(ValueError, match="size_cv"):
-        sw.fit(X, y, loss="logistic", size_cv=5)
 
 
 def test_size_cv_asked_for_on_a_table_of_rules_tries_1_to_max_size():
@@ -263,7 +258,10 @@ def test_the_progress_bar_says_the_time_goes_to_choosing_the_size(capsys):
     shown = capsys.readouterr().err
     top = max(r["max_size"] for r in card.details["size_cv"]["candidates"])
     for n in size_cv.CUT_GRID:  # one bar per table of cut points, one step per fold
-        said = f"choosing the size (1 to {top} rules) by CV, {n} cut points per numeric variable"
+        said = (
+            f"choosing the size (1 to {top} rules) by CV on held-out error, {n} cut points per "
+            "numeric variable"
+        )
         assert said in shown, shown[-500:]
     assert "5/5 [" in shown and ("fold/s" in shown or "s/fold" in shown), shown[-500:]
 

@@ -178,3 +178,33 @@ def test_only_a_fit_with_group_rows_says_why_it_proves_without_the_scan():
         spec=spec.replace(max_fpr=None, min_tpr=None, max_fpr_gap=0.5),
     )
     assert gapped.details["support_scan"] == SCAN_UNDER_GROUP_ROWS
+
+
+@pytest.mark.parametrize("cap", [{"max_fpr": 0.4}, {"min_tpr": 0.6}])
+@pytest.mark.filterwarnings("ignore::slimwidgets.BoxWarning")  # the tiny box's ends
+def test_a_capped_fit_on_columns_not_0_1_says_why_it_proves_without_the_scan(monkeypatch, cap):
+    """Under max_fpr / min_tpr "auto" scans 0/1 columns only: on a table with a count column
+    it does not try the scan, and the card's details and status details say why (naming the
+    column); the same table without the cap, and 0/1 columns with it, say nothing."""
+    from slimwidgets.core.status import describe, details_text
+    from slimwidgets.fitting import driver
+    from slimwidgets.fitting.cards import SCAN_UNDER_CAPS_ON_VALUES
+
+    scanned = []
+    real_scan = driver._scan
+    monkeypatch.setattr(driver, "ENUMERATION_WORK", -1.0)  # no walk of the whole box first
+    monkeypatch.setattr(driver, "_scan", lambda *a, **k: scanned.append(a) or real_scan(*a, **k))
+    X, y, names, _, spec = binary_problem(3)
+    X = np.column_stack([X, np.arange(len(y)) % 4])  # a count, 0 to 3
+    names = [*names, "visits"]
+    spec = spec.replace(**{"max_fpr": None, "min_tpr": None, "signs": {}, **cap})
+    card = sw.fit(X, y, feature_names=names, spec=spec)
+    why = SCAN_UNDER_CAPS_ON_VALUES.format(column="'visits'")
+    assert card.details["support_scan"] == why and not scanned
+    assert details_text(describe(card)).endswith(why)
+    walked = sw.fit(X, y, feature_names=names, spec=spec.replace(solver="enumerate"))
+    assert card.status == walked.status == "optimal" and card.objective == walked.objective
+    free = sw.fit(X, y, feature_names=names, spec=spec.replace(max_fpr=None, min_tpr=None))
+    assert "support_scan" not in free.details
+    binary = sw.fit(X[:, :-1], y, feature_names=names[:-1], spec=spec)
+    assert "support_scan" not in binary.details and scanned

@@ -109,13 +109,31 @@ def test_an_action_of_the_users_wins_over_a_late_choice():
         assert c.close()
 
 
+def test_a_risk_studio_starts_on_the_risk_card_fit_returns():
+    """A risk card's size is chosen on held-out log-loss, in the studio as in ``fit``."""
+    X, y = _table()
+    # a limit never reached (a risk fit without one gets 2 s): every fit is proven at any load
+    limit = 600
+    c = Controller(X, y, loss="logistic", frontier=False, alternatives=False, time_limit=limit)
+    try:
+        _settled(c)
+        card = sw.fit(X, y, loss="logistic", time_limit=limit)
+        assert c.spec.max_size == card.details["size_cv"]["chosen"] == card.spec.max_size
+        # both proven best: the same objective (a level and its complement may trade places)
+        assert c.card.status == card.status == "optimal" and c.card.size == card.size
+        assert c.card.objective == pytest.approx(card.objective, abs=1e-9)
+        assert "mean held-out log-loss 0." in c.notice and "%" not in c.notice
+    finally:
+        assert c.close()
+
+
 def test_the_choice_is_made_only_where_fit_would_make_it():
     X, y = _table()
     from slimwidgets.widgets.holdout import RawRows
 
     raw = RawRows(X, y, None, None)
-    assert size_cv_applies({}, raw, None)
-    for fixed in ({"max_size": 3}, {"C0": 0.01}, {"cuts": {"lwt": [110]}}, {"loss": "logistic"}):
+    assert size_cv_applies({}, raw, None) and size_cv_applies({"loss": "logistic"}, raw, None)
+    for fixed in ({"max_size": 3}, {"C0": 0.01}, {"cuts": {"lwt": [110]}}):
         assert not size_cv_applies(fixed, raw, None)
     assert not size_cv_applies({}, None, None)  # a table of 0/1 rules: fit chooses no cut points
     assert not size_cv_applies({}, RawRows(X.head(6), y.head(6), None, None), None)  # too few rows
