@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import math
 import threading
+from dataclasses import replace
 from typing import Any
 
 import ipywidgets as W
@@ -23,6 +24,8 @@ import pandas as pd
 
 from ..core.survival_card import SurvivalCard
 from ..core.survival_family import TIME_TO_EVENT
+from ..core.survival_text import points_data
+from ..export import render_html
 from .charts import split_datasets
 from .survival_charts import c_index_chart, km_chart
 from .survival_session import EXPORT_SUFFIXES, INAPPLICABLE, SIGNS, SurvivalSession
@@ -66,19 +69,19 @@ def _interval(lower: float, upper: float) -> str:
 
 
 def card_html(
-    points: dict[str, int],
+    card: SurvivalCard,
     risk: pd.DataFrame,
     horizon: float,
     time_name: str,
     counted: str = "",
 ) -> str:
-    """The card as HTML: points by rule, then the risk by the horizon per total score (every
-    name from data escaped).
+    """The card as HTML: its points table by variable (as ``print(card)`` and every export draw
+    it), then the risk by the horizon per total score (every name from data escaped).
 
     Parameters
     ----------
-    points : dict of str to int
-        The rules with points.
+    card : SurvivalCard
+        The card shown (solved or edited).
     risk : DataFrame
         :meth:`SurvivalSession.risk_table
         <slimwidgets.widgets.survival_session.SurvivalSession.risk_table>`.
@@ -94,17 +97,16 @@ def card_html(
     >>> risk = pd.DataFrame({"score": [0, 1], "rows": [3.0, 2.0], "predicted": [0.1, 0.3],
     ...                      "observed": [0.0, 0.5], "lower": [float("nan"), 0.1],
     ...                      "upper": [float("nan"), 0.9]})
-    >>> text = card_html({"<b>age</b> >= 60": 1}, risk, 365, "days")
+    >>> import numpy as np
+    >>> card = SurvivalCard(("<b>age</b> >= 60",), (1,), 1.0, np.array([100.0, 400.0]),
+    ...                     np.array([0.1, 0.3]), (365.0,), names=("died", "days"))
+    >>> text = card_html(card, risk, 365, "days")
     >>> "&lt;b&gt;age&lt;/b&gt;" in text and "50.0 % (10–90 %)" in text
     True
     """
-    rows = "".join(
-        f"<tr><td>{html.escape(name)}</td><td>{p:+d}</td></tr>" for name, p in points.items()
-    )
     points_table = (
-        "<table class='sw-surv-points'><caption>points</caption>"
-        f"<thead><tr><th>rule</th><th>points</th></tr></thead><tbody>{rows}</tbody></table>"
-        if points
+        f"<div class='sw-surv-points'>{render_html(replace(points_data(card), notes=()))}</div>"
+        if card.card_points
         else "<p>no rule has points: every row has total score 0</p>"
     )
     when = f"{horizon:g} {html.escape(time_name)}" + (
@@ -478,7 +480,7 @@ class SurvivalStudio(W.VBox):
             return
         counted = "training rows" if s.held_out_c(s.card) is not None else ""
         self.card_view.value = card_html(
-            s.card.card_points, s.risk_table(), s.horizon, self._time_name, counted
+            s.card, s.risk_table(), s.horizon, self._time_name, counted
         )
         _show(self.km_view, km_chart(s.km_frame(), s.horizon, self._time_name))
 
