@@ -142,6 +142,8 @@ def fit(
         name a variable.
     n_jobs, progress : ``size_cv`` fits through joblib (None: in turn); tqdm bars of the CV and,
         past 2 s, of the fit (:mod:`.progress`): None in a notebook or terminal only, True always.
+        On a table of more than 1,000 rows or 10 variables, a first card is said before the size
+        choice; Ctrl-C during the choice returns it (status "interrupted").
     cuts : your own cut points, ``{"age": [40, 50, 60]}``, kept exactly (others: round ones).
     **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ...): every parameter of
         :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.paper_models`).
