@@ -529,6 +529,7 @@ def fit_dataset(
             cancel,
             not found.all_starts,
             note_bound,
+            _settled_by(warm_start, spec),
         )
         if _time_for_solvers(time_left)
         else _no_time_left()
@@ -606,6 +607,22 @@ def _first_search_seconds(spec: Spec, finish: float | None, t0: float) -> float:
         return 10 * HEURISTIC_SECONDS
     left = spec.time_limit - finish - (time.perf_counter() - t0)
     return max(left, min(HEURISTIC_SECONDS, spec.time_limit / 10))
+
+
+def _settled_by(warm: ScoringSystem | None, spec: Spec) -> int:
+    """In a fold fit (:func:`.size_cv.fold_work`, whose warm start is the card of the size before
+    on the same rows), the size up to which that card is proven best under the same spec but
+    its size: the first search starts from it, so no card of at most that many features beats
+    the search's card. Else -1 (nothing known)."""
+    if (
+        warm is None
+        or size_cv.fold_work() is None
+        or warm.status != "optimal"
+        or warm.spec.max_size is None
+        or replace(warm.spec, max_size=spec.max_size) != spec
+    ):
+        return -1
+    return warm.spec.max_size
 
 
 def _reporters(form: Formulation, on_incumbent, on_bound, t0: float):
@@ -737,12 +754,14 @@ def _prove(
     cancel,
     more_starts: bool = False,
     on_bound=None,
+    warm_settled: int = -1,
 ) -> SolveResult:
     """Find and prove the optimum. When walking every card is not cheap: under one cap, prove
     the best TPR first (:mod:`slimwidgets.solvers.lexicographic`), reported as soon as it is
     proven; with a plain objective, try the support scan (:mod:`slimwidgets.solvers.scan`),
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
-    floors these prove join the final bound."""
+    floors these prove join the final bound. ``warm_settled``: no card of at most this many
+    features beats ``start`` (:func:`_settled_by`): the scan starts above them."""
     floor, settled, better = -math.inf, -1, None
     grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them
     if (
@@ -812,7 +831,14 @@ def _prove(
     ):
         t = time.perf_counter()
         scanned = _scan(
-            form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts
+            form,
+            spec,
+            upper,
+            start,
+            time_left,
+            (on_incumbent, report, cancel),
+            more_starts,
+            warm_settled,
         )
         if scanned.status != "declined":
             return _with_floor(scanned, floor)
@@ -855,15 +881,16 @@ def _scan(
     upper: float,
     start,
     time_left: float | None,
-    on_incumbent,
-    report,
-    cancel,
+    callbacks: tuple,
     more_starts: bool,
+    settled: int = -1,
 ) -> SolveResult:
     """The support scan (status "declined" when auto gives it up), with the search beside it
     when time is limited: the scan works on one core, the search on the other. A fold fit
     (:func:`.size_cv.fold_work`) scans alone within its work: a search beside it would make
-    its card depend on how the two threads were scheduled."""
+    its card depend on how the two threads were scheduled. ``callbacks``: (on_incumbent, report,
+    cancel); ``settled``: the sizes no card of which beats ``start``."""
+    on_incumbent, report, cancel = callbacks
     fold = size_cv.fold_work()
     limits = None if spec.solver == "scan" else (SCAN_LIMITS if fold is None else fold.scan)
     side = None
@@ -878,6 +905,8 @@ def _scan(
             cancel=cancel,
             on_incumbent=on_incumbent,
             limits=limits,
+            settled=settled,
+            cost=size_cv.fold_scan_cost(),
         )
     finally:
         found = None if side is None else side.stop()

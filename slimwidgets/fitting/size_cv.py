@@ -111,6 +111,8 @@ MIN_FOLDS = 2
 
 
 _FOLD_WORK: ContextVar[FoldWork | None] = ContextVar("fold_work", default=None)
+# one fold's support scan work measured so far, carried from each size to the next
+_FOLD_SCAN_COST: ContextVar[dict | None] = ContextVar("fold_scan_cost", default=None)
 
 
 def fold_work() -> FoldWork | None:
@@ -133,14 +135,23 @@ def fold_work() -> FoldWork | None:
     return _FOLD_WORK.get()
 
 
+def fold_scan_cost() -> dict | None:
+    """One fold's support-scan work measured so far (``ops``, ``per_support``), carried from
+    each size's fit to the next (:func:`slimwidgets.solvers.scan.solve_by_scan`'s ``cost``), or
+    None outside the fold fits."""
+    return _FOLD_SCAN_COST.get()
+
+
 @contextmanager
-def _counted_work(limits: FoldWork) -> Iterator[None]:
-    """Fits in this block are fold fits that end on ``limits`` (:func:`fold_work`)."""
-    token = _FOLD_WORK.set(limits)
+def _counted_work(limits: FoldWork, cost: dict | None = None) -> Iterator[None]:
+    """Fits in this block are fold fits that end on ``limits`` (:func:`fold_work`), sharing
+    ``cost`` (:func:`fold_scan_cost`)."""
+    token, measured = _FOLD_WORK.set(limits), _FOLD_SCAN_COST.set(cost)
     try:
         yield
     finally:
         _FOLD_WORK.reset(token)
+        _FOLD_SCAN_COST.reset(measured)
 
 
 def size_candidates(spec: Spec, n_features: int) -> list[int]:
@@ -277,7 +288,7 @@ def _fold_path(
     w_train = None if weight is None else weight[train]
     g_train = None if groups is None else np.asarray(groups)[train]
     out: list[str | tuple[float, float, bool] | None] = []
-    warm = None
+    warm, cost = None, {}  # the scan's measured cost, carried from each size to the next
     for spec in specs:
         left = math.inf if deadline is None else deadline - time.perf_counter()
         if left <= 0:
@@ -286,7 +297,7 @@ def _fold_path(
         if spec.time_limit is not None and left < spec.time_limit:
             spec = replace(spec, time_limit=max(left, MIN_SECONDS))
         try:
-            with warnings.catch_warnings(), _counted_work(FOLD_WORK):
+            with warnings.catch_warnings(), _counted_work(FOLD_WORK, cost):
                 warnings.simplefilter(
                     "ignore"
                 )  # a fold's degenerate card or box note is the fold's business

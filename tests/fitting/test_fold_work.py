@@ -4,6 +4,7 @@ the same table gives the same choice, card and status on a machine 50 times slow
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -99,3 +100,32 @@ def test_the_first_search_of_a_fit_is_given_sweeps_of_its_rows_not_a_share_of_th
     limit = sw.make_spec(time_limit=10)
     # the seconds are a safety net: all the time left, not a quarter of the limit
     assert driver._first_search_seconds(limit, 1.0, time.perf_counter()) > 10 / 4
+
+
+@pytest.mark.seeds(30)
+def test_a_fold_fit_scans_only_above_the_size_its_warm_start_proved(seed):
+    """Warm-started from the proven best card of k - 1 rules on the same rows, a fold fit's scan
+    starts at k rules (its cost carried over): its card is still the brute-force best of at
+    most k rules."""
+    from brute import enumerate_cards
+
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(8, 15)), int(rng.integers(3, 5))
+    X = pd.DataFrame(rng.integers(0, 2, (n, p)), columns=[f"f{j}" for j in range(p)])
+    y = rng.choice([-1, 1], n)
+    y[0], y[1] = 1, -1
+    k = int(rng.integers(2, p + 1))
+    box = dict(coef_range=(-2, 2), intercept_range=(-6, 6), solver="scan")
+    box["C0"] = float(rng.choice([0.0, 0.02, 0.08]))
+    budget = size_cv.FoldWork(search_sweeps=1, scan=ScanLimits(math.inf, math.inf))
+    cost: dict = {}
+    with size_cv._counted_work(budget, cost):
+        smaller = sw.fit(X, y, max_size=k - 1, **box)
+        assert smaller.status == "optimal" and cost["per_support"] > 0
+        card = sw.fit(X, y, max_size=k, warm_start=smaller, **box)
+    spec = sw.make_spec(max_size=k, **box)
+    form = build_formulation(prepare_data(X, y, warn=False), spec)
+    cards = enumerate_cards(X.to_numpy(), y, list(X.columns), spec)
+    best = min(form.objective_of(q, b) for q, b in zip(cards["points"], cards["intercept"]))
+    assert card.status == "optimal"
+    assert card.objective == pytest.approx(best, abs=1e-9)
