@@ -44,7 +44,7 @@ from .conflicts import find_conflicts
 from .errors import BoxWarning, InfeasibleError, NoSolutionError
 from .group_floor import group_free_floor
 from .large import cluster_sample_card, fit_on_a_sample, is_dask, read_large, searched_on_a_sample
-from .progress import fit_progress
+from .progress import fit_progress, say_first_card
 from .risk_groups import fit_risk_by_group
 from .side_search import SideSearch
 from .size_cv import choose_cuts_and_size, choose_size
@@ -63,6 +63,12 @@ __all__ = [
 
 
 HEURISTIC_SECONDS = 0.3
+# the first local search ends on counted work: about this many sweeps of every rule over every
+# row (its card then rarely moves: benchmarks/README.md), and at most FIRST_SEARCH_MOST rows x
+# moves (about 1 s on a quiet core) on a large table; its seconds are only a safety net
+FIRST_SEARCH_SWEEPS, FIRST_SEARCH_MOST = 50, 5e7
+# a table of more rows or variables than these gets a first card before its size choice
+FIRST_CARD_ROWS, FIRST_CARD_VARIABLES = 1000, 10
 # seconds the solvers get at least when the time limit has passed before them
 MIN_SECONDS = 0.01
 # kept from the time limit for building and checking the card after the solvers stop
@@ -190,6 +196,8 @@ def fit(
         name a variable.
     n_jobs, progress : ``size_cv`` fits through joblib (None: in turn); tqdm bars of the CV and,
         past 2 s, of the fit (:mod:`.progress`): None in a notebook or terminal only, True always.
+        On a table of more than 1,000 rows or 10 variables, a first card is said before the size
+        choice; Ctrl-C during the choice returns it (status "interrupted").
     cuts : your own cut points, ``{"age": [40, 50, 60]}``, kept exactly (others: round ones).
     **options : the spec's options (``max_fpr``, ``max_size``, ``signs``, ...): every parameter of
         :func:`slimwidgets.make_spec` (the sec. 7 models: :mod:`slimwidgets.toolbox.paper_models`).
@@ -244,9 +252,15 @@ def fit(
         feature_names=feature_names,
         sensitive_features=groups,
     )
-    X, builder, spec, how, choice = _size_by_cv(
-        X, y, spec, how, n_jobs, progress, builder, own_rules, clock
-    )
+    first = _first_card(X, y, spec, how, progress, own_rules) if spec.size_cv else None
+    try:
+        X, builder, spec, how, choice = _size_by_cv(
+            X, y, spec, how, n_jobs, progress, builder, own_rules, clock
+        )
+    except KeyboardInterrupt:  # Ctrl-C during the choice: the first card, said so
+        if first is None:
+            raise
+        return _finished(first, builder, None)
     solve = dict(warm_start=warm_start, on_incumbent=on_incumbent, cancel=cancel, on_bound=on_bound)
     card = _fit_watched(
         _read_table(X, y, **how, time_limit=spec.time_limit, started=started),
@@ -324,6 +338,47 @@ def _size_by_cv(
     if choice.get("skipped"):  # no size was chosen by CV: the "solved for" line must not say so
         spec = replace(spec, size_cv=None)
     return X, builder, spec, {**how, "feature_names": None}, choice
+
+
+def _first_card(
+    X: Any, y: Any, spec: Spec, how: dict, progress: bool | None, own_rules: tuple | None
+) -> ScoringSystem | None:
+    """On a larger table (:data:`FIRST_CARD_ROWS` rows or :data:`FIRST_CARD_VARIABLES`
+    variables, up to :data:`.size_cv.CV_ROWS` rows), before the size choice: the first local
+    search's card at the largest size tried (its work bounded, about 1 s on a quiet core),
+    checked and said on screen, with status "interrupted": the card ``fit`` returns when Ctrl-C
+    stops the choice. None on a smaller table, or when the search finds no card."""
+    t0 = time.perf_counter()
+    variables = (own_rules[0] if own_rules is not None else X).shape[1]
+    rows = len(X)
+    if is_dask(X) or rows > size_cv.CV_ROWS:
+        return None
+    if rows <= FIRST_CARD_ROWS and variables <= FIRST_CARD_VARIABLES:
+        return None
+    data = prepare_data(X, y, **how)
+    cap = size_cv.size_candidates(spec, data.n_features)[-1]
+    first_spec = replace(spec, max_size=cap, size_cv=None)
+    form = build_formulation(data, first_spec)
+    found = local_search(form, time_budget=10 * HEURISTIC_SECONDS, max_work=first_search_work(form))
+    if not found.feasible:
+        return None
+    seconds = time.perf_counter() - t0
+    result = SolveResult(
+        "interrupted",
+        found.coefficients,
+        found.intercept,
+        found.objective,
+        -math.inf,
+        math.inf,
+        seconds,
+        "local search",
+        message="Ctrl-C stopped the size choice: the first search's card",
+    )
+    card = card_from_result(data, first_spec, form, result)
+    if check_card(card, data, first_spec):  # never: the search keeps to the spec
+        return None
+    say_first_card(progress, card, seconds)
+    return card
 
 
 def _finished(card: ScoringSystem, builder: Any, choice: Any) -> ScoringSystem:
@@ -515,22 +570,15 @@ def _solve_decisions(
         if spec.time_limit is None
         else min(FINISH_SHARE * spec.time_limit, FINISH_SECONDS) + build_seconds
     )
-    # the first search runs even when reading took the limit: a card at all is worth a tenth of
-    # the limit (at most HEURISTIC_SECONDS) beyond it
-    budget = (
-        HEURISTIC_SECONDS
-        if spec.time_limit is None
-        else max(
-            min(
-                HEURISTIC_SECONDS,
-                spec.time_limit / 4,
-                spec.time_limit - finish - (time.perf_counter() - t0),
-            ),
-            min(HEURISTIC_SECONDS, spec.time_limit / 10),
-        )
-    )
     on_incumbent, report, note_bound = _reporters(form, on_incumbent, on_bound, t0)
-    found = local_search(form, time_budget=budget, warm=warm, on_improve=report, cancel=cancel)
+    found = local_search(
+        form,
+        time_budget=_first_search_seconds(spec, finish, t0),
+        warm=warm,
+        on_improve=report,
+        cancel=cancel,
+        max_work=first_search_work(form, size_cv.fold_work()),
+    )
     start = (found.coefficients.astype(float), found.intercept) if found.feasible else None
     time_left = (
         None
@@ -550,6 +598,7 @@ def _solve_decisions(
             cancel,
             not found.all_starts,
             note_bound,
+            _settled_by(warm_start, spec),
         )
         if _time_for_solvers(time_left)
         else _no_time_left()
@@ -587,6 +636,62 @@ def _solve_decisions(
     for note in card.details["box_limits"]:
         warnings.warn(note, BoxWarning, stacklevel=3)
     return card
+
+
+def first_search_work(form: Formulation, fold: size_cv.FoldWork | None = None) -> float:
+    """The work the first local search of a fit may do, in rows x moves: it ends on this count,
+    so its card is the same at any machine load.
+
+    Parameters
+    ----------
+    form : Formulation
+        The program the search walks.
+    fold : FoldWork, optional
+        A fold fit's work (:func:`.size_cv.fold_work`): its sweeps instead.
+
+    Returns
+    -------
+    float
+        :data:`FIRST_SEARCH_SWEEPS` (or the fold's) sweeps of every feature over every row, at
+        most :data:`FIRST_SEARCH_MOST`.
+
+    Examples
+    --------
+    >>> import numpy as np, slimwidgets as sw
+    >>> from slimwidgets.core.data import prepare_data
+    >>> data = prepare_data(np.eye(4, dtype=int), [1, -1, 1, -1], warn=False)
+    >>> first_search_work(build_formulation(data, sw.make_spec()))
+    800.0
+    """
+    n, p = form.data.X.shape
+    sweeps = FIRST_SEARCH_SWEEPS if fold is None else fold.search_sweeps
+    return float(min(sweeps * n * p, FIRST_SEARCH_MOST))
+
+
+def _first_search_seconds(spec: Spec, finish: float | None, t0: float) -> float:
+    """The first search's safety net in seconds (its work ends it first): the time left to the
+    solvers, but at least a tenth of the limit (at most :data:`HEURISTIC_SECONDS`): a card at
+    all is worth that much beyond a limit that reading the table took."""
+    if spec.time_limit is None or finish is None:
+        return 10 * HEURISTIC_SECONDS
+    left = spec.time_limit - finish - (time.perf_counter() - t0)
+    return max(left, min(HEURISTIC_SECONDS, spec.time_limit / 10))
+
+
+def _settled_by(warm: ScoringSystem | None, spec: Spec) -> int:
+    """In a fold fit (:func:`.size_cv.fold_work`, whose warm start is the card of the size before
+    on the same rows), the size up to which that card is proven best under the same spec but
+    its size: the first search starts from it, so no card of at most that many features beats
+    the search's card. Else -1 (nothing known)."""
+    if (
+        warm is None
+        or size_cv.fold_work() is None
+        or warm.status != "optimal"
+        or warm.spec.max_size is None
+        or replace(warm.spec, max_size=spec.max_size) != spec
+    ):
+        return -1
+    return warm.spec.max_size
 
 
 def _reporters(form: Formulation, on_incumbent, on_bound, t0: float):
@@ -718,12 +823,14 @@ def _prove(
     cancel,
     more_starts: bool = False,
     on_bound=None,
+    warm_settled: int = -1,
 ) -> SolveResult:
     """Find and prove the optimum. When walking every card is not cheap: under one cap, prove
     the best TPR first (:mod:`slimwidgets.solvers.lexicographic`), reported as soon as it is
     proven; with a plain objective, try the support scan (:mod:`slimwidgets.solvers.scan`),
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
-    floors these prove join the final bound."""
+    floors these prove join the final bound. ``warm_settled``: no card of at most this many
+    features beats ``start`` (:func:`_settled_by`): the scan starts above them."""
     floor, settled, better = -math.inf, -1, None
     grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them
     if (
@@ -793,10 +900,19 @@ def _prove(
     ):
         t = time.perf_counter()
         scanned = _scan(
-            form, spec, upper, start, time_left, on_incumbent, report, cancel, more_starts
+            form,
+            spec,
+            upper,
+            start,
+            time_left,
+            (on_incumbent, report, cancel),
+            more_starts,
+            warm_settled,
         )
         if scanned.status != "declined":
             return _with_floor(scanned, floor)
+        if size_cv.fold_work() is not None:  # a fold fit ends on its counted work: best so far
+            return _with_floor(replace(scanned, status="feasible"), floor)
         # declined: keep its card and its bound (what it settled), and prove another way
         if scanned.objective is not None and scanned.objective < upper - 1e-12:
             start, upper = (
@@ -834,16 +950,20 @@ def _scan(
     upper: float,
     start,
     time_left: float | None,
-    on_incumbent,
-    report,
-    cancel,
+    callbacks: tuple,
     more_starts: bool,
+    settled: int = -1,
 ) -> SolveResult:
     """The support scan (status "declined" when auto gives it up), with the search beside it
-    when time is limited: the scan works on one core, the search on the other."""
-    limits = None if spec.solver == "scan" else SCAN_LIMITS
+    when time is limited: the scan works on one core, the search on the other. A fold fit
+    (:func:`.size_cv.fold_work`) scans alone within its work: a search beside it would make
+    its card depend on how the two threads were scheduled. ``callbacks``: (on_incumbent, report,
+    cancel); ``settled``: the sizes no card of which beats ``start``."""
+    on_incumbent, report, cancel = callbacks
+    fold = size_cv.fold_work()
+    limits = None if spec.solver == "scan" else (SCAN_LIMITS if fold is None else fold.scan)
     side = None
-    if time_left is not None and start is not None:
+    if time_left is not None and start is not None and fold is None:
         side = SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
         scanned = solve_by_scan(
@@ -854,6 +974,8 @@ def _scan(
             cancel=cancel,
             on_incumbent=on_incumbent,
             limits=limits,
+            settled=settled,
+            cost=size_cv.fold_scan_cost(),
         )
     finally:
         found = None if side is None else side.stop()

@@ -24,7 +24,7 @@ from ..solvers.base import Incumbent
 from .cards import card_from_incumbent, limits_in_user_units
 from .jobs import interactive
 
-__all__ = ["FitProgress", "SHOW_AFTER", "describe_incumbent", "fit_progress"]
+__all__ = ["FitProgress", "SHOW_AFTER", "describe_incumbent", "fit_progress", "say_first_card"]
 
 #: Seconds a fit runs before its bar appears: a quick fit prints nothing but its card.
 SHOW_AFTER = 2.0
@@ -58,6 +58,48 @@ def fit_progress(
     if progress not in (None, True):
         raise TypeError(f"progress must be True, False or None (auto), got {progress!r}")
     return FitProgress(time_limit, started)
+
+
+def say_first_card(
+    progress: bool | None, card: Any, seconds: float, stream: Any = None
+) -> str | None:
+    """Say a larger table's first card on screen before its size choice starts (where
+    ``progress`` shows bars: None in a notebook or terminal only, True always, False never),
+    and that Ctrl-C during the choice returns it.
+
+    Parameters
+    ----------
+    progress : bool or None
+        ``fit``'s ``progress``.
+    card : ScoringSystem
+        The first search's card.
+    seconds : float
+        The time it took.
+    stream : file, optional
+        Where to write (default: standard error).
+
+    Returns
+    -------
+    str or None
+        The line written, or None when nothing was.
+
+    Examples
+    --------
+    >>> import io, slimwidgets as sw
+    >>> card = sw.ScoringSystem(("a",), (1,), -1)
+    >>> say_first_card(True, card, 0.25, io.StringIO())[:22]
+    'first card in 0.25 s: '
+    >>> say_first_card(False, card, 0.25) is None
+    True
+    """
+    if progress is False or (progress is None and not interactive()):
+        return None
+    line = (
+        f"first card in {seconds:.2f} s: {describe(card).headline}; choosing the size by CV "
+        "next (Ctrl-C returns this card)"
+    )
+    print(line, file=stream or sys.stderr, flush=True)
+    return line
 
 
 class FitProgress:

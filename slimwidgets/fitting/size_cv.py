@@ -27,14 +27,17 @@ held-out error is often luck.
 
 Each of those fits is an ordinary exact fit, re-checked like any other; only the *choice* of
 size uses held-out rows. They run through joblib (``n_jobs``) with a progress bar for long
-work, and share the fit's time limit: :data:`SHARE` of it goes to them, handed out as each
-starts, the rest to the final solve (with no limit, each gets :data:`FOLD_SECONDS`). On a busy
-machine each fit's fixed cost (reading its rows, checking its card: ~0.1-0.4 s) can still take
-the whole past the limit. So the fold fits also keep one deadline, :data:`SHARE` of the limit
-counted from ``fit``'s call (building the rules counts): no fold, no size and no further table
-of cut points is started after it. A choice then rests on the folds whose every size was fit in
-time; with fewer than :data:`MIN_FOLDS` of them there is no choice (the size is the cap, the cut
-points the fewest) and the choice says so in ``skipped``, so the final solve keeps its time.
+work. Each ends on counted work, never on seconds: its first local search on rows x moves, its
+support scan on :data:`FOLD_WORK` (word-ops and walk steps), with no search beside it (two
+threads' race would decide its card). A fold fit not proven within that work keeps its best card
+(status "feasible"). So the same table gives the same fold cards, the same choice and the same
+card at any machine load (:func:`fold_work`). Seconds are only a safety net far above that
+work: one deadline, :data:`SHARE` of the limit counted from ``fit``'s call (building the rules
+counts; with no limit, :data:`FOLD_SECONDS` per fold fit): no fold, no size and no further
+table of cut points is started after it. A choice then rests on the folds whose every size was
+fit in time; with fewer than :data:`MIN_FOLDS` of them there is no choice (the size is the cap,
+the cut points the fewest) and the choice says so in ``skipped``, so the final solve keeps its
+time.
 
 A table of more than :data:`CV_ROWS` rows is cross-validated on a class-stratified sample of
 that many rows (drawn with :data:`SEED`; the choice says how many): the size of a card is
@@ -47,8 +50,10 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -56,6 +61,7 @@ import pandas as pd
 
 from ..core.family import family_of_loss
 from ..core.spec import Spec
+from ..solvers.scan import ScanLimits
 from .jobs import check_n_jobs, progress_bar, run_jobs
 
 __all__ = [
@@ -73,16 +79,35 @@ __all__ = [
     "CUT_GRID",
     "CV_ROWS",
     "MIN_FOLDS",
+    "FOLD_WORK",
+    "FoldWork",
+    "fold_work",
 ]
 
 #: The largest size tried when no ``max_size`` is given (clinical scores rarely use more).
 LARGEST_SIZE = 5
 #: The folds are shuffled with this seed: the same table gives the same folds and choice.
 SEED = 0
-#: The share of ``time_limit`` the fold fits get (the final solve gets the rest).
+#: The share of ``time_limit`` the fold fits may take at most (the final solve gets the rest).
 SHARE = 0.6
-#: Seconds each fold fit may take when the fit has no time limit (most prove in far less).
-FOLD_SECONDS = 1.0
+#: Seconds each fold fit may take when the fit has no time limit: a safety net far above the
+#: time its work (:data:`FOLD_WORK`) takes, which is what ends it.
+FOLD_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class FoldWork:
+    """The work a fold fit may do, counted, never timed, so that the same table gives the same
+    fold cards at any machine load: its first local search's sweeps of every rule over every row
+    (a warm start from the size before has done most of it), then its support scan's word-ops
+    and walk steps (:class:`~slimwidgets.solvers.scan.ScanLimits`)."""
+
+    search_sweeps: int
+    scan: ScanLimits
+
+
+#: Each fold fit's work (~0.05-0.5 s on a quiet core; benchmarks/README.md).
+FOLD_WORK = FoldWork(search_sweeps=5, scan=ScanLimits(scan_work=3e7, walk_work=5e8))
 #: Candidate cut points per numeric column tried beside the sizes when ``fit`` makes the rules
 #: itself: few (round values near the quartiles) suit small noisy tables, more (near the
 #: deciles, still rounded) tables whose signal sits at a precise cut (benchmarks/README.md).
@@ -91,6 +116,50 @@ CUT_GRID = (3, 9)
 CV_ROWS = 50_000
 #: Folds whose every size was fit within the time that a choice needs (fewer: no choice).
 MIN_FOLDS = 2
+
+
+_FOLD_WORK: ContextVar[FoldWork | None] = ContextVar("fold_work", default=None)
+# one fold's support scan work measured so far, carried from each size to the next
+_FOLD_SCAN_COST: ContextVar[dict | None] = ContextVar("fold_scan_cost", default=None)
+
+
+def fold_work() -> FoldWork | None:
+    """The work budget of the fold fit running in this context (:data:`FOLD_WORK`), or None
+    outside the fold fits: the fit driver reads it to end the proof on counted work.
+
+    Returns
+    -------
+    FoldWork or None
+        The work a fold fit may do.
+
+    Examples
+    --------
+    >>> fold_work() is None
+    True
+    >>> with _counted_work(FOLD_WORK):
+    ...     fold_work() == FOLD_WORK
+    True
+    """
+    return _FOLD_WORK.get()
+
+
+def fold_scan_cost() -> dict | None:
+    """One fold's support-scan work measured so far (``ops``, ``per_support``), carried from
+    each size's fit to the next (:func:`slimwidgets.solvers.scan.solve_by_scan`'s ``cost``), or
+    None outside the fold fits."""
+    return _FOLD_SCAN_COST.get()
+
+
+@contextmanager
+def _counted_work(limits: FoldWork, cost: dict | None = None) -> Iterator[None]:
+    """Fits in this block are fold fits that end on ``limits`` (:func:`fold_work`), sharing
+    ``cost`` (:func:`fold_scan_cost`)."""
+    token, measured = _FOLD_WORK.set(limits), _FOLD_SCAN_COST.set(cost)
+    try:
+        yield
+    finally:
+        _FOLD_WORK.reset(token)
+        _FOLD_SCAN_COST.reset(measured)
 
 
 def size_candidates(spec: Spec, n_features: int) -> list[int]:
@@ -104,7 +173,7 @@ def size_candidates(spec: Spec, n_features: int) -> list[int]:
 class SizeChoice(dict):
     """What the choice found (kept in ``card.details["size_cv"]``): ``folds``, ``seed``,
     ``measure`` (the family's held-out score: ``"error"``, ``"log-loss"``), ``chosen``,
-    ``seconds_per_fit`` (each fold fit's planned time), and ``candidates`` (per size:
+    ``work_per_fit`` (each fold fit's work, :data:`FOLD_WORK`), and ``candidates`` (per size:
     mean and std of the held-out score over folds, mean training score, how many fold fits were
     proven optimal, or ``failed`` with the reason); with the cut points chosen too, ``n_cuts``,
     ``by_n_cuts`` (each number tried -> its best mean held-out error) and ``within`` (the one
@@ -228,7 +297,7 @@ def _fold_path(
     w_train = None if weight is None else weight[train]
     g_train = None if groups is None else np.asarray(groups)[train]
     out: list[str | tuple[float, float, bool] | None] = []
-    warm = None
+    warm, cost = None, {}  # the scan's measured cost, carried from each size to the next
     for spec in specs:
         left = math.inf if deadline is None else deadline - time.perf_counter()
         if left <= 0:
@@ -237,7 +306,7 @@ def _fold_path(
         if spec.time_limit is not None and left < spec.time_limit:
             spec = replace(spec, time_limit=max(left, MIN_SECONDS))
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), _counted_work(FOLD_WORK, cost):
                 warnings.simplefilter(
                     "ignore"
                 )  # a fold's degenerate card or box note is the fold's business
@@ -313,12 +382,13 @@ def choose_size(
         groups = None if groups is None else np.asarray(groups)[sample]
     splits = _fold_rows(y, spec.size_cv)
     sizes = size_candidates(spec, X.shape[1])
-    k, at_once = len(splits), _at_once(n_jobs)
-    per_fit = _fold_seconds(spec.time_limit, k * len(sizes), n_jobs)
+    k = len(splits)
+    # each fold fit ends on its work (FOLD_WORK); its seconds are a safety net: the time to the
+    # deadline, or FOLD_SECONDS with no limit
+    per_fit = FOLD_SECONDS if spec.time_limit is None else SHARE * spec.time_limit
     specs = [replace(spec, max_size=s, size_cv=None, time_limit=per_fit) for s in sizes]
     if spec.time_limit is not None and deadline is None:
-        deadline = time.perf_counter() + per_fit * len(sizes) * math.ceil(k / at_once)
-    budget = _Budget(deadline if spec.time_limit is not None else None, k, at_once)
+        deadline = time.perf_counter() + per_fit
     # what the time goes to, on screen: one step per fold, each fold fitting every size
     measure = family_of_loss(spec.loss).held_out_measure
     bar = progress_bar(
@@ -327,9 +397,11 @@ def choose_size(
         f"choosing the size (1 to {sizes[-1]} rules) by CV on held-out {measure}{said}",
         "fold",
     )
-    paths = _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, bar, budget)
+    paths = _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, bar, deadline)
     done = [path for path in paths if all(r is not None for r in path)]  # every size fit in time
-    about: dict[str, Any] = dict(folds=k, seed=SEED, measure=measure, seconds_per_fit=per_fit)
+    about: dict[str, Any] = dict(
+        folds=k, seed=SEED, measure=measure, work_per_fit=asdict(FOLD_WORK)
+    )
     if sample is not None:
         about["rows"] = {"used": len(y), "of": n_rows}
     if len(done) < min(MIN_FOLDS, k):
@@ -445,23 +517,20 @@ def _cv_each_table(
     fit: Callable, tables: list, y: Any, spec: Spec, deadline: float | None, **how: Any
 ) -> list:
     """:func:`choose_size` on each table in turn: ``(best mean held-out error, n, X, builder, spec
-    at the chosen size, choice)``. Each table's part of the time grows with its rules (a fold
-    fit's work does): starved, the larger table's fold cards are poor and its held-out error says
-    more of the time than of the cuts. With a deadline each table's part ends at its share of
-    the time left to it."""
-    rules = left = sum(t[1].shape[1] for t in tables)
+    at the chosen size, choice)``. Every fold fit ends on the same counted work
+    (:data:`FOLD_WORK`), so neither table's held-out error depends on the time it got; the one
+    ``deadline`` (a safety net) holds for both."""
     tried = []
     for n, X, builder, spec_n in tables:
-        share = None if spec.time_limit is None else spec.time_limit * X.shape[1] / rules
-        part = (
-            None
-            if deadline is None
-            else time.perf_counter() + max(deadline - time.perf_counter(), 0.0) * X.shape[1] / left
-        )
-        left -= X.shape[1]
         said = f", {n} cut points per numeric variable" if len(tables) > 1 else ""
         size, choice = choose_size(
-            fit, X, y, replace(spec_n, time_limit=share), deadline=part, said=said, **how
+            fit,
+            X,
+            y,
+            replace(spec_n, time_limit=spec.time_limit),
+            deadline=deadline,
+            said=said,
+            **how,
         )
         best = min(
             (r["test_error"] for r in choice["candidates"] if "failed" not in r), default=math.inf
@@ -487,51 +556,15 @@ def _fewest_cuts_within_one_se(tried: list[tuple]) -> tuple:
     return next(t for t in tried if t[0] <= lowest[0] + se + 1e-12), se
 
 
-def _fold_seconds(time_limit: float | None, n_fits: int, n_jobs: int | None) -> float:
-    """Seconds each fold fit gets: :data:`SHARE` of the limit spread over the fits that run one
-    after another (``n_jobs`` at a time), or :data:`FOLD_SECONDS` with no limit."""
-    if time_limit is None:
-        return FOLD_SECONDS
-    rounds = math.ceil(n_fits / _at_once(n_jobs))
-    return max(SHARE * time_limit / rounds, MIN_SECONDS)
-
-
-#: The least time a fold fit is given (its first local search alone takes about this).
+#: The least time a fold fit is given as its safety net.
 MIN_SECONDS = 0.05
 
 
-def _at_once(n_jobs: int | None) -> int:
-    """How many fits run at the same time."""
-    import os
-
-    return 1 if n_jobs is None else (n_jobs if n_jobs > 0 else max(1, os.cpu_count() or 1))
-
-
-class _Budget:
-    """The fold fits' share of the time limit, handed out as each fold starts: what is left over
-    the folds left (``at_once`` at a time), so a fold that overran (a loaded machine, the fixed
-    cost of each fit) shortens the later ones instead of the final solve."""
-
-    def __init__(self, deadline: float | None, fits: int, at_once: int) -> None:
-        self.deadline = deadline
-        self.left, self.at_once = fits, at_once
-
-    def next(self, specs: list[Spec]) -> list[Spec]:
-        """One fold's specs, its time shared evenly by its sizes."""
-        if self.deadline is None:
-            return specs
-        rounds = math.ceil(self.left / self.at_once)
-        self.left -= 1
-        seconds = (self.deadline - time.perf_counter()) / max(rounds, 1) / len(specs)
-        return [replace(s, time_limit=min(s.time_limit, max(seconds, MIN_SECONDS))) for s in specs]
-
-
-def _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, bar, budget: _Budget) -> list:
+def _run(fit, X, y, weight, groups, splits, specs, positive, n_jobs, bar, deadline) -> list:
     """Every fold's fits (:func:`_fold_path`), in order, through joblib when ``n_jobs`` asks,
-    moving ``bar`` (or None) one step per fold; each fold gets its time from ``budget`` as it
-    starts."""
+    moving ``bar`` (or None) one step per fold; no fit starts after ``deadline`` (or None)."""
     calls = (
-        (fit, X, y, weight, groups, train, test, budget.next(specs), positive, budget.deadline)
+        (fit, X, y, weight, groups, train, test, specs, positive, deadline)
         for train, test in splits
     )
     return run_jobs(_fold_path, calls, n_jobs, bar)

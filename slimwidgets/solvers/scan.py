@@ -461,6 +461,8 @@ def solve_by_scan(
     cancel: threading.Event | None = None,
     on_incumbent: Callable[[Incumbent], None] | None = None,
     limits: ScanLimits | None = None,
+    settled: int = -1,
+    cost: dict | None = None,
 ) -> SolveResult:
     """The optimal card by scanning every support that could beat ``upper`` (the objective of
     ``start``, a feasible card) and walking the survivors (see the module).
@@ -471,6 +473,11 @@ def solve_by_scan(
     with a proven bound: the least floor + cost of what was not settled. With ``limits``, the
     status is "declined" (with the best card so far and that bound) as soon as the measured
     work says the scan would exceed them: the caller then proves another way.
+
+    ``settled``: no card of at most this many features beats ``upper`` (the caller proved it:
+    a fold fit warm-started from the proven best card of the size before): those sizes are not
+    scanned again. ``cost``: the scan's measured work (``ops``, ``per_support``) carried from
+    such a scan of the smaller sizes, read to predict the first size scanned and updated.
 
     Examples
     --------
@@ -485,7 +492,7 @@ def solve_by_scan(
     ('optimal', [1, 0])
     """
     proof = _ScanProof(form, upper, start, time_left, cancel, on_incumbent)
-    return proof.run(limits)
+    return proof.run(limits, settled, {} if cost is None else cost)
 
 
 class _ScanProof:
@@ -544,11 +551,13 @@ class _ScanProof:
             return math.inf
         return self.least(extra + 1)
 
-    def run(self, limits: ScanLimits | None) -> SolveResult:
+    def run(self, limits: ScanLimits | None, settled: int, cost: dict) -> SolveResult:
         bits, prob = self.bits, self.prob
-        ops, per_support = 0.0, 0.0
         self.walk_left = math.inf if limits is None else limits.walk_work  # steps
-        extra = 0
+        # sizes up to ``settled`` hold no better card: start above them, with their measured cost
+        extra = max(0, settled + 1 - len(bits.required)) if cost.get("per_support") else 0
+        self.settled = extra - 1 + len(bits.required) if extra > 0 else -1
+        ops, per_support = (cost.get("ops", 0.0), cost.get("per_support", 0.0)) if extra else (0, 0)
         while extra <= len(bits.optional) and extra + len(bits.required) <= support_size_limit(
             prob, self.best[2], None
         ):
@@ -565,6 +574,7 @@ class _ScanProof:
             scanned, used = found
             ops += used
             per_support = max(per_support, used / max(scanned, 1))
+            cost.update(ops=ops, per_support=per_support)
             walked = self.walk(extra)
             if walked != "done":
                 return self.result(

@@ -148,6 +148,9 @@ class SearchProblem:
         self.big = 10.0 * (float(self.w.sum()) + float(self.C0.sum()) + family_max + 1.0)
         self.best_seen = math.inf
         self.deadline = math.inf
+        # work the search may still do, in rows x moves: each check of ``expired`` comes
+        # before one move (a coordinate's best value over every row) and charges the rows
+        self.work_left = math.inf
         self.cancel: threading.Event | None = None
         self.on_improve: Callable[[np.ndarray, int, float], None] | None = None
 
@@ -388,9 +391,12 @@ class SearchProblem:
         return rest - float(up and down) + mixed.astype(float)
 
     def expired(self) -> bool:
-        """Out of time, or cancelled by the caller."""
+        """Out of work (counted, so the same at any load) or time, or cancelled by the
+        caller; each call charges one move's rows to the work left."""
+        self.work_left -= self.n
         return (
-            time.perf_counter() > self.deadline
+            self.work_left < 0
+            or time.perf_counter() > self.deadline
             or exiting.is_set()
             or (self.cancel is not None and self.cancel.is_set())
         )
@@ -644,8 +650,10 @@ def local_search(
     cancel: threading.Event | None = None,
     zero_start: bool = True,
     linear_starts: bool = True,
+    max_work: float = math.inf,
 ) -> SearchResult:
-    """Best card found within ``time_budget`` seconds (deterministic for a seed).
+    """Best card found within ``time_budget`` seconds and ``max_work`` rows x moves
+    (deterministic for a seed; ending on work alone, the same at any machine load).
 
     ``zero_start=False`` and ``linear_starts=False`` skip the empty card and the
     starts from linear classifiers (for a search that resumes from an earlier
@@ -656,7 +664,7 @@ def local_search(
     """
     t0 = time.perf_counter()
     prob = SearchProblem(form)
-    prob.deadline, prob.cancel = t0 + time_budget, cancel
+    prob.deadline, prob.cancel, prob.work_left = t0 + time_budget, cancel, max_work
     prob.on_improve = on_improve
     best: tuple[float, np.ndarray, int] | None = None
     n_starts = 0

@@ -213,31 +213,23 @@ def test_the_same_table_gives_the_same_choice_and_card_also_through_joblib(defau
     X, y, card = default_card
     again = sw.fit(X, y, coef_range=(-3, 3), n_jobs=2, time_limit=LIMIT)
 
-    def choice(c):  # each fit's planned seconds differ: two at a time get more each
-        return {k: v for k, v in c.details["size_cv"].items() if k != "seconds_per_fit"}
-
-    assert choice(again) == choice(card)
+    assert again.details["size_cv"] == card.details["size_cv"]
     assert again.points == card.points and again.threshold == card.threshold
 
 
-def test_the_fold_fits_share_the_time_limit():
-    """Each fold fit gets SHARE of the limit spread over the fits run one after another (the final
-    solve keeps the rest); with no limit, FOLD_SECONDS each. A setting, not a speed."""
+def test_the_fold_fits_say_their_work_and_the_final_fit_keeps_the_limit():
+    """Each fold fit ends on FOLD_WORK (its seconds are only a safety net): the choice says it."""
     X, y = raw_table()
     card = sw.fit(X, y, coef_range=(-3, 3), time_limit=10)
-    fits = 5 * len(
-        card.details["size_cv"]["candidates"]
-    )  # one after another: 5 folds, each every size
-    # each number of cut points a part in proportion to its rules
-    rules = {n: len(RuleBuilder(n_cuts=n).fit(X).rules_) for n in size_cv.CUT_GRID}
-    part = rules[card.details["size_cv"]["n_cuts"]] / sum(rules.values())
+    assert card.details["size_cv"]["work_per_fit"] == {
+        "search_sweeps": size_cv.FOLD_WORK.search_sweeps,
+        "scan": {
+            "scan_work": size_cv.FOLD_WORK.scan.scan_work,
+            "walk_work": size_cv.FOLD_WORK.scan.walk_work,
+        },
+    }
     assert len(card.details["size_cv"]["by_n_cuts"]) == len(size_cv.CUT_GRID)
-    assert card.details["size_cv"]["seconds_per_fit"] == pytest.approx(
-        size_cv.SHARE * 10 * part / fits
-    )
     assert card.spec.time_limit == 10
-    no_limit = sw.fit(X, y, coef_range=(-3, 3), time_limit=None)
-    assert no_limit.details["size_cv"]["seconds_per_fit"] == size_cv.FOLD_SECONDS
 
 
 def test_the_default_limit_chooses_as_a_fit_without_limit_where_every_fold_is_proven(
@@ -250,6 +242,24 @@ def test_the_default_limit_chooses_as_a_fit_without_limit_where_every_fold_is_pr
         assert other.details["size_cv"]["n_cuts"] == card.details["size_cv"]["n_cuts"]
         assert other.points == card.points and other.threshold == card.threshold
         assert other.status == "optimal"
+
+
+def test_the_fold_fits_end_on_work_and_choose_as_when_they_ended_on_seconds():
+    """Measured on main at 1200ae7, whose fold fits ended on seconds (each proven): 9 cut points,
+    5 rules, this card. Ending on counted work (size_cv.FOLD_WORK) proves every fold fit too."""
+    X, y = raw_table()
+    card = sw.fit(X, y, coef_range=(-3, 3), time_limit=LIMIT)
+    got = card.details["size_cv"]
+    assert all(r["optimal_folds"] == 5 for r in got["candidates"]), got["candidates"]
+    assert (got["chosen"], got["n_cuts"], card.threshold, card.status) == (5, 9, 3, "optimal")
+    assert card.points == {
+        "age >= 55": 1,
+        "age >= 65": 1,
+        "age >= 67": 1,
+        "bmi >= 26": 1,
+        "bmi >= 28": 1,
+    }
+    assert got["candidates"][2]["test_error"] == pytest.approx(0.1333333333333333)
 
 
 def test_the_progress_bar_says_the_time_goes_to_choosing_the_size(capsys):
