@@ -308,10 +308,85 @@ def threshold_floor(order, x, group, n_groups, w, pos, up, down):
     return err_up if up else err_down
 
 
+#: a row counts as right this far short of its margin (the package allows 1e-9): a floor may
+#: only be generous, so a total that rounding puts a hair below an integer still reaches it
+LATTICE_SLACK = 1e-7
+
+
+@njit(nogil=True)
+def _group_lattice(rows, a, b, x, w, pos, lam, m_pos, m_neg, total_pos):
+    """The least weighted errors in one group (``rows[a:b]``, increasing ``x``) of a score
+    ``K + lam * x`` with K any integer: a positive row is right for K at or above
+    ``ceil(m_pos - lam * x)``, a negative one for K at or below ``floor(-m_neg - lam * x)``.
+
+    Both bounds fall as ``lam * x`` grows, so read in decreasing ``lam * x`` the rows give them
+    in increasing order; the best K is -inf (every positive wrong) or some positive row's bound
+    (a K between bounds only loses negatives), tried one after another while a second pointer
+    counts the negatives whose bound lies below it.
+    """
+    length = b - a
+    best = total_pos
+    right_pos = 0.0
+    wrong_neg = 0.0
+    j = 0
+    for i in range(length):
+        r = rows[b - 1 - i] if lam > 0 else rows[a + i]
+        if not pos[r]:
+            continue
+        right_pos += w[r]
+        v = np.ceil(m_pos - lam * x[r] - LATTICE_SLACK)
+        while j < length:
+            s = rows[b - 1 - j] if lam > 0 else rows[a + j]
+            if pos[s]:
+                j += 1
+                continue
+            if np.floor(-m_neg - lam * x[s] + LATTICE_SLACK) >= v:
+                break
+            wrong_neg += w[s]
+            j += 1
+        best = min(best, total_pos - right_pos + wrong_neg)
+    return best
+
+
+@njit(nogil=True)
+def lattice_floor(order, x, group, n_groups, w, pos, lams, m_pos, m_neg):
+    """The least weighted errors of scores ``K_g + lam * x`` over the points ``lam`` in
+    ``lams`` (one shared by every group) and an integer ``K_g`` per group of rows
+    (:func:`_group_lattice`); ``order`` lists the rows by increasing ``x``. A point whose
+    groups' errors pass the best point's is given up part way."""
+    n = order.size
+    start = np.zeros(n_groups + 1, np.int64)
+    total_pos = np.zeros(n_groups)
+    for r in range(n):
+        start[group[r] + 1] += 1
+        if pos[r]:
+            total_pos[group[r]] += w[r]
+    for g in range(n_groups):
+        start[g + 1] += start[g]
+    fill = start[:n_groups].copy()
+    rows = np.empty(n, np.int64)
+    for t in range(n):  # each group's rows, still in increasing x
+        g = group[order[t]]
+        rows[fill[g]] = order[t]
+        fill[g] += 1
+    best = np.inf
+    for lam in lams:
+        errors = 0.0
+        for g in range(n_groups):
+            errors += _group_lattice(
+                rows, start[g], start[g + 1], x, w, pos, lam, m_pos, m_neg, total_pos[g]
+            )
+            if errors >= best:
+                break
+        best = min(best, errors)
+    return best
+
+
 def warm_up() -> None:
     """Compile (or load from numba's cache) the scan kernels."""
     one = np.zeros(1, np.int64)
     threshold_floor(one, np.zeros(1), one, 1, np.ones(1), np.ones(1, np.bool_), True, True)
+    lattice_floor(one, np.zeros(1), one, 1, np.ones(1), np.ones(1, np.bool_), np.ones(1), 0.0, 1.0)
     k, W = 1, 2
     bits = np.zeros((1, 2, W), np.uint64)
     idx = np.zeros((k + 1, 2), np.int64)

@@ -302,6 +302,64 @@ class ThresholdFloor:
         """
         return self.applies and not all(self.binary[j] for j in support)
 
+    def lattice_column(self, support: list[int]) -> int | None:
+        """The column of ``support`` the lattice floor (:meth:`lattice_loss`) reads, or None
+        where it does not hold: locked points, two columns with values that are not whole
+        numbers, or points that are not whole numbers.
+
+        Parameters
+        ----------
+        support : list of int
+            The support's features.
+        """
+        prob = self.prob
+        fractional = [j for j in support if not prob.col_integer[j]]
+        if not self.applies or len(fractional) > 1:
+            return None
+        if any(np.any(prob.allowed[j] != np.round(prob.allowed[j])) for j in support):
+            return None
+        return fractional[0] if fractional else max(support, key=lambda j: int(self.levels[j]))
+
+    def lattice_loss(self, support: list[int]) -> float | None:
+        """The least weighted errors of any card on ``support`` whose point on its
+        :meth:`lattice_column` c is not 0, or None where that floor does not hold.
+
+        The rest of the support and the intercept add a whole number K to a row's total
+        (whole values, whole points), fixed within each group of rows that agree on the rest.
+        With c's point lam fixed, a group's positive rows are right for K at or above
+        ``ceil(margin+ - lam * x)``, its negative rows for K at or below
+        ``floor(-margin- - lam * x)``: so its threshold on x lies on the lattice
+        ``{(margin+ - K) / lam}``, never between, and the gap of the margins lies below it.
+        The floor takes the best K per group (:func:`._scan_kernels.lattice_floor`) and the
+        best lam of c's allowed non-zero points. It is never below :meth:`loss` for those
+        cards (a lattice threshold is one threshold); a card whose point on c is 0 is a card
+        of the smaller support, settled with it.
+
+        Parameters
+        ----------
+        support : list of int
+            The support's features (at least one).
+        """
+        c = self.lattice_column(support)
+        if c is None:
+            return None
+        prob = self.prob
+        group, n_groups = self._groups([j for j in support if j != c])
+        lams = prob.allowed[c][prob.allowed[c] != 0].astype(float)
+        return float(
+            _scan_kernels.lattice_floor(
+                self.order[:, c],
+                np.ascontiguousarray(prob.X[:, c], dtype=float),
+                group,
+                n_groups,
+                self.w,
+                self.pos,
+                lams,
+                float(prob.gamma_pos),
+                float(prob.gamma_neg),
+            )
+        )
+
     def _groups(self, columns: list[int]) -> tuple[np.ndarray, int]:
         """Each row's group (its values on ``columns`` as one number) and the number of groups
         numbered: the patterns' mixed-radix codes while there are at most 4 n of them, else
@@ -648,7 +706,9 @@ class _ScanProof:
                 break
             self.refined.add(key)
             self.walk_left -= float(self.prob.n * len(support))
-            loss = self.threshold.loss(support)
+            loss = self.threshold.lattice_loss(support)
+            if loss is None:
+                loss = self.threshold.loss(support)
             floor = max(floor, _least_cost(self.prob, support, self.locked_l1) + loss)
             if floor < self.best[2] - 1e-12:
                 kept.append((floor, support))

@@ -21,7 +21,7 @@ from slimwidgets.solvers.search import SearchProblem
 from brute import enumerate_cards, row_errors
 
 
-def real_valued_problem(seed: int):
+def real_valued_problem(seed: int, zero_score: str = "positive"):
     """A tiny problem with one column of many real values (as heart's heart-rate ratio), one
     0/1 column and one small-integer or 0/1 column; options that change the floor's
     directions (signs, value sets) or switch it off (a locked point), sometimes weights."""
@@ -44,7 +44,7 @@ def real_valued_problem(seed: int):
     elif kind == 2:
         opts["lock"] = {"flag": int(rng.choice([-2, 1]))}
     weights = rng.integers(1, 4, size=n) if rng.random() < 0.3 else None
-    spec = sw.make_spec(**opts)
+    spec = sw.make_spec(**opts, zero_score=zero_score)
     data = prepare_data(X, y, feature_names=names, sample_weight=weights, warn=False)
     return build_formulation(data, spec), enumerate_cards(X, y, names, spec, weights)
 
@@ -95,6 +95,66 @@ def test_the_scan_with_threshold_floors_proves_the_brute_force_optimum(seed):
     result = solve_by_scan(form, upper, start)
     best = min(form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"]))
     assert result.status == "optimal" and result.objective == pytest.approx(best, abs=1e-12)
+
+
+def _card_losses(form, cards) -> np.ndarray:
+    return np.array(
+        [
+            weighted_errors(form, form.row_weight, p, b)
+            for p, b in zip(cards["points"], cards["intercept"])
+        ]
+    )
+
+
+@pytest.mark.seeds(40)
+def test_the_lattice_floor_is_below_every_card_with_the_column(seed):
+    """For every support with the real-valued column: the lattice floor is at most the weighted
+    loss of every brute-force card whose point on that column is not 0 and whose other
+    features lie in the support, and at least the threshold floor; under either rule for a
+    zero total (the margins move the lattice)."""
+    form, cards = real_valued_problem(seed, zero_score=("positive", "error")[seed % 2])
+    floor = ThresholdFloor(SearchProblem(form))
+    losses = _card_losses(form, cards)
+    checked = 0
+    for size in (1, 2, 3):
+        for support in itertools.combinations(range(3), size):
+            value = floor.lattice_loss(list(support))
+            if 0 not in support or value is None:
+                continue
+            assert floor.lattice_column(list(support)) == 0
+            outside = [j not in support for j in range(3)]
+            held = (cards["points"][:, 0] != 0) & ~np.any(
+                (cards["points"] != 0)[:, outside], axis=1
+            )
+            if held.any():
+                assert value <= losses[held].min() + 1e-12, (support, value)
+                checked += 1
+            assert value >= floor.loss(list(support)) - 1e-12
+    assert checked > 0 or not floor.applies
+
+
+def test_the_lattice_floor_sees_what_a_free_threshold_cannot():
+    """With points in -1..1 the ratio (values in 0..1) moves a total by less than 1, so a whole
+    number K cannot put a threshold between its values: one label for all, 3 errors of 6,
+    where a free threshold ("ratio >= 0.35") leaves none."""
+    X = np.array([[0.1], [0.2], [0.3], [0.4], [0.5], [0.6]])
+    y = [-1, -1, -1, 1, 1, 1]
+    spec = sw.make_spec(coef_range=(-1, 1))
+    form = build_formulation(prepare_data(X, y, warn=False), spec)
+    floor = ThresholdFloor(SearchProblem(form))
+    assert floor.loss([0]) == 0.0
+    assert floor.lattice_loss([0]) == pytest.approx(3 * form.row_weight[0])
+    wide = build_formulation(prepare_data(X, y, warn=False), sw.make_spec(coef_range=(-20, 20)))
+    assert ThresholdFloor(SearchProblem(wide)).lattice_loss([0]) == 0.0  # 20 * 0.35 = 7
+
+
+def test_the_lattice_floor_gives_way_to_two_fractional_columns():
+    """Two columns with values that are not whole numbers: no whole K per group, no lattice."""
+    X = np.array([[0.1, 0.5], [0.2, 1.5], [0.3, 0.5], [0.4, 2.5]])
+    form = build_formulation(prepare_data(X, [1, -1, 1, -1], warn=False), sw.make_spec())
+    floor = ThresholdFloor(SearchProblem(form))
+    assert floor.lattice_column([0, 1]) is None and floor.lattice_loss([0, 1]) is None
+    assert floor.lattice_column([1]) == 1
 
 
 def test_the_threshold_floor_sees_what_the_cell_floor_cannot():
