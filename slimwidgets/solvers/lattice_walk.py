@@ -1,22 +1,26 @@
-"""The best card on a support with one column of fractional values, point by point on that
-column only: the rest of the support is walked over groups of rows, not rows.
+"""The best card on a support with columns of fractional values, point by point on those
+columns only: the rest of the support is walked over groups of rows, not rows.
 
-Take the support's column c whose values are not whole numbers (heart's heart-rate ratio)
-and group the rows by their values on the rest, which are whole numbers. A card's total on a
-row of group g is ``K_g + lam_c * x_c`` with ``K_g = b + sum_j lam_j x_gj`` a whole number.
-For one ``lam_c`` each group's weighted errors are a step function ``E_g(K)`` of that whole
-number (:func:`._lattice_kernels.group_tables`): a positive row is right for K at or above
-``ceil(margin+ - lam_c x)``, a negative one at or below ``floor(-margin- - lam_c x)``. So a
-card's loss is ``sum_g E_g(K_g)``: a table look-up per group instead of a pass over the rows,
-and ``sum_g min E_g`` (the lattice floor at ``lam_c``) discards a whole ``lam_c`` at once
-when it cannot beat the incumbent. The rest (``lam_j`` of the other features, the intercept)
-is walked exactly over those tables (:func:`._lattice_kernels.walk_groups`).
+Take the support's columns F whose values are not whole numbers (heart's heart-rate ratio
+and ST depression) and group the rows by their values on the rest, which are whole numbers.
+A card's total on a row of group g is ``K_g + u`` with ``u = lam_F . x_F`` and ``K_g = b +
+sum_j lam_j x_gj`` a whole number. For one choice of ``lam_F`` each group's weighted errors
+are a step function ``E_g(K)`` of that whole number (:func:`._lattice_kernels.group_tables`):
+a positive row is right for K at or above ``ceil(margin+ - u)``, a negative one at or below
+``floor(-margin- - u)``. So a card's loss is ``sum_g E_g(K_g)``, a table look-up per group
+instead of a pass over the rows, and ``sum_g min E_g`` (the lattice floor at ``lam_F``)
+discards a whole choice of ``lam_F`` when it cannot beat the incumbent. The rest (``lam_j``
+of the other features, then the intercept) is searched by branch and bound over those
+tables (:func:`._lattice_kernels.walk_groups`): with some ``lam_j`` chosen, groups that
+agree on the columns not yet chosen get the same whole number from them, a floor of every
+completion.
 
 Only cards whose points on the support are all non-zero are walked: a card with a zero point
 is a card of a smaller support, which the scan settles first. The answer is checked against
 the card's own objective (:meth:`Formulation.objective_of`); where the walk does not hold
-(caps on TPR or FPR, locked points, values or points that are not whole) it answers None and
-the support's walk (:class:`.exhaustive.SupportWalker`) settles it.
+(caps on TPR or FPR, locked points, points that are not whole, too many combinations of
+F's points, or only 0/1 columns: the search over cells is made for those) it answers None
+and the support's walk (:class:`.exhaustive.SupportWalker`) settles it.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ __all__ = ["LatticeWalk"]
 
 
 class LatticeWalk:
-    """The best card on a support with one column of fractional values, over groups of rows.
+    """The best card on a support with columns of fractional values, over groups of rows.
 
     Parameters
     ----------
@@ -70,13 +74,15 @@ class LatticeWalk:
         Parameters
         ----------
         support : list of int
-            The support's features, one of them with values that are not whole numbers.
+            The support's features.
         upper : float
             The incumbent's objective: only cards below it are sought.
         """
         prob = self.prob
-        fixed = self.floor.lattice_columns(support) if self.holds else None
-        if fixed is None or prob.col_integer[fixed].all():
+        # supports of 0/1 columns only: the walk's search over cells settles them
+        helps = self.holds and self.floor.helps(support)
+        fixed = self.floor.lattice_columns(support) if helps else None
+        if fixed is None:
             return None
         others = [j for j in support if j not in fixed]
         group, n_groups = self.floor._groups(others)
@@ -99,8 +105,7 @@ class LatticeWalk:
         return best
 
     def _price(self, columns, by_column) -> tuple[np.ndarray, np.ndarray]:
-        """Each column's allowed non-zero points and their costs (tier + eps |points|), padded."""
-        prob = self.prob
+        """Each column's allowed non-zero points and their tier costs, padded to one width."""
         width = max([1] + [len(by_column[j][0]) for j in columns])
         vals = np.zeros((len(columns), width))
         vcost = np.zeros((len(columns), width))
