@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from . import _lattice_kernels
-from .exhaustive import _value_lists
+from .exhaustive import value_lists
 from .search import SearchProblem
 
 __all__ = ["LatticeWalk"]
@@ -85,14 +85,14 @@ class LatticeWalk:
         if fixed is None:
             return None
         others = [j for j in support if j not in fixed]
-        group, n_groups = self.floor._groups(others)
+        group, n_groups = self.floor.groups(others)
         pattern = np.zeros((n_groups, len(others)))
         pattern[group] = prob.X[:, others]
         used = prob.fixed_nonzero.copy()
         used[support] = True
         paid = prob.support_cost(used)
         best: tuple[float, np.ndarray, int] = (math.inf, np.zeros(prob.P, np.int64), 0)
-        for values, costs in _value_lists(prob, support, np.zeros(prob.P, np.int64)):
+        for values, costs in value_lists(prob, support, np.zeros(prob.P, np.int64)):
             by_column = {j: (v, c) for j, v, c in zip(support, values, costs)}
             found = self._walk(fixed, others, by_column, group, n_groups, pattern, upper - paid)
             if found is not None and found[0] + paid < min(best[0], upper) - 1e-12:

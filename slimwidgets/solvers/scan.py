@@ -356,7 +356,7 @@ class ThresholdFloor:
         if fixed is None:
             return None
         prob = self.prob
-        group, n_groups = self._groups([j for j in support if j not in fixed])
+        group, n_groups = self.groups([j for j in support if j not in fixed])
         return float(
             _scan_kernels.lattice_floor(
                 np.ascontiguousarray(prob.X[:, fixed], dtype=float),
@@ -387,10 +387,16 @@ class ThresholdFloor:
             )
         return self.points[key]
 
-    def _groups(self, columns: list[int]) -> tuple[np.ndarray, int]:
+    def groups(self, columns: list[int]) -> tuple[np.ndarray, int]:
         """Each row's group (its values on ``columns`` as one number) and the number of groups
         numbered: the patterns' mixed-radix codes while there are at most 4 n of them, else
-        renumbered first (the codes stay below 4 n times a column's values: no overflow)."""
+        renumbered first (the codes stay below 4 n times a column's values: no overflow).
+
+        Parameters
+        ----------
+        columns : list of int
+            The columns whose values make a group.
+        """
         n = self.prob.n
         group = np.zeros(n, dtype=np.int64)
         size = 1
@@ -415,7 +421,7 @@ class ThresholdFloor:
         """
         prob = self.prob
         c = max(support, key=lambda j: int(self.levels[j]))
-        group, n_groups = self._groups([j for j in support if j != c])
+        group, n_groups = self.groups([j for j in support if j != c])
         signs = np.sign(prob.allowed[c][prob.allowed[c] != 0])
         return float(
             _scan_kernels.threshold_floor(
