@@ -581,9 +581,10 @@ def _compile_parts() -> list:
         best_intercept(hp, hn, cp, cn, 0.0, 0.0, 0, 2, -1.0, -1.0, 1.0)
 
     def scan():
-        from . import _scan_kernels  # the support scan's kernel too
+        from . import _lattice_kernels, _scan_kernels  # the support scan's kernels too
 
         _scan_kernels.warm_up()
+        _lattice_kernels.warm_up()
 
     def over_cells():
         from . import _cell_kernels  # the per-support search over cells

@@ -308,10 +308,129 @@ def threshold_floor(order, x, group, n_groups, w, pos, up, down):
     return err_up if up else err_down
 
 
+#: a row counts as right this far short of its margin (the package allows 1e-9): a floor may
+#: only be generous, so a total that rounding puts a hair below an integer still reaches it
+LATTICE_SLACK = 1e-7
+
+
+@njit(nogil=True)
+def fractional_scores(XF, lamF):
+    """Each row's total from the fractional columns ``XF`` with the points ``lamF``."""
+    u = np.zeros(XF.shape[0])
+    for r in range(XF.shape[0]):
+        for f in range(XF.shape[1]):
+            u[r] += lamF[f] * XF[r, f]
+    return u
+
+
+@njit(nogil=True)
+def _group_least(rows, a, b, XF, lamF, w, pos, m_pos, m_neg, key, hist):
+    """The least weighted errors of one group's rows ``rows[a:b]`` with totals ``K + XF . lamF``
+    over the whole numbers K (one group's :func:`._lattice_kernels.group_tables`, not stored)."""
+    lo = 0
+    hi = 0
+    for q in range(a, b):
+        r = rows[q]
+        u = 0.0
+        for f in range(XF.shape[1]):
+            u += lamF[f] * XF[r, f]
+        if pos[r]:  # right at K >= key; K = key - 1 still wrong
+            key[r] = np.int64(np.ceil(m_pos - u - LATTICE_SLACK))
+            k_lo, k_hi = key[r] - 1, key[r]
+        else:  # right at K <= key; K = key + 1 wrong
+            key[r] = np.int64(np.floor(-m_neg - u + LATTICE_SLACK))
+            k_lo, k_hi = key[r], key[r] + 1
+        lo = k_lo if q == a else min(lo, k_lo)
+        hi = k_hi if q == a else max(hi, k_hi)
+    width = hi - lo + 1
+    hist[: 2 * width] = 0.0
+    above = 0.0
+    for q in range(a, b):
+        r = rows[q]
+        if pos[r]:
+            hist[2 * (key[r] - lo)] += w[r]
+            above += w[r]
+        else:
+            hist[2 * (key[r] - lo) + 1] += w[r]
+    least = above
+    below = 0.0
+    for i in range(width):
+        above -= hist[2 * i]
+        least = min(least, above + below)
+        below += hist[2 * i + 1]
+    return least
+
+
+@njit(nogil=True)
+def _rows_by_group(group, n_groups):
+    """(rows, starts): the rows listed group by group, the largest groups first (they add most
+    errors, so a sum that must reach a budget gets there soonest)."""
+    n = group.size
+    size = np.zeros(n_groups, np.int64)
+    for r in range(n):
+        size[group[r]] += 1
+    by_size = np.argsort(-size)
+    rank = np.empty(n_groups, np.int64)
+    rank[by_size] = np.arange(n_groups)
+    start = np.zeros(n_groups + 1, np.int64)
+    for t in range(n_groups):
+        start[t + 1] = start[t] + size[by_size[t]]
+    fill = start[:n_groups].copy()
+    rows = np.empty(n, np.int64)
+    for r in range(n):
+        rows[fill[rank[group[r]]]] = r
+        fill[rank[group[r]]] += 1
+    return rows, start
+
+
+@njit(nogil=True)
+def combo_floors(XF, combos, group, n_groups, w, pos, m_pos, m_neg, budgets):
+    """Per row m of ``combos`` (points on the fractional columns ``XF``), the least weighted
+    errors of totals ``K_g + XF . combos[m]`` with a whole number ``K_g`` per group of rows:
+    the sum of each group's least errors (:func:`_group_least`), stopped once it reaches
+    ``budgets[m]`` (the answer is then at least that: the combination cannot win)."""
+    n = XF.shape[0]
+    rows, start = _rows_by_group(group, n_groups)
+    key = np.empty(n, np.int64)
+    reach = 0.0  # every |XF . lamF| lies below reach / 2: a group's keys spread less
+    for f in range(XF.shape[1]):
+        top = 0.0
+        for r in range(n):
+            top = max(top, abs(XF[r, f]))
+        for m in range(combos.shape[0]):
+            reach = max(reach, 2 * top * abs(combos[m, f]) * XF.shape[1])
+    hist = np.zeros(2 * (int(reach + m_pos + m_neg) + 8))
+    out = np.zeros(combos.shape[0])
+    for m in range(combos.shape[0]):
+        errors = 0.0
+        for t in range(n_groups):
+            errors += _group_least(
+                rows, start[t], start[t + 1], XF, combos[m], w, pos, m_pos, m_neg, key, hist
+            )
+            if errors >= budgets[m]:
+                break
+        out[m] = errors
+    return out
+
+
+@njit(nogil=True)
+def lattice_floor(XF, combos, group, n_groups, w, pos, m_pos, m_neg, budget):
+    """The least weighted errors of totals ``K_g + XF . lamF`` over the rows ``combos`` of
+    points ``lamF`` (shared by every group) and a whole number ``K_g`` per group of rows
+    (:func:`combo_floors`), or ``budget`` when none is below it."""
+    floors = combo_floors(
+        XF, combos, group, n_groups, w, pos, m_pos, m_neg, np.full(combos.shape[0], budget)
+    )
+    return min(budget, floors.min()) if floors.size else budget
+
+
 def warm_up() -> None:
     """Compile (or load from numba's cache) the scan kernels."""
     one = np.zeros(1, np.int64)
     threshold_floor(one, np.zeros(1), one, 1, np.ones(1), np.ones(1, np.bool_), True, True)
+    lattice_floor(
+        np.zeros((1, 1)), np.ones((1, 1)), one, 1, np.ones(1), np.ones(1, np.bool_), 0.0, 1.0, 1.0
+    )
     k, W = 1, 2
     bits = np.zeros((1, 2, W), np.uint64)
     idx = np.zeros((k + 1, 2), np.int64)

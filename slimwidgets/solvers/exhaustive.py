@@ -98,9 +98,24 @@ def _supports(prob: SearchProblem, K: int):
                 yield support
 
 
-def _value_lists(prob: SearchProblem, support: list[int], base_lam: np.ndarray):
+def value_lists(prob: SearchProblem, support: list[int], base_lam: np.ndarray):
     """(non-zero values, their tier costs) per support coordinate; with sign agreement, one
-    such pair of lists per choice of sign for every group the support could mix."""
+    such pair of lists per choice of sign for every group the support could mix.
+
+    Parameters
+    ----------
+    prob : SearchProblem
+        The problem.
+    support : list of int
+        The support's features.
+    base_lam : numpy.ndarray
+        The locked points (0 elsewhere): they fix a group's sign.
+
+    Yields
+    ------
+    tuple of (list of numpy.ndarray, list of numpy.ndarray)
+        The allowed non-zero points of each feature of ``support`` and their tier costs.
+    """
     nonzero = [prob.allowed[j] != 0 for j in support]
     values = [prob.allowed[j][m] for j, m in zip(support, nonzero)]
     costs = [prob.value_cost[j][m] for j, m in zip(support, nonzero)]
@@ -288,7 +303,7 @@ class SupportWalker:
             self.cards += 1
             return (obj, base_lam.copy(), b) if obj < prob.big else (math.inf, base_lam, 0)
         best = (math.inf, base_lam, 0)
-        for nonzero, costs in _value_lists(prob, support, base_lam):
+        for nonzero, costs in value_lists(prob, support, base_lam):
             found = self.over_cells.best(support, nonzero)
             if found is not None:
                 total, points, b = found

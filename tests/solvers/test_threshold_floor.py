@@ -14,6 +14,7 @@ import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.fitting import driver as fitting
+from slimwidgets.solvers.lattice_walk import LatticeWalk
 from slimwidgets.solvers.lexicographic import weighted_errors
 from slimwidgets.solvers.scan import ThresholdFloor, solve_by_scan, support_floors
 from slimwidgets.solvers.search import SearchProblem
@@ -21,7 +22,7 @@ from slimwidgets.solvers.search import SearchProblem
 from brute import enumerate_cards, row_errors
 
 
-def real_valued_problem(seed: int):
+def real_valued_problem(seed: int, zero_score: str = "positive", fractional: bool = False):
     """A tiny problem with one column of many real values (as heart's heart-rate ratio), one
     0/1 column and one small-integer or 0/1 column; options that change the floor's
     directions (signs, value sets) or switch it off (a locked point), sometimes weights."""
@@ -32,6 +33,8 @@ def real_valued_problem(seed: int):
     X = np.column_stack(
         [ratio, rng.integers(0, 2, size=n), rng.integers(0, int(rng.choice([1, 3])) + 1, size=n)]
     )
+    if fractional:  # a second column of values that are not whole numbers
+        X[:, 2] = np.round(rng.normal(1.0, 1.0, size=n), 1)
     y = rng.choice([-1, 1], size=n)
     y[0], y[1] = 1, -1
     names = ["ratio", "flag", "count"]
@@ -44,7 +47,7 @@ def real_valued_problem(seed: int):
     elif kind == 2:
         opts["lock"] = {"flag": int(rng.choice([-2, 1]))}
     weights = rng.integers(1, 4, size=n) if rng.random() < 0.3 else None
-    spec = sw.make_spec(**opts)
+    spec = sw.make_spec(**opts, zero_score=zero_score)
     data = prepare_data(X, y, feature_names=names, sample_weight=weights, warn=False)
     return build_formulation(data, spec), enumerate_cards(X, y, names, spec, weights)
 
@@ -95,6 +98,105 @@ def test_the_scan_with_threshold_floors_proves_the_brute_force_optimum(seed):
     result = solve_by_scan(form, upper, start)
     best = min(form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"]))
     assert result.status == "optimal" and result.objective == pytest.approx(best, abs=1e-12)
+
+
+def _card_losses(form, cards) -> np.ndarray:
+    return np.array(
+        [
+            weighted_errors(form, form.row_weight, p, b)
+            for p, b in zip(cards["points"], cards["intercept"])
+        ]
+    )
+
+
+@pytest.mark.seeds(40)
+def test_the_lattice_floor_is_below_every_card_with_the_column(seed):
+    """For every support with the real-valued column: the lattice floor is at most the weighted
+    loss of every brute-force card whose points on the fixed columns (the fractional ones) are
+    not 0 and whose other features lie in the support, and at least the threshold floor; under
+    either rule for a zero total (the margins move the lattice), with one or two fractional
+    columns."""
+    form, cards = real_valued_problem(
+        seed, zero_score=("positive", "error")[seed % 2], fractional=seed % 3 == 0
+    )
+    floor = ThresholdFloor(SearchProblem(form))
+    losses = _card_losses(form, cards)
+    checked = 0
+    for size in (1, 2, 3):
+        for support in itertools.combinations(range(3), size):
+            value = floor.lattice_loss(list(support))
+            if 0 not in support or value is None:
+                continue
+            fixed = floor.lattice_columns(list(support))
+            assert 0 in fixed
+            outside = [j not in support for j in range(3)]
+            held = np.all(cards["points"][:, fixed] != 0, axis=1) & ~np.any(
+                (cards["points"] != 0)[:, outside], axis=1
+            )
+            if held.any():
+                assert value <= losses[held].min() + 1e-12, (support, value)
+                checked += 1
+            assert value >= floor.loss(list(support)) - 1e-12
+    assert checked > 0 or not floor.applies
+
+
+@pytest.mark.seeds(40)
+def test_the_lattice_walk_finds_the_best_card_of_every_support(seed):
+    """For every support: the lattice walk's card has the least objective of the brute-force
+    cards whose non-zero points are exactly that support (or it says it does not hold: locked
+    points), and it never returns a card at or above the bound."""
+    form, cards = real_valued_problem(
+        200 + seed, zero_score=("positive", "error")[seed % 2], fractional=seed % 3 == 0
+    )
+    prob = SearchProblem(form)
+    walk = LatticeWalk(prob, ThresholdFloor(prob))
+    objective = np.array(
+        [form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"])]
+    )
+    used = cards["points"] != 0
+    for size in (1, 2, 3):
+        for support in itertools.combinations(range(3), size):
+            found = walk.best(list(support), math.inf)
+            if found is None:
+                assert np.any(prob.fixed_nonzero) or not walk.floor.helps(list(support))
+                continue
+            exact = np.all(used == [j in support for j in range(3)], axis=1)
+            best = objective[exact].min() if exact.any() else math.inf
+            assert found[0] == pytest.approx(best, abs=1e-12), support
+            if math.isfinite(best):
+                assert set(np.flatnonzero(found[1])) == set(support)
+                assert form.objective_of(found[1], found[2]) == pytest.approx(best, abs=1e-12)
+                assert walk.best(list(support), best)[0] == math.inf
+
+
+def test_the_lattice_floor_sees_what_a_free_threshold_cannot():
+    """With points in -1..1 the ratio (values in 0..1) moves a total by less than 1, so a whole
+    number K cannot put a threshold between its values: one label for all, 3 errors of 6,
+    where a free threshold ("ratio >= 0.35") leaves none."""
+    X = np.array([[0.1], [0.2], [0.3], [0.4], [0.5], [0.6]])
+    y = [-1, -1, -1, 1, 1, 1]
+    spec = sw.make_spec(coef_range=(-1, 1))
+    form = build_formulation(prepare_data(X, y, warn=False), spec)
+    floor = ThresholdFloor(SearchProblem(form))
+    assert floor.loss([0]) == 0.0
+    assert floor.lattice_loss([0]) == pytest.approx(3 * form.row_weight[0])
+    wide = build_formulation(prepare_data(X, y, warn=False), sw.make_spec(coef_range=(-20, 20)))
+    assert ThresholdFloor(SearchProblem(wide)).lattice_loss([0]) == 0.0  # 20 * 0.35 = 7
+
+
+def test_the_lattice_floor_fixes_every_fractional_column_while_few():
+    """Both columns with values that are not whole numbers get their points fixed; a box too
+    wide for that (100 x 100 combinations) leaves the threshold floor alone."""
+    X = np.array([[0.1, 0.5], [0.2, 1.5], [0.3, 0.5], [0.4, 2.5]])
+    data = prepare_data(X, [1, -1, 1, -1], warn=False)
+    floor = ThresholdFloor(SearchProblem(build_formulation(data, sw.make_spec())))
+    assert floor.lattice_columns([0, 1]) == [0, 1] and floor.lattice_columns([1]) == [1]
+    assert floor.lattice_points([0, 1]).shape == (400, 2)
+    wide = ThresholdFloor(
+        SearchProblem(build_formulation(data, sw.make_spec(coef_range=(-50, 50))))
+    )
+    assert wide.lattice_columns([0, 1]) is None and wide.lattice_loss([0, 1]) is None
+    assert wide.lattice_columns([0]) == [0]
 
 
 def test_the_threshold_floor_sees_what_the_cell_floor_cannot():
