@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from .card_family import CardFamily
-from .data import Dataset
 from .losses import LogisticLoss
 
 __all__ = ["RiskFamily", "RISK"]
@@ -35,10 +34,6 @@ class RiskFamily(CardFamily):
     predicts_risk = True
     search_holds_groups = True
 
-    def loss(self, data: Dataset, class_weights: Any = None) -> LogisticLoss:
-        """The loss of a card on the rows of ``data`` (the weighted mean logistic loss)."""
-        return LogisticLoss(data, class_weights)
-
     def figures(self, card: Any, X: Any, y: Any) -> dict[str, float]:
         """The card's log-loss and the AUC of its score on ``X, y``."""
         m = card.metrics(X, y)
@@ -47,3 +42,5 @@ class RiskFamily(CardFamily):
 
 #: the one risk-card family object
 RISK = RiskFamily()
+# the loss of a card on the rows of a Dataset: the weighted mean logistic loss
+RISK.loss.holds(value=LogisticLoss)
