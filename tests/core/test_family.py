@@ -391,7 +391,7 @@ def test_the_package_s_card_files_are_read_by_their_family(cards):
 
 class NarrowFamily(type(DECISION)):  # type: ignore[misc]
     """A fourth family of decision cards whose loss holds its own MIP/LP (the decision
-    program with one named rule left out) and a scan that notes what it scanned."""
+    program with one named rule left out), a scan and a floor that note what they were asked."""
 
     name = "narrow"
     loss_name = "narrow"
@@ -408,9 +408,14 @@ class NarrowFamily(type(DECISION)):  # type: ignore[misc]
             self.scanned.append(form.spec)
             return DECISION.loss.scan(form, *args, **kwargs)
 
+        def floor(form: Any) -> float:
+            self.floored.append(form.spec)
+            return DECISION.loss.floor(form)
+
         self.scanned: list[Any] = []
-        pieces = {name: DECISION.loss.piece(name) for name in ("value", "floor")}
-        self.loss.holds(problem=problem, scan=scan, **pieces)
+        self.floored: list[Any] = []
+        value = DECISION.loss.piece("value")
+        self.loss.holds(value=value, problem=problem, scan=scan, floor=floor)
         self.fits_with(DECISION.driver)
         self.says_with(DECISION.words)
 
@@ -443,6 +448,25 @@ def test_the_driver_solves_the_program_the_family_s_loss_builds(monkeypatch):
     )
     assert len(narrow.scanned) == 1 and narrow.scanned[0].exclude[-1] == leaned_on
     assert scanned.status == "optimal" and scanned.objective == pytest.approx(card.objective)
+
+
+def test_the_driver_asks_the_family_s_loss_for_the_floor_under_a_cap(monkeypatch):
+    """Under a max-FPR cap, a proof past the walk's reach (its work limit set to 0) starts from
+    the floor the family's loss registered, on the program that loss built."""
+    from slimwidgets.core import family as families
+    from slimwidgets.core.data import prepare_data
+    from slimwidgets.fitting import driver, fit_dataset
+
+    X, y = _table(3)
+    narrow = NarrowFamily("smoker")
+    monkeypatch.setattr(families, "FAMILIES", (narrow, *FAMILIES))
+    monkeypatch.setattr(driver, "ENUMERATION_WORK", 0)
+    spec = sw.make_spec(max_size=2, max_fpr=0.3, time_limit=20, loss="zero_one")
+    card = fit_dataset(prepare_data(X, y, warn=False), replace(spec, loss="narrow"))
+    assert len(narrow.floored) == 1 and narrow.floored[0].exclude == ("smoker",)
+    assert (
+        card.status == "optimal" and dict(zip(card.feature_names, card.coefficients))["smoker"] == 0
+    )
 
 
 def test_a_loss_holds_the_pieces_registered_on_it():
