@@ -19,7 +19,7 @@ import numpy as np
 
 from .survival import is_survival_target
 
-__all__ = ["CardFamily", "CardWords", "DEFAULT_LOSS"]
+__all__ = ["CardFamily", "CardWords", "DEFAULT_LOSS", "FamilyLoss"]
 
 #: the loss of a fit that names none (decision cards)
 DEFAULT_LOSS = "zero_one"
@@ -41,6 +41,99 @@ class CardWords(NamedTuple):
     status: Callable[[Any], str]
     details: Callable[[Any], str]
     degeneracy: Callable[[Any], str | None]
+
+
+class FamilyLoss:
+    """A family's loss and the pieces its solvers build from it, each registered by the layer
+    that defines it (:meth:`holds`) and asked of the family, never chosen by its name.
+
+    The pieces:
+
+    * ``value``: the loss of a card on the training rows (``value(data, ...)``, an object with
+      the family's own evaluation; :mod:`slimwidgets.core.losses`);
+    * ``problem``: the MIP/LP of a fit, ``problem(data, spec)`` (:mod:`~.formulation`);
+    * ``scan``: the proof by a scan of the supports, ``scan(form, ...)``
+      (:mod:`slimwidgets.solvers.scan`);
+    * ``floor``: a proven floor under the objective, ``floor(form, ...)``
+      (:mod:`slimwidgets.solvers.lexicographic`).
+
+    A piece no module registered is refused by name when asked for.
+
+    Parameters
+    ----------
+    family : the family's name, as messages say it.
+
+    Examples
+    --------
+    >>> loss = FamilyLoss("bare")
+    >>> loss.holds(value=len)
+    >>> loss.value([0, 1, 1])
+    3
+    >>> loss.has("problem")
+    False
+    >>> loss.problem(None, None)
+    Traceback (most recent call last):
+    ...
+    TypeError: no problem piece of the loss is registered for bare cards (see FamilyLoss.holds)
+    """
+
+    #: the pieces a loss may hold
+    PIECES: ClassVar[tuple[str, ...]] = ("value", "problem", "scan", "floor")
+
+    def __init__(self, family: str) -> None:
+        self.family = family
+        self._pieces: dict[str, Callable[..., Any]] = {}
+
+    def holds(self, **pieces: Callable[..., Any]) -> None:
+        """Register ``pieces`` (each a name of :attr:`PIECES` and the function it is).
+
+        Parameters
+        ----------
+        **pieces : ``value=``, ``problem=``, ``scan=``, ``floor=``.
+
+        Examples
+        --------
+        >>> FamilyLoss("bare").holds(gradient=len)
+        Traceback (most recent call last):
+        ...
+        ValueError: a loss holds value, problem, scan, floor; not 'gradient'
+        """
+        for name, piece in pieces.items():
+            if name not in self.PIECES:
+                raise ValueError(f"a loss holds {', '.join(self.PIECES)}; not {name!r}")
+            self._pieces[name] = piece
+
+    def has(self, name: str) -> bool:
+        """Whether the piece ``name`` is registered."""
+        return name in self._pieces
+
+    def piece(self, name: str) -> Callable[..., Any]:
+        """The registered piece ``name`` (``TypeError`` naming the family when none is)."""
+        if name not in self._pieces:
+            raise TypeError(
+                f"no {name} piece of the loss is registered for {self.family} cards "
+                "(see FamilyLoss.holds)"
+            )
+        return self._pieces[name]
+
+    def value(self, *args: Any, **kwargs: Any) -> Any:
+        """The loss of a card on the training rows: the registered ``value`` piece's answer."""
+        return self.piece("value")(*args, **kwargs)
+
+    def problem(self, data: Any, spec: Any) -> Any:
+        """The MIP/LP of fitting ``spec`` on ``data``: the registered ``problem`` piece's."""
+        return self.piece("problem")(data, spec)
+
+    def scan(self, *args: Any, **kwargs: Any) -> Any:
+        """The proof by a scan of the supports: the registered ``scan`` piece's answer."""
+        return self.piece("scan")(*args, **kwargs)
+
+    def floor(self, *args: Any, **kwargs: Any) -> Any:
+        """A proven floor under the objective: the registered ``floor`` piece's answer."""
+        return self.piece("floor")(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<loss of {self.family} cards: {', '.join(self._pieces) or 'no pieces'}>"
 
 
 class CardFamily(ABC):
@@ -95,6 +188,10 @@ class CardFamily(ABC):
     #: what opens its studio, ``studio(X, y, options)`` (:meth:`opens_studio_with`); None: the
     #: studio of label cards
     studio: Callable[..., Any] | None = None
+
+    def __init__(self) -> None:
+        #: its loss and the pieces its solvers build from it (:class:`FamilyLoss`)
+        self.loss = FamilyLoss(self.name)
 
     def reads(self, y: Any, options: Mapping[str, Any]) -> bool:
         """Whether a fit of ``y`` under ``options`` is this family's: labels (not a ``Surv``

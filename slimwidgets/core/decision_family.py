@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from .card_family import CardFamily
-from .data import Dataset
 from .losses import ZeroOneLoss
 
 __all__ = ["DecisionFamily", "DECISION"]
@@ -42,10 +41,6 @@ class DecisionFamily(CardFamily):
     held_out_measure = "error"
     samples_large_tables = True
 
-    def loss(self, data: Dataset, class_weights: Any = None) -> ZeroOneLoss:
-        """The loss of a card on the rows of ``data`` (the weighted share misclassified)."""
-        return ZeroOneLoss(data, class_weights)
-
     def optimised_measure(self, spec: Any) -> str:
         """``"tpr"`` under a max-FPR cap alone (the most sensitive card under the cap),
         ``"fpr"`` under a min-TPR floor alone, else ``"error"``."""
@@ -72,3 +67,6 @@ class DecisionFamily(CardFamily):
 
 #: the one decision-card family object
 DECISION = DecisionFamily()
+# the loss of a card on the rows of a Dataset: the weighted share misclassified; its MIP/LP, scan
+# and floor are registered by the modules that define them (formulation, solvers)
+DECISION.loss.holds(value=ZeroOneLoss)

@@ -50,6 +50,7 @@ import numpy as np
 from .big_m_bounds import RowReach, intercept_box
 from .by_variable import linear_rows, support_constraints, variable_ids
 from .data import Dataset
+from .decision_family import DECISION
 from .groups import RateRow, add_rate_rows, rate_rows
 from .linear import add_linear_rows
 from .objective import FeatureBoxes, ObjectiveCosts, feature_boxes, objective_costs
@@ -975,3 +976,7 @@ def build_formulation(data: Dataset, spec: Spec) -> Formulation:
         variable_id=None if spec.max_variables is None else variable_ids(spec, names),
         max_variables=spec.max_variables,
     )
+
+
+# a decision fit's MIP/LP, asked of the family by the driver
+DECISION.loss.holds(problem=build_formulation)

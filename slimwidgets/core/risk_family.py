@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from .card_family import CardFamily
-from .data import Dataset
 from .losses import LogisticLoss
 
 __all__ = ["RiskFamily", "RISK"]
@@ -42,10 +41,6 @@ class RiskFamily(CardFamily):
     chooses_cuts_by_cv = False
     held_out_measure = "log-loss"
 
-    def loss(self, data: Dataset, class_weights: Any = None) -> LogisticLoss:
-        """The loss of a card on the rows of ``data`` (the weighted mean logistic loss)."""
-        return LogisticLoss(data, class_weights)
-
     def row_losses(self, card: Any, X: Any, y: Any) -> Any:
         """Each row's log-loss, ``-log`` of the risk the card gave its label.
 
@@ -67,3 +62,5 @@ class RiskFamily(CardFamily):
 
 #: the one risk-card family object
 RISK = RiskFamily()
+# the loss of a card on the rows of a Dataset: the weighted mean logistic loss
+RISK.loss.holds(value=LogisticLoss)

@@ -60,17 +60,6 @@ class TimeToEventFamily(CardFamily):
         (:func:`~slimwidgets.core.survival.survival_target`)."""
         return survival_target(y)
 
-    def loss(
-        self,
-        X: np.ndarray,
-        time: np.ndarray,
-        event: np.ndarray,
-        weight: np.ndarray,
-        ties: str = "breslow",
-    ) -> CoxCells:
-        """The loss of the rows ``X`` (a support's columns), merged into cells."""
-        return CoxCells(X, time, event, weight, ties)
-
     def row_loss(
         self,
         X: np.ndarray,
@@ -158,3 +147,5 @@ class TimeToEventFamily(CardFamily):
 
 #: the one time-to-event family object
 TIME_TO_EVENT = TimeToEventFamily()
+# the loss of the rows X (a support's columns) given time, event, weight and ties, merged into cells
+TIME_TO_EVENT.loss.holds(value=CoxCells)

@@ -16,7 +16,7 @@ import numpy as np
 from ..core.card_family import CardFamily
 from ..core.data import Dataset, group_column_apart, outcome_values, prepare_data
 from ..core.family import DECISION, RISK, TIME_TO_EVENT, family_for, family_of_loss
-from ..core.formulation import Formulation, build_formulation
+from ..core.formulation import Formulation
 from ..core.groups import check_group_settings
 from ..core.patterns import Patterns
 from ..core.rules import rules_from_options
@@ -27,9 +27,9 @@ from ..solvers.backends.mip import solve_formulation
 from ..solvers.base import FitStop, Incumbent, SolveResult, relative_gap
 from ..solvers.decomposition import size_split, solve_by_size
 from ..solvers.exhaustive import solve_by_enumeration, work_by_size
-from ..solvers.lexicographic import knapsack_floor, prove_dominant
+from ..solvers.lexicographic import prove_dominant
 from ..solvers.polish import polish
-from ..solvers.scan import ScanLimits, scan_applicable, solve_by_scan
+from ..solvers.scan import ScanLimits, scan_applicable
 from ..solvers.search import local_search, warm_up
 from . import size_cv
 from .cards import (
@@ -554,7 +554,7 @@ def _solve_decisions(
     # at its deadline (HiGHS in this process looks at its clock only now and then)
     cancel = None if cancel is None and spec.time_limit is None else FitStop(cancel)  # type: ignore[assignment]
     built = time.perf_counter()
-    form = build_formulation(data, spec)
+    form = family_of_loss(spec.loss).loss.problem(data, spec)
     # a measure of this machine's pace on these rows now: polishing, building and checking the
     # card each take about as long as building the program did
     build_seconds = time.perf_counter() - built
@@ -872,9 +872,8 @@ def _prove(
         and start is not None
     ):
         t = time.perf_counter()
-        known = min(
-            knapsack_floor(form), upper
-        )  # what any classifier must get wrong: shown at once
+        # what any classifier must get wrong: shown at once
+        known = min(family_of_loss(spec.loss).loss.floor(form), upper)
         if on_incumbent is not None:
             on_incumbent(Incumbent(start[0], start[1], upper, known, time.perf_counter() - t))
         share = (
@@ -966,7 +965,7 @@ def _scan(
     if time_left is not None and start is not None and fold is None:
         side = SideSearch(form, start, upper, time_left, report, cancel, more_starts)
     try:
-        scanned = solve_by_scan(
+        scanned = family_of_loss(spec.loss).loss.scan(
             form,
             upper,
             start,
@@ -1150,7 +1149,7 @@ def _wider_intercept_probe(form: Formulation, result: SolveResult, budget: float
     spec, (ilo, ihi) = form.spec, form.intercept_box
     if spec.intercept_range is None or budget < 0.05:
         return None
-    wide = build_formulation(form.data, replace(spec, intercept_range=None))
+    wide = family_of_loss(spec.loss).loss.problem(form.data, replace(spec, intercept_range=None))
     if wide.intercept_box == (ilo, ihi) or result.intercept in (
         ilo,
         ihi,

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.data import Dataset
+from ..core.family import family_of_loss
 from ..core.spec import Spec
 from ..core.status import describe
 from ..solvers.base import Incumbent
@@ -37,13 +38,11 @@ def describe_incumbent(
 ) -> str:
     """The headline of a card found while a fit runs (its error or TPR, and what is proven
     about it), in the same words as the returned card's."""
-    limits = None
-    if (
-        inc.limits is None and inc.multiplier is None
-    ):  # an incumbent not reported by fit carries none
-        from ..core.formulation import build_formulation
-
-        limits = limits_in_user_units(build_formulation(data, spec))
+    limits, loss = None, family_of_loss(spec.loss).loss
+    # an incumbent not reported by fit carries no limits; a family whose loss has a MIP/LP
+    # (decision cards) says them in the user's units from it
+    if inc.limits is None and loss.has("problem"):
+        limits = limits_in_user_units(loss.problem(data, spec))
     card = card_from_incumbent(data, spec, inc, bound=bound, solve_time=seconds, limits=limits)
     return describe(card).headline
 

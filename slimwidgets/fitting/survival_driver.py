@@ -384,7 +384,9 @@ def _check(proof: CoxProof, prob: CoxProblem, spec: Spec, names: list[str]) -> N
         if p != 0 and p not in prob.allowed[j]
     ]
     columns = np.flatnonzero(points)  # the card's columns only: as many cells as its rules make
-    cells = TIME_TO_EVENT.loss(prob.X[:, columns], prob.time, prob.event, prob.weight, prob.ties)
+    cells = TIME_TO_EVENT.loss.value(
+        prob.X[:, columns], prob.time, prob.event, prob.weight, prob.ties
+    )
     loss = cells.value(proof.card.t * points[columns])
     objective = loss + float(prob.C0[points != 0].sum())
     if not math.isclose(objective, proof.card.objective, rel_tol=1e-9, abs_tol=1e-9):

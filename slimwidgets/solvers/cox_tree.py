@@ -77,7 +77,7 @@ class CoxProblem:
 
     def cells(self, support: Sequence[int]) -> CoxCells:
         X = self.X[:, list(support)]
-        return TIME_TO_EVENT.loss(X, self.time, self.event, self.weight, self.ties)
+        return TIME_TO_EVENT.loss.value(X, self.time, self.event, self.weight, self.ties)
 
 
 @dataclass(frozen=True)

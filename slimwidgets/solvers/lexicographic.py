@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..core.decision_family import DECISION
 from ..core.formulation import Formulation
 from .backends.mip import solve_formulation
 
@@ -320,3 +321,7 @@ def class_limits(form: Formulation, bound: float, coefficients, intercept) -> di
     if form.lexicographic == "tpr":
         return {"tpr_max": 1.0 - share, "tpr_proven": bool(proven)}
     return {"fpr_min": share, "fpr_proven": bool(proven)}
+
+
+# the floor under a decision fit's objective that any classifier meets, asked of the family
+DECISION.loss.holds(floor=knapsack_floor)

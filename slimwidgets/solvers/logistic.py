@@ -127,7 +127,7 @@ class RiskProblem:
                 for members in spec.groups.values()
             ]
         return cls(
-            loss=RISK.loss(data, spec.class_weights),  # the family holds its loss
+            loss=RISK.loss.value(data, spec.class_weights),  # the family holds its loss
             allowed=allowed,
             C0=np.array([spec.penalties.get(n, c0) for n in names], dtype=float),
             intercepts=_intercept_box(data, spec, allowed),

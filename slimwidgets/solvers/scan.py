@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.decision_family import DECISION
 from ..core.formulation import Formulation
 from ..core.objective import loss_unit
 from . import _scan_kernels
@@ -861,3 +862,7 @@ def _value_floors(prob: SearchProblem, feats: list[int]) -> np.ndarray:
         if prob.l1_mask[j]:
             out[t] += prob.eps * float(np.abs(prob.allowed[j][nonzero]).min())
     return out
+
+
+# a decision fit's proof by a scan of the supports, asked of the family by the driver
+DECISION.loss.holds(scan=solve_by_scan)

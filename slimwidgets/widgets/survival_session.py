@@ -774,7 +774,7 @@ def edited_card(
     same = None if np.ptp(totals) > 0 else base.multiplier  # one total: no slope to fit
     multiplier, times, hazard = refit_baseline(totals, target.time, target.event, same, ties)
     weight = np.ones(totals.size)
-    cells = TIME_TO_EVENT.loss(totals[:, None], target.time, target.event, weight, ties)
+    cells = TIME_TO_EVENT.loss.value(totals[:, None], target.time, target.event, weight, ties)
     objective = cells.value(np.array([1.0 / multiplier])) + C0 * len(card.card_points)
     cost = None if base.objective is None else objective - base.objective
     card = replace(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
@@ -386,3 +387,101 @@ def test_the_package_s_card_files_are_read_by_their_family(cards):
     d = {**json.loads(cards["decision"][0].to_json()), "family": "tally"}
     with pytest.raises(ValueError, match="unknown model family 'tally'"):
         family_of_file(d).read_card(d, verify=False)
+
+
+class NarrowFamily(type(DECISION)):  # type: ignore[misc]
+    """A fourth family of decision cards whose loss holds its own MIP/LP (the decision
+    program with one named rule left out), a scan and a floor that note what they were asked."""
+
+    name = "narrow"
+    loss_name = "narrow"
+
+    def __init__(self, left_out: str) -> None:
+        super().__init__()
+        self.left_out, self.built = left_out, []
+
+        def problem(data: Any, spec: Any) -> Any:
+            self.built.append(spec)
+            return DECISION.loss.problem(data, replace(spec, exclude=(*spec.exclude, left_out)))
+
+        def scan(form: Any, *args: Any, **kwargs: Any) -> Any:
+            self.scanned.append(form.spec)
+            return DECISION.loss.scan(form, *args, **kwargs)
+
+        def floor(form: Any) -> float:
+            self.floored.append(form.spec)
+            return DECISION.loss.floor(form)
+
+        self.scanned: list[Any] = []
+        self.floored: list[Any] = []
+        value = DECISION.loss.piece("value")
+        self.loss.holds(value=value, problem=problem, scan=scan, floor=floor)
+        self.fits_with(DECISION.driver)
+        self.says_with(DECISION.words)
+
+
+def test_the_driver_solves_the_program_the_family_s_loss_builds(monkeypatch):
+    """A fit of the fourth family's loss is solved on the program its loss registered (the
+    decision program without the rule the decision card leans on most), not on the decision
+    family's: that rule gets no points, the error is no better, and the card is re-checked; a
+    solve by the scan runs the scan its loss registered, on that program."""
+    from slimwidgets.core import family as families
+    from slimwidgets.core.data import prepare_data
+    from slimwidgets.fitting import fit_dataset
+
+    X, y = _table(3)
+    spec = sw.make_spec(max_size=2, time_limit=20)
+    decision = sw.fit(X, y, spec=spec)
+    points = dict(zip(decision.feature_names, decision.coefficients))
+    leaned_on = max(points, key=lambda name: abs(points[name]))
+    assert points[leaned_on] != 0
+    narrow = NarrowFamily(leaned_on)
+    monkeypatch.setattr(families, "FAMILIES", (narrow, *FAMILIES))
+    card = fit_dataset(prepare_data(X, y, warn=False), replace(spec, loss="narrow"))
+    assert len(narrow.built) == 1 and narrow.built[0].loss == "narrow"
+    assert dict(zip(card.feature_names, card.coefficients))[leaned_on] == 0
+    assert card.status == decision.status == "optimal"
+    assert card.metrics(X, y).error >= decision.metrics(X, y).error - 1e-12
+    assert narrow.scanned == []  # "auto" proved these few cards without the scan
+    scanned = fit_dataset(
+        prepare_data(X, y, warn=False), replace(spec, loss="narrow", solver="scan")
+    )
+    assert len(narrow.scanned) == 1 and narrow.scanned[0].exclude[-1] == leaned_on
+    assert scanned.status == "optimal" and scanned.objective == pytest.approx(card.objective)
+
+
+def test_the_driver_asks_the_family_s_loss_for_the_floor_under_a_cap(monkeypatch):
+    """Under a max-FPR cap, a proof past the walk's reach (its work limit set to 0) starts from
+    the floor the family's loss registered, on the program that loss built."""
+    from slimwidgets.core import family as families
+    from slimwidgets.core.data import prepare_data
+    from slimwidgets.fitting import driver, fit_dataset
+
+    X, y = _table(3)
+    narrow = NarrowFamily("smoker")
+    monkeypatch.setattr(families, "FAMILIES", (narrow, *FAMILIES))
+    monkeypatch.setattr(driver, "ENUMERATION_WORK", 0)
+    spec = sw.make_spec(max_size=2, max_fpr=0.3, time_limit=20, loss="zero_one")
+    card = fit_dataset(prepare_data(X, y, warn=False), replace(spec, loss="narrow"))
+    assert len(narrow.floored) == 1 and narrow.floored[0].exclude == ("smoker",)
+    assert (
+        card.status == "optimal" and dict(zip(card.feature_names, card.coefficients))["smoker"] == 0
+    )
+
+
+def test_a_loss_holds_the_pieces_registered_on_it():
+    """Each package family's loss answers its value; the decision family's its MIP/LP; a piece
+    nobody registered is refused naming the family."""
+    from slimwidgets.core.formulation import build_formulation
+    from slimwidgets.core.losses import LogisticLoss, ZeroOneLoss
+    from slimwidgets.solvers.lexicographic import knapsack_floor
+    from slimwidgets.solvers.scan import solve_by_scan
+
+    assert DECISION.loss.piece("value") is ZeroOneLoss and RISK.loss.piece("value") is LogisticLoss
+    assert DECISION.loss.piece("problem") is build_formulation
+    assert DECISION.loss.piece("scan") is solve_by_scan
+    assert DECISION.loss.piece("floor") is knapsack_floor
+    assert TIME_TO_EVENT.loss.has("value") and not RISK.loss.has("problem")
+    with pytest.raises(TypeError, match="no problem piece of the loss is registered for risk"):
+        RISK.loss.problem(None, None)
+    assert HingeFamily().loss is not HingeFamily().loss  # each family object holds its own

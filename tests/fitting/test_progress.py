@@ -189,3 +189,17 @@ def test_on_a_terminal_the_fit_ends_on_its_bar_and_in_a_pipe_says_nothing_unless
     assert "STATUS optimal" in piped and "done:" not in piped and "fit:" not in piped
     asked = run("True", terminal=False)
     assert "done:" in asked and "status optimal" in asked
+
+
+def test_an_incumbent_without_limits_is_said_from_the_program_its_family_s_loss_builds():
+    """A decision incumbent reported without limits (not by ``fit``) is said in the user's
+    units from the MIP/LP the decision family's loss builds: a bound at its objective is a
+    proof under the cap, not "no proven limit yet"."""
+    from slimwidgets.fitting.progress import describe_incumbent
+    from slimwidgets.solvers.base import Incumbent
+
+    X = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0], [0, 1]])
+    data = prepare_data(X, [1, 1, 0, 0, 1, 0], warn=False)
+    found = Incumbent(np.array([1.0, 0.0]), -1, 0.0, 0.0, 0.1)  # right on every row
+    said = describe_incumbent(data, sw.make_spec(max_fpr=0.5, max_size=2), found, 0.0, 0.1)
+    assert said == "TPR 100.0 % at FPR 0.0 % · proven best under this cap"
