@@ -353,12 +353,13 @@ def _first_card(
     rows = len(X)
     if is_dask(X) or rows > size_cv.CV_ROWS:
         return None
-    if rows <= FIRST_CARD_ROWS and variables <= FIRST_CARD_VARIABLES:
-        return None
+    loss = family_of_loss(spec.loss).loss
+    if (rows <= FIRST_CARD_ROWS and variables <= FIRST_CARD_VARIABLES) or not loss.has("problem"):
+        return None  # a small table's choice is quick; a family without a program has no search
     data = prepare_data(X, y, **how)
     cap = size_cv.size_candidates(spec, data.n_features)[-1]
     first_spec = replace(spec, max_size=cap, size_cv=None)
-    form = build_formulation(data, first_spec)
+    form = loss.problem(data, first_spec)
     found = local_search(form, time_budget=10 * HEURISTIC_SECONDS, max_work=first_search_work(form))
     if not found.feasible:
         return None

@@ -11,6 +11,7 @@ import pytest
 
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
+from slimwidgets.core.formulation import build_formulation
 from slimwidgets.fitting import driver
 
 
@@ -70,7 +71,7 @@ def test_the_first_card_is_the_same_on_a_50x_slow_and_a_fast_clock(monkeypatch):
 def test_the_first_search_of_a_large_table_is_capped_in_counted_work(monkeypatch):
     X, y = table()
     rules = sw.RuleBuilder(n_cuts=9).fit_transform(X)
-    form = driver.build_formulation(prepare_data(rules, y), sw.make_spec(max_size=5))
+    form = build_formulation(prepare_data(rules, y), sw.make_spec(max_size=5))
     n, p = form.data.X.shape
     assert driver.first_search_work(form) == driver.FIRST_SEARCH_SWEEPS * n * p
     monkeypatch.setattr(driver, "FIRST_SEARCH_MOST", 1000.0)
@@ -82,4 +83,14 @@ def test_a_small_table_gets_no_first_card_and_ctrl_c_stops_the_fit(monkeypatch, 
     X, y = table(n=300)
     with pytest.raises(KeyboardInterrupt):
         sw.fit(X, y, progress=True)
+    assert "first card" not in capsys.readouterr().err
+
+
+def test_a_risk_fit_gets_no_decision_card_first(monkeypatch, capsys):
+    """The first card comes from the family's own program; risk cards have none to search, so a
+    Ctrl-C in their size choice goes on rather than return a decision card as a risk card."""
+    monkeypatch.setattr(driver, "choose_cuts_and_size", stopped_in_the_choice)
+    X, y = table()
+    with pytest.raises(KeyboardInterrupt):
+        sw.fit(X, y, loss="logistic", progress=True)
     assert "first card" not in capsys.readouterr().err
