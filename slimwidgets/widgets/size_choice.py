@@ -6,9 +6,13 @@ how many candidate cut points each numeric column gets) by 5-fold cross-validati
 (:func:`~slimwidgets.fitting.size_cv.choose_cuts_and_size`), then solves at that size. A studio
 started the same way (``Studio(X, y)``, its own rules, no size given) shows a quick card first,
 solved without the choice, while :class:`StartingSize` makes the same choice on a worker thread
-of its own, under the studio's time limit as ``fit`` would under it (the folds end by
-:data:`~slimwidgets.fitting.size_cv.SHARE` of it, and the card at the chosen size gets what is
-left, the limit counted from the moment the choice was asked for). The choice then becomes the
+of its own, under ``fit``'s time limit as ``fit`` would under it: the user's ``time_limit``
+when given (the folds end by :data:`~slimwidgets.fitting.size_cv.SHARE` of it, and the card at
+the chosen size gets what is left, the limit counted from the moment the choice was asked for),
+else ``fit``'s default (:data:`~slimwidgets.core.options.DEFAULT_TIME_LIMIT`), not the studio's
+short one: the choice is ``fit``'s and needs ``fit``'s time to be the same choice, while the
+card at the chosen size is then a studio solve under the studio's own limit. The choice then
+becomes the
 studio's settings: the chosen cut points (a table of rules of :mod:`~slimwidgets.widgets.cuts`) and
 ``max_size``, one undo step, said in the notice in the user's units (the mean held-out error of
 the size chosen). Anything the user does meanwhile wins: the choice is then dropped, unused.
@@ -22,6 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.family import family_of_loss
+from ..core.options import DEFAULT_TIME_LIMIT as FIT_TIME_LIMIT
 from ..fitting import size_cv
 from .holdout import RawRows
 
@@ -140,7 +145,7 @@ class StartingSize:
     def start(self) -> None:
         """Choose on a worker thread; the first card is being solved meanwhile."""
         c = self._core
-        limit = c.spec.time_limit
+        limit = self.limit(c.spec.time_limit)
         within = "" if limit is None else f" (within {size_cv.SHARE * limit:.1f} s)"
         with c.lock:
             gen = c.generation
@@ -161,16 +166,20 @@ class StartingSize:
             spec = c.spec.replace(size_cv=FOLDS)
             raw = self._raw
             started = self.started if self.started is not None else time.perf_counter()
-            deadline = (
-                None if spec.time_limit is None else started + size_cv.SHARE * spec.time_limit
-            )
+            limit = self.limit(spec.time_limit)
+            deadline = None if limit is None else started + size_cv.SHARE * limit
+            spec = spec.replace(time_limit=limit)
             _, builder, chosen, choice = size_cv.choose_cuts_and_size(
-                fit, raw.X, raw.y, {**self._options, "time_limit": spec.time_limit}, None, spec,
+                fit, raw.X, raw.y, {**self._options, "time_limit": limit}, None, spec,
                 positive=raw.positive, progress=False, deadline=deadline,
             )  # fmt: skip
             self.choice = dict(choice)
-            # the card at the chosen size gets what the choice left of the limit, as in fit
-            self._adopt(builder, chosen.max_size, self.choice, gen, requested=started)
+            # under the user's limit, the card at the chosen size gets what the choice left of
+            # it, as in fit; under fit's default, the studio's own limit from now
+            given = "time_limit" in self._options
+            self._adopt(
+                builder, chosen.max_size, self.choice, gen, requested=started if given else None
+            )
         except Exception as problem:  # the quick card stays; the notice says why
             with c.lock:
                 if c.generation == gen and not c.closed:
@@ -178,6 +187,11 @@ class StartingSize:
             c.emit("notice")
         finally:
             self.running = False
+
+    def limit(self, studio_limit: float | None) -> float | None:
+        """The choice's time limit: the user's ``time_limit`` when given (the studio's limit
+        ``studio_limit`` is then the user's), else ``fit``'s default."""
+        return studio_limit if "time_limit" in self._options else FIT_TIME_LIMIT
 
     def join(self, timeout: float | None) -> bool:
         if self.thread is not None:

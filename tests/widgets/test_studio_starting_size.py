@@ -10,6 +10,8 @@ import pytest
 
 import slimwidgets as sw
 from slimwidgets.core.options import DEFAULT_TIME_LIMIT
+from slimwidgets.fitting import size_cv
+from slimwidgets.widgets.controller import DEFAULT_TIME_LIMIT as STUDIO_TIME_LIMIT
 from slimwidgets.widgets.controller import Controller
 from slimwidgets.widgets.size_choice import size_cv_applies
 
@@ -68,6 +70,23 @@ def test_the_studio_starts_on_the_card_fit_returns_at_fits_default_limit():
         assert c.spec.max_size == card.details["size_cv"]["chosen"]
         assert c.card.points == card.points and c.card.threshold == card.threshold
         assert c.card.status == card.status == "optimal"
+    finally:
+        assert c.close()
+
+
+def test_at_the_studios_own_limit_the_choice_is_made_under_fits_default_limit():
+    """The studio's short limit is for its live solves: the size is chosen under fit's default
+    limit (fit's choice needs fit's time), and the studio's solves keep their own limit."""
+    X, y = _table()
+    c = Controller(X, y, frontier=False, alternatives=False)  # no time_limit given
+    try:
+        assert f"(within {size_cv.SHARE * DEFAULT_TIME_LIMIT:.1f} s)" in c.notice
+        _settled(c)
+        card = sw.fit(X, y)
+        assert c.spec.time_limit == STUDIO_TIME_LIMIT
+        assert c.starting_size.choice["chosen"] == card.details["size_cv"]["chosen"]
+        assert c.spec.max_size == card.details["size_cv"]["chosen"]
+        assert c.card.points == card.points and c.card.threshold == card.threshold
     finally:
         assert c.close()
 
