@@ -67,8 +67,11 @@ class ScanLimits:
     ``scan_work`` word-ops predicted for the scan, or more than ``walk_work`` steps walking
     survivors. The walk's work is counted support by support as it goes (each walked support
     adds :func:`.exhaustive.steps_per_support` of its size), not predicted for all survivors at
-    once: a better card found early often prunes most of them. Both are counts of work, never
-    seconds, so the same call makes the same choice at any machine load."""
+    once: a better card found early often prunes most of them. Raising the survivors' floors
+    (threshold and lattice floors) counts as walk work too, but it is done for every survivor
+    of a size: the scan declines before it when the survivors times the work per survivor of
+    the size before exceed what is left. All are counts of work, never seconds, so the same
+    call makes the same choice at any machine load."""
 
     scan_work: float
     walk_work: float
@@ -372,6 +375,30 @@ class ThresholdFloor:
             )
         )
 
+    def passes(self, support: list[int]) -> int:
+        """The passes over the rows that raising ``support``'s floor takes: one per column to
+        group the rows, and one per combination of the lattice floor's points
+        (:meth:`lattice_columns`) or one for the threshold floor where that does not hold.
+
+        Parameters
+        ----------
+        support : list of int
+            The support's features (at least one).
+
+        Examples
+        --------
+        >>> import numpy as np, slimwidgets as sw
+        >>> from slimwidgets.core.data import prepare_data
+        >>> from slimwidgets.core.formulation import build_formulation
+        >>> X = np.array([[0.5, 0], [1.5, 0], [2.5, 1], [3.5, 1]])
+        >>> data = prepare_data(X, [1, -1, 1, -1], warn=False)
+        >>> spec = sw.make_spec(coef_range=(-2, 2))
+        >>> ThresholdFloor(SearchProblem(build_formulation(data, spec))).passes([0, 1])
+        6
+        """
+        fixed = self.lattice_columns(support)
+        return len(support) + (1 if fixed is None else len(self.lattice_points(fixed)))
+
     def lattice_points(self, fixed: list[int]) -> np.ndarray:
         """Every combination of the allowed non-zero points of the columns ``fixed``, one per row.
 
@@ -616,6 +643,8 @@ class _ScanProof:
         self.lattice = LatticeWalk(prob, self.threshold)
         self.value_floor = _value_floors(prob, list(range(prob.P)))  # by feature, for refine
         self.walk_left = math.inf  # steps the walk may still take (run sets its limit)
+        # the refinement's counted work per survivor, by the last size refined (predicts the next)
+        self.refine_rate = 0.0
         self.refined: set[tuple[int, ...]] = set()  # supports whose floor is the threshold floor
 
     def expired(self) -> bool:
@@ -663,8 +692,11 @@ class _ScanProof:
             ):
                 return self.result(min([self.least(extra)] + [f for f, _ in self.pool]), "declined")
             found = self.scan(extra)
-            if found is None:
-                return self.result(min([self.least(extra)] + [f for f, _ in self.pool]))
+            if found is None or found == "declined":
+                return self.result(
+                    min([self.least(extra)] + [f for f, _ in self.pool]),
+                    None if found is None else "declined",
+                )
             scanned, used = found
             ops += used
             per_support = max(per_support, used / max(scanned, 1))
@@ -679,9 +711,12 @@ class _ScanProof:
             extra += 1
         return self.result(None)
 
-    def scan(self, extra: int) -> tuple[int, float] | None:
+    def scan(self, extra: int) -> tuple[int, float] | str | None:
         """Add the survivors with ``extra`` optional features to the pool: (supports scanned,
-        word-ops), or None when stopped."""
+        word-ops), None when stopped, or "declined" when refining its survivors would take
+        more counted work than the walk has left (:meth:`refine`: every survivor is refined,
+        whatever the incumbent, so its work is predicted from the size before, not counted
+        as it goes)."""
         budget0 = self.best[2] - self.fixed - 1e-12
         if extra == 0:
             floor = self.bits.floor0()
@@ -693,6 +728,8 @@ class _ScanProof:
             return None
         sups, floors, scanned, used = found
         self.scanned += scanned
+        if len(sups) and len(sups) * self.refine_rate > self.walk_left:
+            return "declined"
         kept = _keep_survivors(
             self.prob,
             self.bits,
@@ -756,9 +793,10 @@ class _ScanProof:
     def refine(self) -> None:
         """Raise the floor of each support in the pool that has a column that is not 0/1 to
         the threshold floor (:class:`ThresholdFloor`), and drop those that can no longer beat
-        the incumbent; each pass over a support's rows counts as walk work. Stops early (the
-        rest keep their cell floors, still floors) when the time is up."""
-        kept = []
+        the incumbent; each pass over a support's rows counts as walk work (the lattice
+        floor makes one per combination of points, :meth:`ThresholdFloor.passes`). Stops
+        early (the rest keep their cell floors, still floors) when the time is up."""
+        kept, before, count = [], self.walk_left, len(self.pool)
         for t, (floor, support) in enumerate(self.pool):
             key = tuple(support)
             if key in self.refined or not self.threshold.helps(support):
@@ -768,7 +806,7 @@ class _ScanProof:
                 kept.extend(self.pool[t:])
                 break
             self.refined.add(key)
-            self.walk_left -= float(self.prob.n * len(support))
+            self.walk_left -= float(self.prob.n * self.threshold.passes(support))
             used = self.prob.fixed_nonzero.copy()
             used[support] = True
             least = self.prob.support_cost(used) + self.locked_l1 + self.value_floor[support].sum()
@@ -779,6 +817,8 @@ class _ScanProof:
             if floor < self.best[2] - 1e-12:
                 kept.append((floor, support))
         self.pool = kept
+        if count:
+            self.refine_rate = (before - self.walk_left) / count
 
     def result(self, bound: float | None, word: str | None = None) -> SolveResult:
         """The result: proven optimal (``bound`` None), else stopped with ``bound`` (status

@@ -14,9 +14,10 @@ import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
 from slimwidgets.fitting import driver as fitting
+from slimwidgets.solvers import scan as scan_module
 from slimwidgets.solvers.lattice_walk import LatticeWalk
 from slimwidgets.solvers.lexicographic import weighted_errors
-from slimwidgets.solvers.scan import ThresholdFloor, solve_by_scan, support_floors
+from slimwidgets.solvers.scan import ScanLimits, ThresholdFloor, solve_by_scan, support_floors
 from slimwidgets.solvers.search import SearchProblem
 
 from brute import enumerate_cards, row_errors
@@ -257,3 +258,63 @@ def test_auto_on_real_valued_columns_chooses_the_same_under_any_load(seed, monke
     total = X @ np.array(quiet.coefficients, dtype=float) + quiet.intercept
     got = np.mean(row_errors(total, y, spec.zero_score)) + 0.02 * quiet.size
     assert got == pytest.approx(brute, abs=1e-12)
+
+
+class _ScanSpy:
+    """What the scan's decline rule read at each size (survivors, walk work left, refinement
+    work per survivor) and the sizes of the supports whose floors it raised."""
+
+    def __init__(self, monkeypatch):
+        self.sizes: list[dict] = []
+        self.refined: list[int] = []
+        bits_scan, proof_scan = scan_module._Bitsets.scan, scan_module._ScanProof.scan
+        lattice = ThresholdFloor.lattice_loss
+
+        def count_survivors(bits, extra, *args):
+            found = bits_scan(bits, extra, *args)
+            if found is not None:
+                self.sizes[-1]["survivors"] = len(found[0])
+            return found
+
+        def read_rule(proof, extra):
+            self.sizes.append(dict(extra=extra, left=proof.walk_left, rate=proof.refine_rate))
+            return proof_scan(proof, extra)
+
+        def note_refined(floor, support, budget=math.inf):
+            self.refined.append(len(support))
+            return lattice(floor, support, budget)
+
+        monkeypatch.setattr(scan_module._Bitsets, "scan", count_survivors)
+        monkeypatch.setattr(scan_module._ScanProof, "scan", read_rule)
+        monkeypatch.setattr(ThresholdFloor, "lattice_loss", note_refined)
+
+
+@pytest.mark.seeds(30)
+def test_the_scan_declines_a_size_whose_refinement_exceeds_the_walk_work_left(seed, monkeypatch):
+    """Counted work, no clock (each support's floor costs 1,000 passes over the rows): with
+    less walk work left than a size's survivors x the size before's refinement work per
+    survivor, the scan declines before raising any floor of that size, its bound below the
+    brute-force optimum; with twice that work left, it refines them."""
+    form, cards = real_valued_problem(300 + seed, fractional=True)
+    if not len(cards["loss"]) or not ThresholdFloor(SearchProblem(form)).applies:
+        return
+    monkeypatch.setattr(ThresholdFloor, "passes", lambda floor, support: 1000)
+    best = min(form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"]))
+    unlimited = 1e12  # finite: the rule reads what is left of it
+    spy = _ScanSpy(monkeypatch)
+    full = solve_by_scan(form, math.inf, None, limits=ScanLimits(math.inf, unlimited))
+    assert full.status == "optimal" and full.objective == pytest.approx(best, abs=1e-12)
+    costly = [s for s in spy.sizes if s.get("survivors", 0) * s["rate"] > 0]
+    if not costly:  # no size after a refined one has survivors
+        return
+    size = costly[-1]
+    spent, predicted = unlimited - size["left"], size["survivors"] * size["rate"]
+    for share, declines in ((0.5, True), (2.0, False)):
+        spy = _ScanSpy(monkeypatch)
+        limits = ScanLimits(math.inf, spent + share * predicted)
+        result = solve_by_scan(form, math.inf, None, limits=limits)
+        assert result.bound <= best + 1e-12 <= result.objective + 2e-12
+        width = size["extra"]  # no required features: a support's size is its extra
+        assert (width in spy.refined) is not declines, (share, spy.refined)
+        if declines:
+            assert result.status == "declined" and result.settled == width - 1
