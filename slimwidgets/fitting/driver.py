@@ -660,6 +660,7 @@ def first_search_work(form: Formulation, fold: size_cv.FoldWork | None = None) -
     --------
     >>> import numpy as np, slimwidgets as sw
     >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.formulation import build_formulation
     >>> data = prepare_data(np.eye(4, dtype=int), [1, -1, 1, -1], warn=False)
     >>> first_search_work(build_formulation(data, sw.make_spec()))
     800.0
