@@ -1,9 +1,7 @@
 """benchmarks/paper_table.py marks a proof lost since the last committed run (its figures are
 measured, not tested): run on bankruptcy against a stored run that had it proven, and not."""
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,14 +12,10 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 @pytest.fixture
-def bench(tmp_path, monkeypatch):
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("paper_table", BENCHMARKS / "paper_table.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def bench(load_benchmark, tmp_path, monkeypatch):
+    module = load_benchmark("paper_table")
     monkeypatch.setattr(module, "STORED", tmp_path / "paper_table.json")
-    yield module
-    sys.path.remove(str(BENCHMARKS))
+    return module
 
 
 def test_the_committed_figures_name_every_program(bench):

@@ -2,25 +2,16 @@
 by work that fell are misses (a MISS line, exit status 1); a bound that fell with HiGHS's seconds
 while its part by work held is said, not a miss; an equal run is "same status"."""
 
-import importlib.util
-import sys
-from pathlib import Path
+import json
 
 import pytest
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 UNPROVEN = {"status": "time_limit", "solve_s": 59.6, "bound": 0.0091, "work_bound": 0.0007}
 
 
 @pytest.fixture
-def bench():
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("paper_table", BENCHMARKS / "paper_table.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module
-    sys.path.remove(str(BENCHMARKS))
+def bench(load_benchmark):
+    return load_benchmark("paper_table")
 
 
 def test_an_equal_run_is_the_same_status(bench):
@@ -57,11 +48,14 @@ def test_a_bound_that_fell_with_highs_seconds_only_is_said_not_missed(bench):
     assert not miss and said == "bound fell with HiGHS's seconds (was 0.0091)"
 
 
-def test_a_fall_within_the_printed_decimals_is_no_fall(bench):
-    assert bench.since_last(UNPROVEN, dict(UNPROVEN, work_bound=0.00066)) == (
-        "same status",
-        False,
-    )
+def test_a_fall_within_float_rounding_is_no_fall_and_a_tiny_bound_is_compared(bench):
+    """The tolerance is a share of the bound: mushroom's bound at the "lose no accuracy" C0 is
+    ~1e-5, and its fall to 1e-6 is one."""
+    rounded = dict(UNPROVEN, work_bound=0.0007 * (1 - 1e-9))
+    assert bench.since_last(UNPROVEN, rounded) == ("same status", False)
+    tiny = dict(UNPROVEN, bound=1.2e-5, work_bound=1.2e-5)
+    said, miss = bench.since_last(tiny, dict(tiny, bound=1e-6, work_bound=1e-6))
+    assert miss and said == "**bound by work fell** (was 1.2e-05)"
 
 
 def test_a_proof_gained_and_a_new_program_are_not_misses(bench):
@@ -84,3 +78,13 @@ def test_the_summary_prints_a_miss_line_per_miss(bench, capsys):
     assert "MISS mammo at C0 = 0.01: **proof lost** (proven in 0.2 s then)" in out
     assert "MISS breastcancer" not in out
     assert "bounds fallen with HiGHS's seconds (parts by work kept): breastcancer" in out
+
+
+def test_the_committed_run_stores_every_programs_bound_and_part_by_work(bench):
+    """The committed json holds a bound for every program and its part by work (null when no
+    part of it ended on counted work), never above the bound."""
+    programs = json.loads(bench.STORED.read_text())["programs"]
+    assert all("bound" in p and "work_bound" in p for p in programs.values())
+    assert all(
+        p["work_bound"] is None or p["work_bound"] <= p["bound"] + 1e-12 for p in programs.values()
+    )
