@@ -135,6 +135,12 @@ def card_from_result(
             **class_limits(form, result.bound, result.coefficients, result.intercept),
             # why the fit stopped early when its solver process was lost (see describe)
             **({"solver_stopped": result.message} if result.status == "solver_stopped" else {}),
+            # the part of the bound that ends on counted work, not seconds (see SolveResult)
+            **(
+                {"bound_by_work": min(result.work_bound, result.objective)}
+                if math.isfinite(result.work_bound)
+                else {}
+            ),
             **_scan_note(form, spec),
         },
     )

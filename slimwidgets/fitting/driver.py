@@ -768,6 +768,7 @@ def _search_card(result: SolveResult, found, cancel) -> SolveResult:
         result.solve_time,
         result.solver,
         result.nodes,
+        work_bound=result.work_bound,
     )
 
 
@@ -833,7 +834,7 @@ def _prove(
     which gives up when its measured work passes ``SCAN_LIMITS``. Then :func:`_prove_all`. The
     floors these prove join the final bound. ``warm_settled``: no card of at most this many
     features beats ``start`` (:func:`_settled_by`): the scan starts above them."""
-    floor, settled, better = -math.inf, -1, None
+    floor, settled, better, by_work = -math.inf, -1, None, -math.inf
     grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them
     if (
         grouped and spec.solver == "auto" and spec.gap == 0
@@ -924,6 +925,7 @@ def _prove(
             max(floor, scanned.bound),
             scanned.settled,
         )  # the sizes it settled are not walked again
+        by_work = scanned.bound  # declined on counted work: the same at any load
         if on_bound is not None:
             on_bound(floor)
         time_left = None if time_left is None else max(time_left - (time.perf_counter() - t), 0.01)
@@ -940,9 +942,8 @@ def _prove(
         on_bound,
         settled,
     )
-    return _with_floor(
-        _keep_better(result, better, cancel), floor
-    )  # the MIP may stop before it reads its start
+    kept = _keep_better(result, better, cancel)  # the MIP may stop before it reads its start
+    return replace(_with_floor(kept, floor), work_bound=by_work)
 
 
 def _scan(

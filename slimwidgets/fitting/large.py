@@ -146,7 +146,8 @@ def cluster_sample_card(card: ScoringSystem, patterns: Patterns) -> ScoringSyste
         else ("heuristic" if card.spec.time_limit is None else "time_limit")
     )
     of = patterns.sampled_from or patterns.n_samples
-    details = {**card.details, "limits": None, "sample": {"rows": searched, "of": of, "note": note}}
+    details = {k: v for k, v in card.details.items() if k != "bound_by_work"}  # the sample's
+    details.update(limits=None, sample={"rows": searched, "of": of, "note": note})
     return dataclasses.replace(card, status=status, bound=-math.inf, gap=math.inf, details=details)
 
 

@@ -121,6 +121,9 @@ class SolveResult:
     # every card with at most this many movable features was settled (walked, or ruled out by
     # a floor): a proof by model size that follows need not walk them again (-1: none known)
     settled: int = -1
+    # the part of ``bound`` proven by steps that end on counted work, never on seconds (the
+    # support scan given up at its work limits): the same at any load (-inf: none)
+    work_bound: float = -math.inf
 
     @classmethod
     def no_card(cls, solver: str, seconds: float = 0.0, message: str = "") -> SolveResult:

@@ -255,5 +255,7 @@ def as_alternative(card: ScoringSystem, spec: Spec, rank: int) -> ScoringSystem:
     longer called optimal, nor does it keep a bound that held only for that narrower problem."""
     if rank == 1:
         return card
-    details = {**card.details, "alternative": rank}
+    # its bound by work, like its bound, held for the narrower problem only
+    details = {k: v for k, v in card.details.items() if k != "bound_by_work"}
+    details["alternative"] = rank
     return replace(card, spec=spec, status="feasible", bound=None, gap=None, details=details)

@@ -1,9 +1,7 @@
 """benchmarks/paper_table.py marks a proof lost since the last committed run (its figures are
 measured, not tested): run on bankruptcy against a stored run that had it proven, and not."""
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,14 +12,10 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 @pytest.fixture
-def bench(tmp_path, monkeypatch):
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("paper_table", BENCHMARKS / "paper_table.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def bench(load_benchmark, tmp_path, monkeypatch):
+    module = load_benchmark("paper_table")
     monkeypatch.setattr(module, "STORED", tmp_path / "paper_table.json")
-    yield module
-    sys.path.remove(str(BENCHMARKS))
+    return module
 
 
 def test_the_committed_figures_name_every_program(bench):
@@ -30,23 +24,24 @@ def test_the_committed_figures_name_every_program(bench):
     assert all(v["status"] in ("optimal", "time_limit", "feasible") for v in stored.values())
 
 
-def _unproven_against(bench, capsys, stored: dict) -> str:
-    """The table of bankruptcy at C0 = 0.01 with a time limit of a few milliseconds (so it is not
-    proven) against ``stored`` as the last committed run."""
+def _unproven_against(bench, capsys, stored: dict) -> tuple[int, str]:
+    """The exit status and the table of bankruptcy at C0 = 0.01 with a time limit of a few
+    milliseconds (so it is not proven) against ``stored`` as the last committed run."""
     bench.STORED.write_text(json.dumps({"programs": {"bankruptcy 0.01": stored}}))
-    assert bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "0.001"]) == 0
+    code = bench.main(["--datasets", "bankruptcy", "--C0", "0.01", "--time-limit", "0.001"])
     out = capsys.readouterr().out
     if "| optimal |" in out:
         pytest.skip("proven within the first search: nothing lost to mark")
-    return out
+    return code, out
 
 
-def test_a_proof_lost_since_the_stored_run_is_marked(bench, capsys):
-    out = _unproven_against(
+def test_a_proof_lost_since_the_stored_run_is_a_miss(bench, capsys):
+    code, out = _unproven_against(
         bench, capsys, {"status": "optimal", "solve_s": 0.1, "objective": 0.0242}
     )
-    assert "**proof lost** (proven in 0.1 s then)" in out
+    assert code == 1 and "**proof lost** (proven in 0.1 s then)" in out
     assert "proofs lost since the last committed run: bankruptcy at C0 = 0.01" in out
+    assert "MISS bankruptcy at C0 = 0.01: **proof lost**" in out
 
 
 def test_a_proof_kept_is_not_marked_and_save_stores_the_run(bench, capsys):
@@ -64,14 +59,15 @@ def test_a_proof_kept_is_not_marked_and_save_stores_the_run(bench, capsys):
 
 def test_a_bound_fallen_since_the_stored_run_is_marked(bench, capsys):
     """An unproven program whose proven bound is below the stored one is marked: at a time limit
-    of a few milliseconds bankruptcy's bound is below the optimum, stored here as a bound."""
-    out = _unproven_against(
-        bench,
-        capsys,
-        {"status": "time_limit", "solve_s": 60.0, "objective": 0.0242, "bound": 0.0242},
-    )
-    assert "bound fell (was 0.0242)" in out
-    assert "proven bounds fallen since the last committed run: bankruptcy at C0 = 0.01" in out
+    of a few milliseconds bankruptcy's bound is below the optimum, stored here as a bound. With
+    no part by work stored, the fall is HiGHS's seconds (said); below a stored part by work, it
+    is a miss."""
+    stored = {"status": "time_limit", "solve_s": 60.0, "objective": 0.0242, "bound": 0.0242}
+    code, out = _unproven_against(bench, capsys, stored)
+    assert code == 0 and "bound fell with HiGHS's seconds (was 0.0242)" in out
+    assert "bounds fallen with HiGHS's seconds (parts by work kept): bankruptcy at C0 = 0.01" in out
+    code, out = _unproven_against(bench, capsys, dict(stored, work_bound=0.0242))
+    assert code == 1 and "MISS bankruptcy at C0 = 0.01: **bound by work fell** (was 0.0242)" in out
 
 
 def test_save_stores_the_proven_bound(bench, capsys):

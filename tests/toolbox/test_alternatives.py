@@ -5,6 +5,7 @@ itself complete misses no card within the margin (but those that add features to
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -105,6 +106,8 @@ def test_a_later_card_is_not_called_optimal_for_the_spec_itself():
     assert first is cards[0]
     assert second.status == "feasible" and second.bound is None and second.spec.key() == spec.key()
     assert second.details["alternative"] == 2
+    handed_over = replace(cards[1], details={**cards[1].details, "bound_by_work": 0.1})
+    assert "bound_by_work" not in as_alternative(handed_over, spec, 2).details
 
 
 def test_risk_figures_match_a_direct_count():
