@@ -834,7 +834,8 @@ def _prove(
     floors these prove join the final bound. ``warm_settled``: no card of at most this many
     features beats ``start`` (:func:`_settled_by`): the scan starts above them."""
     floor, settled, better = -math.inf, -1, None
-    grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them
+    # group and linear rows: the walk of the whole box and the proof by size do not hold them
+    grouped = form.special_rows
     if (
         grouped and spec.solver == "auto" and spec.gap == 0
     ):  # ... and the spec without them gives a floor
@@ -1109,10 +1110,10 @@ def _prove_all(
 
 def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
     """Whether "auto" tries the support scan: an exact proof with a card to beat, and nothing
-    of the problem's own that keeps the scan out (:func:`.cards.scan_declined`: group or linear
-    rows, which its walk does not hold; under ``max_fpr`` / ``min_tpr`` a column that is not
-    0/1, where the walk cannot settle each support per labelling of its cells); the scan's work
-    limits give it up when the floors are too weak."""
+    of the problem's own that keeps the scan out (:func:`.cards.scan_declined`: a linear row on
+    points, which its best card per support does not check; under ``max_fpr`` / ``min_tpr`` or
+    group caps and gaps a column that is not 0/1, where it cannot settle each support per
+    labelling of its cells); the scan's work limits give it up when the floors are too weak."""
     return (
         spec.gap == 0
         and start is not None
