@@ -913,7 +913,8 @@ def _prove(
         )
         if scanned.status != "declined":
             return _with_floor(scanned, floor)
-        if size_cv.fold_work() is not None:  # a fold fit ends on its counted work: best so far
+        # a fold fit ends on its counted work with its best card so far (when it has one)
+        if size_cv.fold_work() is not None and scanned.coefficients is not None:
             return _with_floor(replace(scanned, status="feasible"), floor)
         # declined: keep its card and its bound (what it settled), and prove another way
         if scanned.objective is not None and scanned.objective < upper - 1e-12:

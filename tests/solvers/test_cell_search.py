@@ -280,7 +280,6 @@ def test_the_scan_proves_the_brute_force_best_under_group_rows(seed):
     assert mine.any(), "the card breaks a constraint"
 
 
-@pytest.mark.slow
 @pytest.mark.seeds(30)
 def test_auto_fits_under_group_rows_scan_and_are_optimal(seed, monkeypatch):
     """ "auto" goes through the scan (no walk of the whole box first) and its card is the
