@@ -308,6 +308,33 @@ def test_auto_fits_under_group_rows_scan_and_are_optimal(seed, monkeypatch):
     )
 
 
+@pytest.mark.seeds(20)
+def test_auto_fits_under_a_row_on_use_alone_scan_and_are_optimal(seed, monkeypatch):
+    """A linear row on use without group rows: "auto" scans, drops the supports that break
+    it, and its card is the brute-force best."""
+    from slimwidgets.fitting import driver
+
+    scanned = []
+    real_scan = driver._scan
+    monkeypatch.setattr(driver, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(driver, "_scan", lambda *a, **k: scanned.append(a) or real_scan(*a, **k))
+    X, y, names, weights, spec = binary_problem(300 + seed)
+    spec = spec.replace(linear=[ONE_OF_TWO, {"terms": {"used:r1": 1}, "lower": 1}])
+    cards = enumerate_cards(X, y, names, spec, weights)
+    card = sw.fit(X, y, feature_names=names, sample_weight=weights, spec=spec)
+    assert card.status == "optimal" and "support_scan" not in card.details and scanned
+    points = np.array(card.coefficients, float)
+    assert points[0] == 0 and points[1] != 0  # r1 in use, so r0 not
+    mine = (cards["points"] == points).all(axis=1) & (cards["intercept"] == card.intercept)
+    assert mine.any(), "the card breaks a constraint"
+    form = build_formulation(
+        prepare_data(X, y, sample_weight=weights, feature_names=names, warn=False), spec
+    )
+    assert form.objective_of(points, card.intercept) == pytest.approx(
+        formulation_values(form, cards, spec.C0).min(), abs=1e-9
+    )
+
+
 def test_a_start_that_breaks_a_group_row_is_not_the_scans_incumbent():
     """An incumbent handed to the scan that breaks a group row would prune the true best:
     the scan drops it and proves the best card that keeps the rows (on the first problems
