@@ -193,8 +193,8 @@ class CellSearch:
         self, support: list[int], values: list[np.ndarray]
     ) -> tuple[float, np.ndarray, int] | None:
         """(weighted errors + eps * L1, points, intercept) of the best card on ``support`` with
-        points in ``values``; cost inf when every card breaks a cap; None when :meth:`fits`
-        says no.
+        points in ``values``; cost inf when every card breaks a cap or a group row; None when
+        :meth:`fits` says no.
 
         Parameters
         ----------
