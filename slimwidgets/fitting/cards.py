@@ -17,29 +17,32 @@ from ..core.status import limit_scale
 from ..core.variables import levels_at_zero
 from ..solvers.base import Incumbent, SolveResult, relative_gap
 from ..solvers.lexicographic import class_limits
+from ..solvers.scan import reads_points
 from .checks import box_limits
 
 __all__ = [
     "card_from_result",
     "card_from_incumbent",
     "risk_rows",
-    "SCAN_UNDER_GROUP_ROWS",
+    "SCAN_UNDER_POINT_ROWS",
     "SCAN_UNDER_CAPS_ON_VALUES",
     "scan_declined",
     "not_binary_columns",
     "smallest_form",
 ]
 
-#: why "auto" proves a card with group caps or linear rows without the support scan
-SCAN_UNDER_GROUP_ROWS = (
-    "no support scan: its walk does not hold group caps or linear rows; the MIP proves the "
-    "card with them"
+#: why "auto" proves a card with a linear row on points without the support scan ({row}: the
+#: first such row in words, quoted)
+SCAN_UNDER_POINT_ROWS = (
+    "no support scan: the linear row {row} reads the points, which the scan's best card per "
+    "support does not check; the MIP proves the card with it"
 )
-#: why "auto" solves a card under max_fpr / min_tpr on columns that are not 0/1 without the
-#: support scan ({column}: the first such column, quoted)
+#: why "auto" solves a card under max_fpr / min_tpr or group caps and gaps on columns that are
+#: not 0/1 without the support scan ({column}: the first such column, quoted)
 SCAN_UNDER_CAPS_ON_VALUES = (
-    "no support scan: under max_fpr / min_tpr the scan settles each support per labelling of "
-    "its cells, which needs 0/1 columns, and {column} is not 0/1; the card is solved without it"
+    "no support scan: under max_fpr / min_tpr and group caps the scan settles each support per "
+    "labelling of its cells, which needs 0/1 columns, and {column} is not 0/1; the card is "
+    "solved without it"
 )
 
 
@@ -63,8 +66,8 @@ def scan_declined(form: Formulation) -> str | None:
     Returns
     -------
     str or None
-        :data:`SCAN_UNDER_GROUP_ROWS`, :data:`SCAN_UNDER_CAPS_ON_VALUES` naming the first
-        column that is not 0/1, or None.
+        :data:`SCAN_UNDER_POINT_ROWS` naming the first linear row on points,
+        :data:`SCAN_UNDER_CAPS_ON_VALUES` naming the first column that is not 0/1, or None.
 
     Examples
     --------
@@ -76,14 +79,16 @@ def scan_declined(form: Formulation) -> str | None:
     >>> data = prepare_data(X, [1, 0, 1, 0, 1, 0])
     >>> capped = build_formulation(data, make_spec(max_fpr=0.2))
     >>> print(scan_declined(capped))  # doctest: +NORMALIZE_WHITESPACE
-    no support scan: under max_fpr / min_tpr the scan settles each support per labelling of its
-    cells, which needs 0/1 columns, and 'age' is not 0/1; the card is solved without it
+    no support scan: under max_fpr / min_tpr and group caps the scan settles each support per
+    labelling of its cells, which needs 0/1 columns, and 'age' is not 0/1; the card is solved
+    without it
     >>> scan_declined(build_formulation(data, make_spec())) is None
     True
     """
-    if form.special_rows:
-        return SCAN_UNDER_GROUP_ROWS
-    if form.caps:
+    on_points = [row for row in form.linear_rows if reads_points(row)]
+    if on_points:
+        return SCAN_UNDER_POINT_ROWS.format(row=repr(on_points[0].describe()))
+    if form.caps or form.rate_rows:
         values = not_binary_columns(form)
         if values:
             return SCAN_UNDER_CAPS_ON_VALUES.format(column=repr(values[0]))

@@ -835,7 +835,8 @@ def _prove(
     floors these prove join the final bound. ``warm_settled``: no card of at most this many
     features beats ``start`` (:func:`_settled_by`): the scan starts above them."""
     floor, settled, better, by_work = -math.inf, -1, None, -math.inf
-    grouped = form.special_rows  # group and linear rows: only the search and the MIP hold them
+    # group and linear rows: the walk of the whole box and the proof by size do not hold them
+    grouped = form.special_rows
     if (
         grouped and spec.solver == "auto" and spec.gap == 0
     ):  # ... and the spec without them gives a floor
@@ -913,7 +914,8 @@ def _prove(
         )
         if scanned.status != "declined":
             return _with_floor(scanned, floor)
-        if size_cv.fold_work() is not None:  # a fold fit ends on its counted work: best so far
+        # a fold fit ends on its counted work with its best card so far (when it has one)
+        if size_cv.fold_work() is not None and scanned.coefficients is not None:
             return _with_floor(replace(scanned, status="feasible"), floor)
         # declined: keep its card and its bound (what it settled), and prove another way
         if scanned.objective is not None and scanned.objective < upper - 1e-12:
@@ -1110,10 +1112,10 @@ def _prove_all(
 
 def _scan_fits(form: Formulation, spec: Spec, start) -> bool:
     """Whether "auto" tries the support scan: an exact proof with a card to beat, and nothing
-    of the problem's own that keeps the scan out (:func:`.cards.scan_declined`: group or linear
-    rows, which its walk does not hold; under ``max_fpr`` / ``min_tpr`` a column that is not
-    0/1, where the walk cannot settle each support per labelling of its cells); the scan's work
-    limits give it up when the floors are too weak."""
+    of the problem's own that keeps the scan out (:func:`.cards.scan_declined`: a linear row on
+    points, which its best card per support does not check; under ``max_fpr`` / ``min_tpr`` or
+    group caps and gaps a column that is not 0/1, where it cannot settle each support per
+    labelling of its cells); the scan's work limits give it up when the floors are too weak."""
     return (
         spec.gap == 0
         and start is not None

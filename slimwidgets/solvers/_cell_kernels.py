@@ -120,27 +120,32 @@ def _mask_sum(lut, mask, chunks):
 
 
 @njit(nogil=True)
-def best_labelling(P, N, l1, wp, wn, dp, dn, negmasks, eps, pos_budget, neg_budget):
-    """The cheapest table row and sign pattern on one support's cells.
+def best_labelling(P, N, l1, wp, wn, row_p, row_n, upper, negmasks, eps):
+    """The cheapest table row and sign pattern on one support's cells that keeps every row.
 
-    ``wp, wn`` are the cells' loss weights of positives and negatives, ``dp, dn`` their data
-    weights (what the caps count). A row of the table under sign pattern ``negmask`` (the
-    coordinates whose points are negative) is right for the positives of the cells c with
-    ``c ^ negmask`` in P and for the negatives of those with ``c ^ negmask`` in N. Its cost is
-    the weighted errors plus ``eps * l1``; rows that break a cap (more weight of positives wrong
-    than ``pos_budget`` or of negatives than ``neg_budget``, -1: no cap) are skipped, as the walk
-    prices them beyond any card. Returns (cost, row, negmask); row -1 when every row breaks one.
+    ``wp, wn`` are the cells' loss weights of positives and negatives. A row of the table
+    under sign pattern ``negmask`` (the coordinates whose points are negative) is right for the
+    positives of the cells c with ``c ^ negmask`` in P and for the negatives of those with
+    ``c ^ negmask`` in N. Its cost is the weighted errors plus ``eps * l1``. ``row_p[r], row_n[r]``
+    are constraint r's coefficients on each cell's wrong positives and wrong negatives (a class
+    cap: the data weights of one class; a group cap or gap: its rows' coefficients summed per
+    cell), ``upper[r]`` its bound: table rows that break one are skipped, as the walk prices
+    them beyond any card. Returns (cost, row, negmask); row -1 when every row breaks one.
     """
     ncell = wp.size
     chunks = (ncell + 7) // 8
     Wp = wp.sum()
     Wn = wn.sum()
-    Dp = dp.sum()
-    Dn = dn.sum()
+    n_rows = upper.size
     lp = np.empty((chunks, 256))
     ln = np.empty((chunks, 256))
-    cp = np.empty((chunks, 256))
-    cn = np.empty((chunks, 256))
+    rp = np.empty((n_rows, chunks, 256))
+    rn = np.empty((n_rows, chunks, 256))
+    Rp = np.empty(n_rows)
+    Rn = np.empty(n_rows)
+    for r in range(n_rows):
+        Rp[r] = row_p[r].sum()
+        Rn[r] = row_n[r].sum()
     best = np.inf
     best_row = -1
     best_neg = 0
@@ -148,14 +153,18 @@ def best_labelling(P, N, l1, wp, wn, dp, dn, negmasks, eps, pos_budget, neg_budg
         neg = negmasks[s]
         _subset_sums(wp, neg, ncell, lp)
         _subset_sums(wn, neg, ncell, ln)
-        if pos_budget >= 0.0:
-            _subset_sums(dp, neg, ncell, cp)
-        if neg_budget >= 0.0:
-            _subset_sums(dn, neg, ncell, cn)
+        for r in range(n_rows):
+            _subset_sums(row_p[r], neg, ncell, rp[r])
+            _subset_sums(row_n[r], neg, ncell, rn[r])
         for e in range(P.size):
-            if pos_budget >= 0.0 and Dp - _mask_sum(cp, P[e], chunks) - pos_budget > 1e-9:
-                continue
-            if neg_budget >= 0.0 and Dn - _mask_sum(cn, N[e], chunks) - neg_budget > 1e-9:
+            broken = False
+            for r in range(n_rows):
+                wrong = Rp[r] - _mask_sum(rp[r], P[e], chunks)
+                wrong += Rn[r] - _mask_sum(rn[r], N[e], chunks)
+                if wrong - upper[r] > 1e-9:
+                    broken = True
+                    break
+            if broken:
                 continue
             cost = (
                 (Wp - _mask_sum(lp, P[e], chunks))
@@ -173,4 +182,5 @@ def warm_up() -> None:
     """Compile (or load from numba's cache) the kernels of the search over cells."""
     P, N, l1, _, _ = threshold_table(1, np.array([1], np.int64), 1)
     w = np.ones(2)
-    best_labelling(P, N, l1, w, w, w, w, np.array([0, 1], np.int64), 0.0, 1.0, 1.0)
+    rows = np.ones((1, 2))
+    best_labelling(P, N, l1, w, w, rows, rows, np.ones(1), np.array([0, 1], np.int64), 0.0)

@@ -17,6 +17,12 @@ over the table per sign pattern its rules allow (:func:`._cell_kernels.best_labe
 instead of a walk of every point in the box. For 5 rules and points in -10..10: a few
 thousand rows times 32 sign patterns, against 20^4 walked points times ~100 intercepts.
 
+A labelling fixes which rows a card gets wrong, so every constraint linear in the rows' error
+indicators is a check on the labelling, whatever points make it: the class caps (``max_fpr``,
+``min_tpr``) and the group caps and gaps (``max_fpr_by_group``, ``max_tpr_gap``, ...) are
+summed per cell once and each table row that breaks one is skipped. The least L1 that makes a
+labelling stays the best card of that labelling under them.
+
 The search is exact for the cards the walk (:class:`.exhaustive.SupportWalker`) scores, when
 (:meth:`CellSearch.fits`) the support's columns are 0/1, no points are locked, every rule's
 non-zero values are one set of magnitudes with the signs it allows, no value has a tier
@@ -94,6 +100,7 @@ class CellSearch:
         gp, gn = float(prob.gamma_pos), float(prob.gamma_neg)
         self.g = int(round(gp + gn)) if gp.is_integer() and gn.is_integer() else 0
         self.gp = int(gp) if gp.is_integer() else 0
+        self.row_coef, self.row_upper = _constraint_rows(prob)
 
     def _magnitudes(self, values: list[np.ndarray]) -> tuple[int, ...] | None:
         """The one set of magnitudes every coordinate's non-zero values share (each with the
@@ -153,8 +160,9 @@ class CellSearch:
         return SUPPORT_STEPS + rows + float(table_rows(k, mags, self.g) * 2**k * ROW_STEPS)
 
     def cells(self, support: list[int]) -> tuple[np.ndarray, ...]:
-        """Per cell of ``support``: the loss weights of positives and negatives and their data
-        weights (what the caps count).
+        """Per cell of ``support``: the loss weights of positives and negatives, and per
+        constraint row (:func:`_constraint_rows`) its coefficients summed over the cell's
+        positives and over its negatives (rows by cells).
 
         Parameters
         ----------
@@ -163,21 +171,30 @@ class CellSearch:
         """
         prob, k = self.prob, len(support)
         code = (prob.X[:, support] > 0).astype(np.int64) @ (1 << np.arange(k, dtype=np.int64))
-        cp, cn = code[prob.pos], code[prob.neg]
         size = 1 << k
+        # one bincount per constraint row and class: the cell index offset by the row's number
+        n_rows = len(self.row_upper)
+        offset = (np.arange(n_rows, dtype=np.int64)[:, None] * size + code[None, :]).ravel()
+
+        def per_cell(rows: np.ndarray, members: np.ndarray) -> np.ndarray:
+            flat = np.bincount(
+                offset, weights=np.where(members, rows, 0.0).ravel(), minlength=n_rows * size
+            )
+            return flat.reshape(n_rows, size)
+
         return (
-            np.bincount(cp, weights=prob.wp, minlength=size),
-            np.bincount(cn, weights=prob.wn, minlength=size),
-            np.bincount(cp, weights=prob.dp, minlength=size),
-            np.bincount(cn, weights=prob.dn, minlength=size),
+            np.bincount(code[prob.pos], weights=prob.wp, minlength=size),
+            np.bincount(code[prob.neg], weights=prob.wn, minlength=size),
+            per_cell(self.row_coef, prob.pos[None, :]),
+            per_cell(self.row_coef, prob.neg[None, :]),
         )
 
     def best(
         self, support: list[int], values: list[np.ndarray]
     ) -> tuple[float, np.ndarray, int] | None:
         """(weighted errors + eps * L1, points, intercept) of the best card on ``support`` with
-        points in ``values``; cost inf when every card breaks a cap; None when :meth:`fits`
-        says no.
+        points in ``values``; cost inf when every card breaks a cap or a group row; None when
+        :meth:`fits` says no.
 
         Parameters
         ----------
@@ -201,7 +218,7 @@ class CellSearch:
         )
         eps = prob.eps if prob.l1_mask[support[0]] else 0.0
         cost, row, neg = _cell_kernels.best_labelling(
-            P, N, l1, *self.cells(support), negmasks, eps, prob.pos_budget, prob.neg_budget
+            P, N, l1, *self.cells(support), self.row_upper, negmasks, eps
         )
         if row < 0:
             return np.inf, np.zeros(k, dtype=np.int64), 0
@@ -212,3 +229,20 @@ class CellSearch:
         # totals: s(c) = mu . (c ^ neg) - shift; right for positives iff s + b >= gamma_pos
         shift = int(mu[flip].sum())
         return float(cost), points, self.gp - int(thr[row]) + shift
+
+
+def _constraint_rows(prob: SearchProblem) -> tuple[np.ndarray, np.ndarray]:
+    """Every constraint on a card's wrong rows as (coefficients per data row, bound): the class
+    caps (``max_fpr`` / ``min_tpr``: the data weights of one class's wrong rows) and the group
+    caps and gaps (:func:`~slimwidgets.core.groups.rate_rows`). Each is linear in the rows'
+    error indicators, and a labelling of the cells fixes every row's, so a labelling keeps a
+    constraint or breaks it whatever points make it."""
+    weight = np.asarray(prob.form.data.weight, dtype=float)
+    coef, upper = [], []
+    for cls, budget in prob.form.caps:
+        coef.append(np.where(prob.y == cls, weight, 0.0))
+        upper.append(float(budget))
+    for row in prob.rate_rows:
+        coef.append(np.asarray(row.coef, dtype=float))
+        upper.append(float(row.upper))
+    return np.array(coef).reshape(len(upper), prob.n), np.array(upper, dtype=float)

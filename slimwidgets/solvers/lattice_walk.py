@@ -18,9 +18,9 @@ completion.
 Only cards whose points on the support are all non-zero are walked: a card with a zero point
 is a card of a smaller support, which the scan settles first. The answer is checked against
 the card's own objective (:meth:`Formulation.objective_of`); where the walk does not hold
-(caps on TPR or FPR, locked points, points that are not whole, too many combinations of
-F's points, or only 0/1 columns: the search over cells is made for those) it answers None
-and the support's walk (:class:`.exhaustive.SupportWalker`) settles it.
+(caps on TPR or FPR, group caps and gaps, locked points, points that are not whole, too many
+combinations of F's points, or only 0/1 columns: the search over cells is made for those) it
+answers None and the support's walk (:class:`.exhaustive.SupportWalker`) settles it.
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ class LatticeWalk:
 
     def __init__(self, prob: SearchProblem, floor):
         self.prob, self.floor = prob, floor
-        self.holds = prob.pos_budget < 0 and prob.neg_budget < 0 and floor.applies
+        caps = prob.pos_budget >= 0 or prob.neg_budget >= 0 or bool(prob.rate_rows)
+        self.holds = not caps and floor.applies
         self.work = 0.0  # group look-ups and row passes so far
 
     def best(self, support: list[int], upper: float) -> tuple[float, np.ndarray, int] | None:

@@ -32,10 +32,17 @@ import numpy as np
 
 from ..core.decision_family import DECISION
 from ..core.formulation import Formulation
+from ..core.linear import LinearRow
 from ..core.objective import loss_unit
 from . import _scan_kernels
 from .base import Incumbent, SolveResult, relative_gap
-from .exhaustive import SupportWalker, steps_per_support, support_size_limit, use_costs
+from .exhaustive import (
+    SupportWalker,
+    steps_per_support,
+    support_size_limit,
+    use_costs,
+    value_lists,
+)
 from .lattice_walk import LatticeWalk
 from .search import SearchProblem
 
@@ -47,6 +54,9 @@ __all__ = [
     "surviving_supports",
     "support_caps",
     "ThresholdFloor",
+    "rows_per_support",
+    "reads_points",
+    "keeps_rows",
 ]
 
 #: a column with more distinct values is treated as splitting every row apart (floor 0)
@@ -624,9 +634,8 @@ class _ScanProof:
         self.prob = prob = SearchProblem(form)
         self.walker = SupportWalker(prob)
         self.bits = _Bitsets(prob, self.walker.base_lam)
-        self.best = (
-            (None, 0, math.inf) if start is None else (np.asarray(start[0]), int(start[1]), upper)
-        )
+        held = start is not None and keeps_rows(form, np.asarray(start[0]), int(start[1]))
+        self.best = (np.asarray(start[0]), int(start[1]), upper) if held else (None, 0, math.inf)
         self.locked_l1 = prob.eps * float(np.abs(self.walker.base_lam[prob.l1_mask]).sum())
         # what every card pays (locked points, required features), and each
         # optional feature's least cost
@@ -676,6 +685,8 @@ class _ScanProof:
 
     def run(self, limits: ScanLimits | None, settled: int, cost: dict) -> SolveResult:
         bits, prob = self.bits, self.prob
+        if not rows_per_support(self.form):  # a row on points the walk does not price
+            return self.result(self.least(0), "declined")
         self.walk_left = math.inf if limits is None else limits.walk_work  # steps
         # sizes up to ``settled`` hold no better card: start above them, with their measured cost
         extra = max(0, settled + 1 - len(bits.required)) if cost.get("per_support") else 0
@@ -757,6 +768,8 @@ class _ScanProof:
             if self.walk_left <= 0:
                 return "declined"
             floor, support = self.pool[-1]
+            if self.prob.rate_rows and not self.over_cells(support):
+                return "declined"  # the walk's loops do not price group rows: the MIP proves
             done = self.lattice.work
             found = self.lattice.best(support, self.best[2])
             steps = self.lattice.work - done  # the group look-ups it took
@@ -789,6 +802,16 @@ class _ScanProof:
                     )
         self.pool.clear()
         return "done"
+
+    def over_cells(self, support: list[int]) -> bool:
+        """Whether the search over cells (:class:`.cell_search.CellSearch`, which holds group
+        caps and gaps) settles every list of points the walk tries on ``support`` (the empty
+        support is priced by the formulation itself)."""
+        search = self.walker.over_cells
+        return not support or all(
+            search.fits(support, values) is not None
+            for values, _ in value_lists(self.prob, support, self.walker.base_lam)
+        )
 
     def refine(self) -> None:
         """Raise the floor of each support in the pool that has a column that is not 0/1 to
@@ -843,9 +866,17 @@ class _ScanProof:
         status = word or (
             "interrupted" if self.cancel is not None and self.cancel.is_set() else "time_limit"
         )
-        if lam is None:
+        if lam is None:  # declined stays declined: the caller proves another way
             return SolveResult(
-                "no_solution", None, None, None, bound, math.inf, elapsed, "scan", message=note
+                "declined" if word == "declined" else "no_solution",
+                None,
+                None,
+                None,
+                bound,
+                math.inf,
+                elapsed,
+                "scan",
+                message=note,
             )
         bound = min(bound, obj)
         return SolveResult(
@@ -873,12 +904,83 @@ def _keep_survivors(prob, bits, sups, floors, locked_l1, upper, out, expired=Non
         support = bits.required + [bits.optional[t] for t in s]
         used = prob.fixed_nonzero.copy()
         used[support] = True
-        if prob.support_penalty(used) > 0:
+        if prob.support_penalty(used) > 0 or not _use_rows_hold(prob, used):
             continue
         least = float(floor) + _least_cost(prob, support, locked_l1)
         if least < upper - 1e-12:
             out.append((least, support))
     return True
+
+
+def rows_per_support(form: Formulation) -> bool:
+    """Whether every linear row of ``form`` (the user's ``linear``, ``monotone``'s between
+    bands) reads only which features are used: a card on a support uses exactly its features,
+    so such a row keeps or breaks the whole support. A row on points is a check on each point
+    vector, which the search over cells (least L1 per labelling) does not make.
+
+    Parameters
+    ----------
+    form : Formulation
+        The program.
+
+    Examples
+    --------
+    >>> import numpy as np, slimwidgets as sw
+    >>> from slimwidgets.core.data import prepare_data
+    >>> from slimwidgets.core.formulation import build_formulation
+    >>> data = prepare_data(np.eye(3), [1, -1, 1], feature_names=["a", "b", "c"], warn=False)
+    >>> use = {"terms": {"used:a": 1, "used:b": 1}, "upper": 1}
+    >>> rows_per_support(build_formulation(data, sw.make_spec(linear=[use])))
+    True
+    >>> on_points = {"terms": {"points:a": 1}, "upper": 2}
+    >>> rows_per_support(build_formulation(data, sw.make_spec(linear=[on_points])))
+    False
+    """
+    return not any(reads_points(row) for row in form.linear_rows)
+
+
+def reads_points(row: LinearRow) -> bool:
+    """Whether the linear row has a term on points (not only on use).
+
+    Parameters
+    ----------
+    row : LinearRow
+        One of the program's linear rows.
+
+    Examples
+    --------
+    >>> from slimwidgets.core.linear import LinearRow
+    >>> reads_points(LinearRow((("used", "a", 1.0), ("points", "b", 2.0)), upper=3))
+    True
+    """
+    return any(kind == "points" for kind, _, _ in row.terms)
+
+
+def keeps_rows(form: Formulation, points: np.ndarray, intercept: int) -> bool:
+    """Whether the card meets ``form``'s linear rows and its caps and group rows (every card
+    does when it has none of them).
+
+    Parameters
+    ----------
+    form : Formulation
+        The program.
+    points : numpy.ndarray
+        The card's points.
+    intercept : int
+        Its intercept.
+    """
+    if not form.special_rows:
+        return True
+    b, loss = form.intercept_losses(np.asarray(points, dtype=np.int64))
+    here = loss[b == intercept]
+    return form.linear_rows_hold(points) and bool(here.size) and bool(np.isfinite(here[0]))
+
+
+def _use_rows_hold(prob: SearchProblem, used: np.ndarray) -> bool:
+    """Whether the linear rows on use hold for the cards that use exactly ``used``."""
+    if not prob.form.linear_rows:
+        return True
+    return prob.form.linear_rows_hold(used.astype(np.int64))
 
 
 def _least_cost(prob: SearchProblem, support: list[int], locked_l1: float) -> float:

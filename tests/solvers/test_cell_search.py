@@ -2,7 +2,8 @@
 
 Its tables are checked against known counts of threshold functions and an independent
 enumeration; its best card per support against every card of the box with that support
-(tests/brute.py), with signs, caps, both rules for a zero total and nested rules; and whole
+(tests/brute.py), with signs, caps, group caps and gaps, both rules for a zero total and
+nested rules; the support scan's proof under group rows and linear rows on use; and whole
 fits that go through it against the brute-force optimum.
 """
 
@@ -16,8 +17,10 @@ import pytest
 import slimwidgets as sw
 from slimwidgets.core.data import prepare_data
 from slimwidgets.core.formulation import build_formulation
+from slimwidgets.fitting.cards import SCAN_UNDER_CAPS_ON_VALUES, SCAN_UNDER_POINT_ROWS
 from slimwidgets.solvers.cell_search import CellSearch, table_rows
 from slimwidgets.solvers.exhaustive import SupportWalker
+from slimwidgets.solvers.scan import keeps_rows, solve_by_scan
 from slimwidgets.solvers.search import SearchProblem
 
 from brute import enumerate_cards, row_errors
@@ -161,11 +164,8 @@ def test_what_it_does_not_settle_goes_to_the_walk():
         assert (CellSearch(prob).fits(support, values) is not None) == fits
 
 
-def test_only_a_fit_with_group_rows_says_why_it_proves_without_the_scan():
-    """Under max_fpr the scan may run and the card has no note; under a group gap "auto" does
-    not scan (the walk does not hold group rows), and the card's details say so."""
-    from slimwidgets.fitting.cards import SCAN_UNDER_GROUP_ROWS
-
+def test_a_fit_under_caps_or_group_rows_on_0_1_columns_scans_without_a_note():
+    """Under max_fpr or a group gap on 0/1 rules "auto" may scan: the card has no note."""
     X, y, names, weights, spec = binary_problem(7)
     capped = sw.fit(X, y, feature_names=names, spec=spec.replace(max_fpr=0.4, min_tpr=None))
     assert "support_scan" not in capped.details and capped.status == "optimal"
@@ -177,7 +177,7 @@ def test_only_a_fit_with_group_rows_says_why_it_proves_without_the_scan():
         sensitive_features=groups,
         spec=spec.replace(max_fpr=None, min_tpr=None, max_fpr_gap=0.5),
     )
-    assert gapped.details["support_scan"] == SCAN_UNDER_GROUP_ROWS
+    assert "support_scan" not in gapped.details and gapped.status == "optimal"
 
 
 @pytest.mark.parametrize("cap", [{"max_fpr": 0.4}, {"min_tpr": 0.6}])
@@ -188,7 +188,6 @@ def test_a_capped_fit_on_columns_not_0_1_says_why_it_proves_without_the_scan(mon
     column); the same table without the cap, and 0/1 columns with it, say nothing."""
     from slimwidgets.core.status import describe, details_text
     from slimwidgets.fitting import driver
-    from slimwidgets.fitting.cards import SCAN_UNDER_CAPS_ON_VALUES
 
     scanned = []
     real_scan = driver._scan
@@ -208,3 +207,213 @@ def test_a_capped_fit_on_columns_not_0_1_says_why_it_proves_without_the_scan(mon
     assert "support_scan" not in free.details
     binary = sw.fit(X[:, :-1], y, feature_names=names[:-1], spec=spec)
     assert "support_scan" not in binary.details and scanned
+
+
+# -- group caps and gaps, and linear rows on use: the scan holds them per support ------------
+#: a row on use only: at most one of the first two rules (the scan holds it per support)
+ONE_OF_TWO = {"terms": {"used:r0": 1, "used:r1": 1}, "upper": 1}
+
+
+def grouped_problem(seed: int):
+    """:func:`binary_problem` with a group column of two or three groups and group caps or
+    gaps drawn at random (at least one), sometimes a linear row on use."""
+    X, y, names, weights, spec = binary_problem(seed)
+    rng = np.random.default_rng(10_000 + seed)
+    groups = np.array(["F", "M", "X"])[rng.integers(0, int(rng.choice([2, 3])), size=len(y))]
+    groups[0], groups[1] = "F", "M"
+    options = {
+        "max_fpr_by_group": float(rng.choice([0.3, 0.5])),
+        "min_tpr_by_group": float(rng.choice([0.5, 0.7])),
+        "max_fpr_gap": float(rng.choice([0.2, 0.4])),
+        "max_tpr_gap": float(rng.choice([0.2, 0.4])),
+    }
+    drawn = [k for k in options if rng.random() < 0.4] or [str(rng.choice(list(options)))]
+    extra = {k: options[k] for k in drawn}
+    if rng.random() < 0.3:
+        extra["linear"] = [ONE_OF_TWO]
+    return X, y, names, weights, spec.replace(**extra), groups
+
+
+def formulation_of(X, y, names, weights, spec, groups):
+    data = prepare_data(
+        X, y, sample_weight=weights, feature_names=names, sensitive_features=groups, warn=False
+    )
+    return build_formulation(data, spec)
+
+
+@pytest.mark.seeds(40)
+def test_the_best_card_on_each_support_keeps_the_group_rows(seed):
+    X, y, names, weights, spec, groups = grouped_problem(seed)
+    spec = spec.replace(linear=[])  # a row on use is the scan's filter of supports
+    form = formulation_of(X, y, names, weights, spec, groups)
+    walker = SupportWalker(SearchProblem(form))
+    cards = enumerate_cards(X, y, names, spec, weights, groups)
+    used = cards["points"] != 0
+    for k in range(1, len(names) + 1):
+        for support in itertools.combinations(range(len(names)), k):
+            obj, lam, b = walker.best(list(support))
+            on = (used == np.isin(np.arange(len(names)), support)).all(axis=1)
+            if not on.any():
+                assert not np.isfinite(obj), support
+                continue
+            value = formulation_values(form, {key: v[on] for key, v in cards.items()}, spec.C0)
+            assert obj == pytest.approx(value.min(), abs=1e-9), (support, lam, b)
+            same = on & (cards["points"] == lam).all(axis=1) & (cards["intercept"] == b)
+            assert same.any(), "the card breaks a group row or leaves the box"
+            assert keeps_rows(form, lam, b)
+
+
+@pytest.mark.seeds(40)
+def test_the_scan_proves_the_brute_force_best_under_group_rows(seed):
+    X, y, names, weights, spec, groups = grouped_problem(100 + seed)
+    form = formulation_of(X, y, names, weights, spec, groups)
+    cards = enumerate_cards(X, y, names, spec, weights, groups)
+    result = solve_by_scan(form, np.inf, None)
+    if not len(cards["loss"]):
+        assert result.status == "infeasible"
+        return
+    assert result.status == "optimal", result.message
+    values = formulation_values(form, cards, spec.C0)
+    assert result.objective == pytest.approx(values.min(), abs=1e-9)
+    points = np.asarray(result.coefficients)
+    mine = (cards["points"] == points).all(axis=1) & (cards["intercept"] == result.intercept)
+    assert mine.any(), "the card breaks a constraint"
+
+
+@pytest.mark.seeds(30)
+def test_auto_fits_under_group_rows_scan_and_are_optimal(seed, monkeypatch):
+    """ "auto" goes through the scan (no walk of the whole box first) and its card is the
+    brute-force best; an infeasible problem says so."""
+    from slimwidgets.fitting import driver
+
+    scanned = []
+    real_scan = driver._scan
+    monkeypatch.setattr(driver, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(driver, "_scan", lambda *a, **k: scanned.append(a) or real_scan(*a, **k))
+    X, y, names, weights, spec, groups = grouped_problem(200 + seed)
+    cards = enumerate_cards(X, y, names, spec, weights, groups)
+    fit = dict(feature_names=names, sample_weight=weights, sensitive_features=groups, spec=spec)
+    if not len(cards["loss"]):
+        with pytest.raises(sw.InfeasibleError, match="no scoring system satisfies"):
+            sw.fit(X, y, **fit)
+        return
+    card = sw.fit(X, y, **fit)
+    assert card.status == "optimal" and "support_scan" not in card.details and scanned
+    points = np.array(card.coefficients, float)
+    mine = (cards["points"] == points).all(axis=1) & (cards["intercept"] == card.intercept)
+    assert mine.any(), "the card breaks a constraint"
+    form = formulation_of(X, y, names, weights, spec, groups)
+    assert form.objective_of(points, card.intercept) == pytest.approx(
+        formulation_values(form, cards, spec.C0).min(), abs=1e-9
+    )
+
+
+@pytest.mark.seeds(20)
+def test_auto_fits_under_a_row_on_use_alone_scan_and_are_optimal(seed, monkeypatch):
+    """A linear row on use without group rows: "auto" scans, drops the supports that break
+    it, and its card is the brute-force best."""
+    from slimwidgets.fitting import driver
+
+    scanned = []
+    real_scan = driver._scan
+    monkeypatch.setattr(driver, "ENUMERATION_WORK", -1.0)
+    monkeypatch.setattr(driver, "_scan", lambda *a, **k: scanned.append(a) or real_scan(*a, **k))
+    X, y, names, weights, spec = binary_problem(300 + seed)
+    spec = spec.replace(linear=[ONE_OF_TWO, {"terms": {"used:r1": 1}, "lower": 1}])
+    cards = enumerate_cards(X, y, names, spec, weights)
+    card = sw.fit(X, y, feature_names=names, sample_weight=weights, spec=spec)
+    assert card.status == "optimal" and "support_scan" not in card.details and scanned
+    points = np.array(card.coefficients, float)
+    assert points[0] == 0 and points[1] != 0  # r1 in use, so r0 not
+    mine = (cards["points"] == points).all(axis=1) & (cards["intercept"] == card.intercept)
+    assert mine.any(), "the card breaks a constraint"
+    form = build_formulation(
+        prepare_data(X, y, sample_weight=weights, feature_names=names, warn=False), spec
+    )
+    assert form.objective_of(points, card.intercept) == pytest.approx(
+        formulation_values(form, cards, spec.C0).min(), abs=1e-9
+    )
+
+
+def test_a_start_that_breaks_a_group_row_is_not_the_scans_incumbent():
+    """An incumbent handed to the scan that breaks a group row would prune the true best:
+    the scan drops it and proves the best card that keeps the rows (on the first problems
+    whose best card without the rows breaks them)."""
+    checked = 0
+    for seed in range(40):
+        X, y, names, weights, spec, groups = grouped_problem(seed)
+        form = formulation_of(X, y, names, weights, spec, groups)
+        cards = enumerate_cards(X, y, names, spec, weights, groups)
+        free = formulation_of(X, y, names, weights, spec.replace(**NO_GROUP_ROWS), groups)
+        best_free = solve_by_scan(free, np.inf, None)
+        start = (np.asarray(best_free.coefficients), int(best_free.intercept))
+        if not len(cards["loss"]) or keeps_rows(form, *start):
+            continue
+        result = solve_by_scan(form, best_free.objective, start)
+        values = formulation_values(form, cards, spec.C0)
+        assert result.status == "optimal"
+        assert result.objective == pytest.approx(values.min(), abs=1e-9)
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
+
+
+def test_a_support_the_cells_cannot_settle_under_group_rows_declines_the_scan():
+    """An intercept box too narrow for the search over cells leaves a support to the walk,
+    whose loops do not price group rows: the scan then declines (it never answers from a
+    walk that ignores them; it may still prove a card whose floors close every support
+    before a walk), and "auto" proves the brute-force best another way."""
+    declined = 0
+    for seed in range(20):
+        X, y, names, weights, spec, groups = grouped_problem(seed)
+        spec = spec.replace(intercept_range=(-1, 1), linear=[])
+        cards = enumerate_cards(X, y, names, spec, weights, groups)
+        if not len(cards["loss"]):
+            continue
+        form = formulation_of(X, y, names, weights, spec, groups)
+        best = formulation_values(form, cards, spec.C0).min()
+        scanned = solve_by_scan(form, np.inf, None)
+        assert scanned.status in ("declined", "optimal")
+        if scanned.status == "optimal":
+            assert scanned.objective == pytest.approx(best, abs=1e-9)
+            continue
+        declined += 1
+        fit = dict(feature_names=names, sample_weight=weights, sensitive_features=groups)
+        card = sw.fit(X, y, spec=spec, **fit)
+        points = np.array(card.coefficients, float)
+        mine = (cards["points"] == points).all(axis=1) & (cards["intercept"] == card.intercept)
+        assert card.status == "optimal" and mine.any()
+        assert form.objective_of(points, card.intercept) == pytest.approx(best, abs=1e-9)
+    assert declined >= 3
+
+
+NO_GROUP_ROWS = dict(
+    max_fpr_by_group=None, min_tpr_by_group=None, max_fpr_gap=None, max_tpr_gap=None, linear=[]
+)
+
+
+def test_what_the_scan_does_not_hold_goes_to_the_mip_with_its_reason():
+    """A linear row on points, or group caps on a column that is not 0/1: "auto" does not
+    scan, says why, and the MIP's card is the brute-force best."""
+    X, y, names, weights, spec, groups = grouped_problem(5)
+    on_points = {"terms": {"points:r0": 1, "points:r1": 1}, "upper": 1}
+    card = sw.fit(
+        X,
+        y,
+        feature_names=names,
+        sensitive_features=groups,
+        spec=spec.replace(linear=[on_points]),
+    )
+    form = formulation_of(X, y, names, None, spec.replace(linear=[on_points]), groups)
+    why = SCAN_UNDER_POINT_ROWS.format(row=repr(form.linear_rows[0].describe()))
+    assert card.details["support_scan"] == why
+    counted = np.column_stack([X, np.arange(len(y)) % 3])
+    card = sw.fit(
+        counted,
+        y,
+        feature_names=[*names, "visits"],
+        sensitive_features=groups,
+        spec=spec.replace(linear=[]),
+    )
+    assert card.details["support_scan"] == SCAN_UNDER_CAPS_ON_VALUES.format(column="'visits'")
