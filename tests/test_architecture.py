@@ -777,3 +777,61 @@ def test_the_counted_names_are_the_families():
 
     named = {f.name for f in FAMILIES} | {f.loss_name for f in FAMILIES}
     assert named == FAMILY_NAMES
+
+
+# A fit's MIP/LP is the family's (``family_of_loss(spec.loss).loss.problem(data, spec)``), so a
+# new family's program is the one every caller gets. Only the module that defines the decision
+# program and registers it with its family builds it by name; docstring examples, which build
+# one on purpose to show a solver, are text and are not read.
+BUILDS_THE_PROGRAM = {"slimwidgets.core.formulation": "defines it and registers it"}
+# Modules another branch of this session changes: each still builds the decision program by
+# name, with the reason.
+PROGRAM_BUILDERS_ALLOWED: dict[str, str] = {
+    "slimwidgets.fitting.risk_driver": "the risk family's own change moves its call to the family"
+}
+
+
+def program_builds(path: Path) -> list[str]:
+    """Each import or use of ``build_formulation`` in ``path`` (code, not docstrings)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        named = (
+            (isinstance(node, ast.Name) and node.id == "build_formulation")
+            or (isinstance(node, ast.Attribute) and node.attr == "build_formulation")
+            or (
+                isinstance(node, ast.ImportFrom)
+                and any(a.name == "build_formulation" for a in node.names)
+            )
+        )
+        if named:
+            found.append(f"{_shown(path)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_program_is_asked_of_the_family():
+    found = [
+        c
+        for name, path in sorted(package_modules().items())
+        if name not in BUILDS_THE_PROGRAM and name not in PROGRAM_BUILDERS_ALLOWED
+        for c in program_builds(path)
+    ]
+    assert not found, (
+        "build_formulation used by name: ask the family of the spec for its program, "
+        "family_of_loss(spec.loss).loss.problem(data, spec):\n" + "\n".join(found)
+    )
+
+
+def test_the_program_check_sees_each_form(tmp_path):
+    """An import, a call, a call through the module and a reference are seen; an example in a
+    docstring is not."""
+    source = tmp_path / "fake.py"
+    source.write_text(
+        "from slimwidgets.core.formulation import build_formulation\n"
+        "a = build_formulation(data, spec)\n"
+        "b = formulation.build_formulation(data, spec)\n"
+        "c = build_formulation\n"
+        'def d():\n    """>>> build_formulation(data, spec)"""\n',
+        encoding="utf-8",
+    )
+    lines = [line.split(": ", 1)[0] for line in program_builds(source)]
+    assert sorted(set(lines)) == [f"{_shown(source)}:{n}" for n in (1, 2, 3, 4)]

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.data import Dataset
-from ..core.family import RISK
-from ..core.formulation import Formulation, build_formulation
+from ..core.family import RISK, family_of_loss
+from ..core.formulation import Formulation
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..fitting import card_from_result, check_card
@@ -49,7 +49,7 @@ class BestKnown:
         key = spec.key()
         if key not in self._forms:
             self._forms = {
-                key: build_formulation(self.data, spec)
+                key: family_of_loss(spec.loss).loss.problem(self.data, spec)
             }  # only the current spec's is needed
         return self._forms[key]
 
