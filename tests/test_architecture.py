@@ -835,3 +835,54 @@ def test_the_program_check_sees_each_form(tmp_path):
     )
     lines = [line.split(": ", 1)[0] for line in program_builds(source)]
     assert sorted(set(lines)) == [f"{_shown(source)}:{n}" for n in (1, 2, 3, 4)]
+
+
+# Whether a card predicts a risk is its family's answer (``family_of_card(card).predicts_risk``),
+# not read from which fields the card has: a card's own modules and the exports (the ground
+# floor, which renders a card's data and asks nothing of the package) read its fields.
+CARD_FIELDS_OF_A_FAMILY = frozenset({"multiplier", "horizons"})
+READS_ITS_OWN_FIELDS = ("slimwidgets.export", "slimwidgets.core.scoring", "slimwidgets.core.card_")
+# where a card is made from a solver's answer, the answer's multiplier says which card it is
+MAX_CARD_FIELD_CHECKS = 1
+
+
+def card_field_checks(path: Path) -> list[str]:
+    """Each ``x.multiplier is None`` (or ``is not``, ``==``, ``!=`` None) in ``path``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Attribute)
+            and node.left.attr in CARD_FIELDS_OF_A_FAMILY
+            and any(isinstance(c, ast.Constant) and c.value is None for c in node.comparators)
+        ):
+            found.append(f"{_shown(path)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_a_card_s_family_is_asked_not_its_fields():
+    found = [
+        c
+        for name, path in sorted(package_modules().items())
+        if not name.startswith(READS_ITS_OWN_FIELDS)
+        for c in card_field_checks(path)
+    ]
+    assert len(found) <= MAX_CARD_FIELD_CHECKS, (
+        f"{len(found)} checks of a card's family by its fields (at most "
+        f"{MAX_CARD_FIELD_CHECKS}): ask family_of_card(card) (predicts_risk, ...):\n"
+        + "\n".join(found)
+    )
+
+
+def test_the_field_check_sees_each_form(tmp_path):
+    source = tmp_path / "fake.py"
+    source.write_text(
+        "a = card.multiplier is None\n"
+        "b = self.card.horizons is not None\n"
+        "c = multiplier is None\n"
+        "d = card.multiplier or 1.0\n",
+        encoding="utf-8",
+    )
+    assert [line.split(": ", 1)[0] for line in card_field_checks(source)] == [
+        f"{_shown(source)}:{n}" for n in (1, 2)
+    ]

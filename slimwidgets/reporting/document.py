@@ -218,7 +218,7 @@ def _card_section(card: ScoringSystem, train: Validation) -> str:
         f"The card predicts <b>{esc(card.positive_name or card.positive)}</b> when the score is "
         f"{word} <b>{card.threshold}</b>."
     )
-    if card.multiplier is not None:
+    if family_of_card(card).predicts_risk:
         use += (
             " The predicted risk at score <i>s</i> is 1 / (1 + exp(−(<i>s</i> − "
             f"{card.threshold}) / {card.multiplier:.4g})); the table gives it for every "
@@ -304,7 +304,7 @@ def _discrimination_section(checks: list[Validation]) -> str:
 
 
 def _calibration_section(card: ScoringSystem, checks: list[Validation]) -> str:
-    if card.multiplier is None:
+    if not family_of_card(card).predicts_risk:
         return (
             "<h2>4. Observed rate per score</h2><p>This is a decision card: it predicts a "
             "class, not a risk, so calibration figures do not apply. The observed rate of the "

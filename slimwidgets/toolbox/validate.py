@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.family import family_of_card
 from ..core.risk import card_events, risk_table
 from ..core.scoring import ScoringSystem
 from ..core.survival_family import TIME_TO_EVENT
@@ -239,7 +240,7 @@ def validate(
         figures=figures,
         calibration=_per_score(card, X, events, confidence),
         hosmer_lemeshow=None
-        if card.multiplier is None
+        if not family_of_card(card).predicts_risk
         else ev.hosmer_lemeshow(_risk(card, X), events)[3],
         decision_curve=_decision_curve(card, X, events, thresholds),
         by_group=by_group,
@@ -269,7 +270,7 @@ def card_figures(
         "PPV": (*ev.proportion(tp, tp + fp, confidence), f"{tp:.0f}/{tp + fp:.0f}"),
         "NPV": (*ev.proportion(tn, tn + fn, confidence), f"{tn:.0f}/{tn + fn:.0f}"),
     }
-    if card.multiplier is not None and len(events):
+    if family_of_card(card).predicts_risk and len(events):
         out.update(_calibration_figures(card.predicted_risk(scores), events, confidence))
     frame = pd.DataFrame.from_dict(
         out, orient="index", columns=["estimate", "lower", "upper", "detail"]
@@ -319,7 +320,7 @@ def _per_score(
     table = table.rename(
         columns={"count": "rows", "rate": "observed", "predicted": "called positive"}
     )
-    if card.multiplier is not None:
+    if family_of_card(card).predicts_risk:
         table["predicted risk"] = card.predicted_risk(table.index.to_numpy())
     return table
 
@@ -329,6 +330,6 @@ def _decision_curve(
 ) -> pd.DataFrame:
     if not len(events):
         return pd.DataFrame(columns=["card", "treat all", "treat none"])
-    if card.multiplier is not None:
+    if family_of_card(card).predicts_risk:
         return ev.decision_curve(events, thresholds, risk=_risk(card, X))
     return ev.decision_curve(events, thresholds, treat=card.predict(X).to_numpy() == card.positive)
