@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.family import family_of_card
+from ..core.family import DECISION, RISK, family_of_card
 from ..core.risk import card_events, risk_table
 from ..core.scoring import ScoringSystem
-from ..core.survival_family import TIME_TO_EVENT
 from . import evidence as ev
-from .survival_validation import validate_survival
+from . import survival_validation  # noqa: F401  (registers the time-to-event family's)
 
 __all__ = ["validate", "Validation", "FIGURES"]
 
@@ -201,8 +200,47 @@ def validate(
     AUC     0.875  0.630  1.000
     TPR     0.750  0.301  0.954
     """
-    if TIME_TO_EVENT.reads(y, {}):  # a time-to-event card: its own figures
-        return validate_survival(card, X, y, groups=groups, label=label, confidence=confidence)
+    try:
+        family = family_of_card(card)
+    except ValueError:
+        raise TypeError(
+            f"card must be a ScoringSystem or SurvivalCard, got {type(card).__name__}"
+        ) from None
+    options = {"groups": groups, "label": label, "confidence": confidence}
+    if thresholds is not None:  # a decision curve's: a family without one refuses it by name
+        options["thresholds"] = thresholds
+    return family.validate(card, X, y, **options)
+
+
+def validate_labels(
+    card: ScoringSystem,
+    X: Any,
+    y: Any,
+    *,
+    groups: Any = None,
+    label: str = "data",
+    confidence: float = 0.95,
+    thresholds: Any = None,
+) -> Validation:
+    """The figures of a decision or risk card on ``X, y``: what :func:`validate` gives for
+    them, registered with their families.
+
+    Parameters
+    ----------
+    card : a decision or risk card.
+    X, y, groups, label, confidence, thresholds : as for :func:`validate`.
+
+    Returns
+    -------
+    Validation
+
+    Examples
+    --------
+    >>> import slimwidgets as sw
+    >>> card = sw.ScoringSystem(("a",), (1,), -1)
+    >>> validate_labels(card, [[1], [0], [1], [0]], [1, 0, 1, 1]).rows
+    4
+    """
     if not isinstance(card, ScoringSystem):
         raise TypeError(f"card must be a ScoringSystem, got {type(card).__name__}")
     X = (
@@ -333,3 +371,8 @@ def _decision_curve(
     if family_of_card(card).predicts_risk:
         return ev.decision_curve(events, thresholds, risk=_risk(card, X))
     return ev.decision_curve(events, thresholds, treat=card.predict(X).to_numpy() == card.positive)
+
+
+# the figures of label cards, asked of their families by validate
+for _family in (DECISION, RISK):
+    _family.validates_with(validate_labels)
