@@ -536,3 +536,21 @@ def test_validate_asks_the_family_of_the_card(monkeypatch):
         sw.validate(SimpleNamespace(family="hinge"), "X", "y")
     with pytest.raises(TypeError, match="must be a ScoringSystem or SurvivalCard, got dict"):
         sw.validate({}, "X", "y")
+
+
+@pytest.mark.slow
+def test_each_package_family_validates_its_own_cards(cards):
+    """Each real card is measured by its family's validation (label cards by their figures and
+    intervals, a time-to-event card by its own); a decision curve's thresholds given for a
+    time-to-event card are refused by name, not ignored."""
+    from slimwidgets.toolbox.survival_validation import SurvivalValidation
+    from slimwidgets.toolbox.validate import Validation
+
+    for name, (card, X, y) in cards.items():
+        v = sw.validate(card, X, y, label=name)
+        kind = SurvivalValidation if name == "time_to_event" else Validation
+        assert isinstance(v, kind) and v.label == name and v.rows == len(X)
+    assert "calibration slope" in sw.validate(*cards["risk"]).figures.index
+    assert "calibration slope" not in sw.validate(*cards["decision"]).figures.index
+    with pytest.raises(TypeError, match="thresholds"):
+        sw.validate(*cards["time_to_event"], thresholds=[0.1, 0.2])
