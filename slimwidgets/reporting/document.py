@@ -21,7 +21,13 @@ from ..core.family import DECISION, RISK, TIME_TO_EVENT, family_of_card
 from ..core.scoring import ScoringSystem
 from ..core.status import describe
 from ..export.html import render_html
-from ..toolbox.validate import FIGURES, Validation, format_figure, validate
+from ..toolbox.validate import (
+    FIGURES,
+    Validation,
+    family_of_given_card,
+    format_figure,
+    validate,
+)
 from .charts import calibration_chart, decision_chart, score_chart
 from .page import (
     data_fingerprint,
@@ -127,13 +133,7 @@ def report(
     >>> "<script" not in doc and "<link" not in doc
     True
     """
-    try:
-        family = family_of_card(card)
-    except ValueError:
-        raise TypeError(
-            f"card must be a ScoringSystem or SurvivalCard, got {type(card).__name__}"
-        ) from None
-    return family.report(
+    return family_of_given_card(card).report(
         card, X, y, test=test, external=external, groups=groups, bootstrap=bootstrap,
         n_jobs=n_jobs, time_limit=time_limit, title=title, path=path, confidence=confidence,
         progress=progress, random_state=random_state,

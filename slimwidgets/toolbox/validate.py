@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.card_family import CardFamily
 from ..core.family import DECISION, RISK, family_of_card
 from ..core.risk import card_events, risk_table
 from ..core.scoring import ScoringSystem
@@ -200,16 +201,37 @@ def validate(
     AUC     0.875  0.630  1.000
     TPR     0.750  0.301  0.954
     """
+    options = {"groups": groups, "label": label, "confidence": confidence}
+    if thresholds is not None:  # a decision curve's: a family without one refuses it by name
+        options["thresholds"] = thresholds
+    return family_of_given_card(card).validate(card, X, y, **options)
+
+
+def family_of_given_card(card: Any) -> CardFamily:
+    """The family of a card handed to :func:`validate` or :func:`slimwidgets.report`.
+
+    Parameters
+    ----------
+    card : what the user handed in as a card.
+
+    Returns
+    -------
+    CardFamily
+        Its family (``TypeError`` naming the card classes when no family makes it).
+
+    Examples
+    --------
+    >>> family_of_given_card({})
+    Traceback (most recent call last):
+    ...
+    TypeError: card must be a ScoringSystem or SurvivalCard, got dict
+    """
     try:
-        family = family_of_card(card)
+        return family_of_card(card)
     except ValueError:
         raise TypeError(
             f"card must be a ScoringSystem or SurvivalCard, got {type(card).__name__}"
         ) from None
-    options = {"groups": groups, "label": label, "confidence": confidence}
-    if thresholds is not None:  # a decision curve's: a family without one refuses it by name
-        options["thresholds"] = thresholds
-    return family.validate(card, X, y, **options)
 
 
 def validate_labels(
