@@ -173,20 +173,23 @@ def validate(
 
     Parameters
     ----------
-    card : a :class:`~slimwidgets.ScoringSystem`.
+    card : a :class:`~slimwidgets.ScoringSystem`, or a card of another family, which its
+        family measures (:meth:`~slimwidgets.core.card_family.CardFamily.validate`).
     X : DataFrame with the variables the card uses (and the ``groups`` column, if named).
     y : labels: the card's positive and negative labels only; a ``Surv`` array for a time-to-event
         card (:func:`~slimwidgets.toolbox.survival_validation.validate_survival`).
     groups : a column name of ``X``, or one value per row: figures per group as well.
     label : what the data are, e.g. ``"external: site B"``.
     confidence : level of every interval (default 95 %).
-    thresholds : risk thresholds of the decision curve (default 1 % to 99 %).
+    thresholds : risk thresholds of the decision curve (default 1 % to 99 %); a family
+        without one (time-to-event cards) refuses them.
 
     Returns
     -------
     Validation
         Rows with a missing value in a variable the card uses are left out (a warning says how
-        many; ``Validation.dropped`` keeps the count).
+        many; ``Validation.dropped`` keeps the count). A time-to-event card's is its family's
+        (:class:`~slimwidgets.toolbox.survival_validation.SurvivalValidation`).
 
     Examples
     --------
