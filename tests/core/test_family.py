@@ -489,11 +489,12 @@ def test_a_loss_holds_the_pieces_registered_on_it():
 
 def test_every_caller_of_the_program_builds_the_family_s(monkeypatch):
     """A family put in front of the decision family for its loss (here: the decision program
-    with one rule left out) is the program the clash finder, ``formulate`` and ``reduce_data``
-    solve: requiring that rule clashes with it alone, and the rule gets no points."""
+    with one rule left out) is the program the clash finder, ``formulate``, ``reduce_data`` and a
+    feature pool solve: requiring that rule clashes with it alone, and the rule gets no points."""
     from slimwidgets.core import family as families
     from slimwidgets.core.data import prepare_data
     from slimwidgets.fitting.conflicts import find_conflicts
+    from slimwidgets.solvers.pools import solve_pool
 
     X, y = _table(3)
     narrow = NarrowFamily("smoker")
@@ -510,6 +511,10 @@ def test_every_caller_of_the_program_builds_the_family_s(monkeypatch):
     assert len(narrow.built) > built + 1
     card = reduced.fit()
     assert dict(zip(card.feature_names, card.coefficients))["smoker"] == 0
+    built = len(narrow.built)
+    whole = DECISION.loss.problem(prepare_data(X, y, warn=False), sw.make_spec(max_size=2))
+    found = solve_pool(whole, [0, 2], time_limit=20)  # HOSTILE and smoker; chf left out
+    assert len(narrow.built) == built + 1 and found.coefficients[2] == 0
 
 
 def test_validate_asks_the_family_of_the_card(monkeypatch):
