@@ -179,6 +179,8 @@ class CardFamily(ABC):
     )  # fmt: skip
     #: what writes this family's validation report (:meth:`reports_with` sets it)
     report_builder: Callable[..., str] | None = None
+    #: what measures its cards on rows with intervals (:meth:`validates_with` sets it)
+    validator: Callable[..., Any] | None = None
     #: how its cards are fitted from ``X, y``: the one way into ``fit`` (:meth:`fits_with`)
     driver: Callable[..., Any] | None = None
     #: the class of its cards, which reads them from their files (:meth:`cards_are`)
@@ -365,6 +367,59 @@ class CardFamily(ABC):
                 f"no validation report is registered for {self.name} cards (see reports_with)"
             )
         return self.report_builder(card, X, y, **options)
+
+    def validates_with(self, validator: Callable[..., Any]) -> None:
+        """Make ``validator`` measure this family's cards on rows (:meth:`validate`).
+
+        The figures with intervals sit on a floor above ``core/`` (:mod:`slimwidgets.toolbox`),
+        which registers the package's own when it is imported; a family defined elsewhere may
+        register its own, or override :meth:`validate`.
+
+        Parameters
+        ----------
+        validator : ``validator(card, X, y, **options)``, the card's figures on ``X, y``, taking
+            the keywords of :func:`slimwidgets.validate` the family takes.
+
+        Examples
+        --------
+        >>> from slimwidgets.core.family import DECISION, TIME_TO_EVENT
+        >>> import slimwidgets.toolbox.validate  # registers the package's validators
+        >>> DECISION.validator.__name__, TIME_TO_EVENT.validator.__name__
+        ('validate_labels', 'validate_survival')
+        """
+        self.validator = validator
+
+    def validate(self, card: Any, X: Any, y: Any, **options: Any) -> Any:
+        """The figures of ``card`` on the rows ``X, y``, with their intervals.
+
+        Parameters
+        ----------
+        card : a card of this family.
+        X, y : the rows (held out, or another site's) and their target.
+        **options : the keywords of :func:`slimwidgets.validate` (``groups``, ``label``, ...).
+
+        Returns
+        -------
+        The family's validation (:class:`~slimwidgets.toolbox.validate.Validation` for label
+        cards).
+
+        Examples
+        --------
+        >>> from slimwidgets.core.card_family import CardFamily
+        >>> class Bare(CardFamily):
+        ...     name, loss_name, card_labels, objective = "bare", "bare", ("bare",), "loss"
+        ...     def figures(self, card, X, y):
+        ...         return {}
+        >>> Bare().validate(None, [], [])
+        Traceback (most recent call last):
+        ...
+        TypeError: no validation is registered for bare cards (see validates_with)
+        """
+        if self.validator is None:
+            raise TypeError(
+                f"no validation is registered for {self.name} cards (see validates_with)"
+            )
+        return self.validator(card, X, y, **options)
 
     def fits_with(self, driver: Callable[..., Any]) -> None:
         """Make ``driver`` fit this family's cards: :func:`slimwidgets.fit` hands it every fit

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.data import Dataset
-from ..core.formulation import build_formulation
+from ..core.family import family_of_loss
 from ..core.groups import per_group_caps
 from ..core.options import OPTION, OPTIONS, entries
 from ..core.spec import Spec
@@ -58,7 +58,7 @@ def _feasible(data: Dataset, spec: Spec, time_limit: float, cancel: threading.Ev
         spec.check_data(data.feature_names, data.n_samples)
     except ValueError:
         return False
-    form = build_formulation(data, spec)
+    form = family_of_loss(spec.loss).loss.problem(data, spec)
     result = solve_formulation(
         form, time_limit=time_limit, threads=spec.threads, feasibility_only=True, cancel=cancel
     )

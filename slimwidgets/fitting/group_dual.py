@@ -36,7 +36,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..core.formulation import Formulation, build_formulation
+from ..core.family import family_of_loss
+from ..core.formulation import Formulation
 from ..core.groups import GROUP_OPTIONS, RateRow
 from ..core.objective import loss_unit
 from ..core.scoring import ScoringSystem
@@ -154,7 +155,7 @@ def penalized_problem(form: Formulation, multipliers: np.ndarray, time_limit: fl
         C0=form.extra["C0_default"] if spec.C0 is None else spec.C0,
         time_limit=time_limit,
     )
-    check = build_formulation(penal_data, penal_spec)
+    check = family_of_loss(penal_spec.loss).loss.problem(penal_data, penal_spec)
     same = (
         np.allclose(check.C0, form.C0, rtol=1e-12, atol=0)
         and np.allclose(check.row_weight, cost, rtol=1e-9, atol=1e-15)

@@ -34,7 +34,6 @@ import numpy as np
 
 from ..core.data import Dataset
 from ..core.family import family_of_loss
-from ..core.formulation import build_formulation
 from ..core.objective import feature_boxes, objective_costs
 from ..core.patterns import Patterns
 from ..core.scoring import ScoringSystem
@@ -417,7 +416,7 @@ class _SampledFit:
         watcher.start()
         side = None
         try:
-            form = build_formulation(sample, spec)
+            form = family_of_loss(spec.loss).loss.problem(sample, spec)
             left = search_end - time.perf_counter()
             found = local_search(
                 form,
@@ -470,7 +469,8 @@ class _SampledFit:
         ``FIRST_SECONDS``) past the deadline. Returns (that start, the small sample)."""
         small = self._sample(max(MIN_SAMPLE // 2, self.n_sample // 10), seed=1)
         built = time.perf_counter()
-        form = build_formulation(small, self.spec.replace(C0=self._sample_C0()))
+        small_spec = self.spec.replace(C0=self._sample_C0())
+        form = family_of_loss(small_spec.loss).loss.problem(small, small_spec)
         self.pace = (
             (time.perf_counter() - built) / max(small.n_rows, 1),
             small.n_rows,
@@ -569,7 +569,11 @@ class _SampledFit:
                 if spec.intercept_range is not None
                 else None,
                 "box_limits": tuple(
-                    box_limits(build_formulation(by_score, spec), coefs, int(intercept))
+                    box_limits(
+                        family_of_loss(spec.loss).loss.problem(by_score, spec),
+                        coefs,
+                        int(intercept),
+                    )
                 ),
                 "sample": {"rows": sample.n_samples, "of": p.n_samples, "note": note},
             },

@@ -21,7 +21,13 @@ from ..core.family import DECISION, RISK, TIME_TO_EVENT, family_of_card
 from ..core.scoring import ScoringSystem
 from ..core.status import describe
 from ..export.html import render_html
-from ..toolbox.validate import FIGURES, Validation, format_figure, validate
+from ..toolbox.validate import (
+    FIGURES,
+    Validation,
+    family_of_given_card,
+    format_figure,
+    validate,
+)
 from .charts import calibration_chart, decision_chart, score_chart
 from .page import (
     data_fingerprint,
@@ -127,13 +133,7 @@ def report(
     >>> "<script" not in doc and "<link" not in doc
     True
     """
-    try:
-        family = family_of_card(card)
-    except ValueError:
-        raise TypeError(
-            f"card must be a ScoringSystem or SurvivalCard, got {type(card).__name__}"
-        ) from None
-    return family.report(
+    return family_of_given_card(card).report(
         card, X, y, test=test, external=external, groups=groups, bootstrap=bootstrap,
         n_jobs=n_jobs, time_limit=time_limit, title=title, path=path, confidence=confidence,
         progress=progress, random_state=random_state,
@@ -218,7 +218,7 @@ def _card_section(card: ScoringSystem, train: Validation) -> str:
         f"The card predicts <b>{esc(card.positive_name or card.positive)}</b> when the score is "
         f"{word} <b>{card.threshold}</b>."
     )
-    if card.multiplier is not None:
+    if family_of_card(card).predicts_risk:
         use += (
             " The predicted risk at score <i>s</i> is 1 / (1 + exp(−(<i>s</i> − "
             f"{card.threshold}) / {card.multiplier:.4g})); the table gives it for every "
@@ -304,7 +304,7 @@ def _discrimination_section(checks: list[Validation]) -> str:
 
 
 def _calibration_section(card: ScoringSystem, checks: list[Validation]) -> str:
-    if card.multiplier is None:
+    if not family_of_card(card).predicts_risk:
         return (
             "<h2>4. Observed rate per score</h2><p>This is a decision card: it predicts a "
             "class, not a risk, so calibration figures do not apply. The observed rate of the "

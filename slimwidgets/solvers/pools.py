@@ -40,7 +40,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..core.data import Dataset
-from ..core.formulation import Formulation, build_formulation
+from ..core.family import family_of_loss
+from ..core.formulation import Formulation
 from .backends.mip import solve_formulation
 
 __all__ = ["PoolCard", "solve_pool", "pool_search", "feature_ranking"]
@@ -120,7 +121,7 @@ def _solve_merged(
     if warm_start is not None and np.any(np.asarray(warm_start[0])[~mask] != 0):
         warm_start = None
     result = solve_formulation(
-        build_formulation(pool_data, pool_spec),
+        family_of_loss(pool_spec.loss).loss.problem(pool_data, pool_spec),
         time_limit=time_limit,
         warm_start=warm_start,
         cancel=cancel,

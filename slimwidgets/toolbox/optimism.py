@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.family import family_of_card
 from ..core.risk import card_events
 from ..core.scoring import ScoringSystem
 from ..fitting import InfeasibleError, NoSolutionError, fit
@@ -26,7 +27,7 @@ __all__ = ["optimism"]
 
 def _figures(card: ScoringSystem, X: pd.DataFrame, events: np.ndarray) -> dict[str, float]:
     frame = card_figures(card, X, events)
-    names = ["AUC"] + (["calibration slope"] if card.multiplier is not None else [])
+    names = ["AUC"] + (["calibration slope"] if family_of_card(card).predicts_risk else [])
     return {name: float(frame.loc[name, "estimate"]) for name in names}
 
 

@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from ..core.data import Dataset, prepare_data
-from ..core.formulation import Formulation, build_formulation
+from ..core.family import family_of_loss
+from ..core.formulation import Formulation
 from ..core.linear import LinearRow
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
@@ -58,7 +59,7 @@ class Program:
         import pulp
 
         self.data, self.spec = data, spec
-        self.form: Formulation = build_formulation(data, spec)
+        self.form: Formulation = family_of_loss(spec.loss).loss.problem(data, spec)
         self.problem, self._cols = self.form.to_pulp()
         self._terms: dict[str, tuple[str, str]] = {}  # PuLP name -> (kind, feature)
         taken = {v.name for v in self._cols}

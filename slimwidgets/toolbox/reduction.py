@@ -45,7 +45,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.data import Dataset, prepare_data, prepare_features
-from ..core.formulation import Formulation, build_formulation
+from ..core.family import family_of_loss
+from ..core.formulation import Formulation
 from ..core.options import OPTIONS
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec, make_spec
@@ -316,12 +317,12 @@ class ReductionResult:
         for k in ("time_limit", "gap", "threads"):
             opts[k] = getattr(spec, k)
         rspec = make_spec(**opts)
-        form = build_formulation(reduced, rspec)
+        form = family_of_loss(rspec.loss).loss.problem(reduced, rspec)
         form = self._with_side_rows(form, [i for i in self._fixed if not keep[i]])
         result = _solve_mip(form, time_limit=rspec.time_limit, gap=rspec.gap)
         if result.coefficients is None:
             raise RuntimeError(f"the reduced problem stopped ({result.status}) without a card")
-        full_form = build_formulation(full, spec)
+        full_form = family_of_loss(spec.loss).loss.problem(full, spec)
         coefs, intercept = np.asarray(result.coefficients), int(result.intercept)
         objective = full_form.objective_of(coefs, intercept)
         if result.status == "optimal":
@@ -433,7 +434,7 @@ def reduce_data(
     spec = make_spec(**spec_options)
     data = prepare_data(X, y, positive=positive, sample_weight=sample_weight)
     spec.check_data(data.feature_names, data.n_samples)
-    form = build_formulation(data, spec)
+    form = family_of_loss(spec.loss).loss.problem(data, spec)
     needs = form.row_margins  # gamma_i of each distinct row
     wrong_bound = _wrong_bound(data, needs)
     h = _new_lp(form)

@@ -279,3 +279,7 @@ def _table(figures: dict, draws: list[dict], confidence: float) -> pd.DataFrame:
         detail = "bootstrap" if values.size else "no interval"
         rows[name] = {"estimate": estimate, "lower": lower, "upper": upper, "detail": detail}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("figure")
+
+
+# the time-to-event family's figures, asked of it by sw.validate
+TIME_TO_EVENT.validates_with(validate_survival)

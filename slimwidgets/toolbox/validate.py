@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.card_family import CardFamily
+from ..core.family import DECISION, RISK, family_of_card
 from ..core.risk import card_events, risk_table
 from ..core.scoring import ScoringSystem
-from ..core.survival_family import TIME_TO_EVENT
 from . import evidence as ev
-from .survival_validation import validate_survival
+from . import survival_validation  # noqa: F401  (registers the time-to-event family's)
 
 __all__ = ["validate", "Validation", "FIGURES"]
 
@@ -172,20 +173,23 @@ def validate(
 
     Parameters
     ----------
-    card : a :class:`~slimwidgets.ScoringSystem`.
+    card : a :class:`~slimwidgets.ScoringSystem`, or a card of another family, which its
+        family measures (:meth:`~slimwidgets.core.card_family.CardFamily.validate`).
     X : DataFrame with the variables the card uses (and the ``groups`` column, if named).
     y : labels: the card's positive and negative labels only; a ``Surv`` array for a time-to-event
         card (:func:`~slimwidgets.toolbox.survival_validation.validate_survival`).
     groups : a column name of ``X``, or one value per row: figures per group as well.
     label : what the data are, e.g. ``"external: site B"``.
     confidence : level of every interval (default 95 %).
-    thresholds : risk thresholds of the decision curve (default 1 % to 99 %).
+    thresholds : risk thresholds of the decision curve (default 1 % to 99 %); a family
+        without one (time-to-event cards) refuses them.
 
     Returns
     -------
     Validation
         Rows with a missing value in a variable the card uses are left out (a warning says how
-        many; ``Validation.dropped`` keeps the count).
+        many; ``Validation.dropped`` keeps the count). A time-to-event card's is its family's
+        (:class:`~slimwidgets.toolbox.survival_validation.SurvivalValidation`).
 
     Examples
     --------
@@ -200,8 +204,68 @@ def validate(
     AUC     0.875  0.630  1.000
     TPR     0.750  0.301  0.954
     """
-    if TIME_TO_EVENT.reads(y, {}):  # a time-to-event card: its own figures
-        return validate_survival(card, X, y, groups=groups, label=label, confidence=confidence)
+    options = {"groups": groups, "label": label, "confidence": confidence}
+    if thresholds is not None:  # a decision curve's: a family without one refuses it by name
+        options["thresholds"] = thresholds
+    return family_of_given_card(card).validate(card, X, y, **options)
+
+
+def family_of_given_card(card: Any) -> CardFamily:
+    """The family of a card handed to :func:`validate` or :func:`slimwidgets.report`.
+
+    Parameters
+    ----------
+    card : what the user handed in as a card.
+
+    Returns
+    -------
+    CardFamily
+        Its family (``TypeError`` naming the card classes when no family makes it).
+
+    Examples
+    --------
+    >>> family_of_given_card({})
+    Traceback (most recent call last):
+    ...
+    TypeError: card must be a ScoringSystem or SurvivalCard, got dict
+    """
+    try:
+        return family_of_card(card)
+    except ValueError:
+        raise TypeError(
+            f"card must be a ScoringSystem or SurvivalCard, got {type(card).__name__}"
+        ) from None
+
+
+def validate_labels(
+    card: ScoringSystem,
+    X: Any,
+    y: Any,
+    *,
+    groups: Any = None,
+    label: str = "data",
+    confidence: float = 0.95,
+    thresholds: Any = None,
+) -> Validation:
+    """The figures of a decision or risk card on ``X, y``: what :func:`validate` gives for
+    them, registered with their families.
+
+    Parameters
+    ----------
+    card : a decision or risk card.
+    X, y, groups, label, confidence, thresholds : as for :func:`validate`.
+
+    Returns
+    -------
+    Validation
+
+    Examples
+    --------
+    >>> import slimwidgets as sw
+    >>> card = sw.ScoringSystem(("a",), (1,), -1)
+    >>> validate_labels(card, [[1], [0], [1], [0]], [1, 0, 1, 1]).rows
+    4
+    """
     if not isinstance(card, ScoringSystem):
         raise TypeError(f"card must be a ScoringSystem, got {type(card).__name__}")
     X = (
@@ -239,7 +303,7 @@ def validate(
         figures=figures,
         calibration=_per_score(card, X, events, confidence),
         hosmer_lemeshow=None
-        if card.multiplier is None
+        if not family_of_card(card).predicts_risk
         else ev.hosmer_lemeshow(_risk(card, X), events)[3],
         decision_curve=_decision_curve(card, X, events, thresholds),
         by_group=by_group,
@@ -269,7 +333,7 @@ def card_figures(
         "PPV": (*ev.proportion(tp, tp + fp, confidence), f"{tp:.0f}/{tp + fp:.0f}"),
         "NPV": (*ev.proportion(tn, tn + fn, confidence), f"{tn:.0f}/{tn + fn:.0f}"),
     }
-    if card.multiplier is not None and len(events):
+    if family_of_card(card).predicts_risk and len(events):
         out.update(_calibration_figures(card.predicted_risk(scores), events, confidence))
     frame = pd.DataFrame.from_dict(
         out, orient="index", columns=["estimate", "lower", "upper", "detail"]
@@ -319,7 +383,7 @@ def _per_score(
     table = table.rename(
         columns={"count": "rows", "rate": "observed", "predicted": "called positive"}
     )
-    if card.multiplier is not None:
+    if family_of_card(card).predicts_risk:
         table["predicted risk"] = card.predicted_risk(table.index.to_numpy())
     return table
 
@@ -329,6 +393,11 @@ def _decision_curve(
 ) -> pd.DataFrame:
     if not len(events):
         return pd.DataFrame(columns=["card", "treat all", "treat none"])
-    if card.multiplier is not None:
+    if family_of_card(card).predicts_risk:
         return ev.decision_curve(events, thresholds, risk=_risk(card, X))
     return ev.decision_curve(events, thresholds, treat=card.predict(X).to_numpy() == card.positive)
+
+
+# the figures of label cards, asked of their families by validate
+for _family in (DECISION, RISK):
+    _family.validates_with(validate_labels)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.data import Dataset
-from ..core.family import RISK
-from ..core.formulation import Formulation, build_formulation
+from ..core.family import family_of_card, family_of_loss
+from ..core.formulation import Formulation
 from ..core.scoring import ScoringSystem
 from ..core.spec import Spec
 from ..fitting import card_from_result, check_card
@@ -49,7 +49,7 @@ class BestKnown:
         key = spec.key()
         if key not in self._forms:
             self._forms = {
-                key: build_formulation(self.data, spec)
+                key: family_of_loss(spec.loss).loss.problem(self.data, spec)
             }  # only the current spec's is needed
         return self._forms[key]
 
@@ -66,7 +66,7 @@ class BestKnown:
         """
         if (
             shown.family != candidate.family
-            or not (shown.family == "slim" or RISK.makes(shown))
+            or not (shown.family == "slim" or family_of_card(shown).predicts_risk)
             or shown.status == "optimal"
         ):
             return None
@@ -80,7 +80,7 @@ class BestKnown:
             return None  # found on the rules of other cut points
         if check_card(candidate, self.data, spec):
             return None
-        if RISK.makes(shown):
+        if family_of_card(shown).predicts_risk:
             return self._better_risk(spec, shown, candidate)
         form = self._form(spec)
         now = form.objective_of(np.asarray(shown.coefficients, dtype=float), shown.intercept)

@@ -15,7 +15,7 @@ import ipywidgets as W
 import pandas as pd
 import traitlets as T
 
-from ..core.family import RISK
+from ..core.family import family_of_card
 from ..core.formatting import percent
 from .charts import HEIGHT, WIDTH, records
 from .groups import GROUP_COLORS, GROUP_SHAPES
@@ -124,7 +124,7 @@ def decision_words(card: Any) -> str:
         return ""
     sign = "\u2265" if card.rule == ">=" else ">"
     words = f"score {sign} {card.threshold}"
-    return words + (f" (predicted risk {sign} 50 %)" if RISK.makes(card) else "")
+    return words + (f" (predicted risk {sign} 50 %)" if family_of_card(card).predicts_risk else "")
 
 
 def group_marks(frame: pd.DataFrame | None, card: Any = None) -> pd.DataFrame:
@@ -154,7 +154,7 @@ def _card_marks(card: Any) -> list[tuple[float, float, float, float]]:
     line in the lower right corner (:func:`~slimwidgets.widgets.charts.risk_roc_chart`)."""
     if card is None or card.train_metrics is None:
         return []
-    if RISK.makes(card):
+    if family_of_card(card).predicts_risk:
         chars = len("AUC train 0.000") + (
             len(" · held-out 0.000") if card.validation_metrics is not None else 0
         )

@@ -612,7 +612,7 @@ class Studio(W.VBox):
     def _refresh_charts(self) -> None:
         with self.ui_lock:
             f = self.chart_frames()
-            risk = family_named(self._card_family()).predicts_risk
+            risk = self._card_family().predicts_risk
             if risk:
                 roc_data = charts.risk_roc_datasets(f["roc"], f["card"])
                 path_data = charts.sparsity_datasets(f["path"], f["card"], "log_loss")
@@ -640,12 +640,12 @@ class Studio(W.VBox):
                     if view.datasets != data:
                         view.datasets = data
 
-    def _card_family(self) -> str:
+    def _card_family(self) -> CardFamily:
         """The family the charts draw: the card's on screen (the spec's while there is none)."""
         card = self.controller.card
         if card is None:
-            return self.controller.family
-        return family_of_card(card).name
+            return family_named(self.controller.family)
+        return family_of_card(card)
 
     def _chart_specs(self, f: dict[str, pd.DataFrame], risk: bool) -> tuple[dict, dict, dict]:
         held_out = self.controller.validation is not None

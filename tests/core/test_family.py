@@ -485,3 +485,77 @@ def test_a_loss_holds_the_pieces_registered_on_it():
     with pytest.raises(TypeError, match="no problem piece of the loss is registered for risk"):
         RISK.loss.problem(None, None)
     assert HingeFamily().loss is not HingeFamily().loss  # each family object holds its own
+
+
+def test_every_caller_of_the_program_builds_the_family_s(monkeypatch):
+    """A family put in front of the decision family for its loss (here: the decision program
+    with one rule left out) is the program the clash finder, ``formulate``, ``reduce_data`` and a
+    feature pool solve: requiring that rule clashes with it alone, and the rule gets no points."""
+    from slimwidgets.core import family as families
+    from slimwidgets.core.data import prepare_data
+    from slimwidgets.fitting.conflicts import find_conflicts
+    from slimwidgets.solvers.pools import solve_pool
+
+    X, y = _table(3)
+    narrow = NarrowFamily("smoker")
+    narrow.loss_name = DECISION.loss_name  # the family of every decision spec from here on
+    monkeypatch.setattr(families, "FAMILIES", (narrow, *FAMILIES))
+    spec = sw.make_spec(max_size=2, time_limit=20, require=["smoker"])
+    assert find_conflicts(prepare_data(X, y, warn=False), spec) == ["require 'smoker'"]
+    built = len(narrow.built)  # one program per trial of the deletion filter
+    assert built >= 2
+    program = sw.formulate(X, y, max_size=2)
+    assert len(narrow.built) == built + 1 and program.form.spec.exclude == ("smoker",)
+    assert float(program.points["smoker"].constant) == 0.0  # held at 0: no variable
+    reduced = sw.reduce_data(X, y, max_size=2, C0=0.01)
+    assert len(narrow.built) > built + 1
+    card = reduced.fit()
+    assert dict(zip(card.feature_names, card.coefficients))["smoker"] == 0
+    built = len(narrow.built)
+    whole = DECISION.loss.problem(prepare_data(X, y, warn=False), sw.make_spec(max_size=2))
+    found = solve_pool(whole, [0, 2], time_limit=20)  # HOSTILE and smoker; chf left out
+    assert len(narrow.built) == built + 1 and found.coefficients[2] == 0
+
+
+def test_validate_asks_the_family_of_the_card(monkeypatch):
+    """``sw.validate`` reaches a family written in a test through its own ``validate``; the
+    package's families are registered by the toolbox; a family without one, or no card at
+    all, is refused by name."""
+    from slimwidgets.core import family as families
+    from slimwidgets.toolbox.survival_validation import validate_survival
+    from slimwidgets.toolbox.validate import validate_labels
+
+    assert DECISION.validator is RISK.validator is validate_labels
+    assert TIME_TO_EVENT.validator is validate_survival
+    plain = PlainFamily()
+    plain.validates_with(lambda card, X, y, **options: (card.family, X, y, options))
+    monkeypatch.setattr(families, "FAMILIES", (*FAMILIES, plain, HingeFamily()))
+    card = SimpleNamespace(family="plain")
+    assert sw.validate(card, "X", "y", label="site B") == (
+        "plain",
+        "X",
+        "y",
+        {"groups": None, "label": "site B", "confidence": 0.95},
+    )
+    with pytest.raises(TypeError, match="no validation is registered for hinge cards"):
+        sw.validate(SimpleNamespace(family="hinge"), "X", "y")
+    with pytest.raises(TypeError, match="must be a ScoringSystem or SurvivalCard, got dict"):
+        sw.validate({}, "X", "y")
+
+
+@pytest.mark.slow
+def test_each_package_family_validates_its_own_cards(cards):
+    """Each real card is measured by its family's validation (label cards by their figures and
+    intervals, a time-to-event card by its own); a decision curve's thresholds given for a
+    time-to-event card are refused by name, not ignored."""
+    from slimwidgets.toolbox.survival_validation import SurvivalValidation
+    from slimwidgets.toolbox.validate import Validation
+
+    for name, (card, X, y) in cards.items():
+        v = sw.validate(card, X, y, label=name)
+        kind = SurvivalValidation if name == "time_to_event" else Validation
+        assert isinstance(v, kind) and v.label == name and v.rows == len(X)
+    assert "calibration slope" in sw.validate(*cards["risk"]).figures.index
+    assert "calibration slope" not in sw.validate(*cards["decision"]).figures.index
+    with pytest.raises(TypeError, match="thresholds"):
+        sw.validate(*cards["time_to_event"], thresholds=[0.1, 0.2])
