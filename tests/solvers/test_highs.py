@@ -139,3 +139,38 @@ def test_the_loose_tolerances_do_mislead_highs_here(monkeypatch):
     X, y, names, spec, form = _ill_scaled(1, "positive")
     result = _solve(form)
     assert result.status == "feasible" and result.bound < _exact_best(X, y, names, spec, form) - 0.1
+
+
+_PULP_FIRST = """
+import numpy as np, pulp
+import slimwidgets as sw
+prob = pulp.LpProblem("other_library", pulp.LpMinimize)
+x = pulp.LpVariable("x", 0, 1, cat="Integer")
+prob += x
+prob += x >= 1
+prob.solve(pulp.HiGHS(msg=False))  # another library sizes HiGHS's scheduler first
+from slimwidgets.core.data import prepare_data
+from slimwidgets.core.formulation import build_formulation
+from slimwidgets.solvers.backends.highs import solve_highs
+X = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0], [0, 1]])
+form = build_formulation(prepare_data(X, [1, 1, -1, -1, 1, -1]), sw.make_spec())
+run = solve_highs(
+    form, time_limit=30, gap=0.0, threads=1, warm_start=None, on_incumbent=None,
+    cancel=None, feasibility_only=False,
+)
+print(run.status)
+"""
+
+
+@pytest.mark.slow
+def test_a_scheduler_sized_by_another_library_does_not_stop_the_first_run():
+    """PuLP's HiGHS run first sizes the shared scheduler to its own thread count; the
+    package's first run resets it rather than failing with status "Not Set"."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", _PULP_FIRST], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split()[-1] == "optimal"

@@ -101,14 +101,16 @@ def new_highs(threads: int = 1):
 
     HiGHS keeps one thread scheduler per process, sized by its first run; a run
     with another ``threads`` value fails with status "Not Set" unless the
-    scheduler is reset first, so all runs go through this bookkeeping.
+    scheduler is reset first, so all runs go through this bookkeeping. Before the
+    package's first run the scheduler is reset too: another library (PuLP's HiGHS,
+    say) may have sized it already.
     """
     import highspy
 
     h = _quiet_highs()
     h.setOptionValue("output_flag", False)
     with _scheduler_lock:
-        if _scheduler_threads and _scheduler_threads[-1] != threads:
+        if _scheduler_threads != [threads]:
             highspy.Highs.resetGlobalScheduler(True)
         _scheduler_threads[:] = [threads]
     h.setOptionValue("threads", int(threads))
