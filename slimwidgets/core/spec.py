@@ -378,7 +378,9 @@ def _check_group_solver(spec: Spec) -> None:
         raise ValueError(
             f"solver={spec.solver!r} cannot hold group constraints, linear constraints or "
             "monotone across rules that share a cut (its compiled loops count errors per class "
-            "and know no other rows); use solver='auto', 'highs', 'cbc' or 'pulp'"
+            "and know no other rows); use solver='auto', which proves by the support scan "
+            "where the scan holds them (group rows on 0/1 columns, rows on use) and by the MIP "
+            "elsewhere, or 'highs', 'cbc' or 'pulp'"
         )
 
 
