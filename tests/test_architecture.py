@@ -777,3 +777,38 @@ def test_the_counted_names_are_the_families():
 
     named = {f.name for f in FAMILIES} | {f.loss_name for f in FAMILIES}
     assert named == FAMILY_NAMES
+
+
+# The risk family's solvers register their pieces on its loss (``RISK.loss``: problem, search,
+# walk, scan, floors); the floors above solvers/ ask the family for them and import none.
+RISK_SOLVERS = ("slimwidgets.solvers.logistic", "slimwidgets.solvers.risk_")
+
+
+def risk_solver_imports(edges: list[Import]) -> list[str]:
+    """Each import of a risk family's solver (:data:`RISK_SOLVERS`) from above ``solvers/``."""
+    solvers_floor = unit_of("slimwidgets.solvers")[0]
+    return [
+        str(imp)
+        for imp in edges
+        if unit_of(imp.importer)[0] > solvers_floor and imp.target.startswith(RISK_SOLVERS)
+    ]
+
+
+def test_the_risk_solvers_are_asked_of_the_family():
+    found = risk_solver_imports(import_graph())
+    assert not found, (
+        "imports of the risk family's solvers above solvers/: ask RISK.loss (or "
+        "family_of_loss(spec.loss).loss) for the piece instead:\n" + "\n".join(found)
+    )
+
+
+def test_the_risk_solver_check_can_fail():
+    """An import of a risk solver from fitting/ or widgets/ is found; one inside solvers/, and
+    one of another solver from above, are not."""
+    edges = [
+        Import("slimwidgets.fitting.risk_driver", "slimwidgets.solvers.logistic", ("x",), "a:1"),
+        Import("slimwidgets.widgets.warmup", "slimwidgets.solvers.risk_cone", (), "b:2"),
+        Import("slimwidgets.solvers.risk_bound", "slimwidgets.solvers.logistic", ("x",), "c:3"),
+        Import("slimwidgets.fitting.driver", "slimwidgets.solvers.scan", ("x",), "d:4"),
+    ]
+    assert [line.split(": ", 1)[0] for line in risk_solver_imports(edges)] == ["a:1", "b:2"]
