@@ -727,10 +727,7 @@ class BoxWalk:
     """The walk as the risk family's ``walk`` piece: called, :func:`walk_risk`; its
     :meth:`work` is what the walk of a problem costs, which a fit asks before walking."""
 
-    def __call__(
-        self, prob: RiskProblem, deadline: float = math.inf, cancel: threading.Event | None = None
-    ) -> RiskCard | None:
-        return walk_risk(prob, deadline, cancel)
+    __call__ = staticmethod(walk_risk)
 
     def work(self, prob: RiskProblem) -> float:
         """:func:`walk_work`: the walk's elementary steps on ``prob``."""

@@ -660,16 +660,7 @@ class SupportTree:
     (:func:`prove_by_supports`); before that a fit asks whether it :meth:`declines` the problem
     and has its kernels compiled (:meth:`compile`), so that no fit's clock counts them."""
 
-    def __call__(
-        self,
-        prob: RiskProblem,
-        incumbent: RiskCard,
-        *,
-        gap: float = 0.0,
-        deadline: float = math.inf,
-        cancel: threading.Event | None = None,
-    ) -> TreeResult | None:
-        return prove_by_supports(prob, incumbent, gap=gap, deadline=deadline, cancel=cancel)
+    __call__ = staticmethod(prove_by_supports)
 
     def declines(self, prob: RiskProblem) -> str | None:
         """:func:`tree_declines`: why the proof does not take ``prob``, in words, or None."""
