@@ -246,7 +246,7 @@ def raw_rows(n_rows: int, limits: list[float]) -> list[list[str]]:
             clock.wrap(risk_driver, PhaseClock.RISK)
             clock.wrap(Patterns, {"dataset": "patterns as rows"})
             clock.wrap_pieces(DECISION, {"problem": "program"})
-            clock.wrap_pieces(RISK, {"problem": "risk problem", "search": "search"})
+            clock.wrap_pieces(RISK, {"prepare": "risk problem", "search": "search"})
             try:
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():

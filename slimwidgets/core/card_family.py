@@ -51,9 +51,11 @@ class FamilyLoss:
 
     * ``value``: the loss of a card on the training rows (``value(data, ...)``, an object with
       the family's own evaluation and its per-coordinate scan; :mod:`slimwidgets.core.losses`);
-    * ``problem``: what its solvers solve, ``problem(data, spec)``: the MIP/LP of decision
-      cards (:mod:`~.formulation`), the spec read for risk cards
-      (:mod:`slimwidgets.solvers.logistic`);
+    * ``problem``: the MIP/LP of a fit, ``problem(data, spec)`` (:mod:`~.formulation`);
+      a family whose loss has none (risk cards) leaves it out, and code that needs a program
+      asks :meth:`has` first;
+    * ``prepare``: the rows and spec read for a family's own solvers, ``prepare(data, spec)``
+      (the risk family's ``RiskProblem``, :mod:`slimwidgets.solvers.logistic`);
     * ``search``: an anytime search for a good card, ``search(problem, ...)``;
     * ``walk``: every card of a small box, a proof, ``walk(problem, ...)``;
     * ``scan``: the proof by a scan of the supports, ``scan(problem, ...)``
@@ -88,7 +90,8 @@ class FamilyLoss:
 
     #: the pieces a loss may hold
     PIECES: ClassVar[tuple[str, ...]] = (
-        "value", "problem", "search", "walk", "scan", "floor", "bound", "cells", "cone",
+        "value", "problem", "prepare", "search", "walk", "scan", "floor", "bound", "cells",
+        "cone",
     )  # fmt: skip
 
     def __init__(self, family: str) -> None:
@@ -108,7 +111,7 @@ class FamilyLoss:
         >>> FamilyLoss("bare").holds(gradient=len)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: a loss holds value, problem, search, ..., cone; not 'gradient'
+        ValueError: a loss holds value, problem, ..., cone; not 'gradient'
         """
         for name, piece in pieces.items():
             if name not in self.PIECES:
@@ -136,6 +139,10 @@ class FamilyLoss:
     def problem(self, data: Any, spec: Any) -> Any:
         """The MIP/LP of fitting ``spec`` on ``data``: the registered ``problem`` piece's."""
         return self.piece("problem")(data, spec)
+
+    def prepare(self, data: Any, spec: Any) -> Any:
+        """``data`` and ``spec`` read for the family's own solvers: the ``prepare`` piece's."""
+        return self.piece("prepare")(data, spec)
 
     def search(self, *args: Any, **kwargs: Any) -> Any:
         """An anytime search for a good card: the registered ``search`` piece's answer."""

@@ -90,7 +90,7 @@ def fit_risk(
     ensure_compiled()  # once per process, not charged to the time limit
     pieces.piece("scan").compile()
     t0 = time.perf_counter() if started is None else started + (time.perf_counter() - compiling)
-    prob = pieces.problem(data, spec)
+    prob = pieces.prepare(data, spec)
     budget = _budget(data, spec, prob)
     end = t0 + budget  # every phase ends by it: the rest is the card's figures and checks
     walk = spec.solver == "enumerate" or (
@@ -169,8 +169,8 @@ def fit_risk(
 
 
 def _pieces(spec: Spec) -> FamilyLoss:
-    """The loss pieces of the family of ``spec`` (the risk family's: its problem, search, walk,
-    scan and floors, registered by the solvers that define them)."""
+    """The loss pieces of the family of ``spec`` (the risk family's: its problem as its solvers
+    read it, search, walk, scan and floors, registered by the solvers that define them)."""
     return family_of_loss(spec.loss).loss
 
 
@@ -377,7 +377,7 @@ def risk_card_of(
     >>> card.status, round(card.objective - card.details["log_loss"], 6) > 0
     ('heuristic', True)
     """
-    prob = _pieces(spec).problem(data, spec)
+    prob = _pieces(spec).prepare(data, spec)
     coefs = np.array(
         [dict(zip(card.feature_names, card.coefficients)).get(n, 0) for n in data.feature_names],
         dtype=float,

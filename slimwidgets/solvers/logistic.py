@@ -767,6 +767,7 @@ def _intercept_box(data: Dataset, spec: Spec, allowed: list[np.ndarray]) -> tupl
     return min(low, -100), max(high, 100)
 
 
-# the risk family's problem, search and walk (its scan, floors and cutting planes are registered
-# by the modules that define them: risk_branch_and_bound, risk_cells, risk_cone, risk_bound)
-RISK.loss.holds(problem=RiskProblem.from_spec, search=search_risk, walk=BoxWalk())
+# the risk family's problem as its solvers read it, its search and its walk (its scan, floors
+# and cutting planes are registered by the modules that define them: risk_branch_and_bound,
+# risk_cells, risk_cone, risk_bound)
+RISK.loss.holds(prepare=RiskProblem.from_spec, search=search_risk, walk=BoxWalk())

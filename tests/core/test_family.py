@@ -470,9 +470,8 @@ def test_the_driver_asks_the_family_s_loss_for_the_floor_under_a_cap(monkeypatch
 
 
 def test_a_loss_holds_the_pieces_registered_on_it():
-    """Each package family's loss answers its value; the decision family's its MIP/LP (the risk
-    family's pieces: tests/core/test_risk_family.py); a piece nobody registered is refused
-    naming the family."""
+    """Each package family's loss answers its value; the decision family's its MIP/LP; a piece
+    nobody registered is refused naming the family."""
     from slimwidgets.core.formulation import build_formulation
     from slimwidgets.core.losses import LogisticLoss, ZeroOneLoss
     from slimwidgets.solvers.lexicographic import knapsack_floor
@@ -482,7 +481,7 @@ def test_a_loss_holds_the_pieces_registered_on_it():
     assert DECISION.loss.piece("problem") is build_formulation
     assert DECISION.loss.piece("scan") is solve_by_scan
     assert DECISION.loss.piece("floor") is knapsack_floor
-    assert TIME_TO_EVENT.loss.has("value") and not TIME_TO_EVENT.loss.has("problem")
-    with pytest.raises(TypeError, match="no problem piece of the loss is registered for time"):
-        TIME_TO_EVENT.loss.problem(None, None)
+    assert TIME_TO_EVENT.loss.has("value") and not RISK.loss.has("problem")
+    with pytest.raises(TypeError, match="no problem piece of the loss is registered for risk"):
+        RISK.loss.problem(None, None)
     assert HingeFamily().loss is not HingeFamily().loss  # each family object holds its own

@@ -30,7 +30,7 @@ from tiny_problems import tiny_risk_problem
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3), max_size=2)
 #: the pieces a risk fit solves with (the value is a class its problem reads the rows with)
-SOLVING = ("problem", "search", "walk", "scan", "floor", "bound", "cells", "cone")
+SOLVING = ("prepare", "search", "walk", "scan", "floor", "bound", "cells", "cone")
 
 
 class Counted:
@@ -69,7 +69,8 @@ def _tiny(seed: int):
 
 def test_the_risk_family_s_loss_holds_the_pieces_its_solvers_define():
     assert RISK.loss.piece("value") is LogisticLoss
-    assert RISK.loss.piece("problem") == RiskProblem.from_spec
+    assert RISK.loss.piece("prepare") == RiskProblem.from_spec
+    assert not RISK.loss.has("problem")  # no MIP/LP of its own: code needing one asks has()
     assert RISK.loss.piece("search") is search_risk
     assert isinstance(RISK.loss.piece("walk"), BoxWalk)
     assert isinstance(RISK.loss.piece("scan"), SupportTree)
@@ -85,7 +86,7 @@ def test_a_small_box_is_walked_by_the_family_s_walk(counted, seed):
     X, y, names = _tiny(seed)
     spec = sw.make_spec(**BOX, scale=False)
     card = sw.fit(X, y, spec=spec)
-    assert _calls(counted) == {"problem": 1, "walk": 1}
+    assert _calls(counted) == {"prepare": 1, "walk": 1}
     assert card.status == "optimal" and card.solver == "enumeration"
     assert card.objective == pytest.approx(best_risk_objective(X, y, names, spec), abs=1e-9)
 
@@ -102,7 +103,7 @@ def test_the_search_and_the_proof_by_supports_are_the_family_s(counted, seed, mo
     X, y, names = _tiny(seed)
     spec = sw.make_spec(**BOX, scale=False)
     card = sw.fit(X, y, spec=spec)
-    assert _calls(counted) == {"problem": 1, "search": 1, "scan": 1, "cells": 1}
+    assert _calls(counted) == {"prepare": 1, "search": 1, "scan": 1, "cells": 1}
     assert card.status == "optimal" and card.solver == "logistic search + branch and bound"
     assert card.objective == pytest.approx(best_risk_objective(X, y, names, spec), abs=1e-9)
     assert "over cells" in card.details["support_proof"]
@@ -120,7 +121,7 @@ def test_without_the_tree_the_floor_and_the_cutting_planes_are_the_family_s(coun
     X, y, names = _tiny(seed)
     spec = sw.make_spec(**BOX, scale=False, solver="highs", time_limit=None)
     card = sw.fit(X, y, spec=spec)
-    assert _calls(counted) == {"problem": 1, "search": 1, "floor": 1, "bound": 1}
+    assert _calls(counted) == {"prepare": 1, "search": 1, "floor": 1, "bound": 1}
     assert card.status == "optimal" and card.solver == "logistic search + cutting planes"
     assert card.objective == pytest.approx(best_risk_objective(X, y, names, spec), abs=1e-7)
 
@@ -136,11 +137,11 @@ class NarrowRisk(type(RISK)):  # type: ignore[misc]
         super().__init__()
         self.built: list[Any] = []
 
-        def problem(data: Any, spec: Any) -> Any:
+        def prepare(data: Any, spec: Any) -> Any:
             self.built.append(spec)
-            return RISK.loss.problem(data, replace(spec, exclude=(*spec.exclude, left_out)))
+            return RISK.loss.prepare(data, replace(spec, exclude=(*spec.exclude, left_out)))
 
-        self.loss.holds(problem=problem)
+        self.loss.holds(prepare=prepare)
         self.loss.holds(**{name: RISK.loss.piece(name) for name in ("value", *SOLVING[1:])})
         self.fits_with(RISK.driver)
         self.says_with(RISK.words)

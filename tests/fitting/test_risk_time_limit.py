@@ -79,7 +79,7 @@ def test_the_floor_of_the_whole_box_stops_at_the_proofs_deadline(monkeypatch, pr
     monkeypatch.setattr(
         risk_driver, "_bound", lambda prob, spec, card, time_left, cancel: (None, card)
     )
-    prob = RISK.loss.problem(data, spec)
+    prob = RISK.loss.prepare(data, spec)
     card = RISK.loss.search(prob, time_limit=0.2)
     passed = risk_driver.time.perf_counter() - 1.0
     bound, found, _, _ = risk_driver._prove(prob, spec, card, passed, None)
