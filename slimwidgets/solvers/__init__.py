@@ -16,7 +16,7 @@ the floors above ask the family for them; importing any solver imports this pack
 are registered before a fit asks.
 """
 
-# each registers its pieces of the risk family's loss (problem, search, walk, scan, floors)
+# each registers its pieces of the risk family's loss (prepare, search, walk, scan, floors)
 from . import logistic, risk_bound, risk_branch_and_bound, risk_cells, risk_cone  # noqa: F401
 from .base import Incumbent, SolverError, SolveResult, relative_gap
 

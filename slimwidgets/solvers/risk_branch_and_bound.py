@@ -514,7 +514,6 @@ class _ConeSupport(_Support):
     def __init__(self, prob: RiskProblem, support: list[int]):
         super().__init__(prob, support)
         self.tmin, self.tmax = MIN_INVERSE_MULTIPLIER, prob.t_max()
-        self.cone_floor = RISK.loss.piece("cone")  # the family's (risk_cone registers it)
 
     def node(
         self, low: np.ndarray, high: np.ndarray, cutoff: float = math.inf
@@ -522,7 +521,7 @@ class _ConeSupport(_Support):
         lo = np.array([v[i] for v, i in zip(self.values, low)])
         hi = np.array([v[i] for v, i in zip(self.values, high)])
         cost = float(self.C0[(lo > 0) | (hi < 0)].sum())
-        floor, relaxed, _ = self.cone_floor(
+        floor, relaxed, _ = RISK.loss.cone(  # the family's (risk_cone registers it)
             self.columns,
             self.y,
             self.w,
@@ -542,7 +541,7 @@ class _ConeSupport(_Support):
         relaxation's intercept rounded) and the walk's floor of every card with these points."""
         scores = np.ascontiguousarray(self.columns @ points)
         one = np.ones(1)
-        relaxed = self.cone_floor(
+        relaxed = RISK.loss.cone(
             scores[:, None].copy(),
             self.y,
             self.w,
