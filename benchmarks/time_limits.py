@@ -37,6 +37,7 @@ import pandas as pd
 from common import load, markdown_table
 
 import slimwidgets as sw
+from slimwidgets.core.card_family import FamilyLoss
 from slimwidgets.solvers.search import warm_up
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,7 +144,6 @@ class PhaseClock:
         "_rules": "rules",
         "_size_by_cv": "size/cut CV",
         "_read_table": "reading",
-        "build_formulation": "program",
         "local_search": "first search",
         "_prove": "solvers",
         "polish": "polish",
@@ -153,7 +153,6 @@ class PhaseClock:
     }
     RISK = {
         "_budget": "card timing",
-        "search_risk": "search",
         "_prove": "floor / proof",
         "_card": "card",
         "check_card": "checks",
@@ -169,6 +168,14 @@ class PhaseClock:
         for attr, phase in names.items():
             self.undo.append((module, attr, vars(module)[attr]))
             setattr(module, attr, self._timed(getattr(module, attr), phase))
+
+    def wrap_pieces(self, family, names: dict[str, str]) -> None:
+        """Time the pieces ``names`` of ``family``'s loss (registered anew, restored after)."""
+        for piece, phase in names.items():
+            if family.loss.has(piece):
+                real = family.loss.piece(piece)
+                self.undo.append((family.loss, piece, real))
+                family.loss.holds(**{piece: self._timed(real, phase)})
 
     def _timed(self, real, phase: str):
         def timed(*args, **kwargs):
@@ -188,7 +195,10 @@ class PhaseClock:
 
     def restore(self) -> None:
         for module, attr, real in reversed(self.undo):
-            setattr(module, attr, real)
+            if isinstance(module, FamilyLoss):
+                module.holds(**{attr: real})
+            else:
+                setattr(module, attr, real)
 
     def summary(self, wall: float) -> str:
         shown = sorted(self.seconds.items(), key=lambda kv: -kv[1])
@@ -218,9 +228,9 @@ def raw_rows(n_rows: int, limits: list[float]) -> list[list[str]]:
     the limit, status and where the time went."""
     import warnings
 
+    from slimwidgets.core.family import DECISION, RISK
     from slimwidgets.core.patterns import Patterns
     from slimwidgets.fitting import driver, risk_driver
-    from slimwidgets.solvers.logistic import RiskProblem
 
     warm_up()
     X, y = raw_table(n_rows)
@@ -235,7 +245,8 @@ def raw_rows(n_rows: int, limits: list[float]) -> list[list[str]]:
             clock.wrap(driver, PhaseClock.DRIVER)
             clock.wrap(risk_driver, PhaseClock.RISK)
             clock.wrap(Patterns, {"dataset": "patterns as rows"})
-            clock.wrap(RiskProblem, {"from_spec": "risk problem"})
+            clock.wrap_pieces(DECISION, {"problem": "program"})
+            clock.wrap_pieces(RISK, {"prepare": "risk problem", "search": "search"})
             try:
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():

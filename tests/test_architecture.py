@@ -785,11 +785,8 @@ def test_the_counted_names_are_the_families():
 # program and registers it with its family builds it by name; docstring examples, which build
 # one on purpose to show a solver, are text and are not read.
 BUILDS_THE_PROGRAM = {"slimwidgets.core.formulation": "defines it and registers it"}
-# Modules another branch of this session changes: each still builds the decision program by
-# name, with the reason.
-PROGRAM_BUILDERS_ALLOWED: dict[str, str] = {
-    "slimwidgets.fitting.risk_driver": "the risk family's own change moves its call to the family"
-}
+# Modules that still build the decision program by name, each with the reason.
+PROGRAM_BUILDERS_ALLOWED: dict[str, str] = {}
 
 
 def program_builds(path: Path) -> list[str]:
@@ -887,3 +884,36 @@ def test_the_field_check_sees_each_form(tmp_path):
     assert [line.split(": ", 1)[0] for line in card_field_checks(source)] == [
         f"{_shown(source)}:{n}" for n in (1, 2)
     ]
+# The risk family's solvers register their pieces on its loss (``RISK.loss``: problem, search,
+# walk, scan, floors); the floors above solvers/ ask the family for them and import none.
+RISK_SOLVERS = ("slimwidgets.solvers.logistic", "slimwidgets.solvers.risk_")
+
+
+def risk_solver_imports(edges: list[Import]) -> list[str]:
+    """Each import of a risk family's solver (:data:`RISK_SOLVERS`) from above ``solvers/``."""
+    solvers_floor = unit_of("slimwidgets.solvers")[0]
+    return [
+        str(imp)
+        for imp in edges
+        if unit_of(imp.importer)[0] > solvers_floor and imp.target.startswith(RISK_SOLVERS)
+    ]
+
+
+def test_the_risk_solvers_are_asked_of_the_family():
+    found = risk_solver_imports(import_graph())
+    assert not found, (
+        "imports of the risk family's solvers above solvers/: ask RISK.loss (or "
+        "family_of_loss(spec.loss).loss) for the piece instead:\n" + "\n".join(found)
+    )
+
+
+def test_the_risk_solver_check_can_fail():
+    """An import of a risk solver from fitting/ or widgets/ is found; one inside solvers/, and
+    one of another solver from above, are not."""
+    edges = [
+        Import("slimwidgets.fitting.risk_driver", "slimwidgets.solvers.logistic", ("x",), "a:1"),
+        Import("slimwidgets.widgets.warmup", "slimwidgets.solvers.risk_cone", (), "b:2"),
+        Import("slimwidgets.solvers.risk_bound", "slimwidgets.solvers.logistic", ("x",), "c:3"),
+        Import("slimwidgets.fitting.driver", "slimwidgets.solvers.scan", ("x",), "d:4"),
+    ]
+    assert [line.split(": ", 1)[0] for line in risk_solver_imports(edges)] == ["a:1", "b:2"]

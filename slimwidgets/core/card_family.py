@@ -50,14 +50,25 @@ class FamilyLoss:
     The pieces:
 
     * ``value``: the loss of a card on the training rows (``value(data, ...)``, an object with
-      the family's own evaluation; :mod:`slimwidgets.core.losses`);
+      the family's own evaluation and its per-coordinate scan; :mod:`slimwidgets.core.losses`);
     * ``problem``: the MIP/LP of a fit, ``problem(data, spec)`` (:mod:`~.formulation`);
-    * ``scan``: the proof by a scan of the supports, ``scan(form, ...)``
-      (:mod:`slimwidgets.solvers.scan`);
-    * ``floor``: a proven floor under the objective, ``floor(form, ...)``
-      (:mod:`slimwidgets.solvers.lexicographic`).
+      a family whose loss has none (risk cards) leaves it out, and code that needs a program
+      asks :meth:`has` first;
+    * ``prepare``: the rows and spec read for a family's own solvers, ``prepare(data, spec)``
+      (the risk family's ``RiskProblem``, :mod:`slimwidgets.solvers.logistic`);
+    * ``search``: an anytime search for a good card, ``search(problem, ...)``;
+    * ``walk``: every card of a small box, a proof, ``walk(problem, ...)``;
+    * ``scan``: the proof by a scan of the supports, ``scan(problem, ...)``
+      (:mod:`slimwidgets.solvers.scan`; :mod:`slimwidgets.solvers.risk_branch_and_bound`);
+    * ``floor``: a proven floor under the objective, ``floor(problem, ...)``
+      (:mod:`slimwidgets.solvers.lexicographic`);
+    * ``bound``: a proven floor from cutting planes, ``bound(problem, ...)``;
+    * ``cells``: the floor of every support from its cells of rows, ``cells(bits, ...)``;
+    * ``cone``: the floor of a node's box of points (and multipliers), ``cone(columns, ...)``.
 
-    A piece no module registered is refused by name when asked for.
+    A piece is a function, or an object whose call is the piece and whose methods answer what a
+    fit asks before calling it (the risk family's ``walk`` its ``work``, its ``scan`` whether it
+    ``declines`` a problem). A piece no module registered is refused by name when asked for.
 
     Parameters
     ----------
@@ -78,7 +89,10 @@ class FamilyLoss:
     """
 
     #: the pieces a loss may hold
-    PIECES: ClassVar[tuple[str, ...]] = ("value", "problem", "scan", "floor")
+    PIECES: ClassVar[tuple[str, ...]] = (
+        "value", "problem", "prepare", "search", "walk", "scan", "floor", "bound", "cells",
+        "cone",
+    )  # fmt: skip
 
     def __init__(self, family: str) -> None:
         self.family = family
@@ -89,14 +103,15 @@ class FamilyLoss:
 
         Parameters
         ----------
-        **pieces : ``value=``, ``problem=``, ``scan=``, ``floor=``.
+        **pieces : each a name of :attr:`PIECES` (``value=``, ``problem=``, ...) and its
+            function.
 
         Examples
         --------
-        >>> FamilyLoss("bare").holds(gradient=len)
+        >>> FamilyLoss("bare").holds(gradient=len)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        ValueError: a loss holds value, problem, scan, floor; not 'gradient'
+        ValueError: a loss holds value, problem, ..., cone; not 'gradient'
         """
         for name, piece in pieces.items():
             if name not in self.PIECES:
@@ -107,8 +122,9 @@ class FamilyLoss:
         """Whether the piece ``name`` is registered."""
         return name in self._pieces
 
-    def piece(self, name: str) -> Callable[..., Any]:
-        """The registered piece ``name`` (``TypeError`` naming the family when none is)."""
+    def piece(self, name: str) -> Any:
+        """The registered piece ``name`` (``TypeError`` naming the family when none is): a
+        function, or an object whose methods a fit asks before calling it."""
         if name not in self._pieces:
             raise TypeError(
                 f"no {name} piece of the loss is registered for {self.family} cards "
@@ -124,6 +140,18 @@ class FamilyLoss:
         """The MIP/LP of fitting ``spec`` on ``data``: the registered ``problem`` piece's."""
         return self.piece("problem")(data, spec)
 
+    def prepare(self, data: Any, spec: Any) -> Any:
+        """``data`` and ``spec`` read for the family's own solvers: the ``prepare`` piece's."""
+        return self.piece("prepare")(data, spec)
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        """An anytime search for a good card: the registered ``search`` piece's answer."""
+        return self.piece("search")(*args, **kwargs)
+
+    def walk(self, *args: Any, **kwargs: Any) -> Any:
+        """Every card of a small box walked, a proof: the registered ``walk`` piece's answer."""
+        return self.piece("walk")(*args, **kwargs)
+
     def scan(self, *args: Any, **kwargs: Any) -> Any:
         """The proof by a scan of the supports: the registered ``scan`` piece's answer."""
         return self.piece("scan")(*args, **kwargs)
@@ -131,6 +159,18 @@ class FamilyLoss:
     def floor(self, *args: Any, **kwargs: Any) -> Any:
         """A proven floor under the objective: the registered ``floor`` piece's answer."""
         return self.piece("floor")(*args, **kwargs)
+
+    def bound(self, *args: Any, **kwargs: Any) -> Any:
+        """A proven floor from cutting planes: the registered ``bound`` piece's answer."""
+        return self.piece("bound")(*args, **kwargs)
+
+    def cells(self, *args: Any, **kwargs: Any) -> Any:
+        """The floor of every support over its cells: the registered ``cells`` piece's answer."""
+        return self.piece("cells")(*args, **kwargs)
+
+    def cone(self, *args: Any, **kwargs: Any) -> Any:
+        """The floor of a node's box of points: the registered ``cone`` piece's answer."""
+        return self.piece("cone")(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<loss of {self.family} cards: {', '.join(self._pieces) or 'no pieces'}>"

@@ -2,8 +2,8 @@
 
 A risk card's integer score maps to a predicted risk, ``1 / (1 + exp(-s / m))``; its loss on
 the training rows is :class:`~slimwidgets.core.losses.LogisticLoss` (value and the scan of one
-coefficient's values); its solvers are :mod:`slimwidgets.solvers.logistic` and the
-branch and bound by supports.
+coefficient's values); its solvers (:mod:`slimwidgets.solvers.logistic`, the branch and bound
+by supports, the cutting planes) register themselves on its loss, which the driver asks.
 """
 
 from __future__ import annotations
@@ -62,5 +62,6 @@ class RiskFamily(CardFamily):
 
 #: the one risk-card family object
 RISK = RiskFamily()
-# the loss of a card on the rows of a Dataset: the weighted mean logistic loss
+# the loss of a card on the rows of a Dataset: the weighted mean logistic loss; its problem,
+# search, walk, scan and floors are registered by the solver modules that define them
 RISK.loss.holds(value=LogisticLoss)

@@ -31,11 +31,13 @@ import math
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.card_family import FamilyLoss
 from ..core.data import Dataset
-from ..core.formulation import build_formulation
+from ..core.family import family_of_loss
 from ..core.losses import MIN_INVERSE_MULTIPLIER, ensure_compiled
 from ..core.risk_family import RISK
 from ..core.scoring import ScoringSystem
@@ -43,19 +45,13 @@ from ..core.spec import Spec
 from ..core.status import risk_limit_scale
 from ..solvers.backends.mip import solve_formulation
 from ..solvers.base import Incumbent, relative_gap
-from ..solvers.logistic import RiskCard, RiskProblem, search_risk, walk_risk, walk_work
-from ..solvers.risk_bound import risk_lower_bound
-from ..solvers.risk_branch_and_bound import (
-    dense_floor,
-    ensure_tree_compiled,
-    prove_by_supports,
-    tree_covers,
-    tree_declines,
-)
 from .cards import risk_rows
 from .checks import check_card
 from .conflicts import find_conflicts
 from .errors import InfeasibleError, NoSolutionError
+
+if TYPE_CHECKING:
+    from ..solvers.logistic import RiskCard, RiskProblem
 
 __all__ = ["fit_risk", "risk_card_of", "RISK_SEARCH_SECONDS", "RISK_WALK_WORK"]
 
@@ -89,19 +85,20 @@ def fit_risk(
     """A risk card for ``data`` under ``spec`` (see :func:`slimwidgets.fit`, ``loss="logistic"``);
     the time limit counts from ``started`` (the fit's call, so reading the data counts), less
     the one-off compile of the kernels."""
+    pieces = _pieces(spec)
     compiling = time.perf_counter()
     ensure_compiled()  # once per process, not charged to the time limit
-    ensure_tree_compiled()
+    pieces.piece("scan").compile()
     t0 = time.perf_counter() if started is None else started + (time.perf_counter() - compiling)
-    prob = RiskProblem.from_spec(data, spec)
+    prob = pieces.prepare(data, spec)
     budget = _budget(data, spec, prob)
     end = t0 + budget  # every phase ends by it: the rest is the card's figures and checks
     walk = spec.solver == "enumerate" or (
-        spec.solver == "auto" and walk_work(prob) <= RISK_WALK_WORK
+        spec.solver == "auto" and pieces.piece("walk").work(prob) <= RISK_WALK_WORK
     )
     status, solver, note = "heuristic", "logistic search", ""
     if walk:
-        card = walk_risk(
+        card = pieces.walk(
             prob, deadline=end if spec.time_limit is not None else math.inf, cancel=cancel
         )
         status, solver = "optimal", "enumeration"
@@ -127,8 +124,8 @@ def fit_risk(
                 )
 
         # where the tree will not go, the relaxation's floor gets the last share of the time
-        share = 1.0 if tree_covers(prob) else SEARCH_SHARE
-        card = search_risk(
+        share = 1.0 if pieces.piece("scan").declines(prob) is None else SEARCH_SHARE
+        card = pieces.search(
             prob,
             time_limit=max(share * (end - t0) - (time.perf_counter() - t0), 0.05),
             on_improve=report,
@@ -171,6 +168,12 @@ def fit_risk(
     return result
 
 
+def _pieces(spec: Spec) -> FamilyLoss:
+    """The loss pieces of the family of ``spec`` (the risk family's: its problem as its solvers
+    read it, search, walk, scan and floors, registered by the solvers that define them)."""
+    return family_of_loss(spec.loss).loss
+
+
 def _budget(data: Dataset, spec: Spec, prob: RiskProblem) -> float:
     """The seconds the walk, the search and the proof share: the time limit less room for the
     steps after them (the card's figures, risk table and checks), timed on this problem now on
@@ -178,9 +181,7 @@ def _budget(data: Dataset, spec: Spec, prob: RiskProblem) -> float:
     if spec.time_limit is None:
         return RISK_SEARCH_SECONDS
     started = time.perf_counter()
-    zeros = np.zeros(prob.n_features)
-    loss = prob.loss.evaluate(zeros, 0)
-    blank = RiskCard(zeros, 0, 1.0, loss, prob.objective(zeros, loss))
+    blank = prob.card(np.zeros(prob.n_features), 0)
     check_card(_card(data, spec, prob, blank, "heuristic", "", 0.0, None), data, spec)
     finish = FINISH_FACTOR * (time.perf_counter() - started) + min(
         MARGIN_SHARE * spec.time_limit, MARGIN_SECONDS
@@ -204,7 +205,7 @@ def _feasible_start(
     if prob.rules is not None and prob.rules.has_caps:
         rules += f" and {prob.rules.describe_caps()}"
     decision = spec.replace(loss="zero_one", scale=True, solver="auto", gap=0.0)
-    form = build_formulation(data, decision)
+    form = family_of_loss(decision.loss).loss.problem(data, decision)
     # time-limited: a stop flag puts HiGHS in a child process, killed at its deadline
     stop = cancel if cancel is not None or time_left is None else threading.Event()
     result = solve_formulation(
@@ -222,7 +223,7 @@ def _feasible_start(
     coefs = np.asarray(result.coefficients, dtype=float)
     u = prob.loss.margins(coefs, result.intercept)
     t, loss = prob.loss.best_inverse_multiplier(u) if prob.scale else (1.0, prob.loss.of_margins(u))
-    return RiskCard(coefs, int(result.intercept), t, loss, prob.objective(coefs, loss))
+    return prob.card(coefs, int(result.intercept), t, loss)
 
 
 def _prove(
@@ -235,13 +236,13 @@ def _prove(
     # the tree stops early enough to leave the floor over the whole box its share of the time
     dense = min(DENSE_SHARE * max(deadline - time.perf_counter(), 0.0), DENSE_SECONDS)
     tree = (
-        prove_by_supports(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline - dense)
+        _pieces(spec).scan(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline - dense)
         if spec.solver == "auto"
         else None
     )
     if tree is None:  # too many supports, or rules the tree leaves out
         note = f"not by supports: {_why_no_tree(prob, spec)}"
-        floor = _dense_floor_in_time(prob, deadline)
+        floor = _dense_floor_in_time(prob, spec, deadline)
         capped = prob.rules is not None and prob.rules.has_caps
         if (
             prob.scale and not capped
@@ -257,7 +258,7 @@ def _prove(
     if not math.isfinite(
         tree.floor
     ):  # not every support's floor in time: the whole box's, in the time left
-        floor = _dense_floor_in_time(prob, deadline)
+        floor = _dense_floor_in_time(prob, spec, deadline)
         return (floor if math.isfinite(floor) else None), tree.card, words, tree.note
     return tree.floor, tree.card, words, tree.note
 
@@ -266,16 +267,16 @@ def _why_no_tree(prob: RiskProblem, spec: Spec) -> str:
     """Why the proof by supports did not run, in words."""
     if spec.solver != "auto":
         return f'solver="{spec.solver}"'
-    return tree_declines(prob) or "it stopped"
+    return _pieces(spec).piece("scan").declines(prob) or "it stopped"
 
 
-def _dense_floor_in_time(prob: RiskProblem, deadline: float) -> float:
+def _dense_floor_in_time(prob: RiskProblem, spec: Spec, deadline: float) -> float:
     """The floor over the whole box by ``deadline`` (it starts no pass over the rows after it,
     valid wherever it stops); none (-inf) when the deadline has passed already: its first pass
     alone can take a second or more on many rows, all of it past the limit."""
     if time.perf_counter() >= deadline:
         return -math.inf
-    return dense_floor(prob, deadline=deadline)
+    return _pieces(spec).floor(prob, deadline=deadline)
 
 
 def _bound(
@@ -287,7 +288,7 @@ def _bound(
     if not until_proven and time_left < 0.05:
         return None, card
     start = np.append(card.coefficients, card.intercept) * card.t
-    bound, exact = risk_lower_bound(
+    bound, exact = _pieces(spec).bound(
         prob,
         [start, np.zeros(prob.n_features + 1)],
         time_limit=math.inf if until_proven else time_left,
@@ -296,9 +297,7 @@ def _bound(
         cancel=cancel,
     )
     if exact is not None:
-        coefs, intercept = exact
-        loss = prob.loss.evaluate(coefs, intercept)
-        found = RiskCard(coefs, intercept, 1.0, loss, prob.objective(coefs, loss))
+        found = prob.card(*exact)
         if found.objective < card.objective:
             card = found
     return (bound if math.isfinite(bound) else None), card
@@ -378,7 +377,7 @@ def risk_card_of(
     >>> card.status, round(card.objective - card.details["log_loss"], 6) > 0
     ('heuristic', True)
     """
-    prob = RiskProblem.from_spec(data, spec)
+    prob = _pieces(spec).prepare(data, spec)
     coefs = np.array(
         [dict(zip(card.feature_names, card.coefficients)).get(n, 0) for n in data.feature_names],
         dtype=float,
@@ -387,8 +386,7 @@ def risk_card_of(
     in_range = MIN_INVERSE_MULTIPLIER <= t <= prob.t_max() if prob.scale else t == 1.0
     if not RISK.makes(card) or not in_range or not prob.card_ok(coefs, int(card.intercept)):
         return None
-    loss = prob.loss.of_margins(prob.loss.margins(coefs, card.intercept), t)
-    found = RiskCard(coefs, int(card.intercept), t, loss, prob.objective(coefs, loss))
+    found = prob.card(coefs, int(card.intercept), t)
     return _card(
         data, spec, prob, found, "heuristic", card.solver or "logistic search", elapsed, None
     )

@@ -10,8 +10,14 @@
 - ``mip``: one MIP over the whole box, HiGHS (``highs``, in a killable child process via
   ``worker`` when it may be cancelled) or CBC (``cbc``).
 - ``logistic`` and ``risk_bound``: risk cards' anytime search and cutting-plane bounds.
+
+The risk family's solvers register themselves on its loss (``RISK.loss``) when imported, and
+the floors above ask the family for them; importing any solver imports this package, so they
+are registered before a fit asks.
 """
 
+# each registers its pieces of the risk family's loss (prepare, search, walk, scan, floors)
+from . import logistic, risk_bound, risk_branch_and_bound, risk_cells, risk_cone  # noqa: F401
 from .base import Incumbent, SolverError, SolveResult, relative_gap
 
 __all__ = ["Incumbent", "SolveResult", "SolverError", "relative_gap"]

@@ -57,7 +57,15 @@ from ..core.risk_family import RISK
 from ..core.spec import Spec
 from .risk_rules import RiskRules
 
-__all__ = ["RiskProblem", "RiskCard", "search_risk", "walk_risk", "walk_work", "DEFAULT_RISK_C0"]
+__all__ = [
+    "RiskProblem",
+    "RiskCard",
+    "BoxWalk",
+    "search_risk",
+    "walk_risk",
+    "walk_work",
+    "DEFAULT_RISK_C0",
+]
 
 #: RiskSLIM's default cost of a feature: a tie-breaker that prefers the smaller of two cards
 #: with the same loss; cap the size with ``max_size`` for sparse cards.
@@ -179,6 +187,15 @@ class RiskProblem:
 
     def objective(self, coefficients: np.ndarray, loss: float) -> float:
         return loss + self.penalty(coefficients)
+
+    def card(
+        self, coefficients: np.ndarray, intercept: int, t: float = 1.0, loss: float | None = None
+    ) -> RiskCard:
+        """The card of these points, intercept and inverse multiplier ``t``, its ``loss``
+        (measured on the rows when None) and objective."""
+        if loss is None:
+            loss = self.loss.of_margins(self.loss.margins(coefficients, intercept), t)
+        return RiskCard(coefficients, intercept, t, loss, self.objective(coefficients, loss))
 
     def card_ok(self, coefficients: np.ndarray, intercept: int) -> bool:
         """Every rule holds for this card: support rules, group signs and caps."""
@@ -706,6 +723,17 @@ def walk_risk(
     return best
 
 
+class BoxWalk:
+    """The walk as the risk family's ``walk`` piece: called, :func:`walk_risk`; its
+    :meth:`work` is what the walk of a problem costs, which a fit asks before walking."""
+
+    __call__ = staticmethod(walk_risk)
+
+    def work(self, prob: RiskProblem) -> float:
+        """:func:`walk_work`: the walk's elementary steps on ``prob``."""
+        return walk_work(prob)
+
+
 def _best_t_columns(w: np.ndarray, u: np.ndarray, t_max: float) -> np.ndarray:
     """Per column of margins, the t in [MIN_INVERSE_MULTIPLIER, t_max] of least loss (bisection)."""
 
@@ -737,3 +765,9 @@ def _intercept_box(data: Dataset, spec: Spec, allowed: list[np.ndarray]) -> tupl
     hi = np.array([a.max() if len(a) else 0 for a in allowed], dtype=np.int64)
     low, high = intercept_box(spec, data.X, lo, hi, 1.0)
     return min(low, -100), max(high, 100)
+
+
+# the risk family's problem as its solvers read it, its search and its walk (its scan, floors
+# and cutting planes are registered by the modules that define them: risk_branch_and_bound,
+# risk_cells, risk_cone, risk_bound)
+RISK.loss.holds(prepare=RiskProblem.from_spec, search=search_risk, walk=BoxWalk())

@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 from ..core.losses import sigmoid
+from ..core.risk_family import RISK
 from .logistic import RiskProblem
 from .risk_groups import add_group_rows
 
@@ -347,3 +348,7 @@ def risk_lower_bound(
             break
         add_cut(x[: d + 1])
     return bound, exact
+
+
+# the risk family's floor from cutting planes
+RISK.loss.holds(bound=risk_lower_bound)

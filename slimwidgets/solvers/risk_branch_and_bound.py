@@ -44,14 +44,16 @@ import numpy as np
 
 from .._jit import njit
 from ..core.losses import MIN_INVERSE_MULTIPLIER, box_newton_fit
+from ..core.risk_family import RISK
 from .best_first import walk_boxes
 from .logistic import RiskCard, RiskProblem
-from .risk_cells import cell_floors, ensure_cells_compiled, supports_at
-from .risk_cone import cone_floor, ensure_cone_compiled, leaf_walk
+from .risk_cells import ensure_cells_compiled, supports_at
+from .risk_cone import ensure_cone_compiled, leaf_walk
 from .risk_rows import MAX_TABLE_FEATURES, support_rows, value_ranks
 
 __all__ = [
     "TreeResult",
+    "SupportTree",
     "tree_applies",
     "tree_covers",
     "tree_declines",
@@ -421,7 +423,7 @@ def _cell_survivors(prob: RiskProblem, best: _Incumbent) -> tuple[np.ndarray, np
     optional, required, size = _pool(prob)
     L = prob.loss
     positive = np.where(L.y > 0, L.w, 0.0)
-    floors = cell_floors(
+    floors = RISK.loss.cells(  # the family's cell floors (risk_cells registers them)
         np.ascontiguousarray(L.X, dtype=np.uint8),
         positive,
         L.w - positive,
@@ -519,7 +521,7 @@ class _ConeSupport(_Support):
         lo = np.array([v[i] for v, i in zip(self.values, low)])
         hi = np.array([v[i] for v, i in zip(self.values, high)])
         cost = float(self.C0[(lo > 0) | (hi < 0)].sum())
-        floor, relaxed, _ = cone_floor(
+        floor, relaxed, _ = RISK.loss.cone(  # the family's (risk_cone registers it)
             self.columns,
             self.y,
             self.w,
@@ -539,7 +541,7 @@ class _ConeSupport(_Support):
         relaxation's intercept rounded) and the walk's floor of every card with these points."""
         scores = np.ascontiguousarray(self.columns @ points)
         one = np.ones(1)
-        relaxed = cone_floor(
+        relaxed = RISK.loss.cone(
             scores[:, None].copy(),
             self.y,
             self.w,
@@ -650,3 +652,23 @@ def dense_floor(prob: RiskProblem, max_iterations: int = 500, deadline: float = 
     except OutOfTime:
         pass
     return best[0] - 1e-12 + float(prob.C0[sorted(prob.required)].sum())
+
+
+class SupportTree:
+    """The proof by supports as the risk family's ``scan`` piece: called, it proves
+    (:func:`prove_by_supports`); before that a fit asks whether it :meth:`declines` the problem
+    and has its kernels compiled (:meth:`compile`), so that no fit's clock counts them."""
+
+    __call__ = staticmethod(prove_by_supports)
+
+    def declines(self, prob: RiskProblem) -> str | None:
+        """:func:`tree_declines`: why the proof does not take ``prob``, in words, or None."""
+        return tree_declines(prob)
+
+    def compile(self) -> None:
+        """:func:`ensure_tree_compiled`."""
+        ensure_tree_compiled()
+
+
+# the risk family's scan (the proof by supports) and its floor over the whole box
+RISK.loss.holds(scan=SupportTree(), floor=dense_floor)

@@ -38,6 +38,7 @@ import math
 import numpy as np
 
 from .._jit import njit
+from ..core.risk_family import RISK
 
 __all__ = ["cell_floors", "supports_at", "cell_entropy", "ensure_cells_compiled", "ROUNDING"]
 
@@ -160,3 +161,7 @@ def ensure_cells_compiled() -> None:
     one = np.ones(2)
     cell_floors(bits, one, one, np.zeros(1, np.int64), np.ones(1, np.int64), 2)
     supports_at(np.ones(1, np.int64), np.zeros(1, np.int64), 2, np.zeros(1, np.int64))
+
+
+# the risk family's floor of every support over its cells (the proof by supports asks for it)
+RISK.loss.holds(cells=cell_floors)

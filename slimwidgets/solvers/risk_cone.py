@@ -36,6 +36,7 @@ import numpy as np
 
 from .._jit import njit
 from ..core.losses import best_scale
+from ..core.risk_family import RISK
 
 __all__ = ["cone_floor", "leaf_walk", "ensure_cone_compiled"]
 
@@ -312,3 +313,7 @@ def ensure_cone_compiled() -> None:
         1e-9,
     )
     leaf_walk(one, one, one, -1.0, 1.0, 1e-4, 2.0, 0.0)
+
+
+# the risk family's floor of a node's cone (the proof by supports asks for it)
+RISK.loss.holds(cone=cone_floor)

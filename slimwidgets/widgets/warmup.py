@@ -169,11 +169,12 @@ class RiskWarmup(KernelWarmup):
         )
 
     def _compile(self) -> None:
+        from .. import solvers  # noqa: F401  (its modules register the risk family's pieces)
+        from ..core.family import RISK
         from ..core.losses import ensure_compiled
-        from ..solvers.risk_branch_and_bound import ensure_tree_compiled
 
         ensure_compiled(lambda done, total: self._step(done, total + 1))
-        ensure_tree_compiled()
+        RISK.loss.piece("scan").compile()  # the proof by supports' kernels
         self._step(*(2 * [self.progress[1]]))
 
 

@@ -10,6 +10,7 @@ import math
 import pytest
 
 from slimwidgets.core.data import prepare_data
+from slimwidgets.core.family import RISK
 from slimwidgets.core.spec import make_spec
 from slimwidgets.datasets import load_demo
 from slimwidgets.fitting import check_card, risk_driver
@@ -31,7 +32,7 @@ def test_the_checked_risk_card_is_back_by_the_time_limit(monkeypatch, problem, f
     ``figures`` seconds: the card, checked, is still back by the limit."""
     clock = FakeClock()
     monkeypatch.setattr(risk_driver, "time", clock)
-    real_search, real_card = risk_driver.search_risk, risk_driver._card
+    real_search, real_card = RISK.loss.piece("search"), risk_driver._card
     proof_given = []
 
     def search(prob, *, time_limit, **kwargs):  # really 0.2 s at most
@@ -48,12 +49,12 @@ def test_the_checked_risk_card_is_back_by_the_time_limit(monkeypatch, problem, f
         clock.jump(figures)
         return real_card(*args, **kwargs)
 
-    monkeypatch.setattr(risk_driver, "search_risk", search)
+    monkeypatch.setattr(RISK.loss, "search", search)
     monkeypatch.setattr(risk_driver, "_prove", prove)
     monkeypatch.setattr(risk_driver, "_card", figures_of)
     data, spec = problem
     risk_driver.ensure_compiled()
-    risk_driver.ensure_tree_compiled()
+    RISK.loss.piece("scan").compile()
     started = clock.now
     card = risk_driver.fit_risk(data, spec)
     assert clock.now - started <= LIMIT
@@ -68,18 +69,18 @@ def test_the_floor_of_the_whole_box_stops_at_the_proofs_deadline(monkeypatch, pr
     first step alone can take seconds on many rows)."""
     data, spec = problem
     given = []
-    real = risk_driver.dense_floor
+    real = RISK.loss.piece("floor")
 
     def floor(prob, deadline=math.inf, **kwargs):
         given.append(deadline)
         return real(prob, deadline=deadline, **kwargs)
 
-    monkeypatch.setattr(risk_driver, "dense_floor", floor)
+    monkeypatch.setattr(RISK.loss, "floor", floor)
     monkeypatch.setattr(
         risk_driver, "_bound", lambda prob, spec, card, time_left, cancel: (None, card)
     )
-    prob = risk_driver.RiskProblem.from_spec(data, spec)
-    card = risk_driver.search_risk(prob, time_limit=0.2)
+    prob = RISK.loss.prepare(data, spec)
+    card = RISK.loss.search(prob, time_limit=0.2)
     passed = risk_driver.time.perf_counter() - 1.0
     bound, found, _, _ = risk_driver._prove(prob, spec, card, passed, None)
     assert given == [] and bound is None and found is card  # no floor claimed, the card kept

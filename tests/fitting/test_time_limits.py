@@ -204,11 +204,12 @@ def test_each_risk_phase_ends_by_the_limit_less_the_card_s_reserve(monkeypatch, 
     reserve for the card's figures and checks; a search that takes the whole limit leaves the
     floor no time (it is not started: its first iteration alone may take seconds), and the card
     is checked, with no floor claimed."""
+    from slimwidgets.core.family import RISK
     from slimwidgets.fitting import risk_driver
 
     clock = FakeClock(0.01)
     monkeypatch.setattr(risk_driver, "time", clock)
-    ends, real_search, real_floor = [], risk_driver.search_risk, risk_driver.dense_floor
+    ends, real_search, real_floor = [], RISK.loss.piece("search"), RISK.loss.piece("floor")
 
     def search(prob, *, time_limit, **kwargs):
         ends.append(("search", clock.now + time_limit))
@@ -220,8 +221,8 @@ def test_each_risk_phase_ends_by_the_limit_less_the_card_s_reserve(monkeypatch, 
         ends.append(("floor", deadline))
         return real_floor(prob, deadline=-math.inf if deadline <= clock.now else math.inf, **kwargs)
 
-    monkeypatch.setattr(risk_driver, "search_risk", search)
-    monkeypatch.setattr(risk_driver, "dense_floor", floor)
+    monkeypatch.setattr(RISK.loss, "search", search)
+    monkeypatch.setattr(RISK.loss, "floor", floor)
     X, y = table(seed=4)
     data = prepare_data(X, y)
     started = clock.now
