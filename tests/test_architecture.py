@@ -884,6 +884,8 @@ def test_the_field_check_sees_each_form(tmp_path):
     assert [line.split(": ", 1)[0] for line in card_field_checks(source)] == [
         f"{_shown(source)}:{n}" for n in (1, 2)
     ]
+
+
 # The risk family's solvers register their pieces on its loss (``RISK.loss``: problem, search,
 # walk, scan, floors); the floors above solvers/ ask the family for them and import none.
 RISK_SOLVERS = ("slimwidgets.solvers.logistic", "slimwidgets.solvers.risk_")
