@@ -886,7 +886,7 @@ def test_the_field_check_sees_each_form(tmp_path):
     ]
 
 
-# The risk family's solvers register their pieces on its loss (``RISK.loss``: problem, search,
+# The risk family's solvers register their pieces on its loss (``RISK.loss``: prepare, search,
 # walk, scan, floors); the floors above solvers/ ask the family for them and import none.
 RISK_SOLVERS = ("slimwidgets.solvers.logistic", "slimwidgets.solvers.risk_")
 
