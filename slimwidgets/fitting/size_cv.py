@@ -95,19 +95,39 @@ SHARE = 0.6
 FOLD_SECONDS = 10.0
 
 
+#: The supports a risk card's fold fit's search may round on a ladder: its greedy pass and
+#: full beam take 15-25, swaps to its own end up to 70 on the raw tables (benchmarks/README.md);
+#: the branch and bound after it proves the best card from any start, within its nodes.
+SEARCH_ROUNDS = 25
+#: The boxes of points a risk card's fold fit's branch and bound may look at (at most ~550
+#: in the raw tables' fold fits).
+TREE_NODES = 20_000
+
+
 @dataclass(frozen=True)
 class FoldWork:
     """The work a fold fit may do, counted, never timed, so that the same table gives the same
     fold cards at any machine load: its first local search's sweeps of every rule over every row
     (a warm start from the size before has done most of it), then its support scan's word-ops
-    and walk steps (:class:`~slimwidgets.solvers.scan.ScanLimits`)."""
+    and walk steps (:class:`~slimwidgets.solvers.scan.ScanLimits`); a risk card's fold fit
+    (``loss="logistic"``) rounds at most ``search_rounds`` supports on a ladder in its search
+    (:func:`~slimwidgets.solvers.logistic.search_risk`), then its branch and bound by supports
+    looks at most at ``tree_nodes`` boxes of points
+    (:func:`~slimwidgets.solvers.risk_branch_and_bound.prove_by_supports`)."""
 
     search_sweeps: int
     scan: ScanLimits
+    search_rounds: float = math.inf
+    tree_nodes: float = math.inf
 
 
 #: Each fold fit's work (~0.05-0.5 s on a quiet core; benchmarks/README.md).
-FOLD_WORK = FoldWork(search_sweeps=5, scan=ScanLimits(scan_work=3e7, walk_work=5e8))
+FOLD_WORK = FoldWork(
+    search_sweeps=5,
+    scan=ScanLimits(scan_work=3e7, walk_work=5e8),
+    search_rounds=SEARCH_ROUNDS,
+    tree_nodes=TREE_NODES,
+)
 #: Candidate cut points per numeric column tried beside the sizes when ``fit`` makes the rules
 #: itself: few (round values near the quartiles) suit small noisy tables, more (near the
 #: deciles, still rounded) tables whose signal sits at a precise cut (benchmarks/README.md).
@@ -293,7 +313,7 @@ def _fold_path(
     before (a card of k rules is a card of at most k + 1): per size, the held-out and training
     error (weighted as the fit weighs rows) and whether the card was proven optimal, or why it
     could not be fit; None for a size not started because ``deadline`` had passed (its fit
-    gets at most the time to it)."""
+    gets at most the time to it), or whose fit the seconds ended (status ``"time_limit"``)."""
     w_train = None if weight is None else weight[train]
     g_train = None if groups is None else np.asarray(groups)[train]
     out: list[str | tuple[float, float, bool] | None] = []
@@ -326,6 +346,9 @@ def _fold_path(
         ) as problem:  # InfeasibleError, NoSolutionError: the size fails here
             out.append(str(problem).splitlines()[0][:200])
             continue
+        if card.status == "time_limit":  # the safety net, not the work, ended it: load decided
+            out += [None] * (len(specs) - len(out))  # so this fold is not part of the choice
+            break
         warm = card
         out.append(
             (
