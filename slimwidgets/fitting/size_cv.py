@@ -26,18 +26,20 @@ by more than one standard error over the folds: on noisy tables the larger table
 held-out error is often luck.
 
 Each of those fits is an ordinary exact fit, re-checked like any other; only the *choice* of
-size uses held-out rows. They run through joblib (``n_jobs``) with a progress bar for long
-work. Each ends on counted work, never on seconds: its first local search on rows x moves, its
-support scan on :data:`FOLD_WORK` (word-ops and walk steps), with no search beside it (two
-threads' race would decide its card). A fold fit not proven within that work keeps its best card
-(status "feasible"). So the same table gives the same fold cards, the same choice and the same
-card at any machine load (:func:`fold_work`). Seconds are only a safety net far above that
-work: one deadline, :data:`SHARE` of the limit counted from ``fit``'s call (building the rules
-counts; with no limit, :data:`FOLD_SECONDS` per fold fit): no fold, no size and no further
-table of cut points is started after it. A choice then rests on the folds whose every size was
-fit in time; with fewer than :data:`MIN_FOLDS` of them there is no choice (the size is the cap,
-the cut points the fewest) and the choice says so in ``skipped``, so the final solve keeps its
-time.
+size uses held-out rows. They run through joblib (``n_jobs``) with a progress bar for long work.
+Each ends on counted work, never on seconds: its first local search on rows x moves, its support
+scan on :data:`FOLD_WORK` (word-ops and walk steps), with no search beside it (two threads' race
+would decide its card). A risk card's fold fit ends on the supports its search rounds and the
+boxes its branch and bound by supports looks at, with no cutting planes (HiGHS stops on
+seconds). A fold fit not proven within that work keeps its best card (status "feasible", a risk
+card's "heuristic"). So the same table gives the same fold cards, the same choice and the same
+card at any machine load (:func:`fold_work`). Seconds are only a safety net far above that work:
+one deadline, :data:`SHARE` of the limit counted from ``fit``'s call (building the rules counts;
+with no limit, :data:`FOLD_SECONDS` per fold fit): no fold, no size and no further table of cut
+points is started after it, and a fold fit it ended (status "time_limit": its card would be the
+load's) leaves its fold out. A choice then rests on the folds whose every size was fit in time;
+with fewer than :data:`MIN_FOLDS` of them there is no choice (the size is the cap, the cut
+points the fewest) and the choice says so in ``skipped``, so the final solve keeps its time.
 
 A table of more than :data:`CV_ROWS` rows is cross-validated on a class-stratified sample of
 that many rows (drawn with :data:`SEED`; the choice says how many): the size of a card is
@@ -95,11 +97,13 @@ SHARE = 0.6
 FOLD_SECONDS = 10.0
 
 
-#: The supports a risk card's fold fit's search may round on a ladder: its greedy pass and
-#: full beam take 15-25, swaps to its own end up to 70 on the raw tables (benchmarks/README.md);
-#: the branch and bound after it proves the best card from any start, within its nodes.
-SEARCH_ROUNDS = 25
-#: The boxes of points a risk card's fold fit's branch and bound may look at (at most ~550
+#: The supports a risk card's fold fit's search may round on a ladder (its own end takes up to
+#: 70 on the raw tables of benchmarks/README.md, most of them swaps): its greedy pass and the
+#: start of its full beam. The branch and bound after it proves the best card from any start,
+#: within its nodes; 8 rather than 25 rounds took a quarter to two thirds less CPU on those
+#: tables, every fold fit still proven and the same sizes chosen.
+SEARCH_ROUNDS = 8
+#: The boxes of points a risk card's fold fit's branch and bound may look at (below a thousand
 #: in the raw tables' fold fits).
 TREE_NODES = 20_000
 
