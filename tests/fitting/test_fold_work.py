@@ -134,6 +134,39 @@ def test_the_first_search_ends_on_its_work_at_any_clock_rate(monkeypatch):
     )
 
 
+def test_a_risk_search_ends_on_its_rounds_at_any_clock_rate(monkeypatch):
+    """A risk card's search given a count of supports to round stops on it, before its own end,
+    with the same card on a 50x slow and a fast clock."""
+    from slimwidgets.solvers import logistic
+
+    X, y = raw_table()
+    rules = sw.RuleBuilder(n_cuts=9).fit_transform(X)
+    spec = sw.make_spec(loss="logistic", max_size=4, coef_range=(-3, 3))
+    prob = logistic.RiskProblem.from_spec(prepare_data(rules, y.to_numpy(), warn=False), spec)
+    stops: list = []
+    counted = logistic._Stop
+
+    def watched(*args):
+        stops.append(counted(*args))
+        return stops[-1]
+
+    monkeypatch.setattr(logistic, "_Stop", watched)
+    logistic.search_risk(prob)
+    natural = stops[-1].rounds
+    found = []
+    for rate in (50.0, 1 / 50):
+        with monkeypatch.context() as patch:
+            patch.setattr(time, "perf_counter", Clock(rate))
+            found.append(logistic.search_risk(prob, time_limit=LIMIT, max_rounds=3))
+        assert stops[-1].rounds == 3 < natural
+    (a, b) = found
+    assert (a.coefficients.tolist(), a.intercept, a.t) == (
+        b.coefficients.tolist(),
+        b.intercept,
+        b.t,
+    )
+
+
 def test_the_first_search_of_a_fit_is_given_sweeps_of_its_rows_not_a_share_of_the_limit():
     form = small_form()
     n, p = form.data.X.shape
