@@ -45,6 +45,7 @@ from ..core.spec import Spec
 from ..core.status import risk_limit_scale
 from ..solvers.backends.mip import solve_formulation
 from ..solvers.base import Incumbent, relative_gap
+from . import size_cv
 from .cards import risk_rows
 from .checks import check_card
 from .conflicts import find_conflicts
@@ -123,17 +124,17 @@ def fit_risk(
                     )
                 )
 
-        # where the tree will not go, the relaxation's floor gets the last share of the time
-        share = 1.0 if pieces.piece("scan").declines(prob) is None else SEARCH_SHARE
+        fold = size_cv.fold_work()
         card = pieces.search(
             prob,
-            time_limit=max(share * (end - t0) - (time.perf_counter() - t0), 0.05),
+            time_limit=_search_seconds(pieces, prob, end, t0),
+            max_rounds=math.inf if fold is None else fold.search_rounds,
             on_improve=report,
             cancel=cancel,
             warm=_warm(warm_start, data),
         )
         if card is not None and not (cancel is not None and cancel.is_set()):
-            bound, proven, method, note = _prove(prob, spec, card, end, cancel)
+            bound, proven, method, note, timed_out = _prove(prob, spec, card, end, cancel)
             if proven is not card:  # the proof met a better card on its way
                 card = proven
                 report(card)
@@ -143,6 +144,8 @@ def fit_risk(
                 bound is not None and relative_gap(card.objective, bound) <= spec.gap
             ):  # optimal within gap
                 status, solver = "optimal", method
+            elif timed_out:  # a fold fit's card the safety net, not its work, ended
+                status = "time_limit"
     if card is None:
         time_left = None if spec.time_limit is None else max(end - time.perf_counter(), 0.1)
         card = _feasible_start(data, spec, prob, time_left, cancel)
@@ -189,6 +192,15 @@ def _budget(data: Dataset, spec: Spec, prob: RiskProblem) -> float:
     return max(spec.time_limit - finish, 0.5 * spec.time_limit)
 
 
+def _search_seconds(pieces: FamilyLoss, prob: RiskProblem, end: float, t0: float) -> float:
+    """The search's seconds: where the tree will not go, the relaxation's floor gets the last
+    share of the time. A fold fit's search (:func:`.size_cv.fold_work`) ends on its rounds,
+    the same at any load; all the time to ``end`` is then only its safety net."""
+    covered = pieces.piece("scan").declines(prob) is None
+    share = 1.0 if covered or size_cv.fold_work() is not None else SEARCH_SHARE
+    return max(share * (end - t0) - (time.perf_counter() - t0), 0.05)
+
+
 def _feasible_start(
     data: Dataset, spec: Spec, prob: RiskProblem, time_left: float | None, cancel
 ) -> RiskCard:
@@ -228,15 +240,29 @@ def _feasible_start(
 
 def _prove(
     prob: RiskProblem, spec: Spec, card: RiskCard, deadline: float, cancel
-) -> tuple[float | None, RiskCard, str, str]:
+) -> tuple[float | None, RiskCard, str, str, bool]:
     """(floor, best card, the proof's words, how the supports were floored or why not by
-    supports): with ``solver="auto"`` the tree by supports where it applies
+    supports, whether a fold fit's tree was stopped by the clock before its work): with
+    ``solver="auto"`` the tree by supports where it applies
     (:mod:`slimwidgets.solvers.risk_branch_and_bound`; it ends as soon as it has proven what it
-    can), else (and with ``solver="highs"``) the cutting planes in the time left."""
+    can), else (and with ``solver="highs"``) the cutting planes in the time left.
+
+    A fold fit (:func:`.size_cv.fold_work`) ends on counted work: the tree on its
+    :attr:`~.size_cv.FoldWork.tree_nodes`, and no cutting planes (HiGHS stops on seconds, and
+    the card it may find would then depend on the load); the floor over the whole box stops on
+    its iterations."""
+    fold = size_cv.fold_work()
     # the tree stops early enough to leave the floor over the whole box its share of the time
     dense = min(DENSE_SHARE * max(deadline - time.perf_counter(), 0.0), DENSE_SECONDS)
     tree = (
-        _pieces(spec).scan(prob, card, gap=spec.gap, cancel=cancel, deadline=deadline - dense)
+        _pieces(spec).scan(
+            prob,
+            card,
+            gap=spec.gap,
+            cancel=cancel,
+            deadline=deadline - dense,
+            max_nodes=math.inf if fold is None else fold.tree_nodes,
+        )
         if spec.solver == "auto"
         else None
     )
@@ -246,21 +272,22 @@ def _prove(
         capped = prob.rules is not None and prob.rules.has_caps
         if (
             prob.scale and not capped
-        ):  # with a free multiplier the planes only creep towards the rounding gap: stop here
+        ) or fold is not None:  # planes creep with a free multiplier; a fold's end on seconds
             words = "logistic search + relaxation"
-            return (floor if math.isfinite(floor) else None), card, words, note
+            return (floor if math.isfinite(floor) else None), card, words, note, False
         bound, card = _bound(prob, spec, card, deadline - time.perf_counter(), cancel)
         bound = max(floor, -math.inf if bound is None else bound)
         words = "logistic search + cutting planes"
-        return (bound if math.isfinite(bound) else None), card, words, note
+        return (bound if math.isfinite(bound) else None), card, words, note, False
     # on the points, and with a free multiplier on its cone too
     words = "logistic search + branch and bound"
+    timed_out = fold is not None and not tree.complete and tree.nodes < fold.tree_nodes
     if not math.isfinite(
         tree.floor
     ):  # not every support's floor in time: the whole box's, in the time left
         floor = _dense_floor_in_time(prob, spec, deadline)
-        return (floor if math.isfinite(floor) else None), tree.card, words, tree.note
-    return tree.floor, tree.card, words, tree.note
+        return (floor if math.isfinite(floor) else None), tree.card, words, tree.note, timed_out
+    return tree.floor, tree.card, words, tree.note, timed_out
 
 
 def _why_no_tree(prob: RiskProblem, spec: Spec) -> str:

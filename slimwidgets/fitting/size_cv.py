@@ -26,18 +26,20 @@ by more than one standard error over the folds: on noisy tables the larger table
 held-out error is often luck.
 
 Each of those fits is an ordinary exact fit, re-checked like any other; only the *choice* of
-size uses held-out rows. They run through joblib (``n_jobs``) with a progress bar for long
-work. Each ends on counted work, never on seconds: its first local search on rows x moves, its
-support scan on :data:`FOLD_WORK` (word-ops and walk steps), with no search beside it (two
-threads' race would decide its card). A fold fit not proven within that work keeps its best card
-(status "feasible"). So the same table gives the same fold cards, the same choice and the same
-card at any machine load (:func:`fold_work`). Seconds are only a safety net far above that
-work: one deadline, :data:`SHARE` of the limit counted from ``fit``'s call (building the rules
-counts; with no limit, :data:`FOLD_SECONDS` per fold fit): no fold, no size and no further
-table of cut points is started after it. A choice then rests on the folds whose every size was
-fit in time; with fewer than :data:`MIN_FOLDS` of them there is no choice (the size is the cap,
-the cut points the fewest) and the choice says so in ``skipped``, so the final solve keeps its
-time.
+size uses held-out rows. They run through joblib (``n_jobs``) with a progress bar for long work.
+Each ends on counted work, never on seconds: its first local search on rows x moves, its support
+scan on :data:`FOLD_WORK` (word-ops and walk steps), with no search beside it (two threads' race
+would decide its card). A risk card's fold fit ends on the supports its search rounds and the
+boxes its branch and bound by supports looks at, with no cutting planes (HiGHS stops on
+seconds). A fold fit not proven within that work keeps its best card (status "feasible", a risk
+card's "heuristic"). So the same table gives the same fold cards, the same choice and the same
+card at any machine load (:func:`fold_work`). Seconds are only a safety net far above that work:
+one deadline, :data:`SHARE` of the limit counted from ``fit``'s call (building the rules counts;
+with no limit, :data:`FOLD_SECONDS` per fold fit): no fold, no size and no further table of cut
+points is started after it, and a fold fit it ended (status "time_limit": its card would be the
+load's) leaves its fold out. A choice then rests on the folds whose every size was fit in time;
+with fewer than :data:`MIN_FOLDS` of them there is no choice (the size is the cap, the cut
+points the fewest) and the choice says so in ``skipped``, so the final solve keeps its time.
 
 A table of more than :data:`CV_ROWS` rows is cross-validated on a class-stratified sample of
 that many rows (drawn with :data:`SEED`; the choice says how many): the size of a card is
@@ -95,19 +97,41 @@ SHARE = 0.6
 FOLD_SECONDS = 10.0
 
 
+#: The supports a risk card's fold fit's search may round on a ladder (its own end takes up to
+#: 70 on the raw tables of benchmarks/README.md, most of them swaps): its greedy pass and the
+#: start of its full beam. The branch and bound after it proves the best card from any start,
+#: within its nodes; 8 rather than 25 rounds took a quarter to two thirds less CPU on those
+#: tables, every fold fit still proven and the same sizes chosen.
+SEARCH_ROUNDS = 8
+#: The boxes of points a risk card's fold fit's branch and bound may look at (below a thousand
+#: in the raw tables' fold fits).
+TREE_NODES = 20_000
+
+
 @dataclass(frozen=True)
 class FoldWork:
     """The work a fold fit may do, counted, never timed, so that the same table gives the same
     fold cards at any machine load: its first local search's sweeps of every rule over every row
     (a warm start from the size before has done most of it), then its support scan's word-ops
-    and walk steps (:class:`~slimwidgets.solvers.scan.ScanLimits`)."""
+    and walk steps (:class:`~slimwidgets.solvers.scan.ScanLimits`); a risk card's fold fit
+    (``loss="logistic"``) rounds at most ``search_rounds`` supports on a ladder in its search
+    (:func:`~slimwidgets.solvers.logistic.search_risk`), then its branch and bound by supports
+    looks at most at ``tree_nodes`` boxes of points
+    (:func:`~slimwidgets.solvers.risk_branch_and_bound.prove_by_supports`)."""
 
     search_sweeps: int
     scan: ScanLimits
+    search_rounds: float = math.inf
+    tree_nodes: float = math.inf
 
 
 #: Each fold fit's work (~0.05-0.5 s on a quiet core; benchmarks/README.md).
-FOLD_WORK = FoldWork(search_sweeps=5, scan=ScanLimits(scan_work=3e7, walk_work=5e8))
+FOLD_WORK = FoldWork(
+    search_sweeps=5,
+    scan=ScanLimits(scan_work=3e7, walk_work=5e8),
+    search_rounds=SEARCH_ROUNDS,
+    tree_nodes=TREE_NODES,
+)
 #: Candidate cut points per numeric column tried beside the sizes when ``fit`` makes the rules
 #: itself: few (round values near the quartiles) suit small noisy tables, more (near the
 #: deciles, still rounded) tables whose signal sits at a precise cut (benchmarks/README.md).
@@ -293,7 +317,7 @@ def _fold_path(
     before (a card of k rules is a card of at most k + 1): per size, the held-out and training
     error (weighted as the fit weighs rows) and whether the card was proven optimal, or why it
     could not be fit; None for a size not started because ``deadline`` had passed (its fit
-    gets at most the time to it)."""
+    gets at most the time to it), or whose fit the seconds ended (status ``"time_limit"``)."""
     w_train = None if weight is None else weight[train]
     g_train = None if groups is None else np.asarray(groups)[train]
     out: list[str | tuple[float, float, bool] | None] = []
@@ -326,6 +350,9 @@ def _fold_path(
         ) as problem:  # InfeasibleError, NoSolutionError: the size fails here
             out.append(str(problem).splitlines()[0][:200])
             continue
+        if card.status == "time_limit":  # the safety net, not the work, ended it: load decided
+            out += [None] * (len(specs) - len(out))  # so this fold is not part of the choice
+            break
         warm = card
         out.append(
             (

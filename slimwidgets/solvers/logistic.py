@@ -547,6 +547,23 @@ def _round_on_ladder(
 
 
 # -- the anytime search -----------------------------------------------------------------------
+class _Stop:
+    """The search's stop test: ``cancel``, the ``deadline`` passed, or its counted work done
+    (``max_rounds`` supports rounded on a ladder: :meth:`rounding` counts one)."""
+
+    def __init__(self, cancel: threading.Event | None, deadline: float, max_rounds: float):
+        self.cancel, self.deadline, self.max_rounds, self.rounds = cancel, deadline, max_rounds, 0
+
+    def __call__(self) -> bool:
+        if self.cancel is not None and self.cancel.is_set():
+            return True
+        return self.rounds >= self.max_rounds or time.perf_counter() > self.deadline
+
+    def rounding(self) -> None:
+        """One more support rounded on a ladder."""
+        self.rounds += 1
+
+
 def search_risk(
     prob: RiskProblem,
     *,
@@ -554,16 +571,19 @@ def search_risk(
     on_improve: Callable[[RiskCard], None] | None = None,
     cancel: threading.Event | None = None,
     warm: np.ndarray | None = None,
+    max_rounds: float = math.inf,
 ) -> RiskCard | None:
-    """The best risk card the search finds within ``time_limit`` seconds (None: run to the end).
+    """The best risk card the search finds within ``time_limit`` seconds (None: run to the end)
+    and ``max_rounds`` supports rounded on a ladder (its counted work: with a finite count and
+    no ``cancel`` the card is the same at any machine load, the seconds only a safety net).
 
     A first card comes from a greedy pass (a beam of one, a short ladder), then the full beam,
     the full ladder and swaps improve it; every improvement goes to ``on_improve``.
     Returns None only when no support meeting the spec's rules was found.
     """
     t0 = time.perf_counter()
-    deadline = math.inf if time_limit is None else t0 + time_limit
-    stop = lambda: (cancel is not None and cancel.is_set()) or time.perf_counter() > deadline  # noqa: E731
+    stop = _Stop(cancel, math.inf if time_limit is None else t0 + time_limit, max_rounds)
+    deadline = stop.deadline
     best: list[RiskCard | None] = [None]
 
     def offer(card: RiskCard | None) -> None:
@@ -598,6 +618,7 @@ def search_risk(
             if i >= main and best[0] is not None:
                 break
             done.add(key)
+            stop.rounding()
             # the greedy pass stays plain, so the first card comes at once
             offer(_round_on_ladder(prob, support, beta, b0, rungs, stop, capped=beam > 1))
             if stop() and best[0] is not None:
@@ -630,7 +651,7 @@ def _cap_polish(prob: RiskProblem, card: RiskCard, stop: Callable[[], bool]) -> 
     return _polish(prob, card.coefficients, card.intercept, card.t, stop)
 
 
-def _swaps(prob: RiskProblem, card: RiskCard, offer, stop) -> None:
+def _swaps(prob: RiskProblem, card: RiskCard, offer, stop: _Stop) -> None:
     """Trade one feature of the best card for a steep one outside it, while that helps. The
     trades are fitted continuously first (cheap) and rounded best fit first, so a trade that
     helps is usually met early; a support is rounded once."""
@@ -642,6 +663,7 @@ def _swaps(prob: RiskProblem, card: RiskCard, offer, stop) -> None:
             if stop():
                 return
             tried.add(frozenset(trial))
+            stop.rounding()
             new = _round_on_ladder(prob, trial, beta, b0, LADDER, stop)
             if new is not None and new.objective < card.objective - 1e-9:
                 offer(new)

@@ -92,7 +92,8 @@ class TreeResult:
     best card (the incumbent, or better); ``complete``: every support was settled, so ``card``
     is optimal (or within the gap); ``supports``: how many supports had their floor;
     ``branched``: how many of them the cell floors left below the incumbent (None: no cell
-    floors); ``note``: how the supports were floored, in words, for the card's details."""
+    floors); ``note``: how the supports were floored, in words, for the card's details;
+    ``nodes``: the boxes of points the branch and bound looked at (its counted work)."""
 
     floor: float
     card: RiskCard
@@ -100,6 +101,7 @@ class TreeResult:
     supports: int
     branched: int | None = None
     note: str = ""
+    nodes: int = 0
 
 
 def tree_applies(prob: RiskProblem) -> bool:
@@ -290,12 +292,17 @@ def _supports(prob: RiskProblem) -> np.ndarray:
 
 
 def _floors(
-    prob: RiskProblem, supports: np.ndarray, stop, deadline: float, cutoff: float = math.inf
+    prob: RiskProblem,
+    supports: np.ndarray,
+    stop,
+    deadline: float,
+    cutoff: float = math.inf,
+    paced: bool = True,
 ) -> np.ndarray | None:
     """The floor of every support (loss floor plus the required features' C0); None when
-    ``stop()`` came first, or as soon as the pace of the chunks done says the rest would not be
-    done by ``deadline`` (the caller then states a cheaper floor instead of running to it).
-    Floors at or above ``cutoff`` are rough (valid, and no higher than the exact one)."""
+    ``stop()`` came first, or (``paced``) as soon as the pace of the chunks done says the rest
+    would not be done by ``deadline`` (the caller then states a cheaper floor instead of running
+    to it). Floors at or above ``cutoff`` are rough (valid, and no higher than the exact one)."""
     L = prob.loss
     lo, hi, ilo, ihi = _boxes(prob)
     out = np.empty(supports.shape[0])
@@ -310,7 +317,8 @@ def _floors(
         if stop():
             return None
         if (
-            start
+            paced
+            and start
             and time.perf_counter()
             + (time.perf_counter() - t0) * (supports.shape[0] - start) / start
             > deadline
@@ -372,15 +380,27 @@ def prove_by_supports(
     gap: float = 0.0,
     deadline: float = math.inf,
     cancel: threading.Event | None = None,
+    max_nodes: float = math.inf,
 ) -> TreeResult | None:
     """The floor of every support, then branch and bound (on the cone of a free multiplier
     with ``scale=True``) inside the supports whose floor is below the incumbent (by more than the
-    relative ``gap``), least floor first, until ``deadline``. None when the problem is not one the
+    relative ``gap``), least floor first, until ``deadline`` or until it has looked at
+    ``max_nodes`` boxes of points. None when the problem is not one the
     tree handles or has too many supports; a result with ``floor = -inf`` when the floors were not
-    all computed in time (or would not be, at the pace of the first ones)."""
+    all computed in time (or would not be, at the pace of the first ones).
+
+    With a finite ``max_nodes`` (a fold fit's counted work) the work ends the proof and
+    ``deadline`` is only a safety net: the floors are not given up on the pace of the first
+    ones, so the same problem gives the same card and floor at any machine load."""
     if not tree_covers(prob):
         return None
-    stop = lambda: (cancel is not None and cancel.is_set()) or time.perf_counter() > deadline  # noqa: E731
+    nodes = [0]  # boxes looked at: the branch and bound's counted work
+
+    def stop() -> bool:
+        if cancel is not None and cancel.is_set():
+            return True
+        return nodes[0] >= max_nodes or time.perf_counter() > deadline
+
     best, open_floors = _Incumbent(incumbent, gap), []
     declined = cells_decline(prob)
     if declined is None:
@@ -394,7 +414,14 @@ def prove_by_supports(
     else:
         supports = _supports(prob)
         required_cost = float(prob.C0[sorted(prob.required)].sum())
-        floors = _floors(prob, supports, stop, deadline, incumbent.objective - required_cost)
+        floors = _floors(
+            prob,
+            supports,
+            stop,
+            deadline,
+            incumbent.objective - required_cost,
+            paced=math.isinf(max_nodes),
+        )
         if floors is None:
             return TreeResult(-math.inf, incumbent, False, 0, note=f"not over cells: {declined}")
         count, note = supports.shape[0], f"not over cells: {declined}"
@@ -408,13 +435,14 @@ def prove_by_supports(
             else _Support(prob, [int(j) for j in supports[s]]),
             best,
             stop,
+            nodes,
         )
         if left is not None:  # stopped inside this support: it and every later one stay open
             open_floors = [left] + [float(floors[r]) for r in order[rank + 1 :]]
             break
     floor = min(open_floors + [best.loose, best.card.objective])
     branched = supports.shape[0] if declined is None else None
-    return TreeResult(floor, best.card, not open_floors, count, branched, note)
+    return TreeResult(floor, best.card, not open_floors, count, branched, note, nodes[0])
 
 
 def _cell_survivors(prob: RiskProblem, best: _Incumbent) -> tuple[np.ndarray, np.ndarray, int]:
@@ -562,11 +590,13 @@ class _ConeSupport(_Support):
         return self._card(points, int(b), float(t), float(loss)), float(floor) + cost
 
 
-def _branch(tree: _Support, best: _Incumbent, stop) -> float | None:
+def _branch(tree: _Support, best: _Incumbent, stop, nodes: list[int]) -> float | None:
     """Best-first branch and bound over the points of one support, improving ``best``; the
-    least open floor when stopped, else None (the support is settled)."""
+    least open floor when stopped, else None (the support is settled). ``nodes[0]`` counts the
+    boxes looked at."""
 
     def look(low: np.ndarray, high: np.ndarray) -> tuple[float, np.ndarray] | None:
+        nodes[0] += 1
         if (low == high).all():  # a card
             card, floor = tree.leaf(np.array([v[i] for v, i in zip(tree.values, low)]))
             best.offer(card)

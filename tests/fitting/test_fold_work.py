@@ -67,6 +67,50 @@ def test_the_choice_and_the_card_are_the_same_on_a_50x_slow_and_a_fast_clock(mon
     assert slow.details["size_cv"]["work_per_fit"]["scan"]["walk_work"] == 2e5
 
 
+#: A risk card's fold work small enough that the work, not a proof, ends some fold fits.
+RISK_TIGHT = size_cv.FoldWork(
+    search_sweeps=1, scan=ScanLimits(scan_work=2e4, walk_work=2e5), search_rounds=2, tree_nodes=3
+)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")  # a fold's size-1 card
+def test_a_risk_cards_choice_and_card_are_the_same_on_a_50x_slow_and_a_fast_clock(monkeypatch):
+    monkeypatch.setattr(size_cv, "FOLD_WORK", RISK_TIGHT)
+    slow = fitted_on(monkeypatch, 50.0, loss="logistic")
+    fast = fitted_on(monkeypatch, 1 / 50, loss="logistic")
+    choice = slow.details["size_cv"]
+    assert choice["measure"] == "log-loss" and not choice.get("skipped")
+    # the work, not a proof, ended some fold fits: their cards are what the work found
+    assert any(r["optimal_folds"] < 5 for r in choice["candidates"]), choice
+    assert choice == fast.details["size_cv"]
+    assert (slow.points, slow.intercept, slow.multiplier, slow.status) == (
+        fast.points,
+        fast.intercept,
+        fast.multiplier,
+        fast.status,
+    )
+    assert choice["work_per_fit"]["tree_nodes"] == 3
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::slimwidgets.DegenerateCardWarning")
+def test_a_risk_fold_fit_the_seconds_end_is_left_out_of_the_choice(monkeypatch):
+    """The safety net in seconds, not the work, ended the proof of every fold fit: no fold is
+    part of the choice, which says it had no time, and the card is fit at the largest size."""
+    import slimwidgets.fitting.risk_driver as risk_driver
+
+    def out_of_time(prob, card, **how):
+        return prove(prob, card, **{**how, "deadline": -math.inf})
+
+    prove = risk_driver.prove_by_supports
+    monkeypatch.setattr(risk_driver, "prove_by_supports", out_of_time)
+    X, y = raw_table()
+    card = sw.fit(X, y, loss="logistic", coef_range=(-3, 3), time_limit=LIMIT)
+    choice = card.details["size_cv"]
+    assert "no time for the size CV" in choice["skipped"] and choice["candidates"] == []
+
+
 def small_form():
     X, y = raw_table()
     rules = sw.RuleBuilder(n_cuts=9).fit_transform(X)
@@ -87,6 +131,39 @@ def test_the_first_search_ends_on_its_work_at_any_clock_rate(monkeypatch):
         b.coefficients.tolist(),
         b.intercept,
         b.starts,
+    )
+
+
+def test_a_risk_search_ends_on_its_rounds_at_any_clock_rate(monkeypatch):
+    """A risk card's search given a count of supports to round stops on it, before its own end,
+    with the same card on a 50x slow and a fast clock."""
+    from slimwidgets.solvers import logistic
+
+    X, y = raw_table()
+    rules = sw.RuleBuilder(n_cuts=9).fit_transform(X)
+    spec = sw.make_spec(loss="logistic", max_size=4, coef_range=(-3, 3))
+    prob = logistic.RiskProblem.from_spec(prepare_data(rules, y.to_numpy(), warn=False), spec)
+    stops: list = []
+    counted = logistic._Stop
+
+    def watched(*args):
+        stops.append(counted(*args))
+        return stops[-1]
+
+    monkeypatch.setattr(logistic, "_Stop", watched)
+    logistic.search_risk(prob)
+    natural = stops[-1].rounds
+    found = []
+    for rate in (50.0, 1 / 50):
+        with monkeypatch.context() as patch:
+            patch.setattr(time, "perf_counter", Clock(rate))
+            found.append(logistic.search_risk(prob, time_limit=LIMIT, max_rounds=3))
+        assert stops[-1].rounds == 3 < natural
+    (a, b) = found
+    assert (a.coefficients.tolist(), a.intercept, a.t) == (
+        b.coefficients.tolist(),
+        b.intercept,
+        b.t,
     )
 
 

@@ -43,7 +43,7 @@ def test_the_checked_risk_card_is_back_by_the_time_limit(monkeypatch, problem, f
     def prove(prob, spec, card, deadline, cancel):
         proof_given.append(deadline - clock.now)
         clock.now = max(clock.now, deadline)  # the proof runs to its deadline and proves nothing
-        return None, card, "logistic search", ""
+        return None, card, "logistic search", "", False
 
     def figures_of(*args, **kwargs):
         clock.jump(figures)
@@ -82,9 +82,9 @@ def test_the_floor_of_the_whole_box_stops_at_the_proofs_deadline(monkeypatch, pr
     prob = RISK.loss.prepare(data, spec)
     card = RISK.loss.search(prob, time_limit=0.2)
     passed = risk_driver.time.perf_counter() - 1.0
-    bound, found, _, _ = risk_driver._prove(prob, spec, card, passed, None)
+    bound, found, _, _, _ = risk_driver._prove(prob, spec, card, passed, None)
     assert given == [] and bound is None and found is card  # no floor claimed, the card kept
     ahead = risk_driver.time.perf_counter() + 5.0
-    bound, found, _, _ = risk_driver._prove(prob, spec, card, ahead, None)
+    bound, found, _, _, _ = risk_driver._prove(prob, spec, card, ahead, None)
     assert given == [ahead]
     assert bound is not None and bound <= found.objective + 1e-9

@@ -227,6 +227,8 @@ def test_the_fold_fits_say_their_work_and_the_final_fit_keeps_the_limit():
             "scan_work": size_cv.FOLD_WORK.scan.scan_work,
             "walk_work": size_cv.FOLD_WORK.scan.walk_work,
         },
+        "search_rounds": size_cv.FOLD_WORK.search_rounds,  # a risk card's fold fit's
+        "tree_nodes": size_cv.FOLD_WORK.tree_nodes,
     }
     assert len(card.details["size_cv"]["by_n_cuts"]) == len(size_cv.CUT_GRID)
     assert card.spec.time_limit == 10

@@ -318,3 +318,33 @@ def test_the_ranks_of_values_are_numpys_unique_inverse_two_valued_columns_read_w
     for j in range(X.shape[1]):
         values, inverse = np.unique(X[:, j], return_inverse=True)
         assert (ranks[:, j] == inverse).all() and sizes[j] == values.size
+
+
+@pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
+@pytest.mark.seeds(6)
+def test_stopped_on_its_nodes_it_claims_only_a_floor_below_the_brute_force_optimum(seed):
+    """A proof ended on counted work (``max_nodes``) looks at most that many boxes, claims
+    "complete" only when it is, and states a floor no higher than the brute-force optimum; the
+    same count gives the same card and floor, and with enough nodes it proves the optimum."""
+    case = seed % len(PLAIN)
+    X, y, names, spec, prob = _problem(case, seed + 1300, scale=bool(seed % 2))
+    best = best_risk_objective(X, y, names, spec)
+    full = prove_by_supports(prob, empty_risk_card(prob))
+    assert full.complete and full.card.objective == pytest.approx(best, abs=1e-9)
+    assert full.nodes > 2  # the empty card leaves boxes to look at
+    stopped = 0
+    for budget in (1, 3, full.nodes // 2):
+        cut = prove_by_supports(prob, empty_risk_card(prob), max_nodes=budget)
+        again = prove_by_supports(prob, empty_risk_card(prob), max_nodes=budget)
+        # the count is read before a box splits: at most its two children past it
+        assert cut.nodes <= budget + 2
+        assert cut.floor <= best + 1e-9 and cut.card.objective >= best - 1e-9
+        assert not cut.complete or cut.card.objective == pytest.approx(best, abs=1e-9)
+        stopped += not cut.complete
+        assert (cut.floor, cut.card.objective, cut.nodes) == (
+            again.floor,
+            again.card.objective,
+            again.nodes,
+        )
+    assert stopped  # the count, not a proof, ended at least one of them
+    assert prove_by_supports(prob, empty_risk_card(prob), max_nodes=full.nodes).complete
