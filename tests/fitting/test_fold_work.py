@@ -98,13 +98,13 @@ def test_a_risk_cards_choice_and_card_are_the_same_on_a_50x_slow_and_a_fast_cloc
 def test_a_risk_fold_fit_the_seconds_end_is_left_out_of_the_choice(monkeypatch):
     """The safety net in seconds, not the work, ended the proof of every fold fit: no fold is
     part of the choice, which says it had no time, and the card is fit at the largest size."""
-    import slimwidgets.fitting.risk_driver as risk_driver
+    from slimwidgets.solvers.risk_branch_and_bound import SupportTree, prove_by_supports
 
     def out_of_time(prob, card, **how):
-        return prove(prob, card, **{**how, "deadline": -math.inf})
+        return prove_by_supports(prob, card, **{**how, "deadline": -math.inf})
 
-    prove = risk_driver.prove_by_supports
-    monkeypatch.setattr(risk_driver, "prove_by_supports", out_of_time)
+    # the risk family's proof by supports, as the fit asks it of the family's loss
+    monkeypatch.setattr(SupportTree, "__call__", staticmethod(out_of_time))
     X, y = raw_table()
     card = sw.fit(X, y, loss="logistic", coef_range=(-3, 3), time_limit=LIMIT)
     choice = card.details["size_cv"]
