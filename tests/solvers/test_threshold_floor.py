@@ -101,6 +101,31 @@ def test_the_scan_with_threshold_floors_proves_the_brute_force_optimum(seed):
     assert result.status == "optimal" and result.objective == pytest.approx(best, abs=1e-12)
 
 
+@pytest.mark.seeds(30)
+def test_a_scan_stopped_at_any_step_bounds_the_optimum_and_its_bound_never_falls(seed, monkeypatch):
+    """Stopped at its n-th look at the clock (a counter, no clock), for every n until it ends
+    on its own: each bound is at most the brute-force optimum, and the bounds never fall as n
+    grows (the cheapest support's floor is raised before it is walked, so the least floor
+    left only rises)."""
+    form, cards = real_valued_problem(400 + seed, fractional=seed % 2 == 0)
+    if not len(cards["loss"]):
+        return
+    best = min(form.objective_of(p, b) for p, b in zip(cards["points"], cards["intercept"]))
+    bounds, result = [], None
+    for n in range(400):
+        looks = itertools.count()
+        monkeypatch.setattr(scan_module._ScanProof, "expired", lambda proof: next(looks) >= n)
+        result = solve_by_scan(form, math.inf, None)
+        assert result.bound <= best + 1e-12, (n, result.bound, best)
+        if result.objective is not None:
+            assert result.objective >= best - 1e-12
+        bounds.append(result.bound)
+        if result.status == "optimal":
+            break
+    assert result.status == "optimal" and result.objective == pytest.approx(best, abs=1e-12)
+    assert all(a <= b + 1e-12 for a, b in zip(bounds, bounds[1:])), bounds
+
+
 def _card_losses(form, cards) -> np.ndarray:
     return np.array(
         [
