@@ -21,7 +21,6 @@ survivors many: ``max_work`` lets the fit driver give the scan up after measurin
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 import threading
@@ -79,7 +78,7 @@ class ScanLimits:
     survivors. The walk's work is counted support by support as it goes (each walked support
     adds :func:`.exhaustive.steps_per_support` of its size), not predicted for all survivors at
     once: a better card found early often prunes most of them. Raising the survivors' floors
-    (threshold and lattice floors) counts as walk work too, and it is done for most survivors
+    (threshold and lattice floors) counts as walk work too, but it is done for every survivor
     of a size: the scan declines before it when the survivors times the work per survivor of
     the size before exceed what is left. All are counts of work, never seconds, so the same
     call makes the same choice at any machine load."""
@@ -579,10 +578,7 @@ def surviving_supports(form: Formulation, upper: float) -> list[tuple[float, lis
     ) <= support_size_limit(proof.prob, upper, None):
         proof.scan(extra)
         extra += 1
-    raised = [(floor, support) for floor, _, support in proof.pool]
-    while any(proof.raisable(support) for _, support in raised):
-        raised = [(proof.raised_floor(floor, support), support) for floor, support in raised]
-    return sorted([(f, s) for f, s in raised if f < upper - 1e-12], key=lambda s: s[0])
+    return sorted(proof.pool, key=lambda s: s[0])
 
 
 def solve_by_scan(
@@ -646,9 +642,9 @@ class _ScanProof:
         self.fixed = float(prob.C0[prob.fixed_nonzero].sum()) + self.locked_l1
         self.fixed += float(_feature_costs(prob, self.bits.required).sum())
         self.cost = _feature_costs(prob, self.bits.optional)
-        # (floor + least penalties, minus its place in the scan's order, support), unwalked: a
-        # heap while walked, so that the cheapest comes first and ties go as the scan left them
-        self.pool: list[tuple[float, int, list[int]]] = []
+        self.pool: list[
+            tuple[float, list[int]]
+        ] = []  # (floor + least penalties, support), unwalked
         self.scanned = self.walked = 0
         self.settled = -1  # every card with at most this many movable features is settled
         self.steps: dict[int, float] = {}  # steps_per_support by size, computed on first use
@@ -658,9 +654,7 @@ class _ScanProof:
         self.walk_left = math.inf  # steps the walk may still take (run sets its limit)
         # the refinement's counted work per survivor, by the last size refined (predicts the next)
         self.refine_rate = 0.0
-        self.refine_work = 0.0  # counted work of raising floors, in all
-        # supports whose floor was raised: 1 to the threshold floor, 2 as far as it goes
-        self.refined: dict[tuple[int, ...], int] = {}
+        self.refined: set[tuple[int, ...]] = set()  # supports whose floor is the threshold floor
 
     def expired(self) -> bool:
         return time.perf_counter() > self.deadline or (
@@ -707,13 +701,11 @@ class _ScanProof:
                 and extra >= 2
                 and ops + per_support * n_supports > limits.scan_work
             ):
-                return self.result(
-                    min([self.least(extra)] + [f for f, _, _ in self.pool]), "declined"
-                )
+                return self.result(min([self.least(extra)] + [f for f, _ in self.pool]), "declined")
             found = self.scan(extra)
             if found is None or found == "declined":
                 return self.result(
-                    min([self.least(extra)] + [f for f, _, _ in self.pool]),
+                    min([self.least(extra)] + [f for f, _ in self.pool]),
                     None if found is None else "declined",
                 )
             scanned, used = found
@@ -723,7 +715,7 @@ class _ScanProof:
             walked = self.walk(extra)
             if walked != "done":
                 return self.result(
-                    min([self.beyond(extra)] + [f for f, _, _ in self.pool]),
+                    min([self.beyond(extra)] + [f for f, _ in self.pool]),
                     "declined" if walked == "declined" else None,
                 )
             self.settled = extra + len(bits.required)
@@ -733,9 +725,9 @@ class _ScanProof:
     def scan(self, extra: int) -> tuple[int, float] | str | None:
         """Add the survivors with ``extra`` optional features to the pool: (supports scanned,
         word-ops), None when stopped, or "declined" when refining its survivors would take
-        more counted work than the walk has left (:meth:`raised_floor`: a survivor's floor is
-        raised when it is the cheapest left, most of a size's survivors are, and that work is
-        predicted from the size before's work per survivor)."""
+        more counted work than the walk has left (:meth:`refine`: every survivor is refined,
+        whatever the incumbent, so its work is predicted from the size before, not counted
+        as it goes)."""
         budget0 = self.best[2] - self.fixed - 1e-12
         if extra == 0:
             floor = self.bits.floor0()
@@ -761,25 +753,21 @@ class _ScanProof:
         )
         if not kept:  # the time is up: this size is bounded by its penalties (see run)
             return None
+        self.refine()
         return scanned, used
 
     def walk(self, extra: int) -> str:
         """Walk the pool (supports of up to ``extra`` optional features), cheapest floor first,
         until none in it can beat the incumbent: "done", or "stopped" (time, cancel) or
         "declined" (the work allowed for walking ran out) first, the pool
-        then holding what is left. The cheapest support's floor is raised
-        (:meth:`raised_floor`) before it is walked, and it goes back into the pool with it:
-        at any stop the least floor in the pool is as high as the work done allows."""
-        heapq.heapify(self.pool)
-        survivors, spent = len(self.pool), self.refine_work
-        while self.pool and self.pool[0][0] < self.best[2] - 1e-12:
+        then holding what is left."""
+        self.pool.sort(key=lambda s: s[0], reverse=True)
+        while self.pool and self.pool[-1][0] < self.best[2] - 1e-12:
             if self.expired():
                 return "stopped"
             if self.walk_left <= 0:
                 return "declined"
-            floor, order, support = self.pool[0]
-            if self._raise_cheapest(floor, order, support):
-                continue
+            floor, support = self.pool[-1]
             if self.prob.rate_rows and not self.over_cells(support):
                 return "declined"  # the walk's loops do not price group rows: the MIP proves
             done = self.lattice.work
@@ -792,7 +780,7 @@ class _ScanProof:
                 if steps / WALK_RATE > self.deadline - time.perf_counter():
                     return "stopped"
                 found = self.walker.best(support)
-            heapq.heappop(self.pool)
+            self.pool.pop()
             self.walked += 1
             obj, lam, b = found
             self.walk_left -= steps
@@ -801,7 +789,7 @@ class _ScanProof:
                 self.best = (lam, int(b), self.form.objective_of(lam, b))
                 if self.on_incumbent is not None:
                     bound = min(
-                        [self.best[2], floor, self.beyond(extra)] + [f for f, _, _ in self.pool]
+                        [self.best[2], floor, self.beyond(extra)] + [f for f, _ in self.pool]
                     )
                     self.on_incumbent(
                         Incumbent(
@@ -813,8 +801,6 @@ class _ScanProof:
                         )
                     )
         self.pool.clear()
-        if survivors:
-            self.refine_rate = (self.refine_work - spent) / survivors
         return "done"
 
     def over_cells(self, support: list[int]) -> bool:
@@ -827,48 +813,35 @@ class _ScanProof:
             for values, _ in value_lists(self.prob, support, self.walker.base_lam)
         )
 
-    def _raise_cheapest(self, floor: float, order: int, support: list[int]) -> bool:
-        """Raise the floor of the pool's cheapest support (``floor``, ``order``, ``support``)
-        when it can be raised further: it goes back into the pool with its new floor, or out
-        when it can no longer beat the incumbent. False when there is nothing to raise (it is
-        to be walked)."""
-        if not self.raisable(support):
-            return False
-        heapq.heappop(self.pool)
-        floor = self.raised_floor(floor, support)
-        if floor < self.best[2] - 1e-12:
-            heapq.heappush(self.pool, (floor, order, support))
-        return True
-
-    def raisable(self, support: list[int]) -> bool:
-        """Whether :meth:`raised_floor` can still raise the floor of ``support``."""
-        return self.refined.get(tuple(support), 0) < 2 and self.threshold.helps(support)
-
-    def raised_floor(self, floor: float, support: list[int]) -> float:
-        """The floor of ``support`` (``floor``: its floor plus least penalties so far) raised
-        one step where it has a column that is not 0/1: first to the threshold floor (one pass
-        over its rows per column, and one), then, asked again, to the lattice floor (one pass
-        per column and per combination of points, :meth:`ThresholdFloor.passes`), which is
-        never below it. The threshold floor alone drops most of heart's survivors (88 % of
-        its supports of 6 features with the heart-rate ratio) at a fifth of the lattice
-        floor's work. Each pass counts as walk work."""
-        key = tuple(support)
-        if not self.raisable(support):
-            return floor
-        lattice = self.threshold.lattice_columns(support) is not None
-        stage = self.refined.get(key, 0) + 1 if lattice else 2
-        self.refined[key] = stage
-        passes = len(support) + 1 if stage == 1 else self.threshold.passes(support)
-        self.walk_left -= float(self.prob.n * passes)
-        self.refine_work += float(self.prob.n * passes)
-        used = self.prob.fixed_nonzero.copy()
-        used[support] = True
-        least = self.prob.support_cost(used) + self.locked_l1 + self.value_floor[support].sum()
-        if stage == 2 and lattice:
+    def refine(self) -> None:
+        """Raise the floor of each support in the pool that has a column that is not 0/1 to
+        the threshold floor (:class:`ThresholdFloor`), and drop those that can no longer beat
+        the incumbent; each pass over a support's rows counts as walk work (the lattice
+        floor makes one per combination of points, :meth:`ThresholdFloor.passes`). Stops
+        early (the rest keep their cell floors, still floors) when the time is up."""
+        kept, before, count = [], self.walk_left, len(self.pool)
+        for t, (floor, support) in enumerate(self.pool):
+            key = tuple(support)
+            if key in self.refined or not self.threshold.helps(support):
+                kept.append((floor, support))
+                continue
+            if t % 256 == 0 and self.expired():
+                kept.extend(self.pool[t:])
+                break
+            self.refined.add(key)
+            self.walk_left -= float(self.prob.n * self.threshold.passes(support))
+            used = self.prob.fixed_nonzero.copy()
+            used[support] = True
+            least = self.prob.support_cost(used) + self.locked_l1 + self.value_floor[support].sum()
             loss = self.threshold.lattice_loss(support, self.best[2] - least)
-        else:
-            loss = self.threshold.loss(support)
-        return max(floor, least + loss)
+            if loss is None:
+                loss = self.threshold.loss(support)
+            floor = max(floor, least + loss)
+            if floor < self.best[2] - 1e-12:
+                kept.append((floor, support))
+        self.pool = kept
+        if count:
+            self.refine_rate = (before - self.walk_left) / count
 
     def result(self, bound: float | None, word: str | None = None) -> SolveResult:
         """The result: proven optimal (``bound`` None), else stopped with ``bound`` (status
@@ -935,7 +908,7 @@ def _keep_survivors(prob, bits, sups, floors, locked_l1, upper, out, expired=Non
             continue
         least = float(floor) + _least_cost(prob, support, locked_l1)
         if least < upper - 1e-12:
-            out.append((least, -len(out), support))
+            out.append((least, support))
     return True
 
 
