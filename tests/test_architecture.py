@@ -886,36 +886,52 @@ def test_the_field_check_sees_each_form(tmp_path):
     ]
 
 
-# The risk family's solvers register their pieces on its loss (``RISK.loss``: prepare, search,
-# walk, scan, floors); the floors above solvers/ ask the family for them and import none.
+# The risk and time-to-event families' solvers register their pieces on their loss
+# (``RISK.loss``: prepare, search, walk, scan, floors; ``TIME_TO_EVENT.loss``: prepare, search,
+# scan); the floors above solvers/ ask the family for them and import none (type hints aside).
 RISK_SOLVERS = ("slimwidgets.solvers.logistic", "slimwidgets.solvers.risk_")
+COX_SOLVERS = ("slimwidgets.solvers.cox_",)
 
 
-def risk_solver_imports(edges: list[Import]) -> list[str]:
-    """Each import of a risk family's solver (:data:`RISK_SOLVERS`) from above ``solvers/``."""
+def family_solver_imports(edges: list[Import], solvers: tuple[str, ...]) -> list[str]:
+    """Each import from above ``solvers/`` of a module named by a prefix of ``solvers``."""
     solvers_floor = unit_of("slimwidgets.solvers")[0]
     return [
         str(imp)
         for imp in edges
-        if unit_of(imp.importer)[0] > solvers_floor and imp.target.startswith(RISK_SOLVERS)
+        if unit_of(imp.importer)[0] > solvers_floor and imp.target.startswith(solvers)
     ]
 
 
 def test_the_risk_solvers_are_asked_of_the_family():
-    found = risk_solver_imports(import_graph())
+    found = family_solver_imports(import_graph(), RISK_SOLVERS)
     assert not found, (
         "imports of the risk family's solvers above solvers/: ask RISK.loss (or "
         "family_of_loss(spec.loss).loss) for the piece instead:\n" + "\n".join(found)
     )
 
 
-def test_the_risk_solver_check_can_fail():
-    """An import of a risk solver from fitting/ or widgets/ is found; one inside solvers/, and
-    one of another solver from above, are not."""
+def test_the_time_to_event_solvers_are_asked_of_the_family():
+    found = family_solver_imports(import_graph(), COX_SOLVERS)
+    assert not found, (
+        "imports of the time-to-event family's solvers above solvers/: ask TIME_TO_EVENT.loss "
+        "for the piece instead (prepare, search, scan):\n" + "\n".join(found)
+    )
+
+
+def test_the_family_solver_check_can_fail():
+    """An import of a risk or Cox solver from fitting/ or widgets/ is found; one inside
+    solvers/, and one of another solver from above, are not."""
     edges = [
         Import("slimwidgets.fitting.risk_driver", "slimwidgets.solvers.logistic", ("x",), "a:1"),
         Import("slimwidgets.widgets.warmup", "slimwidgets.solvers.risk_cone", (), "b:2"),
         Import("slimwidgets.solvers.risk_bound", "slimwidgets.solvers.logistic", ("x",), "c:3"),
         Import("slimwidgets.fitting.driver", "slimwidgets.solvers.scan", ("x",), "d:4"),
+        Import("slimwidgets.fitting.survival_driver", "slimwidgets.solvers.cox_tree", (), "e:5"),
+        Import("slimwidgets.solvers.search", "slimwidgets.solvers.cox_tree", ("x",), "f:6"),
     ]
-    assert [line.split(": ", 1)[0] for line in risk_solver_imports(edges)] == ["a:1", "b:2"]
+    assert [line.split(": ", 1)[0] for line in family_solver_imports(edges, RISK_SOLVERS)] == [
+        "a:1",
+        "b:2",
+    ]
+    assert [line.split(": ", 1)[0] for line in family_solver_imports(edges, COX_SOLVERS)] == ["e:5"]

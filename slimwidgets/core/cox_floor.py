@@ -21,6 +21,7 @@ import numpy as np
 from . import _cox_kernels
 from ._cox_kernels import FIT_STEPS, GOLDEN, combined_floor, least_over_cone
 from .survival import CoxCells, CoxLoss
+from .survival_family import TIME_TO_EVENT
 
 __all__ = ["node_floor", "best_scale_of", "warm_up", "FIT_STEPS", "T_STEPS"]
 
@@ -168,3 +169,7 @@ def warm_up() -> None:
     >>> warm_up()
     """
     _cox_kernels.warm_up()
+
+
+# a node's floor (its box of points, t over its range) and one card's floor at its best t
+TIME_TO_EVENT.loss.holds(cone=node_floor, floor=best_scale_of)

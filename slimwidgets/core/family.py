@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import cox_floor  # noqa: F401  (registers the time-to-event floors on its loss)
 from .card_family import DEFAULT_LOSS, CardFamily
 from .decision_family import DECISION
 from .risk_family import RISK

@@ -1,20 +1,21 @@
 """The time-to-event card family as one object: what the driver, the proof and the card ask of it.
 
 The family reads ``y`` (a ``Surv`` array), holds the loss (Cox's partial likelihood over a
-support's cells, its value, gradient and Hessian), its floors (of a node's cone and of one
-card), its figures and its card's words. Code outside it asks the object; it does not compare
-family names.
+support's cells, its value, gradient and Hessian) and the pieces built from it, each registered
+by the module that defines it (its floors of a node's cone and of one card by
+:mod:`~slimwidgets.core.cox_floor`; the problem, the rounded-Cox start and the proof by supports
+by :mod:`slimwidgets.solvers.cox_tree`), its figures and its card's words. Code outside it asks
+the object; it does not compare family names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .card_family import CardFamily
-from .cox_floor import T_STEPS, best_scale_of, node_floor
 from .survival import (
     CoxCells,
     CoxLoss,
@@ -73,25 +74,6 @@ class TimeToEventFamily(CardFamily):
         if ties == "breslow":
             return CoxRows(X, time, event, weight)
         return CoxCells(X, time, event, weight, ties)
-
-    def node_floor(
-        self,
-        cells: CoxLoss,
-        lo: np.ndarray,
-        hi: np.ndarray,
-        t_range: tuple[float, float],
-        steps: int = T_STEPS,
-        stop: Callable[[], bool] | None = None,
-    ) -> tuple[float, np.ndarray]:
-        """A floor of every card with points in ``[lo, hi]``, sooner and looser when ``stop``
-        says so (:func:`~slimwidgets.core.cox_floor.node_floor`)."""
-        return node_floor(cells, lo, hi, t_range, steps, stop or (lambda: False))
-
-    def card_floor(
-        self, cells: CoxCells, scores: np.ndarray, t_range: tuple[float, float]
-    ) -> tuple[float, float, float]:
-        """(t, loss, floor) of one card (:func:`~slimwidgets.core.cox_floor.best_scale_of`)."""
-        return best_scale_of(cells, scores, t_range)
 
     def figures(
         self,

@@ -4,7 +4,7 @@
 the other cards (:func:`~slimwidgets.core.rules.rules_from_options`); the options are read by
 :func:`~slimwidgets.core.spec.make_spec` (so every name and range is checked as for the other
 cards) and those this family honours are :data:`SURVIVAL_OPTIONS`; any other one set is refused
-with the reason. The proof by supports (:mod:`slimwidgets.solvers.cox_tree`) finds the card and
+with the reason. The proof by supports (the family's loss's ``scan``) finds the card and
 proves it optimal, or states its floor when the time limit comes first. The card is re-checked
 (points in their boxes, size, require, the settings by variable, objective recomputed) before
 it is returned.
@@ -17,23 +17,25 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..core.by_variable import monotone_rows, variable_ids, variable_problems
+from ..core.by_variable import monotone_rows, variable_problems
 from ..core.cox_floor import warm_up
-from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER
 from ..core.rules import as_frame, rules_from_options
 from ..core.spec import Spec, make_spec
 from ..core.survival import breslow_baseline, harrell_c
 from ..core.survival_card import SurvivalCard, default_horizons, risk_by_score
 from ..core.survival_family import TIME_TO_EVENT
 from ..core.survival_text import status_words
-from ..solvers.cox_tree import CoxCard, CoxProblem, CoxProof, prove_cox
 from .errors import NoSolutionError
 from .progress import FitProgress, fit_progress
+
+if TYPE_CHECKING:
+    from ..solvers.cox_tree import CoxCard, CoxProblem, CoxProof
 
 __all__ = [
     "fit_survival",
@@ -149,7 +151,10 @@ def fit_survival(
         if sample_weight is None
         else np.asarray(sample_weight, dtype=float)
     )
-    prob = _problem(values, target, w, names, spec, ties)
+    rows = SimpleNamespace(
+        X=values, time=target.time, event=target.event, weight=w, names=names, ties=ties
+    )
+    prob = TIME_TO_EVENT.loss.prepare(rows, spec)  # registered by solvers/cox_tree
     deadline = math.inf if spec.time_limit is None else started + spec.time_limit
     watch = fit_progress(progress, spec.time_limit, started)
     seen = _Seen(prob, watch, names, on_progress)
@@ -208,6 +213,7 @@ def progress_words(prob: CoxProblem, card: CoxCard, floor: float) -> str:
 
     Examples
     --------
+    >>> from slimwidgets.solvers.cox_tree import CoxCard, CoxProblem
     >>> X = np.array([[1.0], [0.0], [1.0], [0.0]])
     >>> prob = CoxProblem(X, np.arange(1.0, 5.0), np.ones(4, dtype=bool), np.ones(4),
     ...                   [np.arange(-2, 3)], np.full(1, 0.01), 1, (1e-4, 2.0))
@@ -235,7 +241,7 @@ def _prove(
     status "interrupted", no floor proven (Ctrl-C before any card goes on)."""
     try:
         with threadpool_limits(limits=1, user_api="blas"):  # tiny matrices: threads only wait
-            proof = prove_cox(
+            proof = TIME_TO_EVENT.loss.scan(
                 prob,
                 deadline=deadline,
                 clock=clock,
@@ -246,7 +252,7 @@ def _prove(
     except KeyboardInterrupt:
         if seen.card is None:
             raise
-        return CoxProof(seen.card, -math.inf, False, 0, 0), "interrupted"
+        return prob.unproven(seen.card), "interrupted"
     stopped = "interrupted" if cancel is not None and cancel.is_set() else "time_limit"
     return proof, stopped
 
@@ -301,45 +307,6 @@ def _spec(options: dict) -> Spec:
     return spec.replace(
         max_size=DEFAULT_SURVIVAL_MAX_SIZE if spec.max_size is None else spec.max_size,
         C0=DEFAULT_SURVIVAL_C0 if spec.C0 is None else spec.C0,
-    )
-
-
-def _required_groups(spec: Spec, names: list[str]) -> tuple[tuple[int, ...], ...]:
-    """``require``, the rules locked at points other than 0 and the "at least one of"
-    constraints as groups of feature indices, each of which a card must use (the solver's boxes
-    always hold 0: a lock alone would let the rule drop off the card)."""
-    index = {name: j for j, name in enumerate(names)}
-    locked = [(name,) for name, v in spec.lock.items() if v != 0]
-    groups = [(name,) for name in spec.require] + locked + [c.features for c in spec.constraints]
-    return tuple(tuple(sorted(index[name] for name in group)) for group in groups)
-
-
-def _problem(
-    values: np.ndarray, target, w: np.ndarray, names: list[str], spec: Spec, ties: str
-) -> CoxProblem:
-    spec.check_names(names)
-    allowed = []
-    for name in names:
-        lo, hi = spec.feature_box(name)
-        allowed.append(
-            np.array(
-                [v for v in spec.values.get(name, range(lo, hi + 1)) if lo <= v <= hi], dtype=float
-            )
-        )
-    C0 = np.array([spec.penalties.get(n, spec.C0) for n in names], dtype=float)
-    return CoxProblem(
-        values,
-        target.time,
-        target.event,
-        w,
-        allowed,
-        C0,
-        spec.max_size,
-        (MIN_INVERSE_MULTIPLIER, MAX_INVERSE_MULTIPLIER),
-        ties,
-        require=_required_groups(spec, names),
-        variables=tuple(int(v) for v in variable_ids(spec, names)),
-        max_variables=spec.max_variables,
     )
 
 

@@ -12,12 +12,21 @@
 - ``logistic`` and ``risk_bound``: risk cards' anytime search and cutting-plane bounds.
 
 The risk family's solvers register themselves on its loss (``RISK.loss``) when imported, and
-the floors above ask the family for them; importing any solver imports this package, so they
+so does the time-to-event family's proof (``cox_tree`` on ``TIME_TO_EVENT.loss``); the floors
+above ask the family for them; importing any solver imports this package, so they
 are registered before a fit asks.
 """
 
 # each registers its pieces of the risk family's loss (prepare, search, walk, scan, floors)
-from . import logistic, risk_bound, risk_branch_and_bound, risk_cells, risk_cone  # noqa: F401
+# registers the time-to-event family's problem, rounded start and proof by supports
+from . import (  # noqa: F401
+    cox_tree,  # noqa: F401
+    logistic,
+    risk_bound,
+    risk_branch_and_bound,
+    risk_cells,
+    risk_cone,
+)
 from .base import Incumbent, SolverError, SolveResult, relative_gap
 
 __all__ = ["Incumbent", "SolveResult", "SolverError", "relative_gap"]

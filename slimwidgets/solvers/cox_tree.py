@@ -6,9 +6,9 @@ A card's log hazard ratio is ``t (x . points)`` with integer points in their box
 most ``K`` features uses a subset of a support of exactly ``K`` features, so the least
 objective over all cards is the least over those supports of the least inside each one.
 
-* **Floors** of a node (a box of points on one support, any ``t``) and of one card come from
-  the family (:class:`~slimwidgets.core.survival_family.TimeToEventFamily`, whose floors are in
-  :mod:`slimwidgets.core.cox_floor`): valid however inexact its fits.
+* **Floors** of a node (a box of points on one support, any ``t``) and of one card are the
+  family's loss's ``cone`` and ``floor`` pieces (:data:`~slimwidgets.core.family.TIME_TO_EVENT`,
+  registered by :mod:`slimwidgets.core.cox_floor`): valid however inexact its fits.
 * **Branch and bound.** Supports are taken least floor first; inside one, best first, a node
   splits on the point whose relaxed value lies farthest from an allowed one, and is cut when
   its floor (plus ``C0`` for every point whose box leaves out 0) reaches the best card found.
@@ -24,12 +24,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from threading import Event
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.by_variable import variable_ids
+from ..core.family import TIME_TO_EVENT
+from ..core.losses import MAX_INVERSE_MULTIPLIER, MIN_INVERSE_MULTIPLIER
 from ..core.survival import CoxCells
-from ..core.survival_family import TIME_TO_EVENT
 from .best_first import walk_boxes
+
+if TYPE_CHECKING:
+    from ..core.spec import Spec
 
 __all__ = [
     "CoxProblem",
@@ -75,9 +81,76 @@ class CoxProblem:
     variables: tuple[int, ...] | None = None
     max_variables: int | None = None
 
+    @classmethod
+    def from_spec(cls, data: Any, spec: Spec) -> CoxProblem:
+        """The problem of fitting ``spec`` (its options checked, its defaults set) on ``data``.
+
+        Parameters
+        ----------
+        data : the rows, any object with ``X`` (n x p floats, one column per name), ``time``,
+            ``event``, ``weight`` (one each per row), ``names`` (of the columns) and ``ties``
+            (``"breslow"`` or ``"efron"``).
+        spec : the fit's options; ``max_size`` and ``C0`` set.
+
+        Returns
+        -------
+        CoxProblem
+            Each feature's allowed points (its box, or its ``values``, within the box), its
+            ``C0`` (its penalty, or the spec's), the groups a card must use (``require``, rules
+            locked at points other than 0, "at least one of" constraints) and each feature's
+            variable.
+
+        Examples
+        --------
+        >>> from types import SimpleNamespace
+        >>> from slimwidgets.core.spec import make_spec
+        >>> rows = SimpleNamespace(X=np.eye(2), time=np.array([1.0, 2.0]), event=np.ones(2, bool),
+        ...                        weight=np.ones(2), names=["a", "b"], ties="breslow")
+        >>> spec = make_spec(max_size=1, C0=0.01, coef_range=(-2, 2), require=["b"])
+        >>> prob = CoxProblem.from_spec(rows, spec)
+        >>> prob.allowed[0].tolist(), prob.require
+        ([-2.0, -1.0, 0.0, 1.0, 2.0], ((1,),))
+        """
+        names = list(data.names)
+        spec.check_names(names)
+        allowed = []
+        for name in names:
+            lo, hi = spec.feature_box(name)
+            values = spec.values.get(name, range(lo, hi + 1))
+            allowed.append(np.array([v for v in values if lo <= v <= hi], dtype=float))
+        return cls(
+            data.X,
+            data.time,
+            data.event,
+            data.weight,
+            allowed,
+            np.array([spec.penalties.get(n, spec.C0) for n in names], dtype=float),
+            spec.max_size,
+            (MIN_INVERSE_MULTIPLIER, MAX_INVERSE_MULTIPLIER),
+            data.ties,
+            require=_required_groups(spec, names),
+            variables=tuple(int(v) for v in variable_ids(spec, names)),
+            max_variables=spec.max_variables,
+        )
+
     def cells(self, support: Sequence[int]) -> CoxCells:
         X = self.X[:, list(support)]
         return TIME_TO_EVENT.loss.value(X, self.time, self.event, self.weight, self.ties)
+
+    def unproven(self, card: CoxCard) -> CoxProof:
+        """The proof of a fit stopped before its proof answered (Ctrl-C): ``card``, no floor
+        proven, no support looked at."""
+        return CoxProof(card, -math.inf, False, 0, 0)
+
+
+def _required_groups(spec: Spec, names: list[str]) -> tuple[tuple[int, ...], ...]:
+    """``require``, the rules locked at points other than 0 and the "at least one of"
+    constraints as groups of feature indices, each of which a card must use (the solver's boxes
+    always hold 0: a lock alone would let the rule drop off the card)."""
+    index = {name: j for j, name in enumerate(names)}
+    locked = [(name,) for name, v in spec.lock.items() if v != 0]
+    groups = [(name,) for name in spec.require] + locked + [c.features for c in spec.constraints]
+    return tuple(tuple(sorted(index[name] for name in group)) for group in groups)
 
 
 @dataclass(frozen=True)
@@ -123,7 +196,7 @@ class _Support:
 
     def leaf(self, points: np.ndarray) -> tuple[CoxCard, float]:
         """(the card with these points at its best t, a floor of its objective at every t)."""
-        t, loss, floor = TIME_TO_EVENT.card_floor(
+        t, loss, floor = TIME_TO_EVENT.loss.floor(
             self.cells, self.cells.values @ points, self.prob.t_range
         )
         cost = float(self.C0[points != 0].sum())
@@ -135,7 +208,7 @@ class _Support:
         self, low: np.ndarray, high: np.ndarray, stop: Callable[[], bool]
     ) -> tuple[float, np.ndarray]:
         lo, hi = self.bounds(low, high)
-        floor, relaxed = TIME_TO_EVENT.node_floor(self.cells, lo, hi, self.prob.t_range, stop=stop)
+        floor, relaxed = TIME_TO_EVENT.loss.cone(self.cells, lo, hi, self.prob.t_range, stop=stop)
         return floor + float(self.C0[(lo > 0) | (hi < 0)].sum()), relaxed
 
     def rounded(self, relaxed: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -281,7 +354,7 @@ def _whole_box_floor(prob: CoxProblem, stop: Callable[[], bool]) -> tuple[float,
     lo = np.array([np.min(a) for a in prob.allowed], dtype=float)
     hi = np.array([np.max(a) for a in prob.allowed], dtype=float)
     loss = TIME_TO_EVENT.row_loss(prob.X, prob.time, prob.event, prob.weight, prob.ties)
-    floor, relaxed = TIME_TO_EVENT.node_floor(
+    floor, relaxed = TIME_TO_EVENT.loss.cone(
         loss, lo, hi, prob.t_range, steps=WHOLE_BOX_STEPS, stop=stop
     )
     return floor + float(prob.C0[(lo > 0) | (hi < 0)].sum()), relaxed
@@ -484,7 +557,7 @@ def prove_cox(
     stop = lambda: clock() > deadline or (cancel is not None and cancel.is_set())  # noqa: E731
     best = _Best(_first_card(prob) if incumbent is None else incumbent, on_card)
     if incumbent is None:  # told after the first card: a Ctrl-C while it is made keeps that one
-        start = rounded_start(prob, stop)
+        start = TIME_TO_EVENT.loss.search(prob, stop)  # the rounded-Cox start, as registered
         if start is not None:
             best.offer(start, math.inf)
     tell = on_floor if on_floor is not None else lambda floor: None
@@ -519,3 +592,7 @@ def prove_cox(
             break
     floor = min(open_floors + [best.loose, best.card.objective])
     return CoxProof(best.card, floor, not open_floors, len(supports), best.nodes)
+
+
+# the rows and options read as a problem, the rounded-Cox start and the proof by supports
+TIME_TO_EVENT.loss.holds(prepare=CoxProblem.from_spec, search=rounded_start, scan=prove_cox)

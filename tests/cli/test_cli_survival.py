@@ -190,7 +190,7 @@ def test_ctrl_c_prints_the_best_card_so_far_and_exits_130(csv, tmp_path, capsys,
 
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("the SIGINT handler is installed from the main thread only")
-    node_floor, sent = TIME_TO_EVENT.node_floor, []
+    node_floor, sent = TIME_TO_EVENT.loss.piece("cone"), []
 
     def interrupted_floor(*args, stop=None, **kwargs):
         if not sent:
@@ -202,9 +202,12 @@ def test_ctrl_c_prints_the_best_card_so_far_and_exits_130(csv, tmp_path, capsys,
                     break
         return node_floor(*args, stop=stop, **kwargs)
 
-    monkeypatch.setattr(TIME_TO_EVENT, "node_floor", interrupted_floor)
+    TIME_TO_EVENT.loss.holds(cone=interrupted_floor)
     saved = tmp_path / "card.json"
-    code = main(fit_args(csv, "--max-size", "3", "--time-limit", "600", "--json", str(saved)))
+    try:
+        code = main(fit_args(csv, "--max-size", "3", "--time-limit", "600", "--json", str(saved)))
+    finally:
+        TIME_TO_EVENT.loss.holds(cone=node_floor)
     captured = capsys.readouterr()
     assert code == 130 and sent and "interrupted: stopping with the best card" in captured.err
     assert "Time-to-event card: died over months" in captured.out and "interrupted" in captured.out

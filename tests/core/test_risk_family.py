@@ -26,25 +26,12 @@ from slimwidgets.solvers.risk_cells import cell_floors
 from slimwidgets.solvers.risk_cone import cone_floor
 
 from brute_risk import best_risk_objective
+from counted import Counted
 from tiny_problems import tiny_risk_problem
 
 BOX = dict(loss="logistic", coef_range=(-2, 2), intercept_range=(-3, 3), max_size=2)
 #: the pieces a risk fit solves with (the value is a class its problem reads the rows with)
 SOLVING = ("prepare", "search", "walk", "scan", "floor", "bound", "cells", "cone")
-
-
-class Counted:
-    """A piece that counts its calls and answers every other question as the piece it wraps."""
-
-    def __init__(self, piece: Any) -> None:
-        self.piece, self.calls = piece, 0
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self.calls += 1
-        return self.piece(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.piece, name)
 
 
 @pytest.fixture

@@ -242,23 +242,26 @@ def test_a_cancel_returns_the_best_card_so_far_interrupted():
     assert card.status == "optimal" and card.objective == pytest.approx(best, abs=1e-8)
 
 
-def test_the_proof_runs_on_one_blas_thread(monkeypatch):
+def test_the_proof_runs_on_one_blas_thread():
     """The proof's matrices are tiny (cells x rules): BLAS's threads would only wait on a busy
     machine, so the proof runs on one; the caller's setting is back afterwards."""
     from threadpoolctl import threadpool_info
 
-    import slimwidgets.fitting.survival_driver as driver
+    from slimwidgets.core.family import TIME_TO_EVENT
 
     seen = []
-    prove = driver.prove_cox
+    prove = TIME_TO_EVENT.loss.piece("scan")
 
     def watched(*args, **kwargs):
         seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
         return prove(*args, **kwargs)
 
-    monkeypatch.setattr(driver, "prove_cox", watched)
     X, time, event, w = tiny_survival(2)
     before = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
-    fit_survival(X, Surv.from_arrays(event=event, time=time), max_size=2)
+    TIME_TO_EVENT.loss.holds(scan=watched)  # the family's proof, watched
+    try:
+        fit_survival(X, Surv.from_arrays(event=event, time=time), max_size=2)
+    finally:
+        TIME_TO_EVENT.loss.holds(scan=prove)
     assert seen and set(seen) == {1}
     assert [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"] == before
