@@ -71,10 +71,11 @@ FINISH_FACTOR = 2.0
 #: and a margin for the steps between the phases (a share of the limit, at most MARGIN_SECONDS)
 MARGIN_SHARE, MARGIN_SECONDS = 0.02, 0.25
 #: outside the cell path the proof by supports floors every support when the supports times the
-#: rows are at most this many per second of the time limit (about half the pace of the floors
-#: at load 6 on 2 cores, 4.3e6 a second; heart's 201,376 supports x 303 rows need a limit over
-#: 30 s); more, and the floor is over the whole box: a choice on counted work, not on the clock
-FLOOR_WORK_PER_SECOND = 2e6
+#: rows are at most this many per second of the time limit (the floors' pace is about 1.2e7 a
+#: second at load 2 on 2 cores, 4.3e6 at load 6); heart's 201,376 supports x 303 rows are tried
+#: from a 7.6 s limit, proven at 10 s in 6-7 s at load 2. More, and the floor is over the whole
+#: box: a choice on counted work, not on the clock
+FLOOR_WORK_PER_SECOND = 8e6
 #: kept, out of the proof by supports' time, for the floor over the whole box when that proof
 #: stops unfinished (L-BFGS-B's floor is valid wherever it stops; it gets a
 #: share, at most DENSE_SECONDS)
