@@ -297,12 +297,10 @@ def _floors(
     stop,
     deadline: float,
     cutoff: float = math.inf,
-    paced: bool = True,
 ) -> np.ndarray | None:
     """The floor of every support (loss floor plus the required features' C0); None when
-    ``stop()`` came first, or (``paced``) as soon as the pace of the chunks done says the rest
-    would not be done by ``deadline`` (the caller then states a cheaper floor instead of running
-    to it). Floors at or above ``cutoff`` are rough (valid, and no higher than the exact one)."""
+    ``stop()`` (the time limit, a cancel) came first. Floors at or above ``cutoff`` are rough
+    (valid, and no higher than the exact one)."""
     L = prob.loss
     lo, hi, ilo, ihi = _boxes(prob)
     out = np.empty(supports.shape[0])
@@ -312,17 +310,8 @@ def _floors(
         ranks, sizes = np.zeros((1, 1), dtype=np.int64), np.ones(L.X.shape[1], dtype=np.int64)
     else:  # a second or more on a million rows
         ranks, sizes = value_ranks(L.X)
-    t0 = time.perf_counter()
     for start in range(0, supports.shape[0], CHUNK):
         if stop():
-            return None
-        if (
-            paced
-            and start
-            and time.perf_counter()
-            + (time.perf_counter() - t0) * (supports.shape[0] - start) / start
-            > deadline
-        ):
             return None
         chunk = supports[start : start + CHUNK]
         floors = support_floors(
@@ -381,17 +370,19 @@ def prove_by_supports(
     deadline: float = math.inf,
     cancel: threading.Event | None = None,
     max_nodes: float = math.inf,
+    floor_work: float = math.inf,
 ) -> TreeResult | None:
     """The floor of every support, then branch and bound (on the cone of a free multiplier
     with ``scale=True``) inside the supports whose floor is below the incumbent (by more than the
     relative ``gap``), least floor first, until ``deadline`` or until it has looked at
     ``max_nodes`` boxes of points. None when the problem is not one the
     tree handles or has too many supports; a result with ``floor = -inf`` when the floors were not
-    all computed in time (or would not be, at the pace of the first ones).
+    all computed by ``deadline``, or, outside the cell path, when the supports times the rows
+    exceed ``floor_work`` (the caller then states a cheaper floor over the whole box).
 
-    With a finite ``max_nodes`` (a fold fit's counted work) the work ends the proof and
-    ``deadline`` is only a safety net: the floors are not given up on the pace of the first
-    ones, so the same problem gives the same card and floor at any machine load."""
+    Whether the floors are computed is a choice on counted work (supports, rows), never on the
+    clock's pace, so the same problem gives the same card and floor at any machine load;
+    ``deadline`` is the time limit itself."""
     if not tree_covers(prob):
         return None
     nodes = [0]  # boxes looked at: the branch and bound's counted work
@@ -412,16 +403,13 @@ def prove_by_supports(
             f"risk per cell; {supports.shape[0]:,} below the card's objective, branched"
         )
     else:
+        work = support_count(prob) * prob.loss.X.shape[0]
+        if work > floor_work:
+            note = f"not over cells: {declined}; {_work_words(prob, floor_work)}"
+            return TreeResult(-math.inf, incumbent, False, 0, note=note)
         supports = _supports(prob)
         required_cost = float(prob.C0[sorted(prob.required)].sum())
-        floors = _floors(
-            prob,
-            supports,
-            stop,
-            deadline,
-            incumbent.objective - required_cost,
-            paced=math.isinf(max_nodes),
-        )
+        floors = _floors(prob, supports, stop, deadline, incumbent.objective - required_cost)
         if floors is None:
             return TreeResult(-math.inf, incumbent, False, 0, note=f"not over cells: {declined}")
         count, note = supports.shape[0], f"not over cells: {declined}"
@@ -443,6 +431,14 @@ def prove_by_supports(
     floor = min(open_floors + [best.loose, best.card.objective])
     branched = supports.shape[0] if declined is None else None
     return TreeResult(floor, best.card, not open_floors, count, branched, note, nodes[0])
+
+
+def _work_words(prob: RiskProblem, floor_work: float) -> str:
+    """Why the supports' floors were not computed outside the cell path, in words."""
+    return (
+        f"{support_count(prob):,} supports times {prob.loss.X.shape[0]:,} rows is more work "
+        f"than the time limit's {floor_work:.1e}, so the floor is over the whole box"
+    )
 
 
 def _cell_survivors(prob: RiskProblem, best: _Incumbent) -> tuple[np.ndarray, np.ndarray, int]:

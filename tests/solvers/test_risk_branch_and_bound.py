@@ -20,6 +20,7 @@ import slimwidgets.solvers.risk_rows as risk_rows
 from slimwidgets.core.data import prepare_data
 from slimwidgets.solvers.logistic import RiskProblem
 from slimwidgets.solvers.risk_branch_and_bound import (
+    cells_decline,
     dense_floor,
     prove_by_supports,
     support_count,
@@ -211,19 +212,19 @@ class _SlowClock:
 
 
 @pytest.mark.filterwarnings("ignore::slimwidgets.DataWarning")
-def test_the_floors_give_up_at_once_when_their_pace_would_miss_the_deadline(monkeypatch):
+def test_the_floors_are_given_up_on_their_work_not_on_the_pace_of_the_clock(monkeypatch):
     X, y, names, spec, prob = _problem(1, 1200, scale=False)  # max_size 2 of 4 features: 6 supports
+    work = support_count(prob) * prob.loss.X.shape[0]
+    assert cells_decline(prob) is not None and support_count(prob) == 6
+    result = prove_by_supports(prob, empty_risk_card(prob), floor_work=work - 1)
+    assert not result.complete and result.floor == -math.inf and result.supports == 0
+    assert f"6 supports times {prob.loss.X.shape[0]} rows is more work" in result.note
+    # with the work in budget, on a clock one second later at every reading, it proves the card
     monkeypatch.setattr(risk_branch_and_bound, "CHUNK", 1)
     clock = _SlowClock()
     monkeypatch.setattr(risk_branch_and_bound, "time", clock)
-    result = prove_by_supports(prob, empty_risk_card(prob), deadline=6.0)
-    assert not result.complete and result.floor == -math.inf
-    assert (
-        clock.now < 6.0 + 3
-    )  # it stopped after the first support instead of running to the deadline
-    # with room for every support at that pace, it proves the card
     best = best_risk_objective(X, y, names, spec)
-    result = prove_by_supports(prob, empty_risk_card(prob), deadline=clock.now + 1e6)
+    result = prove_by_supports(prob, empty_risk_card(prob), deadline=1e3, floor_work=work)
     assert result.complete and result.card.objective == pytest.approx(best, abs=1e-9)
 
 
