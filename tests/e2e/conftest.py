@@ -168,3 +168,5 @@ def kernel_for(lab):
     yield connect
     for k in made:
         k.close()
+    for kernel_id in dict.fromkeys(k.kernel_id for k in made):
+        lab.stop_kernel(kernel_id)

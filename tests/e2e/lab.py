@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
 from dataclasses import dataclass
@@ -130,6 +131,18 @@ class LabServer:
             f"no kernel for {notebook_path} (sessions: {sessions}); server log: {self.log}"
         )
 
+    def stop_kernel(self, kernel_id: str, timeout: float = 20) -> None:
+        """Stop one kernel (``DELETE /api/kernels/ID``): a test's kernel goes with the test, so
+        its studio's threads take no machine from the tests after it."""
+        if self.proc.poll() is not None:
+            return  # the server is down (a test shut it down), its kernels with it
+        req = urllib.request.Request(self.url + f"/api/kernels/{kernel_id}", method="DELETE")
+        try:
+            urllib.request.urlopen(req, timeout=timeout).close()
+        except urllib.error.HTTPError as exc:
+            if exc.code != 404:  # 404: already gone
+                raise
+
     def shutdown(self, timeout: float = 20) -> int:
         """Shut down through ``POST /api/shutdown`` (which stops its kernels
         first); return the exit code.
@@ -244,6 +257,7 @@ class Kernel:
     def __init__(self, server: LabServer, kernel_id: str):
         import websocket
 
+        self.kernel_id = kernel_id
         self.session = uuid.uuid4().hex
         url = (
             server.url.replace("http://", "ws://")
@@ -382,12 +396,30 @@ def run_first_cell(page, ready: str = ".sw-card-view input.sw-points") -> None:
     page.wait_for_selector(ready, timeout=90_000)
 
 
+# What a studio in the kernel is doing, for the message of a wait that timed out.
+STUDIO_STATE = (
+    "{'status': studio.status, 'state': studio.controller.status.state, "
+    "'busy': studio.controller.core.scheduler.busy, 'group': studio.controller.group, "
+    "'threads': [t.name for t in studio.controller.threads()]} "
+    "if 'studio' in globals() else None"
+)
+
+
 def wait_kernel(k: Kernel, expr: str, timeout: float = 300) -> None:
     """Until ``expr`` is true in the kernel (against a hang only: no speed is measured)."""
     end = time.monotonic() + timeout
     while not k.value(expr):
-        assert time.monotonic() < end, f"timed out waiting for {expr}"
+        if time.monotonic() >= end:
+            raise AssertionError(f"timed out waiting for {expr}; the studio: {studio_state(k)}")
         time.sleep(0.2)
+
+
+def studio_state(k: Kernel) -> str:
+    """The kernel's studio as :data:`STUDIO_STATE` reads it, or why it could not be read."""
+    try:
+        return repr(k.value(STUDIO_STATE))
+    except Exception as exc:  # a message for a failure already under way
+        return f"unreadable ({exc})"
 
 
 def side_panel(page, want_open: bool) -> None:
