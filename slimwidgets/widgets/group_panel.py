@@ -305,7 +305,7 @@ def _grow(basis: str, min_width: str = "0", max_width: str = "none") -> W.Layout
 
 class GroupPanel:
     """The group controls and view of a :class:`~slimwidgets.widgets.studio.Studio` (a part of
-    it: it builds the studio's group widgets, reads its ``controller``, ``syncing``,
+    it: it builds the studio's group widgets, reads its ``controller``, ``own_changes``,
     ``ui_lock`` and ``message``).
 
     Parameters
@@ -415,8 +415,7 @@ class GroupPanel:
     def sync_group_controls(self) -> None:
         """The picker and the gap follow the controller (after undo, a clash, a refusal)."""
         c = self._s.controller
-        syncing, self._s.syncing = self._s.syncing, True
-        try:
+        with self._s.own_changes.showing():
             self._s.group_pick.value = c.group
             rate, bound = c.gap_control()
             self._s.gap_rate.value = rate
@@ -424,8 +423,6 @@ class GroupPanel:
             self._s.gap_slider.disabled = bound is None
             if bound is not None:
                 self._s.gap_slider.value = min(bound, self._s.gap_slider.max)
-        finally:
-            self._s.syncing = syncing
 
     def refresh_groups(self) -> None:
         with self._s.ui_lock:

@@ -13,13 +13,16 @@ field) is answered with ``ok`` false and the reason; the studio says it in place
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "ANSWER_FIELDS",
     "Dispatcher",
+    "OwnChanges",
     "REFUSALS",
     "REQUESTS",
     "STATUS_FIELDS",
@@ -156,3 +159,38 @@ class Dispatcher:
         if self.done is not None:
             self.done(view, kind, error is None)
         return answer(request_id, error)
+
+
+class OwnChanges:
+    """Tells a control's change made while the package shows its state from a user's change.
+
+    A view's handlers skip the changes the package makes itself (``active``) and act on the
+    user's. Kept per thread: a user's change arrives on the kernel's thread while a worker may be
+    showing a new state, and must not be taken for the package's own and dropped.
+
+    Examples
+    --------
+    >>> own = OwnChanges()
+    >>> with own.showing():
+    ...     own.active
+    True
+    >>> own.active
+    False
+    """
+
+    def __init__(self) -> None:
+        self._thread = threading.local()
+
+    @property
+    def active(self) -> bool:
+        """Whether this thread is showing the package's state in the controls."""
+        return getattr(self._thread, "on", False)
+
+    @contextmanager
+    def showing(self) -> Iterator[None]:
+        """The controls' changes in this block, on this thread, are the package's own."""
+        before, self._thread.on = self.active, True
+        try:
+            yield
+        finally:
+            self._thread.on = before

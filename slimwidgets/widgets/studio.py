@@ -34,7 +34,7 @@ from .card_status import optimised_measure
 from .controller import Controller, HistoryEntry, describe_spec
 from .group_panel import GROUP_MARK_COLS, GroupPanel, with_group_marks
 from .layout import StudioLayout
-from .protocol import REFUSALS, Dispatcher, refusal_text
+from .protocol import REFUSALS, Dispatcher, OwnChanges, refusal_text
 from .requests import ViewRequests
 from .survival_view import open_time_to_event
 from .variables import card_variables
@@ -299,7 +299,7 @@ class Studio(W.VBox):
         **options: Any,
     ):
         self.ui_lock = threading.RLock()
-        self.syncing = False
+        self.own_changes = OwnChanges()
         self._charts_for: bool | None = (
             None  # whether the charts are built for risk cards (None: not yet)
         )
@@ -674,12 +674,16 @@ class Studio(W.VBox):
         """The risk card's calibration bands (None for a decision card)."""
         return self.controller.risk_calibration()
 
+    @property
+    def syncing(self) -> bool:
+        """Whether this thread is showing the spec in the controls (their changes are its own)."""
+        return self.own_changes.active
+
     def _sync_controls(self) -> None:
         """Show the current spec in every control (after undo, redo, load, or a refused value)."""
         with self.ui_lock:
             s = self.controller.spec
-            self.syncing = True
-            try:
+            with self.own_changes.showing():
                 self.fpr_none.value = s.max_fpr is None
                 self.fpr_slider.disabled = s.max_fpr is None
                 if s.max_fpr is not None:
@@ -708,8 +712,6 @@ class Studio(W.VBox):
                     row["sign"].value = f.sign
                     row["penalty"].value = "" if f.penalty is None else f"{f.penalty:g}"
                     row["range"].value = tuple(f.points_range)
-            finally:
-                self.syncing = False
 
 
 def _family_of_studio(y: Any, options: dict[str, Any]) -> CardFamily:

@@ -27,6 +27,7 @@ from ..core.survival_family import TIME_TO_EVENT
 from ..core.survival_text import points_data
 from ..export import render_html
 from .charts import split_datasets
+from .protocol import OwnChanges
 from .survival_charts import c_index_chart, km_chart
 from .survival_session import EXPORT_SUFFIXES, INAPPLICABLE, SIGNS, SurvivalSession
 
@@ -156,7 +157,7 @@ class SurvivalStudio(W.VBox):
         self, X: Any, y: Any, *, chart_view: type, horizon: float | None = None, **options: Any
     ):
         self._ui_lock = threading.RLock()
-        self._syncing = False
+        self._own = OwnChanges()
         self.session = SurvivalSession(X, y, horizon=horizon, start=False, **options)
         self._time_name = str(y.dtype.names[1]) if getattr(y.dtype, "names", None) else "time"
         self._build_controls()
@@ -384,7 +385,7 @@ class SurvivalStudio(W.VBox):
     # -- control → session ------------------------------------------------------------------------
     def _guard(self, action, *args: Any, **kwargs: Any) -> None:
         """Run an edit; a refused value is said in the message line and the controls go back."""
-        if self._syncing:
+        if self._own.active:
             return
         try:
             action(*args, **kwargs)
@@ -393,10 +394,9 @@ class SurvivalStudio(W.VBox):
             self._sync_controls()
 
     def _on_family(self, change: dict) -> None:
-        if change["new"] != "survival" and not self._syncing:
-            self._syncing = True
-            self.family_toggle.value = "survival"
-            self._syncing = False
+        if change["new"] != "survival" and not self._own.active:
+            with self._own.showing():
+                self.family_toggle.value = "survival"
             self.message.value = html.escape(
                 f"{change['new']} cards need a two-class y: this y is a time-to-event (Surv) "
                 "array, so the card stays a time-to-event card"
@@ -423,8 +423,7 @@ class SurvivalStudio(W.VBox):
 
     def _sync_controls(self) -> None:
         s, settings = self.session, self.session.settings
-        self._syncing = True
-        try:
+        with self._own.showing():
             self.max_size.value, self.C0.value = settings.max_size, settings.C0
             self.holdout.value = settings.holdout
             self.horizon.value = s.horizon
@@ -434,8 +433,6 @@ class SurvivalStudio(W.VBox):
                 row["sign"].value = signs.get(name, "free")
                 row["require"].value = name in settings.require
             self.undo_button.disabled, self.redo_button.disabled = not s.can_undo, not s.can_redo
-        finally:
-            self._syncing = False
 
     def _export(self) -> None:
         """Write the card in the chosen format; say where and how to read it back."""
@@ -463,16 +460,13 @@ class SurvivalStudio(W.VBox):
         for widget in self.edit_rows:
             widget.close()
         self.edit_rows = []
-        self._syncing = True
-        try:
+        with self._own.showing():
             self.edit_box.children = [
                 self._edit_row(rule, points, rule in lock) for rule, points in shown.items()
             ]
             others = [r for r in s.rules if r not in shown]
             self.add_rule.options = others
             self.add_rule.value = others[0] if others else None
-        finally:
-            self._syncing = False
 
     def _draw_card(self) -> None:
         s = self.session

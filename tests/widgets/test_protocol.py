@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,6 +18,7 @@ from slimwidgets.widgets.protocol import (
     REQUESTS,
     STATUS_FIELDS,
     Dispatcher,
+    OwnChanges,
     read_request,
 )
 from slimwidgets.widgets.requests import ViewRequests
@@ -111,3 +113,27 @@ def test_the_studios_handlers_take_the_declared_fields_by_name():
     for view, kinds in REQUESTS.items():
         for kind, fields in kinds.items():
             inspect.signature(handlers[view][kind]).bind(**dict.fromkeys(fields))
+
+
+def test_the_package_s_own_changes_are_told_apart_per_thread():
+    """While a worker shows a state (its changes are the package's own), a change on another
+    thread (a user's, from the browser) is not taken for the package's; nested blocks restore."""
+    own, seen = OwnChanges(), {}
+    inside, done = threading.Event(), threading.Event()
+
+    def worker():
+        with own.showing():
+            with own.showing():
+                seen["nested"] = own.active
+            seen["after nested"] = own.active
+            inside.set()
+            done.wait(60)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    assert inside.wait(60)
+    seen["user thread"] = own.active
+    done.set()
+    t.join(60)
+    assert seen == {"nested": True, "after nested": True, "user thread": False}
+    assert not own.active

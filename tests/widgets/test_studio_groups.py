@@ -5,6 +5,9 @@ undo step per edit, a clash explained with the previous card kept, and the risk 
 
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -273,6 +276,45 @@ def test_the_studio_widgets_pick_a_column_move_the_gap_and_say_a_refusal_in_plac
         s.gap_none.value = False  # a gap without a column: refused in place, nothing changed
         assert "pick a group column first" in s.groups_view.view["notice"]
         assert s.gap_none.value and s.spec.max_tpr_gap is None
+    finally:
+        s.close()
+
+
+def test_a_pick_made_while_a_worker_shows_the_spec_is_kept(table):
+    """A user's pick arrives on the kernel's thread while a worker thread may be showing the spec
+    in the controls (after a solve it reverted, say). The pick is the user's, not the sync's: it
+    is taken, and the sync does not put the old column back over it."""
+    from slimwidgets.widgets.studio import Studio
+
+    s = Studio(*table, exclude=["site"], time_limit=LIMIT, frontier=False, alternatives=False)
+    try:
+        assert s.wait(300)
+        in_sync, release = threading.Event(), threading.Event()
+        family_controls = s._family_controls
+
+        def held_mid_sync():  # the worker's sync, stopped halfway until the user has picked
+            family_controls()
+            if threading.current_thread().name == "worker":
+                in_sync.set()
+                assert release.wait(300)
+
+        s._family_controls = held_mid_sync
+        worker = threading.Thread(target=s._sync_controls, name="worker")
+        worker.start()
+        assert in_sync.wait(300)
+        user = threading.Thread(target=lambda: setattr(s.group_pick, "value", "sex"))
+        user.start()
+        # the pick is taken at once (the old flag shared by every thread dropped it: the user's
+        # thread ended with no column picked); against a hang only
+        end = time.monotonic() + 300
+        while s.controller.group != "sex" and user.is_alive() and time.monotonic() < end:
+            time.sleep(0.01)
+        picked = s.controller.group
+        release.set()
+        worker.join(300)
+        user.join(300)
+        assert picked == "sex" and s.wait(300)
+        assert s.controller.group == "sex" and s.group_pick.value == "sex"
     finally:
         s.close()
 
