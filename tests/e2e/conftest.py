@@ -107,7 +107,9 @@ def browser(chromium_path):
 
 
 @pytest.fixture
-def page(browser, lab, request):
+def page(browser, lab, request, kernel_for):
+    # kernel_for is torn down after the page: a failed test's screenshot shows the page with its
+    # kernel still running
     context = browser.new_context(viewport={"width": 1440, "height": 1100})
     # Chromium resolves no host but the local one (see lab.CHROMIUM_ARGS); every request
     # to anything else is recorded here (events, not route handlers: those would stall
