@@ -17,10 +17,10 @@ above ask the family for them; importing any solver imports this package, so the
 are registered before a fit asks.
 """
 
-# each registers its pieces of the risk family's loss (prepare, search, walk, scan, floors)
-# registers the time-to-event family's problem, rounded start and proof by supports
+# imported for what they register: the risk family's loss pieces (prepare, search, walk, scan,
+# floors) and the time-to-event family's problem, rounded start and proof by supports
 from . import (  # noqa: F401
-    cox_tree,  # noqa: F401
+    cox_tree,
     logistic,
     risk_bound,
     risk_branch_and_bound,

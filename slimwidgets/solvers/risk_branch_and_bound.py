@@ -295,7 +295,6 @@ def _floors(
     prob: RiskProblem,
     supports: np.ndarray,
     stop,
-    deadline: float,
     cutoff: float = math.inf,
 ) -> np.ndarray | None:
     """The floor of every support (loss floor plus the required features' C0); None when
@@ -304,7 +303,7 @@ def _floors(
     L = prob.loss
     lo, hi, ilo, ihi = _boxes(prob)
     out = np.empty(supports.shape[0])
-    if stop() or time.perf_counter() >= deadline:
+    if stop():
         return None
     if L.binary.all() and supports.shape[1] <= MAX_TABLE_FEATURES:  # merged by bits: no ranks read
         ranks, sizes = np.zeros((1, 1), dtype=np.int64), np.ones(L.X.shape[1], dtype=np.int64)
@@ -409,7 +408,7 @@ def prove_by_supports(
             return TreeResult(-math.inf, incumbent, False, 0, note=note)
         supports = _supports(prob)
         required_cost = float(prob.C0[sorted(prob.required)].sum())
-        floors = _floors(prob, supports, stop, deadline, incumbent.objective - required_cost)
+        floors = _floors(prob, supports, stop, incumbent.objective - required_cost)
         if floors is None:
             return TreeResult(-math.inf, incumbent, False, 0, note=f"not over cells: {declined}")
         count, note = supports.shape[0], f"not over cells: {declined}"
